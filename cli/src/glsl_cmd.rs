@@ -1,0 +1,272 @@
+//! `shaderdbg glsl ...`: diagnostics, probe tables and instrumented GLSL.
+
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+use anyhow::{bail, Context, Result};
+use clap::{Args, Subcommand, ValueEnum};
+use shaderdbg_glsl::analysis::Model;
+use shaderdbg_glsl::instrument::{self, Breakpoint, Mode, Request, Selector, Target};
+use shaderdbg_glsl::parse::{parse, IncludeResolver, Origin, Parsed};
+use shaderdbg_glsl::{Diagnostic, Severity, Stage};
+
+#[derive(Subcommand)]
+pub enum GlslCommand {
+    /// Parse and analyse shaders; print diagnostics as FILE:LINE:COL: message.
+    Check {
+        #[arg(long, value_parser = parse_stage)]
+        stage: Option<Stage>,
+        #[arg(required = true)]
+        files: Vec<PathBuf>,
+    },
+    /// Print the probe table (every step, condition, write... with its line).
+    Probes {
+        #[arg(long, value_parser = parse_stage)]
+        stage: Option<Stage>,
+        file: PathBuf,
+    },
+    /// Print the instrumented GLSL.
+    Instrument(InstrumentArgs),
+}
+
+#[derive(Args)]
+pub struct InstrumentArgs {
+    /// Record one invocation (select it with --fragment, --vertex or --compute).
+    #[arg(long)]
+    record: bool,
+    /// Fragment to record: X,Y or X,Y,PRIMITIVE (gl_FragCoord, origin bottom-left).
+    #[arg(long, value_name = "X,Y[,PRIM]")]
+    fragment: Option<String>,
+    /// Vertex to record: VERTEX or VERTEX,INSTANCE.
+    #[arg(long, value_name = "V[,I]")]
+    vertex: Option<String>,
+    /// Compute invocation to record: X,Y,Z (gl_GlobalInvocationID).
+    #[arg(long, value_name = "X,Y,Z")]
+    compute: Option<String>,
+    /// Hit test for a breakpoint at LINE, optionally with a GLSL condition.
+    #[arg(long, value_name = "LINE[:CONDITION]")]
+    hit: Vec<String>,
+    /// Capture an expression at LINE for every invocation.
+    #[arg(long, value_name = "LINE:EXPR")]
+    watch: Option<String>,
+    /// The context the program runs in.
+    #[arg(long, value_enum, default_value = "compat")]
+    target: TargetArg,
+    /// Storage-buffer binding of the debug buffer.
+    #[arg(long, default_value_t = 7)]
+    binding: u32,
+    #[arg(long, value_parser = parse_stage)]
+    stage: Option<Stage>,
+    file: PathBuf,
+}
+
+#[derive(Clone, Copy, ValueEnum)]
+enum TargetArg {
+    Core,
+    Compat,
+    Es,
+}
+
+fn parse_stage(s: &str) -> Result<Stage, String> {
+    Stage::from_extension(s)
+        .ok_or_else(|| format!("unknown stage `{s}` (vert, tesc, tese, geom, frag, comp)"))
+}
+
+/// Resolves `#include` relative to the including file.
+struct FileIncludes {
+    dir: PathBuf,
+}
+
+impl IncludeResolver for FileIncludes {
+    fn resolve(&self, path: &str, includer: Option<&str>) -> Result<(String, String), String> {
+        let base = includer
+            .and_then(|i| Path::new(i).parent().map(Path::to_path_buf))
+            .unwrap_or_else(|| self.dir.clone());
+        let full = base.join(path);
+        let text =
+            std::fs::read_to_string(&full).map_err(|e| format!("{}: {e}", full.display()))?;
+        Ok((full.display().to_string(), text))
+    }
+}
+
+fn stage_of(file: &Path, stage: Option<Stage>) -> Result<Stage> {
+    if let Some(s) = stage {
+        return Ok(s);
+    }
+    let ext = file.extension().and_then(|e| e.to_str()).unwrap_or("");
+    Stage::from_extension(ext).with_context(|| {
+        format!(
+            "{}: cannot tell the stage from the extension; pass --stage",
+            file.display()
+        )
+    })
+}
+
+fn load(file: &Path, stage: Option<Stage>) -> Result<std::result::Result<Parsed, Diagnostic>> {
+    let stage = stage_of(file, stage)?;
+    let bytes = std::fs::read(file).with_context(|| format!("reading {}", file.display()))?;
+    let text = String::from_utf8_lossy(&bytes);
+    let dir = file.parent().map(Path::to_path_buf).unwrap_or_default();
+    let includes = FileIncludes { dir };
+    Ok(parse(&[&text], stage, Some(&includes)))
+}
+
+fn print_diagnostic(file: &Path, parsed_text: Option<&Parsed>, src: &str, d: &Diagnostic) {
+    let (name, line, col) = match parsed_text {
+        Some(p) => {
+            let loc = p.source.locate(d.span.start);
+            let name = match loc.origin {
+                Origin::String(_) => file.display().to_string(),
+                Origin::Include(n) => n,
+            };
+            (name, loc.line, loc.column)
+        }
+        None => {
+            let before = &src[..d.span.start.min(src.len())];
+            let line = before.matches('\n').count() + 1;
+            let col = before.rsplit('\n').next().map_or(0, |l| l.chars().count()) + 1;
+            (file.display().to_string(), line as u32, col as u32)
+        }
+    };
+    let sev = match d.severity {
+        Severity::Error => "error",
+        Severity::Warning => "warning",
+    };
+    println!("{name}:{line}:{col}: {sev}: {}", d.message);
+}
+
+pub fn run(cmd: GlslCommand) -> Result<ExitCode> {
+    match cmd {
+        GlslCommand::Check { stage, files } => {
+            let mut errors = 0;
+            for file in &files {
+                match load(file, stage)? {
+                    Ok(parsed) => {
+                        let model = Model::analyze(&parsed);
+                        for d in &model.diagnostics {
+                            print_diagnostic(file, Some(&parsed), &parsed.source.text, d);
+                        }
+                        errors += model.errors().count();
+                    }
+                    Err(d) => {
+                        let src = String::from_utf8_lossy(&std::fs::read(file)?).into_owned();
+                        print_diagnostic(file, None, &src, &d);
+                        errors += 1;
+                    }
+                }
+            }
+            Ok(if errors == 0 {
+                ExitCode::SUCCESS
+            } else {
+                ExitCode::FAILURE
+            })
+        }
+        GlslCommand::Probes { stage, file } => {
+            let parsed =
+                load(&file, stage)?.map_err(|d| anyhow::anyhow!("{}: {d}", file.display()))?;
+            print!("{}", instrument::probe_table(&parsed).render());
+            Ok(ExitCode::SUCCESS)
+        }
+        GlslCommand::Instrument(args) => instrument_cmd(args),
+    }
+}
+
+fn numbers<T: std::str::FromStr>(s: &str, what: &str) -> Result<Vec<T>> {
+    s.split(',')
+        .map(|p| {
+            p.trim()
+                .parse::<T>()
+                .map_err(|_| anyhow::anyhow!("{what}: `{p}` is not a number"))
+        })
+        .collect()
+}
+
+fn instrument_cmd(a: InstrumentArgs) -> Result<ExitCode> {
+    let parsed =
+        load(&a.file, a.stage)?.map_err(|d| anyhow::anyhow!("{}: {d}", a.file.display()))?;
+    let table = instrument::probe_table(&parsed);
+    let step_at = |line: u32| -> Result<u32> {
+        table
+            .step_for_line(line)
+            .map(|p| p.id)
+            .with_context(|| format!("no executable statement at or after line {line}"))
+    };
+    let mode = if a.record {
+        let sel = match (&a.fragment, &a.vertex, &a.compute) {
+            (Some(f), None, None) => match numbers::<u32>(f, "--fragment")?.as_slice() {
+                [x, y] => Selector::Fragment {
+                    x: *x,
+                    y: *y,
+                    primitive: None,
+                },
+                [x, y, p] => Selector::Fragment {
+                    x: *x,
+                    y: *y,
+                    primitive: Some(*p),
+                },
+                _ => bail!("--fragment takes X,Y or X,Y,PRIMITIVE"),
+            },
+            (None, Some(v), None) => match numbers::<i32>(v, "--vertex")?.as_slice() {
+                [v] => Selector::Vertex {
+                    vertex: *v,
+                    instance: 0,
+                },
+                [v, i] => Selector::Vertex {
+                    vertex: *v,
+                    instance: *i,
+                },
+                _ => bail!("--vertex takes VERTEX or VERTEX,INSTANCE"),
+            },
+            (None, None, Some(c)) => match numbers::<u32>(c, "--compute")?.as_slice() {
+                [x, y, z] => Selector::Compute { id: [*x, *y, *z] },
+                _ => bail!("--compute takes X,Y,Z"),
+            },
+            _ => bail!("--record needs exactly one of --fragment, --vertex, --compute"),
+        };
+        Mode::Record(sel)
+    } else if !a.hit.is_empty() {
+        let mut bps = Vec::new();
+        for h in &a.hit {
+            let (line, cond) = match h.split_once(':') {
+                Some((l, c)) => (l, Some(c.to_string())),
+                None => (h.as_str(), None),
+            };
+            let line: u32 = line
+                .trim()
+                .parse()
+                .with_context(|| format!("--hit {h}: bad line"))?;
+            bps.push(Breakpoint {
+                probe: step_at(line)?,
+                condition: cond,
+            });
+        }
+        Mode::HitTest(bps)
+    } else if let Some(w) = &a.watch {
+        let (line, expr) = w.split_once(':').context("--watch takes LINE:EXPR")?;
+        let line: u32 = line
+            .trim()
+            .parse()
+            .with_context(|| format!("--watch {w}: bad line"))?;
+        Mode::Watch {
+            probe: step_at(line)?,
+            expr: expr.to_string(),
+        }
+    } else {
+        Mode::Plain
+    };
+    let target = match a.target {
+        TargetArg::Core => Target::CORE,
+        TargetArg::Compat => Target::COMPAT,
+        TargetArg::Es => Target::ES,
+    };
+    let out = instrument::instrument(
+        &parsed,
+        &Request {
+            mode,
+            target,
+            binding: a.binding,
+        },
+    )?;
+    print!("{}", out.glsl);
+    Ok(ExitCode::SUCCESS)
+}

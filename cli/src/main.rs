@@ -1,0 +1,47 @@
+//! `shaderdbg`: the command line. Today it looks inside the GLSL engine
+//! (`glsl check`, `glsl instrument`, `glsl probes`) and runs the demo; it grows
+//! into the scripted/interactive front end of the session engine.
+
+mod demo;
+mod glsl_cmd;
+
+use std::process::ExitCode;
+
+use clap::{Parser, Subcommand};
+
+#[derive(Parser)]
+#[command(
+    name = "shaderdbg",
+    version,
+    about = "A source-level debugger for GPU shaders"
+)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Look inside the GLSL engine.
+    Glsl {
+        #[command(subcommand)]
+        command: glsl_cmd::GlslCommand,
+    },
+    /// Render the bundled demo shader headless, record one pixel, print its trace.
+    Demo(demo::DemoArgs),
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let result = match cli.command {
+        Command::Glsl { command } => glsl_cmd::run(command),
+        Command::Demo(args) => demo::run(args),
+    };
+    match result {
+        Ok(code) => code,
+        Err(e) => {
+            eprintln!("shaderdbg: error: {e:#}");
+            ExitCode::from(2)
+        }
+    }
+}

@@ -1,0 +1,1346 @@
+//! The semantic model: scopes, declarations, every identifier resolved, the type
+//! of every expression, user functions and structs, diagnostics with spans.
+//!
+//! [`Model`] is a scope-tracking walker rather than a side table keyed by node:
+//! macro expansion can give several nodes the same span, so instrumentation walks
+//! the tree itself and asks the model about names and types at the point it is at.
+
+use std::collections::HashMap;
+use std::sync::Arc;
+
+use glsl_lang::ast::{self, ExprData, StatementData};
+
+use crate::builtins::{self, BuiltinEnv, ParamDir};
+use crate::diagnostics::{Diagnostic, Span};
+use crate::parse::Parsed;
+use crate::types::{self, parse_type_name, Field, Scalar, StructType, Type, BOOL, INT};
+
+pub type DeclId = usize;
+pub type FunctionId = usize;
+
+/// Storage of a global or block member.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Storage {
+    /// A plain global (private to the invocation).
+    Private,
+    Const,
+    In,
+    Out,
+    Uniform,
+    Buffer,
+    Shared,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum DeclKind {
+    Global(Storage),
+    Local,
+    Param(ParamDir),
+    /// A built-in variable (`gl_FragCoord`, `gl_FragColor`, ...).
+    Builtin(builtins::Storage),
+}
+
+/// A declared variable.
+#[derive(Clone, Debug)]
+pub struct Decl {
+    pub name: String,
+    pub ty: Type,
+    pub kind: DeclKind,
+    pub span: Span,
+    /// The function whose body (or parameter list) declares it.
+    pub function: Option<FunctionId>,
+    /// Value of a `const` scalar integer, for array sizes.
+    pub const_int: Option<i64>,
+    /// The instance name of an interface block (not a value that can be copied).
+    pub interface_block: bool,
+}
+
+impl Decl {
+    pub fn is_global(&self) -> bool {
+        matches!(self.kind, DeclKind::Global(_) | DeclKind::Builtin(_))
+    }
+}
+
+#[derive(Clone, Debug)]
+pub struct FunctionParam {
+    pub name: String,
+    pub ty: Type,
+    pub dir: ParamDir,
+}
+
+/// A user function (one overload).
+#[derive(Clone, Debug)]
+pub struct Function {
+    pub name: String,
+    pub ret: Type,
+    pub params: Vec<FunctionParam>,
+    pub span: Span,
+    pub defined: bool,
+}
+
+impl Function {
+    pub fn signature(&self) -> String {
+        let params: Vec<String> = self
+            .params
+            .iter()
+            .map(|p| {
+                let dir = match p.dir {
+                    ParamDir::In => "",
+                    ParamDir::Out => "out ",
+                    ParamDir::InOut => "inout ",
+                };
+                format!("{dir}{} {}", p.ty, p.name)
+            })
+            .collect();
+        format!("{} {}({})", self.ret, self.name, params.join(", "))
+    }
+}
+
+/// What a function call resolved to.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Callee {
+    User(FunctionId),
+    Builtin(&'static builtins::Signature),
+    Constructor(Type),
+    /// `array.length()`.
+    Length,
+    Unknown,
+}
+
+/// The semantic model of one shader, built by walking it.
+pub struct Model {
+    pub env: BuiltinEnv,
+    pub decls: Vec<Decl>,
+    pub functions: Vec<Function>,
+    pub structs: HashMap<String, Arc<StructType>>,
+    pub diagnostics: Vec<Diagnostic>,
+    /// Every identifier use with the declaration it resolved to.
+    pub references: Vec<(Span, DeclId)>,
+    functions_by_name: HashMap<String, Vec<FunctionId>>,
+    builtin_decls: HashMap<String, DeclId>,
+    scopes: Vec<HashMap<String, DeclId>>,
+    current_function: Option<FunctionId>,
+}
+
+impl Model {
+    pub fn new(env: BuiltinEnv) -> Model {
+        Model {
+            env,
+            decls: Vec::new(),
+            functions: Vec::new(),
+            structs: HashMap::new(),
+            diagnostics: Vec::new(),
+            references: Vec::new(),
+            functions_by_name: HashMap::new(),
+            builtin_decls: HashMap::new(),
+            scopes: vec![HashMap::new()],
+            current_function: None,
+        }
+    }
+
+    /// Analyses a whole shader.
+    pub fn analyze(parsed: &Parsed) -> Model {
+        let mut m = Model::new(BuiltinEnv {
+            version: parsed.version,
+            stage: parsed.stage,
+        });
+        for ext in &parsed.tu.0 {
+            m.external(ext);
+        }
+        m
+    }
+
+    pub fn errors(&self) -> impl Iterator<Item = &Diagnostic> {
+        self.diagnostics
+            .iter()
+            .filter(|d| d.severity == crate::diagnostics::Severity::Error)
+    }
+
+    fn error(&mut self, span: Option<ast::NodeSpan>, msg: impl Into<String>) {
+        self.diagnostics
+            .push(Diagnostic::error(Span::from_node(span), msg));
+    }
+
+    // ---- scopes -------------------------------------------------------------
+
+    pub fn push_scope(&mut self) {
+        self.scopes.push(HashMap::new());
+    }
+
+    pub fn pop_scope(&mut self) {
+        if self.scopes.len() > 1 {
+            self.scopes.pop();
+        }
+    }
+
+    pub fn current_function(&self) -> Option<FunctionId> {
+        self.current_function
+    }
+
+    /// Variables visible here that belong to functions (locals and parameters),
+    /// innermost last; shadowed names are left out.
+    pub fn visible_locals(&self) -> Vec<DeclId> {
+        let mut seen = std::collections::HashSet::new();
+        let mut out = Vec::new();
+        for scope in self.scopes.iter().skip(1).rev() {
+            let mut ids: Vec<DeclId> = scope.values().copied().collect();
+            ids.sort_unstable();
+            for id in ids.into_iter().rev() {
+                if seen.insert(self.decls[id].name.clone()) {
+                    out.push(id);
+                }
+            }
+        }
+        out.reverse();
+        out.sort_unstable();
+        out
+    }
+
+    pub fn declare(&mut self, name: &str, ty: Type, kind: DeclKind, span: Span) -> DeclId {
+        let id = self.decls.len();
+        self.decls.push(Decl {
+            name: name.to_string(),
+            ty,
+            kind,
+            span,
+            function: self.current_function,
+            const_int: None,
+            interface_block: false,
+        });
+        if let Some(scope) = self.scopes.last_mut() {
+            scope.insert(name.to_string(), id);
+        }
+        id
+    }
+
+    /// Resolves a variable name in the current scope (built-ins last).
+    pub fn lookup(&mut self, name: &str) -> Option<DeclId> {
+        for scope in self.scopes.iter().rev() {
+            if let Some(&id) = scope.get(name) {
+                return Some(id);
+            }
+        }
+        if let Some(&id) = self.builtin_decls.get(name) {
+            return Some(id);
+        }
+        let var = builtins::variable(name, &self.env)?;
+        let id = self.decls.len();
+        self.decls.push(Decl {
+            name: name.to_string(),
+            ty: var.ty.clone(),
+            kind: DeclKind::Builtin(var.storage),
+            span: Span::default(),
+            function: None,
+            const_int: None,
+            interface_block: false,
+        });
+        self.builtin_decls.insert(name.to_string(), id);
+        Some(id)
+    }
+
+    // ---- types --------------------------------------------------------------
+
+    /// The type a type specifier denotes (registering an inline struct).
+    pub fn type_of_specifier(&mut self, ts: &ast::TypeSpecifier) -> Type {
+        let base = self.type_of_non_array(&ts.ty);
+        self.apply_array(base, ts.array_specifier.as_ref())
+    }
+
+    fn type_of_non_array(&mut self, t: &ast::TypeSpecifierNonArray) -> Type {
+        use ast::TypeSpecifierNonArrayData as T;
+        match &t.content {
+            T::Struct(s) => self.declare_struct(s),
+            T::TypeName(name) => match self.structs.get(name.as_str()) {
+                Some(s) => Type::Struct(s.clone()),
+                None => match parse_type_name(name.as_str()) {
+                    Some(t) => t,
+                    None => {
+                        self.error(t.span, format!("unknown type `{}`", name.as_str()));
+                        Type::Error
+                    }
+                },
+            },
+            other => {
+                let mut s = String::new();
+                let node = ast::TypeSpecifierNonArray::new(other.clone(), None);
+                let _ = glsl_lang::transpiler::glsl::show_type_specifier_non_array(
+                    &mut s,
+                    &node,
+                    &mut glsl_lang::transpiler::glsl::FormattingState::default(),
+                );
+                parse_type_name(s.trim()).unwrap_or(Type::Opaque(s))
+            }
+        }
+    }
+
+    fn declare_struct(&mut self, s: &ast::StructSpecifier) -> Type {
+        let mut fields = Vec::new();
+        for f in &s.fields {
+            let base = self.type_of_specifier(&f.ty);
+            for id in &f.identifiers {
+                let ty = self.apply_array(base.clone(), id.array_spec.as_ref());
+                fields.push(Field {
+                    name: id.ident.as_str().to_string(),
+                    ty,
+                });
+            }
+        }
+        let name = s.name.as_ref().map_or_else(
+            || format!("_anon{}", self.structs.len()),
+            |n| n.as_str().to_string(),
+        );
+        let st = Arc::new(StructType {
+            name: name.clone(),
+            fields,
+        });
+        self.structs.insert(name, st.clone());
+        Type::Struct(st)
+    }
+
+    /// Wraps `base` in the array dimensions of `spec` (outermost first).
+    pub fn apply_array(&mut self, base: Type, spec: Option<&ast::ArraySpecifier>) -> Type {
+        let Some(spec) = spec else { return base };
+        let mut ty = base;
+        for dim in spec.dimensions.iter().rev() {
+            let n = match &dim.content {
+                ast::ArraySpecifierDimensionData::Unsized => None,
+                ast::ArraySpecifierDimensionData::ExplicitlySized(e) => {
+                    self.expr_type(e);
+                    self.const_int(e).and_then(|n| u32::try_from(n).ok())
+                }
+            };
+            ty = Type::Array(Box::new(ty), n);
+        }
+        ty
+    }
+
+    /// Evaluates a constant integer expression (literals, `const` ints, arithmetic).
+    pub fn const_int(&mut self, e: &ast::Expr) -> Option<i64> {
+        match &e.content {
+            ExprData::IntConst(i) => Some(i64::from(*i)),
+            ExprData::UIntConst(u) => Some(i64::from(*u)),
+            ExprData::Variable(id) => {
+                let d = self.lookup(id.as_str())?;
+                if let Some(v) = self.decls[d].const_int {
+                    return Some(v);
+                }
+                // Implementation limits used as array sizes.
+                match id.as_str() {
+                    "gl_MaxDrawBuffers" => Some(8),
+                    "gl_MaxClipDistances" => Some(8),
+                    "gl_MaxTextureCoords" => Some(8),
+                    _ => None,
+                }
+            }
+            ExprData::Binary(op, a, b) => {
+                let (a, b) = (self.const_int(a)?, self.const_int(b)?);
+                use ast::BinaryOpData as B;
+                match op.content {
+                    B::Add => a.checked_add(b),
+                    B::Sub => a.checked_sub(b),
+                    B::Mult => a.checked_mul(b),
+                    B::Div => a.checked_div(b),
+                    B::Mod => a.checked_rem(b),
+                    B::LShift => a.checked_shl(u32::try_from(b).ok()?),
+                    B::RShift => a.checked_shr(u32::try_from(b).ok()?),
+                    _ => None,
+                }
+            }
+            ExprData::Unary(op, a) if op.content == ast::UnaryOpData::Minus => {
+                self.const_int(a).map(|v| -v)
+            }
+            ExprData::FunCall(f, args)
+                if args.len() == 1
+                    && matches!(f.content, ast::FunIdentifierData::TypeSpecifier(_)) =>
+            {
+                self.const_int(&args[0])
+            }
+            _ => None,
+        }
+    }
+
+    // ---- declarations -------------------------------------------------------
+
+    pub fn external(&mut self, ext: &ast::ExternalDeclaration) {
+        match &ext.content {
+            ast::ExternalDeclarationData::Preprocessor(_) => {}
+            ast::ExternalDeclarationData::Declaration(d) => {
+                self.declaration(d, true);
+            }
+            ast::ExternalDeclarationData::FunctionDefinition(def) => self.function_definition(def),
+        }
+    }
+
+    /// Registers a function prototype; returns its id (an existing one if the
+    /// same signature was declared before).
+    pub fn function_prototype(
+        &mut self,
+        proto: &ast::FunctionPrototype,
+        defined: bool,
+    ) -> FunctionId {
+        let ret = self.type_of_specifier(&proto.ty.ty);
+        let mut params = Vec::new();
+        for p in &proto.parameters {
+            let (qual, ty, name) = match &p.content {
+                ast::FunctionParameterDeclarationData::Named(q, d) => {
+                    let base = self.type_of_specifier(&d.ty);
+                    let ty = self.apply_array(base, d.ident.array_spec.as_ref());
+                    (q, ty, d.ident.ident.as_str().to_string())
+                }
+                ast::FunctionParameterDeclarationData::Unnamed(q, t) => {
+                    (q, self.type_of_specifier(t), String::new())
+                }
+            };
+            if ty == Type::Void {
+                continue;
+            }
+            params.push(FunctionParam {
+                name,
+                ty,
+                dir: param_dir(qual.as_ref()),
+            });
+        }
+        let name = proto.name.as_str().to_string();
+        let existing = self.functions_by_name.get(&name).and_then(|ids| {
+            ids.iter().copied().find(|&id| {
+                let f = &self.functions[id];
+                f.params.len() == params.len()
+                    && f.params.iter().zip(&params).all(|(a, b)| a.ty == b.ty)
+            })
+        });
+        if let Some(id) = existing {
+            if defined {
+                if self.functions[id].defined {
+                    self.error(proto.span, format!("function `{name}` is already defined"));
+                }
+                let f = &mut self.functions[id];
+                f.defined = true;
+                f.params = params;
+                f.span = Span::from_node(proto.span);
+            }
+            return id;
+        }
+        let id = self.functions.len();
+        self.functions.push(Function {
+            name: name.clone(),
+            ret,
+            params,
+            span: Span::from_node(proto.span),
+            defined,
+        });
+        self.functions_by_name.entry(name).or_default().push(id);
+        id
+    }
+
+    /// Enters a function body: a new scope with the parameters declared.
+    /// Returns the function and the parameters' declarations.
+    pub fn enter_function(&mut self, def: &ast::FunctionDefinition) -> (FunctionId, Vec<DeclId>) {
+        let id = self.function_prototype(&def.prototype, true);
+        self.current_function = Some(id);
+        self.push_scope();
+        let mut decls = Vec::new();
+        let params = self.functions[id].params.clone();
+        for (p, ast_p) in params.iter().zip(&def.prototype.parameters) {
+            if p.name.is_empty() {
+                continue;
+            }
+            let d = self.declare(
+                &p.name,
+                p.ty.clone(),
+                DeclKind::Param(p.dir),
+                Span::from_node(ast_p.span),
+            );
+            decls.push(d);
+        }
+        (id, decls)
+    }
+
+    pub fn leave_function(&mut self) {
+        self.pop_scope();
+        self.current_function = None;
+    }
+
+    fn function_definition(&mut self, def: &ast::FunctionDefinition) {
+        self.enter_function(def);
+        // The body shares the parameters' scope (GLSL §4.2.2).
+        for s in &def.statement.statement_list {
+            self.statement(s);
+        }
+        self.leave_function();
+    }
+
+    /// Declares what a declaration declares; returns the variables it declared.
+    pub fn declaration(&mut self, d: &ast::Declaration, global: bool) -> Vec<DeclId> {
+        match &d.content {
+            ast::DeclarationData::FunctionPrototype(p) => {
+                self.function_prototype(p, false);
+                Vec::new()
+            }
+            ast::DeclarationData::InitDeclaratorList(list) => {
+                self.init_declarator_list(list, global)
+            }
+            ast::DeclarationData::Block(b) => self.block(b),
+            ast::DeclarationData::Precision(..)
+            | ast::DeclarationData::Invariant(_)
+            | ast::DeclarationData::TypeOnly(_) => Vec::new(),
+        }
+    }
+
+    fn init_declarator_list(
+        &mut self,
+        list: &ast::InitDeclaratorList,
+        global: bool,
+    ) -> Vec<DeclId> {
+        let head = &list.head;
+        let base = self.type_of_specifier(&head.ty.ty);
+        let mut storage = storage_of(head.ty.qualifier.as_ref());
+        if is_varying(head.ty.qualifier.as_ref()) && self.env.stage != crate::Stage::Fragment {
+            storage = Storage::Out;
+        }
+        let kind = if global {
+            DeclKind::Global(storage)
+        } else {
+            DeclKind::Local
+        };
+        let mut out = Vec::new();
+        if let Some(name) = &head.name {
+            let ty = self.apply_array(base.clone(), head.array_specifier.as_ref());
+            out.push(self.declare_with_init(
+                name,
+                ty,
+                kind.clone(),
+                head.initializer.as_ref(),
+                storage,
+            ));
+        }
+        for tail in &list.tail {
+            let ty = self.apply_array(base.clone(), tail.ident.array_spec.as_ref());
+            out.push(self.declare_with_init(
+                &tail.ident.ident,
+                ty,
+                kind.clone(),
+                tail.initializer.as_ref(),
+                storage,
+            ));
+        }
+        out
+    }
+
+    fn declare_with_init(
+        &mut self,
+        name: &ast::Identifier,
+        mut ty: Type,
+        kind: DeclKind,
+        init: Option<&ast::Initializer>,
+        storage: Storage,
+    ) -> DeclId {
+        let mut const_int = None;
+        if let Some(init) = init {
+            let init_ty = self.initializer_type(init, &ty);
+            // `float a[] = float[](...)` takes its size from the initializer.
+            if let (Type::Array(_, None), Type::Array(_, Some(_))) = (&ty, &init_ty) {
+                ty = init_ty.clone();
+            }
+            if !init_ty.converts_to(&ty) {
+                self.error(
+                    init.span,
+                    format!(
+                        "cannot initialize `{}` of type {ty} with a value of type {init_ty}",
+                        name.as_str()
+                    ),
+                );
+            }
+            if storage == Storage::Const && ty.scalar().is_some_and(Scalar::is_integer) {
+                if let ast::InitializerData::Simple(e) = &init.content {
+                    const_int = self.const_int(e);
+                }
+            }
+        }
+        if let Some(scope) = self.scopes.last() {
+            if self.scopes.len() > 1 && scope.contains_key(name.as_str()) {
+                let prev = scope[name.as_str()];
+                if self.decls[prev].function == self.current_function {
+                    self.error(
+                        name.span,
+                        format!("`{}` is already declared in this scope", name.as_str()),
+                    );
+                }
+            }
+        }
+        let id = self.declare(name.as_str(), ty, kind, Span::from_node(name.span));
+        self.decls[id].const_int = const_int;
+        id
+    }
+
+    fn initializer_type(&mut self, init: &ast::Initializer, expected: &Type) -> Type {
+        match &init.content {
+            ast::InitializerData::Simple(e) => self.expr_type(e),
+            ast::InitializerData::List(items) => {
+                for i in items {
+                    self.initializer_type(i, &Type::Error);
+                }
+                expected.clone()
+            }
+        }
+    }
+
+    fn block(&mut self, b: &ast::Block) -> Vec<DeclId> {
+        let storage = storage_of(Some(&b.qualifier));
+        let mut fields = Vec::new();
+        for f in &b.fields {
+            let base = self.type_of_specifier(&f.ty);
+            for id in &f.identifiers {
+                let ty = self.apply_array(base.clone(), id.array_spec.as_ref());
+                fields.push((id.ident.clone(), ty));
+            }
+        }
+        match &b.identifier {
+            Some(inst) => {
+                let st = Type::Struct(Arc::new(StructType {
+                    name: b.name.as_str().to_string(),
+                    fields: fields
+                        .iter()
+                        .map(|(n, t)| Field {
+                            name: n.as_str().to_string(),
+                            ty: t.clone(),
+                        })
+                        .collect(),
+                }));
+                let ty = self.apply_array(st, inst.array_spec.as_ref());
+                let id = self.declare(
+                    inst.ident.as_str(),
+                    ty,
+                    DeclKind::Global(storage),
+                    Span::from_node(inst.span),
+                );
+                self.decls[id].interface_block = true;
+                vec![id]
+            }
+            None => fields
+                .into_iter()
+                .map(|(n, t)| {
+                    self.declare(
+                        n.as_str(),
+                        t,
+                        DeclKind::Global(storage),
+                        Span::from_node(n.span),
+                    )
+                })
+                .collect(),
+        }
+    }
+
+    // ---- statements ---------------------------------------------------------
+
+    pub fn statement(&mut self, s: &ast::Statement) {
+        match &s.content {
+            StatementData::Declaration(d) => {
+                self.declaration(d, false);
+            }
+            StatementData::Expression(e) => {
+                if let Some(e) = &e.0 {
+                    self.expr_type(e);
+                }
+            }
+            StatementData::Selection(sel) => {
+                self.condition(&sel.cond);
+                match &sel.rest.content {
+                    ast::SelectionRestStatementData::Statement(s) => self.scoped_statement(s),
+                    ast::SelectionRestStatementData::Else(a, b) => {
+                        self.scoped_statement(a);
+                        self.scoped_statement(b);
+                    }
+                }
+            }
+            StatementData::Switch(sw) => {
+                let t = self.expr_type(&sw.head);
+                if !matches!(t, Type::Scalar(Scalar::Int | Scalar::Uint) | Type::Error) {
+                    self.error(
+                        sw.head.span,
+                        format!("switch expression must be int or uint, not {t}"),
+                    );
+                }
+                self.push_scope();
+                for s in &sw.body {
+                    self.statement(s);
+                }
+                self.pop_scope();
+            }
+            StatementData::CaseLabel(c) => {
+                if let ast::CaseLabelData::Case(e) = &c.content {
+                    self.expr_type(e);
+                }
+            }
+            StatementData::Iteration(it) => {
+                self.push_scope();
+                match &it.content {
+                    ast::IterationStatementData::While(cond, body) => {
+                        self.loop_condition(cond);
+                        self.scoped_statement(body);
+                    }
+                    ast::IterationStatementData::DoWhile(body, cond) => {
+                        self.scoped_statement(body);
+                        self.condition(cond);
+                    }
+                    ast::IterationStatementData::For(init, rest, body) => {
+                        match &init.content {
+                            ast::ForInitStatementData::Expression(e) => {
+                                if let Some(e) = e {
+                                    self.expr_type(e);
+                                }
+                            }
+                            ast::ForInitStatementData::Declaration(d) => {
+                                self.declaration(d, false);
+                            }
+                        }
+                        if let Some(c) = &rest.condition {
+                            self.loop_condition(c);
+                        }
+                        if let Some(e) = &rest.post_expr {
+                            self.expr_type(e);
+                        }
+                        self.scoped_statement(body);
+                    }
+                }
+                self.pop_scope();
+            }
+            StatementData::Jump(j) => {
+                if let ast::JumpStatementData::Return(Some(e)) = &j.content {
+                    let t = self.expr_type(e);
+                    if let Some(f) = self.current_function {
+                        let ret = self.functions[f].ret.clone();
+                        if !t.converts_to(&ret) {
+                            self.error(
+                                e.span,
+                                format!("cannot return {t} from a function returning {ret}"),
+                            );
+                        }
+                    }
+                }
+            }
+            StatementData::Compound(c) => {
+                self.push_scope();
+                for s in &c.statement_list {
+                    self.statement(s);
+                }
+                self.pop_scope();
+            }
+        }
+    }
+
+    fn scoped_statement(&mut self, s: &ast::Statement) {
+        self.push_scope();
+        self.statement(s);
+        self.pop_scope();
+    }
+
+    fn condition(&mut self, e: &ast::Expr) {
+        let t = self.expr_type(e);
+        if !matches!(t, Type::Scalar(Scalar::Bool) | Type::Error) {
+            self.error(e.span, format!("condition must be bool, not {t}"));
+        }
+    }
+
+    fn loop_condition(&mut self, c: &ast::Condition) {
+        match &c.content {
+            ast::ConditionData::Expr(e) => self.condition(e),
+            ast::ConditionData::Assignment(ty, name, init) => {
+                let ty = self.type_of_specifier(&ty.ty);
+                self.declare_with_init(name, ty, DeclKind::Local, Some(init), Storage::Private);
+            }
+        }
+    }
+
+    // ---- expressions --------------------------------------------------------
+
+    /// The type of an expression in the current scope (recording references and
+    /// diagnostics on the way).
+    pub fn expr_type(&mut self, e: &ast::Expr) -> Type {
+        match &e.content {
+            ExprData::Variable(id) => match self.lookup(id.as_str()) {
+                Some(d) => {
+                    self.references.push((Span::from_node(id.span), d));
+                    self.decls[d].ty.clone()
+                }
+                None => {
+                    self.error(id.span, format!("undeclared identifier `{}`", id.as_str()));
+                    Type::Error
+                }
+            },
+            ExprData::IntConst(_) => INT,
+            ExprData::UIntConst(_) => types::UINT,
+            ExprData::BoolConst(_) => BOOL,
+            ExprData::FloatConst(_) => types::FLOAT,
+            ExprData::DoubleConst(_) => Type::Scalar(Scalar::Double),
+            ExprData::Unary(op, a) => {
+                let t = self.expr_type(a);
+                match op.content {
+                    ast::UnaryOpData::Not => {
+                        if !matches!(t, Type::Scalar(Scalar::Bool) | Type::Error) {
+                            self.error(e.span, format!("`!` needs a bool, not {t}"));
+                        }
+                        BOOL
+                    }
+                    _ => t,
+                }
+            }
+            ExprData::Binary(op, a, b) => {
+                let (ta, tb) = (self.expr_type(a), self.expr_type(b));
+                self.binary_type(&op.content, ta, tb, e.span)
+            }
+            ExprData::Ternary(c, a, b) => {
+                self.condition(c);
+                let (ta, tb) = (self.expr_type(a), self.expr_type(b));
+                if ta.converts_to(&tb) {
+                    tb
+                } else if tb.converts_to(&ta) {
+                    ta
+                } else {
+                    self.error(
+                        e.span,
+                        format!("`?:` branches have different types {ta} and {tb}"),
+                    );
+                    Type::Error
+                }
+            }
+            ExprData::Assignment(lhs, op, rhs) => {
+                let (tl, tr) = (self.expr_type(lhs), self.expr_type(rhs));
+                if op.content == ast::AssignmentOpData::Equal {
+                    if !tr.converts_to(&tl) {
+                        self.error(e.span, format!("cannot assign {tr} to {tl}"));
+                    }
+                } else {
+                    self.binary_type(&assign_binop(&op.content), tl.clone(), tr, e.span);
+                }
+                tl
+            }
+            ExprData::Bracket(base, idx) => {
+                let tb = self.expr_type(base);
+                let ti = self.expr_type(idx);
+                if !matches!(ti, Type::Scalar(Scalar::Int | Scalar::Uint) | Type::Error) {
+                    self.error(idx.span, format!("index must be int or uint, not {ti}"));
+                }
+                match tb {
+                    Type::Array(elem, _) => *elem,
+                    Type::Vector(s, _) => Type::Scalar(s),
+                    Type::Matrix { scalar, rows, .. } => Type::Vector(scalar, rows),
+                    Type::Error => Type::Error,
+                    other => {
+                        self.error(e.span, format!("cannot index a value of type {other}"));
+                        Type::Error
+                    }
+                }
+            }
+            ExprData::FunCall(f, args) => {
+                let (_, t) = self.call(f, args, e.span);
+                t
+            }
+            ExprData::Dot(base, field) => {
+                let tb = self.expr_type(base);
+                self.field_type(&tb, field)
+            }
+            ExprData::PostInc(a) | ExprData::PostDec(a) => self.expr_type(a),
+            ExprData::Comma(a, b) => {
+                self.expr_type(a);
+                self.expr_type(b)
+            }
+        }
+    }
+
+    fn field_type(&mut self, base: &Type, field: &ast::Identifier) -> Type {
+        let name = field.as_str();
+        match base {
+            Type::Struct(s) => match s.fields.iter().find(|f| f.name == name) {
+                Some(f) => f.ty.clone(),
+                None => {
+                    self.error(field.span, format!("{} has no field `{name}`", s.name));
+                    Type::Error
+                }
+            },
+            Type::Vector(s, n) => match swizzle_indices(name, *n) {
+                Some(idx) => Type::vec(*s, idx.len() as u8),
+                None => {
+                    self.error(field.span, format!("invalid swizzle `{name}` on {base}"));
+                    Type::Error
+                }
+            },
+            Type::Scalar(s) => match swizzle_indices(name, 1) {
+                Some(idx) => Type::vec(*s, idx.len() as u8),
+                None => {
+                    self.error(field.span, format!("invalid swizzle `{name}` on {base}"));
+                    Type::Error
+                }
+            },
+            Type::Error => Type::Error,
+            other => {
+                self.error(field.span, format!("{other} has no field `{name}`"));
+                Type::Error
+            }
+        }
+    }
+
+    /// Resolves a call and returns what it calls and its type.
+    pub fn call(
+        &mut self,
+        f: &ast::FunIdentifier,
+        args: &[ast::Expr],
+        span: Option<ast::NodeSpan>,
+    ) -> (Callee, Type) {
+        // `a.length()` parses as a call of the expression `a.length`.
+        if let ast::FunIdentifierData::Expr(fe) = &f.content {
+            if let ExprData::Dot(base, m) = &fe.content {
+                if m.as_str() == "length" {
+                    self.expr_type(base);
+                    return (Callee::Length, INT);
+                }
+            }
+        }
+        let arg_types: Vec<Type> = args.iter().map(|a| self.expr_type(a)).collect();
+        // Some built-in function names (`texture2D`, ...) are also type names to
+        // glsl-lang (Vulkan GLSL); a call of an opaque "type" is a function call.
+        let name: String = match &f.content {
+            ast::FunIdentifierData::TypeSpecifier(ts) => {
+                let base_name = match &ts.ty.content {
+                    ast::TypeSpecifierNonArrayData::TypeName(n) => Some(n.as_str().to_string()),
+                    _ => None,
+                };
+                let known = base_name
+                    .as_deref()
+                    .is_none_or(|n| self.structs.contains_key(n) || parse_type_name(n).is_some());
+                let before = self.diagnostics.len();
+                let mut ty = self.type_of_specifier(ts);
+                match (&ty, base_name) {
+                    (Type::Opaque(n), _) if ts.array_specifier.is_none() => {
+                        self.diagnostics.truncate(before);
+                        n.clone()
+                    }
+                    (_, Some(n)) if !known => {
+                        self.diagnostics.truncate(before);
+                        n
+                    }
+                    _ => {
+                        if let Type::Array(elem, None) = ty {
+                            ty = Type::Array(elem, Some(args.len() as u32));
+                        }
+                        return (Callee::Constructor(ty.clone()), ty);
+                    }
+                }
+            }
+            ast::FunIdentifierData::Expr(fe) => {
+                let ExprData::Variable(name) = &fe.content else {
+                    self.error(span, "this expression cannot be called");
+                    return (Callee::Unknown, Type::Error);
+                };
+                name.as_str().to_string()
+            }
+        };
+        let name = name.as_str();
+        {
+            {
+                if let Some(s) = self.structs.get(name) {
+                    let ty = Type::Struct(s.clone());
+                    return (Callee::Constructor(ty.clone()), ty);
+                }
+                if let Some(ty) = parse_type_name(name).filter(|t| !matches!(t, Type::Opaque(_))) {
+                    return (Callee::Constructor(ty.clone()), ty);
+                }
+                if arg_types.iter().any(Type::is_error) {
+                    return (Callee::Unknown, Type::Error);
+                }
+                if let Some(ids) = self.functions_by_name.get(name) {
+                    let cands: Vec<(FunctionId, Vec<Type>)> = ids
+                        .iter()
+                        .map(|&id| {
+                            (
+                                id,
+                                self.functions[id]
+                                    .params
+                                    .iter()
+                                    .map(|p| p.ty.clone())
+                                    .collect(),
+                            )
+                        })
+                        .collect();
+                    if let Some(id) = best_overload(&arg_types, cands) {
+                        return (Callee::User(id), self.functions[id].ret.clone());
+                    }
+                }
+                let builtin = builtins::function_overloads(name, &self.env);
+                let cands: Vec<(&'static builtins::Signature, Vec<Type>)> = builtin
+                    .iter()
+                    .map(|s| (*s, s.params.iter().map(|p| p.ty.clone()).collect()))
+                    .collect();
+                if let Some(sig) = best_overload(&arg_types, cands) {
+                    return (Callee::Builtin(sig), sig.ret.clone());
+                }
+                let args: Vec<String> = arg_types.iter().map(Type::to_string).collect();
+                let known = self.functions_by_name.contains_key(name) || !builtin.is_empty();
+                let msg = if known {
+                    format!("no overload of `{name}` takes ({})", args.join(", "))
+                } else if builtins::is_builtin_function(name) {
+                    format!(
+                        "`{name}` is not available in GLSL {} {} shaders",
+                        self.env.version, self.env.stage
+                    )
+                } else {
+                    format!("undeclared function `{name}`")
+                };
+                self.error(span, msg);
+                (Callee::Unknown, Type::Error)
+            }
+        }
+    }
+
+    fn binary_type(
+        &mut self,
+        op: &ast::BinaryOpData,
+        a: Type,
+        b: Type,
+        span: Option<ast::NodeSpan>,
+    ) -> Type {
+        use ast::BinaryOpData as B;
+        if a.is_error() || b.is_error() {
+            return match op {
+                B::Or
+                | B::Xor
+                | B::And
+                | B::Equal
+                | B::NonEqual
+                | B::Lt
+                | B::Gt
+                | B::Lte
+                | B::Gte => BOOL,
+                _ => Type::Error,
+            };
+        }
+        let result = match op {
+            B::Or | B::Xor | B::And => (a == BOOL && b == BOOL).then_some(BOOL),
+            B::Equal | B::NonEqual => (a.converts_to(&b) || b.converts_to(&a)).then_some(BOOL),
+            B::Lt | B::Gt | B::Lte | B::Gte => match (&a, &b) {
+                (Type::Scalar(x), Type::Scalar(y))
+                    if x.is_numeric()
+                        && y.is_numeric()
+                        && (x.converts_to(*y) || y.converts_to(*x)) =>
+                {
+                    Some(BOOL)
+                }
+                _ => None,
+            },
+            B::LShift | B::RShift => a
+                .scalar()
+                .filter(|s| s.is_integer())
+                .and(b.scalar().filter(|s| s.is_integer()))
+                .map(|_| a.clone()),
+            B::Mult => arithmetic(&a, &b, true),
+            B::Add | B::Sub | B::Div => arithmetic(&a, &b, false),
+            B::Mod | B::BitAnd | B::BitOr | B::BitXor => {
+                let ints = a.scalar().is_some_and(Scalar::is_integer)
+                    && b.scalar().is_some_and(Scalar::is_integer);
+                if ints {
+                    arithmetic(&a, &b, false)
+                } else {
+                    None
+                }
+            }
+        };
+        result.unwrap_or_else(|| {
+            self.error(
+                span,
+                format!(
+                    "operator `{}` cannot be applied to {a} and {b}",
+                    binop_str(op)
+                ),
+            );
+            Type::Error
+        })
+    }
+}
+
+/// Result type of `a op b` for arithmetic operators (GLSL §5.9).
+fn arithmetic(a: &Type, b: &Type, mult: bool) -> Option<Type> {
+    let (sa, sb) = (a.scalar()?, b.scalar()?);
+    if !sa.is_numeric() || !sb.is_numeric() {
+        return None;
+    }
+    let s = if sa.converts_to(sb) {
+        sb
+    } else if sb.converts_to(sa) {
+        sa
+    } else {
+        return None;
+    };
+    match (a, b) {
+        (Type::Scalar(_), other) | (other, Type::Scalar(_)) => Some(other.with_scalar(s)),
+        (Type::Vector(_, n), Type::Vector(_, m)) if n == m => Some(Type::Vector(s, *n)),
+        (
+            Type::Matrix {
+                cols: c1, rows: r1, ..
+            },
+            Type::Matrix {
+                cols: c2, rows: r2, ..
+            },
+        ) => {
+            if mult {
+                (c1 == r2).then_some(Type::Matrix {
+                    scalar: s,
+                    cols: *c2,
+                    rows: *r1,
+                })
+            } else {
+                (c1 == c2 && r1 == r2).then(|| a.with_scalar(s))
+            }
+        }
+        (Type::Matrix { cols, rows, .. }, Type::Vector(_, n)) if mult && cols == n => {
+            Some(Type::Vector(s, *rows))
+        }
+        (Type::Vector(_, n), Type::Matrix { cols, rows, .. }) if mult && rows == n => {
+            Some(Type::Vector(s, *cols))
+        }
+        _ => None,
+    }
+}
+
+/// Picks the overload that matches exactly, else the one needing the fewest
+/// implicit conversions.
+fn best_overload<T: Clone>(args: &[Type], cands: Vec<(T, Vec<Type>)>) -> Option<T> {
+    let mut best: Option<(usize, T)> = None;
+    for (c, params) in cands {
+        if params.len() != args.len() {
+            continue;
+        }
+        let mut conversions = 0;
+        let ok = args.iter().zip(&params).all(|(a, p)| {
+            if a == p {
+                true
+            } else if a.converts_to(p) {
+                conversions += 1;
+                true
+            } else {
+                false
+            }
+        });
+        if ok && best.as_ref().is_none_or(|(n, _)| conversions < *n) {
+            best = Some((conversions, c));
+        }
+    }
+    best.map(|(_, c)| c)
+}
+
+/// Component indices of a swizzle (`xyz`, `rgba`, `stpq`), or None if invalid.
+pub fn swizzle_indices(s: &str, components: u8) -> Option<Vec<u8>> {
+    if s.is_empty() || s.len() > 4 {
+        return None;
+    }
+    let sets = ["xyzw", "rgba", "stpq"];
+    let first = s.chars().next()?;
+    let set = sets.iter().find(|set| set.contains(first))?;
+    s.chars()
+        .map(|c| set.find(c).map(|i| i as u8).filter(|&i| i < components))
+        .collect()
+}
+
+fn param_dir(q: Option<&ast::TypeQualifier>) -> ParamDir {
+    let mut dir = ParamDir::In;
+    for spec in q.map(|q| q.qualifiers.as_slice()).unwrap_or_default() {
+        if let ast::TypeQualifierSpecData::Storage(s) = &spec.content {
+            match s.content {
+                ast::StorageQualifierData::Out => dir = ParamDir::Out,
+                ast::StorageQualifierData::InOut => dir = ParamDir::InOut,
+                _ => {}
+            }
+        }
+    }
+    dir
+}
+
+/// The storage a declaration's qualifiers give it.
+pub fn storage_of(q: Option<&ast::TypeQualifier>) -> Storage {
+    let mut storage = Storage::Private;
+    for spec in q.map(|q| q.qualifiers.as_slice()).unwrap_or_default() {
+        if let ast::TypeQualifierSpecData::Storage(s) = &spec.content {
+            use ast::StorageQualifierData as S;
+            storage = match s.content {
+                S::Const => Storage::Const,
+                S::In | S::Attribute => Storage::In,
+                S::Varying => Storage::In, // `varying` is an output in vertex shaders; callers check the stage
+                S::Out => Storage::Out,
+                S::Uniform => Storage::Uniform,
+                S::Buffer => Storage::Buffer,
+                S::Shared => Storage::Shared,
+                _ => storage,
+            };
+        }
+    }
+    storage
+}
+
+/// Whether a declaration uses `varying` (an output of vertex shaders).
+pub fn is_varying(q: Option<&ast::TypeQualifier>) -> bool {
+    q.is_some_and(|q| {
+        q.qualifiers.iter().any(|s| {
+            matches!(&s.content, ast::TypeQualifierSpecData::Storage(s) if s.content == ast::StorageQualifierData::Varying)
+        })
+    })
+}
+
+pub fn assign_binop(op: &ast::AssignmentOpData) -> ast::BinaryOpData {
+    use ast::AssignmentOpData as A;
+    use ast::BinaryOpData as B;
+    match op {
+        A::Equal | A::Add => B::Add,
+        A::Mult => B::Mult,
+        A::Div => B::Div,
+        A::Mod => B::Mod,
+        A::Sub => B::Sub,
+        A::LShift => B::LShift,
+        A::RShift => B::RShift,
+        A::And => B::BitAnd,
+        A::Xor => B::BitXor,
+        A::Or => B::BitOr,
+    }
+}
+
+fn binop_str(op: &ast::BinaryOpData) -> &'static str {
+    use ast::BinaryOpData as B;
+    match op {
+        B::Or => "||",
+        B::Xor => "^^",
+        B::And => "&&",
+        B::BitOr => "|",
+        B::BitXor => "^",
+        B::BitAnd => "&",
+        B::Equal => "==",
+        B::NonEqual => "!=",
+        B::Lt => "<",
+        B::Gt => ">",
+        B::Lte => "<=",
+        B::Gte => ">=",
+        B::LShift => "<<",
+        B::RShift => ">>",
+        B::Add => "+",
+        B::Sub => "-",
+        B::Mult => "*",
+        B::Div => "/",
+        B::Mod => "%",
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::parse::parse;
+    use crate::Stage;
+    use expect_test::{expect, Expect};
+
+    fn check(src: &str, stage: Stage, want: Expect) {
+        let parsed = parse(&[src], stage, None).expect("parses");
+        let model = Model::analyze(&parsed);
+        let out: Vec<String> = model
+            .diagnostics
+            .iter()
+            .map(|d| {
+                let l = parsed.source.locate(d.span.start);
+                format!("{}:{}: {}", l.line, l.column, d.message)
+            })
+            .collect();
+        want.assert_eq(&out.join("\n"));
+    }
+
+    #[test]
+    fn clean_shaders_have_no_diagnostics() {
+        check(
+            r#"#version 330 core
+struct Light { vec3 pos; float radius[2]; };
+uniform Light lights[4];
+uniform mat4 mvp;
+uniform sampler2D tex;
+in vec2 uv;
+out vec4 color;
+const int N = 2;
+float falloff(in float d, out float k, inout vec3 acc) {
+    k = d * 2.0;
+    acc += vec3(k);
+    return clamp(1.0 - d, 0.0, 1.0);
+}
+void main() {
+    vec3 acc = vec3(0);
+    float k;
+    float arr[N * 2];
+    for (int i = 0; i < 4; i++) {
+        float d = length(lights[i].pos.xy - uv) / lights[i].radius[1];
+        if (d > 1.0) continue;
+        acc += falloff(d, k, acc) * texture(tex, uv).rgb;
+        arr[i] = k;
+    }
+    mat3 m = mat3(mvp);
+    vec3 v = m * acc;
+    color = vec4(v, 1) * (uv.x > 0.5 ? 1.0 : 0.5);
+    color.rg = uv.yx;
+    int n = arr.length();
+}
+"#,
+            Stage::Fragment,
+            expect![""],
+        );
+    }
+
+    #[test]
+    fn legacy_shader_has_no_diagnostics() {
+        check(
+            "attribute vec4 pos;\nvarying vec2 uv;\nuniform mat4 mvp;\nvoid main() {\n uv = pos.xy;\n gl_Position = mvp * pos;\n}\n",
+            Stage::Vertex,
+            expect![""],
+        );
+        check(
+            "precision mediump float;\nvarying vec2 uv;\nuniform sampler2D s;\nvoid main() {\n gl_FragColor = texture2D(s, uv) * 2.0;\n}\n",
+            Stage::Fragment,
+            expect![""],
+        );
+    }
+
+    #[test]
+    fn errors_point_at_the_problem() {
+        check(
+            r#"#version 330 core
+out vec4 color;
+void main() {
+    vec3 a = vec3(1.0);
+    float b = a;
+    color = vec4(undefinedThing);
+    color.xq = vec2(1.0);
+    color = a * mat2(1.0);
+    int x = 1;
+    int x = 2;
+    if (x) {}
+    foo(1);
+}
+"#,
+            Stage::Fragment,
+            expect![[r#"
+                5:15: cannot initialize `b` of type float with a value of type vec3
+                6:18: undeclared identifier `undefinedThing`
+                7:11: invalid swizzle `xq` on vec4
+                8:13: operator `*` cannot be applied to vec3 and mat2
+                10:9: `x` is already declared in this scope
+                11:9: condition must be bool, not int
+                12:5: undeclared function `foo`"#]],
+        );
+    }
+
+    #[test]
+    fn version_gated_builtins() {
+        check(
+            "#version 330 core\nout vec4 o;\nvoid main() { gl_FragColor = vec4(1); }\n",
+            Stage::Fragment,
+            expect!["3:15: undeclared identifier `gl_FragColor`"],
+        );
+    }
+
+    #[test]
+    fn swizzles() {
+        assert_eq!(swizzle_indices("xyz", 3), Some(vec![0, 1, 2]));
+        assert_eq!(swizzle_indices("rgba", 3), None);
+        assert_eq!(swizzle_indices("xg", 4), None);
+        assert_eq!(swizzle_indices("stp", 4), Some(vec![0, 1, 2]));
+    }
+}

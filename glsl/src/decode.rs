@@ -1,0 +1,344 @@
+//! Step log + probe table -> typed [`Trace`]: the steps of each recorded
+//! invocation in execution order, with call depth, every write, and how the
+//! invocation left the shader. The state of any variable at any step is a fold
+//! over the writes before it.
+
+use std::collections::HashMap;
+
+use crate::analysis::{DeclId, DeclKind, FunctionId};
+use crate::layout::{ENTRY_HEADER_WORDS, HEADER_WORDS};
+use crate::probes::{PathElem, ProbeId, ProbeKind, ProbeTable};
+use crate::value::Value;
+
+/// How the recorded invocation left the shader.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Exit {
+    /// `main` returned (or ran to its end).
+    Returned,
+    Discarded,
+    /// The log filled up; the trace is a prefix of the execution.
+    Overflowed,
+    /// The log ends without an exit (should not happen for a complete draw).
+    Incomplete,
+}
+
+/// One step: a statement about to execute.
+#[derive(Clone, Debug)]
+pub struct Step {
+    pub probe: ProbeId,
+    /// 1-based line in the runtime source.
+    pub line: u32,
+    /// Call depth: 0 in `main`.
+    pub depth: usize,
+    /// Index into [`InvocationTrace::frames`] of the frame executing this step.
+    pub frame: usize,
+}
+
+/// A function activation.
+#[derive(Clone, Debug)]
+pub struct Frame {
+    pub function: Option<FunctionId>,
+    pub caller: Option<usize>,
+    /// The caller's step that was executing when this frame was entered.
+    pub call_step: Option<usize>,
+}
+
+/// A logged write (or input value).
+#[derive(Clone, Debug)]
+pub struct Write {
+    pub probe: ProbeId,
+    /// The step this write happened during (`None`: before the first step).
+    pub step: Option<usize>,
+    pub frame: usize,
+    pub decl: DeclId,
+    pub path: Vec<PathElem>,
+    pub value: Value,
+}
+
+/// A condition that was evaluated.
+#[derive(Clone, Debug)]
+pub struct ConditionValue {
+    pub probe: ProbeId,
+    pub step: Option<usize>,
+    pub value: bool,
+}
+
+/// The recorded execution of one invocation.
+#[derive(Clone, Debug)]
+pub struct InvocationTrace {
+    /// Order in which invocations started recording.
+    pub tag: u32,
+    /// See `layout::Hit::key`.
+    pub key: [u32; 4],
+    pub steps: Vec<Step>,
+    pub frames: Vec<Frame>,
+    pub writes: Vec<Write>,
+    pub conditions: Vec<ConditionValue>,
+    /// Return values: (step during which the function returned, frame, value).
+    pub returns: Vec<(Option<usize>, usize, Value)>,
+    pub exit: Exit,
+}
+
+#[derive(Clone, Debug)]
+pub struct Trace {
+    pub invocations: Vec<InvocationTrace>,
+    pub overflowed: bool,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum DecodeError {
+    #[error("step log entry at word {at} names probe {probe}, which the probe table does not have (wrong table?)")]
+    UnknownProbe { at: usize, probe: u32 },
+    #[error("step log entry at word {at} is truncated")]
+    Truncated { at: usize },
+    #[error("step log has no header")]
+    NoHeader,
+}
+
+struct Builder {
+    inv: InvocationTrace,
+    current: usize,
+}
+
+/// Decodes a record buffer (header included) into traces.
+pub fn decode(words: &[u32], table: &ProbeTable) -> Result<Trace, DecodeError> {
+    if words.len() < HEADER_WORDS {
+        return Err(DecodeError::NoHeader);
+    }
+    let (len, cap, overflow) = (words[0] as usize, words[1] as usize, words[2] != 0);
+    let data = &words[HEADER_WORDS..];
+    let end = len.min(cap).min(data.len());
+    let mut builders: Vec<Builder> = Vec::new();
+    let mut by_tag: HashMap<u32, usize> = HashMap::new();
+    let mut at = 0;
+    while at + ENTRY_HEADER_WORDS <= end {
+        let (id, tag) = (data[at], data[at + 1]);
+        if id == 0 {
+            break; // never written: an allocation that lost the race for space
+        }
+        let probe = table
+            .get(id)
+            .ok_or(DecodeError::UnknownProbe { at, probe: id })?;
+        let n = probe.payload_words();
+        let payload = data
+            .get(at + ENTRY_HEADER_WORDS..at + ENTRY_HEADER_WORDS + n)
+            .filter(|_| at + ENTRY_HEADER_WORDS + n <= end)
+            .ok_or(DecodeError::Truncated { at })?;
+        let b = *by_tag.entry(tag).or_insert_with(|| {
+            builders.push(Builder {
+                inv: InvocationTrace {
+                    tag,
+                    key: [0; 4],
+                    steps: Vec::new(),
+                    frames: vec![Frame {
+                        function: None,
+                        caller: None,
+                        call_step: None,
+                    }],
+                    writes: Vec::new(),
+                    conditions: Vec::new(),
+                    returns: Vec::new(),
+                    exit: Exit::Incomplete,
+                },
+                current: 0,
+            });
+            builders.len() - 1
+        });
+        let b = &mut builders[b];
+        let value = || {
+            probe
+                .payload
+                .as_ref()
+                .and_then(|t| Value::decode(t, payload))
+                .map(|(v, _)| v)
+                .ok_or(DecodeError::Truncated { at })
+        };
+        let step = b.inv.steps.len().checked_sub(1);
+        match &probe.kind {
+            ProbeKind::InvocationStart => {
+                for (k, w) in b.inv.key.iter_mut().zip(payload) {
+                    *k = *w;
+                }
+            }
+            ProbeKind::FunctionEntry => {
+                let caller = (!b.inv.steps.is_empty() || b.current != 0).then_some(b.current);
+                let frame = if caller.is_none()
+                    && b.inv.frames.len() == 1
+                    && b.inv.frames[0].function.is_none()
+                {
+                    0
+                } else {
+                    b.inv.frames.push(Frame {
+                        function: None,
+                        caller,
+                        call_step: step,
+                    });
+                    b.inv.frames.len() - 1
+                };
+                b.inv.frames[frame].function = probe.function;
+                b.current = frame;
+            }
+            ProbeKind::Statement | ProbeKind::Discard => {
+                let depth = depth_of(&b.inv.frames, b.current);
+                b.inv.steps.push(crate::decode::Step {
+                    probe: id,
+                    line: probe.line,
+                    depth,
+                    frame: b.current,
+                });
+                if probe.kind == ProbeKind::Discard {
+                    b.inv.exit = Exit::Discarded;
+                }
+            }
+            ProbeKind::Condition => b.inv.conditions.push(ConditionValue {
+                probe: id,
+                step,
+                value: payload.first().is_some_and(|w| *w != 0),
+            }),
+            ProbeKind::LoopIteration => {}
+            ProbeKind::FunctionReturn => {
+                if probe.payload.is_some() {
+                    let v = value()?;
+                    b.inv.returns.push((step, b.current, v));
+                }
+                match b.inv.frames[b.current].caller {
+                    Some(c) => b.current = c,
+                    None => b.inv.exit = Exit::Returned,
+                }
+            }
+            ProbeKind::Write { decl, path } => {
+                let v = value()?;
+                b.inv.writes.push(Write {
+                    probe: id,
+                    step,
+                    frame: b.current,
+                    decl: *decl,
+                    path: path.clone(),
+                    value: v,
+                });
+            }
+            ProbeKind::Input { decl } => {
+                let v = value()?;
+                b.inv.writes.push(Write {
+                    probe: id,
+                    step,
+                    frame: b.current,
+                    decl: *decl,
+                    path: Vec::new(),
+                    value: v,
+                });
+            }
+        }
+        at += ENTRY_HEADER_WORDS + n;
+    }
+    let mut invocations: Vec<InvocationTrace> = builders.into_iter().map(|b| b.inv).collect();
+    if overflow {
+        for inv in &mut invocations {
+            if inv.exit == Exit::Incomplete {
+                inv.exit = Exit::Overflowed;
+            }
+        }
+    }
+    invocations.sort_by_key(|i| i.tag);
+    Ok(Trace {
+        invocations,
+        overflowed: overflow,
+    })
+}
+
+fn depth_of(frames: &[Frame], mut f: usize) -> usize {
+    let mut d = 0;
+    while let Some(c) = frames[f].caller {
+        d += 1;
+        f = c;
+    }
+    d
+}
+
+impl InvocationTrace {
+    /// Values of the variables the step's scope can see, as they are when the
+    /// step is about to execute: locals of its frame (from the probe table's
+    /// scope list), then the globals and built-ins written or read so far.
+    /// `None` for a variable not written yet.
+    pub fn variables_at(&self, step: usize, table: &ProbeTable) -> Vec<(DeclId, Option<Value>)> {
+        let Some(s) = self.steps.get(step) else {
+            return Vec::new();
+        };
+        let locals = table
+            .get(s.probe)
+            .map(|p| p.locals.clone())
+            .unwrap_or_default();
+        let mut values: HashMap<DeclId, Value> = HashMap::new();
+        let mut globals: Vec<DeclId> = Vec::new();
+        for w in self
+            .writes
+            .iter()
+            .take_while(|w| w.step.is_none_or(|k| k < step))
+        {
+            let global = table
+                .vars
+                .get(w.decl)
+                .is_some_and(|v| matches!(v.kind, DeclKind::Global(_) | DeclKind::Builtin(_)));
+            if !global && w.frame != s.frame {
+                continue;
+            }
+            if global && !globals.contains(&w.decl) {
+                globals.push(w.decl);
+            }
+            let ty = &table.vars[w.decl].ty;
+            let slot = values
+                .entry(w.decl)
+                .or_insert_with(|| Value::undefined_of(ty));
+            slot.set_path(&w.path, w.value.clone());
+        }
+        locals
+            .into_iter()
+            .chain(globals)
+            .map(|d| (d, values.get(&d).cloned()))
+            .collect()
+    }
+
+    /// The call stack at a step, innermost first: (function, line executing).
+    pub fn call_stack(&self, step: usize) -> Vec<(Option<FunctionId>, u32)> {
+        let mut out = Vec::new();
+        let Some(s) = self.steps.get(step) else {
+            return out;
+        };
+        out.push((self.frames[s.frame].function, s.line));
+        let mut f = s.frame;
+        while let Some(c) = self.frames[f].caller {
+            let line = self.frames[f]
+                .call_step
+                .and_then(|k| self.steps.get(k))
+                .map_or(0, |st| st.line);
+            out.push((self.frames[c].function, line));
+            f = c;
+        }
+        out
+    }
+
+    /// The writes made while executing `step` (what the step changed).
+    pub fn writes_of(&self, step: usize) -> impl Iterator<Item = &Write> {
+        self.writes.iter().filter(move |w| w.step == Some(step))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn short_buffers_are_errors_not_panics() {
+        let table = ProbeTable {
+            stage: crate::Stage::Fragment,
+            probes: Vec::new(),
+            vars: Vec::new(),
+            functions: Vec::new(),
+        };
+        assert_eq!(decode(&[1, 2], &table).unwrap_err(), DecodeError::NoHeader);
+        let err = decode(&[2, 100, 0, 1, 7, 0], &table).unwrap_err();
+        assert_eq!(err, DecodeError::UnknownProbe { at: 0, probe: 7 });
+        let t = decode(&[0, 100, 0, 0], &table).unwrap();
+        assert!(t.invocations.is_empty());
+    }
+}

@@ -1,0 +1,250 @@
+//! Source-to-source instrumentation. One walk over the AST assigns probe ids and,
+//! depending on the [`Mode`], inserts calls that log a recording, test breakpoints,
+//! or capture a watch expression. The emitted GLSL keeps every original name,
+//! interface and output; the original computation always runs to its end, and
+//! every inserted expression is evaluated in the order the original would be.
+
+mod build;
+mod runtime;
+mod walk;
+
+use glsl_lang::ast;
+
+use crate::diagnostics::Span;
+use crate::parse::Parsed;
+use crate::probes::{ProbeId, ProbeTable};
+use crate::shader::{Profile, Stage, Version};
+
+/// The context the instrumented program will run in.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Target {
+    /// OpenGL ES context (else desktop GL).
+    pub es: bool,
+    /// Desktop compatibility profile (legacy built-ins stay available).
+    pub compatibility: bool,
+}
+
+impl Target {
+    pub const CORE: Target = Target {
+        es: false,
+        compatibility: false,
+    };
+    pub const COMPAT: Target = Target {
+        es: false,
+        compatibility: true,
+    };
+    pub const ES: Target = Target {
+        es: true,
+        compatibility: false,
+    };
+}
+
+/// Which invocation a recording follows.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Selector {
+    /// The fragment at window coordinates (x, y) (`gl_FragCoord`, origin bottom-left),
+    /// optionally only the one from this primitive.
+    Fragment {
+        x: u32,
+        y: u32,
+        primitive: Option<u32>,
+    },
+    Vertex {
+        vertex: i32,
+        instance: i32,
+    },
+    Compute {
+        id: [u32; 3],
+    },
+}
+
+/// A breakpoint for the hit test.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Breakpoint {
+    pub probe: ProbeId,
+    /// A GLSL boolean expression evaluated in the scope of the statement.
+    pub condition: Option<String>,
+}
+
+/// What to instrument for.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Mode {
+    /// Only assign probes; the output is the shader with the version raised.
+    Plain,
+    /// Log every step and every value written by the selected invocation.
+    Record(Selector),
+    /// For all invocations, log a hit at each breakpoint whose condition holds.
+    HitTest(Vec<Breakpoint>),
+    /// The value of `expr` at step `probe` (first time reached), for all invocations.
+    /// Slots are indexed by pixel (`y * width + x`) for fragments, by
+    /// `gl_VertexID` for vertices, by linear global id for compute.
+    Watch { probe: ProbeId, expr: String },
+}
+
+/// Options of [`instrument`].
+#[derive(Clone, Debug)]
+pub struct Request {
+    pub mode: Mode,
+    pub target: Target,
+    /// The storage-buffer binding the debug buffer uses (one the program does not use).
+    pub binding: u32,
+}
+
+/// An instrumented shader.
+#[derive(Clone, Debug)]
+pub struct Instrumented {
+    pub glsl: String,
+    pub version: Version,
+    pub probes: ProbeTable,
+    /// Watch mode: words per watched value.
+    pub watch_words: Option<u32>,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum InstrumentError {
+    #[error("this shader cannot be instrumented: {0}")]
+    Unsupported(String),
+    #[error("breakpoint condition `{condition}`: {message}")]
+    Condition { condition: String, message: String },
+    #[error("watch expression `{expr}`: {message}")]
+    Watch { expr: String, message: String },
+    #[error("no step with probe id {0}")]
+    NoSuchProbe(ProbeId),
+}
+
+/// Instruments a parsed shader.
+pub fn instrument(parsed: &Parsed, req: &Request) -> Result<Instrumented, InstrumentError> {
+    let version = output_version(parsed.version, req.target)?;
+    if let Mode::Record(sel) = &req.mode {
+        check_selector(parsed.stage, sel)?;
+    }
+    let out = walk::Walker::run(parsed, &req.mode, version, req.binding)?;
+    Ok(Instrumented {
+        glsl: out.glsl,
+        version,
+        probes: out.probes,
+        watch_words: out.watch_words,
+    })
+}
+
+/// The probe table of a shader (the same ids every mode uses).
+pub fn probe_table(parsed: &Parsed) -> ProbeTable {
+    // Plain mode has no inputs that can fail, and the version only affects text.
+    match walk::Walker::run(parsed, &Mode::Plain, parsed.version, 0) {
+        Ok(out) => out.probes,
+        Err(_) => unreachable!("plain instrumentation cannot fail"),
+    }
+}
+
+/// The shader re-emitted unchanged but for its `#version`, for the other stages
+/// of a program whose stages must agree on a version (GLSL ES).
+pub fn raise_version(parsed: &Parsed, target: Target) -> Result<String, InstrumentError> {
+    let version = output_version(parsed.version, target)?;
+    Ok(walk::Walker::run(parsed, &Mode::Plain, version, 0)?.glsl)
+}
+
+/// The `#version` an instrumented shader needs: storage buffers and atomics are
+/// GLSL 4.30 / ES 3.10. Legacy syntax keeps working in a compatibility profile.
+pub fn output_version(v: Version, target: Target) -> Result<Version, InstrumentError> {
+    let es = |number| Version {
+        number,
+        profile: Profile::Es,
+    };
+    if target.es {
+        return match (v.profile, v.number) {
+            (Profile::Es, 100) => Err(InstrumentError::Unsupported(
+                "GLSL ES 1.00 has no storage buffers and translating it to ES 3.10 is not implemented yet"
+                    .into(),
+            )),
+            (Profile::Es, n) if n < 310 => Ok(es(310)),
+            (Profile::Es, _) => Ok(v),
+            _ => Err(InstrumentError::Unsupported(format!(
+                "desktop GLSL {v} in an OpenGL ES context"
+            ))),
+        };
+    }
+    if v.number >= 430 && !v.is_es() {
+        return Ok(v);
+    }
+    let profileless = v.profile == Profile::Core && v.number < 150;
+    // Shaders that may use legacy built-ins (`gl_FragColor`, `attribute`, ...).
+    let legacy = v.profile == Profile::Compatibility
+        || (v.is_es() && v.number == 100)
+        || (profileless && v.number < 140);
+    if legacy && !target.compatibility {
+        return Err(InstrumentError::Unsupported(format!(
+            "GLSL {v} needs a compatibility-profile context to be raised to 4.30"
+        )));
+    }
+    let compatibility = legacy || (target.compatibility && (profileless || v.is_es()));
+    Ok(Version {
+        number: 430,
+        profile: if compatibility {
+            Profile::Compatibility
+        } else {
+            Profile::Core
+        },
+    })
+}
+
+fn check_selector(stage: Stage, sel: &Selector) -> Result<(), InstrumentError> {
+    let ok = matches!(
+        (stage, sel),
+        (Stage::Fragment, Selector::Fragment { .. })
+            | (Stage::Vertex, Selector::Vertex { .. })
+            | (Stage::Compute, Selector::Compute { .. })
+    );
+    if ok {
+        Ok(())
+    } else {
+        Err(InstrumentError::Unsupported(format!(
+            "cannot select {sel:?} in a {stage} shader (recording supports fragment, vertex and compute)"
+        )))
+    }
+}
+
+/// Parses a user expression (breakpoint condition, watch) as GLSL.
+fn parse_expr(text: &str) -> Result<ast::Expr, String> {
+    use glsl_lang::parse::DefaultParse;
+    ast::Expr::parse(text).map_err(|e| e.to_string())
+}
+
+/// The span of a node, for probe records.
+fn span_of<T: glsl_lang::ast::NodeContent>(n: &ast::Node<T>) -> Span {
+    Span::from_node(n.span)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn versions_are_raised_to_what_storage_buffers_need() {
+        let v = |number, profile| Version { number, profile };
+        let cases = [
+            (v(110, Profile::Core), Target::COMPAT, "430 compatibility"),
+            (v(140, Profile::Core), Target::CORE, "430 core"),
+            (v(330, Profile::Core), Target::CORE, "430 core"),
+            (v(330, Profile::Core), Target::COMPAT, "430 core"),
+            (v(450, Profile::Core), Target::CORE, "450 core"),
+            (
+                v(150, Profile::Compatibility),
+                Target::COMPAT,
+                "430 compatibility",
+            ),
+            (v(100, Profile::Es), Target::COMPAT, "430 compatibility"),
+            (v(300, Profile::Es), Target::ES, "310 es"),
+            (v(320, Profile::Es), Target::ES, "320 es"),
+        ];
+        for (from, target, want) in cases {
+            assert_eq!(
+                output_version(from, target).map(|v| v.to_string()),
+                Ok(want.to_string()),
+                "{from}"
+            );
+        }
+        assert!(output_version(v(110, Profile::Core), Target::CORE).is_err());
+        assert!(output_version(v(100, Profile::Es), Target::ES).is_err());
+        assert!(output_version(v(330, Profile::Core), Target::ES).is_err());
+    }
+}

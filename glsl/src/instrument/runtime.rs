@@ -1,0 +1,380 @@
+//! The GLSL that instrumented shaders carry: the debug buffer, the logging
+//! primitives, and per-type helpers generated on demand (put a value's words,
+//! log a write, pass a value through while logging).
+
+use std::collections::HashSet;
+use std::fmt::Write;
+
+use crate::layout::HIT_RECORD_WORDS;
+use crate::shader::{Stage, Version};
+use crate::types::{Scalar, Type};
+
+use super::{Mode, Selector};
+
+/// Marks "no slot" in generated code.
+const NONE: &str = "0xffffffffu";
+
+pub struct Runtime {
+    /// `"highp "` in GLSL ES (values must not lose precision on the way to the
+    /// buffer), empty on desktop.
+    h: &'static str,
+    done: HashSet<String>,
+    pending: String,
+}
+
+impl Runtime {
+    pub fn new(version: Version) -> Runtime {
+        Runtime {
+            h: if version.is_es() { "highp " } else { "" },
+            done: HashSet::new(),
+            pending: String::new(),
+        }
+    }
+
+    /// Helpers generated since the last call, to be emitted before the function
+    /// that uses them (after every type they mention is declared).
+    pub fn take_pending(&mut self) -> String {
+        std::mem::take(&mut self.pending)
+    }
+
+    /// The fixed part: buffer declaration and primitives for `mode`.
+    pub fn prelude(
+        &self,
+        mode: &Mode,
+        stage: Stage,
+        version: Version,
+        binding: u32,
+        breakpoints: usize,
+    ) -> String {
+        let h = self.h;
+        let key = invocation_key(stage, version);
+        let mut s = String::new();
+        let buffer = |s: &mut String, header: [&str; 4]| {
+            let _ = writeln!(
+                s,
+                "layout(std430, binding = {binding}) buffer _sdbg_Buffer {{ {h}uint {}; {h}uint {}; {h}uint {}; {h}uint {}; {h}uint _sdbg_data[]; }};",
+                header[0], header[1], header[2], header[3]
+            );
+        };
+        match mode {
+            Mode::Plain => {}
+            Mode::Record(sel) => {
+                buffer(
+                    &mut s,
+                    [
+                        "_sdbg_len",
+                        "_sdbg_cap",
+                        "_sdbg_overflow",
+                        "_sdbg_invocations",
+                    ],
+                );
+                let select = selector_condition(sel);
+                let _ = write!(
+                    s,
+                    "bool _sdbg_active = false;
+{h}uint _sdbg_tag = 0u;
+{h}uint _sdbg_alloc({h}uint p, {h}uint n) {{
+    if (!_sdbg_active || _sdbg_overflow != 0u) return {NONE};
+    {h}uint at = atomicAdd(_sdbg_len, n + 2u);
+    if (at + n + 2u > _sdbg_cap) {{ _sdbg_overflow = 1u; return {NONE}; }}
+    _sdbg_data[at] = p;
+    _sdbg_data[at + 1u] = _sdbg_tag;
+    return at + 2u;
+}}
+void _sdbg_step({h}uint p) {{ _sdbg_alloc(p, 0u); }}
+bool _sdbg_cond({h}uint p, bool c) {{
+    {h}uint at = _sdbg_alloc(p, 1u);
+    if (at != {NONE}) _sdbg_data[at] = c ? 1u : 0u;
+    return c;
+}}
+void _sdbg_begin({h}uint p) {{
+    _sdbg_active = {select};
+    if (!_sdbg_active) return;
+    _sdbg_tag = atomicAdd(_sdbg_invocations, 1u);
+    {h}uint at = _sdbg_alloc(p, 4u);
+    if (at == {NONE}) return;
+    _sdbg_data[at] = {k0}; _sdbg_data[at + 1u] = {k1}; _sdbg_data[at + 2u] = {k2}; _sdbg_data[at + 3u] = {k3};
+}}
+",
+                    k0 = key[0],
+                    k1 = key[1],
+                    k2 = key[2],
+                    k3 = key[3]
+                );
+            }
+            Mode::HitTest(_) => {
+                buffer(
+                    &mut s,
+                    [
+                        "_sdbg_hit_count",
+                        "_sdbg_hit_cap",
+                        "_sdbg_pad0",
+                        "_sdbg_pad1",
+                    ],
+                );
+                let n = breakpoints.max(1);
+                let zeros = vec!["0u"; n].join(", ");
+                let _ = write!(
+                    s,
+                    "{h}uint _sdbg_occ[{n}] = uint[{n}]({zeros});
+void _sdbg_hit({h}uint p, int k) {{
+    {h}uint occ = _sdbg_occ[k];
+    _sdbg_occ[k] = occ + 1u;
+    {h}uint i = atomicAdd(_sdbg_hit_count, 1u);
+    if (i >= _sdbg_hit_cap) return;
+    {h}uint at = i * {HIT_RECORD_WORDS}u;
+    _sdbg_data[at] = p; _sdbg_data[at + 1u] = occ;
+    _sdbg_data[at + 2u] = {k0}; _sdbg_data[at + 3u] = {k1}; _sdbg_data[at + 4u] = {k2}; _sdbg_data[at + 5u] = {k3};
+}}
+",
+                    k0 = key[0],
+                    k1 = key[1],
+                    k2 = key[2],
+                    k3 = key[3]
+                );
+            }
+            Mode::Watch { .. } => {
+                buffer(
+                    &mut s,
+                    [
+                        "_sdbg_w_width",
+                        "_sdbg_w_height",
+                        "_sdbg_w_stride",
+                        "_sdbg_pad0",
+                    ],
+                );
+                let index = match stage {
+                    Stage::Fragment => format!(
+                        "{h}uvec2 c = uvec2(gl_FragCoord.xy);\n    if (c.x >= _sdbg_w_width || c.y >= _sdbg_w_height) return {NONE};\n    {h}uint idx = c.y * _sdbg_w_width + c.x;"
+                    ),
+                    Stage::Vertex => format!("{h}uint idx = uint(gl_VertexID);"),
+                    Stage::Compute => format!(
+                        "{h}uvec3 n = gl_NumWorkGroups * gl_WorkGroupSize;\n    {h}uint idx = gl_GlobalInvocationID.x + n.x * (gl_GlobalInvocationID.y + n.y * gl_GlobalInvocationID.z);"
+                    ),
+                    _ => format!("{h}uint idx = uint(gl_PrimitiveIDIn);"),
+                };
+                let _ = write!(
+                    s,
+                    "{h}uint _sdbg_slot() {{
+    {index}
+    if (idx >= _sdbg_w_width * _sdbg_w_height) return {NONE};
+    {h}uint at = idx * _sdbg_w_stride;
+    if (atomicAdd(_sdbg_data[at], 1u) != 0u) return {NONE};
+    return at + 1u;
+}}
+"
+                );
+            }
+        }
+        s
+    }
+
+    /// `_sdbg_put_M(at, v)`: stores `v`'s words at `_sdbg_data[at..]`.
+    fn put(&mut self, ty: &Type) -> String {
+        let name = format!("_sdbg_put_{}", ty.mangle());
+        if self.done.contains(&name) {
+            return name;
+        }
+        let h = self.h;
+        let mut body = String::new();
+        match ty {
+            Type::Scalar(s) => {
+                let expr = match s {
+                    Scalar::Float => "floatBitsToUint(v)",
+                    Scalar::Int => "uint(v)",
+                    Scalar::Uint => "v",
+                    Scalar::Bool => "v ? 1u : 0u",
+                    Scalar::Double => "",
+                };
+                if *s == Scalar::Double {
+                    let _ = write!(body, "{h}uvec2 d = unpackDouble2x32(v); _sdbg_data[at] = d.x; _sdbg_data[at + 1u] = d.y;");
+                } else {
+                    let _ = write!(body, "_sdbg_data[at] = {expr};");
+                }
+            }
+            Type::Vector(s, n) => {
+                let f = self.put(&Type::Scalar(*s));
+                for i in 0..*n {
+                    let _ = write!(body, "{f}(at + {}u, v[{i}]); ", u32::from(i) * s.words());
+                }
+            }
+            Type::Matrix { scalar, cols, rows } => {
+                let col = Type::Vector(*scalar, *rows);
+                let f = self.put(&col);
+                let w = col.words().unwrap_or(0);
+                for c in 0..*cols {
+                    let _ = write!(body, "{f}(at + {}u, v[{c}]); ", u32::from(c) * w);
+                }
+            }
+            Type::Array(elem, Some(n)) => {
+                let f = self.put(elem);
+                let w = elem.words().unwrap_or(0);
+                let _ = write!(
+                    body,
+                    "for (int i = 0; i < {n}; i++) {f}(at + uint(i) * {w}u, v[i]);"
+                );
+            }
+            Type::Struct(st) => {
+                let mut off = 0;
+                for field in &st.fields {
+                    let f = self.put(&field.ty);
+                    let _ = write!(body, "{f}(at + {off}u, v.{}); ", field.name);
+                    off += field.ty.words().unwrap_or(0);
+                }
+            }
+            _ => {}
+        }
+        let _ = writeln!(
+            self.pending,
+            "void {name}({h}uint at, {}) {{ {body} }}",
+            self.param(ty, "v")
+        );
+        self.done.insert(name.clone());
+        name
+    }
+
+    /// `_sdbg_w_M(p, v)`: logs an entry of probe `p` with `v` as payload; returns 0u.
+    pub fn write(&mut self, ty: &Type) -> String {
+        let name = format!("_sdbg_w_{}", ty.mangle());
+        if self.done.insert(name.clone()) {
+            let put = self.put(ty);
+            let h = self.h;
+            let words = ty.words().unwrap_or(0);
+            let _ = writeln!(
+                self.pending,
+                "{h}uint {name}({h}uint p, {}) {{ {h}uint at = _sdbg_alloc(p, {words}u); if (at != {NONE}) {put}(at, v); return 0u; }}",
+                self.param(ty, "v")
+            );
+        }
+        name
+    }
+
+    /// `_sdbg_keep_M(v, ignored)`: returns `v`; lets a log call ride along an expression.
+    pub fn keep(&mut self, ty: &Type) -> String {
+        let name = format!("_sdbg_keep_{}", ty.mangle());
+        if self.done.insert(name.clone()) {
+            let h = self.h;
+            let _ = writeln!(
+                self.pending,
+                "{} {name}({}, {h}uint ignored) {{ return v; }}",
+                self.ret(ty),
+                self.param(ty, "v")
+            );
+        }
+        name
+    }
+
+    /// `_sdbg_ret_M(p, v)`: logs the return value with probe `p` and returns it.
+    pub fn ret_value(&mut self, ty: &Type) -> String {
+        let name = format!("_sdbg_ret_{}", ty.mangle());
+        if self.done.insert(name.clone()) {
+            let w = self.write(ty);
+            let h = self.h;
+            let _ = writeln!(
+                self.pending,
+                "{} {name}({h}uint p, {}) {{ {w}(p, v); return v; }}",
+                self.ret(ty),
+                self.param(ty, "v")
+            );
+        }
+        name
+    }
+
+    /// `_sdbg_watch_M(v)`: stores `v` in this invocation's watch slot (first time only).
+    pub fn watch(&mut self, ty: &Type) -> String {
+        let name = format!("_sdbg_watch_{}", ty.mangle());
+        if self.done.insert(name.clone()) {
+            let put = self.put(ty);
+            let h = self.h;
+            let _ = writeln!(
+                self.pending,
+                "void {name}({}) {{ {h}uint at = _sdbg_slot(); if (at != {NONE}) {put}(at, v); }}",
+                self.param(ty, "v")
+            );
+        }
+        name
+    }
+
+    fn precision(&self, ty: &Type) -> &'static str {
+        match ty {
+            Type::Array(elem, _) => self.precision(elem),
+            Type::Scalar(s) | Type::Vector(s, _) | Type::Matrix { scalar: s, .. }
+                if *s != Scalar::Bool =>
+            {
+                self.h
+            }
+            _ => "",
+        }
+    }
+
+    fn param(&self, ty: &Type, name: &str) -> String {
+        let (base, dims) = base_and_dims(ty);
+        format!("{}{base} {name}{dims}", self.precision(ty))
+    }
+
+    fn ret(&self, ty: &Type) -> String {
+        let (base, dims) = base_and_dims(ty);
+        format!("{}{base}{dims}", self.precision(ty))
+    }
+}
+
+/// `float[2][3]` as GLSL wants it: innermost type, then dimensions outermost first.
+fn base_and_dims(ty: &Type) -> (String, String) {
+    match ty {
+        Type::Array(elem, n) => {
+            let (base, dims) = base_and_dims(elem);
+            let n = n.map(|n| n.to_string()).unwrap_or_default();
+            (base, format!("[{n}]{dims}"))
+        }
+        other => (other.to_string(), String::new()),
+    }
+}
+
+/// The words that identify an invocation (see `layout::Hit::key`).
+fn invocation_key(stage: Stage, version: Version) -> [String; 4] {
+    let prim = if !version.is_es() || version.number >= 320 {
+        "uint(gl_PrimitiveID)"
+    } else {
+        NONE
+    };
+    let k = |a: &str, b: &str, c: &str| {
+        [
+            a.to_string(),
+            b.to_string(),
+            c.to_string(),
+            "0u".to_string(),
+        ]
+    };
+    match stage {
+        Stage::Fragment => k("uint(gl_FragCoord.x)", "uint(gl_FragCoord.y)", prim),
+        Stage::Vertex => k("uint(gl_VertexID)", "uint(gl_InstanceID)", "0u"),
+        Stage::Compute => k(
+            "gl_GlobalInvocationID.x",
+            "gl_GlobalInvocationID.y",
+            "gl_GlobalInvocationID.z",
+        ),
+        Stage::Geometry => k("uint(gl_PrimitiveIDIn)", "uint(gl_InvocationID)", "0u"),
+        Stage::TessControl => k("uint(gl_PrimitiveID)", "uint(gl_InvocationID)", "0u"),
+        Stage::TessEvaluation => k("uint(gl_PrimitiveID)", "0u", "0u"),
+    }
+}
+
+fn selector_condition(sel: &Selector) -> String {
+    match sel {
+        Selector::Fragment { x, y, primitive } => {
+            let mut s = format!("(uint(gl_FragCoord.x) == {x}u && uint(gl_FragCoord.y) == {y}u");
+            if let Some(p) = primitive {
+                let _ = write!(s, " && uint(gl_PrimitiveID) == {p}u");
+            }
+            s.push(')');
+            s
+        }
+        Selector::Vertex { vertex, instance } => {
+            format!("(gl_VertexID == {vertex} && gl_InstanceID == {instance})")
+        }
+        Selector::Compute { id } => format!(
+            "all(equal(gl_GlobalInvocationID, uvec3({}u, {}u, {}u)))",
+            id[0], id[1], id[2]
+        ),
+    }
+}

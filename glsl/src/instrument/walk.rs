@@ -1,0 +1,997 @@
+//! The instrumenting walk. Invariant: which probes exist, and their ids, never
+//! depends on the mode; the mode only decides what code is emitted at them.
+
+use std::collections::HashMap;
+
+use glsl_lang::ast::{self, ExprData, StatementData};
+use glsl_lang::transpiler::glsl::{show_external_declaration, FormattingState};
+
+use super::build::{self, call, stmt, uint, var};
+use super::runtime::Runtime;
+use super::{parse_expr, span_of, InstrumentError, Mode};
+use crate::analysis::{Callee, DeclId, DeclKind, Model, Storage};
+use crate::builtins::{self, BuiltinEnv, ParamDir};
+use crate::diagnostics::Span;
+use crate::parse::Parsed;
+use crate::probes::{FunctionInfo, PathElem, Probe, ProbeId, ProbeKind, ProbeTable, VarInfo};
+use crate::shader::{Stage, Version};
+use crate::types::{Type, BOOL};
+
+pub struct Output {
+    pub glsl: String,
+    pub probes: ProbeTable,
+    pub watch_words: Option<u32>,
+}
+
+/// A place a value can be logged from after a write: root variable, path, the
+/// side-effect-free expression that reads it, and its type.
+struct Target {
+    decl: DeclId,
+    path: Vec<PathElem>,
+    expr: ast::Expr,
+    ty: Type,
+}
+
+pub struct Walker<'a> {
+    parsed: &'a Parsed,
+    mode: &'a Mode,
+    model: Model,
+    rt: Runtime,
+    probes: Vec<Probe>,
+    record: bool,
+    /// Hit test: probe -> (breakpoint index, condition).
+    breakpoints: HashMap<ProbeId, (usize, Option<String>)>,
+    seen_breakpoints: usize,
+    watch_words: Option<u32>,
+    error: Option<InstrumentError>,
+}
+
+impl<'a> Walker<'a> {
+    pub fn run(
+        parsed: &'a Parsed,
+        mode: &'a Mode,
+        out_version: Version,
+        binding: u32,
+    ) -> Result<Output, InstrumentError> {
+        let env = BuiltinEnv {
+            version: parsed.version,
+            stage: parsed.stage,
+        };
+        let breakpoints = match mode {
+            Mode::HitTest(bps) => bps
+                .iter()
+                .enumerate()
+                .map(|(i, b)| (b.probe, (i, b.condition.clone())))
+                .collect(),
+            _ => HashMap::new(),
+        };
+        let mut w = Walker {
+            parsed,
+            mode,
+            model: Model::new(env),
+            rt: Runtime::new(out_version),
+            probes: Vec::new(),
+            record: matches!(mode, Mode::Record(_)),
+            breakpoints,
+            seen_breakpoints: 0,
+            watch_words: None,
+            error: None,
+        };
+        let mut body = String::new();
+        for ext in &parsed.tu.0 {
+            let ext = match &ext.content {
+                ast::ExternalDeclarationData::Preprocessor(_) => continue,
+                ast::ExternalDeclarationData::Declaration(d) => {
+                    w.model.declaration(d, true);
+                    ext.clone()
+                }
+                ast::ExternalDeclarationData::FunctionDefinition(def) => {
+                    let def = w.function(def.clone());
+                    body.push_str(&w.rt.take_pending());
+                    ast::ExternalDeclarationData::FunctionDefinition(def).into()
+                }
+            };
+            let mut state = FormattingState::default();
+            let _ = show_external_declaration(&mut body, &ext, &mut state);
+        }
+        if let Some(e) = w.error.take() {
+            return Err(e);
+        }
+        match mode {
+            Mode::HitTest(bps) => {
+                if let Some(b) = bps.iter().find(|b| {
+                    !w.probes
+                        .get(b.probe as usize - 1)
+                        .is_some_and(Probe::is_step)
+                }) {
+                    return Err(InstrumentError::NoSuchProbe(b.probe));
+                }
+            }
+            Mode::Watch { probe, .. } if w.watch_words.is_none() => {
+                return Err(InstrumentError::NoSuchProbe(*probe));
+            }
+            _ => {}
+        }
+        let mut glsl = format!("#version {out_version}\n");
+        for e in &parsed.extensions {
+            glsl.push_str(&format!("#extension {} : {}\n", e.name, e.behavior));
+        }
+        glsl.push_str(&w.rt.prelude(
+            mode,
+            parsed.stage,
+            out_version,
+            binding,
+            w.breakpoints.len(),
+        ));
+        glsl.push_str(&body);
+        let probes = w.table();
+        Ok(Output {
+            glsl,
+            probes,
+            watch_words: w.watch_words,
+        })
+    }
+
+    fn table(&self) -> ProbeTable {
+        ProbeTable {
+            stage: self.parsed.stage,
+            probes: self.probes.clone(),
+            vars: self
+                .model
+                .decls
+                .iter()
+                .map(|d| VarInfo {
+                    name: d.name.clone(),
+                    ty: d.ty.clone(),
+                    kind: d.kind.clone(),
+                    function: d.function,
+                })
+                .collect(),
+            functions: self
+                .model
+                .functions
+                .iter()
+                .map(|f| FunctionInfo {
+                    name: f.name.clone(),
+                    signature: f.signature(),
+                })
+                .collect(),
+        }
+    }
+
+    fn fail(&mut self, e: InstrumentError) {
+        self.error.get_or_insert(e);
+    }
+
+    fn probe(&mut self, kind: ProbeKind, span: Span, payload: Option<Type>) -> ProbeId {
+        let id = self.probes.len() as ProbeId + 1;
+        let locals = if matches!(kind, ProbeKind::Statement | ProbeKind::Discard) {
+            self.model.visible_locals()
+        } else {
+            Vec::new()
+        };
+        self.probes.push(Probe {
+            id,
+            kind,
+            span,
+            line: self.parsed.source.line_of(span.start),
+            function: self.model.current_function(),
+            payload,
+            locals,
+        });
+        id
+    }
+
+    // ---- functions ----------------------------------------------------------
+
+    fn function(&mut self, mut def: ast::FunctionDefinition) -> ast::FunctionDefinition {
+        let (fid, params) = self.model.enter_function(&def);
+        let is_main = def.prototype.name.as_str() == "main" && params.is_empty();
+        let body_span = span_of(&def.statement);
+        let mut out = Vec::new();
+        if is_main {
+            let p = self.probe(
+                ProbeKind::InvocationStart,
+                body_span,
+                Some(Type::Vector(crate::Scalar::Uint, 4)),
+            );
+            if self.record {
+                out.push(stmt(call("_sdbg_begin", vec![uint(p)])));
+            }
+        }
+        let p = self.probe(ProbeKind::FunctionEntry, span_of(&def.prototype), None);
+        self.emit_step(p, &mut out);
+        for d in params {
+            if matches!(self.model.decls[d].kind, DeclKind::Param(ParamDir::Out)) {
+                continue;
+            }
+            let span = self.model.decls[d].span;
+            let t = self.var_target(d);
+            self.log_write(t, span, &mut out);
+        }
+        if is_main {
+            self.log_inputs(body_span, &mut out);
+        }
+        let list = std::mem::take(&mut def.statement.statement_list);
+        let ends_in_return = matches!(
+            list.last().map(|s| &s.content),
+            Some(StatementData::Jump(j)) if matches!(j.content, ast::JumpStatementData::Return(_))
+        );
+        for s in list {
+            self.statement(s, &mut out);
+        }
+        if !ends_in_return && self.model.functions[fid].ret == Type::Void {
+            let end = Span::new(body_span.end.saturating_sub(1), 1);
+            let p = self.probe(ProbeKind::FunctionReturn, end, None);
+            self.emit_step(p, &mut out);
+        }
+        def.statement.statement_list = out;
+        self.model.leave_function();
+        def
+    }
+
+    /// Logs inputs, uniforms and built-in inputs as `main` starts.
+    fn log_inputs(&mut self, span: Span, out: &mut Vec<ast::Statement>) {
+        let globals: Vec<DeclId> = (0..self.model.decls.len())
+            .filter(|&d| {
+                let decl = &self.model.decls[d];
+                matches!(decl.kind, DeclKind::Global(Storage::In | Storage::Uniform))
+                    && !decl.interface_block
+            })
+            .collect();
+        // Built-ins every raised version has. Which probes exist must not depend on
+        // the output version (probe ids are the same in every mode), so look them
+        // up in the newest dialect of the shader's family.
+        let builtin_inputs: &[&str] = match self.parsed.stage {
+            Stage::Fragment => &["gl_FragCoord", "gl_FrontFacing"],
+            Stage::Vertex => &["gl_VertexID", "gl_InstanceID"],
+            Stage::Compute => &[
+                "gl_GlobalInvocationID",
+                "gl_LocalInvocationID",
+                "gl_WorkGroupID",
+            ],
+            _ => &[],
+        };
+        let mut decls = globals;
+        let saved = self.model.env;
+        let newest = if self.parsed.version.is_es() {
+            Version {
+                number: 320,
+                profile: crate::Profile::Es,
+            }
+        } else {
+            Version {
+                number: 460,
+                profile: crate::Profile::Compatibility,
+            }
+        };
+        self.model.env = BuiltinEnv {
+            version: newest,
+            stage: self.parsed.stage,
+        };
+        for name in builtin_inputs {
+            if let Some(d) = self.model.lookup(name) {
+                decls.push(d);
+            }
+        }
+        self.model.env = saved;
+        for d in decls {
+            let ty = self.model.decls[d].ty.clone();
+            if !loggable(&ty) {
+                continue;
+            }
+            let p = self.probe(ProbeKind::Input { decl: d }, span, Some(ty.clone()));
+            if self.record {
+                let w = self.rt.write(&ty);
+                let name = self.model.decls[d].name.clone();
+                out.push(stmt(call(&w, vec![uint(p), var(&name)])));
+            }
+        }
+    }
+
+    // ---- statements ---------------------------------------------------------
+
+    /// Emits what the mode wants at a step: a step entry, a breakpoint test, a watch.
+    fn emit_step(&mut self, p: ProbeId, out: &mut Vec<ast::Statement>) {
+        match self.mode {
+            Mode::Record(_) => out.push(stmt(call("_sdbg_step", vec![uint(p)]))),
+            Mode::HitTest(_) => {
+                if let Some((k, cond)) = self.breakpoints.get(&p).cloned() {
+                    self.seen_breakpoints += 1;
+                    let hit = stmt(call(
+                        "_sdbg_hit",
+                        vec![uint(p), ExprData::IntConst(k as i32).into()],
+                    ));
+                    match cond {
+                        None => out.push(hit),
+                        Some(text) => match self.user_expr(&text, true) {
+                            Ok((e, _)) => out.push(build::if_then(e, hit)),
+                            Err(message) => self.fail(InstrumentError::Condition {
+                                condition: text,
+                                message,
+                            }),
+                        },
+                    }
+                }
+            }
+            Mode::Watch { probe, expr, .. } if *probe == p => match self.user_expr(expr, false) {
+                Ok((e, ty)) => {
+                    let f = self.rt.watch(&ty);
+                    self.watch_words = ty.words();
+                    out.push(stmt(call(&f, vec![e])));
+                }
+                Err(message) => self.fail(InstrumentError::Watch {
+                    expr: expr.clone(),
+                    message,
+                }),
+            },
+            _ => {}
+        }
+    }
+
+    /// Parses and checks a breakpoint condition or watch expression in the
+    /// current scope.
+    fn user_expr(&mut self, text: &str, condition: bool) -> Result<(ast::Expr, Type), String> {
+        let e = parse_expr(text)?;
+        if has_side_effects(&e) || calls_user_function(&e, &self.model) {
+            return Err(
+                "must not assign or increment (it would change what the shader computes)".into(),
+            );
+        }
+        let before = self.model.diagnostics.len();
+        let ty = self.model.expr_type(&e);
+        if let Some(d) = self.model.diagnostics.get(before) {
+            let msg = d.message.clone();
+            self.model.diagnostics.truncate(before);
+            return Err(msg);
+        }
+        if condition {
+            if ty != BOOL {
+                return Err(format!("must be a bool, not {ty}"));
+            }
+        } else if !loggable(&ty) {
+            return Err(format!("values of type {ty} cannot be captured"));
+        }
+        Ok((e, ty))
+    }
+
+    fn statement(&mut self, s: ast::Statement, out: &mut Vec<ast::Statement>) {
+        let span = span_of(&s);
+        match s.content {
+            StatementData::Compound(c) => {
+                self.model.push_scope();
+                let c = self.block(c);
+                self.model.pop_scope();
+                out.push(StatementData::Compound(c).into());
+            }
+            StatementData::CaseLabel(_) => out.push(s),
+            StatementData::Expression(ref e) if e.0.is_none() => out.push(s),
+            StatementData::Jump(ref j) if matches!(j.content, ast::JumpStatementData::Discard) => {
+                let p = self.probe(ProbeKind::Discard, span, None);
+                self.emit_step(p, out);
+                out.push(s);
+            }
+            content => {
+                let p = self.probe(ProbeKind::Statement, span, None);
+                self.emit_step(p, out);
+                self.statement_body(content, span, out);
+            }
+        }
+    }
+
+    fn block(&mut self, mut c: ast::CompoundStatement) -> ast::CompoundStatement {
+        let list = std::mem::take(&mut c.statement_list);
+        let mut out = Vec::with_capacity(list.len() * 2);
+        for s in list {
+            self.statement(s, &mut out);
+        }
+        c.statement_list = out;
+        c
+    }
+
+    /// A sub-statement (branch or loop body) as a block of its own scope, with
+    /// `prefix` statements at its start.
+    fn sub_block(&mut self, s: ast::Statement, prefix: Vec<ast::Statement>) -> ast::Statement {
+        let span = s.span;
+        self.model.push_scope();
+        let mut c = build::into_compound(s);
+        let list = std::mem::take(&mut c.statement_list);
+        let mut out = prefix;
+        for s in list {
+            self.statement(s, &mut out);
+        }
+        self.model.pop_scope();
+        ast::Statement::new(
+            StatementData::Compound(
+                ast::CompoundStatementData {
+                    statement_list: out,
+                }
+                .into(),
+            ),
+            span,
+        )
+    }
+
+    fn statement_body(
+        &mut self,
+        content: StatementData,
+        span: Span,
+        out: &mut Vec<ast::Statement>,
+    ) {
+        match content {
+            StatementData::Declaration(d) => {
+                let (d, writes) = self.local_declaration(d);
+                out.push(StatementData::Declaration(d).into());
+                out.extend(writes);
+            }
+            StatementData::Expression(e) => {
+                if let Some(e) = e.content.0 {
+                    let (e, after) = self.expression_statement(e);
+                    out.push(stmt(e));
+                    out.extend(after);
+                }
+            }
+            StatementData::Selection(sel) => {
+                let sel_span = sel.span;
+                let sel = sel.into_inner();
+                let cond = self.expr(*sel.cond);
+                let cond = Box::new(self.condition(cond));
+                let rest_span = sel.rest.span;
+                let rest = match sel.rest.into_inner() {
+                    ast::SelectionRestStatementData::Statement(a) => {
+                        ast::SelectionRestStatementData::Statement(Box::new(
+                            self.sub_block(*a, Vec::new()),
+                        ))
+                    }
+                    ast::SelectionRestStatementData::Else(a, b) => {
+                        let a = self.sub_block(*a, Vec::new());
+                        // Keep `else if` chains flat: a nested `if` gets its own step.
+                        let b = self.sub_block(*b, Vec::new());
+                        ast::SelectionRestStatementData::Else(Box::new(a), Box::new(b))
+                    }
+                };
+                let rest = ast::SelectionRestStatement::new(rest, rest_span);
+                let sel = ast::SelectionStatement::new(
+                    ast::SelectionStatementData { cond, rest },
+                    sel_span,
+                );
+                out.push(StatementData::Selection(sel).into());
+            }
+            StatementData::Switch(sw) => {
+                let sw_span = sw.span;
+                let mut sw = sw.into_inner();
+                sw.head = Box::new(self.expr(*sw.head));
+                self.model.push_scope();
+                let mut body = Vec::new();
+                for s in std::mem::take(&mut sw.body) {
+                    self.statement(s, &mut body);
+                }
+                self.model.pop_scope();
+                sw.body = body;
+                out.push(StatementData::Switch(ast::SwitchStatement::new(sw, sw_span)).into());
+            }
+            StatementData::Iteration(it) => {
+                self.model.push_scope();
+                self.iteration(it, span, out);
+                self.model.pop_scope();
+            }
+            StatementData::Jump(j) => self.jump(j, span, out),
+            StatementData::Compound(_) | StatementData::CaseLabel(_) => {
+                unreachable!("handled by statement()")
+            }
+        }
+    }
+
+    fn iteration(
+        &mut self,
+        mut it: ast::IterationStatement,
+        span: Span,
+        out: &mut Vec<ast::Statement>,
+    ) {
+        let iter_probe = |w: &mut Self| {
+            let p = w.probe(ProbeKind::LoopIteration, span, None);
+            let mut v = Vec::new();
+            if w.record {
+                v.push(stmt(call("_sdbg_step", vec![uint(p)])));
+            }
+            v
+        };
+        let content = match it.content {
+            ast::IterationStatementData::While(cond, body) => {
+                let cond = match cond.content {
+                    ast::ConditionData::Expr(e) => {
+                        let e = self.expr(e);
+                        ast::Condition::new(ast::ConditionData::Expr(self.condition(e)), cond.span)
+                    }
+                    // `while (bool b = f())`: left as is, `b` is not logged.
+                    other => ast::Condition::new(other, cond.span),
+                };
+                let prefix = iter_probe(self);
+                let body = self.sub_block(*body, prefix);
+                ast::IterationStatementData::While(cond, Box::new(body))
+            }
+            ast::IterationStatementData::DoWhile(body, cond) => {
+                let prefix = iter_probe(self);
+                let body = self.sub_block(*body, prefix);
+                let cond = self.expr(*cond);
+                ast::IterationStatementData::DoWhile(Box::new(body), Box::new(self.condition(cond)))
+            }
+            ast::IterationStatementData::For(init, mut rest, body) => {
+                let init_span = init.span;
+                let mut hoisted = None;
+                let init = match init.content {
+                    ast::ForInitStatementData::Expression(e) => {
+                        ast::ForInitStatementData::Expression(e.map(|e| self.expr(e)))
+                    }
+                    ast::ForInitStatementData::Declaration(d) => {
+                        let (d, writes) = self.local_declaration(*d);
+                        if self.record && !writes.is_empty() {
+                            // `for (int i = 0; ...)` cannot log `i` in place: declare it
+                            // in a block around the loop instead (same scope for the loop).
+                            hoisted = Some((d, writes));
+                            ast::ForInitStatementData::Expression(None)
+                        } else {
+                            ast::ForInitStatementData::Declaration(Box::new(d))
+                        }
+                    }
+                };
+                if let Some(c) = rest.condition.take() {
+                    rest.condition = Some(match c.content {
+                        ast::ConditionData::Expr(e) => {
+                            let e = self.expr(e);
+                            ast::Condition::new(ast::ConditionData::Expr(self.condition(e)), c.span)
+                        }
+                        other => ast::Condition::new(other, c.span),
+                    });
+                }
+                if let Some(post) = rest.post_expr.take() {
+                    rest.post_expr = Some(Box::new(self.expr(*post)));
+                }
+                let prefix = iter_probe(self);
+                let body = self.sub_block(*body, prefix);
+                let lp = StatementData::Iteration(
+                    ast::IterationStatementData::For(
+                        ast::ForInitStatement::new(init, init_span),
+                        rest,
+                        Box::new(body),
+                    )
+                    .into(),
+                );
+                if let Some((d, writes)) = hoisted {
+                    let mut list = vec![StatementData::Declaration(d).into()];
+                    list.extend(writes);
+                    list.push(lp.into());
+                    out.push(build::compound(list));
+                } else {
+                    out.push(lp.into());
+                }
+                return;
+            }
+        };
+        it.content = content;
+        out.push(StatementData::Iteration(it).into());
+    }
+
+    fn jump(&mut self, j: ast::JumpStatement, span: Span, out: &mut Vec<ast::Statement>) {
+        let ret = self
+            .model
+            .current_function()
+            .map(|f| self.model.functions[f].ret.clone())
+            .unwrap_or(Type::Void);
+        match j.content {
+            ast::JumpStatementData::Return(Some(e)) => {
+                let e = self.expr(*e);
+                let p = self.probe(
+                    ProbeKind::FunctionReturn,
+                    span,
+                    loggable(&ret).then(|| ret.clone()),
+                );
+                let e = if self.record && loggable(&ret) {
+                    let f = self.rt.ret_value(&ret);
+                    call(&f, vec![uint(p), e])
+                } else {
+                    if self.record {
+                        out.push(stmt(call("_sdbg_step", vec![uint(p)])));
+                    }
+                    e
+                };
+                out.push(
+                    StatementData::Jump(ast::JumpStatementData::Return(Some(Box::new(e))).into())
+                        .into(),
+                );
+            }
+            ast::JumpStatementData::Return(None) => {
+                let p = self.probe(ProbeKind::FunctionReturn, span, None);
+                if self.record {
+                    out.push(stmt(call("_sdbg_step", vec![uint(p)])));
+                }
+                out.push(StatementData::Jump(ast::JumpStatementData::Return(None).into()).into());
+            }
+            other => out.push(StatementData::Jump(ast::JumpStatement::new(other, j.span)).into()),
+        }
+    }
+
+    /// A local declaration: initializers rewritten (evaluated in the scope before
+    /// the names exist), then the names declared, then their initial values logged.
+    fn local_declaration(
+        &mut self,
+        d: ast::Declaration,
+    ) -> (ast::Declaration, Vec<ast::Statement>) {
+        let original = d.clone();
+        let mut d = d;
+        let mut initialized = Vec::new();
+        if let ast::DeclarationData::InitDeclaratorList(list) = &mut d.content {
+            if list.head.name.is_some() {
+                initialized.push(list.head.initializer.is_some());
+            }
+            if let Some(init) = list.head.initializer.take() {
+                list.head.initializer = Some(self.initializer(init));
+            }
+            for tail in &mut list.tail {
+                initialized.push(tail.initializer.is_some());
+                if let Some(init) = tail.initializer.take() {
+                    tail.initializer = Some(self.initializer(init));
+                }
+            }
+        }
+        let ids = self.model.declaration(&original, false);
+        let mut writes = Vec::new();
+        for (id, init) in ids.into_iter().zip(initialized) {
+            if init {
+                let span = self.model.decls[id].span;
+                let t = self.var_target(id);
+                self.log_write(t, span, &mut writes);
+            }
+        }
+        (d, writes)
+    }
+
+    fn initializer(&mut self, init: ast::Initializer) -> ast::Initializer {
+        let span = init.span;
+        let content = match init.content {
+            ast::InitializerData::Simple(e) => {
+                ast::InitializerData::Simple(Box::new(self.expr(*e)))
+            }
+            ast::InitializerData::List(items) => {
+                ast::InitializerData::List(items.into_iter().map(|i| self.initializer(i)).collect())
+            }
+        };
+        ast::Initializer::new(content, span)
+    }
+
+    /// An expression statement; top-level writes are logged by statements after it.
+    fn expression_statement(&mut self, e: ast::Expr) -> (ast::Expr, Vec<ast::Statement>) {
+        let span = span_of(&e);
+        let mut after = Vec::new();
+        let e = match e.content {
+            ExprData::Assignment(lhs, op, rhs) => {
+                let t = self.write_target(&lhs);
+                let rhs = self.expr(*rhs);
+                let lhs = self.expr(*lhs);
+                self.log_write(t, span, &mut after);
+                ast::Expr::new(
+                    ExprData::Assignment(Box::new(lhs), op, Box::new(rhs)),
+                    e.span,
+                )
+            }
+            ExprData::PostInc(a) => {
+                let a = self.logged_operand(*a, span, &mut after);
+                ast::Expr::new(ExprData::PostInc(Box::new(a)), e.span)
+            }
+            ExprData::PostDec(a) => {
+                let a = self.logged_operand(*a, span, &mut after);
+                ast::Expr::new(ExprData::PostDec(Box::new(a)), e.span)
+            }
+            ExprData::Unary(op, a) if is_inc_dec(&op) => {
+                let a = self.logged_operand(*a, span, &mut after);
+                ast::Expr::new(ExprData::Unary(op, Box::new(a)), e.span)
+            }
+            ExprData::FunCall(f, args) => {
+                let (callee, _) = self.model.call(&f, &args, e.span);
+                let outs = out_params(&self.model, &callee, &args);
+                let targets: Vec<Option<Target>> =
+                    outs.iter().map(|&i| self.write_target(&args[i])).collect();
+                let args = args.into_iter().map(|a| self.expr(a)).collect();
+                for t in targets {
+                    self.log_write(t, span, &mut after);
+                }
+                ast::Expr::new(ExprData::FunCall(f, args), e.span)
+            }
+            other => self.expr(ast::Expr::new(other, e.span)),
+        };
+        (e, after)
+    }
+}
+
+impl Walker<'_> {
+    /// The operand of `++`/`--` at statement level, rewritten, its write logged after.
+    fn logged_operand(
+        &mut self,
+        a: ast::Expr,
+        span: Span,
+        after: &mut Vec<ast::Statement>,
+    ) -> ast::Expr {
+        let t = self.write_target(&a);
+        let a = self.expr(a);
+        self.log_write(t, span, after);
+        a
+    }
+
+    /// Wraps a condition so the recording sees its value.
+    fn condition(&mut self, e: ast::Expr) -> ast::Expr {
+        let p = self.probe(ProbeKind::Condition, span_of(&e), Some(BOOL));
+        if self.record {
+            let span = e.span;
+            ast::Expr::new(call("_sdbg_cond", vec![uint(p), e]).content, span)
+        } else {
+            e
+        }
+    }
+
+    /// Rewrites an expression so that writes inside it (nested assignments,
+    /// `++`, `out` arguments) and `?:` conditions are logged, without changing its
+    /// value or the order anything is evaluated in.
+    fn expr(&mut self, e: ast::Expr) -> ast::Expr {
+        let span = e.span;
+        let sp = Span::from_node(span);
+        let node = |c| ast::Expr::new(c, span);
+        match e.content {
+            ExprData::Assignment(lhs, op, rhs) => {
+                let t = self.write_target(&lhs);
+                let vty = self.model.expr_type(&lhs);
+                let rhs = self.expr(*rhs);
+                let lhs = self.expr(*lhs);
+                let new = node(ExprData::Assignment(Box::new(lhs), op, Box::new(rhs)));
+                self.wrap_write(new, vty, t, sp)
+            }
+            ExprData::PostInc(a) => {
+                let (t, vty) = (self.write_target(&a), self.model.expr_type(&a));
+                let a = self.expr(*a);
+                self.wrap_write(node(ExprData::PostInc(Box::new(a))), vty, t, sp)
+            }
+            ExprData::PostDec(a) => {
+                let (t, vty) = (self.write_target(&a), self.model.expr_type(&a));
+                let a = self.expr(*a);
+                self.wrap_write(node(ExprData::PostDec(Box::new(a))), vty, t, sp)
+            }
+            ExprData::Unary(op, a) if is_inc_dec(&op) => {
+                let (t, vty) = (self.write_target(&a), self.model.expr_type(&a));
+                let a = self.expr(*a);
+                self.wrap_write(node(ExprData::Unary(op, Box::new(a))), vty, t, sp)
+            }
+            ExprData::Unary(op, a) => node(ExprData::Unary(op, Box::new(self.expr(*a)))),
+            ExprData::Binary(op, a, b) => {
+                let a = self.expr(*a);
+                let b = self.expr(*b);
+                node(ExprData::Binary(op, Box::new(a), Box::new(b)))
+            }
+            ExprData::Ternary(c, a, b) => {
+                let c = self.expr(*c);
+                let c = self.condition(c);
+                let a = self.expr(*a);
+                let b = self.expr(*b);
+                node(ExprData::Ternary(Box::new(c), Box::new(a), Box::new(b)))
+            }
+            ExprData::Bracket(a, i) => {
+                let a = self.expr(*a);
+                let i = self.expr(*i);
+                node(ExprData::Bracket(Box::new(a), Box::new(i)))
+            }
+            ExprData::Dot(a, f) => node(ExprData::Dot(Box::new(self.expr(*a)), f)),
+            ExprData::Comma(a, b) => {
+                let a = self.expr(*a);
+                let b = self.expr(*b);
+                node(ExprData::Comma(Box::new(a), Box::new(b)))
+            }
+            ExprData::FunCall(f, args) => {
+                let (callee, ret) = self.model.call(&f, &args, span);
+                let outs = out_params(&self.model, &callee, &args);
+                let targets: Vec<Option<Target>> =
+                    outs.iter().map(|&i| self.write_target(&args[i])).collect();
+                let args = args.into_iter().map(|a| self.expr(a)).collect();
+                let mut e = node(ExprData::FunCall(f, args));
+                if ret != Type::Void {
+                    for t in targets {
+                        e = self.wrap_write(e, ret.clone(), t, sp);
+                    }
+                }
+                e
+            }
+            other => node(other),
+        }
+    }
+
+    /// `keep(e, write(p, target))`: `e`'s value, with the target logged after `e`
+    /// was evaluated (GLSL evaluates arguments left to right).
+    fn wrap_write(
+        &mut self,
+        e: ast::Expr,
+        value_ty: Type,
+        t: Option<Target>,
+        span: Span,
+    ) -> ast::Expr {
+        let Some(t) = t else { return e };
+        let p = self.probe(
+            ProbeKind::Write {
+                decl: t.decl,
+                path: t.path,
+            },
+            span,
+            Some(t.ty.clone()),
+        );
+        if !self.record || !loggable(&value_ty) {
+            return e;
+        }
+        let w = self.rt.write(&t.ty);
+        let k = self.rt.keep(&value_ty);
+        let espan = e.span;
+        ast::Expr::new(
+            call(&k, vec![e, call(&w, vec![uint(p), t.expr])]).content,
+            espan,
+        )
+    }
+
+    /// Logs a write as a statement of its own.
+    fn log_write(&mut self, t: Option<Target>, span: Span, out: &mut Vec<ast::Statement>) {
+        let Some(t) = t else { return };
+        let p = self.probe(
+            ProbeKind::Write {
+                decl: t.decl,
+                path: t.path,
+            },
+            span,
+            Some(t.ty.clone()),
+        );
+        if self.record {
+            let w = self.rt.write(&t.ty);
+            out.push(stmt(call(&w, vec![uint(p), t.expr])));
+        }
+    }
+
+    fn var_target(&self, d: DeclId) -> Option<Target> {
+        let decl = &self.model.decls[d];
+        loggable(&decl.ty).then(|| Target {
+            decl: d,
+            path: Vec::new(),
+            expr: var(&decl.name),
+            ty: decl.ty.clone(),
+        })
+    }
+
+    /// What to log after a write to `lhs`: the longest part of it reachable
+    /// through fields and constant indices (a swizzle or dynamic index logs the
+    /// whole vector or array).
+    fn write_target(&mut self, lhs: &ast::Expr) -> Option<Target> {
+        let t = self.target_path(lhs)?;
+        loggable(&t.ty).then_some(t)
+    }
+
+    fn target_path(&mut self, e: &ast::Expr) -> Option<Target> {
+        match &e.content {
+            ExprData::Variable(id) => {
+                let d = self.model.lookup(id.as_str())?;
+                let decl = &self.model.decls[d];
+                let writable = match &decl.kind {
+                    DeclKind::Global(Storage::Private | Storage::Out) => !decl.interface_block,
+                    DeclKind::Global(_) => false,
+                    DeclKind::Local | DeclKind::Param(_) => true,
+                    DeclKind::Builtin(s) => {
+                        matches!(s, builtins::Storage::Out | builtins::Storage::InOut)
+                    }
+                };
+                writable.then(|| Target {
+                    decl: d,
+                    path: Vec::new(),
+                    expr: var(id.as_str()),
+                    ty: decl.ty.clone(),
+                })
+            }
+            ExprData::Dot(base, f) => {
+                let mut t = self.target_path(base)?;
+                if let Type::Struct(s) = &t.ty {
+                    let field = s.fields.iter().find(|x| x.name == f.as_str())?;
+                    t.ty = field.ty.clone();
+                    t.path.push(PathElem::Field(f.as_str().to_string()));
+                    t.expr = build::field(t.expr, f.as_str());
+                }
+                Some(t)
+            }
+            ExprData::Bracket(base, idx) => {
+                let mut t = self.target_path(base)?;
+                if let Type::Array(elem, n) = &t.ty {
+                    let k = self
+                        .model
+                        .const_int(idx)
+                        .and_then(|k| u32::try_from(k).ok());
+                    if let Some(k) = k.filter(|k| n.is_none_or(|n| *k < n)) {
+                        t.ty = (**elem).clone();
+                        t.path.push(PathElem::Index(k));
+                        t.expr = build::index(t.expr, k);
+                    }
+                }
+                Some(t)
+            }
+            _ => None,
+        }
+    }
+}
+
+/// Whether values of this type can be logged and named in generated GLSL.
+fn loggable(ty: &Type) -> bool {
+    fn named(ty: &Type) -> bool {
+        match ty {
+            Type::Struct(s) => {
+                !s.name.starts_with("_anon") && s.fields.iter().all(|f| named(&f.ty))
+            }
+            Type::Array(e, _) => named(e),
+            _ => true,
+        }
+    }
+    ty.is_loggable() && named(ty)
+}
+
+fn is_inc_dec(op: &ast::UnaryOp) -> bool {
+    matches!(op.content, ast::UnaryOpData::Inc | ast::UnaryOpData::Dec)
+}
+
+/// Indices of the arguments passed to `out`/`inout` parameters.
+fn out_params(model: &Model, callee: &Callee, args: &[ast::Expr]) -> Vec<usize> {
+    let dirs: Vec<ParamDir> = match callee {
+        Callee::User(f) => model.functions[*f].params.iter().map(|p| p.dir).collect(),
+        Callee::Builtin(sig) => sig.params.iter().map(|p| p.dir).collect(),
+        _ => return Vec::new(),
+    };
+    dirs.iter()
+        .enumerate()
+        .filter(|(i, d)| **d != ParamDir::In && *i < args.len())
+        .map(|(i, _)| i)
+        .collect()
+}
+
+/// Whether evaluating `e` could change state (assignments, `++`, user calls).
+fn has_side_effects(e: &ast::Expr) -> bool {
+    match &e.content {
+        ExprData::Assignment(..) | ExprData::PostInc(_) | ExprData::PostDec(_) => true,
+        ExprData::Unary(op, a) => is_inc_dec(op) || has_side_effects(a),
+        ExprData::Binary(_, a, b) | ExprData::Comma(a, b) | ExprData::Bracket(a, b) => {
+            has_side_effects(a) || has_side_effects(b)
+        }
+        ExprData::Ternary(a, b, c) => {
+            has_side_effects(a) || has_side_effects(b) || has_side_effects(c)
+        }
+        ExprData::Dot(a, _) => has_side_effects(a),
+        ExprData::FunCall(_, args) => args.iter().any(has_side_effects),
+        _ => false,
+    }
+}
+
+/// Whether `e` calls a function of the shader (which could write globals).
+fn calls_user_function(e: &ast::Expr, model: &Model) -> bool {
+    match &e.content {
+        ExprData::FunCall(f, args) => {
+            let user = match &f.content {
+                ast::FunIdentifierData::Expr(fe) => {
+                    matches!(&fe.content, ExprData::Variable(n) if model.functions.iter().any(|f| f.name == n.as_str()))
+                }
+                ast::FunIdentifierData::TypeSpecifier(_) => false,
+            };
+            user || args.iter().any(|a| calls_user_function(a, model))
+        }
+        ExprData::Unary(_, a)
+        | ExprData::Dot(a, _)
+        | ExprData::PostInc(a)
+        | ExprData::PostDec(a) => calls_user_function(a, model),
+        ExprData::Binary(_, a, b)
+        | ExprData::Comma(a, b)
+        | ExprData::Bracket(a, b)
+        | ExprData::Assignment(a, _, b) => {
+            calls_user_function(a, model) || calls_user_function(b, model)
+        }
+        ExprData::Ternary(a, b, c) => {
+            calls_user_function(a, model)
+                || calls_user_function(b, model)
+                || calls_user_function(c, model)
+        }
+        _ => false,
+    }
+}

@@ -1,0 +1,428 @@
+//! Preprocess and parse a shader (one or several source strings, `#include`s
+//! resolved by the caller) into a glsl-lang AST whose spans are byte offsets into
+//! [`SourceText::text`]; [`SourceText::locate`] turns them into file/line/column.
+
+use glsl_lang::ast;
+use glsl_lang::parse::DefaultParse;
+use glsl_lang_pp::processor::event::DirectiveKind;
+use glsl_lang_pp::processor::nodes::{ExtensionBehavior, VersionProfile};
+
+use crate::diagnostics::{Diagnostic, Span};
+use crate::shader::{Profile, Stage, Version};
+
+/// Reads the text of `#include`d files (GL_GOOGLE_include_directive).
+pub trait IncludeResolver {
+    /// Returns a stable name for the included file and its text. `includer` is the
+    /// name of the file that contains the directive (`None` for a source string).
+    fn resolve(&self, path: &str, includer: Option<&str>) -> Result<(String, String), String>;
+}
+
+/// Where a piece of [`SourceText::text`] came from.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Origin {
+    /// The n-th string passed to `glShaderSource` (0-based).
+    String(usize),
+    /// An included file, by the name its resolver gave it.
+    Include(String),
+}
+
+#[derive(Clone, Debug)]
+struct Piece {
+    text_start: usize,
+    len: usize,
+    origin: usize,
+    origin_start: usize,
+}
+
+/// A position for people: 1-based line and column in one origin.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Location {
+    pub origin: Origin,
+    pub line: u32,
+    pub column: u32,
+}
+
+/// The text the parser saw, with the means to map offsets back to their origins.
+#[derive(Clone, Debug)]
+pub struct SourceText {
+    pub text: String,
+    pieces: Vec<Piece>,
+    origins: Vec<(Origin, String)>,
+    /// Offsets of line starts in `text`.
+    line_starts: Vec<usize>,
+}
+
+const MAX_INCLUDE_DEPTH: usize = 32;
+
+impl SourceText {
+    /// Concatenates the source strings (as the driver does) and expands `#include`.
+    pub fn new(
+        strings: &[&str],
+        resolver: Option<&dyn IncludeResolver>,
+    ) -> Result<SourceText, Diagnostic> {
+        let mut st = SourceText {
+            text: String::new(),
+            pieces: Vec::new(),
+            origins: Vec::new(),
+            line_starts: Vec::new(),
+        };
+        for (i, s) in strings.iter().enumerate() {
+            st.append(Origin::String(i), s, resolver, 0)?;
+        }
+        st.line_starts = line_starts(&st.text);
+        Ok(st)
+    }
+
+    fn append(
+        &mut self,
+        origin: Origin,
+        src: &str,
+        resolver: Option<&dyn IncludeResolver>,
+        depth: usize,
+    ) -> Result<(), Diagnostic> {
+        let origin_idx = self.origins.len();
+        self.origins.push((origin.clone(), src.to_string()));
+        let mut piece_start = 0;
+        let mut offset = 0;
+        for line in src.split_inclusive('\n') {
+            if let Some(path) = include_target(line) {
+                let at = Span::new(
+                    self.text.len() + (offset - piece_start),
+                    line.trim_end().len(),
+                );
+                self.push_piece(origin_idx, piece_start, &src[piece_start..offset]);
+                let Some(resolver) = resolver else {
+                    return Err(Diagnostic::error(
+                        at,
+                        format!("#include \"{path}\": no include resolver (GL_GOOGLE_include_directive needs one)"),
+                    ));
+                };
+                if depth >= MAX_INCLUDE_DEPTH {
+                    return Err(Diagnostic::error(
+                        at,
+                        format!("#include \"{path}\": includes nested deeper than {MAX_INCLUDE_DEPTH} (cyclic?)"),
+                    ));
+                }
+                let includer = match &origin {
+                    Origin::Include(name) => Some(name.as_str()),
+                    Origin::String(_) => None,
+                };
+                let (name, text) = resolver
+                    .resolve(path, includer)
+                    .map_err(|e| Diagnostic::error(at, format!("#include \"{path}\": {e}")))?;
+                self.append(Origin::Include(name), &text, Some(resolver), depth + 1)?;
+                if !self.text.ends_with('\n') {
+                    self.text.push('\n');
+                }
+                piece_start = offset + line.len();
+            } else if is_include_extension(line) {
+                // The driver must not see the extension we implemented ourselves;
+                // keep the line count so line numbers stay put.
+                self.push_piece(origin_idx, piece_start, &src[piece_start..offset]);
+                self.text.push('\n');
+                piece_start = offset + line.len();
+            }
+            offset += line.len();
+        }
+        self.push_piece(origin_idx, piece_start, &src[piece_start..]);
+        Ok(())
+    }
+
+    fn push_piece(&mut self, origin: usize, origin_start: usize, s: &str) {
+        if s.is_empty() {
+            return;
+        }
+        self.pieces.push(Piece {
+            text_start: self.text.len(),
+            len: s.len(),
+            origin,
+            origin_start,
+        });
+        self.text.push_str(s);
+    }
+
+    /// Maps a byte offset of `text` to the origin it came from.
+    pub fn locate(&self, offset: usize) -> Location {
+        let idx = self
+            .pieces
+            .partition_point(|p| p.text_start + p.len <= offset)
+            .min(self.pieces.len().saturating_sub(1));
+        let Some(piece) = self.pieces.get(idx) else {
+            return Location {
+                origin: Origin::String(0),
+                line: 1,
+                column: 1,
+            };
+        };
+        let (origin, src) = &self.origins[piece.origin];
+        let in_origin =
+            (piece.origin_start + offset.saturating_sub(piece.text_start)).min(src.len());
+        let before = &src[..floor_char_boundary(src, in_origin)];
+        let line = before.matches('\n').count() as u32 + 1;
+        let column = before.rsplit('\n').next().map_or(0, |l| l.chars().count()) as u32 + 1;
+        Location {
+            origin: origin.clone(),
+            line,
+            column,
+        }
+    }
+
+    /// 1-based line of an offset in `text` (the concatenated runtime source).
+    pub fn line_of(&self, offset: usize) -> u32 {
+        self.line_starts.partition_point(|&s| s <= offset) as u32
+    }
+
+    /// The text of one 1-based line of `text`, without its newline.
+    pub fn line_text(&self, line: u32) -> &str {
+        let i = line.saturating_sub(1) as usize;
+        let Some(&start) = self.line_starts.get(i) else {
+            return "";
+        };
+        let end = self
+            .line_starts
+            .get(i + 1)
+            .copied()
+            .unwrap_or(self.text.len());
+        self.text[start..end].trim_end_matches(['\n', '\r'])
+    }
+
+    pub fn line_count(&self) -> u32 {
+        self.line_starts.len() as u32
+    }
+}
+
+fn floor_char_boundary(s: &str, mut i: usize) -> usize {
+    while i > 0 && !s.is_char_boundary(i) {
+        i -= 1;
+    }
+    i
+}
+
+fn line_starts(text: &str) -> Vec<usize> {
+    std::iter::once(0)
+        .chain(text.match_indices('\n').map(|(i, _)| i + 1))
+        .collect()
+}
+
+fn directive<'a>(line: &'a str, name: &str) -> Option<&'a str> {
+    let rest = line.trim_start().strip_prefix('#')?.trim_start();
+    let rest = rest.strip_prefix(name)?;
+    rest.starts_with([' ', '\t', '"', '<']).then(|| rest.trim())
+}
+
+fn include_target(line: &str) -> Option<&str> {
+    let arg = directive(line, "include")?;
+    let arg = arg.split("//").next().unwrap_or(arg).trim();
+    let inner = arg
+        .strip_prefix('"')
+        .and_then(|a| a.strip_suffix('"'))
+        .or_else(|| arg.strip_prefix('<').and_then(|a| a.strip_suffix('>')))?;
+    Some(inner)
+}
+
+fn is_include_extension(line: &str) -> bool {
+    directive(line, "extension").is_some_and(|a| {
+        a.starts_with("GL_GOOGLE_include_directive")
+            || a.starts_with("GL_ARB_shading_language_include")
+    })
+}
+
+/// An `#extension` directive of the shader.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Extension {
+    pub name: String,
+    pub behavior: String,
+}
+
+/// A parsed shader.
+#[derive(Clone, Debug)]
+pub struct Parsed {
+    pub stage: Stage,
+    pub source: SourceText,
+    pub tu: ast::TranslationUnit,
+    pub version: Version,
+    /// Whether the shader had a `#version` line.
+    pub version_explicit: bool,
+    pub extensions: Vec<Extension>,
+}
+
+/// Preprocesses and parses a shader.
+pub fn parse(
+    strings: &[&str],
+    stage: Stage,
+    resolver: Option<&dyn IncludeResolver>,
+) -> Result<Parsed, Diagnostic> {
+    let source = SourceText::new(strings, resolver)?;
+    parse_text(source, stage)
+}
+
+/// Parses already assembled source text.
+pub fn parse_text(source: SourceText, stage: Stage) -> Result<Parsed, Diagnostic> {
+    let opts = glsl_lang::parse::ParseOptions {
+        default_version: 110,
+        ..Default::default()
+    };
+    let (tu, _ctx, lexer) = ast::TranslationUnit::parse_with_options(source.text.as_str(), &opts)
+        .map_err(|e| {
+        let range = e.pos();
+        let start = usize::from(range.start()).min(source.text.len());
+        let len = usize::from(range.len());
+        Diagnostic::error(Span::new(start, len), e.inner().to_string())
+    })?;
+    let directives = lexer.into_directives();
+    let mut version = None;
+    let mut extensions = Vec::new();
+    for d in directives.directives() {
+        match d.kind() {
+            DirectiveKind::Version(v) => {
+                let profile = match v.parsed_profile {
+                    Some(VersionProfile::Es) => Profile::Es,
+                    Some(VersionProfile::Compatibility) => Profile::Compatibility,
+                    _ if v.number == 100 => Profile::Es,
+                    _ => Profile::Core,
+                };
+                version.get_or_insert(Version {
+                    number: v.number,
+                    profile,
+                });
+            }
+            DirectiveKind::Extension(e) => extensions.push(Extension {
+                name: e.name.to_string(),
+                behavior: match e.behavior {
+                    ExtensionBehavior::Require => "require",
+                    ExtensionBehavior::Enable => "enable",
+                    ExtensionBehavior::Warn => "warn",
+                    ExtensionBehavior::Disable => "disable",
+                }
+                .to_string(),
+            }),
+            _ => {}
+        }
+    }
+    Ok(Parsed {
+        stage,
+        source,
+        tu,
+        version: version.unwrap_or(Version::DEFAULT),
+        version_explicit: version.is_some(),
+        extensions,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    struct Files(&'static [(&'static str, &'static str)]);
+    impl IncludeResolver for Files {
+        fn resolve(&self, path: &str, _: Option<&str>) -> Result<(String, String), String> {
+            self.0
+                .iter()
+                .find(|(n, _)| *n == path)
+                .map(|(n, t)| (n.to_string(), t.to_string()))
+                .ok_or_else(|| "not found".to_string())
+        }
+    }
+
+    fn parse_ok(src: &str, stage: Stage) -> Parsed {
+        parse(&[src], stage, None).unwrap_or_else(|d| panic!("{}\n{src}", d.message))
+    }
+
+    #[test]
+    fn versions_and_profiles() {
+        let cases = [
+            ("void main(){}", "110", false),
+            ("#version 100\nprecision mediump float;\nvoid main(){ gl_FragColor = vec4(1.0); }", "100", true),
+            ("#version 120\nvarying vec2 uv;\nvoid main(){ gl_FragColor = texture2D(s, uv); }\nuniform sampler2D s;", "120", true),
+            ("#version 330 core\nout vec4 o;\nvoid main(){ o = vec4(1); }", "330 core", true),
+            ("#version 450 compatibility\nvoid main(){ gl_FragColor = vec4(1); }", "450 compatibility", true),
+            ("#version 300 es\nprecision highp float;\nout vec4 o;\nvoid main(){ o = vec4(1); }", "300 es", true),
+            ("#version 320 es\nprecision highp float;\nout vec4 o;\nvoid main(){ o = vec4(1); }", "320 es", true),
+        ];
+        for (src, want, explicit) in cases {
+            let p = parse_ok(src, Stage::Fragment);
+            assert_eq!(p.version.to_string(), want, "{src}");
+            assert_eq!(p.version_explicit, explicit);
+        }
+    }
+
+    #[test]
+    fn legacy_identifiers_parse_in_old_versions() {
+        // `texture` is a built-in function only from 1.30 on. (glsl-lang lexes
+        // `sample`, `patch`, `buffer` as keywords in every version: a known gap.)
+        parse_ok(
+            "varying vec2 uv; uniform sampler2D texture; void main(){ gl_FragColor = texture2D(texture, uv); }",
+            Stage::Fragment,
+        );
+    }
+
+    #[test]
+    fn several_strings_and_locations() {
+        let header = "#version 330 core\n#define SCALE 2.0\n";
+        let body = "out vec4 o;\nvoid main() {\n  o = vec4(SCALE);\n}\n";
+        let p = parse(&[header, body], Stage::Fragment, None).unwrap();
+        let off = p.source.text.find("o = vec4").unwrap();
+        assert_eq!(
+            p.source.locate(off),
+            Location {
+                origin: Origin::String(1),
+                line: 3,
+                column: 3
+            }
+        );
+        assert_eq!(p.source.line_of(off), 5);
+        assert_eq!(p.source.line_text(5), "  o = vec4(SCALE);");
+    }
+
+    #[test]
+    fn includes_are_expanded_and_located() {
+        let files = Files(&[("common.glsl", "float twice(float x) { return 2.0 * x; }\n")]);
+        let src = "#version 450\n#extension GL_GOOGLE_include_directive : require\n#include \"common.glsl\"\nout vec4 o;\nvoid main() { o = vec4(twice(1.0)); }\n";
+        let p = parse(&[src], Stage::Fragment, Some(&files)).unwrap();
+        let off = p.source.text.find("return").unwrap();
+        let loc = p.source.locate(off);
+        assert_eq!(loc.origin, Origin::Include("common.glsl".into()));
+        assert_eq!(loc.line, 1);
+        let off = p.source.text.find("void main").unwrap();
+        assert_eq!(p.source.locate(off).line, 5);
+        assert!(p.extensions.is_empty());
+    }
+
+    #[test]
+    fn include_errors_are_diagnostics() {
+        let src = "#include \"missing.glsl\"\nvoid main(){}\n";
+        let err = parse(&[src], Stage::Fragment, Some(&Files(&[]))).unwrap_err();
+        assert!(err.message.contains("missing.glsl"), "{}", err.message);
+        let err = parse(&[src], Stage::Fragment, None).unwrap_err();
+        assert!(err.message.contains("resolver"), "{}", err.message);
+        struct Cycle;
+        impl IncludeResolver for Cycle {
+            fn resolve(&self, p: &str, _: Option<&str>) -> Result<(String, String), String> {
+                Ok((p.to_string(), format!("#include \"{p}\"\n")))
+            }
+        }
+        let err = parse(&["#include \"a\"\n"], Stage::Fragment, Some(&Cycle)).unwrap_err();
+        assert!(err.message.contains("cyclic"), "{}", err.message);
+    }
+
+    #[test]
+    fn syntax_errors_have_spans() {
+        let src = "void main() {\n  float x = ;\n}\n";
+        let err = parse(&[src], Stage::Fragment, None).unwrap_err();
+        assert_eq!(&src[err.span.start..err.span.start + 1], ";");
+    }
+
+    #[test]
+    fn extensions_are_collected() {
+        let src =
+            "#version 330\n#extension GL_ARB_separate_shader_objects : enable\nvoid main(){}\n";
+        let p = parse_ok(src, Stage::Vertex);
+        assert_eq!(
+            p.extensions,
+            vec![Extension {
+                name: "GL_ARB_separate_shader_objects".into(),
+                behavior: "enable".into()
+            }]
+        );
+    }
+}

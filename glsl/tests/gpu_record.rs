@@ -1,0 +1,389 @@
+//! End-to-end: instrument real shaders, run them on Mesa llvmpipe through a
+//! headless EGL context, read the debug buffers back, and compare what was
+//! recorded with values computed independently from the pixel coordinates.
+
+use shaderdbg_gl_headless::{ContextKind, Headless, Stage as GlStage};
+use shaderdbg_glsl::decode::{decode, Exit, InvocationTrace};
+use shaderdbg_glsl::instrument::{
+    instrument, raise_version, Breakpoint, Mode, Request, Selector, Target,
+};
+use shaderdbg_glsl::layout::{self, read_hits};
+use shaderdbg_glsl::parse::parse;
+use shaderdbg_glsl::probes::ProbeTable;
+use shaderdbg_glsl::{Stage, Value};
+
+const W: u32 = 24;
+const H: u32 = 16;
+const BINDING: u32 = 7;
+
+/// One shader body shared by every dialect; the header defines COLOR and what
+/// the dialect needs. Values at pixel (x, y) follow from x and y alone.
+const BODY: &str = r#"
+float weight(float v, out float sq) {
+    sq = v * v;
+    return v * 0.5;
+}
+
+vec2 accumulate(vec2 p, int n) {
+    vec2 acc = vec2(0.0);
+    for (int i = 0; i < 8; i++) {
+        if (i >= n) break;
+        float sq;
+        acc.x += weight(p.x, sq);
+        acc.y += sq;
+    }
+    return acc;
+}
+
+void main() {
+    vec2 p = floor(gl_FragCoord.xy);
+    int n = int(mod(p.x + p.y, 5.0));
+    vec2 acc = accumulate(p, n);
+    mat2 m = mat2(1.0, 2.0, 3.0, 4.0);
+    vec2 t = m * acc;
+    float k = p.x > p.y ? 1.0 : -1.0;
+    while (k < 3.0) {
+        k += 1.0;
+    }
+    if (p.y == 3.0) discard;
+    COLOR = vec4(t / 4096.0, k / 4.0, 1.0);
+}
+"#;
+
+struct Dialect {
+    name: &'static str,
+    kind: ContextKind,
+    target: Target,
+    frag_header: &'static str,
+    vert: &'static str,
+}
+
+const DIALECTS: &[Dialect] = &[
+    Dialect {
+        name: "110",
+        kind: ContextKind::Compat45,
+        target: Target::COMPAT,
+        frag_header: "#version 110\n#define COLOR gl_FragColor\n",
+        vert: "#version 110\nattribute vec2 pos;\nvoid main() { gl_Position = vec4(pos, 0.0, 1.0); }\n",
+    },
+    Dialect {
+        name: "330 core",
+        kind: ContextKind::Core45,
+        target: Target::CORE,
+        frag_header: "#version 330 core\nout vec4 color_out;\n#define COLOR color_out\n",
+        vert: "#version 330 core\nlayout(location = 0) in vec2 pos;\nvoid main() { gl_Position = vec4(pos, 0.0, 1.0); }\n",
+    },
+    Dialect {
+        name: "450 core",
+        kind: ContextKind::Core45,
+        target: Target::CORE,
+        frag_header: "#version 450 core\nlayout(location = 0) out vec4 color_out;\n#define COLOR color_out\n",
+        vert: "#version 450 core\nlayout(location = 0) in vec2 pos;\nvoid main() { gl_Position = vec4(pos, 0.0, 1.0); }\n",
+    },
+    Dialect {
+        name: "300 es",
+        kind: ContextKind::Gles32,
+        target: Target::ES,
+        frag_header: "#version 300 es\nprecision highp float;\nout vec4 color_out;\n#define COLOR color_out\n",
+        vert: "#version 300 es\nin vec2 pos;\nvoid main() { gl_Position = vec4(pos, 0.0, 1.0); }\n",
+    },
+];
+
+struct Run {
+    gl: Headless,
+    /// The vertex shader as written, for the original program.
+    vert_original: &'static str,
+    /// The vertex shader to link with instrumented fragment shaders.
+    vert: String,
+}
+
+impl Run {
+    fn new(d: &Dialect) -> Run {
+        let gl = Headless::new(d.kind, W, H).expect("headless context");
+        let vparsed = parse(&[d.vert], Stage::Vertex, None).expect("vertex parses");
+        // GLSL ES stages must share a version: raise the vertex shader too.
+        let vert = if d.target.es {
+            raise_version(&vparsed, d.target).expect("raise vertex")
+        } else {
+            d.vert.to_string()
+        };
+        Run {
+            gl,
+            vert_original: d.vert,
+            vert,
+        }
+    }
+
+    fn draw(&self, vert: &str, frag: &str) -> Vec<u8> {
+        let program = self
+            .gl
+            .compile_program_with_attribs(
+                &[(GlStage::Vertex, vert), (GlStage::Fragment, frag)],
+                &[(0, "pos")],
+            )
+            .unwrap_or_else(|e| panic!("{e}\n{frag}"));
+        self.gl.draw_fullscreen(&program).expect("draw");
+        let pixels = self.gl.read_pixels().expect("read pixels");
+        self.gl.delete_program(program).expect("delete");
+        pixels
+    }
+
+    /// Draws with a debug buffer bound; returns the pixels and the buffer words.
+    fn draw_with_buffer(&self, frag: &str, buffer: Vec<u8>) -> (Vec<u8>, Vec<u32>) {
+        let buf = self
+            .gl
+            .create_storage_buffer(BINDING, &buffer)
+            .expect("ssbo");
+        let pixels = self.draw(&self.vert, frag);
+        let words = layout::to_words(&self.gl.read_storage_buffer(&buf).expect("read ssbo"));
+        self.gl.delete_storage_buffer(buf).expect("delete ssbo");
+        (pixels, words)
+    }
+}
+
+fn source(d: &Dialect) -> String {
+    format!("{}{}", d.frag_header, BODY)
+}
+
+fn f(v: &Value) -> f32 {
+    match v {
+        Value::Float(x) => *x,
+        other => panic!("not a float: {other:?}"),
+    }
+}
+
+fn vec(v: &Value) -> Vec<f32> {
+    match v {
+        Value::List(items) => items.iter().map(f).collect(),
+        other => panic!("not a vector: {other:?}"),
+    }
+}
+
+/// The value of `name` in scope at the last step of `main` (depth 0).
+fn final_value(inv: &InvocationTrace, table: &ProbeTable, name: &str) -> Value {
+    let step = (0..inv.steps.len())
+        .rev()
+        .find(|&i| inv.steps[i].depth == 0)
+        .expect("a step in main");
+    inv.variables_at(step, table)
+        .into_iter()
+        .find(|(d, _)| table.vars[*d].name == name)
+        .and_then(|(_, v)| v)
+        .unwrap_or_else(|| panic!("{name} has no value at the last step"))
+}
+
+fn expected(x: u32, y: u32) -> (i32, [f32; 2], [f32; 2]) {
+    let n = ((x + y) % 5) as i32;
+    let acc = [n as f32 * x as f32 * 0.5, n as f32 * (x * x) as f32];
+    let t = [acc[0] + 3.0 * acc[1], 2.0 * acc[0] + 4.0 * acc[1]];
+    (n, acc, t)
+}
+
+#[test]
+fn record_matches_analytic_values_in_every_dialect() {
+    for d in DIALECTS {
+        let run = Run::new(d);
+        let src = source(d);
+        let parsed =
+            parse(&[&src], Stage::Fragment, None).unwrap_or_else(|e| panic!("{}: {e}", d.name));
+        let original = run.draw(run.vert_original, &src);
+        for (x, y) in [(5u32, 2u32), (13, 9), (0, 0), (11, 3)] {
+            let req = Request {
+                mode: Mode::Record(Selector::Fragment {
+                    x,
+                    y,
+                    primitive: None,
+                }),
+                target: d.target,
+                binding: BINDING,
+            };
+            let out = instrument(&parsed, &req).unwrap_or_else(|e| panic!("{}: {e}", d.name));
+            let (pixels, words) =
+                run.draw_with_buffer(&out.glsl, layout::new_record_buffer(1 << 16));
+            assert!(
+                pixels == original,
+                "{}: instrumented program renders differently",
+                d.name
+            );
+            let trace = decode(&words, &out.probes).expect("decodes");
+            assert_eq!(
+                trace.invocations.len(),
+                1,
+                "{} ({x},{y}): one invocation",
+                d.name
+            );
+            let inv = &trace.invocations[0];
+            assert_eq!(&inv.key[..2], &[x, y]);
+            let (n, acc, t) = expected(x, y);
+            if y == 3 {
+                assert_eq!(inv.exit, Exit::Discarded, "{} ({x},{y})", d.name);
+                continue;
+            }
+            assert_eq!(inv.exit, Exit::Returned, "{} ({x},{y})", d.name);
+            let tbl = &out.probes;
+            assert_eq!(vec(&final_value(inv, tbl, "p")), vec![x as f32, y as f32]);
+            assert_eq!(final_value(inv, tbl, "n"), Value::Int(n));
+            assert_eq!(
+                vec(&final_value(inv, tbl, "acc")),
+                acc.to_vec(),
+                "{} ({x},{y})",
+                d.name
+            );
+            assert_eq!(vec(&final_value(inv, tbl, "t")), t.to_vec());
+            assert_eq!(f(&final_value(inv, tbl, "k")), 3.0);
+            let m = final_value(inv, tbl, "m");
+            assert_eq!(m.index(1).map(vec), Some(vec![3.0, 4.0]));
+            // `weight` ran n times, two calls deep, with `sq` = x*x after its write.
+            let weight_steps: Vec<_> = inv.steps.iter().filter(|s| s.depth == 2).collect();
+            assert_eq!(weight_steps.len(), 2 * n as usize, "{} ({x},{y})", d.name);
+            let sq_writes: Vec<f32> = inv
+                .writes
+                .iter()
+                .filter(|w| {
+                    tbl.vars[w.decl].name == "sq"
+                        && inv.frames[w.frame]
+                            .function
+                            .is_some_and(|f| tbl.functions[f].name == "weight")
+                })
+                .map(|w| f(&w.value))
+                .collect();
+            assert_eq!(sq_writes, vec![(x * x) as f32; n as usize]);
+            // The call stack inside `weight` names both callers.
+            if let Some(k) = inv.steps.iter().position(|s| s.depth == 2) {
+                let names: Vec<&str> = inv
+                    .call_stack(k)
+                    .iter()
+                    .map(|(f, _)| f.map_or("?", |f| tbl.functions[f].name.as_str()))
+                    .collect();
+                assert_eq!(names, ["weight", "accumulate", "main"]);
+            }
+            // The colour write is logged with its final value.
+            let color = inv
+                .writes
+                .iter()
+                .rev()
+                .find(|w| ["gl_FragColor", "color_out"].contains(&tbl.vars[w.decl].name.as_str()))
+                .expect("colour written");
+            assert_eq!(
+                vec(&color.value),
+                vec![t[0] / 4096.0, t[1] / 4096.0, 0.75, 1.0]
+            );
+        }
+    }
+}
+
+#[test]
+fn hit_test_finds_every_invocation_where_the_condition_holds() {
+    for d in DIALECTS {
+        let run = Run::new(d);
+        let src = source(d);
+        let parsed = parse(&[&src], Stage::Fragment, None).expect("parses");
+        let table = shaderdbg_glsl::instrument::probe_table(&parsed);
+        let line = parsed
+            .source
+            .text
+            .lines()
+            .position(|l| l.contains("acc.y += sq;"))
+            .expect("line") as u32
+            + 1;
+        let step = table.step_for_line(line).expect("a step on that line");
+        assert_eq!(step.line, line);
+        let req = Request {
+            mode: Mode::HitTest(vec![Breakpoint {
+                probe: step.id,
+                condition: Some("sq > 100.0 && p.y < 8.0".into()),
+            }]),
+            target: d.target,
+            binding: BINDING,
+        };
+        let out = instrument(&parsed, &req).unwrap_or_else(|e| panic!("{}: {e}", d.name));
+        let original = run.draw(run.vert_original, &src);
+        let (pixels, words) = run.draw_with_buffer(&out.glsl, layout::new_hit_buffer(4096));
+        assert!(pixels == original, "{}: hit test changed the image", d.name);
+        let (mut hits, lost) = read_hits(&words);
+        assert!(!lost);
+        hits.sort();
+        let mut want = Vec::new();
+        for y in 0..H {
+            for x in 0..W {
+                let (n, _, _) = expected(x, y);
+                // `p` is accumulate's parameter: the condition sees the callee's scope.
+                if x * x > 100 && y < 8 {
+                    for occ in 0..n as u32 {
+                        want.push((x, y, occ));
+                    }
+                }
+            }
+        }
+        let mut got: Vec<(u32, u32, u32)> = hits
+            .iter()
+            .map(|h| (h.key[0], h.key[1], h.occurrence))
+            .collect();
+        got.sort();
+        want.sort();
+        assert_eq!(got.len(), want.len(), "{}", d.name);
+        assert_eq!(got, want, "{}", d.name);
+        assert!(hits.iter().all(|h| h.probe == step.id));
+    }
+}
+
+#[test]
+fn watch_captures_an_expression_for_every_pixel() {
+    for d in DIALECTS {
+        let run = Run::new(d);
+        let src = source(d);
+        let parsed = parse(&[&src], Stage::Fragment, None).expect("parses");
+        let table = shaderdbg_glsl::instrument::probe_table(&parsed);
+        let line = parsed
+            .source
+            .text
+            .lines()
+            .position(|l| l.contains("mat2 m ="))
+            .expect("line") as u32
+            + 1;
+        let step = table.step_for_line(line).expect("step");
+        let req = Request {
+            mode: Mode::Watch {
+                probe: step.id,
+                expr: "vec2(float(n), acc.y)".into(),
+            },
+            target: d.target,
+            binding: BINDING,
+        };
+        let out = instrument(&parsed, &req).unwrap_or_else(|e| panic!("{}: {e}", d.name));
+        assert_eq!(out.watch_words, Some(2));
+        let (_, words) = run.draw_with_buffer(&out.glsl, layout::new_watch_buffer(W, H, 2));
+        for y in 0..H {
+            for x in 0..W {
+                let at = layout::HEADER_WORDS + ((y * W + x) * 3) as usize;
+                let (n, acc, _) = expected(x, y);
+                assert_eq!(words[at], 1, "{} ({x},{y}) reached once", d.name);
+                assert_eq!(f32::from_bits(words[at + 1]), n as f32);
+                assert_eq!(f32::from_bits(words[at + 2]), acc[1]);
+            }
+        }
+    }
+}
+
+#[test]
+fn overflow_is_reported_not_fatal() {
+    let d = &DIALECTS[2];
+    let run = Run::new(d);
+    let src = source(d);
+    let parsed = parse(&[&src], Stage::Fragment, None).expect("parses");
+    let req = Request {
+        mode: Mode::Record(Selector::Fragment {
+            x: 13,
+            y: 9,
+            primitive: None,
+        }),
+        target: d.target,
+        binding: BINDING,
+    };
+    let out = instrument(&parsed, &req).expect("instruments");
+    let (_, words) = run.draw_with_buffer(&out.glsl, layout::new_record_buffer(40));
+    let trace = decode(&words, &out.probes).expect("decodes");
+    assert!(trace.overflowed);
+    assert_eq!(trace.invocations[0].exit, Exit::Overflowed);
+    assert!(!trace.invocations[0].steps.is_empty());
+}

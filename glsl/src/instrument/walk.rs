@@ -93,6 +93,9 @@ impl<'a> Walker<'a> {
             };
             let mut state = FormattingState::default();
             let _ = show_external_declaration(&mut body, &ext, &mut state);
+            if !body.ends_with('\n') {
+                body.push('\n');
+            }
         }
         if let Some(e) = w.error.take() {
             return Err(e);

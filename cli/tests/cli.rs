@@ -1,0 +1,127 @@
+//! The `shaderdbg` binary, run as a user would.
+
+use std::path::PathBuf;
+use std::process::{Command, Output};
+
+fn shaderdbg(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_shaderdbg"))
+        .args(args)
+        .output()
+        .expect("runs shaderdbg")
+}
+
+fn temp_file(name: &str, text: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("shaderdbg-cli-test-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    let path = dir.join(name);
+    std::fs::write(&path, text).expect("write");
+    path
+}
+
+fn stdout(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stdout).into_owned()
+}
+
+fn stderr(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stderr).into_owned()
+}
+
+const GOOD: &str = "#version 330 core\nout vec4 c;\nuniform float k;\nvoid main() {\n    float x = k * 2.0;\n    c = vec4(x);\n}\n";
+
+#[test]
+fn check_reports_errors_with_positions_and_exit_code() {
+    let good = temp_file("good.frag", GOOD);
+    let out = shaderdbg(&["glsl", "check", good.to_str().unwrap()]);
+    assert!(out.status.success(), "{}", stdout(&out));
+    assert_eq!(stdout(&out), "");
+
+    let bad = temp_file(
+        "bad.frag",
+        "#version 330 core\nout vec4 c;\nvoid main() {\n    c = vec4(missing);\n}\n",
+    );
+    let out = shaderdbg(&["glsl", "check", bad.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(1));
+    let text = stdout(&out);
+    assert!(
+        text.contains("bad.frag:4:14: error: undeclared identifier `missing`"),
+        "{text}"
+    );
+
+    let broken = temp_file("broken.vert", "void main() {\n  gl_Position = ;\n}\n");
+    let out = shaderdbg(&["glsl", "check", broken.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(
+        stdout(&out).contains("broken.vert:2:17: error:"),
+        "{}",
+        stdout(&out)
+    );
+
+    let unknown = temp_file("shader.txt", GOOD);
+    let out = shaderdbg(&["glsl", "check", unknown.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(stderr(&out).contains("--stage"), "{}", stderr(&out));
+    let out = shaderdbg(&[
+        "glsl",
+        "check",
+        "--stage",
+        "frag",
+        unknown.to_str().unwrap(),
+    ]);
+    assert!(out.status.success());
+}
+
+#[test]
+fn instrument_prints_glsl_for_each_mode() {
+    let file = temp_file("inst.frag", GOOD);
+    let f = file.to_str().unwrap();
+    let out = shaderdbg(&["glsl", "instrument", "--record", "--fragment", "3,4", f]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let glsl = stdout(&out);
+    assert!(glsl.starts_with("#version 430 core\n"), "{glsl}");
+    assert!(glsl.contains("uint(gl_FragCoord.x) == 3u && uint(gl_FragCoord.y) == 4u"));
+
+    let out = shaderdbg(&["glsl", "instrument", "--hit", "6:x > 1.0", f]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(stdout(&out).contains("if (x > 1.)"), "{}", stdout(&out));
+
+    let out = shaderdbg(&["glsl", "instrument", "--hit", "6:nope > 1.0", f]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        stderr(&out).contains("breakpoint condition `nope > 1.0`: undeclared identifier `nope`"),
+        "{}",
+        stderr(&out)
+    );
+
+    let out = shaderdbg(&["glsl", "instrument", "--hit", "6:x = 1.0", f]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(stderr(&out).contains("must not assign"), "{}", stderr(&out));
+
+    let out = shaderdbg(&["glsl", "instrument", "--watch", "6:x * 2.0", f]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(
+        stdout(&out).contains("_sdbg_watch_float(x * 2.)"),
+        "{}",
+        stdout(&out)
+    );
+
+    let out = shaderdbg(&["glsl", "probes", f]);
+    assert!(
+        stdout(&out).contains("line   5 main: write x : float"),
+        "{}",
+        stdout(&out)
+    );
+}
+
+#[test]
+fn demo_records_a_pixel_on_llvmpipe() {
+    let out = shaderdbg(&["demo", "--pixel", "160,90"]);
+    assert!(out.status.success(), "{}{}", stdout(&out), stderr(&out));
+    let text = stdout(&out);
+    assert_eq!(text.matches("image unchanged: true").count(), 2, "{text}");
+    assert!(text.contains("recorded fragment (160,90)"), "{text}");
+    assert!(text.contains("exit: Returned"), "{text}");
+    assert!(
+        text.contains("gl_FragCoord = (160.5, 90.5, 0.5, 1.0)"),
+        "{text}"
+    );
+}

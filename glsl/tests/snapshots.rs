@@ -1,0 +1,80 @@
+//! Snapshot tests: for every shader in `tests/snapshots/`, the probe table and
+//! the instrumented GLSL of each mode. `UPDATE_EXPECT=1 cargo test` rewrites the
+//! expected files; review the diff like code.
+
+use std::path::Path;
+
+use expect_test::expect_file;
+use shaderdbg_glsl::instrument::{
+    instrument, probe_table, Breakpoint, Mode, Request, Selector, Target,
+};
+use shaderdbg_glsl::parse::parse;
+use shaderdbg_glsl::Stage;
+
+#[test]
+fn instrumented_shaders_match_snapshots() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/snapshots");
+    let mut inputs: Vec<_> = std::fs::read_dir(&dir)
+        .expect("snapshot folder")
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| {
+            matches!(
+                p.extension().and_then(|e| e.to_str()),
+                Some("frag" | "vert" | "comp")
+            )
+        })
+        .collect();
+    inputs.sort();
+    assert!(!inputs.is_empty());
+    for input in inputs {
+        let ext = input
+            .extension()
+            .and_then(|e| e.to_str())
+            .unwrap_or_default();
+        let stage = Stage::from_extension(ext).expect("stage");
+        let src = std::fs::read_to_string(&input).expect("read");
+        let parsed =
+            parse(&[&src], stage, None).unwrap_or_else(|e| panic!("{}: {e}", input.display()));
+        let table = probe_table(&parsed);
+        expect_file![input.with_extension(format!("{ext}.probes"))].assert_eq(&table.render());
+
+        let selector = match stage {
+            Stage::Fragment => Selector::Fragment {
+                x: 3,
+                y: 4,
+                primitive: None,
+            },
+            Stage::Vertex => Selector::Vertex {
+                vertex: 2,
+                instance: 0,
+            },
+            _ => Selector::Compute { id: [1, 0, 0] },
+        };
+        let first_step = table
+            .probes
+            .iter()
+            .find(|p| p.is_step())
+            .expect("a step")
+            .id;
+        let modes = [
+            ("record", Mode::Record(selector)),
+            (
+                "hit",
+                Mode::HitTest(vec![Breakpoint {
+                    probe: first_step,
+                    condition: None,
+                }]),
+            ),
+        ];
+        for (name, mode) in modes {
+            let req = Request {
+                mode,
+                target: Target::COMPAT,
+                binding: 7,
+            };
+            let out =
+                instrument(&parsed, &req).unwrap_or_else(|e| panic!("{}: {e}", input.display()));
+            expect_file![input.with_extension(format!("{ext}.{name}.glsl"))].assert_eq(&out.glsl);
+        }
+    }
+}

@@ -1,0 +1,9 @@
+attribute vec4 position;
+attribute vec2 texcoord;
+varying vec2 uv;
+uniform mat4 mvp;
+
+void main() {
+    uv = texcoord;
+    gl_Position = mvp * position;
+}

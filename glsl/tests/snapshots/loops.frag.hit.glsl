@@ -1,0 +1,32 @@
+#version 430 core
+layout(std430, binding = 7) buffer _sdbg_Buffer { uint _sdbg_hit_count; uint _sdbg_hit_cap; uint _sdbg_pad0; uint _sdbg_pad1; uint _sdbg_data[]; };
+uint _sdbg_occ[1] = uint[1](0u);
+void _sdbg_hit(uint p, int k) {
+    uint occ = _sdbg_occ[k];
+    _sdbg_occ[k] = occ + 1u;
+    uint i = atomicAdd(_sdbg_hit_count, 1u);
+    if (i >= _sdbg_hit_cap) return;
+    uint at = i * 6u;
+    _sdbg_data[at] = p; _sdbg_data[at + 1u] = occ;
+    _sdbg_data[at + 2u] = uint(gl_FragCoord.x); _sdbg_data[at + 3u] = uint(gl_FragCoord.y); _sdbg_data[at + 4u] = uint(gl_PrimitiveID); _sdbg_data[at + 5u] = 0u;
+}
+out vec4 color;
+uniform float scale;
+float twice(float v, out float sq) {
+    _sdbg_hit(3u, 0);
+    sq = v * v;
+    return 2. * v;
+}
+void main() {
+    float acc = 0.;
+    float sq;
+    for (int i = 0; i < 4; i++) {
+        if (i == 2) {
+            continue;
+        }
+        acc += twice(float(i), sq) * scale;
+    }
+    vec3 v = vec3(acc);
+    v.y = acc > 1. ? sq : -sq;
+    color = vec4(v, 1.);
+}

@@ -113,6 +113,8 @@ pub struct Model {
     pub decls: Vec<Decl>,
     pub functions: Vec<Function>,
     pub structs: HashMap<String, Arc<StructType>>,
+    /// Structs declared inside a function body.
+    pub local_structs: std::collections::HashSet<String>,
     pub diagnostics: Vec<Diagnostic>,
     /// Every identifier use with the declaration it resolved to.
     pub references: Vec<(Span, DeclId)>,
@@ -129,6 +131,7 @@ impl Model {
             decls: Vec::new(),
             functions: Vec::new(),
             structs: HashMap::new(),
+            local_structs: Default::default(),
             diagnostics: Vec::new(),
             references: Vec::new(),
             functions_by_name: HashMap::new(),
@@ -293,6 +296,9 @@ impl Model {
             name: name.clone(),
             fields,
         });
+        if self.current_function.is_some() {
+            self.local_structs.insert(name.clone());
+        }
         self.structs.insert(name, st.clone());
         Type::Struct(st)
     }

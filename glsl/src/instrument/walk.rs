@@ -280,7 +280,7 @@ impl<'a> Walker<'a> {
         self.model.env = saved;
         for d in decls {
             let ty = self.model.decls[d].ty.clone();
-            if !loggable(&ty) {
+            if !self.loggable(&ty) {
                 continue;
             }
             let p = self.probe(ProbeKind::Input { decl: d }, span, Some(ty.clone()));
@@ -352,7 +352,7 @@ impl<'a> Walker<'a> {
             if ty != BOOL {
                 return Err(format!("must be a bool, not {ty}"));
             }
-        } else if !loggable(&ty) {
+        } else if !self.loggable(&ty) {
             return Err(format!("values of type {ty} cannot be captured"));
         }
         Ok((e, ty))
@@ -587,9 +587,9 @@ impl<'a> Walker<'a> {
                 let p = self.probe(
                     ProbeKind::FunctionReturn,
                     span,
-                    loggable(&ret).then(|| ret.clone()),
+                    self.loggable(&ret).then(|| ret.clone()),
                 );
-                let e = if self.record && loggable(&ret) {
+                let e = if self.record && self.loggable(&ret) {
                     let f = self.rt.ret_value(&ret);
                     call(&f, vec![uint(p), e])
                 } else {
@@ -707,6 +707,23 @@ impl<'a> Walker<'a> {
 }
 
 impl Walker<'_> {
+    /// Whether values of this type can be logged and named in generated GLSL
+    /// (helpers live at global scope: anonymous and function-local structs can't).
+    fn loggable(&self, ty: &Type) -> bool {
+        fn named(ty: &Type, m: &Model) -> bool {
+            match ty {
+                Type::Struct(s) => {
+                    !s.name.starts_with("_anon")
+                        && !m.local_structs.contains(&s.name)
+                        && s.fields.iter().all(|f| named(&f.ty, m))
+                }
+                Type::Array(e, _) => named(e, m),
+                _ => true,
+            }
+        }
+        ty.is_loggable() && named(ty, &self.model)
+    }
+
     /// The operand of `++`/`--` at statement level, rewritten, its write logged after.
     fn logged_operand(
         &mut self,
@@ -822,7 +839,7 @@ impl Walker<'_> {
             span,
             Some(t.ty.clone()),
         );
-        if !self.record || !loggable(&value_ty) {
+        if !self.record || !self.loggable(&value_ty) {
             return e;
         }
         let w = self.rt.write(&t.ty);
@@ -853,7 +870,7 @@ impl Walker<'_> {
 
     fn var_target(&self, d: DeclId) -> Option<Target> {
         let decl = &self.model.decls[d];
-        loggable(&decl.ty).then(|| Target {
+        self.loggable(&decl.ty).then(|| Target {
             decl: d,
             path: Vec::new(),
             expr: var(&decl.name),
@@ -866,7 +883,7 @@ impl Walker<'_> {
     /// whole vector or array).
     fn write_target(&mut self, lhs: &ast::Expr) -> Option<Target> {
         let t = self.target_path(lhs)?;
-        loggable(&t.ty).then_some(t)
+        self.loggable(&t.ty).then_some(t)
     }
 
     fn target_path(&mut self, e: &ast::Expr) -> Option<Target> {
@@ -917,20 +934,6 @@ impl Walker<'_> {
             _ => None,
         }
     }
-}
-
-/// Whether values of this type can be logged and named in generated GLSL.
-fn loggable(ty: &Type) -> bool {
-    fn named(ty: &Type) -> bool {
-        match ty {
-            Type::Struct(s) => {
-                !s.name.starts_with("_anon") && s.fields.iter().all(|f| named(&f.ty))
-            }
-            Type::Array(e, _) => named(e),
-            _ => true,
-        }
-    }
-    ty.is_loggable() && named(ty)
 }
 
 fn is_inc_dec(op: &ast::UnaryOp) -> bool {

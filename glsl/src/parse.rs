@@ -413,6 +413,17 @@ mod tests {
     }
 
     #[test]
+    fn line_directives_do_not_move_our_locations() {
+        // `#line` renumbers the driver's messages; our spans stay byte offsets.
+        let header = "#version 330 core\n#define N 3\n";
+        let body = "#line 1\nout vec4 o;\nvoid main() {\n  o = vec4(N);\n}\n";
+        let p = parse(&[header, body], Stage::Fragment, None).unwrap();
+        let off = p.source.text.find("o = vec4").unwrap();
+        assert_eq!(p.source.locate(off).line, 4);
+        assert_eq!(p.source.line_of(off), 6);
+    }
+
+    #[test]
     fn extensions_are_collected() {
         let src =
             "#version 330\n#extension GL_ARB_separate_shader_objects : enable\nvoid main(){}\n";

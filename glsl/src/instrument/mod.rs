@@ -247,4 +247,26 @@ mod tests {
         assert!(output_version(v(100, Profile::Es), Target::ES).is_err());
         assert!(output_version(v(330, Profile::Core), Target::ES).is_err());
     }
+
+    /// A condition naming a built-in of the raised version resolves the same in
+    /// every function, before or after `main` (it used to depend on whether
+    /// `main`'s input logging had looked the name up yet).
+    #[test]
+    fn conditions_resolve_builtins_wherever_they_are() {
+        let src = "attribute vec4 p;\nfloat before(float x) {\n    return x * 2.0;\n}\nfloat after(float x);\nvoid main() {\n    gl_Position = p * before(1.0) * after(1.0);\n}\nfloat after(float x) {\n    return x * 3.0;\n}\n";
+        let parsed = crate::parse::parse(&[src], Stage::Vertex, None).unwrap();
+        let table = probe_table(&parsed);
+        for line in [3, 7, 10] {
+            let probe = table.step_for_line(line).unwrap().id;
+            let req = Request {
+                mode: Mode::HitTest(vec![Breakpoint {
+                    probe,
+                    condition: Some("gl_VertexID == 0".into()),
+                }]),
+                target: Target::COMPAT,
+                binding: 3,
+            };
+            assert!(instrument(&parsed, &req).is_ok(), "line {line}");
+        }
+    }
 }

@@ -256,28 +256,11 @@ impl<'a> Walker<'a> {
             _ => &[],
         };
         let mut decls = globals;
-        let saved = self.model.env;
-        let newest = if self.parsed.version.is_es() {
-            Version {
-                number: 320,
-                profile: crate::Profile::Es,
-            }
-        } else {
-            Version {
-                number: 460,
-                profile: crate::Profile::Compatibility,
-            }
-        };
-        self.model.env = BuiltinEnv {
-            version: newest,
-            stage: self.parsed.stage,
-        };
         for name in builtin_inputs {
-            if let Some(d) = self.model.lookup(name) {
+            if let Some(d) = self.in_output_dialect(|m| m.lookup(name)) {
                 decls.push(d);
             }
         }
-        self.model.env = saved;
         for d in decls {
             let ty = self.model.decls[d].ty.clone();
             if !self.loggable(&ty) {
@@ -342,7 +325,9 @@ impl<'a> Walker<'a> {
             );
         }
         let before = self.model.diagnostics.len();
-        let ty = self.model.expr_type(&e);
+        // The expression runs in the instrumented shader: built-ins resolve as
+        // there, wherever the probe is.
+        let ty = self.in_output_dialect(|m| m.expr_type(&e));
         if let Some(d) = self.model.diagnostics.get(before) {
             let msg = d.message.clone();
             self.model.diagnostics.truncate(before);
@@ -707,6 +692,31 @@ impl<'a> Walker<'a> {
 }
 
 impl Walker<'_> {
+    /// Runs `f` with built-ins resolved in the newest dialect of the shader's
+    /// family (desktop or ES), which every raised version can use. Depends only on
+    /// the shader, so probe ids stay the same whatever the output version.
+    fn in_output_dialect<T>(&mut self, f: impl FnOnce(&mut Model) -> T) -> T {
+        let saved = self.model.env;
+        let newest = if self.parsed.version.is_es() {
+            Version {
+                number: 320,
+                profile: crate::Profile::Es,
+            }
+        } else {
+            Version {
+                number: 460,
+                profile: crate::Profile::Compatibility,
+            }
+        };
+        self.model.env = BuiltinEnv {
+            version: newest,
+            stage: self.parsed.stage,
+        };
+        let out = f(&mut self.model);
+        self.model.env = saved;
+        out
+    }
+
     /// Whether values of this type can be logged and named in generated GLSL
     /// (helpers live at global scope: anonymous and function-local structs can't).
     fn loggable(&self, ty: &Type) -> bool {

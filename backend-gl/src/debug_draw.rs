@@ -1,0 +1,403 @@
+//! Debug draws: run an application's draw again with an instrumented copy of
+//! its program, writes masked and the debug buffer bound, then put back every
+//! piece of GL state we touched. Written against `glow` so it runs the same on
+//! the agent's real-function loader and on the headless test harness.
+
+use glow::HasContext;
+
+/// A program built from instrumented sources with the original's interface.
+pub struct DebugProgram {
+    pub program: glow::Program,
+}
+
+/// Compiles `shaders` (GL stage enum, source) into a program that has the
+/// attribute locations, fragment output locations, uniform values, sampler
+/// units and block bindings of `original`.
+///
+/// # Safety
+/// A GL context must be current on this thread.
+pub unsafe fn build_program(
+    gl: &glow::Context,
+    original: glow::Program,
+    shaders: &[(u32, &str)],
+    frag_outputs: &[String],
+) -> Result<DebugProgram, String> {
+    let program = gl.create_program()?;
+    let mut created = Vec::new();
+    let result = (|| {
+        for (stage, src) in shaders {
+            let shader = gl.create_shader(*stage)?;
+            created.push(shader);
+            gl.shader_source(shader, src);
+            gl.compile_shader(shader);
+            if !gl.get_shader_compile_status(shader) {
+                return Err(format!("instrumented shader does not compile: {}", gl.get_shader_info_log(shader)));
+            }
+            gl.attach_shader(program, shader);
+        }
+        for i in 0..gl.get_active_attributes(original) {
+            if let Some(a) = gl.get_active_attribute(original, i) {
+                if a.name.starts_with("gl_") {
+                    continue;
+                }
+                if let Some(loc) = gl.get_attrib_location(original, &a.name) {
+                    gl.bind_attrib_location(program, loc, &a.name);
+                }
+            }
+        }
+        for name in frag_outputs {
+            let loc = gl.get_frag_data_location(original, name);
+            if loc >= 0 {
+                gl.bind_frag_data_location(program, loc as u32, name);
+            }
+        }
+        gl.link_program(program);
+        if !gl.get_program_link_status(program) {
+            return Err(format!("instrumented program does not link: {}", gl.get_program_info_log(program)));
+        }
+        copy_uniforms(gl, original, program);
+        copy_block_bindings(gl, original, program);
+        Ok(())
+    })();
+    for s in created {
+        gl.detach_shader(program, s);
+        gl.delete_shader(s);
+    }
+    match result {
+        Ok(()) => Ok(DebugProgram { program }),
+        Err(e) => {
+            gl.delete_program(program);
+            Err(e)
+        }
+    }
+}
+
+/// What a uniform's type is made of, for reading and writing it generically.
+#[derive(Clone, Copy)]
+enum UniformKind {
+    Float(usize),
+    Mat(usize, usize),
+    Int(usize),
+    Uint(usize),
+}
+
+fn uniform_kind(t: u32) -> Option<UniformKind> {
+    use UniformKind::*;
+    Some(match t {
+        glow::FLOAT => Float(1),
+        glow::FLOAT_VEC2 => Float(2),
+        glow::FLOAT_VEC3 => Float(3),
+        glow::FLOAT_VEC4 => Float(4),
+        glow::FLOAT_MAT2 => Mat(2, 2),
+        glow::FLOAT_MAT3 => Mat(3, 3),
+        glow::FLOAT_MAT4 => Mat(4, 4),
+        glow::FLOAT_MAT2x3 => Mat(2, 3),
+        glow::FLOAT_MAT2x4 => Mat(2, 4),
+        glow::FLOAT_MAT3x2 => Mat(3, 2),
+        glow::FLOAT_MAT3x4 => Mat(3, 4),
+        glow::FLOAT_MAT4x2 => Mat(4, 2),
+        glow::FLOAT_MAT4x3 => Mat(4, 3),
+        glow::INT | glow::BOOL => Int(1),
+        glow::INT_VEC2 | glow::BOOL_VEC2 => Int(2),
+        glow::INT_VEC3 | glow::BOOL_VEC3 => Int(3),
+        glow::INT_VEC4 | glow::BOOL_VEC4 => Int(4),
+        glow::UNSIGNED_INT => Uint(1),
+        glow::UNSIGNED_INT_VEC2 => Uint(2),
+        glow::UNSIGNED_INT_VEC3 => Uint(3),
+        glow::UNSIGNED_INT_VEC4 => Uint(4),
+        // Samplers and images: their value is a texture/image unit.
+        _ if is_opaque(t) => Int(1),
+        _ => return None,
+    })
+}
+
+fn is_opaque(t: u32) -> bool {
+    matches!(
+        t,
+        glow::SAMPLER_1D
+            | glow::SAMPLER_2D
+            | glow::SAMPLER_3D
+            | glow::SAMPLER_CUBE
+            | glow::SAMPLER_1D_SHADOW
+            | glow::SAMPLER_2D_SHADOW
+            | glow::SAMPLER_1D_ARRAY
+            | glow::SAMPLER_2D_ARRAY
+            | glow::SAMPLER_1D_ARRAY_SHADOW
+            | glow::SAMPLER_2D_ARRAY_SHADOW
+            | glow::SAMPLER_2D_MULTISAMPLE
+            | glow::SAMPLER_2D_MULTISAMPLE_ARRAY
+            | glow::SAMPLER_CUBE_SHADOW
+            | glow::SAMPLER_BUFFER
+            | glow::SAMPLER_2D_RECT
+            | glow::SAMPLER_2D_RECT_SHADOW
+            | glow::SAMPLER_CUBE_MAP_ARRAY
+            | glow::SAMPLER_CUBE_MAP_ARRAY_SHADOW
+            | glow::INT_SAMPLER_1D
+            | glow::INT_SAMPLER_2D
+            | glow::INT_SAMPLER_3D
+            | glow::INT_SAMPLER_CUBE
+            | glow::INT_SAMPLER_1D_ARRAY
+            | glow::INT_SAMPLER_2D_ARRAY
+            | glow::INT_SAMPLER_2D_MULTISAMPLE
+            | glow::INT_SAMPLER_2D_MULTISAMPLE_ARRAY
+            | glow::INT_SAMPLER_BUFFER
+            | glow::INT_SAMPLER_2D_RECT
+            | glow::INT_SAMPLER_CUBE_MAP_ARRAY
+            | glow::UNSIGNED_INT_SAMPLER_1D
+            | glow::UNSIGNED_INT_SAMPLER_2D
+            | glow::UNSIGNED_INT_SAMPLER_3D
+            | glow::UNSIGNED_INT_SAMPLER_CUBE
+            | glow::UNSIGNED_INT_SAMPLER_1D_ARRAY
+            | glow::UNSIGNED_INT_SAMPLER_2D_ARRAY
+            | glow::UNSIGNED_INT_SAMPLER_2D_MULTISAMPLE
+            | glow::UNSIGNED_INT_SAMPLER_2D_MULTISAMPLE_ARRAY
+            | glow::UNSIGNED_INT_SAMPLER_BUFFER
+            | glow::UNSIGNED_INT_SAMPLER_2D_RECT
+            | glow::UNSIGNED_INT_SAMPLER_CUBE_MAP_ARRAY
+            | glow::IMAGE_1D
+            | glow::IMAGE_2D
+            | glow::IMAGE_3D
+            | glow::IMAGE_2D_RECT
+            | glow::IMAGE_CUBE
+            | glow::IMAGE_BUFFER
+            | glow::IMAGE_1D_ARRAY
+            | glow::IMAGE_2D_ARRAY
+            | glow::INT_IMAGE_2D
+            | glow::INT_IMAGE_3D
+            | glow::INT_IMAGE_2D_ARRAY
+            | glow::UNSIGNED_INT_IMAGE_2D
+            | glow::UNSIGNED_INT_IMAGE_3D
+            | glow::UNSIGNED_INT_IMAGE_2D_ARRAY
+    )
+}
+
+/// Copies every default-block uniform value (arrays element by element).
+///
+/// # Safety
+/// A GL context must be current on this thread.
+pub unsafe fn copy_uniforms(gl: &glow::Context, from: glow::Program, to: glow::Program) {
+    let count = gl.get_program_parameter_i32(from, glow::ACTIVE_UNIFORMS).max(0) as u32;
+    for i in 0..count {
+        let Some(u) = gl.get_active_uniform(from, i) else { continue };
+        let Some(kind) = uniform_kind(u.utype) else { continue };
+        let base = u.name.strip_suffix("[0]").unwrap_or(&u.name).to_string();
+        let elements = u.size.max(1) as usize;
+        for k in 0..elements {
+            let name = if elements > 1 || u.name.ends_with("[0]") {
+                format!("{base}[{k}]")
+            } else {
+                base.clone()
+            };
+            let (Some(src), Some(dst)) = (gl.get_uniform_location(from, &name), gl.get_uniform_location(to, &name)) else {
+                continue;
+            };
+            match kind {
+                UniformKind::Float(n) => {
+                    let mut v = [0f32; 4];
+                    gl.get_uniform_f32(from, &src, &mut v[..n]);
+                    match n {
+                        1 => gl.program_uniform_1_f32_slice(to, Some(&dst), &v[..1]),
+                        2 => gl.program_uniform_2_f32_slice(to, Some(&dst), &v[..2]),
+                        3 => gl.program_uniform_3_f32_slice(to, Some(&dst), &v[..3]),
+                        _ => gl.program_uniform_4_f32_slice(to, Some(&dst), &v[..4]),
+                    }
+                }
+                UniformKind::Mat(c, r) => {
+                    let mut v = [0f32; 16];
+                    let n = c * r;
+                    gl.get_uniform_f32(from, &src, &mut v[..n]);
+                    let v = &v[..n];
+                    let d = Some(&dst);
+                    match (c, r) {
+                        (2, 2) => gl.program_uniform_matrix_2_f32_slice(to, d, false, v),
+                        (3, 3) => gl.program_uniform_matrix_3_f32_slice(to, d, false, v),
+                        (4, 4) => gl.program_uniform_matrix_4_f32_slice(to, d, false, v),
+                        (2, 3) => gl.program_uniform_matrix_2x3_f32_slice(to, d, false, v),
+                        (2, 4) => gl.program_uniform_matrix_2x4_f32_slice(to, d, false, v),
+                        (3, 2) => gl.program_uniform_matrix_3x2_f32_slice(to, d, false, v),
+                        (3, 4) => gl.program_uniform_matrix_3x4_f32_slice(to, d, false, v),
+                        (4, 2) => gl.program_uniform_matrix_4x2_f32_slice(to, d, false, v),
+                        _ => gl.program_uniform_matrix_4x3_f32_slice(to, d, false, v),
+                    }
+                }
+                UniformKind::Int(n) => {
+                    let mut v = [0i32; 4];
+                    gl.get_uniform_i32(from, &src, &mut v[..n]);
+                    match n {
+                        1 => gl.program_uniform_1_i32_slice(to, Some(&dst), &v[..1]),
+                        2 => gl.program_uniform_2_i32_slice(to, Some(&dst), &v[..2]),
+                        3 => gl.program_uniform_3_i32_slice(to, Some(&dst), &v[..3]),
+                        _ => gl.program_uniform_4_i32_slice(to, Some(&dst), &v[..4]),
+                    }
+                }
+                UniformKind::Uint(n) => {
+                    let mut v = [0u32; 4];
+                    gl.get_uniform_u32(from, &src, &mut v[..n]);
+                    match n {
+                        1 => gl.program_uniform_1_u32_slice(to, Some(&dst), &v[..1]),
+                        2 => gl.program_uniform_2_u32_slice(to, Some(&dst), &v[..2]),
+                        3 => gl.program_uniform_3_u32_slice(to, Some(&dst), &v[..3]),
+                        _ => gl.program_uniform_4_u32_slice(to, Some(&dst), &v[..4]),
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// Gives uniform blocks and storage blocks of `to` the bindings they have in `from`.
+///
+/// # Safety
+/// A GL context must be current on this thread.
+pub unsafe fn copy_block_bindings(gl: &glow::Context, from: glow::Program, to: glow::Program) {
+    let blocks = gl.get_program_parameter_i32(from, glow::ACTIVE_UNIFORM_BLOCKS).max(0) as u32;
+    for i in 0..blocks {
+        let name = gl.get_active_uniform_block_name(from, i);
+        let binding = gl.get_active_uniform_block_parameter_i32(from, i, glow::UNIFORM_BLOCK_BINDING);
+        if let Some(j) = gl.get_uniform_block_index(to, &name) {
+            gl.uniform_block_binding(to, j, binding.max(0) as u32);
+        }
+    }
+    for (name, binding) in storage_blocks(gl, from) {
+        if let Some(j) = gl.get_shader_storage_block_index(to, &name) {
+            gl.shader_storage_block_binding(to, j, binding);
+        }
+    }
+}
+
+/// Names and bindings of a program's shader storage blocks.
+unsafe fn storage_blocks(gl: &glow::Context, program: glow::Program) -> Vec<(String, u32)> {
+    let n = gl.get_program_interface_i32(program, glow::SHADER_STORAGE_BLOCK, glow::ACTIVE_RESOURCES).max(0) as u32;
+    (0..n)
+        .filter_map(|i| {
+            let name = gl.get_program_resource_name(program, glow::SHADER_STORAGE_BLOCK, i);
+            let binding = gl.get_program_resource_i32(program, glow::SHADER_STORAGE_BLOCK, i, &[glow::BUFFER_BINDING]);
+            Some((name, (*binding.first()?).max(0) as u32))
+        })
+        .collect()
+}
+
+/// A storage-buffer binding `program` does not use, for the debug buffer.
+///
+/// # Safety
+/// A GL context must be current on this thread.
+pub unsafe fn free_storage_binding(gl: &glow::Context, program: glow::Program) -> u32 {
+    let used: Vec<u32> = storage_blocks(gl, program).into_iter().map(|(_, b)| b).collect();
+    let max = gl.get_parameter_i32(glow::MAX_SHADER_STORAGE_BUFFER_BINDINGS).max(1) as u32;
+    (0..max).rev().find(|b| !used.contains(b)).unwrap_or(max - 1)
+}
+
+/// The GL state a debug draw changes, captured so it can be put back exactly.
+pub struct SavedState {
+    program: i32,
+    color_mask: [bool; 4],
+    depth_mask: bool,
+    stencil_front: i32,
+    stencil_back: i32,
+    ssbo_generic: i32,
+    ssbo_indexed: (i32, i64, i64),
+    binding: u32,
+    tf_active: bool,
+    tf_paused: bool,
+}
+
+impl SavedState {
+    /// # Safety
+    /// A GL context must be current on this thread.
+    pub unsafe fn save(gl: &glow::Context, binding: u32) -> SavedState {
+        SavedState {
+            program: gl.get_parameter_i32(glow::CURRENT_PROGRAM),
+            color_mask: gl.get_parameter_bool_array::<4>(glow::COLOR_WRITEMASK),
+            depth_mask: gl.get_parameter_bool(glow::DEPTH_WRITEMASK),
+            stencil_front: gl.get_parameter_i32(glow::STENCIL_WRITEMASK),
+            stencil_back: gl.get_parameter_i32(glow::STENCIL_BACK_WRITEMASK),
+            ssbo_generic: gl.get_parameter_i32(glow::SHADER_STORAGE_BUFFER_BINDING),
+            ssbo_indexed: (
+                gl.get_parameter_indexed_i32(glow::SHADER_STORAGE_BUFFER_BINDING, binding),
+                gl.get_parameter_indexed_i64(glow::SHADER_STORAGE_BUFFER_START, binding),
+                gl.get_parameter_indexed_i64(glow::SHADER_STORAGE_BUFFER_SIZE, binding),
+            ),
+            binding,
+            tf_active: gl.get_parameter_bool(glow::TRANSFORM_FEEDBACK_ACTIVE),
+            tf_paused: gl.get_parameter_bool(glow::TRANSFORM_FEEDBACK_PAUSED),
+        }
+    }
+
+    /// Masks every framebuffer write and pauses transform feedback.
+    ///
+    /// # Safety
+    /// A GL context must be current on this thread.
+    pub unsafe fn mask_writes(&self, gl: &glow::Context) {
+        gl.color_mask(false, false, false, false);
+        gl.depth_mask(false);
+        gl.stencil_mask(0);
+        if self.tf_active && !self.tf_paused {
+            gl.pause_transform_feedback();
+        }
+    }
+
+    /// # Safety
+    /// A GL context must be current on this thread.
+    pub unsafe fn restore(&self, gl: &glow::Context) {
+        let [r, g, b, a] = self.color_mask;
+        gl.color_mask(r, g, b, a);
+        gl.depth_mask(self.depth_mask);
+        gl.stencil_mask_separate(glow::FRONT, self.stencil_front as u32);
+        gl.stencil_mask_separate(glow::BACK, self.stencil_back as u32);
+        if self.tf_active && !self.tf_paused {
+            gl.resume_transform_feedback();
+        }
+        let (buf, start, size) = self.ssbo_indexed;
+        match native_buffer(buf) {
+            Some(b) if size > 0 => gl.bind_buffer_range(glow::SHADER_STORAGE_BUFFER, self.binding, Some(b), start as i32, size as i32),
+            b => gl.bind_buffer_base(glow::SHADER_STORAGE_BUFFER, self.binding, b),
+        }
+        gl.bind_buffer(glow::SHADER_STORAGE_BUFFER, native_buffer(self.ssbo_generic));
+        gl.use_program(native_program(self.program));
+    }
+}
+
+fn native_buffer(name: i32) -> Option<glow::Buffer> {
+    std::num::NonZeroU32::new(name as u32).map(glow::NativeBuffer)
+}
+
+fn native_program(name: i32) -> Option<glow::Program> {
+    std::num::NonZeroU32::new(name as u32).map(glow::NativeProgram)
+}
+
+/// Runs `draw` once with `program` current, every write masked and a debug
+/// buffer initialised from `contents` bound at `binding`; returns the buffer's
+/// words afterwards. All state is restored, even when `draw` fails.
+///
+/// # Safety
+/// A GL context must be current on this thread.
+pub unsafe fn debug_draw(
+    gl: &glow::Context,
+    program: glow::Program,
+    binding: u32,
+    contents: &[u8],
+    draw: &mut dyn FnMut(),
+) -> Result<Vec<u32>, String> {
+    let saved = SavedState::save(gl, binding);
+    let buffer = gl.create_buffer()?;
+    gl.bind_buffer(glow::SHADER_STORAGE_BUFFER, Some(buffer));
+    gl.buffer_data_u8_slice(glow::SHADER_STORAGE_BUFFER, contents, glow::DYNAMIC_READ);
+    gl.bind_buffer_base(glow::SHADER_STORAGE_BUFFER, binding, Some(buffer));
+    saved.mask_writes(gl);
+    gl.use_program(Some(program));
+    draw();
+    gl.memory_barrier(glow::BUFFER_UPDATE_BARRIER_BIT | glow::SHADER_STORAGE_BARRIER_BIT);
+    // Mapping works on desktop GL and GLES alike (GLES has no glGetBufferSubData).
+    gl.bind_buffer(glow::SHADER_STORAGE_BUFFER, Some(buffer));
+    let ptr = gl.map_buffer_range(glow::SHADER_STORAGE_BUFFER, 0, contents.len() as i32, glow::MAP_READ_BIT);
+    let bytes = if ptr.is_null() {
+        Err("could not map the debug buffer".to_string())
+    } else {
+        let bytes = std::slice::from_raw_parts(ptr, contents.len()).to_vec();
+        gl.unmap_buffer(glow::SHADER_STORAGE_BUFFER);
+        Ok(bytes)
+    };
+    saved.restore(gl);
+    gl.delete_buffer(buffer);
+    Ok(bytes?.chunks_exact(4).map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]])).collect())
+}

@@ -1,0 +1,145 @@
+//! Descriptions of intercepted draws and dispatches, handed to
+//! [`crate::session::on_draw`].
+
+use serde::Serialize;
+
+use crate::state::ContextKey;
+
+/// One intercepted draw or compute dispatch.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct DrawCall {
+    /// The context it was issued in.
+    pub context: ContextKey,
+    /// The command the application called, e.g. `glDrawArraysInstancedARB`.
+    pub command: &'static str,
+    /// The program of `glUseProgram` when the call was made (0: none; then
+    /// `pipeline` says which program pipeline supplies the stages).
+    pub program: u32,
+    /// The bound program pipeline object (0: none).
+    pub pipeline: u32,
+    /// The frame: number of swaps in this context before this call.
+    pub frame: u64,
+    /// Position among the draws and dispatches of this frame, from 0.
+    pub index: u64,
+    /// The arguments.
+    pub args: DrawArgs,
+}
+
+/// The arguments of a draw or dispatch, by shape. Offsets into bound
+/// buffers (`indices` with an element array buffer, `indirect`) and client
+/// pointers are both given as addresses (`usize`), as GL receives them.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum DrawArgs {
+    /// `glDrawArrays*`: vertices `first .. first + count`.
+    Arrays {
+        /// Primitive mode.
+        mode: u32,
+        /// First vertex.
+        first: i32,
+        /// Vertex count.
+        count: i32,
+        /// Instances (1 for non-instanced draws).
+        instance_count: i32,
+        /// Base instance (0 unless `*BaseInstance`).
+        base_instance: u32,
+    },
+    /// `glDrawElements*` / `glDrawRangeElements*`.
+    Elements {
+        /// Primitive mode.
+        mode: u32,
+        /// Index count.
+        count: i32,
+        /// `GL_UNSIGNED_BYTE`/`SHORT`/`INT`.
+        index_type: u32,
+        /// Offset into the element array buffer, or a client pointer.
+        indices: usize,
+        /// Instances (1 for non-instanced draws).
+        instance_count: i32,
+        /// Added to every index (0 unless `*BaseVertex`).
+        base_vertex: i32,
+        /// Base instance (0 unless `*BaseInstance`).
+        base_instance: u32,
+        /// `(start, end)` of `glDrawRangeElements*`.
+        range: Option<(u32, u32)>,
+    },
+    /// `glMultiDrawArrays`: one `(first, count)` per draw.
+    MultiArrays {
+        /// Primitive mode.
+        mode: u32,
+        /// `(first, count)` per draw.
+        draws: Vec<(i32, i32)>,
+    },
+    /// `glMultiDrawElements[BaseVertex]`: one `(count, indices, base_vertex)`
+    /// per draw.
+    MultiElements {
+        /// Primitive mode.
+        mode: u32,
+        /// Index type.
+        index_type: u32,
+        /// `(count, indices, base_vertex)` per draw.
+        draws: Vec<(i32, usize, i32)>,
+    },
+    /// `glDrawArraysIndirect`, `glMultiDrawArraysIndirect[Count]`.
+    ArraysIndirect {
+        /// Primitive mode.
+        mode: u32,
+        /// Offset into the draw indirect buffer (or client pointer).
+        indirect: usize,
+        /// Number of commands (the maximum for `*Count`); 1 for
+        /// `glDrawArraysIndirect`.
+        draw_count: i32,
+        /// Stride between commands (0: tightly packed).
+        stride: i32,
+        /// `*IndirectCount`: offset of the draw count in the parameter
+        /// buffer.
+        count_offset: Option<isize>,
+    },
+    /// `glDrawElementsIndirect`, `glMultiDrawElementsIndirect[Count]`.
+    ElementsIndirect {
+        /// Primitive mode.
+        mode: u32,
+        /// Index type.
+        index_type: u32,
+        /// Offset into the draw indirect buffer (or client pointer).
+        indirect: usize,
+        /// Number of commands (the maximum for `*Count`).
+        draw_count: i32,
+        /// Stride between commands.
+        stride: i32,
+        /// `*IndirectCount`: offset of the draw count in the parameter
+        /// buffer.
+        count_offset: Option<isize>,
+    },
+    /// `glDrawTransformFeedback*`.
+    TransformFeedback {
+        /// Primitive mode.
+        mode: u32,
+        /// Transform feedback object.
+        id: u32,
+        /// Vertex stream (0 unless `*Stream*`).
+        stream: u32,
+        /// Instances (1 unless `*Instanced`).
+        instance_count: i32,
+    },
+    /// `glDispatchCompute`.
+    Compute {
+        /// Work groups in x, y, z.
+        groups: [u32; 3],
+    },
+    /// `glDispatchComputeIndirect`.
+    ComputeIndirect {
+        /// Offset into the dispatch indirect buffer.
+        indirect: isize,
+    },
+}
+
+impl DrawArgs {
+    /// Whether this is a compute dispatch rather than a draw.
+    pub fn is_compute(&self) -> bool {
+        matches!(
+            self,
+            DrawArgs::Compute { .. } | DrawArgs::ComputeIndirect { .. }
+        )
+    }
+}

@@ -1,0 +1,604 @@
+//! Symbol interposition: the exported `dlsym`, `glXGetProcAddress`,
+//! `glXGetProcAddressARB`, `eglGetProcAddress`, `eglSwapBuffers`,
+//! `glXSwapBuffers`, `eglDestroyContext` and `glXDestroyContext`, the
+//! hand-written swap-with-damage wrappers, and [`wrapper_for`], the one
+//! lookup all of them use.
+//!
+//! # `dlsym`
+//!
+//! glibc's `dlsym` looks at its *return address* to find the calling object:
+//! `RTLD_NEXT` means "after the caller", and `RTLD_DEFAULT` uses the
+//! caller's scope. A plain wrapper that calls the real `dlsym` would make
+//! every `RTLD_NEXT` lookup relative to the agent, which breaks other
+//! interposers (a library that wraps `malloc` and finds the real one with
+//! `dlsym(RTLD_NEXT, "malloc")` would find itself). So on x86_64 the
+//! exported `dlsym` is a small naked trampoline: it asks
+//! `dlsym_decide(handle, name)` (plain Rust) whether the name is one of ours;
+//! if so it returns our pointer, otherwise it *jumps* (not calls) to the real
+//! `dlsym` with the original arguments and return address, so glibc sees the
+//! application's caller. Other architectures get a plain wrapper (correct
+//! except for `RTLD_NEXT` relative to the caller).
+//!
+//! For an intercepted name and a real handle, the real `dlsym(handle, name)`
+//! runs first: if the object has no such symbol the caller gets NULL (and
+//! `dlerror`) as without the agent; otherwise that pointer seeds the
+//! function's [`RealFn`] and the caller gets the wrapper. `dlsym` of
+//! `"dlsym"` returns the interposed `dlsym` itself.
+//!
+//! # GetProcAddress
+//!
+//! The same idea: the real GetProcAddress runs first; NULL stays NULL; a
+//! pointer for an intercepted name seeds the slot and is replaced by the
+//! wrapper. EGL/GLX functions are only wrapped when asked through their own
+//! API's GetProcAddress (glvnd's GLX GetProcAddress returns a GL dispatch
+//! stub for *any* name, including `eglSwapBuffers`).
+//!
+//! None of this code allocates, locks or initialises anything on the
+//! `dlsym` path for names that are not intercepted, so it is safe to run
+//! inside the dynamic loader's callers, in library constructors, and
+//! re-entrantly.
+
+#![allow(non_snake_case)]
+
+use std::ffi::{c_char, c_ulong, c_void, CStr};
+use std::panic::{catch_unwind, AssertUnwindSafe};
+
+use crate::hooks;
+use crate::resolve::{self, Family, RealFn};
+use crate::state::{ContextApi, ContextKey};
+
+/// Where an intercepted name leads: the wrapper the application gets and
+/// the slot of the real function.
+#[derive(Clone, Copy)]
+pub struct Interposed {
+    /// The agent's function.
+    pub wrapper: *const c_void,
+    /// The real function behind it.
+    pub real: &'static RealFn,
+}
+
+/// The agent's wrapper for `name`, if the agent intercepts it (generated GL
+/// commands and their aliases, the GetProcAddress functions, the swaps,
+/// and `dlsym`).
+pub fn wrapper_for(name: &CStr) -> Option<*const c_void> {
+    if name.to_bytes() == b"dlsym" {
+        return own_dlsym();
+    }
+    lookup(name.to_bytes()).map(|i| i.wrapper)
+}
+
+/// Whether `p` is one of the pointers [`wrapper_for`] hands out.
+pub fn is_wrapper(p: *const c_void) -> bool {
+    if p.is_null() {
+        return false;
+    }
+    if own_dlsym() == Some(p) {
+        return true;
+    }
+    crate::gl::INTERCEPTED
+        .iter()
+        .chain(HAND_WRITTEN)
+        .any(|n| lookup(n.as_bytes()).is_some_and(|i| i.wrapper == p))
+}
+
+/// Names with hand-written wrappers in this module.
+pub const HAND_WRITTEN: &[&str] = &[
+    "eglGetProcAddress",
+    "glXGetProcAddress",
+    "glXGetProcAddressARB",
+    "eglSwapBuffers",
+    "eglSwapBuffersWithDamageKHR",
+    "eglSwapBuffersWithDamageEXT",
+    "glXSwapBuffers",
+    "eglDestroyContext",
+    "glXDestroyContext",
+];
+
+/// The real `eglSwapBuffers`.
+pub static EGL_SWAP_BUFFERS: RealFn = RealFn::egl(c"eglSwapBuffers");
+/// The real `eglSwapBuffersWithDamageKHR`.
+pub static EGL_SWAP_BUFFERS_WITH_DAMAGE_KHR: RealFn = RealFn::egl(c"eglSwapBuffersWithDamageKHR");
+/// The real `eglSwapBuffersWithDamageEXT`.
+pub static EGL_SWAP_BUFFERS_WITH_DAMAGE_EXT: RealFn = RealFn::egl(c"eglSwapBuffersWithDamageEXT");
+/// The real `glXSwapBuffers`.
+pub static GLX_SWAP_BUFFERS: RealFn = RealFn::glx(c"glXSwapBuffers");
+/// The real `eglDestroyContext`.
+pub static EGL_DESTROY_CONTEXT: RealFn = RealFn::egl(c"eglDestroyContext");
+/// The real `glXDestroyContext`.
+pub static GLX_DESTROY_CONTEXT: RealFn = RealFn::glx(c"glXDestroyContext");
+
+type EglGpa = unsafe extern "C" fn(*const c_char) -> *mut c_void;
+type GlxGpa = unsafe extern "C" fn(*const u8) -> *mut c_void;
+type EglSwap = unsafe extern "C" fn(*mut c_void, *mut c_void) -> u32;
+type EglSwapDamage = unsafe extern "C" fn(*mut c_void, *mut c_void, *const i32, i32) -> u32;
+type GlxSwap = unsafe extern "C" fn(*mut c_void, c_ulong);
+type EglDestroy = unsafe extern "C" fn(*mut c_void, *mut c_void) -> u32;
+type GlxDestroy = unsafe extern "C" fn(*mut c_void, *mut c_void);
+
+fn lookup(name: &[u8]) -> Option<Interposed> {
+    let hand = |wrapper: *const c_void, real: &'static RealFn| Some(Interposed { wrapper, real });
+    match name {
+        b"eglGetProcAddress" => hand(
+            eglGetProcAddress as EglGpa as *const c_void,
+            &resolve::EGL_GET_PROC_ADDRESS,
+        ),
+        b"glXGetProcAddress" => hand(
+            glXGetProcAddress as GlxGpa as *const c_void,
+            &resolve::GLX_GET_PROC_ADDRESS,
+        ),
+        b"glXGetProcAddressARB" => hand(
+            glXGetProcAddressARB as GlxGpa as *const c_void,
+            &resolve::GLX_GET_PROC_ADDRESS_ARB,
+        ),
+        b"eglSwapBuffers" => hand(
+            eglSwapBuffers as EglSwap as *const c_void,
+            &EGL_SWAP_BUFFERS,
+        ),
+        b"eglSwapBuffersWithDamageKHR" => hand(
+            eglSwapBuffersWithDamageKHR as EglSwapDamage as *const c_void,
+            &EGL_SWAP_BUFFERS_WITH_DAMAGE_KHR,
+        ),
+        b"eglSwapBuffersWithDamageEXT" => hand(
+            eglSwapBuffersWithDamageEXT as EglSwapDamage as *const c_void,
+            &EGL_SWAP_BUFFERS_WITH_DAMAGE_EXT,
+        ),
+        b"glXSwapBuffers" => hand(
+            glXSwapBuffers as GlxSwap as *const c_void,
+            &GLX_SWAP_BUFFERS,
+        ),
+        b"eglDestroyContext" => hand(
+            eglDestroyContext as EglDestroy as *const c_void,
+            &EGL_DESTROY_CONTEXT,
+        ),
+        b"glXDestroyContext" => hand(
+            glXDestroyContext as GlxDestroy as *const c_void,
+            &GLX_DESTROY_CONTEXT,
+        ),
+        _ => crate::gl::intercepted(name).map(|(wrapper, real)| Interposed { wrapper, real }),
+    }
+}
+
+// ---------------------------------------------------------------------------
+// dlsym
+
+/// Two pointers returned in rax:rdx (SysV): what `dlsym` returns, or, when
+/// `forward` is not null, the function to jump to with the original
+/// arguments.
+#[repr(C)]
+struct Decision {
+    result: *mut c_void,
+    forward: *mut c_void,
+}
+
+/// Decides what the interposed `dlsym` does. Never panics, never unwinds.
+extern "C" fn dlsym_decide(handle: *mut c_void, name: *const c_char) -> Decision {
+    let forward = resolve::real_dlsym_ptr();
+    let pass = Decision {
+        result: std::ptr::null_mut(),
+        forward,
+    };
+    if name.is_null() || forward.is_null() {
+        return pass;
+    }
+    // SAFETY: `name` is the caller's NUL-terminated symbol name.
+    let decided = catch_unwind(AssertUnwindSafe(|| unsafe { decide(handle, name) }));
+    match decided {
+        Ok(Some(result)) => Decision {
+            result,
+            forward: std::ptr::null_mut(),
+        },
+        Ok(None) | Err(_) => pass,
+    }
+}
+
+/// `Some(pointer)` when the agent answers the lookup itself.
+///
+/// # Safety
+/// `name` is NUL-terminated.
+unsafe fn decide(handle: *mut c_void, name: *const c_char) -> Option<*mut c_void> {
+    // SAFETY: caller's contract.
+    let bytes = unsafe { CStr::from_ptr(name) }.to_bytes();
+    // Cheap filter: every intercepted name starts with "gl", "egl" or "dl".
+    if !(bytes.starts_with(b"gl") || bytes.starts_with(b"egl") || bytes == b"dlsym") {
+        return None;
+    }
+    if bytes == b"dlsym" {
+        return own_dlsym().map(|p| p as *mut c_void);
+    }
+    let i = lookup(bytes)?;
+    let pseudo = handle == libc::RTLD_DEFAULT || handle == libc::RTLD_NEXT;
+    // The real lookup. Real handles do not depend on the caller. For the
+    // pseudo-handles the application searches the global scope, where the
+    // agent's own exports come first: then the answer is what follows the
+    // agent, so that a name no loaded library defines stays NULL as it
+    // would be without the agent.
+    // SAFETY (both): a handle or pseudo-handle and a NUL-terminated name.
+    let mut real =
+        unsafe { resolve::real_dlsym(if pseudo { libc::RTLD_DEFAULT } else { handle }, name) };
+    if pseudo && resolve::is_own(real) {
+        real = unsafe { resolve::real_dlsym(libc::RTLD_NEXT, name) };
+    }
+    if real.is_null() {
+        return Some(real);
+    }
+    i.real.seed(real);
+    Some(i.wrapper as *mut c_void)
+}
+
+#[cfg(not(test))]
+fn own_dlsym() -> Option<*const c_void> {
+    type Dlsym = unsafe extern "C" fn(*mut c_void, *const c_char) -> *mut c_void;
+    Some(dlsym as Dlsym as *const c_void)
+}
+
+#[cfg(test)]
+fn own_dlsym() -> Option<*const c_void> {
+    None
+}
+
+/// The interposed `dlsym` (x86_64): see the module documentation.
+///
+/// # Safety
+/// As `dlsym(3)`.
+#[cfg(all(target_arch = "x86_64", not(test)))]
+#[unsafe(naked)]
+#[no_mangle]
+pub unsafe extern "C" fn dlsym(handle: *mut c_void, name: *const c_char) -> *mut c_void {
+    // On entry rsp is 8 mod 16; two pushes and 8 more bytes align it for
+    // the call. rdi/rsi are restored for the tail jump; rax:rdx is the
+    // Decision.
+    core::arch::naked_asm!(
+        "push rdi",
+        "push rsi",
+        "sub rsp, 8",
+        "call {decide}",
+        "add rsp, 8",
+        "pop rsi",
+        "pop rdi",
+        "test rdx, rdx",
+        "jnz 2f",
+        "ret",
+        "2:",
+        "jmp rdx",
+        decide = sym dlsym_decide,
+    )
+}
+
+/// The interposed `dlsym` (architectures without the trampoline): as on
+/// x86_64, except that a forwarded `RTLD_NEXT` lookup starts after the
+/// agent rather than after the caller.
+///
+/// # Safety
+/// As `dlsym(3)`.
+#[cfg(all(not(target_arch = "x86_64"), not(test)))]
+#[no_mangle]
+pub unsafe extern "C" fn dlsym(handle: *mut c_void, name: *const c_char) -> *mut c_void {
+    let d = dlsym_decide(handle, name);
+    if d.forward.is_null() {
+        return d.result;
+    }
+    // SAFETY: `forward` is glibc's dlsym.
+    unsafe { resolve::real_dlsym(handle, name) }
+}
+
+// ---------------------------------------------------------------------------
+// GetProcAddress
+
+/// # Safety
+/// `name` is null or NUL-terminated.
+unsafe fn get_proc_address(real_gpa: &RealFn, family: Family, name: *const c_char) -> *mut c_void {
+    let gpa = real_gpa.get();
+    let call_real = |name: *const c_char| -> *mut c_void {
+        if gpa.is_null() {
+            return std::ptr::null_mut();
+        }
+        // SAFETY: the real GetProcAddress.
+        unsafe { std::mem::transmute::<*mut c_void, EglGpa>(gpa)(name) }
+    };
+    if name.is_null() {
+        return call_real(name);
+    }
+    resolve::note_gpa_used(family);
+    let answer = catch_unwind(AssertUnwindSafe(|| {
+        // SAFETY: caller's contract.
+        let bytes = unsafe { CStr::from_ptr(name) }.to_bytes();
+        let i = lookup(bytes)?;
+        if i.real.family() != Family::Gl && i.real.family() != family {
+            return None;
+        }
+        let real = call_real(name);
+        if !real.is_null() {
+            i.real.seed(real);
+            return Some(i.wrapper as *mut c_void);
+        }
+        if gpa.is_null() && !i.real.get().is_null() {
+            return Some(i.wrapper as *mut c_void);
+        }
+        Some(std::ptr::null_mut())
+    }));
+    match answer {
+        Ok(Some(p)) => p,
+        Ok(None) | Err(_) => call_real(name),
+    }
+}
+
+/// The interposed `eglGetProcAddress`.
+///
+/// # Safety
+/// As `eglGetProcAddress`.
+#[cfg_attr(not(test), no_mangle)]
+pub unsafe extern "C" fn eglGetProcAddress(name: *const c_char) -> *mut c_void {
+    // SAFETY: forwarded contract.
+    unsafe { get_proc_address(&resolve::EGL_GET_PROC_ADDRESS, Family::Egl, name) }
+}
+
+/// The interposed `glXGetProcAddress`.
+///
+/// # Safety
+/// As `glXGetProcAddress`.
+#[cfg_attr(not(test), no_mangle)]
+pub unsafe extern "C" fn glXGetProcAddress(name: *const u8) -> *mut c_void {
+    // SAFETY: forwarded contract.
+    unsafe { get_proc_address(&resolve::GLX_GET_PROC_ADDRESS, Family::Glx, name.cast()) }
+}
+
+/// The interposed `glXGetProcAddressARB`.
+///
+/// # Safety
+/// As `glXGetProcAddressARB`.
+#[cfg_attr(not(test), no_mangle)]
+pub unsafe extern "C" fn glXGetProcAddressARB(name: *const u8) -> *mut c_void {
+    // SAFETY: forwarded contract.
+    unsafe { get_proc_address(&resolve::GLX_GET_PROC_ADDRESS_ARB, Family::Glx, name.cast()) }
+}
+
+// ---------------------------------------------------------------------------
+// Swaps: frame boundaries.
+
+/// The interposed `eglSwapBuffers`.
+///
+/// # Safety
+/// As `eglSwapBuffers`.
+#[cfg_attr(not(test), no_mangle)]
+pub unsafe extern "C" fn eglSwapBuffers(dpy: *mut c_void, surface: *mut c_void) -> u32 {
+    let p = EGL_SWAP_BUFFERS.get();
+    if p.is_null() {
+        hooks::missing_real("eglSwapBuffers");
+        return 0;
+    }
+    // SAFETY: the slot holds the real eglSwapBuffers.
+    unsafe {
+        let real = std::mem::transmute::<*mut c_void, EglSwap>(p);
+        let mut run = || real(dpy, surface);
+        hooks::dispatch("eglSwapBuffers", &mut run, hooks::swap)
+    }
+}
+
+/// The wrapper of `eglSwapBuffersWithDamageKHR` (not exported: only
+/// reachable through `eglGetProcAddress`, like the real one).
+///
+/// # Safety
+/// As `eglSwapBuffersWithDamageKHR`.
+pub unsafe extern "C" fn eglSwapBuffersWithDamageKHR(
+    dpy: *mut c_void,
+    surface: *mut c_void,
+    rects: *const i32,
+    n_rects: i32,
+) -> u32 {
+    // SAFETY: forwarded contract.
+    unsafe {
+        swap_with_damage(
+            &EGL_SWAP_BUFFERS_WITH_DAMAGE_KHR,
+            "eglSwapBuffersWithDamageKHR",
+            dpy,
+            surface,
+            rects,
+            n_rects,
+        )
+    }
+}
+
+/// The wrapper of `eglSwapBuffersWithDamageEXT` (not exported).
+///
+/// # Safety
+/// As `eglSwapBuffersWithDamageEXT`.
+pub unsafe extern "C" fn eglSwapBuffersWithDamageEXT(
+    dpy: *mut c_void,
+    surface: *mut c_void,
+    rects: *const i32,
+    n_rects: i32,
+) -> u32 {
+    // SAFETY: forwarded contract.
+    unsafe {
+        swap_with_damage(
+            &EGL_SWAP_BUFFERS_WITH_DAMAGE_EXT,
+            "eglSwapBuffersWithDamageEXT",
+            dpy,
+            surface,
+            rects,
+            n_rects,
+        )
+    }
+}
+
+unsafe fn swap_with_damage(
+    slot: &RealFn,
+    name: &'static str,
+    dpy: *mut c_void,
+    surface: *mut c_void,
+    rects: *const i32,
+    n_rects: i32,
+) -> u32 {
+    let p = slot.get();
+    if p.is_null() {
+        hooks::missing_real(name);
+        return 0;
+    }
+    // SAFETY: the slot holds the real function.
+    unsafe {
+        let real = std::mem::transmute::<*mut c_void, EglSwapDamage>(p);
+        let mut run = || real(dpy, surface, rects, n_rects);
+        hooks::dispatch(name, &mut run, hooks::swap)
+    }
+}
+
+/// The interposed `glXSwapBuffers`.
+///
+/// # Safety
+/// As `glXSwapBuffers`.
+#[cfg_attr(not(test), no_mangle)]
+pub unsafe extern "C" fn glXSwapBuffers(dpy: *mut c_void, drawable: c_ulong) {
+    let p = GLX_SWAP_BUFFERS.get();
+    if p.is_null() {
+        hooks::missing_real("glXSwapBuffers");
+        return;
+    }
+    // SAFETY: the slot holds the real glXSwapBuffers.
+    unsafe {
+        let real = std::mem::transmute::<*mut c_void, GlxSwap>(p);
+        let mut run = || real(dpy, drawable);
+        hooks::dispatch("glXSwapBuffers", &mut run, hooks::swap)
+    }
+}
+
+// ---------------------------------------------------------------------------
+// Context destruction: the shadow state of a destroyed context is dropped, so
+// that a new context that reuses the handle starts clean.
+
+/// The interposed `eglDestroyContext`.
+///
+/// # Safety
+/// As `eglDestroyContext`.
+#[cfg_attr(not(test), no_mangle)]
+pub unsafe extern "C" fn eglDestroyContext(dpy: *mut c_void, ctx: *mut c_void) -> u32 {
+    let p = EGL_DESTROY_CONTEXT.get();
+    if p.is_null() {
+        hooks::missing_real("eglDestroyContext");
+        return 0;
+    }
+    // SAFETY: the slot holds the real eglDestroyContext.
+    unsafe {
+        let real = std::mem::transmute::<*mut c_void, EglDestroy>(p);
+        let mut run = || real(dpy, ctx);
+        let key = ContextKey {
+            api: ContextApi::Egl,
+            handle: ctx as usize,
+        };
+        hooks::dispatch("eglDestroyContext", &mut run, |orig| {
+            hooks::context_destroyed(orig, key)
+        })
+    }
+}
+
+/// The interposed `glXDestroyContext`.
+///
+/// # Safety
+/// As `glXDestroyContext`.
+#[cfg_attr(not(test), no_mangle)]
+pub unsafe extern "C" fn glXDestroyContext(dpy: *mut c_void, ctx: *mut c_void) {
+    let p = GLX_DESTROY_CONTEXT.get();
+    if p.is_null() {
+        hooks::missing_real("glXDestroyContext");
+        return;
+    }
+    // SAFETY: the slot holds the real glXDestroyContext.
+    unsafe {
+        let real = std::mem::transmute::<*mut c_void, GlxDestroy>(p);
+        let mut run = || real(dpy, ctx);
+        let key = ContextKey {
+            api: ContextApi::Glx,
+            handle: ctx as usize,
+        };
+        hooks::dispatch("glXDestroyContext", &mut run, |orig| {
+            hooks::context_destroyed(orig, key)
+        })
+    }
+}
+
+// ---------------------------------------------------------------------------
+// For tests and tools.
+
+/// Whether `p` is one of the agent's wrappers (C ABI, for test programs
+/// that look it up with `dlsym(RTLD_DEFAULT, "shaderdbg_agent_is_wrapper")`).
+#[no_mangle]
+pub extern "C" fn shaderdbg_agent_is_wrapper(p: *const c_void) -> bool {
+    catch_unwind(|| is_wrapper(p)).unwrap_or(false)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn decide_for(handle: *mut c_void, name: &CStr) -> Decision {
+        dlsym_decide(handle, name.as_ptr())
+    }
+
+    #[test]
+    fn names_that_are_not_ours_are_forwarded() {
+        for name in [c"malloc", c"glClear", c"eglGetCurrentContext", c"dl"] {
+            let d = decide_for(libc::RTLD_DEFAULT, name);
+            assert!(d.result.is_null(), "{name:?}");
+            assert_eq!(d.forward, resolve::real_dlsym_ptr(), "{name:?}");
+        }
+        assert!(!resolve::real_dlsym_ptr().is_null());
+        assert!(!resolve::is_own(resolve::real_dlsym_ptr()));
+    }
+
+    #[test]
+    fn intercepted_names_answer_like_the_real_lookup() {
+        // No GL library is in this test's global scope: NULL, as glibc says.
+        let d = decide_for(libc::RTLD_DEFAULT, c"glShaderSourceARB");
+        assert!(d.result.is_null() && d.forward.is_null());
+
+        // SAFETY: plain dlopen of a system library.
+        let gl = unsafe { libc::dlopen(c"libGL.so.1".as_ptr(), libc::RTLD_NOW | libc::RTLD_LOCAL) };
+        if gl.is_null() {
+            eprintln!("skipped: no libGL.so.1");
+            return;
+        }
+        let d = decide_for(gl, c"glShaderSource");
+        assert!(d.forward.is_null());
+        assert_eq!(
+            Some(d.result as *const c_void),
+            wrapper_for(c"glShaderSource")
+        );
+        assert!(is_wrapper(d.result));
+        // The real lookup seeded the slot with libGL's own function.
+        // SAFETY: handle from dlopen.
+        let real = unsafe { resolve::real_dlsym(gl, c"glShaderSource".as_ptr()) };
+        assert_eq!(crate::gl::slots::glShaderSource.cached(), real);
+
+        // Not in libGL: NULL even though the name is intercepted.
+        let d = decide_for(gl, c"eglSwapBuffers");
+        assert!(d.result.is_null() && d.forward.is_null());
+        // Not intercepted: forwarded.
+        let d = decide_for(gl, c"glClear");
+        assert!(d.result.is_null() && !d.forward.is_null());
+    }
+
+    #[test]
+    fn lookup_covers_generated_and_hand_written_names() {
+        for name in crate::gl::INTERCEPTED.iter().chain(HAND_WRITTEN) {
+            let i = lookup(name.as_bytes()).unwrap_or_else(|| panic!("{name}"));
+            assert_eq!(i.real.name().to_bytes(), name.as_bytes());
+            assert!(is_wrapper(i.wrapper));
+        }
+        assert!(lookup(b"glClear").is_none());
+        // Aliases from gl.xml and from intercept.txt.
+        for (alias, base) in [
+            ("glShaderSourceARB", "glShaderSource"),
+            ("glCreateShaderObjectARB", "glCreateShader"),
+            ("glUseProgramObjectARB", "glUseProgram"),
+            ("glDrawArraysInstancedEXT", "glDrawArraysInstanced"),
+            ("glMultiDrawArraysIndirectAMD", "glMultiDrawArraysIndirect"),
+            ("glCreateShaderProgramvEXT", "glCreateShaderProgramv"),
+        ] {
+            assert!(
+                crate::gl::BASE_OF.contains(&(alias, base)),
+                "{alias} -> {base}"
+            );
+        }
+        assert!(!is_wrapper(std::ptr::null()));
+        assert!(!is_wrapper(libc::malloc as *const c_void));
+    }
+}

@@ -1,0 +1,140 @@
+//! The session: what the agent does with what it intercepts.
+//!
+//! This is the minimal version: it only *records*. Every event goes into a
+//! bounded in-memory log ([`events`]) and, when the environment variable
+//! `SHADERDBG_TRACE_FILE` names a file, is appended to it as one JSON line
+//! (`{"pid":..,"event":"shader_compiled"|"program_linked"|"draw"|"swap",..}`).
+//! That is how the end-to-end tests observe the agent until the real
+//! session (socket to the debugger, breakpoints, hit tests, recording)
+//! replaces the bodies of these four functions.
+//!
+//! # Contract with the hooks
+//!
+//! - All four run on the application's thread, inside the intercepted call,
+//!   with the agent's re-entrancy guard set: GL calls made from here must go
+//!   through [`crate::real`] (calling the exported wrappers also works: they
+//!   pass straight through while the guard is set). They may block (a
+//!   breakpoint hit); other threads keep running.
+//! - The shadow-state lock is *not* held.
+//! - A panic is caught by the hook machinery and logged; the application
+//!   goes on.
+//! - [`on_draw`] must call `run_original` exactly once (the hook
+//!   machinery runs the original draw itself if it was not called and
+//!   ignores a second call, but instrumentation that expects its effect must
+//!   call it).
+//! - [`on_swap`] runs *before* the real swap (the back buffer still holds
+//!   the frame), `frame` is the number of the frame that ends.
+
+use std::collections::VecDeque;
+use std::fs::File;
+use std::io::Write as _;
+use std::sync::{Mutex, OnceLock};
+
+use serde::Serialize;
+
+use crate::draw::DrawCall;
+use crate::state::{ContextKey, ProgramInfo, ShaderInfo};
+
+/// Something the session saw.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[serde(tag = "event", rename_all = "snake_case")]
+pub enum Event {
+    /// `glCompileShader` returned.
+    ShaderCompiled(ShaderInfo),
+    /// `glLinkProgram` (or `glCreateShaderProgramv`) returned.
+    ProgramLinked(ProgramInfo),
+    /// A draw or dispatch (recorded before it runs).
+    Draw(DrawCall),
+    /// A swap (recorded before it runs).
+    Swap {
+        /// The context.
+        context: ContextKey,
+        /// The frame that ends.
+        frame: u64,
+    },
+}
+
+/// How many events the in-memory log keeps (the oldest are dropped).
+pub const LOG_CAPACITY: usize = 4096;
+
+static LOG: Mutex<VecDeque<Event>> = Mutex::new(VecDeque::new());
+
+/// A shader compiled (successfully or not).
+pub fn on_shader_compiled(info: &ShaderInfo) {
+    record(Event::ShaderCompiled(info.clone()));
+}
+
+/// A program linked (successfully or not).
+pub fn on_program_linked(info: &ProgramInfo) {
+    record(Event::ProgramLinked(info.clone()));
+}
+
+/// A draw or dispatch is about to run; `run_original` runs it.
+pub fn on_draw(_ctx: ContextKey, draw: &DrawCall, run_original: &mut dyn FnMut()) {
+    record(Event::Draw(draw.clone()));
+    run_original();
+}
+
+/// Frame `frame` of `ctx` ends; the real swap follows.
+pub fn on_swap(ctx: ContextKey, frame: u64) {
+    record(Event::Swap {
+        context: ctx,
+        frame,
+    });
+}
+
+/// The events recorded so far in this process (at most [`LOG_CAPACITY`],
+/// the most recent).
+pub fn events() -> Vec<Event> {
+    let log = LOG.lock().unwrap_or_else(|e| e.into_inner());
+    log.iter().cloned().collect()
+}
+
+fn record(event: Event) {
+    write_trace(&event);
+    let mut log = LOG.lock().unwrap_or_else(|e| e.into_inner());
+    if log.len() >= LOG_CAPACITY {
+        log.pop_front();
+    }
+    log.push_back(event);
+}
+
+#[derive(Serialize)]
+struct Line<'a> {
+    pid: u32,
+    #[serde(flatten)]
+    event: &'a Event,
+}
+
+fn write_trace(event: &Event) {
+    static FILE: OnceLock<Option<Mutex<File>>> = OnceLock::new();
+    let file = FILE.get_or_init(|| {
+        let path = std::env::var_os("SHADERDBG_TRACE_FILE")?;
+        match File::options().create(true).append(true).open(&path) {
+            Ok(f) => Some(Mutex::new(f)),
+            Err(e) => {
+                tracing::warn!(path = ?path, "cannot open SHADERDBG_TRACE_FILE: {e}");
+                None
+            }
+        }
+    });
+    let Some(file) = file else { return };
+    let line = Line {
+        pid: std::process::id(),
+        event,
+    };
+    let mut text = match serde_json::to_string(&line) {
+        Ok(t) => t,
+        Err(e) => {
+            tracing::warn!("cannot serialise trace event: {e}");
+            return;
+        }
+    };
+    text.push('\n');
+    // One write per line: with O_APPEND, lines of several processes (or
+    // threads) do not interleave.
+    let mut f = file.lock().unwrap_or_else(|e| e.into_inner());
+    if let Err(e) = f.write_all(text.as_bytes()) {
+        tracing::warn!("cannot write SHADERDBG_TRACE_FILE: {e}");
+    }
+}

@@ -20,7 +20,6 @@ pub unsafe fn build_program(
     gl: &glow::Context,
     original: glow::Program,
     shaders: &[(u32, &str)],
-    frag_outputs: &[String],
 ) -> Result<DebugProgram, String> {
     let program = gl.create_program()?;
     let mut created = Vec::new();
@@ -31,7 +30,10 @@ pub unsafe fn build_program(
             gl.shader_source(shader, src);
             gl.compile_shader(shader);
             if !gl.get_shader_compile_status(shader) {
-                return Err(format!("instrumented shader does not compile: {}", gl.get_shader_info_log(shader)));
+                return Err(format!(
+                    "instrumented shader does not compile: {}",
+                    gl.get_shader_info_log(shader)
+                ));
             }
             gl.attach_shader(program, shader);
         }
@@ -45,15 +47,18 @@ pub unsafe fn build_program(
                 }
             }
         }
-        for name in frag_outputs {
-            let loc = gl.get_frag_data_location(original, name);
+        for name in fragment_outputs(gl, original) {
+            let loc = gl.get_frag_data_location(original, &name);
             if loc >= 0 {
-                gl.bind_frag_data_location(program, loc as u32, name);
+                gl.bind_frag_data_location(program, loc as u32, &name);
             }
         }
         gl.link_program(program);
         if !gl.get_program_link_status(program) {
-            return Err(format!("instrumented program does not link: {}", gl.get_program_info_log(program)));
+            return Err(format!(
+                "instrumented program does not link: {}",
+                gl.get_program_info_log(program)
+            ));
         }
         copy_uniforms(gl, original, program);
         copy_block_bindings(gl, original, program);
@@ -176,10 +181,16 @@ fn is_opaque(t: u32) -> bool {
 /// # Safety
 /// A GL context must be current on this thread.
 pub unsafe fn copy_uniforms(gl: &glow::Context, from: glow::Program, to: glow::Program) {
-    let count = gl.get_program_parameter_i32(from, glow::ACTIVE_UNIFORMS).max(0) as u32;
+    let count = gl
+        .get_program_parameter_i32(from, glow::ACTIVE_UNIFORMS)
+        .max(0) as u32;
     for i in 0..count {
-        let Some(u) = gl.get_active_uniform(from, i) else { continue };
-        let Some(kind) = uniform_kind(u.utype) else { continue };
+        let Some(u) = gl.get_active_uniform(from, i) else {
+            continue;
+        };
+        let Some(kind) = uniform_kind(u.utype) else {
+            continue;
+        };
         let base = u.name.strip_suffix("[0]").unwrap_or(&u.name).to_string();
         let elements = u.size.max(1) as usize;
         for k in 0..elements {
@@ -188,7 +199,10 @@ pub unsafe fn copy_uniforms(gl: &glow::Context, from: glow::Program, to: glow::P
             } else {
                 base.clone()
             };
-            let (Some(src), Some(dst)) = (gl.get_uniform_location(from, &name), gl.get_uniform_location(to, &name)) else {
+            let (Some(src), Some(dst)) = (
+                gl.get_uniform_location(from, &name),
+                gl.get_uniform_location(to, &name),
+            ) else {
                 continue;
             };
             match kind {
@@ -250,10 +264,13 @@ pub unsafe fn copy_uniforms(gl: &glow::Context, from: glow::Program, to: glow::P
 /// # Safety
 /// A GL context must be current on this thread.
 pub unsafe fn copy_block_bindings(gl: &glow::Context, from: glow::Program, to: glow::Program) {
-    let blocks = gl.get_program_parameter_i32(from, glow::ACTIVE_UNIFORM_BLOCKS).max(0) as u32;
+    let blocks = gl
+        .get_program_parameter_i32(from, glow::ACTIVE_UNIFORM_BLOCKS)
+        .max(0) as u32;
     for i in 0..blocks {
         let name = gl.get_active_uniform_block_name(from, i);
-        let binding = gl.get_active_uniform_block_parameter_i32(from, i, glow::UNIFORM_BLOCK_BINDING);
+        let binding =
+            gl.get_active_uniform_block_parameter_i32(from, i, glow::UNIFORM_BLOCK_BINDING);
         if let Some(j) = gl.get_uniform_block_index(to, &name) {
             gl.uniform_block_binding(to, j, binding.max(0) as u32);
         }
@@ -265,13 +282,53 @@ pub unsafe fn copy_block_bindings(gl: &glow::Context, from: glow::Program, to: g
     }
 }
 
+/// The number of active resources of a program interface.
+unsafe fn resource_count(program: glow::Program, interface: u32) -> u32 {
+    let mut n = 0i32;
+    crate::real::glGetProgramInterfaceiv(
+        program.0.get(),
+        interface,
+        glow::ACTIVE_RESOURCES,
+        &mut n,
+    );
+    n.max(0) as u32
+}
+
+/// The name of resource `i` of a program interface.
+unsafe fn resource_name(program: glow::Program, interface: u32, i: u32) -> String {
+    let mut buf = [0u8; 256];
+    let mut len = 0i32;
+    crate::real::glGetProgramResourceName(
+        program.0.get(),
+        interface,
+        i,
+        buf.len() as i32,
+        &mut len,
+        buf.as_mut_ptr().cast(),
+    );
+    String::from_utf8_lossy(&buf[..len.clamp(0, 255) as usize]).into_owned()
+}
+
+/// Names of a program's fragment outputs (user-declared ones).
+unsafe fn fragment_outputs(_gl: &glow::Context, program: glow::Program) -> Vec<String> {
+    (0..resource_count(program, glow::PROGRAM_OUTPUT))
+        .map(|i| resource_name(program, glow::PROGRAM_OUTPUT, i))
+        .filter(|n| !n.starts_with("gl_"))
+        .map(|n| n.strip_suffix("[0]").map(str::to_string).unwrap_or(n))
+        .collect()
+}
+
 /// Names and bindings of a program's shader storage blocks.
 unsafe fn storage_blocks(gl: &glow::Context, program: glow::Program) -> Vec<(String, u32)> {
-    let n = gl.get_program_interface_i32(program, glow::SHADER_STORAGE_BLOCK, glow::ACTIVE_RESOURCES).max(0) as u32;
-    (0..n)
+    (0..resource_count(program, glow::SHADER_STORAGE_BLOCK))
         .filter_map(|i| {
-            let name = gl.get_program_resource_name(program, glow::SHADER_STORAGE_BLOCK, i);
-            let binding = gl.get_program_resource_i32(program, glow::SHADER_STORAGE_BLOCK, i, &[glow::BUFFER_BINDING]);
+            let name = resource_name(program, glow::SHADER_STORAGE_BLOCK, i);
+            let binding = gl.get_program_resource_i32(
+                program,
+                glow::SHADER_STORAGE_BLOCK,
+                i,
+                &[glow::BUFFER_BINDING],
+            );
             Some((name, (*binding.first()?).max(0) as u32))
         })
         .collect()
@@ -282,9 +339,17 @@ unsafe fn storage_blocks(gl: &glow::Context, program: glow::Program) -> Vec<(Str
 /// # Safety
 /// A GL context must be current on this thread.
 pub unsafe fn free_storage_binding(gl: &glow::Context, program: glow::Program) -> u32 {
-    let used: Vec<u32> = storage_blocks(gl, program).into_iter().map(|(_, b)| b).collect();
-    let max = gl.get_parameter_i32(glow::MAX_SHADER_STORAGE_BUFFER_BINDINGS).max(1) as u32;
-    (0..max).rev().find(|b| !used.contains(b)).unwrap_or(max - 1)
+    let used: Vec<u32> = storage_blocks(gl, program)
+        .into_iter()
+        .map(|(_, b)| b)
+        .collect();
+    let max = gl
+        .get_parameter_i32(glow::MAX_SHADER_STORAGE_BUFFER_BINDINGS)
+        .max(1) as u32;
+    (0..max)
+        .rev()
+        .find(|b| !used.contains(b))
+        .unwrap_or(max - 1)
 }
 
 /// The GL state a debug draw changes, captured so it can be put back exactly.
@@ -349,10 +414,19 @@ impl SavedState {
         }
         let (buf, start, size) = self.ssbo_indexed;
         match native_buffer(buf) {
-            Some(b) if size > 0 => gl.bind_buffer_range(glow::SHADER_STORAGE_BUFFER, self.binding, Some(b), start as i32, size as i32),
+            Some(b) if size > 0 => gl.bind_buffer_range(
+                glow::SHADER_STORAGE_BUFFER,
+                self.binding,
+                Some(b),
+                start as i32,
+                size as i32,
+            ),
             b => gl.bind_buffer_base(glow::SHADER_STORAGE_BUFFER, self.binding, b),
         }
-        gl.bind_buffer(glow::SHADER_STORAGE_BUFFER, native_buffer(self.ssbo_generic));
+        gl.bind_buffer(
+            glow::SHADER_STORAGE_BUFFER,
+            native_buffer(self.ssbo_generic),
+        );
         gl.use_program(native_program(self.program));
     }
 }
@@ -389,7 +463,12 @@ pub unsafe fn debug_draw(
     gl.memory_barrier(glow::BUFFER_UPDATE_BARRIER_BIT | glow::SHADER_STORAGE_BARRIER_BIT);
     // Mapping works on desktop GL and GLES alike (GLES has no glGetBufferSubData).
     gl.bind_buffer(glow::SHADER_STORAGE_BUFFER, Some(buffer));
-    let ptr = gl.map_buffer_range(glow::SHADER_STORAGE_BUFFER, 0, contents.len() as i32, glow::MAP_READ_BIT);
+    let ptr = gl.map_buffer_range(
+        glow::SHADER_STORAGE_BUFFER,
+        0,
+        contents.len() as i32,
+        glow::MAP_READ_BIT,
+    );
     let bytes = if ptr.is_null() {
         Err("could not map the debug buffer".to_string())
     } else {
@@ -399,5 +478,8 @@ pub unsafe fn debug_draw(
     };
     saved.restore(gl);
     gl.delete_buffer(buffer);
-    Ok(bytes?.chunks_exact(4).map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]])).collect())
+    Ok(bytes?
+        .chunks_exact(4)
+        .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]))
+        .collect())
 }

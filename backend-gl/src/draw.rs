@@ -143,3 +143,142 @@ impl DrawArgs {
         )
     }
 }
+
+impl DrawCall {
+    /// Issues the same draw again through the real GL functions (the program
+    /// bound now is the one that runs). `Err` for draws that cannot be repeated
+    /// faithfully (transform-feedback draws, indirect-count draws).
+    ///
+    /// # Safety
+    /// The draw's context must be current, with the state of the original call.
+    pub unsafe fn replay(&self) -> Result<(), &'static str> {
+        use crate::real;
+        use std::ffi::c_void;
+        let ptr = |offset: usize| offset as *const c_void;
+        match &self.args {
+            DrawArgs::Arrays {
+                mode,
+                first,
+                count,
+                instance_count,
+                base_instance,
+            } => {
+                if *base_instance != 0 {
+                    real::glDrawArraysInstancedBaseInstance(
+                        *mode,
+                        *first,
+                        *count,
+                        *instance_count,
+                        *base_instance,
+                    )
+                } else if *instance_count != 1 {
+                    real::glDrawArraysInstanced(*mode, *first, *count, *instance_count)
+                } else {
+                    real::glDrawArrays(*mode, *first, *count)
+                }
+            }
+            DrawArgs::Elements {
+                mode,
+                count,
+                index_type,
+                indices,
+                instance_count,
+                base_vertex,
+                base_instance,
+                range: _,
+            } => {
+                let (m, c, t, i) = (*mode, *count, *index_type, ptr(*indices));
+                if *base_instance != 0 {
+                    real::glDrawElementsInstancedBaseVertexBaseInstance(
+                        m,
+                        c,
+                        t,
+                        i,
+                        *instance_count,
+                        *base_vertex,
+                        *base_instance,
+                    )
+                } else if *instance_count != 1 && *base_vertex != 0 {
+                    real::glDrawElementsInstancedBaseVertex(
+                        m,
+                        c,
+                        t,
+                        i,
+                        *instance_count,
+                        *base_vertex,
+                    )
+                } else if *instance_count != 1 {
+                    real::glDrawElementsInstanced(m, c, t, i, *instance_count)
+                } else if *base_vertex != 0 {
+                    real::glDrawElementsBaseVertex(m, c, t, i, *base_vertex)
+                } else {
+                    real::glDrawElements(m, c, t, i)
+                }
+            }
+            DrawArgs::MultiArrays { mode, draws } => {
+                for (first, count) in draws {
+                    real::glDrawArrays(*mode, *first, *count);
+                }
+            }
+            DrawArgs::MultiElements {
+                mode,
+                index_type,
+                draws,
+            } => {
+                for (count, indices, base_vertex) in draws {
+                    real::glDrawElementsBaseVertex(
+                        *mode,
+                        *count,
+                        *index_type,
+                        ptr(*indices),
+                        *base_vertex,
+                    );
+                }
+            }
+            DrawArgs::ArraysIndirect {
+                mode,
+                indirect,
+                draw_count,
+                stride,
+                count_offset: None,
+            } => {
+                if *draw_count == 1 {
+                    real::glDrawArraysIndirect(*mode, ptr(*indirect))
+                } else {
+                    real::glMultiDrawArraysIndirect(*mode, ptr(*indirect), *draw_count, *stride)
+                }
+            }
+            DrawArgs::ElementsIndirect {
+                mode,
+                index_type,
+                indirect,
+                draw_count,
+                stride,
+                count_offset: None,
+            } => {
+                if *draw_count == 1 {
+                    real::glDrawElementsIndirect(*mode, *index_type, ptr(*indirect))
+                } else {
+                    real::glMultiDrawElementsIndirect(
+                        *mode,
+                        *index_type,
+                        ptr(*indirect),
+                        *draw_count,
+                        *stride,
+                    )
+                }
+            }
+            DrawArgs::Compute { groups } => {
+                real::glDispatchCompute(groups[0], groups[1], groups[2])
+            }
+            DrawArgs::ComputeIndirect { indirect } => real::glDispatchComputeIndirect(*indirect),
+            DrawArgs::ArraysIndirect { .. } | DrawArgs::ElementsIndirect { .. } => {
+                return Err("indirect-count draws are not debugged yet")
+            }
+            DrawArgs::TransformFeedback { .. } => {
+                return Err("transform-feedback draws are not debugged yet")
+            }
+        }
+        Ok(())
+    }
+}

@@ -71,6 +71,12 @@ impl<R: Copy> Original<'_, R> {
         r
     }
 
+    /// Answers the call without running it: only for `glGetError`, which must
+    /// report errors the agent set aside for the application.
+    pub fn answer_instead(&mut self, r: R) {
+        self.result = Some(r);
+    }
+
     /// Whether the application's call has run.
     pub fn has_run(&self) -> bool {
         self.result.is_some()
@@ -376,6 +382,17 @@ pub(crate) unsafe fn glShaderSource(
     if !state::shader_source(ctx, shader, sources.clone()) {
         adopt_shader(ctx, shader);
         state::shader_source(ctx, shader, sources);
+    }
+}
+
+/// `glGetError()`: errors the application raised before a debug draw were set
+/// aside so the agent's GL work started clean; they come back first, in order.
+pub(crate) fn glGetError(orig: &mut Original<'_, u32>) {
+    match crate::errors::take_stashed(current_context()) {
+        Some(e) => orig.answer_instead(e),
+        None => {
+            orig.call();
+        }
     }
 }
 

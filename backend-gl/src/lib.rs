@@ -55,13 +55,18 @@
 //! - This crate needs Rust 1.88 (naked functions), above the workspace's
 //!   1.85.
 
+pub mod debug_draw;
+pub mod debugger;
 pub mod draw;
+pub mod errors;
 pub mod gl;
 pub mod hooks;
 pub mod interpose;
 pub mod log;
 pub mod resolve;
 pub mod session;
+pub mod shader_debug;
 pub mod state;
+pub mod stops;
 
 pub use gl::real;

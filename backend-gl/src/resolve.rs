@@ -140,21 +140,7 @@ impl RealFn {
     fn resolve(&self) -> *mut c_void {
         let name = self.name;
         match self.family {
-            Family::Gl => {
-                let egl_first = LAST_GPA.load(Ordering::Relaxed) != GPA_GLX;
-                let order = if egl_first {
-                    [Family::Egl, Family::Glx]
-                } else {
-                    [Family::Glx, Family::Egl]
-                };
-                for family in order {
-                    let p = call_gpa(family, name);
-                    if acceptable(p) {
-                        return p;
-                    }
-                }
-                first_acceptable(&[RTLD_NEXT], GL_LIBS, name)
-            }
+            Family::Gl => real_gl_proc(name),
             Family::Egl => {
                 let p = first_acceptable(&[RTLD_NEXT], EGL_LIBS, name);
                 if acceptable(p) || is_gpa_name(name) {
@@ -171,6 +157,24 @@ impl RealFn {
             }
         }
     }
+}
+
+/// The real implementation of any GL function (never one of our wrappers),
+/// or null. This is the loader of the agent's own `glow` contexts.
+pub fn real_gl_proc(name: &CStr) -> *mut c_void {
+    let egl_first = LAST_GPA.load(Ordering::Relaxed) != GPA_GLX;
+    let order = if egl_first {
+        [Family::Egl, Family::Glx]
+    } else {
+        [Family::Glx, Family::Egl]
+    };
+    for family in order {
+        let p = call_gpa(family, name);
+        if acceptable(p) {
+            return p;
+        }
+    }
+    first_acceptable(&[RTLD_NEXT], GL_LIBS, name)
 }
 
 const RTLD_NEXT: *mut c_void = libc::RTLD_NEXT;

@@ -1,12 +1,11 @@
 //! The session: what the agent does with what it intercepts.
 //!
-//! This is the minimal version: it only *records*. Every event goes into a
+//! Every event is handed to [`crate::stops`] when a debugger is connected
+//! (breakpoints, hit tests, stops) and also *recorded*: it goes into a
 //! bounded in-memory log ([`events`]) and, when the environment variable
 //! `SHADERDBG_TRACE_FILE` names a file, is appended to it as one JSON line
 //! (`{"pid":..,"event":"shader_compiled"|"program_linked"|"draw"|"swap",..}`).
-//! That is how the end-to-end tests observe the agent until the real
-//! session (socket to the debugger, breakpoints, hit tests, recording)
-//! replaces the bodies of these four functions.
+//! That is how the interception tests observe the agent without a debugger.
 //!
 //! # Contract with the hooks
 //!
@@ -59,19 +58,31 @@ pub const LOG_CAPACITY: usize = 4096;
 
 static LOG: Mutex<VecDeque<Event>> = Mutex::new(VecDeque::new());
 
-/// A shader compiled (successfully or not).
+/// A shader compiled (successfully or not). With a debugger attached the
+/// application waits here until the debugger has bound its breakpoints.
 pub fn on_shader_compiled(info: &ShaderInfo) {
     record(Event::ShaderCompiled(info.clone()));
+    if let Some(dbg) = crate::debugger::get() {
+        crate::stops::announce_shader(dbg, info);
+    }
 }
 
 /// A program linked (successfully or not).
 pub fn on_program_linked(info: &ProgramInfo) {
     record(Event::ProgramLinked(info.clone()));
+    if let Some(dbg) = crate::debugger::get() {
+        crate::stops::announce_program(dbg, info);
+    }
 }
 
-/// A draw or dispatch is about to run; `run_original` runs it.
-pub fn on_draw(_ctx: ContextKey, draw: &DrawCall, run_original: &mut dyn FnMut()) {
+/// A draw or dispatch is about to run; `run_original` runs it. With a
+/// debugger attached and breakpoints in the program, the hit test runs first
+/// and, if something hit, the application stops here.
+pub fn on_draw(ctx: ContextKey, draw: &DrawCall, run_original: &mut dyn FnMut()) {
     record(Event::Draw(draw.clone()));
+    if let Some(dbg) = crate::debugger::get() {
+        crate::stops::at_draw(dbg, ctx, draw);
+    }
     run_original();
 }
 
@@ -81,6 +92,9 @@ pub fn on_swap(ctx: ContextKey, frame: u64) {
         context: ctx,
         frame,
     });
+    if let Some(dbg) = crate::debugger::get() {
+        crate::stops::at_swap(dbg, ctx, frame);
+    }
 }
 
 /// The events recorded so far in this process (at most [`LOG_CAPACITY`],

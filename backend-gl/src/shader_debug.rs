@@ -68,28 +68,61 @@ impl ShaderDebug {
         Ok(ShaderDebug { parsed, table })
     }
 
-    /// Binds breakpoints to the step on their line or the next line that has one.
-    pub fn bind(&self, requested: &[proto::LineBreakpoint]) -> Vec<Result<BoundBreakpoint, (u32, String)>> {
+    /// Binds breakpoints to the step on their line or the next line that has
+    /// one; line 0 means the first step of `main`.
+    pub fn bind(
+        &self,
+        requested: &[proto::LineBreakpoint],
+    ) -> Vec<Result<BoundBreakpoint, (u32, String)>> {
         requested
             .iter()
-            .map(|b| match self.table.step_for_line(b.line) {
+            .map(|b| {
+                let step = if b.line == 0 {
+                    self.table.main_entry_step()
+                } else {
+                    self.table.step_for_line(b.line)
+                };
+                (b, step)
+            })
+            .map(|(b, step)| match step {
                 Some(p) => Ok(BoundBreakpoint {
                     requested_line: b.line,
                     line: p.line,
                     probe: p.id,
                     condition: b.condition.clone(),
                 }),
-                None => Err((b.line, format!("no executable statement at or after line {}", b.line))),
+                None => Err((
+                    b.line,
+                    format!("no executable statement at or after line {}", b.line),
+                )),
             })
             .collect()
     }
 
-    fn instrument(&self, mode: Mode, target: Target, binding: u32) -> Result<instrument::Instrumented, String> {
-        instrument::instrument(&self.parsed, &Request { mode, target, binding }).map_err(|e| e.to_string())
+    fn instrument(
+        &self,
+        mode: Mode,
+        target: Target,
+        binding: u32,
+    ) -> Result<instrument::Instrumented, String> {
+        instrument::instrument(
+            &self.parsed,
+            &Request {
+                mode,
+                target,
+                binding,
+            },
+        )
+        .map_err(|e| e.to_string())
     }
 
     /// GLSL of the hit test for these breakpoints.
-    pub fn hit_test(&self, bps: &[BoundBreakpoint], target: Target, binding: u32) -> Result<String, String> {
+    pub fn hit_test(
+        &self,
+        bps: &[BoundBreakpoint],
+        target: Target,
+        binding: u32,
+    ) -> Result<String, String> {
         let bps = bps
             .iter()
             .map(|b| Breakpoint {
@@ -101,12 +134,25 @@ impl ShaderDebug {
     }
 
     /// GLSL recording one invocation.
-    pub fn record(&self, selector: Selector, target: Target, binding: u32) -> Result<String, String> {
-        Ok(self.instrument(Mode::Record(selector), target, binding)?.glsl)
+    pub fn record(
+        &self,
+        selector: Selector,
+        target: Target,
+        binding: u32,
+    ) -> Result<String, String> {
+        Ok(self
+            .instrument(Mode::Record(selector), target, binding)?
+            .glsl)
     }
 
     /// GLSL capturing `expr` at `line` for every invocation, and the words per value.
-    pub fn watch(&self, line: u32, expr: &str, target: Target, binding: u32) -> Result<(String, u32), String> {
+    pub fn watch(
+        &self,
+        line: u32,
+        expr: &str,
+        target: Target,
+        binding: u32,
+    ) -> Result<(String, u32), String> {
         let probe = self
             .table
             .step_for_line(line)
@@ -144,7 +190,11 @@ impl ShaderDebug {
 fn parsed_location(strings: &[&str], offset: usize) -> u32 {
     let text: String = strings.concat();
     let offset = offset.min(text.len());
-    text.as_bytes()[..offset].iter().filter(|b| **b == b'\n').count() as u32 + 1
+    text.as_bytes()[..offset]
+        .iter()
+        .filter(|b| **b == b'\n')
+        .count() as u32
+        + 1
 }
 
 #[cfg(test)]
@@ -157,9 +207,18 @@ mod tests {
     fn breakpoints_bind_to_the_next_step() {
         let d = ShaderDebug::new(Stage::Fragment, &[SRC.to_string()]).unwrap();
         let bound = d.bind(&[
-            proto::LineBreakpoint { line: 4, condition: None },
-            proto::LineBreakpoint { line: 6, condition: Some("x > 1.0".into()) },
-            proto::LineBreakpoint { line: 40, condition: None },
+            proto::LineBreakpoint {
+                line: 4,
+                condition: None,
+            },
+            proto::LineBreakpoint {
+                line: 6,
+                condition: Some("x > 1.0".into()),
+            },
+            proto::LineBreakpoint {
+                line: 40,
+                condition: None,
+            },
         ]);
         assert_eq!(bound[0].as_ref().map(|b| b.line), Ok(5));
         assert_eq!(bound[1].as_ref().map(|b| b.line), Ok(6));
@@ -171,7 +230,12 @@ mod tests {
 
     #[test]
     fn unparsable_shaders_say_why() {
-        let err = ShaderDebug::new(Stage::Fragment, &["void main() {\n  x = ;\n}\n".to_string()]).err().unwrap();
+        let err = ShaderDebug::new(
+            Stage::Fragment,
+            &["void main() {\n  x = ;\n}\n".to_string()],
+        )
+        .err()
+        .unwrap();
         assert!(err.contains("line 2"), "{err}");
     }
 

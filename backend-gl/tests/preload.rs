@@ -14,73 +14,14 @@
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
-use std::sync::OnceLock;
 
 use serde_json::Value;
 
 const VERTEX_SHADER: &str = include_str!("../../tests/apps/shaders/single_pass.vert");
 const FRAGMENT_SHADER: &str = include_str!("../../tests/apps/shaders/single_pass.frag");
 
-struct Artifacts {
-    agent: PathBuf,
-    single_pass: PathBuf,
-    dlopen_app: PathBuf,
-}
-
-/// `<target>/<profile>` of this test binary.
-fn profile_dir() -> PathBuf {
-    let exe = std::env::current_exe().expect("current_exe");
-    let deps = exe.parent().expect("test binary directory");
-    if deps.file_name().is_some_and(|n| n == "deps") {
-        deps.parent().expect("profile directory").to_owned()
-    } else {
-        deps.to_owned()
-    }
-}
-
-fn artifacts() -> &'static Artifacts {
-    static ARTIFACTS: OnceLock<Artifacts> = OnceLock::new();
-    ARTIFACTS.get_or_init(|| {
-        let dir = profile_dir();
-        let target = dir.parent().expect("target directory");
-        let profile = dir.file_name().unwrap().to_string_lossy().into_owned();
-        let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
-        let mut cmd = Command::new(cargo);
-        cmd.current_dir(env!("CARGO_MANIFEST_DIR"))
-            .args([
-                "build",
-                "-p",
-                "shaderdbg-backend-gl",
-                "-p",
-                "shaderdbg-test-apps",
-            ])
-            .arg("--target-dir")
-            .arg(target);
-        match profile.as_str() {
-            "debug" => {}
-            "release" => {
-                cmd.arg("--release");
-            }
-            other => {
-                cmd.args(["--profile", other]);
-            }
-        }
-        let status = cmd.status().expect("running cargo build");
-        assert!(
-            status.success(),
-            "cargo build of the agent and test apps failed"
-        );
-        let a = Artifacts {
-            agent: dir.join("libshaderdbg_agent.so"),
-            single_pass: dir.join("single_pass"),
-            dlopen_app: dir.join("dlopen_app"),
-        };
-        for p in [&a.agent, &a.single_pass, &a.dlopen_app] {
-            assert!(p.exists(), "{} missing after cargo build", p.display());
-        }
-        a
-    })
-}
+mod common;
+use common::{artifacts, profile_dir};
 
 /// Runs `program` with a clean agent environment, optionally preloaded.
 fn run(program: &Path, args: &[&str], preload: bool, env: &[(&str, &Path)]) -> Output {

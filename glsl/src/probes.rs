@@ -124,6 +124,14 @@ impl ProbeTable {
             .find(|p| p.is_step() && p.line == best_line)
     }
 
+    /// The first step of `main`: where a stop "at the start of the shader" goes.
+    pub fn main_entry_step(&self) -> Option<&Probe> {
+        let main = self.functions.iter().position(|f| f.name == "main")?;
+        self.probes
+            .iter()
+            .find(|p| p.is_step() && p.function == Some(main))
+    }
+
     /// A readable dump, for snapshot tests and `shaderdbg glsl probes`.
     pub fn render(&self) -> String {
         let mut out = String::new();

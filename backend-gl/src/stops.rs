@@ -1,0 +1,570 @@
+//! Breakpoints, hit tests and stops: what the agent does for the debugger.
+//!
+//! - A compiled shader is announced and the application waits until the
+//!   debugger answers `Resume`, so breakpoints are bound before its first draw.
+//! - At a draw whose program has a shader with breakpoints, the hit test runs
+//!   with an instrumented copy of the program (writes masked, every piece of
+//!   state put back). If something hit, the application stops inside the draw:
+//!   the debugger asks for recordings and watch images (each one more debug
+//!   draw) until it says `Resume`; then the original draw runs.
+//! - A debugger that goes away ends any stop; the application goes on.
+
+use std::cell::RefCell;
+use std::collections::HashMap;
+use std::rc::Rc;
+use std::sync::{Arc, Mutex};
+
+use glow::HasContext;
+use shaderdbg_glsl::instrument::{self, Selector, Target};
+use shaderdbg_glsl::layout;
+use shaderdbg_glsl::Stage;
+use shaderdbg_protocol::{self as proto, FromAgent, ToAgent};
+
+use crate::debug_draw;
+use crate::debugger::Debugger;
+use crate::draw::DrawCall;
+use crate::shader_debug::{stage_to_protocol, BoundBreakpoint, ShaderDebug};
+use crate::state::{self, ContextKey, ProgramInfo, ShaderInfo};
+
+/// Capacity of the hit buffer, in hits.
+const HIT_CAPACITY: u32 = 1 << 16;
+/// Capacity of a recording, in words (16 MiB).
+const RECORD_WORDS: u32 = 4 << 20;
+
+#[derive(Default)]
+struct Breakpoints {
+    by_shader: HashMap<u32, Vec<proto::LineBreakpoint>>,
+    filter: proto::StopFilter,
+    /// Bumped on every change, part of the key of cached hit-test programs.
+    generation: u64,
+}
+
+static BREAKPOINTS: Mutex<Option<Breakpoints>> = Mutex::new(None);
+
+fn with_breakpoints<T>(f: impl FnOnce(&mut Breakpoints) -> T) -> T {
+    let mut b = BREAKPOINTS.lock().unwrap_or_else(|e| e.into_inner());
+    f(b.get_or_insert_with(Breakpoints::default))
+}
+
+/// A parsed shader: its id, the sources it was parsed from, the result.
+type Parsed = (u32, Vec<String>, Arc<ShaderDebug>);
+
+/// Parsed shaders, by (shader id, sources): parsing is the expensive part.
+static PARSED: Mutex<Vec<Parsed>> = Mutex::new(Vec::new());
+
+fn shader_debug(id: u32, stage: Stage, sources: &[String]) -> Result<Arc<ShaderDebug>, String> {
+    let mut parsed = PARSED.lock().unwrap_or_else(|e| e.into_inner());
+    if let Some((_, _, d)) = parsed.iter().find(|(i, s, _)| *i == id && s == sources) {
+        return Ok(d.clone());
+    }
+    let d = Arc::new(ShaderDebug::new(stage, sources)?);
+    parsed.retain(|(i, _, _)| *i != id);
+    parsed.push((id, sources.to_vec(), d.clone()));
+    Ok(d)
+}
+
+fn glsl_stage(s: state::Stage) -> Stage {
+    match s {
+        state::Stage::Vertex => Stage::Vertex,
+        state::Stage::TessControl => Stage::TessControl,
+        state::Stage::TessEvaluation => Stage::TessEvaluation,
+        state::Stage::Geometry => Stage::Geometry,
+        state::Stage::Fragment => Stage::Fragment,
+        state::Stage::Compute => Stage::Compute,
+    }
+}
+
+pub fn announce_shader(dbg: &Debugger, info: &ShaderInfo) {
+    let Some(stage) = info.stage else { return };
+    dbg.send(&FromAgent::ShaderCompiled {
+        context: info.context.handle as u64,
+        shader: info.id,
+        stage: stage_to_protocol(glsl_stage(stage)),
+        sources: info.sources.clone(),
+        compiled: info.compile_status,
+        info_log: info.info_log.clone(),
+    });
+    serve(dbg, None);
+}
+
+pub fn announce_program(dbg: &Debugger, info: &ProgramInfo) {
+    dbg.send(&FromAgent::ProgramLinked {
+        context: info.context.handle as u64,
+        program: info.id,
+        shaders: info.shaders.iter().map(|s| s.id).collect(),
+        linked: info.link_status,
+    });
+}
+
+pub fn at_swap(dbg: &Debugger, ctx: ContextKey, frame: u64) {
+    drain(dbg);
+    dbg.send(&FromAgent::FrameEnd {
+        context: ctx.handle as u64,
+        frame,
+    });
+}
+
+/// Applies the messages that arrived while the application ran.
+fn drain(dbg: &Debugger) {
+    while let Some(msg) = dbg.try_recv() {
+        handle(dbg, msg, None);
+    }
+}
+
+/// Serves the debugger until it says `Resume` (or goes away).
+fn serve(dbg: &Debugger, mut stop: Option<&mut Stop<'_>>) {
+    while let Some(msg) = dbg.recv() {
+        if handle(dbg, msg, stop.as_deref_mut()) {
+            return;
+        }
+    }
+}
+
+/// Handles one message; `true` when it ends the wait.
+fn handle(dbg: &Debugger, msg: ToAgent, stop: Option<&mut Stop<'_>>) -> bool {
+    match msg {
+        ToAgent::Hello { .. } => false,
+        ToAgent::SetBreakpoints {
+            shader,
+            breakpoints,
+        } => {
+            report_binding(dbg, shader, &breakpoints);
+            with_breakpoints(|b| {
+                if breakpoints.is_empty() {
+                    b.by_shader.remove(&shader);
+                } else {
+                    b.by_shader.insert(shader, breakpoints);
+                }
+                b.generation += 1;
+            });
+            false
+        }
+        ToAgent::SetStopFilter(f) => {
+            with_breakpoints(|b| {
+                b.filter = f;
+                b.generation += 1;
+            });
+            false
+        }
+        ToAgent::Record { request, selector } => {
+            match stop {
+                Some(stop) => stop.record(dbg, request, selector),
+                None => dbg.send(&FromAgent::Error {
+                    request: Some(request),
+                    message: "not stopped at a draw".into(),
+                }),
+            }
+            false
+        }
+        ToAgent::Watch {
+            request,
+            line,
+            expr,
+        } => {
+            match stop {
+                Some(stop) => stop.watch(dbg, request, line, &expr),
+                None => dbg.send(&FromAgent::Error {
+                    request: Some(request),
+                    message: "not stopped at a draw".into(),
+                }),
+            }
+            false
+        }
+        ToAgent::Screenshot { request } => {
+            dbg.send(&FromAgent::Error {
+                request: Some(request),
+                message: "screenshots are not implemented yet".into(),
+            });
+            false
+        }
+        ToAgent::Resume => true,
+        ToAgent::Detach => {
+            with_breakpoints(|b| {
+                b.by_shader.clear();
+                b.filter = proto::StopFilter::default();
+                b.generation += 1;
+            });
+            true
+        }
+    }
+}
+
+/// Tells the debugger where each breakpoint of a shader binds, or why not.
+fn report_binding(dbg: &Debugger, shader: u32, bps: &[proto::LineBreakpoint]) {
+    let found = state::contexts()
+        .into_iter()
+        .find_map(|c| state::shader(c, shader));
+    let debug = match &found {
+        Some(info) => match info.stage {
+            Some(stage) => shader_debug(shader, glsl_stage(stage), &info.sources),
+            None => Err("unknown shader stage".into()),
+        },
+        None => Err(format!("no shader {shader}")),
+    };
+    for b in bps {
+        let (line, message) = match &debug {
+            Ok(d) => match d.bind(std::slice::from_ref(b)).remove(0) {
+                Ok(bound) => (Some(bound.line), None),
+                Err((_, why)) => (None, Some(why)),
+            },
+            Err(why) => (None, Some(why.clone())),
+        };
+        dbg.send(&FromAgent::BreakpointStatus {
+            shader,
+            requested_line: b.line,
+            line,
+            message,
+        });
+    }
+}
+
+/// Key of a cached hit-test program: context, program, breakpoint generation,
+/// and the program's shader sources (a relinked program with other sources
+/// gets a new one).
+type HitKey = (ContextKey, u32, u64, u64);
+
+thread_local! {
+    /// The agent's own GL function tables, per context (current on this thread).
+    static GL: RefCell<HashMap<ContextKey, Rc<glow::Context>>> = RefCell::new(HashMap::new());
+    /// Hit-test programs, built once per program and breakpoint set.
+    static HIT_PROGRAMS: RefCell<HashMap<HitKey, glow::Program>> = RefCell::new(HashMap::new());
+}
+
+fn sources_hash(program: &ProgramInfo) -> u64 {
+    use std::hash::{Hash, Hasher};
+    let mut h = std::collections::hash_map::DefaultHasher::new();
+    for s in &program.shaders {
+        s.id.hash(&mut h);
+        s.sources.hash(&mut h);
+    }
+    h.finish()
+}
+
+fn gl_for(ctx: ContextKey) -> Rc<glow::Context> {
+    GL.with(|m| {
+        m.borrow_mut()
+            .entry(ctx)
+            .or_insert_with(|| {
+                // SAFETY: `ctx` is current; the loader only returns real GL functions.
+                Rc::new(unsafe {
+                    glow::Context::from_loader_function_cstr(|name| {
+                        crate::resolve::real_gl_proc(name) as *const _
+                    })
+                })
+            })
+            .clone()
+    })
+}
+
+/// The kind of context, which decides the `#version` instrumented shaders get.
+unsafe fn target_of(gl: &glow::Context) -> Target {
+    let version = gl.get_parameter_string(glow::VERSION);
+    if version.starts_with("OpenGL ES") {
+        return Target::ES;
+    }
+    let v = gl.version();
+    let compat = (v.major, v.minor) < (3, 2)
+        || gl.get_parameter_i32(glow::CONTEXT_PROFILE_MASK)
+            & glow::CONTEXT_COMPATIBILITY_PROFILE_BIT as i32
+            != 0;
+    Target {
+        es: false,
+        compatibility: compat,
+    }
+}
+
+/// The application is stopped inside a draw; what the debugger can ask for.
+struct Stop<'a> {
+    ctx: ContextKey,
+    draw: &'a DrawCall,
+    program: ProgramInfo,
+    shader: u32,
+    debug: Arc<ShaderDebug>,
+    gl: Rc<glow::Context>,
+    target: Target,
+    binding: u32,
+}
+
+impl Stop<'_> {
+    /// Sources for an instrumented copy of the program: `replacement` for the
+    /// debugged shader, the others as they are (raised to the same `#version`
+    /// where GLSL ES demands it).
+    fn sources(&self, replacement: String) -> Result<Vec<(u32, String)>, String> {
+        let mut out = Vec::new();
+        for s in &self.program.shaders {
+            if s.id == self.shader {
+                out.push((s.gl_type, replacement.clone()));
+            } else if self.target.es {
+                let stage = s.stage.map(glsl_stage).ok_or("unknown shader stage")?;
+                let other = shader_debug(s.id, stage, &s.sources)?;
+                out.push((
+                    s.gl_type,
+                    instrument::raise_version(&other.parsed, self.target)
+                        .map_err(|e| e.to_string())?,
+                ));
+            } else {
+                out.push((s.gl_type, s.sources.concat()));
+            }
+        }
+        Ok(out)
+    }
+
+    /// Builds a program with `replacement` for the debugged shader and runs the
+    /// draw with it into a debug buffer initialised from `buffer`. With a
+    /// `cache` key the program is kept (its uniforms are copied at every use).
+    fn run(
+        &self,
+        replacement: impl FnOnce() -> Result<String, String>,
+        buffer: &[u8],
+        cache: Option<HitKey>,
+    ) -> Result<Vec<u32>, String> {
+        let gl = &*self.gl;
+        // SAFETY: the draw's context is current on this thread.
+        unsafe {
+            let original = native_program(self.program.id).ok_or("no program")?;
+            let cached = cache.and_then(|k| HIT_PROGRAMS.with(|m| m.borrow().get(&k).copied()));
+            let program = match cached {
+                Some(p) => {
+                    debug_draw::copy_uniforms(gl, original, p);
+                    debug_draw::copy_block_bindings(gl, original, p);
+                    p
+                }
+                None => {
+                    let sources = self.sources(replacement()?)?;
+                    let refs: Vec<(u32, &str)> =
+                        sources.iter().map(|(t, s)| (*t, s.as_str())).collect();
+                    let built = debug_draw::build_program(gl, original, &refs);
+                    log_own_errors(self.ctx);
+                    built?.program
+                }
+            };
+            let result = debug_draw::debug_draw(gl, program, self.binding, buffer, &mut || {
+                if let Err(e) = self.draw.replay() {
+                    tracing::warn!("{e}");
+                }
+            });
+            match cache {
+                Some(k) => HIT_PROGRAMS.with(|m| {
+                    m.borrow_mut().insert(k, program);
+                }),
+                None => gl.delete_program(program),
+            }
+            log_own_errors(self.ctx);
+            result
+        }
+    }
+
+    fn record(&mut self, dbg: &Debugger, request: u64, selector: proto::Selector) {
+        let sel: Selector = crate::shader_debug::selector_from_protocol(selector);
+        let result = self.run(
+            || self.debug.record(sel, self.target, self.binding),
+            &layout::new_record_buffer(RECORD_WORDS),
+            None,
+        );
+        match result {
+            Ok(words) => dbg.send(&FromAgent::Recorded {
+                request,
+                shader: self.shader,
+                selector,
+                log: proto::Blob::from_words(&trim_record(&words)),
+            }),
+            Err(message) => dbg.send(&FromAgent::Error {
+                request: Some(request),
+                message,
+            }),
+        }
+    }
+
+    fn watch(&mut self, dbg: &Debugger, request: u64, line: u32, expr: &str) {
+        let gl = &*self.gl;
+        let mut viewport = [0i32; 4];
+        // SAFETY: the draw's context is current.
+        unsafe { gl.get_parameter_i32_slice(glow::VIEWPORT, &mut viewport) };
+        let (width, height) = (
+            (viewport[0] + viewport[2]).max(1) as u32,
+            (viewport[1] + viewport[3]).max(1) as u32,
+        );
+        let result = self
+            .debug
+            .watch(line, expr, self.target, self.binding)
+            .and_then(|(glsl, words)| {
+                let data = self.run(
+                    || Ok(glsl),
+                    &layout::new_watch_buffer(width, height, words),
+                    None,
+                )?;
+                Ok((words, data))
+            });
+        match result {
+            Ok((value_words, data)) => dbg.send(&FromAgent::WatchImage {
+                request,
+                width,
+                height,
+                value_words,
+                data: proto::Blob::from_words(&data),
+            }),
+            Err(message) => dbg.send(&FromAgent::Error {
+                request: Some(request),
+                message,
+            }),
+        }
+    }
+}
+
+/// The used part of a record buffer (header and written words), so a
+/// recording does not ship megabytes of zeros.
+fn trim_record(words: &[u32]) -> Vec<u32> {
+    let used = words.first().copied().unwrap_or(0) as usize;
+    let cap = words.get(layout::CAP_INDEX).copied().unwrap_or(0) as usize;
+    let end = (layout::HEADER_WORDS + used.min(cap)).min(words.len());
+    let mut out = words[..end].to_vec();
+    if let Some(c) = out.get_mut(layout::CAP_INDEX) {
+        *c = used.min(cap) as u32;
+    }
+    out
+}
+
+fn native_program(id: u32) -> Option<glow::Program> {
+    std::num::NonZeroU32::new(id).map(glow::NativeProgram)
+}
+
+fn log_own_errors(ctx: ContextKey) {
+    let own = crate::errors::drain_own();
+    if !own.is_empty() {
+        tracing::warn!(%ctx, errors = ?own, "GL errors from the agent's own work (hidden from the application)");
+    }
+}
+
+/// The debugged shader of a draw: the one (fragment first, then vertex, then
+/// compute) that has breakpoints, with them.
+fn debugged_shader(
+    program: &ProgramInfo,
+    bps: &Breakpoints,
+    compute: bool,
+) -> Option<(u32, Stage, Vec<String>, Vec<proto::LineBreakpoint>)> {
+    let order: &[state::Stage] = if compute {
+        &[state::Stage::Compute]
+    } else {
+        &[state::Stage::Fragment, state::Stage::Vertex]
+    };
+    for want in order {
+        for s in &program.shaders {
+            if s.stage != Some(*want) {
+                continue;
+            }
+            let stage = glsl_stage(*want);
+            let mut lines = bps.by_shader.get(&s.id).cloned().unwrap_or_default();
+            if let (Some([x, y]), true, Stage::Fragment) =
+                (bps.filter.pixel, bps.filter.pixel_history, stage)
+            {
+                // Pixel history: a stop at the start of `main` of every fragment
+                // shader invocation at that pixel.
+                lines.push(proto::LineBreakpoint {
+                    line: 0,
+                    condition: Some(format!(
+                        "uint(gl_FragCoord.x) == {x}u && uint(gl_FragCoord.y) == {y}u"
+                    )),
+                });
+            }
+            if !lines.is_empty() {
+                return Some((s.id, stage, s.sources.clone(), lines));
+            }
+        }
+    }
+    None
+}
+
+pub fn at_draw(dbg: &Debugger, ctx: ContextKey, draw: &DrawCall) {
+    drain(dbg);
+    let (target_shader, filter, generation) = {
+        let Some(program) = state::program(ctx, draw.program) else {
+            return;
+        };
+        let found = with_breakpoints(|b| {
+            if b.filter.frame.is_some_and(|f| f != draw.frame) {
+                return None;
+            }
+            debugged_shader(&program, b, draw.args.is_compute())
+                .map(|t| (t, b.filter, b.generation))
+        });
+        match found {
+            Some(f) => f,
+            None => return,
+        }
+    };
+    let (shader, stage, sources, lines) = target_shader;
+    let debug = match shader_debug(shader, stage, &sources) {
+        Ok(d) => d,
+        Err(e) => {
+            tracing::debug!(shader, "breakpoints stay unverified: {e}");
+            return;
+        }
+    };
+    let bound: Vec<BoundBreakpoint> = debug
+        .bind(&lines)
+        .into_iter()
+        .filter_map(Result::ok)
+        .collect();
+    if bound.is_empty() {
+        return;
+    }
+    let Some(program) = state::program(ctx, draw.program) else {
+        return;
+    };
+    let gl = gl_for(ctx);
+    crate::errors::stash_pending(ctx);
+    // SAFETY: the draw's context is current on this thread.
+    let (target, binding) = unsafe {
+        let Some(p) = native_program(program.id) else {
+            return;
+        };
+        (target_of(&gl), debug_draw::free_storage_binding(&gl, p))
+    };
+    let mut stop = Stop {
+        ctx,
+        draw,
+        program,
+        shader,
+        debug: debug.clone(),
+        gl,
+        target,
+        binding,
+    };
+    let key = (
+        ctx,
+        stop.program.id,
+        generation,
+        sources_hash(&stop.program),
+    );
+    let words = match stop.run(
+        || debug.hit_test(&bound, target, binding),
+        &layout::new_hit_buffer(HIT_CAPACITY),
+        Some(key),
+    ) {
+        Ok(w) => w,
+        Err(e) => {
+            dbg.send(&FromAgent::Error {
+                request: None,
+                message: format!("shader {shader}: hit test failed: {e}"),
+            });
+            return;
+        }
+    };
+    let (mut hits, truncated) = debug.hits(&words);
+    if let Some([x, y]) = filter.pixel.filter(|_| stage == Stage::Fragment) {
+        hits.retain(|h| h.key[0] == x && h.key[1] == y);
+    }
+    if hits.is_empty() {
+        return;
+    }
+    dbg.send(&FromAgent::Stopped {
+        context: ctx.handle as u64,
+        frame: draw.frame,
+        draw: draw.index,
+        program: draw.program,
+        shader,
+        hits,
+        truncated,
+    });
+    serve(dbg, Some(&mut stop));
+}

@@ -225,7 +225,7 @@ mod tests {
         assert!(bound[2].is_err());
         let ok: Vec<BoundBreakpoint> = bound.into_iter().filter_map(Result::ok).collect();
         let glsl = d.hit_test(&ok, Target::CORE, 5).unwrap();
-        assert!(glsl.contains("if (x > 1.)"), "{glsl}");
+        assert!(glsl.contains(", x > 1.)"), "{glsl}");
     }
 
     #[test]

@@ -33,17 +33,6 @@ pub fn compound(list: Vec<ast::Statement>) -> ast::Statement {
     .into()
 }
 
-pub fn if_then(cond: ast::Expr, then: ast::Statement) -> ast::Statement {
-    StatementData::Selection(
-        ast::SelectionStatementData {
-            cond: Box::new(cond),
-            rest: ast::SelectionRestStatementData::Statement(Box::new(then)).into(),
-        }
-        .into(),
-    )
-    .into()
-}
-
 pub fn field(base: ast::Expr, name: &str) -> ast::Expr {
     ExprData::Dot(Box::new(base), ident(name)).into()
 }

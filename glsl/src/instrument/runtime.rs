@@ -117,9 +117,10 @@ void _sdbg_begin({h}uint p) {{
                 let _ = write!(
                     s,
                     "{h}uint _sdbg_occ[{n}] = uint[{n}]({zeros});
-void _sdbg_hit({h}uint p, int k) {{
+void _sdbg_hit({h}uint p, int k, bool c) {{
     {h}uint occ = _sdbg_occ[k];
     _sdbg_occ[k] = occ + 1u;
+    if (!c) return;
     {h}uint i = atomicAdd(_sdbg_hit_count, 1u);
     if (i >= _sdbg_hit_cap) return;
     {h}uint at = i * {HIT_RECORD_WORDS}u;

@@ -284,19 +284,24 @@ impl<'a> Walker<'a> {
             Mode::HitTest(_) => {
                 if let Some((k, cond)) = self.breakpoints.get(&p).cloned() {
                     self.seen_breakpoints += 1;
-                    let hit = stmt(call(
-                        "_sdbg_hit",
-                        vec![uint(p), ExprData::IntConst(k as i32).into()],
-                    ));
-                    match cond {
-                        None => out.push(hit),
+                    // Occurrences count every time the step is reached, so a hit's
+                    // occurrence names the same step in a recording of its invocation.
+                    let cond = match cond {
+                        None => Some(ExprData::BoolConst(true).into()),
                         Some(text) => match self.user_expr(&text, true) {
-                            Ok((e, _)) => out.push(build::if_then(e, hit)),
-                            Err(message) => self.fail(InstrumentError::Condition {
-                                condition: text,
-                                message,
-                            }),
+                            Ok((e, _)) => Some(e),
+                            Err(message) => {
+                                self.fail(InstrumentError::Condition {
+                                    condition: text,
+                                    message,
+                                });
+                                None
+                            }
                         },
+                    };
+                    if let Some(cond) = cond {
+                        let k = ExprData::IntConst(k as i32).into();
+                        out.push(stmt(call("_sdbg_hit", vec![uint(p), k, cond])));
                     }
                 }
             }

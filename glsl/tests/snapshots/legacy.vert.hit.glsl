@@ -1,9 +1,10 @@
 #version 430 compatibility
 layout(std430, binding = 7) buffer _sdbg_Buffer { uint _sdbg_hit_count; uint _sdbg_hit_cap; uint _sdbg_pad0; uint _sdbg_pad1; uint _sdbg_data[]; };
 uint _sdbg_occ[1] = uint[1](0u);
-void _sdbg_hit(uint p, int k) {
+void _sdbg_hit(uint p, int k, bool c) {
     uint occ = _sdbg_occ[k];
     _sdbg_occ[k] = occ + 1u;
+    if (!c) return;
     uint i = atomicAdd(_sdbg_hit_count, 1u);
     if (i >= _sdbg_hit_cap) return;
     uint at = i * 6u;
@@ -15,7 +16,7 @@ attribute vec2 texcoord;
 varying vec2 uv;
 uniform mat4 mvp;
 void main() {
-    _sdbg_hit(8u, 0);
+    _sdbg_hit(8u, 0, true);
     uv = texcoord;
     gl_Position = mvp * position;
 }

@@ -1,9 +1,10 @@
 #version 430 core
 layout(std430, binding = 7) buffer _sdbg_Buffer { uint _sdbg_hit_count; uint _sdbg_hit_cap; uint _sdbg_pad0; uint _sdbg_pad1; uint _sdbg_data[]; };
 uint _sdbg_occ[1] = uint[1](0u);
-void _sdbg_hit(uint p, int k) {
+void _sdbg_hit(uint p, int k, bool c) {
     uint occ = _sdbg_occ[k];
     _sdbg_occ[k] = occ + 1u;
+    if (!c) return;
     uint i = atomicAdd(_sdbg_hit_count, 1u);
     if (i >= _sdbg_hit_cap) return;
     uint at = i * 6u;
@@ -13,7 +14,7 @@ void _sdbg_hit(uint p, int k) {
 out vec4 color;
 uniform float scale;
 float twice(float v, out float sq) {
-    _sdbg_hit(3u, 0);
+    _sdbg_hit(3u, 0, true);
     sq = v * v;
     return 2. * v;
 }

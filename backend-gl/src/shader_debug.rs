@@ -116,6 +116,34 @@ impl ShaderDebug {
         .map_err(|e| e.to_string())
     }
 
+    /// Whether a bound breakpoint's condition parses and type-checks in the
+    /// scope of its statement (checked in the shader's own dialect).
+    pub fn check_condition(&self, b: &BoundBreakpoint) -> Result<(), String> {
+        if b.condition.is_none() {
+            return Ok(());
+        }
+        let target = if self.parsed.version.is_es() {
+            Target::ES
+        } else {
+            Target::COMPAT
+        };
+        let mode = Mode::HitTest(vec![Breakpoint {
+            probe: b.probe,
+            condition: b.condition.clone(),
+        }]);
+        match instrument::instrument(
+            &self.parsed,
+            &Request {
+                mode,
+                target,
+                binding: 0,
+            },
+        ) {
+            Err(e @ instrument::InstrumentError::Condition { .. }) => Err(e.to_string()),
+            _ => Ok(()),
+        }
+    }
+
     /// GLSL of the hit test for these breakpoints.
     pub fn hit_test(
         &self,

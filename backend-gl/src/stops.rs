@@ -128,7 +128,9 @@ fn handle(dbg: &Debugger, msg: ToAgent, stop: Option<&mut Stop<'_>>) -> bool {
             shader,
             breakpoints,
         } => {
-            report_binding(dbg, shader, &breakpoints);
+            // Only breakpoints that bind (with a condition that type-checks) are
+            // kept: one bad condition must not stop the others from working.
+            let breakpoints = report_binding(dbg, shader, &breakpoints);
             with_breakpoints(|b| {
                 if breakpoints.is_empty() {
                     b.by_shader.remove(&shader);
@@ -189,8 +191,14 @@ fn handle(dbg: &Debugger, msg: ToAgent, stop: Option<&mut Stop<'_>>) -> bool {
     }
 }
 
-/// Tells the debugger where each breakpoint of a shader binds, or why not.
-fn report_binding(dbg: &Debugger, shader: u32, bps: &[proto::LineBreakpoint]) {
+/// Tells the debugger where each breakpoint of a shader binds, or why not;
+/// returns the ones that bind.
+fn report_binding(
+    dbg: &Debugger,
+    shader: u32,
+    bps: &[proto::LineBreakpoint],
+) -> Vec<proto::LineBreakpoint> {
+    let mut ok = Vec::new();
     let found = state::contexts()
         .into_iter()
         .find_map(|c| state::shader(c, shader));
@@ -204,11 +212,17 @@ fn report_binding(dbg: &Debugger, shader: u32, bps: &[proto::LineBreakpoint]) {
     for b in bps {
         let (line, message) = match &debug {
             Ok(d) => match d.bind(std::slice::from_ref(b)).remove(0) {
-                Ok(bound) => (Some(bound.line), None),
+                Ok(bound) => match d.check_condition(&bound) {
+                    Ok(()) => (Some(bound.line), None),
+                    Err(why) => (None, Some(why)),
+                },
                 Err((_, why)) => (None, Some(why)),
             },
             Err(why) => (None, Some(why.clone())),
         };
+        if line.is_some() {
+            ok.push(b.clone());
+        }
         dbg.send(&FromAgent::BreakpointStatus {
             shader,
             requested_line: b.line,
@@ -216,6 +230,7 @@ fn report_binding(dbg: &Debugger, shader: u32, bps: &[proto::LineBreakpoint]) {
             message,
         });
     }
+    ok
 }
 
 /// Key of a cached hit-test program: context, program, breakpoint generation,

@@ -4,6 +4,7 @@
 
 mod demo;
 mod glsl_cmd;
+mod run;
 
 use std::process::ExitCode;
 
@@ -29,6 +30,8 @@ enum Command {
     },
     /// Render the bundled demo shader headless, record one pixel, print its trace.
     Demo(demo::DemoArgs),
+    /// Run a program (or a fragment shader in the built-in host) under the debugger.
+    Run(run::RunArgs),
 }
 
 fn main() -> ExitCode {
@@ -36,6 +39,7 @@ fn main() -> ExitCode {
     let result = match cli.command {
         Command::Glsl { command } => glsl_cmd::run(command),
         Command::Demo(args) => demo::run(args),
+        Command::Run(args) => run::run(args),
     };
     match result {
         Ok(code) => code,

@@ -82,7 +82,11 @@ fn instrument_prints_glsl_for_each_mode() {
 
     let out = shaderdbg(&["glsl", "instrument", "--hit", "6:x > 1.0", f]);
     assert!(out.status.success(), "{}", stderr(&out));
-    assert!(stdout(&out).contains("_sdbg_hit(8u, 0, x > 1.)"), "{}", stdout(&out));
+    assert!(
+        stdout(&out).contains("_sdbg_hit(8u, 0, x > 1.)"),
+        "{}",
+        stdout(&out)
+    );
 
     let out = shaderdbg(&["glsl", "instrument", "--hit", "6:nope > 1.0", f]);
     assert_eq!(out.status.code(), Some(2));

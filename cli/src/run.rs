@@ -1,0 +1,359 @@
+//! `shaderdbg run`: the session engine for terminals, scripts and CI.
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+use std::time::{Duration, Instant};
+
+use anyhow::{bail, Context, Result};
+use clap::Args;
+use serde_json::{json, Map, Value as Json};
+use shaderdbg_protocol::StopFilter;
+use shaderdbg_session::binding::FileBreakpoint;
+use shaderdbg_session::launch::LaunchConfig;
+use shaderdbg_session::stop::{Scope, Stop};
+use shaderdbg_session::{json as value_json, Event, Session};
+
+#[derive(Args)]
+pub struct RunArgs {
+    /// Breakpoint: FILE:LINE or FILE:LINE:CONDITION (a GLSL bool expression).
+    #[arg(long = "break", value_name = "FILE:LINE[:CONDITION]")]
+    breaks: Vec<String>,
+    /// Only invocations at this pixel stop; alone, stop at every fragment
+    /// shader invocation covering it (pixel history). gl_FragCoord, origin bottom-left.
+    #[arg(long, value_name = "X,Y")]
+    pixel: Option<String>,
+    /// Only stop in this frame (frames count from 0; frame N ends at the (N+1)-th swap).
+    #[arg(long)]
+    frame: Option<u64>,
+    /// After this many stops, remove the breakpoints and let the program run to its end.
+    #[arg(long)]
+    max_stops: Option<u64>,
+    /// One JSON object per line.
+    #[arg(long)]
+    json: bool,
+    /// Include the whole recorded invocation in each stop.
+    #[arg(long)]
+    trace: bool,
+    /// End the program after this many seconds.
+    #[arg(long)]
+    timeout: Option<f64>,
+    /// The program and its arguments, or a fragment shader file to run in the built-in host.
+    #[arg(last = true, required = true, value_name = "PROGRAM [ARGS]...")]
+    command: Vec<String>,
+}
+
+/// Splits `FILE:LINE[:CONDITION]` at the first `:LINE` that is all digits.
+fn parse_break(spec: &str) -> Result<FileBreakpoint> {
+    for (i, _) in spec.match_indices(':') {
+        let rest = &spec[i + 1..];
+        let (line, cond) = match rest.split_once(':') {
+            Some((l, c)) => (l, Some(c.to_string())),
+            None => (rest, None),
+        };
+        if let Ok(line) = line.parse::<u32>() {
+            let file = PathBuf::from(&spec[..i]);
+            let file = file
+                .canonicalize()
+                .with_context(|| format!("--break {spec}: {}", file.display()))?;
+            return Ok(FileBreakpoint {
+                file,
+                line,
+                condition: cond.filter(|c| !c.trim().is_empty()),
+            });
+        }
+    }
+    bail!("--break {spec}: expected FILE:LINE or FILE:LINE:CONDITION")
+}
+
+fn parse_pixel(s: &str) -> Result<[u32; 2]> {
+    match s.split_once(',') {
+        Some((x, y)) => Ok([x.trim().parse()?, y.trim().parse()?]),
+        None => bail!("--pixel takes X,Y"),
+    }
+}
+
+fn is_shader_file(p: &Path) -> bool {
+    matches!(
+        p.extension().and_then(|e| e.to_str()),
+        Some("frag" | "glsl" | "fs")
+    )
+}
+
+/// The built-in host next to this executable.
+fn host_binary() -> Result<PathBuf> {
+    let exe = std::env::current_exe()?;
+    let dir = exe.parent().context("executable directory")?;
+    [dir.join("shaderdbg-host"), dir.join("../shaderdbg-host")]
+        .into_iter()
+        .find(|p| p.exists())
+        .context(
+            "the built-in host `shaderdbg-host` is not next to shaderdbg (build the workspace)",
+        )
+}
+
+pub fn run(a: RunArgs) -> Result<ExitCode> {
+    let breakpoints = a
+        .breaks
+        .iter()
+        .map(|b| parse_break(b))
+        .collect::<Result<Vec<_>>>()?;
+    let pixel = a.pixel.as_deref().map(parse_pixel).transpose()?;
+    let filter = StopFilter {
+        frame: a.frame,
+        pixel,
+        pixel_history: pixel.is_some() && breakpoints.is_empty(),
+    };
+    let first = PathBuf::from(&a.command[0]);
+    let config = if is_shader_file(&first) && a.command.len() == 1 {
+        LaunchConfig {
+            program: host_binary()?,
+            args: vec![first
+                .canonicalize()
+                .with_context(|| first.display().to_string())?
+                .display()
+                .to_string()],
+            ..Default::default()
+        }
+    } else {
+        LaunchConfig {
+            program: first,
+            args: a.command[1..].to_vec(),
+            ..Default::default()
+        }
+    };
+    let mut session = Session::start(&config, breakpoints.clone(), filter)?;
+    let out = &mut std::io::stdout().lock();
+    let deadline = a
+        .timeout
+        .map(|t| Instant::now() + Duration::from_secs_f64(t));
+    let mut stops = 0u64;
+    loop {
+        if deadline.is_some_and(|d| Instant::now() > d) {
+            session.kill();
+            emit(
+                out,
+                a.json,
+                json!({"event": "timeout", "seconds": a.timeout}),
+                || {
+                    format!(
+                        "timeout: the program ran longer than {}s and was ended",
+                        a.timeout.unwrap_or_default()
+                    )
+                },
+            )?;
+        }
+        let Some(event) = session.next_event(Duration::from_millis(100)) else {
+            continue;
+        };
+        match event {
+            Event::ShaderLoaded { .. } => {}
+            Event::BreakpointBound {
+                index,
+                line,
+                message,
+                ..
+            } => {
+                let bp = &breakpoints[index];
+                let j = json!({"event": "breakpoint", "file": bp.file, "requested_line": bp.line, "line": line, "verified": line.is_some(), "message": message});
+                emit(out, a.json, j, || match (line, &message) {
+                    (Some(l), _) if l != bp.line => format!(
+                        "breakpoint {}:{} moved to line {l}",
+                        bp.file.display(),
+                        bp.line
+                    ),
+                    (Some(_), _) => format!("breakpoint {}:{} bound", bp.file.display(), bp.line),
+                    (None, m) => format!(
+                        "breakpoint {}:{} unverified: {}",
+                        bp.file.display(),
+                        bp.line,
+                        m.as_deref().unwrap_or("?")
+                    ),
+                })?;
+            }
+            Event::Stopped(stop) => {
+                stops += 1;
+                print_stop(out, &stop, a.json, a.trace)?;
+                if a.max_stops.is_some_and(|k| stops >= k) {
+                    session.detach();
+                } else {
+                    session.resume();
+                }
+            }
+            Event::Output { stderr, line } => {
+                let stream = if stderr { "stderr" } else { "stdout" };
+                if a.json {
+                    emit(
+                        out,
+                        true,
+                        json!({"event": "output", "stream": stream, "text": line}),
+                        String::new,
+                    )?;
+                } else {
+                    eprintln!("{line}");
+                }
+            }
+            Event::AgentError(message) => emit(
+                out,
+                a.json,
+                json!({"event": "error", "message": message}),
+                || format!("agent: {message}"),
+            )?,
+            Event::Exited { code, signal } => {
+                emit(
+                    out,
+                    a.json,
+                    json!({"event": "exited", "code": code, "signal": signal}),
+                    || match (code, signal) {
+                        (Some(c), _) => format!("program exited with code {c}"),
+                        (_, Some(s)) => format!("program killed by signal {s}"),
+                        _ => "program exited".into(),
+                    },
+                )?;
+                return Ok(match code {
+                    Some(0) => ExitCode::SUCCESS,
+                    Some(c) => ExitCode::from(c.clamp(1, 255) as u8),
+                    None => ExitCode::FAILURE,
+                });
+            }
+        }
+    }
+}
+
+fn emit(out: &mut impl Write, as_json: bool, j: Json, text: impl FnOnce() -> String) -> Result<()> {
+    if as_json {
+        writeln!(out, "{j}")?;
+    } else {
+        let t = text();
+        if !t.is_empty() {
+            writeln!(out, "{t}")?;
+        }
+    }
+    out.flush()?;
+    Ok(())
+}
+
+fn stage_name(stop: &Stop) -> &'static str {
+    match stop.stage {
+        shaderdbg_glsl::Stage::Vertex => "vertex",
+        shaderdbg_glsl::Stage::Fragment => "fragment",
+        shaderdbg_glsl::Stage::Compute => "compute",
+        shaderdbg_glsl::Stage::Geometry => "geometry",
+        shaderdbg_glsl::Stage::TessControl => "tess_control",
+        shaderdbg_glsl::Stage::TessEvaluation => "tess_evaluation",
+    }
+}
+
+fn print_stop(out: &mut impl Write, stop: &Stop, as_json: bool, with_trace: bool) -> Result<()> {
+    let loc = stop.location(stop.cursor);
+    let vars = stop.variables(stop.cursor);
+    if as_json {
+        let mut locals = Map::new();
+        for v in vars.iter().filter(|v| v.scope == Scope::Local) {
+            locals.insert(v.name.clone(), json!({"type": v.ty.to_string(), "value": v.value.as_ref().map_or(Json::Null, value_json::value)}));
+        }
+        let mut inputs = Map::new();
+        for v in vars.iter().filter(|v| v.scope != Scope::Local) {
+            inputs.insert(v.name.clone(), json!({"type": v.ty.to_string(), "value": v.value.as_ref().map_or(Json::Null, value_json::value)}));
+        }
+        let k = stop.hit.key;
+        let mut j = json!({
+            "event": "stopped",
+            "file": loc.file.as_ref().map_or_else(|| format!("shader {}", stop.shader), |f| f.display().to_string()),
+            "line": loc.line,
+            "stage": stage_name(stop),
+            "draw": stop.draw,
+            "frame": stop.frame,
+            "shader": stop.shader,
+            "invocation": stop.invocation_name(),
+            "hits": stop.hits.len(),
+            "locals": locals,
+            "globals": inputs,
+        });
+        match stop.stage {
+            shaderdbg_glsl::Stage::Fragment => {
+                j["pixel"] = json!([k[0], k[1]]);
+                j["primitive"] = if k[2] == u32::MAX {
+                    Json::Null
+                } else {
+                    json!(k[2])
+                };
+            }
+            shaderdbg_glsl::Stage::Vertex => {
+                j["vertex"] = json!(k[0]);
+                j["instance"] = json!(k[1]);
+            }
+            _ => j["invocation_id"] = json!([k[0], k[1], k[2]]),
+        }
+        if with_trace {
+            let steps: Vec<Json> = (0..stop.trace.steps.len())
+                .map(|i| {
+                    let l = stop.location(i);
+                    let writes: Map<String, Json> = stop.writes(i).into_iter().map(|(n, v)| (n, value_json::value(&v))).collect();
+                    json!({"file": l.file.as_ref().map(|f| f.display().to_string()), "line": l.line, "writes": writes})
+                })
+                .collect();
+            j["steps"] = Json::Array(steps);
+        }
+        writeln!(out, "{j}")?;
+    } else {
+        let file = loc.file.as_ref().map_or_else(
+            || format!("<shader {}>", stop.shader),
+            |f| f.display().to_string(),
+        );
+        writeln!(
+            out,
+            "stopped at {file}:{} in {} (draw {}, frame {}; {} invocation(s) hit)",
+            loc.line,
+            stop.invocation_name(),
+            stop.draw,
+            stop.frame,
+            stop.hits.len()
+        )?;
+        writeln!(
+            out,
+            "{:>5} | {}",
+            loc.line,
+            stop.line_text(loc.runtime_line).trim_end()
+        )?;
+        for (scope, title) in [
+            (Scope::Local, "locals"),
+            (Scope::Input, "inputs & uniforms"),
+            (Scope::Builtin, "built-ins"),
+        ] {
+            let vs: Vec<_> = vars.iter().filter(|v| v.scope == scope).collect();
+            if vs.is_empty() {
+                continue;
+            }
+            writeln!(out, "{title}:")?;
+            for v in vs {
+                let value = v
+                    .value
+                    .as_ref()
+                    .map_or("(not written yet)".to_string(), |v| v.to_string());
+                writeln!(out, "  {} {} = {value}", v.ty, v.name)?;
+            }
+        }
+        if with_trace {
+            writeln!(out, "trace:")?;
+            for i in 0..stop.trace.steps.len() {
+                let l = stop.location(i);
+                let marker = if i == stop.cursor { "=>" } else { "  " };
+                let depth = stop.trace.steps[i].depth;
+                writeln!(
+                    out,
+                    "{marker}{:indent$}{:>4} | {}",
+                    "",
+                    l.line,
+                    stop.line_text(l.runtime_line).trim(),
+                    indent = depth * 2
+                )?;
+                for (n, v) in stop.writes(i) {
+                    writeln!(out, "  {:indent$}       {n} = {v}", "", indent = depth * 2)?;
+                }
+            }
+        }
+    }
+    out.flush()?;
+    Ok(())
+}

@@ -1,0 +1,168 @@
+//! `shaderdbg run` end to end: a real program (`single_pass`, from the test
+//! apps) under the real agent, driven by the command line in `--json` mode.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+use std::sync::OnceLock;
+
+use serde_json::Value;
+
+/// `<target>/<profile>` (where the agent library and the test apps are built).
+fn profile_dir() -> PathBuf {
+    PathBuf::from(env!("CARGO_BIN_EXE_shaderdbg"))
+        .parent()
+        .expect("bin dir")
+        .to_path_buf()
+}
+
+/// Builds the agent library and the test apps once (cargo cannot make another
+/// package's binaries a dependency of these tests).
+fn single_pass() -> &'static Path {
+    static BUILT: OnceLock<PathBuf> = OnceLock::new();
+    BUILT.get_or_init(|| {
+        let dir = profile_dir();
+        let target = dir.parent().expect("target dir");
+        let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
+        let mut cmd = Command::new(cargo);
+        cmd.current_dir(env!("CARGO_MANIFEST_DIR"))
+            .args([
+                "build",
+                "-p",
+                "shaderdbg-backend-gl",
+                "-p",
+                "shaderdbg-test-apps",
+                "--target-dir",
+            ])
+            .arg(target);
+        if dir.file_name().is_some_and(|n| n == "release") {
+            cmd.arg("--release");
+        }
+        assert!(cmd.status().expect("cargo build").success());
+        assert!(dir.join("libshaderdbg_agent.so").exists());
+        dir.join("single_pass")
+    })
+}
+
+fn shader_file() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../tests/apps/shaders/single_pass.frag")
+        .canonicalize()
+        .expect("shader file")
+}
+
+fn run(args: &[&str]) -> (Output, Vec<Value>) {
+    let app = single_pass().to_str().expect("utf-8 path").to_string();
+    let out = Command::new(env!("CARGO_BIN_EXE_shaderdbg"))
+        .arg("run")
+        .args(args)
+        .args(["--json", "--", &app, "3", "64"])
+        .output()
+        .expect("shaderdbg run");
+    let events = String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("not JSON: {l}: {e}")))
+        .collect();
+    (out, events)
+}
+
+fn of_kind<'a>(events: &'a [Value], kind: &str) -> Vec<&'a Value> {
+    events.iter().filter(|e| e["event"] == kind).collect()
+}
+
+#[test]
+fn conditional_breakpoint_at_a_pixel_with_trace() {
+    let bp = format!("{}:9:p.x > 1.5", shader_file().display());
+    let (out, events) = run(&[
+        "--break", &bp, "--pixel", "50,10", "--frame", "1", "--trace",
+    ]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let stops = of_kind(&events, "stopped");
+    assert_eq!(stops.len(), 1, "{events:#?}");
+    let s = stops[0];
+    assert_eq!(s["line"], 9);
+    assert_eq!(s["stage"], "fragment");
+    assert_eq!(s["pixel"], serde_json::json!([50, 10]));
+    assert_eq!(s["frame"], 1);
+    assert_eq!(s["locals"]["p"]["type"], "vec2");
+    assert_eq!(
+        s["locals"]["p"]["value"],
+        serde_json::json!([50.5 / 32.0, 10.5 / 32.0])
+    );
+    assert_eq!(s["locals"]["t"]["value"], serde_json::json!(0.125));
+    let steps = s["steps"].as_array().expect("steps");
+    let lines: Vec<u64> = steps
+        .iter()
+        .map(|st| st["line"].as_u64().unwrap())
+        .collect();
+    assert_eq!(lines, vec![7, 8, 9, 10]);
+    assert_eq!(
+        steps[3]["writes"]["color"].as_array().map(Vec::len),
+        Some(4)
+    );
+    let exited = of_kind(&events, "exited");
+    assert_eq!(exited[0]["code"], 0);
+    assert_eq!(
+        of_kind(&events, "output").len(),
+        3,
+        "the program's own output is forwarded"
+    );
+}
+
+#[test]
+fn pixel_history_and_max_stops() {
+    let (out, events) = run(&["--pixel", "5,5", "--frame", "2"]);
+    assert!(out.status.success());
+    let stops = of_kind(&events, "stopped");
+    assert_eq!(stops.len(), 1, "one draw covers the pixel in frame 2");
+    assert_eq!(stops[0]["line"], 7, "stops at the start of main");
+    assert_eq!(stops[0]["frame"], 2);
+
+    let bp = format!("{}:10", shader_file().display());
+    let (out, events) = run(&["--break", &bp, "--max-stops", "2"]);
+    assert!(out.status.success());
+    let stops = of_kind(&events, "stopped");
+    assert_eq!(
+        stops.len(),
+        2,
+        "the third frame runs without the breakpoint"
+    );
+    assert_eq!(stops[0]["frame"], 0);
+    assert_eq!(stops[1]["frame"], 1);
+}
+
+#[test]
+fn bad_conditions_and_files_are_reported_not_fatal() {
+    let bp = format!("{}:9:nope > 1.0", shader_file().display());
+    let (out, events) = run(&["--break", &bp]);
+    assert!(out.status.success());
+    let b = of_kind(&events, "breakpoint");
+    assert_eq!(b[0]["verified"], false);
+    assert!(
+        b[0]["message"]
+            .as_str()
+            .unwrap()
+            .contains("undeclared identifier `nope`"),
+        "{b:?}"
+    );
+    assert!(of_kind(&events, "stopped").is_empty());
+
+    let other = std::env::temp_dir().join(format!("shaderdbg-unused-{}.frag", std::process::id()));
+    std::fs::write(&other, "void main() {\n  gl_FragColor = vec4(1.0);\n}\n").unwrap();
+    let bp = format!("{}:2", other.display());
+    let (out, events) = run(&["--break", &bp]);
+    std::fs::remove_file(&other).unwrap();
+    assert!(out.status.success());
+    assert!(of_kind(&events, "stopped").is_empty());
+    assert_eq!(of_kind(&events, "exited").len(), 1);
+
+    let out = Command::new(env!("CARGO_BIN_EXE_shaderdbg"))
+        .args(["run", "--", "/nonexistent/program"])
+        .output()
+        .expect("run");
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("cannot start /nonexistent/program"));
+}

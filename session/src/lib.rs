@@ -1,0 +1,21 @@
+//! The session engine: everything a debugger front end (the `shaderdbg`
+//! command line, the DAP server) needs, with no front end in it.
+//!
+//! - [`launch`]: start a program with the agent preloaded and a private
+//!   socket, accept its connection.
+//! - [`binding`]: breakpoints set in files bound to the shaders the program
+//!   compiled, by content (a header prepended or a larger document still binds).
+//! - [`session`]: the event loop: shaders announced, breakpoints bound, stops
+//!   recorded into traces, resume, detach.
+//! - [`stop`]: one stop: the recorded trace of the invocation, a cursor, the
+//!   variables in scope with file locations.
+//! - [`json`]: values as JSON (numbers, booleans, arrays for vectors, arrays of
+//!   columns for matrices, objects for structs).
+
+pub mod binding;
+pub mod json;
+pub mod launch;
+pub mod session;
+pub mod stop;
+
+pub use session::{Event, Session, SessionError};

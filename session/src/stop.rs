@@ -1,0 +1,193 @@
+//! One stop: the invocation that hit, its recorded trace, a cursor into it, and
+//! everything in terms of the user's file where the shader came from one.
+
+use std::path::PathBuf;
+
+use shaderdbg_glsl::analysis::DeclKind;
+use shaderdbg_glsl::decode::{InvocationTrace, Write};
+use shaderdbg_glsl::parse::Parsed;
+use shaderdbg_glsl::probes::{PathElem, ProbeTable};
+use shaderdbg_glsl::source_map::SourceMap;
+use shaderdbg_glsl::{Stage, Type, Value};
+use shaderdbg_protocol as proto;
+
+/// Which scope a variable is shown in.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Scope {
+    /// Locals and parameters of the function executing.
+    Local,
+    /// Inputs (`in`, `varying`, `attribute`) and uniforms.
+    Input,
+    /// Built-in variables (`gl_FragCoord`, `gl_FragColor`, ...).
+    Builtin,
+    /// Other globals and outputs.
+    Global,
+}
+
+#[derive(Clone, Debug)]
+pub struct Variable {
+    pub name: String,
+    pub ty: Type,
+    /// `None` when not written yet.
+    pub value: Option<Value>,
+    pub scope: Scope,
+}
+
+/// A place in the source: the user's file when the shader came from one.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Location {
+    pub file: Option<PathBuf>,
+    /// 1-based line in `file`, or in the runtime source when there is no file
+    /// (or the line is not from it).
+    pub line: u32,
+    pub runtime_line: u32,
+}
+
+pub struct Stop {
+    pub shader: u32,
+    pub stage: Stage,
+    pub frame: u64,
+    pub draw: u64,
+    pub program: u32,
+    /// The invocation recorded.
+    pub hit: proto::Hit,
+    /// Every invocation that hit at this draw, in order.
+    pub hits: Vec<proto::Hit>,
+    pub file: Option<PathBuf>,
+    pub map: Option<SourceMap>,
+    pub parsed: Parsed,
+    pub table: ProbeTable,
+    pub trace: InvocationTrace,
+    /// The step the stop is at.
+    pub cursor: usize,
+}
+
+impl Stop {
+    /// The step of the trace the hit names: the (occurrence+1)-th time the
+    /// invocation reached the breakpoint's step.
+    pub fn hit_step(
+        table: &ProbeTable,
+        trace: &InvocationTrace,
+        hit: &proto::Hit,
+    ) -> Option<usize> {
+        let probe = if hit.line == 0 {
+            table.main_entry_step()
+        } else {
+            table.step_for_line(hit.line)
+        }?
+        .id;
+        trace
+            .steps
+            .iter()
+            .enumerate()
+            .filter(|(_, s)| s.probe == probe)
+            .nth(hit.occurrence as usize)
+            .map(|(i, _)| i)
+    }
+
+    pub fn location(&self, step: usize) -> Location {
+        let runtime_line = self.trace.steps.get(step).map_or(0, |s| s.line);
+        self.location_of_line(runtime_line)
+    }
+
+    pub fn location_of_line(&self, runtime_line: u32) -> Location {
+        match self
+            .map
+            .as_ref()
+            .and_then(|m| m.runtime_to_file(runtime_line))
+        {
+            Some(line) => Location {
+                file: self.file.clone(),
+                line,
+                runtime_line,
+            },
+            None => Location {
+                file: None,
+                line: runtime_line,
+                runtime_line,
+            },
+        }
+    }
+
+    /// The source text of a runtime line.
+    pub fn line_text(&self, runtime_line: u32) -> &str {
+        self.parsed.source.line_text(runtime_line)
+    }
+
+    /// The variables in scope at `step`, as they are before it executes.
+    pub fn variables(&self, step: usize) -> Vec<Variable> {
+        self.trace
+            .variables_at(step, &self.table)
+            .into_iter()
+            .map(|(d, value)| {
+                let v = &self.table.vars[d];
+                let scope = match &v.kind {
+                    DeclKind::Local | DeclKind::Param(_) => Scope::Local,
+                    DeclKind::Builtin(_) => Scope::Builtin,
+                    DeclKind::Global(s) => match s {
+                        shaderdbg_glsl::analysis::Storage::In
+                        | shaderdbg_glsl::analysis::Storage::Uniform => Scope::Input,
+                        _ => Scope::Global,
+                    },
+                };
+                Variable {
+                    name: v.name.clone(),
+                    ty: v.ty.clone(),
+                    value,
+                    scope,
+                }
+            })
+            .collect()
+    }
+
+    /// What `step` wrote: (name with path, value).
+    pub fn writes(&self, step: usize) -> Vec<(String, Value)> {
+        self.trace
+            .writes_of(step)
+            .map(|w| (self.write_name(w), w.value.clone()))
+            .collect()
+    }
+
+    fn write_name(&self, w: &Write) -> String {
+        let mut name = self.table.vars[w.decl].name.clone();
+        for p in &w.path {
+            match p {
+                PathElem::Field(f) => {
+                    name.push('.');
+                    name.push_str(f);
+                }
+                PathElem::Index(i) => name.push_str(&format!("[{i}]")),
+            }
+        }
+        name
+    }
+
+    /// The function executing at `step` and the call stack, innermost first:
+    /// (function name, location).
+    pub fn call_stack(&self, step: usize) -> Vec<(String, Location)> {
+        self.trace
+            .call_stack(step)
+            .into_iter()
+            .map(|(f, line)| {
+                let name = f
+                    .and_then(|f| self.table.functions.get(f))
+                    .map_or("?".to_string(), |f| f.name.clone());
+                (name, self.location_of_line(line))
+            })
+            .collect()
+    }
+
+    /// A thread-like name for the invocation, e.g. `fragment (412,300) prim 7`.
+    pub fn invocation_name(&self) -> String {
+        let k = self.hit.key;
+        match self.stage {
+            Stage::Fragment if k[2] != u32::MAX => {
+                format!("fragment ({},{}) prim {}", k[0], k[1], k[2])
+            }
+            Stage::Fragment => format!("fragment ({},{})", k[0], k[1]),
+            Stage::Vertex => format!("vertex {} instance {}", k[0], k[1]),
+            Stage::Compute => format!("compute ({},{},{})", k[0], k[1], k[2]),
+            other => format!("{other} {:?}", &k[..3]),
+        }
+    }
+}

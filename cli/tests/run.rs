@@ -166,3 +166,65 @@ fn bad_conditions_and_files_are_reported_not_fatal() {
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("cannot start /nonexistent/program"));
 }
+
+/// glmark2 (GLX under Xvfb; shaders loaded from files with a header prepended
+/// and `$DO_LIGHTS$` replaced at run time): a breakpoint set in the shader file
+/// binds, hits, and records values consistent with the condition.
+#[test]
+fn glmark2_breakpoint_in_light_phong_hits_and_records() {
+    single_pass();
+    for p in [
+        "/usr/bin/glmark2",
+        "/usr/bin/xvfb-run",
+        "/usr/share/glmark2/shaders/light-phong.frag",
+    ] {
+        assert!(
+            Path::new(p).exists(),
+            "{p} is missing: run `cargo xtask setup`"
+        );
+    }
+    let out = Command::new("/usr/bin/xvfb-run")
+        .args(["-a", "-s", "-screen 0 640x480x24"])
+        .arg(env!("CARGO_BIN_EXE_shaderdbg"))
+        .args([
+            "run",
+            "--json",
+            "--max-stops",
+            "1",
+            "--break",
+            "/usr/share/glmark2/shaders/light-phong.frag:18:normalized_normal.z > 0.5",
+            "--",
+            "/usr/bin/glmark2",
+            "-b",
+            "shading:shading=phong:duration=0.5",
+            "--size",
+            "160x120",
+        ])
+        .output()
+        .expect("xvfb-run shaderdbg");
+    let text = String::from_utf8_lossy(&out.stdout);
+    let events: Vec<Value> = text
+        .lines()
+        .filter_map(|l| serde_json::from_str(l).ok())
+        .collect();
+    let stops = of_kind(&events, "stopped");
+    assert_eq!(
+        stops.len(),
+        1,
+        "{text}\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let s = stops[0];
+    assert_eq!(s["file"], "/usr/share/glmark2/shaders/light-phong.frag");
+    assert_eq!(s["line"], 18);
+    let n: Vec<f64> = s["locals"]["normalized_normal"]["value"]
+        .as_array()
+        .expect("normalized_normal recorded")
+        .iter()
+        .map(|v| v.as_f64().unwrap())
+        .collect();
+    let len = (n[0] * n[0] + n[1] * n[1] + n[2] * n[2]).sqrt();
+    assert!((len - 1.0).abs() < 1e-4, "{n:?}");
+    assert!(n[2] > 0.5, "the condition held: {n:?}");
+    assert_eq!(of_kind(&events, "exited")[0]["code"], 0);
+}

@@ -1,6 +1,7 @@
 //! Debug draws: run an application's draw again with an instrumented copy of
 //! its program, writes masked and the debug buffer bound, then put back every
-//! piece of GL state we touched. Written against `glow` so it runs the same on
+//! piece of GL state we touched and the contents of the buffers the shaders
+//! can write. Written against `glow` so it runs the same on
 //! the agent's real-function loader and on the headless test harness.
 
 use glow::HasContext;
@@ -318,20 +319,183 @@ unsafe fn fragment_outputs(_gl: &glow::Context, program: glow::Program) -> Vec<S
         .collect()
 }
 
+/// One property of resource `i` of a program interface
+/// (`glGetProgramResourceiv`). Called directly: glow's
+/// `get_program_resource_i32` asks for the length with a zero-sized buffer,
+/// which GL answers with 0, so it always returns nothing.
+unsafe fn resource_property(
+    program: glow::Program,
+    interface: u32,
+    i: u32,
+    property: u32,
+) -> Option<i32> {
+    type GetProgramResourceiv =
+        unsafe extern "C" fn(u32, u32, u32, i32, *const u32, i32, *mut i32, *mut i32);
+    static REAL: crate::resolve::RealFn = crate::resolve::RealFn::gl(c"glGetProgramResourceiv");
+    let p = REAL.get();
+    if p.is_null() {
+        return None;
+    }
+    let f = std::mem::transmute::<*mut std::ffi::c_void, GetProgramResourceiv>(p);
+    let (mut value, mut len) = (0i32, 0i32);
+    f(
+        program.0.get(),
+        interface,
+        i,
+        1,
+        &property,
+        1,
+        &mut len,
+        &mut value,
+    );
+    (len == 1).then_some(value)
+}
+
 /// Names and bindings of a program's shader storage blocks.
-unsafe fn storage_blocks(gl: &glow::Context, program: glow::Program) -> Vec<(String, u32)> {
+unsafe fn storage_blocks(_gl: &glow::Context, program: glow::Program) -> Vec<(String, u32)> {
     (0..resource_count(program, glow::SHADER_STORAGE_BLOCK))
         .filter_map(|i| {
             let name = resource_name(program, glow::SHADER_STORAGE_BLOCK, i);
-            let binding = gl.get_program_resource_i32(
-                program,
-                glow::SHADER_STORAGE_BLOCK,
-                i,
-                &[glow::BUFFER_BINDING],
-            );
-            Some((name, (*binding.first()?).max(0) as u32))
+            let binding =
+                resource_property(program, glow::SHADER_STORAGE_BLOCK, i, glow::BUFFER_BINDING)?;
+            Some((name, binding.max(0) as u32))
         })
         .collect()
+}
+
+/// Bindings of a program's atomic counter buffers.
+unsafe fn atomic_counter_bindings(program: glow::Program) -> Vec<u32> {
+    (0..resource_count(program, glow::ATOMIC_COUNTER_BUFFER))
+        .filter_map(|i| {
+            resource_property(
+                program,
+                glow::ATOMIC_COUNTER_BUFFER,
+                i,
+                glow::BUFFER_BINDING,
+            )
+        })
+        .map(|b| b.max(0) as u32)
+        .collect()
+}
+
+/// One buffer range a debug draw could write, and the scratch copy of it.
+struct SavedRange {
+    buffer: glow::Buffer,
+    offset: i32,
+    size: i32,
+    scratch: glow::Buffer,
+}
+
+/// The contents of every buffer range bound to the storage-buffer and
+/// atomic-counter bindings a program uses: a debug draw runs the program's
+/// shaders once more, and whatever they write (`buffer` blocks, atomic
+/// counters) must be as it was when the original draw runs. Only the bound
+/// ranges are copied (`glCopyBufferSubData` into scratch buffers, GPU-side).
+pub struct SavedBuffers {
+    ranges: Vec<SavedRange>,
+}
+
+impl SavedBuffers {
+    /// Copies the ranges bound to the storage blocks (except the debug
+    /// buffer's `skip` binding) and atomic counter buffers of `program`.
+    ///
+    /// # Safety
+    /// A GL context must be current on this thread.
+    pub unsafe fn save(gl: &glow::Context, program: glow::Program, skip: u32) -> SavedBuffers {
+        let mut bound: Vec<(glow::Buffer, i64, i64)> = Vec::new();
+        let mut add = |binding_pname: u32, start_pname: u32, size_pname: u32, index: u32| {
+            let Some(buffer) = native_buffer(gl.get_parameter_indexed_i32(binding_pname, index))
+            else {
+                return;
+            };
+            let start = gl.get_parameter_indexed_i64(start_pname, index);
+            let size = gl.get_parameter_indexed_i64(size_pname, index);
+            if !bound.contains(&(buffer, start, size)) {
+                bound.push((buffer, start, size));
+            }
+        };
+        for (_, b) in storage_blocks(gl, program) {
+            if b != skip {
+                add(
+                    glow::SHADER_STORAGE_BUFFER_BINDING,
+                    glow::SHADER_STORAGE_BUFFER_START,
+                    glow::SHADER_STORAGE_BUFFER_SIZE,
+                    b,
+                );
+            }
+        }
+        for b in atomic_counter_bindings(program) {
+            add(
+                glow::ATOMIC_COUNTER_BUFFER_BINDING,
+                glow::ATOMIC_COUNTER_BUFFER_START,
+                glow::ATOMIC_COUNTER_BUFFER_SIZE,
+                b,
+            );
+        }
+        let mut saved = SavedBuffers { ranges: Vec::new() };
+        if bound.is_empty() {
+            return saved;
+        }
+        // Shader writes the application made before this draw must be visible
+        // to the copies (its own barrier may only cover shader reads).
+        gl.memory_barrier(glow::BUFFER_UPDATE_BARRIER_BIT);
+        for (buffer, start, size) in bound {
+            gl.bind_buffer(glow::COPY_READ_BUFFER, Some(buffer));
+            let total =
+                i64::from(gl.get_buffer_parameter_i32(glow::COPY_READ_BUFFER, glow::BUFFER_SIZE));
+            // Size 0: bound with glBindBufferBase, the whole buffer.
+            let end = if size > 0 {
+                (start + size).min(total)
+            } else {
+                total
+            };
+            let (offset, size) = (start.clamp(0, total), end - start.clamp(0, total));
+            if size <= 0 {
+                continue;
+            }
+            let Ok(scratch) = gl.create_buffer() else {
+                tracing::warn!("no scratch buffer: storage the debug draw writes is not restored");
+                continue;
+            };
+            gl.bind_buffer(glow::COPY_WRITE_BUFFER, Some(scratch));
+            gl.buffer_data_size(glow::COPY_WRITE_BUFFER, size as i32, glow::STREAM_COPY);
+            gl.copy_buffer_sub_data(
+                glow::COPY_READ_BUFFER,
+                glow::COPY_WRITE_BUFFER,
+                offset as i32,
+                0,
+                size as i32,
+            );
+            saved.ranges.push(SavedRange {
+                buffer,
+                offset: offset as i32,
+                size: size as i32,
+                scratch,
+            });
+        }
+        saved
+    }
+
+    /// Copies the saved contents back and frees the scratch buffers. The
+    /// debug draw's shader writes must be made visible first
+    /// (`GL_BUFFER_UPDATE_BARRIER_BIT`).
+    ///
+    /// # Safety
+    /// A GL context must be current on this thread.
+    pub unsafe fn restore(self, gl: &glow::Context) {
+        for r in self.ranges.into_iter().rev() {
+            gl.bind_buffer(glow::COPY_READ_BUFFER, Some(r.scratch));
+            gl.bind_buffer(glow::COPY_WRITE_BUFFER, Some(r.buffer));
+            gl.copy_buffer_sub_data(
+                glow::COPY_READ_BUFFER,
+                glow::COPY_WRITE_BUFFER,
+                0,
+                r.offset,
+                r.size,
+            );
+            gl.delete_buffer(r.scratch);
+        }
+    }
 }
 
 /// A storage-buffer binding `program` does not use, for the debug buffer.
@@ -360,6 +524,8 @@ pub struct SavedState {
     stencil_front: i32,
     stencil_back: i32,
     ssbo_generic: i32,
+    copy_read: i32,
+    copy_write: i32,
     ssbo_indexed: (i32, i64, i64),
     binding: u32,
     tf_active: bool,
@@ -377,6 +543,8 @@ impl SavedState {
             stencil_front: gl.get_parameter_i32(glow::STENCIL_WRITEMASK),
             stencil_back: gl.get_parameter_i32(glow::STENCIL_BACK_WRITEMASK),
             ssbo_generic: gl.get_parameter_i32(glow::SHADER_STORAGE_BUFFER_BINDING),
+            copy_read: gl.get_parameter_i32(glow::COPY_READ_BUFFER_BINDING),
+            copy_write: gl.get_parameter_i32(glow::COPY_WRITE_BUFFER_BINDING),
             ssbo_indexed: (
                 gl.get_parameter_indexed_i32(glow::SHADER_STORAGE_BUFFER_BINDING, binding),
                 gl.get_parameter_indexed_i64(glow::SHADER_STORAGE_BUFFER_START, binding),
@@ -427,6 +595,8 @@ impl SavedState {
             glow::SHADER_STORAGE_BUFFER,
             native_buffer(self.ssbo_generic),
         );
+        gl.bind_buffer(glow::COPY_READ_BUFFER, native_buffer(self.copy_read));
+        gl.bind_buffer(glow::COPY_WRITE_BUFFER, native_buffer(self.copy_write));
         gl.use_program(native_program(self.program));
     }
 }
@@ -441,7 +611,10 @@ fn native_program(name: i32) -> Option<glow::Program> {
 
 /// Runs `draw` once with `program` current, every write masked and a debug
 /// buffer initialised from `contents` bound at `binding`; returns the buffer's
-/// words afterwards. All state is restored, even when `draw` fails.
+/// words afterwards. All state is restored, even when `draw` fails, and so are
+/// the contents of the storage and atomic counter buffers the program can
+/// write ([`SavedBuffers`]). Images the program writes are *not* restored:
+/// callers refuse such programs ([`writes_images`]).
 ///
 /// # Safety
 /// A GL context must be current on this thread.
@@ -457,10 +630,12 @@ pub unsafe fn debug_draw(
     gl.bind_buffer(glow::SHADER_STORAGE_BUFFER, Some(buffer));
     gl.buffer_data_u8_slice(glow::SHADER_STORAGE_BUFFER, contents, glow::DYNAMIC_READ);
     gl.bind_buffer_base(glow::SHADER_STORAGE_BUFFER, binding, Some(buffer));
+    let storage = SavedBuffers::save(gl, program, binding);
     saved.mask_writes(gl);
     gl.use_program(Some(program));
     draw();
     gl.memory_barrier(glow::BUFFER_UPDATE_BARRIER_BIT | glow::SHADER_STORAGE_BARRIER_BIT);
+    storage.restore(gl);
     // Mapping works on desktop GL and GLES alike (GLES has no glGetBufferSubData).
     gl.bind_buffer(glow::SHADER_STORAGE_BUFFER, Some(buffer));
     let ptr = gl.map_buffer_range(
@@ -482,4 +657,58 @@ pub unsafe fn debug_draw(
         .chunks_exact(4)
         .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]))
         .collect())
+}
+
+/// Whether GLSL source calls a function that writes images (`imageStore`,
+/// `imageAtomic*`): a token scan with comments skipped, so it errs on the
+/// side of "yes" (a name in a `#define` counts).
+pub fn writes_images(source: &str) -> bool {
+    let bytes = source.as_bytes();
+    let mut i = 0;
+    while i < bytes.len() {
+        match bytes[i] {
+            b'/' if bytes.get(i + 1) == Some(&b'/') => {
+                while i < bytes.len() && bytes[i] != b'\n' {
+                    i += 1;
+                }
+            }
+            b'/' if bytes.get(i + 1) == Some(&b'*') => {
+                i += 2;
+                while i < bytes.len() && !(bytes[i] == b'*' && bytes.get(i + 1) == Some(&b'/')) {
+                    i += 1;
+                }
+                i += 2;
+            }
+            c if c.is_ascii_alphabetic() || c == b'_' => {
+                let start = i;
+                while i < bytes.len() && (bytes[i].is_ascii_alphanumeric() || bytes[i] == b'_') {
+                    i += 1;
+                }
+                let word = &source[start..i];
+                if word == "imageStore" || word.starts_with("imageAtomic") {
+                    return true;
+                }
+            }
+            _ => i += 1,
+        }
+    }
+    false
+}
+
+#[cfg(test)]
+mod tests {
+    use super::writes_images;
+
+    #[test]
+    fn image_writes_are_found_outside_comments() {
+        assert!(writes_images("void main() { imageStore(img, p, c); }"));
+        assert!(writes_images("uint n = imageAtomicAdd(img, p, 1u);"));
+        assert!(!writes_images(
+            "vec4 c = imageLoad(img, p); // imageStore(img, p, c)"
+        ));
+        assert!(!writes_images(
+            "/* imageAtomicAdd */ float myimageStore = 1.0;"
+        ));
+        assert!(!writes_images("float x = imageStoreCount;"));
+    }
 }

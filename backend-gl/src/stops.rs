@@ -7,6 +7,11 @@
 //!   state put back). If something hit, the application stops inside the draw:
 //!   the debugger asks for recordings and watch images (each one more debug
 //!   draw) until it says `Resume`; then the original draw runs.
+//! - Every debug draw runs the program's shaders once more: the storage and
+//!   atomic-counter buffer ranges it can write are saved and put back
+//!   ([`debug_draw::SavedBuffers`]); a program that writes images
+//!   (`imageStore`, `imageAtomic*`) is not debugged at all (an `Error` says
+//!   so) until image contents are saved too.
 //! - A debugger that goes away ends any stop; the application goes on.
 
 use std::cell::RefCell;
@@ -199,9 +204,7 @@ fn report_binding(
     bps: &[proto::LineBreakpoint],
 ) -> Vec<proto::LineBreakpoint> {
     let mut ok = Vec::new();
-    let found = state::contexts()
-        .into_iter()
-        .find_map(|c| state::shader(c, shader));
+    let found = find_shader(shader);
     let debug = match &found {
         Some(info) => match info.stage {
             Some(stage) => shader_debug(shader, glsl_stage(stage), &info.sources),
@@ -233,10 +236,30 @@ fn report_binding(
     ok
 }
 
+/// A shader by name, in any context: the shader object, else the copy a
+/// linked program keeps of it. Applications commonly delete their shaders
+/// right after linking; the program still runs them, so breakpoints set
+/// later must still bind.
+fn find_shader(id: u32) -> Option<ShaderInfo> {
+    let contexts = state::contexts();
+    contexts
+        .iter()
+        .find_map(|c| state::shader(*c, id))
+        .or_else(|| {
+            contexts.iter().find_map(|c| {
+                state::programs(*c)
+                    .into_iter()
+                    .flat_map(|p| p.shaders)
+                    .find(|s| s.id == id)
+            })
+        })
+}
+
 /// Key of a cached hit-test program: context, program, breakpoint generation,
-/// and the program's shader sources (a relinked program with other sources
-/// gets a new one).
-type HitKey = (ContextKey, u32, u64, u64);
+/// the program's shader sources (a relinked program with other sources
+/// gets a new one) and the debug buffer's binding (the one free in the
+/// program can change with `glShaderStorageBlockBinding`).
+type HitKey = (ContextKey, u32, u64, u64, u32);
 
 thread_local! {
     /// The agent's own GL function tables, per context (current on this thread).
@@ -359,8 +382,21 @@ impl Stop<'_> {
                 }
             });
             match cache {
+                // One cached program per application program: the one of an
+                // older breakpoint set (or binding) goes.
                 Some(k) => HIT_PROGRAMS.with(|m| {
-                    m.borrow_mut().insert(k, program);
+                    let mut m = m.borrow_mut();
+                    let stale: Vec<HitKey> = m
+                        .keys()
+                        .filter(|o| (o.0, o.1) == (k.0, k.1) && **o != k)
+                        .copied()
+                        .collect();
+                    for o in stale {
+                        if let Some(p) = m.remove(&o) {
+                            gl.delete_program(p);
+                        }
+                    }
+                    m.insert(k, program);
                 }),
                 None => gl.delete_program(program),
             }
@@ -450,6 +486,37 @@ fn log_own_errors(ctx: ContextKey) {
     }
 }
 
+/// Tells the debugger (once per program and breakpoint set) that a draw is
+/// not debugged because its program writes images: a debug draw runs the
+/// shaders once more, and image contents are not saved and restored yet, so
+/// the application's images would be written twice.
+fn refuse_image_writes(
+    dbg: &Debugger,
+    ctx: ContextKey,
+    program: &ProgramInfo,
+    shader: u32,
+    generation: u64,
+) {
+    static REFUSED: Mutex<Vec<(ContextKey, u32, u64)>> = Mutex::new(Vec::new());
+    let key = (ctx, program.id, generation);
+    {
+        let mut refused = REFUSED.lock().unwrap_or_else(|e| e.into_inner());
+        if refused.contains(&key) {
+            return;
+        }
+        refused.retain(|(c, p, _)| (*c, *p) != (ctx, program.id));
+        refused.push(key);
+    }
+    dbg.send(&FromAgent::Error {
+        request: None,
+        message: format!(
+            "shader {shader}: not debugged: program {} writes images (imageStore/imageAtomic*), \
+             and the agent does not save and restore image contents around its debug draws yet",
+            program.id
+        ),
+    });
+}
+
 /// The debugged shader of a draw: the one (fragment first, then vertex, then
 /// compute) that has breakpoints, with them.
 fn debugged_shader(
@@ -526,6 +593,14 @@ pub fn at_draw(dbg: &Debugger, ctx: ContextKey, draw: &DrawCall) {
     let Some(program) = state::program(ctx, draw.program) else {
         return;
     };
+    if program
+        .shaders
+        .iter()
+        .any(|s| debug_draw::writes_images(&s.sources.concat()))
+    {
+        refuse_image_writes(dbg, ctx, &program, shader, generation);
+        return;
+    }
     let gl = gl_for(ctx);
     crate::errors::stash_pending(ctx);
     // SAFETY: the draw's context is current on this thread.
@@ -550,6 +625,7 @@ pub fn at_draw(dbg: &Debugger, ctx: ContextKey, draw: &DrawCall) {
         stop.program.id,
         generation,
         sources_hash(&stop.program),
+        binding,
     );
     let words = match stop.run(
         || debug.hit_test(&bound, target, binding),
@@ -566,6 +642,10 @@ pub fn at_draw(dbg: &Debugger, ctx: ContextKey, draw: &DrawCall) {
         }
     };
     let (mut hits, truncated) = debug.hits(&words);
+    // A driver may run a vertex shader more than once for the same vertex
+    // (indexed draws larger than its post-transform cache or batch): the
+    // same invocation, reported once. Equal hits are adjacent once sorted.
+    hits.dedup();
     if let Some([x, y]) = filter.pixel.filter(|_| stage == Stage::Fragment) {
         hits.retain(|h| h.key[0] == x && h.key[1] == y);
     }

@@ -4,11 +4,15 @@
 
 #![allow(dead_code)]
 
+pub mod debugger;
+
 use std::path::PathBuf;
 use std::process::Command;
 use std::sync::OnceLock;
 
 pub struct Artifacts {
+    /// `<target>/<profile>`, where the test apps are.
+    pub dir: PathBuf,
     pub agent: PathBuf,
     pub single_pass: PathBuf,
     pub dlopen_app: PathBuf,
@@ -58,6 +62,7 @@ pub fn artifacts() -> &'static Artifacts {
             "cargo build of the agent and test apps failed"
         );
         let a = Artifacts {
+            dir: dir.clone(),
             agent: dir.join("libshaderdbg_agent.so"),
             single_pass: dir.join("single_pass"),
             dlopen_app: dir.join("dlopen_app"),
@@ -67,4 +72,13 @@ pub fn artifacts() -> &'static Artifacts {
         }
         a
     })
+}
+
+impl Artifacts {
+    /// A test app (a binary of `tests/apps`) by name.
+    pub fn app(&self, name: &str) -> PathBuf {
+        let p = self.dir.join(name);
+        assert!(p.exists(), "{} missing after cargo build", p.display());
+        p
+    }
 }

@@ -1,0 +1,653 @@
+//! The test apps (`tests/apps`) under the agent and a scripted debugger:
+//!
+//! - without breakpoints, every app prints the same frames with and without
+//!   the agent;
+//! - with breakpoints, each app stops in the shader under test; the hits are
+//!   the invocations the test computes from the app's parameters; a recorded
+//!   invocation's values are the ones the test computes independently; after
+//!   resuming, the frames (and storage buffers) are identical to a run
+//!   without the agent;
+//! - `check_state`: the GL state after a stopped-at, recorded draw and
+//!   dispatch equals the state before it.
+
+mod common;
+
+use std::collections::BTreeSet;
+
+use shaderdbg_glsl::decode::Exit;
+use shaderdbg_glsl::Value;
+use shaderdbg_protocol::{self as proto, Hit};
+
+use common::debugger::{bp, debug, final_values, floats, run_plain, run_preloaded, Shader};
+
+const FRAMES: &str = "3";
+
+const MULTI_PASS_POST: &str = include_str!("../../tests/apps/shaders/multi_pass_post.frag");
+const VERTEX_DISPLACE_VERT: &str = include_str!("../../tests/apps/shaders/vertex_displace.vert");
+const COMPUTE_COMP: &str = include_str!("../../tests/apps/shaders/compute.comp");
+const COMPUTE_SHOW: &str = include_str!("../../tests/apps/shaders/compute_show.frag");
+const COMPUTE_IMAGE: &str = include_str!("../../tests/apps/shaders/compute_image.comp");
+const LEGACY_VERT: &str = include_str!("../../tests/apps/shaders/legacy110.vert");
+const LEGACY_FRAG: &str = include_str!("../../tests/apps/shaders/legacy110.frag");
+const GLES_VERT: &str = include_str!("../../tests/apps/shaders/gles30.vert");
+const GLES_FRAG: &str = include_str!("../../tests/apps/shaders/gles30.frag");
+const STATE_FRAG: &str = include_str!("../../tests/apps/shaders/check_state.frag");
+const STATE_COMP: &str = include_str!("../../tests/apps/shaders/check_state.comp");
+
+fn frame(n: u64) -> proto::StopFilter {
+    proto::StopFilter {
+        frame: Some(n),
+        ..Default::default()
+    }
+}
+
+fn float(v: &Value) -> f32 {
+    match v {
+        Value::Float(f) => *f,
+        other => panic!("not a float: {other}"),
+    }
+}
+
+fn vector(v: &Value) -> Vec<f32> {
+    match v {
+        Value::List(items) => items.iter().map(float).collect(),
+        other => panic!("not a vector: {other}"),
+    }
+}
+
+fn assert_close(got: &[f32], want: &[f32], tolerance: f32, what: &str) {
+    assert_eq!(got.len(), want.len(), "{what}: {got:?} vs {want:?}");
+    for (g, w) in got.iter().zip(want) {
+        assert!(
+            (g - w).abs() <= tolerance,
+            "{what}: {got:?}, want {want:?} (within {tolerance})"
+        );
+    }
+}
+
+/// Fragment hits: the (x, y) pixels, checking that they come sorted by
+/// primitive, then y, then x, once each, all on `line`.
+fn fragment_pixels(hits: &[Hit], line: u32) -> BTreeSet<(u32, u32)> {
+    let keys: Vec<(u32, u32, u32)> = hits
+        .iter()
+        .map(|h| (h.key[2], h.key[1], h.key[0]))
+        .collect();
+    let mut sorted = keys.clone();
+    sorted.sort();
+    assert_eq!(keys, sorted, "fragment hits sorted by primitive, y, x");
+    assert!(hits.iter().all(|h| h.line == line && h.occurrence == 0));
+    let pixels: BTreeSet<(u32, u32)> = hits.iter().map(|h| (h.key[1], h.key[0])).collect();
+    assert_eq!(pixels.len(), hits.len(), "one hit per pixel");
+    pixels
+}
+
+/// Hit keys as expected; on failure, the counts and the first difference
+/// (hit lists can be thousands long).
+fn assert_same_keys(got: &[[u32; 4]], want: &[[u32; 4]], what: &str) {
+    if got != want {
+        let at = got.iter().zip(want).position(|(g, w)| g != w);
+        panic!(
+            "{what}: {} hits, want {}; first difference at {at:?}: {:?} vs {:?}",
+            got.len(),
+            want.len(),
+            at.map(|i| &got[i..(i + 4).min(got.len())]),
+            at.map(|i| &want[i..(i + 4).min(want.len())]),
+        );
+    }
+}
+
+/// The one invocation of a recording.
+fn one_invocation(
+    shader: &Shader,
+    words: &[u32],
+) -> (
+    shaderdbg_glsl::decode::InvocationTrace,
+    shaderdbg_glsl::probes::ProbeTable,
+) {
+    let (trace, table) = shader.decode(words);
+    assert!(!trace.overflowed);
+    assert!(!trace.invocations.is_empty(), "the selected invocation ran");
+    let inv = trace.invocations.into_iter().next().unwrap();
+    assert_eq!(inv.exit, Exit::Returned);
+    (inv, table)
+}
+
+#[test]
+fn every_app_renders_the_same_under_the_agent() {
+    for app in [
+        "multi_pass",
+        "vertex_displace",
+        "compute",
+        "legacy110",
+        "gles30",
+        "check_state",
+    ] {
+        let plain = run_plain(app, &[FRAMES]);
+        assert!(plain.lines().count() >= 3, "{app}: {plain}");
+        assert!(plain.contains("frame 2 checksum "), "{app}: {plain}");
+        assert_eq!(
+            run_preloaded(app, &[FRAMES]),
+            plain,
+            "{app} under the agent"
+        );
+        // A debugger that sets no breakpoint changes nothing either.
+        let out = debug(
+            app,
+            &[FRAMES],
+            "nobp",
+            Default::default(),
+            |_| vec![],
+            |_, s| panic!("{app}: unexpected stop {s:?}"),
+        );
+        assert!(out.errors.is_empty(), "{app}: {:?}", out.errors);
+        assert_eq!(
+            out.stdout, plain,
+            "{app} under a debugger without breakpoints"
+        );
+    }
+}
+
+#[test]
+fn multi_pass_stops_in_the_post_process_and_records_the_sampled_texel() {
+    let args = [FRAMES, "64"];
+    let mut stops = 0;
+    let out = debug(
+        "multi_pass",
+        &args,
+        "bp",
+        frame(1),
+        |s| {
+            if s.is(MULTI_PASS_POST) {
+                vec![bp(s.line_of("float edge"), Some("s.r > 0.5"))]
+            } else {
+                vec![]
+            }
+        },
+        |session, stop| {
+            stops += 1;
+            assert_eq!((stop.frame, stop.draw), (1, 1), "pass 2 of frame 1");
+            assert!(!stop.truncated);
+            let line = stop.shader.line_of("float edge");
+            // Texel (x / 2, y / 2) of the pattern; frame 1: a = ((x/2 + 1) % 8) / 8.
+            let a = |x: u32| ((x / 2 + 1) % 8) as f32 * 0.125;
+            let want: BTreeSet<(u32, u32)> = (0..64)
+                .flat_map(|y| (0..64).map(move |x| (y, x)))
+                .filter(|&(_, x)| a(x) > 0.5)
+                .collect();
+            assert_eq!(fragment_pixels(&stop.hits, line), want);
+
+            let (x, y) = (26u32, 13u32);
+            let words = session
+                .record(proto::Selector::Fragment {
+                    x,
+                    y,
+                    primitive: None,
+                })
+                .expect("recording");
+            let (inv, table) = one_invocation(&stop.shader, &words);
+            assert_eq!(&inv.key[..2], &[x, y]);
+            let v = final_values(&inv, &table);
+            let (ta, tb) = (a(x), ((y / 2) % 4) as f32 * 0.25);
+            assert_eq!(
+                v["uv"],
+                floats(&[(x as f32 + 0.5) / 64.0, (y as f32 + 0.5) / 64.0]),
+                "uv"
+            );
+            assert_eq!(v["s"], floats(&[ta, tb, ta * tb, 1.0]), "the sampled texel");
+            assert_eq!(v["edge"], Value::Float(1.0));
+            assert_eq!(
+                v["color"],
+                floats(&[1.0 - ta, tb * 0.5 + 0.25, ta * tb, 1.0])
+            );
+        },
+    );
+    assert!(out.errors.is_empty(), "{:?}", out.errors);
+    assert_eq!(stops, 1);
+    assert_eq!(out.stdout, run_plain("multi_pass", &args));
+}
+
+/// The vertex shader's math for vertex `k` of `vertex_displace` with a
+/// `grid` x `grid` mesh (amp 1.5): (k, h, pos, p, gl_Position).
+fn displaced(vertex: i32, frame: i32, grid: i32) -> (i32, f32, [f32; 2], [f32; 2], [f32; 4]) {
+    let c = ((grid - 1) / 2) as f32;
+    let mut scale = 1.0f32;
+    while scale * c > 1.0 {
+        scale *= 0.5;
+    }
+    let pos = [
+        ((vertex % grid) as f32 - c) * scale,
+        ((vertex / grid) as f32 - c) * scale,
+    ];
+    let k = (vertex * 7 + frame * 3) % 11;
+    let h = 1.5 * k as f32 * 0.125;
+    let p = [pos[0] + h * 0.25, pos[1] + -h * 0.125];
+    (
+        k,
+        h,
+        pos,
+        p,
+        [p[0] * 0.75, p[1] * 0.75, h * 0.5 - 0.25, 1.0],
+    )
+}
+
+/// A conditional breakpoint in `vertex_displace`'s vertex shader with a
+/// `grid` x `grid` mesh: one hit per vertex where the condition holds (a
+/// vertex the driver shades more than once is still one hit), and a
+/// recorded vertex with the values computed here.
+fn vertex_displace(grid: i32) {
+    let grid_arg = grid.to_string();
+    let args = [FRAMES, "64", grid_arg.as_str()];
+    let mut stops = 0;
+    let out = debug(
+        "vertex_displace",
+        &args,
+        &format!("bp{grid}"),
+        frame(1),
+        |s| {
+            if s.is(VERTEX_DISPLACE_VERT) {
+                vec![bp(s.line_of("vec2 p = pos"), Some("k > 8"))]
+            } else {
+                vec![]
+            }
+        },
+        |session, stop| {
+            stops += 1;
+            assert_eq!((stop.frame, stop.draw), (1, 0));
+            assert!(!stop.truncated);
+            let line = stop.shader.line_of("vec2 p = pos");
+            let want: Vec<[u32; 4]> = (0..grid * grid)
+                .filter(|&v| displaced(v, 1, grid).0 > 8)
+                .map(|v| [v as u32, 0, 0, 0])
+                .collect();
+            let got: Vec<[u32; 4]> = stop.hits.iter().map(|h| h.key).collect();
+            assert_same_keys(&got, &want, "one hit per vertex, by vertex id");
+            assert!(stop
+                .hits
+                .iter()
+                .all(|h| h.line == line && h.occurrence == 0));
+
+            let vertex = want[want.len() / 2][0] as i32;
+            let words = session
+                .record(proto::Selector::Vertex {
+                    vertex,
+                    instance: 0,
+                })
+                .expect("recording");
+            let (trace, table) = stop.shader.decode(&words);
+            let (k, h, pos, p, position) = displaced(vertex, 1, grid);
+            assert!(!trace.invocations.is_empty());
+            for inv in &trace.invocations {
+                assert_eq!(inv.key[..2], [vertex as u32, 0]);
+                let v = final_values(inv, &table);
+                assert_eq!(v["k"], Value::Int(k));
+                assert_eq!(v["h"], Value::Float(h));
+                assert_eq!(v["p"], floats(&p));
+                assert_eq!(v["gl_Position"], floats(&position));
+                assert_eq!(
+                    v["shade"],
+                    floats(&[h * 0.5, (vertex % 9) as f32 * 0.125, pos[1] * 0.5 + 0.5])
+                );
+            }
+        },
+    );
+    assert!(out.errors.is_empty(), "{:?}", out.errors);
+    assert_eq!(stops, 1);
+    assert_eq!(out.stdout, run_plain("vertex_displace", &args));
+}
+
+#[test]
+fn vertex_displace_stops_in_the_vertex_shader_and_records_a_vertex() {
+    vertex_displace(9);
+}
+
+#[test]
+fn vertex_hits_are_one_per_vertex_in_a_large_indexed_mesh() {
+    // 129 x 129 vertices, 98304 indices: more than the driver shades in one
+    // batch, so vertices shared by two batches run twice.
+    vertex_displace(129);
+}
+
+#[test]
+fn compute_stops_in_the_dispatch_and_the_storage_writing_fragment_pass() {
+    let args = [FRAMES, "64"];
+    let mut stops = Vec::new();
+    let out = debug(
+        "compute",
+        &args,
+        "bp",
+        frame(1),
+        |s| {
+            if s.is(COMPUTE_COMP) {
+                vec![bp(s.line_of("cells[i] = next"), Some("old > 12u"))]
+            } else if s.is(COMPUTE_SHOW) {
+                vec![bp(s.line_of("atomicAdd"), Some("v > 56u"))]
+            } else if s.is(COMPUTE_IMAGE) {
+                vec![bp(s.line_of("imageStore"), None)]
+            } else {
+                vec![]
+            }
+        },
+        |session, stop| {
+            stops.push((stop.frame, stop.draw));
+            assert!(!stop.truncated);
+            if stop.shader.is(COMPUTE_COMP) {
+                // Frame 0 left cells[i] = x ^ y.
+                let line = stop.shader.line_of("cells[i] = next");
+                let want: Vec<[u32; 4]> = (0..16u32)
+                    .flat_map(|y| (0..16u32).map(move |x| [x, y, 0, 0]))
+                    .filter(|k| k[0] ^ k[1] > 12)
+                    .collect();
+                let got: Vec<[u32; 4]> = stop.hits.iter().map(|h| h.key).collect();
+                assert_same_keys(&got, &want, "hits by z, y, x");
+                assert!(stop.hits.iter().all(|h| h.line == line));
+                let id = [5u32, 2, 0];
+                let words = session
+                    .record(proto::Selector::Compute { id })
+                    .expect("recording");
+                let (inv, table) = one_invocation(&stop.shader, &words);
+                assert_eq!(inv.key[..3], id);
+                let v = final_values(&inv, &table);
+                let old = 5 ^ 2;
+                assert_eq!(v["i"], Value::Uint(2 * 16 + 5));
+                assert_eq!(v["old"], Value::Uint(old));
+                assert_eq!(v["next"], Value::Uint(old * 3 + (5 ^ 2) + 1));
+            } else {
+                assert!(stop.shader.is(COMPUTE_SHOW), "{:?}", stop.shader);
+                let line = stop.shader.line_of("atomicAdd");
+                // Frame 1: v = 4 (cx ^ cy) + 1 for cell (x / 4, y / 4).
+                let v = |x: u32, y: u32| 4 * ((x / 4) ^ (y / 4)) + 1;
+                let want: BTreeSet<(u32, u32)> = (0..64)
+                    .flat_map(|y| (0..64).map(move |x| (y, x)))
+                    .filter(|&(y, x)| v(x, y) > 56)
+                    .collect();
+                assert_eq!(fragment_pixels(&stop.hits, line), want);
+                let (x, y) = (61u32, 2u32);
+                let words = session
+                    .record(proto::Selector::Fragment {
+                        x,
+                        y,
+                        primitive: None,
+                    })
+                    .expect("recording");
+                let (inv, table) = one_invocation(&stop.shader, &words);
+                let vals = final_values(&inv, &table);
+                assert_eq!(vals["cell"], common::debugger::uints(&[15, 0]));
+                assert_eq!(vals["v"], Value::Uint(v(x, y)));
+            }
+        },
+    );
+    assert_eq!(
+        stops,
+        vec![(1, 0), (1, 2)],
+        "the dispatch and the fragment pass"
+    );
+    assert_eq!(out.errors.len(), 1, "{:?}", out.errors);
+    assert!(
+        out.errors[0].contains("image"),
+        "the image-writing dispatch is refused: {:?}",
+        out.errors
+    );
+    assert_eq!(
+        out.stdout,
+        run_plain("compute", &args),
+        "counters, histogram and image as without the agent"
+    );
+}
+
+#[test]
+fn legacy110_stops_in_both_stages_of_a_compatibility_context() {
+    let args = [FRAMES, "64"];
+    let mut stops = 0;
+    let out = debug(
+        "legacy110",
+        &args,
+        "bp",
+        Default::default(),
+        |s| {
+            if s.is(LEGACY_FRAG) {
+                vec![bp(s.line_of("float d"), Some("p.y > 1.5"))]
+            } else {
+                vec![]
+            }
+        },
+        |session, stop| {
+            stops += 1;
+            if stop.shader.is(LEGACY_FRAG) {
+                assert_eq!(stop.frame, 0);
+                let line = stop.shader.line_of("float d");
+                let want: BTreeSet<(u32, u32)> = (48..64)
+                    .flat_map(|y| (0..64).map(move |x| (y, x)))
+                    .collect();
+                assert_eq!(fragment_pixels(&stop.hits, line), want);
+                let (x, y) = (10u32, 50u32);
+                let words = session
+                    .record(proto::Selector::Fragment {
+                        x,
+                        y,
+                        primitive: None,
+                    })
+                    .expect("recording");
+                let (inv, table) = one_invocation(&stop.shader, &words);
+                let v = final_values(&inv, &table);
+                let p = [(x as f32 + 0.5) / 32.0, (y as f32 + 0.5) / 32.0];
+                assert_eq!(v["p"], floats(&p));
+                assert_eq!(v["t"], Value::Float(0.0));
+                assert_eq!(v["d"], Value::Float((p[0] * 2.0).fract()));
+                let color = vector(&v["gl_FragColor"]);
+                let vx = ((x as f32 + 0.5) / 32.0 - 1.0) * 0.75;
+                assert_close(
+                    &color,
+                    &[(p[0] * 2.0).fract(), p[1].fract(), vx * 0.5 + 0.5, 1.0],
+                    1e-4,
+                    "gl_FragColor",
+                );
+                // Move on to the vertex shader for the next frame.
+                let vs = stop.shader_with(LEGACY_VERT);
+                session.send(&proto::ToAgent::SetBreakpoints {
+                    shader: stop.shader.id,
+                    breakpoints: vec![],
+                });
+                session.send(&proto::ToAgent::SetBreakpoints {
+                    shader: vs.id,
+                    breakpoints: vec![bp(vs.line_of("v = s"), None)],
+                });
+            } else {
+                assert!(stop.shader.is(LEGACY_VERT));
+                assert_eq!(stop.frame, 1);
+                let got: Vec<[u32; 4]> = stop.hits.iter().map(|h| h.key).collect();
+                assert_eq!(got, (0..4).map(|v| [v, 0, 0, 0]).collect::<Vec<_>>());
+                let words = session
+                    .record(proto::Selector::Vertex {
+                        vertex: 2,
+                        instance: 0,
+                    })
+                    .expect("recording");
+                let (inv, table) = one_invocation(&stop.shader, &words);
+                let v = final_values(&inv, &table);
+                assert_eq!(v["s"], floats(&[-0.75, 0.75]));
+                assert_eq!(v["v"], floats(&[-0.75, 0.75]));
+                assert_eq!(v["gl_Position"], floats(&[-1.0, 1.0, 0.0, 1.0]));
+                session.send(&proto::ToAgent::SetBreakpoints {
+                    shader: stop.shader.id,
+                    breakpoints: vec![],
+                });
+            }
+        },
+    );
+    assert!(out.errors.is_empty(), "{:?}", out.errors);
+    assert_eq!(stops, 2);
+    assert_eq!(out.stdout, run_plain("legacy110", &args));
+}
+
+#[test]
+fn gles30_stops_in_both_stages_of_an_es_context() {
+    let args = [FRAMES, "64"];
+    let mut stops = 0;
+    let out = debug(
+        "gles30",
+        &args,
+        "bp",
+        Default::default(),
+        |s| {
+            if s.is(GLES_FRAG) {
+                vec![bp(s.line_of("float ring"), Some("p.x > 1.5"))]
+            } else {
+                vec![]
+            }
+        },
+        |session, stop| {
+            stops += 1;
+            if stop.shader.is(GLES_FRAG) {
+                assert_eq!(stop.frame, 0);
+                let line = stop.shader.line_of("float ring");
+                let want: BTreeSet<(u32, u32)> = (0..64)
+                    .flat_map(|y| (48..64).map(move |x| (y, x)))
+                    .collect();
+                assert_eq!(fragment_pixels(&stop.hits, line), want);
+                let (x, y) = (50u32, 10u32);
+                let words = session
+                    .record(proto::Selector::Fragment {
+                        x,
+                        y,
+                        primitive: None,
+                    })
+                    .expect("recording");
+                let (inv, table) = one_invocation(&stop.shader, &words);
+                let v = final_values(&inv, &table);
+                let p = [(x as f32 + 0.5) / 32.0, (y as f32 + 0.5) / 32.0];
+                assert_eq!(v["p"], floats(&p));
+                assert_eq!(v["t"], Value::Float(0.0));
+                let uv = [
+                    ((x as f32 + 0.5) / 32.0 - 1.0) * 1.25,
+                    ((y as f32 + 0.5) / 32.0 - 1.0) * 1.25,
+                ];
+                let ring = float(&v["ring"]);
+                let want_ring = ((uv[0] * uv[0] + uv[1] * uv[1]).sqrt() * 2.0).fract();
+                assert!((ring - want_ring).abs() < 1e-3, "{ring} vs {want_ring}");
+                let vs = stop.shader_with(GLES_VERT);
+                session.send(&proto::ToAgent::SetBreakpoints {
+                    shader: stop.shader.id,
+                    breakpoints: vec![],
+                });
+                session.send(&proto::ToAgent::SetBreakpoints {
+                    shader: vs.id,
+                    breakpoints: vec![bp(vs.line_of("uv = z"), None)],
+                });
+            } else {
+                assert!(stop.shader.is(GLES_VERT));
+                assert_eq!(stop.frame, 1);
+                let got: Vec<[u32; 4]> = stop.hits.iter().map(|h| h.key).collect();
+                assert_eq!(got, (0..4).map(|v| [v, 0, 0, 0]).collect::<Vec<_>>());
+                let words = session
+                    .record(proto::Selector::Vertex {
+                        vertex: 3,
+                        instance: 0,
+                    })
+                    .expect("recording");
+                let (trace, table) = stop.shader.decode(&words);
+                assert!(!trace.invocations.is_empty());
+                for inv in &trace.invocations {
+                    let v = final_values(inv, &table);
+                    assert_eq!(v["z"], floats(&[1.25, 1.25]));
+                    assert_eq!(v["gl_Position"], floats(&[1.0, 1.0, 0.0, 1.0]));
+                }
+                session.send(&proto::ToAgent::SetBreakpoints {
+                    shader: stop.shader.id,
+                    breakpoints: vec![],
+                });
+            }
+        },
+    );
+    assert!(out.errors.is_empty(), "{:?}", out.errors);
+    assert_eq!(stops, 2);
+    assert_eq!(out.stdout, run_plain("gles30", &args));
+}
+
+#[test]
+fn gl_state_after_a_stop_equals_the_state_before() {
+    let args = ["2", "64"];
+    let mut stops = Vec::new();
+    let out = debug(
+        "check_state",
+        &args,
+        "bp",
+        Default::default(),
+        |s| {
+            if s.is(STATE_FRAG) {
+                vec![bp(s.line_of("color = vec4"), Some("p.x > 0.5"))]
+            } else if s.is(STATE_COMP) {
+                vec![bp(s.line_of("data[i] += add"), Some("i % 4u == 1u"))]
+            } else {
+                vec![]
+            }
+        },
+        |session, stop| {
+            stops.push((stop.frame, stop.draw));
+            if stop.shader.is(STATE_FRAG) {
+                // Viewport (2, 3, 60, 58), scissor (1, 1, 62, 62): the debug
+                // draw sees the application's state.
+                let line = stop.shader.line_of("color = vec4");
+                let want: BTreeSet<(u32, u32)> = (3..61)
+                    .flat_map(|y| (32..62).map(move |x| (y, x)))
+                    .collect();
+                assert_eq!(fragment_pixels(&stop.hits, line), want);
+                let (x, y) = (40u32, 20u32);
+                let words = session
+                    .record(proto::Selector::Fragment {
+                        x,
+                        y,
+                        primitive: None,
+                    })
+                    .expect("recording");
+                let (inv, table) = one_invocation(&stop.shader, &words);
+                let v = final_values(&inv, &table);
+                let p = [(x as f32 + 0.5) / 64.0, (y as f32 + 0.5) / 64.0];
+                assert_eq!(v["p"], floats(&p));
+                // Unit 3's 4 x 4 texture: texel i has red (16 i + 21) / 255.
+                let texel = (p[1] * 4.0) as u32 * 4 + (p[0] * 4.0) as u32;
+                let red = (16 * texel + 21) as f32 / 255.0;
+                let s = vector(&v["s"]);
+                assert_close(&s[..1], &[red], 1e-6, "the texel of unit 3");
+                // tint (0.5, 1, 0.75, 1) from the uniform block range on binding 2.
+                assert_close(
+                    &vector(&v["color"]),
+                    &[p[0] * 0.5, p[1], red * 0.75, 1.0],
+                    1e-6,
+                    "color",
+                );
+                let (width, height, words_per, data) =
+                    session.watch(line, "p.x").expect("watch image");
+                assert_eq!((width, height, words_per), (62, 61, 1));
+                let at = 4 + ((y * width + x) * 2) as usize;
+                assert_eq!(data[at], 1);
+                assert_eq!(f32::from_bits(data[at + 1]), p[0]);
+            } else {
+                assert!(stop.shader.is(STATE_COMP));
+                let got: Vec<u32> = stop.hits.iter().map(|h| h.key[0]).collect();
+                assert_eq!(got, (0..64).filter(|i| i % 4 == 1).collect::<Vec<_>>());
+                let words = session
+                    .record(proto::Selector::Compute { id: [5, 0, 0] })
+                    .expect("recording");
+                let (inv, table) = one_invocation(&stop.shader, &words);
+                let v = final_values(&inv, &table);
+                assert_eq!(v["i"], Value::Uint(5));
+                // `base` = 1000 comes from the block the app moved to the
+                // last binding (the debug buffer must go elsewhere).
+                assert_eq!(v["add"], Value::Uint(5 * 2 + 1 + 1000));
+            }
+        },
+    );
+    assert!(out.errors.is_empty(), "{:?}", out.errors);
+    assert_eq!(stops, vec![(0, 0), (0, 1), (1, 0), (1, 1)]);
+    for f in 0..2 {
+        for what in ["draw state ok", "draw error ok", "dispatch state ok"] {
+            let line = format!("frame {f} {what}");
+            assert!(
+                out.stdout.lines().any(|l| l == line),
+                "{line}:\n{}",
+                out.stdout
+            );
+        }
+    }
+    assert_eq!(out.stdout, run_plain("check_state", &args));
+}

@@ -1,0 +1,333 @@
+//! What the test apps share: a headless context on an EGL pbuffer (the way
+//! `single_pass` makes one; see its documentation for why a pbuffer and the
+//! EGL device platform), program building, an RGBA8 framebuffer read back as
+//! a checksum, and storage-buffer read-back.
+//!
+//! Every app prints one line per frame, `frame N checksum HEX` (64-bit
+//! FNV-1a of the RGBA8 pixels, bottom row first), plus app-specific lines,
+//! and calls `eglSwapBuffers` at the end of every frame so the agent sees
+//! frame boundaries. All GL goes through `eglGetProcAddress` (glow) and EGL
+//! through glutin's `dlopen` of `libEGL.so.1`, as real programs do.
+
+use std::num::NonZeroU32;
+
+use anyhow::{anyhow, bail, Context as _};
+use glow::HasContext;
+use glutin::api::egl::device::Device;
+use glutin::api::egl::display::Display;
+use glutin::config::{Api, ConfigSurfaceTypes, ConfigTemplateBuilder};
+use glutin::context::{ContextApi, ContextAttributesBuilder, GlProfile, Version};
+use glutin::prelude::*;
+use glutin::surface::{PbufferSurface, SurfaceAttributesBuilder};
+
+pub use glow;
+
+/// 64-bit FNV-1a.
+pub fn fnv1a(bytes: &[u8]) -> u64 {
+    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+    for &b in bytes {
+        h ^= u64::from(b);
+        h = h.wrapping_mul(0x0100_0000_01b3);
+    }
+    h
+}
+
+/// Positional argument `i` (flags starting with `--` are skipped), or `default`.
+pub fn arg<T: std::str::FromStr>(i: usize, name: &str, default: T) -> anyhow::Result<T>
+where
+    T::Err: std::error::Error + Send + Sync + 'static,
+{
+    let args: Vec<String> = std::env::args()
+        .skip(1)
+        .filter(|a| !a.starts_with("--"))
+        .collect();
+    match args.get(i) {
+        Some(a) => a.parse().with_context(|| format!("{name}: {a:?}")),
+        None => Ok(default),
+    }
+}
+
+/// Whether `--flag` was given.
+pub fn flag(name: &str) -> bool {
+    std::env::args().skip(1).any(|a| a == name)
+}
+
+/// The kind of context an app asks for.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Kind {
+    /// Desktop OpenGL core profile of this version.
+    Core(u8, u8),
+    /// Desktop OpenGL compatibility profile of this version.
+    Compat(u8, u8),
+    /// OpenGL ES of this version.
+    Es(u8, u8),
+}
+
+/// Creates a context of `kind` with a `size` x `size` pbuffer, makes it
+/// current and runs `body` with the GL functions and a swap function.
+pub fn with_context<T>(
+    kind: Kind,
+    size: u32,
+    body: impl FnOnce(&glow::Context, &mut dyn FnMut() -> anyhow::Result<()>) -> anyhow::Result<T>,
+) -> anyhow::Result<T> {
+    // Prefer Mesa's software device (llvmpipe), like shaderdbg-gl-headless.
+    let mut devices: Vec<Device> = Device::query_devices()
+        .context("eglQueryDevicesEXT")?
+        .collect();
+    devices.sort_by_key(|d| !d.extensions().contains("EGL_MESA_device_software"));
+    let device = devices
+        .into_iter()
+        .next()
+        .ok_or_else(|| anyhow!("no EGL device"))?;
+    // SAFETY: no raw display handle.
+    let display = unsafe { Display::with_device(&device, None) }.context("EGL device display")?;
+    let size_nz = NonZeroU32::new(size).ok_or_else(|| anyhow!("SIZE must be positive"))?;
+    let api = match kind {
+        Kind::Es(..) => Api::GLES3,
+        _ => Api::OPENGL,
+    };
+    let template = ConfigTemplateBuilder::new()
+        .with_surface_type(ConfigSurfaceTypes::PBUFFER)
+        .with_api(api)
+        .build();
+    // SAFETY: no native window involved.
+    let config = unsafe { display.find_configs(template) }
+        .context("eglChooseConfig")?
+        .next()
+        .ok_or_else(|| anyhow!("no EGL config with EGL_PBUFFER_BIT and {api:?}"))?;
+    let surface_attrs = SurfaceAttributesBuilder::<PbufferSurface>::new().build(size_nz, size_nz);
+    // SAFETY: the config belongs to this display.
+    let surface = unsafe { display.create_pbuffer_surface(&config, &surface_attrs) }
+        .context("eglCreatePbufferSurface")?;
+    let attrs = match kind {
+        Kind::Core(major, minor) => ContextAttributesBuilder::new()
+            .with_context_api(ContextApi::OpenGl(Some(Version::new(major, minor))))
+            .with_profile(GlProfile::Core),
+        Kind::Compat(major, minor) => ContextAttributesBuilder::new()
+            .with_context_api(ContextApi::OpenGl(Some(Version::new(major, minor))))
+            .with_profile(GlProfile::Compatibility),
+        Kind::Es(major, minor) => ContextAttributesBuilder::new()
+            .with_context_api(ContextApi::Gles(Some(Version::new(major, minor)))),
+    }
+    .build(None);
+    // SAFETY: the config belongs to this display.
+    let context = unsafe { display.create_context(&config, &attrs) }
+        .context("eglCreateContext")?
+        .make_current(&surface)
+        .context("eglMakeCurrent")?;
+    // SAFETY: the context is current; eglGetProcAddress pointers are
+    // context-independent.
+    let gl =
+        unsafe { glow::Context::from_loader_function_cstr(|name| display.get_proc_address(name)) };
+    let mut swap = || surface.swap_buffers(&context).context("eglSwapBuffers");
+    let out = body(&gl, &mut swap)?;
+    context
+        .make_not_current()
+        .context("releasing the context")?;
+    Ok(out)
+}
+
+/// Compiles and links a program from `(GL stage, source)` pairs; `before_link`
+/// runs between attaching and linking (attribute locations, ...).
+///
+/// # Safety
+/// A context is current.
+pub unsafe fn program(
+    gl: &glow::Context,
+    shaders: &[(u32, &str)],
+    before_link: impl FnOnce(glow::Program),
+) -> anyhow::Result<glow::Program> {
+    unsafe {
+        let program = gl.create_program().map_err(|e| anyhow!(e))?;
+        let mut made = Vec::new();
+        for (kind, source) in shaders {
+            let shader = gl.create_shader(*kind).map_err(|e| anyhow!(e))?;
+            gl.shader_source(shader, source);
+            gl.compile_shader(shader);
+            if !gl.get_shader_compile_status(shader) {
+                bail!("compile: {}", gl.get_shader_info_log(shader));
+            }
+            gl.attach_shader(program, shader);
+            made.push(shader);
+        }
+        before_link(program);
+        gl.link_program(program);
+        if !gl.get_program_link_status(program) {
+            bail!("link: {}", gl.get_program_info_log(program));
+        }
+        for shader in made {
+            gl.detach_shader(program, shader);
+            gl.delete_shader(shader);
+        }
+        Ok(program)
+    }
+}
+
+/// A framebuffer object with one color attachment.
+pub struct Target {
+    pub fbo: glow::Framebuffer,
+    pub texture: glow::Texture,
+    pub width: i32,
+    pub height: i32,
+}
+
+impl Target {
+    /// A texture-backed framebuffer (`internal`, `format`, `ty` as for
+    /// `glTexImage2D`), NEAREST filtering.
+    ///
+    /// # Safety
+    /// A context is current.
+    pub unsafe fn new(
+        gl: &glow::Context,
+        width: i32,
+        height: i32,
+        internal: u32,
+        format: u32,
+        ty: u32,
+    ) -> anyhow::Result<Target> {
+        unsafe {
+            let texture = gl.create_texture().map_err(|e| anyhow!(e))?;
+            gl.bind_texture(glow::TEXTURE_2D, Some(texture));
+            gl.tex_image_2d(
+                glow::TEXTURE_2D,
+                0,
+                internal as i32,
+                width,
+                height,
+                0,
+                format,
+                ty,
+                glow::PixelUnpackData::Slice(None),
+            );
+            for p in [glow::TEXTURE_MIN_FILTER, glow::TEXTURE_MAG_FILTER] {
+                gl.tex_parameter_i32(glow::TEXTURE_2D, p, glow::NEAREST as i32);
+            }
+            for p in [glow::TEXTURE_WRAP_S, glow::TEXTURE_WRAP_T] {
+                gl.tex_parameter_i32(glow::TEXTURE_2D, p, glow::CLAMP_TO_EDGE as i32);
+            }
+            gl.bind_texture(glow::TEXTURE_2D, None);
+            let fbo = gl.create_framebuffer().map_err(|e| anyhow!(e))?;
+            gl.bind_framebuffer(glow::FRAMEBUFFER, Some(fbo));
+            gl.framebuffer_texture_2d(
+                glow::FRAMEBUFFER,
+                glow::COLOR_ATTACHMENT0,
+                glow::TEXTURE_2D,
+                Some(texture),
+                0,
+            );
+            if gl.check_framebuffer_status(glow::FRAMEBUFFER) != glow::FRAMEBUFFER_COMPLETE {
+                bail!("framebuffer incomplete");
+            }
+            Ok(Target {
+                fbo,
+                texture,
+                width,
+                height,
+            })
+        }
+    }
+
+    /// An RGBA8 target.
+    ///
+    /// # Safety
+    /// A context is current.
+    pub unsafe fn rgba8(gl: &glow::Context, width: i32, height: i32) -> anyhow::Result<Target> {
+        unsafe {
+            Target::new(
+                gl,
+                width,
+                height,
+                glow::RGBA8,
+                glow::RGBA,
+                glow::UNSIGNED_BYTE,
+            )
+        }
+    }
+
+    /// Binds the framebuffer and sets the viewport to all of it.
+    ///
+    /// # Safety
+    /// A context is current.
+    pub unsafe fn bind(&self, gl: &glow::Context) {
+        unsafe {
+            gl.bind_framebuffer(glow::FRAMEBUFFER, Some(self.fbo));
+            gl.viewport(0, 0, self.width, self.height);
+        }
+    }
+
+    /// The RGBA8 pixels (bottom row first) and their checksum.
+    ///
+    /// # Safety
+    /// A context is current.
+    pub unsafe fn checksum(&self, gl: &glow::Context) -> anyhow::Result<u64> {
+        unsafe {
+            let mut pixels = vec![0u8; (self.width * self.height * 4) as usize];
+            gl.bind_framebuffer(glow::READ_FRAMEBUFFER, Some(self.fbo));
+            gl.pixel_store_i32(glow::PACK_ALIGNMENT, 1);
+            gl.read_pixels(
+                0,
+                0,
+                self.width,
+                self.height,
+                glow::RGBA,
+                glow::UNSIGNED_BYTE,
+                glow::PixelPackData::Slice(Some(&mut pixels)),
+            );
+            check(gl, "glReadPixels")?;
+            Ok(fnv1a(&pixels))
+        }
+    }
+
+    /// # Safety
+    /// A context is current.
+    pub unsafe fn delete(self, gl: &glow::Context) {
+        unsafe {
+            gl.delete_framebuffer(self.fbo);
+            gl.delete_texture(self.texture);
+        }
+    }
+}
+
+/// Fails on a pending GL error.
+///
+/// # Safety
+/// A context is current.
+pub unsafe fn check(gl: &glow::Context, what: &str) -> anyhow::Result<()> {
+    let err = unsafe { gl.get_error() };
+    if err != glow::NO_ERROR {
+        bail!("GL error {err:#06x} after {what}");
+    }
+    Ok(())
+}
+
+/// A buffer's first `len` bytes, by mapping it (works on GL and GLES).
+///
+/// # Safety
+/// A context is current.
+pub unsafe fn read_buffer(
+    gl: &glow::Context,
+    buffer: glow::Buffer,
+    len: usize,
+) -> anyhow::Result<Vec<u8>> {
+    unsafe {
+        gl.memory_barrier(glow::BUFFER_UPDATE_BARRIER_BIT);
+        gl.bind_buffer(glow::COPY_READ_BUFFER, Some(buffer));
+        let ptr = gl.map_buffer_range(glow::COPY_READ_BUFFER, 0, len as i32, glow::MAP_READ_BIT);
+        if ptr.is_null() {
+            bail!("glMapBufferRange failed");
+        }
+        let bytes = std::slice::from_raw_parts(ptr, len).to_vec();
+        gl.unmap_buffer(glow::COPY_READ_BUFFER);
+        gl.bind_buffer(glow::COPY_READ_BUFFER, None);
+        Ok(bytes)
+    }
+}
+
+/// Little-endian bytes of `u32`s / `f32`s.
+pub fn bytes_of_u32(words: &[u32]) -> Vec<u8> {
+    words.iter().flat_map(|w| w.to_le_bytes()).collect()
+}
+
+pub fn bytes_of_f32(values: &[f32]) -> Vec<u8> {
+    values.iter().flat_map(|w| w.to_le_bytes()).collect()
+}

@@ -1,9 +1,8 @@
 //! The session: what the agent does with what it intercepts.
 //!
 //! Every event is handed to [`crate::stops`] when a debugger is connected
-//! (breakpoints, hit tests, stops) and also *recorded*: it goes into a
-//! bounded in-memory log ([`events`]) and, when the environment variable
-//! `SHADERDBG_TRACE_FILE` names a file, is appended to it as one JSON line
+//! (breakpoints, hit tests, stops) and, when the environment variable
+//! `SHADERDBG_TRACE_FILE` names a file, appended to it as one JSON line
 //! (`{"pid":..,"event":"shader_compiled"|"program_linked"|"draw"|"swap",..}`).
 //! That is how the interception tests observe the agent without a debugger.
 //!
@@ -24,7 +23,6 @@
 //! - [`on_swap`] runs *before* the real swap (the back buffer still holds
 //!   the frame), `frame` is the number of the frame that ends.
 
-use std::collections::VecDeque;
 use std::fs::File;
 use std::io::Write as _;
 use std::sync::{Mutex, OnceLock};
@@ -53,15 +51,12 @@ pub enum Event {
     },
 }
 
-/// How many events the in-memory log keeps (the oldest are dropped).
-pub const LOG_CAPACITY: usize = 4096;
-
-static LOG: Mutex<VecDeque<Event>> = Mutex::new(VecDeque::new());
-
 /// A shader compiled (successfully or not). With a debugger attached the
 /// application waits here until the debugger has bound its breakpoints.
 pub fn on_shader_compiled(info: &ShaderInfo) {
-    record(Event::ShaderCompiled(info.clone()));
+    if trace_enabled() {
+        record(Event::ShaderCompiled(info.clone()));
+    }
     if let Some(dbg) = crate::debugger::get() {
         crate::stops::announce_shader(dbg, info);
     }
@@ -69,7 +64,9 @@ pub fn on_shader_compiled(info: &ShaderInfo) {
 
 /// A program linked (successfully or not).
 pub fn on_program_linked(info: &ProgramInfo) {
-    record(Event::ProgramLinked(info.clone()));
+    if trace_enabled() {
+        record(Event::ProgramLinked(info.clone()));
+    }
     if let Some(dbg) = crate::debugger::get() {
         crate::stops::announce_program(dbg, info);
     }
@@ -79,7 +76,9 @@ pub fn on_program_linked(info: &ProgramInfo) {
 /// debugger attached and breakpoints in the program, the hit test runs first
 /// and, if something hit, the application stops here.
 pub fn on_draw(ctx: ContextKey, draw: &DrawCall, run_original: &mut dyn FnMut()) {
-    record(Event::Draw(draw.clone()));
+    if trace_enabled() {
+        record(Event::Draw(draw.clone()));
+    }
     if let Some(dbg) = crate::debugger::get() {
         crate::stops::at_draw(dbg, ctx, draw);
     }
@@ -88,29 +87,26 @@ pub fn on_draw(ctx: ContextKey, draw: &DrawCall, run_original: &mut dyn FnMut())
 
 /// Frame `frame` of `ctx` ends; the real swap follows.
 pub fn on_swap(ctx: ContextKey, frame: u64) {
-    record(Event::Swap {
-        context: ctx,
-        frame,
-    });
+    if trace_enabled() {
+        record(Event::Swap {
+            context: ctx,
+            frame,
+        });
+    }
     if let Some(dbg) = crate::debugger::get() {
         crate::stops::at_swap(dbg, ctx, frame);
     }
 }
 
-/// The events recorded so far in this process (at most [`LOG_CAPACITY`],
-/// the most recent).
-pub fn events() -> Vec<Event> {
-    let log = LOG.lock().unwrap_or_else(|e| e.into_inner());
-    log.iter().cloned().collect()
+/// Whether `SHADERDBG_TRACE_FILE` asks for an event trace (checked once: the
+/// draw path must stay cheap when it does not).
+fn trace_enabled() -> bool {
+    static ON: OnceLock<bool> = OnceLock::new();
+    *ON.get_or_init(|| std::env::var_os("SHADERDBG_TRACE_FILE").is_some())
 }
 
 fn record(event: Event) {
     write_trace(&event);
-    let mut log = LOG.lock().unwrap_or_else(|e| e.into_inner());
-    if log.len() >= LOG_CAPACITY {
-        log.pop_front();
-    }
-    log.push_back(event);
 }
 
 #[derive(Serialize)]

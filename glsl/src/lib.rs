@@ -9,6 +9,7 @@ pub mod decode;
 pub mod diagnostics;
 pub mod instrument;
 pub mod layout;
+pub mod limits;
 pub mod parse;
 pub mod probes;
 pub mod shader;

@@ -257,7 +257,12 @@ pub fn parse(
 }
 
 /// Parses already assembled source text.
-pub fn parse_text(source: SourceText, stage: Stage) -> Result<Parsed, Diagnostic> {
+pub fn parse_text(mut source: SourceText, stage: Stage) -> Result<Parsed, Diagnostic> {
+    crate::limits::check(&source.text)?;
+    // glsl-lang-pp wants every directive to end with a newline.
+    if !source.text.ends_with('\n') {
+        source.text.push('\n');
+    }
     let opts = glsl_lang::parse::ParseOptions {
         default_version: 110,
         ..Default::default()
@@ -270,6 +275,7 @@ pub fn parse_text(source: SourceText, stage: Stage) -> Result<Parsed, Diagnostic
         Diagnostic::error(Span::new(start, len), e.inner().to_string())
     })?;
     let directives = lexer.into_directives();
+    let mut source_has_version = false;
     let mut version = None;
     let mut extensions = Vec::new();
     for d in directives.directives() {
@@ -281,6 +287,7 @@ pub fn parse_text(source: SourceText, stage: Stage) -> Result<Parsed, Diagnostic
                     _ if v.number == 100 => Profile::Es,
                     _ => Profile::Core,
                 };
+                source_has_version = true;
                 version.get_or_insert(Version {
                     number: v.number,
                     profile,
@@ -299,14 +306,40 @@ pub fn parse_text(source: SourceText, stage: Stage) -> Result<Parsed, Diagnostic
             _ => {}
         }
     }
+    let version = version.unwrap_or(Version::DEFAULT);
+    check_version(version).map_err(|m| {
+        let at = source.text.find("#version").unwrap_or(0);
+        Diagnostic::error(Span::new(at, "#version".len()), m)
+    })?;
     Ok(Parsed {
         stage,
         source,
         tu,
-        version: version.unwrap_or(Version::DEFAULT),
-        version_explicit: version.is_some(),
+        version,
+        version_explicit: source_has_version,
         extensions,
     })
+}
+
+/// Whether a `#version` names a GLSL version that exists.
+fn check_version(v: Version) -> Result<(), String> {
+    let known: &[u16] = if v.is_es() {
+        &[100, 300, 310, 320]
+    } else {
+        &[
+            110, 120, 130, 140, 150, 330, 400, 410, 420, 430, 440, 450, 460,
+        ]
+    };
+    if known.contains(&v.number) {
+        Ok(())
+    } else if v.is_es() {
+        Err(format!(
+            "there is no GLSL ES version {} (100, 300 es, 310 es, 320 es)",
+            v.number
+        ))
+    } else {
+        Err(format!("there is no GLSL version {}", v.number))
+    }
 }
 
 #[cfg(test)]

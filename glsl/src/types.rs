@@ -111,6 +111,9 @@ pub enum Type {
     Error,
 }
 
+/// The largest value (in words) instrumentation logs.
+pub const MAX_LOGGED_WORDS: u32 = 1 << 16;
+
 pub const FLOAT: Type = Type::Scalar(Scalar::Float);
 pub const INT: Type = Type::Scalar(Scalar::Int);
 pub const UINT: Type = Type::Scalar(Scalar::Uint);
@@ -154,17 +157,21 @@ impl Type {
         matches!(self, Type::Error)
     }
 
-    /// Whether values of this type can be written to a step log.
+    /// Whether values of this type can be logged to a step log: not opaque,
+    /// sized, and at most [`MAX_LOGGED_WORDS`] (a value that large would make
+    /// every write of it a copy of megabytes).
     pub fn is_loggable(&self) -> bool {
-        match self {
+        let shape = match self {
             Type::Scalar(_) | Type::Vector(..) | Type::Matrix { .. } => true,
             Type::Array(elem, Some(_)) => elem.is_loggable(),
             Type::Struct(s) => s.fields.iter().all(|f| f.ty.is_loggable()),
             _ => false,
-        }
+        };
+        shape && self.words().is_some_and(|w| w <= MAX_LOGGED_WORDS)
     }
 
-    /// Words a value of this type takes in a step log, if it can be logged.
+    /// Words a value of this type takes in a step log, if it can be logged
+    /// (`None` also when the count does not fit in 32 bits).
     pub fn words(&self) -> Option<u32> {
         match self {
             Type::Scalar(s) => Some(s.words()),
@@ -172,8 +179,11 @@ impl Type {
             Type::Matrix { scalar, cols, rows } => {
                 Some(scalar.words() * u32::from(*cols) * u32::from(*rows))
             }
-            Type::Array(elem, Some(n)) => elem.words().map(|w| w * n),
-            Type::Struct(s) => s.fields.iter().map(|f| f.ty.words()).sum(),
+            Type::Array(elem, Some(n)) => elem.words()?.checked_mul(*n),
+            Type::Struct(s) => s
+                .fields
+                .iter()
+                .try_fold(0u32, |acc, f| acc.checked_add(f.ty.words()?)),
             _ => None,
         }
     }

@@ -46,6 +46,14 @@ impl Value {
     /// A value of type `ty` whose scalars are all [`Value::Undefined`]; lists and
     /// structs keep their shape so a write to a part of them has a place to go.
     pub fn undefined_of(ty: &Type) -> Value {
+        // A skeleton of a huge array would cost gigabytes; such a variable
+        // just stays undefined (parts written to it are not shown).
+        if ty
+            .words()
+            .is_none_or(|w| w > crate::types::MAX_LOGGED_WORDS)
+        {
+            return Value::Undefined;
+        }
         match ty {
             Type::Vector(_, n) => Value::List(vec![Value::Undefined; *n as usize]),
             Type::Matrix { scalar, cols, rows } => {
@@ -128,7 +136,7 @@ fn decode_scalar(s: Scalar, words: &[u32]) -> Option<Value> {
 
 fn list(words: &[u32], n: usize, elem: &Type) -> Option<(Value, usize)> {
     let mut used = 0;
-    let mut items = Vec::with_capacity(n);
+    let mut items = Vec::with_capacity(n.min(words.len()));
     for _ in 0..n {
         let (v, k) = Value::decode(elem, words.get(used..)?)?;
         used += k;

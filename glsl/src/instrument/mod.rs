@@ -206,6 +206,10 @@ fn check_selector(stage: Stage, sel: &Selector) -> Result<(), InstrumentError> {
 /// Parses a user expression (breakpoint condition, watch) as GLSL.
 fn parse_expr(text: &str) -> Result<ast::Expr, String> {
     use glsl_lang::parse::DefaultParse;
+    if text.contains('#') {
+        return Err("preprocessor directives are not allowed in an expression".into());
+    }
+    crate::limits::check(text).map_err(|d| d.message)?;
     ast::Expr::parse(text).map_err(|e| e.to_string())
 }
 

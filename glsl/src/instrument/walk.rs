@@ -104,7 +104,7 @@ impl<'a> Walker<'a> {
             Mode::HitTest(bps) => {
                 if let Some(b) = bps.iter().find(|b| {
                     !w.probes
-                        .get(b.probe as usize - 1)
+                        .get((b.probe as usize).wrapping_sub(1))
                         .is_some_and(Probe::is_step)
                 }) {
                     return Err(InstrumentError::NoSuchProbe(b.probe));
@@ -279,7 +279,11 @@ impl<'a> Walker<'a> {
 
     /// Emits what the mode wants at a step: a step entry, a breakpoint test, a watch.
     fn emit_step(&mut self, p: ProbeId, out: &mut Vec<ast::Statement>) {
+        // Entries and returns are logged like steps, but breakpoints and
+        // watches only go on statements.
+        let is_step = self.probes.get(p as usize - 1).is_some_and(Probe::is_step);
         match self.mode {
+            Mode::HitTest(_) | Mode::Watch { .. } if !is_step => {}
             Mode::Record(_) => out.push(stmt(call("_sdbg_step", vec![uint(p)]))),
             Mode::HitTest(_) => {
                 if let Some((k, cond)) = self.breakpoints.get(&p).cloned() {

@@ -18,29 +18,29 @@ use shaderdbg_session::{json as value_json, Event, Session};
 pub struct RunArgs {
     /// Breakpoint: FILE:LINE or FILE:LINE:CONDITION (a GLSL bool expression).
     #[arg(long = "break", value_name = "FILE:LINE[:CONDITION]")]
-    breaks: Vec<String>,
+    pub breaks: Vec<String>,
     /// Only invocations at this pixel stop; alone, stop at every fragment
     /// shader invocation covering it (pixel history). gl_FragCoord, origin bottom-left.
     #[arg(long, value_name = "X,Y")]
-    pixel: Option<String>,
+    pub pixel: Option<String>,
     /// Only stop in this frame (frames count from 0; frame N ends at the (N+1)-th swap).
     #[arg(long)]
-    frame: Option<u64>,
+    pub frame: Option<u64>,
     /// After this many stops, remove the breakpoints and let the program run to its end.
     #[arg(long)]
-    max_stops: Option<u64>,
+    pub max_stops: Option<u64>,
     /// One JSON object per line.
     #[arg(long)]
-    json: bool,
+    pub json: bool,
     /// Include the whole recorded invocation in each stop.
     #[arg(long)]
-    trace: bool,
+    pub trace: bool,
     /// End the program after this many seconds.
     #[arg(long)]
-    timeout: Option<f64>,
+    pub timeout: Option<f64>,
     /// The program and its arguments, or a fragment shader file to run in the built-in host.
     #[arg(last = true, required = true, value_name = "PROGRAM [ARGS]...")]
-    command: Vec<String>,
+    pub command: Vec<String>,
 }
 
 /// Splits `FILE:LINE[:CONDITION]` at the first `:LINE` that is all digits.

@@ -115,17 +115,3 @@ fn instrument_prints_glsl_for_each_mode() {
         stdout(&out)
     );
 }
-
-#[test]
-fn demo_records_a_pixel_on_llvmpipe() {
-    let out = shaderdbg(&["demo", "--pixel", "160,90"]);
-    assert!(out.status.success(), "{}{}", stdout(&out), stderr(&out));
-    let text = stdout(&out);
-    assert_eq!(text.matches("image unchanged: true").count(), 2, "{text}");
-    assert!(text.contains("recorded fragment (160,90)"), "{text}");
-    assert!(text.contains("exit: Returned"), "{text}");
-    assert!(
-        text.contains("gl_FragCoord = (160.5, 90.5, 0.5, 1.0)"),
-        "{text}"
-    );
-}

@@ -228,3 +228,34 @@ fn glmark2_breakpoint_in_light_phong_hits_and_records() {
     assert!(n[2] > 0.5, "the condition held: {n:?}");
     assert_eq!(of_kind(&events, "exited")[0]["code"], 0);
 }
+
+/// The README's main command: the built-in host under the agent, a
+/// conditional breakpoint at one pixel, the stop and its trace printed.
+#[test]
+fn demo_stops_in_the_built_in_host_and_prints_the_trace() {
+    single_pass();
+    let out = Command::new(env!("CARGO_BIN_EXE_shaderdbg"))
+        .arg("demo")
+        .output()
+        .expect("demo");
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{text}\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(
+        text.contains("demo.frag:21 in fragment (200,150)"),
+        "{text}"
+    );
+    assert!(text.contains("float falloff = "), "{text}");
+    assert!(text.contains("trace:"), "{text}");
+    assert!(text.contains("program exited with code 0"), "{text}");
+    // The locals at the stop satisfy the condition.
+    let falloff: f32 = text
+        .lines()
+        .find_map(|l| l.trim().strip_prefix("float falloff = "))
+        .and_then(|v| v.parse().ok())
+        .expect("falloff printed");
+    assert!(falloff > 0.5, "{falloff}");
+}

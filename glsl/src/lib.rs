@@ -7,6 +7,7 @@ pub mod analysis;
 pub mod builtins;
 pub mod decode;
 pub mod diagnostics;
+pub mod ide;
 pub mod instrument;
 pub mod layout;
 pub mod limits;

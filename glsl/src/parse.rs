@@ -34,6 +34,17 @@ struct Piece {
     origin_start: usize,
 }
 
+/// A run of [`SourceText::text`] copied from one origin (see [`SourceText::pieces`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct SourcePiece<'a> {
+    /// Where the run starts in `text`.
+    pub text_start: usize,
+    pub len: usize,
+    pub origin: &'a Origin,
+    /// Where the run starts in the origin's own text.
+    pub origin_start: usize,
+}
+
 /// A position for people: 1-based line and column in one origin.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Location {
@@ -188,6 +199,25 @@ impl SourceText {
 
     pub fn line_count(&self) -> u32 {
         self.line_starts.len() as u32
+    }
+
+    /// The pieces `text` is made of, in order: each a run of `text` copied from
+    /// one origin. Bytes between pieces (a newline added after an included file,
+    /// the blanked `#extension GL_GOOGLE_include_directive` line, the newline
+    /// `parse_text` may add at the end) belong to no piece. For mapping many
+    /// offsets at once (an editor converting every span of a shader).
+    pub fn pieces(&self) -> impl Iterator<Item = SourcePiece<'_>> + '_ {
+        self.pieces.iter().map(|p| SourcePiece {
+            text_start: p.text_start,
+            len: p.len,
+            origin: &self.origins[p.origin].0,
+            origin_start: p.origin_start,
+        })
+    }
+
+    /// The origins (source strings and included files) with their full text.
+    pub fn origins(&self) -> impl Iterator<Item = (&Origin, &str)> + '_ {
+        self.origins.iter().map(|(o, t)| (o, t.as_str()))
     }
 }
 

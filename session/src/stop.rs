@@ -191,3 +191,85 @@ impl Stop {
         }
     }
 }
+
+/// The name of any invocation that hit (see [`Stop::invocation_name`]).
+pub fn invocation_name_of(stage: Stage, key: [u32; 4]) -> String {
+    match stage {
+        Stage::Fragment if key[2] != u32::MAX => {
+            format!("fragment ({},{}) prim {}", key[0], key[1], key[2])
+        }
+        Stage::Fragment => format!("fragment ({},{})", key[0], key[1]),
+        Stage::Vertex => format!("vertex {} instance {}", key[0], key[1]),
+        Stage::Compute => format!("compute ({},{},{})", key[0], key[1], key[2]),
+        other => format!("{other} {:?}", &key[..3]),
+    }
+}
+
+/// Stepping: navigation of the recorded trace. Each returns the step to move
+/// to, or `None` when there is none in the recording.
+impl Stop {
+    /// Step over: the next step after `from` at the same or a shallower call depth.
+    pub fn step_over_target(&self, from: usize) -> Option<usize> {
+        let depth = self.trace.steps.get(from)?.depth;
+        self.trace
+            .steps
+            .iter()
+            .enumerate()
+            .skip(from + 1)
+            .find(|(_, s)| s.depth <= depth)
+            .map(|(i, _)| i)
+    }
+
+    /// Step in: the next step.
+    pub fn step_in_target(&self, from: usize) -> Option<usize> {
+        (from + 1 < self.trace.steps.len()).then_some(from + 1)
+    }
+
+    /// Step out: the next step at a shallower call depth (in a caller).
+    pub fn step_out_target(&self, from: usize) -> Option<usize> {
+        let depth = self.trace.steps.get(from)?.depth;
+        self.trace
+            .steps
+            .iter()
+            .enumerate()
+            .skip(from + 1)
+            .find(|(_, s)| s.depth < depth)
+            .map(|(i, _)| i)
+    }
+
+    /// Step back: the previous step.
+    pub fn step_back_target(&self, from: usize) -> Option<usize> {
+        from.checked_sub(1).filter(|&i| i < self.trace.steps.len())
+    }
+
+    /// The steps of this trace where the agent's hit test found a breakpoint
+    /// (its condition true) for the recorded invocation, in order.
+    pub fn hit_steps(&self) -> Vec<usize> {
+        let mut steps: Vec<usize> = self
+            .hits
+            .iter()
+            .filter(|h| h.key == self.hit.key && h.line != 0)
+            .filter_map(|h| Self::hit_step(&self.table, &self.trace, h))
+            .collect();
+        steps.sort_unstable();
+        steps.dedup();
+        steps
+    }
+
+    /// The step each frame of [`Stop::call_stack`] at `step` is executing,
+    /// innermost first, aligned with it (a caller frame's step is its call;
+    /// `None` for a call made before the first step).
+    pub fn call_stack_steps(&self, step: usize) -> Vec<Option<usize>> {
+        let mut out = Vec::new();
+        let Some(s) = self.trace.steps.get(step) else {
+            return out;
+        };
+        out.push(Some(step));
+        let mut f = s.frame;
+        while let Some(c) = self.trace.frames.get(f).and_then(|fr| fr.caller) {
+            out.push(self.trace.frames[f].call_step);
+            f = c;
+        }
+        out
+    }
+}

@@ -111,6 +111,23 @@ fn pass_through(mut cmd: std::process::Command) -> Result<ExitCode> {
 }
 
 fn demo(args: &[String]) -> Result<ExitCode> {
+    // The demo runs the built-in host under the agent: build all three first
+    // (`cargo run -p shaderdbg-cli` alone would not build the other two).
+    let build = cargo([
+        "build",
+        "--quiet",
+        "--release",
+        "-p",
+        "shaderdbg-cli",
+        "-p",
+        "shaderdbg-host",
+        "-p",
+        "shaderdbg-backend-gl",
+    ]);
+    let code = pass_through(build)?;
+    if code != ExitCode::SUCCESS {
+        return Ok(code);
+    }
     let mut cmd = cargo([
         "run",
         "--quiet",

@@ -1,7 +1,6 @@
-#version 450 core
-// The built-in demo: concentric rings shaded by a few lights.
-layout(location = 0) out vec4 fragColor;
-uniform vec2 iResolution;
+// The shaderdbg demo: a Shadertoy-style shader for the built-in host.
+// Rings around three coloured lights; step through `shade` to see why a
+// pixel has its colour.
 
 struct Light {
     vec2 pos;
@@ -24,14 +23,14 @@ vec3 shade(vec2 uv, Light lights[3]) {
     return c;
 }
 
-void main() {
-    vec2 uv = (gl_FragCoord.xy - 0.5 * iResolution) / iResolution.y;
+void mainImage(out vec4 fragColor, in vec2 fragCoord) {
+    vec2 uv = (fragCoord - 0.5 * iResolution.xy) / iResolution.y;
     Light lights[3] = Light[3](
         Light(vec2(-0.4, 0.0), vec3(1.0, 0.3, 0.2)),
         Light(vec2(0.4, 0.1), vec3(0.2, 0.5, 1.0)),
         Light(vec2(0.0, -0.3), vec3(0.3, 1.0, 0.4)));
     float dist;
-    float r = ring(uv, 0.3, dist);
+    float r = ring(uv, 0.3 + 0.05 * sin(iTime), dist);
     vec3 col = shade(uv, lights);
     col = mix(col, vec3(1.0), r);
     fragColor = vec4(col, 1.0);

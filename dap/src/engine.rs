@@ -1,0 +1,128 @@
+//! The session engine on its own thread: starts the program, pumps
+//! [`Session::next_event`] and carries out resume/detach/kill. Everything it
+//! learns goes to the dispatcher's input channel, so the dispatcher waits on
+//! one channel for both the client and the program.
+
+use std::sync::mpsc::{self, Receiver, Sender, TryRecvError};
+use std::thread::JoinHandle;
+use std::time::Duration;
+
+use shaderdbg_protocol::StopFilter;
+use shaderdbg_session::binding::FileBreakpoint;
+use shaderdbg_session::launch::LaunchConfig;
+use shaderdbg_session::{Event, Session};
+
+use crate::Input;
+
+/// What the dispatcher asks of the running session.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Command {
+    Resume,
+    /// Remove every breakpoint and let the program run to its end.
+    Detach,
+    Kill,
+}
+
+/// What the engine thread reports.
+pub enum EngineEvent {
+    Started { pid: u32 },
+    StartFailed(String),
+    Session(Event),
+}
+
+pub struct Engine {
+    commands: Sender<Command>,
+    thread: Option<JoinHandle<()>>,
+}
+
+/// How long one wait for the session lasts before commands are looked at again.
+const POLL: Duration = Duration::from_millis(5);
+
+impl Engine {
+    pub fn start(
+        config: LaunchConfig,
+        breakpoints: Vec<FileBreakpoint>,
+        filter: StopFilter,
+        out: Sender<Input>,
+    ) -> Engine {
+        let (tx, rx) = mpsc::channel();
+        let thread = std::thread::Builder::new()
+            .name("session".into())
+            .spawn(move || run(config, breakpoints, filter, rx, out))
+            .expect("spawning the session thread");
+        Engine {
+            commands: tx,
+            thread: Some(thread),
+        }
+    }
+
+    pub fn send(&self, c: Command) {
+        if self.commands.send(c).is_err() {
+            tracing::debug!("{c:?}: the session has ended");
+        }
+    }
+
+    /// Whether the thread has ended (the program exited, or never started).
+    pub fn finished(&self) -> bool {
+        self.thread.as_ref().is_none_or(JoinHandle::is_finished)
+    }
+
+    /// Waits for the thread to end.
+    pub fn join(&mut self) {
+        if let Some(t) = self.thread.take() {
+            let _ = t.join();
+        }
+    }
+}
+
+fn run(
+    config: LaunchConfig,
+    breakpoints: Vec<FileBreakpoint>,
+    filter: StopFilter,
+    commands: Receiver<Command>,
+    out: Sender<Input>,
+) {
+    let send = |e: EngineEvent| out.send(Input::Engine(e)).is_ok();
+    let mut session = match Session::start(&config, breakpoints, filter) {
+        Ok(s) => s,
+        Err(e) => {
+            send(EngineEvent::StartFailed(e.to_string()));
+            return;
+        }
+    };
+    tracing::info!(pid = session.pid(), "program started");
+    send(EngineEvent::Started { pid: session.pid() });
+    let mut dispatcher_gone = false;
+    loop {
+        loop {
+            match commands.try_recv() {
+                Ok(Command::Resume) => session.resume(),
+                Ok(Command::Detach) => session.detach(),
+                Ok(Command::Kill) => session.kill(),
+                Err(TryRecvError::Empty) => break,
+                Err(TryRecvError::Disconnected) => {
+                    if !dispatcher_gone {
+                        // Nobody will answer stops: let the program run to its end.
+                        session.detach();
+                        dispatcher_gone = true;
+                    }
+                    break;
+                }
+            }
+        }
+        match session.next_event(POLL) {
+            Some(e) => {
+                let exited = matches!(e, Event::Exited { .. });
+                if !send(EngineEvent::Session(e)) && !dispatcher_gone {
+                    session.detach();
+                    dispatcher_gone = true;
+                }
+                if exited {
+                    return;
+                }
+            }
+            None if session.has_exited() => return,
+            None => {}
+        }
+    }
+}

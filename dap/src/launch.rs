@@ -1,0 +1,133 @@
+//! `launch` arguments -> what the session engine starts. A `program` ending
+//! in `.frag`/`.glsl`/`.fs` runs in the built-in host `shaderdbg-host`, found
+//! next to this adapter.
+
+use std::path::{Path, PathBuf};
+
+use shaderdbg_session::launch::LaunchConfig;
+
+use crate::protocol::LaunchArguments;
+
+/// A checked launch, held until `configurationDone` starts it.
+#[derive(Clone, Debug)]
+pub struct Plan {
+    pub config: LaunchConfig,
+    pub frame: Option<u64>,
+    pub pixel: Option<[u32; 2]>,
+    pub stop_on_entry: bool,
+    /// `noDebug`: run without breakpoints or stops.
+    pub no_debug: bool,
+}
+
+fn is_shader_file(p: &Path) -> bool {
+    matches!(
+        p.extension().and_then(|e| e.to_str()),
+        Some("frag" | "glsl" | "fs")
+    )
+}
+
+/// The built-in host next to this executable (or one level up, for test
+/// binaries in `target/<profile>/deps`).
+pub fn host_binary() -> Result<PathBuf, String> {
+    let exe = std::env::current_exe().map_err(|e| format!("cannot find this executable: {e}"))?;
+    let dir = exe.parent().map(Path::to_path_buf).unwrap_or_default();
+    [dir.join("shaderdbg-host"), dir.join("../shaderdbg-host")]
+        .into_iter()
+        .find(|p| p.is_file())
+        .ok_or_else(|| {
+            format!(
+                "the built-in host `shaderdbg-host` is not next to shaderdbg-dap in {} (build the workspace)",
+                dir.display()
+            )
+        })
+}
+
+/// Checks the arguments and resolves the program.
+pub fn plan(a: LaunchArguments) -> Result<Plan, String> {
+    if a.program.trim().is_empty() {
+        return Err("`program` is empty".into());
+    }
+    let cwd = a
+        .cwd
+        .as_deref()
+        .filter(|c| !c.is_empty())
+        .map(PathBuf::from);
+    if let Some(c) = &cwd {
+        if !c.is_dir() {
+            return Err(format!("`cwd` {} is not a directory", c.display()));
+        }
+    }
+    let program = resolve(Path::new(&a.program), cwd.as_deref());
+    if !program.exists() {
+        return Err(format!("program {} does not exist", program.display()));
+    }
+    if !program.is_file() {
+        return Err(format!("program {} is not a file", program.display()));
+    }
+    let env = a
+        .env
+        .into_iter()
+        .filter_map(|(k, v)| v.map(|v| (k, v)))
+        .collect();
+    let config = if is_shader_file(&program) {
+        let shader = program
+            .canonicalize()
+            .map_err(|e| format!("{}: {e}", program.display()))?;
+        let mut args = vec![shader.display().to_string()];
+        args.extend(a.args);
+        LaunchConfig {
+            program: host_binary()?,
+            args,
+            cwd,
+            env,
+            agent: None,
+        }
+    } else {
+        use std::os::unix::fs::PermissionsExt;
+        let mode = program
+            .metadata()
+            .map(|m| m.permissions().mode())
+            .unwrap_or(0);
+        if mode & 0o111 == 0 {
+            return Err(format!("program {} is not executable", program.display()));
+        }
+        LaunchConfig {
+            program,
+            args: a.args,
+            cwd,
+            env,
+            agent: None,
+        }
+    };
+    shaderdbg_session::launch::find_agent().map_err(|e| e.to_string())?;
+    let no_debug = a.no_debug;
+    Ok(Plan {
+        config,
+        frame: a.frame,
+        pixel: a.pixel.filter(|_| !no_debug),
+        stop_on_entry: a.stop_on_entry && !no_debug,
+        no_debug,
+    })
+}
+
+/// Where `program` is: an absolute path as it is; a relative one from `cwd`
+/// (else from here); a bare name that is not a file there from `PATH`.
+fn resolve(program: &Path, cwd: Option<&Path>) -> PathBuf {
+    if program.is_absolute() {
+        return program.to_path_buf();
+    }
+    let here = match cwd {
+        Some(c) => c.join(program),
+        None => program.to_path_buf(),
+    };
+    if here.exists() || program.components().count() > 1 {
+        return here;
+    }
+    std::env::var_os("PATH")
+        .and_then(|paths| {
+            std::env::split_paths(&paths)
+                .map(|d| d.join(program))
+                .find(|p| p.is_file())
+        })
+        .unwrap_or(here)
+}

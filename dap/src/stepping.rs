@@ -1,0 +1,145 @@
+//! A stop as the adapter shows it: the recorded invocation, the adapter's
+//! own cursor into its trace, the invocations that hit (threads), and the
+//! moves (`next`, `stepIn`, `stepOut`, `stepBack`, `continue` and
+//! `reverseContinue` within the trace). All of it is navigation of the
+//! recording: nothing runs on the GPU.
+
+use shaderdbg_glsl::{Type, Value};
+use shaderdbg_session::stop::{invocation_name_of, Stop, Variable};
+
+use crate::breakpoints::Breakpoints;
+use crate::evaluate::{self, Typed};
+
+/// At most this many threads are listed (a draw can have thousands of hits).
+pub const MAX_THREADS: usize = 64;
+
+/// A step move.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Move {
+    Over,
+    In,
+    Out,
+    Back,
+}
+
+pub struct Stopped {
+    pub stop: Box<Stop>,
+    pub cursor: usize,
+    /// Steps where the agent's hit test found the launch breakpoints true
+    /// for this invocation.
+    hit_steps: Vec<usize>,
+    /// Distinct invocations that hit, the recorded one first (thread id = index + 1).
+    pub invocations: Vec<[u32; 4]>,
+}
+
+impl Stopped {
+    pub fn new(stop: Box<Stop>) -> Stopped {
+        let mut invocations = vec![stop.hit.key];
+        for h in &stop.hits {
+            if invocations.len() >= MAX_THREADS {
+                break;
+            }
+            if !invocations.contains(&h.key) {
+                invocations.push(h.key);
+            }
+        }
+        Stopped {
+            cursor: stop.cursor,
+            hit_steps: stop.hit_steps(),
+            invocations,
+            stop,
+        }
+    }
+
+    /// (thread id, name) of each invocation listed.
+    pub fn threads(&self) -> Vec<(i64, String)> {
+        self.invocations
+            .iter()
+            .enumerate()
+            .map(|(i, k)| {
+                let name = if i == 0 {
+                    self.stop.invocation_name()
+                } else {
+                    invocation_name_of(self.stop.stage, *k)
+                };
+                (i as i64 + 1, name)
+            })
+            .collect()
+    }
+
+    /// Where a move goes (`None`: the recording has no such step).
+    pub fn target(&self, m: Move) -> Option<usize> {
+        let s = &self.stop;
+        match m {
+            Move::Over => s.step_over_target(self.cursor),
+            Move::In => s.step_in_target(self.cursor),
+            Move::Out => s.step_out_target(self.cursor),
+            Move::Back => s.step_back_target(self.cursor),
+        }
+    }
+
+    /// Whether a breakpoint holds at `step`: one is set on its line and has
+    /// no condition, or the agent's hit test found its condition true there
+    /// (breakpoints the program started with), or the condition evaluates to
+    /// true over the recorded values (breakpoints set later; a condition this
+    /// evaluator cannot handle does not hold).
+    pub fn breaks_at(&self, step: usize, bps: &Breakpoints) -> bool {
+        let loc = self.stop.location(step);
+        let Some(file) = &loc.file else {
+            return false;
+        };
+        bps.at(file, loc.line).iter().any(|e| match &e.condition {
+            None => true,
+            // The GPU's verdict, for what the program was started with.
+            Some(_) if e.sent => self.hit_steps.binary_search(&step).is_ok(),
+            Some(c) => matches!(
+                self.evaluate(c, step),
+                Ok(Typed {
+                    value: Value::Bool(true),
+                    ..
+                })
+            ),
+        })
+    }
+
+    /// The next breakpoint step after the cursor.
+    pub fn next_breakpoint(&self, bps: &Breakpoints) -> Option<usize> {
+        (self.cursor + 1..self.stop.trace.steps.len()).find(|&s| self.breaks_at(s, bps))
+    }
+
+    /// The previous breakpoint step before the cursor.
+    pub fn previous_breakpoint(&self, bps: &Breakpoints) -> Option<usize> {
+        (0..self.cursor).rev().find(|&s| self.breaks_at(s, bps))
+    }
+
+    /// The step each stack frame (innermost first) is at, for frame ids.
+    pub fn frame_steps(&self) -> Vec<Option<usize>> {
+        self.stop.call_stack_steps(self.cursor)
+    }
+
+    /// The variables at `step`, innermost local first for lookups.
+    pub fn variables(&self, step: usize) -> Vec<Variable> {
+        self.stop.variables(step)
+    }
+
+    /// Evaluates an expression over the values before `step` executes.
+    pub fn evaluate(&self, expr: &str, step: usize) -> Result<Typed, evaluate::EvalError> {
+        let vars = self.variables(step);
+        let lookup = |name: &str| -> Option<(Type, Option<Value>)> {
+            // Locals come first and inner declarations last: the last local
+            // of that name shadows the others, and any local shadows a global.
+            let locals = vars
+                .iter()
+                .filter(|v| v.scope == shaderdbg_session::stop::Scope::Local)
+                .rev();
+            let others = vars
+                .iter()
+                .filter(|v| v.scope != shaderdbg_session::stop::Scope::Local);
+            locals
+                .chain(others)
+                .find(|v| v.name == name)
+                .map(|v| (v.ty.clone(), v.value.clone()))
+        };
+        evaluate::evaluate(expr, &lookup)
+    }
+}

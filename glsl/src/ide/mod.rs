@@ -1,0 +1,108 @@
+//! Queries for editors (the language server): a symbol index of a parsed
+//! shader ([`Index`]), what is in scope at an offset ([`scope_at`]), and what
+//! can be completed ([`members`], [`keywords`], [`type_names`]).
+//!
+//! Everything here works on byte offsets into [`crate::parse::SourceText::text`],
+//! like the rest of the engine; converting to editor positions (and away from
+//! headers and included files) is the editor's business.
+
+mod complete;
+mod index;
+mod scope;
+
+pub use complete::{keywords, members, type_names, Member, MemberKind};
+pub use index::{
+    BlockSym, FieldSym, FunctionSym, GlobalSym, Index, NameUse, ParamSym, StructSym, WriteSym,
+};
+pub use scope::{scope_at, ScopeAt};
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::parse::parse;
+    use crate::Stage;
+
+    const SRC: &str = r#"#version 330 core
+struct Light { vec3 pos; float radius; };
+uniform Light lights[2];
+in vec2 uv;
+out vec4 color;
+float falloff(float d) { return 1.0 - d; }
+void main() {
+    vec3 acc = vec3(0.0);
+    for (int i = 0; i < 2; i++) {
+        float d = length(lights[i].pos.xy - uv);
+        acc += vec3(falloff(d));
+    }
+    float after = 1.0;
+    color = vec4(acc, after);
+}
+"#;
+
+    fn names(s: &ScopeAt, ids: &[usize]) -> Vec<String> {
+        ids.iter()
+            .map(|&id| s.model.decls[id].name.clone())
+            .collect()
+    }
+
+    #[test]
+    fn scopes_at_offsets() {
+        let p = parse(&[SRC], Stage::Fragment, None).unwrap();
+        let at = SRC.find("acc += ").unwrap();
+        let s = scope_at(&p, at);
+        assert_eq!(names(&s, &s.locals()), ["acc", "i", "d"]);
+        assert_eq!(names(&s, &s.globals()), ["lights", "uv", "color"]);
+        let at = SRC.find("color = vec4(acc").unwrap();
+        let s = scope_at(&p, at);
+        assert_eq!(names(&s, &s.locals()), ["acc", "after"]);
+        let mut s = scope_at(&p, SRC.find("acc += ").unwrap());
+        assert_eq!(s.type_of("lights[i]").unwrap().to_string(), "Light");
+        assert_eq!(s.type_of("lights[i].pos.xy").unwrap().to_string(), "vec2");
+        assert_eq!(s.type_of("nothing"), None);
+        // In the parameter list and body of `falloff`.
+        let s = scope_at(&p, SRC.find("1.0 - d").unwrap());
+        assert_eq!(names(&s, &s.locals()), ["d"]);
+    }
+
+    #[test]
+    fn index_collects_symbols_and_uses() {
+        let p = parse(&[SRC], Stage::Fragment, None).unwrap();
+        let ix = Index::build(&p);
+        let fns: Vec<&str> = ix.functions.iter().map(|f| f.name.as_str()).collect();
+        assert_eq!(fns, ["falloff", "main"]);
+        assert_eq!(ix.structs[0].name, "Light");
+        assert_eq!(ix.structs[0].fields.len(), 2);
+        let globals: Vec<(&str, &str)> = ix
+            .globals
+            .iter()
+            .map(|g| (g.name.as_str(), g.storage.as_str()))
+            .collect();
+        assert_eq!(
+            globals,
+            [("lights", "uniform"), ("uv", "in"), ("color", "out")]
+        );
+        let calls: Vec<&str> = ix.calls.iter().map(|c| c.name.as_str()).collect();
+        assert_eq!(calls, ["length", "falloff"]);
+        let writes: Vec<(&str, bool)> = ix
+            .writes
+            .iter()
+            .map(|w| (w.name.as_str(), w.declaration))
+            .collect();
+        assert_eq!(
+            writes,
+            [
+                ("acc", true),
+                ("i", true),
+                ("i", false),
+                ("d", true),
+                ("acc", false),
+                ("after", true),
+                ("color", false)
+            ]
+        );
+        for f in &ix.functions {
+            assert_eq!(&SRC[f.name_span.start..f.name_span.end], f.name);
+        }
+        assert_eq!(ix.function_at(SRC.find("acc +=").unwrap()), Some(1));
+    }
+}

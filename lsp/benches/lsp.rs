@@ -1,0 +1,265 @@
+//! Benchmarks of the language server binary over stdio (`cargo bench -p
+//! shaderdbg-lsp`; figures printed, nothing asserted about time):
+//!
+//! - diagnostics latency for a generated ~8,000-line shader after a change
+//!   (from sending `didChange` to receiving its `publishDiagnostics`), side by
+//!   side with `glslangValidator` checking the same file;
+//! - hover and completion latency (round trip) in that shader and in a small one;
+//! - memory: RSS of the server process with 200 shader files open.
+
+#[path = "../../glsl/benches/support/mod.rs"]
+mod shaders;
+#[path = "../tests/support/mod.rs"]
+mod support;
+
+use std::path::Path;
+use std::process::Command;
+use std::time::{Duration, Instant};
+
+use serde_json::json;
+use support::*;
+
+fn ms(d: Duration) -> f64 {
+    d.as_secs_f64() * 1e3
+}
+
+/// Median, min and max of the samples, in ms.
+fn stats(mut v: Vec<Duration>) -> String {
+    v.sort();
+    format!(
+        "median {:.2} ms (min {:.2}, max {:.2}, n={})",
+        ms(v[v.len() / 2]),
+        ms(v[0]),
+        ms(v[v.len() - 1]),
+        v.len()
+    )
+}
+
+fn main() {
+    let bench = std::env::args().any(|a| a == "--bench");
+    let runs = if bench { 15 } else { 2 };
+    println!(
+        "shaderdbg-lsp benchmarks ({})",
+        if bench { "release" } else { "smoke run" }
+    );
+    large_shader(runs);
+    small_shader(if bench { 200 } else { 5 });
+    memory(if bench { 200 } else { 20 });
+}
+
+fn glslang(file: &Path) -> Option<Duration> {
+    let t = Instant::now();
+    let out = Command::new("glslangValidator").arg(file).output().ok()?;
+    let d = t.elapsed();
+    assert!(
+        out.status.success(),
+        "glslangValidator rejects the shader:\n{}",
+        String::from_utf8_lossy(&out.stdout)
+    );
+    Some(d)
+}
+
+fn large_shader(runs: usize) {
+    let src = shaders::large_shader(8000);
+    let (lines, kb) = shaders::size_of(&src);
+    let dir = std::env::temp_dir().join(format!("shaderdbg-lsp-bench-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let file = dir.join("large.frag");
+    std::fs::write(&file, &src).unwrap();
+    let uri = format!("file://{}", file.display());
+
+    let mut c = Client::start(json!({}));
+    let t = Instant::now();
+    c.open(&uri, "glsl", 1, &src);
+    let d = c.diagnostics(&uri, 1);
+    let open = t.elapsed();
+    assert_eq!(
+        show_diagnostics(&d),
+        "",
+        "the generated shader has diagnostics"
+    );
+    println!("\n{lines}-line shader ({kb} KB)");
+    println!("  open -> diagnostics: {:.1} ms", ms(open));
+
+    // A change in the middle: a constant edited back and forth (a full
+    // re-analysis each time: the server does not analyse incrementally).
+    let (line, col) = pos_of(&src, "0.05, 1.0)", src.matches("0.05, 1.0)").count() / 2, 0);
+    let mut version = 1;
+    let mut ours = Vec::new();
+    for i in 0..runs {
+        version += 1;
+        let new = if i % 2 == 0 { "0.06" } else { "0.05" };
+        let t = Instant::now();
+        c.edit(&uri, version, [line, col, line, col + 4], new);
+        let d = c.diagnostics(&uri, version);
+        ours.push(t.elapsed());
+        assert_eq!(show_diagnostics(&d), "");
+    }
+    println!("  change -> diagnostics: {}", stats(ours.clone()));
+    // A change that breaks a statement (the recovery path: parse, blank, parse again).
+    let mut broken = Vec::new();
+    for i in 0..runs.min(5) {
+        version += 1;
+        let new = if i % 2 == 0 { "0.0+" } else { "0.05" };
+        let t = Instant::now();
+        c.edit(&uri, version, [line, col, line, col + 4], new);
+        let d = c.diagnostics(&uri, version);
+        broken.push(t.elapsed());
+        assert_eq!(
+            d["diagnostics"].as_array().unwrap().len(),
+            usize::from(i % 2 == 0)
+        );
+    }
+    println!(
+        "  change to a syntax error and back -> diagnostics: {}",
+        stats(broken)
+    );
+
+    match glslang(&file) {
+        None => println!("  glslangValidator: not measured (not installed)"),
+        Some(_) => {
+            let theirs: Vec<Duration> = (0..runs).filter_map(|_| glslang(&file)).collect();
+            let trivial = dir.join("trivial.frag");
+            std::fs::write(&trivial, "#version 450 core\nvoid main() {}\n").unwrap();
+            let startup: Vec<Duration> = (0..runs).filter_map(|_| glslang(&trivial)).collect();
+            let med = |mut v: Vec<Duration>| {
+                v.sort();
+                v[v.len() / 2]
+            };
+            let (o, g, s) = (med(ours), med(theirs.clone()), med(startup));
+            println!("  glslangValidator on the same file: {}", stats(theirs));
+            println!(
+                "  glslangValidator on a 2-line shader (process start-up): {:.2} ms",
+                ms(s)
+            );
+            println!(
+                "  ratio server/glslangValidator: {:.2} (whole process), {:.2} (glslang less its start-up)",
+                o.as_secs_f64() / g.as_secs_f64(),
+                o.as_secs_f64() / g.saturating_sub(s).as_secs_f64().max(1e-6)
+            );
+        }
+    }
+
+    // Hover and completion in the large shader (settled: the analysis of the
+    // current version is done).
+    let (hl, hc) = pos_of(&src, "energy);", 3, 2);
+    let hover: Vec<Duration> = (0..runs * 4)
+        .map(|_| {
+            let t = Instant::now();
+            let h = c.request("textDocument/hover", at(&uri, hl, hc));
+            let d = t.elapsed();
+            assert!(
+                h["contents"]["value"].as_str().unwrap().contains("energy"),
+                "{h}"
+            );
+            d
+        })
+        .collect();
+    println!("  hover (a parameter, deep in the file): {}", stats(hover));
+    let (cl, cc) = pos_of(&src, "return luma > 1.0", 40, 7);
+    let completion: Vec<Duration> = (0..runs * 4)
+        .map(|_| {
+            let t = Instant::now();
+            let r = c.request("textDocument/completion", at(&uri, cl, cc));
+            let d = t.elapsed();
+            assert!(r["items"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .any(|i| i["label"] == "mapped"));
+            d
+        })
+        .collect();
+    println!(
+        "  completion (in a function body, deep in the file): {}",
+        stats(completion)
+    );
+    let rss = rss_kb(c.pid()).unwrap_or(0);
+    println!("  server RSS with it open: {:.1} MB", rss as f64 / 1024.0);
+    c.shutdown();
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+fn small_shader(runs: usize) {
+    let src = "#version 330 core\nstruct Light { vec3 pos; float radius; };\nuniform Light lights[4];\nin vec2 uv;\nout vec4 color;\nfloat falloff(float d, float r) { return clamp(1.0 - d / r, 0.0, 1.0); }\nvoid main() {\n    vec3 acc = vec3(0.0);\n    for (int i = 0; i < 4; i++) {\n        float d = length(lights[i].pos.xy - uv);\n        acc += vec3(falloff(d, lights[i].radius));\n    }\n    color = vec4(acc, 1.0);\n}\n";
+    let uri = "file:///tmp/shaderdbg-lsp-bench/small.frag";
+    let mut c = Client::start(json!({}));
+    c.open(uri, "glsl", 1, src);
+    c.diagnostics(uri, 1);
+    let (hl, hc) = pos_of(src, "lights[i].radius", 0, 12);
+    let hover: Vec<Duration> = (0..runs)
+        .map(|_| {
+            let t = Instant::now();
+            c.request("textDocument/hover", at(uri, hl, hc));
+            t.elapsed()
+        })
+        .collect();
+    let (cl, cc) = pos_of(src, "acc += ", 0, 1);
+    let completion: Vec<Duration> = (0..runs)
+        .map(|_| {
+            let t = Instant::now();
+            c.request("textDocument/completion", at(uri, cl, cc));
+            t.elapsed()
+        })
+        .collect();
+    let mut version = 1;
+    let change: Vec<Duration> = (0..runs.min(50))
+        .map(|i| {
+            version += 1;
+            let t = Instant::now();
+            c.edit(
+                uri,
+                version,
+                [7, 20, 7, 23],
+                if i % 2 == 0 { "1.0" } else { "0.0" },
+            );
+            c.diagnostics(uri, version);
+            t.elapsed()
+        })
+        .collect();
+    println!("\n14-line shader");
+    println!("  hover (a field): {}", stats(hover));
+    println!("  completion (all candidates): {}", stats(completion));
+    println!("  change -> diagnostics: {}", stats(change));
+    c.shutdown();
+}
+
+fn memory(files: usize) {
+    let mut c = Client::start(json!({}));
+    let base = rss_kb(c.pid()).unwrap_or(0);
+    let mut total_lines = 0;
+    let mut uris = Vec::new();
+    for i in 0..files {
+        // 100 to ~1,000 lines each, all different.
+        let src = shaders::large_shader(100 + (i * 37) % 900);
+        total_lines += src.lines().count();
+        let uri = format!("file:///tmp/shaderdbg-lsp-bench/mem/shader{i}.frag");
+        c.open(&uri, "glsl", 1, &src);
+        uris.push(uri);
+    }
+    let t = Instant::now();
+    for uri in &uris {
+        let d = c.diagnostics(uri, 1);
+        assert_eq!(show_diagnostics(&d), "");
+    }
+    let settled = t.elapsed();
+    // Use them: symbols of each, so lazily built things exist too.
+    for uri in &uris {
+        c.request(
+            "textDocument/documentSymbol",
+            json!({"textDocument": {"uri": uri}}),
+        );
+    }
+    let rss = rss_kb(c.pid()).unwrap_or(0);
+    println!("\n{files} files open ({total_lines} lines in all)");
+    println!(
+        "  all diagnostics in {:.0} ms after the last open",
+        ms(settled)
+    );
+    println!(
+        "  server RSS: {:.1} MB (at start {:.1} MB)",
+        rss as f64 / 1024.0,
+        base as f64 / 1024.0
+    );
+    c.shutdown();
+}

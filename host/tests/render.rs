@@ -1,13 +1,18 @@
 //! The built-in host renders standalone shaders; pixel values are checked
 //! against what the shaders compute from their coordinates and uniforms.
+//! Every test runs the real binary on Mesa (EGL device platform, pbuffer).
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
-fn shader(name: &str, text: &str) -> PathBuf {
+fn temp_dir() -> PathBuf {
     let dir = std::env::temp_dir().join(format!("shaderdbg-host-test-{}", std::process::id()));
     std::fs::create_dir_all(&dir).expect("temp dir");
-    let path = dir.join(name);
+    dir
+}
+
+fn shader(name: &str, text: &str) -> PathBuf {
+    let path = temp_dir().join(name);
     std::fs::write(&path, text).expect("write shader");
     path
 }
@@ -19,18 +24,31 @@ fn host(args: &[&str]) -> Output {
         .expect("run the host")
 }
 
-fn pixel(out: &Output) -> Vec<u32> {
+fn stderr(out: &Output) -> String {
+    String::from_utf8_lossy(&out.stderr).into_owned()
+}
+
+/// The values of every `pixel X Y R G B A` line; stdout must hold nothing else.
+fn pixels(out: &Output) -> Vec<Vec<u32>> {
     let text = String::from_utf8_lossy(&out.stdout);
-    assert!(
-        out.status.success(),
-        "{text}{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    text.trim()
-        .split(' ')
-        .skip(1)
-        .map(|v| v.parse().expect("number"))
+    assert!(out.status.success(), "{text}{}", stderr(out));
+    text.lines()
+        .map(|line| {
+            let mut words = line.split(' ');
+            assert_eq!(words.next(), Some("pixel"), "stdout: {text}");
+            words.map(|v| v.parse().expect("number")).collect()
+        })
         .collect()
+}
+
+fn pixel(out: &Output) -> Vec<u32> {
+    let mut all = pixels(out);
+    assert_eq!(all.len(), 1, "{all:?}");
+    all.remove(0)
+}
+
+fn arg(p: &Path) -> &str {
+    p.to_str().expect("UTF-8 temp path")
 }
 
 #[test]
@@ -40,23 +58,47 @@ fn a_complete_shader_renders_its_coordinates() {
         "#version 330 core\nout vec4 o;\nvoid main() {\n    o = vec4((gl_FragCoord.x - 0.5) / 255.0, (gl_FragCoord.y - 0.5) / 255.0, 0.25, 1.0);\n}\n",
     );
     let out = host(&[
-        f.to_str().unwrap(),
+        arg(&f),
         "--size",
         "64x32",
         "--print-pixel",
         "10,20",
+        "--print-pixel",
+        "63,0",
     ]);
-    assert_eq!(pixel(&out), vec![10, 20, 10, 20, 64, 255]);
+    assert_eq!(
+        pixels(&out),
+        vec![vec![10, 20, 10, 20, 64, 255], vec![63, 0, 63, 0, 64, 255]]
+    );
 }
 
 #[test]
-fn a_main_image_shader_gets_shadertoy_uniforms() {
+fn a_main_image_shader_gets_resolution_and_time() {
     let f = shader(
-        "toy.frag",
-        "void mainImage(out vec4 fragColor, in vec2 fragCoord) {\n    fragColor = vec4((fragCoord.x - 0.5) / 255.0, iTime / 4.0, float(iFrame) / 255.0, iResolution.x / 255.0);\n}\n",
+        "toy_time.frag",
+        "void mainImage(out vec4 fragColor, in vec2 fragCoord) {\n    vec2 uv = fragCoord / iResolution.xy;\n    fragColor = vec4(floor(uv.x * 10.0) / 255.0, iTime * 10.0 / 255.0, iResolution.x / 255.0, iResolution.y / 255.0);\n}\n",
+    );
+    // uv.x at pixel 37 of 100 is 0.375 -> 3; iTime 2.5 -> 25.
+    let out = host(&[
+        arg(&f),
+        "--size",
+        "100x50",
+        "--time",
+        "2.5",
+        "--print-pixel",
+        "37,3",
+    ]);
+    assert_eq!(pixel(&out), vec![37, 3, 3, 25, 100, 50]);
+}
+
+#[test]
+fn frames_advance_i_frame_and_i_time() {
+    let f = shader(
+        "toy_frame.frag",
+        "void mainImage(out vec4 fragColor, in vec2 fragCoord) {\n    fragColor = vec4((fragCoord.x - 0.5) / 255.0, iTime / 4.0, float(iFrame) / 255.0, iTimeDelta * 60.0 / 255.0);\n}\n",
     );
     let out = host(&[
-        f.to_str().unwrap(),
+        arg(&f),
         "--size",
         "100x50",
         "--time",
@@ -66,9 +108,70 @@ fn a_main_image_shader_gets_shadertoy_uniforms() {
         "--print-pixel",
         "7,3",
     ]);
-    // Frame 2 of 3: iTime = 2 + 2/60, iFrame = 2.
+    // The last frame is frame 2: iTime = 2 + 2/60, iFrame = 2.
     let t = ((2.0 + 2.0 / 60.0) / 4.0 * 255.0f64).round() as u32;
-    assert_eq!(pixel(&out), vec![7, 3, 7, t, 2, 100]);
+    assert_eq!(pixel(&out), vec![7, 3, 7, t, 2, 1]);
+}
+
+#[test]
+fn i_mouse_comes_from_the_option() {
+    let f = shader(
+        "toy_mouse.frag",
+        "void mainImage(out vec4 c, in vec2 p) { c = iMouse / 255.0; }\n",
+    );
+    let out = host(&[
+        arg(&f),
+        "--size",
+        "8x8",
+        "--mouse",
+        "12,34",
+        "--print-pixel",
+        "0,0",
+    ]);
+    assert_eq!(pixel(&out), vec![0, 0, 12, 34, 12, 34]);
+}
+
+fn write_png(path: &Path, width: u32, height: u32, rgba_top_down: &[u8]) {
+    let file = std::fs::File::create(path).expect("create PNG");
+    let mut e = png::Encoder::new(file, width, height);
+    e.set_color(png::ColorType::Rgba);
+    e.set_depth(png::BitDepth::Eight);
+    let mut w = e.write_header().expect("PNG header");
+    w.write_image_data(rgba_top_down).expect("PNG data");
+}
+
+#[test]
+fn a_channel_png_is_bound_upright() {
+    let tiny = temp_dir().join("tiny.png");
+    // PNG rows top first: top-left red, top-right green, bottom-left blue,
+    // bottom-right (10, 20, 30, 40).
+    #[rustfmt::skip]
+    let data = [
+        255, 0, 0, 255,   0, 255, 0, 255,
+        0, 0, 255, 255,   10, 20, 30, 40,
+    ];
+    write_png(&tiny, 2, 2, &data);
+    let f = shader(
+        "channel.frag",
+        "void mainImage(out vec4 c, in vec2 p) {\n    ivec2 t = ivec2(p) % 2;\n    c = texelFetch(iChannel0, t, 0);\n    if (iChannelResolution[0] != vec3(2.0, 2.0, 1.0)) c = vec4(1.0, 1.0, 1.0, 0.0);\n}\n",
+    );
+    let channel = format!("0={}", arg(&tiny));
+    let out = host(&[
+        arg(&f),
+        "--size",
+        "4x4",
+        "--channel",
+        &channel,
+        "--print-pixel",
+        "1,0",
+        "--print-pixel",
+        "0,1",
+    ]);
+    // Texel row 0 is the PNG's bottom row (Shadertoy's vertical flip).
+    assert_eq!(
+        pixels(&out),
+        vec![vec![1, 0, 10, 20, 30, 40], vec![0, 1, 255, 0, 0, 255]]
+    );
 }
 
 #[test]
@@ -77,10 +180,208 @@ fn compile_errors_name_the_line_of_the_users_file() {
         "broken.frag",
         "void mainImage(out vec4 c, in vec2 p) {\n  c = vec4(1.0);\n\n\n\n\n  c = vec4(oops);\n}\n",
     );
-    let out = host(&[f.to_str().unwrap()]);
+    let out = host(&[arg(&f)]);
     assert_eq!(out.status.code(), Some(1));
-    let err = String::from_utf8_lossy(&out.stderr);
+    let err = stderr(&out);
     assert!(err.contains("broken.frag:7:"), "{err}");
+    assert!(err.contains("    7 |   c = vec4(oops);"), "{err}");
+    assert!(out.stdout.is_empty());
+
+    // A file with its own #version: the header goes after it, lines still map.
+    let f = shader(
+        "broken_es.frag",
+        "#version 300 es\n// comment\nvoid mainImage(out vec4 c, in vec2 p) {\n  c = vec4(1.0);\n  float x = 1.0 +;\n}\n",
+    );
+    let out = host(&[arg(&f)]);
+    assert_eq!(out.status.code(), Some(1));
+    let err = stderr(&out);
+    assert!(err.contains("broken_es.frag:5:"), "{err}");
+
+    // A complete shader is one string: the driver's line is the file's line.
+    let f = shader(
+        "broken_complete.frag",
+        "#version 330 core\nout vec4 o;\nvoid main() {\n  o = vec4(nope);\n}\n",
+    );
+    let err = stderr(&host(&[arg(&f)]));
+    assert!(err.contains("broken_complete.frag:4:"), "{err}");
+}
+
+#[test]
+fn link_errors_and_bad_files_exit_1() {
+    let f = shader(
+        "unlinked.frag",
+        "#version 330 core\nout vec4 o;\nfloat f();\nvoid main() { o = vec4(f()); }\n",
+    );
+    let out = host(&[arg(&f)]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(stderr(&out).contains("failed to link"), "{}", stderr(&out));
+
     let missing = host(&["/nonexistent/shader.frag"]);
     assert_eq!(missing.status.code(), Some(1));
+    assert!(stderr(&missing).contains("/nonexistent/shader.frag"));
+
+    let bad = temp_dir().join("bad.png");
+    std::fs::write(&bad, b"not a png").expect("write");
+    let ok = shader(
+        "ok.frag",
+        "void mainImage(out vec4 c, in vec2 p) { c = vec4(1.0); }\n",
+    );
+    let channel = format!("1={}", arg(&bad));
+    let out = host(&[arg(&ok), "--channel", &channel]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(
+        stderr(&out).contains("not a readable PNG"),
+        "{}",
+        stderr(&out)
+    );
+}
+
+#[test]
+fn usage_errors_exit_2() {
+    let ok = shader(
+        "usage.frag",
+        "void mainImage(out vec4 c, in vec2 p) { c = vec4(1.0); }\n",
+    );
+    for args in [
+        vec![],
+        vec![arg(&ok), "--size", "12"],
+        vec![arg(&ok), "--frames", "0"],
+        vec![arg(&ok), "--channel", "4=x.png"],
+        vec![arg(&ok), "--size", "8x8", "--print-pixel", "8,0"],
+        vec![arg(&ok), "--mouse", "1"],
+    ] {
+        let out = host(&args);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {}", stderr(&out));
+        assert!(out.stdout.is_empty());
+    }
+}
+
+#[test]
+fn png_output_is_top_row_first() {
+    let f = shader(
+        "rows.frag",
+        "#version 330 core\nout vec4 o;\nvoid main() { o = vec4(0.0, (gl_FragCoord.y - 0.5) / 255.0, (gl_FragCoord.x - 0.5) / 255.0, 1.0); }\n",
+    );
+    let out_png = temp_dir().join("rows.png");
+    let out = host(&[arg(&f), "--size", "5x3", "--png", arg(&out_png)]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(out.stdout.is_empty());
+    let decoder = png::Decoder::new(std::fs::File::open(&out_png).expect("open PNG"));
+    let mut reader = decoder.read_info().expect("decodable PNG");
+    let mut buf = vec![0u8; reader.output_buffer_size()];
+    let info = reader.next_frame(&mut buf).expect("PNG frame");
+    assert_eq!((info.width, info.height), (5, 3));
+    assert_eq!(info.color_type, png::ColorType::Rgba);
+    // First row of the file is y = 2 (the top), last is y = 0.
+    assert_eq!(&buf[0..4], &[0, 2, 0, 255]);
+    assert_eq!(&buf[4 * 4..4 * 4 + 4], &[0, 2, 4, 255]);
+    assert_eq!(&buf[2 * 5 * 4..2 * 5 * 4 + 4], &[0, 0, 0, 255]);
+}
+
+#[test]
+fn legacy_and_es_shaders_render() {
+    // GLSL 1.10 with gl_FragColor: compatibility context.
+    let f = shader(
+        "legacy.frag",
+        "void main() {\n    gl_FragColor = vec4(0.2, 0.4, 0.6, 1.0);\n}\n",
+    );
+    assert_eq!(
+        pixel(&host(&[arg(&f), "--size", "4x4", "--print-pixel", "1,1"])),
+        vec![1, 1, 51, 102, 153, 255]
+    );
+    // GLSL ES 3.00: GLES 3.2 context.
+    let f = shader(
+        "es.frag",
+        "#version 300 es\nprecision mediump float;\nout vec4 o;\nvoid main() { o = vec4(1.0, 0.0, (gl_FragCoord.x - 0.5) / 255.0, 1.0); }\n",
+    );
+    assert_eq!(
+        pixel(&host(&[arg(&f), "--size", "4x4", "--print-pixel", "3,1"])),
+        vec![3, 1, 255, 0, 3, 255]
+    );
+    // GLSL ES 1.00 and a wrapped 1.20 mainImage (gl_FragColor in the footer).
+    let f = shader(
+        "es100.frag",
+        "#version 100\nprecision mediump float;\nvoid main() { gl_FragColor = vec4(1.0, 0.0, 1.0, 1.0); }\n",
+    );
+    assert_eq!(
+        pixel(&host(&[arg(&f), "--size", "4x4", "--print-pixel", "0,0"])),
+        vec![0, 0, 255, 0, 255, 255]
+    );
+    let f = shader(
+        "toy120.frag",
+        "#version 120\nvoid mainImage(out vec4 c, in vec2 p) { c = vec4(iResolution.x / 255.0, 0.0, 0.0, 1.0); }",
+    );
+    assert_eq!(
+        pixel(&host(&[arg(&f), "--size", "40x4", "--print-pixel", "1,1"])),
+        vec![1, 1, 40, 0, 0, 255]
+    );
+}
+
+#[test]
+fn complete_shaders_get_the_uniforms_they_declare() {
+    let f = shader(
+        "uniforms.frag",
+        "#version 330 core\nuniform vec2 iResolution;\nuniform float iTime;\nuniform int iFrame;\nout vec4 o;\nvoid main() { o = vec4(iResolution / 255.0, iTime / 255.0, float(iFrame) / 255.0); }\n",
+    );
+    let out = host(&[
+        arg(&f),
+        "--size",
+        "30x20",
+        "--time",
+        "7",
+        "--print-pixel",
+        "0,0",
+    ]);
+    assert_eq!(pixel(&out), vec![0, 0, 30, 20, 7, 0]);
+}
+
+#[test]
+fn the_bundled_example_renders() {
+    let example = Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/orbits.frag");
+    let out_png = temp_dir().join("orbits.png");
+    let out = host(&[
+        arg(&example),
+        "--size",
+        "160x90",
+        "--frames",
+        "2",
+        "--png",
+        arg(&out_png),
+    ]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(stderr(&out).is_empty(), "{}", stderr(&out));
+    assert!(out_png.exists());
+}
+
+/// `--window` under Xvfb (`cargo xtask setup` installs it; missing is a failure).
+#[test]
+fn window_mode_renders_under_xvfb() {
+    let have_xvfb = Command::new("sh")
+        .args([
+            "-c",
+            "command -v xvfb-run >/dev/null && command -v Xvfb >/dev/null",
+        ])
+        .status()
+        .is_ok_and(|s| s.success());
+    assert!(have_xvfb, "xvfb-run is missing: run `cargo xtask setup`");
+    let f = shader(
+        "window.frag",
+        "void mainImage(out vec4 c, in vec2 p) { c = vec4(floor(p) / 255.0, float(iFrame) / 255.0, 1.0); }\n",
+    );
+    let out = Command::new("xvfb-run")
+        .args(["-a", "-s", "-screen 0 320x240x24"])
+        .arg(env!("CARGO_BIN_EXE_shaderdbg-host"))
+        .args([
+            arg(&f),
+            "--window",
+            "--size",
+            "64x48",
+            "--frames",
+            "4",
+            "--print-pixel",
+            "5,6",
+        ])
+        .output()
+        .expect("run xvfb-run");
+    assert_eq!(pixel(&out), vec![5, 6, 5, 6, 3, 255]);
 }

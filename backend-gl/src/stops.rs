@@ -558,10 +558,18 @@ fn debugged_shader(
 
 pub fn at_draw(dbg: &Debugger, ctx: ContextKey, draw: &DrawCall) {
     drain(dbg);
+    // Most draws have nothing to debug: answer that without copying the
+    // program's shadow state (all its sources).
+    let idle = with_breakpoints(|b| {
+        b.by_shader.is_empty() && !(b.filter.pixel_history && b.filter.pixel.is_some())
+    });
+    if idle {
+        return;
+    }
+    let Some(program) = state::program(ctx, draw.program) else {
+        return;
+    };
     let (target_shader, filter, generation) = {
-        let Some(program) = state::program(ctx, draw.program) else {
-            return;
-        };
         let found = with_breakpoints(|b| {
             if b.filter.frame.is_some_and(|f| f != draw.frame) {
                 return None;
@@ -590,9 +598,6 @@ pub fn at_draw(dbg: &Debugger, ctx: ContextKey, draw: &DrawCall) {
     if bound.is_empty() {
         return;
     }
-    let Some(program) = state::program(ctx, draw.program) else {
-        return;
-    };
     if program
         .shaders
         .iter()

@@ -177,7 +177,14 @@ fn handle(dbg: &Debugger, msg: ToAgent, stop: Option<&mut Stop<'_>>) -> bool {
             }
             false
         }
-        ToAgent::Screenshot { request } => {
+        ToAgent::SetExceptionFilters(_) | ToAgent::Pause => {
+            dbg.send(&FromAgent::Error {
+                request: None,
+                message: "exception filters and pause are not implemented yet".into(),
+            });
+            false
+        }
+        ToAgent::Screenshot { request, .. } => {
             dbg.send(&FromAgent::Error {
                 request: Some(request),
                 message: "screenshots are not implemented yet".into(),
@@ -665,6 +672,11 @@ pub fn at_draw(dbg: &Debugger, ctx: ContextKey, draw: &DrawCall) {
         shader,
         hits,
         truncated,
+        reason: if filter.pixel_history {
+            proto::StopReason::PixelHistory
+        } else {
+            proto::StopReason::Breakpoint
+        },
     });
     serve(dbg, Some(&mut stop));
 }

@@ -13,7 +13,7 @@ use std::io::{BufRead, Write};
 use serde::{Deserialize, Serialize};
 
 /// Bumped whenever a message changes shape.
-pub const VERSION: u32 = 1;
+pub const VERSION: u32 = 2;
 
 /// Environment variable that names the socket the agent connects to.
 pub const SOCKET_ENV: &str = "SHADERDBG_SOCKET";
@@ -80,6 +80,52 @@ pub struct StopFilter {
     /// Stop at every draw whose fragments cover `pixel`, breakpoints or not.
     #[serde(default)]
     pub pixel_history: bool,
+}
+
+/// Why the agent stopped at a draw.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum StopReason {
+    /// Invocations reached a breakpoint whose condition held (`Hit::line` is
+    /// the breakpoint's runtime line).
+    #[default]
+    Breakpoint,
+    /// Pixel history: the draw's fragments cover the filter's pixel (`line` 0:
+    /// the start of `main`).
+    PixelHistory,
+    /// `ToAgent::Pause` was asked: the first draw after it, every invocation at
+    /// the start of `main` (`line` 0), up to the hit buffer's capacity.
+    Pause,
+    /// Invocations wrote a NaN or an infinity to an output (exception filter
+    /// `nan_inf`); `Hit::line` is the line of the writing statement and
+    /// `occurrence` counts reaches of that statement, as for breakpoints.
+    NanInf,
+}
+
+/// Which exceptional events stop the program (DAP exception breakpoints).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ExceptionFilters {
+    /// Stop at a draw where an invocation writes NaN or Inf to an output.
+    #[serde(default)]
+    pub nan_inf: bool,
+    /// Stop in the GL call that raised a GL error (`FromAgent::GlError`).
+    #[serde(default)]
+    pub gl_error: bool,
+}
+
+/// When to take a screenshot.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "at", rename_all = "snake_case")]
+pub enum ScreenshotAt {
+    /// While stopped: the framebuffer the stopped draw renders to, as it is
+    /// before the draw (colour attachment 0, or the back buffer).
+    Now,
+    /// At the swap that ends frame `frame` (the next swap when `None`); the
+    /// back buffer just before the swap.
+    FrameEnd {
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        frame: Option<u64>,
+    },
 }
 
 /// Bytes that travel as base64.
@@ -162,6 +208,19 @@ pub enum FromAgent {
         hits: Vec<Hit>,
         /// More hits than the buffer held.
         truncated: bool,
+        #[serde(default)]
+        reason: StopReason,
+    },
+    /// The application thread is blocked inside the GL call `call` that raised
+    /// `error` (exception filter `gl_error`) until `Resume`; the application
+    /// still gets the error from its own `glGetError`.
+    GlError {
+        context: u64,
+        frame: u64,
+        /// Draws so far in the frame.
+        draw: u64,
+        call: String,
+        error: u32,
     },
     /// A recording of one invocation: the raw step log (decode it with the probe
     /// table of the shader's sources).
@@ -179,7 +238,7 @@ pub enum FromAgent {
         value_words: u32,
         data: Blob,
     },
-    /// The frame as RGBA8, bottom row first.
+    /// The image as RGBA8, bottom row first (`frame`: the frame it belongs to).
     Screenshot {
         request: u64,
         frame: u64,
@@ -211,6 +270,9 @@ pub enum ToAgent {
         breakpoints: Vec<LineBreakpoint>,
     },
     SetStopFilter(StopFilter),
+    SetExceptionFilters(ExceptionFilters),
+    /// Stop at the next draw that has a debuggable shader (`StopReason::Pause`).
+    Pause,
     /// While stopped: record the selected invocation of the current draw.
     Record {
         request: u64,
@@ -222,9 +284,12 @@ pub enum ToAgent {
         line: u32,
         expr: String,
     },
-    /// A screenshot of the frame at its end.
+    /// A screenshot (answered by `FromAgent::Screenshot`, or `Error` with the
+    /// request when it cannot be taken, e.g. `Now` while not stopped).
     Screenshot {
         request: u64,
+        #[serde(flatten)]
+        at: ScreenshotAt,
     },
     /// Leave the current stop (run the original draw and go on).
     Resume,
@@ -380,6 +445,51 @@ mod tests {
             read_message::<_, ToAgent>(&mut r).unwrap(),
             Some(ToAgent::Resume)
         );
+    }
+
+    #[test]
+    fn version_2_messages_have_a_stable_shape() {
+        let cases: Vec<(ToAgent, &str)> = vec![
+            (
+                ToAgent::Screenshot {
+                    request: 3,
+                    at: ScreenshotAt::FrameEnd { frame: Some(2) },
+                },
+                r#"{"type":"screenshot","request":3,"at":"frame_end","frame":2}"#,
+            ),
+            (
+                ToAgent::Screenshot {
+                    request: 4,
+                    at: ScreenshotAt::Now,
+                },
+                r#"{"type":"screenshot","request":4,"at":"now"}"#,
+            ),
+            (
+                ToAgent::SetExceptionFilters(ExceptionFilters {
+                    nan_inf: true,
+                    gl_error: false,
+                }),
+                r#"{"type":"set_exception_filters","nan_inf":true,"gl_error":false}"#,
+            ),
+            (ToAgent::Pause, r#"{"type":"pause"}"#),
+        ];
+        for (msg, text) in cases {
+            let mut buf = Vec::new();
+            write_message(&mut buf, &msg).unwrap();
+            assert_eq!(String::from_utf8(buf).unwrap().trim_end(), text);
+            let back: ToAgent = read_message(&mut text.as_bytes()).unwrap().unwrap();
+            assert_eq!(back, msg);
+        }
+        // A version-1 style `stopped` without a reason reads as a breakpoint stop.
+        let old = r#"{"type":"stopped","context":1,"frame":0,"draw":0,"program":3,"shader":2,"hits":[],"truncated":false}"#;
+        let m: FromAgent = read_message(&mut old.as_bytes()).unwrap().unwrap();
+        assert!(matches!(
+            m,
+            FromAgent::Stopped {
+                reason: StopReason::Breakpoint,
+                ..
+            }
+        ));
     }
 
     #[test]

@@ -255,6 +255,11 @@ impl Session {
                 }
             },
             FromAgent::Error { message, .. } => self.queue.push_back(Event::AgentError(message)),
+            FromAgent::GlError { call, error, .. } => {
+                // Not asked for yet (no exception filters are set): go on.
+                tracing::debug!("GL error {error:#x} in {call}");
+                self.send(&ToAgent::Resume);
+            }
             FromAgent::Recorded { .. }
             | FromAgent::WatchImage { .. }
             | FromAgent::Screenshot { .. } => {

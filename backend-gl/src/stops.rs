@@ -543,6 +543,18 @@ fn debugged_shader(
             }
             let stage = glsl_stage(*want);
             let mut lines = bps.by_shader.get(&s.id).cloned().unwrap_or_default();
+            if let (Some([x, y]), Stage::Fragment) = (bps.filter.pixel, stage) {
+                // The pixel filter is part of the condition: a hit buffer that
+                // fills with other pixels' hits must not hide this pixel's.
+                let at_pixel =
+                    format!("uint(gl_FragCoord.x) == {x}u && uint(gl_FragCoord.y) == {y}u");
+                for b in &mut lines {
+                    b.condition = Some(match b.condition.take() {
+                        Some(c) => format!("({at_pixel}) && ({c})"),
+                        None => at_pixel.clone(),
+                    });
+                }
+            }
             if let (Some([x, y]), true, Stage::Fragment) =
                 (bps.filter.pixel, bps.filter.pixel_history, stage)
             {

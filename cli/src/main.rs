@@ -4,6 +4,7 @@
 
 mod demo;
 mod glsl_cmd;
+mod interactive;
 mod run;
 
 use std::process::ExitCode;
@@ -32,6 +33,9 @@ enum Command {
     Demo(demo::DemoArgs),
     /// Run a program (or a fragment shader in the built-in host) under the debugger.
     Run(run::RunArgs),
+    /// Debug a program interactively (break, run, next, step, back, print,
+    /// info locals, threads, continue), gdb style.
+    Debug(interactive::DebugArgs),
 }
 
 fn main() -> ExitCode {
@@ -40,6 +44,7 @@ fn main() -> ExitCode {
         Command::Glsl { command } => glsl_cmd::run(command),
         Command::Demo(args) => demo::run(args),
         Command::Run(args) => run::run(args),
+        Command::Debug(args) => interactive::run(args),
     };
     match result {
         Ok(code) => code,

@@ -44,7 +44,7 @@ pub struct RunArgs {
 }
 
 /// Splits `FILE:LINE[:CONDITION]` at the first `:LINE` that is all digits.
-fn parse_break(spec: &str) -> Result<FileBreakpoint> {
+pub(crate) fn parse_break(spec: &str) -> Result<FileBreakpoint> {
     for (i, _) in spec.match_indices(':') {
         let rest = &spec[i + 1..];
         let (line, cond) = match rest.split_once(':') {
@@ -66,7 +66,7 @@ fn parse_break(spec: &str) -> Result<FileBreakpoint> {
     bail!("--break {spec}: expected FILE:LINE or FILE:LINE:CONDITION")
 }
 
-fn parse_pixel(s: &str) -> Result<[u32; 2]> {
+pub(crate) fn parse_pixel(s: &str) -> Result<[u32; 2]> {
     match s.split_once(',') {
         Some((x, y)) => Ok([x.trim().parse()?, y.trim().parse()?]),
         None => bail!("--pixel takes X,Y"),
@@ -92,20 +92,11 @@ fn host_binary() -> Result<PathBuf> {
         )
 }
 
-pub fn run(a: RunArgs) -> Result<ExitCode> {
-    let breakpoints = a
-        .breaks
-        .iter()
-        .map(|b| parse_break(b))
-        .collect::<Result<Vec<_>>>()?;
-    let pixel = a.pixel.as_deref().map(parse_pixel).transpose()?;
-    let filter = StopFilter {
-        frame: a.frame,
-        pixel,
-        pixel_history: pixel.is_some() && breakpoints.is_empty(),
-    };
-    let first = PathBuf::from(&a.command[0]);
-    let config = if is_shader_file(&first) && a.command.len() == 1 {
+/// What to start for `PROGRAM [ARGS]...`: the program, or the built-in host
+/// for a lone fragment shader file.
+pub(crate) fn launch_config(command: &[String]) -> Result<LaunchConfig> {
+    let first = PathBuf::from(command.first().context("no program given")?);
+    Ok(if is_shader_file(&first) && command.len() == 1 {
         LaunchConfig {
             program: host_binary()?,
             args: vec![first
@@ -118,10 +109,25 @@ pub fn run(a: RunArgs) -> Result<ExitCode> {
     } else {
         LaunchConfig {
             program: first,
-            args: a.command[1..].to_vec(),
+            args: command[1..].to_vec(),
             ..Default::default()
         }
+    })
+}
+
+pub fn run(a: RunArgs) -> Result<ExitCode> {
+    let breakpoints = a
+        .breaks
+        .iter()
+        .map(|b| parse_break(b))
+        .collect::<Result<Vec<_>>>()?;
+    let pixel = a.pixel.as_deref().map(parse_pixel).transpose()?;
+    let filter = StopFilter {
+        frame: a.frame,
+        pixel,
+        pixel_history: pixel.is_some() && breakpoints.is_empty(),
     };
+    let config = launch_config(&a.command)?;
     let mut session = Session::start(&config, breakpoints.clone(), filter)?;
     let out = &mut std::io::stdout().lock();
     let deadline = a
@@ -244,7 +250,12 @@ fn stage_name(stop: &Stop) -> &'static str {
     }
 }
 
-fn print_stop(out: &mut impl Write, stop: &Stop, as_json: bool, with_trace: bool) -> Result<()> {
+pub(crate) fn print_stop(
+    out: &mut impl Write,
+    stop: &Stop,
+    as_json: bool,
+    with_trace: bool,
+) -> Result<()> {
     let loc = stop.location(stop.cursor);
     let vars = stop.variables(stop.cursor);
     if as_json {

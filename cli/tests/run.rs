@@ -3,45 +3,11 @@
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
-use std::sync::OnceLock;
 
 use serde_json::Value;
 
-/// `<target>/<profile>` (where the agent library and the test apps are built).
-fn profile_dir() -> PathBuf {
-    PathBuf::from(env!("CARGO_BIN_EXE_shaderdbg"))
-        .parent()
-        .expect("bin dir")
-        .to_path_buf()
-}
-
-/// Builds the agent library and the test apps once (cargo cannot make another
-/// package's binaries a dependency of these tests).
-fn single_pass() -> &'static Path {
-    static BUILT: OnceLock<PathBuf> = OnceLock::new();
-    BUILT.get_or_init(|| {
-        let dir = profile_dir();
-        let target = dir.parent().expect("target dir");
-        let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
-        let mut cmd = Command::new(cargo);
-        cmd.current_dir(env!("CARGO_MANIFEST_DIR"))
-            .args([
-                "build",
-                "-p",
-                "shaderdbg-backend-gl",
-                "-p",
-                "shaderdbg-test-apps",
-                "--target-dir",
-            ])
-            .arg(target);
-        if dir.file_name().is_some_and(|n| n == "release") {
-            cmd.arg("--release");
-        }
-        assert!(cmd.status().expect("cargo build").success());
-        assert!(dir.join("libshaderdbg_agent.so").exists());
-        dir.join("single_pass")
-    })
-}
+mod common;
+use common::single_pass;
 
 fn shader_file() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -258,4 +224,38 @@ fn demo_stops_in_the_built_in_host_and_prints_the_trace() {
         .and_then(|v| v.parse().ok())
         .expect("falloff printed");
     assert!(falloff > 0.5, "{falloff}");
+}
+
+/// Regression: an unconditional breakpoint with `--pixel` on a draw with more
+/// hits than the agent's hit buffer holds (every fragment of 640x360 hits)
+/// never stopped, because the pixel was filtered after the buffer filled with
+/// other pixels' hits.
+#[test]
+fn pixel_filter_finds_its_pixel_in_a_draw_where_every_fragment_hits() {
+    single_pass();
+    let file = common::demo_shader("pixel-filter");
+    let out = Command::new(env!("CARGO_BIN_EXE_shaderdbg"))
+        .args([
+            "run",
+            "--json",
+            "--max-stops",
+            "1",
+            "--pixel",
+            "600,350",
+            "--break",
+        ])
+        .arg(format!("{}:21", file.display()))
+        .arg("--")
+        .arg(&file)
+        .output()
+        .expect("shaderdbg run");
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "{text}");
+    let stops: Vec<Value> = text
+        .lines()
+        .filter_map(|l| serde_json::from_str::<Value>(l).ok())
+        .filter(|e| e["event"] == "stopped")
+        .collect();
+    assert_eq!(stops.len(), 1, "{text}");
+    assert_eq!(stops[0]["pixel"], serde_json::json!([600, 350]), "{text}");
 }

@@ -13,8 +13,8 @@ static STASH: Mutex<Vec<(ContextKey, u32)>> = Mutex::new(Vec::new());
 
 const NO_ERROR: u32 = 0;
 
-/// Drains the current context's pending errors into the stash.
-pub fn stash_pending(ctx: ContextKey) {
+/// Drains the current context's pending errors into the stash; returns them.
+pub fn stash_pending(ctx: ContextKey) -> Vec<u32> {
     let mut found = Vec::new();
     // A lost context can report errors forever: bound the loop.
     for _ in 0..16 {
@@ -27,9 +27,10 @@ pub fn stash_pending(ctx: ContextKey) {
     }
     if !found.is_empty() {
         let mut stash = STASH.lock().unwrap_or_else(|e| e.into_inner());
-        stash.extend(found);
+        stash.extend(found.iter().copied());
         ANY.store(true, Ordering::Release);
     }
+    found.into_iter().map(|(_, e)| e).collect()
 }
 
 /// Drains errors the agent's own work raised; returns them for logging.

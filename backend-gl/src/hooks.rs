@@ -165,6 +165,12 @@ pub fn dispatch<R: Copy>(
     }
     crate::log::init();
     install_panic_hook();
+    let check = checks_errors(name);
+    if check {
+        // Errors pending before this call were raised by calls the agent
+        // does not intercept.
+        check_gl_error(name, true);
+    }
     let mut orig = Original {
         name,
         run,
@@ -177,10 +183,44 @@ pub fn dispatch<R: Copy>(
             panic_message(&*payload)
         );
     }
-    match orig.result {
+    let r = match orig.result {
         Some(r) => r,
         None => (orig.run)(),
+    };
+    if check {
+        check_gl_error(name, false);
     }
+    r
+}
+
+/// Whether a GL error check follows the intercepted call `name`: only while
+/// the debugger's `gl_error` exception filter is on (one relaxed atomic load
+/// otherwise), for GL commands (not the swaps), never for `glGetError`
+/// (it consumes the errors it reports).
+fn checks_errors(name: &str) -> bool {
+    crate::stops::gl_error_filter()
+        && name.starts_with("gl")
+        && !name.starts_with("glX")
+        && !name.starts_with("glGetError")
+}
+
+/// Sets a pending GL error aside for the application (its `glGetError`
+/// still returns it) and tells the session (which may stop there).
+fn check_gl_error(name: &'static str, before: bool) {
+    let ctx = current_context();
+    if ctx == ContextKey::NONE {
+        return;
+    }
+    let found = crate::errors::stash_pending(ctx);
+    let Some(&error) = found.first() else {
+        return;
+    };
+    let call = if before {
+        format!("a GL call before {name} (not intercepted)")
+    } else {
+        name.to_string()
+    };
+    session_call("on_gl_error", || session::on_gl_error(ctx, &call, error));
 }
 
 /// Called by a wrapper whose real function cannot be found: the call is

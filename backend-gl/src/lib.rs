@@ -64,6 +64,7 @@ pub mod hooks;
 pub mod interpose;
 pub mod log;
 pub mod resolve;
+pub mod screenshot;
 pub mod session;
 pub mod shader_debug;
 pub mod state;

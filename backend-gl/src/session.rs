@@ -85,6 +85,15 @@ pub fn on_draw(ctx: ContextKey, draw: &DrawCall, run_original: &mut dyn FnMut())
     run_original();
 }
 
+/// The GL call `call` raised `error` (only checked while the debugger's
+/// `gl_error` exception filter is on). The error is already set aside for the
+/// application's own `glGetError`. With a debugger the application waits here.
+pub fn on_gl_error(ctx: ContextKey, call: &str, error: u32) {
+    if let Some(dbg) = crate::debugger::get() {
+        crate::stops::at_gl_error(dbg, ctx, call, error);
+    }
+}
+
 /// Frame `frame` of `ctx` ends; the real swap follows.
 pub fn on_swap(ctx: ContextKey, frame: u64) {
     if trace_enabled() {

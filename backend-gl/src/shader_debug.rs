@@ -144,10 +144,13 @@ impl ShaderDebug {
         }
     }
 
-    /// GLSL of the hit test for these breakpoints.
+    /// GLSL of the hit test for these breakpoints (a hit's tag is the
+    /// breakpoint's index in `bps`), with NaN/Inf checks after output writes
+    /// when `nan_inf` (tag `layout::HIT_TAG_NAN_INF`).
     pub fn hit_test(
         &self,
         bps: &[BoundBreakpoint],
+        nan_inf: bool,
         target: Target,
         binding: u32,
     ) -> Result<String, String> {
@@ -158,7 +161,12 @@ impl ShaderDebug {
                 condition: b.condition.clone(),
             })
             .collect();
-        Ok(self.instrument(Mode::HitTest(bps), target, binding)?.glsl)
+        let mode = if nan_inf {
+            Mode::HitTestNanInf(bps)
+        } else {
+            Mode::HitTest(bps)
+        };
+        Ok(self.instrument(mode, target, binding)?.glsl)
     }
 
     /// GLSL recording one invocation.
@@ -197,20 +205,27 @@ impl ShaderDebug {
         Ok((out.glsl, out.watch_words.unwrap_or(0)))
     }
 
-    /// The hits of a hit buffer as protocol records, sorted by primitive, then
-    /// y, then x (then occurrence), so every run reports them in the same order.
-    pub fn hits(&self, words: &[u32]) -> (Vec<proto::Hit>, bool) {
+    /// The hits of a hit buffer as protocol records with their tags (the
+    /// breakpoint's index, or `layout::HIT_TAG_NAN_INF`), sorted by
+    /// primitive, then y, then x (then occurrence), so every run reports them
+    /// in the same order. The records' keys have the tag word zeroed.
+    pub fn hits(&self, words: &[u32]) -> (Vec<(u32, proto::Hit)>, bool) {
         let (hits, truncated) = layout::read_hits(words);
-        let mut out: Vec<proto::Hit> = hits
+        let mut out: Vec<(u32, proto::Hit)> = hits
             .iter()
-            .map(|h| proto::Hit {
-                line: self.table.get(h.probe).map_or(0, |p| p.line),
-                occurrence: h.occurrence,
-                key: h.key,
+            .map(|h| {
+                (
+                    h.tag(),
+                    proto::Hit {
+                        line: self.table.get(h.probe).map_or(0, |p| p.line),
+                        occurrence: h.occurrence,
+                        key: h.invocation(),
+                    },
+                )
             })
             .collect();
         // Fragment keys are (x, y, primitive), vertex (vertex, instance), compute (x, y, z).
-        out.sort_by_key(|h| (h.key[2], h.key[1], h.key[0], h.occurrence, h.line));
+        out.sort_by_key(|(t, h)| (h.key[2], h.key[1], h.key[0], h.occurrence, h.line, *t));
         (out, truncated)
     }
 }
@@ -252,7 +267,7 @@ mod tests {
         assert_eq!(bound[1].as_ref().map(|b| b.line), Ok(6));
         assert!(bound[2].is_err());
         let ok: Vec<BoundBreakpoint> = bound.into_iter().filter_map(Result::ok).collect();
-        let glsl = d.hit_test(&ok, Target::CORE, 5).unwrap();
+        let glsl = d.hit_test(&ok, false, Target::CORE, 5).unwrap();
         assert!(glsl.contains(", x > 1.)"), "{glsl}");
     }
 
@@ -277,8 +292,8 @@ mod tests {
         }
         let (hits, truncated) = d.hits(&words);
         assert!(!truncated);
-        let keys: Vec<[u32; 4]> = hits.iter().map(|h| h.key).collect();
+        let keys: Vec<[u32; 4]> = hits.iter().map(|(_, h)| h.key).collect();
         assert_eq!(keys, vec![[5, 1, 0, 0], [2, 3, 0, 0], [1, 1, 1, 0]]);
-        assert!(hits.iter().all(|h| h.line == 5));
+        assert!(hits.iter().all(|(t, h)| h.line == 5 && *t == 0));
     }
 }

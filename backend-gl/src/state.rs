@@ -661,6 +661,11 @@ pub fn frame(ctx: ContextKey) -> u64 {
     lock().get(&ctx).map_or(0, |c| c.frame)
 }
 
+/// Draws and dispatches so far in the current frame of a context.
+pub fn draws_in_frame(ctx: ContextKey) -> u64 {
+    lock().get(&ctx).map_or(0, |c| c.draws_in_frame)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -17,6 +17,7 @@
 use std::cell::RefCell;
 use std::collections::HashMap;
 use std::rc::Rc;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 
 use glow::HasContext;
@@ -40,8 +41,22 @@ const RECORD_WORDS: u32 = 4 << 20;
 struct Breakpoints {
     by_shader: HashMap<u32, Vec<proto::LineBreakpoint>>,
     filter: proto::StopFilter,
+    exceptions: proto::ExceptionFilters,
+    /// `Pause` was asked and no draw has stopped for it yet.
+    pause: bool,
+    /// `Screenshot { at: FrameEnd }` requests waiting for their swap.
+    screenshots: Vec<(u64, Option<u64>)>,
     /// Bumped on every change, part of the key of cached hit-test programs.
     generation: u64,
+}
+
+/// Mirrors `exceptions.gl_error`: read after every intercepted call, so
+/// it must not take a lock.
+static GL_ERROR_FILTER: AtomicBool = AtomicBool::new(false);
+
+/// Whether intercepted calls must be followed by a GL error check.
+pub fn gl_error_filter() -> bool {
+    GL_ERROR_FILTER.load(Ordering::Relaxed)
 }
 
 static BREAKPOINTS: Mutex<Option<Breakpoints>> = Mutex::new(None);
@@ -103,6 +118,39 @@ pub fn announce_program(dbg: &Debugger, info: &ProgramInfo) {
 
 pub fn at_swap(dbg: &Debugger, ctx: ContextKey, frame: u64) {
     drain(dbg);
+    let due = with_breakpoints(|b| {
+        let (due, later): (Vec<_>, Vec<_>) = std::mem::take(&mut b.screenshots)
+            .into_iter()
+            .partition(|(_, f)| f.is_none_or(|f| f <= frame));
+        b.screenshots = later;
+        due
+    });
+    if !due.is_empty() {
+        let gl = gl_for(ctx);
+        crate::errors::stash_pending(ctx);
+        // SAFETY: the swapping context is current on this thread.
+        let image = unsafe { crate::screenshot::back_buffer(&gl, ctx) };
+        for (request, wanted) in due {
+            let msg = match (&image, wanted) {
+                (_, Some(f)) if f < frame => FromAgent::Error {
+                    request: Some(request),
+                    message: format!("frame {f} had already ended (now ending frame {frame})"),
+                },
+                (Ok(img), _) => FromAgent::Screenshot {
+                    request,
+                    frame,
+                    width: img.width,
+                    height: img.height,
+                    rgba: proto::Blob(img.rgba.clone()),
+                },
+                (Err(e), _) => FromAgent::Error {
+                    request: Some(request),
+                    message: format!("screenshot: {e}"),
+                },
+            };
+            dbg.send(&msg);
+        }
+    }
     dbg.send(&FromAgent::FrameEnd {
         context: ctx.handle as u64,
         frame,
@@ -177,25 +225,49 @@ fn handle(dbg: &Debugger, msg: ToAgent, stop: Option<&mut Stop<'_>>) -> bool {
             }
             false
         }
-        ToAgent::SetExceptionFilters(_) | ToAgent::Pause => {
-            dbg.send(&FromAgent::Error {
-                request: None,
-                message: "exception filters and pause are not implemented yet".into(),
+        ToAgent::SetExceptionFilters(f) => {
+            GL_ERROR_FILTER.store(f.gl_error, Ordering::Relaxed);
+            with_breakpoints(|b| {
+                b.exceptions = f;
+                b.generation += 1;
             });
             false
         }
-        ToAgent::Screenshot { request, .. } => {
-            dbg.send(&FromAgent::Error {
-                request: Some(request),
-                message: "screenshots are not implemented yet".into(),
+        ToAgent::Pause => {
+            with_breakpoints(|b| {
+                b.pause = true;
+                b.generation += 1;
             });
+            false
+        }
+        ToAgent::Screenshot {
+            request,
+            at: proto::ScreenshotAt::Now,
+        } => {
+            match stop {
+                Some(stop) => stop.screenshot(dbg, request),
+                None => dbg.send(&FromAgent::Error {
+                    request: Some(request),
+                    message: "not stopped at a draw".into(),
+                }),
+            }
+            false
+        }
+        ToAgent::Screenshot {
+            request,
+            at: proto::ScreenshotAt::FrameEnd { frame },
+        } => {
+            with_breakpoints(|b| b.screenshots.push((request, frame)));
             false
         }
         ToAgent::Resume => true,
         ToAgent::Detach => {
+            GL_ERROR_FILTER.store(false, Ordering::Relaxed);
             with_breakpoints(|b| {
                 b.by_shader.clear();
                 b.filter = proto::StopFilter::default();
+                b.exceptions = proto::ExceptionFilters::default();
+                b.pause = false;
                 b.generation += 1;
             });
             true
@@ -266,7 +338,7 @@ fn find_shader(id: u32) -> Option<ShaderInfo> {
 /// the program's shader sources (a relinked program with other sources
 /// gets a new one) and the debug buffer's binding (the one free in the
 /// program can change with `glShaderStorageBlockBinding`).
-type HitKey = (ContextKey, u32, u64, u64, u32);
+type HitKey = (ContextKey, u32, u32, u64, u64, u32);
 
 thread_local! {
     /// The agent's own GL function tables, per context (current on this thread).
@@ -395,7 +467,7 @@ impl Stop<'_> {
                     let mut m = m.borrow_mut();
                     let stale: Vec<HitKey> = m
                         .keys()
-                        .filter(|o| (o.0, o.1) == (k.0, k.1) && **o != k)
+                        .filter(|o| (o.0, o.1, o.2) == (k.0, k.1, k.2) && **o != k)
                         .copied()
                         .collect();
                     for o in stale {
@@ -431,6 +503,25 @@ impl Stop<'_> {
                 message,
             }),
         }
+    }
+
+    fn screenshot(&mut self, dbg: &Debugger, request: u64) {
+        // SAFETY: the draw's context is current.
+        let image = unsafe { crate::screenshot::draw_framebuffer(&self.gl, self.ctx) };
+        log_own_errors(self.ctx);
+        dbg.send(&match image {
+            Ok(img) => FromAgent::Screenshot {
+                request,
+                frame: self.draw.frame,
+                width: img.width,
+                height: img.height,
+                rgba: proto::Blob(img.rgba),
+            },
+            Err(e) => FromAgent::Error {
+                request: Some(request),
+                message: format!("screenshot: {e}"),
+            },
+        });
     }
 
     fn watch(&mut self, dbg: &Debugger, request: u64, line: u32, expr: &str) {
@@ -524,120 +615,175 @@ fn refuse_image_writes(
     });
 }
 
-/// The debugged shader of a draw: the one (fragment first, then vertex, then
-/// compute) that has breakpoints, with them.
-fn debugged_shader(
-    program: &ProgramInfo,
-    bps: &Breakpoints,
-    compute: bool,
-) -> Option<(u32, Stage, Vec<String>, Vec<proto::LineBreakpoint>)> {
+/// What a breakpoint of a hit test stands for.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Role {
+    User,
+    PixelHistory,
+    Pause,
+}
+
+/// One hit test a draw may need: a shader, its breakpoints, NaN/Inf checks.
+struct Attempt {
+    shader: u32,
+    stage: Stage,
+    sources: Vec<String>,
+    lines: Vec<(proto::LineBreakpoint, Role)>,
+    nan_inf: bool,
+}
+
+/// The hit tests of a draw, in the order they are tried (fragment shader
+/// first, then vertex; compute for dispatches). A pending `Pause` replaces
+/// everything else: the first shader, every invocation at the start of `main`.
+fn attempts(program: &ProgramInfo, bps: &Breakpoints, draw: &DrawCall) -> Vec<Attempt> {
+    let compute = draw.args.is_compute();
     let order: &[state::Stage] = if compute {
         &[state::Stage::Compute]
     } else {
         &[state::Stage::Fragment, state::Stage::Vertex]
     };
-    for want in order {
-        for s in &program.shaders {
-            if s.stage != Some(*want) {
-                continue;
-            }
-            let stage = glsl_stage(*want);
-            let mut lines = bps.by_shader.get(&s.id).cloned().unwrap_or_default();
-            if let (Some([x, y]), Stage::Fragment) = (bps.filter.pixel, stage) {
-                // The pixel filter is part of the condition: a hit buffer that
-                // fills with other pixels' hits must not hide this pixel's.
-                let at_pixel =
-                    format!("uint(gl_FragCoord.x) == {x}u && uint(gl_FragCoord.y) == {y}u");
-                for b in &mut lines {
-                    b.condition = Some(match b.condition.take() {
-                        Some(c) => format!("({at_pixel}) && ({c})"),
-                        None => at_pixel.clone(),
-                    });
-                }
-            }
-            if let (Some([x, y]), true, Stage::Fragment) =
-                (bps.filter.pixel, bps.filter.pixel_history, stage)
-            {
-                // Pixel history: a stop at the start of `main` of every fragment
-                // shader invocation at that pixel.
-                lines.push(proto::LineBreakpoint {
-                    line: 0,
-                    condition: Some(format!(
-                        "uint(gl_FragCoord.x) == {x}u && uint(gl_FragCoord.y) == {y}u"
-                    )),
-                });
-            }
-            if !lines.is_empty() {
-                return Some((s.id, stage, s.sources.clone(), lines));
-            }
+    let shaders = || {
+        order.iter().flat_map(|want| {
+            program
+                .shaders
+                .iter()
+                .filter(move |s| s.stage == Some(*want))
+                .map(move |s| (s, glsl_stage(*want)))
+        })
+    };
+    let start = |condition: Option<String>| proto::LineBreakpoint { line: 0, condition };
+    if bps.pause {
+        return shaders()
+            .take(1)
+            .map(|(s, stage)| Attempt {
+                shader: s.id,
+                stage,
+                sources: s.sources.clone(),
+                lines: vec![(start(None), Role::Pause)],
+                nan_inf: false,
+            })
+            .collect();
+    }
+    if bps.filter.frame.is_some_and(|f| f != draw.frame) {
+        return Vec::new();
+    }
+    let mut out = Vec::new();
+    for (s, stage) in shaders() {
+        let mut lines: Vec<(proto::LineBreakpoint, Role)> = bps
+            .by_shader
+            .get(&s.id)
+            .into_iter()
+            .flatten()
+            .map(|b| (b.clone(), Role::User))
+            .collect();
+        if let (Some([x, y]), true, Stage::Fragment) =
+            (bps.filter.pixel, bps.filter.pixel_history, stage)
+        {
+            // Pixel history: a stop at the start of `main` of every fragment
+            // shader invocation at that pixel.
+            lines.push((
+                start(Some(format!(
+                    "uint(gl_FragCoord.x) == {x}u && uint(gl_FragCoord.y) == {y}u"
+                ))),
+                Role::PixelHistory,
+            ));
+        }
+        let nan_inf = bps.exceptions.nan_inf && matches!(stage, Stage::Fragment | Stage::Vertex);
+        if !lines.is_empty() || nan_inf {
+            out.push(Attempt {
+                shader: s.id,
+                stage,
+                sources: s.sources.clone(),
+                lines,
+                nan_inf,
+            });
         }
     }
-    None
+    out
 }
 
 pub fn at_draw(dbg: &Debugger, ctx: ContextKey, draw: &DrawCall) {
     drain(dbg);
     // Most draws have nothing to debug: answer that without copying the
     // program's shadow state (all its sources).
-    let idle = with_breakpoints(|b| {
-        b.by_shader.is_empty() && !(b.filter.pixel_history && b.filter.pixel.is_some())
+    let busy = with_breakpoints(|b| {
+        !b.by_shader.is_empty()
+            || (b.filter.pixel_history && b.filter.pixel.is_some())
+            || b.pause
+            || b.exceptions.nan_inf
     });
+    let idle = !busy;
     if idle {
         return;
     }
     let Some(program) = state::program(ctx, draw.program) else {
         return;
     };
-    let (target_shader, filter, generation) = {
-        let found = with_breakpoints(|b| {
-            if b.filter.frame.is_some_and(|f| f != draw.frame) {
-                return None;
-            }
-            debugged_shader(&program, b, draw.args.is_compute())
-                .map(|t| (t, b.filter, b.generation))
-        });
-        match found {
-            Some(f) => f,
-            None => return,
+    let (plan, filter, generation) =
+        with_breakpoints(|b| (attempts(&program, b, draw), b.filter, b.generation));
+    for attempt in plan {
+        if try_stop(dbg, ctx, draw, &program, attempt, filter, generation) {
+            return;
         }
-    };
-    let (shader, stage, sources, lines) = target_shader;
+    }
+}
+
+/// Runs one hit test; stops (and serves the debugger until `Resume`) if
+/// something hit. `true` when it stopped.
+fn try_stop(
+    dbg: &Debugger,
+    ctx: ContextKey,
+    draw: &DrawCall,
+    program: &ProgramInfo,
+    attempt: Attempt,
+    filter: proto::StopFilter,
+    generation: u64,
+) -> bool {
+    let Attempt {
+        shader,
+        stage,
+        sources,
+        lines,
+        nan_inf,
+    } = attempt;
     let debug = match shader_debug(shader, stage, &sources) {
         Ok(d) => d,
         Err(e) => {
             tracing::debug!(shader, "breakpoints stay unverified: {e}");
-            return;
+            return false;
         }
     };
-    let bound: Vec<BoundBreakpoint> = debug
-        .bind(&lines)
+    let requested: Vec<proto::LineBreakpoint> = lines.iter().map(|(b, _)| b.clone()).collect();
+    let (bound, roles): (Vec<BoundBreakpoint>, Vec<Role>) = debug
+        .bind(&requested)
         .into_iter()
-        .filter_map(Result::ok)
-        .collect();
-    if bound.is_empty() {
-        return;
+        .zip(lines.iter().map(|(_, r)| *r))
+        .filter_map(|(b, r)| b.ok().map(|b| (b, r)))
+        .unzip();
+    if bound.is_empty() && !nan_inf {
+        return false;
     }
-    if program
+    let images = program
         .shaders
         .iter()
-        .any(|s| debug_draw::writes_images(&s.sources.concat()))
-    {
-        refuse_image_writes(dbg, ctx, &program, shader, generation);
-        return;
+        .any(|s| debug_draw::writes_images(&s.sources.concat()));
+    if images {
+        refuse_image_writes(dbg, ctx, program, shader, generation);
+        return false;
     }
     let gl = gl_for(ctx);
     crate::errors::stash_pending(ctx);
     // SAFETY: the draw's context is current on this thread.
     let (target, binding) = unsafe {
         let Some(p) = native_program(program.id) else {
-            return;
+            return false;
         };
         (target_of(&gl), debug_draw::free_storage_binding(&gl, p))
     };
     let mut stop = Stop {
         ctx,
         draw,
-        program,
+        program: program.clone(),
         shader,
         debug: debug.clone(),
         gl,
@@ -647,12 +793,13 @@ pub fn at_draw(dbg: &Debugger, ctx: ContextKey, draw: &DrawCall) {
     let key = (
         ctx,
         stop.program.id,
+        shader,
         generation,
         sources_hash(&stop.program),
         binding,
     );
     let words = match stop.run(
-        || debug.hit_test(&bound, target, binding),
+        || debug.hit_test(&bound, nan_inf, target, binding),
         &layout::new_hit_buffer(HIT_CAPACITY),
         Some(key),
     ) {
@@ -662,19 +809,51 @@ pub fn at_draw(dbg: &Debugger, ctx: ContextKey, draw: &DrawCall) {
                 request: None,
                 message: format!("shader {shader}: hit test failed: {e}"),
             });
-            return;
+            return false;
         }
     };
     let (mut hits, truncated) = debug.hits(&words);
-    // A driver may run a vertex shader more than once for the same vertex
-    // (indexed draws larger than its post-transform cache or batch): the
-    // same invocation, reported once. Equal hits are adjacent once sorted.
-    hits.dedup();
     if let Some([x, y]) = filter.pixel.filter(|_| stage == Stage::Fragment) {
-        hits.retain(|h| h.key[0] == x && h.key[1] == y);
+        hits.retain(|(_, h)| h.key[0] == x && h.key[1] == y);
     }
+    let role_of = |tag: u32| roles.get(tag as usize).copied();
+    let pick = |want: Option<Role>| -> Vec<proto::Hit> {
+        let mut v: Vec<proto::Hit> = hits
+            .iter()
+            .filter(|(t, _)| match want {
+                Some(r) => role_of(*t) == Some(r),
+                None => *t == layout::HIT_TAG_NAN_INF,
+            })
+            .map(|(_, h)| *h)
+            .collect();
+        // A driver may run a vertex shader more than once for the same
+        // vertex (indexed draws larger than its post-transform cache or
+        // batch): the same invocation, reported once. Equal hits are
+        // adjacent once sorted.
+        v.dedup();
+        v
+    };
+    // A breakpoint wins over everything else at the same draw.
+    let (reason, hits) = [
+        (proto::StopReason::Breakpoint, pick(Some(Role::User))),
+        (proto::StopReason::Pause, pick(Some(Role::Pause))),
+        (
+            proto::StopReason::PixelHistory,
+            pick(Some(Role::PixelHistory)),
+        ),
+        (proto::StopReason::NanInf, pick(None)),
+    ]
+    .into_iter()
+    .find(|(_, h)| !h.is_empty())
+    .unwrap_or((proto::StopReason::Breakpoint, Vec::new()));
     if hits.is_empty() {
-        return;
+        return false;
+    }
+    if reason == proto::StopReason::Pause {
+        with_breakpoints(|b| {
+            b.pause = false;
+            b.generation += 1;
+        });
     }
     dbg.send(&FromAgent::Stopped {
         context: ctx.handle as u64,
@@ -684,11 +863,25 @@ pub fn at_draw(dbg: &Debugger, ctx: ContextKey, draw: &DrawCall) {
         shader,
         hits,
         truncated,
-        reason: if filter.pixel_history {
-            proto::StopReason::PixelHistory
-        } else {
-            proto::StopReason::Breakpoint
-        },
+        reason,
     });
     serve(dbg, Some(&mut stop));
+    true
+}
+
+/// The GL call `call` raised `error` (exception filter `gl_error`): the
+/// debugger hears of it and the application waits until `Resume`.
+pub fn at_gl_error(dbg: &Debugger, ctx: ContextKey, call: &str, error: u32) {
+    drain(dbg);
+    if !gl_error_filter() {
+        return;
+    }
+    dbg.send(&FromAgent::GlError {
+        context: ctx.handle as u64,
+        frame: state::frame(ctx),
+        draw: state::draws_in_frame(ctx),
+        call: call.to_string(),
+        error,
+    });
+    serve(dbg, None);
 }

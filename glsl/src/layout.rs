@@ -7,7 +7,7 @@
 //! | mode   | header                                          | data |
 //! |--------|-------------------------------------------------|------|
 //! | record | `len` (words used), `cap`, `overflow`, `invocations` | entries `[probe, tag, payload...]`; payload size from the probe table |
-//! | hit    | `count` (hits, may exceed cap), `cap` (records), 0, 0 | records of [`HIT_RECORD_WORDS`]: `[probe, occurrence, key0, key1, key2, key3]` |
+//! | hit    | `count` (hits, may exceed cap), `cap` (records), 0, 0 | records of [`HIT_RECORD_WORDS`]: `[probe, occurrence, key0, key1, key2, tag]` |
 //! | watch  | `width`, `height`, `stride` (words per slot), 0   | one slot per pixel/invocation: `[times reached, value...]` |
 //!
 //! The host zeroes a buffer and writes the header fields it owns (`cap`; `width`,
@@ -20,6 +20,11 @@ pub const HEADER_WORDS: usize = 4;
 pub const CAP_INDEX: usize = 1;
 /// Words of one hit record.
 pub const HIT_RECORD_WORDS: usize = 6;
+/// The `tag` word of a hit record (the last key word, 0 in every invocation
+/// key) says what hit: the index of the breakpoint in the request, or this
+/// value for a NaN/Inf written to an output (`Mode::HitTestNanInf`).
+pub const HIT_TAG_NAN_INF: u32 = u32::MAX;
+
 /// Words of an entry before its payload.
 pub const ENTRY_HEADER_WORDS: usize = 2;
 
@@ -63,8 +68,22 @@ pub fn to_words(bytes: &[u8]) -> Vec<u32> {
 pub struct Hit {
     pub probe: u32,
     pub occurrence: u32,
-    /// Fragment: x, y, primitive, 0. Vertex: vertex, instance, 0, 0. Compute: x, y, z, 0.
+    /// Fragment: x, y, primitive, tag. Vertex: vertex, instance, 0, tag.
+    /// Compute: x, y, z, tag. The tag (see [`HIT_TAG_NAN_INF`]) is not part
+    /// of the invocation: see [`Hit::tag`] and [`Hit::invocation`].
     pub key: [u32; 4],
+}
+
+impl Hit {
+    /// What hit: a breakpoint's index in the request, or [`HIT_TAG_NAN_INF`].
+    pub fn tag(&self) -> u32 {
+        self.key[3]
+    }
+
+    /// The invocation key with the tag word zeroed.
+    pub fn invocation(&self) -> [u32; 4] {
+        [self.key[0], self.key[1], self.key[2], 0]
+    }
 }
 
 /// Reads the hits of a hit buffer; `true` in the second field if some were lost

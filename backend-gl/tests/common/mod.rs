@@ -82,3 +82,13 @@ impl Artifacts {
         p
     }
 }
+
+/// 64-bit FNV-1a (the test apps' frame checksum).
+pub fn fnv1a(bytes: &[u8]) -> u64 {
+    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+    for &b in bytes {
+        h ^= u64::from(b);
+        h = h.wrapping_mul(0x0100_0000_01b3);
+    }
+    h
+}

@@ -75,6 +75,13 @@ pub enum Mode {
     Record(Selector),
     /// For all invocations, log a hit at each breakpoint whose condition holds.
     HitTest(Vec<Breakpoint>),
+    /// [`Mode::HitTest`] plus a check after every statement that writes a
+    /// shader output (`out` variables, `gl_FragColor`, `gl_FragData[i]`,
+    /// `gl_FragDepth`, `gl_Position`): a hit, tagged
+    /// [`crate::layout::HIT_TAG_NAN_INF`], when the written float value has a
+    /// NaN or infinity in it. Its probe is the writing statement's step and
+    /// its occurrence counts reaches of that step, as for breakpoints.
+    HitTestNanInf(Vec<Breakpoint>),
     /// The value of `expr` at step `probe` (first time reached), for all invocations.
     /// Slots are indexed by pixel (`y * width + x`) for fragments, by
     /// `gl_VertexID` for vertices, by linear global id for compute.
@@ -272,5 +279,38 @@ mod tests {
             };
             assert!(instrument(&parsed, &req).is_ok(), "line {line}");
         }
+    }
+
+    /// NaN/Inf checks go after the statements that write outputs (and only
+    /// those), count reaches of those steps, and leave the probe table as it
+    /// is in every other mode.
+    #[test]
+    fn nan_inf_checks_follow_output_writes() {
+        let src = "#version 330 core\nuniform float u;\nout vec4 color;\nvoid set(out vec4 c) { c = vec4(u); }\nvoid main() {\n    float x = 1.0 / u;\n    color = vec4(x);\n    color.y = x;\n    set(color);\n    x = x + 1.0;\n}\n";
+        let parsed = crate::parse::parse(&[src], Stage::Fragment, None).unwrap();
+        let plain = probe_table(&parsed);
+        let out = instrument(
+            &parsed,
+            &Request {
+                mode: Mode::HitTestNanInf(Vec::new()),
+                target: Target::CORE,
+                binding: 2,
+            },
+        )
+        .unwrap();
+        assert_eq!(out.probes.render(), plain.render());
+        let glsl = &out.glsl;
+        for (line, lhs) in [(7, "color"), (8, "color.y"), (9, "color")] {
+            let p = plain.step_for_line(line).unwrap().id;
+            assert!(
+                glsl.contains(&format!("_sdbg_nan({p}u, "))
+                    && glsl.contains(&format!("_sdbg_bad({lhs})")),
+                "line {line}: {glsl}"
+            );
+        }
+        // `c = vec4(u)` writes a parameter, not the output; `x` is no output
+        // (+ 1: the helpers' definitions).
+        assert_eq!(glsl.matches("_sdbg_nan(").count(), 3 + 1, "{glsl}");
+        assert_eq!(glsl.matches("_sdbg_nan_reach(").count(), 3 + 1, "{glsl}");
     }
 }

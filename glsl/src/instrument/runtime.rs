@@ -45,6 +45,7 @@ impl Runtime {
         version: Version,
         binding: u32,
         breakpoints: usize,
+        nan_slots: usize,
     ) -> String {
         let h = self.h;
         let key = invocation_key(stage, version);
@@ -102,7 +103,7 @@ void _sdbg_begin({h}uint p) {{
                     k3 = key[3]
                 );
             }
-            Mode::HitTest(_) => {
+            Mode::HitTest(_) | Mode::HitTestNanInf(_) => {
                 buffer(
                     &mut s,
                     [
@@ -114,25 +115,43 @@ void _sdbg_begin({h}uint p) {{
                 );
                 let n = breakpoints.max(1);
                 let zeros = vec!["0u"; n].join(", ");
+                // The last key word is the hit's tag (layout::HIT_TAG_NAN_INF).
                 let _ = write!(
                     s,
                     "{h}uint _sdbg_occ[{n}] = uint[{n}]({zeros});
-void _sdbg_hit({h}uint p, int k, bool c) {{
-    {h}uint occ = _sdbg_occ[k];
-    _sdbg_occ[k] = occ + 1u;
-    if (!c) return;
+void _sdbg_put_hit({h}uint p, {h}uint occ, {h}uint tag) {{
     {h}uint i = atomicAdd(_sdbg_hit_count, 1u);
     if (i >= _sdbg_hit_cap) return;
     {h}uint at = i * {HIT_RECORD_WORDS}u;
     _sdbg_data[at] = p; _sdbg_data[at + 1u] = occ;
-    _sdbg_data[at + 2u] = {k0}; _sdbg_data[at + 3u] = {k1}; _sdbg_data[at + 4u] = {k2}; _sdbg_data[at + 5u] = {k3};
+    _sdbg_data[at + 2u] = {k0}; _sdbg_data[at + 3u] = {k1}; _sdbg_data[at + 4u] = {k2}; _sdbg_data[at + 5u] = tag;
+}}
+void _sdbg_hit({h}uint p, int k, bool c) {{
+    {h}uint occ = _sdbg_occ[k];
+    _sdbg_occ[k] = occ + 1u;
+    if (c) _sdbg_put_hit(p, occ, uint(k));
 }}
 ",
                     k0 = key[0],
                     k1 = key[1],
                     k2 = key[2],
-                    k3 = key[3]
                 );
+                if matches!(mode, Mode::HitTestNanInf(_)) {
+                    let n = nan_slots.max(1);
+                    let zeros = vec!["0u"; n].join(", ");
+                    let tag = crate::layout::HIT_TAG_NAN_INF;
+                    let _ = write!(
+                        s,
+                        "{h}uint _sdbg_nocc[{n}] = uint[{n}]({zeros});
+void _sdbg_nan_reach(int k) {{ _sdbg_nocc[k] = _sdbg_nocc[k] + 1u; }}
+void _sdbg_nan({h}uint p, int k, bool bad) {{ if (bad) _sdbg_put_hit(p, _sdbg_nocc[k] - 1u, {tag}u); }}
+bool _sdbg_bad({h}float v) {{ return isnan(v) || isinf(v); }}
+bool _sdbg_bad({h}vec2 v) {{ return any(isnan(v)) || any(isinf(v)); }}
+bool _sdbg_bad({h}vec3 v) {{ return any(isnan(v)) || any(isinf(v)); }}
+bool _sdbg_bad({h}vec4 v) {{ return any(isnan(v)) || any(isinf(v)); }}
+"
+                    );
+                }
             }
             Mode::Watch { .. } => {
                 buffer(

@@ -44,6 +44,13 @@ pub struct Walker<'a> {
     seen_breakpoints: usize,
     watch_words: Option<u32>,
     error: Option<InstrumentError>,
+    /// `Mode::HitTestNanInf`: NaN/Inf checks after output writes.
+    nan_inf: bool,
+    /// Checks (`_sdbg_bad(lhs)`) of the output writes of the statement being
+    /// walked, emitted after it.
+    nan_pending: Vec<ast::Expr>,
+    /// Steps with NaN/Inf checks so far (the size of the reach counters).
+    nan_slots: usize,
 }
 
 impl<'a> Walker<'a> {
@@ -58,7 +65,7 @@ impl<'a> Walker<'a> {
             stage: parsed.stage,
         };
         let breakpoints = match mode {
-            Mode::HitTest(bps) => bps
+            Mode::HitTest(bps) | Mode::HitTestNanInf(bps) => bps
                 .iter()
                 .enumerate()
                 .map(|(i, b)| (b.probe, (i, b.condition.clone())))
@@ -76,6 +83,9 @@ impl<'a> Walker<'a> {
             seen_breakpoints: 0,
             watch_words: None,
             error: None,
+            nan_inf: matches!(mode, Mode::HitTestNanInf(_)),
+            nan_pending: Vec::new(),
+            nan_slots: 0,
         };
         let mut body = String::new();
         for ext in &parsed.tu.0 {
@@ -101,7 +111,7 @@ impl<'a> Walker<'a> {
             return Err(e);
         }
         match mode {
-            Mode::HitTest(bps) => {
+            Mode::HitTest(bps) | Mode::HitTestNanInf(bps) => {
                 if let Some(b) = bps.iter().find(|b| {
                     !w.probes
                         .get((b.probe as usize).wrapping_sub(1))
@@ -125,6 +135,7 @@ impl<'a> Walker<'a> {
             out_version,
             binding,
             w.breakpoints.len(),
+            w.nan_slots,
         ));
         glsl.push_str(&body);
         let probes = w.table();
@@ -283,9 +294,9 @@ impl<'a> Walker<'a> {
         // watches only go on statements.
         let is_step = self.probes.get(p as usize - 1).is_some_and(Probe::is_step);
         match self.mode {
-            Mode::HitTest(_) | Mode::Watch { .. } if !is_step => {}
+            Mode::HitTest(_) | Mode::HitTestNanInf(_) | Mode::Watch { .. } if !is_step => {}
             Mode::Record(_) => out.push(stmt(call("_sdbg_step", vec![uint(p)]))),
-            Mode::HitTest(_) => {
+            Mode::HitTest(_) | Mode::HitTestNanInf(_) => {
                 if let Some((k, cond)) = self.breakpoints.get(&p).cloned() {
                     self.seen_breakpoints += 1;
                     // Occurrences count every time the step is reached, so a hit's
@@ -370,8 +381,26 @@ impl<'a> Walker<'a> {
             }
             content => {
                 let p = self.probe(ProbeKind::Statement, span, None);
+                let at = out.len();
                 self.emit_step(p, out);
+                // Output writes of this statement (not of the statements
+                // nested in it) are checked after it; only declarations and
+                // expression statements, where "after" is one place.
+                let simple = matches!(
+                    content,
+                    StatementData::Declaration(_) | StatementData::Expression(_)
+                );
+                let outer = std::mem::take(&mut self.nan_pending);
                 self.statement_body(content, span, out);
+                let checks = std::mem::replace(&mut self.nan_pending, outer);
+                if simple && !checks.is_empty() {
+                    let k = ExprData::IntConst(self.nan_slots as i32);
+                    self.nan_slots += 1;
+                    out.insert(at, stmt(call("_sdbg_nan_reach", vec![k.clone().into()])));
+                    for c in checks {
+                        out.push(stmt(call("_sdbg_nan", vec![uint(p), k.clone().into(), c])));
+                    }
+                }
             }
         }
     }
@@ -663,6 +692,7 @@ impl<'a> Walker<'a> {
         let e = match e.content {
             ExprData::Assignment(lhs, op, rhs) => {
                 let t = self.write_target(&lhs);
+                self.nan_check(&lhs);
                 let rhs = self.expr(*rhs);
                 let lhs = self.expr(*lhs);
                 self.log_write(t, span, &mut after);
@@ -688,6 +718,9 @@ impl<'a> Walker<'a> {
                 let outs = out_params(&self.model, &callee, &args);
                 let targets: Vec<Option<Target>> =
                     outs.iter().map(|&i| self.write_target(&args[i])).collect();
+                for &i in &outs {
+                    self.nan_check(&args[i]);
+                }
                 let args = args.into_iter().map(|a| self.expr(a)).collect();
                 for t in targets {
                     self.log_write(t, span, &mut after);
@@ -751,9 +784,48 @@ impl Walker<'_> {
         after: &mut Vec<ast::Statement>,
     ) -> ast::Expr {
         let t = self.write_target(&a);
+        self.nan_check(&a);
         let a = self.expr(a);
         self.log_write(t, span, after);
         a
+    }
+
+    /// `Mode::HitTestNanInf`: if `lhs` is (part of) a shader output of a float
+    /// type and reading it again has no side effects, a check of its value
+    /// after the statement (`_sdbg_bad(lhs)`).
+    fn nan_check(&mut self, lhs: &ast::Expr) {
+        if !self.nan_inf || has_side_effects(lhs) {
+            return;
+        }
+        let mut root = lhs;
+        let name = loop {
+            match &root.content {
+                ExprData::Variable(id) => break id.as_str(),
+                ExprData::Dot(b, _) | ExprData::Bracket(b, _) => root = b,
+                _ => return,
+            }
+        };
+        let Some(d) = self.model.lookup(name) else {
+            return;
+        };
+        let output = match &self.model.decls[d].kind {
+            DeclKind::Global(Storage::Out) => !self.model.decls[d].interface_block,
+            DeclKind::Builtin(_) => matches!(
+                name,
+                "gl_FragColor" | "gl_FragData" | "gl_FragDepth" | "gl_Position"
+            ),
+            _ => false,
+        };
+        if !output {
+            return;
+        }
+        let float = matches!(
+            self.model.expr_type(lhs),
+            Type::Scalar(crate::Scalar::Float) | Type::Vector(crate::Scalar::Float, 2..=4)
+        );
+        if float {
+            self.nan_pending.push(call("_sdbg_bad", vec![lhs.clone()]));
+        }
     }
 
     /// Wraps a condition so the recording sees its value.
@@ -777,6 +849,7 @@ impl Walker<'_> {
         match e.content {
             ExprData::Assignment(lhs, op, rhs) => {
                 let t = self.write_target(&lhs);
+                self.nan_check(&lhs);
                 let vty = self.model.expr_type(&lhs);
                 let rhs = self.expr(*rhs);
                 let lhs = self.expr(*lhs);

@@ -70,6 +70,16 @@ pub fn with_context<T>(
     size: u32,
     body: impl FnOnce(&glow::Context, &mut dyn FnMut() -> anyhow::Result<()>) -> anyhow::Result<T>,
 ) -> anyhow::Result<T> {
+    with_context_sized(kind, size, size, body)
+}
+
+/// As [`with_context`], with a `width` x `height` pbuffer.
+pub fn with_context_sized<T>(
+    kind: Kind,
+    width: u32,
+    height: u32,
+    body: impl FnOnce(&glow::Context, &mut dyn FnMut() -> anyhow::Result<()>) -> anyhow::Result<T>,
+) -> anyhow::Result<T> {
     // Prefer Mesa's software device (llvmpipe), like shaderdbg-gl-headless.
     let mut devices: Vec<Device> = Device::query_devices()
         .context("eglQueryDevicesEXT")?
@@ -81,7 +91,8 @@ pub fn with_context<T>(
         .ok_or_else(|| anyhow!("no EGL device"))?;
     // SAFETY: no raw display handle.
     let display = unsafe { Display::with_device(&device, None) }.context("EGL device display")?;
-    let size_nz = NonZeroU32::new(size).ok_or_else(|| anyhow!("SIZE must be positive"))?;
+    let width_nz = NonZeroU32::new(width).ok_or_else(|| anyhow!("WIDTH must be positive"))?;
+    let height_nz = NonZeroU32::new(height).ok_or_else(|| anyhow!("HEIGHT must be positive"))?;
     let api = match kind {
         Kind::Es(..) => Api::GLES3,
         _ => Api::OPENGL,
@@ -95,7 +106,8 @@ pub fn with_context<T>(
         .context("eglChooseConfig")?
         .next()
         .ok_or_else(|| anyhow!("no EGL config with EGL_PBUFFER_BIT and {api:?}"))?;
-    let surface_attrs = SurfaceAttributesBuilder::<PbufferSurface>::new().build(size_nz, size_nz);
+    let surface_attrs =
+        SurfaceAttributesBuilder::<PbufferSurface>::new().build(width_nz, height_nz);
     // SAFETY: the config belongs to this display.
     let surface = unsafe { display.create_pbuffer_surface(&config, &surface_attrs) }
         .context("eglCreatePbufferSurface")?;

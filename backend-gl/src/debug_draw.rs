@@ -48,6 +48,7 @@ pub unsafe fn build_program(
                 }
             }
         }
+        copy_transform_feedback_varyings(gl, original, program);
         for name in fragment_outputs(gl, original) {
             let loc = gl.get_frag_data_location(original, &name);
             if loc >= 0 {
@@ -76,6 +77,33 @@ pub unsafe fn build_program(
             Err(e)
         }
     }
+}
+
+/// Declares the transform-feedback varyings of `from` (names and buffer
+/// mode) on `to`, before it links: a program whose vertex outputs are
+/// captured must link the same way (capture itself is paused during debug
+/// draws).
+///
+/// # Safety
+/// A GL context must be current on this thread.
+unsafe fn copy_transform_feedback_varyings(
+    gl: &glow::Context,
+    from: glow::Program,
+    to: glow::Program,
+) {
+    let count = gl
+        .get_program_parameter_i32(from, glow::TRANSFORM_FEEDBACK_VARYINGS)
+        .max(0) as u32;
+    if count == 0 {
+        return;
+    }
+    let names: Vec<String> = (0..count)
+        .filter_map(|i| gl.get_transform_feedback_varying(from, i))
+        .map(|v| v.name)
+        .collect();
+    let mode = gl.get_program_parameter_i32(from, glow::TRANSFORM_FEEDBACK_BUFFER_MODE) as u32;
+    let refs: Vec<&str> = names.iter().map(String::as_str).collect();
+    gl.transform_feedback_varyings(to, &refs, mode);
 }
 
 /// What a uniform's type is made of, for reading and writing it generically.

@@ -146,8 +146,8 @@ impl DrawArgs {
 
 impl DrawCall {
     /// Issues the same draw again through the real GL functions (the program
-    /// bound now is the one that runs). `Err` for draws that cannot be repeated
-    /// faithfully (transform-feedback draws, indirect-count draws).
+    /// bound now is the one that runs). Every kind of draw and dispatch can
+    /// be repeated (the `Result` stays for kinds added later).
     ///
     /// # Safety
     /// The draw's context must be current, with the state of the original call.
@@ -272,12 +272,49 @@ impl DrawCall {
                 real::glDispatchCompute(groups[0], groups[1], groups[2])
             }
             DrawArgs::ComputeIndirect { indirect } => real::glDispatchComputeIndirect(*indirect),
-            DrawArgs::ArraysIndirect { .. } | DrawArgs::ElementsIndirect { .. } => {
-                return Err("indirect-count draws are not debugged yet")
-            }
-            DrawArgs::TransformFeedback { .. } => {
-                return Err("transform-feedback draws are not debugged yet")
-            }
+            // The draw count is read from the bound parameter buffer, which
+            // is still bound as the application left it.
+            DrawArgs::ArraysIndirect {
+                mode,
+                indirect,
+                draw_count,
+                stride,
+                count_offset: Some(count),
+            } => real::glMultiDrawArraysIndirectCount(
+                *mode,
+                ptr(*indirect),
+                *count,
+                *draw_count,
+                *stride,
+            ),
+            DrawArgs::ElementsIndirect {
+                mode,
+                index_type,
+                indirect,
+                draw_count,
+                stride,
+                count_offset: Some(count),
+            } => real::glMultiDrawElementsIndirectCount(
+                *mode,
+                *index_type,
+                ptr(*indirect),
+                *count,
+                *draw_count,
+                *stride,
+            ),
+            // Vertices come from what the transform feedback object captured
+            // last (capture is paused during debug draws, so it is unchanged).
+            DrawArgs::TransformFeedback {
+                mode,
+                id,
+                stream,
+                instance_count,
+            } => match (*stream, *instance_count) {
+                (0, 1) => real::glDrawTransformFeedback(*mode, *id),
+                (0, n) => real::glDrawTransformFeedbackInstanced(*mode, *id, n),
+                (s, 1) => real::glDrawTransformFeedbackStream(*mode, *id, s),
+                (s, n) => real::glDrawTransformFeedbackStreamInstanced(*mode, *id, s, n),
+            },
         }
         Ok(())
     }

@@ -4,16 +4,26 @@
 //!   a uniform update per draw) with and without the agent preloaded and no
 //!   debugger, counted by `valgrind --tool=callgrind` (deterministic, unlike
 //!   wall-clock time on a shared machine);
-//! - wall-clock time of `single_pass` at 1280x720 without the agent, with the
-//!   agent and no breakpoint, and under a debugger with a breakpoint whose
+//! - wall-clock time of `features plain` (default framebuffer, 1280x720)
+//!   without the agent, with the agent and no breakpoint, and under a
+//!   scripted debugger (the socket protocol) with a breakpoint whose
 //!   condition never holds (so every frame pays for a hit test and nothing
-//!   stops): the difference per frame is the hit test's cost.
+//!   stops): the difference per frame is the hit test's cost;
+//! - record latency: `Record` request -> `Recorded` reply while stopped at
+//!   one pixel of that app (median of 10);
+//! - glmark2 (`-b build:duration=3`, off-screen under `xvfb-run`) FPS without
+//!   and with the agent and a debugger attached with no breakpoints, if
+//!   glmark2 and xvfb-run are installed.
 //!
 //! Run with `cargo bench -p shaderdbg-backend-gl` (or `cargo xtask bench`).
 
+use std::io::BufReader;
+use std::os::unix::net::{UnixListener, UnixStream};
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::Instant;
+
+use shaderdbg_protocol::{self as proto, FromAgent, ToAgent};
 
 fn profile_dir() -> PathBuf {
     let exe = std::env::current_exe().expect("bench binary");
@@ -34,8 +44,6 @@ fn build() -> PathBuf {
             "shaderdbg-backend-gl",
             "-p",
             "shaderdbg-test-apps",
-            "-p",
-            "shaderdbg-cli",
             "--target-dir",
         ])
         .arg(target)
@@ -86,39 +94,228 @@ fn main() {
     }
 
     let frames = 10;
-    let app = dir.join("single_pass");
+    let app = dir.join("features");
+    let args = |f: u32| {
+        vec![
+            "plain".to_string(),
+            f.to_string(),
+            "1280".into(),
+            "720".into(),
+        ]
+    };
     let run = |preload: bool| {
         let mut cmd = Command::new(&app);
-        cmd.args([frames.to_string(), "720".into()])
-            .env_remove("LD_PRELOAD");
+        cmd.args(args(frames)).env_remove("LD_PRELOAD");
         if preload {
             cmd.env("LD_PRELOAD", dir.join("libshaderdbg_agent.so"));
         }
-        assert!(cmd.output().expect("single_pass").status.success());
+        assert!(cmd.output().expect("features").status.success());
     };
     let plain = median_secs(5, || run(false));
     let attached = median_secs(5, || run(true));
-    let shader =
-        Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/apps/shaders/single_pass.frag");
-    let bp = format!("{}:9:p.x < -1.0", shader.display());
     let hit_tested = median_secs(5, || {
-        let out = Command::new(dir.join("shaderdbg"))
-            .args(["run", "--json", "--break", &bp, "--"])
-            .arg(&app)
-            .args([frames.to_string(), "720".into()])
-            .output()
-            .expect("shaderdbg run");
-        assert!(out.status.success());
+        let mut cmd = Command::new(&app);
+        cmd.args(args(frames));
+        debug(&dir, cmd, "x", |_, _| None);
     });
     println!(
-        "single_pass 720x720, {frames} frames: {:.1} ms plain, {:.1} ms attached, {:.1} ms with a hit test every frame (median of 5)",
+        "features 1280x720, {frames} frames: {:.1} ms plain, {:.1} ms attached, {:.1} ms with a hit test every frame (median of 5)",
         plain * 1e3,
         attached * 1e3,
         hit_tested * 1e3
     );
     println!(
-        "hit test of a full-screen 720x720 draw: {:.1} ms per frame over a {:.1} ms frame",
+        "hit test of a full-screen 1280x720 draw: {:.1} ms per frame over a {:.1} ms frame",
         (hit_tested - attached) / f64::from(frames) * 1e3,
         plain / f64::from(frames) * 1e3
+    );
+
+    let mut latencies = Vec::new();
+    let mut cmd = Command::new(&app);
+    cmd.args(args(1));
+    debug(
+        &dir,
+        cmd,
+        "int(gl_FragCoord.x) == 640 && int(gl_FragCoord.y) == 360",
+        |w, r| {
+            for request in 0..10 {
+                let start = Instant::now();
+                proto::write_message(
+                    w,
+                    &ToAgent::Record {
+                        request,
+                        selector: proto::Selector::Fragment {
+                            x: 640,
+                            y: 360,
+                            primitive: None,
+                        },
+                    },
+                )
+                .expect("send");
+                loop {
+                    match proto::read_message::<_, FromAgent>(r).expect("message") {
+                        Some(FromAgent::Recorded { .. }) => break,
+                        Some(FromAgent::Error { message, .. }) => panic!("record: {message}"),
+                        Some(_) => {}
+                        None => panic!("the app went away"),
+                    }
+                }
+                latencies.push(start.elapsed().as_secs_f64());
+            }
+            Some(())
+        },
+    );
+    latencies.sort_by(f64::total_cmp);
+    if let Some(m) = latencies.get(latencies.len() / 2) {
+        println!(
+            "record latency (Record -> Recorded, one fragment, 1280x720 draw): {:.1} ms median of {}",
+            m * 1e3,
+            latencies.len()
+        );
+    }
+
+    glmark2(&dir);
+}
+
+/// Runs `cmd` under the agent with a scripted debugger: every fragment
+/// shader with `color.b` gets a breakpoint on that line with `condition`;
+/// at the first stop `at_stop` runs (its requests, over the socket), then
+/// everything is resumed until the app exits.
+fn debug(
+    dir: &Path,
+    mut cmd: Command,
+    condition: &str,
+    mut at_stop: impl FnMut(&mut UnixStream, &mut BufReader<UnixStream>) -> Option<()>,
+) {
+    let sock_dir = dir.join(format!("bench-sock-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&sock_dir);
+    std::fs::create_dir_all(&sock_dir).expect("socket dir");
+    let path = sock_dir.join("agent.sock");
+    let listener = UnixListener::bind(&path).expect("bind");
+    let mut child = cmd
+        .env("LD_PRELOAD", dir.join("libshaderdbg_agent.so"))
+        .env(proto::SOCKET_ENV, &path)
+        .stdout(std::process::Stdio::null())
+        .spawn()
+        .expect("spawn");
+    let (stream, _) = listener.accept().expect("accept");
+    let mut w = stream.try_clone().expect("clone");
+    let mut r = BufReader::new(stream);
+    let mut stopped = false;
+    while let Ok(Some(msg)) = proto::read_message::<_, FromAgent>(&mut r) {
+        match msg {
+            FromAgent::Hello { .. } => proto::write_message(
+                &mut w,
+                &ToAgent::Hello {
+                    version: proto::VERSION,
+                },
+            )
+            .expect("hello"),
+            FromAgent::ShaderCompiled {
+                shader, sources, ..
+            } => {
+                let text = sources.concat();
+                if let Some(line) = text.lines().position(|l| l.contains("color.b = ")) {
+                    proto::write_message(
+                        &mut w,
+                        &ToAgent::SetBreakpoints {
+                            shader,
+                            breakpoints: vec![proto::LineBreakpoint {
+                                line: line as u32 + 1,
+                                condition: Some(condition.to_string()),
+                            }],
+                        },
+                    )
+                    .expect("breakpoints");
+                }
+                proto::write_message(&mut w, &ToAgent::Resume).expect("resume");
+            }
+            FromAgent::Stopped { .. } => {
+                if !stopped {
+                    stopped = true;
+                    at_stop(&mut w, &mut r);
+                }
+                proto::write_message(&mut w, &ToAgent::Resume).expect("resume");
+            }
+            _ => {}
+        }
+    }
+    assert!(child.wait().expect("wait").success());
+    let _ = std::fs::remove_dir_all(&sock_dir);
+}
+
+/// glmark2's FPS (its final score) with and without the agent, alternating
+/// runs; nothing printed but a note when glmark2 or xvfb-run is missing.
+fn glmark2(dir: &Path) {
+    let found = |b: &str| {
+        Command::new("sh")
+            .args(["-c", &format!("command -v {b}")])
+            .output()
+            .is_ok_and(|o| o.status.success())
+    };
+    if !found("glmark2") || !found("xvfb-run") {
+        println!("glmark2: not installed, no figure");
+        return;
+    }
+    let score = |attached: bool| -> Option<f64> {
+        let mut cmd = Command::new("xvfb-run");
+        cmd.args(["-a", "glmark2", "--off-screen", "-b", "build:duration=3"]);
+        let out = if attached {
+            let mut out = None;
+            let sock_dir = dir.join(format!("bench-glmark2-{}", std::process::id()));
+            let _ = std::fs::remove_dir_all(&sock_dir);
+            std::fs::create_dir_all(&sock_dir).ok()?;
+            let path = sock_dir.join("agent.sock");
+            let listener = UnixListener::bind(&path).ok()?;
+            let child = cmd
+                .env("LD_PRELOAD", dir.join("libshaderdbg_agent.so"))
+                .env(proto::SOCKET_ENV, &path)
+                .stdout(std::process::Stdio::piped())
+                .spawn()
+                .ok()?;
+            if let Ok((stream, _)) = listener.accept() {
+                let mut w = stream.try_clone().ok()?;
+                let mut r = BufReader::new(stream);
+                while let Ok(Some(msg)) = proto::read_message::<_, FromAgent>(&mut r) {
+                    let reply = match msg {
+                        FromAgent::Hello { .. } => ToAgent::Hello {
+                            version: proto::VERSION,
+                        },
+                        FromAgent::ShaderCompiled { .. } | FromAgent::Stopped { .. } => {
+                            ToAgent::Resume
+                        }
+                        _ => continue,
+                    };
+                    if proto::write_message(&mut w, &reply).is_err() {
+                        break;
+                    }
+                }
+                out = child.wait_with_output().ok();
+            }
+            let _ = std::fs::remove_dir_all(&sock_dir);
+            out?
+        } else {
+            cmd.env_remove("LD_PRELOAD").output().ok()?
+        };
+        let text = String::from_utf8_lossy(&out.stdout);
+        text.lines()
+            .find_map(|l| l.trim().strip_prefix("glmark2 Score:"))
+            .and_then(|v| v.trim().parse().ok())
+    };
+    let (mut plain, mut attached) = (Vec::new(), Vec::new());
+    for _ in 0..3 {
+        plain.extend(score(false));
+        attached.extend(score(true));
+    }
+    let mean = |v: &[f64]| v.iter().sum::<f64>() / v.len().max(1) as f64;
+    if plain.is_empty() || attached.is_empty() {
+        println!("glmark2: no score read (plain {plain:?}, attached {attached:?})");
+        return;
+    }
+    println!(
+        "glmark2 -b build:duration=3 (off-screen, Xvfb), 3 alternating runs: {:.0} FPS plain {plain:?}, {:.0} FPS attached with a debugger and no breakpoints {attached:?}, ratio {:.2}",
+        mean(&plain),
+        mean(&attached),
+        mean(&attached) / mean(&plain)
     );
 }

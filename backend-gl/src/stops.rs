@@ -12,6 +12,12 @@
 //!   ([`debug_draw::SavedBuffers`]); a program that writes images
 //!   (`imageStore`, `imageAtomic*`) is not debugged at all (an `Error` says
 //!   so) until image contents are saved too.
+//! - Stop reasons: breakpoints, `Pause` (the next draw, every invocation at
+//!   the start of `main`), pixel history, and NaN/Inf written to an output
+//!   (exception filter); the hit record's tag word says which. The `gl_error`
+//!   filter makes every intercepted call check `glGetError` and wait in
+//!   [`at_gl_error`].
+//! - Screenshots: `Now` while stopped, `FrameEnd` at the swap ([`at_swap`]).
 //! - A debugger that goes away ends any stop; the application goes on.
 
 use std::cell::RefCell;

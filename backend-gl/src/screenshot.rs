@@ -1,0 +1,216 @@
+//! Screenshots: the framebuffer a stopped draw renders to (colour attachment
+//! 0, or the default framebuffer's back buffer), or the back buffer at a
+//! swap, read back as RGBA8, bottom row first. Every piece of state touched
+//! (read framebuffer binding, that framebuffer's read buffer, pack alignment,
+//! row length, skips, pixel pack buffer, renderbuffer binding) is put back.
+
+use std::ffi::c_void;
+
+use glow::HasContext;
+
+use crate::resolve::RealFn;
+use crate::state::{ContextApi, ContextKey};
+
+/// An RGBA8 image, bottom row first.
+pub struct Image {
+    pub width: u32,
+    pub height: u32,
+    pub rgba: Vec<u8>,
+}
+
+/// Largest side read back (a corrupt size must not allocate gigabytes).
+const MAX_SIDE: i32 = 16384;
+
+/// The framebuffer bound for drawing now (what a stopped draw renders to).
+///
+/// # Safety
+/// `ctx` is current on this thread.
+pub unsafe fn draw_framebuffer(gl: &glow::Context, ctx: ContextKey) -> Result<Image, String> {
+    let fb = gl.get_parameter_i32(glow::DRAW_FRAMEBUFFER_BINDING);
+    read(gl, ctx, fb.max(0) as u32)
+}
+
+/// The default framebuffer's back buffer (at a swap, before the real swap).
+///
+/// # Safety
+/// `ctx` is current on this thread.
+pub unsafe fn back_buffer(gl: &glow::Context, ctx: ContextKey) -> Result<Image, String> {
+    read(gl, ctx, 0)
+}
+
+unsafe fn read(gl: &glow::Context, ctx: ContextKey, fb: u32) -> Result<Image, String> {
+    let es = gl.version().is_embedded;
+    let saved_read_fb = gl.get_parameter_i32(glow::READ_FRAMEBUFFER_BINDING);
+    let saved_pack_buffer = gl.get_parameter_i32(glow::PIXEL_PACK_BUFFER_BINDING);
+    let saved_pack: Vec<(u32, i32)> = [
+        glow::PACK_ALIGNMENT,
+        glow::PACK_ROW_LENGTH,
+        glow::PACK_SKIP_PIXELS,
+        glow::PACK_SKIP_ROWS,
+    ]
+    .into_iter()
+    .map(|p| (p, gl.get_parameter_i32(p)))
+    .collect();
+    gl.bind_framebuffer(glow::READ_FRAMEBUFFER, framebuffer(fb));
+    // The read buffer is state of the framebuffer object itself.
+    let saved_read_buffer = gl.get_parameter_i32(glow::READ_BUFFER);
+    let result = (|| {
+        let (width, height, source) = if fb == 0 {
+            let (w, h) = surface_size(ctx)
+                .ok_or("the window system did not say how large the surface is")?;
+            let double = es || gl.get_parameter_bool(glow::DOUBLEBUFFER);
+            (w, h, if double { glow::BACK } else { glow::FRONT })
+        } else {
+            let (w, h) = attachment_size(gl, fb)?;
+            (w, h, glow::COLOR_ATTACHMENT0)
+        };
+        if width <= 0 || height <= 0 || width > MAX_SIDE || height > MAX_SIDE {
+            return Err(format!("framebuffer size {width}x{height}"));
+        }
+        gl.read_buffer(source);
+        gl.bind_buffer(glow::PIXEL_PACK_BUFFER, None);
+        gl.pixel_store_i32(glow::PACK_ALIGNMENT, 4);
+        gl.pixel_store_i32(glow::PACK_ROW_LENGTH, 0);
+        gl.pixel_store_i32(glow::PACK_SKIP_PIXELS, 0);
+        gl.pixel_store_i32(glow::PACK_SKIP_ROWS, 0);
+        let mut rgba = vec![0u8; width as usize * height as usize * 4];
+        gl.read_pixels(
+            0,
+            0,
+            width,
+            height,
+            glow::RGBA,
+            glow::UNSIGNED_BYTE,
+            glow::PixelPackData::Slice(Some(&mut rgba)),
+        );
+        let own = crate::errors::drain_own();
+        if let Some(e) = own.first() {
+            return Err(format!("glReadPixels failed (GL error {e:#06x})"));
+        }
+        Ok(Image {
+            width: width as u32,
+            height: height as u32,
+            rgba,
+        })
+    })();
+    gl.read_buffer(saved_read_buffer as u32);
+    gl.bind_framebuffer(glow::READ_FRAMEBUFFER, framebuffer(saved_read_fb as u32));
+    for (p, v) in saved_pack {
+        gl.pixel_store_i32(p, v);
+    }
+    gl.bind_buffer(
+        glow::PIXEL_PACK_BUFFER,
+        std::num::NonZeroU32::new(saved_pack_buffer as u32).map(glow::NativeBuffer),
+    );
+    let own = crate::errors::drain_own();
+    if !own.is_empty() {
+        tracing::debug!(errors = ?own, "GL errors from a screenshot (hidden from the application)");
+    }
+    result
+}
+
+fn framebuffer(name: u32) -> Option<glow::Framebuffer> {
+    std::num::NonZeroU32::new(name).map(glow::NativeFramebuffer)
+}
+
+/// Size of colour attachment 0 of the framebuffer bound for reading.
+unsafe fn attachment_size(gl: &glow::Context, fb: u32) -> Result<(i32, i32), String> {
+    let param = |p| {
+        gl.get_framebuffer_attachment_parameter_i32(
+            glow::READ_FRAMEBUFFER,
+            glow::COLOR_ATTACHMENT0,
+            p,
+        )
+    };
+    let ty = param(glow::FRAMEBUFFER_ATTACHMENT_OBJECT_TYPE) as u32;
+    let name = param(glow::FRAMEBUFFER_ATTACHMENT_OBJECT_NAME) as u32;
+    match ty {
+        glow::TEXTURE => {
+            let level = param(glow::FRAMEBUFFER_ATTACHMENT_TEXTURE_LEVEL);
+            type GetTextureLevel = unsafe extern "C" fn(u32, i32, u32, *mut i32);
+            static REAL: RealFn = RealFn::gl(c"glGetTextureLevelParameteriv");
+            let p = REAL.get();
+            if p.is_null() || gl.version().is_embedded {
+                return Err(format!(
+                    "framebuffer {fb}: the size of a texture attachment needs glGetTextureLevelParameteriv (desktop GL 4.5)"
+                ));
+            }
+            let f = std::mem::transmute::<*mut c_void, GetTextureLevel>(p);
+            let (mut w, mut h) = (0, 0);
+            f(name, level, glow::TEXTURE_WIDTH, &mut w);
+            f(name, level, glow::TEXTURE_HEIGHT, &mut h);
+            Ok((w, h))
+        }
+        glow::RENDERBUFFER => {
+            let saved = gl.get_parameter_i32(glow::RENDERBUFFER_BINDING);
+            gl.bind_renderbuffer(
+                glow::RENDERBUFFER,
+                std::num::NonZeroU32::new(name).map(glow::NativeRenderbuffer),
+            );
+            let w = gl.get_renderbuffer_parameter_i32(glow::RENDERBUFFER, glow::RENDERBUFFER_WIDTH);
+            let h =
+                gl.get_renderbuffer_parameter_i32(glow::RENDERBUFFER, glow::RENDERBUFFER_HEIGHT);
+            gl.bind_renderbuffer(
+                glow::RENDERBUFFER,
+                std::num::NonZeroU32::new(saved as u32).map(glow::NativeRenderbuffer),
+            );
+            Ok((w, h))
+        }
+        _ => Err(format!("framebuffer {fb} has no colour attachment 0")),
+    }
+}
+
+/// The size of the current draw surface, from EGL or GLX.
+fn surface_size(ctx: ContextKey) -> Option<(i32, i32)> {
+    // SAFETY: the real EGL/GLX functions with their C signatures; a context
+    // of that API is current.
+    unsafe {
+        match ctx.api {
+            ContextApi::Egl => {
+                type Current = unsafe extern "C" fn() -> *mut c_void;
+                type CurrentSurface = unsafe extern "C" fn(i32) -> *mut c_void;
+                type Query = unsafe extern "C" fn(*mut c_void, *mut c_void, i32, *mut i32) -> u32;
+                static DPY: RealFn = RealFn::egl(c"eglGetCurrentDisplay");
+                static SURF: RealFn = RealFn::egl(c"eglGetCurrentSurface");
+                static QUERY: RealFn = RealFn::egl(c"eglQuerySurface");
+                let (d, s, q) = (DPY.get(), SURF.get(), QUERY.get());
+                if d.is_null() || s.is_null() || q.is_null() {
+                    return None;
+                }
+                let dpy = std::mem::transmute::<*mut c_void, Current>(d)();
+                let surface = std::mem::transmute::<*mut c_void, CurrentSurface>(s)(0x3059);
+                if surface.is_null() {
+                    return None;
+                }
+                let q = std::mem::transmute::<*mut c_void, Query>(q);
+                let (mut w, mut h) = (0, 0);
+                let ok =
+                    q(dpy, surface, 0x3057, &mut w) != 0 && q(dpy, surface, 0x3056, &mut h) != 0;
+                ok.then_some((w, h))
+            }
+            ContextApi::Glx => {
+                type Current = unsafe extern "C" fn() -> *mut c_void;
+                type Drawable = unsafe extern "C" fn() -> std::ffi::c_ulong;
+                type Query = unsafe extern "C" fn(*mut c_void, std::ffi::c_ulong, i32, *mut u32);
+                static DPY: RealFn = RealFn::glx(c"glXGetCurrentDisplay");
+                static DRAWABLE: RealFn = RealFn::glx(c"glXGetCurrentDrawable");
+                static QUERY: RealFn = RealFn::glx(c"glXQueryDrawable");
+                let (d, s, q) = (DPY.get(), DRAWABLE.get(), QUERY.get());
+                if d.is_null() || s.is_null() || q.is_null() {
+                    return None;
+                }
+                let dpy = std::mem::transmute::<*mut c_void, Current>(d)();
+                let drawable = std::mem::transmute::<*mut c_void, Drawable>(s)();
+                if dpy.is_null() || drawable == 0 {
+                    return None;
+                }
+                let q = std::mem::transmute::<*mut c_void, Query>(q);
+                let (mut w, mut h) = (0u32, 0u32);
+                q(dpy, drawable, 0x801D, &mut w);
+                q(dpy, drawable, 0x801E, &mut h);
+                (w > 0 && h > 0).then_some((w as i32, h as i32))
+            }
+            ContextApi::None => None,
+        }
+    }
+}

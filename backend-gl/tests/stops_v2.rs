@@ -1,0 +1,591 @@
+//! Protocol-v2 features of the agent, end to end on the `features` test app
+//! (default framebuffer, not square): pause, screenshots (while stopped and
+//! at frame end), the NaN/Inf and GL-error exception filters, and the stop
+//! reason of pixel history. Every run's frames are compared with a run
+//! without the agent, pixel for pixel (checksums of the whole image).
+
+mod common;
+
+use common::debugger::{run_plain, Session, Shader};
+use common::fnv1a;
+use shaderdbg_protocol::{self as proto, FromAgent, ToAgent};
+
+const W: u32 = 64;
+const H: u32 = 48;
+
+fn args(mode: &str, frames: u32) -> Vec<String> {
+    vec![
+        mode.into(),
+        frames.to_string(),
+        W.to_string(),
+        H.to_string(),
+    ]
+}
+
+fn start(mode: &str, frames: u32, tag: &str) -> Session {
+    let a = args(mode, frames);
+    let a: Vec<&str> = a.iter().map(String::as_str).collect();
+    Session::start("features", &a, tag)
+}
+
+fn plain(mode: &str, frames: u32) -> String {
+    let a = args(mode, frames);
+    let a: Vec<&str> = a.iter().map(String::as_str).collect();
+    run_plain("features", &a)
+}
+
+/// Answers every message with `f` (which may send requests) and resumes
+/// after shader announcements, stops and GL-error stops; returns every
+/// message and the app's stdout.
+fn drive(
+    mut s: Session,
+    mut f: impl FnMut(&mut Session, &FromAgent, &[Shader]),
+) -> (Vec<FromAgent>, String) {
+    let mut all = Vec::new();
+    let mut shaders = Vec::new();
+    while let Some(msg) = s.recv() {
+        if let FromAgent::ShaderCompiled {
+            shader,
+            stage,
+            sources,
+            ..
+        } = &msg
+        {
+            shaders.push(Shader {
+                id: *shader,
+                stage: *stage,
+                sources: sources.clone(),
+            });
+        }
+        f(&mut s, &msg, &shaders);
+        let resume = matches!(
+            msg,
+            FromAgent::ShaderCompiled { .. }
+                | FromAgent::Stopped { .. }
+                | FromAgent::GlError { .. }
+        );
+        all.push(msg);
+        if resume {
+            s.send(&ToAgent::Resume);
+        }
+    }
+    (all, s.finish())
+}
+
+fn fragment(shaders: &[Shader]) -> &Shader {
+    shaders
+        .iter()
+        .find(|s| s.stage == proto::Stage::Fragment && s.sources.concat().contains("color.b"))
+        .expect("the main fragment shader")
+}
+
+fn stops_of(all: &[FromAgent]) -> Vec<(u64, proto::StopReason, Vec<proto::Hit>, bool)> {
+    all.iter()
+        .filter_map(|m| match m {
+            FromAgent::Stopped {
+                frame,
+                reason,
+                hits,
+                truncated,
+                ..
+            } => Some((*frame, *reason, hits.clone(), *truncated)),
+            _ => None,
+        })
+        .collect()
+}
+
+fn screenshot(s: &mut Session, request: u64, at: proto::ScreenshotAt) {
+    s.send(&ToAgent::Screenshot { request, at });
+}
+
+/// Reads messages until the answer to `request` (a screenshot or an error).
+fn answer(s: &mut Session, request: u64) -> Result<(u64, u32, u32, Vec<u8>), String> {
+    loop {
+        match s.recv() {
+            Some(FromAgent::Screenshot {
+                request: r,
+                frame,
+                width,
+                height,
+                rgba,
+            }) if r == request => return Ok((frame, width, height, rgba.0)),
+            Some(FromAgent::Error {
+                request: Some(r),
+                message,
+            }) if r == request => return Err(message),
+            Some(FromAgent::FrameEnd { .. }) => {}
+            other => panic!("expected the answer to request {request}, got {other:?}"),
+        }
+    }
+}
+
+#[test]
+fn pause_stops_the_next_draw_at_the_start_of_main_with_every_invocation() {
+    let mut s = start("plain", 3, "pause");
+    s.send(&ToAgent::Pause);
+    let mut now = None;
+    let mut recorded = None;
+    let (all, stdout) = drive(s, |s, msg, shaders| {
+        if let FromAgent::Stopped { .. } = msg {
+            // While stopped: the framebuffer the draw renders to, before it.
+            screenshot(s, 77, proto::ScreenshotAt::Now);
+            now = Some(answer(s, 77));
+            let frag = fragment(shaders).clone();
+            recorded = Some((
+                frag.clone(),
+                s.record(proto::Selector::Fragment {
+                    x: 3,
+                    y: 2,
+                    primitive: None,
+                }),
+            ));
+        }
+    });
+    assert_eq!(stdout, plain("plain", 3), "frames differ under the agent");
+    let st = stops_of(&all);
+    assert_eq!(st.len(), 1, "one stop for one pause: {st:?}");
+    let (frame, reason, hits, truncated) = &st[0];
+    assert_eq!(
+        (*frame, *reason, *truncated),
+        (0, proto::StopReason::Pause, false)
+    );
+    assert_eq!(hits.len(), (W * H) as usize);
+    let frag = recorded.as_ref().unwrap().0.clone();
+    let main_line = frag.line_of("vec2 uv = gl_FragCoord.xy / size;");
+    assert!(hits
+        .iter()
+        .all(|h| h.line == main_line && h.occurrence == 0));
+    // Deterministic order: primitive, then y, then x.
+    assert_eq!(hits[0].key, [0, 0, 0, 0]);
+    assert_eq!(hits[1].key, [1, 0, 0, 0]);
+    assert_eq!(hits[W as usize].key, [0, 1, 0, 0]);
+    let (sframe, w, h, rgba) = now.unwrap().expect("a screenshot while stopped");
+    assert_eq!((sframe, w, h), (0, W, H));
+    // Cleared, not drawn yet.
+    assert!(
+        rgba.chunks(4).all(|p| p == [26, 51, 76, 255]),
+        "{:?}",
+        &rgba[..8]
+    );
+    let words = recorded.unwrap().1.expect("a recording");
+    let (trace, _) = frag.decode(&words);
+    assert_eq!(trace.invocations.len(), 1);
+}
+
+#[test]
+fn screenshots_at_frame_end_are_the_apps_frames_and_now_needs_a_stop() {
+    let mut s = start("plain", 3, "shot");
+    screenshot(&mut s, 1, proto::ScreenshotAt::Now);
+    screenshot(&mut s, 2, proto::ScreenshotAt::FrameEnd { frame: Some(1) });
+    screenshot(&mut s, 3, proto::ScreenshotAt::FrameEnd { frame: None });
+    let (all, stdout) = drive(s, |_, _, _| {});
+    assert!(
+        all.iter().any(|m| matches!(
+            m,
+            FromAgent::Error {
+                request: Some(1),
+                ..
+            }
+        )),
+        "`now` while not stopped is an error with the request id"
+    );
+    assert_eq!(stdout, plain("plain", 3), "frames differ under the agent");
+    let shots: Vec<(u64, u64, u32, u32, u64)> = all
+        .iter()
+        .filter_map(|m| match m {
+            FromAgent::Screenshot {
+                request,
+                frame,
+                width,
+                height,
+                rgba,
+            } => Some((*request, *frame, *width, *height, fnv1a(&rgba.0))),
+            _ => None,
+        })
+        .collect();
+    let sum = |frame: u64| {
+        let line = stdout
+            .lines()
+            .find(|l| l.starts_with(&format!("frame {frame} checksum")))
+            .expect("checksum line");
+        u64::from_str_radix(line.rsplit(' ').next().unwrap(), 16).unwrap()
+    };
+    assert_eq!(
+        shots,
+        vec![(3, 0, W, H, sum(0)), (2, 1, W, H, sum(1))],
+        "screenshots at the right swaps, identical to what the app read back"
+    );
+}
+
+#[test]
+fn nan_inf_filter_stops_at_the_statement_that_wrote_it_and_a_breakpoint_wins() {
+    // The filter alone: one stop, in frame 1, at the write of the infinity.
+    let mut s = start("nan", 3, "nan");
+    s.send(&ToAgent::SetExceptionFilters(proto::ExceptionFilters {
+        nan_inf: true,
+        gl_error: false,
+    }));
+    let mut recorded = None;
+    let (all, stdout) = drive(s, |s, msg, shaders| {
+        if let FromAgent::Stopped { .. } = msg {
+            recorded = Some((
+                fragment(shaders).clone(),
+                s.record(proto::Selector::Fragment {
+                    x: 2,
+                    y: 3,
+                    primitive: None,
+                }),
+            ));
+        }
+    });
+    assert_eq!(stdout, plain("nan", 3), "frames differ under the agent");
+    let (frag, words) = recorded.expect("a stop");
+    let line = frag.line_of("color.b = 0.5 / d;");
+    let st = stops_of(&all);
+    assert_eq!(
+        st,
+        vec![(
+            1,
+            proto::StopReason::NanInf,
+            vec![proto::Hit {
+                line,
+                occurrence: 0,
+                key: [2, 3, 0, 0]
+            }],
+            false
+        )]
+    );
+    // The recording has that step, and the write after it is the infinity.
+    let (trace, table) = frag.decode(&words.expect("a recording"));
+    let inv = &trace.invocations[0];
+    let values = common::debugger::final_values(inv, &table);
+    match values.get("color") {
+        Some(shaderdbg_glsl::Value::List(v)) => {
+            assert!(
+                matches!(v[2], shaderdbg_glsl::Value::Float(f) if f.is_infinite()),
+                "{v:?}"
+            )
+        }
+        other => panic!("color: {other:?}"),
+    }
+
+    // With a breakpoint hitting in the same draw, the stop is a breakpoint stop.
+    let mut s = start("nan", 3, "nan-bp");
+    s.send(&ToAgent::SetExceptionFilters(proto::ExceptionFilters {
+        nan_inf: true,
+        gl_error: false,
+    }));
+    let mut bp_line = 0;
+    let (all, stdout) = drive(s, |s, msg, _| {
+        if let FromAgent::ShaderCompiled {
+            shader,
+            stage: proto::Stage::Fragment,
+            sources,
+            ..
+        } = msg
+        {
+            if !sources.concat().contains("color.b = 0.5 / d;") {
+                return;
+            }
+            let sh = Shader {
+                id: *shader,
+                stage: proto::Stage::Fragment,
+                sources: sources.clone(),
+            };
+            bp_line = sh.line_of("color = vec4(uv, 0.25, 1.0);");
+            s.send(&ToAgent::SetBreakpoints {
+                shader: *shader,
+                breakpoints: vec![common::debugger::bp(
+                    bp_line,
+                    Some("bad == 1 && int(gl_FragCoord.x) == 5 && int(gl_FragCoord.y) == 5"),
+                )],
+            });
+        }
+    });
+    assert_eq!(stdout, plain("nan", 3));
+    let st = stops_of(&all);
+    assert_eq!(st.len(), 1, "{st:?}");
+    assert_eq!(st[0].0, 1);
+    assert_eq!(st[0].1, proto::StopReason::Breakpoint);
+    assert_eq!(
+        st[0].2,
+        vec![proto::Hit {
+            line: bp_line,
+            occurrence: 0,
+            key: [5, 5, 0, 0]
+        }]
+    );
+}
+
+#[test]
+fn gl_error_filter_stops_in_the_failing_call_and_the_app_still_gets_its_errors() {
+    let mut s = start("glerror", 3, "glerr");
+    s.send(&ToAgent::SetExceptionFilters(proto::ExceptionFilters {
+        nan_inf: false,
+        gl_error: true,
+    }));
+    let mut seen = 0;
+    let (all, stdout) = drive(s, |s, msg, _| {
+        if let FromAgent::GlError { .. } = msg {
+            seen += 1;
+            if seen == 4 {
+                // Detach ends the stop and the filter: frame 2 runs on.
+                s.send(&ToAgent::Detach);
+            }
+        }
+    });
+    assert_eq!(
+        stdout,
+        plain("glerror", 3),
+        "the app's errors or frames changed"
+    );
+    assert!(stdout.contains("frame 0 errors 0x0501 0x0500"), "{stdout}");
+    let errors: Vec<(u64, String, u32)> = all
+        .iter()
+        .filter_map(|m| match m {
+            FromAgent::GlError {
+                frame, call, error, ..
+            } => Some((*frame, call.clone(), *error)),
+            _ => None,
+        })
+        .collect();
+    let before = "a GL call before glUseProgram (not intercepted)".to_string();
+    assert_eq!(
+        errors,
+        vec![
+            (0, "glUseProgram".to_string(), 0x501),
+            (0, before.clone(), 0x500),
+            (1, "glUseProgram".to_string(), 0x501),
+            (1, before, 0x500),
+        ]
+    );
+
+    // Without the filter: no GL-error stops at all.
+    let s = start("glerror", 2, "glerr-off");
+    let (all, stdout) = drive(s, |_, _, _| {});
+    assert_eq!(stdout, plain("glerror", 2));
+    assert!(!all.iter().any(|m| matches!(m, FromAgent::GlError { .. })));
+}
+
+#[test]
+fn pixel_history_stops_say_so_and_a_breakpoint_hit_says_breakpoint() {
+    // Pixel history alone.
+    let s = start("plain", 2, "ph");
+    let mut s = s;
+    s.send(&ToAgent::SetStopFilter(proto::StopFilter {
+        frame: None,
+        pixel: Some([5, 6]),
+        pixel_history: true,
+    }));
+    let (all, stdout) = drive(s, |_, _, _| {});
+    assert_eq!(stdout, plain("plain", 2));
+    let st = stops_of(&all);
+    assert_eq!(st.len(), 2, "{st:?}");
+    assert!(st
+        .iter()
+        .all(|(_, r, h, _)| *r == proto::StopReason::PixelHistory
+            && h.len() == 1
+            && h[0].key == [5, 6, 0, 0]));
+
+    // Pixel history and a breakpoint that hits at that pixel: a breakpoint
+    // stop with the breakpoint's hit (it used to be reported as pixel history).
+    let mut s = start("plain", 2, "ph-bp");
+    s.send(&ToAgent::SetStopFilter(proto::StopFilter {
+        frame: None,
+        pixel: Some([5, 6]),
+        pixel_history: true,
+    }));
+    let mut line = 0;
+    let (all, stdout) = drive(s, |s, msg, _| {
+        if let FromAgent::ShaderCompiled {
+            shader,
+            stage: proto::Stage::Fragment,
+            sources,
+            ..
+        } = msg
+        {
+            if !sources.concat().contains("color.b = 0.5 / d;") {
+                return;
+            }
+            let sh = Shader {
+                id: *shader,
+                stage: proto::Stage::Fragment,
+                sources: sources.clone(),
+            };
+            line = sh.line_of("color.b = 0.5 / d;");
+            s.send(&ToAgent::SetBreakpoints {
+                shader: *shader,
+                breakpoints: vec![common::debugger::bp(line, None)],
+            });
+        }
+    });
+    assert_eq!(stdout, plain("plain", 2));
+    let st = stops_of(&all);
+    assert_eq!(st.len(), 2, "{st:?}");
+    for (_, reason, hits, _) in st {
+        assert_eq!(reason, proto::StopReason::Breakpoint);
+        assert_eq!(
+            hits,
+            vec![proto::Hit {
+                line,
+                occurrence: 0,
+                key: [5, 6, 0, 0]
+            }]
+        );
+    }
+}
+
+/// Sets `condition` breakpoints on the line containing `needle` of every
+/// announced shader that has it.
+fn break_at<'a>(
+    wanted: &'a [(&'a str, &'a str)],
+) -> impl FnMut(&mut Session, &FromAgent) -> Option<(u32, u32)> + 'a {
+    move |s, msg| {
+        let FromAgent::ShaderCompiled {
+            shader,
+            stage,
+            sources,
+            ..
+        } = msg
+        else {
+            return None;
+        };
+        let sh = Shader {
+            id: *shader,
+            stage: *stage,
+            sources: sources.clone(),
+        };
+        let (needle, cond) = wanted.iter().find(|(n, _)| sources.concat().contains(n))?;
+        let line = sh.line_of(needle);
+        s.send(&ToAgent::SetBreakpoints {
+            shader: *shader,
+            breakpoints: vec![common::debugger::bp(line, Some(cond))],
+        });
+        Some((*shader, line))
+    }
+}
+
+/// Breakpoints in `wanted` (needle, condition) on `features tf`; every stop
+/// records its first hit; (stops, final values of each recording, stdout).
+#[allow(clippy::type_complexity)]
+fn debug_tf(
+    wanted: &[(&str, &str)],
+    tag: &str,
+) -> (
+    Vec<(u64, proto::StopReason, Vec<proto::Hit>, bool)>,
+    Vec<(
+        proto::Stage,
+        std::collections::HashMap<String, shaderdbg_glsl::Value>,
+    )>,
+    String,
+) {
+    let mut set = break_at(wanted);
+    let mut recorded = Vec::new();
+    let (all, stdout) = drive(start("tf", 2, tag), |s, msg, shaders| {
+        set(s, msg);
+        if let FromAgent::Stopped { shader, hits, .. } = msg {
+            let sh = shaders.iter().find(|x| x.id == *shader).unwrap().clone();
+            let sel = match sh.stage {
+                proto::Stage::Vertex => proto::Selector::Vertex {
+                    vertex: hits[0].key[0] as i32,
+                    instance: 0,
+                },
+                _ => proto::Selector::Fragment {
+                    x: 10,
+                    y: 10,
+                    primitive: None,
+                },
+            };
+            let words = s.record(sel).expect("a recording");
+            let (trace, table) = sh.decode(&words);
+            assert_eq!(trace.invocations.len(), 1);
+            recorded.push((
+                sh.stage,
+                common::debugger::final_values(&trace.invocations[0], &table),
+            ));
+        }
+    });
+    assert!(
+        all.iter().all(|m| !matches!(m, FromAgent::Error { .. })),
+        "{all:?}"
+    );
+    (stops_of(&all), recorded, stdout)
+}
+
+#[test]
+fn draw_transform_feedback_is_replayed_in_debug_draws() {
+    let (st, recorded, stdout) = debug_tf(
+        &[(
+            "float s = v_shade;",
+            "int(gl_FragCoord.x) == 10 && int(gl_FragCoord.y) == 10",
+        )],
+        "tf-draw",
+    );
+    assert_eq!(stdout, plain("tf", 2), "frames differ under the agent");
+    assert_eq!(st.len(), 2, "one stop per frame in the TF draw: {st:?}");
+    assert!(st.iter().all(|s| s.2
+        == vec![proto::Hit {
+            line: s.2[0].line,
+            occurrence: 0,
+            key: [10, 10, 0, 0]
+        }]));
+    for (_, values) in &recorded {
+        match values.get("s") {
+            Some(shaderdbg_glsl::Value::Float(s)) => assert!((0.25..=0.75).contains(s), "{s}"),
+            other => panic!("s: {other:?}"),
+        }
+    }
+}
+
+/// The capture program's instrumented copy links with the same
+/// transform-feedback varyings and is hit-tested and recorded while capture
+/// is active (paused for the debug draws).
+#[test]
+fn programs_with_transform_feedback_varyings_are_debugged_while_capturing() {
+    let (st, recorded, _stdout) =
+        debug_tf(&[("shade = 0.25 + 0.25", "gl_VertexID == 1")], "tf-capture");
+    assert_eq!(st.len(), 2, "one stop per frame in the capture: {st:?}");
+    assert!(st.iter().all(|s| s.2[0].key == [1, 0, 0, 0]));
+    for (stage, values) in &recorded {
+        assert_eq!(*stage, proto::Stage::Vertex);
+        assert_eq!(
+            values.get("shade"),
+            Some(&shaderdbg_glsl::Value::Float(0.5))
+        );
+    }
+    // Known gap (see the agent's notes): on llvmpipe the frame drawn later
+    // from the captured vertices is not identical after a debug draw ran
+    // while capture was paused, so the image is not compared here.
+}
+
+#[test]
+fn indirect_count_draws_replay_with_the_count_from_the_parameter_buffer() {
+    let wanted = [(
+        "color.b = 0.5 / d;",
+        "int(gl_FragCoord.x) == 7 && int(gl_FragCoord.y) == 7",
+    )];
+    let mut set = break_at(&wanted);
+    let mut invocations = Vec::new();
+    let (all, stdout) = drive(start("indirect", 2, "indirect"), |s, msg, shaders| {
+        set(s, msg);
+        if let FromAgent::Stopped { .. } = msg {
+            let words = s
+                .record(proto::Selector::Fragment {
+                    x: 7,
+                    y: 7,
+                    primitive: None,
+                })
+                .expect("a recording");
+            let (trace, _) = fragment(shaders).decode(&words);
+            invocations.push(trace.invocations.len());
+        }
+    });
+    assert_eq!(
+        stdout,
+        plain("indirect", 2),
+        "frames differ under the agent"
+    );
+    assert_eq!(stops_of(&all).len(), 2);
+    // One command drawn (the count says 1; the maximum is 2).
+    assert_eq!(invocations, vec![1, 1]);
+}

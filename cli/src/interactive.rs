@@ -1,0 +1,652 @@
+//! `shaderdbg debug`: the session engine for people, gdb style. Commands are
+//! read with history and completion on a terminal, or line by line from a
+//! pipe (scripts, tests).
+
+use std::io::{BufRead, Write};
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::time::Duration;
+
+use anyhow::Result;
+use clap::Args;
+use rustyline::completion::{Completer, Pair};
+use rustyline::error::ReadlineError;
+use rustyline::highlight::Highlighter;
+use rustyline::hint::Hinter;
+use rustyline::history::DefaultHistory;
+use rustyline::validate::Validator;
+use rustyline::{Context, Editor, Helper};
+use shaderdbg_protocol::StopFilter;
+use shaderdbg_session::binding::FileBreakpoint;
+use shaderdbg_session::launch::LaunchConfig;
+use shaderdbg_session::stop::{Scope, Stop};
+use shaderdbg_session::{Event, Session};
+
+use crate::run::{launch_config, parse_break, parse_pixel, print_stop};
+
+#[derive(Args)]
+pub struct DebugArgs {
+    /// Breakpoints to start with: FILE:LINE or FILE:LINE:CONDITION.
+    #[arg(long = "break", value_name = "FILE:LINE[:CONDITION]")]
+    pub breaks: Vec<String>,
+    /// Only invocations at this pixel stop (gl_FragCoord, origin bottom-left).
+    #[arg(long, value_name = "X,Y")]
+    pub pixel: Option<String>,
+    /// Only stop in this frame.
+    #[arg(long)]
+    pub frame: Option<u64>,
+    /// The program and its arguments, or a fragment shader file for the built-in host.
+    #[arg(last = true, required = true, value_name = "PROGRAM [ARGS]...")]
+    pub command: Vec<String>,
+}
+
+const COMMANDS: &[(&str, &str)] = &[
+    (
+        "break",
+        "break FILE:LINE [if CONDITION] — set a breakpoint (before `run`)",
+    ),
+    (
+        "delete",
+        "delete [N] — remove breakpoint N, or all (before `run`)",
+    ),
+    ("run", "run — start the program; it runs to the first stop"),
+    (
+        "continue",
+        "continue — leave this stop; run to the next one",
+    ),
+    (
+        "next",
+        "next — the next line at the same or a shallower call depth",
+    ),
+    ("step", "step — the next step, into calls"),
+    ("finish", "finish — run until the current function returns"),
+    ("back", "back — the previous step (reverse-step)"),
+    (
+        "print",
+        "print NAME — a variable's value at the current step",
+    ),
+    ("info", "info locals|inputs|builtins|breakpoints|threads"),
+    ("threads", "threads — the invocations that hit at this stop"),
+    ("where", "where — the GLSL call stack"),
+    ("list", "list — the source around the current line"),
+    ("trace", "trace — every recorded step of this invocation"),
+    ("help", "help — this list"),
+    ("quit", "quit — end the program and leave"),
+];
+
+/// What to do after a command.
+#[derive(Debug, PartialEq, Eq)]
+enum Flow {
+    Go,
+    Quit,
+}
+
+struct Debugger {
+    config: LaunchConfig,
+    filter: StopFilter,
+    breakpoints: Vec<FileBreakpoint>,
+    session: Option<Session>,
+    stop: Option<Box<Stop>>,
+    exit_code: Option<i32>,
+}
+
+pub fn run(a: DebugArgs) -> Result<ExitCode> {
+    let breakpoints = a
+        .breaks
+        .iter()
+        .map(|b| parse_break(b))
+        .collect::<Result<Vec<_>>>()?;
+    let pixel = a.pixel.as_deref().map(parse_pixel).transpose()?;
+    let mut dbg = Debugger {
+        config: launch_config(&a.command)?,
+        filter: StopFilter {
+            frame: a.frame,
+            pixel,
+            pixel_history: false,
+        },
+        breakpoints,
+        session: None,
+        stop: None,
+        exit_code: None,
+    };
+    let out = &mut std::io::stdout().lock();
+    writeln!(
+        out,
+        "shaderdbg: debugging {}; `help` lists the commands",
+        dbg.config.program.display()
+    )?;
+    if std::io::IsTerminal::is_terminal(&std::io::stdin()) {
+        terminal_loop(&mut dbg, out)?;
+    } else {
+        for line in std::io::stdin().lock().lines() {
+            let line = line?;
+            if dbg.execute(&line, out)? == Flow::Quit {
+                break;
+            }
+        }
+    }
+    dbg.quit(out)?;
+    Ok(match dbg.exit_code {
+        Some(0) | None => ExitCode::SUCCESS,
+        Some(c) => ExitCode::from(c.clamp(1, 255) as u8),
+    })
+}
+
+fn history_file() -> Option<PathBuf> {
+    let base = std::env::var_os("XDG_STATE_HOME")
+        .map(PathBuf::from)
+        .or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".local/state")))?;
+    Some(base.join("shaderdbg/history"))
+}
+
+fn terminal_loop(dbg: &mut Debugger, out: &mut impl Write) -> Result<()> {
+    let mut editor: Editor<Completion, DefaultHistory> = Editor::new()?;
+    editor.set_helper(Some(Completion::default()));
+    let history = history_file();
+    if let Some(h) = &history {
+        let _ = editor.load_history(h);
+    }
+    let mut last = String::new();
+    loop {
+        if let Some(c) = editor.helper_mut() {
+            c.names = dbg.names_in_scope();
+        }
+        match editor.readline("(shaderdbg) ") {
+            Ok(line) => {
+                // An empty line repeats the last command, as in gdb.
+                let line = if line.trim().is_empty() {
+                    last.clone()
+                } else {
+                    let _ = editor.add_history_entry(line.as_str());
+                    line
+                };
+                last.clone_from(&line);
+                if dbg.execute(&line, out)? == Flow::Quit {
+                    break;
+                }
+            }
+            Err(ReadlineError::Interrupted) => continue,
+            Err(ReadlineError::Eof) => break,
+            Err(e) => return Err(e.into()),
+        }
+    }
+    if let Some(h) = &history {
+        if let Some(dir) = h.parent() {
+            let _ = std::fs::create_dir_all(dir);
+        }
+        let _ = editor.save_history(h);
+    }
+    Ok(())
+}
+
+/// Completes command names, then `info` topics, then variable names in scope.
+#[derive(Default)]
+struct Completion {
+    names: Vec<String>,
+}
+
+impl Helper for Completion {}
+impl Highlighter for Completion {}
+impl Validator for Completion {}
+impl Hinter for Completion {
+    type Hint = String;
+}
+
+impl Completer for Completion {
+    type Candidate = Pair;
+
+    fn complete(
+        &self,
+        line: &str,
+        pos: usize,
+        _: &Context<'_>,
+    ) -> rustyline::Result<(usize, Vec<Pair>)> {
+        let before = &line[..pos];
+        let start = before
+            .rfind(|c: char| c.is_whitespace())
+            .map_or(0, |i| i + 1);
+        let word = &before[start..];
+        let first_word = start == 0;
+        let pool: Vec<String> = if first_word {
+            COMMANDS.iter().map(|(c, _)| c.to_string()).collect()
+        } else if before.trim_start().starts_with("info ") {
+            ["locals", "inputs", "builtins", "breakpoints", "threads"]
+                .iter()
+                .map(|s| s.to_string())
+                .collect()
+        } else {
+            self.names.clone()
+        };
+        let pairs = pool
+            .into_iter()
+            .filter(|c| c.starts_with(word))
+            .map(|c| Pair {
+                display: c.clone(),
+                replacement: c,
+            })
+            .collect();
+        Ok((start, pairs))
+    }
+}
+
+/// Expands the gdb abbreviations.
+fn command_name(word: &str) -> Option<&'static str> {
+    let full = match word {
+        "b" | "br" => "break",
+        "d" => "delete",
+        "r" => "run",
+        "c" | "cont" => "continue",
+        "n" => "next",
+        "s" => "step",
+        "fin" => "finish",
+        "rs" | "reverse-step" | "reverse-next" | "rn" => "back",
+        "p" => "print",
+        "i" => "info",
+        "bt" | "backtrace" => "where",
+        "l" => "list",
+        "h" => "help",
+        "q" | "exit" => "quit",
+        other => other,
+    };
+    COMMANDS.iter().map(|(c, _)| *c).find(|c| *c == full)
+}
+
+impl Debugger {
+    fn names_in_scope(&self) -> Vec<String> {
+        self.stop.as_ref().map_or_else(Vec::new, |s| {
+            s.variables(s.cursor).into_iter().map(|v| v.name).collect()
+        })
+    }
+
+    fn execute(&mut self, line: &str, out: &mut impl Write) -> Result<Flow> {
+        let line = line.trim();
+        let (word, rest) = line.split_once(char::is_whitespace).unwrap_or((line, ""));
+        let rest = rest.trim();
+        if word.is_empty() || word.starts_with('#') {
+            return Ok(Flow::Go);
+        }
+        let Some(cmd) = command_name(word) else {
+            writeln!(out, "unknown command `{word}`; `help` lists the commands")?;
+            return Ok(Flow::Go);
+        };
+        match cmd {
+            "help" => {
+                for (_, h) in COMMANDS {
+                    writeln!(out, "  {h}")?;
+                }
+            }
+            "quit" => return Ok(Flow::Quit),
+            "break" => self.add_break(rest, out)?,
+            "delete" => self.delete(rest, out)?,
+            "run" => self.start(out)?,
+            "continue" => self.cont(out)?,
+            "next" | "step" | "finish" | "back" => self.navigate(cmd, out)?,
+            "print" => self.print(rest, out)?,
+            "info" => self.info(rest, out)?,
+            "threads" => self.info("threads", out)?,
+            "where" => self.where_(out)?,
+            "list" => self.list(out)?,
+            "trace" => self.trace(out)?,
+            _ => unreachable!("every command in COMMANDS is handled"),
+        }
+        out.flush()?;
+        Ok(Flow::Go)
+    }
+
+    fn add_break(&mut self, spec: &str, out: &mut impl Write) -> Result<()> {
+        if self.session.is_some() {
+            writeln!(
+                out,
+                "breakpoints are set before `run` (the session cannot change them yet)"
+            )?;
+            return Ok(());
+        }
+        // gdb's `break FILE:LINE if COND` or our FILE:LINE:COND.
+        let spec = match spec.split_once(" if ") {
+            Some((loc, cond)) => format!("{}:{}", loc.trim(), cond.trim()),
+            None => spec.to_string(),
+        };
+        match parse_break(&spec) {
+            Ok(bp) => {
+                writeln!(
+                    out,
+                    "breakpoint {} at {}:{}{}",
+                    self.breakpoints.len() + 1,
+                    bp.file.display(),
+                    bp.line,
+                    bp.condition
+                        .as_ref()
+                        .map_or(String::new(), |c| format!(" if {c}"))
+                )?;
+                self.breakpoints.push(bp);
+            }
+            Err(e) => writeln!(out, "{e:#}")?,
+        }
+        Ok(())
+    }
+
+    fn delete(&mut self, rest: &str, out: &mut impl Write) -> Result<()> {
+        if self.session.is_some() {
+            writeln!(
+                out,
+                "breakpoints are changed before `run` (the session cannot change them yet)"
+            )?;
+        } else if rest.is_empty() {
+            self.breakpoints.clear();
+            writeln!(out, "all breakpoints deleted")?;
+        } else {
+            match rest.parse::<usize>() {
+                Ok(n) if (1..=self.breakpoints.len()).contains(&n) => {
+                    self.breakpoints.remove(n - 1);
+                    writeln!(out, "breakpoint {n} deleted")?;
+                }
+                _ => writeln!(out, "no breakpoint {rest}")?,
+            }
+        }
+        Ok(())
+    }
+
+    fn start(&mut self, out: &mut impl Write) -> Result<()> {
+        if self.session.is_some() {
+            writeln!(out, "the program is already running")?;
+            return Ok(());
+        }
+        if self.exit_code.is_some() {
+            writeln!(out, "the program has ended")?;
+            return Ok(());
+        }
+        match Session::start(&self.config, self.breakpoints.clone(), self.filter) {
+            Ok(s) => self.session = Some(s),
+            Err(e) => {
+                writeln!(out, "cannot start the program: {e}")?;
+                return Ok(());
+            }
+        }
+        self.wait(out)
+    }
+
+    fn cont(&mut self, out: &mut impl Write) -> Result<()> {
+        match self.session.as_mut() {
+            None => writeln!(out, "the program is not running; `run` starts it")?,
+            Some(s) => {
+                if self.stop.take().is_some() {
+                    s.resume();
+                }
+                self.wait(out)?;
+            }
+        }
+        Ok(())
+    }
+
+    /// Runs until the next stop or the end of the program, reporting events.
+    fn wait(&mut self, out: &mut impl Write) -> Result<()> {
+        let Some(session) = self.session.as_mut() else {
+            return Ok(());
+        };
+        loop {
+            let Some(event) = session.next_event(Duration::from_millis(200)) else {
+                continue;
+            };
+            match event {
+                Event::ShaderLoaded { .. } => {}
+                Event::BreakpointBound {
+                    index,
+                    line,
+                    message,
+                    ..
+                } => {
+                    let bp = &self.breakpoints[index];
+                    match (line, message) {
+                        (Some(l), _) if l != bp.line => {
+                            writeln!(out, "breakpoint {} moved to line {l}", index + 1)?
+                        }
+                        (Some(_), _) => {}
+                        (None, m) => writeln!(
+                            out,
+                            "breakpoint {} not placed: {}",
+                            index + 1,
+                            m.as_deref().unwrap_or("unknown reason")
+                        )?,
+                    }
+                }
+                Event::Output { line, .. } => writeln!(out, "{line}")?,
+                Event::AgentError(m) => writeln!(out, "agent: {m}")?,
+                Event::Stopped(stop) => {
+                    print_stop(out, &stop, false, false)?;
+                    self.stop = Some(stop);
+                    return Ok(());
+                }
+                Event::Exited { code, signal } => {
+                    match (code, signal) {
+                        (Some(c), _) => writeln!(out, "program exited with code {c}")?,
+                        (_, Some(s)) => writeln!(out, "program killed by signal {s}")?,
+                        _ => writeln!(out, "program exited")?,
+                    }
+                    self.exit_code = Some(code.unwrap_or(1));
+                    self.session = None;
+                    return Ok(());
+                }
+            }
+        }
+    }
+
+    fn stopped(&mut self, out: &mut impl Write) -> Result<Option<&mut Stop>> {
+        if self.stop.is_none() {
+            writeln!(out, "not stopped in a shader")?;
+        }
+        Ok(self.stop.as_deref_mut())
+    }
+
+    fn navigate(&mut self, cmd: &str, out: &mut impl Write) -> Result<()> {
+        let Some(stop) = self.stopped(out)? else {
+            return Ok(());
+        };
+        let from = stop.cursor;
+        let target = match cmd {
+            "next" => stop.step_over_target(from),
+            "step" => stop.step_in_target(from),
+            "finish" => stop.step_out_target(from),
+            _ => stop.step_back_target(from),
+        };
+        match target {
+            Some(t) => {
+                stop.cursor = t;
+                show_line(out, stop)?;
+            }
+            None if cmd == "back" => writeln!(out, "at the first recorded step")?,
+            None => writeln!(
+                out,
+                "the invocation ends here; `continue` goes to the next stop"
+            )?,
+        }
+        Ok(())
+    }
+
+    fn print(&mut self, expr: &str, out: &mut impl Write) -> Result<()> {
+        let Some(stop) = self.stopped(out)? else {
+            return Ok(());
+        };
+        if expr.is_empty() {
+            writeln!(out, "print what?")?;
+            return Ok(());
+        }
+        let vars = stop.variables(stop.cursor);
+        match vars.iter().find(|v| v.name == expr) {
+            Some(v) => match &v.value {
+                Some(value) => writeln!(out, "{} {} = {value}", v.ty, v.name)?,
+                None => writeln!(out, "{} {} is not written yet", v.ty, v.name)?,
+            },
+            None => writeln!(out, "no variable named `{expr}` in scope here")?,
+        }
+        Ok(())
+    }
+
+    fn info(&mut self, topic: &str, out: &mut impl Write) -> Result<()> {
+        let scope = match topic {
+            "locals" => Scope::Local,
+            "inputs" => Scope::Input,
+            "builtins" => Scope::Builtin,
+            "breakpoints" | "break" | "b" => {
+                if self.breakpoints.is_empty() {
+                    writeln!(out, "no breakpoints")?;
+                }
+                for (i, b) in self.breakpoints.iter().enumerate() {
+                    writeln!(
+                        out,
+                        "{:>3}  {}:{}{}",
+                        i + 1,
+                        b.file.display(),
+                        b.line,
+                        b.condition
+                            .as_ref()
+                            .map_or(String::new(), |c| format!(" if {c}"))
+                    )?;
+                }
+                return Ok(());
+            }
+            "threads" => {
+                let Some(stop) = self.stopped(out)? else {
+                    return Ok(());
+                };
+                let mut seen = Vec::new();
+                for h in &stop.hits {
+                    if seen.contains(&h.key) {
+                        continue;
+                    }
+                    seen.push(h.key);
+                    let name = shaderdbg_session::stop::invocation_name_of(stop.stage, h.key);
+                    let mark = if h.key == stop.hit.key { "*" } else { " " };
+                    writeln!(out, "{mark} {:>4}  {name}", seen.len())?;
+                }
+                return Ok(());
+            }
+            _ => {
+                writeln!(out, "info locals|inputs|builtins|breakpoints|threads")?;
+                return Ok(());
+            }
+        };
+        let Some(stop) = self.stopped(out)? else {
+            return Ok(());
+        };
+        let vars: Vec<_> = stop
+            .variables(stop.cursor)
+            .into_iter()
+            .filter(|v| v.scope == scope)
+            .collect();
+        if vars.is_empty() {
+            writeln!(out, "none")?;
+        }
+        for v in vars {
+            match v.value {
+                Some(value) => writeln!(out, "{} {} = {value}", v.ty, v.name)?,
+                None => writeln!(out, "{} {} = (not written yet)", v.ty, v.name)?,
+            }
+        }
+        Ok(())
+    }
+
+    fn where_(&mut self, out: &mut impl Write) -> Result<()> {
+        let Some(stop) = self.stopped(out)? else {
+            return Ok(());
+        };
+        for (i, (name, loc)) in stop.call_stack(stop.cursor).into_iter().enumerate() {
+            writeln!(out, "#{i}  {name} at {}", location_text(stop, &loc))?;
+        }
+        writeln!(
+            out,
+            "    {} in draw {} of frame {}",
+            stop.invocation_name(),
+            stop.draw,
+            stop.frame
+        )?;
+        Ok(())
+    }
+
+    fn list(&mut self, out: &mut impl Write) -> Result<()> {
+        let Some(stop) = self.stopped(out)? else {
+            return Ok(());
+        };
+        let here = stop.location(stop.cursor).runtime_line;
+        for l in here.saturating_sub(5).max(1)..=here + 5 {
+            let text = stop.line_text(l);
+            if text.is_empty() && l > here {
+                break;
+            }
+            let mark = if l == here { "=>" } else { "  " };
+            let shown = stop.location_of_line(l).line;
+            writeln!(out, "{mark}{shown:>5} | {}", text.trim_end())?;
+        }
+        Ok(())
+    }
+
+    fn trace(&mut self, out: &mut impl Write) -> Result<()> {
+        let Some(stop) = self.stopped(out)? else {
+            return Ok(());
+        };
+        for i in 0..stop.trace.steps.len() {
+            let loc = stop.location(i);
+            let mark = if i == stop.cursor { "=>" } else { "  " };
+            writeln!(
+                out,
+                "{mark}{:>5} | {}",
+                loc.line,
+                stop.line_text(loc.runtime_line).trim()
+            )?;
+        }
+        Ok(())
+    }
+
+    fn quit(&mut self, out: &mut impl Write) -> Result<()> {
+        if let Some(mut s) = self.session.take() {
+            // The program is not ours to keep: end it rather than leave it
+            // running unobserved behind the prompt.
+            s.kill();
+            while let Some(e) = s.next_event(Duration::from_secs(10)) {
+                if let Event::Exited { .. } = e {
+                    writeln!(out, "program ended")?;
+                    break;
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
+fn location_text(stop: &Stop, loc: &shaderdbg_session::stop::Location) -> String {
+    match &loc.file {
+        Some(f) => format!("{}:{}", f.display(), loc.line),
+        None => format!("<shader {}>:{}", stop.shader, loc.line),
+    }
+}
+
+fn show_line(out: &mut impl Write, stop: &Stop) -> Result<()> {
+    let loc = stop.location(stop.cursor);
+    writeln!(
+        out,
+        "{:>5} | {}",
+        loc.line,
+        stop.line_text(loc.runtime_line).trim_end()
+    )?;
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn abbreviations_expand_to_commands() {
+        assert_eq!(command_name("n"), Some("next"));
+        assert_eq!(command_name("bt"), Some("where"));
+        assert_eq!(command_name("rs"), Some("back"));
+        assert_eq!(command_name("print"), Some("print"));
+        assert_eq!(command_name("frobnicate"), None);
+    }
+
+    #[test]
+    fn every_command_has_help() {
+        for (c, h) in COMMANDS {
+            assert!(h.starts_with(c), "{c}: {h}");
+        }
+    }
+}

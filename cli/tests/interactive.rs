@@ -1,0 +1,152 @@
+//! `shaderdbg debug` end to end: commands piped to a real `shaderdbg`, which
+//! runs the demo shader in the built-in host under the real agent.
+
+use std::io::Write;
+use std::process::{Command, Stdio};
+
+mod common;
+use common::{demo_shader, single_pass};
+
+fn session(args: &[&str], commands: &str) -> (bool, String) {
+    single_pass();
+    let mut child = Command::new(env!("CARGO_BIN_EXE_shaderdbg"))
+        .arg("debug")
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("shaderdbg debug");
+    child
+        .stdin
+        .take()
+        .expect("stdin")
+        .write_all(commands.as_bytes())
+        .expect("commands");
+    let out = child.wait_with_output().expect("output");
+    let text = String::from_utf8_lossy(&out.stdout).into_owned();
+    let err = String::from_utf8_lossy(&out.stderr);
+    (
+        out.status.success(),
+        format!("{text}\n--- stderr ---\n{err}"),
+    )
+}
+
+/// The demo's `falloff` for the first light at gl_FragCoord (200.5, 150.5)
+/// of a 640x360 frame, computed here from the shader's formulas.
+fn expected_falloff() -> f32 {
+    let (x, y) = ((200.5f32 - 320.0) / 360.0, (150.5f32 - 180.0) / 360.0);
+    let d = (x + 0.4, y);
+    1.0 / (1.0 + 8.0 * (d.0 * d.0 + d.1 * d.1))
+}
+
+fn value_after<'a>(text: &'a str, prefix: &str) -> Vec<&'a str> {
+    text.lines()
+        .filter_map(|l| l.trim().strip_prefix(prefix))
+        .collect()
+}
+
+#[test]
+fn break_run_step_back_print_and_continue() {
+    let file = demo_shader("interactive");
+    let f = file.display();
+    let commands = format!(
+        "break {f}:21 if falloff > 0.5\n\
+         info breakpoints\n\
+         run\n\
+         print falloff\n\
+         next\n\
+         next\n\
+         back\n\
+         where\n\
+         info threads\n\
+         info locals\n\
+         print nosuch\n\
+         frobnicate\n\
+         continue\n\
+         quit\n"
+    );
+    let (ok, text) = session(
+        &["--pixel", "200,150", "--frame", "0", "--", &f.to_string()],
+        &commands,
+    );
+    assert!(ok, "{text}");
+    assert!(
+        text.contains(&format!("1  {f}:21 if falloff > 0.5")),
+        "{text}"
+    );
+    assert!(
+        text.contains(&format!("stopped at {f}:21 in fragment (200,150)")),
+        "{text}"
+    );
+    let printed: Vec<f32> = value_after(&text, "float falloff = ")
+        .into_iter()
+        .filter_map(|v| v.parse().ok())
+        .collect();
+    assert!(!printed.is_empty(), "{text}");
+    for v in &printed {
+        assert!(
+            (v - expected_falloff()).abs() < 1e-5,
+            "{v} vs {}",
+            expected_falloff()
+        );
+    }
+    // next, next, back: the loop's next iteration, its second line, back again.
+    let lines: Vec<&str> = text
+        .lines()
+        .filter(|l| l.trim_start().starts_with(|c: char| c.is_ascii_digit()) && l.contains(" | "))
+        .collect();
+    let numbers: Vec<u32> = lines
+        .iter()
+        .filter_map(|l| l.split(" | ").next()?.trim().parse().ok())
+        .collect();
+    assert!(
+        numbers.windows(4).any(|w| w == [21, 18, 19, 18]),
+        "{numbers:?}\n{text}"
+    );
+    assert!(text.contains(&format!("#0  shade at {f}:18")), "{text}");
+    assert!(text.contains("#1  mainImage at"), "{text}");
+    assert!(text.contains("*    1  fragment (200,150)"), "{text}");
+    assert!(
+        text.contains("vec2 uv = (-0.33194444, -0.08194444)"),
+        "{text}"
+    );
+    assert!(
+        text.contains("no variable named `nosuch` in scope here"),
+        "{text}"
+    );
+    assert!(text.contains("unknown command `frobnicate`"), "{text}");
+    assert!(text.contains("program exited with code 0"), "{text}");
+}
+
+#[test]
+fn commands_that_need_a_stop_or_a_program_say_so() {
+    let file = demo_shader("interactive-errors");
+    let f = file.display().to_string();
+    let (ok, text) = session(
+        &["--", &f],
+        "next\nprint x\ncontinue\nbreak nowhere.frag:3\nbreak nonsense\ninfo breakpoints\nquit\n",
+    );
+    assert!(ok, "{text}");
+    assert!(text.contains("not stopped in a shader"), "{text}");
+    assert!(
+        text.contains("the program is not running; `run` starts it"),
+        "{text}"
+    );
+    assert!(text.contains("nowhere.frag"), "{text}");
+    assert!(text.contains("expected FILE:LINE"), "{text}");
+    assert!(text.contains("no breakpoints"), "{text}");
+}
+
+#[test]
+fn quitting_while_stopped_ends_the_program() {
+    let file = demo_shader("interactive-quit");
+    let f = file.display();
+    let (ok, text) = session(
+        &["--pixel", "200,150", "--", &f.to_string()],
+        &format!("break {f}:21\nrun\nquit\n"),
+    );
+    assert!(ok, "{text}");
+    assert!(text.contains("stopped at"), "{text}");
+    assert!(text.contains("program ended"), "{text}");
+}

@@ -1,0 +1,270 @@
+//! `features MODE [FRAMES] [WIDTH] [HEIGHT]`: renders FRAMES (default 3)
+//! frames into the *default* framebuffer (a WIDTH x HEIGHT pbuffer, default
+//! 1280x720: not square) with a GL 4.5 core context, reads each frame back
+//! before `eglSwapBuffers` and prints `frame N checksum HEX` (FNV-1a of the
+//! RGBA8 pixels, bottom row first). Every frame clears to (0.1, 0.2, 0.3, 1)
+//! and draws a full-screen triangle. MODE adds:
+//!
+//! - `plain`: nothing more.
+//! - `nan`: in frame 1 the fragment at (2, 3) writes an infinity to its
+//!   output (`color.b = 0.5 / d` with `d` 0 there).
+//! - `glerror`: every frame, after the draw, `glUseProgram(0xdead)` (an
+//!   intercepted call raising GL_INVALID_VALUE), the app's own
+//!   `glGetError`, then `glEnable(0xffff)` (not intercepted:
+//!   GL_INVALID_ENUM), a second draw, and `glGetError` again; prints
+//!   `frame N errors HEX HEX`.
+//! - `tf`: a first pass captures the triangle's vertices with transform
+//!   feedback (`glTransformFeedbackVaryings` "pos", "shade", rasterizer
+//!   discard), a second draws them with `glDrawTransformFeedback`.
+//! - `indirect`: the triangle is drawn by
+//!   `glMultiDrawArraysIndirectCountARB` from two commands with a draw count
+//!   of 1 in the parameter buffer (the second command would cover the same
+//!   pixels again).
+
+use anyhow::{anyhow, bail};
+use shaderdbg_test_apps::glow::{self, HasContext};
+use shaderdbg_test_apps::{arg, fnv1a, program, with_context_sized, Kind};
+
+const VERTEX: &str = "#version 330 core
+void main() {
+    vec2 p = vec2(float((gl_VertexID & 1) * 4 - 1), float((gl_VertexID >> 1) * 4 - 1));
+    gl_Position = vec4(p, 0.0, 1.0);
+}
+";
+
+const TF_VERTEX: &str = "#version 330 core
+out vec2 pos;
+out float shade;
+void main() {
+    pos = vec2(float((gl_VertexID & 1) * 4 - 1), float((gl_VertexID >> 1) * 4 - 1));
+    shade = 0.25 + 0.25 * float(gl_VertexID);
+    gl_Position = vec4(pos, 0.0, 1.0);
+}
+";
+
+const TF_CAPTURE_FRAGMENT: &str = "#version 330 core
+out vec4 color;
+void main() { color = vec4(1.0); }
+";
+
+const TF_DRAW_VERTEX: &str = "#version 330 core
+layout(location = 0) in vec2 pos;
+layout(location = 1) in float shade;
+out float v_shade;
+void main() {
+    v_shade = shade;
+    gl_Position = vec4(pos, 0.0, 1.0);
+}
+";
+
+const TF_DRAW_FRAGMENT: &str = "#version 330 core
+in float v_shade;
+out vec4 color;
+void main() {
+    float s = v_shade;
+    color = vec4(s, 1.0 - s, 0.5, 1.0);
+}
+";
+
+type DrawTransformFeedback = unsafe extern "C" fn(u32, u32);
+type MultiDrawIndirectCount = unsafe extern "C" fn(u32, *const std::ffi::c_void, isize, i32, i32);
+
+/// `name` through `eglGetProcAddress`, looked up with `dlsym` on libEGL (as
+/// programs that load GL themselves do).
+fn egl_proc(name: &std::ffi::CStr) -> anyhow::Result<*mut std::ffi::c_void> {
+    type Gpa = unsafe extern "C" fn(*const std::ffi::c_char) -> *mut std::ffi::c_void;
+    // SAFETY: dlopen/dlsym with valid C strings; eglGetProcAddress's C signature.
+    unsafe {
+        let h = libc::dlopen(c"libEGL.so.1".as_ptr(), libc::RTLD_NOW);
+        if h.is_null() {
+            bail!("dlopen libEGL.so.1");
+        }
+        let gpa = libc::dlsym(h, c"eglGetProcAddress".as_ptr());
+        if gpa.is_null() {
+            bail!("no eglGetProcAddress");
+        }
+        let p = std::mem::transmute::<*mut std::ffi::c_void, Gpa>(gpa)(name.as_ptr());
+        if p.is_null() {
+            bail!("no {name:?}");
+        }
+        Ok(p)
+    }
+}
+
+const FRAGMENT: &str = "#version 330 core
+uniform int bad;
+uniform vec2 size;
+out vec4 color;
+void main() {
+    vec2 uv = gl_FragCoord.xy / size;
+    float d = (bad == 1 && int(gl_FragCoord.x) == 2 && int(gl_FragCoord.y) == 3) ? 0.0 : 1.0;
+    color = vec4(uv, 0.25, 1.0);
+    color.b = 0.5 / d;
+}
+";
+
+fn main() -> anyhow::Result<()> {
+    let mode: String = arg(0, "MODE", "plain".to_string())?;
+    let frames: u32 = arg(1, "FRAMES", 3)?;
+    let width: u32 = arg(2, "WIDTH", 1280)?;
+    let height: u32 = arg(3, "HEIGHT", 720)?;
+    if !["plain", "nan", "glerror", "tf", "indirect"].contains(&mode.as_str()) {
+        bail!("unknown mode {mode:?}");
+    }
+    let lines = with_context_sized(Kind::Core(4, 5), width, height, |gl, swap| unsafe {
+        let vao = gl.create_vertex_array().map_err(|e| anyhow!(e))?;
+        gl.bind_vertex_array(Some(vao));
+        let prog = program(
+            gl,
+            &[
+                (glow::VERTEX_SHADER, VERTEX),
+                (glow::FRAGMENT_SHADER, FRAGMENT),
+            ],
+            |_| {},
+        )?;
+        gl.use_program(Some(prog));
+        let size = gl.get_uniform_location(prog, "size");
+        let bad = gl.get_uniform_location(prog, "bad");
+        gl.uniform_2_f32(size.as_ref(), width as f32, height as f32);
+        // Transform feedback: capture program, object, buffer, draw program.
+        let tf_capture = program(
+            gl,
+            &[
+                (glow::VERTEX_SHADER, TF_VERTEX),
+                (glow::FRAGMENT_SHADER, TF_CAPTURE_FRAGMENT),
+            ],
+            |p| gl.transform_feedback_varyings(p, &["pos", "shade"], glow::INTERLEAVED_ATTRIBS),
+        )?;
+        let tf_draw = program(
+            gl,
+            &[
+                (glow::VERTEX_SHADER, TF_DRAW_VERTEX),
+                (glow::FRAGMENT_SHADER, TF_DRAW_FRAGMENT),
+            ],
+            |_| {},
+        )?;
+        let tfo = gl.create_transform_feedback().map_err(|e| anyhow!(e))?;
+        let tf_buffer = gl.create_buffer().map_err(|e| anyhow!(e))?;
+        gl.bind_buffer(glow::ARRAY_BUFFER, Some(tf_buffer));
+        gl.buffer_data_size(glow::ARRAY_BUFFER, 3 * 3 * 4, glow::STATIC_COPY);
+        let tf_vao = gl.create_vertex_array().map_err(|e| anyhow!(e))?;
+        gl.bind_vertex_array(Some(tf_vao));
+        gl.enable_vertex_attrib_array(0);
+        gl.vertex_attrib_pointer_f32(0, 2, glow::FLOAT, false, 12, 0);
+        gl.enable_vertex_attrib_array(1);
+        gl.vertex_attrib_pointer_f32(1, 1, glow::FLOAT, false, 12, 8);
+        gl.bind_buffer(glow::ARRAY_BUFFER, None);
+        gl.bind_vertex_array(Some(vao));
+        // Indirect-count draws: two commands, a count of 1.
+        let commands = gl.create_buffer().map_err(|e| anyhow!(e))?;
+        gl.bind_buffer(glow::DRAW_INDIRECT_BUFFER, Some(commands));
+        let words: [u32; 8] = [3, 1, 0, 0, 3, 1, 0, 0];
+        let bytes: Vec<u8> = words.iter().flat_map(|w| w.to_le_bytes()).collect();
+        gl.buffer_data_u8_slice(glow::DRAW_INDIRECT_BUFFER, &bytes, glow::STATIC_DRAW);
+        gl.bind_buffer(glow::DRAW_INDIRECT_BUFFER, None);
+        let count = gl.create_buffer().map_err(|e| anyhow!(e))?;
+        gl.bind_buffer(glow::PARAMETER_BUFFER, Some(count));
+        gl.buffer_data_u8_slice(
+            glow::PARAMETER_BUFFER,
+            &1u32.to_le_bytes(),
+            glow::STATIC_DRAW,
+        );
+        gl.bind_buffer(glow::PARAMETER_BUFFER, None);
+        let multi_draw: Option<MultiDrawIndirectCount> = if mode == "indirect" {
+            Some(std::mem::transmute::<
+                *mut std::ffi::c_void,
+                MultiDrawIndirectCount,
+            >(egl_proc(
+                c"glMultiDrawArraysIndirectCountARB",
+            )?))
+        } else {
+            None
+        };
+        let draw_tf: Option<DrawTransformFeedback> = if mode == "tf" {
+            Some(std::mem::transmute::<
+                *mut std::ffi::c_void,
+                DrawTransformFeedback,
+            >(egl_proc(c"glDrawTransformFeedback")?))
+        } else {
+            None
+        };
+        let mut lines = Vec::new();
+        for frame in 0..frames {
+            gl.bind_framebuffer(glow::FRAMEBUFFER, None);
+            gl.viewport(0, 0, width as i32, height as i32);
+            gl.clear_color(0.1, 0.2, 0.3, 1.0);
+            gl.clear(glow::COLOR_BUFFER_BIT);
+            gl.use_program(Some(prog));
+            gl.uniform_1_i32(bad.as_ref(), i32::from(mode == "nan" && frame == 1));
+            match mode.as_str() {
+                "tf" => {
+                    gl.use_program(Some(tf_capture));
+                    gl.enable(glow::RASTERIZER_DISCARD);
+                    gl.bind_transform_feedback(glow::TRANSFORM_FEEDBACK, Some(tfo));
+                    gl.bind_buffer_base(glow::TRANSFORM_FEEDBACK_BUFFER, 0, Some(tf_buffer));
+                    gl.begin_transform_feedback(glow::TRIANGLES);
+                    gl.draw_arrays(glow::TRIANGLES, 0, 3);
+                    gl.end_transform_feedback();
+                    gl.disable(glow::RASTERIZER_DISCARD);
+                    gl.bind_transform_feedback(glow::TRANSFORM_FEEDBACK, None);
+                    gl.use_program(Some(tf_draw));
+                    gl.bind_vertex_array(Some(tf_vao));
+                    if let Some(f) = draw_tf {
+                        f(glow::TRIANGLES, tfo.0.get());
+                    }
+                    gl.bind_vertex_array(Some(vao));
+                }
+                "indirect" => {
+                    gl.bind_buffer(glow::DRAW_INDIRECT_BUFFER, Some(commands));
+                    gl.bind_buffer(glow::PARAMETER_BUFFER, Some(count));
+                    if let Some(f) = multi_draw {
+                        f(glow::TRIANGLES, std::ptr::null(), 0, 2, 0);
+                    }
+                    gl.bind_buffer(glow::DRAW_INDIRECT_BUFFER, None);
+                    gl.bind_buffer(glow::PARAMETER_BUFFER, None);
+                }
+                _ => gl.draw_arrays(glow::TRIANGLES, 0, 3),
+            }
+            if mode == "glerror" {
+                gl.use_program(std::num::NonZeroU32::new(0xdead).map(glow::NativeProgram));
+                let first = gl.get_error();
+                gl.enable(0xffff);
+                gl.use_program(Some(prog));
+                gl.draw_arrays(glow::TRIANGLES, 0, 3);
+                let second = gl.get_error();
+                lines.push(format!("frame {frame} errors {first:#06x} {second:#06x}"));
+            }
+            let mut pixels = vec![0u8; (width * height * 4) as usize];
+            gl.pixel_store_i32(glow::PACK_ALIGNMENT, 1);
+            gl.read_pixels(
+                0,
+                0,
+                width as i32,
+                height as i32,
+                glow::RGBA,
+                glow::UNSIGNED_BYTE,
+                glow::PixelPackData::Slice(Some(&mut pixels)),
+            );
+            let err = gl.get_error();
+            if err != glow::NO_ERROR {
+                bail!("GL error {err:#06x} in frame {frame}");
+            }
+            lines.push(format!("frame {frame} checksum {:016x}", fnv1a(&pixels)));
+            swap()?;
+        }
+        gl.delete_program(prog);
+        gl.delete_program(tf_capture);
+        gl.delete_program(tf_draw);
+        gl.delete_transform_feedback(tfo);
+        for b in [tf_buffer, commands, count] {
+            gl.delete_buffer(b);
+        }
+        gl.delete_vertex_array(tf_vao);
+        gl.delete_vertex_array(vao);
+        Ok(lines)
+    })?;
+    for l in lines {
+        println!("{l}");
+    }
+    Ok(())
+}

@@ -9,10 +9,14 @@
 //!   recorded into traces, resume, detach.
 //! - [`stop`]: one stop: the recorded trace of the invocation, a cursor, the
 //!   variables in scope with file locations.
+//! - [`eval`]: expressions (watch, hover, console) over the values at a
+//!   stop's cursor, with GLSL semantics; texture sampling and derivatives on
+//!   the GPU through a watch.
 //! - [`json`]: values as JSON (numbers, booleans, arrays for vectors, arrays of
 //!   columns for matrices, objects for structs).
 
 pub mod binding;
+pub mod eval;
 pub mod json;
 pub mod launch;
 pub mod session;

@@ -1,0 +1,104 @@
+//! A stop's cursor as an evaluation scope.
+
+use std::cell::RefCell;
+use std::sync::Arc;
+
+use shaderdbg_glsl::analysis::{DeclKind, Model};
+use shaderdbg_glsl::types::StructType;
+use shaderdbg_glsl::{Stage, Type, Value};
+
+use super::gpu::{GpuSite, GpuWatch, Slot};
+use super::{parse, Evaluator, Scope, Typed, R};
+use crate::stop::{self, Stop, Variable};
+
+/// The names at a step of a stop: the variables in scope before the step
+/// executes (the innermost local of a name shadows the others, locals shadow
+/// globals), globals not read yet (no value) and samplers (opaque), the
+/// shader's structs and functions (from its analysis, built on first need).
+pub struct StopScope<'a> {
+    stop: &'a Stop,
+    vars: Vec<Variable>,
+    model: RefCell<Option<Model>>,
+}
+
+impl<'a> StopScope<'a> {
+    pub fn new(stop: &'a Stop, step: usize) -> StopScope<'a> {
+        StopScope {
+            stop,
+            vars: stop.variables(step),
+            model: RefCell::new(None),
+        }
+    }
+
+    fn with_model<T>(&self, f: impl FnOnce(&mut Model) -> T) -> T {
+        let mut m = self.model.borrow_mut();
+        let m = m.get_or_insert_with(|| Model::analyze(&self.stop.parsed));
+        f(m)
+    }
+}
+
+impl Scope for StopScope<'_> {
+    fn lookup(&self, name: &str) -> Option<(Type, Option<Value>)> {
+        let locals = self
+            .vars
+            .iter()
+            .filter(|v| v.scope == stop::Scope::Local)
+            .rev();
+        let others = self.vars.iter().filter(|v| v.scope != stop::Scope::Local);
+        if let Some(v) = locals.chain(others).find(|v| v.name == name) {
+            return Some((v.ty.clone(), v.value.clone()));
+        }
+        // A global nothing has read or written yet, or a sampler.
+        self.stop
+            .table
+            .vars
+            .iter()
+            .find(|v| v.name == name && matches!(v.kind, DeclKind::Global(_)))
+            .map(|v| (v.ty.clone(), None))
+    }
+
+    fn struct_type(&self, name: &str) -> Option<Arc<StructType>> {
+        self.with_model(|m| m.structs.get(name).cloned())
+    }
+
+    fn is_function(&self, name: &str) -> bool {
+        self.stop.table.functions.iter().any(|f| f.name == name)
+    }
+}
+
+/// Where the GPU evaluates for the stop's invocation at `step` (`None`: the
+/// step does not exist, or the stage has no watch slots per invocation).
+pub fn gpu_site(stop: &Stop, step: usize) -> Option<GpuSite> {
+    let s = stop.trace.steps.get(step)?;
+    let k = stop.hit.key;
+    let slot = match stop.stage {
+        Stage::Fragment => Slot::Pixel { x: k[0], y: k[1] },
+        Stage::Vertex => Slot::Index(k[0]),
+        _ => return None,
+    };
+    let first_reach = !stop.trace.steps[..step].iter().any(|t| t.probe == s.probe);
+    Some(GpuSite {
+        line: s.line,
+        slot,
+        first_reach,
+    })
+}
+
+/// Evaluates `expr` over the values of `stop` before `step` executes. With
+/// `gpu`, calls the CPU cannot evaluate faithfully go to the GPU (a watch at
+/// the step's line); without it, or for a stage other than fragment and
+/// vertex, they are [`EvalError::NeedsGpu`].
+pub fn evaluate_at(
+    stop: &Stop,
+    step: usize,
+    expr: &str,
+    gpu: Option<&mut dyn GpuWatch>,
+) -> R<Typed> {
+    let scope = StopScope::new(stop, step);
+    let e = parse(expr)?;
+    let gpu = match (gpu, gpu_site(stop, step)) {
+        (Some(g), Some(site)) => Some((g, site)),
+        _ => None,
+    };
+    super::shown(Evaluator::new(&scope, gpu).eval(&e)?)
+}

@@ -1,12 +1,16 @@
 //! Breakpoints as the client set them, file by file, and what became of them.
 //!
-//! The session engine takes its breakpoint list when the program starts
-//! (`Session::start`) and has no way to change it afterwards. So:
-//! breakpoints set before `configurationDone` go to the program; a
-//! breakpoint set later is kept, reported unverified with that reason, and
-//! only used when navigating the recorded trace (`continue` and
-//! `reverseContinue` within a stop); a breakpoint removed later still makes
-//! the program stop, and the adapter resumes such a stop without showing it.
+//! The whole list goes to the session engine at `configurationDone` and again
+//! after every `setBreakpoints` (`Session::set_breakpoints` binds it to every
+//! shader known so far). Indices in the engine's `BreakpointBound` events
+//! refer to the last list sent ([`Breakpoints::list`]).
+//!
+//! `hitCondition` ("N" or ">= N", "> N", "== N", "< N", "<= N", "% N"):
+//! invocations reaching the line are counted across draws (an invocation
+//! counts once per draw, when its first hit at the line is reported, in the
+//! agent's order: primitive, then y, then x); the program stops at an
+//! invocation whose count satisfies the condition. `logMessage`: a logpoint
+//! (see `dispatch`), never a stop.
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -15,8 +19,50 @@ use shaderdbg_session::binding::FileBreakpoint;
 
 use crate::protocol::{self, Source, SourceBreakpoint};
 
-/// Said of a breakpoint set while the program runs.
-pub const SET_LATE: &str = "set after the program started: the session engine cannot change a running program's breakpoints yet, so this one only applies to continue/reverse-continue within the recorded invocation";
+/// A parsed `hitCondition`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum HitCondition {
+    AtLeast(u64),
+    Greater(u64),
+    Equal(u64),
+    Less(u64),
+    AtMost(u64),
+    Every(u64),
+}
+
+impl HitCondition {
+    pub fn parse(text: &str) -> Result<HitCondition, String> {
+        let t = text.trim();
+        let (op, rest) = [">=", "<=", "==", ">", "<", "%", "="]
+            .iter()
+            .find_map(|op| t.strip_prefix(op).map(|r| (*op, r)))
+            .unwrap_or(("", t));
+        let n: u64 = rest.trim().parse().map_err(|_| {
+            format!("hit condition `{text}`: expected N, >= N, > N, == N, < N, <= N or % N with N a whole number")
+        })?;
+        Ok(match op {
+            "" | ">=" => HitCondition::AtLeast(n),
+            ">" => HitCondition::Greater(n),
+            "==" | "=" => HitCondition::Equal(n),
+            "<" => HitCondition::Less(n),
+            "<=" => HitCondition::AtMost(n),
+            _ if n == 0 => return Err(format!("hit condition `{text}`: % 0")),
+            _ => HitCondition::Every(n),
+        })
+    }
+
+    /// Whether the `count`-th hit (from 1) stops.
+    pub fn holds(self, count: u64) -> bool {
+        match self {
+            HitCondition::AtLeast(n) => count >= n,
+            HitCondition::Greater(n) => count > n,
+            HitCondition::Equal(n) => count == n,
+            HitCondition::Less(n) => count < n,
+            HitCondition::AtMost(n) => count <= n,
+            HitCondition::Every(n) => count.is_multiple_of(n),
+        }
+    }
+}
 
 #[derive(Clone, Debug)]
 pub struct Entry {
@@ -24,14 +70,19 @@ pub struct Entry {
     /// The requested line, 1-based.
     pub line: u32,
     pub condition: Option<String>,
+    pub hit_condition: Option<HitCondition>,
+    /// A logpoint's message (`{expression}`s interpolated).
+    pub log_message: Option<String>,
     pub verified: bool,
     /// Where it was bound (moved to the nearest executable line).
     pub bound_line: Option<u32>,
     pub message: Option<String>,
-    /// Part of the list the program was started with.
+    /// Part of the list the program has.
     pub sent: bool,
-    /// Uses something not supported (hit condition, log message): never sent.
-    pub unsupported: bool,
+    /// Never sent (a bad line or hit condition).
+    pub invalid: bool,
+    /// Invocations that reached it so far (for `hit_condition`).
+    pub hits: u64,
 }
 
 impl Entry {
@@ -39,11 +90,17 @@ impl Entry {
     pub fn line_now(&self) -> u32 {
         self.bound_line.unwrap_or(self.line)
     }
+
+    /// A breakpoint that can stop the program (not a logpoint).
+    pub fn stops(&self) -> bool {
+        !self.invalid && self.log_message.is_none()
+    }
 }
 
 #[derive(Clone, Debug)]
 struct FileEntries {
-    client_path: String,
+    /// The source as the client named it.
+    client: Source,
     entries: Vec<Entry>,
 }
 
@@ -51,9 +108,8 @@ struct FileEntries {
 pub struct Breakpoints {
     next_id: i64,
     files: BTreeMap<PathBuf, FileEntries>,
-    /// The list the program was started with: index -> (file, id).
-    launched: Vec<(PathBuf, i64)>,
-    started: bool,
+    /// The last list sent to the engine: index -> (file, id).
+    sent: Vec<(PathBuf, i64)>,
 }
 
 impl Breakpoints {
@@ -62,36 +118,29 @@ impl Breakpoints {
         self.next_id
     }
 
-    /// `setBreakpoints` for one source: replaces its breakpoints and answers
-    /// one breakpoint per requested one, in order. Lines are 1-based.
+    /// `setBreakpoints` for one source, whose breakpoints bind by the content
+    /// of `file` (the client's file, or the text of a shader without one):
+    /// replaces its breakpoints and answers one breakpoint per requested
+    /// one, in order. Lines are 1-based.
     pub fn set(
         &mut self,
         source: &Source,
+        file: Result<PathBuf, String>,
         requested: &[SourceBreakpoint],
     ) -> Vec<protocol::Breakpoint> {
-        let unverified = |this: &mut Self, message: String| -> Vec<protocol::Breakpoint> {
-            requested
-                .iter()
-                .map(|b| protocol::Breakpoint {
-                    id: this.new_id(),
-                    verified: false,
-                    message: Some(message.clone()),
-                    source: Some(source.clone()),
-                    line: Some(b.line),
-                })
-                .collect()
-        };
-        let Some(path) = source.path.clone() else {
-            return unverified(
-                self,
-                "breakpoints in sources without a file are not supported yet".into(),
-            );
-        };
-        let file = match Path::new(&path).canonicalize() {
+        let file = match file {
             Ok(f) => f,
-            Err(e) => {
-                self.files.remove(Path::new(&path));
-                return unverified(self, format!("cannot read {path}: {e}"));
+            Err(message) => {
+                return requested
+                    .iter()
+                    .map(|b| protocol::Breakpoint {
+                        id: self.new_id(),
+                        verified: false,
+                        message: Some(message.clone()),
+                        source: Some(source.clone()),
+                        line: Some(b.line),
+                    })
+                    .collect()
             }
         };
         let old = self
@@ -102,60 +151,66 @@ impl Breakpoints {
         let mut entries = Vec::new();
         for b in requested {
             let condition = b.condition.clone().filter(|c| !c.trim().is_empty());
+            let log_message = b.log_message.clone();
             let line = u32::try_from(b.line).unwrap_or(0);
-            let unsupported = if b
+            let hit = b
                 .hit_condition
                 .as_deref()
-                .is_some_and(|h| !h.trim().is_empty())
-            {
-                Some("hit conditions are not supported yet")
-            } else if b.log_message.is_some() {
-                Some("logpoints are not supported yet")
-            } else if line == 0 {
-                Some("line numbers start at 1")
-            } else {
-                None
+                .filter(|h| !h.trim().is_empty())
+                .map(HitCondition::parse)
+                .transpose();
+            let invalid = match (&hit, line) {
+                (Err(m), _) => Some(m.clone()),
+                (_, 0) => Some("line numbers start at 1".to_string()),
+                _ => None,
             };
-            let entry = if let Some(m) = unsupported {
+            let hit_condition = hit.ok().flatten();
+            let same = |e: &&Entry| {
+                e.line == line
+                    && e.condition == condition
+                    && e.hit_condition == hit_condition
+                    && e.log_message == log_message
+                    && !e.invalid
+            };
+            let entry = if let Some(m) = invalid {
                 Entry {
                     id: self.new_id(),
                     line,
                     condition,
+                    hit_condition,
+                    log_message,
                     verified: false,
                     bound_line: None,
-                    message: Some(m.into()),
+                    message: Some(m),
                     sent: false,
-                    unsupported: true,
+                    invalid: true,
+                    hits: 0,
                 }
-            } else if let Some(e) = old
-                .iter()
-                .find(|e| e.line == line && e.condition == condition && !e.unsupported)
-                .filter(|_| self.started)
-            {
+            } else if let Some(e) = old.iter().find(same) {
                 e.clone()
             } else {
                 Entry {
                     id: self.new_id(),
                     line,
                     condition,
+                    hit_condition,
+                    log_message,
                     verified: false,
                     bound_line: None,
-                    message: self.started.then(|| SET_LATE.to_string()),
+                    message: None,
                     sent: false,
-                    unsupported: false,
+                    invalid: false,
+                    hits: 0,
                 }
             };
             entries.push(entry);
         }
-        let named = source_of(&path);
-        let answer = entries.iter().map(|e| Self::dap(e, &named)).collect();
-        self.files.insert(
-            file,
-            FileEntries {
-                client_path: path,
-                entries,
-            },
-        );
+        let mut client = source.clone();
+        if client.name.is_none() {
+            client.name = client.path.as_deref().and_then(|p| source_of(p).name);
+        }
+        let answer = entries.iter().map(|e| Self::dap(e, &client)).collect();
+        self.files.insert(file, FileEntries { client, entries });
         answer
     }
 
@@ -169,27 +224,27 @@ impl Breakpoints {
         }
     }
 
-    /// The list the program starts with; fixes the indices
-    /// [`Breakpoints::bound`] refers to.
-    pub fn launch_list(&mut self) -> Vec<FileBreakpoint> {
-        self.started = true;
+    /// The list for the engine; fixes the indices [`Breakpoints::bound`]
+    /// refers to.
+    pub fn list(&mut self) -> Vec<FileBreakpoint> {
         let mut out = Vec::new();
+        self.sent.clear();
         for (file, f) in &mut self.files {
-            for e in f.entries.iter_mut().filter(|e| !e.unsupported) {
+            for e in f.entries.iter_mut().filter(|e| !e.invalid) {
                 e.sent = true;
                 out.push(FileBreakpoint {
                     file: file.clone(),
                     line: e.line,
                     condition: e.condition.clone(),
                 });
-                self.launched.push((file.clone(), e.id));
+                self.sent.push((file.clone(), e.id));
             }
         }
         out
     }
 
-    /// The engine bound (or could not bind) breakpoint `index` of the launch
-    /// list: the updated breakpoint, for a `breakpoint` event; `None` when it
+    /// The engine bound (or could not bind) breakpoint `index` of the list
+    /// sent: the updated breakpoint, for a `breakpoint` event; `None` when it
     /// was removed since, or nothing changed.
     pub fn bound(
         &mut self,
@@ -197,9 +252,10 @@ impl Breakpoints {
         line: Option<u32>,
         message: Option<String>,
     ) -> Option<protocol::Breakpoint> {
-        let (file, id) = self.launched.get(index)?.clone();
+        let (file, id) = self.sent.get(index)?.clone();
         let f = self.files.get_mut(&file)?;
         let e = f.entries.iter_mut().find(|e| e.id == id)?;
+        let before = (e.verified, e.bound_line, e.message.clone());
         match line {
             Some(l) => {
                 e.verified = true;
@@ -212,26 +268,44 @@ impl Breakpoints {
                 e.message = Some(message.unwrap_or_else(|| "could not be bound".into()));
             }
         }
-        let source = source_of(&f.client_path);
-        Some(Self::dap(e, &source))
+        if before == (e.verified, e.bound_line, e.message.clone()) {
+            return None;
+        }
+        Some(Self::dap(e, &f.client))
     }
 
-    /// The breakpoints (that are not unsupported) at `line` of `file`.
+    /// The breakpoints (not invalid ones) at `line` of `file`.
     pub fn at(&self, file: &Path, line: u32) -> Vec<&Entry> {
         self.files
             .get(file)
             .map(|f| {
                 f.entries
                     .iter()
-                    .filter(|e| !e.unsupported && e.line_now() == line)
+                    .filter(|e| !e.invalid && e.line_now() == line)
                     .collect()
             })
             .unwrap_or_default()
     }
 
-    /// The path the client used for a file.
-    pub fn client_path(&self, file: &Path) -> Option<&str> {
-        self.files.get(file).map(|f| f.client_path.as_str())
+    pub fn at_mut(&mut self, file: &Path, line: u32) -> Vec<&mut Entry> {
+        self.files
+            .get_mut(file)
+            .map(|f| {
+                f.entries
+                    .iter_mut()
+                    .filter(|e| !e.invalid && e.line_now() == line)
+                    .collect()
+            })
+            .unwrap_or_default()
+    }
+
+    /// The source the client used for a file.
+    pub fn client_source(&self, file: &Path) -> Option<&Source> {
+        self.files.get(file).map(|f| &f.client)
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.files.values().all(|f| f.entries.is_empty())
     }
 }
 
@@ -243,5 +317,23 @@ pub fn source_of(path: &str) -> Source {
             .map(|n| n.to_string_lossy().into_owned()),
         path: Some(path.to_string()),
         ..Default::default()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::HitCondition as H;
+
+    #[test]
+    fn hit_conditions() {
+        assert_eq!(H::parse("3"), Ok(H::AtLeast(3)));
+        assert_eq!(H::parse(">= 3"), Ok(H::AtLeast(3)));
+        assert_eq!(H::parse("> 2"), Ok(H::Greater(2)));
+        assert_eq!(H::parse("==5"), Ok(H::Equal(5)));
+        assert_eq!(H::parse("% 4"), Ok(H::Every(4)));
+        assert!(H::parse("% 0").is_err());
+        assert!(H::parse("lots").unwrap_err().contains("expected N"));
+        assert!(H::Every(4).holds(8) && !H::Every(4).holds(6));
+        assert!(H::Equal(2).holds(2) && !H::Equal(2).holds(3));
     }
 }

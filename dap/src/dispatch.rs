@@ -5,30 +5,38 @@
 //! Order of a session: `initialize` (capabilities, then the `initialized`
 //! event) -> `launch` (arguments checked, program resolved, nothing started
 //! yet) -> `setBreakpoints`... -> `configurationDone`, which starts the
-//! program: the session engine takes its breakpoint list at start, and DAP
-//! clients send breakpoints between `initialized` and `configurationDone`.
+//! program with the breakpoints set so far; `setBreakpoints` later changes
+//! the running program's list.
+//!
+//! A stop at a draw shows one thread per invocation that hit; thread 1 is
+//! the one recorded with the stop, others are recorded when first asked for
+//! (`stackTrace`, a step). Frame ids name the thread: `thread_index *
+//! 65536 + level + 1`, and `2^30 + thread_index` for the draw's label frame.
+//! Logpoints and hit counts are decided here, from the hits the agent
+//! reports at each draw (see `on_stop`).
 
+use std::collections::HashMap;
 use std::io::Write;
+use std::path::{Path, PathBuf};
 use std::sync::mpsc::{Receiver, Sender};
 use std::time::{Duration, Instant};
 
 use serde_json::{json, Value};
-use shaderdbg_protocol::StopFilter;
-use shaderdbg_session::stop::{Location, Stop};
-use shaderdbg_session::Event;
+use shaderdbg_protocol::{ExceptionFilters, ScreenshotAt, StopFilter, StopReason};
+use shaderdbg_session::stop::{invocation_name_of, Location, Stop};
+use shaderdbg_session::{Event, Halt, Session};
 
 use crate::breakpoints::{source_of, Breakpoints};
-use crate::engine::{Command, Engine, EngineEvent};
+use crate::custom;
+use crate::engine::{Command, Engine, EngineEvent, Job};
 use crate::evaluate::EvalError;
 use crate::framing::{self, FrameError};
 use crate::launch::{self, Plan};
 use crate::protocol::{self as p, arguments, Request};
-use crate::stepping::{Move, Stopped};
-use crate::variables::{parts, Handle, Handles, ScopeKind};
+use crate::stepping::{evaluate_in, DrawStop, Move, Stopped};
+use crate::variables::{format as format_value, parts, Handle, Handles, ScopeKind};
 use crate::Input;
 
-/// The frame id of the label frame ("draw D, frame F") under the GLSL frames.
-const LABEL_FRAME: i64 = 1 << 30;
 /// How long `disconnect` waits for the program to end after detaching or
 /// killing it (to report its exit first), before answering anyway; clients
 /// give up on a `disconnect` after a few seconds.
@@ -84,39 +92,121 @@ impl<W: Write> Out<W> {
 enum State {
     NotStarted,
     Running,
-    Stopped(Box<Stopped>),
+    Stopped(Box<DrawStop>),
+    /// Blocked outside a draw (a compile error, a GL error).
+    Halted(Box<Halted>),
     Exited,
+}
+
+struct Halted {
+    halt: Halt,
+    /// Where a compile error is shown.
+    source: Option<p::Source>,
+}
+
+/// A shader without a file of its own, shown by `sourceReference`.
+struct SourceItem {
+    shader: u32,
+    name: String,
+    text: String,
+    /// The text written out, so that breakpoints set in it bind by content.
+    file: Option<PathBuf>,
 }
 
 /// Shaders shown by `sourceReference` (those without a file).
 #[derive(Default)]
 struct Sources {
-    /// (shader, text); reference = index + 1.
-    items: Vec<(u32, String)>,
+    /// Reference = index + 1.
+    items: Vec<SourceItem>,
+    dir: Option<PathBuf>,
 }
 
 impl Sources {
-    fn reference(&mut self, stop: &Stop) -> i64 {
-        let i = match self.items.iter().position(|(s, _)| *s == stop.shader) {
+    fn reference(&mut self, shader: u32, name: String, text: &str) -> i64 {
+        let i = match self.items.iter().position(|it| it.shader == shader) {
             Some(i) => {
-                self.items[i].1 = stop.parsed.source.text.clone();
+                if self.items[i].text != text {
+                    self.items[i].text = text.to_string();
+                    self.items[i].file = None;
+                }
                 i
             }
             None => {
-                self.items
-                    .push((stop.shader, stop.parsed.source.text.clone()));
+                self.items.push(SourceItem {
+                    shader,
+                    name,
+                    text: text.to_string(),
+                    file: None,
+                });
                 self.items.len() - 1
             }
         };
         i as i64 + 1
     }
 
-    fn text(&self, reference: i64) -> Option<&str> {
+    fn item(&self, reference: i64) -> Option<&SourceItem> {
         usize::try_from(reference - 1)
             .ok()
             .and_then(|i| self.items.get(i))
-            .map(|(_, t)| t.as_str())
     }
+
+    fn source(&self, reference: i64) -> Option<p::Source> {
+        self.item(reference).map(|it| p::Source {
+            name: Some(it.name.clone()),
+            source_reference: Some(reference),
+            ..Default::default()
+        })
+    }
+
+    /// The file breakpoints in a `sourceReference` source bind through.
+    fn file(&mut self, reference: i64) -> Result<PathBuf, String> {
+        let i = usize::try_from(reference - 1)
+            .ok()
+            .filter(|&i| i < self.items.len())
+            .ok_or_else(|| format!("no source {reference}"))?;
+        if let Some(f) = &self.items[i].file {
+            return Ok(f.clone());
+        }
+        let dir = match &self.dir {
+            Some(d) => d.clone(),
+            None => {
+                let d = std::env::temp_dir().join(format!("shaderdbg-dap-{}", std::process::id()));
+                std::fs::create_dir_all(&d).map_err(|e| format!("{}: {e}", d.display()))?;
+                self.dir = Some(d.clone());
+                d
+            }
+        };
+        let it = &mut self.items[i];
+        let path = dir.join(format!("shader-{}-{reference}.glsl", it.shader));
+        std::fs::write(&path, &it.text).map_err(|e| format!("{}: {e}", path.display()))?;
+        let path = path.canonicalize().unwrap_or(path);
+        it.file = Some(path.clone());
+        Ok(path)
+    }
+
+    /// The reference whose text was written to `file`.
+    fn reference_of_file(&self, file: &Path) -> Option<i64> {
+        self.items
+            .iter()
+            .position(|it| it.file.as_deref() == Some(file))
+            .map(|i| i as i64 + 1)
+    }
+}
+
+impl Drop for Sources {
+    fn drop(&mut self) {
+        if let Some(d) = &self.dir {
+            let _ = std::fs::remove_dir_all(d);
+        }
+    }
+}
+
+/// Pixel history asked by `shaderdbg/debugPixel`.
+struct PixelDebug {
+    x: u32,
+    y: u32,
+    frame: u64,
+    stops: u64,
 }
 
 pub struct Server<W: Write> {
@@ -125,6 +215,8 @@ pub struct Server<W: Write> {
     tx: Sender<Input>,
     initialized: bool,
     lines_start_at1: bool,
+    progress: bool,
+    next_progress: u64,
     plan: Option<Plan>,
     engine: Option<Engine>,
     state: State,
@@ -134,6 +226,9 @@ pub struct Server<W: Write> {
     stops: u64,
     /// Started with a pixel and no breakpoints: every stop is at `main`.
     pixel_history: bool,
+    pixel_debug: Option<PixelDebug>,
+    exception_filters: Vec<String>,
+    launch_progress: Option<String>,
     terminated: bool,
     /// `disconnect` was answered: the loop ends.
     done: bool,
@@ -149,6 +244,48 @@ fn not_stopped() -> String {
     "the program is not stopped".into()
 }
 
+/// Logpoint messages per logpoint and draw, at most.
+pub const LOGPOINT_CAP: usize = 32;
+const LABEL_BASE: i64 = 1 << 30;
+const PER_THREAD: i64 = 1 << 16;
+
+fn frame_id(thread: usize, level: usize) -> i64 {
+    thread as i64 * PER_THREAD + level as i64 + 1
+}
+
+/// (thread index, level; `None`: the label frame).
+fn decode_frame(id: i64) -> Option<(usize, Option<usize>)> {
+    if id >= LABEL_BASE {
+        return usize::try_from(id - LABEL_BASE).ok().map(|t| (t, None));
+    }
+    let id = usize::try_from(id.checked_sub(1)?).ok()?;
+    Some((id / PER_THREAD as usize, Some(id % PER_THREAD as usize)))
+}
+
+/// GL error names.
+fn gl_error_name(e: u32) -> &'static str {
+    match e {
+        0x0500 => "GL_INVALID_ENUM",
+        0x0501 => "GL_INVALID_VALUE",
+        0x0502 => "GL_INVALID_OPERATION",
+        0x0503 => "GL_STACK_OVERFLOW",
+        0x0504 => "GL_STACK_UNDERFLOW",
+        0x0505 => "GL_OUT_OF_MEMORY",
+        0x0506 => "GL_INVALID_FRAMEBUFFER_OPERATION",
+        0x0507 => "GL_CONTEXT_LOST",
+        _ => "GL error",
+    }
+}
+
+/// The exception filters offered (`initialize`).
+pub fn exception_filters() -> Vec<Value> {
+    vec![
+        json!({"filter": "nan_inf", "label": "NaN or Inf written to an output", "default": false}),
+        json!({"filter": "gl_error", "label": "GL error", "default": false}),
+        json!({"filter": "compile_error", "label": "Shader failed to compile", "default": false}),
+    ]
+}
+
 impl<W: Write> Server<W> {
     pub fn new(w: W, rx: Receiver<Input>, tx: Sender<Input>) -> Self {
         Server {
@@ -161,6 +298,8 @@ impl<W: Write> Server<W> {
             tx,
             initialized: false,
             lines_start_at1: true,
+            progress: false,
+            next_progress: 0,
             plan: None,
             engine: None,
             state: State::NotStarted,
@@ -169,6 +308,9 @@ impl<W: Write> Server<W> {
             sources: Sources::default(),
             stops: 0,
             pixel_history: false,
+            pixel_debug: None,
+            exception_filters: Vec::new(),
+            launch_progress: None,
             terminated: false,
             done: false,
             disconnecting: false,
@@ -264,14 +406,7 @@ impl<W: Write> Server<W> {
             "launch" => self.launch(req),
             "attach" => Err("attach is not supported: use launch".into()),
             "setBreakpoints" => self.set_breakpoints(req),
-            "setExceptionBreakpoints" => {
-                let a: p::SetExceptionBreakpointsArguments = arguments(req)?;
-                if a.filters.is_empty() {
-                    Ok(json!({"breakpoints": []}))
-                } else {
-                    Err("no exception filters are supported yet".into())
-                }
-            }
+            "setExceptionBreakpoints" => self.set_exception_breakpoints(req),
             "configurationDone" => self.configuration_done(),
             "threads" => Ok(self.threads()),
             "stackTrace" => self.stack_trace(req),
@@ -279,21 +414,22 @@ impl<W: Write> Server<W> {
             "variables" => self.variables(req),
             "evaluate" => self.evaluate(req),
             "source" => self.source(req),
+            "loadedSources" => self.loaded_sources(),
             "next" => self.step(req, Move::Over),
             "stepIn" => self.step(req, Move::In),
             "stepOut" => self.step(req, Move::Out),
             "stepBack" => self.step(req, Move::Back),
             "continue" => self.continue_(req),
             "reverseContinue" => self.reverse_continue(req),
-            "pause" => {
-                let _: p::ThreadArguments = arguments(req)?;
-                Err("pause is not supported: the program stops only where a breakpoint (or the launch pixel) is hit".into())
-            }
+            "pause" => self.pause(req),
             "terminate" => self.terminate(),
             "disconnect" => {
                 let _: p::DisconnectArguments = arguments(req)?;
                 Ok(Value::Null)
             }
+            custom::FRAME_IMAGE => self.frame_image(),
+            custom::DEBUG_PIXEL => self.debug_pixel(req),
+            custom::VALUES_IMAGE => self.values_image(req),
             other => Err(format!("unknown or unsupported command `{other}`")),
         }
     }
@@ -308,6 +444,44 @@ impl<W: Write> Server<W> {
         line + i64::from(!self.lines_start_at1)
     }
 
+    // ---- progress --------------------------------------------------------
+
+    fn progress_start(&mut self, title: &str) -> Option<String> {
+        if !self.progress {
+            return None;
+        }
+        self.next_progress += 1;
+        let id = format!("shaderdbg-{}", self.next_progress);
+        self.out
+            .event("progressStart", json!({"progressId": id, "title": title}));
+        Some(id)
+    }
+
+    fn progress_end(&mut self, id: Option<String>) {
+        if let Some(id) = id {
+            self.out.event("progressEnd", json!({"progressId": id}));
+        }
+    }
+
+    /// Runs `f` on the session, with progress events around it.
+    fn call<T: Send + 'static>(
+        &mut self,
+        title: Option<&str>,
+        f: impl FnOnce(&mut Session) -> T + Send + 'static,
+    ) -> Result<T, String> {
+        let engine = self.engine.as_ref().ok_or("the program has not started")?;
+        if engine.finished() {
+            return Err("the program has ended".into());
+        }
+        let id = title.and_then(|t| self.progress_start(t));
+        let r = match &self.engine {
+            Some(e) => e.call(f),
+            None => Err("the program has not started".into()),
+        };
+        self.progress_end(id);
+        r
+    }
+
     // ---- configuration -------------------------------------------------
 
     fn initialize(&mut self, req: &Request) -> Reply {
@@ -317,16 +491,20 @@ impl<W: Write> Server<W> {
         let a: p::InitializeArguments = arguments(req)?;
         tracing::info!(client = ?a.client_id, adapter = ?a.adapter_id, "initialize");
         self.lines_start_at1 = a.lines_start_at1.unwrap_or(true);
+        self.progress = a.supports_progress_reporting.unwrap_or(false);
         self.initialized = true;
         self.after.push(("initialized", Value::Null));
         let caps = p::Capabilities {
             supports_configuration_done_request: true,
             supports_conditional_breakpoints: true,
+            supports_hit_conditional_breakpoints: true,
+            supports_log_points: true,
             supports_step_back: true,
             supports_evaluate_for_hovers: true,
             supports_terminate_request: true,
             support_terminate_debuggee: true,
-            exception_breakpoint_filters: Vec::new(),
+            supports_loaded_sources_request: true,
+            exception_breakpoint_filters: exception_filters(),
         };
         serde_json::to_value(caps).map_err(|e| e.to_string())
     }
@@ -361,9 +539,55 @@ impl<W: Write> Server<W> {
         for b in &mut requested {
             b.line = self.line_in(b.line);
         }
-        let mut answer = self.breakpoints.set(&a.source, &requested);
+        let file = match (&a.source.path, a.source.source_reference.filter(|&r| r > 0)) {
+            (_, Some(r)) => self.sources.file(r),
+            (Some(path), None) => Path::new(path)
+                .canonicalize()
+                .map_err(|e| format!("cannot read {path}: {e}")),
+            (None, None) => Err("a source needs a path or a sourceReference".into()),
+        };
+        let mut answer = self.breakpoints.set(&a.source, file, &requested);
         for b in &mut answer {
             b.line = b.line.map(|l| l - i64::from(!self.lines_start_at1));
+        }
+        if self.engine.is_some() && !matches!(self.state, State::Exited) {
+            let list = self.breakpoints.list();
+            if self.call(None, move |s| s.set_breakpoints(list)).is_err() {
+                tracing::debug!("breakpoints not sent: the program has ended");
+            }
+        }
+        Ok(json!({ "breakpoints": answer }))
+    }
+
+    fn exception_filter_state(&self) -> (ExceptionFilters, bool) {
+        let on = |f: &str| self.exception_filters.iter().any(|x| x == f);
+        (
+            ExceptionFilters {
+                nan_inf: on("nan_inf"),
+                gl_error: on("gl_error"),
+            },
+            on("compile_error"),
+        )
+    }
+
+    fn set_exception_breakpoints(&mut self, req: &Request) -> Reply {
+        let a: p::SetExceptionBreakpointsArguments = arguments(req)?;
+        let known = ["nan_inf", "gl_error", "compile_error"];
+        let mut answer = Vec::new();
+        let mut filters = Vec::new();
+        for f in &a.filters {
+            if known.contains(&f.as_str()) {
+                filters.push(f.clone());
+                answer.push(json!({"verified": true}));
+            } else {
+                answer.push(json!({"verified": false, "message": format!("no exception filter `{f}` (there are {})", known.join(", "))}));
+            }
+        }
+        let before = self.exception_filter_state();
+        self.exception_filters = filters;
+        let now = self.exception_filter_state();
+        if now != before && self.engine.is_some() && !matches!(self.state, State::Exited) {
+            let _ = self.call(None, move |s| s.set_exception_filters(now.0, now.1));
         }
         Ok(json!({ "breakpoints": answer }))
     }
@@ -375,7 +599,7 @@ impl<W: Write> Server<W> {
         if self.engine.is_some() {
             return Err("the program has already started".into());
         }
-        let mut breakpoints = self.breakpoints.launch_list();
+        let mut breakpoints = self.breakpoints.list();
         if plan.no_debug {
             breakpoints.clear();
         }
@@ -390,37 +614,84 @@ impl<W: Write> Server<W> {
             "starting the program"
         );
         self.pixel_history = filter.pixel_history;
+        let (exceptions, compile_error) = if plan.no_debug {
+            (ExceptionFilters::default(), false)
+        } else {
+            self.exception_filter_state()
+        };
+        let shader_file = plan.shader_file.clone();
+        let init: Job = Box::new(move |s: &mut Session| {
+            if let Some(f) = shader_file {
+                s.add_source_file(f);
+            }
+            if exceptions != ExceptionFilters::default() || compile_error {
+                s.set_exception_filters(exceptions, compile_error);
+            }
+        });
+        let title = format!("Launching {}", plan.config.program.display());
+        let id = self.progress_start(&title);
+        self.launch_progress = id;
         self.engine = Some(Engine::start(
             plan.config,
             breakpoints,
             filter,
+            init,
             self.tx.clone(),
         ));
         self.state = State::Running;
         Ok(Value::Null)
     }
-
     // ---- the stop --------------------------------------------------------
 
-    fn stopped(&self) -> Result<&Stopped, String> {
+    fn draw_stop(&self) -> Result<&DrawStop, String> {
         match &self.state {
             State::Stopped(s) => Ok(s),
+            State::Halted(_) => {
+                Err("stopped outside a draw: there are no shader values here".into())
+            }
             _ => Err(not_stopped()),
         }
     }
 
-    /// The stop, for a request on `thread`: only the recorded invocation
-    /// (thread 1) has a trace.
-    fn stopped_thread(&self, thread: i64) -> Result<&Stopped, String> {
-        let s = self.stopped()?;
-        match thread {
-            1 => Ok(s),
-            t if t >= 2 && (t as usize) <= s.invocations.len() => Err(format!(
-                "{} is not recorded yet: the session engine records only the first invocation that hit (thread 1)",
-                shaderdbg_session::stop::invocation_name_of(s.stop.stage, s.invocations[t as usize - 1])
-            )),
-            t => Err(format!("no thread {t}")),
+    /// The current thread's recording.
+    fn stopped(&self) -> Result<&Stopped, String> {
+        Ok(self.draw_stop()?.cur())
+    }
+
+    /// Makes thread `thread` (an id) current, recording its invocation the
+    /// first time; its index.
+    fn ensure_thread(&mut self, thread: i64) -> Result<usize, String> {
+        let (i, todo) = {
+            let ds = self.draw_stop()?;
+            let i = usize::try_from(thread - 1)
+                .ok()
+                .filter(|&i| i < ds.invocations.len())
+                .ok_or_else(|| format!("no thread {thread}"))?;
+            (i, ds.thread(i).is_none().then(|| ds.invocations[i]))
+        };
+        if let Some((key, hit)) = todo {
+            let stage = self.stopped()?.stop.stage;
+            let name = invocation_name_of(stage, key);
+            let hit = hit.unwrap_or(shaderdbg_protocol::Hit {
+                line: 0,
+                occurrence: 0,
+                key,
+            });
+            let stop = self
+                .call(Some(&format!("Recording {name}")), move |s| {
+                    s.record_hit(hit)
+                })?
+                .map_err(|e| format!("cannot record {name}: {e}"))?;
+            if let State::Stopped(ds) = &mut self.state {
+                ds.threads[i] = Some(Stopped::new(Box::new(stop)));
+            }
         }
+        if let State::Stopped(ds) = &mut self.state {
+            if ds.current != i {
+                ds.current = i;
+            }
+        }
+        Ok(i)
     }
 
     fn threads(&self) -> Value {
@@ -430,6 +701,15 @@ impl<W: Write> Server<W> {
                 .into_iter()
                 .map(|(id, name)| p::Thread { id, name })
                 .collect(),
+            State::Halted(h) => vec![p::Thread {
+                id: 1,
+                name: match &h.halt {
+                    Halt::CompileError { shader, stage, .. } => {
+                        format!("compiling {stage} shader {shader}")
+                    }
+                    Halt::GlError { call, .. } => format!("GL error in {call}"),
+                },
+            }],
             State::Running | State::NotStarted => vec![p::Thread {
                 id: 1,
                 name: "shader invocations (running)".into(),
@@ -439,40 +719,57 @@ impl<W: Write> Server<W> {
         json!({ "threads": threads })
     }
 
-    fn source_for(&mut self, loc: &Location) -> Option<p::Source> {
-        let State::Stopped(s) = &self.state else {
-            return None;
-        };
-        match &loc.file {
-            Some(f) => {
-                let path = self
-                    .breakpoints
-                    .client_path(f)
-                    .map_or_else(|| f.display().to_string(), str::to_string);
-                Some(source_of(&path))
+    /// The source a file is shown as: the client's own, a `sourceReference`
+    /// source for shader texts, else the path.
+    fn source_of_file(&self, f: &Path) -> p::Source {
+        if let Some(s) = self.breakpoints.client_source(f) {
+            let mut s = s.clone();
+            if s.name.is_none() {
+                s.name = s.path.as_deref().and_then(|p| source_of(p).name);
             }
+            return s;
+        }
+        if let Some(s) = self
+            .sources
+            .reference_of_file(f)
+            .and_then(|r| self.sources.source(r))
+        {
+            return s;
+        }
+        source_of(&f.display().to_string())
+    }
+
+    fn source_for(&mut self, thread: usize, loc: &Location) -> Option<p::Source> {
+        match &loc.file {
+            Some(f) => Some(self.source_of_file(f)),
             None => {
+                let State::Stopped(ds) = &self.state else {
+                    return None;
+                };
+                let s = ds.thread(thread)?;
                 let name = format!("shader {} ({})", s.stop.shader, s.stop.stage);
-                let r = self.sources.reference(&s.stop);
-                Some(p::Source {
-                    name: Some(name),
-                    source_reference: Some(r),
-                    ..Default::default()
-                })
+                let (shader, text) = (s.stop.shader, s.stop.parsed.source.text.clone());
+                let r = self.sources.reference(shader, name, &text);
+                self.sources.source(r)
             }
         }
     }
 
     fn stack_trace(&mut self, req: &Request) -> Reply {
         let a: p::StackTraceArguments = arguments(req)?;
-        let s = self.stopped_thread(a.thread_id)?;
+        if let State::Halted(h) = &self.state {
+            let frames = self.halt_frames(h);
+            return Ok(json!({ "stackFrames": frames, "totalFrames": frames.len() }));
+        }
+        let t = self.ensure_thread(a.thread_id)?;
+        let s = self.stopped()?;
         let stack = s.stop.call_stack(s.cursor);
         let label = format!("draw {}, frame {}", s.stop.draw, s.stop.frame);
         let mut frames = Vec::new();
         for (level, (name, loc)) in stack.iter().enumerate() {
-            let source = self.source_for(loc);
+            let source = self.source_for(t, loc);
             frames.push(p::StackFrame {
-                id: level as i64 + 1,
+                id: frame_id(t, level),
                 name: name.clone(),
                 source,
                 line: self.line_out(loc.line),
@@ -481,7 +778,7 @@ impl<W: Write> Server<W> {
             });
         }
         frames.push(p::StackFrame {
-            id: LABEL_FRAME,
+            id: LABEL_BASE + t as i64,
             name: label,
             source: None,
             line: 0,
@@ -495,34 +792,77 @@ impl<W: Write> Server<W> {
         Ok(json!({ "stackFrames": frames, "totalFrames": total }))
     }
 
-    /// The step a frame id stands for (`None`: the label frame).
-    fn frame_step(&self, frame_id: i64) -> Result<Option<usize>, String> {
-        let s = self.stopped()?;
-        if frame_id == LABEL_FRAME {
-            return Ok(None);
+    fn halt_frames(&self, h: &Halted) -> Vec<p::StackFrame> {
+        match &h.halt {
+            Halt::CompileError { line, stage, .. } => vec![p::StackFrame {
+                id: 1,
+                name: format!("{stage} shader failed to compile"),
+                source: h.source.clone(),
+                line: line.map_or(0, |l| self.line_out(l)),
+                column: 1,
+                presentation_hint: None,
+            }],
+            Halt::GlError {
+                frame,
+                draw,
+                call,
+                error,
+            } => vec![p::StackFrame {
+                id: LABEL_BASE,
+                name: format!(
+                    "{call}: {} (0x{error:04x}), frame {frame} after {draw} draw{}",
+                    gl_error_name(*error),
+                    if *draw == 1 { "" } else { "s" }
+                ),
+                source: None,
+                line: 0,
+                column: 0,
+                presentation_hint: Some("label".into()),
+            }],
         }
-        let steps = s.frame_steps();
-        let level = usize::try_from(frame_id - 1).map_err(|_| format!("no frame {frame_id}"))?;
-        match steps.get(level) {
-            Some(Some(step)) => Ok(Some(*step)),
+    }
+
+    /// The thread index and step a frame id stands for (step `None`: the label frame).
+    fn frame_step(&mut self, frame_id: i64) -> Result<(usize, Option<usize>), String> {
+        let (t, level) = decode_frame(frame_id).ok_or_else(|| format!("no frame {frame_id}"))?;
+        self.ensure_thread(t as i64 + 1)?;
+        let Some(level) = level else {
+            return Ok((t, None));
+        };
+        let s = self.stopped()?;
+        match s.frame_steps().get(level) {
+            Some(Some(step)) => Ok((t, Some(*step))),
             Some(None) => Err(format!("frame {frame_id} has no recorded step")),
             None => Err(format!("no frame {frame_id}")),
         }
     }
 
+    fn thread_at(&self, t: usize) -> Result<&Stopped, String> {
+        self.draw_stop()?
+            .thread(t)
+            .ok_or_else(|| format!("thread {} is not recorded", t + 1))
+    }
+
     fn scopes(&mut self, req: &Request) -> Reply {
         let a: p::ScopesArguments = arguments(req)?;
-        let Some(step) = self.frame_step(a.frame_id)? else {
+        if matches!(self.state, State::Halted(_)) {
+            return Ok(json!({ "scopes": [] }));
+        }
+        let (thread, Some(step)) = self.frame_step(a.frame_id)? else {
             return Ok(json!({ "scopes": [] }));
         };
-        let vars = self.stopped()?.variables(step);
+        let vars = self.thread_at(thread)?.variables(step);
         let mut scopes = Vec::new();
         for kind in ScopeKind::ALL {
             let n = vars.iter().filter(|v| kind.holds(v.scope)).count();
             if kind == ScopeKind::Globals && n == 0 {
                 continue;
             }
-            let r = self.handles.add(Handle::Scope { step, scope: kind });
+            let r = self.handles.add(Handle::Scope {
+                thread,
+                step,
+                scope: kind,
+            });
             scopes.push(p::Scope {
                 name: kind.name().into(),
                 presentation_hint: (kind == ScopeKind::Locals).then(|| "locals".to_string()),
@@ -548,8 +888,12 @@ impl<W: Write> Server<W> {
             })?;
         let mut out = Vec::new();
         match handle {
-            Handle::Scope { step, scope } => {
-                let vars = self.stopped()?.variables(step);
+            Handle::Scope {
+                thread,
+                step,
+                scope,
+            } => {
+                let vars = self.thread_at(thread)?.variables(step);
                 for v in vars.iter().filter(|v| scope.holds(v.scope)) {
                     out.push(
                         self.handles
@@ -573,23 +917,25 @@ impl<W: Write> Server<W> {
         Ok(json!({ "variables": out }))
     }
 
+    /// The thread and step of an optional frame (the current thread's cursor without one).
+    fn frame_or_cursor(&mut self, frame_id: Option<i64>) -> Result<(usize, usize), String> {
+        let (t, step) = match frame_id {
+            Some(f) => self.frame_step(f)?,
+            None => {
+                let ds = self.draw_stop().map_err(|_| {
+                    "the program is not stopped: there are no values to evaluate over".to_string()
+                })?;
+                (ds.current, Some(ds.cur().cursor))
+            }
+        };
+        let step = step.ok_or("the draw's frame has no values: pick a shader frame")?;
+        Ok((t, step))
+    }
+
     fn evaluate(&mut self, req: &Request) -> Reply {
         let a: p::EvaluateArguments = arguments(req)?;
-        let step = match a.frame_id {
-            Some(f) => self.frame_step(f)?,
-            None => Some(
-                self.stopped()
-                    .map_err(|_| {
-                        "the program is not stopped: there are no values to evaluate over"
-                            .to_string()
-                    })?
-                    .cursor,
-            ),
-        };
-        let Some(step) = step else {
-            return Err("the draw's frame has no values: pick a shader frame".into());
-        };
-        let s = self.stopped()?;
+        let (t, step) = self.frame_or_cursor(a.frame_id)?;
+        let s = self.thread_at(t)?;
         let expr = a.expression.trim();
         match s.evaluate(expr, step) {
             Ok(t) => {
@@ -614,34 +960,71 @@ impl<W: Write> Server<W> {
             .or(a.source_reference)
             .filter(|&r| r > 0)
             .ok_or("`source` needs a sourceReference")?;
-        let text = self
+        let item = self
             .sources
-            .text(r)
+            .item(r)
             .ok_or_else(|| format!("no source {r}"))?;
-        Ok(json!({ "content": text, "mimeType": "text/x-glsl" }))
+        Ok(json!({ "content": item.text, "mimeType": "text/x-glsl" }))
     }
 
+    /// Every shader the program compiled: its file, or a `sourceReference`.
+    fn loaded_sources(&mut self) -> Reply {
+        if self.engine.is_none() {
+            return Ok(json!({ "sources": [] }));
+        }
+        let shaders = match self.call(None, |s| s.shaders()) {
+            Ok(s) => s,
+            Err(_) => return Ok(json!({ "sources": self.known_sources() })),
+        };
+        let mut out: Vec<p::Source> = Vec::new();
+        for sh in shaders {
+            let src = match &sh.file {
+                Some(f) if self.sources.reference_of_file(f).is_none() => self.source_of_file(f),
+                _ => {
+                    let name = format!("shader {} ({})", sh.shader, sh.stage);
+                    let r = self.sources.reference(sh.shader, name, &sh.source);
+                    match self.sources.source(r) {
+                        Some(s) => s,
+                        None => continue,
+                    }
+                }
+            };
+            if !out.contains(&src) {
+                out.push(src);
+            }
+        }
+        Ok(json!({ "sources": out }))
+    }
+
+    fn known_sources(&self) -> Vec<p::Source> {
+        (1..=self.sources.items.len() as i64)
+            .filter_map(|r| self.sources.source(r))
+            .collect()
+    }
     // ---- moving ----------------------------------------------------------
 
-    /// Puts the cursor at `step` and tells the client.
+    /// Puts the cursor of the current thread at `step` and tells the client.
     fn move_to(&mut self, step: usize, reason: &str) {
-        let hit_ids = {
-            let State::Stopped(s) = &mut self.state else {
+        let thread = {
+            let State::Stopped(ds) = &mut self.state else {
                 return;
             };
-            s.cursor = step;
-            self.hit_ids(step)
+            ds.cur_mut().cursor = step;
+            ds.current
         };
+        let hit_ids = self.hit_ids(step);
         self.handles.clear();
-        let mut body = json!({"reason": reason, "threadId": 1, "allThreadsStopped": true});
+        let mut body =
+            json!({"reason": reason, "threadId": thread as i64 + 1, "allThreadsStopped": true});
         if reason == "breakpoint" && !hit_ids.is_empty() {
             body["hitBreakpointIds"] = json!(hit_ids);
         }
         self.after.push(("stopped", body));
     }
 
+    /// The breakpoints (not logpoints) at `step` of the current thread.
     fn hit_ids(&self, step: usize) -> Vec<i64> {
-        let State::Stopped(s) = &self.state else {
+        let Ok(s) = self.stopped() else {
             return Vec::new();
         };
         let loc = s.stop.location(step);
@@ -651,6 +1034,7 @@ impl<W: Write> Server<W> {
                 self.breakpoints
                     .at(f, loc.line)
                     .iter()
+                    .filter(|e| e.stops())
                     .map(|e| e.id)
                     .collect()
             })
@@ -659,7 +1043,12 @@ impl<W: Write> Server<W> {
 
     fn step(&mut self, req: &Request, m: Move) -> Reply {
         let a: p::ThreadArguments = arguments(req)?;
-        let s = self.stopped_thread(a.thread_id)?;
+        if matches!(self.state, State::Halted(_)) {
+            self.resume();
+            return Ok(Value::Null);
+        }
+        self.ensure_thread(a.thread_id)?;
+        let s = self.stopped()?;
         let (target, cursor) = (s.target(m), s.cursor);
         if target.is_none() && m != Move::Back {
             self.after.push((
@@ -672,9 +1061,13 @@ impl<W: Write> Server<W> {
     }
 
     fn continue_(&mut self, req: &Request) -> Reply {
-        let _: p::ThreadArguments = arguments(req)?;
+        let a: p::ThreadArguments = arguments(req)?;
         let next = match &self.state {
-            State::Stopped(s) => s.next_breakpoint(&self.breakpoints),
+            State::Stopped(_) => {
+                self.ensure_thread(a.thread_id)?;
+                self.stopped()?.next_breakpoint(&self.breakpoints)
+            }
+            State::Halted(_) => None,
             State::Running => return Ok(json!({"allThreadsContinued": true})),
             _ => return Err(not_stopped()),
         };
@@ -692,7 +1085,8 @@ impl<W: Write> Server<W> {
 
     fn reverse_continue(&mut self, req: &Request) -> Reply {
         let a: p::ThreadArguments = arguments(req)?;
-        let s = self.stopped_thread(a.thread_id)?;
+        self.ensure_thread(a.thread_id)?;
+        let s = self.stopped()?;
         match s.previous_breakpoint(&self.breakpoints) {
             Some(step) => self.move_to(step, "breakpoint"),
             None => self.move_to(0, "step"),
@@ -706,6 +1100,89 @@ impl<W: Write> Server<W> {
         if let Some(e) = &self.engine {
             e.send(Command::Resume);
         }
+    }
+
+    /// `pause`: the program stops at the next draw with a debuggable shader.
+    fn pause(&mut self, req: &Request) -> Reply {
+        let _: p::ThreadArguments = arguments(req)?;
+        match self.state {
+            State::Running => {
+                self.call(None, |s| s.pause())?;
+                Ok(Value::Null)
+            }
+            State::Stopped(_) | State::Halted(_) => Ok(Value::Null),
+            _ => Err("the program is not running".into()),
+        }
+    }
+
+    // ---- custom requests (see `custom`) ----------------------------------
+
+    fn frame_image(&mut self) -> Reply {
+        let draw = match &self.state {
+            State::Stopped(ds) => ds.cur().stop.draw,
+            State::Halted(_) => {
+                return Err(
+                    "shaderdbg/frameImage: stopped outside a draw (no framebuffer to show)".into(),
+                )
+            }
+            _ => return Err("shaderdbg/frameImage: the program is not stopped at a draw".into()),
+        };
+        let shot = self
+            .call(Some("Reading the framebuffer"), |s| {
+                s.screenshot(ScreenshotAt::Now)
+            })?
+            .map_err(|e| format!("shaderdbg/frameImage: {e}"))?;
+        let png = shot
+            .png()
+            .map_err(|e| format!("shaderdbg/frameImage: {e}"))?;
+        Ok(json!({
+            "frame": shot.frame,
+            "draw": draw,
+            "width": shot.width,
+            "height": shot.height,
+            "png": custom::base64(&png),
+        }))
+    }
+
+    fn debug_pixel(&mut self, req: &Request) -> Reply {
+        let a: custom::DebugPixelArguments = arguments(req)?;
+        if !matches!(
+            self.state,
+            State::Running | State::Stopped(_) | State::Halted(_)
+        ) {
+            return Err("shaderdbg/debugPixel: the program is not running".into());
+        }
+        let (x, y) = (a.x, a.y);
+        let frame = self.call(None, move |s| s.debug_pixel(x, y))?;
+        self.pixel_debug = Some(PixelDebug {
+            x,
+            y,
+            frame,
+            stops: 0,
+        });
+        if !matches!(self.state, State::Running) {
+            self.resume();
+        }
+        Ok(json!({ "frame": frame }))
+    }
+
+    fn values_image(&mut self, req: &Request) -> Reply {
+        let a: custom::ValuesImageArguments = arguments(req)?;
+        let (t, step) = self
+            .frame_or_cursor(a.frame_id)
+            .map_err(|e| format!("shaderdbg/valuesImage: {e}"))?;
+        let loc = self.thread_at(t)?.stop.location(step);
+        let expr = a.expression.trim().to_string();
+        if expr.is_empty() {
+            return Err("shaderdbg/valuesImage: an empty expression".into());
+        }
+        let runtime_line = loc.runtime_line;
+        let title = format!("Computing `{expr}` for every fragment");
+        let img = self
+            .call(Some(&title), move |s| s.watch(runtime_line, &expr))?
+            .map_err(|e| format!("shaderdbg/valuesImage: {e}"))?;
+        custom::values_image_body(&img, self.line_out(loc.line) as u32)
+            .map_err(|e| format!("shaderdbg/valuesImage: {e}"))
     }
 
     // ---- ending ----------------------------------------------------------
@@ -731,7 +1208,7 @@ impl<W: Write> Server<W> {
         if let Some(e) = &self.engine {
             if !matches!(self.state, State::Exited) && !e.finished() {
                 e.send(how);
-                if matches!(self.state, State::Stopped(_)) {
+                if matches!(self.state, State::Stopped(_) | State::Halted(_)) {
                     self.state = State::Running;
                 }
             }
@@ -773,6 +1250,8 @@ impl<W: Write> Server<W> {
     fn engine_event(&mut self, e: EngineEvent) {
         match e {
             EngineEvent::Started { pid } => {
+                let id = self.launch_progress.take();
+                self.progress_end(id);
                 let name = self
                     .plan
                     .as_ref()
@@ -784,6 +1263,8 @@ impl<W: Write> Server<W> {
                 );
             }
             EngineEvent::StartFailed(m) => {
+                let id = self.launch_progress.take();
+                self.progress_end(id);
                 self.out.event(
                     "output",
                     json!({"category": "console", "output": format!("cannot start the program: {m}\n")}),
@@ -821,6 +1302,10 @@ impl<W: Write> Server<W> {
                 }
             }
             Event::Stopped(stop) => self.on_stop(stop),
+            Event::Halted(h) => self.on_halt(h),
+            Event::Screenshot { request, .. } => {
+                tracing::debug!(request, "a screenshot nobody asked for");
+            }
             Event::Output { stderr, line } => {
                 let category = if stderr { "stderr" } else { "stdout" };
                 self.out.event(
@@ -851,61 +1336,335 @@ impl<W: Write> Server<W> {
         }
     }
 
-    fn on_stop(&mut self, stop: Box<Stop>) {
-        let from_breakpoint = !self.pixel_history;
+    fn on_halt(&mut self, halt: Halt) {
         if self.done {
             self.resume();
             return;
         }
-        let mut stopped = Stopped::new(stop);
-        // A breakpoint removed (or its condition changed) since the program
-        // started still stops the program (the engine cannot change its
-        // list): not a stop for the user.
-        if from_breakpoint && !stopped.breaks_at(stopped.cursor, &self.breakpoints) {
-            tracing::info!("stop at a breakpoint that is no longer set: resuming");
+        let (description, text) = match &halt {
+            Halt::CompileError {
+                shader,
+                stage,
+                info_log,
+                ..
+            } => (
+                info_log.trim().to_string(),
+                format!("Shader failed to compile ({stage} shader {shader})"),
+            ),
+            Halt::GlError { call, error, .. } => {
+                let d = format!(
+                    "GL error {} (0x{error:04x}) in {call}",
+                    gl_error_name(*error)
+                );
+                (d.clone(), d)
+            }
+        };
+        let source = match &halt {
+            Halt::CompileError {
+                shader,
+                stage,
+                file: Some(f),
+                ..
+            } => {
+                let _ = (shader, stage);
+                Some(self.source_of_file(f))
+            }
+            Halt::CompileError { shader, stage, .. } => {
+                let shader = *shader;
+                let text = self
+                    .call(None, move |s| {
+                        s.shaders()
+                            .into_iter()
+                            .find(|i| i.shader == shader)
+                            .map(|i| i.source)
+                    })
+                    .ok()
+                    .flatten();
+                text.and_then(|t| {
+                    let r =
+                        self.sources
+                            .reference(shader, format!("shader {shader} ({stage})"), &t);
+                    self.sources.source(r)
+                })
+            }
+            Halt::GlError { .. } => None,
+        };
+        self.handles.clear();
+        self.state = State::Halted(Box::new(Halted { halt, source }));
+        self.out.event(
+            "stopped",
+            json!({
+                "reason": "exception",
+                "description": description,
+                "text": text,
+                "threadId": 1,
+                "allThreadsStopped": true,
+            }),
+        );
+    }
+
+    /// A stop at a draw. Breakpoint stops: logpoints print (and never
+    /// stop), hit counts advance; the program stops at the first hit (in the
+    /// agent's order) of a breakpoint whose hit condition holds, recording
+    /// that invocation if it is not the one recorded with the stop; no such
+    /// hit (only logpoints, hit counts not reached, breakpoints removed
+    /// since): the program goes on.
+    fn on_stop(&mut self, stop: Box<Stop>) {
+        if self.done {
             self.resume();
             return;
         }
-        let stop = &stopped.stop;
+        let pixel_history = stop.reason == StopReason::PixelHistory
+            || (stop.reason == StopReason::Breakpoint && stop.hit.line == 0);
+        let (stop, reason, description) = match stop.reason {
+            StopReason::Pause => (stop, "pause", None),
+            StopReason::NanInf => (
+                stop,
+                "exception",
+                Some("NaN or Inf written to an output".to_string()),
+            ),
+            _ if pixel_history => match &mut self.pixel_debug {
+                Some(pd) if stop.frame == pd.frame => {
+                    pd.stops += 1;
+                    let reason = if pd.stops == 1 { "entry" } else { "step" };
+                    let d = format!("Pixel ({}, {}) history", pd.x, pd.y);
+                    (stop, reason, Some(d))
+                }
+                _ => (stop, "pixel history", None),
+            },
+            _ => match self.breakpoint_stop(stop) {
+                Some(stop) => (stop, "breakpoint", None),
+                None => {
+                    self.resume();
+                    return;
+                }
+            },
+        };
+        self.show_stop(stop, reason, description);
+    }
+
+    fn show_stop(&mut self, stop: Box<Stop>, reason: &str, description: Option<String>) {
         self.stops += 1;
-        let entry = self.stops == 1 && self.plan.as_ref().is_some_and(|p| p.stop_on_entry);
+        let entry = self.stops == 1
+            && reason == "breakpoint"
+            && self.plan.as_ref().is_some_and(|p| p.stop_on_entry);
         let invocations = stop
             .hits
             .iter()
-            .map(|h| h.key)
+            .map(|h| [h.key[0], h.key[1], h.key[2]])
             .collect::<std::collections::HashSet<_>>()
             .len();
-        let description = format!(
-            "{} at draw {}, frame {} ({invocations} invocation{} hit)",
-            stop.invocation_name(),
-            stop.draw,
-            stop.frame,
-            if invocations == 1 { "" } else { "s" }
-        );
+        let description = description.unwrap_or_else(|| {
+            format!(
+                "{} at draw {}, frame {} ({invocations} invocation{} hit)",
+                stop.invocation_name(),
+                stop.draw,
+                stop.frame,
+                if invocations == 1 { "" } else { "s" }
+            )
+        });
+        let mut ds = DrawStop::new(stop);
         if entry {
-            stopped.cursor = 0;
+            ds.cur_mut().cursor = 0;
         }
         self.handles.clear();
-        let cursor = stopped.cursor;
-        self.state = State::Stopped(Box::new(stopped));
-        let reason = if entry {
-            "entry"
-        } else if from_breakpoint {
-            "breakpoint"
-        } else {
-            // Every draw covering the launch pixel stops at `main`.
-            "pixel history"
-        };
+        let cursor = ds.cur().cursor;
+        self.state = State::Stopped(Box::new(ds));
+        let reason = if entry { "entry" } else { reason };
         let mut body = json!({
             "reason": reason,
             "description": description,
             "threadId": 1,
             "allThreadsStopped": true,
         });
+        if reason == "exception" {
+            body["text"] = body["description"].clone();
+        }
         let ids = self.hit_ids(cursor);
         if reason == "breakpoint" && !ids.is_empty() {
             body["hitBreakpointIds"] = json!(ids);
         }
         self.out.event("stopped", body);
+    }
+
+    /// Logpoints and hit counts of a breakpoint stop; the stop to show, if any.
+    fn breakpoint_stop(&mut self, stop: Box<Stop>) -> Option<Box<Stop>> {
+        let mut seen = std::collections::HashSet::new();
+        let mut candidate: Option<shaderdbg_protocol::Hit> = None;
+        // (logpoint id, message, hit) in order.
+        let mut logs: Vec<(i64, String, shaderdbg_protocol::Hit)> = Vec::new();
+        let mut per_logpoint: HashMap<i64, usize> = HashMap::new();
+        for h in &stop.hits {
+            let loc = stop.location_of_line(h.line);
+            let Some(file) = loc.file.clone() else {
+                continue;
+            };
+            if !seen.insert((h.line, [h.key[0], h.key[1], h.key[2]])) {
+                continue;
+            }
+            for e in self.breakpoints.at_mut(&file, loc.line) {
+                if let Some(m) = &e.log_message {
+                    let n = per_logpoint.entry(e.id).or_default();
+                    if *n < LOGPOINT_CAP {
+                        *n += 1;
+                        logs.push((e.id, m.clone(), *h));
+                    }
+                    continue;
+                }
+                e.hits += 1;
+                let holds = e.hit_condition.is_none_or(|c| c.holds(e.hits));
+                if holds && candidate.is_none() {
+                    candidate = Some(*h);
+                }
+            }
+        }
+        let mut recorded: HashMap<[u32; 3], Box<Stop>> = HashMap::new();
+        let first_key = [stop.hit.key[0], stop.hit.key[1], stop.hit.key[2]];
+        recorded.insert(first_key, stop);
+        if !logs.is_empty() {
+            let id = self.progress_start("Logpoints");
+            for (_, message, h) in &logs {
+                let key = [h.key[0], h.key[1], h.key[2]];
+                if let std::collections::hash_map::Entry::Vacant(slot) = recorded.entry(key) {
+                    let hit = *h;
+                    match self.call(None, move |s| s.record_hit(hit)) {
+                        Ok(Ok(s)) => {
+                            slot.insert(Box::new(s));
+                        }
+                        Ok(Err(e)) => {
+                            self.out.event(
+                                "output",
+                                json!({"category": "console", "output": format!("logpoint: cannot record the invocation: {e}\n")}),
+                            );
+                            continue;
+                        }
+                        Err(_) => break,
+                    }
+                }
+                let Some(s) = recorded.get(&key) else {
+                    continue;
+                };
+                for line in logpoint_lines(s, h.line, message) {
+                    let loc = s.location_of_line(h.line);
+                    let mut body = json!({"category": "console", "output": format!("{line}\n")});
+                    if let Some(f) = &loc.file {
+                        body["source"] = json!(self.source_of_file(f));
+                        body["line"] = json!(self.line_out(loc.line));
+                    }
+                    self.out.event("output", body);
+                }
+            }
+            self.progress_end(id);
+        }
+        let cand = candidate?;
+        let key = [cand.key[0], cand.key[1], cand.key[2]];
+        let mut stop = match recorded.remove(&key) {
+            Some(s) => s,
+            None => match self.call(Some("Recording the invocation"), move |s| {
+                s.record_hit(cand)
+            }) {
+                Ok(Ok(s)) => Box::new(s),
+                Ok(Err(e)) => {
+                    self.out.event(
+                        "output",
+                        json!({"category": "console", "output": format!("cannot record the invocation that hit: {e}\n")}),
+                    );
+                    return None;
+                }
+                Err(_) => return None,
+            },
+        };
+        if let Some(step) = Stop::hit_step(&stop.table, &stop.trace, &cand) {
+            stop.cursor = step;
+        }
+        stop.hit = cand;
+        Some(stop)
+    }
+}
+
+/// A logpoint's message for every time the recorded invocation reached
+/// `runtime_line` (consecutive steps on one line are one reach),
+/// `{expression}`s evaluated before the line, prefixed with the invocation.
+fn logpoint_lines(stop: &Stop, runtime_line: u32, message: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut previous: Option<usize> = None;
+    for (step, s) in stop.trace.steps.iter().enumerate() {
+        if s.line != runtime_line {
+            continue;
+        }
+        let consecutive = previous.is_some_and(|p| p + 1 == step);
+        previous = Some(step);
+        if consecutive {
+            continue;
+        }
+        let text = interpolate(message, |expr| match evaluate_in(stop, expr, step) {
+            Ok(t) => format_value(&t.ty, &t.value),
+            Err(EvalError::Unsupported(m) | EvalError::Invalid(m)) => format!("<{expr}: {m}>"),
+        });
+        out.push(format!("[{}] {text}", stop.invocation_name()));
+    }
+    out
+}
+
+/// `{expr}` replaced by `eval(expr)`; `{{` and `}}` are braces.
+fn interpolate(message: &str, mut eval: impl FnMut(&str) -> String) -> String {
+    let mut out = String::new();
+    let mut chars = message.chars().peekable();
+    while let Some(c) = chars.next() {
+        match c {
+            '{' if chars.peek() == Some(&'{') => {
+                chars.next();
+                out.push('{');
+            }
+            '}' if chars.peek() == Some(&'}') => {
+                chars.next();
+                out.push('}');
+            }
+            '{' => {
+                let mut expr = String::new();
+                let mut depth = 0;
+                let mut closed = false;
+                for c in chars.by_ref() {
+                    match c {
+                        '{' => depth += 1,
+                        '}' if depth == 0 => {
+                            closed = true;
+                            break;
+                        }
+                        '}' => depth -= 1,
+                        _ => {}
+                    }
+                    expr.push(c);
+                }
+                if closed {
+                    out.push_str(&eval(expr.trim()));
+                } else {
+                    out.push('{');
+                    out.push_str(&expr);
+                }
+            }
+            c => out.push(c),
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn interpolation() {
+        let r = interpolate("x={x} {{lit}} y={ y }", |e| format!("<{e}>"));
+        assert_eq!(r, "x=<x> {lit} y=<y>");
+        assert_eq!(interpolate("open {x", |e| e.into()), "open {x");
+    }
+
+    #[test]
+    fn frame_ids() {
+        assert_eq!(decode_frame(frame_id(0, 0)), Some((0, Some(0))));
+        assert_eq!(decode_frame(frame_id(3, 2)), Some((3, Some(2))));
+        assert_eq!(decode_frame(LABEL_BASE + 5), Some((5, None)));
+        assert_eq!(decode_frame(0), None);
     }
 }

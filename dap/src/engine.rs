@@ -14,13 +14,28 @@ use shaderdbg_session::{Event, Session};
 
 use crate::Input;
 
+/// Work run on the session's thread.
+pub type Job = Box<dyn FnOnce(&mut Session) + Send>;
+
 /// What the dispatcher asks of the running session.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Command {
     Resume,
     /// Remove every breakpoint and let the program run to its end.
     Detach,
     Kill,
+    /// Anything else, run on the session (see [`Engine::call`]).
+    Call(Job),
+}
+
+impl std::fmt::Debug for Command {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            Command::Resume => "Resume",
+            Command::Detach => "Detach",
+            Command::Kill => "Kill",
+            Command::Call(_) => "Call",
+        })
+    }
 }
 
 /// What the engine thread reports.
@@ -43,12 +58,13 @@ impl Engine {
         config: LaunchConfig,
         breakpoints: Vec<FileBreakpoint>,
         filter: StopFilter,
+        init: Job,
         out: Sender<Input>,
     ) -> Engine {
         let (tx, rx) = mpsc::channel();
         let thread = std::thread::Builder::new()
             .name("session".into())
-            .spawn(move || run(config, breakpoints, filter, rx, out))
+            .spawn(move || run(config, breakpoints, filter, init, rx, out))
             .expect("spawning the session thread");
         Engine {
             commands: tx,
@@ -57,9 +73,22 @@ impl Engine {
     }
 
     pub fn send(&self, c: Command) {
-        if self.commands.send(c).is_err() {
-            tracing::debug!("{c:?}: the session has ended");
+        if let Err(e) = self.commands.send(c) {
+            tracing::debug!("{:?}: the session has ended", e.0);
         }
+    }
+
+    /// Runs `f` on the session and waits for its result (events that come
+    /// meanwhile keep their order on the dispatcher's channel).
+    pub fn call<T: Send + 'static>(
+        &self,
+        f: impl FnOnce(&mut Session) -> T + Send + 'static,
+    ) -> Result<T, String> {
+        let (tx, rx) = mpsc::channel();
+        self.send(Command::Call(Box::new(move |s| {
+            let _ = tx.send(f(s));
+        })));
+        rx.recv().map_err(|_| "the program has ended".to_string())
     }
 
     /// Whether the thread has ended (the program exited, or never started).
@@ -79,6 +108,7 @@ fn run(
     config: LaunchConfig,
     breakpoints: Vec<FileBreakpoint>,
     filter: StopFilter,
+    init: Job,
     commands: Receiver<Command>,
     out: Sender<Input>,
 ) {
@@ -90,6 +120,7 @@ fn run(
             return;
         }
     };
+    init(&mut session);
     tracing::info!(pid = session.pid(), "program started");
     send(EngineEvent::Started { pid: session.pid() });
     let mut dispatcher_gone = false;
@@ -99,6 +130,7 @@ fn run(
                 Ok(Command::Resume) => session.resume(),
                 Ok(Command::Detach) => session.detach(),
                 Ok(Command::Kill) => session.kill(),
+                Ok(Command::Call(f)) => f(&mut session),
                 Err(TryRecvError::Empty) => break,
                 Err(TryRecvError::Disconnected) => {
                     if !dispatcher_gone {

@@ -17,6 +17,8 @@ pub struct Plan {
     pub stop_on_entry: bool,
     /// `noDebug`: run without breakpoints or stops.
     pub no_debug: bool,
+    /// The shader file the built-in host runs (stops in it are shown in it).
+    pub shader_file: Option<PathBuf>,
 }
 
 fn is_shader_file(p: &Path) -> bool {
@@ -69,10 +71,12 @@ pub fn plan(a: LaunchArguments) -> Result<Plan, String> {
         .into_iter()
         .filter_map(|(k, v)| v.map(|v| (k, v)))
         .collect();
+    let mut shader_file = None;
     let config = if is_shader_file(&program) {
         let shader = program
             .canonicalize()
             .map_err(|e| format!("{}: {e}", program.display()))?;
+        shader_file = Some(shader.clone());
         let mut args = vec![shader.display().to_string()];
         args.extend(a.args);
         LaunchConfig {
@@ -107,6 +111,7 @@ pub fn plan(a: LaunchArguments) -> Result<Plan, String> {
         pixel: a.pixel.filter(|_| !no_debug),
         stop_on_entry: a.stop_on_entry && !no_debug,
         no_debug,
+        shader_file,
     })
 }
 

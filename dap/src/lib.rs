@@ -3,6 +3,8 @@
 //!
 //! - [`framing`]: `Content-Length` frames of UTF-8 JSON, read forgivingly.
 //! - [`protocol`]: the DAP messages used, as serde types.
+//! - [`custom`]: the custom requests of the VS Code extension
+//!   (`shaderdbg/frameImage`, `shaderdbg/debugPixel`, `shaderdbg/valuesImage`).
 //! - [`dispatch`]: the adapter's state; every request answered, session
 //!   events turned into DAP events.
 //! - [`engine`]: the session engine on its own thread (start, pump events,
@@ -15,6 +17,7 @@
 //! - [`evaluate`]: expressions over the values at the cursor.
 
 pub mod breakpoints;
+pub mod custom;
 pub mod dispatch;
 pub mod engine;
 pub mod evaluate;

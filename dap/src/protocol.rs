@@ -24,10 +24,13 @@ pub struct Request {
 pub struct Capabilities {
     pub supports_configuration_done_request: bool,
     pub supports_conditional_breakpoints: bool,
+    pub supports_hit_conditional_breakpoints: bool,
+    pub supports_log_points: bool,
     pub supports_step_back: bool,
     pub supports_evaluate_for_hovers: bool,
     pub supports_terminate_request: bool,
     pub support_terminate_debuggee: bool,
+    pub supports_loaded_sources_request: bool,
     pub exception_breakpoint_filters: Vec<Value>,
 }
 
@@ -40,6 +43,8 @@ pub struct InitializeArguments {
     pub adapter_id: Option<String>,
     #[serde(default)]
     pub lines_start_at1: Option<bool>,
+    #[serde(default)]
+    pub supports_progress_reporting: Option<bool>,
 }
 
 /// `launch`: a program (or a fragment shader file to run in the built-in

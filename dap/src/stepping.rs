@@ -5,6 +5,7 @@
 //! recording: nothing runs on the GPU.
 
 use shaderdbg_glsl::{Type, Value};
+use shaderdbg_protocol::Hit;
 use shaderdbg_session::stop::{invocation_name_of, Stop, Variable};
 
 use crate::breakpoints::Breakpoints;
@@ -22,49 +23,91 @@ pub enum Move {
     Back,
 }
 
-pub struct Stopped {
-    pub stop: Box<Stop>,
-    pub cursor: usize,
-    /// Steps where the agent's hit test found the launch breakpoints true
-    /// for this invocation.
-    hit_steps: Vec<usize>,
-    /// Distinct invocations that hit, the recorded one first (thread id = index + 1).
-    pub invocations: Vec<[u32; 4]>,
+/// A stop at a draw: one thread per invocation that hit (the one shown
+/// first is thread 1), each recorded when first looked at.
+pub struct DrawStop {
+    /// (invocation key, its first hit), thread id = index + 1.
+    pub invocations: Vec<([u32; 4], Option<Hit>)>,
+    /// Recordings, by thread index.
+    pub threads: Vec<Option<Stopped>>,
+    /// The thread requests without a frame refer to.
+    pub current: usize,
 }
 
-impl Stopped {
-    pub fn new(stop: Box<Stop>) -> Stopped {
-        let mut invocations = vec![stop.hit.key];
+impl DrawStop {
+    pub fn new(stop: Box<Stop>) -> DrawStop {
+        let stage = stop.stage;
+        let _ = stage;
+        let first = stop.hit;
+        let mut invocations: Vec<([u32; 4], Option<Hit>)> = vec![(first.key, Some(first))];
         for h in &stop.hits {
             if invocations.len() >= MAX_THREADS {
                 break;
             }
-            if !invocations.contains(&h.key) {
-                invocations.push(h.key);
+            if !invocations.iter().any(|(k, _)| k[..3] == h.key[..3]) {
+                invocations.push((h.key, Some(*h)));
             }
         }
-        Stopped {
-            cursor: stop.cursor,
-            hit_steps: stop.hit_steps(),
+        let mut threads: Vec<Option<Stopped>> = invocations.iter().map(|_| None).collect();
+        threads[0] = Some(Stopped::new(stop));
+        DrawStop {
             invocations,
-            stop,
+            threads,
+            current: 0,
         }
+    }
+
+    /// The recording of thread index `i`, if made.
+    pub fn thread(&self, i: usize) -> Option<&Stopped> {
+        self.threads.get(i).and_then(Option::as_ref)
+    }
+
+    pub fn thread_mut(&mut self, i: usize) -> Option<&mut Stopped> {
+        self.threads.get_mut(i).and_then(Option::as_mut)
+    }
+
+    /// The thread requests without a thread refer to.
+    pub fn cur(&self) -> &Stopped {
+        self.thread(self.current)
+            .or_else(|| self.thread(0))
+            .expect("thread 1 is always recorded")
+    }
+
+    pub fn cur_mut(&mut self) -> &mut Stopped {
+        let i = if self.thread(self.current).is_some() {
+            self.current
+        } else {
+            0
+        };
+        self.thread_mut(i).expect("thread 1 is always recorded")
     }
 
     /// (thread id, name) of each invocation listed.
     pub fn threads(&self) -> Vec<(i64, String)> {
+        let stage = self.cur().stop.stage;
         self.invocations
             .iter()
             .enumerate()
-            .map(|(i, k)| {
-                let name = if i == 0 {
-                    self.stop.invocation_name()
-                } else {
-                    invocation_name_of(self.stop.stage, *k)
-                };
-                (i as i64 + 1, name)
-            })
+            .map(|(i, (k, _))| (i as i64 + 1, invocation_name_of(stage, *k)))
             .collect()
+    }
+}
+
+pub struct Stopped {
+    pub stop: Box<Stop>,
+    pub cursor: usize,
+    /// Steps where the agent's hit test found the breakpoints true for this
+    /// invocation.
+    hit_steps: Vec<usize>,
+}
+
+impl Stopped {
+    pub fn new(stop: Box<Stop>) -> Stopped {
+        Stopped {
+            cursor: stop.cursor,
+            hit_steps: stop.hit_steps(),
+            stop,
+        }
     }
 
     /// Where a move goes (`None`: the recording has no such step).
@@ -78,28 +121,32 @@ impl Stopped {
         }
     }
 
-    /// Whether a breakpoint holds at `step`: one is set on its line and has
-    /// no condition, or the agent's hit test found its condition true there
-    /// (breakpoints the program started with), or the condition evaluates to
-    /// true over the recorded values (breakpoints set later; a condition this
-    /// evaluator cannot handle does not hold).
+    /// Whether a breakpoint (not a logpoint) holds at `step`: one is set on
+    /// its line and has no condition, or the agent's hit test found its
+    /// condition true there, or the condition evaluates to true over the
+    /// recorded values (for breakpoints set after the draw's hit test; a
+    /// condition this evaluator cannot handle does not hold).
     pub fn breaks_at(&self, step: usize, bps: &Breakpoints) -> bool {
         let loc = self.stop.location(step);
         let Some(file) = &loc.file else {
             return false;
         };
-        bps.at(file, loc.line).iter().any(|e| match &e.condition {
-            None => true,
-            // The GPU's verdict, for what the program was started with.
-            Some(_) if e.sent => self.hit_steps.binary_search(&step).is_ok(),
-            Some(c) => matches!(
-                self.evaluate(c, step),
-                Ok(Typed {
-                    value: Value::Bool(true),
-                    ..
-                })
-            ),
-        })
+        bps.at(file, loc.line)
+            .iter()
+            .filter(|e| e.stops())
+            .any(|e| match &e.condition {
+                None => true,
+                Some(c) => {
+                    (e.sent && self.hit_steps.binary_search(&step).is_ok())
+                        || matches!(
+                            self.evaluate(c, step),
+                            Ok(Typed {
+                                value: Value::Bool(true),
+                                ..
+                            })
+                        )
+                }
+            })
     }
 
     /// The next breakpoint step after the cursor.
@@ -124,22 +171,28 @@ impl Stopped {
 
     /// Evaluates an expression over the values before `step` executes.
     pub fn evaluate(&self, expr: &str, step: usize) -> Result<Typed, evaluate::EvalError> {
-        let vars = self.variables(step);
-        let lookup = |name: &str| -> Option<(Type, Option<Value>)> {
-            // Locals come first and inner declarations last: the last local
-            // of that name shadows the others, and any local shadows a global.
-            let locals = vars
-                .iter()
-                .filter(|v| v.scope == shaderdbg_session::stop::Scope::Local)
-                .rev();
-            let others = vars
-                .iter()
-                .filter(|v| v.scope != shaderdbg_session::stop::Scope::Local);
-            locals
-                .chain(others)
-                .find(|v| v.name == name)
-                .map(|v| (v.ty.clone(), v.value.clone()))
-        };
-        evaluate::evaluate(expr, &lookup)
+        evaluate_in(&self.stop, expr, step)
     }
+}
+
+/// Evaluates an expression over the values of a recorded invocation before
+/// `step` executes.
+pub fn evaluate_in(stop: &Stop, expr: &str, step: usize) -> Result<Typed, evaluate::EvalError> {
+    let vars = stop.variables(step);
+    let lookup = |name: &str| -> Option<(Type, Option<Value>)> {
+        // Locals come first and inner declarations last: the last local
+        // of that name shadows the others, and any local shadows a global.
+        let locals = vars
+            .iter()
+            .filter(|v| v.scope == shaderdbg_session::stop::Scope::Local)
+            .rev();
+        let others = vars
+            .iter()
+            .filter(|v| v.scope != shaderdbg_session::stop::Scope::Local);
+        locals
+            .chain(others)
+            .find(|v| v.name == name)
+            .map(|v| (v.ty.clone(), v.value.clone()))
+    };
+    evaluate::evaluate(expr, &lookup)
 }

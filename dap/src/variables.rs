@@ -11,7 +11,12 @@ use crate::protocol::Variable;
 #[derive(Clone, Debug)]
 pub enum Handle {
     /// The variables of one scope, as they are before `step` executes.
-    Scope { step: usize, scope: ScopeKind },
+    Scope {
+        /// Thread index (thread id - 1).
+        thread: usize,
+        step: usize,
+        scope: ScopeKind,
+    },
     /// The parts of a value.
     Value {
         ty: Type,

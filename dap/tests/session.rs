@@ -109,9 +109,21 @@ fn conditional_breakpoint_step_inspect_continue_to_exit() {
         .as_str()
         .unwrap()
         .starts_with("fragment (49,0)"));
+    // Another thread: recorded when first asked for, with its own values.
     let other = threads[1]["id"].clone();
-    let msg = c.fails("stackTrace", json!({"threadId": other}));
-    assert!(msg.contains("not recorded yet"), "{msg}");
+    let st = c.ok("stackTrace", json!({"threadId": other}));
+    let frame2 = st["stackFrames"][0].clone();
+    assert_eq!(frame2["line"], 9);
+    let p2 = c.ok(
+        "evaluate",
+        json!({"expression": "p", "frameId": frame2["id"], "context": "watch"}),
+    );
+    assert_eq!(
+        p2["result"],
+        format!("vec2({:?}, {:?})", 49.5f32 / 32.0, 0.5f32 / 32.0)
+    );
+    let msg = c.fails("stackTrace", json!({"threadId": 999}));
+    assert!(msg.contains("no thread 999"), "{msg}");
 
     let st = c.ok("stackTrace", json!({"threadId": 1}));
     let frames = st["stackFrames"].as_array().unwrap();
@@ -152,16 +164,22 @@ fn conditional_breakpoint_step_inspect_continue_to_exit() {
     assert_eq!(yx["result"], format!("vec2({py:?}, {px:?})"));
     assert_eq!(yx["type"], "vec2");
     assert_eq!(evaluate(&mut c, "p.x > 1.5", "repl")["result"], "true");
-    let msg = c.fails(
+    // Built-in functions: evaluated, or said not to be (evaluator-dependent).
+    let r = c.request(
         "evaluate",
         json!({"expression": "length(p)", "context": "repl"}),
     );
-    assert!(msg.starts_with("cannot evaluate `length(p)` yet"), "{msg}");
+    if r["success"] == true {
+        let len: f32 = r["body"]["result"].as_str().unwrap().parse().unwrap();
+        assert!((len - (px * px + py * py).sqrt()).abs() < 1e-5, "{len}");
+    } else {
+        assert!(r["message"].as_str().unwrap().contains("length"), "{r}");
+    }
     let msg = c.fails(
         "evaluate",
         json!({"expression": "nope", "context": "hover"}),
     );
-    assert!(msg.contains("no variable `nope`"), "{msg}");
+    assert!(msg.contains("no variable") && msg.contains("nope"), "{msg}");
 
     // Errors in the middle of a session are answered and change nothing.
     c.send_raw(b"Content-Length: 9\r\n\r\n{not json");
@@ -176,8 +194,8 @@ fn conditional_breakpoint_step_inspect_continue_to_exit() {
     assert!(msg.contains("unknown"), "{msg}");
     let msg = c.fails("next", json!({"thread": 1}));
     assert!(msg.contains("invalid arguments for `next`"), "{msg}");
-    let msg = c.fails("pause", json!({"threadId": 1}));
-    assert!(msg.contains("not supported"), "{msg}");
+    // Already stopped: pause changes nothing.
+    c.ok("pause", json!({"threadId": 1}));
 
     c.ok("next", json!({"threadId": 1}));
     assert_eq!(stopped(&mut c)["reason"], "step");
@@ -202,8 +220,9 @@ fn conditional_breakpoint_step_inspect_continue_to_exit() {
     stopped(&mut c);
     assert_eq!(top_frame(&mut c)["line"], 9, "main has no caller: stays");
 
-    // A breakpoint added during the stop: the running program keeps its
-    // list (said so), but continue within the recorded trace honours it.
+    // A breakpoint added during the stop goes to the running program (and
+    // is verified when it binds); continue within the recorded trace
+    // honours it too (its condition evaluated over the recorded values).
     let set = c.ok(
         "setBreakpoints",
         json!({"source": {"path": shader_file()}, "breakpoints": [
@@ -215,11 +234,12 @@ fn conditional_breakpoint_step_inspect_continue_to_exit() {
     );
     assert_eq!(set["breakpoints"][0]["verified"], true);
     assert_eq!(set["breakpoints"][1]["verified"], false);
-    let late = set["breakpoints"][1]["message"].as_str().unwrap();
-    assert!(
-        late.contains("cannot change a running program's breakpoints"),
-        "{late}"
-    );
+    let late_id = set["breakpoints"][1]["id"].clone();
+    let bound = c.wait("the late breakpoint verified", |v| {
+        v["event"] == "breakpoint" && v["body"]["breakpoint"]["id"] == late_id
+    });
+    assert_eq!(bound["body"]["breakpoint"]["verified"], true, "{bound}");
+    assert_eq!(bound["body"]["breakpoint"]["line"], 10);
     let r = c.ok("continue", json!({"threadId": 1}));
     assert_eq!(r["allThreadsContinued"], false);
     let s = stopped(&mut c);
@@ -240,8 +260,7 @@ fn conditional_breakpoint_step_inspect_continue_to_exit() {
     let frames = st["stackFrames"].as_array().unwrap();
     assert_eq!(frames.last().unwrap()["name"], "draw 0, frame 1");
     assert_eq!(scope_vars(&mut c, "Locals")["t"]["value"], "0.125");
-    // Every breakpoint removed: the program still stops in frame 2 (its
-    // list is fixed), and the adapter resumes that stop unseen.
+    // Every breakpoint removed: the program no longer stops.
     c.ok(
         "setBreakpoints",
         json!({"source": {"path": shader_file()}, "breakpoints": []}),
@@ -378,12 +397,13 @@ fn bad_requests_get_error_responses() {
         .contains("cannot read"));
     let set = c.ok(
         "setBreakpoints",
-        json!({"source": {"path": shader_file()}, "breakpoints": [{"line": 9, "hitCondition": "3"}]}),
+        json!({"source": {"path": shader_file()}, "breakpoints": [{"line": 9, "hitCondition": "lots"}]}),
     );
+    assert_eq!(set["breakpoints"][0]["verified"], false);
     assert!(set["breakpoints"][0]["message"]
         .as_str()
         .unwrap()
-        .contains("hit conditions are not supported"));
+        .contains("expected N"));
     c.ok("disconnect", json!({}));
     assert!(c.wait_closed().success());
 }
@@ -559,7 +579,7 @@ fn shader_file_in_the_builtin_host_with_a_call() {
         "evaluate",
         json!({"expression": "uv", "frameId": frames[0]["id"]}),
     );
-    assert!(msg.contains("no variable `uv`"), "{msg}");
+    assert!(msg.contains("no variable") && msg.contains("uv"), "{msg}");
 
     c.ok("next", json!({"threadId": 1}));
     stopped(&mut c);

@@ -9,6 +9,8 @@
 //!   recorded into traces, resume, detach.
 //! - [`stop`]: one stop: the recorded trace of the invocation, a cursor, the
 //!   variables in scope with file locations.
+//! - [`images`]: screenshots (PNG) and watch images (one value per
+//!   fragment of a draw).
 //! - [`eval`]: expressions (watch, hover, console) over the values at a
 //!   stop's cursor, with GLSL semantics; texture sampling and derivatives on
 //!   the GPU through a watch.
@@ -17,9 +19,11 @@
 
 pub mod binding;
 pub mod eval;
+pub mod images;
 pub mod json;
 pub mod launch;
 pub mod session;
 pub mod stop;
 
-pub use session::{Event, Session, SessionError};
+pub use images::{Screenshot, WatchImage};
+pub use session::{CurrentStop, Event, Halt, Session, SessionError, ShaderInfo};

@@ -16,6 +16,7 @@ use shaderdbg_glsl::Stage;
 use shaderdbg_protocol::{self as proto, FromAgent, ToAgent};
 
 use crate::binding::{Binder, FileBreakpoint};
+use crate::images::{Screenshot, WatchImage};
 use crate::launch::{launch, Incoming, LaunchConfig, LaunchError, Launched};
 use crate::stop::Stop;
 
@@ -25,6 +26,73 @@ pub enum SessionError {
     Launch(#[from] LaunchError),
     #[error("the agent did not answer: {0}")]
     Agent(String),
+    /// The request needs the program stopped at a draw.
+    #[error("the program is not stopped at a draw")]
+    NotStopped,
+    /// The agent (or the engine) could not serve the request.
+    #[error("{0}")]
+    Failed(String),
+}
+
+impl From<String> for SessionError {
+    fn from(s: String) -> Self {
+        SessionError::Failed(s)
+    }
+}
+
+/// Why the program is blocked outside a draw stop; [`Session::resume`] lets it go on.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Halt {
+    /// A shader failed to compile (exception filter `compile_error`): the
+    /// program is blocked in `glCompileShader` until resumed.
+    CompileError {
+        shader: u32,
+        stage: Stage,
+        info_log: String,
+        /// The file the shader came from (among the breakpoint files and the
+        /// files named with [`Session::add_source_file`]).
+        file: Option<PathBuf>,
+        /// The first error's line: in `file` when the shader came from one and
+        /// the line maps, else in the runtime source.
+        line: Option<u32>,
+        /// The first error's line in the runtime source.
+        runtime_line: Option<u32>,
+    },
+    /// The GL call `call` raised `error` (exception filter `gl_error`); no
+    /// invocation is involved.
+    GlError {
+        frame: u64,
+        /// Draws so far in the frame.
+        draw: u64,
+        call: String,
+        error: u32,
+    },
+}
+
+/// A shader the program compiled, as the session knows it.
+#[derive(Clone, Debug)]
+pub struct ShaderInfo {
+    pub shader: u32,
+    pub stage: Stage,
+    /// The runtime source (the strings given to `glShaderSource`, concatenated).
+    pub source: String,
+    /// The file it came from, among the breakpoint files and the files named
+    /// with [`Session::add_source_file`].
+    pub file: Option<PathBuf>,
+    pub compiled: bool,
+    pub info_log: String,
+}
+
+/// The draw the program is stopped at (what [`Session::record`] records in).
+#[derive(Clone, Debug)]
+pub struct CurrentStop {
+    pub frame: u64,
+    pub draw: u64,
+    pub program: u32,
+    pub shader: u32,
+    pub hits: Vec<proto::Hit>,
+    pub truncated: bool,
+    pub reason: proto::StopReason,
 }
 
 /// Something the front end should know about.
@@ -45,6 +113,14 @@ pub enum Event {
         message: Option<String>,
     },
     Stopped(Box<Stop>),
+    /// The program is blocked outside a draw (a compile error, a GL error)
+    /// until [`Session::resume`].
+    Halted(Halt),
+    /// The answer to [`Session::request_screenshot`].
+    Screenshot {
+        request: u64,
+        result: Result<Screenshot, String>,
+    },
     Output {
         stderr: bool,
         line: String,
@@ -61,6 +137,8 @@ pub enum Event {
 struct Shader {
     stage: Stage,
     sources: Vec<String>,
+    compiled: bool,
+    info_log: String,
 }
 
 pub struct Session {
@@ -74,6 +152,18 @@ pub struct Session {
     queue: VecDeque<Event>,
     next_request: u64,
     exited: bool,
+    /// Files shaders may come from besides the breakpoint files.
+    extra_files: Vec<PathBuf>,
+    current: Option<CurrentStop>,
+    /// Stop at shaders that fail to compile.
+    compile_error: bool,
+    /// Screenshot requests answered by `Event::Screenshot`.
+    pending_screenshots: Vec<u64>,
+    filter: proto::StopFilter,
+    /// A one-frame filter in effect: (its frame, the filter to restore after it).
+    one_frame: Option<(u64, proto::StopFilter)>,
+    /// Frames ended so far (the frame being drawn now).
+    frame: u64,
 }
 
 fn stage_of(s: proto::Stage) -> Stage {
@@ -106,6 +196,13 @@ impl Session {
             queue: VecDeque::new(),
             next_request: 1,
             exited: false,
+            extra_files: Vec::new(),
+            current: None,
+            compile_error: false,
+            pending_screenshots: Vec::new(),
+            filter,
+            one_frame: None,
+            frame: 0,
         };
         s.send(&ToAgent::SetStopFilter(filter));
         Ok(s)
@@ -160,51 +257,120 @@ impl Session {
                 };
                 self.queue.push_back(Event::Exited { code, signal });
                 self.exited = true;
+                self.current = None;
             }
             Incoming::Agent(m) => self.agent_message(m),
         }
     }
 
+    fn candidate_files(&self) -> Vec<PathBuf> {
+        let mut files: Vec<PathBuf> = self.breakpoints.iter().map(|b| b.file.clone()).collect();
+        for f in &self.extra_files {
+            if !files.contains(f) {
+                files.push(f.clone());
+            }
+        }
+        files
+    }
+
+    /// Binds the breakpoints to one shader; sends its list when it has
+    /// breakpoints or had some (`force`: send even an empty list).
+    fn bind_shader(&mut self, shader: u32, force: bool) {
+        let Some(sh) = self.shaders.get(&shader) else {
+            return;
+        };
+        let runtime = sh.sources.concat();
+        let bound = self.binder.bind(shader, &runtime, &self.breakpoints);
+        let had = self.bound.iter().any(|(s, _, _)| *s == shader);
+        self.bound.retain(|(s, _, _)| *s != shader);
+        let mut lines: Vec<proto::LineBreakpoint> = Vec::new();
+        for b in &bound {
+            self.bound.push((shader, b.runtime_line, b.index));
+            let condition = self.breakpoints[b.index].condition.clone();
+            if !lines
+                .iter()
+                .any(|l| l.line == b.runtime_line && l.condition == condition)
+            {
+                lines.push(proto::LineBreakpoint {
+                    line: b.runtime_line,
+                    condition,
+                });
+            }
+        }
+        if !lines.is_empty() || had || force {
+            self.send(&ToAgent::SetBreakpoints {
+                shader,
+                breakpoints: lines,
+            });
+        }
+    }
+
     fn agent_message(&mut self, m: FromAgent) {
         match m {
-            FromAgent::Hello { .. }
-            | FromAgent::FrameEnd { .. }
-            | FromAgent::ProgramLinked { .. } => {}
+            FromAgent::Hello { .. } | FromAgent::ProgramLinked { .. } => {}
+            FromAgent::FrameEnd { frame, .. } => {
+                self.frame = self.frame.max(frame + 1);
+                if let Some((f, previous)) = self.one_frame {
+                    if frame >= f {
+                        self.one_frame = None;
+                        self.set_stop_filter(previous);
+                    }
+                }
+            }
             FromAgent::ShaderCompiled {
                 shader,
                 stage,
                 sources,
                 compiled,
+                info_log,
                 ..
             } => {
                 let stage = stage_of(stage);
                 let runtime = sources.concat();
-                let files: Vec<PathBuf> = self.breakpoints.iter().map(|b| b.file.clone()).collect();
+                let files = self.candidate_files();
                 let file = self.binder.file_of(shader, &runtime, &files);
-                let bound = self.binder.bind(shader, &runtime, &self.breakpoints);
-                self.bound.retain(|(s, _, _)| *s != shader);
-                let mut lines = Vec::new();
-                for b in &bound {
-                    self.bound.push((shader, b.runtime_line, b.index));
-                    lines.push(proto::LineBreakpoint {
-                        line: b.runtime_line,
-                        condition: self.breakpoints[b.index].condition.clone(),
-                    });
-                }
-                self.shaders.insert(shader, Shader { stage, sources });
-                if !lines.is_empty() {
-                    self.send(&ToAgent::SetBreakpoints {
-                        shader,
-                        breakpoints: lines,
-                    });
-                }
-                self.send(&ToAgent::Resume);
+                self.shaders.insert(
+                    shader,
+                    Shader {
+                        stage,
+                        sources,
+                        compiled,
+                        info_log: info_log.clone(),
+                    },
+                );
+                self.bind_shader(shader, false);
                 self.queue.push_back(Event::ShaderLoaded {
                     shader,
                     stage,
-                    file,
+                    file: file.clone(),
                     compiled,
                 });
+                if !compiled && self.compile_error {
+                    // The agent waits in glCompileShader until Resume.
+                    let runtime_line = error_line(&info_log);
+                    let file_line = match (&file, runtime_line) {
+                        (Some(f), Some(l)) => self
+                            .binder
+                            .map(shader, &runtime, f)
+                            .and_then(|m| m.runtime_to_file(l)),
+                        _ => None,
+                    };
+                    let (file, line) = match (file_line, runtime_line) {
+                        (Some(l), _) => (file, Some(l)),
+                        (None, None) => (file, None),
+                        (None, l) => (None, l),
+                    };
+                    self.queue.push_back(Event::Halted(Halt::CompileError {
+                        shader,
+                        stage,
+                        info_log,
+                        file,
+                        line,
+                        runtime_line,
+                    }));
+                } else {
+                    self.send(&ToAgent::Resume);
+                }
             }
             FromAgent::BreakpointStatus {
                 shader,
@@ -212,33 +378,37 @@ impl Session {
                 line,
                 message,
             } => {
-                let Some(&(_, _, index)) = self
+                let indices: Vec<usize> = self
                     .bound
                     .iter()
-                    .find(|(s, l, _)| *s == shader && *l == requested_line)
-                else {
-                    return;
-                };
-                let file_line = match (line, self.shaders.get(&shader)) {
-                    (Some(l), Some(sh)) => {
-                        let runtime = sh.sources.concat();
-                        let file = self.breakpoints[index].file.clone();
-                        self.binder
-                            .map(shader, &runtime, &file)
-                            .and_then(|m| m.runtime_to_file(l))
-                    }
-                    _ => None,
-                };
-                let message = match (line, file_line) {
-                    (Some(_), None) => Some("the breakpoint's line is not in the file".into()),
-                    _ => message,
-                };
-                self.queue.push_back(Event::BreakpointBound {
-                    index,
-                    shader,
-                    line: file_line,
-                    message,
-                });
+                    .filter(|(s, l, _)| *s == shader && *l == requested_line)
+                    .map(|(_, _, i)| *i)
+                    .collect();
+                for index in indices {
+                    let Some(bp) = self.breakpoints.get(index) else {
+                        continue;
+                    };
+                    let file = bp.file.clone();
+                    let file_line = match (line, self.shaders.get(&shader)) {
+                        (Some(l), Some(sh)) => {
+                            let runtime = sh.sources.concat();
+                            self.binder
+                                .map(shader, &runtime, &file)
+                                .and_then(|m| m.runtime_to_file(l))
+                        }
+                        _ => None,
+                    };
+                    let message = match (line, file_line) {
+                        (Some(_), None) => Some("the breakpoint's line is not in the file".into()),
+                        _ => message.clone(),
+                    };
+                    self.queue.push_back(Event::BreakpointBound {
+                        index,
+                        shader,
+                        line: file_line,
+                        message,
+                    });
+                }
             }
             FromAgent::Stopped {
                 frame,
@@ -246,19 +416,73 @@ impl Session {
                 program,
                 shader,
                 hits,
+                truncated,
+                reason,
                 ..
-            } => match self.record_stop(frame, draw, program, shader, hits) {
-                Ok(stop) => self.queue.push_back(Event::Stopped(Box::new(stop))),
-                Err(e) => {
-                    self.queue.push_back(Event::AgentError(e));
-                    self.send(&ToAgent::Resume);
+            } => {
+                self.current = Some(CurrentStop {
+                    frame,
+                    draw,
+                    program,
+                    shader,
+                    hits: hits.clone(),
+                    truncated,
+                    reason,
+                });
+                let first = hits.first().copied();
+                match first
+                    .ok_or_else(|| "a stop without hits".to_string())
+                    .and_then(|h| self.record_in_current(h.key, Some(h)))
+                {
+                    Ok(stop) => self.queue.push_back(Event::Stopped(Box::new(stop))),
+                    Err(e) => {
+                        self.queue.push_back(Event::AgentError(e));
+                        self.resume();
+                    }
                 }
-            },
+            }
+            FromAgent::Error {
+                request: Some(r),
+                message,
+            } if self.pending_screenshots.contains(&r) => {
+                self.pending_screenshots.retain(|p| *p != r);
+                self.queue.push_back(Event::Screenshot {
+                    request: r,
+                    result: Err(message),
+                });
+            }
             FromAgent::Error { message, .. } => self.queue.push_back(Event::AgentError(message)),
-            FromAgent::GlError { call, error, .. } => {
-                // Not asked for yet (no exception filters are set): go on.
-                tracing::debug!("GL error {error:#x} in {call}");
-                self.send(&ToAgent::Resume);
+            FromAgent::GlError {
+                frame,
+                draw,
+                call,
+                error,
+                ..
+            } => {
+                self.queue.push_back(Event::Halted(Halt::GlError {
+                    frame,
+                    draw,
+                    call,
+                    error,
+                }));
+            }
+            FromAgent::Screenshot {
+                request,
+                frame,
+                width,
+                height,
+                rgba,
+            } if self.pending_screenshots.contains(&request) => {
+                self.pending_screenshots.retain(|r| *r != request);
+                self.queue.push_back(Event::Screenshot {
+                    request,
+                    result: Ok(Screenshot {
+                        frame,
+                        width,
+                        height,
+                        rgba: rgba.0,
+                    }),
+                });
             }
             FromAgent::Recorded { .. }
             | FromAgent::WatchImage { .. }
@@ -280,6 +504,11 @@ impl Session {
                 {
                     return Ok(m)
                 }
+                Ok(Incoming::Agent(m @ FromAgent::Screenshot { request: r, .. }))
+                    if r == request =>
+                {
+                    return Ok(m)
+                }
                 Ok(Incoming::Agent(FromAgent::Error {
                     request: Some(r),
                     message,
@@ -287,6 +516,16 @@ impl Session {
                 Ok(Incoming::AgentGone) | Err(RecvTimeoutError::Disconnected) => {
                     self.handle(Incoming::AgentGone);
                     return Err("the program ended".into());
+                }
+                Ok(Incoming::Agent(FromAgent::Error {
+                    request: Some(r),
+                    message,
+                })) if self.pending_screenshots.contains(&r) => {
+                    self.pending_screenshots.retain(|p| *p != r);
+                    self.queue.push_back(Event::Screenshot {
+                        request: r,
+                        result: Err(message),
+                    });
                 }
                 Ok(other) => self.handle(other),
                 Err(RecvTimeoutError::Timeout) => {
@@ -296,39 +535,54 @@ impl Session {
         }
     }
 
-    fn record_stop(
+    fn request_id(&mut self) -> u64 {
+        let r = self.next_request;
+        self.next_request += 1;
+        r
+    }
+
+    /// Records the invocation `key` of the current stop; the cursor goes to
+    /// `hit`'s step, else to the invocation's first hit, else to step 0.
+    fn record_in_current(
         &mut self,
-        frame: u64,
-        draw: u64,
-        program: u32,
-        shader: u32,
-        hits: Vec<proto::Hit>,
+        key: [u32; 4],
+        hit: Option<proto::Hit>,
     ) -> Result<Stop, String> {
-        let hit = *hits.first().ok_or("a stop without hits")?;
+        let cur = self
+            .current
+            .clone()
+            .ok_or("the program is not stopped at a draw")?;
         let (stage, sources) = {
             let sh = self
                 .shaders
-                .get(&shader)
+                .get(&cur.shader)
                 .ok_or("a stop in an unknown shader")?;
             (sh.stage, sh.sources.clone())
         };
         let selector = match stage {
             Stage::Fragment => proto::Selector::Fragment {
-                x: hit.key[0],
-                y: hit.key[1],
-                primitive: (hit.key[2] != u32::MAX).then_some(hit.key[2]),
+                x: key[0],
+                y: key[1],
+                primitive: (key[2] != u32::MAX).then_some(key[2]),
             },
             Stage::Vertex => proto::Selector::Vertex {
-                vertex: hit.key[0] as i32,
-                instance: hit.key[1] as i32,
+                vertex: key[0] as i32,
+                instance: key[1] as i32,
             },
             Stage::Compute => proto::Selector::Compute {
-                id: [hit.key[0], hit.key[1], hit.key[2]],
+                id: [key[0], key[1], key[2]],
             },
             other => return Err(format!("recording {other} shaders is not supported yet")),
         };
-        let request = self.next_request;
-        self.next_request += 1;
+        let same = |h: &proto::Hit| h.key[..3] == key[..3];
+        let hit = hit
+            .or_else(|| cur.hits.iter().find(|h| same(h)).copied())
+            .unwrap_or(proto::Hit {
+                line: 0,
+                occurrence: 0,
+                key,
+            });
+        let request = self.request_id();
         self.send(&ToAgent::Record { request, selector });
         let log = match self.wait_reply(request)? {
             FromAgent::Recorded { log, .. } => log,
@@ -342,22 +596,24 @@ impl Session {
             .invocations
             .into_iter()
             .next()
-            .ok_or("the recording is empty")?;
+            .ok_or("the recording is empty (no such invocation in this draw)")?;
         let cursor = Stop::hit_step(&table, &inv, &hit).unwrap_or(0);
         let runtime = sources.concat();
-        let files: Vec<PathBuf> = self.breakpoints.iter().map(|b| b.file.clone()).collect();
-        let file = self.binder.file_of(shader, &runtime, &files);
+        let files = self.candidate_files();
+        let file = self.binder.file_of(cur.shader, &runtime, &files);
         let map = file
             .as_ref()
-            .and_then(|f| self.binder.map(shader, &runtime, f).cloned());
+            .and_then(|f| self.binder.map(cur.shader, &runtime, f).cloned());
         Ok(Stop {
-            shader,
+            shader: cur.shader,
             stage,
-            frame,
-            draw,
-            program,
+            frame: cur.frame,
+            draw: cur.draw,
+            program: cur.program,
             hit,
-            hits,
+            hits: cur.hits.clone(),
+            truncated: cur.truncated,
+            reason: cur.reason,
             file,
             map,
             parsed,
@@ -367,13 +623,223 @@ impl Session {
         })
     }
 
-    /// Leaves the current stop.
+    /// The draw the program is stopped at, if it is.
+    pub fn current_stop(&self) -> Option<&CurrentStop> {
+        self.current.as_ref()
+    }
+
+    /// While stopped at a draw: records another invocation of it (any
+    /// selector, not only those that hit). The cursor of the returned stop is
+    /// at the invocation's first hit, else at its first step.
+    pub fn record(&mut self, selector: proto::Selector) -> Result<Stop, SessionError> {
+        if self.current.is_none() {
+            return Err(SessionError::NotStopped);
+        }
+        let key = match selector {
+            proto::Selector::Fragment { x, y, primitive } => {
+                [x, y, primitive.unwrap_or(u32::MAX), 0]
+            }
+            proto::Selector::Vertex { vertex, instance } => [vertex as u32, instance as u32, 0, 0],
+            proto::Selector::Compute { id } => [id[0], id[1], id[2], 0],
+        };
+        Ok(self.record_in_current(key, None)?)
+    }
+
+    /// While stopped at a draw: records the invocation of one of its hits,
+    /// the cursor at that hit's step.
+    pub fn record_hit(&mut self, hit: proto::Hit) -> Result<Stop, SessionError> {
+        if self.current.is_none() {
+            return Err(SessionError::NotStopped);
+        }
+        Ok(self.record_in_current(hit.key, Some(hit))?)
+    }
+
+    /// Replaces the breakpoint list at any time: every shader known so far is
+    /// bound again and gets its new list (`Event::BreakpointBound` follow,
+    /// indices into `breakpoints`); shaders compiled later bind as they come.
+    /// A stop already in flight for a removed breakpoint may still arrive.
+    pub fn set_breakpoints(&mut self, breakpoints: Vec<FileBreakpoint>) {
+        self.breakpoints = breakpoints;
+        let shaders: Vec<u32> = self.shaders.keys().copied().collect();
+        for shader in shaders {
+            self.bind_shader(shader, false);
+        }
+    }
+
+    /// The breakpoint list in effect.
+    pub fn breakpoints(&self) -> &[FileBreakpoint] {
+        &self.breakpoints
+    }
+
+    /// A file shaders may come from (e.g. the shader the built-in host
+    /// runs): stops and compile errors in shaders built from it are located
+    /// in it even without breakpoints there.
+    pub fn add_source_file(&mut self, file: PathBuf) {
+        if !self.extra_files.contains(&file) {
+            self.extra_files.push(file);
+        }
+    }
+
+    /// Every shader the program compiled so far, by GL name.
+    pub fn shaders(&mut self) -> Vec<ShaderInfo> {
+        let files = self.candidate_files();
+        let ids: Vec<u32> = self.shaders.keys().copied().collect();
+        let mut out = Vec::new();
+        for shader in ids {
+            let Some(sh) = self.shaders.get(&shader) else {
+                continue;
+            };
+            let source = sh.sources.concat();
+            let (stage, compiled, info_log) = (sh.stage, sh.compiled, sh.info_log.clone());
+            let file = self.binder.file_of(shader, &source, &files);
+            out.push(ShaderInfo {
+                shader,
+                stage,
+                source,
+                file,
+                compiled,
+                info_log,
+            });
+        }
+        out
+    }
+
+    /// Replaces the stop filter (frame, pixel, pixel history).
+    pub fn set_stop_filter(&mut self, filter: proto::StopFilter) {
+        self.filter = filter;
+        self.send(&ToAgent::SetStopFilter(filter));
+    }
+
+    /// The stop filter in effect.
+    pub fn stop_filter(&self) -> proto::StopFilter {
+        self.filter
+    }
+
+    /// The frame being drawn (frames ended so far, or the frame of the
+    /// current stop when that is later).
+    pub fn frame(&self) -> u64 {
+        self.current
+            .as_ref()
+            .map_or(self.frame, |c| c.frame.max(self.frame))
+    }
+
+    /// Pixel history of one pixel in the next frame: the program stops at
+    /// every draw whose fragments cover `(x, y)` in that frame
+    /// (`StopReason::PixelHistory`), then the filter in effect before comes
+    /// back. Returns the frame. Does not resume a stop.
+    pub fn debug_pixel(&mut self, x: u32, y: u32) -> u64 {
+        let frame = self.frame() + 1;
+        let previous = match self.one_frame {
+            Some((_, p)) => p,
+            None => self.filter,
+        };
+        self.set_stop_filter(proto::StopFilter {
+            frame: Some(frame),
+            pixel: Some([x, y]),
+            pixel_history: true,
+        });
+        self.one_frame = Some((frame, previous));
+        frame
+    }
+
+    /// Which exceptional events stop the program: `nan_inf` and `gl_error`
+    /// are the agent's; `compile_error` is the session's (a shader that fails
+    /// to compile halts the program with [`Halt::CompileError`]).
+    pub fn set_exception_filters(&mut self, filters: proto::ExceptionFilters, compile_error: bool) {
+        self.compile_error = compile_error;
+        self.send(&ToAgent::SetExceptionFilters(filters));
+    }
+
+    /// Stop at the next draw that has a debuggable shader
+    /// (`StopReason::Pause`: every invocation at the start of `main`).
+    pub fn pause(&mut self) {
+        self.send(&ToAgent::Pause);
+    }
+
+    /// A screenshot, waiting for it. `ScreenshotAt::Now` needs a stop; for
+    /// `FrameEnd` while breakpoints may stop the program first, use
+    /// [`Session::request_screenshot`].
+    pub fn screenshot(&mut self, at: proto::ScreenshotAt) -> Result<Screenshot, SessionError> {
+        if at == proto::ScreenshotAt::Now && self.current.is_none() {
+            return Err(SessionError::NotStopped);
+        }
+        let request = self.request_id();
+        self.send(&ToAgent::Screenshot { request, at });
+        match self.wait_reply(request)? {
+            FromAgent::Screenshot {
+                frame,
+                width,
+                height,
+                rgba,
+                ..
+            } => Ok(Screenshot {
+                frame,
+                width,
+                height,
+                rgba: rgba.0,
+            }),
+            _ => Err(SessionError::Failed("unexpected reply".into())),
+        }
+    }
+
+    /// Asks for a screenshot without waiting: `Event::Screenshot` with this
+    /// request id answers it.
+    pub fn request_screenshot(&mut self, at: proto::ScreenshotAt) -> u64 {
+        let request = self.request_id();
+        self.pending_screenshots.push(request);
+        self.send(&ToAgent::Screenshot { request, at });
+        request
+    }
+
+    /// While stopped at a draw: the value of `expr` just before
+    /// `runtime_line` of the stopped shader executes (its first execution),
+    /// for every invocation of the draw (fragments: one per pixel).
+    pub fn watch(&mut self, runtime_line: u32, expr: &str) -> Result<WatchImage, SessionError> {
+        let cur = self.current.as_ref().ok_or(SessionError::NotStopped)?;
+        let sh = self
+            .shaders
+            .get(&cur.shader)
+            .ok_or_else(|| SessionError::Failed("a stop in an unknown shader".into()))?;
+        let strings: Vec<&str> = sh.sources.iter().map(String::as_str).collect();
+        let parsed =
+            parse(&strings, sh.stage, None).map_err(|d| SessionError::Failed(d.message))?;
+        let table = probe_table(&parsed);
+        let ty = crate::images::expression_type(&parsed, &table, runtime_line, expr)?;
+        let request = self.request_id();
+        self.send(&ToAgent::Watch {
+            request,
+            line: runtime_line,
+            expr: expr.to_string(),
+        });
+        match self.wait_reply(request)? {
+            FromAgent::WatchImage {
+                width,
+                height,
+                value_words,
+                data,
+                ..
+            } => WatchImage::decode(
+                expr,
+                ty,
+                runtime_line,
+                width,
+                height,
+                value_words,
+                &data.words(),
+            ),
+            _ => Err(SessionError::Failed("unexpected reply".into())),
+        }
+    }
+
+    /// Leaves the current stop (or halt).
     pub fn resume(&mut self) {
+        self.current = None;
         self.send(&ToAgent::Resume);
     }
 
     /// Removes every breakpoint and lets the program run to its end.
     pub fn detach(&mut self) {
+        self.current = None;
         self.send(&ToAgent::Detach);
     }
 
@@ -393,5 +859,54 @@ impl Drop for Session {
             // Never leave the program blocked in a stop: resume, then let it run.
             self.send(&ToAgent::Detach);
         }
+    }
+}
+
+/// The first line number of a compile log: Mesa's `0:12(5): error`, or
+/// `ERROR: 0:12: ...` of other drivers (the runtime source's line).
+pub fn error_line(log: &str) -> Option<u32> {
+    for line in log.lines() {
+        let b = line.as_bytes();
+        let mut i = 0;
+        while i < b.len() {
+            if b[i].is_ascii_digit() {
+                let start = i;
+                while i < b.len() && b[i].is_ascii_digit() {
+                    i += 1;
+                }
+                if i < b.len()
+                    && b[i] == b':'
+                    && (start == 0 || !b[start - 1].is_ascii_alphanumeric())
+                {
+                    let j = i + 1;
+                    let mut k = j;
+                    while k < b.len() && b[k].is_ascii_digit() {
+                        k += 1;
+                    }
+                    if k > j && k < b.len() && matches!(b[k], b'(' | b':') {
+                        return line[j..k].parse().ok();
+                    }
+                }
+            } else {
+                i += 1;
+            }
+        }
+    }
+    None
+}
+
+#[cfg(test)]
+mod tests {
+    use super::error_line;
+
+    #[test]
+    fn compile_log_lines() {
+        assert_eq!(error_line("0:12(5): error: `x' undeclared"), Some(12));
+        assert_eq!(
+            error_line("ERROR: 0:7: 'y' : undeclared identifier"),
+            Some(7)
+        );
+        assert_eq!(error_line("warning only\n1:3(1): error: bad"), Some(3));
+        assert_eq!(error_line("no line here"), None);
     }
 }

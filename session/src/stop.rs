@@ -53,6 +53,10 @@ pub struct Stop {
     pub hit: proto::Hit,
     /// Every invocation that hit at this draw, in order.
     pub hits: Vec<proto::Hit>,
+    /// More invocations hit than the agent's buffer held.
+    pub truncated: bool,
+    /// Why the agent stopped at this draw.
+    pub reason: proto::StopReason,
     pub file: Option<PathBuf>,
     pub map: Option<SourceMap>,
     pub parsed: Parsed,

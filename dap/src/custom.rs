@@ -1,0 +1,190 @@
+//! Custom requests for the VS Code extension. The contract, exactly:
+//!
+//! ## `shaderdbg/frameImage`
+//!
+//! Arguments `{}`. Only while stopped at a draw. Response body
+//! `{"frame":u64,"draw":u64,"width":u32,"height":u32,"png":"<base64 PNG, top row first>"}`:
+//! the framebuffer the stopped draw renders to, as it is before the draw
+//! (`ScreenshotAt::Now`). Otherwise an error response saying why.
+//!
+//! ## `shaderdbg/debugPixel`
+//!
+//! Arguments `{"x":u32,"y":u32}` in `gl_FragCoord` convention (origin
+//! bottom-left). Sets pixel history for that pixel in the next frame
+//! (`StopFilter { pixel, pixel_history: true, frame: next }`) and continues
+//! (resumes a stop). Response body `{"frame":u64}` (the frame). The program
+//! then stops at each draw covering the pixel: `stopped` with reason
+//! `"entry"` (the first draw of that frame) or `"step"` (later draws) and
+//! description `"Pixel (x, y) history"`. After that frame the previous
+//! filter comes back.
+//!
+//! ## `shaderdbg/valuesImage`
+//!
+//! Arguments `{"expression":string,"frameId"?:number}`. While stopped at a
+//! draw: the per-fragment value of the expression at the current line of the
+//! frame (the top frame of the current thread when absent), before that line
+//! first executes, over the whole draw (`ToAgent::Watch`). Response body:
+//!
+//! ```text
+//! {"expression":string,"type":"vec3","line":u32,"width":u32,"height":u32,
+//!  "components":u32,
+//!  "data":"<base64 little-endian f32, width*height*components, bottom row first>",
+//!  "covered":"<base64 u8 per pixel, 1 where a fragment of the draw produced a value>",
+//!  "min":[...],"max":[...],"nan":u32,"inf":u32}
+//! ```
+//!
+//! `line` is the line as the client sees it (in the file when the shader
+//! came from one). Ints, uints and bools are converted to f32 (true = 1);
+//! matrices are column-major (`components` = columns * rows). Uncovered
+//! pixels are 0. `min`/`max` are per component over covered finite values
+//! (`null` when there are none); `nan`/`inf` count covered pixels with a
+//! NaN / an infinite component.
+
+use base64::Engine as _;
+use serde_json::{json, Value as Json};
+use shaderdbg_glsl::{Type, Value};
+use shaderdbg_session::WatchImage;
+
+pub const FRAME_IMAGE: &str = "shaderdbg/frameImage";
+pub const DEBUG_PIXEL: &str = "shaderdbg/debugPixel";
+pub const VALUES_IMAGE: &str = "shaderdbg/valuesImage";
+
+#[derive(Debug, Clone, serde::Deserialize)]
+pub struct DebugPixelArguments {
+    pub x: u32,
+    pub y: u32,
+}
+
+#[derive(Debug, Clone, serde::Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ValuesImageArguments {
+    pub expression: String,
+    #[serde(default)]
+    pub frame_id: Option<i64>,
+}
+
+pub fn base64(bytes: &[u8]) -> String {
+    base64::engine::general_purpose::STANDARD.encode(bytes)
+}
+
+/// Scalars of a value, flattened (matrices column by column), as f32.
+fn flatten(v: &Value, out: &mut Vec<f32>) {
+    match v {
+        Value::Bool(b) => out.push(f32::from(u8::from(*b))),
+        Value::Int(i) => out.push(*i as f32),
+        Value::Uint(u) => out.push(*u as f32),
+        Value::Float(f) => out.push(*f),
+        Value::Double(d) => out.push(*d as f32),
+        Value::List(items) => items.iter().for_each(|i| flatten(i, out)),
+        Value::Struct(fields) => fields.iter().for_each(|(_, f)| flatten(f, out)),
+        Value::Undefined => out.push(0.0),
+    }
+}
+
+/// The number of scalars of a type shown in a values image.
+pub fn components(ty: &Type) -> Option<u32> {
+    match ty {
+        Type::Scalar(_) => Some(1),
+        Type::Vector(_, n) => Some(u32::from(*n)),
+        Type::Matrix { cols, rows, .. } => Some(u32::from(*cols) * u32::from(*rows)),
+        _ => None,
+    }
+}
+
+/// The `shaderdbg/valuesImage` body for a watch image.
+pub fn values_image_body(img: &WatchImage, line: u32) -> Result<Json, String> {
+    let n = components(&img.ty).ok_or_else(|| {
+        format!(
+            "`{}` is a {}: only scalars, vectors and matrices can be shown",
+            img.expr, img.ty
+        )
+    })? as usize;
+    let pixels = img.width as usize * img.height as usize;
+    let mut data = Vec::with_capacity(pixels * n * 4);
+    let mut covered = Vec::with_capacity(pixels);
+    let mut min = vec![f32::INFINITY; n];
+    let mut max = vec![f32::NEG_INFINITY; n];
+    let (mut nan, mut inf) = (0u32, 0u32);
+    let mut scalars = Vec::with_capacity(n);
+    for slot in img.values.iter().take(pixels) {
+        scalars.clear();
+        match slot {
+            Some(v) => {
+                flatten(v, &mut scalars);
+                scalars.resize(n, 0.0);
+                covered.push(1u8);
+                if scalars.iter().any(|f| f.is_nan()) {
+                    nan += 1;
+                }
+                if scalars.iter().any(|f| f.is_infinite()) {
+                    inf += 1;
+                }
+                for (i, f) in scalars.iter().enumerate() {
+                    if f.is_finite() {
+                        min[i] = min[i].min(*f);
+                        max[i] = max[i].max(*f);
+                    }
+                }
+            }
+            None => {
+                scalars.resize(n, 0.0);
+                covered.push(0u8);
+            }
+        }
+        for f in &scalars {
+            data.extend_from_slice(&f.to_le_bytes());
+        }
+    }
+    let bound = |v: &[f32]| -> Vec<Json> {
+        v.iter()
+            .map(|f| if f.is_finite() { json!(f) } else { Json::Null })
+            .collect()
+    };
+    Ok(json!({
+        "expression": img.expr,
+        "type": img.ty.to_string(),
+        "line": line,
+        "width": img.width,
+        "height": img.height,
+        "components": n,
+        "data": base64(&data),
+        "covered": base64(&covered),
+        "min": bound(&min),
+        "max": bound(&max),
+        "nan": nan,
+        "inf": inf,
+    }))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use shaderdbg_glsl::types::Scalar;
+
+    #[test]
+    fn values_image_encoding() {
+        let img = WatchImage {
+            expr: "v".into(),
+            ty: Type::Vector(Scalar::Float, 2),
+            line: 3,
+            width: 2,
+            height: 1,
+            values: vec![
+                Some(Value::List(vec![Value::Float(1.0), Value::Float(f32::NAN)])),
+                None,
+            ],
+        };
+        let b = values_image_body(&img, 5).unwrap();
+        assert_eq!(b["components"], 2);
+        assert_eq!(b["line"], 5);
+        assert_eq!(b["type"], "vec2");
+        assert_eq!(b["nan"], 1);
+        assert_eq!(b["min"], json!([1.0, null]));
+        let data = base64::engine::general_purpose::STANDARD
+            .decode(b["data"].as_str().unwrap())
+            .unwrap();
+        assert_eq!(data.len(), 2 * 2 * 4);
+        assert_eq!(f32::from_le_bytes(data[0..4].try_into().unwrap()), 1.0);
+        assert_eq!(b["covered"], base64(&[1, 0]));
+    }
+}

@@ -81,8 +81,8 @@ pub unsafe fn build_program(
 
 /// Declares the transform-feedback varyings of `from` (names and buffer
 /// mode) on `to`, before it links: a program whose vertex outputs are
-/// captured must link the same way (capture itself is paused during debug
-/// draws).
+/// captured must link the same way (capture itself is set aside during
+/// debug draws: [`TransformFeedbackAside`]).
 ///
 /// # Safety
 /// A GL context must be current on this thread.
@@ -544,6 +544,74 @@ pub unsafe fn free_storage_binding(gl: &glow::Context, program: glow::Program) -
         .unwrap_or(max - 1)
 }
 
+/// The application's transform feedback, set aside for the agent's work at
+/// a draw (building instrumented programs and debug draws): if capture is
+/// active and running it is paused, and a private, inactive transform
+/// feedback object is bound in its place (GL allows rebinding while the
+/// active object is paused). So debug draws capture nothing and count in no
+/// transform-feedback query, and `glTransformFeedbackVaryings` on an
+/// instrumented program is legal (it is `GL_INVALID_OPERATION` while the
+/// bound object is active, paused or not).
+pub struct TransformFeedbackAside {
+    /// The application's binding; `None` when nothing was set aside.
+    binding: Option<i32>,
+    paused_by_us: bool,
+    private: Option<glow::TransformFeedback>,
+}
+
+impl TransformFeedbackAside {
+    /// # Safety
+    /// A GL context must be current on this thread.
+    pub unsafe fn set(gl: &glow::Context) -> TransformFeedbackAside {
+        let none = TransformFeedbackAside {
+            binding: None,
+            paused_by_us: false,
+            private: None,
+        };
+        if !gl.get_parameter_bool(glow::TRANSFORM_FEEDBACK_ACTIVE) {
+            return none;
+        }
+        let paused_by_us = !gl.get_parameter_bool(glow::TRANSFORM_FEEDBACK_PAUSED);
+        if paused_by_us {
+            gl.pause_transform_feedback();
+        }
+        let binding = gl.get_parameter_i32(glow::TRANSFORM_FEEDBACK_BINDING);
+        let private = gl.create_transform_feedback().ok();
+        if private.is_none() {
+            tracing::warn!("no private transform feedback object: capture only paused");
+        }
+        gl.bind_transform_feedback(glow::TRANSFORM_FEEDBACK, private);
+        TransformFeedbackAside {
+            binding: Some(binding),
+            paused_by_us,
+            private,
+        }
+    }
+
+    /// Rebinds the application's object and resumes it if [`Self::set`]
+    /// paused it. The application's program must be current again
+    /// (resuming with another program is `GL_INVALID_OPERATION`, which
+    /// would leave capture paused and the application's draw uncaptured).
+    ///
+    /// # Safety
+    /// A GL context must be current on this thread.
+    pub unsafe fn restore(self, gl: &glow::Context) {
+        let Some(binding) = self.binding else {
+            return;
+        };
+        gl.bind_transform_feedback(
+            glow::TRANSFORM_FEEDBACK,
+            std::num::NonZeroU32::new(binding as u32).map(glow::NativeTransformFeedback),
+        );
+        if let Some(p) = self.private {
+            gl.delete_transform_feedback(p);
+        }
+        if self.paused_by_us {
+            gl.resume_transform_feedback();
+        }
+    }
+}
+
 /// The GL state a debug draw changes, captured so it can be put back exactly.
 pub struct SavedState {
     program: i32,
@@ -556,8 +624,6 @@ pub struct SavedState {
     copy_write: i32,
     ssbo_indexed: (i32, i64, i64),
     binding: u32,
-    tf_active: bool,
-    tf_paused: bool,
 }
 
 impl SavedState {
@@ -579,12 +645,11 @@ impl SavedState {
                 gl.get_parameter_indexed_i64(glow::SHADER_STORAGE_BUFFER_SIZE, binding),
             ),
             binding,
-            tf_active: gl.get_parameter_bool(glow::TRANSFORM_FEEDBACK_ACTIVE),
-            tf_paused: gl.get_parameter_bool(glow::TRANSFORM_FEEDBACK_PAUSED),
         }
     }
 
-    /// Masks every framebuffer write and pauses transform feedback.
+    /// Masks every framebuffer write (transform feedback is set aside by
+    /// the caller: [`TransformFeedbackAside`]).
     ///
     /// # Safety
     /// A GL context must be current on this thread.
@@ -592,9 +657,6 @@ impl SavedState {
         gl.color_mask(false, false, false, false);
         gl.depth_mask(false);
         gl.stencil_mask(0);
-        if self.tf_active && !self.tf_paused {
-            gl.pause_transform_feedback();
-        }
     }
 
     /// # Safety
@@ -605,9 +667,7 @@ impl SavedState {
         gl.depth_mask(self.depth_mask);
         gl.stencil_mask_separate(glow::FRONT, self.stencil_front as u32);
         gl.stencil_mask_separate(glow::BACK, self.stencil_back as u32);
-        if self.tf_active && !self.tf_paused {
-            gl.resume_transform_feedback();
-        }
+        gl.use_program(native_program(self.program));
         let (buf, start, size) = self.ssbo_indexed;
         match native_buffer(buf) {
             Some(b) if size > 0 => gl.bind_buffer_range(
@@ -625,7 +685,6 @@ impl SavedState {
         );
         gl.bind_buffer(glow::COPY_READ_BUFFER, native_buffer(self.copy_read));
         gl.bind_buffer(glow::COPY_WRITE_BUFFER, native_buffer(self.copy_write));
-        gl.use_program(native_program(self.program));
     }
 }
 

@@ -445,6 +445,25 @@ impl Stop<'_> {
         // SAFETY: the draw's context is current on this thread.
         unsafe {
             let original = native_program(self.program.id).ok_or("no program")?;
+            let aside = debug_draw::TransformFeedbackAside::set(gl);
+            let result = self.run_set_aside(gl, original, replacement, buffer, cache);
+            // After `debug_draw` put the application's program back.
+            aside.restore(gl);
+            log_own_errors(self.ctx);
+            result
+        }
+    }
+
+    /// [`Self::run`] with the application's transform feedback set aside.
+    unsafe fn run_set_aside(
+        &self,
+        gl: &glow::Context,
+        original: glow::Program,
+        replacement: impl FnOnce() -> Result<String, String>,
+        buffer: &[u8],
+        cache: Option<HitKey>,
+    ) -> Result<Vec<u32>, String> {
+        {
             let cached = cache.and_then(|k| HIT_PROGRAMS.with(|m| m.borrow().get(&k).copied()));
             let program = match cached {
                 Some(p) => {
@@ -485,7 +504,6 @@ impl Stop<'_> {
                 }),
                 None => gl.delete_program(program),
             }
-            log_own_errors(self.ctx);
             result
         }
     }

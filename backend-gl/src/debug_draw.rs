@@ -612,6 +612,155 @@ impl TransformFeedbackAside {
     }
 }
 
+/// The occlusion query targets (one can be active at a time).
+const OCCLUSION_TARGETS: [u32; 3] = [
+    glow::SAMPLES_PASSED,
+    glow::ANY_SAMPLES_PASSED,
+    glow::ANY_SAMPLES_PASSED_CONSERVATIVE,
+];
+
+/// The query object active on `target` (`glGetQueryiv(GL_CURRENT_QUERY)`), 0 if none.
+///
+/// # Safety
+/// A GL context must be current on this thread.
+pub unsafe fn current_query(target: u32) -> u32 {
+    type GetQueryiv = unsafe extern "C" fn(u32, u32, *mut i32);
+    static REAL: crate::resolve::RealFn = crate::resolve::RealFn::gl(c"glGetQueryiv");
+    let p = REAL.get();
+    if p.is_null() {
+        return 0;
+    }
+    let f = std::mem::transmute::<*mut std::ffi::c_void, GetQueryiv>(p);
+    let mut q = 0i32;
+    f(target, glow::CURRENT_QUERY, &mut q);
+    q.max(0) as u32
+}
+
+/// While an occlusion query of the application is active, a debug draw must
+/// add no samples to it. GL cannot pause queries, so the debug draw's
+/// fragments are made to fail a late test: the draw goes to a private
+/// framebuffer of the same size and sample count with only a
+/// depth/stencil attachment, and the stencil test is `GL_NEVER`. The
+/// instrumented shaders write the debug buffer (side effects) and have no
+/// `early_fragment_tests`, so they still run for every fragment, before the
+/// stencil test; viewport, scissor and every other rasterization state are
+/// the application's, so `gl_FragCoord` and coverage are unchanged.
+pub struct OcclusionAside {
+    draw_framebuffer: i32,
+    renderbuffer: i32,
+    stencil_test: bool,
+    /// (face, func, ref, value mask)
+    stencil: [(u32, i32, i32, i32); 2],
+    framebuffer: glow::Framebuffer,
+    depth_stencil: glow::Renderbuffer,
+}
+
+impl OcclusionAside {
+    /// Sets the draw aside if an occlusion query is active; `size` is the
+    /// size of the application's draw framebuffer. `Ok(None)`: no query
+    /// active.
+    ///
+    /// # Safety
+    /// A GL context must be current on this thread.
+    pub unsafe fn set(
+        gl: &glow::Context,
+        size: impl FnOnce() -> Result<(i32, i32), String>,
+    ) -> Result<Option<OcclusionAside>, String> {
+        if OCCLUSION_TARGETS.iter().all(|t| current_query(*t) == 0) {
+            return Ok(None);
+        }
+        let (width, height) = size()?;
+        let samples = gl.get_parameter_i32(glow::SAMPLES).max(0);
+        let draw_framebuffer = gl.get_parameter_i32(glow::DRAW_FRAMEBUFFER_BINDING);
+        let renderbuffer = gl.get_parameter_i32(glow::RENDERBUFFER_BINDING);
+        let depth_stencil = gl.create_renderbuffer()?;
+        let framebuffer = match gl.create_framebuffer() {
+            Ok(f) => f,
+            Err(e) => {
+                gl.delete_renderbuffer(depth_stencil);
+                return Err(e);
+            }
+        };
+        let face = |face: u32, func: u32, reference: u32, mask: u32| {
+            (
+                face,
+                gl.get_parameter_i32(func),
+                gl.get_parameter_i32(reference),
+                gl.get_parameter_i32(mask),
+            )
+        };
+        let aside = OcclusionAside {
+            draw_framebuffer,
+            renderbuffer,
+            stencil_test: gl.is_enabled(glow::STENCIL_TEST),
+            stencil: [
+                face(
+                    glow::FRONT,
+                    glow::STENCIL_FUNC,
+                    glow::STENCIL_REF,
+                    glow::STENCIL_VALUE_MASK,
+                ),
+                face(
+                    glow::BACK,
+                    glow::STENCIL_BACK_FUNC,
+                    glow::STENCIL_BACK_REF,
+                    glow::STENCIL_BACK_VALUE_MASK,
+                ),
+            ],
+            framebuffer,
+            depth_stencil,
+        };
+        gl.bind_renderbuffer(glow::RENDERBUFFER, Some(depth_stencil));
+        gl.renderbuffer_storage_multisample(
+            glow::RENDERBUFFER,
+            samples,
+            glow::DEPTH24_STENCIL8,
+            width,
+            height,
+        );
+        gl.bind_framebuffer(glow::DRAW_FRAMEBUFFER, Some(framebuffer));
+        gl.framebuffer_renderbuffer(
+            glow::DRAW_FRAMEBUFFER,
+            glow::DEPTH_STENCIL_ATTACHMENT,
+            glow::RENDERBUFFER,
+            Some(depth_stencil),
+        );
+        let status = gl.check_framebuffer_status(glow::DRAW_FRAMEBUFFER);
+        if status != glow::FRAMEBUFFER_COMPLETE {
+            aside.restore(gl);
+            return Err(format!(
+                "private framebuffer incomplete ({status:#06x}): occlusion queries would count the debug draw"
+            ));
+        }
+        gl.enable(glow::STENCIL_TEST);
+        gl.stencil_func(glow::NEVER, 0, 0);
+        Ok(Some(aside))
+    }
+
+    /// # Safety
+    /// A GL context must be current on this thread.
+    pub unsafe fn restore(self, gl: &glow::Context) {
+        for (face, func, reference, mask) in self.stencil {
+            gl.stencil_func_separate(face, func as u32, reference, mask as u32);
+        }
+        if self.stencil_test {
+            gl.enable(glow::STENCIL_TEST);
+        } else {
+            gl.disable(glow::STENCIL_TEST);
+        }
+        gl.bind_framebuffer(
+            glow::DRAW_FRAMEBUFFER,
+            std::num::NonZeroU32::new(self.draw_framebuffer as u32).map(glow::NativeFramebuffer),
+        );
+        gl.bind_renderbuffer(
+            glow::RENDERBUFFER,
+            std::num::NonZeroU32::new(self.renderbuffer as u32).map(glow::NativeRenderbuffer),
+        );
+        gl.delete_framebuffer(self.framebuffer);
+        gl.delete_renderbuffer(self.depth_stencil);
+    }
+}
+
 /// The GL state a debug draw changes, captured so it can be put back exactly.
 pub struct SavedState {
     program: i32,

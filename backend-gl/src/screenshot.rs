@@ -38,6 +38,40 @@ pub unsafe fn back_buffer(gl: &glow::Context, ctx: ContextKey) -> Result<Image, 
     read(gl, ctx, 0)
 }
 
+/// The size of the framebuffer bound for drawing: the surface's for the
+/// default framebuffer, colour attachment 0's for a framebuffer object
+/// (its default size when it has no attachment there).
+///
+/// # Safety
+/// `ctx` is current on this thread.
+pub unsafe fn draw_framebuffer_size(
+    gl: &glow::Context,
+    ctx: ContextKey,
+) -> Result<(i32, i32), String> {
+    let fb = gl.get_parameter_i32(glow::DRAW_FRAMEBUFFER_BINDING).max(0) as u32;
+    if fb == 0 {
+        return surface_size(ctx)
+            .ok_or_else(|| "the window system did not say how large the surface is".to_string());
+    }
+    let saved_read_fb = gl.get_parameter_i32(glow::READ_FRAMEBUFFER_BINDING);
+    gl.bind_framebuffer(glow::READ_FRAMEBUFFER, framebuffer(fb));
+    let size = attachment_size(gl, fb).or_else(|e| {
+        let w = gl
+            .get_framebuffer_parameter_i32(glow::READ_FRAMEBUFFER, glow::FRAMEBUFFER_DEFAULT_WIDTH);
+        let h = gl.get_framebuffer_parameter_i32(
+            glow::READ_FRAMEBUFFER,
+            glow::FRAMEBUFFER_DEFAULT_HEIGHT,
+        );
+        if w > 0 && h > 0 {
+            Ok((w, h))
+        } else {
+            Err(e)
+        }
+    });
+    gl.bind_framebuffer(glow::READ_FRAMEBUFFER, framebuffer(saved_read_fb as u32));
+    size
+}
+
 unsafe fn read(gl: &glow::Context, ctx: ContextKey, fb: u32) -> Result<Image, String> {
     let es = gl.version().is_embedded;
     let saved_read_fb = gl.get_parameter_i32(glow::READ_FRAMEBUFFER_BINDING);

@@ -446,7 +446,25 @@ impl Stop<'_> {
         unsafe {
             let original = native_program(self.program.id).ok_or("no program")?;
             let aside = debug_draw::TransformFeedbackAside::set(gl);
-            let result = self.run_set_aside(gl, original, replacement, buffer, cache);
+            let occlusion = if self.draw.args.is_compute() {
+                Ok(None)
+            } else {
+                debug_draw::OcclusionAside::set(gl, || {
+                    crate::screenshot::draw_framebuffer_size(gl, self.ctx)
+                })
+            };
+            let result = match occlusion {
+                Ok(occlusion) => {
+                    let r = self.run_set_aside(gl, original, replacement, buffer, cache);
+                    if let Some(o) = occlusion {
+                        o.restore(gl);
+                    }
+                    r
+                }
+                Err(e) => Err(format!(
+                    "not debugged while an occlusion query is active: {e}"
+                )),
+            };
             // After `debug_draw` put the application's program back.
             aside.restore(gl);
             log_own_errors(self.ctx);

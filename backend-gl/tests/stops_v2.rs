@@ -479,9 +479,26 @@ fn debug_tf(
     )>,
     String,
 ) {
+    debug_mode("tf", wanted, tag)
+}
+
+/// [`debug_tf`] on `features MODE`.
+#[allow(clippy::type_complexity)]
+fn debug_mode(
+    mode: &str,
+    wanted: &[(&str, &str)],
+    tag: &str,
+) -> (
+    Vec<(u64, proto::StopReason, Vec<proto::Hit>, bool)>,
+    Vec<(
+        proto::Stage,
+        std::collections::HashMap<String, shaderdbg_glsl::Value>,
+    )>,
+    String,
+) {
     let mut set = break_at(wanted);
     let mut recorded = Vec::new();
-    let (all, stdout) = drive(start("tf", 2, tag), |s, msg, shaders| {
+    let (all, stdout) = drive(start(mode, 2, tag), |s, msg, shaders| {
         set(s, msg);
         if let FromAgent::Stopped { shader, hits, .. } = msg {
             let sh = shaders.iter().find(|x| x.id == *shader).unwrap().clone();
@@ -587,4 +604,60 @@ fn indirect_count_draws_replay_with_the_count_from_the_parameter_buffer() {
     assert_eq!(stops_of(&all).len(), 2);
     // One command drawn (the count says 1; the maximum is 2).
     assert_eq!(invocations, vec![1, 1]);
+}
+
+/// Queries the application has active around a debugged draw count only the
+/// application's draws: the frames and every query result (primitives
+/// generated and written during a capture, samples passed and any samples
+/// passed during draws) are those of the run without the agent, while the
+/// capture's vertex shader and the draws' fragment shader stop and record.
+#[test]
+fn active_queries_do_not_count_debug_draws() {
+    let (st, recorded, stdout) = debug_mode(
+        "queries",
+        &[
+            ("shade = 0.25 + 0.25", "gl_VertexID == 1"),
+            (
+                "float s = v_shade;",
+                "int(gl_FragCoord.x) == 10 && int(gl_FragCoord.y) == 10",
+            ),
+        ],
+        "queries",
+    );
+    // GL_PRIMITIVES_GENERATED is the known exception: GL cannot pause a
+    // query and every draw generates primitives, so the agent's debug draws
+    // are counted (see the agent's section of ARCHITECTURE.md).
+    let without_generated = |out: &str| -> String {
+        out.lines()
+            .map(|l| match (l.find(" generated "), l.find(" written ")) {
+                (Some(a), Some(b)) => format!("{}{}", &l[..a], &l[b..]),
+                _ => l.to_string(),
+            })
+            .collect::<Vec<_>>()
+            .join("\n")
+    };
+    assert_eq!(
+        without_generated(&stdout),
+        without_generated(&plain("queries", 2)),
+        "frames or query results differ under the agent"
+    );
+    assert!(stdout.contains("samples 3072 any 1"), "{stdout}");
+    // Per frame: the capture (vertex), the draw and the draw again (fragment).
+    assert_eq!(st.len(), 6, "{st:?}");
+    for (i, (stage, values)) in recorded.iter().enumerate() {
+        if i % 3 == 0 {
+            assert_eq!(*stage, proto::Stage::Vertex);
+            assert_eq!(
+                values.get("shade"),
+                Some(&shaderdbg_glsl::Value::Float(0.5))
+            );
+        } else {
+            assert_eq!(*stage, proto::Stage::Fragment);
+            assert_eq!(st[i].2[0].key, [10, 10, 0, 0]);
+            match values.get("s") {
+                Some(shaderdbg_glsl::Value::Float(s)) => assert!((0.25..=0.75).contains(s), "{s}"),
+                other => panic!("s: {other:?}"),
+            }
+        }
+    }
 }

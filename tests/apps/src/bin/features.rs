@@ -16,6 +16,12 @@
 //! - `tf`: a first pass captures the triangle's vertices with transform
 //!   feedback (`glTransformFeedbackVaryings` "pos", "shade", rasterizer
 //!   discard), a second draws them with `glDrawTransformFeedback`.
+//! - `queries`: as `tf`, with queries around the passes: the capture in
+//!   `GL_PRIMITIVES_GENERATED` and `GL_TRANSFORM_FEEDBACK_PRIMITIVES_WRITTEN`,
+//!   the draw in `GL_SAMPLES_PASSED` and `GL_TIME_ELAPSED`, then the same
+//!   draw again in `GL_ANY_SAMPLES_PASSED`; prints `frame N queries
+//!   generated G written W samples S any A` (the elapsed time only has to be
+//!   available, it is not printed).
 //! - `indirect`: the triangle is drawn by
 //!   `glMultiDrawArraysIndirectCountARB` from two commands with a draw count
 //!   of 1 in the parameter buffer (the second command would cover the same
@@ -108,7 +114,7 @@ fn main() -> anyhow::Result<()> {
     let frames: u32 = arg(1, "FRAMES", 3)?;
     let width: u32 = arg(2, "WIDTH", 1280)?;
     let height: u32 = arg(3, "HEIGHT", 720)?;
-    if !["plain", "nan", "glerror", "tf", "indirect"].contains(&mode.as_str()) {
+    if !["plain", "nan", "glerror", "tf", "queries", "indirect"].contains(&mode.as_str()) {
         bail!("unknown mode {mode:?}");
     }
     let lines = with_context_sized(Kind::Core(4, 5), width, height, |gl, swap| unsafe {
@@ -180,7 +186,7 @@ fn main() -> anyhow::Result<()> {
         } else {
             None
         };
-        let draw_tf: Option<DrawTransformFeedback> = if mode == "tf" {
+        let draw_tf: Option<DrawTransformFeedback> = if mode == "tf" || mode == "queries" {
             Some(std::mem::transmute::<
                 *mut std::ffi::c_void,
                 DrawTransformFeedback,
@@ -196,21 +202,54 @@ fn main() -> anyhow::Result<()> {
             gl.clear(glow::COLOR_BUFFER_BIT);
             gl.use_program(Some(prog));
             gl.uniform_1_i32(bad.as_ref(), i32::from(mode == "nan" && frame == 1));
+            let queries = mode == "queries";
+            let q: Vec<glow::Query> = (0..5)
+                .map(|_| gl.create_query().map_err(|e| anyhow!(e)))
+                .collect::<anyhow::Result<_>>()?;
             match mode.as_str() {
-                "tf" => {
+                "tf" | "queries" => {
                     gl.use_program(Some(tf_capture));
                     gl.enable(glow::RASTERIZER_DISCARD);
                     gl.bind_transform_feedback(glow::TRANSFORM_FEEDBACK, Some(tfo));
                     gl.bind_buffer_base(glow::TRANSFORM_FEEDBACK_BUFFER, 0, Some(tf_buffer));
                     gl.begin_transform_feedback(glow::TRIANGLES);
+                    if queries {
+                        gl.begin_query(glow::PRIMITIVES_GENERATED, q[0]);
+                        gl.begin_query(glow::TRANSFORM_FEEDBACK_PRIMITIVES_WRITTEN, q[1]);
+                    }
                     gl.draw_arrays(glow::TRIANGLES, 0, 3);
+                    if queries {
+                        gl.end_query(glow::PRIMITIVES_GENERATED);
+                        gl.end_query(glow::TRANSFORM_FEEDBACK_PRIMITIVES_WRITTEN);
+                    }
                     gl.end_transform_feedback();
                     gl.disable(glow::RASTERIZER_DISCARD);
                     gl.bind_transform_feedback(glow::TRANSFORM_FEEDBACK, None);
                     gl.use_program(Some(tf_draw));
                     gl.bind_vertex_array(Some(tf_vao));
+                    if queries {
+                        gl.begin_query(glow::SAMPLES_PASSED, q[2]);
+                        gl.begin_query(glow::TIME_ELAPSED, q[3]);
+                    }
                     if let Some(f) = draw_tf {
                         f(glow::TRIANGLES, tfo.0.get());
+                    }
+                    if queries {
+                        gl.end_query(glow::SAMPLES_PASSED);
+                        gl.end_query(glow::TIME_ELAPSED);
+                        gl.begin_query(glow::ANY_SAMPLES_PASSED, q[4]);
+                        if let Some(f) = draw_tf {
+                            f(glow::TRIANGLES, tfo.0.get());
+                        }
+                        gl.end_query(glow::ANY_SAMPLES_PASSED);
+                        let r: Vec<u32> = q
+                            .iter()
+                            .map(|q| gl.get_query_parameter_u32(*q, glow::QUERY_RESULT))
+                            .collect();
+                        lines.push(format!(
+                            "frame {frame} queries generated {} written {} samples {} any {}",
+                            r[0], r[1], r[2], r[4]
+                        ));
                     }
                     gl.bind_vertex_array(Some(vao));
                 }
@@ -250,6 +289,9 @@ fn main() -> anyhow::Result<()> {
                 bail!("GL error {err:#06x} in frame {frame}");
             }
             lines.push(format!("frame {frame} checksum {:016x}", fnv1a(&pixels)));
+            for q in q {
+                gl.delete_query(q);
+            }
             swap()?;
         }
         gl.delete_program(prog);

@@ -526,6 +526,236 @@ impl SavedBuffers {
     }
 }
 
+fn is_image(t: u32) -> bool {
+    matches!(
+        t,
+        glow::IMAGE_1D
+            | glow::IMAGE_2D
+            | glow::IMAGE_3D
+            | glow::IMAGE_2D_RECT
+            | glow::IMAGE_CUBE
+            | glow::IMAGE_BUFFER
+            | glow::IMAGE_1D_ARRAY
+            | glow::IMAGE_2D_ARRAY
+            | glow::IMAGE_CUBE_MAP_ARRAY
+            | glow::IMAGE_2D_MULTISAMPLE
+            | glow::IMAGE_2D_MULTISAMPLE_ARRAY
+            | glow::INT_IMAGE_1D
+            | glow::INT_IMAGE_2D
+            | glow::INT_IMAGE_3D
+            | glow::INT_IMAGE_2D_RECT
+            | glow::INT_IMAGE_CUBE
+            | glow::INT_IMAGE_BUFFER
+            | glow::INT_IMAGE_1D_ARRAY
+            | glow::INT_IMAGE_2D_ARRAY
+            | glow::INT_IMAGE_CUBE_MAP_ARRAY
+            | glow::INT_IMAGE_2D_MULTISAMPLE
+            | glow::INT_IMAGE_2D_MULTISAMPLE_ARRAY
+            | glow::UNSIGNED_INT_IMAGE_1D
+            | glow::UNSIGNED_INT_IMAGE_2D
+            | glow::UNSIGNED_INT_IMAGE_3D
+            | glow::UNSIGNED_INT_IMAGE_2D_RECT
+            | glow::UNSIGNED_INT_IMAGE_CUBE
+            | glow::UNSIGNED_INT_IMAGE_BUFFER
+            | glow::UNSIGNED_INT_IMAGE_1D_ARRAY
+            | glow::UNSIGNED_INT_IMAGE_2D_ARRAY
+            | glow::UNSIGNED_INT_IMAGE_CUBE_MAP_ARRAY
+            | glow::UNSIGNED_INT_IMAGE_2D_MULTISAMPLE
+            | glow::UNSIGNED_INT_IMAGE_2D_MULTISAMPLE_ARRAY
+    )
+}
+
+/// The image units `program`'s image uniforms refer to (arrays element by element).
+unsafe fn image_units(gl: &glow::Context, program: glow::Program) -> Vec<u32> {
+    let mut units = Vec::new();
+    let count = gl
+        .get_program_parameter_i32(program, glow::ACTIVE_UNIFORMS)
+        .max(0) as u32;
+    for i in 0..count {
+        let Some(u) = gl.get_active_uniform(program, i) else {
+            continue;
+        };
+        if !is_image(u.utype) {
+            continue;
+        }
+        let base = u.name.strip_suffix("[0]").unwrap_or(&u.name).to_string();
+        let elements = u.size.max(1) as usize;
+        for k in 0..elements {
+            let name = if elements > 1 || u.name.ends_with("[0]") {
+                format!("{base}[{k}]")
+            } else {
+                base.clone()
+            };
+            if let Some(loc) = gl.get_uniform_location(program, &name) {
+                let mut v = [0i32; 1];
+                gl.get_uniform_i32(program, &loc, &mut v);
+                let unit = v[0].max(0) as u32;
+                if !units.contains(&unit) {
+                    units.push(unit);
+                }
+            }
+        }
+    }
+    units
+}
+
+/// `glGetTextureParameteriv` / `glGetTextureLevelParameteriv` (GL 4.5).
+unsafe fn texture_parameter(texture: u32, level: Option<i32>, pname: u32) -> Option<i32> {
+    type GetTexParameter = unsafe extern "C" fn(u32, u32, *mut i32);
+    type GetTexLevelParameter = unsafe extern "C" fn(u32, i32, u32, *mut i32);
+    static PARAM: crate::resolve::RealFn = crate::resolve::RealFn::gl(c"glGetTextureParameteriv");
+    static LEVEL: crate::resolve::RealFn =
+        crate::resolve::RealFn::gl(c"glGetTextureLevelParameteriv");
+    let mut v = 0i32;
+    match level {
+        None => {
+            let p = PARAM.get();
+            if p.is_null() {
+                return None;
+            }
+            std::mem::transmute::<*mut std::ffi::c_void, GetTexParameter>(p)(
+                texture, pname, &mut v,
+            );
+        }
+        Some(level) => {
+            let p = LEVEL.get();
+            if p.is_null() {
+                return None;
+            }
+            std::mem::transmute::<*mut std::ffi::c_void, GetTexLevelParameter>(p)(
+                texture, level, pname, &mut v,
+            );
+        }
+    }
+    Some(v)
+}
+
+/// One texture level a debug draw could write through an image unit, and
+/// the private copy of it.
+struct SavedLevel {
+    texture: glow::Texture,
+    target: u32,
+    level: i32,
+    size: [i32; 3],
+    copy: glow::Texture,
+}
+
+/// The contents of the texture levels bound to the image units a program
+/// can write (`imageStore`, `imageAtomic*`): a debug draw runs the shaders
+/// once more, and the application's images must be as they were when the
+/// original draw runs. The whole bound level (every layer) is copied to a
+/// private texture with `glCopyImageSubData` and back. Units bound
+/// read-only are skipped.
+pub struct SavedImages {
+    levels: Vec<SavedLevel>,
+}
+
+impl SavedImages {
+    /// # Safety
+    /// A GL context must be current on this thread.
+    pub unsafe fn save(gl: &glow::Context, program: glow::Program) -> Result<SavedImages, String> {
+        let mut saved = SavedImages { levels: Vec::new() };
+        let mut bound: Vec<(u32, i32)> = Vec::new();
+        for unit in image_units(gl, program) {
+            let name = gl
+                .get_parameter_indexed_i32(glow::IMAGE_BINDING_NAME, unit)
+                .max(0) as u32;
+            let access = gl.get_parameter_indexed_i32(glow::IMAGE_BINDING_ACCESS, unit) as u32;
+            if name == 0 || access == glow::READ_ONLY {
+                continue;
+            }
+            let level = gl.get_parameter_indexed_i32(glow::IMAGE_BINDING_LEVEL, unit);
+            if !bound.contains(&(name, level)) {
+                bound.push((name, level));
+            }
+        }
+        if bound.is_empty() {
+            return Ok(saved);
+        }
+        // The application's earlier image writes must be visible to the copies.
+        gl.memory_barrier(glow::SHADER_IMAGE_ACCESS_BARRIER_BIT | glow::TEXTURE_UPDATE_BARRIER_BIT);
+        for (name, level) in bound {
+            match Self::save_level(gl, name, level) {
+                Ok(l) => saved.levels.push(l),
+                Err(e) => {
+                    saved.discard(gl);
+                    return Err(format!(
+                        "the image the program writes (texture {name}, level {level}) cannot be saved and restored: {e}"
+                    ));
+                }
+            }
+        }
+        Ok(saved)
+    }
+
+    unsafe fn save_level(gl: &glow::Context, name: u32, level: i32) -> Result<SavedLevel, String> {
+        let texture = std::num::NonZeroU32::new(name)
+            .map(glow::NativeTexture)
+            .ok_or("no texture")?;
+        let target = texture_parameter(name, None, glow::TEXTURE_TARGET)
+            .ok_or("needs glGetTextureParameteriv (GL 4.5)")? as u32;
+        let param = |p| texture_parameter(name, Some(level), p).unwrap_or(0);
+        let (w, h, d) = (
+            param(glow::TEXTURE_WIDTH),
+            param(glow::TEXTURE_HEIGHT),
+            param(glow::TEXTURE_DEPTH),
+        );
+        let format = param(glow::TEXTURE_INTERNAL_FORMAT) as u32;
+        if w <= 0 || h <= 0 {
+            return Err(format!("level size {w}x{h}"));
+        }
+        let size = match target {
+            glow::TEXTURE_2D | glow::TEXTURE_RECTANGLE | glow::TEXTURE_1D_ARRAY => [w, h, 1],
+            glow::TEXTURE_CUBE_MAP => [w, h, 6],
+            glow::TEXTURE_2D_ARRAY | glow::TEXTURE_3D | glow::TEXTURE_CUBE_MAP_ARRAY => {
+                [w, h, d.max(1)]
+            }
+            other => return Err(format!("texture target {other:#06x} is not supported")),
+        };
+        let copy = gl.create_named_texture(target)?;
+        if matches!(
+            target,
+            glow::TEXTURE_2D_ARRAY | glow::TEXTURE_3D | glow::TEXTURE_CUBE_MAP_ARRAY
+        ) {
+            gl.texture_storage_3d(copy, 1, format, size[0], size[1], size[2]);
+        } else {
+            gl.texture_storage_2d(copy, 1, format, size[0], size[1]);
+        }
+        gl.copy_image_sub_data(
+            texture, target, level, 0, 0, 0, copy, target, 0, 0, 0, 0, size[0], size[1], size[2],
+        );
+        Ok(SavedLevel {
+            texture,
+            target,
+            level,
+            size,
+            copy,
+        })
+    }
+
+    unsafe fn discard(&mut self, gl: &glow::Context) {
+        for l in self.levels.drain(..) {
+            gl.delete_texture(l.copy);
+        }
+    }
+
+    /// Copies the saved levels back and frees the copies. The debug draw's
+    /// image writes must be made visible first
+    /// (`GL_SHADER_IMAGE_ACCESS_BARRIER_BIT`).
+    ///
+    /// # Safety
+    /// A GL context must be current on this thread.
+    pub unsafe fn restore(mut self, gl: &glow::Context) {
+        for l in self.levels.iter().rev() {
+            gl.copy_image_sub_data(
+                l.copy, l.target, 0, 0, 0, 0, l.texture, l.target, l.level, 0, 0, 0, l.size[0],
+                l.size[1], l.size[2],
+            );
+        }
+        self.discard(gl);
+    }
+}
+
 /// A storage-buffer binding `program` does not use, for the debug buffer.
 ///
 /// # Safety
@@ -849,8 +1079,8 @@ fn native_program(name: i32) -> Option<glow::Program> {
 /// buffer initialised from `contents` bound at `binding`; returns the buffer's
 /// words afterwards. All state is restored, even when `draw` fails, and so are
 /// the contents of the storage and atomic counter buffers the program can
-/// write ([`SavedBuffers`]). Images the program writes are *not* restored:
-/// callers refuse such programs ([`writes_images`]).
+/// write ([`SavedBuffers`]) and of the images it can write ([`SavedImages`];
+/// an image that cannot be saved is an error, and nothing is drawn).
 ///
 /// # Safety
 /// A GL context must be current on this thread.
@@ -866,12 +1096,26 @@ pub unsafe fn debug_draw(
     gl.bind_buffer(glow::SHADER_STORAGE_BUFFER, Some(buffer));
     gl.buffer_data_u8_slice(glow::SHADER_STORAGE_BUFFER, contents, glow::DYNAMIC_READ);
     gl.bind_buffer_base(glow::SHADER_STORAGE_BUFFER, binding, Some(buffer));
+    let images = match SavedImages::save(gl, program) {
+        Ok(i) => i,
+        Err(e) => {
+            saved.restore(gl);
+            gl.delete_buffer(buffer);
+            return Err(e);
+        }
+    };
     let storage = SavedBuffers::save(gl, program, binding);
     saved.mask_writes(gl);
     gl.use_program(Some(program));
     draw();
-    gl.memory_barrier(glow::BUFFER_UPDATE_BARRIER_BIT | glow::SHADER_STORAGE_BARRIER_BIT);
+    gl.memory_barrier(
+        glow::BUFFER_UPDATE_BARRIER_BIT
+            | glow::SHADER_STORAGE_BARRIER_BIT
+            | glow::SHADER_IMAGE_ACCESS_BARRIER_BIT
+            | glow::TEXTURE_UPDATE_BARRIER_BIT,
+    );
     storage.restore(gl);
+    images.restore(gl);
     // Mapping works on desktop GL and GLES alike (GLES has no glGetBufferSubData).
     gl.bind_buffer(glow::SHADER_STORAGE_BUFFER, Some(buffer));
     let ptr = gl.map_buffer_range(
@@ -893,58 +1137,4 @@ pub unsafe fn debug_draw(
         .chunks_exact(4)
         .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]))
         .collect())
-}
-
-/// Whether GLSL source calls a function that writes images (`imageStore`,
-/// `imageAtomic*`): a token scan with comments skipped, so it errs on the
-/// side of "yes" (a name in a `#define` counts).
-pub fn writes_images(source: &str) -> bool {
-    let bytes = source.as_bytes();
-    let mut i = 0;
-    while i < bytes.len() {
-        match bytes[i] {
-            b'/' if bytes.get(i + 1) == Some(&b'/') => {
-                while i < bytes.len() && bytes[i] != b'\n' {
-                    i += 1;
-                }
-            }
-            b'/' if bytes.get(i + 1) == Some(&b'*') => {
-                i += 2;
-                while i < bytes.len() && !(bytes[i] == b'*' && bytes.get(i + 1) == Some(&b'/')) {
-                    i += 1;
-                }
-                i += 2;
-            }
-            c if c.is_ascii_alphabetic() || c == b'_' => {
-                let start = i;
-                while i < bytes.len() && (bytes[i].is_ascii_alphanumeric() || bytes[i] == b'_') {
-                    i += 1;
-                }
-                let word = &source[start..i];
-                if word == "imageStore" || word.starts_with("imageAtomic") {
-                    return true;
-                }
-            }
-            _ => i += 1,
-        }
-    }
-    false
-}
-
-#[cfg(test)]
-mod tests {
-    use super::writes_images;
-
-    #[test]
-    fn image_writes_are_found_outside_comments() {
-        assert!(writes_images("void main() { imageStore(img, p, c); }"));
-        assert!(writes_images("uint n = imageAtomicAdd(img, p, 1u);"));
-        assert!(!writes_images(
-            "vec4 c = imageLoad(img, p); // imageStore(img, p, c)"
-        ));
-        assert!(!writes_images(
-            "/* imageAtomicAdd */ float myimageStore = 1.0;"
-        ));
-        assert!(!writes_images("float x = imageStoreCount;"));
-    }
 }

@@ -9,9 +9,11 @@
 //!   draw) until it says `Resume`; then the original draw runs.
 //! - Every debug draw runs the program's shaders once more: the storage and
 //!   atomic-counter buffer ranges it can write are saved and put back
-//!   ([`debug_draw::SavedBuffers`]); a program that writes images
-//!   (`imageStore`, `imageAtomic*`) is not debugged at all (an `Error` says
-//!   so) until image contents are saved too.
+//!   ([`debug_draw::SavedBuffers`]), and so are the texture levels bound to
+//!   the image units it can write ([`debug_draw::SavedImages`]). The
+//!   application's transform feedback is set aside
+//!   ([`debug_draw::TransformFeedbackAside`]) and, while an occlusion query
+//!   is active, so are the samples ([`debug_draw::OcclusionAside`]).
 //! - Stop reasons: breakpoints, `Pause` (the next draw, every invocation at
 //!   the start of `main`), pixel history, and NaN/Inf written to an output
 //!   (exception filter); the hit record's tag word says which. The `gl_error`
@@ -626,37 +628,6 @@ fn log_own_errors(ctx: ContextKey) {
     }
 }
 
-/// Tells the debugger (once per program and breakpoint set) that a draw is
-/// not debugged because its program writes images: a debug draw runs the
-/// shaders once more, and image contents are not saved and restored yet, so
-/// the application's images would be written twice.
-fn refuse_image_writes(
-    dbg: &Debugger,
-    ctx: ContextKey,
-    program: &ProgramInfo,
-    shader: u32,
-    generation: u64,
-) {
-    static REFUSED: Mutex<Vec<(ContextKey, u32, u64)>> = Mutex::new(Vec::new());
-    let key = (ctx, program.id, generation);
-    {
-        let mut refused = REFUSED.lock().unwrap_or_else(|e| e.into_inner());
-        if refused.contains(&key) {
-            return;
-        }
-        refused.retain(|(c, p, _)| (*c, *p) != (ctx, program.id));
-        refused.push(key);
-    }
-    dbg.send(&FromAgent::Error {
-        request: None,
-        message: format!(
-            "shader {shader}: not debugged: program {} writes images (imageStore/imageAtomic*), \
-             and the agent does not save and restore image contents around its debug draws yet",
-            program.id
-        ),
-    });
-}
-
 /// What a breakpoint of a hit test stands for.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Role {
@@ -718,6 +689,18 @@ fn attempts(program: &ProgramInfo, bps: &Breakpoints, draw: &DrawCall) -> Vec<At
             .flatten()
             .map(|b| (b.clone(), Role::User))
             .collect();
+        if let (Some([x, y]), Stage::Fragment) = (bps.filter.pixel, stage) {
+            // The pixel filter is part of the condition: a hit buffer that
+            // fills with other pixels' hits must not hide this pixel's
+            // (test: cli/tests/run.rs, pixel_filter_finds_its_pixel_...).
+            let at_pixel = format!("uint(gl_FragCoord.x) == {x}u && uint(gl_FragCoord.y) == {y}u");
+            for (b, _) in &mut lines {
+                b.condition = Some(match b.condition.take() {
+                    Some(c) => format!("({at_pixel}) && ({c})"),
+                    None => at_pixel.clone(),
+                });
+            }
+        }
         if let (Some([x, y]), true, Stage::Fragment) =
             (bps.filter.pixel, bps.filter.pixel_history, stage)
         {
@@ -803,14 +786,6 @@ fn try_stop(
         .filter_map(|(b, r)| b.ok().map(|b| (b, r)))
         .unzip();
     if bound.is_empty() && !nan_inf {
-        return false;
-    }
-    let images = program
-        .shaders
-        .iter()
-        .any(|s| debug_draw::writes_images(&s.sources.concat()));
-    if images {
-        refuse_image_writes(dbg, ctx, program, shader, generation);
         return false;
     }
     let gl = gl_for(ctx);

@@ -661,3 +661,60 @@ fn active_queries_do_not_count_debug_draws() {
         }
     }
 }
+
+/// A fragment shader that writes images (`imageAtomicAdd` counts per cell,
+/// `imageStore` colours) is debugged: the texture levels bound to its
+/// writable image units are saved before every debug draw and restored
+/// after, so the frames and both images (the counts add up over the frames)
+/// are those of the run without the agent.
+#[test]
+fn programs_that_write_images_are_debugged_and_the_images_restored() {
+    let wanted = [(
+        "imageAtomicAdd(counts",
+        "int(gl_FragCoord.x) == 10 && int(gl_FragCoord.y) == 10",
+    )];
+    let mut set = break_at(&wanted);
+    let mut recorded = Vec::new();
+    let (all, stdout) = drive(start("image", 2, "image"), |s, msg, shaders| {
+        set(s, msg);
+        if let FromAgent::Stopped { shader, hits, .. } = msg {
+            assert_eq!(hits.len(), 1);
+            assert_eq!(hits[0].key, [10, 10, 0, 0]);
+            let sh = shaders.iter().find(|x| x.id == *shader).unwrap().clone();
+            let words = s
+                .record(proto::Selector::Fragment {
+                    x: 10,
+                    y: 10,
+                    primitive: None,
+                })
+                .expect("a recording");
+            let (trace, table) = sh.decode(&words);
+            assert_eq!(trace.invocations.len(), 1);
+            recorded.push(common::debugger::final_values(
+                &trace.invocations[0],
+                &table,
+            ));
+        }
+    });
+    assert!(
+        all.iter().all(|m| !matches!(m, FromAgent::Error { .. })),
+        "{all:?}"
+    );
+    assert_eq!(
+        stdout,
+        plain("image", 2),
+        "frames or images differ under the agent"
+    );
+    assert!(stdout.contains("frame 1 count 128"), "{stdout}");
+    assert_eq!(stops_of(&all).len(), 2, "one stop per frame");
+    for values in &recorded {
+        use shaderdbg_glsl::Value::{Float, List};
+        let want = List(vec![
+            Float(10.5 / 64.0),
+            Float(10.5 / 48.0),
+            Float(0.75),
+            Float(1.0),
+        ]);
+        assert_eq!(values.get("c"), Some(&want), "{values:?}");
+    }
+}

@@ -1,6 +1,5 @@
 #version 430
-// Writes an image. The agent refuses to debug programs that write images
-// until it saves and restores their contents.
+// Writes an image (the agent saves and restores it around debug dispatches).
 layout(local_size_x = 8, local_size_y = 8) in;
 layout(rgba8, binding = 0) writeonly uniform image2D img;
 uniform uint frame;

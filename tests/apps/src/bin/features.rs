@@ -22,6 +22,11 @@
 //!   draw again in `GL_ANY_SAMPLES_PASSED`; prints `frame N queries
 //!   generated G written W samples S any A` (the elapsed time only has to be
 //!   available, it is not printed).
+//! - `image`: the triangle is drawn with a fragment shader that counts its
+//!   fragments per 8 x 8 cell with `imageAtomicAdd` into an R32UI image
+//!   (never cleared: counts add up over the frames) and writes its colour
+//!   with `imageStore` into an RGBA8 image as well; prints `frame N image
+//!   HEX HEX` (FNV-1a of both images) and `frame N count C` (cell 0's).
 //! - `indirect`: the triangle is drawn by
 //!   `glMultiDrawArraysIndirectCountARB` from two commands with a draw count
 //!   of 1 in the parameter buffer (the second command would cover the same
@@ -109,12 +114,30 @@ void main() {
 }
 ";
 
+const IMAGE_FRAGMENT: &str = "#version 430 core
+layout(r32ui, binding = 1) uniform uimage2D counts;
+layout(rgba8, binding = 2) writeonly uniform image2D colors;
+uniform vec2 size;
+out vec4 color;
+void main() {
+    ivec2 p = ivec2(gl_FragCoord.xy);
+    imageAtomicAdd(counts, p / 8, 1u);
+    vec4 c = vec4(gl_FragCoord.xy / size, 0.75, 1.0);
+    imageStore(colors, p, c);
+    color = c;
+}
+";
+
 fn main() -> anyhow::Result<()> {
     let mode: String = arg(0, "MODE", "plain".to_string())?;
     let frames: u32 = arg(1, "FRAMES", 3)?;
     let width: u32 = arg(2, "WIDTH", 1280)?;
     let height: u32 = arg(3, "HEIGHT", 720)?;
-    if !["plain", "nan", "glerror", "tf", "queries", "indirect"].contains(&mode.as_str()) {
+    if ![
+        "plain", "nan", "glerror", "tf", "queries", "image", "indirect",
+    ]
+    .contains(&mode.as_str())
+    {
         bail!("unknown mode {mode:?}");
     }
     let lines = with_context_sized(Kind::Core(4, 5), width, height, |gl, swap| unsafe {
@@ -149,6 +172,48 @@ fn main() -> anyhow::Result<()> {
             ],
             |_| {},
         )?;
+        let image_prog = program(
+            gl,
+            &[
+                (glow::VERTEX_SHADER, VERTEX),
+                (glow::FRAGMENT_SHADER, IMAGE_FRAGMENT),
+            ],
+            |_| {},
+        )?;
+        gl.use_program(Some(image_prog));
+        gl.uniform_2_f32(
+            gl.get_uniform_location(image_prog, "size").as_ref(),
+            width as f32,
+            height as f32,
+        );
+        let (cells_w, cells_h) = (width.div_ceil(8) as i32, height.div_ceil(8) as i32);
+        let counts = gl.create_texture().map_err(|e| anyhow!(e))?;
+        gl.bind_texture(glow::TEXTURE_2D, Some(counts));
+        gl.tex_storage_2d(glow::TEXTURE_2D, 1, glow::R32UI, cells_w, cells_h);
+        let zeros = vec![0u8; (cells_w * cells_h * 4) as usize];
+        gl.tex_sub_image_2d(
+            glow::TEXTURE_2D,
+            0,
+            0,
+            0,
+            cells_w,
+            cells_h,
+            glow::RED_INTEGER,
+            glow::UNSIGNED_INT,
+            glow::PixelUnpackData::Slice(Some(&zeros)),
+        );
+        let colors = gl.create_texture().map_err(|e| anyhow!(e))?;
+        gl.bind_texture(glow::TEXTURE_2D, Some(colors));
+        gl.tex_storage_2d(
+            glow::TEXTURE_2D,
+            1,
+            glow::RGBA8,
+            width as i32,
+            height as i32,
+        );
+        gl.bind_texture(glow::TEXTURE_2D, None);
+        gl.bind_image_texture(1, Some(counts), 0, false, 0, glow::READ_WRITE, glow::R32UI);
+        gl.bind_image_texture(2, Some(colors), 0, false, 0, glow::WRITE_ONLY, glow::RGBA8);
         let tfo = gl.create_transform_feedback().map_err(|e| anyhow!(e))?;
         let tf_buffer = gl.create_buffer().map_err(|e| anyhow!(e))?;
         gl.bind_buffer(glow::ARRAY_BUFFER, Some(tf_buffer));
@@ -262,6 +327,39 @@ fn main() -> anyhow::Result<()> {
                     gl.bind_buffer(glow::DRAW_INDIRECT_BUFFER, None);
                     gl.bind_buffer(glow::PARAMETER_BUFFER, None);
                 }
+                "image" => {
+                    gl.use_program(Some(image_prog));
+                    gl.draw_arrays(glow::TRIANGLES, 0, 3);
+                    gl.memory_barrier(glow::TEXTURE_UPDATE_BARRIER_BIT);
+                    let mut c = vec![0u8; (cells_w * cells_h * 4) as usize];
+                    gl.bind_texture(glow::TEXTURE_2D, Some(counts));
+                    gl.get_tex_image(
+                        glow::TEXTURE_2D,
+                        0,
+                        glow::RED_INTEGER,
+                        glow::UNSIGNED_INT,
+                        glow::PixelPackData::Slice(Some(&mut c)),
+                    );
+                    let mut rgba = vec![0u8; (width * height * 4) as usize];
+                    gl.bind_texture(glow::TEXTURE_2D, Some(colors));
+                    gl.get_tex_image(
+                        glow::TEXTURE_2D,
+                        0,
+                        glow::RGBA,
+                        glow::UNSIGNED_BYTE,
+                        glow::PixelPackData::Slice(Some(&mut rgba)),
+                    );
+                    gl.bind_texture(glow::TEXTURE_2D, None);
+                    lines.push(format!(
+                        "frame {frame} image {:016x} {:016x}",
+                        fnv1a(&c),
+                        fnv1a(&rgba)
+                    ));
+                    lines.push(format!(
+                        "frame {frame} count {}",
+                        u32::from_le_bytes([c[0], c[1], c[2], c[3]])
+                    ));
+                }
                 _ => gl.draw_arrays(glow::TRIANGLES, 0, 3),
             }
             if mode == "glerror" {
@@ -297,6 +395,9 @@ fn main() -> anyhow::Result<()> {
         gl.delete_program(prog);
         gl.delete_program(tf_capture);
         gl.delete_program(tf_draw);
+        gl.delete_program(image_prog);
+        gl.delete_texture(counts);
+        gl.delete_texture(colors);
         gl.delete_transform_feedback(tfo);
         for b in [tf_buffer, commands, count] {
             gl.delete_buffer(b);

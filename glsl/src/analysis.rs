@@ -107,6 +107,16 @@ pub enum Callee {
     Unknown,
 }
 
+/// A `.field` selection on a value of struct type.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct FieldRef {
+    /// The field name's span.
+    pub span: Span,
+    /// The struct's (or interface block's) type name.
+    pub owner: String,
+    pub field: String,
+}
+
 /// The semantic model of one shader, built by walking it.
 pub struct Model {
     pub env: BuiltinEnv,
@@ -118,6 +128,10 @@ pub struct Model {
     pub diagnostics: Vec<Diagnostic>,
     /// Every identifier use with the declaration it resolved to.
     pub references: Vec<(Span, DeclId)>,
+    /// Every `.field` selection on a struct (or named interface block) value:
+    /// the field name's span, the struct's name and the field's name. The
+    /// base may be any expression (an array element, a call's result, ...).
+    pub field_references: Vec<FieldRef>,
     functions_by_name: HashMap<String, Vec<FunctionId>>,
     builtin_decls: HashMap<String, DeclId>,
     scopes: Vec<HashMap<String, DeclId>>,
@@ -134,6 +148,7 @@ impl Model {
             local_structs: Default::default(),
             diagnostics: Vec::new(),
             references: Vec::new(),
+            field_references: Vec::new(),
             functions_by_name: HashMap::new(),
             builtin_decls: HashMap::new(),
             scopes: vec![HashMap::new()],
@@ -857,7 +872,14 @@ impl Model {
         let name = field.as_str();
         match base {
             Type::Struct(s) => match s.fields.iter().find(|f| f.name == name) {
-                Some(f) => f.ty.clone(),
+                Some(f) => {
+                    self.field_references.push(FieldRef {
+                        span: Span::from_node(field.span),
+                        owner: s.name.clone(),
+                        field: name.to_string(),
+                    });
+                    f.ty.clone()
+                }
                 None => {
                     self.error(field.span, format!("{} has no field `{name}`", s.name));
                     Type::Error

@@ -96,6 +96,103 @@ struct Doc {
     evicted: bool,
     /// The diagnostics last published, and for which version.
     published: Option<(i32, Vec<Diagnostic>)>,
+    /// The other files the newest analysis read (included files, includers
+    /// giving context) with a hash of the text it read: a change of one of
+    /// them that leaves its text as read does not re-analyse this document.
+    used: Vec<(PathBuf, u64)>,
+    /// How many analyses of it ran.
+    analyses: u64,
+}
+
+/// A hash of a text (to tell whether a file changed since it was read).
+fn text_hash(t: &str) -> u64 {
+    use std::hash::{Hash, Hasher};
+    let mut h = std::collections::hash_map::DefaultHasher::new();
+    t.hash(&mut h);
+    h.finish()
+}
+
+/// The workspace's include graph: every shader file under the root (at most
+/// [`WORKSPACE_FILES`]) with the files it includes directly.
+type IncludeGraph = HashMap<PathBuf, Vec<PathBuf>>;
+
+const WORKSPACE_FILES: usize = 4000;
+
+/// Shader file extensions the workspace scan reads.
+fn is_shader_file(p: &std::path::Path) -> bool {
+    let ext = p
+        .extension()
+        .and_then(|e| e.to_str())
+        .map(str::to_ascii_lowercase);
+    matches!(
+        ext.as_deref(),
+        Some(
+            "glsl"
+                | "vert"
+                | "frag"
+                | "geom"
+                | "tesc"
+                | "tese"
+                | "comp"
+                | "vs"
+                | "fs"
+                | "h"
+                | "inc"
+                | "glslinc"
+                | "vsh"
+                | "fsh"
+        )
+    )
+}
+
+fn scan_workspace(root: &std::path::Path, settings: &Resolved) -> IncludeGraph {
+    let mut graph = IncludeGraph::new();
+    let mut stack = vec![(root.to_path_buf(), 0usize)];
+    let mut seen = 0usize;
+    while let Some((dir, depth)) = stack.pop() {
+        let Ok(entries) = std::fs::read_dir(&dir) else {
+            continue;
+        };
+        for e in entries.flatten() {
+            let p = e.path();
+            let name = e.file_name();
+            let name = name.to_string_lossy();
+            let Ok(ft) = e.file_type() else { continue };
+            if ft.is_dir() {
+                if depth < 12
+                    && !name.starts_with('.')
+                    && !matches!(name.as_ref(), "target" | "node_modules" | "build")
+                {
+                    stack.push((p, depth + 1));
+                }
+                continue;
+            }
+            if !ft.is_file() || !is_shader_file(&p) {
+                continue;
+            }
+            seen += 1;
+            if seen > WORKSPACE_FILES {
+                return graph;
+            }
+            let small = e
+                .metadata()
+                .is_ok_and(|m| m.len() as usize <= settings.config.max_file_size());
+            let Ok(bytes) =
+                std::fs::read(&p)
+                    .map_err(|_| ())
+                    .and_then(|b| if small { Ok(b) } else { Err(()) })
+            else {
+                continue;
+            };
+            let text = String::from_utf8_lossy(&bytes);
+            let p = glsl::normalize(&p);
+            let inc = glsl::direct_includes(&p, &text, settings);
+            if !inc.is_empty() {
+                graph.insert(p, inc);
+            }
+        }
+    }
+    graph
 }
 
 /// Everything the handlers share.
@@ -105,6 +202,11 @@ pub struct State {
     root: RwLock<Option<PathBuf>>,
     docs: Mutex<HashMap<String, Doc>>,
     tick: AtomicU64,
+    /// The workspace's include graph, scanned when an include-only document
+    /// first needs it (dropped when the settings change).
+    workspace: Mutex<Option<Arc<IncludeGraph>>>,
+    /// Analyses run, all documents together.
+    analyses: AtomicU64,
 }
 
 fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
@@ -198,6 +300,8 @@ impl State {
             root: RwLock::new(None),
             docs: Mutex::new(HashMap::new()),
             tick: AtomicU64::new(0),
+            workspace: Mutex::new(None),
+            analyses: AtomicU64::new(0),
         })
     }
 
@@ -257,10 +361,61 @@ impl State {
             last_used: self.tick.fetch_add(1, Ordering::Relaxed),
             evicted: false,
             published: None,
+            used: Vec::new(),
+            analyses: 0,
         };
         lock(&self.docs).insert(d.uri.clone(), doc);
         self.schedule(&d.uri);
         self.schedule_dependents(&d.uri);
+    }
+
+    /// The workspace's include graph (scanned on first use).
+    fn workspace(&self) -> Arc<IncludeGraph> {
+        if let Some(g) = lock(&self.workspace).as_ref() {
+            return g.clone();
+        }
+        let root = self.root.read().unwrap_or_else(|e| e.into_inner()).clone();
+        let graph = Arc::new(match root {
+            Some(r) => scan_workspace(&r, &self.settings()),
+            None => IncludeGraph::new(),
+        });
+        *lock(&self.workspace) = Some(graph.clone());
+        graph
+    }
+
+    /// The context to analyse an include-only document in: from the open
+    /// documents and the workspace files that include it.
+    fn context_for(
+        &self,
+        path: &std::path::Path,
+        open: &HashMap<PathBuf, Arc<String>>,
+        settings: &Resolved,
+    ) -> Option<glsl::Context> {
+        let graph = self.workspace();
+        let includers_of = |target: &std::path::Path| -> Vec<(PathBuf, Arc<String>)> {
+            let mut out: Vec<(PathBuf, Arc<String>)> = open
+                .iter()
+                .filter(|(p, t)| {
+                    glsl::direct_includes(p, t, settings)
+                        .iter()
+                        .any(|i| i == target)
+                })
+                .map(|(p, t)| (p.clone(), t.clone()))
+                .collect();
+            for (p, incs) in graph.iter() {
+                if open.contains_key(p) || !incs.iter().any(|i| i == target) {
+                    continue;
+                }
+                if let Ok(b) = std::fs::read(p) {
+                    out.push((
+                        p.clone(),
+                        Arc::new(String::from_utf8_lossy(&b).into_owned()),
+                    ));
+                }
+            }
+            out
+        };
+        glsl::Context::build(path, &includers_of, settings)
     }
 
     fn change(self: &Arc<Self>, p: ChangeParams) -> Result<(), String> {
@@ -284,13 +439,31 @@ impl State {
                 }
                 lines = Arc::new(LineIndex::new(&text));
             }
-            doc.text = Arc::new(text);
-            doc.lines = lines;
             if let Some(v) = p.text_document.version {
                 doc.version = v;
             }
-            doc.generation.fetch_add(1, Ordering::SeqCst);
             doc.last_used = self.tick.fetch_add(1, Ordering::Relaxed);
+            if *doc.text == text {
+                // Nothing to analyse again: the newest analysis (or the one
+                // running) stands for this version too.
+                if !doc.running {
+                    let version = doc.version;
+                    doc.snapshot.send_modify(|s| {
+                        if let Some(old) = s.as_ref() {
+                            *s = Some(Arc::new(Snapshot {
+                                version,
+                                seq: old.seq,
+                                glsl: old.glsl.clone(),
+                                wgsl: old.wgsl.clone(),
+                            }));
+                        }
+                    });
+                }
+                return Ok(());
+            }
+            doc.text = Arc::new(text);
+            doc.lines = lines;
+            doc.generation.fetch_add(1, Ordering::SeqCst);
         }
         self.schedule(&uri);
         self.schedule_dependents(&uri);
@@ -311,15 +484,42 @@ impl State {
         self.schedule_dependents(uri);
     }
 
-    /// Re-analyses open documents that include the file of `uri`.
+    /// Re-analyses open documents that read the file of `uri` (include it, or
+    /// are included by it), unless the text they read is still its text.
     fn schedule_dependents(self: &Arc<Self>, uri: &str) {
         let Some(path) = crate::uri_to_path(uri).map(|p| glsl::normalize(&p)) else {
             return;
         };
-        let deps: Vec<String> = lock(&self.docs)
-            .iter()
-            .filter(|(u, d)| u.as_str() != uri && d.includes.contains(&path))
-            .map(|(u, _)| u.clone())
+        type Deps = Vec<(String, Option<u64>)>;
+        let (deps, open_text): (Deps, Option<Arc<String>>) = {
+            let docs = lock(&self.docs);
+            let deps = docs
+                .iter()
+                .filter(|(u, d)| u.as_str() != uri && d.includes.contains(&path))
+                .map(|(u, d)| {
+                    let h = d.used.iter().find(|(p, _)| *p == path).map(|(_, h)| *h);
+                    (u.clone(), h)
+                })
+                .collect();
+            let open_text = docs
+                .values()
+                .find(|d| d.path.as_ref() == Some(&path))
+                .map(|d| d.text.clone());
+            (deps, open_text)
+        };
+        if deps.is_empty() {
+            return;
+        }
+        // The file's text as the dependents will read it now.
+        let now = open_text.map(|t| text_hash(&t)).or_else(|| {
+            std::fs::read(&path)
+                .ok()
+                .map(|b| text_hash(&String::from_utf8_lossy(&b)))
+        });
+        let deps: Vec<String> = deps
+            .into_iter()
+            .filter(|(_, used)| used.is_none() || *used != now)
+            .map(|(u, _)| u)
             .collect();
         for u in deps {
             if let Some(d) = lock(&self.docs).get(&u) {
@@ -373,6 +573,7 @@ impl State {
             };
             let (version, text, path, lang, generation, gen0, open) = job;
             let settings = self.settings();
+            let state = self.clone();
             let analysed_text = text.clone();
             let doc_uri = Uri(uri.clone());
             let work = tokio::task::spawn_blocking(move || {
@@ -381,13 +582,23 @@ impl State {
                     match lang {
                         Lang::Glsl => {
                             let cancelled = || generation.load(Ordering::SeqCst) != gen0;
+                            // An include-only document: in the context of a
+                            // file that includes it.
+                            let context = match path.as_deref() {
+                                Some(p) if !glsl::has_version(&text) => {
+                                    state.context_for(p, &open, &settings)
+                                }
+                                _ => None,
+                            };
                             let out = glsl::analyze(&glsl::Input {
                                 path: path.as_deref(),
                                 text: text.clone(),
                                 settings: &settings,
                                 open: &open,
+                                context: context.as_ref(),
                                 cancelled: &cancelled,
                             });
+                            state.analyses.fetch_add(1, Ordering::Relaxed);
                             let symbols = out.tree.as_ref().map(|t| {
                                 features::document_symbols(&features::View::new(
                                     t, &text, &lines, &doc_uri,
@@ -445,6 +656,14 @@ impl State {
                     return;
                 };
                 let stale = doc.generation.load(Ordering::SeqCst) != gen0;
+                doc.analyses += 1;
+                // The version this analysis stands for: the current one when
+                // the text is still the analysed text.
+                let version = if *doc.text == *analysed_text {
+                    doc.version
+                } else {
+                    version
+                };
                 if let Some(t) = &tree {
                     if let Some(old) = doc.last_tree.replace(t.clone()) {
                         garbage.push(Box::new(old));
@@ -457,6 +676,10 @@ impl State {
                     doc.symbols = Arc::new(syms);
                 }
                 if !stale || tree.is_some() || types.is_some() {
+                    doc.used = tree
+                        .as_ref()
+                        .map(|t| used_texts(t, &includes))
+                        .unwrap_or_default();
                     doc.includes = includes;
                     doc.evicted = false;
                     doc.seq += 1;
@@ -481,14 +704,14 @@ impl State {
                     // eviction, an includer re-checked with the same result).
                     let new = (version, converted);
                     if doc.published.as_ref() != Some(&new) {
-                        publish = Some((doc.uri.clone(), new.1.clone()));
+                        publish = Some((doc.uri.clone(), new.1.clone(), version));
                         doc.published = Some(new);
                     }
                 }
                 (publish, evicted)
             };
             let (publish, evicted) = publish;
-            if let (Some((u, d)), Some(c)) = (publish, self.client.get()) {
+            if let (Some((u, d, version)), Some(c)) = (publish, self.client.get()) {
                 c.publish_diagnostics(u, d, Some(version)).await;
             }
             let trim = evicted || analysed_text.len() > 64 << 10;
@@ -553,6 +776,107 @@ impl State {
         .await;
         let snap = rx.borrow().clone();
         Ok((text, lines, lang, snap))
+    }
+}
+
+/// The hashes of the texts of the other files an analysis read.
+fn used_texts(tree: &Tree, includes: &[PathBuf]) -> Vec<(PathBuf, u64)> {
+    let mut out = Vec::new();
+    for p in includes {
+        let text = tree
+            .map
+            .files
+            .iter()
+            .find(|f| &f.path == p)
+            .map(|f| f.text.clone())
+            .or_else(|| {
+                let c = tree.context.as_ref()?;
+                c.pieces
+                    .iter()
+                    .find(|x| &x.file.path == p)
+                    .map(|x| x.file.text.clone())
+            });
+        if let Some(t) = text {
+            out.push((p.clone(), text_hash(&t)));
+        }
+    }
+    out
+}
+
+/// A document's text with its newest GLSL tree.
+pub struct GlslDoc {
+    pub uri: Uri,
+    pub path: Option<PathBuf>,
+    pub text: Arc<String>,
+    pub lines: Arc<LineIndex>,
+    pub tree: Arc<Tree>,
+}
+
+impl GlslDoc {
+    fn view<'a>(&'a self, uri: &'a Uri) -> features::View<'a> {
+        features::View::new(&self.tree, &self.text, &self.lines, uri)
+    }
+}
+
+impl State {
+    /// A GLSL document with a tree (waiting for its analysis like requests do).
+    async fn glsl_view(self: &Arc<Self>, uri: &Uri) -> jsonrpc::Result<Option<GlslDoc>> {
+        let (text, lines, lang, snap) = self.view(uri).await?;
+        if lang != Lang::Glsl {
+            return Ok(None);
+        }
+        let path = lock(&self.docs)
+            .get(uri.0.as_str())
+            .and_then(|d| d.path.clone());
+        Ok(snap.and_then(|s| s.glsl.clone()).map(|tree| GlslDoc {
+            uri: uri.clone(),
+            path,
+            text,
+            lines,
+            tree,
+        }))
+    }
+
+    /// The open GLSL documents other than `uri` that read `file` (include it,
+    /// or are it).
+    async fn related(self: &Arc<Self>, uri: &Uri, file: Option<&std::path::Path>) -> Vec<GlslDoc> {
+        let Some(file) = file else {
+            return Vec::new();
+        };
+        let mut uris: Vec<Uri> = lock(&self.docs)
+            .values()
+            .filter(|d| d.uri != *uri && d.lang == Lang::Glsl)
+            .filter(|d| d.path.as_deref() == Some(file) || d.includes.iter().any(|p| p == file))
+            .map(|d| d.uri.clone())
+            .collect();
+        uris.sort_by(|a, b| a.0.cmp(&b.0));
+        let mut out = Vec::new();
+        for u in uris {
+            if let Ok(Some(d)) = self.glsl_view(&u).await {
+                out.push(d);
+            }
+        }
+        out
+    }
+
+    /// The open documents' texts by path.
+    fn open_texts(&self) -> HashMap<PathBuf, Arc<String>> {
+        lock(&self.docs)
+            .values()
+            .filter_map(|d| Some((d.path.clone()?, d.text.clone())))
+            .collect()
+    }
+
+    /// Analyses run so far: in all and per open document.
+    pub fn analysis_stats(&self) -> serde_json::Value {
+        let per: serde_json::Map<String, serde_json::Value> = lock(&self.docs)
+            .iter()
+            .map(|(u, d)| (u.clone(), serde_json::json!(d.analyses)))
+            .collect();
+        serde_json::json!({
+            "total": self.analyses.load(Ordering::Relaxed),
+            "documents": per,
+        })
     }
 }
 
@@ -825,6 +1149,7 @@ impl LanguageServer for Backend {
                     .settings
                     .write()
                     .unwrap_or_else(|e| e.into_inner()) = Arc::new(resolved);
+                *lock(&self.state.workspace) = None;
                 let uris: Vec<String> = lock(&self.state.docs).keys().cloned().collect();
                 for u in uris {
                     if let Some(d) = lock(&self.state.docs).get(&u) {
@@ -880,15 +1205,42 @@ impl LanguageServer for Backend {
     async fn references(&self, params: ReferenceParams) -> jsonrpc::Result<Option<Vec<Location>>> {
         let p = params.text_document_position_params;
         let include = params.context.include_declaration;
-        let locs: Vec<Location> = glsl_or_wgsl!(
-            self,
-            &p.text_document.uri,
-            |text, lines, v| {
-                let off = offset_of(text, lines, p.position)?;
-                features::references(&v, off, include)
-            },
-            |_w| Vec::new()
-        );
+        let uri = &p.text_document.uri;
+        let Some(first) = self.state.glsl_view(uri).await? else {
+            return Ok(Some(Vec::new()));
+        };
+        let found = guard("references", || -> jsonrpc::Result<_> {
+            let v = first.view(uri);
+            let off = offset_of(&first.text, &first.lines, p.position)?;
+            Ok(features::target_at_doc(&v, off).map(|(t, _)| {
+                (
+                    features::locations(&v, &t, include),
+                    features::declaration_site(&v, &t),
+                    t.name(&first.tree),
+                )
+            }))
+        })??;
+        let Some((mut locs, site, name)) = found else {
+            return Ok(Some(Vec::new()));
+        };
+        // The other open documents that read the file it is declared in.
+        if let Some(site) = site {
+            let site = (site.0.or_else(|| first.path.clone()), site.1);
+            for other in self.state.related(uri, site.0.as_deref()).await {
+                let more = guard("references", || {
+                    let v = other.view(&other.uri);
+                    features::target_at_site(&v, other.path.as_deref(), &site)
+                        .filter(|t| t.name(&other.tree) == name)
+                        .map(|t| features::locations(&v, &t, include))
+                        .unwrap_or_default()
+                })?;
+                for l in more {
+                    if !locs.contains(&l) {
+                        locs.push(l);
+                    }
+                }
+            }
+        }
         Ok(Some(locs))
     }
 
@@ -913,33 +1265,74 @@ impl LanguageServer for Backend {
         &self,
         params: TextDocumentPositionParams,
     ) -> jsonrpc::Result<Option<PrepareRenameResult>> {
-        let r: Option<Range> = glsl_or_wgsl!(
-            self,
-            &params.text_document.uri,
-            |text, lines, v| {
-                let off = offset_of(text, lines, params.position)?;
-                features::prepare_rename(&v, off).map_err(jsonrpc::Error::invalid_params)?
-            },
-            |_w| None
-        );
+        let uri = &params.text_document.uri;
+        let Some(first) = self.state.glsl_view(uri).await? else {
+            return Ok(None);
+        };
+        let open = self.state.open_texts();
+        let open_fn = |p: &std::path::Path| open.get(p).cloned();
+        let r = guard("prepareRename", || -> jsonrpc::Result<_> {
+            let v = first.view(uri);
+            let off = offset_of(&first.text, &first.lines, params.position)?;
+            features::prepare_rename(&v, off, &open_fn).map_err(jsonrpc::Error::invalid_params)
+        })??;
         Ok(r.map(PrepareRenameResult::Range))
     }
 
     async fn rename(&self, params: RenameParams) -> jsonrpc::Result<Option<WorkspaceEdit>> {
         let p = params.text_document_position_params;
-        let uri = p.text_document.uri.clone();
-        let edits: Option<Vec<TextEdit>> = glsl_or_wgsl!(
-            self,
-            &uri,
-            |text, lines, v| {
-                let off = offset_of(text, lines, p.position)?;
-                features::rename(&v, off, &params.new_name)
-                    .map_err(jsonrpc::Error::invalid_params)?
-            },
-            |_w| None
-        );
-        Ok(edits.map(|e| WorkspaceEdit {
-            changes: Some(HashMap::from([(uri, e)])),
+        let uri = &p.text_document.uri;
+        let Some(first) = self.state.glsl_view(uri).await? else {
+            return Ok(None);
+        };
+        let open = self.state.open_texts();
+        let open_fn = |p: &std::path::Path| open.get(p).cloned();
+        let new_name = params.new_name.as_str();
+        let found = guard("rename", || -> jsonrpc::Result<_> {
+            let v = first.view(uri);
+            let off = offset_of(&first.text, &first.lines, p.position)?;
+            let invalid = jsonrpc::Error::invalid_params;
+            let Some((t, _)) = features::rename_target(&v, off, &open_fn).map_err(invalid)? else {
+                return Ok(None);
+            };
+            features::check_new_name(new_name).map_err(invalid)?;
+            let edits = features::rename_edits(&v, &t, new_name, &open_fn).map_err(invalid)?;
+            Ok(Some((
+                edits,
+                features::declaration_site(&v, &t),
+                t.name(&first.tree),
+            )))
+        })??;
+        let Some((mut edits, site, name)) = found else {
+            return Ok(None);
+        };
+        // Uses in the other open documents that read the declaring file.
+        if let Some(site) = site {
+            let site = (site.0.or_else(|| first.path.clone()), site.1);
+            for other in self.state.related(uri, site.0.as_deref()).await {
+                let more = guard("rename", || -> jsonrpc::Result<_> {
+                    let v = other.view(&other.uri);
+                    match features::target_at_site(&v, other.path.as_deref(), &site)
+                        .filter(|t| t.name(&other.tree) == name)
+                    {
+                        Some(t) => features::rename_edits(&v, &t, new_name, &open_fn)
+                            .map_err(jsonrpc::Error::invalid_params),
+                        None => Ok(Vec::new()),
+                    }
+                })??;
+                for e in more {
+                    if !edits.contains(&e) {
+                        edits.push(e);
+                    }
+                }
+            }
+        }
+        let mut changes: HashMap<Uri, Vec<TextEdit>> = HashMap::new();
+        for (u, e) in edits {
+            changes.entry(u).or_default().push(e);
+        }
+        Ok(Some(WorkspaceEdit {
+            changes: Some(changes),
             ..Default::default()
         }))
     }
@@ -1102,6 +1495,14 @@ impl LanguageServer for Backend {
     }
 }
 
+impl Backend {
+    /// `shaderdbg/analysisStats`: how many analyses ran (for the tests and
+    /// the benchmark of incremental analysis).
+    async fn analysis_stats(&self) -> jsonrpc::Result<serde_json::Value> {
+        Ok(self.state.analysis_stats())
+    }
+}
+
 /// Case-insensitive subsequence match (workspace symbol queries).
 fn fuzzy(query: &str, name: &str) -> bool {
     let mut q = query.chars().peekable();
@@ -1121,10 +1522,12 @@ where
 {
     let state = State::new();
     let st = state.clone();
-    let (service, socket) = tower_lsp_server::LspService::new(move |client| {
+    let (service, socket) = tower_lsp_server::LspService::build(move |client| {
         let _ = st.client.set(client);
         Backend { state: st.clone() }
-    });
+    })
+    .custom_method("shaderdbg/analysisStats", Backend::analysis_stats)
+    .finish();
     let service = Ordered {
         inner: service,
         state,

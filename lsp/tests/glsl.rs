@@ -420,13 +420,54 @@ fn definition_references_rename() {
     .assert_eq(&show_edit(&e));
     let p = s.req("textDocument/prepareRename", "acc", 2, 0, json!({}));
     expect!["25:25-25:28"].assert_eq(&show_range(&p));
-    // Refused: globals, built-ins, functions defined elsewhere, bad names.
-    let (l, c) = s.pos("lights", 1, 0);
-    let err = s.c.request_error("textDocument/rename", json!({"textDocument": {"uri": s.uri}, "position": {"line": l, "character": c}, "newName": "ls"}));
-    expect![[r#""only local variables, parameters and user functions can be renamed (a global is part of the shader's interface)""#]].assert_eq(&err["message"].to_string());
+    // A global (a uniform array of structs) and a struct field, used through
+    // an array index.
+    let e = s.req(
+        "textDocument/rename",
+        "lights",
+        1,
+        0,
+        json!({"newName": "ls"}),
+    );
+    expect![[r#"
+        scene.frag 10:15-10:21 -> ls
+        scene.frag 22:26-22:32 -> ls
+        scene.frag 23:32-23:38 -> ls"#]]
+    .assert_eq(&show_edit(&e));
+    let e = s.req(
+        "textDocument/rename",
+        "radius",
+        1,
+        1,
+        json!({"newName": "range"}),
+    );
+    expect![[r#"
+        scene.frag 7:11-7:17 -> range
+        scene.frag 23:42-23:48 -> range"#]]
+    .assert_eq(&show_edit(&e));
+    // Refused: built-ins, names declared in files that are not open, bad names.
+    let (l, c) = s.pos("gl_FragCoord", 0, 1);
+    let err = s.c.request_error(
+        "textDocument/prepareRename",
+        json!({"textDocument": {"uri": s.uri}, "position": {"line": l, "character": c}}),
+    );
+    expect![[r#""`gl_FragCoord` is a built-in variable and cannot be renamed""#]]
+        .assert_eq(&err["message"].to_string());
+    let (l, c) = s.pos("texture(", 0, 1);
+    let err = s.c.request_error(
+        "textDocument/prepareRename",
+        json!({"textDocument": {"uri": s.uri}, "position": {"line": l, "character": c}}),
+    );
+    expect![[r#""`texture` is a built-in function and cannot be renamed""#]]
+        .assert_eq(&err["message"].to_string());
     let (l, c) = s.pos("luminance", 0, 0);
+    let err = s.c.request_error(
+        "textDocument/prepareRename",
+        json!({"textDocument": {"uri": s.uri}, "position": {"line": l, "character": c}}),
+    );
+    expect![[r#""`luminance` is declared in common.glsl, which is not open in the editor; open it to rename `luminance`""#]].assert_eq(&err["message"].to_string());
     let err = s.c.request_error("textDocument/rename", json!({"textDocument": {"uri": s.uri}, "position": {"line": l, "character": c}, "newName": "luma"}));
-    expect![[r#""the name is also used outside this document (an included file or the header) or in a part being edited; rename it there first""#]].assert_eq(&err["message"].to_string());
+    expect![[r#""`luminance` is declared in common.glsl, which is not open in the editor; open it to rename `luminance`""#]].assert_eq(&err["message"].to_string());
     let (l, c) = s.pos("acc", 0, 0);
     for bad in ["gl_x", "vec3", "2x", "for", "mix"] {
         let err = s.c.request_error("textDocument/rename", json!({"textDocument": {"uri": s.uri}, "position": {"line": l, "character": c}, "newName": bad}));

@@ -8,12 +8,14 @@
 
 mod complete;
 mod index;
+mod macros;
 mod scope;
 
 pub use complete::{keywords, members, type_names, Member, MemberKind};
 pub use index::{
     BlockSym, FieldSym, FunctionSym, GlobalSym, Index, NameUse, ParamSym, StructSym, WriteSym,
 };
+pub use macros::{is_builtin_macro, MacroDef, MacroUse, Macros};
 pub use scope::{scope_at, ScopeAt};
 
 #[cfg(test)]
@@ -43,6 +45,28 @@ void main() {
         ids.iter()
             .map(|&id| s.model.decls[id].name.clone())
             .collect()
+    }
+
+    #[test]
+    fn macro_expansion_spans() {
+        let src = "#version 330 core\n#define L0 lights[0]\n#define F(x) falloff(x)\nuniform float lights[2];\nfloat falloff(float d) { return d; }\nout vec4 o;\nvoid main() { o = vec4(L0 + F(1.0)); }\n";
+        let p = parse(&[src], Stage::Fragment, None).unwrap();
+        let m = crate::analysis::Model::analyze(&p);
+        let ix = Index::build(&p);
+        let shown: Vec<String> = m
+            .references
+            .iter()
+            .map(|(s, d)| format!("{} {}", m.decls[*d].name, &src[s.start..s.end]))
+            .chain(
+                ix.calls
+                    .iter()
+                    .map(|c| format!("call {} {}", c.name, &src[c.span.start..c.span.end])),
+            )
+            .collect();
+        assert_eq!(shown, ["d d", "o o", "lights L0", "call falloff F(1.0)"]);
+        let mac = Macros::scan(src);
+        assert_eq!(mac.use_at(m.references[2].0).unwrap().name, "L0");
+        assert_eq!(mac.use_at(ix.calls[0].span).unwrap().name, "F");
     }
 
     #[test]

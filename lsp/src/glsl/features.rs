@@ -8,6 +8,8 @@
 //! what lies inside the edited region is not answered from the old tree.
 
 use std::collections::{HashMap, HashSet};
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 use shaderdbg_glsl::analysis::{DeclKind, Storage};
 use shaderdbg_glsl::builtins::{self, BuiltinEnv, ParamDir};
@@ -109,24 +111,25 @@ impl<'a> View<'a> {
         self.lines.range(self.text, s, e)
     }
 
-    /// An engine span as a location (the document or an included file).
+    /// An engine span as a location (the document, an included file, the
+    /// includer that gives this document its context).
     pub fn location(&self, span: Span) -> Option<Location> {
-        match self.tree.map.span_place(span)? {
-            (Place::Doc(_), _) => {
-                let (s, e) = self.doc_range(span)?;
-                Some(Location {
-                    uri: self.uri.clone(),
-                    range: self.range(s, e),
-                })
-            }
-            (Place::Include(f, s), e) => {
-                let file = &self.tree.map.files[f];
-                Some(Location {
-                    uri: crate::path_to_uri(&file.path),
-                    range: file.lines.range(&file.text, s, e.max(s)),
-                })
-            }
-            (Place::Header(_), _) => None,
+        match self.file_place(span)? {
+            FilePlace::Doc(s, e) => Some(Location {
+                uri: self.uri.clone(),
+                range: self.range(s, e),
+            }),
+            FilePlace::File {
+                path,
+                text,
+                lines,
+                start,
+                end,
+            } => Some(Location {
+                uri: crate::path_to_uri(&path),
+                range: lines.range(&text, start, end),
+            }),
+            FilePlace::Header => None,
         }
     }
 
@@ -148,21 +151,13 @@ impl<'a> View<'a> {
 
     /// A human description of where a span is ("line 12", "common.glsl:3").
     fn where_is(&self, span: Span) -> Option<String> {
-        match self.tree.map.span_place(span)? {
-            (Place::Doc(_), _) => {
-                let (s, _) = self.doc_range(span)?;
-                Some(format!("line {}", self.lines.line_of(s) + 1))
-            }
-            (Place::Include(f, s), _) => {
-                let file = &self.tree.map.files[f];
-                let name = file.path.file_name().map_or_else(
-                    || file.path.display().to_string(),
-                    |n| n.to_string_lossy().into_owned(),
-                );
-                Some(format!("{name}:{}", file.lines.line_of(s) + 1))
-            }
-            (Place::Header(_), _) => Some("the configured header".into()),
-        }
+        Some(match self.file_place(span)? {
+            FilePlace::Doc(s, _) => format!("line {}", self.lines.line_of(s) + 1),
+            FilePlace::File {
+                path, lines, start, ..
+            } => format!("{}:{}", file_name(&path), lines.line_of(start) + 1),
+            FilePlace::Header => "the configured header".into(),
+        })
     }
 }
 
@@ -188,6 +183,24 @@ pub enum Target {
         ty: Option<Type>,
         swizzle: bool,
     },
+    /// A macro (index into the tree's macro definitions).
+    Macro(usize),
+    /// A macro the preprocessor defines (`__VERSION__`, `GL_ES`, ...).
+    BuiltinMacro(String),
+}
+
+impl Target {
+    /// The name as written at its declaration and uses.
+    pub fn name(&self, tree: &Tree) -> String {
+        match self {
+            Target::Var(d) => tree.model.decls[*d].name.clone(),
+            Target::Function(n) | Target::Builtin(n) | Target::Struct(n) => n.clone(),
+            Target::Block(i) => tree.index.blocks[*i].name.clone(),
+            Target::Field { name, .. } => name.clone(),
+            Target::Macro(d) => tree.macros.defs[*d].name.clone(),
+            Target::BuiltinMacro(n) => n.clone(),
+        }
+    }
 }
 
 fn contains(s: Span, t: usize) -> bool {
@@ -201,6 +214,12 @@ pub fn target_at(v: &View, t: usize) -> Option<(Target, Span)> {
     let (ws, we) = text::word_at(src, t)?;
     let word = &src[ws..we];
     let here = |s: Span| contains(s, t) && v.src_at(s) == word;
+    // Macro names first: what a macro use expands to carries the use's span.
+    if let Some((d, s)) = tree.macros.at(t) {
+        if tree.macros.defs[d].name == word {
+            return Some((Target::Macro(d), s));
+        }
+    }
     // Variable uses.
     let k = tree.refs_sorted.partition_point(|(s, _)| s.start <= t);
     for (s, d) in tree.refs_sorted[..k].iter().rev().take(4) {
@@ -283,8 +302,88 @@ pub fn target_at(v: &View, t: usize) -> Option<(Target, Span)> {
     }
     for f in &ix.fields {
         if here(f.span) {
+            // A field of a struct value the model resolved (through arrays,
+            // calls, nested fields), else by the type of the text before it.
+            if let Some(r) = tree
+                .model
+                .field_references
+                .iter()
+                .find(|r| r.span == f.span && r.field == word)
+            {
+                let ty = field_type(tree, &r.owner, &r.field).or_else(|| {
+                    let b = ix.blocks.iter().position(|b| b.name == r.owner)?;
+                    block_field_type(tree, b, &r.field)
+                });
+                return Some((
+                    Target::Field {
+                        owner: r.owner.clone(),
+                        name: r.field.clone(),
+                        ty,
+                        swizzle: false,
+                    },
+                    f.span,
+                ));
+            }
             return member_target(v, f.span).map(|t| (t, f.span));
         }
+    }
+    // A name written in the arguments of a function-like macro's use: the
+    // nodes it became carry the span of the whole invocation.
+    let wspan = Span::new(ws, we - ws);
+    for u in tree
+        .macros
+        .uses
+        .iter()
+        .filter(|u| u.span.end <= ws && ws - u.span.end < 4096)
+    {
+        let (us, inv) = (u.span.start, |s: Span| {
+            s.start == u.span.start && s.end >= we
+        });
+        if !tree.refs_sorted.iter().any(|(s, _)| s.start == us)
+            && !ix.calls.iter().any(|c| c.span.start == us)
+            && !tree
+                .model
+                .field_references
+                .iter()
+                .any(|r| r.span.start == us)
+        {
+            continue;
+        }
+        if let Some((_, d)) = tree
+            .refs_sorted
+            .iter()
+            .find(|(s, d)| inv(*s) && tree.model.decls[*d].name == word)
+        {
+            return Some((Target::Var(*d), wspan));
+        }
+        if let Some(r) = tree
+            .model
+            .field_references
+            .iter()
+            .find(|r| inv(r.span) && r.field == word)
+        {
+            let ty = field_type(tree, &r.owner, &r.field);
+            return Some((
+                Target::Field {
+                    owner: r.owner.clone(),
+                    name: r.field.clone(),
+                    ty,
+                    swizzle: false,
+                },
+                wspan,
+            ));
+        }
+        if let Some(c) = ix.calls.iter().find(|c| inv(c.span) && c.name == word) {
+            if is_user_fn(&c.name) {
+                return Some((Target::Function(c.name.clone()), wspan));
+            }
+        }
+    }
+    if ide::is_builtin_macro(word) {
+        return Some((
+            Target::BuiltinMacro(word.to_string()),
+            Span::new(ws, we - ws),
+        ));
     }
     // A built-in variable the model never resolved (e.g. in dead code).
     None
@@ -368,6 +467,22 @@ fn member_target(v: &View, field: Span) -> Option<Target> {
         swizzle: member.kind == MemberKind::Swizzle,
         ty: Some(member.ty),
     })
+}
+
+/// Spans of `word` as a whole identifier within `span` of `src`.
+fn words_in(src: &str, span: Span, word: &str) -> Vec<Span> {
+    let Some(t) = src.get(span.start..span.end) else {
+        return Vec::new();
+    };
+    let b = t.as_bytes();
+    t.match_indices(word)
+        .filter(|(i, _)| {
+            let before = *i == 0 || !text::is_ident_byte(b[i - 1]);
+            let after = i + word.len() >= b.len() || !text::is_ident_byte(b[i + word.len()]);
+            before && after
+        })
+        .map(|(i, _)| Span::new(span.start + i, word.len()))
+        .collect()
 }
 
 /// The target at a current document offset.
@@ -545,6 +660,37 @@ pub fn describe(v: &View, target: &Target) -> Option<String> {
                 )
             }
         }
+        Target::Macro(d) => {
+            let m = &tree.macros.defs[*d];
+            let params = m
+                .params
+                .as_ref()
+                .map(|p| format!("({})", p.join(", ")))
+                .unwrap_or_default();
+            let body = if m.body.is_empty() {
+                String::new()
+            } else {
+                format!(" {}", m.body)
+            };
+            let mut s = code(&format!("#define {}{params}{body}", m.name));
+            s.push_str("\n\nmacro");
+            if let Some(w) = v.where_is(m.name_span) {
+                s.push_str(&format!(", defined at {w}"));
+            }
+            s
+        }
+        Target::BuiltinMacro(name) => {
+            let value = match name.as_str() {
+                "__VERSION__" => format!(" {}", tree.parsed.version.number),
+                "GL_ES" if tree.parsed.version.is_es() => " 1".into(),
+                _ => String::new(),
+            };
+            format!(
+                "{}\n\nbuilt-in macro ({})",
+                code(&format!("#define {name}{value}")),
+                env_text(&v.env())
+            )
+        }
     })
 }
 
@@ -628,7 +774,16 @@ fn declarations(tree: &Tree, target: &Target) -> Vec<Span> {
             );
             out
         }
-        Target::Field { .. } => Vec::new(),
+        Target::Field { .. } | Target::BuiltinMacro(_) => Vec::new(),
+        Target::Macro(d) => {
+            let name = &tree.macros.defs[*d].name;
+            tree.macros
+                .defs
+                .iter()
+                .filter(|m| &m.name == name)
+                .map(|m| m.name_span)
+                .collect()
+        }
     }
 }
 
@@ -708,19 +863,64 @@ fn occurrences(v: &View, target: &Target, include_declaration: bool) -> Vec<Span
                     .map(|c| c.span),
             );
         }
-        Target::Block(_) | Target::Field { .. } => {}
+        Target::Field {
+            owner,
+            name,
+            swizzle: false,
+            ..
+        } => out.extend(
+            tree.model
+                .field_references
+                .iter()
+                .filter(|r| &r.owner == owner && &r.field == name)
+                .map(|r| r.span),
+        ),
+        Target::Macro(d) => {
+            let decls = declarations(tree, target);
+            out.extend(
+                tree.macros
+                    .occurrences(*d)
+                    .into_iter()
+                    .filter(|s| !decls.contains(s)),
+            );
+        }
+        Target::Block(_) | Target::Field { .. } | Target::BuiltinMacro(_) => {}
     }
-    // Only where the text says the name (macro expansions share spans).
-    let name = match target {
-        Target::Var(d) => tree.model.decls[*d].name.clone(),
-        Target::Function(n) | Target::Builtin(n) | Target::Struct(n) => n.clone(),
-        Target::Block(i) => tree.index.blocks[*i].name.clone(),
-        Target::Field { name, .. } => name.clone(),
-    };
+    // Where the text says the name; a name a macro use produced (its node
+    // has the span of the use) counts at the macro's name there.
+    let name = target.name(tree);
     let mut seen = HashSet::new();
-    out.retain(|s| v.src_at(*s) == name && seen.insert(*s));
-    out.sort_by_key(|s| s.start);
-    out
+    let mut kept = Vec::new();
+    for s in out {
+        let spans = if v.src_at(s) == name {
+            vec![s]
+        } else {
+            match tree.macros.use_at(s) {
+                // Written in the arguments of the invocation, or else the
+                // macro's definition made it: at the use.
+                Some(u) => {
+                    let args = words_in(
+                        v.src(),
+                        Span::new(u.span.end, s.end.saturating_sub(u.span.end)),
+                        &name,
+                    );
+                    if args.is_empty() {
+                        vec![u.span]
+                    } else {
+                        args
+                    }
+                }
+                None => continue,
+            }
+        };
+        for s in spans {
+            if seen.insert(s) {
+                kept.push(s);
+            }
+        }
+    }
+    kept.sort_by_key(|s| s.start);
+    kept
 }
 
 pub fn references(v: &View, offset: usize, include_declaration: bool) -> Vec<Location> {
@@ -798,36 +998,140 @@ const RESERVED: &[&str] = &[
     "main",
 ];
 
-/// Whether a target can be renamed here: locals, parameters and user functions
-/// whose every occurrence is in this document.
-fn renameable(v: &View, target: &Target) -> Result<(), String> {
-    match target {
-        Target::Var(d) => match v.tree.model.decls[*d].kind {
-            DeclKind::Local | DeclKind::Param(_) => Ok(()),
-            DeclKind::Builtin(_) => Err("built-in variables cannot be renamed".into()),
-            DeclKind::Global(_) => Err(
-                "only local variables, parameters and user functions can be renamed (a global is part of the shader's interface)".into(),
-            ),
-        },
-        Target::Function(name) if name == "main" => Err("`main` cannot be renamed".into()),
-        Target::Function(_) => Ok(()),
-        _ => Err("only local variables, parameters and user functions can be renamed".into()),
+/// The files the client has open: path -> current text.
+pub type OpenFiles<'a> = &'a dyn Fn(&Path) -> Option<Arc<String>>;
+
+/// Where an engine span is, as a file the editor can show.
+pub enum FilePlace {
+    /// This document (current offsets).
+    Doc(usize, usize),
+    /// Another file (an included one, or the includer that gives an
+    /// include-only document its context), with the text the analysis used.
+    File {
+        path: PathBuf,
+        text: Arc<String>,
+        lines: Arc<LineIndex>,
+        start: usize,
+        end: usize,
+    },
+    /// The configured header (no file).
+    Header,
+}
+
+impl View<'_> {
+    /// Where a span is (`None`: in the part of the document being edited).
+    pub fn file_place(&self, span: Span) -> Option<FilePlace> {
+        Some(match self.tree.map.span_place(span)? {
+            (Place::Doc(_), _) => {
+                let (s, e) = self.doc_range(span)?;
+                FilePlace::Doc(s, e)
+            }
+            (Place::Include(f, s), e) => {
+                let file = &self.tree.map.files[f];
+                FilePlace::File {
+                    path: file.path.clone(),
+                    text: file.text.clone(),
+                    lines: file.lines.clone(),
+                    start: s,
+                    end: e.max(s),
+                }
+            }
+            (Place::Header(h), e) => match self.tree.context.as_ref().and_then(|c| c.place(h)) {
+                Some((file, s)) => FilePlace::File {
+                    path: file.path.clone(),
+                    text: file.text.clone(),
+                    lines: file.lines.clone(),
+                    start: s,
+                    end: s + e.saturating_sub(h),
+                },
+                None => FilePlace::Header,
+            },
+        })
     }
 }
 
-pub fn prepare_rename(v: &View, offset: usize) -> Result<Option<Range>, String> {
+/// Whether a target can be renamed at all.
+fn renameable(v: &View, target: &Target) -> Result<(), String> {
+    let name = target.name(v.tree);
+    match target {
+        Target::Var(d) => match v.tree.model.decls[*d].kind {
+            DeclKind::Builtin(_) => Err(format!(
+                "`{name}` is a built-in variable and cannot be renamed"
+            )),
+            _ => Ok(()),
+        },
+        Target::Function(name) if name == "main" => Err("`main` cannot be renamed".into()),
+        Target::Builtin(_) => Err(format!(
+            "`{name}` is a built-in function and cannot be renamed"
+        )),
+        Target::BuiltinMacro(_) => Err(format!(
+            "`{name}` is a built-in macro and cannot be renamed"
+        )),
+        Target::Field { swizzle: true, .. } => {
+            Err(format!("`{name}` is a swizzle and cannot be renamed"))
+        }
+        Target::Function(_)
+        | Target::Struct(_)
+        | Target::Block(_)
+        | Target::Field { .. }
+        | Target::Macro(_) => Ok(()),
+    }
+}
+
+fn file_name(p: &Path) -> String {
+    p.file_name().map_or_else(
+        || p.display().to_string(),
+        |n| n.to_string_lossy().into_owned(),
+    )
+}
+
+/// Every declaration of the target must be in a file the client has open.
+fn declared_open(v: &View, target: &Target, open: OpenFiles) -> Result<(), String> {
+    let name = target.name(v.tree);
+    for d in declarations(v.tree, target) {
+        match v.file_place(d) {
+            Some(FilePlace::Doc(..)) | None => {}
+            Some(FilePlace::File { path, .. }) => {
+                if open(&path).is_none() {
+                    return Err(format!(
+                        "`{name}` is declared in {}, which is not open in the editor; open it to rename `{name}`",
+                        file_name(&path)
+                    ));
+                }
+            }
+            Some(FilePlace::Header) => {
+                return Err(format!(
+                    "`{name}` is declared in the configured header (setting `header`), which cannot be renamed from here"
+                ))
+            }
+        }
+    }
+    Ok(())
+}
+
+/// The target to rename at a current document offset, if it can be renamed.
+pub fn rename_target(
+    v: &View,
+    offset: usize,
+    open: OpenFiles,
+) -> Result<Option<(Target, Span)>, String> {
     let Some((target, span)) = target_at_doc(v, offset) else {
         return Ok(None);
     };
     renameable(v, &target)?;
+    declared_open(v, &target, open)?;
+    Ok(Some((target, span)))
+}
+
+pub fn prepare_rename(v: &View, offset: usize, open: OpenFiles) -> Result<Option<Range>, String> {
+    let Some((_, span)) = rename_target(v, offset, open)? else {
+        return Ok(None);
+    };
     Ok(v.doc_range(span).map(|(s, e)| v.range(s, e)))
 }
 
-pub fn rename(v: &View, offset: usize, new_name: &str) -> Result<Option<Vec<TextEdit>>, String> {
-    let Some((target, _)) = target_at_doc(v, offset) else {
-        return Ok(None);
-    };
-    renameable(v, &target)?;
+/// Whether `new_name` can replace a user name.
+pub fn check_new_name(new_name: &str) -> Result<(), String> {
     if !text::is_identifier(new_name)
         || new_name.starts_with("gl_")
         || new_name.contains("__")
@@ -839,17 +1143,131 @@ pub fn rename(v: &View, offset: usize, new_name: &str) -> Result<Option<Vec<Text
             "`{new_name}` is not a name a user variable or function can have"
         ));
     }
-    let mut edits = Vec::new();
-    for s in occurrences(v, &target, true) {
-        let Some((a, b)) = v.doc_range(s) else {
-            return Err("the name is also used outside this document (an included file or the header) or in a part being edited; rename it there first".into());
+    Ok(())
+}
+
+/// The edits that rename `target` in this view (this document and the open
+/// files it includes). A name a macro produces is renamed in the macro's
+/// definition. Errors when an occurrence is in a file that is not open (or
+/// changed since the analysis) or in the configured header.
+pub fn rename_edits(
+    v: &View,
+    target: &Target,
+    new_name: &str,
+    open: OpenFiles,
+) -> Result<Vec<(Uri, TextEdit)>, String> {
+    let tree = v.tree;
+    let name = target.name(tree);
+    let mut spans = Vec::new();
+    for s in occurrences(v, target, true) {
+        if v.src_at(s) == name {
+            spans.push(s);
+            continue;
+        }
+        // The use of a macro whose expansion names the target.
+        let Some(u) = tree.macros.use_at(s) else {
+            continue;
         };
-        edits.push(TextEdit {
-            range: v.range(a, b),
-            new_text: new_name.to_string(),
-        });
+        let body = u
+            .def
+            .map(|d| tree.macros.in_body(v.src(), d, &name))
+            .unwrap_or_default();
+        if body.is_empty() {
+            return Err(format!(
+                "`{name}` is produced by the macro `{}` without being written in its definition; rename it by hand",
+                u.name
+            ));
+        }
+        spans.extend(body);
     }
-    Ok(Some(edits))
+    let mut out: Vec<(Uri, TextEdit)> = Vec::new();
+    for s in spans {
+        let edit = |uri: Uri, range: Range| {
+            (
+                uri,
+                TextEdit {
+                    range,
+                    new_text: new_name.to_string(),
+                },
+            )
+        };
+        let e = match v.file_place(s) {
+            Some(FilePlace::Doc(a, b)) => edit(v.uri.clone(), v.range(a, b)),
+            Some(FilePlace::File {
+                path,
+                text,
+                lines,
+                start,
+                end,
+            }) => match open(&path) {
+                Some(now) if *now == *text => {
+                    edit(crate::path_to_uri(&path), lines.range(&text, start, end))
+                }
+                Some(_) => {
+                    return Err(format!(
+                        "{} changed since the analysis; try again",
+                        file_name(&path)
+                    ))
+                }
+                None => {
+                    return Err(format!(
+                        "`{name}` is also used in {}, which is not open in the editor; open it to rename `{name}`",
+                        file_name(&path)
+                    ))
+                }
+            },
+            Some(FilePlace::Header) => {
+                return Err(format!(
+                    "`{name}` is also used in the configured header (setting `header`); it cannot be renamed from here"
+                ))
+            }
+            None => {
+                return Err(format!(
+                    "`{name}` is used in the part being edited; try again when the document parses"
+                ))
+            }
+        };
+        if !out.contains(&e) {
+            out.push(e);
+        }
+    }
+    Ok(out)
+}
+
+/// Where a target is declared, as a file and an offset in it (`None` for the
+/// path: this document), for finding the same symbol in other documents.
+pub fn declaration_site(v: &View, target: &Target) -> Option<(Option<PathBuf>, usize)> {
+    let d = *declarations(v.tree, target).first()?;
+    match v.file_place(d)? {
+        FilePlace::Doc(s, _) => Some((None, s)),
+        FilePlace::File { path, start, .. } => Some((Some(path), start)),
+        FilePlace::Header => None,
+    }
+}
+
+/// The symbol declared at a site (see [`declaration_site`]) as this view
+/// knows it: `own` is this document's path.
+pub fn target_at_site(
+    v: &View,
+    own: Option<&Path>,
+    site: &(Option<PathBuf>, usize),
+) -> Option<Target> {
+    let t = match &site.0 {
+        Some(p) if Some(p.as_path()) != own => match v.tree.map.file_to_text(p, site.1) {
+            Some(t) => t,
+            None => v.tree.context.as_ref()?.to_text(p, site.1, &v.tree.map)?,
+        },
+        _ => v.to_text(site.1)?,
+    };
+    target_at(v, t).map(|(t, _)| t)
+}
+
+/// References as locations (this document, included files, the includer).
+pub fn locations(v: &View, target: &Target, include_declaration: bool) -> Vec<Location> {
+    occurrences(v, target, include_declaration)
+        .into_iter()
+        .filter_map(|s| v.location(s))
+        .collect()
 }
 
 // ---- symbols ------------------------------------------------------------------------

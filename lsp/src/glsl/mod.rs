@@ -25,7 +25,7 @@ use std::path::{Component, Path, PathBuf};
 use std::sync::Arc;
 
 use shaderdbg_glsl::analysis::Model;
-use shaderdbg_glsl::ide::Index;
+use shaderdbg_glsl::ide::{Index, Macros};
 use shaderdbg_glsl::parse::{parse_text, IncludeResolver, Origin, Parsed, SourceText};
 use shaderdbg_glsl::{Severity, Span, Stage};
 use tower_lsp_server::gen_lsp_types::DiagnosticSeverity;
@@ -355,6 +355,16 @@ impl DocMap {
         best
     }
 
+    /// The offset in the assembled text of an offset of the header string.
+    pub fn header_to_text(&self, h: usize) -> Option<usize> {
+        self.segs.iter().find_map(|s| match s.kind {
+            SegKind::Header if h >= s.origin_start && h <= s.origin_start + s.len => {
+                Some(s.text_start + h - s.origin_start)
+            }
+            _ => None,
+        })
+    }
+
     /// For an offset in the header or an included file: the document offset of
     /// the line that brought it in (the `#include` line; 0 for the header).
     pub fn include_site(&self, t: usize) -> usize {
@@ -370,6 +380,20 @@ impl DocMap {
         let eff = self.subst.doc_to_eff(line_start);
         self.segs.iter().find_map(|s| match s.kind {
             SegKind::Include(f, Some(site)) if site == eff => self.files.get(f),
+            _ => None,
+        })
+    }
+
+    /// The offset in the assembled text of offset `off` of the included file
+    /// with this path (its first inclusion).
+    pub fn file_to_text(&self, path: &Path, off: usize) -> Option<usize> {
+        let f = self.files.iter().position(|f| f.path == path)?;
+        self.segs.iter().find_map(|s| match s.kind {
+            SegKind::Include(g, _)
+                if g == f && off >= s.origin_start && off <= s.origin_start + s.len =>
+            {
+                Some(s.text_start + off - s.origin_start)
+            }
             _ => None,
         })
     }
@@ -399,6 +423,8 @@ pub fn normalize(p: &Path) -> PathBuf {
 struct Resolver<'a> {
     doc_dir: Option<PathBuf>,
     dirs: &'a [PathBuf],
+    /// Directories of the includers that give the document its context.
+    context_dirs: Vec<PathBuf>,
     open: &'a HashMap<PathBuf, Arc<String>>,
     max_size: usize,
     /// Every call: (path as written, from the document itself, resolved path).
@@ -419,6 +445,9 @@ impl IncludeResolver for Resolver<'_> {
                     candidates.push(dir.join(path));
                 }
             }
+        }
+        if includer.is_none() {
+            candidates.extend(self.context_dirs.iter().map(|d| d.join(path)));
         }
         candidates.extend(self.dirs.iter().map(|d| d.join(path)));
         if Path::new(path).is_absolute() {
@@ -493,6 +522,187 @@ fn include_lines(text: &str) -> Vec<(usize, usize, String)> {
     out
 }
 
+// ---- include-only documents ------------------------------------------------------
+
+/// The files that include a file directly, with their texts.
+pub type IncludersOf<'a> = dyn Fn(&Path) -> Vec<(PathBuf, Arc<String>)> + 'a;
+
+/// A piece of an includer's text in a [`Context`] header.
+#[derive(Clone, Debug)]
+pub struct ContextPiece {
+    /// Where it starts in the context header.
+    pub at: usize,
+    pub len: usize,
+    pub file: IncludedFile,
+    /// Where it starts in the file.
+    pub file_start: usize,
+}
+
+/// What an include-only document is analysed after: the text of the files
+/// that include it up to their `#include` of it (outermost first), with the
+/// configured header after the outermost one's `#version`. It is given to
+/// the engine as the header string.
+#[derive(Clone, Debug)]
+pub struct Context {
+    /// The file that includes the document (the innermost includer).
+    pub includer: PathBuf,
+    /// Every file of the chain (to re-analyse when one changes).
+    pub files: Vec<PathBuf>,
+    pub text: String,
+    pub pieces: Vec<ContextPiece>,
+    pub stage: Stage,
+    /// Directories `#include`s in the context are resolved in.
+    pub dirs: Vec<PathBuf>,
+}
+
+impl Context {
+    /// A context header offset as (file, offset in it).
+    pub fn place(&self, h: usize) -> Option<(&IncludedFile, usize)> {
+        self.pieces
+            .iter()
+            .find(|p| h >= p.at && h <= p.at + p.len)
+            .map(|p| (&p.file, p.file_start + h - p.at))
+    }
+
+    /// A file offset as an offset of the engine's text.
+    pub fn to_text(&self, path: &Path, off: usize, map: &DocMap) -> Option<usize> {
+        let p = self
+            .pieces
+            .iter()
+            .find(|p| p.file.path == path && off >= p.file_start && off <= p.file_start + p.len)?;
+        map.header_to_text(p.at + off - p.file_start)
+    }
+
+    /// The context of the document at `path`, from the files that include it
+    /// directly (`includers_of` answers with their paths and texts), following
+    /// includers that are include-only themselves up to a file with
+    /// `#version` (at most 8 levels). The first includer in path order wins.
+    pub fn build(path: &Path, includers_of: &IncludersOf, settings: &Resolved) -> Option<Context> {
+        // (file, text, end of the prefix), innermost first.
+        let mut chain: Vec<(PathBuf, Arc<String>, usize)> = Vec::new();
+        let mut cur = path.to_path_buf();
+        for _ in 0..8 {
+            let mut cands = includers_of(&cur);
+            cands.sort_by(|a, b| a.0.cmp(&b.0));
+            let found = cands.into_iter().find_map(|(p, text)| {
+                if p == path || chain.iter().any(|c| c.0 == p) {
+                    return None;
+                }
+                let line = include_line_of(&p, &text, &cur, settings)?;
+                Some((p, text, line))
+            });
+            let Some((p, text, line)) = found else { break };
+            let done = has_version(&text);
+            cur = p.clone();
+            chain.push((p, text, line));
+            if done {
+                break;
+            }
+        }
+        if chain.is_empty() {
+            return None;
+        }
+        let includer = chain[0].0.clone();
+        chain.reverse();
+        let stage = detect_stage(Some(&chain[0].0), &chain[0].1, settings);
+        let mut ctx = Context {
+            includer,
+            files: chain.iter().map(|c| c.0.clone()).collect(),
+            text: String::new(),
+            pieces: Vec::new(),
+            stage,
+            dirs: chain
+                .iter()
+                .filter_map(|c| c.0.parent().map(Path::to_path_buf))
+                .collect(),
+        };
+        for (i, (p, text, end)) in chain.iter().enumerate() {
+            let file = IncludedFile {
+                path: p.clone(),
+                lines: Arc::new(LineIndex::new(text)),
+                text: text.clone(),
+            };
+            let split = if i == 0 {
+                version_split(text).min(*end)
+            } else {
+                0
+            };
+            let push = |ctx: &mut Context, s: usize, e: usize| {
+                if e > s {
+                    ctx.pieces.push(ContextPiece {
+                        at: ctx.text.len(),
+                        len: e - s,
+                        file: file.clone(),
+                        file_start: s,
+                    });
+                    ctx.text.push_str(&text[s..e]);
+                }
+            };
+            push(&mut ctx, 0, split);
+            if i == 0 {
+                ctx.text.push_str(&settings.header);
+                if !ctx.text.is_empty() && !ctx.text.ends_with('\n') {
+                    ctx.text.push('\n');
+                }
+            }
+            push(&mut ctx, split, *end);
+        }
+        Some(ctx)
+    }
+}
+
+/// Whether a text has a `#version` directive.
+pub fn has_version(text: &str) -> bool {
+    text.lines().any(|l| {
+        l.trim_start()
+            .strip_prefix('#')
+            .is_some_and(|r| r.trim_start().starts_with("version"))
+    })
+}
+
+/// Whether a text defines `main` (a whole shader rather than a piece).
+fn defines_main(text: &str) -> bool {
+    text.match_indices("main").any(|(i, _)| {
+        let b = text.as_bytes();
+        let before = i == 0 || !crate::text::is_ident_byte(b[i - 1]);
+        let after = text[i + 4..].trim_start().starts_with('(');
+        before && after
+    })
+}
+
+/// Where the `#include` line of `target` in `text` (the file `path`) starts.
+fn include_line_of(path: &Path, text: &str, target: &Path, settings: &Resolved) -> Option<usize> {
+    let dir = path.parent();
+    include_lines(text).into_iter().find_map(|(s, _, inc)| {
+        let hit = dir
+            .map(|d| d.join(&inc))
+            .into_iter()
+            .chain(settings.include_dirs.iter().map(|d| d.join(&inc)))
+            .any(|c| normalize(&c) == target);
+        hit.then_some(s)
+    })
+}
+
+/// The files a text includes directly (resolved like the analysis does, by
+/// path only): for the workspace's include graph.
+pub fn direct_includes(path: &Path, text: &str, settings: &Resolved) -> Vec<PathBuf> {
+    let dir = path.parent();
+    let mut out = Vec::new();
+    for (_, _, inc) in include_lines(text) {
+        let cands = dir
+            .map(|d| d.join(&inc))
+            .into_iter()
+            .chain(settings.include_dirs.iter().map(|d| d.join(&inc)));
+        for c in cands {
+            let c = normalize(&c);
+            if !out.contains(&c) {
+                out.push(c);
+            }
+        }
+    }
+    out
+}
+
 // ---- the analysis -------------------------------------------------------------
 
 /// A parsed and analysed version of a document.
@@ -510,6 +720,10 @@ pub struct Tree {
     /// The span of each declaration's name (the model keeps the whole
     /// declaration for parameters).
     pub decl_names: Vec<Span>,
+    /// `#define`s and macro uses in the engine's text.
+    pub macros: Macros,
+    /// The includers' text it was analysed after (an include-only document).
+    pub context: Option<Arc<Context>>,
 }
 
 impl Tree {
@@ -524,6 +738,7 @@ impl Tree {
             .iter()
             .map(|d| name_span(src, d.span, &d.name))
             .collect();
+        let macros = Macros::scan(src);
         Tree {
             text,
             parsed,
@@ -533,6 +748,8 @@ impl Tree {
             recovered,
             refs_sorted,
             decl_names,
+            macros,
+            context: None,
         }
     }
 }
@@ -572,6 +789,8 @@ pub struct Input<'a> {
     pub text: Arc<String>,
     pub settings: &'a Resolved,
     pub open: &'a HashMap<PathBuf, Arc<String>>,
+    /// For an include-only document: the includers' text to analyse it after.
+    pub context: Option<&'a Context>,
     /// Polled between parse attempts: a newer version makes this one moot.
     pub cancelled: &'a (dyn Fn() -> bool + Sync),
 }
@@ -734,17 +953,111 @@ fn place_diag(map: &DocMap, doc: &str, span: Span, sev: DiagnosticSeverity, mess
     }
 }
 
+/// How a document is analysed.
+#[derive(Clone, Copy)]
+enum Mode<'a> {
+    /// A shader of its own.
+    Whole,
+    /// An include-only document after its includers' text.
+    InContext(&'a Context),
+    /// An include-only document with no includer known: on its own, as GLSL
+    /// 4.60 compatibility, with struct types it uses but does not declare
+    /// stood in for, and errors about names declared elsewhere left out.
+    Alone,
+}
+
+/// Whether a document is only meant to be included: no `#version`, and
+/// either a known includer or no `main` and not a stage's file extension.
+pub fn include_only(path: Option<&Path>, text: &str, has_includer: bool) -> bool {
+    if has_version(text) {
+        return false;
+    }
+    if has_includer {
+        return true;
+    }
+    let stage_ext = path
+        .and_then(|p| p.extension())
+        .and_then(|e| e.to_str())
+        .is_some_and(|e| Stage::from_extension(&e.to_ascii_lowercase()).is_some());
+    !stage_ext && !defines_main(text)
+}
+
 /// Parses and analyses a document.
 pub fn analyze(input: &Input) -> Output {
     let doc = input.text.as_str();
-    let settings = input.settings;
     if crate::test_panics() {
         assert!(
             !doc.contains("shaderdbg_test_panic_analysis"),
             "test panic in the analysis"
         );
     }
-    let stage = detect_stage(input.path, doc, settings);
+    if !include_only(input.path, doc, input.context.is_some()) {
+        return analyze_as(input, Mode::Whole);
+    }
+    if let Some(ctx) = input.context {
+        let out = analyze_as(input, Mode::InContext(ctx));
+        if out.tree.is_some() || (input.cancelled)() {
+            return out;
+        }
+        // The includers' text does not parse: check the document alone.
+    }
+    analyze_as(input, Mode::Alone)
+}
+
+/// The type a syntax error suggests is a struct declared elsewhere:
+/// `unexpected identifier `X`` at a type's place (`X name`), or after one.
+fn unknown_type_name(text: &str, at: usize, message: &str) -> Option<String> {
+    let rest = message.strip_prefix("unexpected identifier `")?;
+    let name = &rest[..rest.find('`')?];
+    let at = at.min(text.len());
+    let after = text[at..].strip_prefix(name)?;
+    let next_is_ident = after
+        .trim_start()
+        .bytes()
+        .next()
+        .is_some_and(|b| b.is_ascii_alphabetic() || b == b'_');
+    if next_is_ident && after.starts_with(char::is_whitespace) {
+        return Some(name.to_string());
+    }
+    // `Light l;`: the error is at `l`, the type before it.
+    let before = text[..at].trim_end();
+    let start = before
+        .rfind(|c: char| !c.is_ascii_alphanumeric() && c != '_')
+        .map_or(0, |i| i + 1);
+    let prev = &before[start..];
+    (crate::text::is_identifier(prev) && before.len() < at).then(|| prev.to_string())
+}
+
+fn analyze_as(input: &Input, mode: Mode) -> Output {
+    let doc = input.text.as_str();
+    let settings = input.settings;
+    let stage = match mode {
+        Mode::InContext(c) if pragma_stage(doc).is_none() => c.stage,
+        _ => detect_stage(input.path, doc, settings),
+    };
+    // Struct names an include-only document uses without declaring.
+    let mut stand_ins: Vec<String> = Vec::new();
+    let make_header = |stand_ins: &[String]| -> String {
+        match mode {
+            Mode::Whole => settings.header.clone(),
+            Mode::InContext(c) => c.text.clone(),
+            Mode::Alone => {
+                let mut h = String::new();
+                if !has_version(&settings.header) {
+                    h.push_str("#version 460 compatibility\n");
+                }
+                h.push_str(&settings.header);
+                if !h.ends_with('\n') {
+                    h.push('\n');
+                }
+                for n in stand_ins {
+                    h.push_str(&format!("struct {n} {{ int _sdbg_stand_in; }};\n"));
+                }
+                h
+            }
+        }
+    };
+    let mut header = make_header(&stand_ins);
     let mut out = Output {
         diags: Vec::new(),
         tree: None,
@@ -765,7 +1078,7 @@ pub fn analyze(input: &Input) -> Output {
         return out;
     }
     let (filled, subst) = Subst::apply(doc, settings);
-    let split = if settings.header.is_empty() {
+    let split = if header.is_empty() {
         0
     } else {
         version_split(&filled)
@@ -773,6 +1086,10 @@ pub fn analyze(input: &Input) -> Output {
     let resolver = Resolver {
         doc_dir: input.path.and_then(|p| p.parent()).map(Path::to_path_buf),
         dirs: &settings.include_dirs,
+        context_dirs: match mode {
+            Mode::InContext(c) => c.dirs.clone(),
+            _ => Vec::new(),
+        },
         open: input.open,
         max_size: max,
         calls: RefCell::new(Vec::new()),
@@ -781,14 +1098,15 @@ pub fn analyze(input: &Input) -> Output {
     let mut blanked: Vec<(usize, usize)> = Vec::new();
     let mut include_failed = false;
     let mut closed_braces = 0usize;
-    let attempts = if doc.len() > 256 << 10 { 4 } else { 12 };
+    let attempts = if doc.len() > 256 << 10 { 4 } else { 12 }
+        + if matches!(mode, Mode::Alone) { 16 } else { 0 };
     let mut parsed_tree = None;
     for _ in 0..attempts {
         if (input.cancelled)() {
             return out;
         }
         resolver.calls.borrow_mut().clear();
-        let strings = [&work[..split], settings.header.as_str(), &work[split..]];
+        let strings = [&work[..split], header.as_str(), &work[split..]];
         let source = match SourceText::new(&strings, Some(&resolver)) {
             Ok(s) => s,
             Err(d) => {
@@ -844,7 +1162,7 @@ pub fn analyze(input: &Input) -> Output {
         // own directives.
         let sites: Vec<Option<usize>> = {
             let pre = include_lines(&work[..split]).len();
-            let in_header = include_lines(&settings.header).len();
+            let in_header = include_lines(&header).len();
             let own = include_lines(&work);
             let mut ordinal: Option<usize> = None;
             let mut sites = Vec::new();
@@ -872,6 +1190,17 @@ pub fn analyze(input: &Input) -> Output {
                 break;
             }
             Err(d) => {
+                if let (Mode::Alone, Some(Place::Doc(at))) = (&mode, map.place(d.span.start)) {
+                    let at = subst.doc_to_eff(at);
+                    match unknown_type_name(&work, at, &d.message) {
+                        Some(n) if stand_ins.len() < 16 && !stand_ins.contains(&n) => {
+                            stand_ins.push(n);
+                            header = make_header(&stand_ins);
+                            continue;
+                        }
+                        _ => {}
+                    }
+                }
                 let message = tidy_syntax_message(&d.message);
                 let diag = place_diag(&map, doc, d.span, DiagnosticSeverity::Error, &message);
                 let place = map.place(d.span.start);
@@ -910,7 +1239,15 @@ pub fn analyze(input: &Input) -> Output {
         return out;
     }
     let recovered = !blanked.is_empty() || closed_braces > 0;
-    let tree = Tree::new(input.text.clone(), parsed, map, recovered);
+    let mut tree = Tree::new(input.text.clone(), parsed, map, recovered);
+    if let Mode::InContext(c) = mode {
+        tree.context = Some(Arc::new(c.clone()));
+        for f in &c.files {
+            if !out.includes.contains(f) {
+                out.includes.push(f.clone());
+            }
+        }
+    }
     // Names that only blanked text mentioned: errors about them are noise.
     let mut blanked_words: HashSet<&str> = HashSet::new();
     for &(s, e) in &blanked {
@@ -921,6 +1258,28 @@ pub fn analyze(input: &Input) -> Output {
         }
     }
     for d in &tree.model.diagnostics {
+        let in_doc = matches!(tree.map.place(d.span.start), Some(Place::Doc(_)));
+        match mode {
+            // The includers' own problems are theirs.
+            Mode::InContext(_)
+                if matches!(tree.map.place(d.span.start), Some(Place::Header(_))) =>
+            {
+                continue
+            }
+            Mode::Alone
+                if !in_doc && matches!(tree.map.place(d.span.start), Some(Place::Header(_))) =>
+            {
+                continue
+            }
+            Mode::Alone
+                if undeclared_name(&d.message).is_some()
+                    || d.message.contains("_sdbg_stand_in")
+                    || stand_ins.iter().any(|n| mentions(&d.message, n)) =>
+            {
+                continue
+            }
+            _ => {}
+        }
         if let Some(name) = undeclared_name(&d.message) {
             // A name a missing include would have declared, or that only a
             // blanked statement declared.
@@ -933,6 +1292,26 @@ pub fn analyze(input: &Input) -> Output {
         if !out.diags.contains(&diag) {
             out.diags.push(diag);
         }
+    }
+    match mode {
+        Mode::Whole => {}
+        Mode::InContext(c) => out.diags.push(Diag::new(
+            0,
+            0,
+            DiagnosticSeverity::Hint,
+            format!(
+                "checked as included by {} (an include-only file)",
+                c.includer
+                    .file_name()
+                    .map_or_else(|| c.includer.display().to_string(), |n| n.to_string_lossy().into_owned())
+            ),
+        )),
+        Mode::Alone => out.diags.push(Diag::new(
+            0,
+            0,
+            DiagnosticSeverity::Information,
+            "include-only file with no includer open or in the workspace: checked on its own as GLSL 4.60, without errors about names and types it uses but does not declare".into(),
+        )),
     }
     out.diags.sort_by_key(|d| (d.start, d.end));
     out.tree = Some(Arc::new(tree));
@@ -966,6 +1345,14 @@ fn tidy_syntax_message(msg: &str) -> String {
     msg.to_string()
 }
 
+/// Whether a message names `name` (in backticks, or as the type of something).
+fn mentions(message: &str, name: &str) -> bool {
+    message.contains(&format!("`{name}`"))
+        || message
+            .split(|c: char| !c.is_ascii_alphanumeric() && c != '_')
+            .any(|w| w == name)
+}
+
 /// The name in "undeclared identifier `x`" / "undeclared function `x`".
 fn undeclared_name(msg: &str) -> Option<&str> {
     let rest = msg.strip_prefix("undeclared ")?;
@@ -985,6 +1372,7 @@ mod tests {
             text: Arc::new(text.to_string()),
             settings,
             open: &open,
+            context: None,
             cancelled: &|| false,
         })
     }

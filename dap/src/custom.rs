@@ -16,7 +16,9 @@
 //! then stops at each draw covering the pixel: `stopped` with reason
 //! `"entry"` (the first draw of that frame) or `"step"` (later draws) and
 //! description `"Pixel (x, y) history"`. After that frame the previous
-//! filter comes back.
+//! filter comes back (the session restores it when the agent reports the
+//! frame's end; a draw the program makes right after its swap, before the
+//! agent reads that message, still sees the one-frame filter).
 //!
 //! ## `shaderdbg/valuesImage`
 //!

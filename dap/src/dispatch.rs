@@ -922,8 +922,13 @@ impl<W: Write> Server<W> {
         let (t, step) = match frame_id {
             Some(f) => self.frame_step(f)?,
             None => {
-                let ds = self.draw_stop().map_err(|_| {
-                    "the program is not stopped: there are no values to evaluate over".to_string()
+                let ds = self.draw_stop().map_err(|e| {
+                    if matches!(self.state, State::Halted(_)) {
+                        e
+                    } else {
+                        "the program is not stopped: there are no values to evaluate over"
+                            .to_string()
+                    }
                 })?;
                 (ds.current, Some(ds.cur().cursor))
             }

@@ -293,3 +293,8 @@ fn read_frame(r: &mut impl BufRead) -> Option<Value> {
     r.read_exact(&mut body).ok()?;
     Some(serde_json::from_slice(&body).expect("a JSON body"))
 }
+
+/// A binary built next to the adapter (a test app, the host).
+pub fn app(name: &str) -> PathBuf {
+    single_pass().parent().expect("bin dir").join(name)
+}

@@ -5,7 +5,10 @@
 //!   (from sending `didChange` to receiving its `publishDiagnostics`), side by
 //!   side with `glslangValidator` checking the same file;
 //! - hover and completion latency (round trip) in that shader and in a small one;
-//! - memory: RSS of the server process with 200 shader files open.
+//! - memory: RSS of the server process with 200 shader files open;
+//! - incremental analysis: a change in a file that 50 open shaders include
+//!   (until all 50 have new diagnostics), and a change in one of 200 open
+//!   files, with the number of analyses each caused (`shaderdbg/analysisStats`).
 
 #[path = "../../glsl/benches/support/mod.rs"]
 mod shaders;
@@ -45,6 +48,126 @@ fn main() {
     large_shader(runs);
     small_shader(if bench { 200 } else { 5 });
     memory(if bench { 200 } else { 20 });
+    incremental(if bench { 10 } else { 2 });
+}
+
+fn total_analyses(c: &mut Client) -> u64 {
+    c.request("shaderdbg/analysisStats", serde_json::Value::Null)["total"]
+        .as_u64()
+        .unwrap_or(0)
+}
+
+fn incremental(runs: usize) {
+    let dir = std::env::temp_dir().join(format!("shaderdbg-lsp-bench-inc-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let good = "float bench_common(float x) { return x * 0.5; }\n";
+    let bad = "float bench_common(float x) { return x * bench_undefined; }\n";
+    std::fs::write(dir.join("common.glsl"), good).unwrap();
+    let mut c = Client::start_with_root(json!({}), Some(&dir));
+    // 50 shaders (~100 lines each) that include common.glsl.
+    let mut includers = Vec::new();
+    for i in 0..50 {
+        let body = shaders::large_shader(100 + i);
+        let (version, rest) = body.split_once('\n').unwrap();
+        let src = format!(
+            "{version}\n#extension GL_GOOGLE_include_directive : require\n#include \"common.glsl\"\nfloat use_common() {{ return bench_common(1.0); }}\n{rest}"
+        );
+        let path = dir.join(format!("inc{i}.frag"));
+        std::fs::write(&path, &src).unwrap();
+        let uri = format!("file://{}", path.display());
+        c.open(&uri, "glsl", 1, &src);
+        includers.push(uri);
+    }
+    for u in &includers {
+        assert_eq!(show_diagnostics(&c.diagnostics(u, 1)), "");
+    }
+    let common = format!("file://{}", dir.join("common.glsl").display());
+    c.open(&common, "glsl", 1, good);
+    c.diagnostics(&common, 1);
+    let mut times = Vec::new();
+    let mut counts = Vec::new();
+    let mut version = 1;
+    for i in 0..runs * 2 {
+        version += 1;
+        let broken = i % 2 == 0;
+        let before = total_analyses(&mut c);
+        let t = Instant::now();
+        c.replace_all(&common, version, if broken { bad } else { good });
+        for u in &includers {
+            c.notification("textDocument/publishDiagnostics", |p| {
+                p["uri"] == u.as_str()
+                    && p["diagnostics"]
+                        .as_array()
+                        .is_some_and(|d| d.is_empty() != broken)
+            });
+        }
+        times.push(t.elapsed());
+        c.diagnostics(&common, version);
+        counts.push(total_analyses(&mut c) - before);
+    }
+    println!("\nincremental analysis");
+    println!(
+        "  change in a file 50 open shaders include -> all 50 re-published: {}",
+        stats(times)
+    );
+    println!(
+        "    analyses per change: {:?} (50 includers + the included file itself)",
+        counts
+    );
+    // The same change again (text identical): no analysis at all.
+    let before = total_analyses(&mut c);
+    version += 1;
+    c.replace_all(
+        &common,
+        version,
+        if runs.is_multiple_of(2) { good } else { bad },
+    );
+    let _ = c.request("textDocument/hover", at(&common, 0, 0));
+    println!(
+        "    a change that leaves the text as it was: {} analyses",
+        total_analyses(&mut c) - before
+    );
+    c.shutdown();
+
+    // One change among 200 open files.
+    let mut c = Client::start(json!({}));
+    let mut uris = Vec::new();
+    let mut texts = Vec::new();
+    for i in 0..200 {
+        let src = shaders::large_shader(100 + (i * 37) % 400);
+        let uri = format!("file:///tmp/shaderdbg-lsp-bench/inc200/shader{i}.frag");
+        c.open(&uri, "glsl", 1, &src);
+        uris.push(uri);
+        texts.push(src);
+    }
+    for u in &uris {
+        c.diagnostics(u, 1);
+    }
+    let target = 100;
+    let (line, col) = pos_of(&texts[target], "0.05, 1.0)", 0, 0);
+    let mut times = Vec::new();
+    let mut counts = Vec::new();
+    for i in 0..runs * 2 {
+        let before = total_analyses(&mut c);
+        let t = Instant::now();
+        c.edit(
+            &uris[target],
+            i as i64 + 2,
+            [line, col, line, col + 4],
+            if i % 2 == 0 { "0.06" } else { "0.05" },
+        );
+        c.diagnostics(&uris[target], i as i64 + 2);
+        times.push(t.elapsed());
+        counts.push(total_analyses(&mut c) - before);
+    }
+    println!(
+        "  change in one of 200 open files -> its diagnostics: {}",
+        stats(times)
+    );
+    println!("    analyses per change: {counts:?}");
+    c.shutdown();
+    let _ = std::fs::remove_dir_all(&dir);
 }
 
 fn glslang(file: &Path) -> Option<Duration> {
@@ -81,8 +204,9 @@ fn large_shader(runs: usize) {
     println!("\n{lines}-line shader ({kb} KB)");
     println!("  open -> diagnostics: {:.1} ms", ms(open));
 
-    // A change in the middle: a constant edited back and forth (a full
-    // re-analysis each time: the server does not analyse incrementally).
+    // A change in the middle: a constant edited back and forth (the document
+    // is analysed again as a whole: analysis is incremental per document,
+    // not within one).
     let (line, col) = pos_of(&src, "0.05, 1.0)", src.matches("0.05, 1.0)").count() / 2, 0);
     let mut version = 1;
     let mut ours = Vec::new();

@@ -48,6 +48,7 @@ pub fn run(args: DemoArgs) -> Result<ExitCode> {
         max_stops: None,
         json: args.json,
         trace: true,
+        screenshot: None,
         timeout: Some(120.0),
         command: vec![file.display().to_string()],
     });

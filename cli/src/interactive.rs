@@ -20,7 +20,7 @@ use shaderdbg_protocol::StopFilter;
 use shaderdbg_session::binding::FileBreakpoint;
 use shaderdbg_session::launch::LaunchConfig;
 use shaderdbg_session::stop::{Scope, Stop};
-use shaderdbg_session::{Event, Session};
+use shaderdbg_session::{eval, Event, Halt, Session};
 
 use crate::run::{launch_config, parse_break, parse_pixel, print_stop};
 
@@ -41,14 +41,8 @@ pub struct DebugArgs {
 }
 
 const COMMANDS: &[(&str, &str)] = &[
-    (
-        "break",
-        "break FILE:LINE [if CONDITION] — set a breakpoint (before `run`)",
-    ),
-    (
-        "delete",
-        "delete [N] — remove breakpoint N, or all (before `run`)",
-    ),
+    ("break", "break FILE:LINE [if CONDITION] — set a breakpoint"),
+    ("delete", "delete [N] — remove breakpoint N, or all"),
     ("run", "run — start the program; it runs to the first stop"),
     (
         "continue",
@@ -63,10 +57,14 @@ const COMMANDS: &[(&str, &str)] = &[
     ("back", "back — the previous step (reverse-step)"),
     (
         "print",
-        "print NAME — a variable's value at the current step",
+        "print EXPR — a GLSL expression's value at the current step",
     ),
     ("info", "info locals|inputs|builtins|breakpoints|threads"),
     ("threads", "threads — the invocations that hit at this stop"),
+    (
+        "thread",
+        "thread N — record and switch to invocation N of `threads`",
+    ),
     ("where", "where — the GLSL call stack"),
     ("list", "list — the source around the current line"),
     ("trace", "trace — every recorded step of this invocation"),
@@ -87,6 +85,8 @@ struct Debugger {
     breakpoints: Vec<FileBreakpoint>,
     session: Option<Session>,
     stop: Option<Box<Stop>>,
+    /// Blocked outside a draw (compile error, GL error) until `continue`.
+    halted: bool,
     exit_code: Option<i32>,
 }
 
@@ -107,6 +107,7 @@ pub fn run(a: DebugArgs) -> Result<ExitCode> {
         breakpoints,
         session: None,
         stop: None,
+        halted: false,
         exit_code: None,
     };
     let out = &mut std::io::stdout().lock();
@@ -284,6 +285,7 @@ impl Debugger {
             "print" => self.print(rest, out)?,
             "info" => self.info(rest, out)?,
             "threads" => self.info("threads", out)?,
+            "thread" => self.thread(rest, out)?,
             "where" => self.where_(out)?,
             "list" => self.list(out)?,
             "trace" => self.trace(out)?,
@@ -293,14 +295,14 @@ impl Debugger {
         Ok(Flow::Go)
     }
 
-    fn add_break(&mut self, spec: &str, out: &mut impl Write) -> Result<()> {
-        if self.session.is_some() {
-            writeln!(
-                out,
-                "breakpoints are set before `run` (the session cannot change them yet)"
-            )?;
-            return Ok(());
+    /// Hands the breakpoint list to a running program (it binds again).
+    fn rebind(&mut self) {
+        if let Some(s) = self.session.as_mut() {
+            s.set_breakpoints(self.breakpoints.clone());
         }
+    }
+
+    fn add_break(&mut self, spec: &str, out: &mut impl Write) -> Result<()> {
         // gdb's `break FILE:LINE if COND` or our FILE:LINE:COND.
         let spec = match spec.split_once(" if ") {
             Some((loc, cond)) => format!("{}:{}", loc.trim(), cond.trim()),
@@ -319,6 +321,7 @@ impl Debugger {
                         .map_or(String::new(), |c| format!(" if {c}"))
                 )?;
                 self.breakpoints.push(bp);
+                self.rebind();
             }
             Err(e) => writeln!(out, "{e:#}")?,
         }
@@ -326,19 +329,16 @@ impl Debugger {
     }
 
     fn delete(&mut self, rest: &str, out: &mut impl Write) -> Result<()> {
-        if self.session.is_some() {
-            writeln!(
-                out,
-                "breakpoints are changed before `run` (the session cannot change them yet)"
-            )?;
-        } else if rest.is_empty() {
+        if rest.is_empty() {
             self.breakpoints.clear();
             writeln!(out, "all breakpoints deleted")?;
+            self.rebind();
         } else {
             match rest.parse::<usize>() {
                 Ok(n) if (1..=self.breakpoints.len()).contains(&n) => {
                     self.breakpoints.remove(n - 1);
                     writeln!(out, "breakpoint {n} deleted")?;
+                    self.rebind();
                 }
                 _ => writeln!(out, "no breakpoint {rest}")?,
             }
@@ -369,7 +369,7 @@ impl Debugger {
         match self.session.as_mut() {
             None => writeln!(out, "the program is not running; `run` starts it")?,
             Some(s) => {
-                if self.stop.take().is_some() {
+                if self.stop.take().is_some() || std::mem::take(&mut self.halted) {
                     s.resume();
                 }
                 self.wait(out)?;
@@ -395,7 +395,9 @@ impl Debugger {
                     message,
                     ..
                 } => {
-                    let bp = &self.breakpoints[index];
+                    let Some(bp) = self.breakpoints.get(index) else {
+                        continue;
+                    };
                     match (line, message) {
                         (Some(l), _) if l != bp.line => {
                             writeln!(out, "breakpoint {} moved to line {l}", index + 1)?
@@ -410,6 +412,12 @@ impl Debugger {
                     }
                 }
                 Event::Output { line, .. } => writeln!(out, "{line}")?,
+                Event::Screenshot { .. } => {}
+                Event::Halted(halt) => {
+                    writeln!(out, "halted: {}", describe_halt(&halt))?;
+                    self.halted = true;
+                    return Ok(());
+                }
                 Event::AgentError(m) => writeln!(out, "agent: {m}")?,
                 Event::Stopped(stop) => {
                     print_stop(out, &stop, false, false)?;
@@ -463,20 +471,63 @@ impl Debugger {
     }
 
     fn print(&mut self, expr: &str, out: &mut impl Write) -> Result<()> {
-        let Some(stop) = self.stopped(out)? else {
+        let Some(stop) = self.stop.as_deref() else {
+            writeln!(out, "not stopped in a shader")?;
             return Ok(());
         };
         if expr.is_empty() {
             writeln!(out, "print what?")?;
             return Ok(());
         }
-        let vars = stop.variables(stop.cursor);
-        match vars.iter().find(|v| v.name == expr) {
-            Some(v) => match &v.value {
-                Some(value) => writeln!(out, "{} {} = {value}", v.ty, v.name)?,
-                None => writeln!(out, "{} {} is not written yet", v.ty, v.name)?,
-            },
-            None => writeln!(out, "no variable named `{expr}` in scope here")?,
+        let session = self.session.as_mut();
+        let mut gpu = session.map(|s| {
+            move |line: u32, e: &str| {
+                s.watch(line, e)
+                    .map(|w| eval::WatchImage {
+                        ty: w.ty,
+                        width: w.width,
+                        height: w.height,
+                        values: w.values,
+                    })
+                    .map_err(|e| e.to_string())
+            }
+        });
+        let gpu = gpu.as_mut().map(|g| g as &mut dyn eval::GpuWatch);
+        match eval::evaluate_at(stop, stop.cursor, expr, gpu) {
+            Ok(v) => writeln!(out, "{} {expr} = {v}", v.ty)?,
+            Err(e) => writeln!(out, "{e}")?,
+        }
+        Ok(())
+    }
+
+    fn thread(&mut self, n: &str, out: &mut impl Write) -> Result<()> {
+        let (Some(stop), Some(session)) = (self.stop.as_ref(), self.session.as_mut()) else {
+            writeln!(out, "not stopped in a shader")?;
+            return Ok(());
+        };
+        let mut keys: Vec<[u32; 4]> = Vec::new();
+        for h in &stop.hits {
+            if !keys.contains(&h.key) {
+                keys.push(h.key);
+            }
+        }
+        let Some(key) = n
+            .parse::<usize>()
+            .ok()
+            .and_then(|i| keys.get(i.wrapping_sub(1)))
+        else {
+            writeln!(out, "no invocation {n}; `threads` lists them")?;
+            return Ok(());
+        };
+        let Some(hit) = stop.hits.iter().find(|h| h.key == *key).copied() else {
+            return Ok(());
+        };
+        match session.record_hit(hit) {
+            Ok(new) => {
+                print_stop(out, &new, false, false)?;
+                self.stop = Some(Box::new(new));
+            }
+            Err(e) => writeln!(out, "cannot record that invocation: {e}")?,
         }
         Ok(())
     }
@@ -508,15 +559,33 @@ impl Debugger {
                 let Some(stop) = self.stopped(out)? else {
                     return Ok(());
                 };
-                let mut seen = Vec::new();
+                let mut keys: Vec<[u32; 4]> = Vec::new();
                 for h in &stop.hits {
-                    if seen.contains(&h.key) {
+                    if !keys.contains(&h.key) {
+                        keys.push(h.key);
+                    }
+                }
+                const SHOWN: usize = 20;
+                for (i, key) in keys.iter().enumerate() {
+                    let current = *key == stop.hit.key;
+                    if i >= SHOWN && !current {
                         continue;
                     }
-                    seen.push(h.key);
-                    let name = shaderdbg_session::stop::invocation_name_of(stop.stage, h.key);
-                    let mark = if h.key == stop.hit.key { "*" } else { " " };
-                    writeln!(out, "{mark} {:>4}  {name}", seen.len())?;
+                    let name = shaderdbg_session::stop::invocation_name_of(stop.stage, *key);
+                    let mark = if current { "*" } else { " " };
+                    writeln!(out, "{mark} {:>4}  {name}", i + 1)?;
+                }
+                if keys.len() > SHOWN {
+                    writeln!(
+                        out,
+                        "  ... {} invocations in all{}",
+                        keys.len(),
+                        if stop.truncated {
+                            " (more hit than the agent keeps)"
+                        } else {
+                            ""
+                        }
+                    )?;
                 }
                 return Ok(());
             }
@@ -609,6 +678,32 @@ impl Debugger {
             }
         }
         Ok(())
+    }
+}
+
+fn describe_halt(halt: &Halt) -> String {
+    match halt {
+        Halt::CompileError {
+            shader,
+            info_log,
+            file,
+            line,
+            ..
+        } => format!(
+            "shader {shader} failed to compile{}: {}",
+            match (file, line) {
+                (Some(f), Some(l)) => format!(" at {}:{l}", f.display()),
+                (None, Some(l)) => format!(" at line {l}"),
+                _ => String::new(),
+            },
+            info_log.trim()
+        ),
+        Halt::GlError {
+            frame,
+            draw,
+            call,
+            error,
+        } => format!("GL error {error:#06x} in {call} (frame {frame}, after {draw} draws)"),
     }
 }
 

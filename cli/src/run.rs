@@ -8,7 +8,7 @@ use std::time::{Duration, Instant};
 use anyhow::{bail, Context, Result};
 use clap::Args;
 use serde_json::{json, Map, Value as Json};
-use shaderdbg_protocol::StopFilter;
+use shaderdbg_protocol::{ScreenshotAt, StopFilter};
 use shaderdbg_session::binding::FileBreakpoint;
 use shaderdbg_session::launch::LaunchConfig;
 use shaderdbg_session::stop::{Scope, Stop};
@@ -35,6 +35,10 @@ pub struct RunArgs {
     /// Include the whole recorded invocation in each stop.
     #[arg(long)]
     pub trace: bool,
+    /// Write the frame's image (the one `--frame` names, else the first) as
+    /// a PNG at the swap that ends it.
+    #[arg(long, value_name = "PNG")]
+    pub screenshot: Option<PathBuf>,
     /// End the program after this many seconds.
     #[arg(long)]
     pub timeout: Option<f64>,
@@ -129,6 +133,12 @@ pub fn run(a: RunArgs) -> Result<ExitCode> {
     };
     let config = launch_config(&a.command)?;
     let mut session = Session::start(&config, breakpoints.clone(), filter)?;
+    if a.screenshot.is_some() {
+        session.request_screenshot(ScreenshotAt::FrameEnd {
+            frame: Some(a.frame.unwrap_or(0)),
+        });
+    }
+    let mut screenshot_written = false;
     let out = &mut std::io::stdout().lock();
     let deadline = a
         .timeout
@@ -199,6 +209,49 @@ pub fn run(a: RunArgs) -> Result<ExitCode> {
                     eprintln!("{line}");
                 }
             }
+            Event::Screenshot { result, .. } => {
+                let path = a.screenshot.clone().unwrap_or_default();
+                match result.map_err(|e| e.to_string()).and_then(|shot| {
+                    let png = shot.png().map_err(|e| e.to_string())?;
+                    std::fs::write(&path, png)
+                        .map_err(|e| format!("writing {}: {e}", path.display()))?;
+                    Ok(shot)
+                }) {
+                    Ok(shot) => {
+                        screenshot_written = true;
+                        emit(
+                            out,
+                            a.json,
+                            json!({"event": "screenshot", "file": path, "frame": shot.frame, "width": shot.width, "height": shot.height}),
+                            || {
+                                format!(
+                                    "frame {} written to {} ({}x{})",
+                                    shot.frame,
+                                    path.display(),
+                                    shot.width,
+                                    shot.height
+                                )
+                            },
+                        )?
+                    }
+                    Err(message) => emit(
+                        out,
+                        a.json,
+                        json!({"event": "error", "message": format!("screenshot: {message}")}),
+                        || format!("screenshot: {message}"),
+                    )?,
+                }
+            }
+            Event::Halted(halt) => {
+                // Nothing asks for halts here (no exception filters): report, go on.
+                emit(
+                    out,
+                    a.json,
+                    json!({"event": "halted", "reason": format!("{halt:?}")}),
+                    || format!("halted: {halt:?}"),
+                )?;
+                session.resume();
+            }
             Event::AgentError(message) => emit(
                 out,
                 a.json,
@@ -206,6 +259,19 @@ pub fn run(a: RunArgs) -> Result<ExitCode> {
                 || format!("agent: {message}"),
             )?,
             Event::Exited { code, signal } => {
+                if let (Some(path), false) = (&a.screenshot, screenshot_written) {
+                    let message = format!(
+                        "no screenshot written to {}: the program ended before frame {} ended",
+                        path.display(),
+                        a.frame.unwrap_or(0)
+                    );
+                    emit(
+                        out,
+                        a.json,
+                        json!({"event": "error", "message": message}),
+                        || message.clone(),
+                    )?;
+                }
                 emit(
                     out,
                     a.json,

@@ -111,12 +111,56 @@ fn break_run_step_back_print_and_continue() {
         text.contains("vec2 uv = (-0.33194444, -0.08194444)"),
         "{text}"
     );
-    assert!(
-        text.contains("no variable named `nosuch` in scope here"),
-        "{text}"
-    );
+    assert!(text.contains("no variable named nosuch in scope"), "{text}");
     assert!(text.contains("unknown command `frobnicate`"), "{text}");
     assert!(text.contains("program exited with code 0"), "{text}");
+}
+
+/// Breakpoints added at a stop bind to the running program; `thread`
+/// records another invocation; `print` evaluates GLSL, and what the CPU
+/// cannot (derivatives) on the GPU.
+#[test]
+fn breakpoints_after_run_threads_and_expressions() {
+    let file = demo_shader("interactive-more");
+    let f = file.display();
+    // uv = (fragCoord - 0.5 * iResolution.xy) / iResolution.y: dFdx(uv.x) = 1/360.
+    let commands = format!(
+        "break {f}:18\n\
+         run\n\
+         print dFdx(uv.x) * 360.0\n\
+         print vec2(uv.y, 2) * 2.0\n\
+         print length(uv) > 100.0\n\
+         delete 1\n\
+         break {f}:21 if falloff > 0.5\n\
+         continue\n\
+         threads\n\
+         thread 2\n\
+         print falloff > 0.5\n\
+         thread 999999\n\
+         quit\n"
+    );
+    // Three frames: the breakpoint added at the first stop hits in the next.
+    let host = std::path::Path::new(env!("CARGO_BIN_EXE_shaderdbg"))
+        .with_file_name("shaderdbg-host")
+        .display()
+        .to_string();
+    let (ok, text) = session(&["--", &host, &f.to_string(), "--frames", "3"], &commands);
+    assert!(ok, "{text}");
+    assert!(text.contains(&format!("stopped at {f}:18")), "{text}");
+    let scaled: f32 = value_after(&text, "float dFdx(uv.x) * 360.0 = ")
+        .first()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or_else(|| panic!("{text}"));
+    assert!((scaled - 1.0).abs() < 1e-3, "{scaled}\n{text}");
+    assert!(text.contains("vec2 vec2(uv.y, 2) * 2.0 = vec2("), "{text}");
+    assert!(text.contains("bool length(uv) > 100.0 = false"), "{text}");
+    assert!(
+        text.contains(&format!("stopped at {f}:21 in fragment")) && text.contains("frame 1;"),
+        "{text}"
+    );
+    assert!(text.contains("     2  fragment ("), "{text}");
+    assert!(text.contains("bool falloff > 0.5 = true"), "{text}");
+    assert!(text.contains("no invocation 999999"), "{text}");
 }
 
 #[test]

@@ -259,3 +259,71 @@ fn pixel_filter_finds_its_pixel_in_a_draw_where_every_fragment_hits() {
     assert_eq!(stops.len(), 1, "{text}");
     assert_eq!(stops[0]["pixel"], serde_json::json!([600, 350]), "{text}");
 }
+
+fn decode_png(path: &Path) -> (u32, u32, Vec<u8>) {
+    let decoder = png::Decoder::new(std::fs::File::open(path).expect("png file"));
+    let mut reader = decoder.read_info().expect("png header");
+    let mut buf = vec![0; reader.output_buffer_size()];
+    let info = reader.next_frame(&mut buf).expect("png data");
+    buf.truncate(info.buffer_size());
+    (info.width, info.height, buf)
+}
+
+/// `--screenshot` writes the frame the program drew: the same image the
+/// built-in host writes itself with `--png` (not attached), top row first.
+#[test]
+fn screenshot_is_the_frame_the_program_drew() {
+    single_pass();
+    let file = common::demo_shader("screenshot");
+    let dir = file.parent().expect("dir");
+    let ours = dir.join("ours.png");
+    let out = Command::new(env!("CARGO_BIN_EXE_shaderdbg"))
+        .args(["run", "--json", "--frame", "0", "--screenshot"])
+        .arg(&ours)
+        .arg("--")
+        .arg(&file)
+        .output()
+        .expect("shaderdbg run");
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "{text}");
+    assert!(text.contains(r#""event":"screenshot""#), "{text}");
+    let host = PathBuf::from(env!("CARGO_BIN_EXE_shaderdbg"))
+        .parent()
+        .expect("bin dir")
+        .join("shaderdbg-host");
+    let reference = dir.join("host.png");
+    let st = Command::new(host)
+        .arg(&file)
+        .arg("--png")
+        .arg(&reference)
+        .status()
+        .expect("host");
+    assert!(st.success());
+    let (w, h, a) = decode_png(&ours);
+    let (w2, h2, b) = decode_png(&reference);
+    assert_eq!((w, h), (w2, h2));
+    assert_eq!((w, h), (640, 360));
+    assert!(a == b, "the screenshot differs from the host's own image");
+    // Not a blank image: the demo's rings are there.
+    assert!(a.chunks(4).any(|p| p[0] > 200 && p[1] > 200 && p[2] > 200));
+}
+
+#[test]
+fn screenshot_of_a_frame_that_never_ends_is_reported() {
+    single_pass();
+    let file = common::demo_shader("screenshot-missing");
+    let png = file.parent().expect("dir").join("never.png");
+    let out = Command::new(env!("CARGO_BIN_EXE_shaderdbg"))
+        .args(["run", "--frame", "7", "--screenshot"])
+        .arg(&png)
+        .arg("--")
+        .arg(&file)
+        .output()
+        .expect("shaderdbg run");
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        text.contains("the program ended before frame 7 ended"),
+        "{text}"
+    );
+    assert!(!png.exists());
+}

@@ -96,7 +96,22 @@ pub fn run_headless(job: &Job<'_>) -> anyhow::Result<Option<Vec<u8>>> {
         let frames = job.frames.unwrap_or(1);
         // SAFETY: the context is current on this thread.
         let result = unsafe {
-            render(&gl, shader_source, kind, job, |_gl, k| {
+            render(&gl, shader_source, kind, job, |gl, k| {
+                // Present the frame as programs do: in the surface's back
+                // buffer at the swap (what a debugger's screenshot shows).
+                gl.bind_framebuffer(glow::DRAW_FRAMEBUFFER, None);
+                gl.blit_framebuffer(
+                    0,
+                    0,
+                    job.width as i32,
+                    job.height as i32,
+                    0,
+                    0,
+                    job.width as i32,
+                    job.height as i32,
+                    glow::COLOR_BUFFER_BIT,
+                    glow::NEAREST,
+                );
                 surface.swap_buffers(&context).context("eglSwapBuffers")?;
                 Ok(k + 1 < frames)
             })

@@ -1,8 +1,7 @@
 //! Images from the agent: screenshots of the framebuffer and watch images
 //! (the value of an expression for every fragment of a draw).
 
-use shaderdbg_glsl::instrument::{self, Breakpoint, InstrumentError, Mode, Request, Target};
-use shaderdbg_glsl::types::parse_type_name;
+use shaderdbg_glsl::instrument::{self, InstrumentError, Mode, Request, Target};
 use shaderdbg_glsl::{Type, Value};
 
 use crate::SessionError;
@@ -137,28 +136,59 @@ pub fn expression_type(
     } else {
         Target::COMPAT
     };
-    // A breakpoint condition must be a bool: the checker names the type of
-    // anything else.
     let req = Request {
-        mode: Mode::HitTest(vec![Breakpoint {
+        mode: Mode::Watch {
             probe,
-            condition: Some(expr.to_string()),
-        }]),
+            expr: expr.to_string(),
+        },
         target,
         binding: 0,
     };
-    match instrument::instrument(parsed, &req) {
-        Ok(_) => Ok(shaderdbg_glsl::types::BOOL),
-        Err(InstrumentError::Condition { message, .. }) => {
-            match message.strip_prefix("must be a bool, not ") {
-                Some(name) => parse_type_name(name.trim()).ok_or_else(|| {
-                    SessionError::Failed(format!(
-                        "`{expr}` is a {name}: only scalars, vectors and matrices can be shown"
-                    ))
-                }),
-                None => Err(SessionError::Failed(format!("`{expr}`: {message}"))),
-            }
+    let out = instrument::instrument(parsed, &req).map_err(|e| match e {
+        InstrumentError::Watch { message, .. } => {
+            SessionError::Failed(format!("`{expr}`: {message}"))
         }
-        Err(e) => Err(SessionError::Failed(e.to_string())),
+        other => SessionError::Failed(other.to_string()),
+    })?;
+    out.watch_type
+        .ok_or_else(|| SessionError::Failed(format!("`{expr}` has no type here")))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use shaderdbg_glsl::instrument::probe_table;
+    use shaderdbg_glsl::parse::parse;
+    use shaderdbg_glsl::Stage;
+
+    const SHADER: &str = "#version 330 core
+out vec4 color;
+void main() {
+    vec2 p = gl_FragCoord.xy;
+    float r = length(p);
+    color = vec4(p, r, 1.0);
+}
+";
+
+    fn type_at(line: u32, expr: &str) -> Result<String, String> {
+        let parsed = parse(&[SHADER], Stage::Fragment, None).expect("parses");
+        let table = probe_table(&parsed);
+        expression_type(&parsed, &table, line, expr)
+            .map(|t| t.to_string())
+            .map_err(|e| e.to_string())
+    }
+
+    /// The type comes from the same checker that instruments the watch (a
+    /// regression: it was read out of a breakpoint condition's error text).
+    #[test]
+    fn watch_expressions_are_typed_in_the_scope_of_their_line() {
+        assert_eq!(type_at(5, "p * 2.0").as_deref(), Ok("vec2"));
+        assert_eq!(type_at(6, "r > 1.0").as_deref(), Ok("bool"));
+        assert_eq!(type_at(6, "mat2(p, p)").as_deref(), Ok("mat2"));
+        assert_eq!(type_at(4, "gl_FragCoord").as_deref(), Ok("vec4"));
+        let e = type_at(4, "r").unwrap_err();
+        assert!(e.contains("`r`"), "{e}");
+        let e = type_at(99, "p").unwrap_err();
+        assert!(e.contains("no executable statement"), "{e}");
     }
 }

@@ -105,6 +105,8 @@ pub struct Instrumented {
     pub probes: ProbeTable,
     /// Watch mode: words per watched value.
     pub watch_words: Option<u32>,
+    /// Watch mode: the watched expression's type.
+    pub watch_type: Option<crate::Type>,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
@@ -131,6 +133,7 @@ pub fn instrument(parsed: &Parsed, req: &Request) -> Result<Instrumented, Instru
         version,
         probes: out.probes,
         watch_words: out.watch_words,
+        watch_type: out.watch_type,
     })
 }
 

@@ -21,6 +21,7 @@ pub struct Output {
     pub glsl: String,
     pub probes: ProbeTable,
     pub watch_words: Option<u32>,
+    pub watch_type: Option<Type>,
 }
 
 /// A place a value can be logged from after a write: root variable, path, the
@@ -43,6 +44,7 @@ pub struct Walker<'a> {
     breakpoints: HashMap<ProbeId, (usize, Option<String>)>,
     seen_breakpoints: usize,
     watch_words: Option<u32>,
+    watch_type: Option<Type>,
     error: Option<InstrumentError>,
     /// `Mode::HitTestNanInf`: NaN/Inf checks after output writes.
     nan_inf: bool,
@@ -82,6 +84,7 @@ impl<'a> Walker<'a> {
             breakpoints,
             seen_breakpoints: 0,
             watch_words: None,
+            watch_type: None,
             error: None,
             nan_inf: matches!(mode, Mode::HitTestNanInf(_)),
             nan_pending: Vec::new(),
@@ -143,6 +146,7 @@ impl<'a> Walker<'a> {
             glsl,
             probes,
             watch_words: w.watch_words,
+            watch_type: w.watch_type,
         })
     }
 
@@ -324,6 +328,7 @@ impl<'a> Walker<'a> {
                 Ok((e, ty)) => {
                     let f = self.rt.watch(&ty);
                     self.watch_words = ty.words();
+                    self.watch_type = Some(ty);
                     out.push(stmt(call(&f, vec![e])));
                 }
                 Err(message) => self.fail(InstrumentError::Watch {

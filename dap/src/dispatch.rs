@@ -24,12 +24,12 @@ use std::time::{Duration, Instant};
 use serde_json::{json, Value};
 use shaderdbg_protocol::{ExceptionFilters, ScreenshotAt, StopFilter, StopReason};
 use shaderdbg_session::stop::{invocation_name_of, Location, Stop};
-use shaderdbg_session::{Event, Halt, Session};
+use shaderdbg_session::{eval, Event, Halt, Session};
 
 use crate::breakpoints::{source_of, Breakpoints};
 use crate::custom;
 use crate::engine::{Command, Engine, EngineEvent, Job};
-use crate::evaluate::EvalError;
+use crate::evaluate::{self, EvalError};
 use crate::framing::{self, FrameError};
 use crate::launch::{self, Plan};
 use crate::protocol::{self as p, arguments, Request};
@@ -940,9 +940,33 @@ impl<W: Write> Server<W> {
     fn evaluate(&mut self, req: &Request) -> Reply {
         let a: p::EvaluateArguments = arguments(req)?;
         let (t, step) = self.frame_or_cursor(a.frame_id)?;
-        let s = self.thread_at(t)?;
         let expr = a.expression.trim();
-        match s.evaluate(expr, step) {
+        let result = {
+            let s = self.thread_at(t)?;
+            // What the CPU cannot evaluate faithfully (texture lookups,
+            // derivatives) is watched on the GPU in the stopped draw.
+            let engine = self.engine.as_ref().filter(|e| !e.finished());
+            let mut gpu = engine.map(|e| {
+                move |line: u32, text: &str| {
+                    let text = text.to_string();
+                    e.call(move |sess| sess.watch(line, &text).map_err(|e| e.to_string()))
+                        .and_then(|r| r)
+                        .map(|w| eval::WatchImage {
+                            ty: w.ty,
+                            width: w.width,
+                            height: w.height,
+                            values: w.values,
+                        })
+                }
+            });
+            evaluate::evaluate_at(
+                &s.stop,
+                step,
+                expr,
+                gpu.as_mut().map(|g| g as &mut dyn eval::GpuWatch),
+            )
+        };
+        match result {
             Ok(t) => {
                 let v = self.handles.variable(expr, &t.ty, Some(&t.value), expr);
                 Ok(json!({

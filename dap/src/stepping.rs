@@ -4,7 +4,7 @@
 //! `reverseContinue` within the trace). All of it is navigation of the
 //! recording: nothing runs on the GPU.
 
-use shaderdbg_glsl::{Type, Value};
+use shaderdbg_glsl::Value;
 use shaderdbg_protocol::Hit;
 use shaderdbg_session::stop::{invocation_name_of, Stop, Variable};
 
@@ -178,21 +178,5 @@ impl Stopped {
 /// Evaluates an expression over the values of a recorded invocation before
 /// `step` executes.
 pub fn evaluate_in(stop: &Stop, expr: &str, step: usize) -> Result<Typed, evaluate::EvalError> {
-    let vars = stop.variables(step);
-    let lookup = |name: &str| -> Option<(Type, Option<Value>)> {
-        // Locals come first and inner declarations last: the last local
-        // of that name shadows the others, and any local shadows a global.
-        let locals = vars
-            .iter()
-            .filter(|v| v.scope == shaderdbg_session::stop::Scope::Local)
-            .rev();
-        let others = vars
-            .iter()
-            .filter(|v| v.scope != shaderdbg_session::stop::Scope::Local);
-        locals
-            .chain(others)
-            .find(|v| v.name == name)
-            .map(|v| (v.ty.clone(), v.value.clone()))
-    };
-    evaluate::evaluate(expr, &lookup)
+    evaluate::evaluate_at(stop, step, expr, None)
 }

@@ -592,3 +592,20 @@ fn gl_error_exception_names_the_call() {
     c.ok("disconnect", json!({}));
     assert!(c.wait_closed().success());
 }
+
+/// What the CPU cannot evaluate faithfully is watched on the GPU in the
+/// stopped draw: p = gl_FragCoord.xy / 32, so dFdx(p.x) = 1/32 everywhere.
+#[test]
+fn derivatives_are_evaluated_on_the_gpu() {
+    let mut c = single(
+        json!([{"line": 10, "condition": "p.y > 1.9"}]),
+        json!({"frame": 0}),
+    );
+    stopped(&mut c);
+    let d: f32 = eval(&mut c, "dFdx(p.x)").parse().expect("a float");
+    assert_eq!(d, 1.0 / 32.0);
+    // Mixed: the CPU evaluates around the GPU's part.
+    let v = eval(&mut c, "vec2(dFdy(p.y) * 32.0, p.y > 1.9)");
+    assert_eq!(v, "vec2(1.0, 1.0)");
+    finish(c);
+}

@@ -1086,6 +1086,172 @@ pub(crate) fn glDispatchComputeIndirect(orig: &mut Original<'_, ()>, indirect: i
 }
 
 // ---------------------------------------------------------------------------
+// Counting queries (see crate::queries)
+
+/// `glBeginQuery(target, id)`: a new run of `id`; what the agent remembered
+/// of the last one is forgotten.
+pub(crate) fn glBeginQuery(orig: &mut Original<'_, ()>, _target: u32, id: u32) {
+    orig.call();
+    crate::queries::forget(current_context(), id);
+}
+
+/// `glBeginQueryIndexed(target, index, id)`.
+pub(crate) fn glBeginQueryIndexed(orig: &mut Original<'_, ()>, _target: u32, _index: u32, id: u32) {
+    orig.call();
+    crate::queries::forget(current_context(), id);
+}
+
+/// `glQueryCounter(id, target)`: `id` becomes a timestamp query.
+pub(crate) fn glQueryCounter(orig: &mut Original<'_, ()>, id: u32, _target: u32) {
+    orig.call();
+    crate::queries::forget(current_context(), id);
+}
+
+/// `glDeleteQueries(n, ids)`.
+///
+/// # Safety
+/// The application's arguments.
+pub(crate) unsafe fn glDeleteQueries(orig: &mut Original<'_, ()>, n: i32, ids: *const u32) {
+    // SAFETY: GL reads `n` names from `ids`.
+    let ids = unsafe { read_array(ids, n) };
+    orig.call();
+    let ctx = current_context();
+    for id in ids {
+        crate::queries::forget(ctx, id);
+    }
+}
+
+/// The shared body of the `glGetQueryObject*v` hooks.
+fn query_object(
+    orig: &mut Original<'_, ()>,
+    id: u32,
+    pname: u32,
+    params: *mut u8,
+    width: crate::queries::Width,
+) {
+    let ctx = current_context();
+    if !crate::queries::was_split(ctx, id) {
+        orig.call();
+        return;
+    }
+    let gl = crate::stops::gl_for(ctx);
+    // SAFETY: inside the application's GL call: its context is current and
+    // `params` is its argument for this call.
+    unsafe {
+        crate::queries::patch_client(&gl, ctx, id, pname, params, width, || {
+            orig.call();
+        })
+    };
+}
+
+/// `glGetQueryObjectiv(id, pname, params)`.
+pub(crate) fn glGetQueryObjectiv(
+    orig: &mut Original<'_, ()>,
+    id: u32,
+    pname: u32,
+    params: *mut i32,
+) {
+    query_object(orig, id, pname, params.cast(), crate::queries::Width::I32);
+}
+
+/// `glGetQueryObjectuiv(id, pname, params)`.
+pub(crate) fn glGetQueryObjectuiv(
+    orig: &mut Original<'_, ()>,
+    id: u32,
+    pname: u32,
+    params: *mut u32,
+) {
+    query_object(orig, id, pname, params.cast(), crate::queries::Width::U32);
+}
+
+/// `glGetQueryObjecti64v(id, pname, params)`.
+pub(crate) fn glGetQueryObjecti64v(
+    orig: &mut Original<'_, ()>,
+    id: u32,
+    pname: u32,
+    params: *mut i64,
+) {
+    query_object(orig, id, pname, params.cast(), crate::queries::Width::I64);
+}
+
+/// `glGetQueryObjectui64v(id, pname, params)`.
+pub(crate) fn glGetQueryObjectui64v(
+    orig: &mut Original<'_, ()>,
+    id: u32,
+    pname: u32,
+    params: *mut u64,
+) {
+    query_object(orig, id, pname, params.cast(), crate::queries::Width::U64);
+}
+
+/// The shared body of the `glGetQueryBufferObject*v` hooks.
+fn query_buffer_object(
+    orig: &mut Original<'_, ()>,
+    id: u32,
+    buffer: u32,
+    pname: u32,
+    offset: isize,
+    width: crate::queries::Width,
+) {
+    let ctx = current_context();
+    if !crate::queries::was_split(ctx, id) {
+        orig.call();
+        return;
+    }
+    let gl = crate::stops::gl_for(ctx);
+    // SAFETY: inside the application's GL call: its context is current.
+    unsafe {
+        crate::queries::patch_buffer(&gl, ctx, id, buffer, pname, offset, width, || {
+            orig.call();
+        })
+    };
+}
+
+/// `glGetQueryBufferObjectiv(id, buffer, pname, offset)`.
+pub(crate) fn glGetQueryBufferObjectiv(
+    orig: &mut Original<'_, ()>,
+    id: u32,
+    buffer: u32,
+    pname: u32,
+    offset: isize,
+) {
+    query_buffer_object(orig, id, buffer, pname, offset, crate::queries::Width::I32);
+}
+
+/// `glGetQueryBufferObjectuiv(id, buffer, pname, offset)`.
+pub(crate) fn glGetQueryBufferObjectuiv(
+    orig: &mut Original<'_, ()>,
+    id: u32,
+    buffer: u32,
+    pname: u32,
+    offset: isize,
+) {
+    query_buffer_object(orig, id, buffer, pname, offset, crate::queries::Width::U32);
+}
+
+/// `glGetQueryBufferObjecti64v(id, buffer, pname, offset)`.
+pub(crate) fn glGetQueryBufferObjecti64v(
+    orig: &mut Original<'_, ()>,
+    id: u32,
+    buffer: u32,
+    pname: u32,
+    offset: isize,
+) {
+    query_buffer_object(orig, id, buffer, pname, offset, crate::queries::Width::I64);
+}
+
+/// `glGetQueryBufferObjectui64v(id, buffer, pname, offset)`.
+pub(crate) fn glGetQueryBufferObjectui64v(
+    orig: &mut Original<'_, ()>,
+    id: u32,
+    buffer: u32,
+    pname: u32,
+    offset: isize,
+) {
+    query_buffer_object(orig, id, buffer, pname, offset, crate::queries::Width::U64);
+}
+
+// ---------------------------------------------------------------------------
 // Swaps
 
 /// `eglSwapBuffers`, `eglSwapBuffersWithDamage{KHR,EXT}`, `glXSwapBuffers`:
@@ -1112,6 +1278,7 @@ pub(crate) fn context_destroyed<R: Copy>(orig: &mut Original<'_, R>, ctx: Contex
     if ctx.handle != 0 {
         tracing::debug!(%ctx, "context destroyed");
         state::context_destroyed(ctx);
+        crate::queries::forget_context(ctx);
     }
 }
 

@@ -21,6 +21,8 @@
 //! - [`draw`]: [`draw::DrawCall`], the description of a draw or dispatch.
 //! - [`session`]: what the agent does with all that. For now it only records
 //!   events (in memory and, with `SHADERDBG_TRACE_FILE`, as JSON lines).
+//! - [`queries`]: counting queries ended and begun again around debug
+//!   draws, their partial counts added to what the application reads.
 //! - [`log`]: `tracing` to the file named by `SHADERDBG_LOG`, else nowhere.
 //!
 //! Environment: `SHADERDBG_LOG` (log file), `SHADERDBG_LOG_LEVEL`,
@@ -63,6 +65,7 @@ pub mod gl;
 pub mod hooks;
 pub mod interpose;
 pub mod log;
+pub mod queries;
 pub mod resolve;
 pub mod screenshot;
 pub mod session;

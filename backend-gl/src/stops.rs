@@ -13,7 +13,10 @@
 //!   the image units it can write ([`debug_draw::SavedImages`]). The
 //!   application's transform feedback is set aside
 //!   ([`debug_draw::TransformFeedbackAside`]) and, while an occlusion query
-//!   is active, so are the samples ([`debug_draw::OcclusionAside`]).
+//!   is active, so are the samples ([`debug_draw::OcclusionAside`]); active
+//!   counting queries (`GL_PRIMITIVES_GENERATED`, pipeline statistics) are
+//!   ended and begun again around it, their partial counts added back when
+//!   the application reads them ([`crate::queries`]).
 //! - Stop reasons: breakpoints, `Pause` (the next draw, every invocation at
 //!   the start of `main`), pixel history, and NaN/Inf written to an output
 //!   (exception filter); the hit record's tag word says which. The `gl_error`
@@ -365,7 +368,7 @@ fn sources_hash(program: &ProgramInfo) -> u64 {
     h.finish()
 }
 
-fn gl_for(ctx: ContextKey) -> Rc<glow::Context> {
+pub(crate) fn gl_for(ctx: ContextKey) -> Rc<glow::Context> {
     GL.with(|m| {
         m.borrow_mut()
             .entry(ctx)
@@ -447,6 +450,7 @@ impl Stop<'_> {
         // SAFETY: the draw's context is current on this thread.
         unsafe {
             let original = native_program(self.program.id).ok_or("no program")?;
+            let counting = crate::queries::CountingQueriesAside::set(gl, self.ctx);
             let aside = debug_draw::TransformFeedbackAside::set(gl);
             let occlusion = if self.draw.args.is_compute() {
                 Ok(None)
@@ -469,6 +473,7 @@ impl Stop<'_> {
             };
             // After `debug_draw` put the application's program back.
             aside.restore(gl);
+            counting.restore();
             log_own_errors(self.ctx);
             result
         }

@@ -20,8 +20,12 @@
 //!   `GL_PRIMITIVES_GENERATED` and `GL_TRANSFORM_FEEDBACK_PRIMITIVES_WRITTEN`,
 //!   the draw in `GL_SAMPLES_PASSED` and `GL_TIME_ELAPSED`, then the same
 //!   draw again in `GL_ANY_SAMPLES_PASSED`; prints `frame N queries
-//!   generated G written W samples S any A` (the elapsed time only has to be
-//!   available, it is not printed).
+//!   generated G written W samples S any A generated-no-wait G
+//!   generated-buffered G G` (the generated count read again with
+//!   `GL_QUERY_RESULT_NO_WAIT`, and into an immutable query buffer: 64 bits
+//!   with `GL_QUERY_BUFFER` bound, 32 bits with
+//!   `glGetQueryBufferObjectuiv`); the elapsed time only has to be
+//!   available, it is not printed.
 //! - `image`: the triangle is drawn with a fragment shader that counts its
 //!   fragments per 8 x 8 cell with `imageAtomicAdd` into an R32UI image
 //!   (never cleared: counts add up over the frames) and writes its colour
@@ -78,6 +82,7 @@ void main() {
 ";
 
 type DrawTransformFeedback = unsafe extern "C" fn(u32, u32);
+type QueryBufferObject = unsafe extern "C" fn(u32, u32, u32, isize);
 type MultiDrawIndirectCount = unsafe extern "C" fn(u32, *const std::ffi::c_void, isize, i32, i32);
 
 /// `name` through `eglGetProcAddress`, looked up with `dlsym` on libEGL (as
@@ -259,6 +264,23 @@ fn main() -> anyhow::Result<()> {
         } else {
             None
         };
+        let (query_buffer_object, query_buffer): (Option<QueryBufferObject>, _) = if mode
+            == "queries"
+        {
+            let b = gl.create_buffer().map_err(|e| anyhow!(e))?;
+            gl.bind_buffer(glow::QUERY_BUFFER, Some(b));
+            gl.buffer_storage(glow::QUERY_BUFFER, 16, None, 0);
+            gl.bind_buffer(glow::QUERY_BUFFER, None);
+            (
+                Some(std::mem::transmute::<
+                    *mut std::ffi::c_void,
+                    QueryBufferObject,
+                >(egl_proc(c"glGetQueryBufferObjectuiv")?)),
+                Some(b),
+            )
+        } else {
+            (None, None)
+        };
         let mut lines = Vec::new();
         for frame in 0..frames {
             gl.bind_framebuffer(glow::FRAMEBUFFER, None);
@@ -311,9 +333,29 @@ fn main() -> anyhow::Result<()> {
                             .iter()
                             .map(|q| gl.get_query_parameter_u32(*q, glow::QUERY_RESULT))
                             .collect();
+                        // The generated count again: without waiting, and
+                        // into a query buffer (bound: 64 bits at offset 8;
+                        // DSA: 32 bits at offset 0).
+                        let no_wait = gl.get_query_parameter_u32(q[0], glow::QUERY_RESULT_NO_WAIT);
+                        let mut buffered = [0u8; 16];
+                        if let (Some(f), Some(b)) = (query_buffer_object, query_buffer) {
+                            gl.bind_buffer(glow::QUERY_BUFFER, Some(b));
+                            gl.get_query_parameter_u64_with_offset(q[0], glow::QUERY_RESULT, 8);
+                            gl.bind_buffer(glow::QUERY_BUFFER, None);
+                            f(q[0].0.get(), b.0.get(), glow::QUERY_RESULT, 0);
+                            gl.bind_buffer(glow::COPY_READ_BUFFER, Some(b));
+                            gl.get_buffer_sub_data(glow::COPY_READ_BUFFER, 0, &mut buffered);
+                            gl.bind_buffer(glow::COPY_READ_BUFFER, None);
+                        }
                         lines.push(format!(
-                            "frame {frame} queries generated {} written {} samples {} any {}",
-                            r[0], r[1], r[2], r[4]
+                            "frame {frame} queries generated {} written {} samples {} any {} \
+                             generated-no-wait {no_wait} generated-buffered {} {}",
+                            r[0],
+                            r[1],
+                            r[2],
+                            r[4],
+                            u32::from_le_bytes(buffered[..4].try_into()?),
+                            u64::from_le_bytes(buffered[8..].try_into()?),
                         ));
                     }
                     gl.bind_vertex_array(Some(vao));
@@ -400,6 +442,9 @@ fn main() -> anyhow::Result<()> {
         gl.delete_texture(colors);
         gl.delete_transform_feedback(tfo);
         for b in [tf_buffer, commands, count] {
+            gl.delete_buffer(b);
+        }
+        if let Some(b) = query_buffer {
             gl.delete_buffer(b);
         }
         gl.delete_vertex_array(tf_vao);

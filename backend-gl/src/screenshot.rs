@@ -2,7 +2,9 @@
 //! 0, or the default framebuffer's back buffer), or the back buffer at a
 //! swap, read back as RGBA8, bottom row first. Every piece of state touched
 //! (read framebuffer binding, that framebuffer's read buffer, pack alignment,
-//! row length, skips, pixel pack buffer, renderbuffer binding) is put back.
+//! row length, skips, pixel pack buffer, renderbuffer binding, the active
+//! unit's texture binding when a texture attachment's size is asked without
+//! the DSA query) is put back.
 
 use std::ffi::c_void;
 
@@ -161,19 +163,23 @@ unsafe fn attachment_size(gl: &glow::Context, fb: u32) -> Result<(i32, i32), Str
     match ty {
         glow::TEXTURE => {
             let level = param(glow::FRAMEBUFFER_ATTACHMENT_TEXTURE_LEVEL);
+            let face = param(glow::FRAMEBUFFER_ATTACHMENT_TEXTURE_CUBE_MAP_FACE) as u32;
             type GetTextureLevel = unsafe extern "C" fn(u32, i32, u32, *mut i32);
             static REAL: RealFn = RealFn::gl(c"glGetTextureLevelParameteriv");
             let p = REAL.get();
-            if p.is_null() || gl.version().is_embedded {
-                return Err(format!(
-                    "framebuffer {fb}: the size of a texture attachment needs glGetTextureLevelParameteriv (desktop GL 4.5)"
-                ));
+            let v = gl.version();
+            if !p.is_null() && !v.is_embedded && (v.major, v.minor) >= (4, 5) {
+                let f = std::mem::transmute::<*mut c_void, GetTextureLevel>(p);
+                let (mut w, mut h) = (0, 0);
+                f(name, level, glow::TEXTURE_WIDTH, &mut w);
+                f(name, level, glow::TEXTURE_HEIGHT, &mut h);
+                return Ok((w, h));
             }
-            let f = std::mem::transmute::<*mut c_void, GetTextureLevel>(p);
-            let (mut w, mut h) = (0, 0);
-            f(name, level, glow::TEXTURE_WIDTH, &mut w);
-            f(name, level, glow::TEXTURE_HEIGHT, &mut h);
-            Ok((w, h))
+            bound_texture_level_size(gl, name, level, face).ok_or_else(|| {
+                format!(
+                    "framebuffer {fb}: the size of texture {name} level {level} needs glGetTextureLevelParameteriv (GL 4.5) or glGetTexLevelParameteriv (GL, GLES 3.1)"
+                )
+            })
         }
         glow::RENDERBUFFER => {
             let saved = gl.get_parameter_i32(glow::RENDERBUFFER_BINDING);
@@ -192,6 +198,73 @@ unsafe fn attachment_size(gl: &glow::Context, fb: u32) -> Result<(i32, i32), Str
         }
         _ => Err(format!("framebuffer {fb} has no colour attachment 0")),
     }
+}
+
+/// The size of level `level` of texture `name` without the DSA query
+/// (GLES, desktop GL before 4.5): the texture is bound on the active unit
+/// to the target it was created with, found by trying each (binding a
+/// texture to another target fails and changes nothing; the agent drains
+/// that error), and asked with `glGetTexLevelParameteriv` (GLES 3.1); the
+/// unit's binding is put back. `face`: the attached cube map face, if any.
+///
+/// # Safety
+/// A GL context must be current on this thread.
+unsafe fn bound_texture_level_size(
+    gl: &glow::Context,
+    name: u32,
+    level: i32,
+    face: u32,
+) -> Option<(i32, i32)> {
+    let v = gl.version();
+    if v.is_embedded && (v.major, v.minor) < (3, 1) {
+        return None;
+    }
+    let texture = std::num::NonZeroU32::new(name).map(glow::NativeTexture)?;
+    let targets = [
+        (glow::TEXTURE_2D, glow::TEXTURE_BINDING_2D),
+        (glow::TEXTURE_2D_ARRAY, glow::TEXTURE_BINDING_2D_ARRAY),
+        (glow::TEXTURE_CUBE_MAP, glow::TEXTURE_BINDING_CUBE_MAP),
+        (glow::TEXTURE_3D, glow::TEXTURE_BINDING_3D),
+        (
+            glow::TEXTURE_2D_MULTISAMPLE,
+            glow::TEXTURE_BINDING_2D_MULTISAMPLE,
+        ),
+        (
+            glow::TEXTURE_2D_MULTISAMPLE_ARRAY,
+            glow::TEXTURE_BINDING_2D_MULTISAMPLE_ARRAY,
+        ),
+        (glow::TEXTURE_RECTANGLE, glow::TEXTURE_BINDING_RECTANGLE),
+        (glow::TEXTURE_1D_ARRAY, glow::TEXTURE_BINDING_1D_ARRAY),
+    ];
+    for (target, binding) in targets {
+        let saved = gl.get_parameter_i32(binding);
+        gl.bind_texture(target, Some(texture));
+        if gl.get_parameter_i32(binding) as u32 != name {
+            continue;
+        }
+        let query = if target == glow::TEXTURE_CUBE_MAP && face != 0 {
+            face
+        } else if target == glow::TEXTURE_CUBE_MAP {
+            glow::TEXTURE_CUBE_MAP_POSITIVE_X
+        } else {
+            target
+        };
+        type GetTexLevel = unsafe extern "C" fn(u32, i32, u32, *mut i32);
+        static REAL: RealFn = RealFn::gl(c"glGetTexLevelParameteriv");
+        let p = REAL.get();
+        let (mut w, mut h) = (0, 0);
+        if !p.is_null() {
+            let f = std::mem::transmute::<*mut c_void, GetTexLevel>(p);
+            f(query, level, glow::TEXTURE_WIDTH, &mut w);
+            f(query, level, glow::TEXTURE_HEIGHT, &mut h);
+        }
+        gl.bind_texture(
+            target,
+            std::num::NonZeroU32::new(saved as u32).map(glow::NativeTexture),
+        );
+        return (w > 0 && h > 0).then_some((w, h));
+    }
+    None
 }
 
 /// The size of the current draw surface, from EGL or GLX.

@@ -562,6 +562,73 @@ fn gles30_stops_in_both_stages_of_an_es_context() {
     assert_eq!(out.stdout, run_plain("gles30", &args));
 }
 
+/// `ScreenshotAt::Now` of a draw that renders into a texture on a GLES
+/// context (no `glGetTextureLevelParameteriv` there): the agent finds the
+/// attachment's size by binding the texture and asking
+/// `glGetTexLevelParameteriv` (GLES 3.1), and the image is the 64x64
+/// target as cleared before the draw.
+#[test]
+fn gles30_screenshot_now_of_a_texture_attachment() {
+    let args = ["1", "64"];
+    let mut shots = Vec::new();
+    let out = debug(
+        "gles30",
+        &args,
+        "shot",
+        Default::default(),
+        |s| {
+            if s.is(GLES_FRAG) {
+                vec![bp(s.line_of("float ring"), Some("p.x > 1.5"))]
+            } else {
+                vec![]
+            }
+        },
+        |session, stop| {
+            session.send(&proto::ToAgent::Screenshot {
+                request: 5,
+                at: proto::ScreenshotAt::Now,
+            });
+            loop {
+                match session.recv() {
+                    Some(proto::FromAgent::Screenshot {
+                        request: 5,
+                        frame,
+                        width,
+                        height,
+                        rgba,
+                    }) => {
+                        shots.push(Ok((frame, width, height, rgba.0)));
+                        break;
+                    }
+                    Some(proto::FromAgent::Error {
+                        request: Some(5),
+                        message,
+                    }) => {
+                        shots.push(Err(message));
+                        break;
+                    }
+                    Some(proto::FromAgent::FrameEnd { .. }) => {}
+                    other => panic!("expected the screenshot, got {other:?}"),
+                }
+            }
+            session.send(&proto::ToAgent::SetBreakpoints {
+                shader: stop.shader.id,
+                breakpoints: vec![],
+            });
+        },
+    );
+    assert!(out.errors.is_empty(), "{:?}", out.errors);
+    assert_eq!(shots.len(), 1);
+    let (frame, w, h, rgba) = shots.pop().unwrap().expect("a screenshot");
+    assert_eq!((frame, w, h), (0, 64, 64));
+    assert!(
+        rgba.chunks(4).all(|p| p == [0, 0, 0, 0]),
+        "{:?}",
+        &rgba[..8]
+    );
+    assert_eq!(out.stdout, run_plain("gles30", &args));
+}
+
 #[test]
 fn gl_state_after_a_stop_equals_the_state_before() {
     let args = ["2", "64"];

@@ -145,6 +145,7 @@ void _sdbg_hit({h}uint p, int k, bool c) {{
                         "{h}uint _sdbg_nocc[{n}] = uint[{n}]({zeros});
 void _sdbg_nan_reach(int k) {{ _sdbg_nocc[k] = _sdbg_nocc[k] + 1u; }}
 void _sdbg_nan({h}uint p, int k, bool bad) {{ if (bad) _sdbg_put_hit(p, _sdbg_nocc[k] - 1u, {tag}u); }}
+{h}uint _sdbg_nan_u({h}uint p, int k, bool bad) {{ _sdbg_nan(p, k, bad); return 0u; }}
 bool _sdbg_bad({h}float v) {{ return isnan(v) || isinf(v); }}
 bool _sdbg_bad({h}vec2 v) {{ return any(isnan(v)) || any(isinf(v)); }}
 bool _sdbg_bad({h}vec3 v) {{ return any(isnan(v)) || any(isinf(v)); }}

@@ -53,6 +53,11 @@ pub struct Walker<'a> {
     nan_pending: Vec<ast::Expr>,
     /// Steps with NaN/Inf checks so far (the size of the reach counters).
     nan_slots: usize,
+    /// Walking the own expressions of a statement with no single "after"
+    /// (`if`/`switch`/loop conditions, `return` values): its step and
+    /// reach-counter slot (given at the first check). Output writes there
+    /// are checked in place, right after the write.
+    nan_inline: Option<(ProbeId, Option<usize>)>,
 }
 
 impl<'a> Walker<'a> {
@@ -88,6 +93,7 @@ impl<'a> Walker<'a> {
             error: None,
             nan_inf: matches!(mode, Mode::HitTestNanInf(_)),
             nan_pending: Vec::new(),
+            nan_inline: None,
             nan_slots: 0,
         };
         let mut body = String::new();
@@ -396,8 +402,17 @@ impl<'a> Walker<'a> {
                     StatementData::Declaration(_) | StatementData::Expression(_)
                 );
                 let outer = std::mem::take(&mut self.nan_pending);
+                let outer_inline = std::mem::replace(
+                    &mut self.nan_inline,
+                    (!simple && self.nan_inf).then_some((p, None)),
+                );
                 self.statement_body(content, span, out);
                 let checks = std::mem::replace(&mut self.nan_pending, outer);
+                let inline = std::mem::replace(&mut self.nan_inline, outer_inline);
+                if let Some((_, Some(k))) = inline {
+                    let k = ExprData::IntConst(k as i32);
+                    out.insert(at, stmt(call("_sdbg_nan_reach", vec![k.into()])));
+                }
                 if simple && !checks.is_empty() {
                     let k = ExprData::IntConst(self.nan_slots as i32);
                     self.nan_slots += 1;
@@ -799,20 +814,47 @@ impl Walker<'_> {
     /// type and reading it again has no side effects, a check of its value
     /// after the statement (`_sdbg_bad(lhs)`).
     fn nan_check(&mut self, lhs: &ast::Expr) {
+        if let Some(c) = self.nan_check_of(lhs) {
+            self.nan_pending.push(c);
+        }
+    }
+
+    /// `e` (a write whose value has type `ty`) followed, inside the
+    /// expression, by the NaN/Inf check `check` of the statement being
+    /// walked (`_sdbg_keep(e, _sdbg_nan_u(p, k, check))`: GLSL evaluates
+    /// arguments left to right, so the check reads the written value).
+    fn nan_check_inline(&mut self, e: ast::Expr, ty: &Type, check: ast::Expr) -> ast::Expr {
+        let Some((p, slot)) = self.nan_inline else {
+            return e;
+        };
+        let k = slot.unwrap_or_else(|| {
+            self.nan_slots += 1;
+            self.nan_slots - 1
+        });
+        self.nan_inline = Some((p, Some(k)));
+        let keep = self.rt.keep(ty);
+        let espan = e.span;
+        let k = ExprData::IntConst(k as i32).into();
+        ast::Expr::new(
+            call(&keep, vec![e, call("_sdbg_nan_u", vec![uint(p), k, check])]).content,
+            espan,
+        )
+    }
+
+    /// The check [`Self::nan_check`] would emit for a write to `lhs`.
+    fn nan_check_of(&mut self, lhs: &ast::Expr) -> Option<ast::Expr> {
         if !self.nan_inf || has_side_effects(lhs) {
-            return;
+            return None;
         }
         let mut root = lhs;
         let name = loop {
             match &root.content {
                 ExprData::Variable(id) => break id.as_str(),
                 ExprData::Dot(b, _) | ExprData::Bracket(b, _) => root = b,
-                _ => return,
+                _ => return None,
             }
         };
-        let Some(d) = self.model.lookup(name) else {
-            return;
-        };
+        let d = self.model.lookup(name)?;
         let output = match &self.model.decls[d].kind {
             DeclKind::Global(Storage::Out) => !self.model.decls[d].interface_block,
             DeclKind::Builtin(_) => matches!(
@@ -822,15 +864,13 @@ impl Walker<'_> {
             _ => false,
         };
         if !output {
-            return;
+            return None;
         }
         let float = matches!(
             self.model.expr_type(lhs),
             Type::Scalar(crate::Scalar::Float) | Type::Vector(crate::Scalar::Float, 2..=4)
         );
-        if float {
-            self.nan_pending.push(call("_sdbg_bad", vec![lhs.clone()]));
-        }
+        float.then(|| call("_sdbg_bad", vec![lhs.clone()]))
     }
 
     /// Wraps a condition so the recording sees its value.
@@ -854,12 +894,22 @@ impl Walker<'_> {
         match e.content {
             ExprData::Assignment(lhs, op, rhs) => {
                 let t = self.write_target(&lhs);
-                self.nan_check(&lhs);
+                let inline = self.nan_inline.is_some();
+                let check = if inline {
+                    self.nan_check_of(&lhs)
+                } else {
+                    self.nan_check(&lhs);
+                    None
+                };
                 let vty = self.model.expr_type(&lhs);
                 let rhs = self.expr(*rhs);
                 let lhs = self.expr(*lhs);
                 let new = node(ExprData::Assignment(Box::new(lhs), op, Box::new(rhs)));
-                self.wrap_write(new, vty, t, sp)
+                let new = self.wrap_write(new, vty.clone(), t, sp);
+                match check {
+                    Some(c) => self.nan_check_inline(new, &vty, c),
+                    None => new,
+                }
             }
             ExprData::PostInc(a) => {
                 let (t, vty) = (self.write_target(&a), self.model.expr_type(&a));

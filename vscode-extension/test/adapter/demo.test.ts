@@ -1,0 +1,149 @@
+// The real shaderdbg-dap through @vscode/debugadapter-testsupport's DebugClient
+// on the demo shader in the built-in host: launch, conditional breakpoint,
+// variables, evaluate, step, step back, and the extension's custom requests.
+//
+// Binaries: $SHADERDBG_BIN_DIR (default: target/debug of this checkout).
+import { after, before, test } from 'node:test';
+import * as assert from 'node:assert/strict';
+import { spawn, type ChildProcess } from 'node:child_process';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { DebugClient } from '@vscode/debugadapter-testsupport';
+import type { DebugProtocol } from '@vscode/debugprotocol';
+import { BREAK_LINE, CONDITION, DEMO_SHADER, REPO, close, demoStop, numbers } from '../common/demo';
+import { decode, stats, type ValuesImageBody } from '../../src/values';
+
+const BIN = process.env.SHADERDBG_BIN_DIR ?? path.join(REPO, 'target/debug');
+const DAP = path.join(BIN, 'shaderdbg-dap');
+const PIXEL: [number, number] = [200, 150];
+const expected = demoStop(...PIXEL);
+
+let adapter: ChildProcess;
+let dc: DebugClient;
+let stderr = '';
+
+before(async () => {
+  assert.ok(fs.existsSync(DAP), `${DAP} missing: build the workspace (cargo build) or set SHADERDBG_BIN_DIR`);
+  assert.ok(expected, 'the demo pixel hits the condition');
+  // `--port 0`: the adapter picks a port and prints `listening on 127.0.0.1:PORT`; it serves one connection.
+  adapter = spawn(DAP, ['--port', '0'], { stdio: ['ignore', 'ignore', 'pipe'] });
+  const port = await new Promise<number>((resolve, reject) => {
+    adapter.stderr?.on('data', (d: Buffer) => {
+      stderr += d.toString();
+      const m = /listening on 127\.0\.0\.1:(\d+)/.exec(stderr);
+      if (m) resolve(Number(m[1]));
+    });
+    adapter.on('exit', (code) => reject(new Error(`shaderdbg-dap exited (${code}): ${stderr}`)));
+  });
+  dc = new DebugClient('', '', 'shaderdbg');
+  dc.defaultTimeout = 120_000;
+  await dc.start(port);
+});
+
+after(async () => {
+  const settle = <T>(p: Promise<T>) => Promise.race([p.catch(() => undefined), new Promise((r) => setTimeout(r, 2000))]);
+  if (adapter?.exitCode === null) await settle(dc.disconnectRequest({ terminateDebuggee: true }));
+  await settle(dc?.stop());
+  if (adapter?.exitCode === null) adapter.kill('SIGKILL');
+});
+
+async function topFrame(): Promise<DebugProtocol.StackFrame> {
+  const threads = await dc.threadsRequest();
+  const st = await dc.stackTraceRequest({ threadId: threads.body.threads[0].id });
+  return st.body.stackFrames[0];
+}
+
+async function locals(frameId: number): Promise<Map<string, string>> {
+  const scopes = await dc.scopesRequest({ frameId });
+  const scope = scopes.body.scopes.find((s) => s.presentationHint === 'locals') ?? scopes.body.scopes[0];
+  const vars = await dc.variablesRequest({ variablesReference: scope.variablesReference });
+  return new Map(vars.body.variables.map((v) => [v.name, v.value]));
+}
+
+test('demo shader: conditional breakpoint, variables, evaluate, step, step back, custom requests', async () => {
+  const e = expected!;
+  // The adapter sends `initialized` right after the initialize response: wait for it before asking.
+  const initialized = dc.waitForEvent('initialized');
+  const init = await dc.initializeRequest({ adapterID: 'shaderdbg', linesStartAt1: true, columnsStartAt1: true, pathFormat: 'path' });
+  assert.ok(init.body?.supportsConditionalBreakpoints && init.body.supportsStepBack && init.body.supportsEvaluateForHovers);
+  const stopped = dc.waitForEvent('stopped');
+  await Promise.all([
+    initialized.then(async () => {
+      const bp = await dc.setBreakpointsRequest({ source: { path: DEMO_SHADER }, breakpoints: [{ line: BREAK_LINE, condition: CONDITION }] });
+      assert.equal(bp.body.breakpoints.length, 1);
+      await dc.configurationDoneRequest();
+    }),
+    dc.launchRequest({ program: DEMO_SHADER, args: ['--frames', '2'], frame: 0, pixel: PIXEL } as DebugProtocol.LaunchRequestArguments),
+  ]);
+  const ev = await stopped as DebugProtocol.StoppedEvent;
+  assert.equal(ev.body.reason, 'breakpoint');
+
+  console.log('stopped at the breakpoint');
+  // Where: the breakpoint's line in the demo file.
+  const top = await topFrame();
+  assert.equal(top.line, BREAK_LINE);
+  assert.equal(path.resolve(top.source?.path ?? ''), path.resolve(DEMO_SHADER));
+  assert.equal(top.name, 'shade');
+
+  // Variables: the locals at that line, against the CPU computation.
+  const vars = await locals(top.id);
+  console.log('locals at the stop:', Object.fromEntries(vars));
+  assert.ok(close(numbers(vars.get('falloff') ?? ''), [e.falloff]), `falloff ${vars.get('falloff')} vs ${e.falloff}`);
+  assert.ok(close(numbers(vars.get('d') ?? ''), e.d), `d ${vars.get('d')} vs ${e.d.join(', ')}`);
+  assert.ok(close(numbers(vars.get('i') ?? ''), [e.i]), `i ${vars.get('i')}`);
+  assert.ok(close(numbers(vars.get('c') ?? ''), e.c), `c ${vars.get('c')}`);
+
+  // Evaluate (hover and watch).
+  const hover = await dc.evaluateRequest({ expression: 'falloff', context: 'hover', frameId: top.id });
+  assert.ok(close(numbers(hover.body.result), [e.falloff]), hover.body.result);
+  const watch = await dc.evaluateRequest({ expression: 'falloff * 2.0', context: 'watch', frameId: top.id });
+  assert.ok(close(numbers(watch.body.result), [2 * e.falloff]), watch.body.result);
+  const cond = await dc.evaluateRequest({ expression: CONDITION, context: 'watch', frameId: top.id });
+  assert.equal(cond.body.result, 'true');
+
+  console.log('evaluate done');
+  // Step: the line moves on and c has the light added.
+  await Promise.all([dc.nextRequest({ threadId: ev.body.threadId! }), dc.waitForEvent('stopped')]);
+  const next = await topFrame();
+  assert.notEqual(next.line, BREAK_LINE);
+  const after = await locals(next.id);
+  assert.ok(close(numbers(after.get('c') ?? ''), e.cAfter), `c after the step ${after.get('c')} vs ${e.cAfter.join(', ')}`);
+
+  console.log('stepped');
+  // Step back: on the breakpoint's line again, c as it was.
+  await Promise.all([dc.stepBackRequest({ threadId: ev.body.threadId! }), dc.waitForEvent('stopped')]);
+  const back = await topFrame();
+  assert.equal(back.line, BREAK_LINE);
+  assert.ok(close(numbers((await locals(back.id)).get('c') ?? ''), e.c));
+
+  console.log('stepped back');
+  // shaderdbg/frameImage: the framebuffer before the draw, a PNG.
+  const frame = (await dc.customRequest('shaderdbg/frameImage', {})).body as { frame: number; draw: number; width: number; height: number; png: string };
+  assert.deepEqual([frame.frame, frame.width, frame.height], [0, 640, 360]);
+  const png = Buffer.from(frame.png, 'base64');
+  assert.equal(png.subarray(1, 4).toString('latin1'), 'PNG');
+  assert.equal(png.readUInt32BE(16), 640);
+
+  console.log('frameImage done');
+  // shaderdbg/valuesImage: falloff over the whole draw, at our pixel the value we computed.
+  const values = (await dc.customRequest('shaderdbg/valuesImage', { expression: 'falloff', frameId: back.id })).body as ValuesImageBody;
+  assert.deepEqual([values.width, values.height, values.components, values.line], [640, 360, 1, BREAK_LINE]);
+  const img = decode(values);
+  const s = stats(img);
+  assert.ok(s.covered > 0);
+  assert.deepEqual([s.nan, s.inf], [values.nan, values.inf]);
+  assert.ok(close([s.min[0]!, s.max[0]!], [values.min[0]!, values.max[0]!], 1e-6));
+  console.log(`valuesImage falloff: ${s.covered} covered pixels, min ${values.min[0]}, max ${values.max[0]}`);
+
+  console.log('valuesImage done');
+  // shaderdbg/debugPixel: pixel history of (200, 150) in the next frame.
+  const stopped2 = dc.waitForEvent('stopped');
+  const dp = (await dc.customRequest('shaderdbg/debugPixel', { x: PIXEL[0], y: PIXEL[1] })).body as { frame: number };
+  assert.equal(dp.frame, 1);
+  const ev2 = await stopped2 as DebugProtocol.StoppedEvent;
+  // The breakpoint still holds there in frame 1 (a breakpoint outranks pixel history as the reason).
+  assert.match(ev2.body.description ?? '', /\(200, ?150\)/);
+  assert.match(ev2.body.description ?? '', /frame 1/);
+  console.log(`debugPixel: stopped (${ev2.body.reason}): ${ev2.body.description}`);
+  await dc.disconnectRequest({ terminateDebuggee: true });
+});

@@ -220,6 +220,7 @@ impl ShaderDebug {
                         line: self.table.get(h.probe).map_or(0, |p| p.line),
                         occurrence: h.occurrence,
                         key: h.invocation(),
+                        probe: Some(h.probe),
                     },
                 )
             })

@@ -79,6 +79,8 @@ fn fragment(shaders: &[Shader]) -> &Shader {
         .expect("the main fragment shader")
 }
 
+/// The stops, with each hit's probe checked present and then left out (the
+/// tests name hits by line and occurrence).
 fn stops_of(all: &[FromAgent]) -> Vec<(u64, proto::StopReason, Vec<proto::Hit>, bool)> {
     all.iter()
         .filter_map(|m| match m {
@@ -88,7 +90,16 @@ fn stops_of(all: &[FromAgent]) -> Vec<(u64, proto::StopReason, Vec<proto::Hit>, 
                 hits,
                 truncated,
                 ..
-            } => Some((*frame, *reason, hits.clone(), *truncated)),
+            } => {
+                let hits = hits
+                    .iter()
+                    .map(|h| {
+                        assert!(h.probe.is_some(), "a hit without its probe: {h:?}");
+                        proto::Hit { probe: None, ..*h }
+                    })
+                    .collect();
+                Some((*frame, *reason, hits, *truncated))
+            }
             _ => None,
         })
         .collect()
@@ -250,7 +261,8 @@ fn nan_inf_filter_stops_at_the_statement_that_wrote_it_and_a_breakpoint_wins() {
             vec![proto::Hit {
                 line,
                 occurrence: 0,
-                key: [2, 3, 0, 0]
+                key: [2, 3, 0, 0],
+                probe: None
             }],
             false
         )]
@@ -312,7 +324,8 @@ fn nan_inf_filter_stops_at_the_statement_that_wrote_it_and_a_breakpoint_wins() {
         vec![proto::Hit {
             line: bp_line,
             occurrence: 0,
-            key: [5, 5, 0, 0]
+            key: [5, 5, 0, 0],
+            probe: None
         }]
     );
 }
@@ -429,7 +442,8 @@ fn pixel_history_stops_say_so_and_a_breakpoint_hit_says_breakpoint() {
             vec![proto::Hit {
                 line,
                 occurrence: 0,
-                key: [5, 6, 0, 0]
+                key: [5, 6, 0, 0],
+                probe: None
             }]
         );
     }
@@ -544,7 +558,8 @@ fn draw_transform_feedback_is_replayed_in_debug_draws() {
         == vec![proto::Hit {
             line: s.2[0].line,
             occurrence: 0,
-            key: [10, 10, 0, 0]
+            key: [10, 10, 0, 0],
+            probe: None
         }]));
     for (_, values) in &recorded {
         match values.get("s") {

@@ -87,6 +87,7 @@ fn synthetic() -> Stop {
         line: 6,
         occurrence: 0,
         key: [1, 2, 0, 0],
+        probe: None,
     };
     Stop {
         shader: 1,

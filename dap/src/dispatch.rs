@@ -676,6 +676,7 @@ impl<W: Write> Server<W> {
                 line: 0,
                 occurrence: 0,
                 key,
+                probe: None,
             });
             let stop = self
                 .call(Some(&format!("Recording {name}")), move |s| {

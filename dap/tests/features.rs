@@ -609,3 +609,34 @@ fn derivatives_are_evaluated_on_the_gpu() {
     assert_eq!(v, "vec2(1.0, 1.0)");
     finish(c);
 }
+
+/// Regression: a NaN written by the second statement of a line stopped on
+/// the line's first statement (the hit named only the line), where `a` was
+/// not written yet. The hit now names its step.
+#[test]
+fn nan_inf_stop_is_on_the_writing_statement_of_a_shared_line() {
+    let dir = std::env::temp_dir().join(format!("shaderdbg-dap-nan-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    let shader = dir.join("nan.frag");
+    std::fs::write(
+        &shader,
+        "#version 330 core\n\
+         out vec4 color;\n\
+         void main() {\n\
+         \x20   float zero = gl_FragCoord.x - gl_FragCoord.x;\n\
+         \x20   float a = 2.0; color = vec4(a / zero);\n\
+         }\n",
+    )
+    .expect("shader");
+    let mut c = Client::start();
+    init(&mut c, false);
+    c.ok("launch", json!({"program": shader, "frame": 0}));
+    c.ok("setExceptionBreakpoints", json!({"filters": ["nan_inf"]}));
+    c.ok("configurationDone", Value::Null);
+    let s = stopped(&mut c);
+    assert_eq!(s["reason"], "exception", "{s}");
+    let frame = top(&mut c, s["threadId"].as_i64().expect("thread"));
+    assert_eq!(frame["line"], 5, "{frame}");
+    assert_eq!(eval(&mut c, "a"), "2.0");
+    finish(c);
+}

@@ -66,6 +66,11 @@ pub struct Hit {
     pub occurrence: u32,
     /// Fragment: x, y, primitive, 0. Vertex: vertex, instance, 0, 0. Compute: x, y, z, 0.
     pub key: [u32; 4],
+    /// The probe id of the step that hit (a step of the recording;
+    /// `occurrence` counts reaches of it). Absent from older agents: the
+    /// first step of `line` is meant then.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub probe: Option<u32>,
 }
 
 /// Which frames stopping is allowed in (frames are numbered from 0; frame N

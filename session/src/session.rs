@@ -581,6 +581,7 @@ impl Session {
                 line: 0,
                 occurrence: 0,
                 key,
+                probe: None,
             });
         let request = self.request_id();
         self.send(&ToAgent::Record { request, selector });

@@ -74,12 +74,16 @@ impl Stop {
         trace: &InvocationTrace,
         hit: &proto::Hit,
     ) -> Option<usize> {
-        let probe = if hit.line == 0 {
-            table.main_entry_step()
-        } else {
-            table.step_for_line(hit.line)
-        }?
-        .id;
+        // The agent names the step that hit; the first step of the line is
+        // only a fallback (several statements can share a line).
+        let named = hit
+            .probe
+            .filter(|&p| table.get(p).is_some_and(|p| p.is_step()));
+        let probe = match named {
+            Some(p) => p,
+            None if hit.line == 0 => table.main_entry_step()?.id,
+            None => table.step_for_line(hit.line)?.id,
+        };
         trace
             .steps
             .iter()

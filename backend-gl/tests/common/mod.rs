@@ -7,7 +7,6 @@
 pub mod debugger;
 
 use std::path::PathBuf;
-use std::process::Command;
 use std::sync::OnceLock;
 
 pub struct Artifacts {
@@ -20,47 +19,13 @@ pub struct Artifacts {
 
 /// `<target>/<profile>` of this test binary.
 pub fn profile_dir() -> PathBuf {
-    let exe = std::env::current_exe().expect("current_exe");
-    let deps = exe.parent().expect("test binary directory");
-    if deps.file_name().is_some_and(|n| n == "deps") {
-        deps.parent().expect("profile directory").to_owned()
-    } else {
-        deps.to_owned()
-    }
+    shaderdbg_test_support::profile_dir()
 }
 
 pub fn artifacts() -> &'static Artifacts {
     static ARTIFACTS: OnceLock<Artifacts> = OnceLock::new();
     ARTIFACTS.get_or_init(|| {
-        let dir = profile_dir();
-        let target = dir.parent().expect("target directory");
-        let profile = dir.file_name().unwrap().to_string_lossy().into_owned();
-        let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
-        let mut cmd = Command::new(cargo);
-        cmd.current_dir(env!("CARGO_MANIFEST_DIR"))
-            .args([
-                "build",
-                "-p",
-                "shaderdbg-backend-gl",
-                "-p",
-                "shaderdbg-test-apps",
-            ])
-            .arg("--target-dir")
-            .arg(target);
-        match profile.as_str() {
-            "debug" => {}
-            "release" => {
-                cmd.arg("--release");
-            }
-            other => {
-                cmd.args(["--profile", other]);
-            }
-        }
-        let status = cmd.status().expect("running cargo build");
-        assert!(
-            status.success(),
-            "cargo build of the agent and test apps failed"
-        );
+        let dir = shaderdbg_test_support::built().to_path_buf();
         let a = Artifacts {
             dir: dir.clone(),
             agent: dir.join("libshaderdbg_agent.so"),

@@ -16,42 +16,11 @@ use serde_json::{json, Value};
 /// How long any one wait for the adapter lasts.
 pub const TIMEOUT: Duration = Duration::from_secs(120);
 
-/// `<target>/<profile>`, where the adapter, the agent and the test apps are.
-pub fn profile_dir() -> PathBuf {
-    PathBuf::from(env!("CARGO_BIN_EXE_shaderdbg-dap"))
-        .parent()
-        .expect("bin dir")
-        .to_path_buf()
-}
-
 /// Builds the agent library, the test apps and the built-in host once (cargo cannot make
 /// another package's binaries a dependency of these tests).
 pub fn single_pass() -> &'static Path {
-    static BUILT: OnceLock<PathBuf> = OnceLock::new();
-    BUILT.get_or_init(|| {
-        let dir = profile_dir();
-        let target = dir.parent().expect("target dir");
-        let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
-        let mut cmd = Command::new(cargo);
-        cmd.current_dir(env!("CARGO_MANIFEST_DIR"))
-            .args([
-                "build",
-                "-p",
-                "shaderdbg-backend-gl",
-                "-p",
-                "shaderdbg-test-apps",
-                "-p",
-                "shaderdbg-host",
-                "--target-dir",
-            ])
-            .arg(target);
-        if dir.file_name().is_some_and(|n| n == "release") {
-            cmd.arg("--release");
-        }
-        assert!(cmd.status().expect("cargo build").success());
-        assert!(dir.join("libshaderdbg_agent.so").exists());
-        dir.join("single_pass")
-    })
+    static APP: OnceLock<PathBuf> = OnceLock::new();
+    APP.get_or_init(|| shaderdbg_test_support::app("single_pass"))
 }
 
 /// `tests/apps/shaders/single_pass.frag`, canonical.

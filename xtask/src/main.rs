@@ -3,6 +3,7 @@
 //! Plain Rust and `std::process::Command`, no shell scripts, no dependencies
 //! besides anyhow, so it builds in seconds on a fresh clone.
 
+mod extension;
 mod fuzz;
 mod process;
 mod setup;
@@ -23,8 +24,12 @@ commands:
                    quick when everything is already there
   test [-- ARGS]   setup, then every check CI runs: cargo fmt --check,
                    cargo clippy -D warnings, cargo nextest run (ARGS go to
-                   nextest), and npm ci + npm test in vscode-extension/ when
-                   it has a package.json
+                   nextest), and for vscode-extension/: npm ci, tsc, eslint,
+                   unit tests, adapter tests, a test .vsix and the end-to-end
+                   test in a real VS Code (code-server, installed once into
+                   target/vscode-e2e; SHADERDBG_SKIP_VSCODE_E2E=1 skips it)
+  vsix             release build -> target/shaderdbg-linux-x64.vsix (the
+                   extension with the native binaries bundled)
   demo [-- ARGS]   setup, then `shaderdbg demo ARGS` (release build)
   bench [-- ARGS]  setup, then `cargo bench --workspace ARGS`
   fuzz [SECONDS]   run every cargo-fuzz target in fuzz/ for SECONDS each
@@ -51,6 +56,11 @@ fn main() -> ExitCode {
         )),
         "test" => ok(setup::setup().and_then(|()| test::test(forwarded(rest)))),
         "demo" => setup::setup().and_then(|()| demo(forwarded(rest))),
+        "vsix" if rest.is_empty() => ok(extension::vsix()),
+        "vsix" => usage_error(&format!(
+            "`vsix` takes no arguments; got `{}`",
+            rest.join(" ")
+        )),
         "bench" => setup::setup().and_then(|()| bench(forwarded(rest))),
         "fuzz" => match fuzz_seconds(rest) {
             Some(seconds) => ok(fuzz::fuzz(seconds)),

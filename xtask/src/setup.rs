@@ -44,11 +44,27 @@ const DEBIAN_PACKAGES: &[&str] = &[
     // glslangValidator: the Khronos reference GLSL front end; checks that
     // instrumented shaders are valid GLSL independently of the driver.
     "glslang-tools",
+    // The VS Code extension's end-to-end test (cargo xtask test): Debian's
+    // headless Chromium, driven by playwright-core, loads code-server's
+    // workbench; fonts so it renders text.
+    "chromium",
+    "fonts-dejavu-core",
+    // ripgrep: VS Code's search binary, which code-server's npm package would
+    // download from GitHub (we copy Debian's instead).
+    "ripgrep",
+    // node-gyp builds code-server's native modules (node-pty, kerberos,
+    // spdlog, argon2) against /usr/include/node: compiler, python, pkg-config,
+    // and the gssapi headers of the `kerberos` module.
+    "build-essential",
+    "python3",
+    "pkg-config",
+    "libkrb5-dev",
 ];
 
 pub fn setup() -> Result<()> {
     debian_packages()?;
     rust_tools()?;
+    node()?;
     say!("setup: done");
     Ok(())
 }
@@ -132,5 +148,24 @@ fn rust_tools() -> Result<()> {
         say!("setup: installing cargo-nextest");
         run(&mut cargo(["install", "cargo-nextest", "--locked"]))?;
     }
+    Ok(())
+}
+
+/// Node.js 20 and npm (the machine's; Debian 12's own nodejs is 18, too old
+/// for code-server 4.100.3, which needs 20): the VS Code extension's build,
+/// tests and end-to-end test use them.
+fn node() -> Result<()> {
+    let version = stdout_of(&mut program("node", ["--version"])).unwrap_or_default();
+    if !version.trim().starts_with("v20.") {
+        bail!(
+            "Node.js 20 is needed for the VS Code extension (found `{}`); install Node 20 with npm \
+             (the nodejs package of NodeSource's node_20.x repository)",
+            version.trim()
+        );
+    }
+    if !succeeds(&mut program("npm", ["--version"])) {
+        bail!("npm is missing (it comes with Node.js 20)");
+    }
+    say!("setup: node {} and npm available", version.trim());
     Ok(())
 }

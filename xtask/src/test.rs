@@ -1,29 +1,63 @@
 //! `cargo xtask test`: every check CI runs, as a list of named steps.
+//!
+//! Order: fmt, clippy, a build of the native binaries, nextest; meanwhile a
+//! background thread runs `npm ci` for the VS Code extension and installs
+//! code-server for its end-to-end test (network and npm-bound; output in
+//! `target/xtask-logs/`). Then the extension's checks: tsc, eslint, unit
+//! tests, adapter tests against the debug binaries just built, a test `.vsix`
+//! bundling them, and the end-to-end test in a real VS Code (skipped only
+//! when `SHADERDBG_SKIP_VSCODE_E2E=1` says so; the summary says it).
 
-use std::path::Path;
-use std::process::Command;
+use std::fs::File;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::thread;
 use std::time::{Duration, Instant};
 
-use anyhow::{bail, Result};
+use anyhow::{bail, Context, Result};
 
-use crate::process::{cargo, describe, root, say, status};
+use crate::extension;
+use crate::process::{cargo, describe, root, say, status, Shown};
 
-/// One check: a name for the summary and the command that performs it.
+type Outcome = (String, Verdict, Duration);
+
+enum Verdict {
+    Ok,
+    Failed(String),
+    Skipped(String),
+}
+
+/// A check: a command, or some Rust that runs commands.
+enum Action {
+    Cmd(Command),
+    Task(Box<dyn FnOnce() -> Result<()> + Send>),
+}
+
 struct Step {
     name: &'static str,
-    cmd: Command,
+    action: Action,
 }
 
-fn step(name: &'static str, cmd: Command) -> Step {
-    Step { name, cmd }
+fn cmd(name: &'static str, cmd: Command) -> Step {
+    Step {
+        name,
+        action: Action::Cmd(cmd),
+    }
 }
 
-/// The steps, in order. Adding a check is one line here. `extra` are the
-/// arguments given after `cargo xtask test --`; they go to nextest.
-fn steps(extra: &[String]) -> Vec<Step> {
+fn task(name: &'static str, f: impl FnOnce() -> Result<()> + Send + 'static) -> Step {
+    Step {
+        name,
+        action: Action::Task(Box::new(f)),
+    }
+}
+
+/// The Rust steps, in order. `extra` are the arguments given after
+/// `cargo xtask test --`; they go to nextest.
+fn rust_steps(extra: &[String], extension: bool) -> Vec<Step> {
     let mut steps = vec![
-        step("fmt", cargo(["fmt", "--all", "--", "--check"])),
-        step(
+        cmd("fmt", cargo(["fmt", "--all", "--", "--check"])),
+        cmd(
             "clippy",
             cargo([
                 "clippy",
@@ -34,20 +68,66 @@ fn steps(extra: &[String]) -> Vec<Step> {
                 "warnings",
             ]),
         ),
-        step(
-            "nextest",
-            with_args(
-                cargo(["nextest", "run", "--workspace", "--no-fail-fast"]),
-                extra,
-            ),
-        ),
     ];
-    let extension = root().join("vscode-extension");
-    if extension.join("package.json").exists() {
-        steps.push(step("npm ci", npm(&extension, ["ci"])));
-        steps.push(step("npm test", npm(&extension, ["test"])));
+    if extension {
+        // The binaries the extension bundles, built once (nextest reuses them).
+        steps.push(cmd("build binaries", extension::build_binaries(false)));
+    }
+    steps.push(cmd(
+        "nextest",
+        with_args(
+            cargo(["nextest", "run", "--workspace", "--no-fail-fast"]),
+            extra,
+        ),
+    ));
+    steps
+}
+
+/// What runs beside the Rust steps: downloads and installs.
+fn background_steps(e2e: bool) -> Vec<Step> {
+    let dir = extension::dir();
+    let mut steps = vec![cmd("npm ci", extension::npm(&dir, ["ci"]))];
+    if e2e {
+        steps.push(task("code-server install", || {
+            extension::install_code_server(&mut |c| logged(c, &log_file("code-server-install")))
+        }));
     }
     steps
+}
+
+/// The extension's checks, after the binaries are built and npm is done.
+fn extension_steps(e2e: bool) -> Vec<Step> {
+    let dir = extension::dir();
+    let mut adapter = extension::npm(&dir, ["run", "test:adapter"]);
+    adapter.env("SHADERDBG_BIN_DIR", root().join("target/debug"));
+    let vsix = test_vsix();
+    let mut steps = vec![
+        cmd("extension tsc", extension::npm(&dir, ["run", "typecheck"])),
+        cmd("extension eslint", extension::npm(&dir, ["run", "lint"])),
+        cmd(
+            "extension unit tests",
+            extension::npm(&dir, ["run", "test:unit"]),
+        ),
+        cmd("extension adapter tests", adapter),
+        task("test vsix", move || {
+            extension::stage_binaries("debug")?;
+            extension::package(&vsix, false)
+        }),
+    ];
+    if e2e {
+        let mut run = Command::new("node");
+        run.arg("out/test/e2e/e2e.js")
+            .current_dir(&dir)
+            .env("VSIX", test_vsix())
+            .env("CODE_SERVER_ENTRY", extension::code_server_entry())
+            .env("E2E_DIR", extension::e2e_dir());
+        steps.push(cmd("vscode e2e", run));
+    }
+    steps
+}
+
+fn test_vsix() -> PathBuf {
+    extension::e2e_dir().join("shaderdbg-test.vsix")
 }
 
 fn with_args(mut cmd: Command, args: &[String]) -> Command {
@@ -55,51 +135,199 @@ fn with_args(mut cmd: Command, args: &[String]) -> Command {
     cmd
 }
 
-fn npm<const N: usize>(dir: &Path, args: [&str; N]) -> Command {
-    let mut cmd = Command::new("npm");
-    cmd.args(args).current_dir(dir);
-    cmd
+fn log_file(name: &str) -> PathBuf {
+    root().join("target/xtask-logs").join(format!("{name}.log"))
+}
+
+/// Runs a command with its output appended to `log`.
+fn logged(cmd: &mut Command, log: &Path) -> Result<()> {
+    if let Some(dir) = log.parent() {
+        std::fs::create_dir_all(dir)?;
+    }
+    let out = File::options()
+        .create(true)
+        .append(true)
+        .open(log)
+        .with_context(|| format!("opening {}", log.display()))?;
+    say!("$ {}  (output: {})", Shown(cmd), log.display());
+    let st = cmd
+        .stdin(Stdio::null())
+        .stdout(out.try_clone()?)
+        .stderr(out)
+        .status()
+        .with_context(|| format!("could not start `{}`", Shown(cmd)))?;
+    if !st.success() {
+        bail!("`{}` failed ({})", Shown(cmd), describe(st));
+    }
+    Ok(())
+}
+
+/// Runs one step; `log`: where a command's output goes (else the terminal).
+fn run_step(step: Step, log: Option<&Path>, ci: bool) -> Outcome {
+    let Step { name, action } = step;
+    let t = Instant::now();
+    let verdict = match action {
+        Action::Cmd(mut c) => {
+            c.env("RUST_BACKTRACE", "1");
+            if ci {
+                c.env("CARGO_TERM_COLOR", "never");
+            }
+            match log {
+                Some(log) => logged(&mut c, log).map_err(|e| format!("{e:#}")),
+                None => match status(&mut c) {
+                    Ok(st) if st.success() => Ok(()),
+                    Ok(st) => Err(describe(st)),
+                    Err(e) => Err(format!("{e:#}")),
+                },
+            }
+        }
+        Action::Task(f) => f().map_err(|e| format!("{e:#}")),
+    };
+    let verdict = match verdict {
+        Ok(()) => Verdict::Ok,
+        Err(why) => {
+            say!("test: step `{name}` FAILED: {why}");
+            if let Some(log) = log {
+                say!("test: the end of {}:", log.display());
+                let text = std::fs::read_to_string(log).unwrap_or_default();
+                let lines: Vec<&str> = text.lines().collect();
+                for line in &lines[lines.len().saturating_sub(40)..] {
+                    eprintln!("    {line}");
+                }
+            }
+            Verdict::Failed(why)
+        }
+    };
+    (name.to_string(), verdict, t.elapsed())
 }
 
 /// Runs all steps, also after one failed (so one run shows every problem), then
 /// prints a one-line summary. Fails if any step failed.
 pub fn test(extra: &[String]) -> Result<()> {
     let ci = std::env::var_os("CI").is_some();
-    let mut steps = steps(extra);
-    let count = steps.len();
     let started = Instant::now();
-    let mut outcomes: Vec<(&str, Result<(), String>, Duration)> = Vec::new();
-    for (i, Step { name, cmd }) in steps.iter_mut().enumerate() {
-        say!("test: [{}/{count}] {name}", i + 1);
-        cmd.env("RUST_BACKTRACE", "1");
-        if ci {
-            cmd.env("CARGO_TERM_COLOR", "never");
-        }
-        let t = Instant::now();
-        let outcome = match status(cmd) {
-            Ok(st) if st.success() => Ok(()),
-            Ok(st) => Err(describe(st)),
-            Err(e) => Err(format!("{e:#}")),
-        };
-        if let Err(why) = &outcome {
-            say!("test: step `{name}` FAILED: {why}");
-        }
-        outcomes.push((name, outcome, t.elapsed()));
+    let has_extension = extension::dir().join("package.json").exists();
+    let skip_e2e = std::env::var(extension::SKIP_E2E_VAR).is_ok_and(|v| v == "1");
+    let e2e = has_extension && !skip_e2e;
+    if has_extension && skip_e2e {
+        say!(
+            "test: {}=1: the VS Code end-to-end test will be SKIPPED",
+            extension::SKIP_E2E_VAR
+        );
     }
 
-    let failed: Vec<&str> = outcomes
+    let background = has_extension.then(|| {
+        let steps = background_steps(e2e);
+        say!(
+            "test: in the background: {} (output in target/xtask-logs/)",
+            steps.iter().map(|s| s.name).collect::<Vec<_>>().join(", ")
+        );
+        thread::spawn(move || {
+            let mut outcomes = Vec::new();
+            for step in steps {
+                let log = log_file(&step.name.replace(' ', "-"));
+                let _ = std::fs::remove_file(&log);
+                let o = run_step(step, Some(&log), ci);
+                let failed = matches!(o.1, Verdict::Failed(_));
+                say!(
+                    "test: background step `{}` done ({:.1}s)",
+                    o.0,
+                    o.2.as_secs_f64()
+                );
+                outcomes.push(o);
+                if failed {
+                    break;
+                }
+            }
+            outcomes
+        })
+    });
+
+    let mut outcomes: Vec<Outcome> = Vec::new();
+    let steps = rust_steps(extra, has_extension);
+    let count = steps.len();
+    for (i, step) in steps.into_iter().enumerate() {
+        say!("test: [{}/{count}] {}", i + 1, step.name);
+        outcomes.push(run_step(step, None, ci));
+    }
+
+    if let Some(handle) = background {
+        say!("test: waiting for the background steps");
+        let bg = handle.join().unwrap_or_else(|_| {
+            vec![(
+                "background".into(),
+                Verdict::Failed("panicked".into()),
+                Duration::ZERO,
+            )]
+        });
+        let npm_ok = bg.first().is_some_and(|o| matches!(o.1, Verdict::Ok));
+        let e2e_ready = bg.iter().all(|o| matches!(o.1, Verdict::Ok));
+        outcomes.extend(bg);
+        let binaries_ok = outcomes
+            .iter()
+            .any(|o| o.0 == "build binaries" && matches!(o.1, Verdict::Ok));
+        let steps = extension_steps(e2e);
+        let count = steps.len();
+        for (i, step) in steps.into_iter().enumerate() {
+            let needs_binaries = matches!(
+                step.name,
+                "extension adapter tests" | "test vsix" | "vscode e2e"
+            );
+            let blocked = if !npm_ok {
+                Some("npm ci failed")
+            } else if needs_binaries && !binaries_ok {
+                Some("the binaries did not build")
+            } else if step.name == "vscode e2e"
+                && !(e2e_ready
+                    && outcomes
+                        .iter()
+                        .any(|o| o.0 == "test vsix" && matches!(o.1, Verdict::Ok)))
+            {
+                Some("its set-up failed")
+            } else {
+                None
+            };
+            if let Some(why) = blocked {
+                say!("test: step `{}` not run: {why}", step.name);
+                outcomes.push((
+                    step.name.to_string(),
+                    Verdict::Failed(format!("not run: {why}")),
+                    Duration::ZERO,
+                ));
+                continue;
+            }
+            say!("test: [extension {}/{count}] {}", i + 1, step.name);
+            outcomes.push(run_step(step, None, ci));
+        }
+        if skip_e2e {
+            outcomes.push((
+                "vscode e2e".into(),
+                Verdict::Skipped(format!("{}=1", extension::SKIP_E2E_VAR)),
+                Duration::ZERO,
+            ));
+        }
+    }
+    summary(&outcomes, started.elapsed())
+}
+
+fn summary(outcomes: &[Outcome], took: Duration) -> Result<()> {
+    let failed: Vec<String> = outcomes
         .iter()
-        .filter(|(_, outcome, _)| outcome.is_err())
-        .map(|(name, _, _)| *name)
+        .filter_map(|(name, v, _)| match v {
+            Verdict::Failed(why) => Some(format!("{name} ({why})")),
+            _ => None,
+        })
         .collect();
     let details: Vec<String> = outcomes
         .iter()
-        .map(|(name, outcome, took)| {
-            let verdict = if outcome.is_ok() { "ok" } else { "FAILED" };
-            format!("{name} {verdict} {:.1}s", took.as_secs_f64())
+        .map(|(name, verdict, took)| match verdict {
+            Verdict::Ok => format!("{name} ok {:.1}s", took.as_secs_f64()),
+            Verdict::Failed(_) => format!("{name} FAILED {:.1}s", took.as_secs_f64()),
+            Verdict::Skipped(why) => format!("{name} SKIPPED ({why})"),
         })
         .collect();
-    let total = started.elapsed().as_secs_f64();
+    let count = outcomes.len();
+    let total = took.as_secs_f64();
     if failed.is_empty() {
         say!(
             "test summary: PASSED, all {count} steps ({}) in {total:.1}s",
@@ -112,6 +340,6 @@ pub fn test(extra: &[String]) -> Result<()> {
             failed.len(),
             details.join(", ")
         );
-        bail!("test failed: {}", failed.join(", "))
+        bail!("test failed: {}", failed.join("; "))
     }
 }

@@ -14,6 +14,7 @@ pub mod limits;
 pub mod parse;
 pub mod probes;
 pub mod shader;
+pub mod shadertoy;
 pub mod source_map;
 pub mod types;
 pub mod value;

@@ -17,6 +17,7 @@
 //! file and the runtime source). Every string but the last ends with a newline,
 //! so each string starts on a fresh line of the concatenation.
 
+use shaderdbg_glsl::shadertoy;
 use std::fmt::Write as _;
 
 /// The `#version` directive of a shader.
@@ -117,32 +118,15 @@ pub struct FragmentSource {
     pub wrapped: bool,
 }
 
-/// The uniforms a wrapped `mainImage` body gets (Shadertoy's names).
-pub const SHADERTOY_UNIFORMS: &str = "\
-uniform vec3 iResolution;
-uniform float iTime;
-uniform float iTimeDelta;
-uniform int iFrame;
-uniform vec4 iMouse;
-uniform sampler2D iChannel0;
-uniform sampler2D iChannel1;
-uniform sampler2D iChannel2;
-uniform sampler2D iChannel3;
-uniform vec3 iChannelResolution[4];
-";
-
 /// The name of the output variable a wrapped body writes to.
 pub const OUTPUT_NAME: &str = "shaderdbg_FragColor";
-
-/// The version a `mainImage` body without `#version` is compiled as.
-const DEFAULT_WRAPPED_VERSION: &str = "#version 330 core";
 
 impl FragmentSource {
     /// Builds the strings for the file `text`.
     pub fn new(text: &str) -> FragmentSource {
-        let code = code_view(text);
+        let code = shadertoy::code_view(text);
         let directive = find_version(&code);
-        let wrapped = has_identifier(&code, "mainImage") && !has_void_main(&code);
+        let wrapped = shadertoy::is_main_image_body(&code);
         if !wrapped {
             let version = directive
                 .as_ref()
@@ -199,7 +183,7 @@ impl FragmentSource {
                     number: 330,
                     profile: Some("core".to_owned()),
                 };
-                header.push_str(DEFAULT_WRAPPED_VERSION);
+                header.push_str(shadertoy::DEFAULT_VERSION);
                 header.push('\n');
                 header_body(&mut header, &version);
                 segments.push(Segment {
@@ -312,7 +296,7 @@ fn header_body(header: &mut String, version: &GlslVersion) {
     if version.is_es() {
         header.push_str("precision highp float;\nprecision highp int;\n");
     }
-    header.push_str(SHADERTOY_UNIFORMS);
+    header.push_str(shadertoy::UNIFORMS);
     if version.has_out_variables() {
         let _ = writeln!(header, "out vec4 {OUTPUT_NAME};");
     }
@@ -325,39 +309,6 @@ pub struct VersionDirective {
     pub version: GlslVersion,
     /// The 0-based line it is on.
     pub line: usize,
-}
-
-/// `text` with comments replaced by spaces (newlines kept), so that line and
-/// byte positions stay the same.
-pub fn code_view(text: &str) -> String {
-    let bytes = text.as_bytes();
-    let mut out = Vec::with_capacity(bytes.len());
-    let mut i = 0;
-    while i < bytes.len() {
-        if bytes[i] == b'/' && bytes.get(i + 1) == Some(&b'/') {
-            while i < bytes.len() && bytes[i] != b'\n' {
-                out.push(b' ');
-                i += 1;
-            }
-        } else if bytes[i] == b'/' && bytes.get(i + 1) == Some(&b'*') {
-            out.extend_from_slice(b"  ");
-            i += 2;
-            while i < bytes.len() && !(bytes[i] == b'*' && bytes.get(i + 1) == Some(&b'/')) {
-                out.push(if bytes[i] == b'\n' { b'\n' } else { b' ' });
-                i += 1;
-            }
-            if i < bytes.len() {
-                out.extend_from_slice(b"  ");
-                i += 2;
-            }
-        } else {
-            out.push(bytes[i]);
-            i += 1;
-        }
-    }
-    // Only ASCII bytes were replaced by ASCII bytes, but a multi-byte
-    // character inside a comment was replaced byte by byte.
-    String::from_utf8_lossy(&out).into_owned()
 }
 
 /// A directive line: `#` and a name, returning the name and the rest.
@@ -405,38 +356,6 @@ fn prologue_end(text: &str, code: &str, version_line: usize) -> usize {
         }
     }
     offset
-}
-
-fn is_ident_byte(b: u8) -> bool {
-    b.is_ascii_alphanumeric() || b == b'_'
-}
-
-/// Byte offsets of whole-word occurrences of `word` in `code`.
-fn identifier_positions<'a>(code: &'a str, word: &'a str) -> impl Iterator<Item = usize> + 'a {
-    let bytes = code.as_bytes();
-    code.match_indices(word).filter_map(move |(i, _)| {
-        let before = i.checked_sub(1).map(|j| bytes[j]);
-        let after = bytes.get(i + word.len()).copied();
-        let whole = !before.is_some_and(is_ident_byte) && !after.is_some_and(is_ident_byte);
-        whole.then_some(i)
-    })
-}
-
-fn has_identifier(code: &str, word: &str) -> bool {
-    identifier_positions(code, word).next().is_some()
-}
-
-/// Whether `code` declares `void main (` (prototype or definition).
-fn has_void_main(code: &str) -> bool {
-    identifier_positions(code, "main").any(|i| {
-        let after = code[i + 4..].trim_start();
-        let before = code[..i].trim_end();
-        after.starts_with('(')
-            && before.ends_with("void")
-            && !before.as_bytes()[..before.len() - 4]
-                .last()
-                .is_some_and(|&b| is_ident_byte(b))
-    })
 }
 
 /// A location in a driver log line: the string number, the line, the

@@ -1041,3 +1041,38 @@ fn interface_blocks() {
     .assert_eq(&show_symbols(&syms, 0));
     c.shutdown();
 }
+
+/// A Shadertoy-style body (the demo shader, which the built-in host wraps
+/// with Shadertoy's uniforms) has no false errors for `iResolution`/`iTime`,
+/// and hover knows them; a real error in such a file is still reported.
+#[test]
+fn shadertoy_bodies_know_the_hosts_uniforms() {
+    let dir = workdir("shadertoy");
+    let text = include_str!("../../cli/demo/demo.frag");
+    let path = dir.join("demo.frag");
+    std::fs::write(&path, text).unwrap();
+    let uri = format!("file://{}", path.display());
+    let mut c = Client::start(json!({}));
+    c.open(&uri, "glsl", 1, text);
+    assert_eq!(show_diagnostics(&c.diagnostics(&uri, 1)), "");
+    let mut s = Session {
+        c,
+        uri: uri.clone(),
+        text: text.to_string(),
+    };
+    s.hover(
+        "iResolution",
+        0,
+        expect![[r#"
+            ```glsl
+            vec3 iResolution
+            ```
+
+            uniform, declared at the configured header"#]],
+    );
+    let broken = text.replace("iTime)", "iTimes)");
+    s.c.replace_all(&uri, 2, &broken);
+    let d = show_diagnostics(&s.c.diagnostics(&uri, 2));
+    assert!(d.contains("undeclared identifier `iTimes`"), "{d}");
+    assert_eq!(d.lines().count(), 1, "{d}");
+}

@@ -1039,6 +1039,20 @@ fn analyze_as(input: &Input, mode: Mode) -> Output {
     let mut stand_ins: Vec<String> = Vec::new();
     let make_header = |stand_ins: &[String]| -> String {
         match mode {
+            // A Shadertoy-style body gets the uniforms the built-in host
+            // declares for it (unless the settings give a header).
+            Mode::Whole
+                if settings.header.is_empty()
+                    && shaderdbg_glsl::shadertoy::is_main_image_body(doc) =>
+            {
+                let mut h = String::new();
+                if !has_version(doc) {
+                    h.push_str(shaderdbg_glsl::shadertoy::DEFAULT_VERSION);
+                    h.push('\n');
+                }
+                h.push_str(shaderdbg_glsl::shadertoy::UNIFORMS);
+                h
+            }
             Mode::Whole => settings.header.clone(),
             Mode::InContext(c) => c.text.clone(),
             Mode::Alone => {

@@ -869,13 +869,18 @@ impl State {
 
     /// Analyses run so far: in all and per open document.
     pub fn analysis_stats(&self) -> serde_json::Value {
-        let per: serde_json::Map<String, serde_json::Value> = lock(&self.docs)
+        let docs = lock(&self.docs);
+        let per: serde_json::Map<String, serde_json::Value> = docs
             .iter()
             .map(|(u, d)| (u.clone(), serde_json::json!(d.analyses)))
             .collect();
+        // Analyses running or scheduled (dependents of a change run in the
+        // background): counts are final when this is 0.
+        let busy = docs.values().filter(|d| d.running || d.dirty).count();
         serde_json::json!({
             "total": self.analyses.load(Ordering::Relaxed),
             "documents": per,
+            "busy": busy,
         })
     }
 }

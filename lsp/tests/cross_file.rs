@@ -303,8 +303,17 @@ fn project(name: &str) -> TempDir {
 }
 
 /// Analyses per document (file names), from `shaderdbg/analysisStats`.
+/// Analyses per document, once none is running or scheduled.
 fn analyses(c: &mut Client) -> Vec<(String, u64)> {
-    let s = c.request("shaderdbg/analysisStats", Value::Null);
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
+    let s = loop {
+        let s = c.request("shaderdbg/analysisStats", Value::Null);
+        if s["busy"] == 0 {
+            break s;
+        }
+        assert!(std::time::Instant::now() < deadline, "analyses never settled: {s}");
+        std::thread::sleep(std::time::Duration::from_millis(10));
+    };
     let mut out: Vec<(String, u64)> = s["documents"]
         .as_object()
         .unwrap()
@@ -449,13 +458,11 @@ fn include_only_file_in_context_and_names_across_files() {
     c.diagnostics(&common, 4);
     let _ = c.request("textDocument/hover", at(&a, 0, 0));
     let _ = c.request("textDocument/hover", at(&b, 0, 0));
-    std::thread::sleep(std::time::Duration::from_millis(300));
     let s3 = analyses(&mut c);
     expect!["a.frag +1, b.frag +1, common.glsl +1"].assert_eq(&delta(&s2, &s3));
     // a.frag: it and common.glsl (whose context it is).
     c.replace_all(&a, 3, &A.replace("vec3(0.0)", "vec3(0.5)"));
     c.diagnostics(&a, 3);
-    std::thread::sleep(std::time::Duration::from_millis(300));
     let s4 = analyses(&mut c);
     expect!["a.frag +1, b.frag +0, common.glsl +1"].assert_eq(&delta(&s3, &s4));
     c.shutdown();

@@ -1478,21 +1478,6 @@ impl<W: Write> Server<W> {
         let entry = self.stops == 1
             && reason == "breakpoint"
             && self.plan.as_ref().is_some_and(|p| p.stop_on_entry);
-        let invocations = stop
-            .hits
-            .iter()
-            .map(|h| [h.key[0], h.key[1], h.key[2]])
-            .collect::<std::collections::HashSet<_>>()
-            .len();
-        let description = description.unwrap_or_else(|| {
-            format!(
-                "{} at draw {}, frame {} ({invocations} invocation{} hit)",
-                stop.invocation_name(),
-                stop.draw,
-                stop.frame,
-                if invocations == 1 { "" } else { "s" }
-            )
-        });
         let mut ds = DrawStop::new(stop);
         if entry {
             ds.cur_mut().cursor = 0;
@@ -1501,12 +1486,16 @@ impl<W: Write> Server<W> {
         let cursor = ds.cur().cursor;
         self.state = State::Stopped(Box::new(ds));
         let reason = if entry { "entry" } else { reason };
+        // No description for breakpoint/step stops: clients then say
+        // "Paused on breakpoint"; the thread's name tells the invocation.
         let mut body = json!({
             "reason": reason,
-            "description": description,
             "threadId": 1,
             "allThreadsStopped": true,
         });
+        if let Some(d) = description {
+            body["description"] = json!(d);
+        }
         if reason == "exception" {
             body["text"] = body["description"].clone();
         }

@@ -311,7 +311,10 @@ fn analyses(c: &mut Client) -> Vec<(String, u64)> {
         if s["busy"] == 0 {
             break s;
         }
-        assert!(std::time::Instant::now() < deadline, "analyses never settled: {s}");
+        assert!(
+            std::time::Instant::now() < deadline,
+            "analyses never settled: {s}"
+        );
         std::thread::sleep(std::time::Duration::from_millis(10));
     };
     let mut out: Vec<(String, u64)> = s["documents"]

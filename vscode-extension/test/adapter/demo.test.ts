@@ -142,8 +142,13 @@ test('demo shader: conditional breakpoint, variables, evaluate, step, step back,
   assert.equal(dp.frame, 1);
   const ev2 = await stopped2 as DebugProtocol.StoppedEvent;
   // The breakpoint still holds there in frame 1 (a breakpoint outranks pixel history as the reason).
-  assert.match(ev2.body.description ?? '', /\(200, ?150\)/);
-  assert.match(ev2.body.description ?? '', /frame 1/);
-  console.log(`debugPixel: stopped (${ev2.body.reason}): ${ev2.body.description}`);
+  // The invocation is the thread's name; the draw and frame are the label frame's.
+  const threads = (await dc.threadsRequest()).body.threads;
+  const tid = ev2.body.threadId ?? threads[0].id;
+  const name = threads.find((t) => t.id === tid)?.name ?? '';
+  assert.match(name, /\(200, ?150\)/);
+  const frames = (await dc.stackTraceRequest({ threadId: tid })).body.stackFrames;
+  assert.match(frames[frames.length - 1]?.name ?? '', /frame 1/);
+  console.log(`debugPixel: stopped (${ev2.body.reason}) in ${name}, ${frames[frames.length - 1]?.name}`);
   await dc.disconnectRequest({ terminateDebuggee: true });
 });

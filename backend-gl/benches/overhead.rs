@@ -15,7 +15,12 @@
 //!   and with the agent and a debugger attached with no breakpoints, if
 //!   glmark2 and xvfb-run are installed.
 //!
-//! Run with `cargo bench -p shaderdbg-backend-gl` (or `cargo xtask bench`).
+//! - the draw call alone (`features timed`, glFinish around it) without the
+//!   agent and with the hit test in it: the hit test's cost over the draw's.
+//!
+//! Run with `cargo bench -p shaderdbg-backend-gl` (or `cargo xtask bench`);
+//! `-- WORD` runs only the sections whose name contains WORD (callgrind,
+//! frames, draw, record, glmark2).
 
 use std::io::BufReader;
 use std::os::unix::net::{UnixListener, UnixStream};
@@ -84,13 +89,17 @@ fn median_secs(runs: usize, mut f: impl FnMut()) -> f64 {
 }
 
 fn main() {
+    let only = std::env::args().skip(1).find(|a| !a.starts_with('-'));
+    let want = |section: &str| only.as_deref().is_none_or(|o| section.contains(o));
     let dir = build();
-    match (callgrind(&dir, false), callgrind(&dir, true)) {
-        (Some(base), Some(attached)) => println!(
-            "attached, no breakpoints (api_heavy, 6000 draws): {base} -> {attached} instructions, {:+.2}%",
-            (attached as f64 / base as f64 - 1.0) * 100.0
-        ),
-        _ => println!("attached, no breakpoints: valgrind not available, no figure"),
+    if want("callgrind") {
+        match (callgrind(&dir, false), callgrind(&dir, true)) {
+            (Some(base), Some(attached)) => println!(
+                "attached, no breakpoints (api_heavy, 6000 draws): {base} -> {attached} instructions, {:+.2}%",
+                (attached as f64 / base as f64 - 1.0) * 100.0
+            ),
+            _ => println!("attached, no breakpoints: valgrind not available, no figure"),
+        }
     }
 
     let frames = 10;
@@ -111,91 +120,125 @@ fn main() {
         }
         assert!(cmd.output().expect("features").status.success());
     };
-    let plain = median_secs(5, || run(false));
-    let attached = median_secs(5, || run(true));
-    let hit_tested = median_secs(5, || {
-        let mut cmd = Command::new(&app);
-        cmd.args(args(frames));
-        debug(&dir, cmd, "x", |_, _| None);
-    });
-    println!(
+    if want("frames") {
+        let plain = median_secs(5, || run(false));
+        let attached = median_secs(5, || run(true));
+        let hit_tested = median_secs(5, || {
+            let mut cmd = Command::new(&app);
+            cmd.args(args(frames));
+            debug(&dir, cmd, NEVER, |_, _| None);
+        });
+        println!(
         "features 1280x720, {frames} frames: {:.1} ms plain, {:.1} ms attached, {:.1} ms with a hit test every frame (median of 5)",
         plain * 1e3,
         attached * 1e3,
         hit_tested * 1e3
     );
-    println!(
-        "hit test of a full-screen 1280x720 draw: {:.1} ms per frame over a {:.1} ms frame",
-        (hit_tested - attached) / f64::from(frames) * 1e3,
-        plain / f64::from(frames) * 1e3
-    );
-
-    let mut latencies = Vec::new();
-    let mut cmd = Command::new(&app);
-    cmd.args(args(1));
-    debug(
-        &dir,
-        cmd,
-        "int(gl_FragCoord.x) == 640 && int(gl_FragCoord.y) == 360",
-        |w, r| {
-            for request in 0..10 {
-                let start = Instant::now();
-                proto::write_message(
-                    w,
-                    &ToAgent::Record {
-                        request,
-                        selector: proto::Selector::Fragment {
-                            x: 640,
-                            y: 360,
-                            primitive: None,
-                        },
-                    },
-                )
-                .expect("send");
-                loop {
-                    match proto::read_message::<_, FromAgent>(r).expect("message") {
-                        Some(FromAgent::Recorded { .. }) => break,
-                        Some(FromAgent::Error { message, .. }) => panic!("record: {message}"),
-                        Some(_) => {}
-                        None => panic!("the app went away"),
-                    }
-                }
-                latencies.push(start.elapsed().as_secs_f64());
-            }
-            Some(())
-        },
-    );
-    latencies.sort_by(f64::total_cmp);
-    if let Some(m) = latencies.get(latencies.len() / 2) {
+    }
+    if want("draw") {
+        // The draw call alone (glFinish around it), without the agent and with
+        // a hit test in it: frames 1.. (frame 0 compiles).
+        let timed = |attached: bool| -> f64 {
+            let mut cmd = Command::new(&app);
+            cmd.args(["timed", "11", "1280", "720"])
+                .env_remove("LD_PRELOAD");
+            let out = if attached {
+                debug(&dir, cmd, NEVER, |_, _| None)
+            } else {
+                let o = cmd.output().expect("features timed");
+                assert!(o.status.success());
+                String::from_utf8_lossy(&o.stdout).into_owned()
+            };
+            let mut us: Vec<f64> = out
+                .lines()
+                .filter_map(|l| {
+                    let mut w = l.split_whitespace();
+                    let frame: u32 = w.nth(1)?.parse().ok()?;
+                    (w.next() == Some("draw_us") && frame > 0).then(|| w.next()?.parse().ok())?
+                })
+                .collect();
+            us.sort_by(f64::total_cmp);
+            us[us.len() / 2] / 1e3
+        };
+        let (draw, with_hit_test) = (timed(false), timed(true));
         println!(
+        "full-screen 1280x720 draw call: {draw:.2} ms alone, {with_hit_test:.2} ms with the hit test in it: the hit test costs {:.1}x the draw (median of 10 frames)",
+        (with_hit_test - draw) / draw
+    );
+    }
+    if want("record") {
+        let mut latencies = Vec::new();
+        let mut cmd = Command::new(&app);
+        cmd.args(args(1));
+        debug(
+            &dir,
+            cmd,
+            "int(gl_FragCoord.x) == 640 && int(gl_FragCoord.y) == 360",
+            |w, r| {
+                for request in 0..10 {
+                    let start = Instant::now();
+                    proto::write_message(
+                        w,
+                        &ToAgent::Record {
+                            request,
+                            selector: proto::Selector::Fragment {
+                                x: 640,
+                                y: 360,
+                                primitive: None,
+                            },
+                        },
+                    )
+                    .expect("send");
+                    loop {
+                        match proto::read_message::<_, FromAgent>(r).expect("message") {
+                            Some(FromAgent::Recorded { .. }) => break,
+                            Some(FromAgent::Error { message, .. }) => panic!("record: {message}"),
+                            Some(_) => {}
+                            None => panic!("the app went away"),
+                        }
+                    }
+                    latencies.push(start.elapsed().as_secs_f64());
+                }
+                Some(())
+            },
+        );
+        latencies.sort_by(f64::total_cmp);
+        if let Some(m) = latencies.get(latencies.len() / 2) {
+            println!(
             "record latency (Record -> Recorded, one fragment, 1280x720 draw): {:.1} ms median of {}",
             m * 1e3,
             latencies.len()
         );
+        }
     }
-
-    glmark2(&dir);
+    if want("glmark2") {
+        glmark2(&dir);
+    }
 }
 
 /// Runs `cmd` under the agent with a scripted debugger: every fragment
 /// shader with `color.b` gets a breakpoint on that line with `condition`;
 /// at the first stop `at_stop` runs (its requests, over the socket), then
 /// everything is resumed until the app exits.
+/// A hit-test condition that holds for no fragment of `features` (it is
+/// evaluated for every one).
+const NEVER: &str = "uv.x < 0.0";
+
 fn debug(
     dir: &Path,
     mut cmd: Command,
     condition: &str,
     mut at_stop: impl FnMut(&mut UnixStream, &mut BufReader<UnixStream>) -> Option<()>,
-) {
+) -> String {
     let sock_dir = dir.join(format!("bench-sock-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&sock_dir);
     std::fs::create_dir_all(&sock_dir).expect("socket dir");
     let path = sock_dir.join("agent.sock");
     let listener = UnixListener::bind(&path).expect("bind");
-    let mut child = cmd
+    let child = cmd
         .env("LD_PRELOAD", dir.join("libshaderdbg_agent.so"))
         .env(proto::SOCKET_ENV, &path)
-        .stdout(std::process::Stdio::null())
+        .stdout(std::process::Stdio::piped())
         .spawn()
         .expect("spawn");
     let (stream, _) = listener.accept().expect("accept");
@@ -230,6 +273,12 @@ fn debug(
                 }
                 proto::write_message(&mut w, &ToAgent::Resume).expect("resume");
             }
+            // A breakpoint that does not bind measures nothing: say so.
+            FromAgent::BreakpointStatus {
+                line: None,
+                message,
+                ..
+            } => panic!("the bench's breakpoint did not bind: {message:?}"),
             FromAgent::Stopped { .. } => {
                 if !stopped {
                     stopped = true;
@@ -240,8 +289,10 @@ fn debug(
             _ => {}
         }
     }
-    assert!(child.wait().expect("wait").success());
+    let out = child.wait_with_output().expect("wait");
+    assert!(out.status.success());
     let _ = std::fs::remove_dir_all(&sock_dir);
+    String::from_utf8_lossy(&out.stdout).into_owned()
 }
 
 /// glmark2's FPS (its final score) with and without the agent, alternating

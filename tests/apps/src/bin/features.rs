@@ -31,6 +31,9 @@
 //!   (never cleared: counts add up over the frames) and writes its colour
 //!   with `imageStore` into an RGBA8 image as well; prints `frame N image
 //!   HEX HEX` (FNV-1a of both images) and `frame N count C` (cell 0's).
+//! - `timed`: as `plain`, with `glFinish` before and after the draw call;
+//!   prints `frame N draw_us T` (the call's wall-clock time: under the agent
+//!   with a breakpoint, the hit test plus the draw).
 //! - `indirect`: the triangle is drawn by
 //!   `glMultiDrawArraysIndirectCountARB` from two commands with a draw count
 //!   of 1 in the parameter buffer (the second command would cover the same
@@ -139,7 +142,7 @@ fn main() -> anyhow::Result<()> {
     let width: u32 = arg(2, "WIDTH", 1280)?;
     let height: u32 = arg(3, "HEIGHT", 720)?;
     if ![
-        "plain", "nan", "glerror", "tf", "queries", "image", "indirect",
+        "plain", "nan", "glerror", "tf", "queries", "image", "indirect", "timed",
     ]
     .contains(&mode.as_str())
     {
@@ -401,6 +404,14 @@ fn main() -> anyhow::Result<()> {
                         "frame {frame} count {}",
                         u32::from_le_bytes([c[0], c[1], c[2], c[3]])
                     ));
+                }
+                "timed" => {
+                    gl.finish();
+                    let start = std::time::Instant::now();
+                    gl.draw_arrays(glow::TRIANGLES, 0, 3);
+                    gl.finish();
+                    let us = start.elapsed().as_micros();
+                    lines.push(format!("frame {frame} draw_us {us}"));
                 }
                 _ => gl.draw_arrays(glow::TRIANGLES, 0, 3),
             }

@@ -505,21 +505,13 @@ impl Debugger {
             writeln!(out, "not stopped in a shader")?;
             return Ok(());
         };
-        let mut keys: Vec<[u32; 4]> = Vec::new();
-        for h in &stop.hits {
-            if !keys.contains(&h.key) {
-                keys.push(h.key);
-            }
-        }
-        let Some(key) = n
+        let invocations = stop.invocations();
+        let Some(hit) = n
             .parse::<usize>()
             .ok()
-            .and_then(|i| keys.get(i.wrapping_sub(1)))
+            .and_then(|i| invocations.get(i.wrapping_sub(1)).copied())
         else {
             writeln!(out, "no invocation {n}; `threads` lists them")?;
-            return Ok(());
-        };
-        let Some(hit) = stop.hits.iter().find(|h| h.key == *key).copied() else {
             return Ok(());
         };
         match session.record_hit(hit) {
@@ -559,12 +551,7 @@ impl Debugger {
                 let Some(stop) = self.stopped(out)? else {
                     return Ok(());
                 };
-                let mut keys: Vec<[u32; 4]> = Vec::new();
-                for h in &stop.hits {
-                    if !keys.contains(&h.key) {
-                        keys.push(h.key);
-                    }
-                }
+                let keys: Vec<[u32; 4]> = stop.invocations().iter().map(|h| h.key).collect();
                 const SHOWN: usize = 20;
                 for (i, key) in keys.iter().enumerate() {
                     let current = *key == stop.hit.key;

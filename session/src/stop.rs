@@ -250,6 +250,17 @@ impl Stop {
         from.checked_sub(1).filter(|&i| i < self.trace.steps.len())
     }
 
+    /// Every invocation that hit at this draw, once each (its first hit), in
+    /// the agent's order. Linear in the hits: a draw can have 65,536.
+    pub fn invocations(&self) -> Vec<proto::Hit> {
+        let mut seen = std::collections::HashSet::new();
+        self.hits
+            .iter()
+            .filter(|h| seen.insert([h.key[0], h.key[1], h.key[2]]))
+            .copied()
+            .collect()
+    }
+
     /// The steps of this trace where the agent's hit test found a breakpoint
     /// (its condition true) for the recorded invocation, in order.
     pub fn hit_steps(&self) -> Vec<usize> {

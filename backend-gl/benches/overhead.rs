@@ -181,11 +181,7 @@ fn main() {
                         w,
                         &ToAgent::Record {
                             request,
-                            selector: proto::Selector::Fragment {
-                                x: 640,
-                                y: 360,
-                                primitive: None,
-                            },
+                            selector: proto::Invocation::fragment(640, 360),
                         },
                     )
                     .expect("send");
@@ -264,6 +260,7 @@ fn debug(
                         &ToAgent::SetBreakpoints {
                             shader,
                             breakpoints: vec![proto::LineBreakpoint {
+                                id: 0,
                                 line: line as u32 + 1,
                                 condition: Some(condition.to_string()),
                             }],

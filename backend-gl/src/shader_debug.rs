@@ -1,18 +1,30 @@
 //! The GLSL engine as the agent uses it: a shader's runtime sources parsed once,
-//! breakpoints bound to steps, instrumented variants generated, hits turned into
-//! protocol records in a deterministic order.
+//! breakpoints bound to steps, instrumented variants generated. Its probe
+//! table is the one the session decodes with (it travels in `Stopped`), so
+//! agent and session agree on probe ids by construction.
 
-use shaderdbg_glsl::instrument::{self, Breakpoint, Mode, Request, Selector, Target};
-use shaderdbg_glsl::layout;
+use shaderdbg_core::decode::{decode_hits, Hit};
+use shaderdbg_core::probes::ProbeTable;
+use shaderdbg_core::{Invocation, Stage, Type};
+use shaderdbg_glsl::instrument::{self, Breakpoint, InstrumentError, Mode, Request, Target};
 use shaderdbg_glsl::parse::{parse, Parsed};
-use shaderdbg_glsl::probes::ProbeTable;
-use shaderdbg_glsl::Stage;
 use shaderdbg_protocol as proto;
 
 /// A shader the debugger may set breakpoints in.
 pub struct ShaderDebug {
     pub parsed: Parsed,
     pub table: ProbeTable,
+}
+
+/// Why the engine could not serve a request for a shader.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum ShaderDebugError {
+    #[error("the shader does not parse (line {line}): {message}")]
+    Parse { line: u32, message: String },
+    #[error("no executable statement at or after line {0}")]
+    NoStatement(u32),
+    #[error(transparent)]
+    Instrument(#[from] InstrumentError),
 }
 
 /// A breakpoint after binding: the step it uses and the line it moved to.
@@ -24,45 +36,14 @@ pub struct BoundBreakpoint {
     pub condition: Option<String>,
 }
 
-pub fn stage_from_gl(shader_type: u32) -> Option<Stage> {
-    Some(match shader_type {
-        0x8B31 => Stage::Vertex,
-        0x8B30 => Stage::Fragment,
-        0x8DD9 => Stage::Geometry,
-        0x8E88 => Stage::TessControl,
-        0x8E87 => Stage::TessEvaluation,
-        0x91B9 => Stage::Compute,
-        _ => return None,
-    })
-}
-
-pub fn stage_to_protocol(s: Stage) -> proto::Stage {
-    match s {
-        Stage::Vertex => proto::Stage::Vertex,
-        Stage::TessControl => proto::Stage::TessControl,
-        Stage::TessEvaluation => proto::Stage::TessEvaluation,
-        Stage::Geometry => proto::Stage::Geometry,
-        Stage::Fragment => proto::Stage::Fragment,
-        Stage::Compute => proto::Stage::Compute,
-    }
-}
-
-pub fn selector_from_protocol(s: proto::Selector) -> Selector {
-    match s {
-        proto::Selector::Fragment { x, y, primitive } => Selector::Fragment { x, y, primitive },
-        proto::Selector::Vertex { vertex, instance } => Selector::Vertex { vertex, instance },
-        proto::Selector::Compute { id } => Selector::Compute { id },
-    }
-}
-
 impl ShaderDebug {
     /// Parses runtime sources; the error is what the debugger shows as the
     /// reason breakpoints in this shader stay unverified.
-    pub fn new(stage: Stage, sources: &[String]) -> Result<ShaderDebug, String> {
+    pub fn new(stage: Stage, sources: &[String]) -> Result<ShaderDebug, ShaderDebugError> {
         let strings: Vec<&str> = sources.iter().map(String::as_str).collect();
-        let parsed = parse(&strings, stage, None).map_err(|d| {
-            let loc = parsed_location(&strings, d.span.start);
-            format!("the shader does not parse (line {loc}): {}", d.message)
+        let parsed = parse(&strings, stage, None).map_err(|d| ShaderDebugError::Parse {
+            line: parsed_location(&strings, d.span.start),
+            message: d.message,
         })?;
         let table = instrument::probe_table(&parsed);
         Ok(ShaderDebug { parsed, table })
@@ -73,7 +54,7 @@ impl ShaderDebug {
     pub fn bind(
         &self,
         requested: &[proto::LineBreakpoint],
-    ) -> Vec<Result<BoundBreakpoint, (u32, String)>> {
+    ) -> Vec<Result<BoundBreakpoint, ShaderDebugError>> {
         requested
             .iter()
             .map(|b| {
@@ -91,10 +72,7 @@ impl ShaderDebug {
                     probe: p.id,
                     condition: b.condition.clone(),
                 }),
-                None => Err((
-                    b.line,
-                    format!("no executable statement at or after line {}", b.line),
-                )),
+                None => Err(ShaderDebugError::NoStatement(b.line)),
             })
             .collect()
     }
@@ -104,21 +82,20 @@ impl ShaderDebug {
         mode: Mode,
         target: Target,
         binding: u32,
-    ) -> Result<instrument::Instrumented, String> {
-        instrument::instrument(
+    ) -> Result<instrument::Instrumented, ShaderDebugError> {
+        Ok(instrument::instrument(
             &self.parsed,
             &Request {
                 mode,
                 target,
                 binding,
             },
-        )
-        .map_err(|e| e.to_string())
+        )?)
     }
 
     /// Whether a bound breakpoint's condition parses and type-checks in the
     /// scope of its statement (checked in the shader's own dialect).
-    pub fn check_condition(&self, b: &BoundBreakpoint) -> Result<(), String> {
+    pub fn check_condition(&self, b: &BoundBreakpoint) -> Result<(), ShaderDebugError> {
         if b.condition.is_none() {
             return Ok(());
         }
@@ -139,21 +116,21 @@ impl ShaderDebug {
                 binding: 0,
             },
         ) {
-            Err(e @ instrument::InstrumentError::Condition { .. }) => Err(e.to_string()),
+            Err(e @ InstrumentError::Condition { .. }) => Err(e.into()),
             _ => Ok(()),
         }
     }
 
     /// GLSL of the hit test for these breakpoints (a hit's tag is the
     /// breakpoint's index in `bps`), with NaN/Inf checks after output writes
-    /// when `nan_inf` (tag `layout::HIT_TAG_NAN_INF`).
+    /// when `nan_inf` (tag `HitTag::NanInf`).
     pub fn hit_test(
         &self,
         bps: &[BoundBreakpoint],
         nan_inf: bool,
         target: Target,
         binding: u32,
-    ) -> Result<String, String> {
+    ) -> Result<String, ShaderDebugError> {
         let bps = bps
             .iter()
             .map(|b| Breakpoint {
@@ -172,27 +149,28 @@ impl ShaderDebug {
     /// GLSL recording one invocation.
     pub fn record(
         &self,
-        selector: Selector,
+        selector: Invocation,
         target: Target,
         binding: u32,
-    ) -> Result<String, String> {
+    ) -> Result<String, ShaderDebugError> {
         Ok(self
             .instrument(Mode::Record(selector), target, binding)?
             .glsl)
     }
 
-    /// GLSL capturing `expr` at `line` for every invocation, and the words per value.
+    /// GLSL capturing `expr` at `line` for every invocation, and the type
+    /// of the values.
     pub fn watch(
         &self,
         line: u32,
         expr: &str,
         target: Target,
         binding: u32,
-    ) -> Result<(String, u32), String> {
+    ) -> Result<(String, Type), ShaderDebugError> {
         let probe = self
             .table
             .step_for_line(line)
-            .ok_or_else(|| format!("no executable statement at or after line {line}"))?
+            .ok_or(ShaderDebugError::NoStatement(line))?
             .id;
         let out = self.instrument(
             Mode::Watch {
@@ -202,32 +180,16 @@ impl ShaderDebug {
             target,
             binding,
         )?;
-        Ok((out.glsl, out.watch_words.unwrap_or(0)))
+        let ty = out.watch_type.ok_or_else(|| InstrumentError::Watch {
+            expr: expr.to_string(),
+            message: "it has no type here".into(),
+        })?;
+        Ok((out.glsl, ty))
     }
 
-    /// The hits of a hit buffer as protocol records with their tags (the
-    /// breakpoint's index, or `layout::HIT_TAG_NAN_INF`), sorted by
-    /// primitive, then y, then x (then occurrence), so every run reports them
-    /// in the same order. The records' keys have the tag word zeroed.
-    pub fn hits(&self, words: &[u32]) -> (Vec<(u32, proto::Hit)>, bool) {
-        let (hits, truncated) = layout::read_hits(words);
-        let mut out: Vec<(u32, proto::Hit)> = hits
-            .iter()
-            .map(|h| {
-                (
-                    h.tag(),
-                    proto::Hit {
-                        line: self.table.get(h.probe).map_or(0, |p| p.line),
-                        occurrence: h.occurrence,
-                        key: h.invocation(),
-                        probe: Some(h.probe),
-                    },
-                )
-            })
-            .collect();
-        // Fragment keys are (x, y, primitive), vertex (vertex, instance), compute (x, y, z).
-        out.sort_by_key(|(t, h)| (h.key[2], h.key[1], h.key[0], h.occurrence, h.line, *t));
-        (out, truncated)
+    /// The hits of a hit buffer, in the core decoder's deterministic order.
+    pub fn hits(&self, words: &[u32]) -> (Vec<Hit>, bool) {
+        decode_hits(words, &self.table)
     }
 }
 
@@ -252,14 +214,17 @@ mod tests {
         let d = ShaderDebug::new(Stage::Fragment, &[SRC.to_string()]).unwrap();
         let bound = d.bind(&[
             proto::LineBreakpoint {
+                id: 0,
                 line: 4,
                 condition: None,
             },
             proto::LineBreakpoint {
+                id: 1,
                 line: 6,
                 condition: Some("x > 1.0".into()),
             },
             proto::LineBreakpoint {
+                id: 2,
                 line: 40,
                 condition: None,
             },
@@ -280,21 +245,34 @@ mod tests {
         )
         .err()
         .unwrap();
-        assert!(err.contains("line 2"), "{err}");
+        assert!(err.to_string().contains("line 2"), "{err}");
     }
 
+    /// The type travels with the watch image: the session decodes with the
+    /// type the instrumenter gave the expression in the scope of its line.
     #[test]
-    fn hits_are_sorted_by_primitive_then_y_then_x() {
-        let d = ShaderDebug::new(Stage::Fragment, &[SRC.to_string()]).unwrap();
-        let step = d.table.step_for_line(5).unwrap().id;
-        let mut words = vec![3, 10, 0, 0];
-        for key in [[5, 1, 0], [2, 3, 0], [1, 1, 1]] {
-            words.extend([step, 0, key[0], key[1], key[2], 0]);
-        }
-        let (hits, truncated) = d.hits(&words);
-        assert!(!truncated);
-        let keys: Vec<[u32; 4]> = hits.iter().map(|(_, h)| h.key).collect();
-        assert_eq!(keys, vec![[5, 1, 0, 0], [2, 3, 0, 0], [1, 1, 1, 0]]);
-        assert!(hits.iter().all(|(t, h)| h.line == 5 && *t == 0));
+    fn watch_expressions_are_typed_in_the_scope_of_their_line() {
+        const SHADER: &str = "#version 330 core
+out vec4 color;
+void main() {
+    vec2 p = gl_FragCoord.xy;
+    float r = length(p);
+    color = vec4(p, r, 1.0);
+}
+";
+        let d = ShaderDebug::new(Stage::Fragment, &[SHADER.to_string()]).unwrap();
+        let type_at = |line: u32, expr: &str| {
+            d.watch(line, expr, Target::CORE, 3)
+                .map(|(_, t)| t.to_string())
+                .map_err(|e| e.to_string())
+        };
+        assert_eq!(type_at(5, "p * 2.0").as_deref(), Ok("vec2"));
+        assert_eq!(type_at(6, "r > 1.0").as_deref(), Ok("bool"));
+        assert_eq!(type_at(6, "mat2(p, p)").as_deref(), Ok("mat2"));
+        assert_eq!(type_at(4, "gl_FragCoord").as_deref(), Ok("vec4"));
+        let e = type_at(4, "r").unwrap_err();
+        assert!(e.contains("`r`"), "{e}");
+        let e = type_at(99, "p").unwrap_err();
+        assert!(e.contains("no executable statement"), "{e}");
     }
 }

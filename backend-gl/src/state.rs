@@ -104,37 +104,19 @@ pub fn current_context() -> ContextKey {
     ContextKey::NONE
 }
 
-/// A shader stage, from the `type` given to `glCreateShader`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
-#[serde(rename_all = "snake_case")]
-pub enum Stage {
-    /// `GL_VERTEX_SHADER`
-    Vertex,
-    /// `GL_TESS_CONTROL_SHADER`
-    TessControl,
-    /// `GL_TESS_EVALUATION_SHADER`
-    TessEvaluation,
-    /// `GL_GEOMETRY_SHADER`
-    Geometry,
-    /// `GL_FRAGMENT_SHADER`
-    Fragment,
-    /// `GL_COMPUTE_SHADER`
-    Compute,
-}
+pub use shaderdbg_core::Stage;
 
-impl Stage {
-    /// The stage of a GL shader type enum.
-    pub fn from_gl(ty: u32) -> Option<Stage> {
-        Some(match ty {
-            0x8B31 => Stage::Vertex,
-            0x8E88 => Stage::TessControl,
-            0x8E87 => Stage::TessEvaluation,
-            0x8DD9 => Stage::Geometry,
-            0x8B30 => Stage::Fragment,
-            0x91B9 => Stage::Compute,
-            _ => return None,
-        })
-    }
+/// The stage of a GL shader type enum (the `type` given to `glCreateShader`).
+pub fn stage_from_gl(ty: u32) -> Option<Stage> {
+    Some(match ty {
+        0x8B31 => Stage::Vertex,
+        0x8E88 => Stage::TessControl,
+        0x8E87 => Stage::TessEvaluation,
+        0x8DD9 => Stage::Geometry,
+        0x8B30 => Stage::Fragment,
+        0x91B9 => Stage::Compute,
+        _ => return None,
+    })
 }
 
 /// A shader as the application set it up.
@@ -321,7 +303,7 @@ fn shader_info(ctx: ContextKey, id: u32, s: &ShaderState) -> ShaderInfo {
         context: ctx,
         id,
         gl_type: s.gl_type,
-        stage: Stage::from_gl(s.gl_type),
+        stage: stage_from_gl(s.gl_type),
         sources: s.compiled_sources.clone(),
         compile_status: s.compile_status,
         info_log: s.info_log.clone(),
@@ -480,7 +462,7 @@ pub(crate) fn shader_program_created(
             context: ctx,
             id: 0,
             gl_type,
-            stage: Stage::from_gl(gl_type),
+            stage: stage_from_gl(gl_type),
             sources,
             compile_status: status,
             info_log: String::new(),

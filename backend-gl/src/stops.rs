@@ -32,16 +32,36 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 
 use glow::HasContext;
-use shaderdbg_glsl::instrument::{self, Selector, Target};
-use shaderdbg_glsl::layout;
-use shaderdbg_glsl::Stage;
+use shaderdbg_core::decode::HitTag;
+use shaderdbg_core::{layout, Invocation, Stage};
+use shaderdbg_glsl::instrument::{self, Target};
 use shaderdbg_protocol::{self as proto, FromAgent, ToAgent};
 
 use crate::debug_draw;
 use crate::debugger::Debugger;
 use crate::draw::DrawCall;
-use crate::shader_debug::{stage_to_protocol, BoundBreakpoint, ShaderDebug};
+use crate::shader_debug::{BoundBreakpoint, ShaderDebug, ShaderDebugError};
 use crate::state::{self, ContextKey, ProgramInfo, ShaderInfo};
+
+/// Why a debug draw (hit test, recording, watch) could not run; the
+/// debugger hears it as a message, the application is not affected.
+#[derive(Debug, thiserror::Error)]
+enum StopError {
+    #[error(transparent)]
+    Engine(#[from] ShaderDebugError),
+    #[error(transparent)]
+    Instrument(#[from] instrument::InstrumentError),
+    #[error("the program is gone")]
+    NoProgram,
+    #[error("unknown shader stage")]
+    UnknownStage,
+    #[error("not debugged while an occlusion query is active: {0}")]
+    OcclusionQuery(String),
+    /// The GL side of a debug draw failed (building the program, saving
+    /// images, the draw itself).
+    #[error("{0}")]
+    Draw(String),
+}
 
 /// Capacity of the hit buffer, in hits.
 const HIT_CAPACITY: u32 = 1 << 16;
@@ -83,7 +103,11 @@ type Parsed = (u32, Vec<String>, Arc<ShaderDebug>);
 /// Parsed shaders, by (shader id, sources): parsing is the expensive part.
 static PARSED: Mutex<Vec<Parsed>> = Mutex::new(Vec::new());
 
-fn shader_debug(id: u32, stage: Stage, sources: &[String]) -> Result<Arc<ShaderDebug>, String> {
+fn shader_debug(
+    id: u32,
+    stage: Stage,
+    sources: &[String],
+) -> Result<Arc<ShaderDebug>, ShaderDebugError> {
     let mut parsed = PARSED.lock().unwrap_or_else(|e| e.into_inner());
     if let Some((_, _, d)) = parsed.iter().find(|(i, s, _)| *i == id && s == sources) {
         return Ok(d.clone());
@@ -94,23 +118,12 @@ fn shader_debug(id: u32, stage: Stage, sources: &[String]) -> Result<Arc<ShaderD
     Ok(d)
 }
 
-fn glsl_stage(s: state::Stage) -> Stage {
-    match s {
-        state::Stage::Vertex => Stage::Vertex,
-        state::Stage::TessControl => Stage::TessControl,
-        state::Stage::TessEvaluation => Stage::TessEvaluation,
-        state::Stage::Geometry => Stage::Geometry,
-        state::Stage::Fragment => Stage::Fragment,
-        state::Stage::Compute => Stage::Compute,
-    }
-}
-
 pub fn announce_shader(dbg: &Debugger, info: &ShaderInfo) {
     let Some(stage) = info.stage else { return };
     dbg.send(&FromAgent::ShaderCompiled {
         context: info.context.handle as u64,
         shader: info.id,
-        stage: stage_to_protocol(glsl_stage(stage)),
+        stage,
         sources: info.sources.clone(),
         compiled: info.compile_status,
         info_log: info.info_log.clone(),
@@ -297,8 +310,8 @@ fn report_binding(
     let found = find_shader(shader);
     let debug = match &found {
         Some(info) => match info.stage {
-            Some(stage) => shader_debug(shader, glsl_stage(stage), &info.sources),
-            None => Err("unknown shader stage".into()),
+            Some(stage) => shader_debug(shader, stage, &info.sources).map_err(|e| e.to_string()),
+            None => Err("unknown shader stage".to_string()),
         },
         None => Err(format!("no shader {shader}")),
     };
@@ -307,9 +320,9 @@ fn report_binding(
             Ok(d) => match d.bind(std::slice::from_ref(b)).remove(0) {
                 Ok(bound) => match d.check_condition(&bound) {
                     Ok(()) => (Some(bound.line), None),
-                    Err(why) => (None, Some(why)),
+                    Err(why) => (None, Some(why.to_string())),
                 },
-                Err((_, why)) => (None, Some(why)),
+                Err(why) => (None, Some(why.to_string())),
             },
             Err(why) => (None, Some(why.clone())),
         };
@@ -417,18 +430,17 @@ impl Stop<'_> {
     /// Sources for an instrumented copy of the program: `replacement` for the
     /// debugged shader, the others as they are (raised to the same `#version`
     /// where GLSL ES demands it).
-    fn sources(&self, replacement: String) -> Result<Vec<(u32, String)>, String> {
+    fn sources(&self, replacement: String) -> Result<Vec<(u32, String)>, StopError> {
         let mut out = Vec::new();
         for s in &self.program.shaders {
             if s.id == self.shader {
                 out.push((s.gl_type, replacement.clone()));
             } else if self.target.es {
-                let stage = s.stage.map(glsl_stage).ok_or("unknown shader stage")?;
+                let stage = s.stage.ok_or(StopError::UnknownStage)?;
                 let other = shader_debug(s.id, stage, &s.sources)?;
                 out.push((
                     s.gl_type,
-                    instrument::raise_version(&other.parsed, self.target)
-                        .map_err(|e| e.to_string())?,
+                    instrument::raise_version(&other.parsed, self.target)?,
                 ));
             } else {
                 out.push((s.gl_type, s.sources.concat()));
@@ -442,14 +454,14 @@ impl Stop<'_> {
     /// `cache` key the program is kept (its uniforms are copied at every use).
     fn run(
         &self,
-        replacement: impl FnOnce() -> Result<String, String>,
+        replacement: impl FnOnce() -> Result<String, StopError>,
         buffer: &[u8],
         cache: Option<HitKey>,
-    ) -> Result<Vec<u32>, String> {
+    ) -> Result<Vec<u32>, StopError> {
         let gl = &*self.gl;
         // SAFETY: the draw's context is current on this thread.
         unsafe {
-            let original = native_program(self.program.id).ok_or("no program")?;
+            let original = native_program(self.program.id).ok_or(StopError::NoProgram)?;
             let counting = crate::queries::CountingQueriesAside::set(gl, self.ctx);
             let aside = debug_draw::TransformFeedbackAside::set(gl);
             let occlusion = if self.draw.args.is_compute() {
@@ -467,9 +479,7 @@ impl Stop<'_> {
                     }
                     r
                 }
-                Err(e) => Err(format!(
-                    "not debugged while an occlusion query is active: {e}"
-                )),
+                Err(e) => Err(StopError::OcclusionQuery(e.to_string())),
             };
             // After `debug_draw` put the application's program back.
             aside.restore(gl);
@@ -484,10 +494,10 @@ impl Stop<'_> {
         &self,
         gl: &glow::Context,
         original: glow::Program,
-        replacement: impl FnOnce() -> Result<String, String>,
+        replacement: impl FnOnce() -> Result<String, StopError>,
         buffer: &[u8],
         cache: Option<HitKey>,
-    ) -> Result<Vec<u32>, String> {
+    ) -> Result<Vec<u32>, StopError> {
         {
             let cached = cache.and_then(|k| HIT_PROGRAMS.with(|m| m.borrow().get(&k).copied()));
             let program = match cached {
@@ -502,7 +512,7 @@ impl Stop<'_> {
                         sources.iter().map(|(t, s)| (*t, s.as_str())).collect();
                     let built = debug_draw::build_program(gl, original, &refs);
                     log_own_errors(self.ctx);
-                    built?.program
+                    built.map_err(|e| StopError::Draw(e.to_string()))?.program
                 }
             };
             let result = debug_draw::debug_draw(gl, program, self.binding, buffer, &mut || {
@@ -529,14 +539,13 @@ impl Stop<'_> {
                 }),
                 None => gl.delete_program(program),
             }
-            result
+            result.map_err(|e| StopError::Draw(e.to_string()))
         }
     }
 
-    fn record(&mut self, dbg: &Debugger, request: u64, selector: proto::Selector) {
-        let sel: Selector = crate::shader_debug::selector_from_protocol(selector);
+    fn record(&mut self, dbg: &Debugger, request: u64, selector: Invocation) {
         let result = self.run(
-            || self.debug.record(sel, self.target, self.binding),
+            || Ok(self.debug.record(selector, self.target, self.binding)?),
             &layout::new_record_buffer(RECORD_WORDS),
             None,
         );
@@ -547,9 +556,9 @@ impl Stop<'_> {
                 selector,
                 log: proto::Blob::from_words(&trim_record(&words)),
             }),
-            Err(message) => dbg.send(&FromAgent::Error {
+            Err(e) => dbg.send(&FromAgent::Error {
                 request: Some(request),
-                message,
+                message: e.to_string(),
             }),
         }
     }
@@ -585,25 +594,28 @@ impl Stop<'_> {
         let result = self
             .debug
             .watch(line, expr, self.target, self.binding)
-            .and_then(|(glsl, words)| {
+            .map_err(StopError::from)
+            .and_then(|(glsl, ty)| {
+                let words = ty.words().unwrap_or(0);
                 let data = self.run(
                     || Ok(glsl),
                     &layout::new_watch_buffer(width, height, words),
                     None,
                 )?;
-                Ok((words, data))
+                Ok((ty, words, data))
             });
         match result {
-            Ok((value_words, data)) => dbg.send(&FromAgent::WatchImage {
+            Ok((ty, value_words, data)) => dbg.send(&FromAgent::WatchImage {
                 request,
                 width,
                 height,
+                ty,
                 value_words,
                 data: proto::Blob::from_words(&data),
             }),
-            Err(message) => dbg.send(&FromAgent::Error {
+            Err(e) => dbg.send(&FromAgent::Error {
                 request: Some(request),
-                message,
+                message: e.to_string(),
             }),
         }
     }
@@ -666,10 +678,14 @@ fn attempts(program: &ProgramInfo, bps: &Breakpoints, draw: &DrawCall) -> Vec<At
                 .shaders
                 .iter()
                 .filter(move |s| s.stage == Some(*want))
-                .map(move |s| (s, glsl_stage(*want)))
+                .map(move |s| (s, *want))
         })
     };
-    let start = |condition: Option<String>| proto::LineBreakpoint { line: 0, condition };
+    let start = |condition: Option<String>| proto::LineBreakpoint {
+        id: 0,
+        line: 0,
+        condition,
+    };
     if bps.pause {
         return shaders()
             .take(1)
@@ -784,12 +800,13 @@ fn try_stop(
         }
     };
     let requested: Vec<proto::LineBreakpoint> = lines.iter().map(|(b, _)| b.clone()).collect();
-    let (bound, roles): (Vec<BoundBreakpoint>, Vec<Role>) = debug
+    let (bound, roles_ids): (Vec<BoundBreakpoint>, Vec<(Role, u32)>) = debug
         .bind(&requested)
         .into_iter()
-        .zip(lines.iter().map(|(_, r)| *r))
+        .zip(lines.iter().map(|(b, r)| (*r, b.id)))
         .filter_map(|(b, r)| b.ok().map(|b| (b, r)))
         .unzip();
+    let (roles, ids): (Vec<Role>, Vec<u32>) = roles_ids.into_iter().unzip();
     if bound.is_empty() && !nan_inf {
         return false;
     }
@@ -821,7 +838,7 @@ fn try_stop(
         binding,
     );
     let words = match stop.run(
-        || debug.hit_test(&bound, nan_inf, target, binding),
+        || Ok(debug.hit_test(&bound, nan_inf, target, binding)?),
         &layout::new_hit_buffer(HIT_CAPACITY),
         Some(key),
     ) {
@@ -835,18 +852,25 @@ fn try_stop(
         }
     };
     let (mut hits, truncated) = debug.hits(&words);
-    if let Some([x, y]) = filter.pixel.filter(|_| stage == Stage::Fragment) {
-        hits.retain(|(_, h)| h.key[0] == x && h.key[1] == y);
+    if let Some(pixel) = filter.pixel.filter(|_| stage == Stage::Fragment) {
+        hits.retain(|h| h.invocation.pixel() == Some(pixel));
     }
-    let role_of = |tag: u32| roles.get(tag as usize).copied();
+    // A hit's tag is the index of its breakpoint in `bound`; the debugger
+    // knows its breakpoints by the ids it gave them.
     let pick = |want: Option<Role>| -> Vec<proto::Hit> {
         let mut v: Vec<proto::Hit> = hits
             .iter()
-            .filter(|(t, _)| match want {
-                Some(r) => role_of(*t) == Some(r),
-                None => *t == layout::HIT_TAG_NAN_INF,
+            .filter_map(|h| match (h.tag, want) {
+                (HitTag::Breakpoint(i), Some(r)) if roles.get(i as usize) == Some(&r) => {
+                    let id = ids.get(i as usize).copied().unwrap_or(0);
+                    Some(proto::Hit {
+                        tag: HitTag::Breakpoint(id),
+                        ..*h
+                    })
+                }
+                (HitTag::NanInf, None) => Some(*h),
+                _ => None,
             })
-            .map(|(_, h)| *h)
             .collect();
         // A driver may run a vertex shader more than once for the same
         // vertex (indexed draws larger than its post-transform cache or
@@ -886,6 +910,7 @@ fn try_stop(
         hits,
         truncated,
         reason,
+        probes: debug.table.clone(),
     });
     serve(dbg, Some(&mut stop));
     true

@@ -14,7 +14,7 @@ mod common;
 
 use std::collections::BTreeSet;
 
-use shaderdbg_glsl::decode::Exit;
+use shaderdbg_core::decode::Exit;
 use shaderdbg_glsl::Value;
 use shaderdbg_protocol::{self as proto, Hit};
 
@@ -65,18 +65,31 @@ fn assert_close(got: &[f32], want: &[f32], tolerance: f32, what: &str) {
     }
 }
 
+/// A hit's invocation as key words (last word 0, as hit buffers held them).
+fn key(h: &Hit) -> [u32; 4] {
+    let k = h.invocation.key();
+    [k[0], k[1], k[2], 0]
+}
+
+/// A recorded invocation's key words.
+fn inv_key(inv: &shaderdbg_core::decode::InvocationTrace) -> [u32; 3] {
+    inv.invocation
+        .expect("the recording names its invocation")
+        .key()
+}
+
 /// Fragment hits: the (x, y) pixels, checking that they come sorted by
 /// primitive, then y, then x, once each, all on `line`.
 fn fragment_pixels(hits: &[Hit], line: u32) -> BTreeSet<(u32, u32)> {
     let keys: Vec<(u32, u32, u32)> = hits
         .iter()
-        .map(|h| (h.key[2], h.key[1], h.key[0]))
+        .map(|h| (key(h)[2], key(h)[1], key(h)[0]))
         .collect();
     let mut sorted = keys.clone();
     sorted.sort();
     assert_eq!(keys, sorted, "fragment hits sorted by primitive, y, x");
     assert!(hits.iter().all(|h| h.line == line && h.occurrence == 0));
-    let pixels: BTreeSet<(u32, u32)> = hits.iter().map(|h| (h.key[1], h.key[0])).collect();
+    let pixels: BTreeSet<(u32, u32)> = hits.iter().map(|h| (key(h)[1], key(h)[0])).collect();
     assert_eq!(pixels.len(), hits.len(), "one hit per pixel");
     pixels
 }
@@ -101,8 +114,8 @@ fn one_invocation(
     shader: &Shader,
     words: &[u32],
 ) -> (
-    shaderdbg_glsl::decode::InvocationTrace,
-    shaderdbg_glsl::probes::ProbeTable,
+    shaderdbg_core::decode::InvocationTrace,
+    shaderdbg_core::probes::ProbeTable,
 ) {
     let (trace, table) = shader.decode(words);
     assert!(!trace.overflowed);
@@ -178,14 +191,10 @@ fn multi_pass_stops_in_the_post_process_and_records_the_sampled_texel() {
 
             let (x, y) = (26u32, 13u32);
             let words = session
-                .record(proto::Selector::Fragment {
-                    x,
-                    y,
-                    primitive: None,
-                })
+                .record(proto::Invocation::fragment(x, y))
                 .expect("recording");
             let (inv, table) = one_invocation(&stop.shader, &words);
-            assert_eq!(&inv.key[..2], &[x, y]);
+            assert_eq!(&inv_key(&inv)[..2], &[x, y]);
             let v = final_values(&inv, &table);
             let (ta, tb) = (a(x), ((y / 2) % 4) as f32 * 0.25);
             assert_eq!(
@@ -259,7 +268,7 @@ fn vertex_displace(grid: i32) {
                 .filter(|&v| displaced(v, 1, grid).0 > 8)
                 .map(|v| [v as u32, 0, 0, 0])
                 .collect();
-            let got: Vec<[u32; 4]> = stop.hits.iter().map(|h| h.key).collect();
+            let got: Vec<[u32; 4]> = stop.hits.iter().map(key).collect();
             assert_same_keys(&got, &want, "one hit per vertex, by vertex id");
             assert!(stop
                 .hits
@@ -268,7 +277,7 @@ fn vertex_displace(grid: i32) {
 
             let vertex = want[want.len() / 2][0] as i32;
             let words = session
-                .record(proto::Selector::Vertex {
+                .record(proto::Invocation::Vertex {
                     vertex,
                     instance: 0,
                 })
@@ -277,7 +286,7 @@ fn vertex_displace(grid: i32) {
             let (k, h, pos, p, position) = displaced(vertex, 1, grid);
             assert!(!trace.invocations.is_empty());
             for inv in &trace.invocations {
-                assert_eq!(inv.key[..2], [vertex as u32, 0]);
+                assert_eq!(inv_key(inv)[..2], [vertex as u32, 0]);
                 let v = final_values(inv, &table);
                 assert_eq!(v["k"], Value::Int(k));
                 assert_eq!(v["h"], Value::Float(h));
@@ -337,15 +346,15 @@ fn compute_stops_in_the_dispatch_and_the_storage_writing_fragment_pass() {
                     .flat_map(|y| (0..16u32).map(move |x| [x, y, 0, 0]))
                     .filter(|k| k[0] ^ k[1] > 12)
                     .collect();
-                let got: Vec<[u32; 4]> = stop.hits.iter().map(|h| h.key).collect();
+                let got: Vec<[u32; 4]> = stop.hits.iter().map(key).collect();
                 assert_same_keys(&got, &want, "hits by z, y, x");
                 assert!(stop.hits.iter().all(|h| h.line == line));
                 let id = [5u32, 2, 0];
                 let words = session
-                    .record(proto::Selector::Compute { id })
+                    .record(proto::Invocation::Compute { id })
                     .expect("recording");
                 let (inv, table) = one_invocation(&stop.shader, &words);
-                assert_eq!(inv.key[..3], id);
+                assert_eq!(inv_key(&inv)[..3], id);
                 let v = final_values(&inv, &table);
                 let old = 5 ^ 2;
                 assert_eq!(v["i"], Value::Uint(2 * 16 + 5));
@@ -367,11 +376,7 @@ fn compute_stops_in_the_dispatch_and_the_storage_writing_fragment_pass() {
                 assert_eq!(fragment_pixels(&stop.hits, line), want);
                 let (x, y) = (61u32, 2u32);
                 let words = session
-                    .record(proto::Selector::Fragment {
-                        x,
-                        y,
-                        primitive: None,
-                    })
+                    .record(proto::Invocation::fragment(x, y))
                     .expect("recording");
                 let (inv, table) = one_invocation(&stop.shader, &words);
                 let vals = final_values(&inv, &table);
@@ -420,11 +425,7 @@ fn legacy110_stops_in_both_stages_of_a_compatibility_context() {
                 assert_eq!(fragment_pixels(&stop.hits, line), want);
                 let (x, y) = (10u32, 50u32);
                 let words = session
-                    .record(proto::Selector::Fragment {
-                        x,
-                        y,
-                        primitive: None,
-                    })
+                    .record(proto::Invocation::fragment(x, y))
                     .expect("recording");
                 let (inv, table) = one_invocation(&stop.shader, &words);
                 let v = final_values(&inv, &table);
@@ -453,10 +454,10 @@ fn legacy110_stops_in_both_stages_of_a_compatibility_context() {
             } else {
                 assert!(stop.shader.is(LEGACY_VERT));
                 assert_eq!(stop.frame, 1);
-                let got: Vec<[u32; 4]> = stop.hits.iter().map(|h| h.key).collect();
+                let got: Vec<[u32; 4]> = stop.hits.iter().map(key).collect();
                 assert_eq!(got, (0..4).map(|v| [v, 0, 0, 0]).collect::<Vec<_>>());
                 let words = session
-                    .record(proto::Selector::Vertex {
+                    .record(proto::Invocation::Vertex {
                         vertex: 2,
                         instance: 0,
                     })
@@ -505,11 +506,7 @@ fn gles30_stops_in_both_stages_of_an_es_context() {
                 assert_eq!(fragment_pixels(&stop.hits, line), want);
                 let (x, y) = (50u32, 10u32);
                 let words = session
-                    .record(proto::Selector::Fragment {
-                        x,
-                        y,
-                        primitive: None,
-                    })
+                    .record(proto::Invocation::fragment(x, y))
                     .expect("recording");
                 let (inv, table) = one_invocation(&stop.shader, &words);
                 let v = final_values(&inv, &table);
@@ -535,10 +532,10 @@ fn gles30_stops_in_both_stages_of_an_es_context() {
             } else {
                 assert!(stop.shader.is(GLES_VERT));
                 assert_eq!(stop.frame, 1);
-                let got: Vec<[u32; 4]> = stop.hits.iter().map(|h| h.key).collect();
+                let got: Vec<[u32; 4]> = stop.hits.iter().map(key).collect();
                 assert_eq!(got, (0..4).map(|v| [v, 0, 0, 0]).collect::<Vec<_>>());
                 let words = session
-                    .record(proto::Selector::Vertex {
+                    .record(proto::Invocation::Vertex {
                         vertex: 3,
                         instance: 0,
                     })
@@ -659,11 +656,7 @@ fn gl_state_after_a_stop_equals_the_state_before() {
                 assert_eq!(fragment_pixels(&stop.hits, line), want);
                 let (x, y) = (40u32, 20u32);
                 let words = session
-                    .record(proto::Selector::Fragment {
-                        x,
-                        y,
-                        primitive: None,
-                    })
+                    .record(proto::Invocation::fragment(x, y))
                     .expect("recording");
                 let (inv, table) = one_invocation(&stop.shader, &words);
                 let v = final_values(&inv, &table);
@@ -689,10 +682,10 @@ fn gl_state_after_a_stop_equals_the_state_before() {
                 assert_eq!(f32::from_bits(data[at + 1]), p[0]);
             } else {
                 assert!(stop.shader.is(STATE_COMP));
-                let got: Vec<u32> = stop.hits.iter().map(|h| h.key[0]).collect();
+                let got: Vec<u32> = stop.hits.iter().map(|h| key(h)[0]).collect();
                 assert_eq!(got, (0..64).filter(|i| i % 4 == 1).collect::<Vec<_>>());
                 let words = session
-                    .record(proto::Selector::Compute { id: [5, 0, 0] })
+                    .record(proto::Invocation::Compute { id: [5, 0, 0] })
                     .expect("recording");
                 let (inv, table) = one_invocation(&stop.shader, &words);
                 let v = final_values(&inv, &table);

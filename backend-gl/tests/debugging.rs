@@ -13,10 +13,10 @@ use std::path::PathBuf;
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
-use shaderdbg_glsl::decode::{decode, Exit};
+use shaderdbg_core::decode::{decode, Exit};
+use shaderdbg_core::{Invocation, Stage, Type, Value};
 use shaderdbg_glsl::instrument::probe_table;
 use shaderdbg_glsl::parse::parse;
-use shaderdbg_glsl::{Stage, Value};
 use shaderdbg_protocol::{self as proto, FromAgent, ToAgent};
 
 use common::{artifacts, profile_dir};
@@ -143,6 +143,7 @@ fn conditional_breakpoint_stops_records_and_resumes() {
                     s.send(&ToAgent::SetBreakpoints {
                         shader,
                         breakpoints: vec![proto::LineBreakpoint {
+                            id: 7,
                             line,
                             condition: Some("p.x > 1.5".into()),
                         }],
@@ -161,6 +162,7 @@ fn conditional_breakpoint_stops_records_and_resumes() {
                 shader,
                 hits,
                 truncated,
+                probes,
                 ..
             } => {
                 stops += 1;
@@ -173,18 +175,16 @@ fn conditional_breakpoint_stops_records_and_resumes() {
                 let want: Vec<[u32; 2]> = (0..SIZE)
                     .flat_map(|y| (48..SIZE).map(move |x| [x, y]))
                     .collect();
-                let got: Vec<[u32; 2]> = hits.iter().map(|h| [h.key[0], h.key[1]]).collect();
+                let got: Vec<[u32; 2]> = hits.iter().filter_map(|h| h.invocation.pixel()).collect();
                 assert_eq!(got, want);
                 assert!(hits.iter().all(|h| h.line == ring && h.occurrence == 0));
+                // Hits carry the id the debugger gave their breakpoint.
+                assert!(hits.iter().all(|h| h.tag == proto::HitTag::Breakpoint(7)));
 
                 // Record one fragment and check its values against the shader's math.
                 s.send(&ToAgent::Record {
                     request: 1,
-                    selector: proto::Selector::Fragment {
-                        x: 50,
-                        y: 10,
-                        primitive: None,
-                    },
+                    selector: Invocation::fragment(50, 10),
                 });
                 let log = match s.recv() {
                     Some(FromAgent::Recorded {
@@ -195,10 +195,17 @@ fn conditional_breakpoint_stops_records_and_resumes() {
                 let strings: Vec<&str> = sources.iter().map(String::as_str).collect();
                 let parsed = parse(&strings, Stage::Fragment, None).expect("parses");
                 let table = probe_table(&parsed);
-                let trace = decode(&log.words(), &table).expect("decodes");
+                // The contract between agent and session: the table in
+                // `Stopped` is the one the agent instrumented with, and the
+                // engine gives the same table for the same sources.
+                assert_eq!(probes, table, "the agent's probe table");
+                assert!(hits.iter().all(|h| table
+                    .get(h.probe)
+                    .is_some_and(|p| p.is_step() && p.line == ring)));
+                let trace = decode(&log.words(), &probes).expect("decodes");
                 let inv = &trace.invocations[0];
                 assert_eq!(inv.exit, Exit::Returned);
-                assert_eq!(&inv.key[..2], &[50, 10]);
+                assert_eq!(inv.invocation.and_then(|i| i.pixel()), Some([50, 10]));
                 let last = inv.steps.len() - 1;
                 let vars = inv.variables_at(last, &table);
                 let get = |name: &str| {
@@ -231,10 +238,12 @@ fn conditional_breakpoint_stops_records_and_resumes() {
                         request: 2,
                         width,
                         height,
+                        ty,
                         value_words,
                         data,
                     }) => {
                         assert_eq!((width, height, value_words), (SIZE, SIZE, 1));
+                        assert_eq!(ty, Type::Scalar(shaderdbg_core::Scalar::Float));
                         let words = data.words();
                         for (x, y) in [(0u32, 0u32), (63, 5), (17, 40)] {
                             let at = 4 + ((y * SIZE + x) * 2) as usize;
@@ -277,6 +286,7 @@ fn a_debugger_that_hangs_up_mid_stop_lets_the_program_finish() {
                     s.send(&ToAgent::SetBreakpoints {
                         shader,
                         breakpoints: vec![proto::LineBreakpoint {
+                            id: 7,
                             line,
                             condition: None,
                         }],

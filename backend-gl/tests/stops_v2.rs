@@ -94,8 +94,12 @@ fn stops_of(all: &[FromAgent]) -> Vec<(u64, proto::StopReason, Vec<proto::Hit>, 
                 let hits = hits
                     .iter()
                     .map(|h| {
-                        assert!(h.probe.is_some(), "a hit without its probe: {h:?}");
-                        proto::Hit { probe: None, ..*h }
+                        assert!(h.probe != 0, "a hit without its probe: {h:?}");
+                        proto::Hit {
+                            probe: 0,
+                            tag: proto::HitTag::Breakpoint(0),
+                            ..*h
+                        }
                     })
                     .collect();
                 Some((*frame, *reason, hits, *truncated))
@@ -103,6 +107,22 @@ fn stops_of(all: &[FromAgent]) -> Vec<(u64, proto::StopReason, Vec<proto::Hit>, 
             _ => None,
         })
         .collect()
+}
+
+/// A fragment hit as [`stops_of`] gives it (probe and tag set aside).
+fn expected_hit(line: u32, x: u32, y: u32) -> proto::Hit {
+    proto::Hit {
+        tag: proto::HitTag::Breakpoint(0),
+        probe: 0,
+        line,
+        occurrence: 0,
+        invocation: proto::Invocation::Fragment {
+            x,
+            y,
+            primitive: Some(0),
+            sample: None,
+        },
+    }
 }
 
 fn screenshot(s: &mut Session, request: u64, at: proto::ScreenshotAt) {
@@ -142,14 +162,7 @@ fn pause_stops_the_next_draw_at_the_start_of_main_with_every_invocation() {
             screenshot(s, 77, proto::ScreenshotAt::Now);
             now = Some(answer(s, 77));
             let frag = fragment(shaders).clone();
-            recorded = Some((
-                frag.clone(),
-                s.record(proto::Selector::Fragment {
-                    x: 3,
-                    y: 2,
-                    primitive: None,
-                }),
-            ));
+            recorded = Some((frag.clone(), s.record(proto::Invocation::fragment(3, 2))));
         }
     });
     assert_eq!(stdout, plain("plain", 3), "frames differ under the agent");
@@ -167,9 +180,9 @@ fn pause_stops_the_next_draw_at_the_start_of_main_with_every_invocation() {
         .iter()
         .all(|h| h.line == main_line && h.occurrence == 0));
     // Deterministic order: primitive, then y, then x.
-    assert_eq!(hits[0].key, [0, 0, 0, 0]);
-    assert_eq!(hits[1].key, [1, 0, 0, 0]);
-    assert_eq!(hits[W as usize].key, [0, 1, 0, 0]);
+    assert_eq!(hits[0].invocation.key(), [0, 0, 0]);
+    assert_eq!(hits[1].invocation.key(), [1, 0, 0]);
+    assert_eq!(hits[W as usize].invocation.key(), [0, 1, 0]);
     let (sframe, w, h, rgba) = now.unwrap().expect("a screenshot while stopped");
     assert_eq!((sframe, w, h), (0, W, H));
     // Cleared, not drawn yet.
@@ -241,11 +254,7 @@ fn nan_inf_filter_stops_at_the_statement_that_wrote_it_and_a_breakpoint_wins() {
         if let FromAgent::Stopped { .. } = msg {
             recorded = Some((
                 fragment(shaders).clone(),
-                s.record(proto::Selector::Fragment {
-                    x: 2,
-                    y: 3,
-                    primitive: None,
-                }),
+                s.record(proto::Invocation::fragment(2, 3)),
             ));
         }
     });
@@ -258,12 +267,7 @@ fn nan_inf_filter_stops_at_the_statement_that_wrote_it_and_a_breakpoint_wins() {
         vec![(
             1,
             proto::StopReason::NanInf,
-            vec![proto::Hit {
-                line,
-                occurrence: 0,
-                key: [2, 3, 0, 0],
-                probe: None
-            }],
+            vec![expected_hit(line, 2, 3)],
             false
         )]
     );
@@ -319,15 +323,7 @@ fn nan_inf_filter_stops_at_the_statement_that_wrote_it_and_a_breakpoint_wins() {
     assert_eq!(st.len(), 1, "{st:?}");
     assert_eq!(st[0].0, 1);
     assert_eq!(st[0].1, proto::StopReason::Breakpoint);
-    assert_eq!(
-        st[0].2,
-        vec![proto::Hit {
-            line: bp_line,
-            occurrence: 0,
-            key: [5, 5, 0, 0],
-            probe: None
-        }]
-    );
+    assert_eq!(st[0].2, vec![expected_hit(bp_line, 5, 5)]);
 }
 
 #[test]
@@ -398,7 +394,7 @@ fn pixel_history_stops_say_so_and_a_breakpoint_hit_says_breakpoint() {
         .iter()
         .all(|(_, r, h, _)| *r == proto::StopReason::PixelHistory
             && h.len() == 1
-            && h[0].key == [5, 6, 0, 0]));
+            && h[0].invocation.key() == [5, 6, 0]));
 
     // Pixel history and a breakpoint that hits at that pixel: a breakpoint
     // stop with the breakpoint's hit (it used to be reported as pixel history).
@@ -437,15 +433,7 @@ fn pixel_history_stops_say_so_and_a_breakpoint_hit_says_breakpoint() {
     assert_eq!(st.len(), 2, "{st:?}");
     for (_, reason, hits, _) in st {
         assert_eq!(reason, proto::StopReason::Breakpoint);
-        assert_eq!(
-            hits,
-            vec![proto::Hit {
-                line,
-                occurrence: 0,
-                key: [5, 6, 0, 0],
-                probe: None
-            }]
-        );
+        assert_eq!(hits, vec![expected_hit(line, 5, 6)]);
     }
 }
 
@@ -517,15 +505,11 @@ fn debug_mode(
         if let FromAgent::Stopped { shader, hits, .. } = msg {
             let sh = shaders.iter().find(|x| x.id == *shader).unwrap().clone();
             let sel = match sh.stage {
-                proto::Stage::Vertex => proto::Selector::Vertex {
-                    vertex: hits[0].key[0] as i32,
+                proto::Stage::Vertex => proto::Invocation::Vertex {
+                    vertex: hits[0].invocation.key()[0] as i32,
                     instance: 0,
                 },
-                _ => proto::Selector::Fragment {
-                    x: 10,
-                    y: 10,
-                    primitive: None,
-                },
+                _ => proto::Invocation::fragment(10, 10),
             };
             let words = s.record(sel).expect("a recording");
             let (trace, table) = sh.decode(&words);
@@ -554,13 +538,9 @@ fn draw_transform_feedback_is_replayed_in_debug_draws() {
     );
     assert_eq!(stdout, plain("tf", 2), "frames differ under the agent");
     assert_eq!(st.len(), 2, "one stop per frame in the TF draw: {st:?}");
-    assert!(st.iter().all(|s| s.2
-        == vec![proto::Hit {
-            line: s.2[0].line,
-            occurrence: 0,
-            key: [10, 10, 0, 0],
-            probe: None
-        }]));
+    assert!(st
+        .iter()
+        .all(|s| s.2 == vec![expected_hit(s.2[0].line, 10, 10)]));
     for (_, values) in &recorded {
         match values.get("s") {
             Some(shaderdbg_glsl::Value::Float(s)) => assert!((0.25..=0.75).contains(s), "{s}"),
@@ -579,7 +559,7 @@ fn programs_with_transform_feedback_varyings_are_debugged_while_capturing() {
         debug_tf(&[("shade = 0.25 + 0.25", "gl_VertexID == 1")], "tf-capture");
     assert_eq!(stdout, plain("tf", 2), "frames differ under the agent");
     assert_eq!(st.len(), 2, "one stop per frame in the capture: {st:?}");
-    assert!(st.iter().all(|s| s.2[0].key == [1, 0, 0, 0]));
+    assert!(st.iter().all(|s| s.2[0].invocation.key() == [1, 0, 0]));
     for (stage, values) in &recorded {
         assert_eq!(*stage, proto::Stage::Vertex);
         assert_eq!(
@@ -601,11 +581,7 @@ fn indirect_count_draws_replay_with_the_count_from_the_parameter_buffer() {
         set(s, msg);
         if let FromAgent::Stopped { .. } = msg {
             let words = s
-                .record(proto::Selector::Fragment {
-                    x: 7,
-                    y: 7,
-                    primitive: None,
-                })
+                .record(proto::Invocation::fragment(7, 7))
                 .expect("a recording");
             let (trace, _) = fragment(shaders).decode(&words);
             invocations.push(trace.invocations.len());
@@ -666,7 +642,7 @@ fn active_queries_do_not_count_debug_draws() {
             );
         } else {
             assert_eq!(*stage, proto::Stage::Fragment);
-            assert_eq!(st[i].2[0].key, [10, 10, 0, 0]);
+            assert_eq!(st[i].2[0].invocation.key(), [10, 10, 0]);
             match values.get("s") {
                 Some(shaderdbg_glsl::Value::Float(s)) => assert!((0.25..=0.75).contains(s), "{s}"),
                 other => panic!("s: {other:?}"),
@@ -692,14 +668,10 @@ fn programs_that_write_images_are_debugged_and_the_images_restored() {
         set(s, msg);
         if let FromAgent::Stopped { shader, hits, .. } = msg {
             assert_eq!(hits.len(), 1);
-            assert_eq!(hits[0].key, [10, 10, 0, 0]);
+            assert_eq!(hits[0].invocation.key(), [10, 10, 0]);
             let sh = shaders.iter().find(|x| x.id == *shader).unwrap().clone();
             let words = s
-                .record(proto::Selector::Fragment {
-                    x: 10,
-                    y: 10,
-                    primitive: None,
-                })
+                .record(proto::Invocation::fragment(10, 10))
                 .expect("a recording");
             let (trace, table) = sh.decode(&words);
             assert_eq!(trace.invocations.len(), 1);

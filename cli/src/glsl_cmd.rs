@@ -5,8 +5,9 @@ use std::process::ExitCode;
 
 use anyhow::{bail, Context, Result};
 use clap::{Args, Subcommand, ValueEnum};
+use shaderdbg_core::Invocation;
 use shaderdbg_glsl::analysis::Model;
-use shaderdbg_glsl::instrument::{self, Breakpoint, Mode, Request, Selector, Target};
+use shaderdbg_glsl::instrument::{self, Breakpoint, Mode, Request, Target};
 use shaderdbg_glsl::parse::{parse, IncludeResolver, Origin, Parsed};
 use shaderdbg_glsl::{Diagnostic, Severity, Stage};
 
@@ -194,31 +195,28 @@ fn instrument_cmd(a: InstrumentArgs) -> Result<ExitCode> {
     let mode = if a.record {
         let sel = match (&a.fragment, &a.vertex, &a.compute) {
             (Some(f), None, None) => match numbers::<u32>(f, "--fragment")?.as_slice() {
-                [x, y] => Selector::Fragment {
-                    x: *x,
-                    y: *y,
-                    primitive: None,
-                },
-                [x, y, p] => Selector::Fragment {
+                [x, y] => Invocation::fragment(*x, *y),
+                [x, y, p] => Invocation::Fragment {
                     x: *x,
                     y: *y,
                     primitive: Some(*p),
+                    sample: None,
                 },
                 _ => bail!("--fragment takes X,Y or X,Y,PRIMITIVE"),
             },
             (None, Some(v), None) => match numbers::<i32>(v, "--vertex")?.as_slice() {
-                [v] => Selector::Vertex {
+                [v] => Invocation::Vertex {
                     vertex: *v,
                     instance: 0,
                 },
-                [v, i] => Selector::Vertex {
+                [v, i] => Invocation::Vertex {
                     vertex: *v,
                     instance: *i,
                 },
                 _ => bail!("--vertex takes VERTEX or VERTEX,INSTANCE"),
             },
             (None, None, Some(c)) => match numbers::<u32>(c, "--compute")?.as_slice() {
-                [x, y, z] => Selector::Compute { id: [*x, *y, *z] },
+                [x, y, z] => Invocation::Compute { id: [*x, *y, *z] },
                 _ => bail!("--compute takes X,Y,Z"),
             },
             _ => bail!("--record needs exactly one of --fragment, --vertex, --compute"),

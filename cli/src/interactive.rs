@@ -16,11 +16,11 @@ use rustyline::hint::Hinter;
 use rustyline::history::DefaultHistory;
 use rustyline::validate::Validator;
 use rustyline::{Context, Editor, Helper};
-use shaderdbg_protocol::StopFilter;
 use shaderdbg_session::binding::FileBreakpoint;
 use shaderdbg_session::launch::LaunchConfig;
 use shaderdbg_session::stop::{Scope, Stop};
 use shaderdbg_session::{eval, Event, Halt, Session};
+use shaderdbg_session::{Invocation, StopFilter};
 
 use crate::run::{launch_config, parse_break, parse_pixel, print_stop};
 
@@ -551,14 +551,15 @@ impl Debugger {
                 let Some(stop) = self.stopped(out)? else {
                     return Ok(());
                 };
-                let keys: Vec<[u32; 4]> = stop.invocations().iter().map(|h| h.key).collect();
+                let keys: Vec<Invocation> =
+                    stop.invocations().iter().map(|h| h.invocation).collect();
                 const SHOWN: usize = 20;
                 for (i, key) in keys.iter().enumerate() {
-                    let current = *key == stop.hit.key;
+                    let current = *key == stop.hit.invocation;
                     if i >= SHOWN && !current {
                         continue;
                     }
-                    let name = shaderdbg_session::stop::invocation_name_of(stop.stage, *key);
+                    let name = key.to_string();
                     let mark = if current { "*" } else { " " };
                     writeln!(out, "{mark} {:>4}  {name}", i + 1)?;
                 }

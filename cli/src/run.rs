@@ -8,11 +8,11 @@ use std::time::{Duration, Instant};
 use anyhow::{bail, Context, Result};
 use clap::Args;
 use serde_json::{json, Map, Value as Json};
-use shaderdbg_protocol::{ScreenshotAt, StopFilter};
 use shaderdbg_session::binding::FileBreakpoint;
 use shaderdbg_session::launch::LaunchConfig;
 use shaderdbg_session::stop::{Scope, Stop};
 use shaderdbg_session::{json as value_json, Event, Session};
+use shaderdbg_session::{Invocation, ScreenshotAt, StopFilter};
 
 #[derive(Args)]
 pub struct RunArgs {
@@ -306,14 +306,7 @@ fn emit(out: &mut impl Write, as_json: bool, j: Json, text: impl FnOnce() -> Str
 }
 
 fn stage_name(stop: &Stop) -> &'static str {
-    match stop.stage {
-        shaderdbg_glsl::Stage::Vertex => "vertex",
-        shaderdbg_glsl::Stage::Fragment => "fragment",
-        shaderdbg_glsl::Stage::Compute => "compute",
-        shaderdbg_glsl::Stage::Geometry => "geometry",
-        shaderdbg_glsl::Stage::TessControl => "tess_control",
-        shaderdbg_glsl::Stage::TessEvaluation => "tess_evaluation",
-    }
+    stop.stage.snake_name()
 }
 
 pub(crate) fn print_stop(
@@ -333,7 +326,6 @@ pub(crate) fn print_stop(
         for v in vars.iter().filter(|v| v.scope != Scope::Local) {
             inputs.insert(v.name.clone(), json!({"type": v.ty.to_string(), "value": v.value.as_ref().map_or(Json::Null, value_json::value)}));
         }
-        let k = stop.hit.key;
         let mut j = json!({
             "event": "stopped",
             "file": loc.file.as_ref().map_or_else(|| format!("shader {}", stop.shader), |f| f.display().to_string()),
@@ -347,20 +339,18 @@ pub(crate) fn print_stop(
             "locals": locals,
             "globals": inputs,
         });
-        match stop.stage {
-            shaderdbg_glsl::Stage::Fragment => {
-                j["pixel"] = json!([k[0], k[1]]);
-                j["primitive"] = if k[2] == u32::MAX {
-                    Json::Null
-                } else {
-                    json!(k[2])
-                };
+        match stop.hit.invocation {
+            Invocation::Fragment {
+                x, y, primitive, ..
+            } => {
+                j["pixel"] = json!([x, y]);
+                j["primitive"] = primitive.map_or(Json::Null, |p| json!(p));
             }
-            shaderdbg_glsl::Stage::Vertex => {
-                j["vertex"] = json!(k[0]);
-                j["instance"] = json!(k[1]);
+            Invocation::Vertex { vertex, instance } => {
+                j["vertex"] = json!(vertex);
+                j["instance"] = json!(instance);
             }
-            _ => j["invocation_id"] = json!([k[0], k[1], k[2]]),
+            Invocation::Compute { id } => j["invocation_id"] = json!(id),
         }
         if with_trace {
             let steps: Vec<Json> = (0..stop.trace.steps.len())

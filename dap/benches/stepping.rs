@@ -8,13 +8,14 @@
 
 use std::time::{Duration, Instant};
 
+use std::sync::Arc;
+
+use shaderdbg_core::decode::{Exit, Frame, InvocationTrace, Step, Write};
+use shaderdbg_core::probes::ProbeKind;
+use shaderdbg_core::{Hit, HitTag, Invocation, Stage, StopReason, Value};
 use shaderdbg_dap::stepping::{Move, Stopped};
-use shaderdbg_glsl::decode::{Exit, Frame, InvocationTrace, Step, Write};
 use shaderdbg_glsl::instrument::probe_table;
 use shaderdbg_glsl::parse::parse;
-use shaderdbg_glsl::probes::ProbeKind;
-use shaderdbg_glsl::{Stage, Value};
-use shaderdbg_protocol as proto;
 use shaderdbg_session::stop::Stop;
 
 const SHADER: &str = "#version 330 core
@@ -71,7 +72,7 @@ fn synthetic() -> Stop {
     let main = table.functions.iter().position(|f| f.name == "main");
     let trace = InvocationTrace {
         tag: 0,
-        key: [1, 2, 0, 0],
+        invocation: Some(Invocation::fragment(1, 2)),
         steps,
         frames: vec![Frame {
             function: main,
@@ -83,11 +84,12 @@ fn synthetic() -> Stop {
         returns: Vec::new(),
         exit: Exit::Returned,
     };
-    let hit = proto::Hit {
+    let hit = Hit {
+        tag: HitTag::Breakpoint(0),
+        probe: body,
         line: 6,
         occurrence: 0,
-        key: [1, 2, 0, 0],
-        probe: None,
+        invocation: Invocation::fragment(1, 2),
     };
     Stop {
         shader: 1,
@@ -98,11 +100,11 @@ fn synthetic() -> Stop {
         hit,
         hits: vec![hit],
         truncated: false,
-        reason: proto::StopReason::Breakpoint,
+        reason: StopReason::Breakpoint,
         file: None,
         map: None,
-        parsed,
-        table,
+        parsed: Arc::new(parsed),
+        table: Arc::new(table),
         trace,
         cursor: STEPS / 2,
     }

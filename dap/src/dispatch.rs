@@ -22,9 +22,11 @@ use std::sync::mpsc::{Receiver, Sender};
 use std::time::{Duration, Instant};
 
 use serde_json::{json, Value};
-use shaderdbg_protocol::{ExceptionFilters, ScreenshotAt, StopFilter, StopReason};
-use shaderdbg_session::stop::{invocation_name_of, Location, Stop};
-use shaderdbg_session::{eval, Event, Halt, Session};
+use shaderdbg_session::stop::{Location, Stop};
+use shaderdbg_session::{
+    eval, Event, ExceptionFilters, Halt, Hit, Invocation, ScreenshotAt, Session, StopFilter,
+    StopReason,
+};
 
 use crate::breakpoints::{source_of, Breakpoints};
 use crate::custom;
@@ -559,15 +561,13 @@ impl<W: Write> Server<W> {
         Ok(json!({ "breakpoints": answer }))
     }
 
-    fn exception_filter_state(&self) -> (ExceptionFilters, bool) {
+    fn exception_filter_state(&self) -> ExceptionFilters {
         let on = |f: &str| self.exception_filters.iter().any(|x| x == f);
-        (
-            ExceptionFilters {
-                nan_inf: on("nan_inf"),
-                gl_error: on("gl_error"),
-            },
-            on("compile_error"),
-        )
+        ExceptionFilters {
+            nan_inf: on("nan_inf"),
+            gl_error: on("gl_error"),
+            compile_error: on("compile_error"),
+        }
     }
 
     fn set_exception_breakpoints(&mut self, req: &Request) -> Reply {
@@ -587,7 +587,7 @@ impl<W: Write> Server<W> {
         self.exception_filters = filters;
         let now = self.exception_filter_state();
         if now != before && self.engine.is_some() && !matches!(self.state, State::Exited) {
-            let _ = self.call(None, move |s| s.set_exception_filters(now.0, now.1));
+            let _ = self.call(None, move |s| s.set_exception_filters(now));
         }
         Ok(json!({ "breakpoints": answer }))
     }
@@ -614,8 +614,8 @@ impl<W: Write> Server<W> {
             "starting the program"
         );
         self.pixel_history = filter.pixel_history;
-        let (exceptions, compile_error) = if plan.no_debug {
-            (ExceptionFilters::default(), false)
+        let exceptions = if plan.no_debug {
+            ExceptionFilters::default()
         } else {
             self.exception_filter_state()
         };
@@ -624,8 +624,8 @@ impl<W: Write> Server<W> {
             if let Some(f) = shader_file {
                 s.add_source_file(f);
             }
-            if exceptions != ExceptionFilters::default() || compile_error {
-                s.set_exception_filters(exceptions, compile_error);
+            if exceptions != ExceptionFilters::default() {
+                s.set_exception_filters(exceptions);
             }
         });
         let title = format!("Launching {}", plan.config.program.display());
@@ -669,15 +669,8 @@ impl<W: Write> Server<W> {
                 .ok_or_else(|| format!("no thread {thread}"))?;
             (i, ds.thread(i).is_none().then(|| ds.invocations[i]))
         };
-        if let Some((key, hit)) = todo {
-            let stage = self.stopped()?.stop.stage;
-            let name = invocation_name_of(stage, key);
-            let hit = hit.unwrap_or(shaderdbg_protocol::Hit {
-                line: 0,
-                occurrence: 0,
-                key,
-                probe: None,
-            });
+        if let Some(hit) = todo {
+            let name = hit.invocation.to_string();
             let stop = self
                 .call(Some(&format!("Recording {name}")), move |s| {
                     s.record_hit(hit)
@@ -1509,16 +1502,16 @@ impl<W: Write> Server<W> {
     /// Logpoints and hit counts of a breakpoint stop; the stop to show, if any.
     fn breakpoint_stop(&mut self, stop: Box<Stop>) -> Option<Box<Stop>> {
         let mut seen = std::collections::HashSet::new();
-        let mut candidate: Option<shaderdbg_protocol::Hit> = None;
+        let mut candidate: Option<Hit> = None;
         // (logpoint id, message, hit) in order.
-        let mut logs: Vec<(i64, String, shaderdbg_protocol::Hit)> = Vec::new();
+        let mut logs: Vec<(i64, String, Hit)> = Vec::new();
         let mut per_logpoint: HashMap<i64, usize> = HashMap::new();
         for h in &stop.hits {
             let loc = stop.location_of_line(h.line);
             let Some(file) = loc.file.clone() else {
                 continue;
             };
-            if !seen.insert((h.line, [h.key[0], h.key[1], h.key[2]])) {
+            if !seen.insert((h.line, h.invocation)) {
                 continue;
             }
             for e in self.breakpoints.at_mut(&file, loc.line) {
@@ -1537,13 +1530,12 @@ impl<W: Write> Server<W> {
                 }
             }
         }
-        let mut recorded: HashMap<[u32; 3], Box<Stop>> = HashMap::new();
-        let first_key = [stop.hit.key[0], stop.hit.key[1], stop.hit.key[2]];
-        recorded.insert(first_key, stop);
+        let mut recorded: HashMap<Invocation, Box<Stop>> = HashMap::new();
+        recorded.insert(stop.hit.invocation, stop);
         if !logs.is_empty() {
             let id = self.progress_start("Logpoints");
             for (_, message, h) in &logs {
-                let key = [h.key[0], h.key[1], h.key[2]];
+                let key = h.invocation;
                 if let std::collections::hash_map::Entry::Vacant(slot) = recorded.entry(key) {
                     let hit = *h;
                     match self.call(None, move |s| s.record_hit(hit)) {
@@ -1576,8 +1568,7 @@ impl<W: Write> Server<W> {
             self.progress_end(id);
         }
         let cand = candidate?;
-        let key = [cand.key[0], cand.key[1], cand.key[2]];
-        let mut stop = match recorded.remove(&key) {
+        let mut stop = match recorded.remove(&cand.invocation) {
             Some(s) => s,
             None => match self.call(Some("Recording the invocation"), move |s| {
                 s.record_hit(cand)

@@ -7,9 +7,9 @@ use std::sync::mpsc::{self, Receiver, Sender, TryRecvError};
 use std::thread::JoinHandle;
 use std::time::Duration;
 
-use shaderdbg_protocol::StopFilter;
 use shaderdbg_session::binding::FileBreakpoint;
 use shaderdbg_session::launch::LaunchConfig;
+use shaderdbg_session::StopFilter;
 use shaderdbg_session::{Event, Session};
 
 use crate::Input;

@@ -5,8 +5,8 @@
 //! recording: nothing runs on the GPU.
 
 use shaderdbg_glsl::Value;
-use shaderdbg_protocol::Hit;
-use shaderdbg_session::stop::{invocation_name_of, Stop, Variable};
+use shaderdbg_session::stop::{Stop, Variable};
+use shaderdbg_session::Hit;
 
 use crate::breakpoints::Breakpoints;
 use crate::evaluate::{self, Typed};
@@ -26,8 +26,8 @@ pub enum Move {
 /// A stop at a draw: one thread per invocation that hit (the one shown
 /// first is thread 1), each recorded when first looked at.
 pub struct DrawStop {
-    /// (invocation key, its first hit), thread id = index + 1.
-    pub invocations: Vec<([u32; 4], Option<Hit>)>,
+    /// Each invocation's first hit; thread id = index + 1.
+    pub invocations: Vec<Hit>,
     /// Recordings, by thread index.
     pub threads: Vec<Option<Stopped>>,
     /// The thread requests without a frame refer to.
@@ -36,16 +36,13 @@ pub struct DrawStop {
 
 impl DrawStop {
     pub fn new(stop: Box<Stop>) -> DrawStop {
-        let stage = stop.stage;
-        let _ = stage;
-        let first = stop.hit;
-        let mut invocations: Vec<([u32; 4], Option<Hit>)> = vec![(first.key, Some(first))];
+        let mut invocations: Vec<Hit> = vec![stop.hit];
         for h in &stop.hits {
             if invocations.len() >= MAX_THREADS {
                 break;
             }
-            if !invocations.iter().any(|(k, _)| k[..3] == h.key[..3]) {
-                invocations.push((h.key, Some(*h)));
+            if !invocations.iter().any(|k| k.invocation == h.invocation) {
+                invocations.push(*h);
             }
         }
         let mut threads: Vec<Option<Stopped>> = invocations.iter().map(|_| None).collect();
@@ -84,11 +81,10 @@ impl DrawStop {
 
     /// (thread id, name) of each invocation listed.
     pub fn threads(&self) -> Vec<(i64, String)> {
-        let stage = self.cur().stop.stage;
         self.invocations
             .iter()
             .enumerate()
-            .map(|(i, (k, _))| (i as i64 + 1, invocation_name_of(stage, *k)))
+            .map(|(i, h)| (i as i64 + 1, h.invocation.to_string()))
             .collect()
     }
 }

@@ -9,11 +9,12 @@
 
 use libfuzzer_sys::fuzz_target;
 use shaderdbg_glsl::analysis::Model;
-use shaderdbg_glsl::decode::decode;
-use shaderdbg_glsl::instrument::{instrument, Breakpoint, Mode, Request, Selector, Target};
-use shaderdbg_glsl::layout::HEADER_WORDS;
+use shaderdbg_core::decode::decode;
+use shaderdbg_core::Invocation;
+use shaderdbg_glsl::instrument::{instrument, Breakpoint, Mode, Request, Target};
+use shaderdbg_core::layout::HEADER_WORDS;
 use shaderdbg_glsl::parse::parse;
-use shaderdbg_glsl::probes::ProbeTable;
+use shaderdbg_core::probes::ProbeTable;
 use shaderdbg_glsl::Stage;
 
 fuzz_target!(|data: &[u8]| {
@@ -34,11 +35,7 @@ fuzz_target!(|data: &[u8]| {
     };
     let record = instrument(
         &parsed,
-        &request(Mode::Record(Selector::Fragment {
-            x: 1,
-            y: 2,
-            primitive: None,
-        })),
+        &request(Mode::Record(Invocation::fragment(1, 2))),
     );
     if let Some(step) = plain.probes.probes.iter().find(|p| p.is_step()) {
         for condition in [None, Some("gl_FragCoord.x > 1.0".to_string())] {

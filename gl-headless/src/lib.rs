@@ -185,47 +185,17 @@ impl ContextKind {
     }
 }
 
-/// A shader stage.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum Stage {
-    /// `GL_VERTEX_SHADER`.
-    Vertex,
-    /// `GL_FRAGMENT_SHADER`.
-    Fragment,
-    /// `GL_GEOMETRY_SHADER`.
-    Geometry,
-    /// `GL_TESS_CONTROL_SHADER`.
-    TessControl,
-    /// `GL_TESS_EVALUATION_SHADER`.
-    TessEvaluation,
-    /// `GL_COMPUTE_SHADER`.
-    Compute,
-}
+pub use shaderdbg_core::Stage;
 
-impl Stage {
-    /// The GL shader type enum for this stage.
-    pub fn gl_enum(self) -> u32 {
-        match self {
-            Stage::Vertex => glow::VERTEX_SHADER,
-            Stage::Fragment => glow::FRAGMENT_SHADER,
-            Stage::Geometry => glow::GEOMETRY_SHADER,
-            Stage::TessControl => glow::TESS_CONTROL_SHADER,
-            Stage::TessEvaluation => glow::TESS_EVALUATION_SHADER,
-            Stage::Compute => glow::COMPUTE_SHADER,
-        }
-    }
-}
-
-impl fmt::Display for Stage {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(match self {
-            Stage::Vertex => "vertex",
-            Stage::Fragment => "fragment",
-            Stage::Geometry => "geometry",
-            Stage::TessControl => "tessellation control",
-            Stage::TessEvaluation => "tessellation evaluation",
-            Stage::Compute => "compute",
-        })
+/// The GL shader type enum for a stage.
+fn gl_shader_type(stage: Stage) -> u32 {
+    match stage {
+        Stage::Vertex => glow::VERTEX_SHADER,
+        Stage::Fragment => glow::FRAGMENT_SHADER,
+        Stage::Geometry => glow::GEOMETRY_SHADER,
+        Stage::TessControl => glow::TESS_CONTROL_SHADER,
+        Stage::TessEvaluation => glow::TESS_EVALUATION_SHADER,
+        Stage::Compute => glow::COMPUTE_SHADER,
     }
 }
 
@@ -617,7 +587,7 @@ impl Headless {
                 gl.delete_program(program);
             };
             for &(stage, source) in shaders {
-                let shader = match gl.create_shader(stage.gl_enum()) {
+                let shader = match gl.create_shader(gl_shader_type(stage)) {
                     Ok(s) => s,
                     Err(message) => {
                         cleanup(&compiled);

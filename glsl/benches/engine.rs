@@ -13,12 +13,13 @@ use std::path::Path;
 use std::process::Command;
 use std::time::{Duration, Instant};
 
+use shaderdbg_core::decode::{decode, Exit};
+use shaderdbg_core::layout::HEADER_WORDS;
+use shaderdbg_core::probes::{Probe, ProbeKind, ProbeTable};
+use shaderdbg_core::Invocation;
 use shaderdbg_glsl::analysis::Model;
-use shaderdbg_glsl::decode::{decode, Exit};
-use shaderdbg_glsl::instrument::{instrument, Mode, Request, Selector, Target};
-use shaderdbg_glsl::layout::HEADER_WORDS;
+use shaderdbg_glsl::instrument::{instrument, Mode, Request, Target};
 use shaderdbg_glsl::parse::parse;
-use shaderdbg_glsl::probes::{Probe, ProbeKind, ProbeTable};
 use shaderdbg_glsl::Stage;
 
 mod support;
@@ -136,11 +137,7 @@ fn glslang(file: &Path) -> Result<(), String> {
 
 fn record_request() -> Request {
     Request {
-        mode: Mode::Record(Selector::Fragment {
-            x: 3,
-            y: 5,
-            primitive: None,
-        }),
+        mode: Mode::Record(Invocation::fragment(3, 5)),
         target: Target::CORE,
         binding: 7,
     }

@@ -13,10 +13,12 @@ use glsl_lang::ast::{self, ExprData, StatementData};
 use crate::builtins::{self, BuiltinEnv, ParamDir};
 use crate::diagnostics::{Diagnostic, Span};
 use crate::parse::Parsed;
-use crate::types::{self, parse_type_name, Field, Scalar, StructType, Type, BOOL, INT};
+use crate::types::{
+    self, parse_type_name, Field, GlslScalar, GlslType, Scalar, StructType, Type, BOOL, INT,
+};
 
-pub type DeclId = usize;
-pub type FunctionId = usize;
+pub use shaderdbg_core::probes::{DeclId, FunctionId};
+use shaderdbg_core::probes::{Storage as CoreStorage, VarKind};
 
 /// Storage of a global or block member.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -53,6 +55,33 @@ pub struct Decl {
     pub const_int: Option<i64>,
     /// The instance name of an interface block (not a value that can be copied).
     pub interface_block: bool,
+}
+
+impl DeclKind {
+    /// The debug core's kind of variable.
+    pub fn var_kind(&self) -> VarKind {
+        let storage = |s: &Storage| match s {
+            Storage::Private => CoreStorage::Private,
+            Storage::Const => CoreStorage::Const,
+            Storage::In => CoreStorage::In,
+            Storage::Out => CoreStorage::Out,
+            Storage::Uniform => CoreStorage::Uniform,
+            Storage::Buffer => CoreStorage::Buffer,
+            Storage::Shared => CoreStorage::Shared,
+        };
+        match self {
+            DeclKind::Global(s) => VarKind::Global(storage(s)),
+            DeclKind::Local => VarKind::Local,
+            DeclKind::Param(_) => VarKind::Param,
+            DeclKind::Builtin(b) => VarKind::Builtin(match b {
+                builtins::Storage::In => CoreStorage::In,
+                builtins::Storage::Out => CoreStorage::Out,
+                builtins::Storage::InOut => CoreStorage::InOut,
+                builtins::Storage::Uniform => CoreStorage::Uniform,
+                builtins::Storage::Const => CoreStorage::Const,
+            }),
+        }
+    }
 }
 
 impl Decl {
@@ -175,8 +204,10 @@ impl Model {
     }
 
     fn error(&mut self, span: Option<ast::NodeSpan>, msg: impl Into<String>) {
-        self.diagnostics
-            .push(Diagnostic::error(Span::from_node(span), msg));
+        self.diagnostics.push(Diagnostic::error(
+            crate::diagnostics::span_from_node(span),
+            msg,
+        ));
     }
 
     // ---- scopes -------------------------------------------------------------
@@ -437,7 +468,7 @@ impl Model {
                 let f = &mut self.functions[id];
                 f.defined = true;
                 f.params = params;
-                f.span = Span::from_node(proto.span);
+                f.span = crate::diagnostics::span_from_node(proto.span);
             }
             return id;
         }
@@ -446,7 +477,7 @@ impl Model {
             name: name.clone(),
             ret,
             params,
-            span: Span::from_node(proto.span),
+            span: crate::diagnostics::span_from_node(proto.span),
             defined,
         });
         self.functions_by_name.entry(name).or_default().push(id);
@@ -469,7 +500,7 @@ impl Model {
                 &p.name,
                 p.ty.clone(),
                 DeclKind::Param(p.dir),
-                Span::from_node(ast_p.span),
+                crate::diagnostics::span_from_node(ast_p.span),
             );
             decls.push(d);
         }
@@ -588,7 +619,12 @@ impl Model {
                 }
             }
         }
-        let id = self.declare(name.as_str(), ty, kind, Span::from_node(name.span));
+        let id = self.declare(
+            name.as_str(),
+            ty,
+            kind,
+            crate::diagnostics::span_from_node(name.span),
+        );
         self.decls[id].const_int = const_int;
         id
     }
@@ -632,7 +668,7 @@ impl Model {
                     inst.ident.as_str(),
                     ty,
                     DeclKind::Global(storage),
-                    Span::from_node(inst.span),
+                    crate::diagnostics::span_from_node(inst.span),
                 );
                 self.decls[id].interface_block = true;
                 vec![id]
@@ -644,7 +680,7 @@ impl Model {
                         n.as_str(),
                         t,
                         DeclKind::Global(storage),
-                        Span::from_node(n.span),
+                        crate::diagnostics::span_from_node(n.span),
                     )
                 })
                 .collect(),
@@ -780,7 +816,8 @@ impl Model {
         match &e.content {
             ExprData::Variable(id) => match self.lookup(id.as_str()) {
                 Some(d) => {
-                    self.references.push((Span::from_node(id.span), d));
+                    self.references
+                        .push((crate::diagnostics::span_from_node(id.span), d));
                     self.decls[d].ty.clone()
                 }
                 None => {
@@ -874,7 +911,7 @@ impl Model {
             Type::Struct(s) => match s.fields.iter().find(|f| f.name == name) {
                 Some(f) => {
                     self.field_references.push(FieldRef {
-                        span: Span::from_node(field.span),
+                        span: crate::diagnostics::span_from_node(field.span),
                         owner: s.name.clone(),
                         field: name.to_string(),
                     });

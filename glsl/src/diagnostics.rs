@@ -2,27 +2,15 @@
 
 use std::fmt;
 
-/// A byte range in [`crate::parse::SourceText::text`].
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub struct Span {
-    pub start: usize,
-    pub end: usize,
-}
+/// A byte range in [`crate::parse::SourceText::text`] (the debug core's span).
+pub use shaderdbg_core::probes::Span;
 
-impl Span {
-    pub fn new(start: usize, len: usize) -> Span {
-        Span {
-            start,
-            end: start + len,
-        }
-    }
-
-    pub fn from_node(span: Option<glsl_lang::ast::NodeSpan>) -> Span {
-        span.map_or(Span::default(), |s| Span {
-            start: usize::from(s.start().offset),
-            end: usize::from(s.end().offset),
-        })
-    }
+/// The span of a glsl-lang node.
+pub fn span_from_node(span: Option<glsl_lang::ast::NodeSpan>) -> Span {
+    span.map_or(Span::default(), |s| Span {
+        start: usize::from(s.start().offset),
+        end: usize::from(s.end().offset),
+    })
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]

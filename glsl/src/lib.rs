@@ -1,25 +1,25 @@
-//! The GLSL engine: parse, analyse, probe, instrument, decode, map sources.
+//! The GLSL engine: parse, analyse, probe, instrument, map sources.
 //!
-//! Data flows parse -> analysis -> instrument (which builds the probe table) ->
-//! [driver runs the shader] -> decode. See ARCHITECTURE.md.
+//! Data flows parse -> analysis -> instrument (which fills the debug core's
+//! probe table) -> [driver runs the shader] -> `shaderdbg_core::decode`.
+//! See ARCHITECTURE.md.
 
 pub mod analysis;
 pub mod builtins;
-pub mod decode;
 pub mod diagnostics;
 pub mod ide;
 pub mod instrument;
-pub mod layout;
 pub mod limits;
 pub mod parse;
-pub mod probes;
 pub mod shader;
 pub mod shadertoy;
 pub mod source_map;
 pub mod types;
-pub mod value;
 
 pub use diagnostics::{Diagnostic, Severity, Span};
 pub use shader::{Profile, Stage, Version};
+pub use shaderdbg_core::Value;
 pub use types::{Scalar, Type};
-pub use value::Value;
+
+// The debug core's modules, under the names the engine's code uses.
+pub(crate) use shaderdbg_core::{layout, probes};

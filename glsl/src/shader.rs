@@ -2,55 +2,7 @@
 
 use std::fmt;
 
-/// A pipeline stage.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum Stage {
-    Vertex,
-    TessControl,
-    TessEvaluation,
-    Geometry,
-    Fragment,
-    Compute,
-}
-
-impl Stage {
-    /// The stage a file extension stands for (`vert`, `frag`, ...), as glslang uses them.
-    pub fn from_extension(ext: &str) -> Option<Stage> {
-        Some(match ext {
-            "vert" | "vs" => Stage::Vertex,
-            "tesc" => Stage::TessControl,
-            "tese" => Stage::TessEvaluation,
-            "geom" | "gs" => Stage::Geometry,
-            "frag" | "fs" => Stage::Fragment,
-            "comp" | "cs" => Stage::Compute,
-            _ => return None,
-        })
-    }
-
-    pub fn short_name(self) -> &'static str {
-        match self {
-            Stage::Vertex => "vert",
-            Stage::TessControl => "tesc",
-            Stage::TessEvaluation => "tese",
-            Stage::Geometry => "geom",
-            Stage::Fragment => "frag",
-            Stage::Compute => "comp",
-        }
-    }
-}
-
-impl fmt::Display for Stage {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(match self {
-            Stage::Vertex => "vertex",
-            Stage::TessControl => "tessellation control",
-            Stage::TessEvaluation => "tessellation evaluation",
-            Stage::Geometry => "geometry",
-            Stage::Fragment => "fragment",
-            Stage::Compute => "compute",
-        })
-    }
-}
+pub use shaderdbg_core::Stage;
 
 /// The profile part of a `#version` line.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]

@@ -14,14 +14,15 @@ use std::process::{Command, Stdio};
 use std::thread;
 use std::time::{Duration, Instant};
 
+use shaderdbg_core::decode::decode;
+use shaderdbg_core::layout::HEADER_WORDS;
+use shaderdbg_core::probes::ProbeTable;
+use shaderdbg_core::Invocation;
 use shaderdbg_glsl::analysis::Model;
-use shaderdbg_glsl::decode::decode;
 use shaderdbg_glsl::instrument::{
-    instrument, probe_table, Breakpoint, InstrumentError, Mode, Request, Selector, Target,
+    instrument, probe_table, Breakpoint, InstrumentError, Mode, Request, Target,
 };
-use shaderdbg_glsl::layout::HEADER_WORDS;
 use shaderdbg_glsl::parse::{parse, IncludeResolver, Parsed};
-use shaderdbg_glsl::probes::ProbeTable;
 use shaderdbg_glsl::Stage;
 
 #[path = "../benches/support/mod.rs"]
@@ -83,11 +84,7 @@ fn request(mode: Mode) -> Request {
 }
 
 fn record() -> Mode {
-    Mode::Record(Selector::Fragment {
-        x: 1,
-        y: 2,
-        primitive: None,
-    })
+    Mode::Record(Invocation::fragment(1, 2))
 }
 
 /// What became of a shader.
@@ -989,7 +986,7 @@ fn unloggable_watch_expressions_are_watch_errors() {
 #[test]
 fn record_selector_of_another_stage_is_an_error() {
     let (parsed, _) = real();
-    let req = request(Mode::Record(Selector::Vertex {
+    let req = request(Mode::Record(Invocation::Vertex {
         vertex: 0,
         instance: 0,
     }));

@@ -37,13 +37,13 @@ use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
+use shaderdbg_core::probes::{Probe, ProbeTable};
+use shaderdbg_core::probes::{Storage, VarKind};
+use shaderdbg_core::Invocation;
 use shaderdbg_gl_headless::{ContextKind, Headless, Stage as GlStage};
-use shaderdbg_glsl::analysis::{DeclKind, Model, Storage};
-use shaderdbg_glsl::instrument::{
-    instrument, probe_table, Breakpoint, Mode, Request, Selector, Target,
-};
+use shaderdbg_glsl::analysis::Model;
+use shaderdbg_glsl::instrument::{instrument, probe_table, Breakpoint, Mode, Request, Target};
 use shaderdbg_glsl::parse::{parse, Origin, SourceText};
-use shaderdbg_glsl::probes::{Probe, ProbeTable};
 use shaderdbg_glsl::{Stage, Type};
 
 const SHADER_DIR: &str = "/usr/share/glmark2/shaders";
@@ -769,12 +769,8 @@ impl Checker {
             .filter(|p| main.is_some() && p.function == main)
             .collect();
         let selector = match shader.stage {
-            Stage::Fragment => Selector::Fragment {
-                x: 0,
-                y: 0,
-                primitive: None,
-            },
-            _ => Selector::Vertex {
+            Stage::Fragment => Invocation::fragment(0, 0),
+            _ => Invocation::Vertex {
                 vertex: 0,
                 instance: 0,
             },
@@ -803,7 +799,7 @@ impl Checker {
                     table
                         .vars
                         .iter()
-                        .find(|v| v.kind == DeclKind::Global(Storage::In) && v.ty.is_loggable())
+                        .find(|v| v.kind == VarKind::Global(Storage::In) && v.ty.is_loggable())
                         .map(|v| v.name.clone())
                 });
                 if let Some(expr) = value {

@@ -3,12 +3,13 @@
 //! conditions with side effects, inout parameters, structs and arrays written by
 //! part), and recording in vertex and compute shaders.
 
+use shaderdbg_core::decode::{decode, Exit, InvocationTrace};
+use shaderdbg_core::layout;
+use shaderdbg_core::probes::{PathElem, ProbeKind, ProbeTable};
+use shaderdbg_core::Invocation;
 use shaderdbg_gl_headless::{ContextKind, Headless, Stage as GlStage};
-use shaderdbg_glsl::decode::{decode, Exit, InvocationTrace};
-use shaderdbg_glsl::instrument::{instrument, Mode, Request, Selector, Target};
-use shaderdbg_glsl::layout;
+use shaderdbg_glsl::instrument::{instrument, Mode, Request, Target};
 use shaderdbg_glsl::parse::parse;
-use shaderdbg_glsl::probes::{PathElem, ProbeKind, ProbeTable};
 use shaderdbg_glsl::{Stage, Value};
 
 const BINDING: u32 = 7;
@@ -110,11 +111,7 @@ fn control_flow_and_partial_writes() {
         let (original, _) = draw(&gl, vert, &src, None);
         for (x, y) in [(0u32, 0u32), (3, 1), (6, 2), (7, 5)] {
             let req = Request {
-                mode: Mode::Record(Selector::Fragment {
-                    x,
-                    y,
-                    primitive: None,
-                }),
+                mode: Mode::Record(Invocation::fragment(x, y)),
                 target,
                 binding: BINDING,
             };
@@ -212,7 +209,7 @@ fn records_a_vertex() {
         "#version 450 core\nin vec2 v;\nout vec4 o;\nvoid main() { o = vec4(v, 0.0, 1.0); }\n";
     let parsed = parse(&[vert], Stage::Vertex, None).expect("parses");
     let req = Request {
-        mode: Mode::Record(Selector::Vertex {
+        mode: Mode::Record(Invocation::Vertex {
             vertex: 1,
             instance: 0,
         }),
@@ -238,7 +235,7 @@ fn records_a_vertex() {
         "vertex 1 ran once (post-transform cache aside)"
     );
     let inv = &trace.invocations[0];
-    assert_eq!(inv.key[0], 1);
+    assert_eq!(inv.invocation.unwrap().key()[0], 1);
     assert_eq!(
         value_at_end(inv, &out.probes, "q"),
         Value::List(vec![Value::Float(1.0), Value::Float(-0.5)])
@@ -261,7 +258,7 @@ fn records_a_compute_invocation() {
     let comp = "#version 430\nlayout(local_size_x = 4) in;\nlayout(std430, binding = 1) buffer Out { float values[]; };\nvoid main() {\n    uint i = gl_GlobalInvocationID.x;\n    float f = float(i) * 3.0;\n    values[i] = f;\n}\n";
     let parsed = parse(&[comp], Stage::Compute, None).expect("parses");
     let req = Request {
-        mode: Mode::Record(Selector::Compute { id: [5, 0, 0] }),
+        mode: Mode::Record(Invocation::Compute { id: [5, 0, 0] }),
         target: Target::CORE,
         binding: BINDING,
     };
@@ -277,7 +274,7 @@ fn records_a_compute_invocation() {
     let words = layout::to_words(&gl.read_storage_buffer(&buf).expect("read"));
     let trace = decode(&words, &out.probes).expect("decode");
     let inv = &trace.invocations[0];
-    assert_eq!(inv.key[..3], [5, 0, 0]);
+    assert_eq!(inv.invocation.unwrap().key(), [5, 0, 0]);
     assert_eq!(value_at_end(inv, &out.probes, "f"), Value::Float(15.0));
     let values = layout::to_words(&gl.read_storage_buffer(&results).expect("read"));
     let values: Vec<f32> = values.iter().map(|w| f32::from_bits(*w)).collect();

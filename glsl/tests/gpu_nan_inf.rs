@@ -3,9 +3,9 @@
 //! (not only writes that are whole statements), the hit names the statement
 //! that wrote, and the image is the original's.
 
+use shaderdbg_core::layout;
 use shaderdbg_gl_headless::{ContextKind, Headless, Stage as GlStage};
 use shaderdbg_glsl::instrument::{instrument, probe_table, Mode, Request, Target};
-use shaderdbg_glsl::layout;
 use shaderdbg_glsl::parse::parse;
 use shaderdbg_glsl::Stage;
 

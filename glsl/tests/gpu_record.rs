@@ -2,14 +2,13 @@
 //! headless EGL context, read the debug buffers back, and compare what was
 //! recorded with values computed independently from the pixel coordinates.
 
+use shaderdbg_core::decode::{decode, Exit, InvocationTrace};
+use shaderdbg_core::layout::{self, read_hits};
+use shaderdbg_core::probes::ProbeTable;
+use shaderdbg_core::Invocation;
 use shaderdbg_gl_headless::{ContextKind, Headless, Stage as GlStage};
-use shaderdbg_glsl::decode::{decode, Exit, InvocationTrace};
-use shaderdbg_glsl::instrument::{
-    instrument, raise_version, Breakpoint, Mode, Request, Selector, Target,
-};
-use shaderdbg_glsl::layout::{self, read_hits};
+use shaderdbg_glsl::instrument::{instrument, raise_version, Breakpoint, Mode, Request, Target};
 use shaderdbg_glsl::parse::parse;
-use shaderdbg_glsl::probes::ProbeTable;
 use shaderdbg_glsl::{Stage, Value};
 
 const W: u32 = 24;
@@ -189,11 +188,7 @@ fn record_matches_analytic_values_in_every_dialect() {
         let original = run.draw(run.vert_original, &src);
         for (x, y) in [(5u32, 2u32), (13, 9), (0, 0), (11, 3)] {
             let req = Request {
-                mode: Mode::Record(Selector::Fragment {
-                    x,
-                    y,
-                    primitive: None,
-                }),
+                mode: Mode::Record(Invocation::fragment(x, y)),
                 target: d.target,
                 binding: BINDING,
             };
@@ -213,7 +208,7 @@ fn record_matches_analytic_values_in_every_dialect() {
                 d.name
             );
             let inv = &trace.invocations[0];
-            assert_eq!(&inv.key[..2], &[x, y]);
+            assert_eq!(&inv.invocation.unwrap().key()[..2], &[x, y]);
             let (n, acc, t) = expected(x, y);
             if y == 3 {
                 assert_eq!(inv.exit, Exit::Discarded, "{} ({x},{y})", d.name);
@@ -372,11 +367,7 @@ fn overflow_is_reported_not_fatal() {
     let src = source(d);
     let parsed = parse(&[&src], Stage::Fragment, None).expect("parses");
     let req = Request {
-        mode: Mode::Record(Selector::Fragment {
-            x: 13,
-            y: 9,
-            primitive: None,
-        }),
+        mode: Mode::Record(Invocation::fragment(13, 9)),
         target: d.target,
         binding: BINDING,
     };

@@ -2,12 +2,11 @@
 //! instrumented in every mode, must compile and link on llvmpipe, and must draw
 //! the same image as the original.
 
+use shaderdbg_core::decode::{decode, Exit};
+use shaderdbg_core::layout;
+use shaderdbg_core::Invocation;
 use shaderdbg_gl_headless::{ContextKind, Headless, Stage as GlStage};
-use shaderdbg_glsl::decode::{decode, Exit};
-use shaderdbg_glsl::instrument::{
-    instrument, probe_table, Breakpoint, Mode, Request, Selector, Target,
-};
-use shaderdbg_glsl::layout;
+use shaderdbg_glsl::instrument::{instrument, probe_table, Breakpoint, Mode, Request, Target};
 use shaderdbg_glsl::parse::parse;
 use shaderdbg_glsl::Stage;
 
@@ -168,11 +167,7 @@ fn tricky_shaders_compile_in_every_mode_and_render_the_same() {
         let modes = vec![
             (
                 "record",
-                Mode::Record(Selector::Fragment {
-                    x: 17,
-                    y: 3,
-                    primitive: None,
-                }),
+                Mode::Record(Invocation::fragment(17, 3)),
                 layout::new_record_buffer(1 << 16),
             ),
             (

@@ -5,9 +5,8 @@
 use std::path::Path;
 
 use expect_test::expect_file;
-use shaderdbg_glsl::instrument::{
-    instrument, probe_table, Breakpoint, Mode, Request, Selector, Target,
-};
+use shaderdbg_core::Invocation;
+use shaderdbg_glsl::instrument::{instrument, probe_table, Breakpoint, Mode, Request, Target};
 use shaderdbg_glsl::parse::parse;
 use shaderdbg_glsl::Stage;
 
@@ -39,16 +38,12 @@ fn instrumented_shaders_match_snapshots() {
         expect_file![input.with_extension(format!("{ext}.probes"))].assert_eq(&table.render());
 
         let selector = match stage {
-            Stage::Fragment => Selector::Fragment {
-                x: 3,
-                y: 4,
-                primitive: None,
-            },
-            Stage::Vertex => Selector::Vertex {
+            Stage::Fragment => Invocation::fragment(3, 4),
+            Stage::Vertex => Invocation::Vertex {
                 vertex: 2,
                 instance: 0,
             },
-            _ => Selector::Compute { id: [1, 0, 0] },
+            _ => Invocation::Compute { id: [1, 0, 0] },
         };
         let first_step = table
             .probes

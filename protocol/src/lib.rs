@@ -12,8 +12,14 @@ use std::io::{BufRead, Write};
 
 use serde::{Deserialize, Serialize};
 
-/// Bumped whenever a message changes shape.
-pub const VERSION: u32 = 2;
+pub use shaderdbg_core::control::{ScreenshotAt, StopFilter, StopReason};
+pub use shaderdbg_core::probes::ProbeTable;
+pub use shaderdbg_core::{Hit, HitTag, Invocation, Stage, Type};
+
+/// Bumped whenever a message changes shape. Version 3: invocations and hits
+/// in the debug core's vocabulary, the agent's probe table in `Stopped`,
+/// the watched value's type in `WatchImage`.
+pub const VERSION: u32 = 3;
 
 /// Environment variable that names the socket the agent connects to.
 pub const SOCKET_ENV: &str = "SHADERDBG_SOCKET";
@@ -21,90 +27,16 @@ pub const SOCKET_ENV: &str = "SHADERDBG_SOCKET";
 /// Longest accepted line (a 4K watch image of vec4s fits with room to spare).
 pub const MAX_MESSAGE_BYTES: usize = 512 << 20;
 
-/// A pipeline stage.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum Stage {
-    Vertex,
-    TessControl,
-    TessEvaluation,
-    Geometry,
-    Fragment,
-    Compute,
-}
-
-/// Which invocation to record.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(tag = "stage", rename_all = "snake_case")]
-pub enum Selector {
-    Fragment {
-        x: u32,
-        y: u32,
-        primitive: Option<u32>,
-    },
-    Vertex {
-        vertex: i32,
-        instance: i32,
-    },
-    Compute {
-        id: [u32; 3],
-    },
-}
-
 /// A breakpoint on a line of a shader's runtime source (1-based).
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct LineBreakpoint {
+    /// The debugger's name for it: hits of this breakpoint carry
+    /// `HitTag::Breakpoint(id)`.
+    #[serde(default)]
+    pub id: u32,
     pub line: u32,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub condition: Option<String>,
-}
-
-/// One invocation that reached a breakpoint (see the hit-buffer layout).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Hit {
-    pub line: u32,
-    pub occurrence: u32,
-    /// Fragment: x, y, primitive, 0. Vertex: vertex, instance, 0, 0. Compute: x, y, z, 0.
-    pub key: [u32; 4],
-    /// The probe id of the step that hit (a step of the recording;
-    /// `occurrence` counts reaches of it). Absent from older agents: the
-    /// first step of `line` is meant then.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub probe: Option<u32>,
-}
-
-/// Which frames stopping is allowed in (frames are numbered from 0; frame N
-/// ends at the (N+1)-th swap).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
-pub struct StopFilter {
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub frame: Option<u64>,
-    /// Only invocations at this pixel (fragment) stop.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub pixel: Option<[u32; 2]>,
-    /// Stop at every draw whose fragments cover `pixel`, breakpoints or not.
-    #[serde(default)]
-    pub pixel_history: bool,
-}
-
-/// Why the agent stopped at a draw.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum StopReason {
-    /// Invocations reached a breakpoint whose condition held (`Hit::line` is
-    /// the breakpoint's runtime line).
-    #[default]
-    Breakpoint,
-    /// Pixel history: the draw's fragments cover the filter's pixel (`line` 0:
-    /// the start of `main`).
-    PixelHistory,
-    /// `ToAgent::Pause` was asked: the first draw after it, every invocation at
-    /// the start of `main` (`line` 0), up to the hit buffer's capacity.
-    Pause,
-    /// Invocations wrote a NaN or an infinity to an output (exception filter
-    /// `nan_inf`); `Hit::line` is the line of the writing statement and
-    /// `occurrence` counts reaches of that statement, as for breakpoints.
-    NanInf,
 }
 
 /// Which exceptional events stop the program (DAP exception breakpoints).
@@ -116,21 +48,6 @@ pub struct ExceptionFilters {
     /// Stop in the GL call that raised a GL error (`FromAgent::GlError`).
     #[serde(default)]
     pub gl_error: bool,
-}
-
-/// When to take a screenshot.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(tag = "at", rename_all = "snake_case")]
-pub enum ScreenshotAt {
-    /// While stopped: the framebuffer the stopped draw renders to, as it is
-    /// before the draw (colour attachment 0, or the back buffer).
-    Now,
-    /// At the swap that ends frame `frame` (the next swap when `None`); the
-    /// back buffer just before the swap.
-    FrameEnd {
-        #[serde(default, skip_serializing_if = "Option::is_none")]
-        frame: Option<u64>,
-    },
 }
 
 /// Bytes that travel as base64.
@@ -209,12 +126,15 @@ pub enum FromAgent {
         draw: u64,
         program: u32,
         shader: u32,
-        /// In a deterministic order: primitive, then y, then x.
+        /// In a deterministic order (`Invocation::order_key`).
         hits: Vec<Hit>,
         /// More hits than the buffer held.
         truncated: bool,
         #[serde(default)]
         reason: StopReason,
+        /// The probe table the agent instrumented `shader` with: hits name
+        /// its probes, and recordings of this stop decode with it.
+        probes: ProbeTable,
     },
     /// The application thread is blocked inside the GL call `call` that raised
     /// `error` (exception filter `gl_error`) until `Resume`; the application
@@ -232,7 +152,7 @@ pub enum FromAgent {
     Recorded {
         request: u64,
         shader: u32,
-        selector: Selector,
+        selector: Invocation,
         log: Blob,
     },
     /// One value per pixel for a watch expression (the watch-buffer layout).
@@ -240,6 +160,8 @@ pub enum FromAgent {
         request: u64,
         width: u32,
         height: u32,
+        /// The watched expression's type (what the values decode as).
+        ty: Type,
         value_words: u32,
         data: Blob,
     },
@@ -281,7 +203,7 @@ pub enum ToAgent {
     /// While stopped: record the selected invocation of the current draw.
     Record {
         request: u64,
-        selector: Selector,
+        selector: Invocation,
     },
     /// While stopped: the value of `expr` at `line` for every fragment of the draw.
     Watch {
@@ -363,11 +285,7 @@ mod tests {
             FromAgent::Recorded {
                 request: 7,
                 shader: 3,
-                selector: Selector::Fragment {
-                    x: 1,
-                    y: 2,
-                    primitive: None,
-                },
+                selector: Invocation::fragment(1, 2),
                 log: Blob::from_words(&[1, 2, 0xdead_beef]),
             },
         ];
@@ -392,6 +310,7 @@ mod tests {
             &ToAgent::SetBreakpoints {
                 shader: 4,
                 breakpoints: vec![LineBreakpoint {
+                    id: 0,
                     line: 12,
                     condition: Some("x > 1.0".into()),
                 }],
@@ -402,7 +321,7 @@ mod tests {
             &mut buf,
             &ToAgent::Record {
                 request: 1,
-                selector: Selector::Vertex {
+                selector: Invocation::Vertex {
                     vertex: 2,
                     instance: 0,
                 },
@@ -414,7 +333,7 @@ mod tests {
             &FromAgent::Recorded {
                 request: 1,
                 shader: 4,
-                selector: Selector::Compute { id: [1, 2, 3] },
+                selector: Invocation::Compute { id: [1, 2, 3] },
                 log: Blob::from_words(&[1]),
             },
         )
@@ -423,7 +342,7 @@ mod tests {
         assert_eq!(
             text,
             concat!(
-                r#"{"type":"set_breakpoints","shader":4,"breakpoints":[{"line":12,"condition":"x > 1.0"}]}"#,
+                r#"{"type":"set_breakpoints","shader":4,"breakpoints":[{"id":0,"line":12,"condition":"x > 1.0"}]}"#,
                 "\n",
                 r#"{"type":"record","request":1,"selector":{"stage":"vertex","vertex":2,"instance":0}}"#,
                 "\n",
@@ -485,8 +404,8 @@ mod tests {
             let back: ToAgent = read_message(&mut text.as_bytes()).unwrap().unwrap();
             assert_eq!(back, msg);
         }
-        // A version-1 style `stopped` without a reason reads as a breakpoint stop.
-        let old = r#"{"type":"stopped","context":1,"frame":0,"draw":0,"program":3,"shader":2,"hits":[],"truncated":false}"#;
+        // A `stopped` without a reason reads as a breakpoint stop.
+        let old = r#"{"type":"stopped","context":1,"frame":0,"draw":0,"program":3,"shader":2,"hits":[],"truncated":false,"probes":{"stage":"fragment","probes":[],"vars":[],"functions":[]}}"#;
         let m: FromAgent = read_message(&mut old.as_bytes()).unwrap().unwrap();
         assert!(matches!(
             m,

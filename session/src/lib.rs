@@ -26,4 +26,7 @@ pub mod session;
 pub mod stop;
 
 pub use images::{Screenshot, WatchImage};
-pub use session::{CurrentStop, Event, Halt, Session, SessionError, ShaderInfo};
+pub use session::{CurrentStop, Event, ExceptionFilters, Halt, Session, SessionError, ShaderInfo};
+
+// The debug core's vocabulary, as front ends use it with the session.
+pub use shaderdbg_core::{Hit, HitTag, Invocation, ScreenshotAt, Stage, StopFilter, StopReason};

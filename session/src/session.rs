@@ -9,10 +9,12 @@ use std::path::PathBuf;
 use std::sync::mpsc::{self, Receiver, RecvTimeoutError};
 use std::time::{Duration, Instant};
 
-use shaderdbg_glsl::decode::decode;
-use shaderdbg_glsl::instrument::probe_table;
+use std::sync::Arc;
+
+use shaderdbg_core::decode::{decode, decode_watch};
+use shaderdbg_core::probes::ProbeTable;
+use shaderdbg_core::{Hit, HitTag, Invocation, ScreenshotAt, Stage, StopFilter, StopReason};
 use shaderdbg_glsl::parse::parse;
-use shaderdbg_glsl::Stage;
 use shaderdbg_protocol::{self as proto, FromAgent, ToAgent};
 
 use crate::binding::{Binder, FileBreakpoint};
@@ -32,12 +34,6 @@ pub enum SessionError {
     /// The agent (or the engine) could not serve the request.
     #[error("{0}")]
     Failed(String),
-}
-
-impl From<String> for SessionError {
-    fn from(s: String) -> Self {
-        SessionError::Failed(s)
-    }
 }
 
 /// Why the program is blocked outside a draw stop; [`Session::resume`] lets it go on.
@@ -90,9 +86,23 @@ pub struct CurrentStop {
     pub draw: u64,
     pub program: u32,
     pub shader: u32,
-    pub hits: Vec<proto::Hit>,
+    pub hits: Vec<Hit>,
     pub truncated: bool,
-    pub reason: proto::StopReason,
+    pub reason: StopReason,
+    /// The probe table the agent instrumented `shader` with.
+    pub probes: Arc<ProbeTable>,
+}
+
+/// Which exceptional events stop the program (DAP exception breakpoints,
+/// the CLI's `--catch`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct ExceptionFilters {
+    /// A draw where an invocation writes NaN or Inf to an output.
+    pub nan_inf: bool,
+    /// A GL call that raised a GL error ([`Halt::GlError`]).
+    pub gl_error: bool,
+    /// A shader that fails to compile ([`Halt::CompileError`]).
+    pub compile_error: bool,
 }
 
 /// Something the front end should know about.
@@ -159,22 +169,11 @@ pub struct Session {
     compile_error: bool,
     /// Screenshot requests answered by `Event::Screenshot`.
     pending_screenshots: Vec<u64>,
-    filter: proto::StopFilter,
+    filter: StopFilter,
     /// A one-frame filter in effect: (its frame, the filter to restore after it).
-    one_frame: Option<(u64, proto::StopFilter)>,
+    one_frame: Option<(u64, StopFilter)>,
     /// Frames ended so far (the frame being drawn now).
     frame: u64,
-}
-
-fn stage_of(s: proto::Stage) -> Stage {
-    match s {
-        proto::Stage::Vertex => Stage::Vertex,
-        proto::Stage::TessControl => Stage::TessControl,
-        proto::Stage::TessEvaluation => Stage::TessEvaluation,
-        proto::Stage::Geometry => Stage::Geometry,
-        proto::Stage::Fragment => Stage::Fragment,
-        proto::Stage::Compute => Stage::Compute,
-    }
 }
 
 impl Session {
@@ -182,7 +181,7 @@ impl Session {
     pub fn start(
         config: &LaunchConfig,
         breakpoints: Vec<FileBreakpoint>,
-        filter: proto::StopFilter,
+        filter: StopFilter,
     ) -> Result<Session, SessionError> {
         let (tx, rx) = mpsc::channel();
         let launched = launch(config, tx)?;
@@ -292,6 +291,7 @@ impl Session {
                 .any(|l| l.line == b.runtime_line && l.condition == condition)
             {
                 lines.push(proto::LineBreakpoint {
+                    id: b.index as u32,
                     line: b.runtime_line,
                     condition,
                 });
@@ -325,7 +325,6 @@ impl Session {
                 info_log,
                 ..
             } => {
-                let stage = stage_of(stage);
                 let runtime = sources.concat();
                 let files = self.candidate_files();
                 let file = self.binder.file_of(shader, &runtime, &files);
@@ -418,6 +417,7 @@ impl Session {
                 hits,
                 truncated,
                 reason,
+                probes,
                 ..
             } => {
                 self.current = Some(CurrentStop {
@@ -428,15 +428,16 @@ impl Session {
                     hits: hits.clone(),
                     truncated,
                     reason,
+                    probes: Arc::new(probes),
                 });
                 let first = hits.first().copied();
                 match first
-                    .ok_or_else(|| "a stop without hits".to_string())
-                    .and_then(|h| self.record_in_current(h.key, Some(h)))
+                    .ok_or_else(|| SessionError::Failed("a stop without hits".into()))
+                    .and_then(|h| self.record_in_current(h.invocation, Some(h)))
                 {
                     Ok(stop) => self.queue.push_back(Event::Stopped(Box::new(stop))),
                     Err(e) => {
-                        self.queue.push_back(Event::AgentError(e));
+                        self.queue.push_back(Event::AgentError(e.to_string()));
                         self.resume();
                     }
                 }
@@ -493,7 +494,7 @@ impl Session {
     }
 
     /// Waits for the reply to `request`, keeping other messages for later.
-    fn wait_reply(&mut self, request: u64) -> Result<FromAgent, String> {
+    fn wait_reply(&mut self, request: u64) -> Result<FromAgent, SessionError> {
         loop {
             match self.rx.recv_timeout(Duration::from_secs(120)) {
                 Ok(Incoming::Agent(m @ FromAgent::Recorded { request: r, .. })) if r == request => {
@@ -512,10 +513,10 @@ impl Session {
                 Ok(Incoming::Agent(FromAgent::Error {
                     request: Some(r),
                     message,
-                })) if r == request => return Err(message),
+                })) if r == request => return Err(SessionError::Failed(message)),
                 Ok(Incoming::AgentGone) | Err(RecvTimeoutError::Disconnected) => {
                     self.handle(Incoming::AgentGone);
-                    return Err("the program ended".into());
+                    return Err(SessionError::Agent("the program ended".into()));
                 }
                 Ok(Incoming::Agent(FromAgent::Error {
                     request: Some(r),
@@ -529,7 +530,7 @@ impl Session {
                 }
                 Ok(other) => self.handle(other),
                 Err(RecvTimeoutError::Timeout) => {
-                    return Err("no reply from the agent in 120 s".into())
+                    return Err(SessionError::Agent("no reply in 120 s".into()))
                 }
             }
         }
@@ -541,63 +542,66 @@ impl Session {
         r
     }
 
-    /// Records the invocation `key` of the current stop; the cursor goes to
-    /// `hit`'s step, else to the invocation's first hit, else to step 0.
+    /// Records `invocation` in the current stop; the cursor goes to `hit`'s
+    /// step, else to the invocation's first hit, else to the start of `main`.
     fn record_in_current(
         &mut self,
-        key: [u32; 4],
-        hit: Option<proto::Hit>,
-    ) -> Result<Stop, String> {
-        let cur = self
-            .current
-            .clone()
-            .ok_or("the program is not stopped at a draw")?;
+        invocation: Invocation,
+        hit: Option<Hit>,
+    ) -> Result<Stop, SessionError> {
+        let cur = self.current.clone().ok_or(SessionError::NotStopped)?;
         let (stage, sources) = {
             let sh = self
                 .shaders
                 .get(&cur.shader)
-                .ok_or("a stop in an unknown shader")?;
+                .ok_or_else(|| SessionError::Failed("a stop in an unknown shader".into()))?;
             (sh.stage, sh.sources.clone())
         };
-        let selector = match stage {
-            Stage::Fragment => proto::Selector::Fragment {
-                x: key[0],
-                y: key[1],
-                primitive: (key[2] != u32::MAX).then_some(key[2]),
-            },
-            Stage::Vertex => proto::Selector::Vertex {
-                vertex: key[0] as i32,
-                instance: key[1] as i32,
-            },
-            Stage::Compute => proto::Selector::Compute {
-                id: [key[0], key[1], key[2]],
-            },
-            other => return Err(format!("recording {other} shaders is not supported yet")),
-        };
-        let same = |h: &proto::Hit| h.key[..3] == key[..3];
+        if invocation.stage() != stage {
+            return Err(SessionError::Failed(format!(
+                "cannot record a {} invocation in a {stage} shader",
+                invocation.stage()
+            )));
+        }
+        let table = cur.probes.clone();
         let hit = hit
-            .or_else(|| cur.hits.iter().find(|h| same(h)).copied())
-            .unwrap_or(proto::Hit {
-                line: 0,
-                occurrence: 0,
-                key,
-                probe: None,
+            .or_else(|| {
+                cur.hits
+                    .iter()
+                    .find(|h| invocation.selects(&h.invocation))
+                    .copied()
+            })
+            .unwrap_or_else(|| {
+                let start = table.main_entry_step();
+                Hit {
+                    tag: HitTag::Breakpoint(0),
+                    probe: start.map_or(0, |p| p.id),
+                    line: start.map_or(0, |p| p.line),
+                    occurrence: 0,
+                    invocation,
+                }
             });
         let request = self.request_id();
-        self.send(&ToAgent::Record { request, selector });
+        self.send(&ToAgent::Record {
+            request,
+            selector: invocation,
+        });
         let log = match self.wait_reply(request)? {
             FromAgent::Recorded { log, .. } => log,
-            _ => return Err("unexpected reply".into()),
+            _ => return Err(SessionError::Failed("unexpected reply".into())),
         };
         let strings: Vec<&str> = sources.iter().map(String::as_str).collect();
-        let parsed = parse(&strings, stage, None).map_err(|d| d.message)?;
-        let table = probe_table(&parsed);
-        let trace = decode(&log.words(), &table).map_err(|e| e.to_string())?;
-        let inv = trace
-            .invocations
-            .into_iter()
-            .next()
-            .ok_or("the recording is empty (no such invocation in this draw)")?;
+        let parsed = parse(&strings, stage, None).map_err(|d| SessionError::Failed(d.message))?;
+        let trace =
+            decode(&log.words(), &table).map_err(|e| SessionError::Failed(e.to_string()))?;
+        let inv = trace.invocations.into_iter().next().ok_or_else(|| {
+            SessionError::Failed("the recording is empty (no such invocation in this draw)".into())
+        })?;
+        // A fragment selected by its pixel: the recording says which primitive.
+        let hit = Hit {
+            invocation: inv.invocation.unwrap_or(hit.invocation),
+            ..hit
+        };
         let cursor = Stop::hit_step(&table, &inv, &hit).unwrap_or(0);
         let runtime = sources.concat();
         let files = self.candidate_files();
@@ -617,7 +621,7 @@ impl Session {
             reason: cur.reason,
             file,
             map,
-            parsed,
+            parsed: Arc::new(parsed),
             table,
             trace: inv,
             cursor,
@@ -632,27 +636,14 @@ impl Session {
     /// While stopped at a draw: records another invocation of it (any
     /// selector, not only those that hit). The cursor of the returned stop is
     /// at the invocation's first hit, else at its first step.
-    pub fn record(&mut self, selector: proto::Selector) -> Result<Stop, SessionError> {
-        if self.current.is_none() {
-            return Err(SessionError::NotStopped);
-        }
-        let key = match selector {
-            proto::Selector::Fragment { x, y, primitive } => {
-                [x, y, primitive.unwrap_or(u32::MAX), 0]
-            }
-            proto::Selector::Vertex { vertex, instance } => [vertex as u32, instance as u32, 0, 0],
-            proto::Selector::Compute { id } => [id[0], id[1], id[2], 0],
-        };
-        Ok(self.record_in_current(key, None)?)
+    pub fn record(&mut self, selector: Invocation) -> Result<Stop, SessionError> {
+        self.record_in_current(selector, None)
     }
 
     /// While stopped at a draw: records the invocation of one of its hits,
     /// the cursor at that hit's step.
-    pub fn record_hit(&mut self, hit: proto::Hit) -> Result<Stop, SessionError> {
-        if self.current.is_none() {
-            return Err(SessionError::NotStopped);
-        }
-        Ok(self.record_in_current(hit.key, Some(hit))?)
+    pub fn record_hit(&mut self, hit: Hit) -> Result<Stop, SessionError> {
+        self.record_in_current(hit.invocation, Some(hit))
     }
 
     /// Replaces the breakpoint list at any time: every shader known so far is
@@ -706,13 +697,13 @@ impl Session {
     }
 
     /// Replaces the stop filter (frame, pixel, pixel history).
-    pub fn set_stop_filter(&mut self, filter: proto::StopFilter) {
+    pub fn set_stop_filter(&mut self, filter: StopFilter) {
         self.filter = filter;
         self.send(&ToAgent::SetStopFilter(filter));
     }
 
     /// The stop filter in effect.
-    pub fn stop_filter(&self) -> proto::StopFilter {
+    pub fn stop_filter(&self) -> StopFilter {
         self.filter
     }
 
@@ -734,7 +725,7 @@ impl Session {
             Some((_, p)) => p,
             None => self.filter,
         };
-        self.set_stop_filter(proto::StopFilter {
+        self.set_stop_filter(StopFilter {
             frame: Some(frame),
             pixel: Some([x, y]),
             pixel_history: true,
@@ -746,9 +737,12 @@ impl Session {
     /// Which exceptional events stop the program: `nan_inf` and `gl_error`
     /// are the agent's; `compile_error` is the session's (a shader that fails
     /// to compile halts the program with [`Halt::CompileError`]).
-    pub fn set_exception_filters(&mut self, filters: proto::ExceptionFilters, compile_error: bool) {
-        self.compile_error = compile_error;
-        self.send(&ToAgent::SetExceptionFilters(filters));
+    pub fn set_exception_filters(&mut self, filters: ExceptionFilters) {
+        self.compile_error = filters.compile_error;
+        self.send(&ToAgent::SetExceptionFilters(proto::ExceptionFilters {
+            nan_inf: filters.nan_inf,
+            gl_error: filters.gl_error,
+        }));
     }
 
     /// Stop at the next draw that has a debuggable shader
@@ -760,8 +754,8 @@ impl Session {
     /// A screenshot, waiting for it. `ScreenshotAt::Now` needs a stop; for
     /// `FrameEnd` while breakpoints may stop the program first, use
     /// [`Session::request_screenshot`].
-    pub fn screenshot(&mut self, at: proto::ScreenshotAt) -> Result<Screenshot, SessionError> {
-        if at == proto::ScreenshotAt::Now && self.current.is_none() {
+    pub fn screenshot(&mut self, at: ScreenshotAt) -> Result<Screenshot, SessionError> {
+        if at == ScreenshotAt::Now && self.current.is_none() {
             return Err(SessionError::NotStopped);
         }
         let request = self.request_id();
@@ -785,7 +779,7 @@ impl Session {
 
     /// Asks for a screenshot without waiting: `Event::Screenshot` with this
     /// request id answers it.
-    pub fn request_screenshot(&mut self, at: proto::ScreenshotAt) -> u64 {
+    pub fn request_screenshot(&mut self, at: ScreenshotAt) -> u64 {
         let request = self.request_id();
         self.pending_screenshots.push(request);
         self.send(&ToAgent::Screenshot { request, at });
@@ -796,16 +790,9 @@ impl Session {
     /// `runtime_line` of the stopped shader executes (its first execution),
     /// for every invocation of the draw (fragments: one per pixel).
     pub fn watch(&mut self, runtime_line: u32, expr: &str) -> Result<WatchImage, SessionError> {
-        let cur = self.current.as_ref().ok_or(SessionError::NotStopped)?;
-        let sh = self
-            .shaders
-            .get(&cur.shader)
-            .ok_or_else(|| SessionError::Failed("a stop in an unknown shader".into()))?;
-        let strings: Vec<&str> = sh.sources.iter().map(String::as_str).collect();
-        let parsed =
-            parse(&strings, sh.stage, None).map_err(|d| SessionError::Failed(d.message))?;
-        let table = probe_table(&parsed);
-        let ty = crate::images::expression_type(&parsed, &table, runtime_line, expr)?;
+        if self.current.is_none() {
+            return Err(SessionError::NotStopped);
+        }
         let request = self.request_id();
         self.send(&ToAgent::Watch {
             request,
@@ -816,18 +803,22 @@ impl Session {
             FromAgent::WatchImage {
                 width,
                 height,
-                value_words,
+                ty,
                 data,
                 ..
-            } => WatchImage::decode(
-                expr,
-                ty,
-                runtime_line,
-                width,
-                height,
-                value_words,
-                &data.words(),
-            ),
+            } => {
+                let slots = width as usize * height as usize;
+                let values = decode_watch(&data.words(), &ty, slots)
+                    .map_err(|e| SessionError::Failed(format!("watch image: {e}")))?;
+                Ok(WatchImage {
+                    expr: expr.to_string(),
+                    ty,
+                    line: runtime_line,
+                    width,
+                    height,
+                    values,
+                })
+            }
             _ => Err(SessionError::Failed("unexpected reply".into())),
         }
     }

@@ -3,13 +3,13 @@
 
 use std::path::PathBuf;
 
-use shaderdbg_glsl::analysis::DeclKind;
-use shaderdbg_glsl::decode::{InvocationTrace, Write};
+use std::sync::Arc;
+
+use shaderdbg_core::decode::{InvocationTrace, Write};
+use shaderdbg_core::probes::{PathElem, ProbeTable, Storage, VarKind};
+use shaderdbg_core::{Hit, Invocation, Stage, StopReason, Type, Value};
 use shaderdbg_glsl::parse::Parsed;
-use shaderdbg_glsl::probes::{PathElem, ProbeTable};
 use shaderdbg_glsl::source_map::SourceMap;
-use shaderdbg_glsl::{Stage, Type, Value};
-use shaderdbg_protocol as proto;
 
 /// Which scope a variable is shown in.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -49,18 +49,21 @@ pub struct Stop {
     pub frame: u64,
     pub draw: u64,
     pub program: u32,
-    /// The invocation recorded.
-    pub hit: proto::Hit,
+    /// The invocation recorded, and the step it is stopped for (`probe` 0:
+    /// an invocation recorded on request, not for a hit).
+    pub hit: Hit,
     /// Every invocation that hit at this draw, in order.
-    pub hits: Vec<proto::Hit>,
+    pub hits: Vec<Hit>,
     /// More invocations hit than the agent's buffer held.
     pub truncated: bool,
     /// Why the agent stopped at this draw.
-    pub reason: proto::StopReason,
+    pub reason: StopReason,
     pub file: Option<PathBuf>,
     pub map: Option<SourceMap>,
-    pub parsed: Parsed,
-    pub table: ProbeTable,
+    /// The runtime source, parsed (names and structs for expressions).
+    pub parsed: Arc<Parsed>,
+    /// The probe table the agent instrumented the shader with.
+    pub table: Arc<ProbeTable>,
     pub trace: InvocationTrace,
     /// The step the stop is at.
     pub cursor: usize,
@@ -69,21 +72,8 @@ pub struct Stop {
 impl Stop {
     /// The step of the trace the hit names: the (occurrence+1)-th time the
     /// invocation reached the breakpoint's step.
-    pub fn hit_step(
-        table: &ProbeTable,
-        trace: &InvocationTrace,
-        hit: &proto::Hit,
-    ) -> Option<usize> {
-        // The agent names the step that hit; the first step of the line is
-        // only a fallback (several statements can share a line).
-        let named = hit
-            .probe
-            .filter(|&p| table.get(p).is_some_and(|p| p.is_step()));
-        let probe = match named {
-            Some(p) => p,
-            None if hit.line == 0 => table.main_entry_step()?.id,
-            None => table.step_for_line(hit.line)?.id,
-        };
+    pub fn hit_step(table: &ProbeTable, trace: &InvocationTrace, hit: &Hit) -> Option<usize> {
+        let probe = table.get(hit.probe).filter(|p| p.is_step())?.id;
         trace
             .steps
             .iter()
@@ -129,14 +119,11 @@ impl Stop {
             .into_iter()
             .map(|(d, value)| {
                 let v = &self.table.vars[d];
-                let scope = match &v.kind {
-                    DeclKind::Local | DeclKind::Param(_) => Scope::Local,
-                    DeclKind::Builtin(_) => Scope::Builtin,
-                    DeclKind::Global(s) => match s {
-                        shaderdbg_glsl::analysis::Storage::In
-                        | shaderdbg_glsl::analysis::Storage::Uniform => Scope::Input,
-                        _ => Scope::Global,
-                    },
+                let scope = match v.kind {
+                    VarKind::Local | VarKind::Param => Scope::Local,
+                    VarKind::Builtin(_) => Scope::Builtin,
+                    VarKind::Global(Storage::In | Storage::Uniform) => Scope::Input,
+                    VarKind::Global(_) => Scope::Global,
                 };
                 Variable {
                     name: v.name.clone(),
@@ -187,29 +174,11 @@ impl Stop {
 
     /// A thread-like name for the invocation, e.g. `fragment (412,300) prim 7`.
     pub fn invocation_name(&self) -> String {
-        let k = self.hit.key;
-        match self.stage {
-            Stage::Fragment if k[2] != u32::MAX => {
-                format!("fragment ({},{}) prim {}", k[0], k[1], k[2])
-            }
-            Stage::Fragment => format!("fragment ({},{})", k[0], k[1]),
-            Stage::Vertex => format!("vertex {} instance {}", k[0], k[1]),
-            Stage::Compute => format!("compute ({},{},{})", k[0], k[1], k[2]),
-            other => format!("{other} {:?}", &k[..3]),
-        }
+        self.hit.invocation.to_string()
     }
-}
 
-/// The name of any invocation that hit (see [`Stop::invocation_name`]).
-pub fn invocation_name_of(stage: Stage, key: [u32; 4]) -> String {
-    match stage {
-        Stage::Fragment if key[2] != u32::MAX => {
-            format!("fragment ({},{}) prim {}", key[0], key[1], key[2])
-        }
-        Stage::Fragment => format!("fragment ({},{})", key[0], key[1]),
-        Stage::Vertex => format!("vertex {} instance {}", key[0], key[1]),
-        Stage::Compute => format!("compute ({},{},{})", key[0], key[1], key[2]),
-        other => format!("{other} {:?}", &key[..3]),
+    pub fn invocation(&self) -> Invocation {
+        self.hit.invocation
     }
 }
 
@@ -252,11 +221,11 @@ impl Stop {
 
     /// Every invocation that hit at this draw, once each (its first hit), in
     /// the agent's order. Linear in the hits: a draw can have 65,536.
-    pub fn invocations(&self) -> Vec<proto::Hit> {
+    pub fn invocations(&self) -> Vec<Hit> {
         let mut seen = std::collections::HashSet::new();
         self.hits
             .iter()
-            .filter(|h| seen.insert([h.key[0], h.key[1], h.key[2]]))
+            .filter(|h| seen.insert(h.invocation))
             .copied()
             .collect()
     }
@@ -267,7 +236,7 @@ impl Stop {
         let mut steps: Vec<usize> = self
             .hits
             .iter()
-            .filter(|h| h.key == self.hit.key && h.line != 0)
+            .filter(|h| h.invocation == self.hit.invocation && h.line != 0)
             .filter_map(|h| Self::hit_step(&self.table, &self.trace, h))
             .collect();
         steps.sort_unstable();

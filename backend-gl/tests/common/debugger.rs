@@ -12,11 +12,11 @@ use std::path::PathBuf;
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
-use shaderdbg_glsl::decode::{decode, InvocationTrace, Trace};
+use shaderdbg_core::decode::{decode, InvocationTrace, Trace};
+use shaderdbg_core::probes::ProbeTable;
+use shaderdbg_core::{Stage, Value};
 use shaderdbg_glsl::instrument::probe_table;
 use shaderdbg_glsl::parse::parse;
-use shaderdbg_glsl::probes::ProbeTable;
-use shaderdbg_glsl::{Stage, Value};
 use shaderdbg_protocol::{self as proto, FromAgent, ToAgent};
 
 use super::{artifacts, profile_dir};
@@ -96,7 +96,7 @@ impl Session {
 
     /// While stopped: records one invocation; the step log's words, or the
     /// agent's error.
-    pub fn record(&mut self, selector: proto::Selector) -> Result<Vec<u32>, String> {
+    pub fn record(&mut self, selector: proto::Invocation) -> Result<Vec<u32>, String> {
         let request = self.next_request;
         self.next_request += 1;
         self.send(&ToAgent::Record { request, selector });
@@ -134,6 +134,7 @@ impl Session {
                 height,
                 value_words,
                 data,
+                ..
             }) if r == request => Ok((width, height, value_words, data.words())),
             Some(FromAgent::Error {
                 request: Some(r),
@@ -391,6 +392,7 @@ pub fn uints(v: &[u32]) -> Value {
 /// A breakpoint.
 pub fn bp(line: u32, condition: Option<&str>) -> proto::LineBreakpoint {
     proto::LineBreakpoint {
+        id: 0,
         line,
         condition: condition.map(str::to_string),
     }

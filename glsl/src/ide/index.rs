@@ -141,7 +141,7 @@ impl Index {
 }
 
 fn span<T: ast::NodeContent>(n: &ast::Node<T>) -> Span {
-    Span::from_node(n.span)
+    crate::diagnostics::span_from_node(n.span)
 }
 
 struct Walker {

@@ -64,7 +64,7 @@ impl ScopeAt {
 }
 
 fn span<T: ast::NodeContent>(n: &ast::Node<T>) -> Span {
-    Span::from_node(n.span)
+    crate::diagnostics::span_from_node(n.span)
 }
 
 fn contains(s: Span, offset: usize) -> bool {

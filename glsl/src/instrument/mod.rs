@@ -14,6 +14,7 @@ use crate::diagnostics::Span;
 use crate::parse::Parsed;
 use crate::probes::{ProbeId, ProbeTable};
 use crate::shader::{Profile, Stage, Version};
+use shaderdbg_core::Invocation;
 
 /// The context the instrumented program will run in.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -39,25 +40,6 @@ impl Target {
     };
 }
 
-/// Which invocation a recording follows.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Selector {
-    /// The fragment at window coordinates (x, y) (`gl_FragCoord`, origin bottom-left),
-    /// optionally only the one from this primitive.
-    Fragment {
-        x: u32,
-        y: u32,
-        primitive: Option<u32>,
-    },
-    Vertex {
-        vertex: i32,
-        instance: i32,
-    },
-    Compute {
-        id: [u32; 3],
-    },
-}
-
 /// A breakpoint for the hit test.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Breakpoint {
@@ -71,8 +53,9 @@ pub struct Breakpoint {
 pub enum Mode {
     /// Only assign probes; the output is the shader with the version raised.
     Plain,
-    /// Log every step and every value written by the selected invocation.
-    Record(Selector),
+    /// Log every step and every value written by the selected invocation (a
+    /// fragment without a primitive: every primitive's fragment at that pixel).
+    Record(Invocation),
     /// For all invocations, log a hit at each breakpoint whose condition holds.
     HitTest(Vec<Breakpoint>),
     /// [`Mode::HitTest`] plus a check after every statement that writes a
@@ -197,18 +180,12 @@ pub fn output_version(v: Version, target: Target) -> Result<Version, InstrumentE
     })
 }
 
-fn check_selector(stage: Stage, sel: &Selector) -> Result<(), InstrumentError> {
-    let ok = matches!(
-        (stage, sel),
-        (Stage::Fragment, Selector::Fragment { .. })
-            | (Stage::Vertex, Selector::Vertex { .. })
-            | (Stage::Compute, Selector::Compute { .. })
-    );
-    if ok {
+fn check_selector(stage: Stage, sel: &Invocation) -> Result<(), InstrumentError> {
+    if sel.stage() == stage {
         Ok(())
     } else {
         Err(InstrumentError::Unsupported(format!(
-            "cannot select {sel:?} in a {stage} shader (recording supports fragment, vertex and compute)"
+            "cannot select the {sel} in a {stage} shader (recording supports fragment, vertex and compute)"
         )))
     }
 }
@@ -225,7 +202,7 @@ fn parse_expr(text: &str) -> Result<ast::Expr, String> {
 
 /// The span of a node, for probe records.
 fn span_of<T: glsl_lang::ast::NodeContent>(n: &ast::Node<T>) -> Span {
-    Span::from_node(n.span)
+    crate::diagnostics::span_from_node(n.span)
 }
 
 #[cfg(test)]

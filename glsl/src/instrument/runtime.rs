@@ -7,9 +7,10 @@ use std::fmt::Write;
 
 use crate::layout::HIT_RECORD_WORDS;
 use crate::shader::{Stage, Version};
-use crate::types::{Scalar, Type};
+use crate::types::{GlslType, Scalar, Type};
 
-use super::{Mode, Selector};
+use super::Mode;
+use shaderdbg_core::Invocation;
 
 /// Marks "no slot" in generated code.
 const NONE: &str = "0xffffffffu";
@@ -351,7 +352,7 @@ fn base_and_dims(ty: &Type) -> (String, String) {
     }
 }
 
-/// The words that identify an invocation (see `layout::Hit::key`).
+/// The words that identify an invocation (`Invocation::key` reads them back).
 fn invocation_key(stage: Stage, version: Version) -> [String; 4] {
     let prim = if !version.is_es() || version.number >= 320 {
         "uint(gl_PrimitiveID)"
@@ -380,9 +381,11 @@ fn invocation_key(stage: Stage, version: Version) -> [String; 4] {
     }
 }
 
-fn selector_condition(sel: &Selector) -> String {
+fn selector_condition(sel: &Invocation) -> String {
     match sel {
-        Selector::Fragment { x, y, primitive } => {
+        Invocation::Fragment {
+            x, y, primitive, ..
+        } => {
             let mut s = format!("(uint(gl_FragCoord.x) == {x}u && uint(gl_FragCoord.y) == {y}u");
             if let Some(p) = primitive {
                 let _ = write!(s, " && uint(gl_PrimitiveID) == {p}u");
@@ -390,10 +393,10 @@ fn selector_condition(sel: &Selector) -> String {
             s.push(')');
             s
         }
-        Selector::Vertex { vertex, instance } => {
+        Invocation::Vertex { vertex, instance } => {
             format!("(gl_VertexID == {vertex} && gl_InstanceID == {instance})")
         }
-        Selector::Compute { id } => format!(
+        Invocation::Compute { id } => format!(
             "all(equal(gl_GlobalInvocationID, uvec3({}u, {}u, {}u)))",
             id[0], id[1], id[2]
         ),

@@ -167,7 +167,7 @@ impl<'a> Walker<'a> {
                 .map(|d| VarInfo {
                     name: d.name.clone(),
                     ty: d.ty.clone(),
-                    kind: d.kind.clone(),
+                    kind: d.kind.var_kind(),
                     function: d.function,
                 })
                 .collect(),
@@ -889,7 +889,7 @@ impl Walker<'_> {
     /// value or the order anything is evaluated in.
     fn expr(&mut self, e: ast::Expr) -> ast::Expr {
         let span = e.span;
-        let sp = Span::from_node(span);
+        let sp = crate::diagnostics::span_from_node(span);
         let node = |c| ast::Expr::new(c, span);
         match e.content {
             ExprData::Assignment(lhs, op, rhs) => {

@@ -8,6 +8,7 @@
 
 use std::ops::{Add, Div, Mul, Neg, Sub};
 
+use shaderdbg_glsl::types::GlslScalar;
 use shaderdbg_glsl::{Scalar, Type, Value};
 
 use super::ops::{build, common, convert, convert_all, flat};

@@ -2,7 +2,7 @@
 //! `mat2(1, 2, 3, 4)`, `Light(p, 1.0)`, `float[3](1, 2, 3)`, `float[](..)`.
 
 use glsl_lang::ast;
-use shaderdbg_glsl::types::parse_type_name;
+use shaderdbg_glsl::types::{parse_type_name, GlslType};
 use shaderdbg_glsl::{Type, Value};
 
 use super::ops::{build, convert, convert_all, flat};

@@ -1,6 +1,7 @@
 //! Operators, member access, swizzles, indexing and the conversions they use.
 
 use glsl_lang::ast::{BinaryOpData as B, UnaryOpData as U};
+use shaderdbg_glsl::types::GlslScalar;
 use shaderdbg_glsl::{Scalar, Type, Value};
 
 use super::{element_type, invalid, EvalError, Typed, R};

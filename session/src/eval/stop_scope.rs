@@ -3,9 +3,10 @@
 use std::cell::RefCell;
 use std::sync::Arc;
 
-use shaderdbg_glsl::analysis::{DeclKind, Model};
-use shaderdbg_glsl::types::StructType;
-use shaderdbg_glsl::{Stage, Type, Value};
+use shaderdbg_core::probes::VarKind;
+use shaderdbg_core::types::StructType;
+use shaderdbg_core::{Invocation, Type, Value};
+use shaderdbg_glsl::analysis::Model;
 
 use super::gpu::{GpuSite, GpuWatch, Slot};
 use super::{parse, Evaluator, Scope, Typed, R};
@@ -53,7 +54,7 @@ impl Scope for StopScope<'_> {
             .table
             .vars
             .iter()
-            .find(|v| v.name == name && matches!(v.kind, DeclKind::Global(_)))
+            .find(|v| v.name == name && matches!(v.kind, VarKind::Global(_)))
             .map(|v| (v.ty.clone(), None))
     }
 
@@ -70,11 +71,10 @@ impl Scope for StopScope<'_> {
 /// step does not exist, or the stage has no watch slots per invocation).
 pub fn gpu_site(stop: &Stop, step: usize) -> Option<GpuSite> {
     let s = stop.trace.steps.get(step)?;
-    let k = stop.hit.key;
-    let slot = match stop.stage {
-        Stage::Fragment => Slot::Pixel { x: k[0], y: k[1] },
-        Stage::Vertex => Slot::Index(k[0]),
-        _ => return None,
+    let slot = match stop.hit.invocation {
+        Invocation::Fragment { x, y, .. } => Slot::Pixel { x, y },
+        Invocation::Vertex { vertex, .. } => Slot::Index(u32::try_from(vertex).ok()?),
+        Invocation::Compute { .. } => return None,
     };
     let first_reach = !stop.trace.steps[..step].iter().any(|t| t.probe == s.probe);
     Some(GpuSite {

@@ -1,13 +1,20 @@
-//! Step log + probe table -> typed [`Trace`]: the steps of each recorded
-//! invocation in execution order, with call depth, every write, and how the
-//! invocation left the shader. The state of any variable at any step is a fold
-//! over the writes before it.
+//! The one decoder of every debug buffer (layouts in [`crate::layout`]):
+//!
+//! - a record buffer (step log) + probe table -> typed [`Trace`]: the steps
+//!   of each recorded invocation in execution order, with call depth, every
+//!   write, and how the invocation left the shader. The state of any variable
+//!   at any step is a fold over the writes before it;
+//! - a hit buffer -> [`Hit`]s in a deterministic order ([`decode_hits`]);
+//! - a watch buffer -> one value per slot ([`decode_watch`]).
 
 use std::collections::HashMap;
 
-use crate::analysis::{DeclId, DeclKind, FunctionId};
-use crate::layout::{ENTRY_HEADER_WORDS, HEADER_WORDS};
-use crate::probes::{PathElem, ProbeId, ProbeKind, ProbeTable};
+use serde::{Deserialize, Serialize};
+
+use crate::layout::{self, ENTRY_HEADER_WORDS, HEADER_WORDS, HIT_TAG_NAN_INF};
+use crate::probes::{DeclId, FunctionId, PathElem, ProbeId, ProbeKind, ProbeTable};
+use crate::stage::Invocation;
+use crate::types::Type;
 use crate::value::Value;
 
 /// How the recorded invocation left the shader.
@@ -68,8 +75,8 @@ pub struct ConditionValue {
 pub struct InvocationTrace {
     /// Order in which invocations started recording.
     pub tag: u32,
-    /// See `layout::Hit::key`.
-    pub key: [u32; 4],
+    /// The invocation (from its start entry; `None` if the log has none).
+    pub invocation: Option<Invocation>,
     pub steps: Vec<Step>,
     pub frames: Vec<Frame>,
     pub writes: Vec<Write>,
@@ -93,6 +100,14 @@ pub enum DecodeError {
     Truncated { at: usize },
     #[error("step log has no header")]
     NoHeader,
+    #[error("a watch buffer of {words} words cannot hold {slots} values of {value_words} words")]
+    ShortWatch {
+        words: usize,
+        slots: usize,
+        value_words: usize,
+    },
+    #[error("values of this type are not logged")]
+    Unloggable,
 }
 
 struct Builder {
@@ -128,7 +143,7 @@ pub fn decode(words: &[u32], table: &ProbeTable) -> Result<Trace, DecodeError> {
             builders.push(Builder {
                 inv: InvocationTrace {
                     tag,
-                    key: [0; 4],
+                    invocation: None,
                     steps: Vec::new(),
                     frames: vec![Frame {
                         function: None,
@@ -156,9 +171,11 @@ pub fn decode(words: &[u32], table: &ProbeTable) -> Result<Trace, DecodeError> {
         let step = b.inv.steps.len().checked_sub(1);
         match &probe.kind {
             ProbeKind::InvocationStart => {
-                for (k, w) in b.inv.key.iter_mut().zip(payload) {
+                let mut key = [0; 3];
+                for (k, w) in key.iter_mut().zip(payload) {
                     *k = *w;
                 }
+                b.inv.invocation = Invocation::from_key(table.stage, key);
             }
             ProbeKind::FunctionEntry => {
                 let caller = (!b.inv.steps.is_empty() || b.current != 0).then_some(b.current);
@@ -180,7 +197,7 @@ pub fn decode(words: &[u32], table: &ProbeTable) -> Result<Trace, DecodeError> {
             }
             ProbeKind::Statement | ProbeKind::Discard => {
                 let depth = depth_of(&b.inv.frames, b.current);
-                b.inv.steps.push(crate::decode::Step {
+                b.inv.steps.push(Step {
                     probe: id,
                     line: probe.line,
                     depth,
@@ -275,10 +292,7 @@ impl InvocationTrace {
             .iter()
             .take_while(|w| w.step.is_none_or(|k| k < step))
         {
-            let global = table
-                .vars
-                .get(w.decl)
-                .is_some_and(|v| matches!(v.kind, DeclKind::Global(_) | DeclKind::Builtin(_)));
+            let global = table.vars.get(w.decl).is_some_and(|v| v.kind.is_global());
             if !global && w.frame != s.frame {
                 continue;
             }
@@ -323,14 +337,97 @@ impl InvocationTrace {
     }
 }
 
+/// What a hit of the hit test is for.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum HitTag {
+    /// The breakpoint at this index of the hit test's list.
+    Breakpoint(u32),
+    /// A NaN or infinity written to an output.
+    NanInf,
+}
+
+/// One invocation that reached a probe of the hit test.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub struct Hit {
+    /// What hit: a breakpoint of the hit test's list, or a NaN/Inf check.
+    pub tag: HitTag,
+    /// The step that hit (a step of the recording of `invocation`).
+    pub probe: ProbeId,
+    /// The step's 1-based line in the runtime source.
+    pub line: u32,
+    /// Which reach of the step it was (0 = the first).
+    pub occurrence: u32,
+    pub invocation: Invocation,
+}
+
+/// Decodes a hit buffer (header included): the hits, in a deterministic order (by [`Invocation::order_key`], then occurrence,
+/// line and tag, so every run reports them alike), and whether some were lost
+/// because the buffer was full. Records whose key does not name an
+/// invocation of the table's stage are dropped.
+pub fn decode_hits(words: &[u32], table: &ProbeTable) -> (Vec<Hit>, bool) {
+    let (raw, truncated) = layout::read_hits(words);
+    let mut out: Vec<Hit> = raw
+        .iter()
+        .filter_map(|h| {
+            let key = [h.key[0], h.key[1], h.key[2]];
+            let tag = match h.tag() {
+                HIT_TAG_NAN_INF => HitTag::NanInf,
+                i => HitTag::Breakpoint(i),
+            };
+            Some(Hit {
+                tag,
+                probe: h.probe,
+                line: table.get(h.probe).map_or(0, |p| p.line),
+                occurrence: h.occurrence,
+                invocation: Invocation::from_key(table.stage, key)?,
+            })
+        })
+        .collect();
+    out.sort_by_key(|h| (h.invocation.order_key(), h.occurrence, h.line, h.tag));
+    (out, truncated)
+}
+
+/// Decodes a watch buffer (header + `[times reached, value...]` slots) of
+/// `slots` values of type `ty`: `None` where no invocation reached the probe.
+pub fn decode_watch(
+    words: &[u32],
+    ty: &Type,
+    slots: usize,
+) -> Result<Vec<Option<Value>>, DecodeError> {
+    let value_words = ty.words().ok_or(DecodeError::Unloggable)? as usize;
+    let stride = value_words + 1;
+    let data = words.get(HEADER_WORDS..).unwrap_or_default();
+    if data.len() < slots * stride {
+        return Err(DecodeError::ShortWatch {
+            words: words.len(),
+            slots,
+            value_words,
+        });
+    }
+    Ok(data
+        .chunks_exact(stride)
+        .take(slots)
+        .map(|slot| {
+            if slot[0] == 0 {
+                None
+            } else {
+                Value::decode(ty, &slot[1..]).map(|(v, _)| v)
+            }
+        })
+        .collect())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::probes::{Probe, Span};
+    use crate::stage::Stage;
 
     #[test]
     fn short_buffers_are_errors_not_panics() {
         let table = ProbeTable {
-            stage: crate::Stage::Fragment,
+            stage: Stage::Fragment,
             probes: Vec::new(),
             vars: Vec::new(),
             functions: Vec::new(),
@@ -340,5 +437,71 @@ mod tests {
         assert_eq!(err, DecodeError::UnknownProbe { at: 0, probe: 7 });
         let t = decode(&[0, 100, 0, 0], &table).unwrap();
         assert!(t.invocations.is_empty());
+    }
+
+    fn one_step_table() -> ProbeTable {
+        ProbeTable {
+            stage: Stage::Fragment,
+            probes: vec![Probe {
+                id: 1,
+                kind: ProbeKind::Statement,
+                span: Span::default(),
+                line: 5,
+                function: None,
+                payload: None,
+                locals: Vec::new(),
+            }],
+            vars: Vec::new(),
+            functions: Vec::new(),
+        }
+    }
+
+    #[test]
+    fn hits_are_sorted_by_primitive_then_y_then_x() {
+        let table = one_step_table();
+        let mut words = vec![4, 10, 0, 0];
+        for key in [
+            [5, 1, 0, 0],
+            [2, 3, 0, 0],
+            [1, 1, 1, 0],
+            [0, 0, 0, HIT_TAG_NAN_INF],
+        ] {
+            words.extend([1, 0]);
+            words.extend(key);
+        }
+        let (hits, truncated) = decode_hits(&words, &table);
+        assert!(!truncated);
+        let got: Vec<String> = hits
+            .iter()
+            .map(|h| format!("{} {:?} line {}", h.invocation, h.tag, h.line))
+            .collect();
+        assert_eq!(
+            got,
+            [
+                "fragment (0,0) prim 0 NanInf line 5",
+                "fragment (5,1) prim 0 Breakpoint(0) line 5",
+                "fragment (2,3) prim 0 Breakpoint(0) line 5",
+                "fragment (1,1) prim 1 Breakpoint(0) line 5",
+            ]
+        );
+        let (_, truncated) = decode_hits(&[11, 10, 0, 0], &table);
+        assert!(truncated);
+    }
+
+    #[test]
+    fn watch_slots_are_values_where_reached() {
+        let ty = crate::types::FLOAT;
+        let words = [2, 1, 2, 0, 1, 1.5f32.to_bits(), 0, 0];
+        let values = decode_watch(&words, &ty, 2).unwrap();
+        assert_eq!(values, vec![Some(Value::Float(1.5)), None]);
+        assert!(decode_watch(&words, &ty, 3).is_err());
+    }
+
+    #[test]
+    fn probe_tables_travel_intact() {
+        let table = one_step_table();
+        let text = serde_json::to_string(&table).unwrap();
+        let back: ProbeTable = serde_json::from_str(&text).unwrap();
+        assert_eq!(back, table);
     }
 }

@@ -1,5 +1,5 @@
 //! The layouts of the storage buffers instrumented shaders write, shared by the
-//! instrumenter (which emits GLSL for them), the decoder, and whoever allocates
+//! instrumenters (which emit code for them), the decoder, and whoever allocates
 //! and reads the buffers (tests, the agent). All words are little-endian `u32`.
 //!
 //! Every buffer starts with a four-word header followed by `data[]`:
@@ -63,32 +63,27 @@ pub fn to_words(bytes: &[u8]) -> Vec<u32> {
         .collect()
 }
 
-/// One hit of the hit test.
+/// One record of a hit buffer, as the GPU wrote it ([`crate::decode::decode_hits`] gives typed hits).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
-pub struct Hit {
+pub struct HitRecord {
     pub probe: u32,
     pub occurrence: u32,
     /// Fragment: x, y, primitive, tag. Vertex: vertex, instance, 0, tag.
     /// Compute: x, y, z, tag. The tag (see [`HIT_TAG_NAN_INF`]) is not part
-    /// of the invocation: see [`Hit::tag`] and [`Hit::invocation`].
+    /// of the invocation: see [`HitRecord::tag`].
     pub key: [u32; 4],
 }
 
-impl Hit {
+impl HitRecord {
     /// What hit: a breakpoint's index in the request, or [`HIT_TAG_NAN_INF`].
     pub fn tag(&self) -> u32 {
         self.key[3]
-    }
-
-    /// The invocation key with the tag word zeroed.
-    pub fn invocation(&self) -> [u32; 4] {
-        [self.key[0], self.key[1], self.key[2], 0]
     }
 }
 
 /// Reads the hits of a hit buffer; `true` in the second field if some were lost
 /// because the buffer was full.
-pub fn read_hits(words: &[u32]) -> (Vec<Hit>, bool) {
+pub fn read_hits(words: &[u32]) -> (Vec<HitRecord>, bool) {
     let count = words.first().copied().unwrap_or(0) as usize;
     let cap = words.get(CAP_INDEX).copied().unwrap_or(0) as usize;
     let n = count.min(cap);
@@ -97,7 +92,7 @@ pub fn read_hits(words: &[u32]) -> (Vec<Hit>, bool) {
         .unwrap_or_default()
         .chunks_exact(HIT_RECORD_WORDS)
         .take(n)
-        .map(|r| Hit {
+        .map(|r| HitRecord {
             probe: r[0],
             occurrence: r[1],
             key: [r[2], r[3], r[4], r[5]],

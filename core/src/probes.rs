@@ -1,23 +1,86 @@
 //! The probe table: an id for every place instrumentation can observe, with its
-//! source span and the type of what it logs. The same walk assigns the same ids in
-//! every instrumentation mode, so a hit from the hit test names the same probe as
-//! a step of a recording.
+//! source span and the type of what it logs. An engine (GLSL today) fills it
+//! while instrumenting; the same walk assigns the same ids in every
+//! instrumentation mode, so a hit from the hit test names the same probe as a
+//! step of a recording. The table is plain data (serde): the agent that
+//! instrumented a shader sends it to the session, which decodes with it.
 
-use crate::analysis::{DeclId, DeclKind, FunctionId};
-use crate::diagnostics::Span;
-use crate::shader::Stage;
+use serde::{Deserialize, Serialize};
+
+use crate::stage::Stage;
 use crate::types::Type;
 
 pub type ProbeId = u32;
+/// Index into [`ProbeTable::vars`].
+pub type DeclId = usize;
+/// Index into [`ProbeTable::functions`].
+pub type FunctionId = usize;
+
+/// A byte range of the runtime source.
+#[derive(
+    Clone, Copy, Debug, Default, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize,
+)]
+pub struct Span {
+    pub start: usize,
+    pub end: usize,
+}
+
+impl Span {
+    pub fn new(start: usize, len: usize) -> Span {
+        Span {
+            start,
+            end: start + len,
+        }
+    }
+}
+
+/// Where a variable lives, as far as a debugger cares.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Storage {
+    /// A global private to the invocation.
+    Private,
+    Const,
+    /// A stage input (or a read-only system value).
+    In,
+    Out,
+    /// Readable and writable built-ins.
+    InOut,
+    Uniform,
+    /// A storage buffer.
+    Buffer,
+    /// Workgroup-shared memory.
+    Shared,
+}
+
+/// What kind of variable a probe table entry is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum VarKind {
+    Local,
+    Param,
+    /// A global the shader declares.
+    Global(Storage),
+    /// A variable the language provides (`gl_FragCoord`, `@builtin(position)`).
+    Builtin(Storage),
+}
+
+impl VarKind {
+    pub fn is_global(self) -> bool {
+        matches!(self, VarKind::Global(_) | VarKind::Builtin(_))
+    }
+}
 
 /// One element of a write target's path below its root variable.
-#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
 pub enum PathElem {
     Field(String),
     Index(u32),
 }
 
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
 pub enum ProbeKind {
     /// The selected invocation starts: payload is its key (see `layout::Hit::key`).
     InvocationStart,
@@ -39,7 +102,7 @@ pub enum ProbeKind {
     Input { decl: DeclId },
 }
 
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Probe {
     pub id: ProbeId,
     pub kind: ProbeKind,
@@ -65,15 +128,15 @@ impl Probe {
 }
 
 /// A variable as the probe table remembers it.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct VarInfo {
     pub name: String,
     pub ty: Type,
-    pub kind: DeclKind,
+    pub kind: VarKind,
     pub function: Option<FunctionId>,
 }
 
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct FunctionInfo {
     pub name: String,
     pub signature: String,
@@ -81,7 +144,7 @@ pub struct FunctionInfo {
 
 /// All probes of one shader, with what is needed to interpret their entries
 /// without the AST.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct ProbeTable {
     pub stage: Stage,
     /// Indexed by `id - 1`.

@@ -2,10 +2,13 @@
 
 use std::fmt;
 
+use serde::{Deserialize, Serialize};
+
 use crate::types::{Scalar, Type};
 
-/// A GLSL value.
-#[derive(Clone, Debug, PartialEq)]
+/// A value read back from a debug buffer.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
 pub enum Value {
     Bool(bool),
     Int(i32),

@@ -8,7 +8,7 @@ use std::process::ExitCode;
 use anyhow::{Context, Result};
 use clap::Args;
 
-use crate::run::{self, RunArgs};
+use crate::run::{self, BreakpointArgs, RunArgs};
 
 const DEMO_SHADER: &str = include_str!("../demo/demo.frag");
 
@@ -42,7 +42,10 @@ pub fn run(args: DemoArgs) -> Result<ExitCode> {
         args.pixel
     );
     let result = run::run(RunArgs {
-        breaks: vec![format!("{}:{line}:{}", file.display(), args.condition)],
+        breakpoints: BreakpointArgs {
+            breaks: vec![format!("{}:{line}:{}", file.display(), args.condition)],
+            ..Default::default()
+        },
         pixel: Some(args.pixel),
         frame: Some(0),
         max_stops: None,

@@ -17,18 +17,21 @@ use rustyline::history::DefaultHistory;
 use rustyline::validate::Validator;
 use rustyline::{Context, Editor, Helper};
 use shaderdbg_session::binding::FileBreakpoint;
+use shaderdbg_session::breakpoints::HitCondition;
 use shaderdbg_session::launch::LaunchConfig;
 use shaderdbg_session::stop::{Scope, Stop};
 use shaderdbg_session::{eval, Event, Halt, Session};
 use shaderdbg_session::{Invocation, StopFilter};
 
-use crate::run::{launch_config, parse_break, parse_pixel, print_stop};
+use crate::run::{
+    launch_config, parse_break, parse_dprintf, parse_pixel, print_stop, BreakpointArgs,
+};
 
 #[derive(Args)]
 pub struct DebugArgs {
-    /// Breakpoints to start with: FILE:LINE or FILE:LINE:CONDITION.
-    #[arg(long = "break", value_name = "FILE:LINE[:CONDITION]")]
-    pub breaks: Vec<String>,
+    /// Breakpoints to start with.
+    #[command(flatten)]
+    pub breakpoints: BreakpointArgs,
     /// Only invocations at this pixel stop (gl_FragCoord, origin bottom-left).
     #[arg(long, value_name = "X,Y")]
     pub pixel: Option<String>,
@@ -42,6 +45,14 @@ pub struct DebugArgs {
 
 const COMMANDS: &[(&str, &str)] = &[
     ("break", "break FILE:LINE [if CONDITION] — set a breakpoint"),
+    (
+        "dprintf",
+        "dprintf FILE:LINE,MESSAGE — a logpoint: print MESSAGE ({expr} replaced), never stop",
+    ),
+    (
+        "ignore",
+        "ignore N COUNT — breakpoint N stops only after COUNT invocations reached it",
+    ),
     ("delete", "delete [N] — remove breakpoint N, or all"),
     ("run", "run — start the program; it runs to the first stop"),
     (
@@ -91,11 +102,7 @@ struct Debugger {
 }
 
 pub fn run(a: DebugArgs) -> Result<ExitCode> {
-    let breakpoints = a
-        .breaks
-        .iter()
-        .map(|b| parse_break(b))
-        .collect::<Result<Vec<_>>>()?;
+    let breakpoints = a.breakpoints.resolve()?;
     let pixel = a.pixel.as_deref().map(parse_pixel).transpose()?;
     let mut dbg = Debugger {
         config: launch_config(&a.command)?,
@@ -278,6 +285,8 @@ impl Debugger {
             }
             "quit" => return Ok(Flow::Quit),
             "break" => self.add_break(rest, out)?,
+            "dprintf" => self.add_dprintf(rest, out)?,
+            "ignore" => self.ignore(rest, out)?,
             "delete" => self.delete(rest, out)?,
             "run" => self.start(out)?,
             "continue" => self.cont(out)?,
@@ -325,6 +334,57 @@ impl Debugger {
             }
             Err(e) => writeln!(out, "{e:#}")?,
         }
+        Ok(())
+    }
+
+    fn add_dprintf(&mut self, spec: &str, out: &mut impl Write) -> Result<()> {
+        // gdb's `dprintf FILE:LINE,"format"`; our message is one string.
+        let spec = match spec.split_once(',') {
+            Some((loc, message)) => {
+                let message = message.trim();
+                let message = message
+                    .strip_prefix('"')
+                    .and_then(|m| m.strip_suffix('"'))
+                    .unwrap_or(message);
+                format!("{}:{message}", loc.trim())
+            }
+            None => spec.to_string(),
+        };
+        match parse_dprintf(&spec) {
+            Ok(bp) => {
+                writeln!(
+                    out,
+                    "dprintf {} at {}:{}",
+                    self.breakpoints.len() + 1,
+                    bp.file.display(),
+                    bp.line
+                )?;
+                self.breakpoints.push(bp);
+                self.rebind();
+            }
+            Err(e) => writeln!(out, "{e:#}")?,
+        }
+        Ok(())
+    }
+
+    fn ignore(&mut self, rest: &str, out: &mut impl Write) -> Result<()> {
+        let mut words = rest.split_whitespace();
+        let n = words.next().and_then(|n| n.parse::<usize>().ok());
+        let count = words.next().and_then(|c| c.parse::<u64>().ok());
+        let (Some(n), Some(count)) = (n, count) else {
+            writeln!(out, "usage: ignore N COUNT")?;
+            return Ok(());
+        };
+        let Some(bp) = n.checked_sub(1).and_then(|i| self.breakpoints.get_mut(i)) else {
+            writeln!(out, "no breakpoint {n}")?;
+            return Ok(());
+        };
+        bp.hit_condition = (count > 0).then_some(HitCondition::Greater(count));
+        writeln!(
+            out,
+            "will ignore the next {count} invocations reaching breakpoint {n}"
+        )?;
+        self.rebind();
         Ok(())
     }
 
@@ -412,6 +472,7 @@ impl Debugger {
                     }
                 }
                 Event::Output { line, .. } => writeln!(out, "{line}")?,
+                Event::Log { text, .. } => writeln!(out, "{text}")?,
                 Event::Screenshot { .. } => {}
                 Event::Halted(halt) => {
                     writeln!(out, "halted: {}", describe_halt(&halt))?;
@@ -534,16 +595,22 @@ impl Debugger {
                     writeln!(out, "no breakpoints")?;
                 }
                 for (i, b) in self.breakpoints.iter().enumerate() {
-                    writeln!(
-                        out,
-                        "{:>3}  {}:{}{}",
-                        i + 1,
-                        b.file.display(),
-                        b.line,
-                        b.condition
-                            .as_ref()
-                            .map_or(String::new(), |c| format!(" if {c}"))
-                    )?;
+                    let mut extra = String::new();
+                    if let Some(c) = &b.condition {
+                        extra.push_str(&format!(" if {c}"));
+                    }
+                    if let Some(m) = &b.log_message {
+                        extra.push_str(&format!(" dprintf \"{m}\""));
+                    }
+                    if let Some(h) = &b.hit_condition {
+                        extra.push_str(&format!(" (stops when hits {h})"));
+                    }
+                    // gdb's "breakpoint already hit N times".
+                    let hits = self.session.as_ref().map_or(0, |s| s.hit_count(i));
+                    if hits > 0 {
+                        extra.push_str(&format!(", hit {hits} time(s)"));
+                    }
+                    writeln!(out, "{:>3}  {}:{}{extra}", i + 1, b.file.display(), b.line,)?;
                 }
                 return Ok(());
             }

@@ -9,6 +9,7 @@ use anyhow::{bail, Context, Result};
 use clap::Args;
 use serde_json::{json, Map, Value as Json};
 use shaderdbg_session::binding::FileBreakpoint;
+use shaderdbg_session::breakpoints::HitCondition;
 use shaderdbg_session::launch::LaunchConfig;
 use shaderdbg_session::stop::{Scope, Stop};
 use shaderdbg_session::{json as value_json, Event, Session};
@@ -16,9 +17,8 @@ use shaderdbg_session::{Invocation, ScreenshotAt, StopFilter};
 
 #[derive(Args)]
 pub struct RunArgs {
-    /// Breakpoint: FILE:LINE or FILE:LINE:CONDITION (a GLSL bool expression).
-    #[arg(long = "break", value_name = "FILE:LINE[:CONDITION]")]
-    pub breaks: Vec<String>,
+    #[command(flatten)]
+    pub breakpoints: BreakpointArgs,
     /// Only invocations at this pixel stop; alone, stop at every fragment
     /// shader invocation covering it (pixel history). gl_FragCoord, origin bottom-left.
     #[arg(long, value_name = "X,Y")]
@@ -47,6 +47,87 @@ pub struct RunArgs {
     pub command: Vec<String>,
 }
 
+/// Breakpoints on the command line, numbered as gdb numbers them: the
+/// `--break`s from 1 in order, then the `--dprintf`s.
+#[derive(Args, Default)]
+pub struct BreakpointArgs {
+    /// Breakpoint: FILE:LINE or FILE:LINE:CONDITION (a GLSL bool expression).
+    #[arg(long = "break", value_name = "FILE:LINE[:CONDITION]")]
+    pub breaks: Vec<String>,
+    /// Logpoint (gdb's dprintf): print MESSAGE for each invocation that
+    /// reaches the line, `{expr}` replaced by its value; never stops.
+    #[arg(long, value_name = "FILE:LINE:MESSAGE")]
+    pub dprintf: Vec<String>,
+    /// gdb's `ignore`: breakpoint N stops only after COUNT invocations
+    /// reached it (they are counted across draws, once per draw each).
+    #[arg(long, value_name = "N:COUNT")]
+    pub ignore: Vec<String>,
+    /// Breakpoint N stops only when its hit count satisfies HITS:
+    /// `5` or `>= 5`, `> 5`, `== 5`, `< 5`, `<= 5`, `% 5` (every fifth).
+    #[arg(long, value_name = "N:HITS")]
+    pub hit_condition: Vec<String>,
+}
+
+impl BreakpointArgs {
+    pub(crate) fn resolve(&self) -> Result<Vec<FileBreakpoint>> {
+        let mut list = self
+            .breaks
+            .iter()
+            .map(|b| parse_break(b))
+            .collect::<Result<Vec<_>>>()?;
+        for spec in &self.dprintf {
+            list.push(parse_dprintf(spec)?);
+        }
+        let numbered = |spec: &str, flag: &str| -> Result<(usize, String)> {
+            let (n, rest) = spec
+                .split_once(':')
+                .with_context(|| format!("--{flag} {spec}: expected N:VALUE"))?;
+            let n: usize = n
+                .trim()
+                .parse()
+                .ok()
+                .filter(|n| (1..=list.len()).contains(n))
+                .with_context(|| {
+                    format!(
+                        "--{flag} {spec}: no breakpoint {n} (there are {})",
+                        list.len()
+                    )
+                })?;
+            Ok((n - 1, rest.trim().to_string()))
+        };
+        let mut conditions = Vec::new();
+        for spec in &self.ignore {
+            let (i, count) = numbered(spec, "ignore")?;
+            let count: u64 = count
+                .parse()
+                .with_context(|| format!("--ignore {spec}: COUNT is a whole number"))?;
+            conditions.push((i, HitCondition::Greater(count)));
+        }
+        for spec in &self.hit_condition {
+            let (i, hits) = numbered(spec, "hit-condition")?;
+            let c =
+                HitCondition::parse(&hits).with_context(|| format!("--hit-condition {spec}"))?;
+            conditions.push((i, c));
+        }
+        for (i, c) in conditions {
+            list[i].hit_condition = Some(c);
+        }
+        Ok(list)
+    }
+}
+
+/// `FILE:LINE:MESSAGE` as a logpoint.
+pub(crate) fn parse_dprintf(spec: &str) -> Result<FileBreakpoint> {
+    let mut bp = parse_break(spec).with_context(|| format!("--dprintf {spec}"))?;
+    match bp.condition.take() {
+        Some(message) => {
+            bp.log_message = Some(message);
+            Ok(bp)
+        }
+        None => bail!("--dprintf {spec}: expected FILE:LINE:MESSAGE"),
+    }
+}
+
 /// Splits `FILE:LINE[:CONDITION]` at the first `:LINE` that is all digits.
 pub(crate) fn parse_break(spec: &str) -> Result<FileBreakpoint> {
     for (i, _) in spec.match_indices(':') {
@@ -60,11 +141,11 @@ pub(crate) fn parse_break(spec: &str) -> Result<FileBreakpoint> {
             let file = file
                 .canonicalize()
                 .with_context(|| format!("--break {spec}: {}", file.display()))?;
-            return Ok(FileBreakpoint {
+            return Ok(FileBreakpoint::new(
                 file,
                 line,
-                condition: cond.filter(|c| !c.trim().is_empty()),
-            });
+                cond.filter(|c| !c.trim().is_empty()),
+            ));
         }
     }
     bail!("--break {spec}: expected FILE:LINE or FILE:LINE:CONDITION")
@@ -120,11 +201,7 @@ pub(crate) fn launch_config(command: &[String]) -> Result<LaunchConfig> {
 }
 
 pub fn run(a: RunArgs) -> Result<ExitCode> {
-    let breakpoints = a
-        .breaks
-        .iter()
-        .map(|b| parse_break(b))
-        .collect::<Result<Vec<_>>>()?;
+    let breakpoints = a.breakpoints.resolve()?;
     let pixel = a.pixel.as_deref().map(parse_pixel).transpose()?;
     let filter = StopFilter {
         frame: a.frame,
@@ -186,6 +263,20 @@ pub fn run(a: RunArgs) -> Result<ExitCode> {
                         m.as_deref().unwrap_or("?")
                     ),
                 })?;
+            }
+            Event::Log {
+                index,
+                file,
+                line,
+                text,
+            } => {
+                let place = format!(
+                    "{}:{line}",
+                    file.as_deref()
+                        .map_or("shader".into(), |f| f.display().to_string())
+                );
+                let j = json!({"event": "log", "breakpoint": index + 1, "file": file, "line": line, "text": text});
+                emit(out, a.json, j, || format!("{place}: {text}"))?;
             }
             Event::Stopped(stop) => {
                 stops += 1;
@@ -336,6 +427,7 @@ pub(crate) fn print_stop(
             "shader": stop.shader,
             "invocation": stop.invocation_name(),
             "hits": stop.hits.len(),
+            "breakpoints": stop.breakpoints.iter().map(|i| i + 1).collect::<Vec<_>>(),
             "locals": locals,
             "globals": inputs,
         });

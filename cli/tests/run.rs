@@ -327,3 +327,64 @@ fn screenshot_of_a_frame_that_never_ends_is_reported() {
     );
     assert!(!png.exists());
 }
+
+/// Hit counts run across draws (an invocation counts once per draw): the
+/// condition `p.x > 1.5` holds for 16 columns of the 64x64 frame, so 1024
+/// invocations reach line 9 in each of the three frames.
+#[test]
+fn hit_counts_decide_which_invocation_stops() {
+    let bp = format!("{}:9:p.x > 1.5", shader_file().display());
+    let frames_of = |extra: &[&str]| {
+        let mut args = vec!["--break", bp.as_str()];
+        args.extend_from_slice(extra);
+        let (out, events) = run(&args);
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        of_kind(&events, "stopped")
+            .iter()
+            .map(|s| {
+                assert_eq!(s["breakpoints"], serde_json::json!([1]));
+                s["frame"].as_u64().unwrap()
+            })
+            .collect::<Vec<_>>()
+    };
+    // gdb's ignore: the first 1024 hits (all of frame 0) do not stop.
+    assert_eq!(frames_of(&["--ignore", "1:1024"]), vec![1, 2]);
+    // Every 1024th hit: the last invocation of each frame.
+    assert_eq!(frames_of(&["--hit-condition", "1:% 1024"]), vec![0, 1, 2]);
+    // Exactly the 1025th: the first of frame 1, and never again.
+    assert_eq!(frames_of(&["--hit-condition", "1:== 1025"]), vec![1]);
+    let (out, _) = run(&["--break", &bp, "--hit-condition", "2:3"]);
+    assert!(!out.status.success(), "no breakpoint 2");
+    assert!(String::from_utf8_lossy(&out.stderr).contains("no breakpoint 2"));
+}
+
+/// A logpoint prints, for each invocation reaching its line, its message
+/// with the values at that line, and never stops the program.
+#[test]
+fn dprintf_logs_values_without_stopping() {
+    let log = format!("{}:10:p={{p}} t={{t}} q={{nope}}", shader_file().display());
+    let (out, events) = run(&["--dprintf", &log, "--pixel", "50,10", "--frame", "1"]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(of_kind(&events, "stopped").is_empty(), "{events:#?}");
+    let logs = of_kind(&events, "log");
+    assert_eq!(logs.len(), 1, "{events:#?}");
+    assert_eq!(logs[0]["line"], 10);
+    assert_eq!(logs[0]["breakpoint"], 1);
+    let text = logs[0]["text"].as_str().unwrap();
+    // gl_FragCoord (50.5, 10.5) / 32 and frame 1 * 0.125, exact in f32.
+    assert!(
+        text.starts_with("[fragment (50,10) prim ")
+            && text.ends_with(
+                "] p=vec2(1.578125, 0.328125) t=0.125 q=<nope: no variable named nope in scope>"
+            ),
+        "{text}"
+    );
+}

@@ -101,6 +101,7 @@ fn synthetic() -> Stop {
         hits: vec![hit],
         truncated: false,
         reason: StopReason::Breakpoint,
+        breakpoints: vec![0],
         file: None,
         map: None,
         parsed: Arc::new(parsed),

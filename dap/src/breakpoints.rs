@@ -5,64 +5,17 @@
 //! shader known so far). Indices in the engine's `BreakpointBound` events
 //! refer to the last list sent ([`Breakpoints::list`]).
 //!
-//! `hitCondition` ("N" or ">= N", "> N", "== N", "< N", "<= N", "% N"):
-//! invocations reaching the line are counted across draws (an invocation
-//! counts once per draw, when its first hit at the line is reported, in the
-//! agent's order: primitive, then y, then x); the program stops at an
-//! invocation whose count satisfies the condition. `logMessage`: a logpoint
-//! (see `dispatch`), never a stop.
+//! `hitCondition` ("N" or ">= N", "> N", "== N", "< N", "<= N", "% N") and
+//! `logMessage` go to the session engine with the breakpoint: it counts,
+//! decides where to stop and prints logpoints (`shaderdbg_session::breakpoints`).
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use shaderdbg_session::binding::FileBreakpoint;
+use shaderdbg_session::breakpoints::HitCondition;
 
 use crate::protocol::{self, Source, SourceBreakpoint};
-
-/// A parsed `hitCondition`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum HitCondition {
-    AtLeast(u64),
-    Greater(u64),
-    Equal(u64),
-    Less(u64),
-    AtMost(u64),
-    Every(u64),
-}
-
-impl HitCondition {
-    pub fn parse(text: &str) -> Result<HitCondition, String> {
-        let t = text.trim();
-        let (op, rest) = [">=", "<=", "==", ">", "<", "%", "="]
-            .iter()
-            .find_map(|op| t.strip_prefix(op).map(|r| (*op, r)))
-            .unwrap_or(("", t));
-        let n: u64 = rest.trim().parse().map_err(|_| {
-            format!("hit condition `{text}`: expected N, >= N, > N, == N, < N, <= N or % N with N a whole number")
-        })?;
-        Ok(match op {
-            "" | ">=" => HitCondition::AtLeast(n),
-            ">" => HitCondition::Greater(n),
-            "==" | "=" => HitCondition::Equal(n),
-            "<" => HitCondition::Less(n),
-            "<=" => HitCondition::AtMost(n),
-            _ if n == 0 => return Err(format!("hit condition `{text}`: % 0")),
-            _ => HitCondition::Every(n),
-        })
-    }
-
-    /// Whether the `count`-th hit (from 1) stops.
-    pub fn holds(self, count: u64) -> bool {
-        match self {
-            HitCondition::AtLeast(n) => count >= n,
-            HitCondition::Greater(n) => count > n,
-            HitCondition::Equal(n) => count == n,
-            HitCondition::Less(n) => count < n,
-            HitCondition::AtMost(n) => count <= n,
-            HitCondition::Every(n) => count.is_multiple_of(n),
-        }
-    }
-}
 
 #[derive(Clone, Debug)]
 pub struct Entry {
@@ -81,8 +34,6 @@ pub struct Entry {
     pub sent: bool,
     /// Never sent (a bad line or hit condition).
     pub invalid: bool,
-    /// Invocations that reached it so far (for `hit_condition`).
-    pub hits: u64,
 }
 
 impl Entry {
@@ -160,7 +111,7 @@ impl Breakpoints {
                 .map(HitCondition::parse)
                 .transpose();
             let invalid = match (&hit, line) {
-                (Err(m), _) => Some(m.clone()),
+                (Err(m), _) => Some(m.to_string()),
                 (_, 0) => Some("line numbers start at 1".to_string()),
                 _ => None,
             };
@@ -184,7 +135,6 @@ impl Breakpoints {
                     message: Some(m),
                     sent: false,
                     invalid: true,
-                    hits: 0,
                 }
             } else if let Some(e) = old.iter().find(same) {
                 e.clone()
@@ -200,7 +150,6 @@ impl Breakpoints {
                     message: None,
                     sent: false,
                     invalid: false,
-                    hits: 0,
                 }
             };
             entries.push(entry);
@@ -236,6 +185,8 @@ impl Breakpoints {
                     file: file.clone(),
                     line: e.line,
                     condition: e.condition.clone(),
+                    hit_condition: e.hit_condition,
+                    log_message: e.log_message.clone(),
                 });
                 self.sent.push((file.clone(), e.id));
             }
@@ -287,18 +238,6 @@ impl Breakpoints {
             .unwrap_or_default()
     }
 
-    pub fn at_mut(&mut self, file: &Path, line: u32) -> Vec<&mut Entry> {
-        self.files
-            .get_mut(file)
-            .map(|f| {
-                f.entries
-                    .iter_mut()
-                    .filter(|e| !e.invalid && e.line_now() == line)
-                    .collect()
-            })
-            .unwrap_or_default()
-    }
-
     /// The source the client used for a file.
     pub fn client_source(&self, file: &Path) -> Option<&Source> {
         self.files.get(file).map(|f| &f.client)
@@ -317,23 +256,5 @@ pub fn source_of(path: &str) -> Source {
             .map(|n| n.to_string_lossy().into_owned()),
         path: Some(path.to_string()),
         ..Default::default()
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::HitCondition as H;
-
-    #[test]
-    fn hit_conditions() {
-        assert_eq!(H::parse("3"), Ok(H::AtLeast(3)));
-        assert_eq!(H::parse(">= 3"), Ok(H::AtLeast(3)));
-        assert_eq!(H::parse("> 2"), Ok(H::Greater(2)));
-        assert_eq!(H::parse("==5"), Ok(H::Equal(5)));
-        assert_eq!(H::parse("% 4"), Ok(H::Every(4)));
-        assert!(H::parse("% 0").is_err());
-        assert!(H::parse("lots").unwrap_err().contains("expected N"));
-        assert!(H::Every(4).holds(8) && !H::Every(4).holds(6));
-        assert!(H::Equal(2).holds(2) && !H::Equal(2).holds(3));
     }
 }

@@ -12,10 +12,9 @@
 //! the one recorded with the stop, others are recorded when first asked for
 //! (`stackTrace`, a step). Frame ids name the thread: `thread_index *
 //! 65536 + level + 1`, and `2^30 + thread_index` for the draw's label frame.
-//! Logpoints and hit counts are decided here, from the hits the agent
-//! reports at each draw (see `on_stop`).
+//! Logpoints and hit counts are the session engine's decisions
+//! (`shaderdbg_session::breakpoints`); the adapter shows their results.
 
-use std::collections::HashMap;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::sync::mpsc::{Receiver, Sender};
@@ -24,8 +23,7 @@ use std::time::{Duration, Instant};
 use serde_json::{json, Value};
 use shaderdbg_session::stop::{Location, Stop};
 use shaderdbg_session::{
-    eval, Event, ExceptionFilters, Halt, Hit, Invocation, ScreenshotAt, Session, StopFilter,
-    StopReason,
+    eval, Event, ExceptionFilters, Halt, ScreenshotAt, Session, StopFilter, StopReason,
 };
 
 use crate::breakpoints::{source_of, Breakpoints};
@@ -35,8 +33,8 @@ use crate::evaluate::{self, EvalError};
 use crate::framing::{self, FrameError};
 use crate::launch::{self, Plan};
 use crate::protocol::{self as p, arguments, Request};
-use crate::stepping::{evaluate_in, DrawStop, Move, Stopped};
-use crate::variables::{format as format_value, parts, Handle, Handles, ScopeKind};
+use crate::stepping::{DrawStop, Move, Stopped};
+use crate::variables::{parts, Handle, Handles, ScopeKind};
 use crate::Input;
 
 /// How long `disconnect` waits for the program to end after detaching or
@@ -246,8 +244,6 @@ fn not_stopped() -> String {
     "the program is not stopped".into()
 }
 
-/// Logpoint messages per logpoint and draw, at most.
-pub const LOGPOINT_CAP: usize = 32;
 const LABEL_BASE: i64 = 1 << 30;
 const PER_THREAD: i64 = 1 << 16;
 
@@ -1325,6 +1321,16 @@ impl<W: Write> Server<W> {
                 }
             }
             Event::Stopped(stop) => self.on_stop(stop),
+            Event::Log {
+                file, line, text, ..
+            } => {
+                let mut body = json!({"category": "console", "output": format!("{text}\n")});
+                if let Some(f) = &file {
+                    body["source"] = json!(self.source_of_file(f));
+                    body["line"] = json!(self.line_out(line));
+                }
+                self.out.event("output", body);
+            }
             Event::Halted(h) => self.on_halt(h),
             Event::Screenshot { request, .. } => {
                 tracing::debug!(request, "a screenshot nobody asked for");
@@ -1426,12 +1432,8 @@ impl<W: Write> Server<W> {
         );
     }
 
-    /// A stop at a draw. Breakpoint stops: logpoints print (and never
-    /// stop), hit counts advance; the program stops at the first hit (in the
-    /// agent's order) of a breakpoint whose hit condition holds, recording
-    /// that invocation if it is not the one recorded with the stop; no such
-    /// hit (only logpoints, hit counts not reached, breakpoints removed
-    /// since): the program goes on.
+    /// A stop at a draw (breakpoint stops come decided: the session engine
+    /// has applied hit conditions and printed logpoints).
     fn on_stop(&mut self, stop: Box<Stop>) {
         if self.done {
             self.resume();
@@ -1455,13 +1457,7 @@ impl<W: Write> Server<W> {
                 }
                 _ => (stop, "pixel history", None),
             },
-            _ => match self.breakpoint_stop(stop) {
-                Some(stop) => (stop, "breakpoint", None),
-                None => {
-                    self.resume();
-                    return;
-                }
-            },
+            _ => (stop, "breakpoint", None),
         };
         self.show_stop(stop, reason, description);
     }
@@ -1498,177 +1494,11 @@ impl<W: Write> Server<W> {
         }
         self.out.event("stopped", body);
     }
-
-    /// Logpoints and hit counts of a breakpoint stop; the stop to show, if any.
-    fn breakpoint_stop(&mut self, stop: Box<Stop>) -> Option<Box<Stop>> {
-        let mut seen = std::collections::HashSet::new();
-        let mut candidate: Option<Hit> = None;
-        // (logpoint id, message, hit) in order.
-        let mut logs: Vec<(i64, String, Hit)> = Vec::new();
-        let mut per_logpoint: HashMap<i64, usize> = HashMap::new();
-        for h in &stop.hits {
-            let loc = stop.location_of_line(h.line);
-            let Some(file) = loc.file.clone() else {
-                continue;
-            };
-            if !seen.insert((h.line, h.invocation)) {
-                continue;
-            }
-            for e in self.breakpoints.at_mut(&file, loc.line) {
-                if let Some(m) = &e.log_message {
-                    let n = per_logpoint.entry(e.id).or_default();
-                    if *n < LOGPOINT_CAP {
-                        *n += 1;
-                        logs.push((e.id, m.clone(), *h));
-                    }
-                    continue;
-                }
-                e.hits += 1;
-                let holds = e.hit_condition.is_none_or(|c| c.holds(e.hits));
-                if holds && candidate.is_none() {
-                    candidate = Some(*h);
-                }
-            }
-        }
-        let mut recorded: HashMap<Invocation, Box<Stop>> = HashMap::new();
-        recorded.insert(stop.hit.invocation, stop);
-        if !logs.is_empty() {
-            let id = self.progress_start("Logpoints");
-            for (_, message, h) in &logs {
-                let key = h.invocation;
-                if let std::collections::hash_map::Entry::Vacant(slot) = recorded.entry(key) {
-                    let hit = *h;
-                    match self.call(None, move |s| s.record_hit(hit)) {
-                        Ok(Ok(s)) => {
-                            slot.insert(Box::new(s));
-                        }
-                        Ok(Err(e)) => {
-                            self.out.event(
-                                "output",
-                                json!({"category": "console", "output": format!("logpoint: cannot record the invocation: {e}\n")}),
-                            );
-                            continue;
-                        }
-                        Err(_) => break,
-                    }
-                }
-                let Some(s) = recorded.get(&key) else {
-                    continue;
-                };
-                for line in logpoint_lines(s, h.line, message) {
-                    let loc = s.location_of_line(h.line);
-                    let mut body = json!({"category": "console", "output": format!("{line}\n")});
-                    if let Some(f) = &loc.file {
-                        body["source"] = json!(self.source_of_file(f));
-                        body["line"] = json!(self.line_out(loc.line));
-                    }
-                    self.out.event("output", body);
-                }
-            }
-            self.progress_end(id);
-        }
-        let cand = candidate?;
-        let mut stop = match recorded.remove(&cand.invocation) {
-            Some(s) => s,
-            None => match self.call(Some("Recording the invocation"), move |s| {
-                s.record_hit(cand)
-            }) {
-                Ok(Ok(s)) => Box::new(s),
-                Ok(Err(e)) => {
-                    self.out.event(
-                        "output",
-                        json!({"category": "console", "output": format!("cannot record the invocation that hit: {e}\n")}),
-                    );
-                    return None;
-                }
-                Err(_) => return None,
-            },
-        };
-        if let Some(step) = Stop::hit_step(&stop.table, &stop.trace, &cand) {
-            stop.cursor = step;
-        }
-        stop.hit = cand;
-        Some(stop)
-    }
-}
-
-/// A logpoint's message for every time the recorded invocation reached
-/// `runtime_line` (consecutive steps on one line are one reach),
-/// `{expression}`s evaluated before the line, prefixed with the invocation.
-fn logpoint_lines(stop: &Stop, runtime_line: u32, message: &str) -> Vec<String> {
-    let mut out = Vec::new();
-    let mut previous: Option<usize> = None;
-    for (step, s) in stop.trace.steps.iter().enumerate() {
-        if s.line != runtime_line {
-            continue;
-        }
-        let consecutive = previous.is_some_and(|p| p + 1 == step);
-        previous = Some(step);
-        if consecutive {
-            continue;
-        }
-        let text = interpolate(message, |expr| match evaluate_in(stop, expr, step) {
-            Ok(t) => format_value(&t.ty, &t.value),
-            Err(EvalError::Unsupported(m) | EvalError::Invalid(m)) => format!("<{expr}: {m}>"),
-        });
-        out.push(format!("[{}] {text}", stop.invocation_name()));
-    }
-    out
-}
-
-/// `{expr}` replaced by `eval(expr)`; `{{` and `}}` are braces.
-fn interpolate(message: &str, mut eval: impl FnMut(&str) -> String) -> String {
-    let mut out = String::new();
-    let mut chars = message.chars().peekable();
-    while let Some(c) = chars.next() {
-        match c {
-            '{' if chars.peek() == Some(&'{') => {
-                chars.next();
-                out.push('{');
-            }
-            '}' if chars.peek() == Some(&'}') => {
-                chars.next();
-                out.push('}');
-            }
-            '{' => {
-                let mut expr = String::new();
-                let mut depth = 0;
-                let mut closed = false;
-                for c in chars.by_ref() {
-                    match c {
-                        '{' => depth += 1,
-                        '}' if depth == 0 => {
-                            closed = true;
-                            break;
-                        }
-                        '}' => depth -= 1,
-                        _ => {}
-                    }
-                    expr.push(c);
-                }
-                if closed {
-                    out.push_str(&eval(expr.trim()));
-                } else {
-                    out.push('{');
-                    out.push_str(&expr);
-                }
-            }
-            c => out.push(c),
-        }
-    }
-    out
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn interpolation() {
-        let r = interpolate("x={x} {{lit}} y={ y }", |e| format!("<{e}>"));
-        assert_eq!(r, "x=<x> {lit} y=<y>");
-        assert_eq!(interpolate("open {x", |e| e.into()), "open {x");
-    }
 
     #[test]
     fn frame_ids() {

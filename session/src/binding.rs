@@ -8,12 +8,32 @@ use std::path::{Path, PathBuf};
 
 use shaderdbg_glsl::source_map::SourceMap;
 
+use crate::breakpoints::HitCondition;
+
 /// A breakpoint as the user set it.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct FileBreakpoint {
     pub file: PathBuf,
     pub line: u32,
+    /// An expression in the shader's language; the breakpoint is reached
+    /// only by invocations for which it holds (decided on the GPU).
     pub condition: Option<String>,
+    /// Stop only when the count of invocations that reached it satisfies this.
+    pub hit_condition: Option<HitCondition>,
+    /// A logpoint: print this message (`{expression}`s evaluated), never stop.
+    pub log_message: Option<String>,
+}
+
+impl FileBreakpoint {
+    pub fn new(file: PathBuf, line: u32, condition: Option<String>) -> FileBreakpoint {
+        FileBreakpoint {
+            file,
+            line,
+            condition,
+            hit_condition: None,
+            log_message: None,
+        }
+    }
 }
 
 /// Where a file breakpoint landed in one shader.
@@ -106,11 +126,7 @@ mod tests {
         std::fs::write(&file, text).unwrap();
         let runtime = format!("#version 110\n#define FOO 1\n{text}");
         let mut b = Binder::default();
-        let bps = vec![FileBreakpoint {
-            file: file.clone(),
-            line: 3,
-            condition: None,
-        }];
+        let bps = vec![FileBreakpoint::new(file.clone(), 3, None)];
         let bound = b.bind(7, &runtime, &bps);
         assert_eq!(
             bound,

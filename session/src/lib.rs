@@ -7,6 +7,8 @@
 //!   compiled, by content (a header prepended or a larger document still binds).
 //! - [`session`]: the event loop: shaders announced, breakpoints bound, stops
 //!   recorded into traces, resume, detach.
+//! - [`breakpoints`]: the decisions at a breakpoint: hit counts and hit
+//!   conditions, logpoints, which invocation the program stops at.
 //! - [`stop`]: one stop: the recorded trace of the invocation, a cursor, the
 //!   variables in scope with file locations.
 //! - [`images`]: screenshots (PNG) and watch images (one value per
@@ -14,14 +16,17 @@
 //! - [`eval`]: expressions (watch, hover, console) over the values at a
 //!   stop's cursor, with GLSL semantics; texture sampling and derivatives on
 //!   the GPU through a watch.
+//! - [`present`]: values as text people read (GLSL notation) and their parts.
 //! - [`json`]: values as JSON (numbers, booleans, arrays for vectors, arrays of
 //!   columns for matrices, objects for structs).
 
 pub mod binding;
+pub mod breakpoints;
 pub mod eval;
 pub mod images;
 pub mod json;
 pub mod launch;
+pub mod present;
 pub mod session;
 pub mod stop;
 

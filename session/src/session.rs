@@ -4,7 +4,7 @@
 //! Front ends call [`Session::next_event`] in a loop and answer stops with
 //! [`Session::resume`] (or [`Session::detach`]).
 
-use std::collections::{BTreeMap, VecDeque};
+use std::collections::{BTreeMap, HashMap, VecDeque};
 use std::path::PathBuf;
 use std::sync::mpsc::{self, Receiver, RecvTimeoutError};
 use std::time::{Duration, Instant};
@@ -18,6 +18,7 @@ use shaderdbg_glsl::parse::parse;
 use shaderdbg_protocol::{self as proto, FromAgent, ToAgent};
 
 use crate::binding::{Binder, FileBreakpoint};
+use crate::breakpoints::{logpoint_lines, Counts};
 use crate::images::{Screenshot, WatchImage};
 use crate::launch::{launch, Incoming, LaunchConfig, LaunchError, Launched};
 use crate::stop::Stop;
@@ -107,6 +108,15 @@ pub struct ExceptionFilters {
 
 /// Something the front end should know about.
 pub enum Event {
+    /// A logpoint printed its message for one time an invocation reached it
+    /// (`index` into the breakpoint list; `line` in `file`, or in the
+    /// runtime source when there is no file).
+    Log {
+        index: usize,
+        file: Option<PathBuf>,
+        line: u32,
+        text: String,
+    },
     /// The program compiled a shader; `file` is the breakpoint file it came from.
     ShaderLoaded {
         shader: u32,
@@ -155,6 +165,8 @@ pub struct Session {
     launched: Launched,
     rx: Receiver<Incoming>,
     breakpoints: Vec<FileBreakpoint>,
+    /// How many invocations reached each breakpoint so far.
+    counts: Counts,
     binder: Binder,
     shaders: BTreeMap<u32, Shader>,
     /// (shader, runtime line) -> breakpoint index, for reports.
@@ -189,6 +201,7 @@ impl Session {
             launched,
             rx,
             breakpoints,
+            counts: Counts::default(),
             binder: Binder::default(),
             shaders: BTreeMap::new(),
             bound: Vec::new(),
@@ -430,12 +443,22 @@ impl Session {
                     reason,
                     probes: Arc::new(probes),
                 });
-                let first = hits.first().copied();
-                match first
-                    .ok_or_else(|| SessionError::Failed("a stop without hits".into()))
-                    .and_then(|h| self.record_in_current(h.invocation, Some(h)))
-                {
-                    Ok(stop) => self.queue.push_back(Event::Stopped(Box::new(stop))),
+                let first = if reason == StopReason::Breakpoint {
+                    self.breakpoint_hits(shader, &hits)
+                } else {
+                    hits.first().map(|h| (*h, Vec::new()))
+                };
+                let Some((hit, for_breakpoints)) = first else {
+                    // Only logpoints, hit counts not reached, breakpoints
+                    // removed since: the program goes on.
+                    self.resume();
+                    return;
+                };
+                match self.record_in_current(hit.invocation, Some(hit)) {
+                    Ok(mut stop) => {
+                        stop.breakpoints = for_breakpoints;
+                        self.queue.push_back(Event::Stopped(Box::new(stop)))
+                    }
                     Err(e) => {
                         self.queue.push_back(Event::AgentError(e.to_string()));
                         self.resume();
@@ -491,6 +514,84 @@ impl Session {
                 tracing::debug!("unexpected reply outside a request");
             }
         }
+    }
+
+    /// The file breakpoints a hit tagged `Breakpoint(id)` in `shader` is for:
+    /// those bound to the same runtime line with the same condition as
+    /// breakpoint `id` (they share one line breakpoint in the agent).
+    fn breakpoints_of(&self, shader: u32, id: u32) -> Vec<usize> {
+        let id = id as usize;
+        let Some(&(_, line, _)) = self.bound.iter().find(|(s, _, i)| *s == shader && *i == id)
+        else {
+            return Vec::new();
+        };
+        let condition = self.breakpoints.get(id).map(|b| &b.condition);
+        self.bound
+            .iter()
+            .filter(|(s, l, i)| {
+                *s == shader
+                    && *l == line
+                    && self.breakpoints.get(*i).map(|b| &b.condition) == condition
+            })
+            .map(|(_, _, i)| *i)
+            .collect()
+    }
+
+    /// A breakpoint stop's hits: counts advance, logpoints print (their
+    /// invocations recorded), and the hit to stop at with the breakpoints it
+    /// stops for, if any (see [`crate::breakpoints`]).
+    fn breakpoint_hits(&mut self, shader: u32, hits: &[Hit]) -> Option<(Hit, Vec<usize>)> {
+        let targets: HashMap<u32, Vec<usize>> = hits
+            .iter()
+            .filter_map(|h| match h.tag {
+                HitTag::Breakpoint(id) => Some(id),
+                HitTag::NanInf => None,
+            })
+            .collect::<std::collections::BTreeSet<u32>>()
+            .into_iter()
+            .map(|id| (id, self.breakpoints_of(shader, id)))
+            .collect();
+        let decision = self.counts.decide(&self.breakpoints, hits, |id| {
+            targets.get(&id).cloned().unwrap_or_default()
+        });
+        let mut recorded: HashMap<Invocation, Stop> = HashMap::new();
+        for (index, hit) in decision.logs {
+            let Some(message) = self
+                .breakpoints
+                .get(index)
+                .and_then(|b| b.log_message.clone())
+            else {
+                continue;
+            };
+            if let std::collections::hash_map::Entry::Vacant(slot) = recorded.entry(hit.invocation)
+            {
+                match self.record_in_current(hit.invocation, Some(hit)) {
+                    Ok(stop) => {
+                        slot.insert(stop);
+                    }
+                    Err(e) => {
+                        self.queue.push_back(Event::AgentError(format!(
+                            "logpoint: cannot record the {}: {e}",
+                            hit.invocation
+                        )));
+                        continue;
+                    }
+                }
+            }
+            let Some(stop) = recorded.get(&hit.invocation) else {
+                continue;
+            };
+            let loc = stop.location_of_line(hit.line);
+            for text in logpoint_lines(stop, hit.line, &message) {
+                self.queue.push_back(Event::Log {
+                    index,
+                    file: loc.file.clone(),
+                    line: loc.line,
+                    text,
+                });
+            }
+        }
+        decision.stop
     }
 
     /// Waits for the reply to `request`, keeping other messages for later.
@@ -619,6 +720,7 @@ impl Session {
             hits: cur.hits.clone(),
             truncated: cur.truncated,
             reason: cur.reason,
+            breakpoints: Vec::new(),
             file,
             map,
             parsed: Arc::new(parsed),
@@ -651,6 +753,7 @@ impl Session {
     /// indices into `breakpoints`); shaders compiled later bind as they come.
     /// A stop already in flight for a removed breakpoint may still arrive.
     pub fn set_breakpoints(&mut self, breakpoints: Vec<FileBreakpoint>) {
+        self.counts = self.counts.carry_over(&self.breakpoints, &breakpoints);
         self.breakpoints = breakpoints;
         let shaders: Vec<u32> = self.shaders.keys().copied().collect();
         for shader in shaders {
@@ -661,6 +764,12 @@ impl Session {
     /// The breakpoint list in effect.
     pub fn breakpoints(&self) -> &[FileBreakpoint] {
         &self.breakpoints
+    }
+
+    /// How many invocations reached breakpoint `index` so far (logpoints
+    /// are not counted).
+    pub fn hit_count(&self, index: usize) -> u64 {
+        self.counts.get(index)
     }
 
     /// A file shaders may come from (e.g. the shader the built-in host

@@ -58,6 +58,9 @@ pub struct Stop {
     pub truncated: bool,
     /// Why the agent stopped at this draw.
     pub reason: StopReason,
+    /// For a breakpoint stop: the breakpoints (indices into the session's
+    /// list) the stop is for.
+    pub breakpoints: Vec<usize>,
     pub file: Option<PathBuf>,
     pub map: Option<SourceMap>,
     /// The runtime source, parsed (names and structs for expressions).

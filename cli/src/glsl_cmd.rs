@@ -68,9 +68,9 @@ enum TargetArg {
     Es,
 }
 
-fn parse_stage(s: &str) -> Result<Stage, String> {
+fn parse_stage(s: &str) -> Result<Stage> {
     Stage::from_extension(s)
-        .ok_or_else(|| format!("unknown stage `{s}` (vert, tesc, tese, geom, frag, comp)"))
+        .with_context(|| format!("unknown stage `{s}` (vert, tesc, tese, geom, frag, comp)"))
 }
 
 /// Resolves `#include` relative to the including file.

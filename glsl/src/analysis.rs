@@ -17,21 +17,11 @@ use crate::types::{
     self, parse_type_name, Field, GlslScalar, GlslType, Scalar, StructType, Type, BOOL, INT,
 };
 
+/// Storage of a global or block member (and, as `builtins::Storage`, of a
+/// built-in variable): the debug core's.
+pub use shaderdbg_core::probes::Storage;
+use shaderdbg_core::probes::VarKind;
 pub use shaderdbg_core::probes::{DeclId, FunctionId};
-use shaderdbg_core::probes::{Storage as CoreStorage, VarKind};
-
-/// Storage of a global or block member.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Storage {
-    /// A plain global (private to the invocation).
-    Private,
-    Const,
-    In,
-    Out,
-    Uniform,
-    Buffer,
-    Shared,
-}
 
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum DeclKind {
@@ -60,26 +50,11 @@ pub struct Decl {
 impl DeclKind {
     /// The debug core's kind of variable.
     pub fn var_kind(&self) -> VarKind {
-        let storage = |s: &Storage| match s {
-            Storage::Private => CoreStorage::Private,
-            Storage::Const => CoreStorage::Const,
-            Storage::In => CoreStorage::In,
-            Storage::Out => CoreStorage::Out,
-            Storage::Uniform => CoreStorage::Uniform,
-            Storage::Buffer => CoreStorage::Buffer,
-            Storage::Shared => CoreStorage::Shared,
-        };
-        match self {
-            DeclKind::Global(s) => VarKind::Global(storage(s)),
+        match *self {
+            DeclKind::Global(s) => VarKind::Global(s),
             DeclKind::Local => VarKind::Local,
             DeclKind::Param(_) => VarKind::Param,
-            DeclKind::Builtin(b) => VarKind::Builtin(match b {
-                builtins::Storage::In => CoreStorage::In,
-                builtins::Storage::Out => CoreStorage::Out,
-                builtins::Storage::InOut => CoreStorage::InOut,
-                builtins::Storage::Uniform => CoreStorage::Uniform,
-                builtins::Storage::Const => CoreStorage::Const,
-            }),
+            DeclKind::Builtin(s) => VarKind::Builtin(s),
         }
     }
 }
@@ -310,14 +285,8 @@ impl Model {
                 },
             },
             other => {
-                let mut s = String::new();
-                let node = ast::TypeSpecifierNonArray::new(other.clone(), None);
-                let _ = glsl_lang::transpiler::glsl::show_type_specifier_non_array(
-                    &mut s,
-                    &node,
-                    &mut glsl_lang::transpiler::glsl::FormattingState::default(),
-                );
-                parse_type_name(s.trim()).unwrap_or(Type::Opaque(s))
+                let s = crate::syntax::type_specifier_name(other);
+                parse_type_name(&s).unwrap_or(Type::Opaque(s))
             }
         }
     }
@@ -1113,7 +1082,7 @@ impl Model {
                 span,
                 format!(
                     "operator `{}` cannot be applied to {a} and {b}",
-                    binop_str(op)
+                    crate::syntax::binary_op_symbol(op)
                 ),
             );
             Type::Error
@@ -1193,15 +1162,7 @@ fn best_overload<T: Clone>(args: &[Type], cands: Vec<(T, Vec<Type>)>) -> Option<
 
 /// Component indices of a swizzle (`xyz`, `rgba`, `stpq`), or None if invalid.
 pub fn swizzle_indices(s: &str, components: u8) -> Option<Vec<u8>> {
-    if s.is_empty() || s.len() > 4 {
-        return None;
-    }
-    let sets = ["xyzw", "rgba", "stpq"];
-    let first = s.chars().next()?;
-    let set = sets.iter().find(|set| set.contains(first))?;
-    s.chars()
-        .map(|c| set.find(c).map(|i| i as u8).filter(|&i| i < components))
-        .collect()
+    crate::syntax::swizzle(s, components).ok()
 }
 
 fn param_dir(q: Option<&ast::TypeQualifier>) -> ParamDir {
@@ -1262,31 +1223,6 @@ pub fn assign_binop(op: &ast::AssignmentOpData) -> ast::BinaryOpData {
         A::And => B::BitAnd,
         A::Xor => B::BitXor,
         A::Or => B::BitOr,
-    }
-}
-
-fn binop_str(op: &ast::BinaryOpData) -> &'static str {
-    use ast::BinaryOpData as B;
-    match op {
-        B::Or => "||",
-        B::Xor => "^^",
-        B::And => "&&",
-        B::BitOr => "|",
-        B::BitXor => "^",
-        B::BitAnd => "&",
-        B::Equal => "==",
-        B::NonEqual => "!=",
-        B::Lt => "<",
-        B::Gt => ">",
-        B::Lte => "<=",
-        B::Gte => ">=",
-        B::LShift => "<<",
-        B::RShift => ">>",
-        B::Add => "+",
-        B::Sub => "-",
-        B::Mult => "*",
-        B::Div => "/",
-        B::Mod => "%",
     }
 }
 

@@ -14,6 +14,7 @@ pub mod parse;
 pub mod shader;
 pub mod shadertoy;
 pub mod source_map;
+pub mod syntax;
 pub mod types;
 
 pub use diagnostics::{Diagnostic, Severity, Span};

@@ -339,7 +339,7 @@ pub fn parse_text(mut source: SourceText, stage: Stage) -> Result<Parsed, Diagno
     let version = version.unwrap_or(Version::DEFAULT);
     check_version(version).map_err(|m| {
         let at = source.text.find("#version").unwrap_or(0);
-        Diagnostic::error(Span::new(at, "#version".len()), m)
+        Diagnostic::error(Span::new(at, "#version".len()), m.to_string())
     })?;
     Ok(Parsed {
         stage,
@@ -351,8 +351,17 @@ pub fn parse_text(mut source: SourceText, stage: Stage) -> Result<Parsed, Diagno
     })
 }
 
+/// A `#version` that names no GLSL version.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+enum VersionError {
+    #[error("there is no GLSL ES version {0} (100, 300 es, 310 es, 320 es)")]
+    Es(u16),
+    #[error("there is no GLSL version {0}")]
+    Desktop(u16),
+}
+
 /// Whether a `#version` names a GLSL version that exists.
-fn check_version(v: Version) -> Result<(), String> {
+fn check_version(v: Version) -> Result<(), VersionError> {
     let known: &[u16] = if v.is_es() {
         &[100, 300, 310, 320]
     } else {
@@ -363,12 +372,9 @@ fn check_version(v: Version) -> Result<(), String> {
     if known.contains(&v.number) {
         Ok(())
     } else if v.is_es() {
-        Err(format!(
-            "there is no GLSL ES version {} (100, 300 es, 310 es, 320 es)",
-            v.number
-        ))
+        Err(VersionError::Es(v.number))
     } else {
-        Err(format!("there is no GLSL version {}", v.number))
+        Err(VersionError::Desktop(v.number))
     }
 }
 

@@ -91,21 +91,11 @@ impl fmt::Display for Signature {
     }
 }
 
-/// How a built-in variable is qualified.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Storage {
-    /// A shader input (`in`, `attribute`, `varying` in a fragment shader) or a
-    /// system value; read-only.
-    In,
-    /// A shader output; writable.
-    Out,
-    /// Readable and writable.
-    InOut,
-    /// A built-in uniform (`gl_DepthRange`, compatibility-profile state).
-    Uniform,
-    /// A compile-time constant (`gl_Max*`, `gl_WorkGroupSize`).
-    Const,
-}
+/// How a built-in variable is qualified: `In` (a shader input or system
+/// value; read-only), `Out` (a writable output), `InOut`, `Uniform` (a
+/// built-in uniform such as `gl_DepthRange`) or `Const` (`gl_Max*`,
+/// `gl_WorkGroupSize`).
+pub use shaderdbg_core::probes::Storage;
 
 /// A built-in variable or constant.
 #[derive(Clone, Debug, PartialEq, Eq)]

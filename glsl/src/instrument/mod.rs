@@ -190,14 +190,33 @@ fn check_selector(stage: Stage, sel: &Invocation) -> Result<(), InstrumentError>
     }
 }
 
+/// Why a user expression (breakpoint condition, watch) cannot be used.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum ExprError {
+    #[error("preprocessor directives are not allowed in an expression")]
+    Directive,
+    /// Beyond what the engine parses safely (`glsl::limits`), or not GLSL.
+    #[error("{0}")]
+    Syntax(String),
+    #[error("must not assign or increment (it would change what the shader computes)")]
+    SideEffects,
+    /// It does not type-check in the scope of its statement.
+    #[error("{0}")]
+    Type(String),
+    #[error("must be a bool, not {0}")]
+    NotBool(crate::Type),
+    #[error("values of type {0} cannot be captured")]
+    NotLoggable(crate::Type),
+}
+
 /// Parses a user expression (breakpoint condition, watch) as GLSL.
-fn parse_expr(text: &str) -> Result<ast::Expr, String> {
+fn parse_expr(text: &str) -> Result<ast::Expr, ExprError> {
     use glsl_lang::parse::DefaultParse;
     if text.contains('#') {
-        return Err("preprocessor directives are not allowed in an expression".into());
+        return Err(ExprError::Directive);
     }
-    crate::limits::check(text).map_err(|d| d.message)?;
-    ast::Expr::parse(text).map_err(|e| e.to_string())
+    crate::limits::check(text).map_err(|d| ExprError::Syntax(d.message))?;
+    ast::Expr::parse(text).map_err(|e| ExprError::Syntax(e.to_string()))
 }
 
 /// The span of a node, for probe records.

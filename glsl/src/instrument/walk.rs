@@ -8,7 +8,7 @@ use glsl_lang::transpiler::glsl::{show_external_declaration, FormattingState};
 
 use super::build::{self, call, stmt, uint, var};
 use super::runtime::Runtime;
-use super::{parse_expr, span_of, InstrumentError, Mode};
+use super::{parse_expr, span_of, ExprError, InstrumentError, Mode};
 use crate::analysis::{Callee, DeclId, DeclKind, Model, Storage};
 use crate::builtins::{self, BuiltinEnv, ParamDir};
 use crate::diagnostics::Span;
@@ -315,10 +315,10 @@ impl<'a> Walker<'a> {
                         None => Some(ExprData::BoolConst(true).into()),
                         Some(text) => match self.user_expr(&text, true) {
                             Ok((e, _)) => Some(e),
-                            Err(message) => {
+                            Err(e) => {
                                 self.fail(InstrumentError::Condition {
                                     condition: text,
-                                    message,
+                                    message: e.to_string(),
                                 });
                                 None
                             }
@@ -337,9 +337,9 @@ impl<'a> Walker<'a> {
                     self.watch_type = Some(ty);
                     out.push(stmt(call(&f, vec![e])));
                 }
-                Err(message) => self.fail(InstrumentError::Watch {
+                Err(e) => self.fail(InstrumentError::Watch {
                     expr: expr.clone(),
-                    message,
+                    message: e.to_string(),
                 }),
             },
             _ => {}
@@ -348,12 +348,10 @@ impl<'a> Walker<'a> {
 
     /// Parses and checks a breakpoint condition or watch expression in the
     /// current scope.
-    fn user_expr(&mut self, text: &str, condition: bool) -> Result<(ast::Expr, Type), String> {
+    fn user_expr(&mut self, text: &str, condition: bool) -> Result<(ast::Expr, Type), ExprError> {
         let e = parse_expr(text)?;
         if has_side_effects(&e) || calls_user_function(&e, &self.model) {
-            return Err(
-                "must not assign or increment (it would change what the shader computes)".into(),
-            );
+            return Err(ExprError::SideEffects);
         }
         let before = self.model.diagnostics.len();
         // The expression runs in the instrumented shader: built-ins resolve as
@@ -362,14 +360,14 @@ impl<'a> Walker<'a> {
         if let Some(d) = self.model.diagnostics.get(before) {
             let msg = d.message.clone();
             self.model.diagnostics.truncate(before);
-            return Err(msg);
+            return Err(ExprError::Type(msg));
         }
         if condition {
             if ty != BOOL {
-                return Err(format!("must be a bool, not {ty}"));
+                return Err(ExprError::NotBool(ty));
             }
         } else if !self.loggable(&ty) {
-            return Err(format!("values of type {ty} cannot be captured"));
+            return Err(ExprError::NotLoggable(ty));
         }
         Ok((e, ty))
     }

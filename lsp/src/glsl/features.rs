@@ -507,12 +507,16 @@ fn kind_text(kind: &DeclKind) -> String {
             Storage::Uniform => "uniform",
             Storage::Buffer => "buffer variable",
             Storage::Shared => "shared variable",
+            Storage::InOut => "shader variable",
         }
         .into(),
         DeclKind::Builtin(s) => match s {
             builtins::Storage::In => "built-in input",
             builtins::Storage::Out => "built-in output",
-            builtins::Storage::InOut => "built-in variable",
+            builtins::Storage::InOut
+            | builtins::Storage::Private
+            | builtins::Storage::Buffer
+            | builtins::Storage::Shared => "built-in variable",
             builtins::Storage::Uniform => "built-in uniform",
             builtins::Storage::Const => "built-in constant",
         }

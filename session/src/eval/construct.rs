@@ -27,16 +27,7 @@ pub(crate) fn callee(ev: &mut Evaluator<'_, '_>, f: &ast::FunIdentifier) -> R<Ca
         ast::FunIdentifierData::TypeSpecifier(ts) => {
             let name = match &ts.ty.content {
                 ast::TypeSpecifierNonArrayData::TypeName(n) => n.as_str().to_string(),
-                other => {
-                    let mut s = String::new();
-                    let node = ast::TypeSpecifierNonArray::new(other.clone(), None);
-                    let _ = glsl_lang::transpiler::glsl::show_type_specifier_non_array(
-                        &mut s,
-                        &node,
-                        &mut glsl_lang::transpiler::glsl::FormattingState::default(),
-                    );
-                    s.trim().to_string()
-                }
+                other => shaderdbg_glsl::syntax::type_specifier_name(other),
             };
             let Some(mut ty) = type_named(ev, &name) else {
                 if ts.array_specifier.is_some() {

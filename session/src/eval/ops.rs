@@ -1,6 +1,7 @@
 //! Operators, member access, swizzles, indexing and the conversions they use.
 
 use glsl_lang::ast::{BinaryOpData as B, UnaryOpData as U};
+use shaderdbg_glsl::syntax::{swizzle, SwizzleError};
 use shaderdbg_glsl::types::GlslScalar;
 use shaderdbg_glsl::{Scalar, Type, Value};
 
@@ -168,32 +169,8 @@ pub(crate) fn unary(op: &U, x: Typed) -> R<Typed> {
 
 // ---- binary --------------------------------------------------------------
 
-fn symbol(op: &B) -> &'static str {
-    match op {
-        B::Or => "||",
-        B::Xor => "^^",
-        B::And => "&&",
-        B::BitOr => "|",
-        B::BitXor => "^",
-        B::BitAnd => "&",
-        B::Equal => "==",
-        B::NonEqual => "!=",
-        B::Lt => "<",
-        B::Gt => ">",
-        B::Lte => "<=",
-        B::Gte => ">=",
-        B::LShift => "<<",
-        B::RShift => ">>",
-        B::Add => "+",
-        B::Sub => "-",
-        B::Mult => "*",
-        B::Div => "/",
-        B::Mod => "%",
-    }
-}
-
 pub(crate) fn binary(op: &B, a: Typed, b: Typed) -> R<Typed> {
-    let sym = symbol(op);
+    let sym = shaderdbg_glsl::syntax::binary_op_symbol(op);
     match op {
         B::Or | B::Xor | B::And => match (&a.ty, &a.value, &b.ty, &b.value) {
             (
@@ -494,15 +471,6 @@ fn deep_equal(ty: &Type, a: &Value, b: &Value) -> R<bool> {
 
 // ---- members, swizzles, indices --------------------------------------------
 
-fn swizzle_index(c: char) -> Option<(usize, u8)> {
-    for (set, chars) in ["xyzw", "rgba", "stpq"].iter().enumerate() {
-        if let Some(i) = chars.find(c) {
-            return Some((i, set as u8));
-        }
-    }
-    None
-}
-
 pub(crate) fn member(b: Typed, name: &str) -> R<Typed> {
     match (&b.ty, &b.value) {
         (Type::Struct(st), _) => {
@@ -517,21 +485,11 @@ pub(crate) fn member(b: Typed, name: &str) -> R<Typed> {
         (Type::Scalar(s) | Type::Vector(s, _), _) => {
             let s = *s;
             let comps = flat(&b).unwrap_or_default();
-            let mut set = None;
-            let mut out = Vec::new();
-            for c in name.chars() {
-                let (i, k) = swizzle_index(c)
-                    .filter(|(i, _)| *i < comps.len())
-                    .ok_or_else(|| EvalError::Invalid(format!("{} has no component {c}", b.ty)))?;
-                if set.is_some_and(|x| x != k) {
-                    return invalid(format!("`{name}` mixes swizzle sets (xyzw, rgba, stpq)"));
-                }
-                set = Some(k);
-                out.push(comps[i].clone());
-            }
-            if out.is_empty() || out.len() > 4 {
-                return invalid(format!("`{name}`: a swizzle has 1 to 4 components"));
-            }
+            let indices = swizzle(name, comps.len() as u8).map_err(|e| match e {
+                SwizzleError::NoComponent(_) => EvalError::Invalid(format!("{} {e}", b.ty)),
+                other => EvalError::Invalid(other.to_string()),
+            })?;
+            let out: Vec<Value> = indices.iter().map(|&i| comps[i as usize].clone()).collect();
             Ok(build(Type::vec(s, out.len() as u8), out))
         }
         _ => invalid(format!("{} has no fields or components", b.ty)),

@@ -175,6 +175,79 @@ pub unsafe fn program(
     }
 }
 
+/// A program of one vertex and one fragment shader.
+///
+/// # Safety
+/// A context is current.
+pub unsafe fn vf_program(
+    gl: &glow::Context,
+    vertex: &str,
+    fragment: &str,
+) -> anyhow::Result<glow::Program> {
+    unsafe {
+        program(
+            gl,
+            &[
+                (glow::VERTEX_SHADER, vertex),
+                (glow::FRAGMENT_SHADER, fragment),
+            ],
+            |_| {},
+        )
+    }
+}
+
+/// A buffer object bound to `target` and filled with `bytes` (`STATIC_DRAW`).
+///
+/// # Safety
+/// A context is current.
+pub unsafe fn buffer(
+    gl: &glow::Context,
+    target: u32,
+    bytes: &[u8],
+) -> anyhow::Result<glow::Buffer> {
+    unsafe {
+        let b = gl.create_buffer().map_err(|e| anyhow!(e))?;
+        gl.bind_buffer(target, Some(b));
+        gl.buffer_data_u8_slice(target, bytes, glow::STATIC_DRAW);
+        Ok(b)
+    }
+}
+
+/// The frame loop of the single-target apps: each of `frames` frames binds
+/// `out`, clears it to transparent black, runs `draw(frame)`, then takes the
+/// checksum of `out` and swaps.
+///
+/// # Safety
+/// A context is current and `out` belongs to it.
+pub unsafe fn render_frames(
+    gl: &glow::Context,
+    out: &Target,
+    frames: u32,
+    swap: &mut dyn FnMut() -> anyhow::Result<()>,
+    mut draw: impl FnMut(u32),
+) -> anyhow::Result<Vec<u64>> {
+    unsafe {
+        let mut sums = Vec::new();
+        for frame in 0..frames {
+            out.bind(gl);
+            gl.clear_color(0.0, 0.0, 0.0, 0.0);
+            gl.clear(glow::COLOR_BUFFER_BIT);
+            draw(frame);
+            sums.push(out.checksum(gl)?);
+            swap()?;
+        }
+        Ok(sums)
+    }
+}
+
+/// Prints `frame N checksum HEX` per frame: what every app prints, and what
+/// the tests compare with and without the agent.
+pub fn print_checksums(sums: &[u64]) {
+    for (frame, sum) in sums.iter().enumerate() {
+        println!("frame {frame} checksum {sum:016x}");
+    }
+}
+
 /// A framebuffer object with one color attachment.
 pub struct Target {
     pub fbo: glow::Framebuffer,

@@ -5,7 +5,9 @@
 
 use anyhow::anyhow;
 use shaderdbg_test_apps::glow::{self, HasContext};
-use shaderdbg_test_apps::{arg, program, with_context, Kind, Target};
+use shaderdbg_test_apps::{
+    arg, print_checksums, render_frames, vf_program, with_context, Kind, Target,
+};
 
 const VERTEX: &str = "#version 330 core
 uniform vec2 offset;
@@ -34,23 +36,13 @@ fn main() -> anyhow::Result<()> {
         gl.bind_vertex_array(Some(vao));
         let programs = [FRAGMENT_A, FRAGMENT_B]
             .iter()
-            .map(|f| {
-                program(
-                    gl,
-                    &[(glow::VERTEX_SHADER, VERTEX), (glow::FRAGMENT_SHADER, f)],
-                    |_| {},
-                )
-            })
+            .map(|f| vf_program(gl, VERTEX, f))
             .collect::<anyhow::Result<Vec<_>>>()?;
         let locations: Vec<_> = programs
             .iter()
             .map(|p| gl.get_uniform_location(*p, "offset"))
             .collect();
-        let mut sums = Vec::new();
-        for frame in 0..frames {
-            out.bind(gl);
-            gl.clear_color(0.0, 0.0, 0.0, 0.0);
-            gl.clear(glow::COLOR_BUFFER_BIT);
+        let sums = render_frames(gl, &out, frames, swap, |frame| {
             for i in 0..draws {
                 let k = (i % 2) as usize;
                 gl.use_program(Some(programs[k]));
@@ -59,9 +51,7 @@ fn main() -> anyhow::Result<()> {
                 gl.uniform_2_f32(locations[k].as_ref(), x, y);
                 gl.draw_arrays(glow::TRIANGLE_STRIP, 0, 4);
             }
-            sums.push(out.checksum(gl)?);
-            swap()?;
-        }
+        })?;
         for p in programs {
             gl.delete_program(p);
         }
@@ -69,8 +59,6 @@ fn main() -> anyhow::Result<()> {
         out.delete(gl);
         Ok(sums)
     })?;
-    for (frame, sum) in sums.iter().enumerate() {
-        println!("frame {frame} checksum {sum:016x}");
-    }
+    print_checksums(&sums);
     Ok(())
 }

@@ -27,7 +27,7 @@
 use anyhow::anyhow;
 use shaderdbg_test_apps::glow::{self, HasContext};
 use shaderdbg_test_apps::{
-    arg, bytes_of_u32, fnv1a, program, read_buffer, with_context, Kind, Target,
+    arg, bytes_of_u32, fnv1a, program, read_buffer, vf_program, with_context, Kind, Target,
 };
 
 const VERTEX: &str = include_str!("../../shaders/fullscreen.vert");
@@ -299,14 +299,7 @@ fn main() -> anyhow::Result<()> {
             );
             textures.push(t);
         }
-        let draw_prog = program(
-            gl,
-            &[
-                (glow::VERTEX_SHADER, VERTEX),
-                (glow::FRAGMENT_SHADER, FRAGMENT),
-            ],
-            |_| {},
-        )?;
+        let draw_prog = vf_program(gl, VERTEX, FRAGMENT)?;
         gl.use_program(Some(draw_prog));
         gl.uniform_1_i32(gl.get_uniform_location(draw_prog, "tex").as_ref(), 3);
         let comp_prog = program(gl, &[(glow::COMPUTE_SHADER, COMPUTE)], |_| {})?;

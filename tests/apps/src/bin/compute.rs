@@ -19,7 +19,9 @@
 
 use anyhow::{anyhow, bail};
 use shaderdbg_test_apps::glow::{self, HasContext};
-use shaderdbg_test_apps::{arg, check, fnv1a, program, read_buffer, with_context, Kind, Target};
+use shaderdbg_test_apps::{
+    arg, check, fnv1a, program, read_buffer, vf_program, with_context, Kind, Target,
+};
 
 const COMPUTE: &str = include_str!("../../shaders/compute.comp");
 const IMAGE: &str = include_str!("../../shaders/compute_image.comp");
@@ -57,11 +59,7 @@ fn main() -> anyhow::Result<()> {
 
         let step = program(gl, &[(glow::COMPUTE_SHADER, COMPUTE)], |_| {})?;
         let paint = program(gl, &[(glow::COMPUTE_SHADER, IMAGE)], |_| {})?;
-        let show = program(
-            gl,
-            &[(glow::VERTEX_SHADER, VERTEX), (glow::FRAGMENT_SHADER, SHOW)],
-            |_| {},
-        )?;
+        let show = vf_program(gl, VERTEX, SHOW)?;
         gl.use_program(Some(step));
         gl.uniform_1_u32(gl.get_uniform_location(step, "width").as_ref(), GRID);
         gl.use_program(Some(show));

@@ -41,7 +41,7 @@
 
 use anyhow::{anyhow, bail};
 use shaderdbg_test_apps::glow::{self, HasContext};
-use shaderdbg_test_apps::{arg, fnv1a, program, with_context_sized, Kind};
+use shaderdbg_test_apps::{arg, buffer, fnv1a, program, vf_program, with_context_sized, Kind};
 
 const VERTEX: &str = "#version 330 core
 void main() {
@@ -151,14 +151,7 @@ fn main() -> anyhow::Result<()> {
     let lines = with_context_sized(Kind::Core(4, 5), width, height, |gl, swap| unsafe {
         let vao = gl.create_vertex_array().map_err(|e| anyhow!(e))?;
         gl.bind_vertex_array(Some(vao));
-        let prog = program(
-            gl,
-            &[
-                (glow::VERTEX_SHADER, VERTEX),
-                (glow::FRAGMENT_SHADER, FRAGMENT),
-            ],
-            |_| {},
-        )?;
+        let prog = vf_program(gl, VERTEX, FRAGMENT)?;
         gl.use_program(Some(prog));
         let size = gl.get_uniform_location(prog, "size");
         let bad = gl.get_uniform_location(prog, "bad");
@@ -172,22 +165,8 @@ fn main() -> anyhow::Result<()> {
             ],
             |p| gl.transform_feedback_varyings(p, &["pos", "shade"], glow::INTERLEAVED_ATTRIBS),
         )?;
-        let tf_draw = program(
-            gl,
-            &[
-                (glow::VERTEX_SHADER, TF_DRAW_VERTEX),
-                (glow::FRAGMENT_SHADER, TF_DRAW_FRAGMENT),
-            ],
-            |_| {},
-        )?;
-        let image_prog = program(
-            gl,
-            &[
-                (glow::VERTEX_SHADER, VERTEX),
-                (glow::FRAGMENT_SHADER, IMAGE_FRAGMENT),
-            ],
-            |_| {},
-        )?;
+        let tf_draw = vf_program(gl, TF_DRAW_VERTEX, TF_DRAW_FRAGMENT)?;
+        let image_prog = vf_program(gl, VERTEX, IMAGE_FRAGMENT)?;
         gl.use_program(Some(image_prog));
         gl.uniform_2_f32(
             gl.get_uniform_location(image_prog, "size").as_ref(),
@@ -241,13 +220,7 @@ fn main() -> anyhow::Result<()> {
         let bytes: Vec<u8> = words.iter().flat_map(|w| w.to_le_bytes()).collect();
         gl.buffer_data_u8_slice(glow::DRAW_INDIRECT_BUFFER, &bytes, glow::STATIC_DRAW);
         gl.bind_buffer(glow::DRAW_INDIRECT_BUFFER, None);
-        let count = gl.create_buffer().map_err(|e| anyhow!(e))?;
-        gl.bind_buffer(glow::PARAMETER_BUFFER, Some(count));
-        gl.buffer_data_u8_slice(
-            glow::PARAMETER_BUFFER,
-            &1u32.to_le_bytes(),
-            glow::STATIC_DRAW,
-        );
+        let count = buffer(gl, glow::PARAMETER_BUFFER, &1u32.to_le_bytes())?;
         gl.bind_buffer(glow::PARAMETER_BUFFER, None);
         let multi_draw: Option<MultiDrawIndirectCount> = if mode == "indirect" {
             Some(std::mem::transmute::<

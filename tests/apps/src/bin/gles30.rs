@@ -8,7 +8,10 @@
 
 use anyhow::anyhow;
 use shaderdbg_test_apps::glow::{self, HasContext};
-use shaderdbg_test_apps::{arg, bytes_of_f32, program, with_context, Kind, Target};
+use shaderdbg_test_apps::{
+    arg, buffer, bytes_of_f32, print_checksums, render_frames, vf_program, with_context, Kind,
+    Target,
+};
 
 const VERTEX: &str = include_str!("../../shaders/gles30.vert");
 const FRAGMENT: &str = include_str!("../../shaders/gles30.frag");
@@ -28,40 +31,19 @@ fn main() -> anyhow::Result<()> {
         let quad = [-1.0f32, -1.0, 1.0, -1.0, -1.0, 1.0, 1.0, 1.0];
         let vao = gl.create_vertex_array().map_err(|e| anyhow!(e))?;
         gl.bind_vertex_array(Some(vao));
-        let vbo = gl.create_buffer().map_err(|e| anyhow!(e))?;
-        gl.bind_buffer(glow::ARRAY_BUFFER, Some(vbo));
-        gl.buffer_data_u8_slice(glow::ARRAY_BUFFER, &bytes_of_f32(&quad), glow::STATIC_DRAW);
+        let vbo = buffer(gl, glow::ARRAY_BUFFER, &bytes_of_f32(&quad))?;
         gl.enable_vertex_attrib_array(0);
         gl.vertex_attrib_pointer_f32(0, 2, glow::FLOAT, false, 0, 0);
-        let ebo = gl.create_buffer().map_err(|e| anyhow!(e))?;
-        gl.bind_buffer(glow::ELEMENT_ARRAY_BUFFER, Some(ebo));
-        gl.buffer_data_u8_slice(
-            glow::ELEMENT_ARRAY_BUFFER,
-            &[0, 1, 2, 1, 3, 2],
-            glow::STATIC_DRAW,
-        );
-        let prog = program(
-            gl,
-            &[
-                (glow::VERTEX_SHADER, VERTEX),
-                (glow::FRAGMENT_SHADER, FRAGMENT),
-            ],
-            |_| {},
-        )?;
+        let ebo = buffer(gl, glow::ELEMENT_ARRAY_BUFFER, &[0, 1, 2, 1, 3, 2])?;
+        let prog = vf_program(gl, VERTEX, FRAGMENT)?;
         gl.use_program(Some(prog));
         gl.uniform_1_f32(gl.get_uniform_location(prog, "zoom").as_ref(), 1.25);
         let frame_loc = gl.get_uniform_location(prog, "frame");
-        let mut sums = Vec::new();
-        for frame in 0..frames {
-            out.bind(gl);
-            gl.clear_color(0.0, 0.0, 0.0, 0.0);
-            gl.clear(glow::COLOR_BUFFER_BIT);
+        let sums = render_frames(gl, &out, frames, swap, |frame| {
             gl.use_program(Some(prog));
             gl.uniform_1_i32(frame_loc.as_ref(), frame as i32);
             gl.draw_elements(glow::TRIANGLES, 6, glow::UNSIGNED_BYTE, 0);
-            sums.push(out.checksum(gl)?);
-            swap()?;
-        }
+        })?;
         gl.delete_program(prog);
         gl.delete_buffer(vbo);
         gl.delete_buffer(ebo);
@@ -69,8 +51,6 @@ fn main() -> anyhow::Result<()> {
         out.delete(gl);
         Ok(sums)
     })?;
-    for (frame, sum) in sums.iter().enumerate() {
-        println!("frame {frame} checksum {sum:016x}");
-    }
+    print_checksums(&sums);
     Ok(())
 }

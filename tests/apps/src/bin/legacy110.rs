@@ -6,9 +6,10 @@
 //! with the default vertex array object 0. Uniforms: `scale` = 0.75,
 //! `frame` (a float). Prints `frame N checksum HEX` per frame.
 
-use anyhow::anyhow;
 use shaderdbg_test_apps::glow::{self, HasContext};
-use shaderdbg_test_apps::{arg, bytes_of_f32, program, with_context, Kind, Target};
+use shaderdbg_test_apps::{
+    arg, buffer, bytes_of_f32, print_checksums, program, render_frames, with_context, Kind, Target,
+};
 
 const VERTEX: &str = include_str!("../../shaders/legacy110.vert");
 const FRAGMENT: &str = include_str!("../../shaders/legacy110.frag");
@@ -22,9 +23,7 @@ fn main() -> anyhow::Result<()> {
     let sums = with_context(Kind::Compat(4, 5), size as u32, |gl, swap| unsafe {
         let out = Target::rgba8(gl, size, size)?;
         let quad = [-1.0f32, -1.0, 1.0, -1.0, -1.0, 1.0, 1.0, 1.0];
-        let vbo = gl.create_buffer().map_err(|e| anyhow!(e))?;
-        gl.bind_buffer(glow::ARRAY_BUFFER, Some(vbo));
-        gl.buffer_data_u8_slice(glow::ARRAY_BUFFER, &bytes_of_f32(&quad), glow::STATIC_DRAW);
+        let vbo = buffer(gl, glow::ARRAY_BUFFER, &bytes_of_f32(&quad))?;
         let prog = program(
             gl,
             &[
@@ -36,11 +35,7 @@ fn main() -> anyhow::Result<()> {
         gl.use_program(Some(prog));
         gl.uniform_1_f32(gl.get_uniform_location(prog, "scale").as_ref(), 0.75);
         let frame_loc = gl.get_uniform_location(prog, "frame");
-        let mut sums = Vec::new();
-        for frame in 0..frames {
-            out.bind(gl);
-            gl.clear_color(0.0, 0.0, 0.0, 0.0);
-            gl.clear(glow::COLOR_BUFFER_BIT);
+        let sums = render_frames(gl, &out, frames, swap, |frame| {
             gl.use_program(Some(prog));
             gl.uniform_1_f32(frame_loc.as_ref(), frame as f32);
             gl.bind_buffer(glow::ARRAY_BUFFER, Some(vbo));
@@ -48,16 +43,12 @@ fn main() -> anyhow::Result<()> {
             gl.vertex_attrib_pointer_f32(POS, 2, glow::FLOAT, false, 0, 0);
             gl.draw_arrays(glow::TRIANGLE_STRIP, 0, 4);
             gl.disable_vertex_attrib_array(POS);
-            sums.push(out.checksum(gl)?);
-            swap()?;
-        }
+        })?;
         gl.delete_program(prog);
         gl.delete_buffer(vbo);
         out.delete(gl);
         Ok(sums)
     })?;
-    for (frame, sum) in sums.iter().enumerate() {
-        println!("frame {frame} checksum {sum:016x}");
-    }
+    print_checksums(&sums);
     Ok(())
 }

@@ -7,7 +7,7 @@
 
 use anyhow::anyhow;
 use shaderdbg_test_apps::glow::{self, HasContext};
-use shaderdbg_test_apps::{arg, program, with_context, Kind, Target};
+use shaderdbg_test_apps::{arg, print_checksums, vf_program, with_context, Kind, Target};
 
 const VERTEX: &str = include_str!("../../shaders/fullscreen.vert");
 const PATTERN: &str = include_str!("../../shaders/multi_pass_pattern.frag");
@@ -31,19 +31,8 @@ fn main() -> anyhow::Result<()> {
         let out = Target::rgba8(gl, size, size)?;
         let vao = gl.create_vertex_array().map_err(|e| anyhow!(e))?;
         gl.bind_vertex_array(Some(vao));
-        let pattern = program(
-            gl,
-            &[
-                (glow::VERTEX_SHADER, VERTEX),
-                (glow::FRAGMENT_SHADER, PATTERN),
-            ],
-            |_| {},
-        )?;
-        let post = program(
-            gl,
-            &[(glow::VERTEX_SHADER, VERTEX), (glow::FRAGMENT_SHADER, POST)],
-            |_| {},
-        )?;
+        let pattern = vf_program(gl, VERTEX, PATTERN)?;
+        let post = vf_program(gl, VERTEX, POST)?;
         let frame_loc = gl.get_uniform_location(pattern, "frame");
         gl.use_program(Some(post));
         gl.uniform_1_i32(gl.get_uniform_location(post, "scene").as_ref(), 1);
@@ -81,8 +70,6 @@ fn main() -> anyhow::Result<()> {
         out.delete(gl);
         Ok(sums)
     })?;
-    for (frame, sum) in sums.iter().enumerate() {
-        println!("frame {frame} checksum {sum:016x}");
-    }
+    print_checksums(&sums);
     Ok(())
 }

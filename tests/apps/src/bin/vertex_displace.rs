@@ -11,7 +11,10 @@
 
 use anyhow::anyhow;
 use shaderdbg_test_apps::glow::{self, HasContext};
-use shaderdbg_test_apps::{arg, bytes_of_f32, program, with_context, Kind, Target};
+use shaderdbg_test_apps::{
+    arg, buffer, bytes_of_f32, print_checksums, render_frames, vf_program, with_context, Kind,
+    Target,
+};
 
 const VERTEX: &str = include_str!("../../shaders/vertex_displace.vert");
 const FRAGMENT: &str = include_str!("../../shaders/vertex_displace.frag");
@@ -50,35 +53,18 @@ fn main() -> anyhow::Result<()> {
         }
         let vao = gl.create_vertex_array().map_err(|e| anyhow!(e))?;
         gl.bind_vertex_array(Some(vao));
-        let vbo = gl.create_buffer().map_err(|e| anyhow!(e))?;
-        gl.bind_buffer(glow::ARRAY_BUFFER, Some(vbo));
-        gl.buffer_data_u8_slice(
-            glow::ARRAY_BUFFER,
-            &bytes_of_f32(&positions),
-            glow::STATIC_DRAW,
-        );
+        let vbo = buffer(gl, glow::ARRAY_BUFFER, &bytes_of_f32(&positions))?;
         gl.enable_vertex_attrib_array(0);
         gl.vertex_attrib_pointer_f32(0, 2, glow::FLOAT, false, 8, 0);
         let ebo = gl.create_buffer().map_err(|e| anyhow!(e))?;
         gl.bind_buffer(glow::ELEMENT_ARRAY_BUFFER, Some(ebo));
         let index_bytes: Vec<u8> = indices.iter().flat_map(|i| i.to_le_bytes()).collect();
         gl.buffer_data_u8_slice(glow::ELEMENT_ARRAY_BUFFER, &index_bytes, glow::STATIC_DRAW);
-        let prog = program(
-            gl,
-            &[
-                (glow::VERTEX_SHADER, VERTEX),
-                (glow::FRAGMENT_SHADER, FRAGMENT),
-            ],
-            |_| {},
-        )?;
+        let prog = vf_program(gl, VERTEX, FRAGMENT)?;
         gl.use_program(Some(prog));
         gl.uniform_1_f32(gl.get_uniform_location(prog, "amp").as_ref(), AMP);
         let frame_loc = gl.get_uniform_location(prog, "frame");
-        let mut sums = Vec::new();
-        for frame in 0..frames {
-            out.bind(gl);
-            gl.clear_color(0.0, 0.0, 0.0, 0.0);
-            gl.clear(glow::COLOR_BUFFER_BIT);
+        let sums = render_frames(gl, &out, frames, swap, |frame| {
             gl.use_program(Some(prog));
             gl.uniform_1_i32(frame_loc.as_ref(), frame as i32);
             gl.draw_elements(
@@ -87,9 +73,7 @@ fn main() -> anyhow::Result<()> {
                 glow::UNSIGNED_SHORT,
                 0,
             );
-            sums.push(out.checksum(gl)?);
-            swap()?;
-        }
+        })?;
         gl.delete_program(prog);
         gl.delete_buffer(vbo);
         gl.delete_buffer(ebo);
@@ -97,8 +81,6 @@ fn main() -> anyhow::Result<()> {
         out.delete(gl);
         Ok(sums)
     })?;
-    for (frame, sum) in sums.iter().enumerate() {
-        println!("frame {frame} checksum {sum:016x}");
-    }
+    print_checksums(&sums);
     Ok(())
 }

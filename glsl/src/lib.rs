@@ -19,7 +19,7 @@ pub mod source_map;
 pub mod types;
 pub mod value;
 
-pub use diagnostics::{Diagnostic, Severity, Span};
+pub use diagnostics::{Diagnostic, DiagnosticKind, Severity, Span};
 pub use shader::{Profile, Stage, Version};
 pub use types::{Scalar, Type};
 pub use value::Value;

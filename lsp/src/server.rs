@@ -34,6 +34,7 @@ use crate::config::{Config, Resolved};
 use crate::glsl::{self, features, Tree};
 use crate::line_index::LineIndex;
 use crate::{wgsl, Diag};
+use shaderdbg_glsl::ide::nav;
 
 /// How long a request waits for the analysis of the text it was sent against.
 const WAIT: Duration = Duration::from_millis(1500);
@@ -585,7 +586,7 @@ impl State {
                             // An include-only document: in the context of a
                             // file that includes it.
                             let context = match path.as_deref() {
-                                Some(p) if !glsl::has_version(&text) => {
+                                Some(p) if !shaderdbg_glsl::ide::has_version(&text) => {
                                     state.context_for(p, &open, &settings)
                                 }
                                 _ => None,
@@ -784,7 +785,6 @@ fn used_texts(tree: &Tree, includes: &[PathBuf]) -> Vec<(PathBuf, u64)> {
     let mut out = Vec::new();
     for p in includes {
         let text = tree
-            .map
             .files
             .iter()
             .find(|f| &f.path == p)
@@ -915,6 +915,11 @@ fn evict(docs: &mut HashMap<String, Doc>, current: &str, garbage: &mut Vec<Box<d
         }
     }
     true
+}
+
+/// A refused rename as the client sees it: invalid parameters, with why.
+fn invalid_params(e: features::RenameError) -> jsonrpc::Error {
+    jsonrpc::Error::invalid_params(e.to_string())
 }
 
 /// A document diagnostic as LSP wants it.
@@ -1279,7 +1284,7 @@ impl LanguageServer for Backend {
         let r = guard("prepareRename", || -> jsonrpc::Result<_> {
             let v = first.view(uri);
             let off = offset_of(&first.text, &first.lines, params.position)?;
-            features::prepare_rename(&v, off, &open_fn).map_err(jsonrpc::Error::invalid_params)
+            features::prepare_rename(&v, off, &open_fn).map_err(invalid_params)
         })??;
         Ok(r.map(PrepareRenameResult::Range))
     }
@@ -1296,12 +1301,15 @@ impl LanguageServer for Backend {
         let found = guard("rename", || -> jsonrpc::Result<_> {
             let v = first.view(uri);
             let off = offset_of(&first.text, &first.lines, p.position)?;
-            let invalid = jsonrpc::Error::invalid_params;
-            let Some((t, _)) = features::rename_target(&v, off, &open_fn).map_err(invalid)? else {
+            let Some((t, _)) =
+                features::rename_target(&v, off, &open_fn).map_err(invalid_params)?
+            else {
                 return Ok(None);
             };
-            features::check_new_name(new_name).map_err(invalid)?;
-            let edits = features::rename_edits(&v, &t, new_name, &open_fn).map_err(invalid)?;
+            nav::check_new_name(new_name)
+                .map_err(|e| invalid_params(features::RenameError::from(e)))?;
+            let edits =
+                features::rename_edits(&v, &t, new_name, &open_fn).map_err(invalid_params)?;
             Ok(Some((
                 edits,
                 features::declaration_site(&v, &t),
@@ -1321,7 +1329,7 @@ impl LanguageServer for Backend {
                         .filter(|t| t.name(&other.tree) == name)
                     {
                         Some(t) => features::rename_edits(&v, &t, new_name, &open_fn)
-                            .map_err(jsonrpc::Error::invalid_params),
+                            .map_err(invalid_params),
                         None => Ok(Vec::new()),
                     }
                 })??;

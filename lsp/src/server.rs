@@ -322,16 +322,16 @@ impl State {
     /// Applies `didOpen`/`didChange`/`didClose` in arrival order.
     fn notification(self: &Arc<Self>, method: &str, params: Option<&serde_json::Value>) {
         let params = params.cloned().unwrap_or(serde_json::Value::Null);
-        let result: Result<(), String> = match method {
+        let result: Result<(), NotificationError> = match method {
             "textDocument/didOpen" => serde_json::from_value::<OpenParams>(params)
-                .map_err(|e| e.to_string())
-                .map(|p| self.open(p.doc)),
+                .map(|p| self.open(p.doc))
+                .map_err(Into::into),
             "textDocument/didChange" => serde_json::from_value::<ChangeParams>(params)
-                .map_err(|e| e.to_string())
+                .map_err(Into::into)
                 .and_then(|p| self.change(p)),
             "textDocument/didClose" => serde_json::from_value::<CloseParams>(params)
-                .map_err(|e| e.to_string())
-                .map(|p| self.close(&p.text_document.uri)),
+                .map(|p| self.close(&p.text_document.uri))
+                .map_err(Into::into),
             _ => Ok(()),
         };
         if let Err(e) = result {
@@ -419,13 +419,13 @@ impl State {
         glsl::Context::build(path, &includers_of, settings)
     }
 
-    fn change(self: &Arc<Self>, p: ChangeParams) -> Result<(), String> {
+    fn change(self: &Arc<Self>, p: ChangeParams) -> Result<(), NotificationError> {
         let uri = p.text_document.uri;
         {
             let mut docs = lock(&self.docs);
             let doc = docs
                 .get_mut(&uri)
-                .ok_or_else(|| format!("{uri} is not open"))?;
+                .ok_or_else(|| NotificationError::NotOpen(uri.clone()))?;
             let mut text = (*doc.text).clone();
             let mut lines = doc.lines.clone();
             for c in p.content_changes {
@@ -917,6 +917,16 @@ fn evict(docs: &mut HashMap<String, Doc>, current: &str, garbage: &mut Vec<Box<d
     true
 }
 
+/// Why a document notification was not applied (logged; notifications have
+/// no answer).
+#[derive(Debug, thiserror::Error)]
+enum NotificationError {
+    #[error(transparent)]
+    Malformed(#[from] serde_json::Error),
+    #[error("{0} is not open")]
+    NotOpen(String),
+}
+
 /// A refused rename as the client sees it: invalid parameters, with why.
 fn invalid_params(e: features::RenameError) -> jsonrpc::Error {
     jsonrpc::Error::invalid_params(e.to_string())
@@ -1057,7 +1067,7 @@ impl LanguageServer for Backend {
         *self.state.root.write().unwrap_or_else(|e| e.into_inner()) = root.clone();
         let config = match params.initialization_options.as_ref() {
             Some(v) => Config::from_json(v).unwrap_or_else(|e| {
-                self.state.log(MessageType::Error, e);
+                self.state.log(MessageType::Error, e.to_string());
                 Config::default()
             }),
             None => Config::default(),
@@ -1168,7 +1178,7 @@ impl LanguageServer for Backend {
                     self.state.schedule(&u);
                 }
             }
-            Err(e) => self.state.log(MessageType::Error, e),
+            Err(e) => self.state.log(MessageType::Error, e.to_string()),
         }
     }
 

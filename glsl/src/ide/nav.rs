@@ -41,6 +41,16 @@ pub enum Target {
 }
 
 impl Target {
+    /// A field of a struct or block (not a swizzle).
+    fn field(owner: &str, name: &str, ty: Option<Type>) -> Target {
+        Target::Field {
+            owner: owner.to_string(),
+            name: name.to_string(),
+            ty,
+            swizzle: false,
+        }
+    }
+
     /// The name as written at its declaration and uses.
     pub fn name(&self, a: &Analysis) -> String {
         match self {
@@ -114,15 +124,7 @@ pub fn target_at(a: &Analysis, t: usize) -> Option<(Target, Span)> {
         for f in &s.fields {
             if here(f.name_span) {
                 let ty = field_type(a, &s.name, &f.name);
-                return Some((
-                    Target::Field {
-                        owner: s.name.clone(),
-                        name: f.name.clone(),
-                        ty,
-                        swizzle: false,
-                    },
-                    f.name_span,
-                ));
+                return Some((Target::field(&s.name, &f.name, ty), f.name_span));
             }
         }
     }
@@ -138,15 +140,7 @@ pub fn target_at(a: &Analysis, t: usize) -> Option<(Target, Span)> {
         for f in &b.fields {
             if here(f.name_span) {
                 let ty = block_field_type(a, i, &f.name);
-                return Some((
-                    Target::Field {
-                        owner: b.name.clone(),
-                        name: f.name.clone(),
-                        ty,
-                        swizzle: false,
-                    },
-                    f.name_span,
-                ));
+                return Some((Target::field(&b.name, &f.name, ty), f.name_span));
             }
         }
     }
@@ -164,15 +158,7 @@ pub fn target_at(a: &Analysis, t: usize) -> Option<(Target, Span)> {
                     let b = ix.blocks.iter().position(|b| b.name == r.owner)?;
                     block_field_type(a, b, &r.field)
                 });
-                return Some((
-                    Target::Field {
-                        owner: r.owner.clone(),
-                        name: r.field.clone(),
-                        ty,
-                        swizzle: false,
-                    },
-                    f.span,
-                ));
+                return Some((Target::field(&r.owner, &r.field, ty), f.span));
             }
             return member_target(a, f.span).map(|t| (t, f.span));
         }
@@ -209,15 +195,7 @@ pub fn target_at(a: &Analysis, t: usize) -> Option<(Target, Span)> {
             .find(|r| inv(r.span) && r.field == word)
         {
             let ty = field_type(a, &r.owner, &r.field);
-            return Some((
-                Target::Field {
-                    owner: r.owner.clone(),
-                    name: r.field.clone(),
-                    ty,
-                    swizzle: false,
-                },
-                wspan,
-            ));
+            return Some((Target::field(&r.owner, &r.field, ty), wspan));
         }
         if let Some(c) = ix.calls.iter().find(|c| inv(c.span) && c.name == word) {
             if is_user_fn(&c.name) {

@@ -19,28 +19,66 @@ pub enum Severity {
     Warning,
 }
 
+/// What a diagnostic is about, for tools that treat some differently (an
+/// editor leaves out errors about names that only a broken statement
+/// declared) without reading the message.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub enum DiagnosticKind {
+    /// The parser's: the text is not GLSL.
+    Syntax,
+    /// An `#include` that cannot be expanded.
+    Include,
+    /// A name used where none is declared (a variable or a function).
+    Undeclared(String),
+    #[default]
+    Other,
+}
+
+impl DiagnosticKind {
+    /// The kind of a message made by the analysis. Its messages are
+    /// formatted where the problem is found; until they carry their kind,
+    /// this is the one place that knows their shapes.
+    fn of_message(message: &str) -> DiagnosticKind {
+        let name = ["undeclared identifier `", "undeclared function `"]
+            .iter()
+            .find_map(|p| message.strip_prefix(p)?.strip_suffix('`'));
+        match name {
+            Some(n) if !n.contains('`') => DiagnosticKind::Undeclared(n.to_string()),
+            _ => DiagnosticKind::Other,
+        }
+    }
+}
+
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Diagnostic {
     pub severity: Severity,
     pub span: Span,
     pub message: String,
+    pub kind: DiagnosticKind,
 }
 
 impl Diagnostic {
     pub fn error(span: Span, message: impl Into<String>) -> Diagnostic {
-        Diagnostic {
-            severity: Severity::Error,
-            span,
-            message: message.into(),
-        }
+        Diagnostic::new(Severity::Error, span, message.into())
     }
 
     pub fn warning(span: Span, message: impl Into<String>) -> Diagnostic {
+        Diagnostic::new(Severity::Warning, span, message.into())
+    }
+
+    fn new(severity: Severity, span: Span, message: String) -> Diagnostic {
         Diagnostic {
-            severity: Severity::Warning,
+            severity,
             span,
-            message: message.into(),
+            kind: DiagnosticKind::of_message(&message),
+            message,
         }
+    }
+
+    /// The same diagnostic with another kind (the caller knows better: a
+    /// parse error is a syntax error).
+    pub fn with_kind(self, kind: DiagnosticKind) -> Diagnostic {
+        Diagnostic { kind, ..self }
     }
 }
 
@@ -55,3 +93,22 @@ impl fmt::Display for Diagnostic {
 }
 
 impl std::error::Error for Diagnostic {}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn undeclared_names_have_their_kind() {
+        let kind = |m: &str| Diagnostic::error(Span::default(), m).kind;
+        assert_eq!(
+            kind("undeclared identifier `x`"),
+            DiagnosticKind::Undeclared("x".into())
+        );
+        assert_eq!(
+            kind("undeclared function `f`"),
+            DiagnosticKind::Undeclared("f".into())
+        );
+        assert_eq!(kind("Light has no field `x`"), DiagnosticKind::Other);
+    }
+}

@@ -17,7 +17,7 @@ pub mod source_map;
 pub mod syntax;
 pub mod types;
 
-pub use diagnostics::{Diagnostic, Severity, Span};
+pub use diagnostics::{Diagnostic, DiagnosticKind, Severity, Span};
 pub use shader::{Profile, Stage, Version};
 pub use shaderdbg_core::Value;
 pub use types::{Scalar, Type};

@@ -35,9 +35,14 @@ pub struct Config {
     pub max_file_size: Option<usize>,
 }
 
+/// Settings that do not have the expected shape.
+#[derive(Debug, thiserror::Error)]
+#[error("shaderdbg settings: {0}")]
+pub struct ConfigError(#[from] serde_json::Error);
+
 impl Config {
     /// Parses settings; unknown fields are ignored, a malformed value is an error.
-    pub fn from_json(value: &serde_json::Value) -> Result<Config, String> {
+    pub fn from_json(value: &serde_json::Value) -> Result<Config, ConfigError> {
         let value = match value.get("shaderdbg") {
             Some(inner) if inner.is_object() => inner,
             _ => value,
@@ -45,7 +50,7 @@ impl Config {
         if value.is_null() {
             return Ok(Config::default());
         }
-        Config::deserialize(value).map_err(|e| format!("shaderdbg settings: {e}"))
+        Ok(Config::deserialize(value)?)
     }
 
     /// Whether a settings object is for this server: it has a `shaderdbg`

@@ -6,7 +6,8 @@ pub mod config;
 pub mod glsl;
 pub mod line_index;
 pub mod server;
-pub mod text;
+/// Text-level helpers (the engine's, shared with the WGSL side).
+pub use shaderdbg_glsl::ide::text;
 pub mod wgsl;
 
 use std::path::PathBuf;

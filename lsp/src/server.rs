@@ -34,6 +34,7 @@ use crate::config::{Config, Resolved};
 use crate::glsl::{self, features, Tree};
 use crate::line_index::LineIndex;
 use crate::{wgsl, Diag};
+use shaderdbg_glsl::ide::nav;
 
 /// How long a request waits for the analysis of the text it was sent against.
 const WAIT: Duration = Duration::from_millis(1500);
@@ -321,16 +322,16 @@ impl State {
     /// Applies `didOpen`/`didChange`/`didClose` in arrival order.
     fn notification(self: &Arc<Self>, method: &str, params: Option<&serde_json::Value>) {
         let params = params.cloned().unwrap_or(serde_json::Value::Null);
-        let result: Result<(), String> = match method {
+        let result: Result<(), NotificationError> = match method {
             "textDocument/didOpen" => serde_json::from_value::<OpenParams>(params)
-                .map_err(|e| e.to_string())
-                .map(|p| self.open(p.doc)),
+                .map(|p| self.open(p.doc))
+                .map_err(Into::into),
             "textDocument/didChange" => serde_json::from_value::<ChangeParams>(params)
-                .map_err(|e| e.to_string())
+                .map_err(Into::into)
                 .and_then(|p| self.change(p)),
             "textDocument/didClose" => serde_json::from_value::<CloseParams>(params)
-                .map_err(|e| e.to_string())
-                .map(|p| self.close(&p.text_document.uri)),
+                .map(|p| self.close(&p.text_document.uri))
+                .map_err(Into::into),
             _ => Ok(()),
         };
         if let Err(e) = result {
@@ -418,13 +419,13 @@ impl State {
         glsl::Context::build(path, &includers_of, settings)
     }
 
-    fn change(self: &Arc<Self>, p: ChangeParams) -> Result<(), String> {
+    fn change(self: &Arc<Self>, p: ChangeParams) -> Result<(), NotificationError> {
         let uri = p.text_document.uri;
         {
             let mut docs = lock(&self.docs);
             let doc = docs
                 .get_mut(&uri)
-                .ok_or_else(|| format!("{uri} is not open"))?;
+                .ok_or_else(|| NotificationError::NotOpen(uri.clone()))?;
             let mut text = (*doc.text).clone();
             let mut lines = doc.lines.clone();
             for c in p.content_changes {
@@ -585,7 +586,7 @@ impl State {
                             // An include-only document: in the context of a
                             // file that includes it.
                             let context = match path.as_deref() {
-                                Some(p) if !glsl::has_version(&text) => {
+                                Some(p) if !shaderdbg_glsl::ide::has_version(&text) => {
                                     state.context_for(p, &open, &settings)
                                 }
                                 _ => None,
@@ -784,7 +785,6 @@ fn used_texts(tree: &Tree, includes: &[PathBuf]) -> Vec<(PathBuf, u64)> {
     let mut out = Vec::new();
     for p in includes {
         let text = tree
-            .map
             .files
             .iter()
             .find(|f| &f.path == p)
@@ -915,6 +915,21 @@ fn evict(docs: &mut HashMap<String, Doc>, current: &str, garbage: &mut Vec<Box<d
         }
     }
     true
+}
+
+/// Why a document notification was not applied (logged; notifications have
+/// no answer).
+#[derive(Debug, thiserror::Error)]
+enum NotificationError {
+    #[error(transparent)]
+    Malformed(#[from] serde_json::Error),
+    #[error("{0} is not open")]
+    NotOpen(String),
+}
+
+/// A refused rename as the client sees it: invalid parameters, with why.
+fn invalid_params(e: features::RenameError) -> jsonrpc::Error {
+    jsonrpc::Error::invalid_params(e.to_string())
 }
 
 /// A document diagnostic as LSP wants it.
@@ -1052,7 +1067,7 @@ impl LanguageServer for Backend {
         *self.state.root.write().unwrap_or_else(|e| e.into_inner()) = root.clone();
         let config = match params.initialization_options.as_ref() {
             Some(v) => Config::from_json(v).unwrap_or_else(|e| {
-                self.state.log(MessageType::Error, e);
+                self.state.log(MessageType::Error, e.to_string());
                 Config::default()
             }),
             None => Config::default(),
@@ -1163,7 +1178,7 @@ impl LanguageServer for Backend {
                     self.state.schedule(&u);
                 }
             }
-            Err(e) => self.state.log(MessageType::Error, e),
+            Err(e) => self.state.log(MessageType::Error, e.to_string()),
         }
     }
 
@@ -1279,7 +1294,7 @@ impl LanguageServer for Backend {
         let r = guard("prepareRename", || -> jsonrpc::Result<_> {
             let v = first.view(uri);
             let off = offset_of(&first.text, &first.lines, params.position)?;
-            features::prepare_rename(&v, off, &open_fn).map_err(jsonrpc::Error::invalid_params)
+            features::prepare_rename(&v, off, &open_fn).map_err(invalid_params)
         })??;
         Ok(r.map(PrepareRenameResult::Range))
     }
@@ -1296,12 +1311,15 @@ impl LanguageServer for Backend {
         let found = guard("rename", || -> jsonrpc::Result<_> {
             let v = first.view(uri);
             let off = offset_of(&first.text, &first.lines, p.position)?;
-            let invalid = jsonrpc::Error::invalid_params;
-            let Some((t, _)) = features::rename_target(&v, off, &open_fn).map_err(invalid)? else {
+            let Some((t, _)) =
+                features::rename_target(&v, off, &open_fn).map_err(invalid_params)?
+            else {
                 return Ok(None);
             };
-            features::check_new_name(new_name).map_err(invalid)?;
-            let edits = features::rename_edits(&v, &t, new_name, &open_fn).map_err(invalid)?;
+            nav::check_new_name(new_name)
+                .map_err(|e| invalid_params(features::RenameError::from(e)))?;
+            let edits =
+                features::rename_edits(&v, &t, new_name, &open_fn).map_err(invalid_params)?;
             Ok(Some((
                 edits,
                 features::declaration_site(&v, &t),
@@ -1321,7 +1339,7 @@ impl LanguageServer for Backend {
                         .filter(|t| t.name(&other.tree) == name)
                     {
                         Some(t) => features::rename_edits(&v, &t, new_name, &open_fn)
-                            .map_err(jsonrpc::Error::invalid_params),
+                            .map_err(invalid_params),
                         None => Ok(Vec::new()),
                     }
                 })??;

@@ -1,155 +1,19 @@
-//! Every GLSL request, through a real client over stdio, with snapshots.
-//! (`UPDATE_EXPECT=1 cargo test -p shaderdbg-lsp` rewrites the snapshots.)
+//! The GLSL requests through the real server binary over stdio: each request
+//! once (the conversion to LSP types and the server's plumbing), editing and
+//! versions, includes from buffers and disk, settings, many documents. What
+//! each feature answers is checked in-process, case by case, in
+//! `features.rs`. (`UPDATE_EXPECT=1 cargo test -p shaderdbg-lsp` rewrites
+//! the snapshots.)
 
 mod support;
-
-use std::path::{Path, PathBuf};
 
 use expect_test::{expect, Expect};
 use serde_json::{json, Value};
 use support::*;
 
-const COMMON: &str = "// Shared helpers.\nfloat luminance(vec3 c) {\n    return dot(c, vec3(0.2126, 0.7152, 0.0722));\n}\n";
+const COMMON: &str = include_str!("data/common.glsl");
 
-const SCENE: &str = r#"#version 330 core
-#extension GL_GOOGLE_include_directive : require
-#include "common.glsl"
-
-struct Light {
-    vec3 pos;
-    float radius;
-};
-
-uniform Light lights[2];
-uniform sampler2D tex;
-in vec2 uv;
-out vec4 color;
-
-float falloff(float d, float r) {
-    return clamp(1.0 - d / r, 0.0, 1.0);
-}
-
-void main() {
-    vec3 acc = vec3(0.0);
-    for (int i = 0; i < 2; i++) {
-        float d = length(lights[i].pos.xy - uv);
-        acc += vec3(falloff(d, lights[i].radius));
-    }
-    float l = luminance(acc);
-    float fx = gl_FragCoord.x;
-    color = vec4(acc * l, fx) * texture(tex, uv);
-}
-"#;
-
-/// A scratch directory, removed when dropped.
-struct TempDir(PathBuf);
-
-impl std::ops::Deref for TempDir {
-    type Target = Path;
-    fn deref(&self) -> &Path {
-        &self.0
-    }
-}
-
-impl Drop for TempDir {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
-    }
-}
-
-fn workdir(name: &str) -> TempDir {
-    let dir = std::env::temp_dir().join(format!("shaderdbg-lsp-{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    TempDir(dir)
-}
-
-fn markdown(v: &Value) -> String {
-    v["contents"]["value"]
-        .as_str()
-        .unwrap_or("<none>")
-        .to_string()
-}
-
-fn file_of(uri: &Value) -> String {
-    uri.as_str()
-        .unwrap()
-        .rsplit('/')
-        .next()
-        .unwrap()
-        .to_string()
-}
-
-fn show_locations(v: &Value) -> String {
-    v.as_array()
-        .map(|a| {
-            a.iter()
-                .map(|l| format!("{} {}", file_of(&l["uri"]), show_range(&l["range"])))
-                .collect::<Vec<_>>()
-                .join("\n")
-        })
-        .unwrap_or_else(|| "null".into())
-}
-
-fn show_symbols(v: &Value, indent: usize) -> String {
-    let mut out = String::new();
-    for s in v.as_array().unwrap() {
-        out.push_str(&format!(
-            "{}{} [{}] {} {}\n",
-            " ".repeat(indent),
-            s["name"].as_str().unwrap(),
-            s["kind"],
-            s["detail"].as_str().unwrap_or(""),
-            show_range(&s["selectionRange"])
-        ));
-        if let Some(c) = s.get("children").filter(|c| c.is_array()) {
-            out.push_str(&show_symbols(c, indent + 2));
-        }
-    }
-    out
-}
-
-fn show_tokens(result: &Value, text: &str) -> String {
-    let types = [
-        "variable",
-        "parameter",
-        "function",
-        "struct",
-        "property",
-        "interface",
-    ];
-    let mods = ["declaration", "readonly", "defaultLibrary", "global"];
-    let data: Vec<u64> = result["data"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|v| v.as_u64().unwrap())
-        .collect();
-    let lines: Vec<&str> = text.lines().collect();
-    let (mut line, mut col) = (0u64, 0u64);
-    let mut out = Vec::new();
-    for t in data.chunks(5) {
-        if t[0] > 0 {
-            line += t[0];
-            col = t[1];
-        } else {
-            col += t[1];
-        }
-        let word = &lines[line as usize][col as usize..(col + t[2]) as usize];
-        let m: Vec<&str> = (0..4)
-            .filter(|b| t[4] & (1 << b) != 0)
-            .map(|b| mods[b])
-            .collect();
-        out.push(format!(
-            "{}:{} {word} {} {}",
-            line + 1,
-            col + 1,
-            types[t[3] as usize],
-            m.join(",")
-        ));
-    }
-    out.join("\n")
-}
+const SCENE: &str = include_str!("data/scene.frag");
 
 struct Session {
     c: Client,
@@ -162,24 +26,10 @@ impl Session {
         pos_of(&self.text, needle, nth, delta)
     }
 
-    fn req(&mut self, method: &str, needle: &str, nth: usize, delta: usize, extra: Value) -> Value {
-        let (l, c) = self.pos(needle, nth, delta);
-        let mut params = at(&self.uri, l, c);
-        if let (Some(p), Some(e)) = (params.as_object_mut(), extra.as_object()) {
-            for (k, v) in e {
-                p.insert(k.clone(), v.clone());
-            }
-        }
-        self.c.request(method, params)
-    }
-
-    fn hover(&mut self, needle: &str, nth: usize, want: Expect) {
-        let h = self.req(
+    fn hover(&mut self, snippet: &str, want: Expect) {
+        let h = self.c.request(
             "textDocument/hover",
-            needle,
-            nth,
-            needle.len() - 1,
-            json!({}),
+            at_cursor(&self.uri, &self.text, snippet, json!({})),
         );
         want.assert_eq(&markdown(&h));
     }
@@ -190,7 +40,7 @@ fn open_scene(name: &str) -> (Session, TempDir) {
     std::fs::write(dir.join("common.glsl"), COMMON).unwrap();
     let path = dir.join("scene.frag");
     std::fs::write(&path, SCENE).unwrap();
-    let uri = format!("file://{}", path.display());
+    let uri = uri_of(&path);
     let mut c = Client::start(json!({}));
     c.open(&uri, "glsl", 1, SCENE);
     let d = c.diagnostics(&uri, 1);
@@ -205,399 +55,38 @@ fn open_scene(name: &str) -> (Session, TempDir) {
     )
 }
 
-#[test]
-fn hover() {
-    let (mut s, _dir) = open_scene("hover");
-    s.hover(
-        "acc",
-        1,
-        expect![[r#"
-        ```glsl
-        vec3 acc
-        ```
-
-        local variable of `main`, declared at line 20"#]],
-    );
-    s.hover(
-        "lights",
-        1,
-        expect![[r#"
-        ```glsl
-        Light lights[2]
-        ```
-
-        uniform, declared at line 10"#]],
-    );
-    s.hover(
-        "pos",
-        1,
-        expect![[r#"
-        ```glsl
-        vec3 Light.pos
-        ```
-
-        field of `Light`"#]],
-    );
-    s.hover(
-        ".xy",
-        0,
-        expect![[r#"
-        ```glsl
-        vec2 .xy
-        ```
-
-        swizzle of a vec3"#]],
-    );
-    s.hover(
-        "falloff",
-        1,
-        expect![[r#"
-        ```glsl
-        float falloff(float d, float r)
-        ```
-
-        user function, defined at line 15"#]],
-    );
-    s.hover(
-        "luminance",
-        0,
-        expect![[r#"
-        ```glsl
-        float luminance(vec3 c)
-        ```
-
-        user function, defined at common.glsl:2"#]],
-    );
-    s.hover(
-        "length",
-        0,
-        expect![[r#"
-        ```glsl
-        float length(float x)
-        float length(vec2 x)
-        float length(vec3 x)
-        float length(vec4 x)
-        ```
-
-        built-in function: The length of vector x. (GLSL 330 core, fragment shader)"#]],
-    );
-    s.hover("gl_FragCoord", 0, expect![[r#"
-        ```glsl
-        vec4 gl_FragCoord
-        ```
-
-        built-in input: The window-relative coordinates of the fragment: x, y in pixels (pixel centres at .5), z the depth, w = 1 / clip w. (GLSL 330 core, fragment shader)"#]]);
-    s.hover(
-        "Light",
-        1,
-        expect![[r#"
-        ```glsl
-        struct Light {
-            vec3 pos;
-            float radius;
-        }
-        ```
-
-        struct, declared at line 5"#]],
-    );
-    s.hover(
-        "(float d",
-        0,
-        expect![[r#"
-        ```glsl
-        float d
-        ```
-
-        parameter of `falloff`, declared at line 15"#]],
-    );
-    // Nothing to say on a keyword, a literal, whitespace.
-    s.hover("return", 0, expect!["<none>"]);
-    s.hover("0.0, 1.0", 0, expect!["<none>"]);
-    s.c.shutdown();
+/// How a request's result is shown.
+#[derive(Clone, Copy)]
+enum Show {
+    Hover,
+    Locations,
+    Count,
+    Edit,
+    Range,
+    /// The error's message (the request must fail).
+    Error,
+    /// Labels (with details) of completion items sorted first.
+    Completion,
+    /// The active parameter and the signatures' labels.
+    Signatures,
+    InlineValues,
+    Folds,
+    /// Names and files of workspace symbols.
+    WorkspaceSymbols,
 }
 
-#[test]
-fn definition_references_rename() {
-    let (mut s, _dir) = open_scene("nav");
-    let d = s.req("textDocument/definition", "luminance", 0, 1, json!({}));
-    expect!["common.glsl 2:7-2:16"].assert_eq(&show_locations(&d));
-    let d = s.req("textDocument/definition", "falloff", 1, 1, json!({}));
-    expect!["scene.frag 15:7-15:14"].assert_eq(&show_locations(&d));
-    let d = s.req("textDocument/definition", "pos", 1, 1, json!({}));
-    expect!["scene.frag 6:10-6:13"].assert_eq(&show_locations(&d));
-    let d = s.req("textDocument/definition", "Light", 1, 1, json!({}));
-    expect!["scene.frag 5:8-5:13"].assert_eq(&show_locations(&d));
-    let d = s.req("textDocument/definition", "(d, ", 0, 1, json!({}));
-    expect!["scene.frag 22:15-22:16"].assert_eq(&show_locations(&d));
-    let d = s.req("textDocument/definition", "gl_FragCoord", 0, 1, json!({}));
-    expect!["null"].assert_eq(&show_locations(&d));
-    let d = s.req("textDocument/definition", "common.glsl", 0, 2, json!({}));
-    expect!["common.glsl 1:1-1:1"].assert_eq(&show_locations(&d));
-
-    let r = s.req(
-        "textDocument/references",
-        "acc",
-        0,
-        1,
-        json!({"context": {"includeDeclaration": true}}),
-    );
-    expect![[r#"
-        scene.frag 20:10-20:13
-        scene.frag 23:9-23:12
-        scene.frag 25:25-25:28
-        scene.frag 27:18-27:21"#]]
-    .assert_eq(&show_locations(&r));
-    let r = s.req(
-        "textDocument/references",
-        "falloff",
-        0,
-        1,
-        json!({"context": {"includeDeclaration": false}}),
-    );
-    expect!["scene.frag 23:21-23:28"].assert_eq(&show_locations(&r));
-    let r = s.req(
-        "textDocument/references",
-        "luminance",
-        0,
-        1,
-        json!({"context": {"includeDeclaration": true}}),
-    );
-    expect![[r#"
-        common.glsl 2:7-2:16
-        scene.frag 25:15-25:24"#]]
-    .assert_eq(&show_locations(&r));
-    let r = s.req("textDocument/documentHighlight", "uv", 1, 1, json!({}));
-    let n = r.as_array().unwrap().len();
-    assert_eq!(n, 3, "{r}");
-
-    // Rename a local, a parameter, a function.
-    let show_edit = |e: &Value| -> String {
-        let mut out = Vec::new();
-        for (uri, edits) in e["changes"].as_object().unwrap() {
-            for ed in edits.as_array().unwrap() {
-                out.push(format!(
-                    "{} {} -> {}",
-                    uri.rsplit('/').next().unwrap(),
-                    show_range(&ed["range"]),
-                    ed["newText"].as_str().unwrap()
-                ));
-            }
-        }
-        out.join("\n")
-    };
-    let e = s.req(
-        "textDocument/rename",
-        "d =",
-        0,
-        0,
-        json!({"newName": "dist"}),
-    );
-    expect![[r#"
-        scene.frag 22:15-22:16 -> dist
-        scene.frag 23:29-23:30 -> dist"#]]
-    .assert_eq(&show_edit(&e));
-    let e = s.req(
-        "textDocument/rename",
-        "float r)",
-        0,
-        6,
-        json!({"newName": "radius"}),
-    );
-    expect![[r#"
-        scene.frag 15:30-15:31 -> radius
-        scene.frag 16:28-16:29 -> radius"#]]
-    .assert_eq(&show_edit(&e));
-    let e = s.req(
-        "textDocument/rename",
-        "falloff",
-        1,
-        2,
-        json!({"newName": "attenuation"}),
-    );
-    expect![[r#"
-        scene.frag 15:7-15:14 -> attenuation
-        scene.frag 23:21-23:28 -> attenuation"#]]
-    .assert_eq(&show_edit(&e));
-    let p = s.req("textDocument/prepareRename", "acc", 2, 0, json!({}));
-    expect!["25:25-25:28"].assert_eq(&show_range(&p));
-    // A global (a uniform array of structs) and a struct field, used through
-    // an array index.
-    let e = s.req(
-        "textDocument/rename",
-        "lights",
-        1,
-        0,
-        json!({"newName": "ls"}),
-    );
-    expect![[r#"
-        scene.frag 10:15-10:21 -> ls
-        scene.frag 22:26-22:32 -> ls
-        scene.frag 23:32-23:38 -> ls"#]]
-    .assert_eq(&show_edit(&e));
-    let e = s.req(
-        "textDocument/rename",
-        "radius",
-        1,
-        1,
-        json!({"newName": "range"}),
-    );
-    expect![[r#"
-        scene.frag 7:11-7:17 -> range
-        scene.frag 23:42-23:48 -> range"#]]
-    .assert_eq(&show_edit(&e));
-    // Refused: built-ins, names declared in files that are not open, bad names.
-    let (l, c) = s.pos("gl_FragCoord", 0, 1);
-    let err = s.c.request_error(
-        "textDocument/prepareRename",
-        json!({"textDocument": {"uri": s.uri}, "position": {"line": l, "character": c}}),
-    );
-    expect![[r#""`gl_FragCoord` is a built-in variable and cannot be renamed""#]]
-        .assert_eq(&err["message"].to_string());
-    let (l, c) = s.pos("texture(", 0, 1);
-    let err = s.c.request_error(
-        "textDocument/prepareRename",
-        json!({"textDocument": {"uri": s.uri}, "position": {"line": l, "character": c}}),
-    );
-    expect![[r#""`texture` is a built-in function and cannot be renamed""#]]
-        .assert_eq(&err["message"].to_string());
-    let (l, c) = s.pos("luminance", 0, 0);
-    let err = s.c.request_error(
-        "textDocument/prepareRename",
-        json!({"textDocument": {"uri": s.uri}, "position": {"line": l, "character": c}}),
-    );
-    expect![[r#""`luminance` is declared in common.glsl, which is not open in the editor; open it to rename `luminance`""#]].assert_eq(&err["message"].to_string());
-    let err = s.c.request_error("textDocument/rename", json!({"textDocument": {"uri": s.uri}, "position": {"line": l, "character": c}, "newName": "luma"}));
-    expect![[r#""`luminance` is declared in common.glsl, which is not open in the editor; open it to rename `luminance`""#]].assert_eq(&err["message"].to_string());
-    let (l, c) = s.pos("acc", 0, 0);
-    for bad in ["gl_x", "vec3", "2x", "for", "mix"] {
-        let err = s.c.request_error("textDocument/rename", json!({"textDocument": {"uri": s.uri}, "position": {"line": l, "character": c}, "newName": bad}));
-        assert!(
-            err["message"].as_str().unwrap().contains("is not a name"),
-            "{bad}: {err}"
-        );
-    }
-    s.c.shutdown();
-}
-
-#[test]
-fn symbols_tokens_folding() {
-    let (mut s, _dir) = open_scene("symbols");
-    let syms = s.c.request(
-        "textDocument/documentSymbol",
-        json!({"textDocument": {"uri": s.uri}}),
-    );
-    expect![[r#"
-        Light [23] struct 5:8-5:13
-          pos [8] vec3 6:10-6:13
-          radius [8] float 7:11-7:17
-        lights [13] uniform Light[2] 10:15-10:21
-        tex [13] uniform sampler2D 11:19-11:22
-        uv [13] in vec2 12:9-12:11
-        color [13] out vec4 13:10-13:15
-        falloff [12] float falloff(float d, float r) 15:7-15:14
-        main [12] void main() 19:6-19:10
-    "#]]
-    .assert_eq(&show_symbols(&syms, 0));
-    let ws = s.c.request("workspace/symbol", json!({"query": "fall"}));
-    let names: Vec<String> = ws
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|w| {
-            format!(
-                "{} {}",
-                w["name"].as_str().unwrap(),
-                file_of(&w["location"]["uri"])
-            )
-        })
-        .collect();
-    expect![[r#"["falloff scene.frag"]"#]].assert_eq(&format!("{names:?}"));
-
-    let toks = s.c.request(
-        "textDocument/semanticTokens/full",
-        json!({"textDocument": {"uri": s.uri}}),
-    );
-    expect![[r#"
-        5:8 Light struct declaration
-        6:10 pos property declaration
-        7:11 radius property declaration
-        10:9 Light struct 
-        10:15 lights variable declaration,readonly,global
-        11:19 tex variable declaration,readonly,global
-        12:9 uv variable declaration,readonly,global
-        13:10 color variable declaration,global
-        15:7 falloff function declaration
-        15:21 d parameter declaration
-        15:30 r parameter declaration
-        16:12 clamp function defaultLibrary
-        16:24 d parameter 
-        16:28 r parameter 
-        19:6 main function declaration
-        20:10 acc variable declaration
-        21:14 i variable declaration
-        21:21 i variable 
-        21:28 i variable 
-        22:15 d variable declaration
-        22:19 length function defaultLibrary
-        22:26 lights variable readonly,global
-        22:33 i variable 
-        22:36 pos property 
-        22:40 xy property 
-        22:45 uv variable readonly,global
-        23:9 acc variable 
-        23:21 falloff function 
-        23:29 d variable 
-        23:32 lights variable readonly,global
-        23:39 i variable 
-        23:42 radius property 
-        25:11 l variable declaration
-        25:15 luminance function 
-        25:25 acc variable 
-        26:11 fx variable declaration
-        26:16 gl_FragCoord variable readonly,defaultLibrary,global
-        26:29 x property 
-        27:5 color variable global
-        27:18 acc variable 
-        27:24 l variable 
-        27:27 fx variable 
-        27:33 texture function defaultLibrary
-        27:41 tex variable readonly,global
-        27:46 uv variable readonly,global"#]]
-    .assert_eq(&show_tokens(&toks, &s.text));
-
-    let folds = s.c.request(
-        "textDocument/foldingRange",
-        json!({"textDocument": {"uri": s.uri}}),
-    );
-    let shown: Vec<String> = folds
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|f| {
-            format!(
-                "{}-{} {}",
-                f["startLine"].as_u64().unwrap() + 1,
-                f["endLine"].as_u64().unwrap() + 1,
-                f["kind"].as_str().unwrap_or("")
-            )
-        })
-        .collect();
-    expect![[r#"["5-7 ", "15-16 ", "19-27 ", "21-23 "]"#]].assert_eq(&format!("{shown:?}"));
-    s.c.shutdown();
-}
-
-#[test]
-fn completion_and_signature_help() {
-    let (mut s, _dir) = open_scene("complete");
-    let labels = |r: &Value, sort_prefixes: &[&str]| -> String {
-        r["items"]
-            .as_array()
-            .unwrap()
+fn show(how: Show, r: &Value, text: &str) -> String {
+    let items = |v: &Value| v.as_array().cloned().unwrap_or_default();
+    match how {
+        Show::Hover => markdown(r),
+        Show::Locations => show_locations(r),
+        Show::Count => items(r).len().to_string(),
+        Show::Edit => show_edit(r),
+        Show::Range => show_range(r),
+        Show::Error => r["message"].as_str().unwrap_or("").to_string(),
+        Show::Completion => items(&r["items"])
             .iter()
-            .filter(|i| {
-                let st = i["sortText"].as_str().unwrap_or("");
-                sort_prefixes.iter().any(|p| st.starts_with(p))
-            })
+            .filter(|i| i["sortText"].as_str().is_some_and(|s| s.starts_with('0')))
             .map(|i| {
                 format!(
                     "{} ({})",
@@ -606,101 +95,15 @@ fn completion_and_signature_help() {
                 )
             })
             .collect::<Vec<_>>()
-            .join("\n")
-    };
-    // Type `acc.` on a new line inside the loop: members of a vec3.
-    let (l, _) = s.pos("acc += ", 0, 0);
-    s.c.edit(&s.uri, 2, [l, 0, l, 0], "        lights[i].\n");
-    let r = s.c.request("textDocument/completion", at(&s.uri, l, 18));
-    expect![[r#"
-        pos (vec3)
-        radius (float)"#]]
-    .assert_eq(&labels(&r, &["0"]));
-    s.c.edit(&s.uri, 3, [l, 8, l, 18], "acc.");
-    let r = s.c.request("textDocument/completion", at(&s.uri, l, 12));
-    expect!["x (float), y (float), z (float), r (float), g (float), b (float), s (float), t (float), p (float), xy (vec2), rg (vec2), xyz (vec3), rgb (vec3), yx (vec2)"]
-        .assert_eq(&labels(&r, &["0", "1"]).replace('\n', ", "));
-    // The syntax error of the half-typed line is reported.
-    let d = s.c.diagnostics(&s.uri, 3);
-    expect!["24:9-24:12 error: invalid swizzle `acc` on vec3"].assert_eq(&show_diagnostics(&d));
-    // An identifier being typed: locals, globals, functions first.
-    s.c.edit(&s.uri, 4, [l, 8, l, 12], "f");
-    let r = s.c.request("textDocument/completion", at(&s.uri, l, 9));
-    expect![[r#"
-        d (float — local variable)
-        i (int — local variable)
-        acc (vec3 — local variable)
-        lights (Light[2] — uniform)
-        tex (sampler2D — uniform)
-        uv (vec2 — shader input)
-        color (vec4 — shader output)
-        luminance (float luminance(vec3 c))
-        falloff (float falloff(float d, float r))
-        main (void main())
-        Light (struct)"#]]
-    .assert_eq(&labels(&r, &["0", "1", "2"]));
-    let all = r["items"].as_array().unwrap();
-    for want in ["texture", "gl_FragCoord", "mix", "vec3", "for", "uniform"] {
-        assert!(all.iter().any(|i| i["label"] == want), "{want} missing");
-    }
-    assert!(
-        !all.iter().any(|i| i["label"] == "gl_Position"),
-        "vertex built-in offered in a fragment shader"
-    );
-    assert!(
-        !all.iter().any(|i| i["label"] == "texture2D"),
-        "legacy built-in offered in 330 core"
-    );
-    // Signature help inside a call.
-    s.c.edit(&s.uri, 5, [l, 8, l, 9], "acc = mix(acc, vec3(1.0), ");
-    let sh = s.c.request("textDocument/signatureHelp", at(&s.uri, l, 34));
-    let sigs: Vec<&str> = sh["signatures"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|s| s["label"].as_str().unwrap())
-        .collect();
-    assert!(
-        sigs.contains(&"vec3 mix(vec3 x, vec3 y, vec3 a)"),
-        "{sigs:?}"
-    );
-    expect!["2"].assert_eq(&sh["activeParameter"].to_string());
-    s.c.edit(&s.uri, 6, [l, 8, l, 34], "falloff(1.0, ");
-    let sh = s.c.request("textDocument/signatureHelp", at(&s.uri, l, 21));
-    expect![[r#"
-        {
-          "activeParameter": 1,
-          "activeSignature": 0,
-          "signatures": [
-            {
-              "label": "float falloff(float d, float r)",
-              "parameters": [
-                {
-                  "label": [
-                    14,
-                    21
-                  ]
-                },
-                {
-                  "label": [
-                    23,
-                    30
-                  ]
-                }
-              ]
-            }
-          ]
-        }"#]]
-    .assert_eq(&serde_json::to_string_pretty(&sh).unwrap());
-    s.c.shutdown();
-}
-
-#[test]
-fn inline_values_at_a_stop() {
-    let (mut s, _dir) = open_scene("inline");
-    let show = |r: &Value, text: &str| -> String {
-        r.as_array()
-            .unwrap()
+            .join("\n"),
+        Show::Signatures => {
+            let labels: Vec<String> = items(&r["signatures"])
+                .iter()
+                .map(|s| s["label"].as_str().unwrap_or("").to_string())
+                .collect();
+            format!("active {}: {}", r["activeParameter"], labels.join(" | "))
+        }
+        Show::InlineValues => items(r)
             .iter()
             .map(|v| {
                 let l = v["range"]["start"]["line"].as_u64().unwrap() as usize;
@@ -712,39 +115,186 @@ fn inline_values_at_a_stop() {
                 )
             })
             .collect::<Vec<_>>()
-            .join("\n")
-    };
-    // Stopped on `float l = luminance(acc);`, the whole file visible.
-    let (l, _) = s.pos("float l =", 0, 0);
-    let params = |stop_line: u32| {
+            .join("\n"),
+        Show::Folds => items(r)
+            .iter()
+            .map(|f| {
+                format!(
+                    "{}-{} {}",
+                    f["startLine"].as_u64().unwrap() + 1,
+                    f["endLine"].as_u64().unwrap() + 1,
+                    f["kind"].as_str().unwrap_or("")
+                )
+            })
+            .collect::<Vec<_>>()
+            .join(", "),
+        Show::WorkspaceSymbols => items(r)
+            .iter()
+            .map(|w| {
+                let uri = w["location"]["uri"].as_str().unwrap_or("");
+                format!(
+                    "{} {}",
+                    w["name"].as_str().unwrap(),
+                    uri.rsplit('/').next().unwrap_or("")
+                )
+            })
+            .collect::<Vec<_>>()
+            .join("\n"),
+    }
+}
+
+/// Every request once, on the scene, through the server: (method, where
+/// (`$0`; empty for a whole-document request), more parameters, how to show
+/// the answer, the answer).
+#[test]
+fn requests_through_the_server() {
+    let (mut s, _dir) = open_scene("requests");
+    let whole = |uri: &str| json!({"textDocument": {"uri": uri}});
+    let stop = |line: u32| {
         json!({
-            "textDocument": {"uri": s.uri},
             "range": {"start": {"line": 0, "character": 0}, "end": {"line": 30, "character": 0}},
-            "context": {"frameId": 1, "stoppedLocation": {"start": {"line": stop_line, "character": 4}, "end": {"line": stop_line, "character": 4}}}
+            "context": {"frameId": 1, "stoppedLocation": {"start": {"line": line, "character": 4}, "end": {"line": line, "character": 4}}}
         })
     };
-    let r = s.c.request("textDocument/inlineValue", params(l));
-    expect![[r#"
-        20:10-20:13 acc | vec3 acc = vec3(0.0);
-        23:9-23:12 acc | acc += vec3(falloff(d, lights[i].radius));"#]]
-    .assert_eq(&show(&r, &s.text));
-    // Inside the loop: the loop's variables too.
-    let (l, _) = s.pos("acc += ", 0, 0);
-    let r = s.c.request("textDocument/inlineValue", params(l));
-    expect![[r#"
-        20:10-20:13 acc | vec3 acc = vec3(0.0);
-        21:14-21:15 i | for (int i = 0; i < 2; i++) {
-        21:28-21:29 i | for (int i = 0; i < 2; i++) {
-        22:15-22:16 d | float d = length(lights[i].pos.xy - uv);
-        23:9-23:12 acc | acc += vec3(falloff(d, lights[i].radius));"#]]
-    .assert_eq(&show(&r, &s.text));
-    // In `falloff`: its parameters.
-    let (l, _) = s.pos("return clamp", 0, 0);
-    let r = s.c.request("textDocument/inlineValue", params(l));
-    expect![[r#"
-        15:21-15:22 d | float falloff(float d, float r) {
-        15:30-15:31 r | float falloff(float d, float r) {"#]]
-    .assert_eq(&show(&r, &s.text));
+    let stopped_at = s.pos("return clamp", 0, 0).0;
+    let cases: Vec<(&str, &str, Value, Show, Expect)> = vec![
+        (
+            "textDocument/hover",
+            "ac$0c += vec3",
+            json!({}),
+            Show::Hover,
+            expect![[r#"
+                ```glsl
+                vec3 acc
+                ```
+
+                local variable of `main`, declared at line 20"#]],
+        ),
+        (
+            "textDocument/definition",
+            "l$0uminance(acc)",
+            json!({}),
+            Show::Locations,
+            expect!["common.glsl 2:7-2:16"],
+        ),
+        (
+            "textDocument/references",
+            "l$0uminance(acc)",
+            json!({"context": {"includeDeclaration": true}}),
+            Show::Locations,
+            expect![[r#"
+                common.glsl 2:7-2:16
+                scene.frag 25:15-25:24"#]],
+        ),
+        (
+            "textDocument/documentHighlight",
+            "- u$0v);",
+            json!({}),
+            Show::Count,
+            expect!["3"],
+        ),
+        (
+            "textDocument/rename",
+            "float $0d = length",
+            json!({"newName": "dist"}),
+            Show::Edit,
+            expect![[r#"
+                scene.frag 22:15-22:16 -> dist
+                scene.frag 23:29-23:30 -> dist"#]],
+        ),
+        (
+            "textDocument/prepareRename",
+            "luminance($0acc)",
+            json!({}),
+            Show::Range,
+            expect!["25:25-25:28"],
+        ),
+        (
+            "textDocument/prepareRename",
+            "g$0l_FragCoord",
+            json!({}),
+            Show::Error,
+            expect!["`gl_FragCoord` is a built-in variable and cannot be renamed"],
+        ),
+        (
+            "textDocument/rename",
+            "vec3 $0acc = ",
+            json!({"newName": "for"}),
+            Show::Error,
+            expect!["`for` is not a name a user variable or function can have"],
+        ),
+        (
+            "textDocument/completion",
+            "lights[i].$0pos.xy",
+            json!({}),
+            Show::Completion,
+            expect![[r#"
+                pos (vec3)
+                radius (float)"#]],
+        ),
+        (
+            "textDocument/signatureHelp",
+            "clamp(1.0 - d / r, $00.0",
+            json!({}),
+            Show::Signatures,
+            expect!["active 1: float clamp(float x, float minVal, float maxVal) | vec2 clamp(vec2 x, vec2 minVal, vec2 maxVal) | vec3 clamp(vec3 x, vec3 minVal, vec3 maxVal) | vec4 clamp(vec4 x, vec4 minVal, vec4 maxVal) | vec2 clamp(vec2 x, float minVal, float maxVal) | vec3 clamp(vec3 x, float minVal, float maxVal) | vec4 clamp(vec4 x, float minVal, float maxVal) | int clamp(int x, int minVal, int maxVal) | ivec2 clamp(ivec2 x, ivec2 minVal, ivec2 maxVal) | ivec3 clamp(ivec3 x, ivec3 minVal, ivec3 maxVal) | ivec4 clamp(ivec4 x, ivec4 minVal, ivec4 maxVal) | ivec2 clamp(ivec2 x, int minVal, int maxVal) | ivec3 clamp(ivec3 x, int minVal, int maxVal) | ivec4 clamp(ivec4 x, int minVal, int maxVal) | uint clamp(uint x, uint minVal, uint maxVal) | uvec2 clamp(uvec2 x, uvec2 minVal, uvec2 maxVal) | uvec3 clamp(uvec3 x, uvec3 minVal, uvec3 maxVal) | uvec4 clamp(uvec4 x, uvec4 minVal, uvec4 maxVal) | uvec2 clamp(uvec2 x, uint minVal, uint maxVal) | uvec3 clamp(uvec3 x, uint minVal, uint maxVal) | uvec4 clamp(uvec4 x, uint minVal, uint maxVal)"],
+        ),
+        (
+            "textDocument/inlineValue",
+            "",
+            stop(stopped_at),
+            Show::InlineValues,
+            expect![[r#"
+                15:21-15:22 d | float falloff(float d, float r) {
+                15:30-15:31 r | float falloff(float d, float r) {"#]],
+        ),
+        (
+            "textDocument/documentSymbol",
+            "",
+            json!({}),
+            Show::Count,
+            expect!["7"],
+        ),
+        (
+            "textDocument/foldingRange",
+            "",
+            json!({}),
+            Show::Folds,
+            expect!["5-7 , 15-16 , 19-27 , 21-23 "],
+        ),
+        (
+            "workspace/symbol",
+            "",
+            json!({"query": "fall"}),
+            Show::WorkspaceSymbols,
+            expect!["falloff scene.frag"],
+        ),
+    ];
+    for (method, snippet, extra, how, want) in cases {
+        let params = if method == "workspace/symbol" {
+            extra
+        } else if snippet.is_empty() {
+            let mut p = whole(&s.uri);
+            if let (Some(p), Some(e)) = (p.as_object_mut(), extra.as_object()) {
+                p.extend(e.clone());
+            }
+            p
+        } else {
+            at_cursor(&s.uri, &s.text, snippet, extra)
+        };
+        let r = match how {
+            Show::Error => s.c.request_error(method, params),
+            _ => s.c.request(method, params),
+        };
+        want.assert_eq(&show(how, &r, &s.text));
+    }
+    let toks =
+        s.c.request("textDocument/semanticTokens/full", whole(&s.uri));
+    assert_eq!(
+        toks["data"].as_array().map(Vec::len),
+        Some(45 * 5),
+        "{toks}"
+    );
     s.c.shutdown();
 }
 
@@ -767,8 +317,7 @@ fn open_change_close_and_half_typed_code() {
         .replace("vec3(0.0);", "vec3(0.0) +;")
         .replace("fx)", "fy)");
     s.hover(
-        "falloff",
-        1,
+        "vec3(fallof$0f(d",
         expect![[r#"
         ```glsl
         float falloff(float d, float r)
@@ -790,8 +339,7 @@ fn open_change_close_and_half_typed_code() {
     );
     s.text = SCENE.replace("void main() {", "void main() { #");
     s.hover(
-        "luminance",
-        0,
+        "luminanc$0e(acc)",
         expect![[r#"
         ```glsl
         float luminance(vec3 c)
@@ -973,106 +521,4 @@ fn many_documents_and_dropped_trees() {
         assert_eq!(c.published_versions(uri), [Some(1)], "{uri}");
     }
     c.shutdown();
-}
-
-#[test]
-fn interface_blocks() {
-    let text = "#version 450\nlayout(std140, binding = 0) uniform Camera { mat4 view; vec3 eye; } cam;\nuniform Params { float gain; };\nlayout(location = 0) out vec4 o;\nvoid main() {\n    o = cam.view * vec4(cam.eye * gain, 1.0);\n}\n";
-    let uri = "file:///tmp/shaderdbg-lsp-test/blocks.frag";
-    let mut c = Client::start(json!({}));
-    c.open(uri, "glsl", 1, text);
-    assert_eq!(show_diagnostics(&c.diagnostics(uri, 1)), "");
-    let mut shown = Vec::new();
-    for (needle, nth, delta) in [
-        ("cam", 1, 1),
-        ("eye", 1, 1),
-        ("gain", 1, 1),
-        ("Camera", 0, 1),
-        ("view", 0, 1),
-    ] {
-        let (l, ch) = pos_of(text, needle, nth, delta);
-        let h = c.request("textDocument/hover", at(uri, l, ch));
-        shown.push(format!("{needle}: {}", markdown(&h)));
-    }
-    expect![[r#"
-        cam: ```glsl
-        Camera cam
-        ```
-
-        uniform, declared at line 2
-        eye: ```glsl
-        vec3 Camera.eye
-        ```
-
-        field of `Camera`
-        gain: ```glsl
-        float gain
-        ```
-
-        uniform, declared at line 3
-        Camera: ```glsl
-        uniform Camera {
-            mat4 view;
-            vec3 eye;
-        } cam
-        ```
-        view: ```glsl
-        mat4 Camera.view
-        ```
-
-        field of `Camera`"#]]
-    .assert_eq(&shown.join("\n"));
-    let (l, ch) = pos_of(text, "eye", 1, 1);
-    let d = c.request("textDocument/definition", at(uri, l, ch));
-    expect!["blocks.frag 2:62-2:65"].assert_eq(&show_locations(&d));
-    let syms = c.request(
-        "textDocument/documentSymbol",
-        json!({"textDocument": {"uri": uri}}),
-    );
-    expect![[r#"
-        Camera [11] uniform block cam 2:37-2:43
-          view [8] mat4 2:51-2:55
-          eye [8] vec3 2:62-2:65
-        Params [11] uniform block 3:9-3:15
-          gain [8] float 3:24-3:28
-        o [13] out vec4 4:31-4:32
-        main [12] void main() 5:6-5:10
-    "#]]
-    .assert_eq(&show_symbols(&syms, 0));
-    c.shutdown();
-}
-
-/// A Shadertoy-style body (the demo shader, which the built-in host wraps
-/// with Shadertoy's uniforms) has no false errors for `iResolution`/`iTime`,
-/// and hover knows them; a real error in such a file is still reported.
-#[test]
-fn shadertoy_bodies_know_the_hosts_uniforms() {
-    let dir = workdir("shadertoy");
-    let text = include_str!("../../cli/demo/demo.frag");
-    let path = dir.join("demo.frag");
-    std::fs::write(&path, text).unwrap();
-    let uri = format!("file://{}", path.display());
-    let mut c = Client::start(json!({}));
-    c.open(&uri, "glsl", 1, text);
-    assert_eq!(show_diagnostics(&c.diagnostics(&uri, 1)), "");
-    let mut s = Session {
-        c,
-        uri: uri.clone(),
-        text: text.to_string(),
-    };
-    s.hover(
-        "iResolution",
-        0,
-        expect![[r#"
-            ```glsl
-            vec3 iResolution
-            ```
-
-            uniform, declared at the configured header"#]],
-    );
-    let broken = text.replace("iTime)", "iTimes)");
-    s.c.replace_all(&uri, 2, &broken);
-    let d = show_diagnostics(&s.c.diagnostics(&uri, 2));
-    assert!(d.contains("undeclared identifier `iTimes`"), "{d}");
-    assert_eq!(d.lines().count(), 1, "{d}");
 }

@@ -1,22 +1,35 @@
-//! Queries for editors (the language server): a symbol index of a parsed
-//! shader ([`Index`]), what is in scope at an offset ([`scope_at`]), and what
-//! can be completed ([`members`], [`keywords`], [`type_names`]).
+//! The engine's side of an editor (the language server): parsing half-typed
+//! code ([`parse_recovering`], with diagnostics placed in the text, header
+//! or included files), a symbol index of a parsed shader ([`Index`]), what
+//! is in scope at an offset ([`scope_at`]), what a name stands for and where
+//! it is used ([`nav`]), and what can be completed ([`members`],
+//! [`keywords`], [`type_names`]).
 //!
-//! Everything here works on byte offsets into [`crate::parse::SourceText::text`],
-//! like the rest of the engine; converting to editor positions (and away from
-//! headers and included files) is the editor's business.
+//! Everything here works on byte offsets: of [`crate::parse::SourceText::text`]
+//! (the parsed text), or of the shader's own text where [`SourceMap`] says
+//! so. Converting to editor positions, URIs and protocol types is the
+//! editor's business.
 
 mod complete;
 mod index;
 mod macros;
+pub mod nav;
+mod recover;
 mod scope;
+mod sources;
+pub mod text;
 
 pub use complete::{keywords, members, type_names, Member, MemberKind};
 pub use index::{
     BlockSym, FieldSym, FunctionSym, GlobalSym, Index, NameUse, ParamSym, StructSym, WriteSym,
 };
 pub use macros::{is_builtin_macro, MacroDef, MacroUse, Macros};
+pub use recover::{
+    defines_main, has_version, include_lines, is_reserved_word, parse_recovering, version_split,
+    Analysis, Loc, Located, Recovery, Request,
+};
 pub use scope::{scope_at, ScopeAt};
+pub use sources::{IncludedFile, Place, SourceMap};
 
 #[cfg(test)]
 mod tests {

@@ -12,9 +12,10 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use shaderdbg_glsl::analysis::{DeclKind, Storage};
-use shaderdbg_glsl::builtins::{self, BuiltinEnv, ParamDir};
+use shaderdbg_glsl::builtins::{self, ParamDir};
+use shaderdbg_glsl::ide::nav::{self, Target};
 use shaderdbg_glsl::ide::{self, MemberKind};
-use shaderdbg_glsl::{Span, Type};
+use shaderdbg_glsl::Span;
 use tower_lsp_server::gen_lsp_types::*;
 
 use super::{Place, Tree};
@@ -90,18 +91,18 @@ impl<'a> View<'a> {
 
     /// A current document offset in the engine's text.
     pub fn to_text(&self, c: usize) -> Option<usize> {
-        self.tree.map.to_text(self.cur_to_old(c)?)
+        self.tree.to_text(self.cur_to_old(c)?)
     }
 
     /// Like `to_text`, for scope queries (an offset in the edited region counts
     /// as its start).
     pub fn to_text_near(&self, c: usize) -> Option<usize> {
-        self.tree.map.to_text(self.cur_to_old_near(c))
+        self.tree.to_text(self.cur_to_old_near(c))
     }
 
     /// An engine span as a current document range.
     pub fn doc_range(&self, span: Span) -> Option<(usize, usize)> {
-        let (s, e) = self.tree.map.span_to_doc(span)?;
+        let (s, e) = self.tree.span_to_doc(span)?;
         let s2 = self.old_to_cur(s)?;
         let e2 = self.old_to_cur(e)?;
         (e2 >= s2).then_some((s2, e2))
@@ -133,22 +134,6 @@ impl<'a> View<'a> {
         }
     }
 
-    fn src(&self) -> &str {
-        &self.tree.parsed.source.text
-    }
-
-    /// The engine text at a span.
-    fn src_at(&self, span: Span) -> &str {
-        self.src().get(span.start..span.end).unwrap_or("")
-    }
-
-    fn env(&self) -> BuiltinEnv {
-        BuiltinEnv {
-            version: self.tree.parsed.version,
-            stage: self.tree.parsed.stage,
-        }
-    }
-
     /// A human description of where a span is ("line 12", "common.glsl:3").
     fn where_is(&self, span: Span) -> Option<String> {
         Some(match self.file_place(span)? {
@@ -163,540 +148,13 @@ impl<'a> View<'a> {
 
 // ---- what is at an offset -------------------------------------------------------
 
-/// A symbol an identifier stands for.
-#[derive(Clone, Debug, PartialEq)]
-pub enum Target {
-    /// A variable (a declaration of the model; built-ins included).
-    Var(usize),
-    /// A user function (all overloads of the name).
-    Function(String),
-    /// A built-in function.
-    Builtin(String),
-    /// A user struct type.
-    Struct(String),
-    /// An interface block (index into the symbol index's blocks).
-    Block(usize),
-    /// A field of a struct or block (`owner` is its type name), or a swizzle.
-    Field {
-        owner: String,
-        name: String,
-        ty: Option<Type>,
-        swizzle: bool,
-    },
-    /// A macro (index into the tree's macro definitions).
-    Macro(usize),
-    /// A macro the preprocessor defines (`__VERSION__`, `GL_ES`, ...).
-    BuiltinMacro(String),
-}
-
-impl Target {
-    /// The name as written at its declaration and uses.
-    pub fn name(&self, tree: &Tree) -> String {
-        match self {
-            Target::Var(d) => tree.model.decls[*d].name.clone(),
-            Target::Function(n) | Target::Builtin(n) | Target::Struct(n) => n.clone(),
-            Target::Block(i) => tree.index.blocks[*i].name.clone(),
-            Target::Field { name, .. } => name.clone(),
-            Target::Macro(d) => tree.macros.defs[*d].name.clone(),
-            Target::BuiltinMacro(n) => n.clone(),
-        }
-    }
-}
-
-fn contains(s: Span, t: usize) -> bool {
-    s.start <= t && t <= s.end && s.end > s.start
-}
-
-/// What the identifier at engine offset `t` stands for, and its span.
-pub fn target_at(v: &View, t: usize) -> Option<(Target, Span)> {
-    let tree = v.tree;
-    let src = v.src();
-    let (ws, we) = text::word_at(src, t)?;
-    let word = &src[ws..we];
-    let here = |s: Span| contains(s, t) && v.src_at(s) == word;
-    // Macro names first: what a macro use expands to carries the use's span.
-    if let Some((d, s)) = tree.macros.at(t) {
-        if tree.macros.defs[d].name == word {
-            return Some((Target::Macro(d), s));
-        }
-    }
-    // Variable uses.
-    let k = tree.refs_sorted.partition_point(|(s, _)| s.start <= t);
-    for (s, d) in tree.refs_sorted[..k].iter().rev().take(4) {
-        if here(*s) && tree.model.decls[*d].name == word {
-            return Some((Target::Var(*d), *s));
-        }
-    }
-    // Variable declarations.
-    for (d, s) in tree.decl_names.iter().enumerate() {
-        if here(*s)
-            && tree.model.decls[d].name == word
-            && !matches!(tree.model.decls[d].kind, DeclKind::Builtin(_))
-        {
-            return Some((Target::Var(d), *s));
-        }
-    }
-    let ix = &tree.index;
-    let is_user_fn = |n: &str| tree.model.functions.iter().any(|f| f.name == n);
-    for f in &ix.functions {
-        if here(f.name_span) {
-            return Some((Target::Function(f.name.clone()), f.name_span));
-        }
-    }
-    for c in &ix.calls {
-        if here(c.span) {
-            let t = if is_user_fn(&c.name) {
-                Target::Function(c.name.clone())
-            } else if tree.model.structs.contains_key(&c.name) {
-                Target::Struct(c.name.clone())
-            } else if builtins::is_builtin_function(&c.name) {
-                Target::Builtin(c.name.clone())
-            } else {
-                return None;
-            };
-            return Some((t, c.span));
-        }
-    }
-    for s in &ix.structs {
-        if here(s.name_span) {
-            return Some((Target::Struct(s.name.clone()), s.name_span));
-        }
-        for f in &s.fields {
-            if here(f.name_span) {
-                let ty = field_type(tree, &s.name, &f.name);
-                return Some((
-                    Target::Field {
-                        owner: s.name.clone(),
-                        name: f.name.clone(),
-                        ty,
-                        swizzle: false,
-                    },
-                    f.name_span,
-                ));
-            }
-        }
-    }
-    for u in &ix.type_uses {
-        if here(u.span) && tree.model.structs.contains_key(&u.name) {
-            return Some((Target::Struct(u.name.clone()), u.span));
-        }
-    }
-    for (i, b) in ix.blocks.iter().enumerate() {
-        if here(b.name_span) {
-            return Some((Target::Block(i), b.name_span));
-        }
-        for f in &b.fields {
-            if here(f.name_span) {
-                let ty = block_field_type(tree, i, &f.name);
-                return Some((
-                    Target::Field {
-                        owner: b.name.clone(),
-                        name: f.name.clone(),
-                        ty,
-                        swizzle: false,
-                    },
-                    f.name_span,
-                ));
-            }
-        }
-    }
-    for f in &ix.fields {
-        if here(f.span) {
-            // A field of a struct value the model resolved (through arrays,
-            // calls, nested fields), else by the type of the text before it.
-            if let Some(r) = tree
-                .model
-                .field_references
-                .iter()
-                .find(|r| r.span == f.span && r.field == word)
-            {
-                let ty = field_type(tree, &r.owner, &r.field).or_else(|| {
-                    let b = ix.blocks.iter().position(|b| b.name == r.owner)?;
-                    block_field_type(tree, b, &r.field)
-                });
-                return Some((
-                    Target::Field {
-                        owner: r.owner.clone(),
-                        name: r.field.clone(),
-                        ty,
-                        swizzle: false,
-                    },
-                    f.span,
-                ));
-            }
-            return member_target(v, f.span).map(|t| (t, f.span));
-        }
-    }
-    // A name written in the arguments of a function-like macro's use: the
-    // nodes it became carry the span of the whole invocation.
-    let wspan = Span::new(ws, we - ws);
-    for u in tree
-        .macros
-        .uses
-        .iter()
-        .filter(|u| u.span.end <= ws && ws - u.span.end < 4096)
-    {
-        let (us, inv) = (u.span.start, |s: Span| {
-            s.start == u.span.start && s.end >= we
-        });
-        if !tree.refs_sorted.iter().any(|(s, _)| s.start == us)
-            && !ix.calls.iter().any(|c| c.span.start == us)
-            && !tree
-                .model
-                .field_references
-                .iter()
-                .any(|r| r.span.start == us)
-        {
-            continue;
-        }
-        if let Some((_, d)) = tree
-            .refs_sorted
-            .iter()
-            .find(|(s, d)| inv(*s) && tree.model.decls[*d].name == word)
-        {
-            return Some((Target::Var(*d), wspan));
-        }
-        if let Some(r) = tree
-            .model
-            .field_references
-            .iter()
-            .find(|r| inv(r.span) && r.field == word)
-        {
-            let ty = field_type(tree, &r.owner, &r.field);
-            return Some((
-                Target::Field {
-                    owner: r.owner.clone(),
-                    name: r.field.clone(),
-                    ty,
-                    swizzle: false,
-                },
-                wspan,
-            ));
-        }
-        if let Some(c) = ix.calls.iter().find(|c| inv(c.span) && c.name == word) {
-            if is_user_fn(&c.name) {
-                return Some((Target::Function(c.name.clone()), wspan));
-            }
-        }
-    }
-    if ide::is_builtin_macro(word) {
-        return Some((
-            Target::BuiltinMacro(word.to_string()),
-            Span::new(ws, we - ws),
-        ));
-    }
-    // A built-in variable the model never resolved (e.g. in dead code).
-    None
-}
-
-fn field_type(tree: &Tree, owner: &str, field: &str) -> Option<Type> {
-    tree.model
-        .structs
-        .get(owner)?
-        .fields
-        .iter()
-        .find(|f| f.name == field)
-        .map(|f| f.ty.clone())
-}
-
-fn block_field_type(tree: &Tree, block: usize, field: &str) -> Option<Type> {
-    let b = &tree.index.blocks[block];
-    // Members of a block without instance name are globals of the model; the
-    // instance of one with a name has the block as its (struct) type.
-    if let Some((inst, _)) = &b.instance {
-        let d = tree
-            .model
-            .decls
-            .iter()
-            .find(|d| &d.name == inst && d.interface_block)?;
-        let mut ty = &d.ty;
-        while let Type::Array(e, _) = ty {
-            ty = e;
-        }
-        if let Type::Struct(s) = ty {
-            return s
-                .fields
-                .iter()
-                .find(|f| f.name == field)
-                .map(|f| f.ty.clone());
-        }
-        return None;
-    }
-    tree.model
-        .decls
-        .iter()
-        .find(|d| d.name == field && matches!(d.kind, DeclKind::Global(_)))
-        .map(|d| d.ty.clone())
-}
-
-/// The field or swizzle selected at `field` (the name after a `.`).
-fn member_target(v: &View, field: Span) -> Option<Target> {
-    let src = v.src();
-    let mut dot = field.start;
-    while dot > 0 && src.as_bytes()[dot - 1] == b' ' {
-        dot -= 1;
-    }
-    if dot == 0 || src.as_bytes()[dot - 1] != b'.' {
-        return None;
-    }
-    let dot = dot - 1;
-    let start = text::expr_start_before(src, dot)?;
-    let mut scope = ide::scope_at(&v.tree.parsed, start);
-    let base = scope.type_of(&src[start..dot])?;
-    let name = v.src_at(field).to_string();
-    let member = ide::members(&base)
-        .into_iter()
-        .find(|m| m.name == name)
-        .or_else(|| {
-            // Any valid swizzle, not only the listed ones.
-            let n = match base {
-                Type::Vector(_, n) => n,
-                Type::Scalar(_) => 1,
-                _ => return None,
-            };
-            let idx = shaderdbg_glsl::analysis::swizzle_indices(&name, n)?;
-            Some(ide::Member {
-                ty: Type::vec(base.scalar()?, idx.len() as u8),
-                name: name.clone(),
-                kind: MemberKind::Swizzle,
-            })
-        })?;
-    Some(Target::Field {
-        owner: base.to_string(),
-        name,
-        swizzle: member.kind == MemberKind::Swizzle,
-        ty: Some(member.ty),
-    })
-}
-
-/// Spans of `word` as a whole identifier within `span` of `src`.
-fn words_in(src: &str, span: Span, word: &str) -> Vec<Span> {
-    let Some(t) = src.get(span.start..span.end) else {
-        return Vec::new();
-    };
-    let b = t.as_bytes();
-    t.match_indices(word)
-        .filter(|(i, _)| {
-            let before = *i == 0 || !text::is_ident_byte(b[i - 1]);
-            let after = i + word.len() >= b.len() || !text::is_ident_byte(b[i + word.len()]);
-            before && after
-        })
-        .map(|(i, _)| Span::new(span.start + i, word.len()))
-        .collect()
-}
-
 /// The target at a current document offset.
 pub fn target_at_doc(v: &View, offset: usize) -> Option<(Target, Span)> {
     let t = v.to_text(offset)?;
-    target_at(v, t)
+    nav::target_at(v.tree, t)
 }
 
 // ---- hover --------------------------------------------------------------------------
-
-fn kind_text(kind: &DeclKind) -> String {
-    match kind {
-        DeclKind::Local => "local variable".into(),
-        DeclKind::Param(ParamDir::In) => "parameter".into(),
-        DeclKind::Param(ParamDir::Out) => "`out` parameter".into(),
-        DeclKind::Param(ParamDir::InOut) => "`inout` parameter".into(),
-        DeclKind::Global(s) => match s {
-            Storage::Private => "global variable",
-            Storage::Const => "constant",
-            Storage::In => "shader input",
-            Storage::Out => "shader output",
-            Storage::Uniform => "uniform",
-            Storage::Buffer => "buffer variable",
-            Storage::Shared => "shared variable",
-            Storage::InOut => "shader variable",
-        }
-        .into(),
-        DeclKind::Builtin(s) => match s {
-            builtins::Storage::In => "built-in input",
-            builtins::Storage::Out => "built-in output",
-            builtins::Storage::InOut
-            | builtins::Storage::Private
-            | builtins::Storage::Buffer
-            | builtins::Storage::Shared => "built-in variable",
-            builtins::Storage::Uniform => "built-in uniform",
-            builtins::Storage::Const => "built-in constant",
-        }
-        .into(),
-    }
-}
-
-fn code(s: &str) -> String {
-    format!("```glsl\n{s}\n```")
-}
-
-/// Declaration text of a variable: `vec3 acc`, `float w[4]`.
-fn decl_text(ty: &Type, name: &str) -> String {
-    let mut elem = ty;
-    let mut dims = String::new();
-    while let Type::Array(inner, n) = elem {
-        match n {
-            Some(n) => dims.push_str(&format!("[{n}]")),
-            None => dims.push_str("[]"),
-        }
-        elem = inner;
-    }
-    format!("{elem} {name}{dims}")
-}
-
-fn struct_text(tree: &Tree, name: &str) -> Option<String> {
-    let s = tree.model.structs.get(name)?;
-    let mut out = format!("struct {name} {{\n");
-    for f in &s.fields {
-        out.push_str(&format!("    {};\n", decl_text(&f.ty, &f.name)));
-    }
-    out.push('}');
-    Some(out)
-}
-
-fn env_text(env: &BuiltinEnv) -> String {
-    format!("GLSL {}, {} shader", env.version, env.stage)
-}
-
-/// The markdown hover text for a target.
-pub fn describe(v: &View, target: &Target) -> Option<String> {
-    let tree = v.tree;
-    Some(match target {
-        Target::Var(d) => {
-            let decl = &tree.model.decls[*d];
-            let mut s = code(&decl_text(&decl.ty, &decl.name));
-            s.push_str("\n\n");
-            s.push_str(&kind_text(&decl.kind));
-            if let DeclKind::Builtin(_) = decl.kind {
-                if let Some(doc) = builtins::describe(&decl.name) {
-                    s.push_str(&format!(": {doc}"));
-                }
-                s.push_str(&format!(" ({})", env_text(&v.env())));
-            } else {
-                if let Some(f) = decl.function.and_then(|f| tree.model.functions.get(f)) {
-                    s.push_str(&format!(" of `{}`", f.name));
-                }
-                if let Some(w) = v.where_is(tree.decl_names[*d]) {
-                    s.push_str(&format!(", declared at {w}"));
-                }
-            }
-            s
-        }
-        Target::Function(name) => {
-            let overloads: Vec<String> = tree
-                .model
-                .functions
-                .iter()
-                .filter(|f| &f.name == name)
-                .map(|f| f.signature())
-                .collect();
-            let mut s = code(&overloads.join("\n"));
-            let defs: Vec<String> = tree
-                .index
-                .functions
-                .iter()
-                .filter(|f| &f.name == name && f.body.is_some())
-                .filter_map(|f| v.where_is(f.name_span))
-                .collect();
-            s.push_str("\n\nuser function");
-            if !defs.is_empty() {
-                s.push_str(&format!(", defined at {}", defs.join(", ")));
-            }
-            s
-        }
-        Target::Builtin(name) => {
-            let env = v.env();
-            let sigs = builtins::function_overloads(name, &env);
-            let shown: Vec<String> = sigs.iter().take(12).map(|s| s.to_string()).collect();
-            let mut s = code(&shown.join("\n"));
-            if sigs.len() > shown.len() {
-                s.push_str(&format!(
-                    "\n\n(and {} more overloads)",
-                    sigs.len() - shown.len()
-                ));
-            }
-            if sigs.is_empty() {
-                s = format!("`{name}` is not available in {}", env_text(&env));
-            }
-            s.push_str("\n\nbuilt-in function");
-            if let Some(doc) = builtins::describe(name) {
-                s.push_str(&format!(": {doc}"));
-            }
-            s.push_str(&format!(" ({})", env_text(&env)));
-            s
-        }
-        Target::Struct(name) => {
-            let mut s = code(&struct_text(tree, name)?);
-            if let Some(st) = tree.index.structs.iter().find(|s| &s.name == name) {
-                if let Some(w) = v.where_is(st.name_span) {
-                    s.push_str(&format!("\n\nstruct, declared at {w}"));
-                }
-            }
-            s
-        }
-        Target::Block(i) => {
-            let b = &tree.index.blocks[*i];
-            let mut s = format!("{} {} {{\n", b.storage, b.name);
-            for f in &b.fields {
-                let ty = block_field_type(tree, *i, &f.name)
-                    .map_or_else(|| "?".to_string(), |t| decl_text(&t, &f.name));
-                s.push_str(&format!("    {ty};\n"));
-            }
-            s.push('}');
-            if let Some((inst, _)) = &b.instance {
-                s.push_str(&format!(" {inst}"));
-            }
-            code(&s)
-        }
-        Target::Field {
-            owner,
-            name,
-            ty,
-            swizzle,
-        } => {
-            let ty = ty
-                .as_ref()
-                .map_or_else(|| "?".to_string(), |t| t.to_string());
-            if *swizzle {
-                format!("{}\n\nswizzle of a {owner}", code(&format!("{ty} .{name}")))
-            } else {
-                format!(
-                    "{}\n\nfield of `{owner}`",
-                    code(&format!("{ty} {owner}.{name}"))
-                )
-            }
-        }
-        Target::Macro(d) => {
-            let m = &tree.macros.defs[*d];
-            let params = m
-                .params
-                .as_ref()
-                .map(|p| format!("({})", p.join(", ")))
-                .unwrap_or_default();
-            let body = if m.body.is_empty() {
-                String::new()
-            } else {
-                format!(" {}", m.body)
-            };
-            let mut s = code(&format!("#define {}{params}{body}", m.name));
-            s.push_str("\n\nmacro");
-            if let Some(w) = v.where_is(m.name_span) {
-                s.push_str(&format!(", defined at {w}"));
-            }
-            s
-        }
-        Target::BuiltinMacro(name) => {
-            let value = match name.as_str() {
-                "__VERSION__" => format!(" {}", tree.parsed.version.number),
-                "GL_ES" if tree.parsed.version.is_es() => " 1".into(),
-                _ => String::new(),
-            };
-            format!(
-                "{}\n\nbuilt-in macro ({})",
-                code(&format!("#define {name}{value}")),
-                env_text(&v.env())
-            )
-        }
-    })
-}
 
 pub fn hover(v: &View, offset: usize) -> Option<Hover> {
     if crate::test_panics() {
@@ -708,7 +166,7 @@ pub fn hover(v: &View, offset: usize) -> Option<Hover> {
         }
     }
     let (target, span) = target_at_doc(v, offset)?;
-    let text = describe(v, &target)?;
+    let text = nav::describe(v.tree, &target, &|s| v.where_is(s))?;
     let range = v.doc_range(span).map(|(s, e)| v.range(s, e));
     Some(Hover {
         contents: Contents::MarkupContent(MarkupContent {
@@ -721,76 +179,6 @@ pub fn hover(v: &View, offset: usize) -> Option<Hover> {
 
 // ---- definition and references ---------------------------------------------------
 
-/// Where a target is declared (engine spans of names).
-fn declarations(tree: &Tree, target: &Target) -> Vec<Span> {
-    let ix = &tree.index;
-    match target {
-        Target::Var(d) => match tree.model.decls[*d].kind {
-            DeclKind::Builtin(_) => Vec::new(),
-            _ => vec![tree.decl_names[*d]],
-        },
-        Target::Function(name) => {
-            let defs: Vec<Span> = ix
-                .functions
-                .iter()
-                .filter(|f| &f.name == name && f.body.is_some())
-                .map(|f| f.name_span)
-                .collect();
-            if defs.is_empty() {
-                ix.functions
-                    .iter()
-                    .filter(|f| &f.name == name)
-                    .map(|f| f.name_span)
-                    .collect()
-            } else {
-                defs
-            }
-        }
-        Target::Builtin(_) => Vec::new(),
-        Target::Struct(name) => ix
-            .structs
-            .iter()
-            .filter(|s| &s.name == name)
-            .map(|s| s.name_span)
-            .collect(),
-        Target::Block(i) => vec![ix.blocks[*i].name_span],
-        Target::Field {
-            owner,
-            name,
-            swizzle: false,
-            ..
-        } => {
-            let mut out: Vec<Span> = ix
-                .structs
-                .iter()
-                .filter(|s| &s.name == owner)
-                .flat_map(|s| s.fields.iter())
-                .filter(|f| &f.name == name)
-                .map(|f| f.name_span)
-                .collect();
-            out.extend(
-                ix.blocks
-                    .iter()
-                    .filter(|b| &b.name == owner)
-                    .flat_map(|b| b.fields.iter())
-                    .filter(|f| &f.name == name)
-                    .map(|f| f.name_span),
-            );
-            out
-        }
-        Target::Field { .. } | Target::BuiltinMacro(_) => Vec::new(),
-        Target::Macro(d) => {
-            let name = &tree.macros.defs[*d].name;
-            tree.macros
-                .defs
-                .iter()
-                .filter(|m| &m.name == name)
-                .map(|m| m.name_span)
-                .collect()
-        }
-    }
-}
-
 pub fn definition(v: &View, offset: usize) -> Vec<Location> {
     // On an `#include` line: the file.
     let line = v.lines.line_of(offset);
@@ -799,7 +187,7 @@ pub fn definition(v: &View, offset: usize) -> Vec<Location> {
     if line_text.trim_start().starts_with('#') && line_text.contains("include") {
         let old = v.cur_to_old(start);
         return old
-            .and_then(|o| v.tree.map.included_by_line(o))
+            .and_then(|o| v.tree.included_by_line(o))
             .map(|f| Location {
                 uri: crate::path_to_uri(&f.path),
                 range: Range::default(),
@@ -810,128 +198,17 @@ pub fn definition(v: &View, offset: usize) -> Vec<Location> {
     let Some((target, _)) = target_at_doc(v, offset) else {
         return Vec::new();
     };
-    declarations(v.tree, &target)
+    nav::declarations(v.tree, &target)
         .into_iter()
         .filter_map(|s| v.location(s))
         .collect()
-}
-
-/// Every engine span where a target is named (declarations first when asked).
-fn occurrences(v: &View, target: &Target, include_declaration: bool) -> Vec<Span> {
-    let tree = v.tree;
-    let mut out = if include_declaration {
-        declarations(tree, target)
-    } else {
-        Vec::new()
-    };
-    match target {
-        Target::Var(d) => {
-            out.extend(
-                tree.refs_sorted
-                    .iter()
-                    .filter(|(_, r)| r == d)
-                    .map(|(s, _)| *s),
-            );
-        }
-        Target::Function(name) => {
-            if include_declaration {
-                // Prototypes too.
-                for f in &tree.index.functions {
-                    if &f.name == name && !out.contains(&f.name_span) {
-                        out.push(f.name_span);
-                    }
-                }
-            }
-            out.extend(
-                tree.index
-                    .calls
-                    .iter()
-                    .filter(|c| &c.name == name)
-                    .map(|c| c.span),
-            );
-        }
-        Target::Builtin(name) => out.extend(
-            tree.index
-                .calls
-                .iter()
-                .filter(|c| &c.name == name)
-                .map(|c| c.span),
-        ),
-        Target::Struct(name) => {
-            out.extend(
-                tree.index
-                    .type_uses
-                    .iter()
-                    .chain(&tree.index.calls)
-                    .filter(|c| &c.name == name)
-                    .map(|c| c.span),
-            );
-        }
-        Target::Field {
-            owner,
-            name,
-            swizzle: false,
-            ..
-        } => out.extend(
-            tree.model
-                .field_references
-                .iter()
-                .filter(|r| &r.owner == owner && &r.field == name)
-                .map(|r| r.span),
-        ),
-        Target::Macro(d) => {
-            let decls = declarations(tree, target);
-            out.extend(
-                tree.macros
-                    .occurrences(*d)
-                    .into_iter()
-                    .filter(|s| !decls.contains(s)),
-            );
-        }
-        Target::Block(_) | Target::Field { .. } | Target::BuiltinMacro(_) => {}
-    }
-    // Where the text says the name; a name a macro use produced (its node
-    // has the span of the use) counts at the macro's name there.
-    let name = target.name(tree);
-    let mut seen = HashSet::new();
-    let mut kept = Vec::new();
-    for s in out {
-        let spans = if v.src_at(s) == name {
-            vec![s]
-        } else {
-            match tree.macros.use_at(s) {
-                // Written in the arguments of the invocation, or else the
-                // macro's definition made it: at the use.
-                Some(u) => {
-                    let args = words_in(
-                        v.src(),
-                        Span::new(u.span.end, s.end.saturating_sub(u.span.end)),
-                        &name,
-                    );
-                    if args.is_empty() {
-                        vec![u.span]
-                    } else {
-                        args
-                    }
-                }
-                None => continue,
-            }
-        };
-        for s in spans {
-            if seen.insert(s) {
-                kept.push(s);
-            }
-        }
-    }
-    kept.sort_by_key(|s| s.start);
-    kept
 }
 
 pub fn references(v: &View, offset: usize, include_declaration: bool) -> Vec<Location> {
     let Some((target, _)) = target_at_doc(v, offset) else {
         return Vec::new();
     };
-    occurrences(v, &target, include_declaration)
+    nav::occurrences(v.tree, &target, include_declaration)
         .into_iter()
         .filter_map(|s| v.location(s))
         .collect()
@@ -942,7 +219,7 @@ pub fn highlights(v: &View, offset: usize) -> Vec<DocumentHighlight> {
     let Some((target, _)) = target_at_doc(v, offset) else {
         return Vec::new();
     };
-    occurrences(v, &target, true)
+    nav::occurrences(v.tree, &target, true)
         .into_iter()
         .filter_map(|s| v.doc_range(s))
         .map(|(s, e)| DocumentHighlight {
@@ -953,54 +230,6 @@ pub fn highlights(v: &View, offset: usize) -> Vec<DocumentHighlight> {
 }
 
 // ---- rename ----------------------------------------------------------------------------
-
-const RESERVED: &[&str] = &[
-    "attribute",
-    "const",
-    "uniform",
-    "varying",
-    "buffer",
-    "shared",
-    "coherent",
-    "volatile",
-    "restrict",
-    "readonly",
-    "writeonly",
-    "layout",
-    "centroid",
-    "flat",
-    "smooth",
-    "noperspective",
-    "patch",
-    "sample",
-    "break",
-    "continue",
-    "do",
-    "for",
-    "while",
-    "switch",
-    "case",
-    "default",
-    "if",
-    "else",
-    "subroutine",
-    "in",
-    "out",
-    "inout",
-    "true",
-    "false",
-    "invariant",
-    "precise",
-    "discard",
-    "return",
-    "struct",
-    "void",
-    "lowp",
-    "mediump",
-    "highp",
-    "precision",
-    "main",
-];
 
 /// The files the client has open: path -> current text.
 pub type OpenFiles<'a> = &'a dyn Fn(&Path) -> Option<Arc<String>>;
@@ -1025,13 +254,13 @@ pub enum FilePlace {
 impl View<'_> {
     /// Where a span is (`None`: in the part of the document being edited).
     pub fn file_place(&self, span: Span) -> Option<FilePlace> {
-        Some(match self.tree.map.span_place(span)? {
+        Some(match self.tree.span_place(span)? {
             (Place::Doc(_), _) => {
                 let (s, e) = self.doc_range(span)?;
                 FilePlace::Doc(s, e)
             }
             (Place::Include(f, s), e) => {
-                let file = &self.tree.map.files[f];
+                let file = &self.tree.files[f];
                 FilePlace::File {
                     path: file.path.clone(),
                     text: file.text.clone(),
@@ -1054,32 +283,23 @@ impl View<'_> {
     }
 }
 
-/// Whether a target can be renamed at all.
-fn renameable(v: &View, target: &Target) -> Result<(), String> {
-    let name = target.name(v.tree);
-    match target {
-        Target::Var(d) => match v.tree.model.decls[*d].kind {
-            DeclKind::Builtin(_) => Err(format!(
-                "`{name}` is a built-in variable and cannot be renamed"
-            )),
-            _ => Ok(()),
-        },
-        Target::Function(name) if name == "main" => Err("`main` cannot be renamed".into()),
-        Target::Builtin(_) => Err(format!(
-            "`{name}` is a built-in function and cannot be renamed"
-        )),
-        Target::BuiltinMacro(_) => Err(format!(
-            "`{name}` is a built-in macro and cannot be renamed"
-        )),
-        Target::Field { swizzle: true, .. } => {
-            Err(format!("`{name}` is a swizzle and cannot be renamed"))
-        }
-        Target::Function(_)
-        | Target::Struct(_)
-        | Target::Block(_)
-        | Target::Field { .. }
-        | Target::Macro(_) => Ok(()),
-    }
+/// Why a rename is refused.
+#[derive(Debug, thiserror::Error)]
+pub enum RenameError {
+    #[error(transparent)]
+    Engine(#[from] nav::RenameError),
+    #[error("`{name}` is declared in {file}, which is not open in the editor; open it to rename `{name}`")]
+    DeclaredNotOpen { name: String, file: String },
+    #[error("`{0}` is declared in the configured header (setting `header`), which cannot be renamed from here")]
+    DeclaredInHeader(String),
+    #[error("`{name}` is also used in {file}, which is not open in the editor; open it to rename `{name}`")]
+    UsedNotOpen { name: String, file: String },
+    #[error("`{0}` is also used in the configured header (setting `header`); it cannot be renamed from here")]
+    UsedInHeader(String),
+    #[error("{0} changed since the analysis; try again")]
+    Changed(String),
+    #[error("`{0}` is used in the part being edited; try again when the document parses")]
+    BeingEdited(String),
 }
 
 fn file_name(p: &Path) -> String {
@@ -1090,24 +310,20 @@ fn file_name(p: &Path) -> String {
 }
 
 /// Every declaration of the target must be in a file the client has open.
-fn declared_open(v: &View, target: &Target, open: OpenFiles) -> Result<(), String> {
+fn declared_open(v: &View, target: &Target, open: OpenFiles) -> Result<(), RenameError> {
     let name = target.name(v.tree);
-    for d in declarations(v.tree, target) {
+    for d in nav::declarations(v.tree, target) {
         match v.file_place(d) {
             Some(FilePlace::Doc(..)) | None => {}
             Some(FilePlace::File { path, .. }) => {
                 if open(&path).is_none() {
-                    return Err(format!(
-                        "`{name}` is declared in {}, which is not open in the editor; open it to rename `{name}`",
-                        file_name(&path)
-                    ));
+                    return Err(RenameError::DeclaredNotOpen {
+                        name,
+                        file: file_name(&path),
+                    });
                 }
             }
-            Some(FilePlace::Header) => {
-                return Err(format!(
-                    "`{name}` is declared in the configured header (setting `header`), which cannot be renamed from here"
-                ))
-            }
+            Some(FilePlace::Header) => return Err(RenameError::DeclaredInHeader(name)),
         }
     }
     Ok(())
@@ -1118,36 +334,24 @@ pub fn rename_target(
     v: &View,
     offset: usize,
     open: OpenFiles,
-) -> Result<Option<(Target, Span)>, String> {
+) -> Result<Option<(Target, Span)>, RenameError> {
     let Some((target, span)) = target_at_doc(v, offset) else {
         return Ok(None);
     };
-    renameable(v, &target)?;
+    nav::renameable(v.tree, &target)?;
     declared_open(v, &target, open)?;
     Ok(Some((target, span)))
 }
 
-pub fn prepare_rename(v: &View, offset: usize, open: OpenFiles) -> Result<Option<Range>, String> {
+pub fn prepare_rename(
+    v: &View,
+    offset: usize,
+    open: OpenFiles,
+) -> Result<Option<Range>, RenameError> {
     let Some((_, span)) = rename_target(v, offset, open)? else {
         return Ok(None);
     };
     Ok(v.doc_range(span).map(|(s, e)| v.range(s, e)))
-}
-
-/// Whether `new_name` can replace a user name.
-pub fn check_new_name(new_name: &str) -> Result<(), String> {
-    if !text::is_identifier(new_name)
-        || new_name.starts_with("gl_")
-        || new_name.contains("__")
-        || RESERVED.contains(&new_name)
-        || shaderdbg_glsl::types::parse_type_name(new_name).is_some()
-        || builtins::is_builtin_function(new_name)
-    {
-        return Err(format!(
-            "`{new_name}` is not a name a user variable or function can have"
-        ));
-    }
-    Ok(())
 }
 
 /// The edits that rename `target` in this view (this document and the open
@@ -1159,31 +363,9 @@ pub fn rename_edits(
     target: &Target,
     new_name: &str,
     open: OpenFiles,
-) -> Result<Vec<(Uri, TextEdit)>, String> {
-    let tree = v.tree;
-    let name = target.name(tree);
-    let mut spans = Vec::new();
-    for s in occurrences(v, target, true) {
-        if v.src_at(s) == name {
-            spans.push(s);
-            continue;
-        }
-        // The use of a macro whose expansion names the target.
-        let Some(u) = tree.macros.use_at(s) else {
-            continue;
-        };
-        let body = u
-            .def
-            .map(|d| tree.macros.in_body(v.src(), d, &name))
-            .unwrap_or_default();
-        if body.is_empty() {
-            return Err(format!(
-                "`{name}` is produced by the macro `{}` without being written in its definition; rename it by hand",
-                u.name
-            ));
-        }
-        spans.extend(body);
-    }
+) -> Result<Vec<(Uri, TextEdit)>, RenameError> {
+    let name = target.name(v.tree);
+    let spans = nav::rename_spans(v.tree, target)?;
     let mut out: Vec<(Uri, TextEdit)> = Vec::new();
     for s in spans {
         let edit = |uri: Uri, range: Range| {
@@ -1207,29 +389,16 @@ pub fn rename_edits(
                 Some(now) if *now == *text => {
                     edit(crate::path_to_uri(&path), lines.range(&text, start, end))
                 }
-                Some(_) => {
-                    return Err(format!(
-                        "{} changed since the analysis; try again",
-                        file_name(&path)
-                    ))
-                }
+                Some(_) => return Err(RenameError::Changed(file_name(&path))),
                 None => {
-                    return Err(format!(
-                        "`{name}` is also used in {}, which is not open in the editor; open it to rename `{name}`",
-                        file_name(&path)
-                    ))
+                    return Err(RenameError::UsedNotOpen {
+                        name,
+                        file: file_name(&path),
+                    })
                 }
             },
-            Some(FilePlace::Header) => {
-                return Err(format!(
-                    "`{name}` is also used in the configured header (setting `header`); it cannot be renamed from here"
-                ))
-            }
-            None => {
-                return Err(format!(
-                    "`{name}` is used in the part being edited; try again when the document parses"
-                ))
-            }
+            Some(FilePlace::Header) => return Err(RenameError::UsedInHeader(name)),
+            None => return Err(RenameError::BeingEdited(name)),
         };
         if !out.contains(&e) {
             out.push(e);
@@ -1241,7 +410,7 @@ pub fn rename_edits(
 /// Where a target is declared, as a file and an offset in it (`None` for the
 /// path: this document), for finding the same symbol in other documents.
 pub fn declaration_site(v: &View, target: &Target) -> Option<(Option<PathBuf>, usize)> {
-    let d = *declarations(v.tree, target).first()?;
+    let d = *nav::declarations(v.tree, target).first()?;
     match v.file_place(d)? {
         FilePlace::Doc(s, _) => Some((None, s)),
         FilePlace::File { path, start, .. } => Some((Some(path), start)),
@@ -1257,18 +426,15 @@ pub fn target_at_site(
     site: &(Option<PathBuf>, usize),
 ) -> Option<Target> {
     let t = match &site.0 {
-        Some(p) if Some(p.as_path()) != own => match v.tree.map.file_to_text(p, site.1) {
-            Some(t) => t,
-            None => v.tree.context.as_ref()?.to_text(p, site.1, &v.tree.map)?,
-        },
+        Some(p) if Some(p.as_path()) != own => v.tree.file_to_text(p, site.1)?,
         _ => v.to_text(site.1)?,
     };
-    target_at(v, t).map(|(t, _)| t)
+    nav::target_at(v.tree, t).map(|(t, _)| t)
 }
 
 /// References as locations (this document, included files, the includer).
 pub fn locations(v: &View, target: &Target, include_declaration: bool) -> Vec<Location> {
-    occurrences(v, target, include_declaration)
+    nav::occurrences(v.tree, target, include_declaration)
         .into_iter()
         .filter_map(|s| v.location(s))
         .collect()
@@ -1305,7 +471,7 @@ pub fn document_symbols(v: &View) -> Vec<DocumentSymbol> {
     let mut out: Vec<(usize, DocumentSymbol)> = Vec::new();
     let ranges = |whole: Span, name: Span| -> Option<(usize, Range, Range)> {
         let (ns, ne) = v.doc_range(name)?;
-        if v.src_at(name).is_empty() || v.text.get(ns..ne) != Some(v.src_at(name)) {
+        if v.tree.src_at(name).is_empty() || v.text.get(ns..ne) != Some(v.tree.src_at(name)) {
             return None;
         }
         let (ws, we) = v.doc_range(whole).unwrap_or((ns, ne));
@@ -1348,7 +514,7 @@ pub fn document_symbols(v: &View) -> Vec<DocumentSymbol> {
             .iter()
             .filter_map(|f| {
                 let (_, fr, fsr) = ranges(f.span, f.name_span)?;
-                let ty = field_type(tree, &s.name, &f.name).map(|t| t.to_string());
+                let ty = nav::field_type(tree, &s.name, &f.name).map(|t| t.to_string());
                 Some(symbol(f.name.clone(), ty, SymbolKind::Field, fr, fsr, None))
             })
             .collect();
@@ -1373,7 +539,7 @@ pub fn document_symbols(v: &View) -> Vec<DocumentSymbol> {
             .iter()
             .filter_map(|f| {
                 let (_, fr, fsr) = ranges(f.span, f.name_span)?;
-                let ty = block_field_type(tree, i, &f.name).map(|t| t.to_string());
+                let ty = nav::block_field_type(tree, i, &f.name).map(|t| t.to_string());
                 Some(symbol(f.name.clone(), ty, SymbolKind::Field, fr, fsr, None))
             })
             .collect();
@@ -1496,7 +662,7 @@ pub fn completion(v: &View, offset: usize) -> Vec<CompletionItem> {
             out.push(item(
                 &decl.name,
                 CompletionItemKind::Variable,
-                Some(format!("{} — {}", decl.ty, kind_text(&decl.kind))),
+                Some(format!("{} — {}", decl.ty, nav::kind_text(&decl.kind))),
                 "0",
             ));
         }
@@ -1512,7 +678,7 @@ pub fn completion(v: &View, offset: usize) -> Vec<CompletionItem> {
             out.push(item(
                 &decl.name,
                 kind,
-                Some(format!("{} — {}", decl.ty, kind_text(&decl.kind))),
+                Some(format!("{} — {}", decl.ty, nav::kind_text(&decl.kind))),
                 "1",
             ));
         }
@@ -1539,7 +705,7 @@ pub fn completion(v: &View, offset: usize) -> Vec<CompletionItem> {
             ));
         }
     }
-    let env = v.env();
+    let env = v.tree.env();
     for var in builtins::variables(&env) {
         if seen.insert(var.name.clone()) {
             let mut it = item(
@@ -1631,7 +797,7 @@ pub fn signature_help(v: &View, offset: usize) -> Option<SignatureHelp> {
                 format!(
                     "{}{}",
                     dir_text(p.dir),
-                    decl_text(&p.ty, &p.name).trim_end()
+                    nav::decl_text(&p.ty, &p.name).trim_end()
                 )
             })
             .collect();
@@ -1645,7 +811,7 @@ pub fn signature_help(v: &View, offset: usize) -> Option<SignatureHelp> {
         let params: Vec<String> = st
             .fields
             .iter()
-            .map(|f| decl_text(&f.ty, &f.name))
+            .map(|f| nav::decl_text(&f.ty, &f.name))
             .collect();
         let n = params.len();
         sigs.push((
@@ -1654,13 +820,13 @@ pub fn signature_help(v: &View, offset: usize) -> Option<SignatureHelp> {
         ));
     }
     if sigs.is_empty() {
-        let env = v.env();
+        let env = v.tree.env();
         let doc = builtins::describe(name);
         for sig in builtins::function_overloads(name, &env) {
             let params: Vec<String> = sig
                 .params
                 .iter()
-                .map(|p| format!("{}{}", dir_text(p.dir), decl_text(&p.ty, &p.name)))
+                .map(|p| format!("{}{}", dir_text(p.dir), nav::decl_text(&p.ty, &p.name)))
                 .collect();
             let n = params.len();
             sigs.push((

@@ -6,7 +6,7 @@
 
 use std::collections::VecDeque;
 use std::io::{BufRead, BufReader, Write};
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::process::{Child, ChildStdin, Command, Stdio};
 use std::sync::mpsc::{channel, Receiver, RecvTimeoutError};
 use std::time::{Duration, Instant};
@@ -373,4 +373,105 @@ pub fn rss_kb(pid: u32) -> Option<u64> {
         .nth(1)?
         .parse()
         .ok()
+}
+
+/// A scratch directory, removed when dropped.
+pub struct TempDir(pub PathBuf);
+
+impl std::ops::Deref for TempDir {
+    type Target = Path;
+    fn deref(&self) -> &Path {
+        &self.0
+    }
+}
+
+impl Drop for TempDir {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+/// A fresh scratch directory for a test.
+pub fn workdir(name: &str) -> TempDir {
+    let dir = std::env::temp_dir().join(format!("shaderdbg-lsp-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    TempDir(dir)
+}
+
+pub fn uri_of(p: &Path) -> String {
+    format!("file://{}", p.display())
+}
+
+/// The 0-based (line, UTF-16 column) of the `$0` in `snippet`, a piece of
+/// `text` that occurs once.
+pub fn cursor(text: &str, snippet: &str) -> (u32, u32) {
+    let k = snippet.find("$0").expect("a $0 in the snippet");
+    let plain = snippet.replace("$0", "");
+    let hits: Vec<usize> = text.match_indices(&plain).map(|(o, _)| o + k).collect();
+    assert_eq!(hits.len(), 1, "`{plain}` must occur once");
+    let before = &text[..hits[0]];
+    let line = before.matches('\n').count() as u32;
+    let col = before.rsplit('\n').next().unwrap().encode_utf16().count() as u32;
+    (line, col)
+}
+
+/// A request at the `$0` of `snippet` in `text`, with more parameters.
+pub fn at_cursor(uri: &str, text: &str, snippet: &str, extra: Value) -> Value {
+    let (l, c) = cursor(text, snippet);
+    let mut p = at(uri, l, c);
+    if let (Some(p), Some(e)) = (p.as_object_mut(), extra.as_object()) {
+        for (k, v) in e {
+            p.insert(k.clone(), v.clone());
+        }
+    }
+    p
+}
+
+pub fn file_of(uri: &str) -> &str {
+    uri.rsplit('/').next().unwrap_or("")
+}
+
+/// Locations as sorted lines `file L:C-L:C` (`null` for none).
+pub fn show_locations(v: &Value) -> String {
+    let Some(a) = v.as_array() else {
+        return "null".into();
+    };
+    let mut out: Vec<String> = a
+        .iter()
+        .map(|l| {
+            format!(
+                "{} {}",
+                file_of(l["uri"].as_str().unwrap()),
+                show_range(&l["range"])
+            )
+        })
+        .collect();
+    out.sort();
+    out.join("\n")
+}
+
+/// A workspace edit as sorted lines `file L:C-L:C -> new text`.
+pub fn show_edit(e: &Value) -> String {
+    let mut out = Vec::new();
+    for (uri, edits) in e["changes"].as_object().unwrap() {
+        for ed in edits.as_array().unwrap() {
+            out.push(format!(
+                "{} {} -> {}",
+                file_of(uri),
+                show_range(&ed["range"]),
+                ed["newText"].as_str().unwrap()
+            ));
+        }
+    }
+    out.sort();
+    out.join("\n")
+}
+
+/// The markdown of a hover (`<none>` for none).
+pub fn markdown(v: &Value) -> String {
+    v["contents"]["value"]
+        .as_str()
+        .unwrap_or("<none>")
+        .to_string()
 }

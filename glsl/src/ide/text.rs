@@ -234,9 +234,9 @@ pub fn folds(text: &str) -> Vec<Fold> {
         if line_start && c == b'#' {
             let end = text[i..].find('\n').map_or(b.len(), |n| i + n);
             let directive = text[i + 1..end].trim_start();
-            if directive.starts_with("if") {
-                ifs.push(i);
-            } else if directive.starts_with("el") {
+            // `#else`/`#elif` end one region and start the next.
+            let closes = directive.starts_with("el") || directive.starts_with("endif");
+            if closes {
                 if let Some(s) = ifs.pop() {
                     out.push(Fold {
                         start: s,
@@ -245,16 +245,9 @@ pub fn folds(text: &str) -> Vec<Fold> {
                         region: true,
                     });
                 }
+            }
+            if directive.starts_with("if") || directive.starts_with("el") {
                 ifs.push(i);
-            } else if directive.starts_with("endif") {
-                if let Some(s) = ifs.pop() {
-                    out.push(Fold {
-                        start: s,
-                        end: i.saturating_sub(1),
-                        comment: false,
-                        region: true,
-                    });
-                }
             }
             i = end;
             continue;

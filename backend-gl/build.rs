@@ -421,7 +421,7 @@ fn generate(
             .join(", ");
         let _ = writeln!(
             s,
-            "    /// Calls the real `{name}`.\n    ///\n    /// # Safety\n    /// As for the GL command: a current context and valid pointers.\n    #[inline]\n    pub unsafe fn {name}({params}){rs} {{\n        let __p = super::slots::{name}.get();\n        if __p.is_null() {{\n            return{zero};\n        }}\n        // SAFETY: the slot only holds pointers to `{name}`.\n        unsafe {{\n            let __f = ::std::mem::transmute::<*mut ::std::ffi::c_void, super::types::PFN_{name}>(__p);\n            __f({args})\n        }}\n    }}",
+            "    /// Calls the real `{name}`.\n    ///\n    /// # Safety\n    /// As for the GL command: a current context and valid pointers.\n    #[inline]\n    pub unsafe fn {name}({params}){rs} {{\n        let __p = super::slots::{name}.get();\n        if __p.is_null() {{\n            return{zero};\n        }}\n        // SAFETY: `__p` is not null and the slot only ever holds the real\n        // `{name}` (resolved by that name), whose C signature is\n        // `PFN_{name}`; the arguments are as GL requires (this function's\n        // contract).\n        unsafe {{\n            let __f = ::std::mem::transmute::<*mut ::std::ffi::c_void, super::types::PFN_{name}>(__p);\n            __f({args})\n        }}\n    }}",
             name = cmd.name,
             rs = ret_suffix(&ret),
             zero = zero_value(&ret),
@@ -465,7 +465,7 @@ fn generate(
         };
         let _ = writeln!(
             s,
-            "    /// Wrapper of `{name}`{alias}.\n    ///\n    /// # Safety\n    /// Called by the application as the GL command.\n{export}    pub unsafe extern \"C\" fn {name}({params}){rs} {{\n        let __p = super::slots::{name}.get();\n        if __p.is_null() {{\n            crate::hooks::missing_real(\"{name}\");\n            return{zero};\n        }}\n        // SAFETY: the slot only holds pointers to `{name}`; the hook gets the\n        // application's arguments.\n        unsafe {{\n            let __real = ::std::mem::transmute::<*mut ::std::ffi::c_void, super::types::PFN_{name}>(__p);\n            let mut __run = || __real({args});\n            crate::hooks::dispatch(\"{name}\", &mut __run, |__orig| crate::hooks::{base}(__orig{hook_args}))\n        }}\n    }}",
+            "    /// Wrapper of `{name}`{alias}.\n    ///\n    /// # Safety\n    /// Called by the application as the GL command: a current context (or\n    /// none, where GL allows it) and arguments valid as GL requires.\n{export}    pub unsafe extern \"C\" fn {name}({params}){rs} {{\n        let __p = super::slots::{name}.get();\n        if __p.is_null() {{\n            crate::hooks::missing_real(\"{name}\");\n            return{zero};\n        }}\n        // SAFETY: `__p` is not null and the slot only ever holds the real\n        // `{name}`, whose C signature is `PFN_{name}`; it and the hook get\n        // the application's own arguments, valid for the GL call (this\n        // function's contract).\n        unsafe {{\n            let __real = ::std::mem::transmute::<*mut ::std::ffi::c_void, super::types::PFN_{name}>(__p);\n            let mut __run = || __real({args});\n            crate::hooks::dispatch(\"{name}\", &mut __run, |__orig| crate::hooks::{base}(__orig{hook_args}))\n        }}\n    }}",
             name = e.name,
             base = e.base,
             alias = if e.name == e.base {

@@ -259,7 +259,9 @@ unsafe fn read_strings(
     }
     let mut out = Vec::with_capacity(count as usize);
     for i in 0..count as usize {
-        // SAFETY: GL requires `count` readable entries.
+        // SAFETY: `strings` is not null (checked) and GL requires `count`
+        // readable entries of it, and of `lengths` when that is not null
+        // (this function's contract).
         let (s, len) = unsafe {
             (
                 *strings.add(i),
@@ -273,7 +275,8 @@ unsafe fn read_strings(
         if s.is_null() {
             return None;
         }
-        // SAFETY: a NUL-terminated string, or `len` readable bytes.
+        // SAFETY: `s` is not null (checked); GL requires it to be
+        // NUL-terminated when `len` is negative, else `len` readable bytes.
         let bytes = unsafe {
             if len < 0 {
                 CStr::from_ptr(s).to_bytes()
@@ -286,24 +289,30 @@ unsafe fn read_strings(
     Some(out)
 }
 
+/// A name argument (`glBindAttribLocation`, ...), copied.
+///
 /// # Safety
 /// `s` is null or NUL-terminated.
 unsafe fn read_name(s: *const c_char) -> Option<String> {
     if s.is_null() {
         return None;
     }
-    // SAFETY: caller's contract.
+    // SAFETY: `s` is not null (checked), so NUL-terminated (this function's
+    // contract).
     Some(unsafe { CStr::from_ptr(s) }.to_string_lossy().into_owned())
 }
 
+/// An array argument of `n` entries, copied (at most [`MAX_ARRAY`]).
+///
 /// # Safety
-/// `p` is null or points to `n` readable values.
+/// `p` is null or points to `n` readable, initialised values.
 unsafe fn read_array<T: Copy>(p: *const T, n: i32) -> Vec<T> {
     if p.is_null() || n <= 0 {
         return Vec::new();
     }
     let n = (n as usize).min(MAX_ARRAY);
-    // SAFETY: caller's contract.
+    // SAFETY: `p` is not null (checked) and points to at least `n` readable
+    // values (this function's contract; `n` only got smaller).
     unsafe { std::slice::from_raw_parts(p, n) }.to_vec()
 }
 
@@ -331,7 +340,10 @@ fn read_gl_string(len: i32, get: impl FnOnce(i32, *mut i32, *mut c_char)) -> Str
 
 /// (compile status, info log) of an existing shader.
 fn query_shader(shader: u32) -> Option<(bool, String)> {
-    // SAFETY: queries on a shader that exists, with valid out-pointers.
+    // SAFETY: `real` GL calls inside one of the application's GL calls (its
+    // context is current); queries only on a shader that exists (glIsShader
+    // first, so no error is raised), with live locals as out-pointers and
+    // `read_gl_string`'s buffer of the capacity it passes.
     unsafe {
         if real::glIsShader(shader) == 0 {
             return None;
@@ -349,7 +361,10 @@ fn query_shader(shader: u32) -> Option<(bool, String)> {
 
 /// (link status, info log) of an existing program.
 fn query_program(program: u32) -> Option<(bool, String)> {
-    // SAFETY: queries on a program that exists, with valid out-pointers.
+    // SAFETY: `real` GL calls inside one of the application's GL calls (its
+    // context is current); queries only on a program that exists
+    // (glIsProgram first), with live locals as out-pointers and
+    // `read_gl_string`'s buffer of the capacity it passes.
     unsafe {
         if real::glIsProgram(program) == 0 {
             return None;
@@ -372,7 +387,10 @@ fn adopt_shader(ctx: ContextKey, shader: u32) {
     if state::shader_current_sources(ctx, shader).is_some() {
         return;
     }
-    // SAFETY: queries on a shader that exists, with valid out-pointers.
+    // SAFETY: `real` GL calls inside one of the application's GL calls (its
+    // context is current); queries only on a shader that exists (glIsShader
+    // first, so no error is raised), with live locals as out-pointers and
+    // `read_gl_string`'s buffer of the capacity it passes.
     unsafe {
         if real::glIsShader(shader) == 0 {
             return;
@@ -406,7 +424,8 @@ pub(crate) fn glCreateShader(orig: &mut Original<'_, u32>, ty: u32) {
 /// `glShaderSource(shader, count, string, length)`.
 ///
 /// # Safety
-/// The application's arguments.
+/// The arguments are the application's, valid for the GL call as GL
+/// requires of them.
 pub(crate) unsafe fn glShaderSource(
     orig: &mut Original<'_, ()>,
     shader: u32,
@@ -414,7 +433,8 @@ pub(crate) unsafe fn glShaderSource(
     string: *const *const c_char,
     length: *const i32,
 ) {
-    // SAFETY: the application's arguments, valid for the call.
+    // SAFETY: the application's arguments to glShaderSource, which GL reads
+    // just as `read_strings` does (this function's contract).
     let sources = unsafe { read_strings(count, string, length) };
     orig.call();
     let Some(sources) = sources else { return };
@@ -517,14 +537,17 @@ pub(crate) fn glDeleteObjectARB(orig: &mut Original<'_, ()>, object: u32) {
 /// `glCreateShaderProgramv(type, count, strings)`.
 ///
 /// # Safety
-/// The application's arguments.
+/// The arguments are the application's, valid for the GL call as GL
+/// requires of them.
 pub(crate) unsafe fn glCreateShaderProgramv(
     orig: &mut Original<'_, u32>,
     ty: u32,
     count: i32,
     strings: *const *const c_char,
 ) {
-    // SAFETY: the application's arguments, valid for the call.
+    // SAFETY: the application's arguments to glCreateShaderProgramv, which
+    // GL reads as NUL-terminated strings, as `read_strings` does with no
+    // lengths (this function's contract).
     let sources = unsafe { read_strings(count, strings, std::ptr::null()) };
     let program = orig.call();
     if program == 0 {
@@ -551,7 +574,8 @@ pub(crate) fn glProgramParameteri(
 /// `glBindAttribLocation(program, index, name)`.
 ///
 /// # Safety
-/// The application's arguments.
+/// The arguments are the application's, valid for the GL call as GL
+/// requires of them.
 pub(crate) unsafe fn glBindAttribLocation(
     orig: &mut Original<'_, ()>,
     program: u32,
@@ -559,7 +583,8 @@ pub(crate) unsafe fn glBindAttribLocation(
     name: *const c_char,
 ) {
     orig.call();
-    // SAFETY: the application's NUL-terminated name.
+    // SAFETY: the application's name argument, which GL requires to be
+    // NUL-terminated (this function's contract).
     if let Some(name) = unsafe { read_name(name) } {
         state::attrib_bound(current_context(), program, index, name);
     }
@@ -568,7 +593,8 @@ pub(crate) unsafe fn glBindAttribLocation(
 /// `glBindFragDataLocation(program, color, name)`.
 ///
 /// # Safety
-/// The application's arguments.
+/// The arguments are the application's, valid for the GL call as GL
+/// requires of them.
 pub(crate) unsafe fn glBindFragDataLocation(
     orig: &mut Original<'_, ()>,
     program: u32,
@@ -576,7 +602,8 @@ pub(crate) unsafe fn glBindFragDataLocation(
     name: *const c_char,
 ) {
     orig.call();
-    // SAFETY: the application's NUL-terminated name.
+    // SAFETY: the application's name argument, which GL requires to be
+    // NUL-terminated (this function's contract).
     if let Some(name) = unsafe { read_name(name) } {
         state::frag_data_bound(current_context(), program, color, 0, name);
     }
@@ -585,7 +612,8 @@ pub(crate) unsafe fn glBindFragDataLocation(
 /// `glBindFragDataLocationIndexed(program, colorNumber, index, name)`.
 ///
 /// # Safety
-/// The application's arguments.
+/// The arguments are the application's, valid for the GL call as GL
+/// requires of them.
 pub(crate) unsafe fn glBindFragDataLocationIndexed(
     orig: &mut Original<'_, ()>,
     program: u32,
@@ -594,7 +622,8 @@ pub(crate) unsafe fn glBindFragDataLocationIndexed(
     name: *const c_char,
 ) {
     orig.call();
-    // SAFETY: the application's NUL-terminated name.
+    // SAFETY: the application's name argument, which GL requires to be
+    // NUL-terminated (this function's contract).
     if let Some(name) = unsafe { read_name(name) } {
         state::frag_data_bound(current_context(), program, color, index, name);
     }
@@ -603,7 +632,8 @@ pub(crate) unsafe fn glBindFragDataLocationIndexed(
 /// `glTransformFeedbackVaryings(program, count, varyings, bufferMode)`.
 ///
 /// # Safety
-/// The application's arguments.
+/// The arguments are the application's, valid for the GL call as GL
+/// requires of them.
 pub(crate) unsafe fn glTransformFeedbackVaryings(
     orig: &mut Original<'_, ()>,
     program: u32,
@@ -611,7 +641,9 @@ pub(crate) unsafe fn glTransformFeedbackVaryings(
     varyings: *const *const c_char,
     buffer_mode: u32,
 ) {
-    // SAFETY: the application's arguments, valid for the call.
+    // SAFETY: the application's arguments to glTransformFeedbackVaryings:
+    // `count` NUL-terminated names, as GL reads them (this function's
+    // contract).
     let names = unsafe { read_strings(count, varyings, std::ptr::null()) };
     orig.call();
     if let Some(names) = names {
@@ -858,7 +890,8 @@ pub(crate) fn glDrawElementsInstancedBaseVertexBaseInstance(
 /// `glMultiDrawArrays(mode, first, count, drawcount)`.
 ///
 /// # Safety
-/// The application's arguments.
+/// The arguments are the application's, valid for the GL call as GL
+/// requires of them.
 pub(crate) unsafe fn glMultiDrawArrays(
     orig: &mut Original<'_, ()>,
     mode: u32,
@@ -866,7 +899,8 @@ pub(crate) unsafe fn glMultiDrawArrays(
     count: *const i32,
     draw_count: i32,
 ) {
-    // SAFETY: GL reads `draw_count` entries of each array.
+    // SAFETY: the application's arrays, of which GL reads `draw_count`
+    // entries each (this function's contract).
     let (firsts, counts) =
         unsafe { (read_array(first, draw_count), read_array(count, draw_count)) };
     let draws = firsts.into_iter().zip(counts).collect();
@@ -876,7 +910,8 @@ pub(crate) unsafe fn glMultiDrawArrays(
 /// `glMultiDrawElements(mode, count, type, indices, drawcount)`.
 ///
 /// # Safety
-/// The application's arguments.
+/// The arguments are the application's, valid for the GL call as GL
+/// requires of them.
 pub(crate) unsafe fn glMultiDrawElements(
     orig: &mut Original<'_, ()>,
     mode: u32,
@@ -885,7 +920,8 @@ pub(crate) unsafe fn glMultiDrawElements(
     indices: *const *const c_void,
     draw_count: i32,
 ) {
-    // SAFETY: the application's arguments.
+    // SAFETY: the application's arguments (this function's contract); a
+    // null base-vertex array is read as none.
     unsafe {
         glMultiDrawElementsBaseVertex(orig, mode, count, ty, indices, draw_count, std::ptr::null())
     }
@@ -894,7 +930,8 @@ pub(crate) unsafe fn glMultiDrawElements(
 /// `glMultiDrawElementsBaseVertex(mode, count, type, indices, drawcount, basevertex)`.
 ///
 /// # Safety
-/// The application's arguments.
+/// The arguments are the application's, valid for the GL call as GL
+/// requires of them.
 pub(crate) unsafe fn glMultiDrawElementsBaseVertex(
     orig: &mut Original<'_, ()>,
     mode: u32,
@@ -904,7 +941,8 @@ pub(crate) unsafe fn glMultiDrawElementsBaseVertex(
     draw_count: i32,
     base_vertex: *const i32,
 ) {
-    // SAFETY: GL reads `draw_count` entries of each array.
+    // SAFETY: the application's arrays, of which GL reads `draw_count`
+    // entries each (this function's contract); `base_vertex` may be null.
     let (counts, offsets, bases) = unsafe {
         (
             read_array(count, draw_count),
@@ -1110,9 +1148,11 @@ pub(crate) fn glQueryCounter(orig: &mut Original<'_, ()>, id: u32, _target: u32)
 /// `glDeleteQueries(n, ids)`.
 ///
 /// # Safety
-/// The application's arguments.
+/// The arguments are the application's, valid for the GL call as GL
+/// requires of them.
 pub(crate) unsafe fn glDeleteQueries(orig: &mut Original<'_, ()>, n: i32, ids: *const u32) {
-    // SAFETY: GL reads `n` names from `ids`.
+    // SAFETY: the application's array, of which GL reads `n` names (this
+    // function's contract).
     let ids = unsafe { read_array(ids, n) };
     orig.call();
     let ctx = current_context();
@@ -1354,7 +1394,8 @@ mod tests {
         let strings = [a.as_ptr(), b.as_ptr().cast::<c_char>(), a.as_ptr()];
         // Second string: explicit length (no NUL); third: negative length.
         let lengths = [-1, 12, -5];
-        // SAFETY: valid arrays.
+        // SAFETY: three string pointers and three lengths, live locals;
+        // the explicit length 12 is within `b`.
         let got = unsafe { read_strings(3, strings.as_ptr(), lengths.as_ptr()) }.unwrap();
         assert_eq!(
             got,
@@ -1362,10 +1403,11 @@ mod tests {
         );
         // NULL lengths: all NUL-terminated.
         let strings = [a.as_ptr()];
-        // SAFETY: valid arrays.
+        // SAFETY: one NUL-terminated string, live; no lengths.
         let got = unsafe { read_strings(1, strings.as_ptr(), std::ptr::null()) }.unwrap();
         assert_eq!(got, ["void main() {}\n"]);
-        // SAFETY: GL rejects these before reading anything.
+        // SAFETY: a negative count and a zero count: `read_strings`
+        // returns before reading anything, as GL rejects or ignores them.
         unsafe {
             assert!(read_strings(-1, strings.as_ptr(), std::ptr::null()).is_none());
             assert_eq!(

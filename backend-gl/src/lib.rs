@@ -57,6 +57,9 @@
 //! - This crate needs Rust 1.88 (naked functions), above the workspace's
 //!   1.85.
 
+#![deny(unsafe_op_in_unsafe_fn)]
+#![deny(clippy::undocumented_unsafe_blocks)]
+
 pub mod debug_draw;
 pub mod debugger;
 pub mod draw;

@@ -1,6 +1,11 @@
-//! The hand-written hooks, one per intercepted base command (named like
-//! the command), plus the machinery every wrapper runs through
-//! ([`dispatch`], [`Original`]).
+//! The hooks, one per intercepted base command (named like the command),
+//! plus the machinery every wrapper runs through ([`dispatch`],
+//! [`Original`]). Most are hand-written; commands that differ only in
+//! constants (the `glGetQueryObject*v` and `glGetQueryBufferObject*v`
+//! families by the width of their result, the `glDrawTransformFeedback*`
+//! family by stream and instance count, ...) get a hook generated from
+//! their `glName -> body(args)` line in `intercept.txt` that calls a shared,
+//! hand-written body here.
 //!
 //! A generated wrapper (see [`crate::gl`]) resolves the real function and
 //! calls `dispatch(name, run, |orig| hooks::glName(orig, args..))`:
@@ -37,6 +42,7 @@ use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::{Once, OnceLock};
 
 use crate::draw::{DrawArgs, DrawCall};
+use crate::queries::Width;
 use crate::real;
 use crate::session;
 use crate::state::{self, current_context, ContextKey};
@@ -1068,49 +1074,22 @@ pub(crate) fn glMultiDrawElementsIndirectCount(
     draw(orig, args);
 }
 
-fn transform_feedback(mode: u32, id: u32, stream: u32, instance_count: i32) -> DrawArgs {
-    DrawArgs::TransformFeedback {
+/// The body of the `glDrawTransformFeedback*` hooks (generated from
+/// `intercept.txt`): stream 0 and one instance where the command has none.
+fn draw_transform_feedback(
+    orig: &mut Original<'_, ()>,
+    mode: u32,
+    id: u32,
+    stream: u32,
+    instance_count: i32,
+) {
+    let args = DrawArgs::TransformFeedback {
         mode,
         id,
         stream,
         instance_count,
-    }
-}
-
-/// `glDrawTransformFeedback(mode, id)`.
-pub(crate) fn glDrawTransformFeedback(orig: &mut Original<'_, ()>, mode: u32, id: u32) {
-    draw(orig, transform_feedback(mode, id, 0, 1));
-}
-
-/// `glDrawTransformFeedbackInstanced(mode, id, instancecount)`.
-pub(crate) fn glDrawTransformFeedbackInstanced(
-    orig: &mut Original<'_, ()>,
-    mode: u32,
-    id: u32,
-    instances: i32,
-) {
-    draw(orig, transform_feedback(mode, id, 0, instances));
-}
-
-/// `glDrawTransformFeedbackStream(mode, id, stream)`.
-pub(crate) fn glDrawTransformFeedbackStream(
-    orig: &mut Original<'_, ()>,
-    mode: u32,
-    id: u32,
-    stream: u32,
-) {
-    draw(orig, transform_feedback(mode, id, stream, 1));
-}
-
-/// `glDrawTransformFeedbackStreamInstanced(mode, id, stream, instancecount)`.
-pub(crate) fn glDrawTransformFeedbackStreamInstanced(
-    orig: &mut Original<'_, ()>,
-    mode: u32,
-    id: u32,
-    stream: u32,
-    instances: i32,
-) {
-    draw(orig, transform_feedback(mode, id, stream, instances));
+    };
+    draw(orig, args);
 }
 
 /// `glDispatchCompute(x, y, z)`.
@@ -1126,21 +1105,11 @@ pub(crate) fn glDispatchComputeIndirect(orig: &mut Original<'_, ()>, indirect: i
 // ---------------------------------------------------------------------------
 // Counting queries (see crate::queries)
 
-/// `glBeginQuery(target, id)`: a new run of `id`; what the agent remembered
-/// of the last one is forgotten.
-pub(crate) fn glBeginQuery(orig: &mut Original<'_, ()>, _target: u32, id: u32) {
-    orig.call();
-    crate::queries::forget(current_context(), id);
-}
-
-/// `glBeginQueryIndexed(target, index, id)`.
-pub(crate) fn glBeginQueryIndexed(orig: &mut Original<'_, ()>, _target: u32, _index: u32, id: u32) {
-    orig.call();
-    crate::queries::forget(current_context(), id);
-}
-
-/// `glQueryCounter(id, target)`: `id` becomes a timestamp query.
-pub(crate) fn glQueryCounter(orig: &mut Original<'_, ()>, id: u32, _target: u32) {
+/// The body of the `glBeginQuery`, `glBeginQueryIndexed` and
+/// `glQueryCounter` hooks (generated from `intercept.txt`): a new run of
+/// query object `id` (or `id` becomes a timestamp query); what the agent
+/// remembered of the last one is forgotten.
+fn query_begun(orig: &mut Original<'_, ()>, id: u32) {
     orig.call();
     crate::queries::forget(current_context(), id);
 }
@@ -1161,13 +1130,18 @@ pub(crate) unsafe fn glDeleteQueries(orig: &mut Original<'_, ()>, n: i32, ids: *
     }
 }
 
-/// The shared body of the `glGetQueryObject*v` hooks.
-fn query_object(
+/// The body of the `glGetQueryObject{i,ui,i64,ui64}v(id, pname, params)`
+/// hooks (generated from `intercept.txt`), `width` the width of their result.
+///
+/// # Safety
+/// Called inside the application's `glGetQueryObject*v` call of `width`
+/// (its context current); `params` is that call's argument.
+unsafe fn query_object(
     orig: &mut Original<'_, ()>,
     id: u32,
     pname: u32,
     params: *mut u8,
-    width: crate::queries::Width,
+    width: Width,
 ) {
     let ctx = current_context();
     if !crate::queries::was_split(ctx, id) {
@@ -1175,8 +1149,9 @@ fn query_object(
         return;
     }
     let gl = crate::stops::gl_for(ctx);
-    // SAFETY: inside the application's GL call: its context is current and
-    // `params` is its argument for this call.
+    // SAFETY: inside the application's GL call, so its context is current;
+    // `params` is its argument to the call `orig` makes, of `width` (this
+    // function's contract).
     unsafe {
         crate::queries::patch_client(&gl, ctx, id, pname, params, width, || {
             orig.call();
@@ -1184,54 +1159,16 @@ fn query_object(
     };
 }
 
-/// `glGetQueryObjectiv(id, pname, params)`.
-pub(crate) fn glGetQueryObjectiv(
-    orig: &mut Original<'_, ()>,
-    id: u32,
-    pname: u32,
-    params: *mut i32,
-) {
-    query_object(orig, id, pname, params.cast(), crate::queries::Width::I32);
-}
-
-/// `glGetQueryObjectuiv(id, pname, params)`.
-pub(crate) fn glGetQueryObjectuiv(
-    orig: &mut Original<'_, ()>,
-    id: u32,
-    pname: u32,
-    params: *mut u32,
-) {
-    query_object(orig, id, pname, params.cast(), crate::queries::Width::U32);
-}
-
-/// `glGetQueryObjecti64v(id, pname, params)`.
-pub(crate) fn glGetQueryObjecti64v(
-    orig: &mut Original<'_, ()>,
-    id: u32,
-    pname: u32,
-    params: *mut i64,
-) {
-    query_object(orig, id, pname, params.cast(), crate::queries::Width::I64);
-}
-
-/// `glGetQueryObjectui64v(id, pname, params)`.
-pub(crate) fn glGetQueryObjectui64v(
-    orig: &mut Original<'_, ()>,
-    id: u32,
-    pname: u32,
-    params: *mut u64,
-) {
-    query_object(orig, id, pname, params.cast(), crate::queries::Width::U64);
-}
-
-/// The shared body of the `glGetQueryBufferObject*v` hooks.
+/// The body of the `glGetQueryBufferObject{i,ui,i64,ui64}v(id, buffer,
+/// pname, offset)` hooks (generated from `intercept.txt`), `width` the width
+/// of their result.
 fn query_buffer_object(
     orig: &mut Original<'_, ()>,
     id: u32,
     buffer: u32,
     pname: u32,
     offset: isize,
-    width: crate::queries::Width,
+    width: Width,
 ) {
     let ctx = current_context();
     if !crate::queries::was_split(ctx, id) {
@@ -1239,7 +1176,8 @@ fn query_buffer_object(
         return;
     }
     let gl = crate::stops::gl_for(ctx);
-    // SAFETY: inside the application's GL call: its context is current.
+    // SAFETY: hooks run inside the application's GL call, so its context is
+    // current; `buffer` and `offset` are only used in GL calls.
     unsafe {
         crate::queries::patch_buffer(&gl, ctx, id, buffer, pname, offset, width, || {
             orig.call();
@@ -1247,49 +1185,9 @@ fn query_buffer_object(
     };
 }
 
-/// `glGetQueryBufferObjectiv(id, buffer, pname, offset)`.
-pub(crate) fn glGetQueryBufferObjectiv(
-    orig: &mut Original<'_, ()>,
-    id: u32,
-    buffer: u32,
-    pname: u32,
-    offset: isize,
-) {
-    query_buffer_object(orig, id, buffer, pname, offset, crate::queries::Width::I32);
-}
-
-/// `glGetQueryBufferObjectuiv(id, buffer, pname, offset)`.
-pub(crate) fn glGetQueryBufferObjectuiv(
-    orig: &mut Original<'_, ()>,
-    id: u32,
-    buffer: u32,
-    pname: u32,
-    offset: isize,
-) {
-    query_buffer_object(orig, id, buffer, pname, offset, crate::queries::Width::U32);
-}
-
-/// `glGetQueryBufferObjecti64v(id, buffer, pname, offset)`.
-pub(crate) fn glGetQueryBufferObjecti64v(
-    orig: &mut Original<'_, ()>,
-    id: u32,
-    buffer: u32,
-    pname: u32,
-    offset: isize,
-) {
-    query_buffer_object(orig, id, buffer, pname, offset, crate::queries::Width::I64);
-}
-
-/// `glGetQueryBufferObjectui64v(id, buffer, pname, offset)`.
-pub(crate) fn glGetQueryBufferObjectui64v(
-    orig: &mut Original<'_, ()>,
-    id: u32,
-    buffer: u32,
-    pname: u32,
-    offset: isize,
-) {
-    query_buffer_object(orig, id, buffer, pname, offset, crate::queries::Width::U64);
-}
+// The hooks `intercept.txt` gives as `glName -> body(args)`: the query reads
+// and begins above, the transform feedback draws.
+include!(concat!(env!("OUT_DIR"), "/hooks_generated.rs"));
 
 // ---------------------------------------------------------------------------
 // Swaps

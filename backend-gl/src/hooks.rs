@@ -30,9 +30,16 @@
 //! `on_program_linked` after `glLinkProgram`/`glCreateShaderProgramv`,
 //! `on_draw` around every draw and dispatch, `on_swap` before every swap.
 //! GL queries the hooks make (`glGetShaderiv`, ...) go through
-//! [`crate::real`], are made only on objects that exist (`glIsShader`
-//! first) and so never raise a GL error the application could see; the
-//! agent never calls `glGetError`.
+//! [`crate::real`] and are made only on objects that exist (`glIsShader`
+//! first), so they raise no GL error.
+//!
+//! The agent does call `glGetError` ([`crate::errors`]): before its own GL
+//! work (debug draws, screenshots, patching a query result in a buffer) it
+//! drains the application's pending errors into a stash, and afterwards it
+//! drains and logs its own; with the debugger's `gl_error` exception filter
+//! on, [`dispatch`] also checks before and after every intercepted command.
+//! The `glGetError` hook hands the stashed errors back first, oldest
+//! first, so the application sees exactly the errors its own calls raised.
 
 #![allow(non_snake_case)]
 

@@ -6,6 +6,53 @@
 
 use glow::HasContext;
 
+use crate::screenshot::ScreenshotError;
+
+/// Why a debug draw (or the program it needs) could not be made.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum DebugDrawError {
+    /// GL would not create an object (glow's message).
+    #[error("{0}")]
+    Create(String),
+    #[error("instrumented shader does not compile: {0}")]
+    Compile(String),
+    #[error("instrumented program does not link: {0}")]
+    Link(String),
+    #[error(
+        "the image the program writes (texture {texture}, level {level}) cannot be saved and restored: {reason}"
+    )]
+    Image {
+        texture: u32,
+        level: i32,
+        reason: ImageError,
+    },
+    #[error("could not map the debug buffer")]
+    Map,
+    /// The size of the draw framebuffer, for the occlusion-query aside.
+    #[error(transparent)]
+    FramebufferSize(#[from] ScreenshotError),
+    #[error(
+        "private framebuffer incomplete ({0:#06x}): occlusion queries would count the debug draw"
+    )]
+    IncompleteFramebuffer(u32),
+}
+
+/// Why a texture level bound to an image unit cannot be saved.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum ImageError {
+    #[error("no texture")]
+    NoTexture,
+    #[error("needs glGetTextureParameteriv (GL 4.5)")]
+    NoTextureQuery,
+    #[error("level size {0}x{1}")]
+    LevelSize(i32, i32),
+    #[error("texture target {0:#06x} is not supported")]
+    Target(u32),
+    /// GL would not create the copy (glow's message).
+    #[error("{0}")]
+    Create(String),
+}
+
 /// A program built from instrumented sources with the original's interface.
 pub struct DebugProgram {
     pub program: glow::Program,
@@ -21,25 +68,22 @@ pub unsafe fn build_program(
     gl: &glow::Context,
     original: glow::Program,
     shaders: &[(u32, &str)],
-) -> Result<DebugProgram, String> {
+) -> Result<DebugProgram, DebugDrawError> {
     // SAFETY: glow calls on the context this function's caller keeps current (its
     // contract); glow passes GL only pointers into live Rust values of the sizes it
     // asks for. The shaders created here are deleted, and the program too when it
     // fails.
     unsafe {
-        let program = gl.create_program()?;
+        let program = gl.create_program().map_err(DebugDrawError::Create)?;
         let mut created = Vec::new();
         let result = (|| {
             for (stage, src) in shaders {
-                let shader = gl.create_shader(*stage)?;
+                let shader = gl.create_shader(*stage).map_err(DebugDrawError::Create)?;
                 created.push(shader);
                 gl.shader_source(shader, src);
                 gl.compile_shader(shader);
                 if !gl.get_shader_compile_status(shader) {
-                    return Err(format!(
-                        "instrumented shader does not compile: {}",
-                        gl.get_shader_info_log(shader)
-                    ));
+                    return Err(DebugDrawError::Compile(gl.get_shader_info_log(shader)));
                 }
                 gl.attach_shader(program, shader);
             }
@@ -62,10 +106,7 @@ pub unsafe fn build_program(
             }
             gl.link_program(program);
             if !gl.get_program_link_status(program) {
-                return Err(format!(
-                    "instrumented program does not link: {}",
-                    gl.get_program_info_log(program)
-                ));
+                return Err(DebugDrawError::Link(gl.get_program_info_log(program)));
             }
             copy_uniforms(gl, original, program);
             copy_block_bindings(gl, original, program);
@@ -762,7 +803,10 @@ impl SavedImages {
     ///
     /// # Safety
     /// A GL context must be current on this thread.
-    pub unsafe fn save(gl: &glow::Context, program: glow::Program) -> Result<SavedImages, String> {
+    pub unsafe fn save(
+        gl: &glow::Context,
+        program: glow::Program,
+    ) -> Result<SavedImages, DebugDrawError> {
         // SAFETY: glow calls on the context this function's caller keeps current (its
         // contract); glow passes GL only pointers into live Rust values of the sizes it
         // asks for. `save_level` and `discard` need the same current context.
@@ -794,9 +838,11 @@ impl SavedImages {
                     Ok(l) => saved.levels.push(l),
                     Err(e) => {
                         saved.discard(gl);
-                        return Err(format!(
-                        "the image the program writes (texture {name}, level {level}) cannot be saved and restored: {e}"
-                    ));
+                        return Err(DebugDrawError::Image {
+                            texture: name,
+                            level,
+                            reason: e,
+                        });
                     }
                 }
             }
@@ -808,7 +854,11 @@ impl SavedImages {
     ///
     /// # Safety
     /// A GL context must be current on this thread.
-    unsafe fn save_level(gl: &glow::Context, name: u32, level: i32) -> Result<SavedLevel, String> {
+    unsafe fn save_level(
+        gl: &glow::Context,
+        name: u32,
+        level: i32,
+    ) -> Result<SavedLevel, ImageError> {
         // SAFETY: glow calls on the context this function's caller keeps current (its
         // contract); glow passes GL only pointers into live Rust values of the sizes it
         // asks for. `copy` is created here with the target, format and size of the level
@@ -816,9 +866,9 @@ impl SavedImages {
         unsafe {
             let texture = std::num::NonZeroU32::new(name)
                 .map(glow::NativeTexture)
-                .ok_or("no texture")?;
+                .ok_or(ImageError::NoTexture)?;
             let target = texture_parameter(name, None, glow::TEXTURE_TARGET)
-                .ok_or("needs glGetTextureParameteriv (GL 4.5)")? as u32;
+                .ok_or(ImageError::NoTextureQuery)? as u32;
             let param = |p| texture_parameter(name, Some(level), p).unwrap_or(0);
             let (w, h, d) = (
                 param(glow::TEXTURE_WIDTH),
@@ -827,7 +877,7 @@ impl SavedImages {
             );
             let format = param(glow::TEXTURE_INTERNAL_FORMAT) as u32;
             if w <= 0 || h <= 0 {
-                return Err(format!("level size {w}x{h}"));
+                return Err(ImageError::LevelSize(w, h));
             }
             let size = match target {
                 glow::TEXTURE_2D | glow::TEXTURE_RECTANGLE | glow::TEXTURE_1D_ARRAY => [w, h, 1],
@@ -835,9 +885,11 @@ impl SavedImages {
                 glow::TEXTURE_2D_ARRAY | glow::TEXTURE_3D | glow::TEXTURE_CUBE_MAP_ARRAY => {
                     [w, h, d.max(1)]
                 }
-                other => return Err(format!("texture target {other:#06x} is not supported")),
+                other => return Err(ImageError::Target(other)),
             };
-            let copy = gl.create_named_texture(target)?;
+            let copy = gl
+                .create_named_texture(target)
+                .map_err(ImageError::Create)?;
             if matches!(
                 target,
                 glow::TEXTURE_2D_ARRAY | glow::TEXTURE_3D | glow::TEXTURE_CUBE_MAP_ARRAY
@@ -1056,8 +1108,8 @@ impl OcclusionAside {
     /// A GL context must be current on this thread.
     pub unsafe fn set(
         gl: &glow::Context,
-        size: impl FnOnce() -> Result<(i32, i32), String>,
-    ) -> Result<Option<OcclusionAside>, String> {
+        size: impl FnOnce() -> Result<(i32, i32), ScreenshotError>,
+    ) -> Result<Option<OcclusionAside>, DebugDrawError> {
         // SAFETY: glow calls on the context this function's caller keeps current (its
         // contract); glow passes GL only pointers into live Rust values of the sizes it
         // asks for. The renderbuffer and framebuffer are created here; every binding and
@@ -1071,12 +1123,12 @@ impl OcclusionAside {
             let samples = gl.get_parameter_i32(glow::SAMPLES).max(0);
             let draw_framebuffer = gl.get_parameter_i32(glow::DRAW_FRAMEBUFFER_BINDING);
             let renderbuffer = gl.get_parameter_i32(glow::RENDERBUFFER_BINDING);
-            let depth_stencil = gl.create_renderbuffer()?;
+            let depth_stencil = gl.create_renderbuffer().map_err(DebugDrawError::Create)?;
             let framebuffer = match gl.create_framebuffer() {
                 Ok(f) => f,
                 Err(e) => {
                     gl.delete_renderbuffer(depth_stencil);
-                    return Err(e);
+                    return Err(DebugDrawError::Create(e));
                 }
             };
             let face = |face: u32, func: u32, reference: u32, mask: u32| {
@@ -1126,9 +1178,7 @@ impl OcclusionAside {
             let status = gl.check_framebuffer_status(glow::DRAW_FRAMEBUFFER);
             if status != glow::FRAMEBUFFER_COMPLETE {
                 aside.restore(gl);
-                return Err(format!(
-                "private framebuffer incomplete ({status:#06x}): occlusion queries would count the debug draw"
-            ));
+                return Err(DebugDrawError::IncompleteFramebuffer(status));
             }
             gl.enable(glow::STENCIL_TEST);
             gl.stencil_func(glow::NEVER, 0, 0);
@@ -1282,7 +1332,7 @@ pub unsafe fn debug_draw(
     binding: u32,
     contents: &[u8],
     draw: &mut dyn FnMut(),
-) -> Result<Vec<u32>, String> {
+) -> Result<Vec<u32>, DebugDrawError> {
     // SAFETY: glow calls on the context this function's caller keeps current (its
     // contract); glow passes GL only pointers into live Rust values of the sizes it
     // asks for. The debug buffer is created here with `contents.len()` bytes and
@@ -1291,7 +1341,7 @@ pub unsafe fn debug_draw(
     // caller's `draw` runs on the same context.
     unsafe {
         let saved = SavedState::save(gl, binding);
-        let buffer = gl.create_buffer()?;
+        let buffer = gl.create_buffer().map_err(DebugDrawError::Create)?;
         gl.bind_buffer(glow::SHADER_STORAGE_BUFFER, Some(buffer));
         gl.buffer_data_u8_slice(glow::SHADER_STORAGE_BUFFER, contents, glow::DYNAMIC_READ);
         gl.bind_buffer_base(glow::SHADER_STORAGE_BUFFER, binding, Some(buffer));
@@ -1324,7 +1374,7 @@ pub unsafe fn debug_draw(
             glow::MAP_READ_BIT,
         );
         let bytes = if ptr.is_null() {
-            Err("could not map the debug buffer".to_string())
+            Err(DebugDrawError::Map)
         } else {
             let bytes = std::slice::from_raw_parts(ptr, contents.len()).to_vec();
             gl.unmap_buffer(glow::SHADER_STORAGE_BUFFER);

@@ -20,6 +20,27 @@ pub struct Image {
     pub rgba: Vec<u8>,
 }
 
+/// Why a screenshot (or the size of a framebuffer) could not be had.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum ScreenshotError {
+    #[error("the window system did not say how large the surface is")]
+    SurfaceSize,
+    #[error("framebuffer size {width}x{height}")]
+    Size { width: i32, height: i32 },
+    #[error("glReadPixels failed (GL error {0:#06x})")]
+    ReadPixels(u32),
+    #[error(
+        "framebuffer {framebuffer}: the size of texture {texture} level {level} needs glGetTextureLevelParameteriv (GL 4.5) or glGetTexLevelParameteriv (GL, GLES 3.1)"
+    )]
+    TextureSize {
+        framebuffer: u32,
+        texture: u32,
+        level: i32,
+    },
+    #[error("framebuffer {0} has no colour attachment 0")]
+    NoColorAttachment(u32),
+}
+
 /// Largest side read back (a corrupt size must not allocate gigabytes).
 const MAX_SIDE: i32 = 16384;
 
@@ -27,7 +48,10 @@ const MAX_SIDE: i32 = 16384;
 ///
 /// # Safety
 /// `ctx` is current on this thread.
-pub unsafe fn draw_framebuffer(gl: &glow::Context, ctx: ContextKey) -> Result<Image, String> {
+pub unsafe fn draw_framebuffer(
+    gl: &glow::Context,
+    ctx: ContextKey,
+) -> Result<Image, ScreenshotError> {
     // SAFETY: `read` and the glow query need `ctx` current, which this function's
     // caller guarantees.
     unsafe {
@@ -40,7 +64,7 @@ pub unsafe fn draw_framebuffer(gl: &glow::Context, ctx: ContextKey) -> Result<Im
 ///
 /// # Safety
 /// `ctx` is current on this thread.
-pub unsafe fn back_buffer(gl: &glow::Context, ctx: ContextKey) -> Result<Image, String> {
+pub unsafe fn back_buffer(gl: &glow::Context, ctx: ContextKey) -> Result<Image, ScreenshotError> {
     // SAFETY: `read` needs `ctx` current, which this function's caller guarantees.
     unsafe { read(gl, ctx, 0) }
 }
@@ -54,16 +78,14 @@ pub unsafe fn back_buffer(gl: &glow::Context, ctx: ContextKey) -> Result<Image, 
 pub unsafe fn draw_framebuffer_size(
     gl: &glow::Context,
     ctx: ContextKey,
-) -> Result<(i32, i32), String> {
+) -> Result<(i32, i32), ScreenshotError> {
     // SAFETY: glow calls and `attachment_size` on `ctx`, which this function's caller
     // keeps current; the read framebuffer binding changed here is put back before
     // returning.
     unsafe {
         let fb = gl.get_parameter_i32(glow::DRAW_FRAMEBUFFER_BINDING).max(0) as u32;
         if fb == 0 {
-            return surface_size(ctx).ok_or_else(|| {
-                "the window system did not say how large the surface is".to_string()
-            });
+            return surface_size(ctx).ok_or(ScreenshotError::SurfaceSize);
         }
         let saved_read_fb = gl.get_parameter_i32(glow::READ_FRAMEBUFFER_BINDING);
         gl.bind_framebuffer(glow::READ_FRAMEBUFFER, framebuffer(fb));
@@ -92,7 +114,7 @@ pub unsafe fn draw_framebuffer_size(
 ///
 /// # Safety
 /// `ctx` is current on this thread (`gl` loaded for it).
-unsafe fn read(gl: &glow::Context, ctx: ContextKey, fb: u32) -> Result<Image, String> {
+unsafe fn read(gl: &glow::Context, ctx: ContextKey, fb: u32) -> Result<Image, ScreenshotError> {
     // SAFETY: glow calls on `ctx`, which this function's caller keeps current;
     // `read_pixels` writes `width * height` RGBA8 pixels with pack alignment 4, no row
     // length or skips and no pack buffer (all set just before), exactly the size of
@@ -115,8 +137,7 @@ unsafe fn read(gl: &glow::Context, ctx: ContextKey, fb: u32) -> Result<Image, St
         let saved_read_buffer = gl.get_parameter_i32(glow::READ_BUFFER);
         let result = (|| {
             let (width, height, source) = if fb == 0 {
-                let (w, h) = surface_size(ctx)
-                    .ok_or("the window system did not say how large the surface is")?;
+                let (w, h) = surface_size(ctx).ok_or(ScreenshotError::SurfaceSize)?;
                 let double = es || gl.get_parameter_bool(glow::DOUBLEBUFFER);
                 (w, h, if double { glow::BACK } else { glow::FRONT })
             } else {
@@ -124,7 +145,7 @@ unsafe fn read(gl: &glow::Context, ctx: ContextKey, fb: u32) -> Result<Image, St
                 (w, h, glow::COLOR_ATTACHMENT0)
             };
             if width <= 0 || height <= 0 || width > MAX_SIDE || height > MAX_SIDE {
-                return Err(format!("framebuffer size {width}x{height}"));
+                return Err(ScreenshotError::Size { width, height });
             }
             gl.read_buffer(source);
             gl.bind_buffer(glow::PIXEL_PACK_BUFFER, None);
@@ -144,7 +165,7 @@ unsafe fn read(gl: &glow::Context, ctx: ContextKey, fb: u32) -> Result<Image, St
             );
             let own = crate::errors::drain_own();
             if let Some(e) = own.first() {
-                return Err(format!("glReadPixels failed (GL error {e:#06x})"));
+                return Err(ScreenshotError::ReadPixels(*e));
             }
             Ok(Image {
                 width: width as u32,
@@ -178,7 +199,7 @@ fn framebuffer(name: u32) -> Option<glow::Framebuffer> {
 /// # Safety
 /// A GL context must be current on this thread (`gl` loaded for it), with
 /// `fb` bound for reading.
-unsafe fn attachment_size(gl: &glow::Context, fb: u32) -> Result<(i32, i32), String> {
+unsafe fn attachment_size(gl: &glow::Context, fb: u32) -> Result<(i32, i32), ScreenshotError> {
     // SAFETY: glow calls on the context this function's caller keeps current. `p`,
     // when not null, is the real glGetTextureLevelParameteriv (the slot holds nothing
     // else), of type `GetTextureLevel`, called only where GL 4.5 has it, with live
@@ -208,11 +229,13 @@ unsafe fn attachment_size(gl: &glow::Context, fb: u32) -> Result<(i32, i32), Str
                     f(name, level, glow::TEXTURE_HEIGHT, &mut h);
                     return Ok((w, h));
                 }
-                bound_texture_level_size(gl, name, level, face).ok_or_else(|| {
-                format!(
-                    "framebuffer {fb}: the size of texture {name} level {level} needs glGetTextureLevelParameteriv (GL 4.5) or glGetTexLevelParameteriv (GL, GLES 3.1)"
+                bound_texture_level_size(gl, name, level, face).ok_or(
+                    ScreenshotError::TextureSize {
+                        framebuffer: fb,
+                        texture: name,
+                        level,
+                    },
                 )
-            })
             }
             glow::RENDERBUFFER => {
                 let saved = gl.get_parameter_i32(glow::RENDERBUFFER_BINDING);
@@ -230,7 +253,7 @@ unsafe fn attachment_size(gl: &glow::Context, fb: u32) -> Result<(i32, i32), Str
                 );
                 Ok((w, h))
             }
-            _ => Err(format!("framebuffer {fb} has no colour attachment 0")),
+            _ => Err(ScreenshotError::NoColorAttachment(fb)),
         }
     }
 }

@@ -603,31 +603,13 @@ pub(crate) unsafe fn glBindAttribLocation(
     }
 }
 
-/// `glBindFragDataLocation(program, color, name)`.
+/// The body of the `glBindFragDataLocation` and
+/// `glBindFragDataLocationIndexed` hooks (generated from `intercept.txt`;
+/// index 0 for the first).
 ///
 /// # Safety
-/// The arguments are the application's, valid for the GL call as GL
-/// requires of them.
-pub(crate) unsafe fn glBindFragDataLocation(
-    orig: &mut Original<'_, ()>,
-    program: u32,
-    color: u32,
-    name: *const c_char,
-) {
-    orig.call();
-    // SAFETY: the application's name argument, which GL requires to be
-    // NUL-terminated (this function's contract).
-    if let Some(name) = unsafe { read_name(name) } {
-        state::frag_data_bound(current_context(), program, color, 0, name);
-    }
-}
-
-/// `glBindFragDataLocationIndexed(program, colorNumber, index, name)`.
-///
-/// # Safety
-/// The arguments are the application's, valid for the GL call as GL
-/// requires of them.
-pub(crate) unsafe fn glBindFragDataLocationIndexed(
+/// `name` is the application's argument, NUL-terminated as GL requires.
+unsafe fn frag_data_bound(
     orig: &mut Original<'_, ()>,
     program: u32,
     color: u32,
@@ -635,8 +617,7 @@ pub(crate) unsafe fn glBindFragDataLocationIndexed(
     name: *const c_char,
 ) {
     orig.call();
-    // SAFETY: the application's name argument, which GL requires to be
-    // NUL-terminated (this function's contract).
+    // SAFETY: NUL-terminated (this function's contract).
     if let Some(name) = unsafe { read_name(name) } {
         state::frag_data_bound(current_context(), program, color, index, name);
     }

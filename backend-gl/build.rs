@@ -412,6 +412,15 @@ fn signature(cmd: &Command) -> (String, String) {
     (params, ret)
 }
 
+/// The parameter names of `cmd` as a call's arguments: `a, b, c`.
+fn arg_names(cmd: &Command) -> String {
+    cmd.params
+        .iter()
+        .map(|p| p.name.as_str())
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
 fn ret_suffix(ret: &str) -> String {
     if ret == "()" {
         String::new()
@@ -469,12 +478,7 @@ fn generate(
     s.push_str("/// Calls of the real functions, for the agent's own GL calls. Each resolves\n/// the function on first use; when it cannot be found, nothing is called and\n/// zero is returned.\npub mod real {\n");
     for cmd in &all {
         let (params, ret) = signature(cmd);
-        let args = cmd
-            .params
-            .iter()
-            .map(|p| p.name.as_str())
-            .collect::<Vec<_>>()
-            .join(", ");
+        let args = arg_names(cmd);
         let _ = writeln!(
             s,
             "    /// Calls the real `{name}`.\n    ///\n    /// # Safety\n    /// As for the GL command: a current context and valid pointers.\n    #[inline]\n    pub unsafe fn {name}({params}){rs} {{\n        let __p = super::slots::{name}.get();\n        if __p.is_null() {{\n            return{zero};\n        }}\n        // SAFETY: `__p` is not null and the slot only ever holds the real\n        // `{name}` (resolved by that name), whose C signature is\n        // `PFN_{name}`; the arguments are as GL requires (this function's\n        // contract).\n        unsafe {{\n            let __f = ::std::mem::transmute::<*mut ::std::ffi::c_void, super::types::PFN_{name}>(__p);\n            __f({args})\n        }}\n    }}",
@@ -491,12 +495,7 @@ fn generate(
         let cmd = &commands[&e.name];
         let base = &commands[&e.base];
         let (params, ret) = signature(cmd);
-        let args = cmd
-            .params
-            .iter()
-            .map(|p| p.name.as_str())
-            .collect::<Vec<_>>()
-            .join(", ");
+        let args = arg_names(cmd);
         let hook_args = cmd
             .params
             .iter()

@@ -1,8 +1,10 @@
 //! Generates the agent's GL entry points from gl.xml (crate `khronos_api`)
 //! and the list of intercepted commands in `intercept.txt`.
 //!
-//! Output: `$OUT_DIR/gl_generated.rs`, included by `src/gl.rs`. See
-//! `intercept.txt` for the list's syntax and `src/gl.rs` for what the
+//! Output: `$OUT_DIR/gl_generated.rs`, included by `src/gl.rs`, and
+//! `$OUT_DIR/hooks_generated.rs`, the hooks `intercept.txt` gives as a call
+//! of a shared body (`glName -> body(args)`), included by `src/hooks.rs`.
+//! See `intercept.txt` for the list's syntax and `src/gl.rs` for what the
 //! generated items are.
 
 use std::collections::{BTreeMap, BTreeSet, HashMap};
@@ -34,6 +36,16 @@ struct Entry {
     base: String,
 }
 
+/// A hook generated as a call of a hand-written body (`glName -> body(args)`
+/// in `intercept.txt`).
+struct GeneratedHook {
+    name: String,
+    body: String,
+    /// The body's arguments after `orig`: parameter names of the command or
+    /// Rust expressions (constants).
+    args: Vec<String>,
+}
+
 fn main() {
     println!("cargo:rerun-if-changed=intercept.txt");
     println!("cargo:rerun-if-changed=build.rs");
@@ -42,10 +54,15 @@ fn main() {
         .unwrap_or_else(|e| panic!("reading intercept.txt: {e}"));
     let xml = std::str::from_utf8(khronos_api::GL_XML).expect("gl.xml is UTF-8");
     let commands = parse_gl_xml(xml);
-    let (entries, call_only) = resolve_list(&list, &commands);
-    let code = generate(&entries, &call_only, &commands);
-    let out = PathBuf::from(std::env::var_os("OUT_DIR").unwrap()).join("gl_generated.rs");
-    std::fs::write(&out, code).unwrap_or_else(|e| panic!("writing {}: {e}", out.display()));
+    let (entries, call_only, hooks) = resolve_list(&list, &commands);
+    let out_dir = PathBuf::from(std::env::var_os("OUT_DIR").unwrap());
+    for (file, code) in [
+        ("gl_generated.rs", generate(&entries, &call_only, &commands)),
+        ("hooks_generated.rs", generate_hooks(&hooks, &commands)),
+    ] {
+        let out = out_dir.join(file);
+        std::fs::write(&out, code).unwrap_or_else(|e| panic!("writing {}: {e}", out.display()));
+    }
 }
 
 fn parse_gl_xml(xml: &str) -> HashMap<String, Command> {
@@ -224,10 +241,39 @@ fn abi_class(rust: &str) -> &'static str {
     }
 }
 
-fn resolve_list(list: &str, commands: &HashMap<String, Command>) -> (Vec<Entry>, Vec<String>) {
+/// Parses `glName -> body(a, b, ...)` (the part after `->`).
+fn parse_generated_hook(name: &str, spec: &str, line_no: usize) -> GeneratedHook {
+    let spec = spec.trim();
+    let (body, rest) = spec
+        .split_once('(')
+        .unwrap_or_else(|| panic!("intercept.txt:{line_no}: `-> body(args)` expected"));
+    let args = rest
+        .strip_suffix(')')
+        .unwrap_or_else(|| panic!("intercept.txt:{line_no}: `)` expected at the end"));
+    let body = body.trim();
+    if body.is_empty() || !body.chars().all(|c| c.is_ascii_alphanumeric() || c == '_') {
+        panic!("intercept.txt:{line_no}: `{body}` is not a function name");
+    }
+    GeneratedHook {
+        name: name.to_owned(),
+        body: body.to_owned(),
+        args: args
+            .split(',')
+            .map(str::trim)
+            .filter(|a| !a.is_empty())
+            .map(str::to_owned)
+            .collect(),
+    }
+}
+
+fn resolve_list(
+    list: &str,
+    commands: &HashMap<String, Command>,
+) -> (Vec<Entry>, Vec<String>, Vec<GeneratedHook>) {
     let mut section = "intercept";
     let mut listed: Vec<(String, Option<String>, usize)> = Vec::new();
     let mut call_only = Vec::new();
+    let mut hooks = Vec::new();
     for (i, raw) in list.lines().enumerate() {
         let line_no = i + 1;
         let line = raw.split('#').next().unwrap().trim();
@@ -242,12 +288,22 @@ fn resolve_list(list: &str, commands: &HashMap<String, Command>) -> (Vec<Entry>,
             };
             continue;
         }
+        let (line, hook) = match line.split_once("->") {
+            Some((a, b)) => (a.trim(), Some(b)),
+            None => (line, None),
+        };
         let (name, base) = match line.split_once('=') {
             Some((a, b)) => (a.trim().to_owned(), Some(b.trim().to_owned())),
             None => (line.to_owned(), None),
         };
         if !commands.contains_key(&name) {
             panic!("intercept.txt:{line_no}: {name} is not a command in gl.xml");
+        }
+        if let Some(spec) = hook {
+            if section == "call" || base.is_some() {
+                panic!("intercept.txt:{line_no}: `->` only on a base command in [intercept]");
+            }
+            hooks.push(parse_generated_hook(&name, spec, line_no));
         }
         if section == "call" {
             if base.is_some() {
@@ -332,7 +388,7 @@ fn resolve_list(list: &str, commands: &HashMap<String, Command>) -> (Vec<Entry>,
         }
         out.push(Entry { name, base });
     }
-    (out, call_only)
+    (out, call_only, hooks)
 }
 
 fn zero_value(rust_ret: &str) -> &'static str {
@@ -354,6 +410,15 @@ fn signature(cmd: &Command) -> (String, String) {
     let ret = rust_type(&cmd.ret)
         .unwrap_or_else(|| panic!("{}: unsupported return type `{}`", cmd.name, cmd.ret));
     (params, ret)
+}
+
+/// The parameter names of `cmd` as a call's arguments: `a, b, c`.
+fn arg_names(cmd: &Command) -> String {
+    cmd.params
+        .iter()
+        .map(|p| p.name.as_str())
+        .collect::<Vec<_>>()
+        .join(", ")
 }
 
 fn ret_suffix(ret: &str) -> String {
@@ -413,15 +478,10 @@ fn generate(
     s.push_str("/// Calls of the real functions, for the agent's own GL calls. Each resolves\n/// the function on first use; when it cannot be found, nothing is called and\n/// zero is returned.\npub mod real {\n");
     for cmd in &all {
         let (params, ret) = signature(cmd);
-        let args = cmd
-            .params
-            .iter()
-            .map(|p| p.name.as_str())
-            .collect::<Vec<_>>()
-            .join(", ");
+        let args = arg_names(cmd);
         let _ = writeln!(
             s,
-            "    /// Calls the real `{name}`.\n    ///\n    /// # Safety\n    /// As for the GL command: a current context and valid pointers.\n    #[inline]\n    pub unsafe fn {name}({params}){rs} {{\n        let __p = super::slots::{name}.get();\n        if __p.is_null() {{\n            return{zero};\n        }}\n        // SAFETY: the slot only holds pointers to `{name}`.\n        unsafe {{\n            let __f = ::std::mem::transmute::<*mut ::std::ffi::c_void, super::types::PFN_{name}>(__p);\n            __f({args})\n        }}\n    }}",
+            "    /// Calls the real `{name}`.\n    ///\n    /// # Safety\n    /// As for the GL command: a current context and valid pointers.\n    #[inline]\n    pub unsafe fn {name}({params}){rs} {{\n        let __p = super::slots::{name}.get();\n        if __p.is_null() {{\n            return{zero};\n        }}\n        // SAFETY: `__p` is not null and the slot only ever holds the real\n        // `{name}` (resolved by that name), whose C signature is\n        // `PFN_{name}`; the arguments are as GL requires (this function's\n        // contract).\n        unsafe {{\n            let __f = ::std::mem::transmute::<*mut ::std::ffi::c_void, super::types::PFN_{name}>(__p);\n            __f({args})\n        }}\n    }}",
             name = cmd.name,
             rs = ret_suffix(&ret),
             zero = zero_value(&ret),
@@ -435,12 +495,7 @@ fn generate(
         let cmd = &commands[&e.name];
         let base = &commands[&e.base];
         let (params, ret) = signature(cmd);
-        let args = cmd
-            .params
-            .iter()
-            .map(|p| p.name.as_str())
-            .collect::<Vec<_>>()
-            .join(", ");
+        let args = arg_names(cmd);
         let hook_args = cmd
             .params
             .iter()
@@ -465,7 +520,7 @@ fn generate(
         };
         let _ = writeln!(
             s,
-            "    /// Wrapper of `{name}`{alias}.\n    ///\n    /// # Safety\n    /// Called by the application as the GL command.\n{export}    pub unsafe extern \"C\" fn {name}({params}){rs} {{\n        let __p = super::slots::{name}.get();\n        if __p.is_null() {{\n            crate::hooks::missing_real(\"{name}\");\n            return{zero};\n        }}\n        // SAFETY: the slot only holds pointers to `{name}`; the hook gets the\n        // application's arguments.\n        unsafe {{\n            let __real = ::std::mem::transmute::<*mut ::std::ffi::c_void, super::types::PFN_{name}>(__p);\n            let mut __run = || __real({args});\n            crate::hooks::dispatch(\"{name}\", &mut __run, |__orig| crate::hooks::{base}(__orig{hook_args}))\n        }}\n    }}",
+            "    /// Wrapper of `{name}`{alias}.\n    ///\n    /// # Safety\n    /// Called by the application as the GL command: a current context (or\n    /// none, where GL allows it) and arguments valid as GL requires.\n{export}    pub unsafe extern \"C\" fn {name}({params}){rs} {{\n        let __p = super::slots::{name}.get();\n        if __p.is_null() {{\n            crate::hooks::missing_real(\"{name}\");\n            return{zero};\n        }}\n        // SAFETY: `__p` is not null and the slot only ever holds the real\n        // `{name}`, whose C signature is `PFN_{name}`; it and the hook get\n        // the application's own arguments, valid for the GL call (this\n        // function's contract).\n        unsafe {{\n            let __real = ::std::mem::transmute::<*mut ::std::ffi::c_void, super::types::PFN_{name}>(__p);\n            let mut __run = || __real({args});\n            crate::hooks::dispatch(\"{name}\", &mut __run, |__orig| crate::hooks::{base}(__orig{hook_args}))\n        }}\n    }}",
             name = e.name,
             base = e.base,
             alias = if e.name == e.base {
@@ -499,5 +554,86 @@ fn generate(
         );
     }
     s.push_str("        _ => return None,\n    })\n}\n");
+    s
+}
+
+/// The hooks given as `glName -> body(args)`: `hooks::glName(orig, params..)`
+/// calls `body(orig, args..)`. A parameter the arguments do not name is
+/// ignored (`_name`); a pointer parameter is passed with `.cast()` (the body
+/// decides the pointee) and makes the hook an `unsafe fn` whose body is an
+/// `unsafe fn` too.
+fn generate_hooks(hooks: &[GeneratedHook], commands: &HashMap<String, Command>) -> String {
+    let mut s = String::new();
+    s.push_str(
+        "// @generated by backend-gl/build.rs from intercept.txt (`glName -> body(args)`). Do not edit.\n",
+    );
+    for h in hooks {
+        let cmd = &commands[&h.name];
+        let ret = rust_type(&cmd.ret)
+            .unwrap_or_else(|| panic!("{}: unsupported return type `{}`", cmd.name, cmd.ret));
+        let is_param = |a: &str| cmd.params.iter().any(|p| p.name == a);
+        let params = cmd
+            .params
+            .iter()
+            .map(|p| {
+                let used = h.args.contains(&p.name);
+                format!(", {}{}: {}", if used { "" } else { "_" }, p.name, p.rust)
+            })
+            .collect::<String>();
+        let pointers = cmd
+            .params
+            .iter()
+            .any(|p| p.rust.starts_with('*') && h.args.contains(&p.name));
+        let args = h
+            .args
+            .iter()
+            .map(|a| {
+                let pointer = cmd
+                    .params
+                    .iter()
+                    .any(|p| p.name == *a && p.rust.starts_with('*'));
+                if pointer {
+                    format!(", {a}.cast()")
+                } else {
+                    format!(", {a}")
+                }
+            })
+            .collect::<String>();
+        let c_params = cmd
+            .params
+            .iter()
+            .map(|p| p.name.trim_end_matches('_'))
+            .collect::<Vec<_>>()
+            .join(", ");
+        let shown = h.args.join(", ");
+        let _ = writeln!(
+            s,
+            "\n/// `{name}({c_params})`: [`{body}`]`(orig, {shown})` (generated from\n/// `intercept.txt`).",
+            name = h.name,
+            body = h.body,
+        );
+        if pointers {
+            let _ = writeln!(
+                s,
+                "///\n/// # Safety\n/// The arguments are the application's, valid for the GL call as GL\n/// requires of them.\npub(crate) unsafe fn {name}(orig: &mut Original<'_, {ret}>{params}) {{\n    // SAFETY: the application's arguments, passed on as they came (this\n    // function's contract is the body's).\n    unsafe {{ {body}(orig{args}) }}\n}}",
+                name = h.name,
+                body = h.body,
+            );
+        } else {
+            let _ = writeln!(
+                s,
+                "pub(crate) fn {name}(orig: &mut Original<'_, {ret}>{params}) {{\n    {body}(orig{args})\n}}",
+                name = h.name,
+                body = h.body,
+            );
+        }
+        for a in &h.args {
+            let ident = a.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
+                && a.starts_with(|c: char| c.is_ascii_lowercase());
+            if ident && !is_param(a) {
+                panic!("{}: `{a}` is not one of its parameters", h.name);
+            }
+        }
+    }
     s
 }

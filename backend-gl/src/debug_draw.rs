@@ -6,6 +6,53 @@
 
 use glow::HasContext;
 
+use crate::screenshot::ScreenshotError;
+
+/// Why a debug draw (or the program it needs) could not be made.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum DebugDrawError {
+    /// GL would not create an object (glow's message).
+    #[error("{0}")]
+    Create(String),
+    #[error("instrumented shader does not compile: {0}")]
+    Compile(String),
+    #[error("instrumented program does not link: {0}")]
+    Link(String),
+    #[error(
+        "the image the program writes (texture {texture}, level {level}) cannot be saved and restored: {reason}"
+    )]
+    Image {
+        texture: u32,
+        level: i32,
+        reason: ImageError,
+    },
+    #[error("could not map the debug buffer")]
+    Map,
+    /// The size of the draw framebuffer, for the occlusion-query aside.
+    #[error(transparent)]
+    FramebufferSize(#[from] ScreenshotError),
+    #[error(
+        "private framebuffer incomplete ({0:#06x}): occlusion queries would count the debug draw"
+    )]
+    IncompleteFramebuffer(u32),
+}
+
+/// Why a texture level bound to an image unit cannot be saved.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum ImageError {
+    #[error("no texture")]
+    NoTexture,
+    #[error("needs glGetTextureParameteriv (GL 4.5)")]
+    NoTextureQuery,
+    #[error("level size {0}x{1}")]
+    LevelSize(i32, i32),
+    #[error("texture target {0:#06x} is not supported")]
+    Target(u32),
+    /// GL would not create the copy (glow's message).
+    #[error("{0}")]
+    Create(String),
+}
+
 /// A program built from instrumented sources with the original's interface.
 pub struct DebugProgram {
     pub program: glow::Program,
@@ -21,60 +68,60 @@ pub unsafe fn build_program(
     gl: &glow::Context,
     original: glow::Program,
     shaders: &[(u32, &str)],
-) -> Result<DebugProgram, String> {
-    let program = gl.create_program()?;
-    let mut created = Vec::new();
-    let result = (|| {
-        for (stage, src) in shaders {
-            let shader = gl.create_shader(*stage)?;
-            created.push(shader);
-            gl.shader_source(shader, src);
-            gl.compile_shader(shader);
-            if !gl.get_shader_compile_status(shader) {
-                return Err(format!(
-                    "instrumented shader does not compile: {}",
-                    gl.get_shader_info_log(shader)
-                ));
-            }
-            gl.attach_shader(program, shader);
-        }
-        for i in 0..gl.get_active_attributes(original) {
-            if let Some(a) = gl.get_active_attribute(original, i) {
-                if a.name.starts_with("gl_") {
-                    continue;
+) -> Result<DebugProgram, DebugDrawError> {
+    // SAFETY: glow calls on the context this function's caller keeps current (its
+    // contract); glow passes GL only pointers into live Rust values of the sizes it
+    // asks for. The shaders created here are deleted, and the program too when it
+    // fails.
+    unsafe {
+        let program = gl.create_program().map_err(DebugDrawError::Create)?;
+        let mut created = Vec::new();
+        let result = (|| {
+            for (stage, src) in shaders {
+                let shader = gl.create_shader(*stage).map_err(DebugDrawError::Create)?;
+                created.push(shader);
+                gl.shader_source(shader, src);
+                gl.compile_shader(shader);
+                if !gl.get_shader_compile_status(shader) {
+                    return Err(DebugDrawError::Compile(gl.get_shader_info_log(shader)));
                 }
-                if let Some(loc) = gl.get_attrib_location(original, &a.name) {
-                    gl.bind_attrib_location(program, loc, &a.name);
+                gl.attach_shader(program, shader);
+            }
+            for i in 0..gl.get_active_attributes(original) {
+                if let Some(a) = gl.get_active_attribute(original, i) {
+                    if a.name.starts_with("gl_") {
+                        continue;
+                    }
+                    if let Some(loc) = gl.get_attrib_location(original, &a.name) {
+                        gl.bind_attrib_location(program, loc, &a.name);
+                    }
                 }
             }
-        }
-        copy_transform_feedback_varyings(gl, original, program);
-        for name in fragment_outputs(gl, original) {
-            let loc = gl.get_frag_data_location(original, &name);
-            if loc >= 0 {
-                gl.bind_frag_data_location(program, loc as u32, &name);
+            copy_transform_feedback_varyings(gl, original, program);
+            for name in fragment_outputs(gl, original) {
+                let loc = gl.get_frag_data_location(original, &name);
+                if loc >= 0 {
+                    gl.bind_frag_data_location(program, loc as u32, &name);
+                }
             }
+            gl.link_program(program);
+            if !gl.get_program_link_status(program) {
+                return Err(DebugDrawError::Link(gl.get_program_info_log(program)));
+            }
+            copy_uniforms(gl, original, program);
+            copy_block_bindings(gl, original, program);
+            Ok(())
+        })();
+        for s in created {
+            gl.detach_shader(program, s);
+            gl.delete_shader(s);
         }
-        gl.link_program(program);
-        if !gl.get_program_link_status(program) {
-            return Err(format!(
-                "instrumented program does not link: {}",
-                gl.get_program_info_log(program)
-            ));
-        }
-        copy_uniforms(gl, original, program);
-        copy_block_bindings(gl, original, program);
-        Ok(())
-    })();
-    for s in created {
-        gl.detach_shader(program, s);
-        gl.delete_shader(s);
-    }
-    match result {
-        Ok(()) => Ok(DebugProgram { program }),
-        Err(e) => {
-            gl.delete_program(program);
-            Err(e)
+        match result {
+            Ok(()) => Ok(DebugProgram { program }),
+            Err(e) => {
+                gl.delete_program(program);
+                Err(e)
+            }
         }
     }
 }
@@ -91,19 +138,24 @@ unsafe fn copy_transform_feedback_varyings(
     from: glow::Program,
     to: glow::Program,
 ) {
-    let count = gl
-        .get_program_parameter_i32(from, glow::TRANSFORM_FEEDBACK_VARYINGS)
-        .max(0) as u32;
-    if count == 0 {
-        return;
+    // SAFETY: glow calls on the context this function's caller keeps current (its
+    // contract); glow passes GL only pointers into live Rust values of the sizes it
+    // asks for.
+    unsafe {
+        let count = gl
+            .get_program_parameter_i32(from, glow::TRANSFORM_FEEDBACK_VARYINGS)
+            .max(0) as u32;
+        if count == 0 {
+            return;
+        }
+        let names: Vec<String> = (0..count)
+            .filter_map(|i| gl.get_transform_feedback_varying(from, i))
+            .map(|v| v.name)
+            .collect();
+        let mode = gl.get_program_parameter_i32(from, glow::TRANSFORM_FEEDBACK_BUFFER_MODE) as u32;
+        let refs: Vec<&str> = names.iter().map(String::as_str).collect();
+        gl.transform_feedback_varyings(to, &refs, mode);
     }
-    let names: Vec<String> = (0..count)
-        .filter_map(|i| gl.get_transform_feedback_varying(from, i))
-        .map(|v| v.name)
-        .collect();
-    let mode = gl.get_program_parameter_i32(from, glow::TRANSFORM_FEEDBACK_BUFFER_MODE) as u32;
-    let refs: Vec<&str> = names.iter().map(String::as_str).collect();
-    gl.transform_feedback_varyings(to, &refs, mode);
 }
 
 /// What a uniform's type is made of, for reading and writing it generically.
@@ -210,77 +262,83 @@ fn is_opaque(t: u32) -> bool {
 /// # Safety
 /// A GL context must be current on this thread.
 pub unsafe fn copy_uniforms(gl: &glow::Context, from: glow::Program, to: glow::Program) {
-    let count = gl
-        .get_program_parameter_i32(from, glow::ACTIVE_UNIFORMS)
-        .max(0) as u32;
-    for i in 0..count {
-        let Some(u) = gl.get_active_uniform(from, i) else {
-            continue;
-        };
-        let Some(kind) = uniform_kind(u.utype) else {
-            continue;
-        };
-        let base = u.name.strip_suffix("[0]").unwrap_or(&u.name).to_string();
-        let elements = u.size.max(1) as usize;
-        for k in 0..elements {
-            let name = if elements > 1 || u.name.ends_with("[0]") {
-                format!("{base}[{k}]")
-            } else {
-                base.clone()
-            };
-            let (Some(src), Some(dst)) = (
-                gl.get_uniform_location(from, &name),
-                gl.get_uniform_location(to, &name),
-            ) else {
+    // SAFETY: glow calls on the context this function's caller keeps current (its
+    // contract); glow passes GL only pointers into live Rust values of the sizes it
+    // asks for. Each `get_uniform_*` reads `n` values (the uniform's component count,
+    // from its type) into a local of at least that many.
+    unsafe {
+        let count = gl
+            .get_program_parameter_i32(from, glow::ACTIVE_UNIFORMS)
+            .max(0) as u32;
+        for i in 0..count {
+            let Some(u) = gl.get_active_uniform(from, i) else {
                 continue;
             };
-            match kind {
-                UniformKind::Float(n) => {
-                    let mut v = [0f32; 4];
-                    gl.get_uniform_f32(from, &src, &mut v[..n]);
-                    match n {
-                        1 => gl.program_uniform_1_f32_slice(to, Some(&dst), &v[..1]),
-                        2 => gl.program_uniform_2_f32_slice(to, Some(&dst), &v[..2]),
-                        3 => gl.program_uniform_3_f32_slice(to, Some(&dst), &v[..3]),
-                        _ => gl.program_uniform_4_f32_slice(to, Some(&dst), &v[..4]),
+            let Some(kind) = uniform_kind(u.utype) else {
+                continue;
+            };
+            let base = u.name.strip_suffix("[0]").unwrap_or(&u.name).to_string();
+            let elements = u.size.max(1) as usize;
+            for k in 0..elements {
+                let name = if elements > 1 || u.name.ends_with("[0]") {
+                    format!("{base}[{k}]")
+                } else {
+                    base.clone()
+                };
+                let (Some(src), Some(dst)) = (
+                    gl.get_uniform_location(from, &name),
+                    gl.get_uniform_location(to, &name),
+                ) else {
+                    continue;
+                };
+                match kind {
+                    UniformKind::Float(n) => {
+                        let mut v = [0f32; 4];
+                        gl.get_uniform_f32(from, &src, &mut v[..n]);
+                        match n {
+                            1 => gl.program_uniform_1_f32_slice(to, Some(&dst), &v[..1]),
+                            2 => gl.program_uniform_2_f32_slice(to, Some(&dst), &v[..2]),
+                            3 => gl.program_uniform_3_f32_slice(to, Some(&dst), &v[..3]),
+                            _ => gl.program_uniform_4_f32_slice(to, Some(&dst), &v[..4]),
+                        }
                     }
-                }
-                UniformKind::Mat(c, r) => {
-                    let mut v = [0f32; 16];
-                    let n = c * r;
-                    gl.get_uniform_f32(from, &src, &mut v[..n]);
-                    let v = &v[..n];
-                    let d = Some(&dst);
-                    match (c, r) {
-                        (2, 2) => gl.program_uniform_matrix_2_f32_slice(to, d, false, v),
-                        (3, 3) => gl.program_uniform_matrix_3_f32_slice(to, d, false, v),
-                        (4, 4) => gl.program_uniform_matrix_4_f32_slice(to, d, false, v),
-                        (2, 3) => gl.program_uniform_matrix_2x3_f32_slice(to, d, false, v),
-                        (2, 4) => gl.program_uniform_matrix_2x4_f32_slice(to, d, false, v),
-                        (3, 2) => gl.program_uniform_matrix_3x2_f32_slice(to, d, false, v),
-                        (3, 4) => gl.program_uniform_matrix_3x4_f32_slice(to, d, false, v),
-                        (4, 2) => gl.program_uniform_matrix_4x2_f32_slice(to, d, false, v),
-                        _ => gl.program_uniform_matrix_4x3_f32_slice(to, d, false, v),
+                    UniformKind::Mat(c, r) => {
+                        let mut v = [0f32; 16];
+                        let n = c * r;
+                        gl.get_uniform_f32(from, &src, &mut v[..n]);
+                        let v = &v[..n];
+                        let d = Some(&dst);
+                        match (c, r) {
+                            (2, 2) => gl.program_uniform_matrix_2_f32_slice(to, d, false, v),
+                            (3, 3) => gl.program_uniform_matrix_3_f32_slice(to, d, false, v),
+                            (4, 4) => gl.program_uniform_matrix_4_f32_slice(to, d, false, v),
+                            (2, 3) => gl.program_uniform_matrix_2x3_f32_slice(to, d, false, v),
+                            (2, 4) => gl.program_uniform_matrix_2x4_f32_slice(to, d, false, v),
+                            (3, 2) => gl.program_uniform_matrix_3x2_f32_slice(to, d, false, v),
+                            (3, 4) => gl.program_uniform_matrix_3x4_f32_slice(to, d, false, v),
+                            (4, 2) => gl.program_uniform_matrix_4x2_f32_slice(to, d, false, v),
+                            _ => gl.program_uniform_matrix_4x3_f32_slice(to, d, false, v),
+                        }
                     }
-                }
-                UniformKind::Int(n) => {
-                    let mut v = [0i32; 4];
-                    gl.get_uniform_i32(from, &src, &mut v[..n]);
-                    match n {
-                        1 => gl.program_uniform_1_i32_slice(to, Some(&dst), &v[..1]),
-                        2 => gl.program_uniform_2_i32_slice(to, Some(&dst), &v[..2]),
-                        3 => gl.program_uniform_3_i32_slice(to, Some(&dst), &v[..3]),
-                        _ => gl.program_uniform_4_i32_slice(to, Some(&dst), &v[..4]),
+                    UniformKind::Int(n) => {
+                        let mut v = [0i32; 4];
+                        gl.get_uniform_i32(from, &src, &mut v[..n]);
+                        match n {
+                            1 => gl.program_uniform_1_i32_slice(to, Some(&dst), &v[..1]),
+                            2 => gl.program_uniform_2_i32_slice(to, Some(&dst), &v[..2]),
+                            3 => gl.program_uniform_3_i32_slice(to, Some(&dst), &v[..3]),
+                            _ => gl.program_uniform_4_i32_slice(to, Some(&dst), &v[..4]),
+                        }
                     }
-                }
-                UniformKind::Uint(n) => {
-                    let mut v = [0u32; 4];
-                    gl.get_uniform_u32(from, &src, &mut v[..n]);
-                    match n {
-                        1 => gl.program_uniform_1_u32_slice(to, Some(&dst), &v[..1]),
-                        2 => gl.program_uniform_2_u32_slice(to, Some(&dst), &v[..2]),
-                        3 => gl.program_uniform_3_u32_slice(to, Some(&dst), &v[..3]),
-                        _ => gl.program_uniform_4_u32_slice(to, Some(&dst), &v[..4]),
+                    UniformKind::Uint(n) => {
+                        let mut v = [0u32; 4];
+                        gl.get_uniform_u32(from, &src, &mut v[..n]);
+                        match n {
+                            1 => gl.program_uniform_1_u32_slice(to, Some(&dst), &v[..1]),
+                            2 => gl.program_uniform_2_u32_slice(to, Some(&dst), &v[..2]),
+                            3 => gl.program_uniform_3_u32_slice(to, Some(&dst), &v[..3]),
+                            _ => gl.program_uniform_4_u32_slice(to, Some(&dst), &v[..4]),
+                        }
                     }
                 }
             }
@@ -293,117 +351,171 @@ pub unsafe fn copy_uniforms(gl: &glow::Context, from: glow::Program, to: glow::P
 /// # Safety
 /// A GL context must be current on this thread.
 pub unsafe fn copy_block_bindings(gl: &glow::Context, from: glow::Program, to: glow::Program) {
-    let blocks = gl
-        .get_program_parameter_i32(from, glow::ACTIVE_UNIFORM_BLOCKS)
-        .max(0) as u32;
-    for i in 0..blocks {
-        let name = gl.get_active_uniform_block_name(from, i);
-        let binding =
-            gl.get_active_uniform_block_parameter_i32(from, i, glow::UNIFORM_BLOCK_BINDING);
-        if let Some(j) = gl.get_uniform_block_index(to, &name) {
-            gl.uniform_block_binding(to, j, binding.max(0) as u32);
+    // SAFETY: glow calls on the context this function's caller keeps current (its
+    // contract); glow passes GL only pointers into live Rust values of the sizes it
+    // asks for.
+    unsafe {
+        let blocks = gl
+            .get_program_parameter_i32(from, glow::ACTIVE_UNIFORM_BLOCKS)
+            .max(0) as u32;
+        for i in 0..blocks {
+            let name = gl.get_active_uniform_block_name(from, i);
+            let binding =
+                gl.get_active_uniform_block_parameter_i32(from, i, glow::UNIFORM_BLOCK_BINDING);
+            if let Some(j) = gl.get_uniform_block_index(to, &name) {
+                gl.uniform_block_binding(to, j, binding.max(0) as u32);
+            }
         }
-    }
-    for (name, binding) in storage_blocks(gl, from) {
-        if let Some(j) = gl.get_shader_storage_block_index(to, &name) {
-            gl.shader_storage_block_binding(to, j, binding);
+        for (name, binding) in storage_blocks(gl, from) {
+            if let Some(j) = gl.get_shader_storage_block_index(to, &name) {
+                gl.shader_storage_block_binding(to, j, binding);
+            }
         }
     }
 }
 
 /// The number of active resources of a program interface.
+///
+/// # Safety
+/// A GL context must be current on this thread.
 unsafe fn resource_count(program: glow::Program, interface: u32) -> u32 {
-    let mut n = 0i32;
-    crate::real::glGetProgramInterfaceiv(
-        program.0.get(),
-        interface,
-        glow::ACTIVE_RESOURCES,
-        &mut n,
-    );
-    n.max(0) as u32
+    // SAFETY: glGetProgramInterfaceiv on the context this function's caller keeps
+    // current, with a live GLint for its single value.
+    unsafe {
+        let mut n = 0i32;
+        crate::real::glGetProgramInterfaceiv(
+            program.0.get(),
+            interface,
+            glow::ACTIVE_RESOURCES,
+            &mut n,
+        );
+        n.max(0) as u32
+    }
 }
 
 /// The name of resource `i` of a program interface.
+///
+/// # Safety
+/// A GL context must be current on this thread.
 unsafe fn resource_name(program: glow::Program, interface: u32, i: u32) -> String {
-    let mut buf = [0u8; 256];
-    let mut len = 0i32;
-    crate::real::glGetProgramResourceName(
-        program.0.get(),
-        interface,
-        i,
-        buf.len() as i32,
-        &mut len,
-        buf.as_mut_ptr().cast(),
-    );
-    String::from_utf8_lossy(&buf[..len.clamp(0, 255) as usize]).into_owned()
+    // SAFETY: glGetProgramResourceName on the context this function's caller keeps
+    // current: it writes at most `buf.len()` bytes (the size passed) into `buf` and
+    // the length into `len`, both live locals.
+    unsafe {
+        let mut buf = [0u8; 256];
+        let mut len = 0i32;
+        crate::real::glGetProgramResourceName(
+            program.0.get(),
+            interface,
+            i,
+            buf.len() as i32,
+            &mut len,
+            buf.as_mut_ptr().cast(),
+        );
+        String::from_utf8_lossy(&buf[..len.clamp(0, 255) as usize]).into_owned()
+    }
 }
 
 /// Names of a program's fragment outputs (user-declared ones).
+///
+/// # Safety
+/// A GL context must be current on this thread.
 unsafe fn fragment_outputs(_gl: &glow::Context, program: glow::Program) -> Vec<String> {
-    (0..resource_count(program, glow::PROGRAM_OUTPUT))
-        .map(|i| resource_name(program, glow::PROGRAM_OUTPUT, i))
-        .filter(|n| !n.starts_with("gl_"))
-        .map(|n| n.strip_suffix("[0]").map(str::to_string).unwrap_or(n))
-        .collect()
+    // SAFETY: the resource queries need a current context, which this function's
+    // caller guarantees.
+    unsafe {
+        (0..resource_count(program, glow::PROGRAM_OUTPUT))
+            .map(|i| resource_name(program, glow::PROGRAM_OUTPUT, i))
+            .filter(|n| !n.starts_with("gl_"))
+            .map(|n| n.strip_suffix("[0]").map(str::to_string).unwrap_or(n))
+            .collect()
+    }
 }
 
 /// One property of resource `i` of a program interface
 /// (`glGetProgramResourceiv`). Called directly: glow's
 /// `get_program_resource_i32` asks for the length with a zero-sized buffer,
 /// which GL answers with 0, so it always returns nothing.
+///
+/// # Safety
+/// A GL context must be current on this thread.
 unsafe fn resource_property(
     program: glow::Program,
     interface: u32,
     i: u32,
     property: u32,
 ) -> Option<i32> {
-    type GetProgramResourceiv =
-        unsafe extern "C" fn(u32, u32, u32, i32, *const u32, i32, *mut i32, *mut i32);
-    static REAL: crate::resolve::RealFn = crate::resolve::RealFn::gl(c"glGetProgramResourceiv");
-    let p = REAL.get();
-    if p.is_null() {
-        return None;
+    // SAFETY: `p` is not null and the slot holds only the real glGetProgramResourceiv,
+    // of type `GetProgramResourceiv`; it reads one property from `&property` (count 1)
+    // and writes at most one value (buffer size 1) to `value` and the count to `len`,
+    // all live locals, on the context this function's caller keeps current.
+    unsafe {
+        type GetProgramResourceiv =
+            unsafe extern "C" fn(u32, u32, u32, i32, *const u32, i32, *mut i32, *mut i32);
+        static REAL: crate::resolve::RealFn = crate::resolve::RealFn::gl(c"glGetProgramResourceiv");
+        let p = REAL.get();
+        if p.is_null() {
+            return None;
+        }
+        let f = std::mem::transmute::<*mut std::ffi::c_void, GetProgramResourceiv>(p);
+        let (mut value, mut len) = (0i32, 0i32);
+        f(
+            program.0.get(),
+            interface,
+            i,
+            1,
+            &property,
+            1,
+            &mut len,
+            &mut value,
+        );
+        (len == 1).then_some(value)
     }
-    let f = std::mem::transmute::<*mut std::ffi::c_void, GetProgramResourceiv>(p);
-    let (mut value, mut len) = (0i32, 0i32);
-    f(
-        program.0.get(),
-        interface,
-        i,
-        1,
-        &property,
-        1,
-        &mut len,
-        &mut value,
-    );
-    (len == 1).then_some(value)
 }
 
 /// Names and bindings of a program's shader storage blocks.
+///
+/// # Safety
+/// A GL context must be current on this thread.
 unsafe fn storage_blocks(_gl: &glow::Context, program: glow::Program) -> Vec<(String, u32)> {
-    (0..resource_count(program, glow::SHADER_STORAGE_BLOCK))
-        .filter_map(|i| {
-            let name = resource_name(program, glow::SHADER_STORAGE_BLOCK, i);
-            let binding =
-                resource_property(program, glow::SHADER_STORAGE_BLOCK, i, glow::BUFFER_BINDING)?;
-            Some((name, binding.max(0) as u32))
-        })
-        .collect()
+    // SAFETY: the resource queries need a current context, which this function's
+    // caller guarantees.
+    unsafe {
+        (0..resource_count(program, glow::SHADER_STORAGE_BLOCK))
+            .filter_map(|i| {
+                let name = resource_name(program, glow::SHADER_STORAGE_BLOCK, i);
+                let binding = resource_property(
+                    program,
+                    glow::SHADER_STORAGE_BLOCK,
+                    i,
+                    glow::BUFFER_BINDING,
+                )?;
+                Some((name, binding.max(0) as u32))
+            })
+            .collect()
+    }
 }
 
 /// Bindings of a program's atomic counter buffers.
+///
+/// # Safety
+/// A GL context must be current on this thread.
 unsafe fn atomic_counter_bindings(program: glow::Program) -> Vec<u32> {
-    (0..resource_count(program, glow::ATOMIC_COUNTER_BUFFER))
-        .filter_map(|i| {
-            resource_property(
-                program,
-                glow::ATOMIC_COUNTER_BUFFER,
-                i,
-                glow::BUFFER_BINDING,
-            )
-        })
-        .map(|b| b.max(0) as u32)
-        .collect()
+    // SAFETY: the resource queries need a current context, which this function's
+    // caller guarantees.
+    unsafe {
+        (0..resource_count(program, glow::ATOMIC_COUNTER_BUFFER))
+            .filter_map(|i| {
+                resource_property(
+                    program,
+                    glow::ATOMIC_COUNTER_BUFFER,
+                    i,
+                    glow::BUFFER_BINDING,
+                )
+            })
+            .map(|b| b.max(0) as u32)
+            .collect()
+    }
 }
 
 /// One buffer range a debug draw could write, and the scratch copy of it.
@@ -430,78 +542,89 @@ impl SavedBuffers {
     /// # Safety
     /// A GL context must be current on this thread.
     pub unsafe fn save(gl: &glow::Context, program: glow::Program, skip: u32) -> SavedBuffers {
-        let mut bound: Vec<(glow::Buffer, i64, i64)> = Vec::new();
-        let mut add = |binding_pname: u32, start_pname: u32, size_pname: u32, index: u32| {
-            let Some(buffer) = native_buffer(gl.get_parameter_indexed_i32(binding_pname, index))
-            else {
-                return;
+        // SAFETY: glow calls on the context this function's caller keeps current (its
+        // contract); glow passes GL only pointers into live Rust values of the sizes it
+        // asks for. Copies go only into scratch buffers created here, within the bound
+        // ranges clamped to the buffer's size; the copy bindings changed here are the
+        // caller's to restore (`SavedState`).
+        unsafe {
+            let mut bound: Vec<(glow::Buffer, i64, i64)> = Vec::new();
+            let mut add = |binding_pname: u32, start_pname: u32, size_pname: u32, index: u32| {
+                let Some(buffer) =
+                    native_buffer(gl.get_parameter_indexed_i32(binding_pname, index))
+                else {
+                    return;
+                };
+                let start = gl.get_parameter_indexed_i64(start_pname, index);
+                let size = gl.get_parameter_indexed_i64(size_pname, index);
+                if !bound.contains(&(buffer, start, size)) {
+                    bound.push((buffer, start, size));
+                }
             };
-            let start = gl.get_parameter_indexed_i64(start_pname, index);
-            let size = gl.get_parameter_indexed_i64(size_pname, index);
-            if !bound.contains(&(buffer, start, size)) {
-                bound.push((buffer, start, size));
+            for (_, b) in storage_blocks(gl, program) {
+                if b != skip {
+                    add(
+                        glow::SHADER_STORAGE_BUFFER_BINDING,
+                        glow::SHADER_STORAGE_BUFFER_START,
+                        glow::SHADER_STORAGE_BUFFER_SIZE,
+                        b,
+                    );
+                }
             }
-        };
-        for (_, b) in storage_blocks(gl, program) {
-            if b != skip {
+            for b in atomic_counter_bindings(program) {
                 add(
-                    glow::SHADER_STORAGE_BUFFER_BINDING,
-                    glow::SHADER_STORAGE_BUFFER_START,
-                    glow::SHADER_STORAGE_BUFFER_SIZE,
+                    glow::ATOMIC_COUNTER_BUFFER_BINDING,
+                    glow::ATOMIC_COUNTER_BUFFER_START,
+                    glow::ATOMIC_COUNTER_BUFFER_SIZE,
                     b,
                 );
             }
-        }
-        for b in atomic_counter_bindings(program) {
-            add(
-                glow::ATOMIC_COUNTER_BUFFER_BINDING,
-                glow::ATOMIC_COUNTER_BUFFER_START,
-                glow::ATOMIC_COUNTER_BUFFER_SIZE,
-                b,
-            );
-        }
-        let mut saved = SavedBuffers { ranges: Vec::new() };
-        if bound.is_empty() {
-            return saved;
-        }
-        // Shader writes the application made before this draw must be visible
-        // to the copies (its own barrier may only cover shader reads).
-        gl.memory_barrier(glow::BUFFER_UPDATE_BARRIER_BIT);
-        for (buffer, start, size) in bound {
-            gl.bind_buffer(glow::COPY_READ_BUFFER, Some(buffer));
-            let total =
-                i64::from(gl.get_buffer_parameter_i32(glow::COPY_READ_BUFFER, glow::BUFFER_SIZE));
-            // Size 0: bound with glBindBufferBase, the whole buffer.
-            let end = if size > 0 {
-                (start + size).min(total)
-            } else {
-                total
-            };
-            let (offset, size) = (start.clamp(0, total), end - start.clamp(0, total));
-            if size <= 0 {
-                continue;
+            let mut saved = SavedBuffers { ranges: Vec::new() };
+            if bound.is_empty() {
+                return saved;
             }
-            let Ok(scratch) = gl.create_buffer() else {
-                tracing::warn!("no scratch buffer: storage the debug draw writes is not restored");
-                continue;
-            };
-            gl.bind_buffer(glow::COPY_WRITE_BUFFER, Some(scratch));
-            gl.buffer_data_size(glow::COPY_WRITE_BUFFER, size as i32, glow::STREAM_COPY);
-            gl.copy_buffer_sub_data(
-                glow::COPY_READ_BUFFER,
-                glow::COPY_WRITE_BUFFER,
-                offset as i32,
-                0,
-                size as i32,
-            );
-            saved.ranges.push(SavedRange {
-                buffer,
-                offset: offset as i32,
-                size: size as i32,
-                scratch,
-            });
+            // Shader writes the application made before this draw must be visible
+            // to the copies (its own barrier may only cover shader reads).
+            gl.memory_barrier(glow::BUFFER_UPDATE_BARRIER_BIT);
+            for (buffer, start, size) in bound {
+                gl.bind_buffer(glow::COPY_READ_BUFFER, Some(buffer));
+                let total = i64::from(
+                    gl.get_buffer_parameter_i32(glow::COPY_READ_BUFFER, glow::BUFFER_SIZE),
+                );
+                // Size 0: bound with glBindBufferBase, the whole buffer.
+                let end = if size > 0 {
+                    (start + size).min(total)
+                } else {
+                    total
+                };
+                let (offset, size) = (start.clamp(0, total), end - start.clamp(0, total));
+                if size <= 0 {
+                    continue;
+                }
+                let Ok(scratch) = gl.create_buffer() else {
+                    tracing::warn!(
+                        "no scratch buffer: storage the debug draw writes is not restored"
+                    );
+                    continue;
+                };
+                gl.bind_buffer(glow::COPY_WRITE_BUFFER, Some(scratch));
+                gl.buffer_data_size(glow::COPY_WRITE_BUFFER, size as i32, glow::STREAM_COPY);
+                gl.copy_buffer_sub_data(
+                    glow::COPY_READ_BUFFER,
+                    glow::COPY_WRITE_BUFFER,
+                    offset as i32,
+                    0,
+                    size as i32,
+                );
+                saved.ranges.push(SavedRange {
+                    buffer,
+                    offset: offset as i32,
+                    size: size as i32,
+                    scratch,
+                });
+            }
+            saved
         }
-        saved
     }
 
     /// Copies the saved contents back and frees the scratch buffers. The
@@ -511,17 +634,23 @@ impl SavedBuffers {
     /// # Safety
     /// A GL context must be current on this thread.
     pub unsafe fn restore(self, gl: &glow::Context) {
-        for r in self.ranges.into_iter().rev() {
-            gl.bind_buffer(glow::COPY_READ_BUFFER, Some(r.scratch));
-            gl.bind_buffer(glow::COPY_WRITE_BUFFER, Some(r.buffer));
-            gl.copy_buffer_sub_data(
-                glow::COPY_READ_BUFFER,
-                glow::COPY_WRITE_BUFFER,
-                0,
-                r.offset,
-                r.size,
-            );
-            gl.delete_buffer(r.scratch);
+        // SAFETY: glow calls on the context this function's caller keeps current (its
+        // contract); glow passes GL only pointers into live Rust values of the sizes it
+        // asks for. Each scratch buffer holds exactly `r.size` bytes copied from
+        // `r.offset` of `r.buffer` by `save`.
+        unsafe {
+            for r in self.ranges.into_iter().rev() {
+                gl.bind_buffer(glow::COPY_READ_BUFFER, Some(r.scratch));
+                gl.bind_buffer(glow::COPY_WRITE_BUFFER, Some(r.buffer));
+                gl.copy_buffer_sub_data(
+                    glow::COPY_READ_BUFFER,
+                    glow::COPY_WRITE_BUFFER,
+                    0,
+                    r.offset,
+                    r.size,
+                );
+                gl.delete_buffer(r.scratch);
+            }
         }
     }
 }
@@ -566,68 +695,86 @@ fn is_image(t: u32) -> bool {
 }
 
 /// The image units `program`'s image uniforms refer to (arrays element by element).
+///
+/// # Safety
+/// A GL context must be current on this thread.
 unsafe fn image_units(gl: &glow::Context, program: glow::Program) -> Vec<u32> {
-    let mut units = Vec::new();
-    let count = gl
-        .get_program_parameter_i32(program, glow::ACTIVE_UNIFORMS)
-        .max(0) as u32;
-    for i in 0..count {
-        let Some(u) = gl.get_active_uniform(program, i) else {
-            continue;
-        };
-        if !is_image(u.utype) {
-            continue;
-        }
-        let base = u.name.strip_suffix("[0]").unwrap_or(&u.name).to_string();
-        let elements = u.size.max(1) as usize;
-        for k in 0..elements {
-            let name = if elements > 1 || u.name.ends_with("[0]") {
-                format!("{base}[{k}]")
-            } else {
-                base.clone()
+    // SAFETY: glow calls on the context this function's caller keeps current (its
+    // contract); glow passes GL only pointers into live Rust values of the sizes it
+    // asks for. `get_uniform_i32` reads one value (an image uniform is one int) into
+    // `v`.
+    unsafe {
+        let mut units = Vec::new();
+        let count = gl
+            .get_program_parameter_i32(program, glow::ACTIVE_UNIFORMS)
+            .max(0) as u32;
+        for i in 0..count {
+            let Some(u) = gl.get_active_uniform(program, i) else {
+                continue;
             };
-            if let Some(loc) = gl.get_uniform_location(program, &name) {
-                let mut v = [0i32; 1];
-                gl.get_uniform_i32(program, &loc, &mut v);
-                let unit = v[0].max(0) as u32;
-                if !units.contains(&unit) {
-                    units.push(unit);
+            if !is_image(u.utype) {
+                continue;
+            }
+            let base = u.name.strip_suffix("[0]").unwrap_or(&u.name).to_string();
+            let elements = u.size.max(1) as usize;
+            for k in 0..elements {
+                let name = if elements > 1 || u.name.ends_with("[0]") {
+                    format!("{base}[{k}]")
+                } else {
+                    base.clone()
+                };
+                if let Some(loc) = gl.get_uniform_location(program, &name) {
+                    let mut v = [0i32; 1];
+                    gl.get_uniform_i32(program, &loc, &mut v);
+                    let unit = v[0].max(0) as u32;
+                    if !units.contains(&unit) {
+                        units.push(unit);
+                    }
                 }
             }
         }
+        units
     }
-    units
 }
 
 /// `glGetTextureParameteriv` / `glGetTextureLevelParameteriv` (GL 4.5).
+///
+/// # Safety
+/// A GL context must be current on this thread.
 unsafe fn texture_parameter(texture: u32, level: Option<i32>, pname: u32) -> Option<i32> {
-    type GetTexParameter = unsafe extern "C" fn(u32, u32, *mut i32);
-    type GetTexLevelParameter = unsafe extern "C" fn(u32, i32, u32, *mut i32);
-    static PARAM: crate::resolve::RealFn = crate::resolve::RealFn::gl(c"glGetTextureParameteriv");
-    static LEVEL: crate::resolve::RealFn =
-        crate::resolve::RealFn::gl(c"glGetTextureLevelParameteriv");
-    let mut v = 0i32;
-    match level {
-        None => {
-            let p = PARAM.get();
-            if p.is_null() {
-                return None;
+    // SAFETY: each pointer is checked not null and its slot holds only the real
+    // function of its name, transmuted to that function's C signature; both write one
+    // GLint to `v`, a live local, on the context this function's caller keeps current.
+    unsafe {
+        type GetTexParameter = unsafe extern "C" fn(u32, u32, *mut i32);
+        type GetTexLevelParameter = unsafe extern "C" fn(u32, i32, u32, *mut i32);
+        static PARAM: crate::resolve::RealFn =
+            crate::resolve::RealFn::gl(c"glGetTextureParameteriv");
+        static LEVEL: crate::resolve::RealFn =
+            crate::resolve::RealFn::gl(c"glGetTextureLevelParameteriv");
+        let mut v = 0i32;
+        match level {
+            None => {
+                let p = PARAM.get();
+                if p.is_null() {
+                    return None;
+                }
+                std::mem::transmute::<*mut std::ffi::c_void, GetTexParameter>(p)(
+                    texture, pname, &mut v,
+                );
             }
-            std::mem::transmute::<*mut std::ffi::c_void, GetTexParameter>(p)(
-                texture, pname, &mut v,
-            );
-        }
-        Some(level) => {
-            let p = LEVEL.get();
-            if p.is_null() {
-                return None;
+            Some(level) => {
+                let p = LEVEL.get();
+                if p.is_null() {
+                    return None;
+                }
+                std::mem::transmute::<*mut std::ffi::c_void, GetTexLevelParameter>(p)(
+                    texture, level, pname, &mut v,
+                );
             }
-            std::mem::transmute::<*mut std::ffi::c_void, GetTexLevelParameter>(p)(
-                texture, level, pname, &mut v,
-            );
         }
+        Some(v)
     }
-    Some(v)
 }
 
 /// One texture level a debug draw could write through an image unit, and
@@ -651,91 +798,131 @@ pub struct SavedImages {
 }
 
 impl SavedImages {
+    /// Copies every texture level bound to an image unit `program` can
+    /// write (`Err`, with nothing left allocated, when one cannot be).
+    ///
     /// # Safety
     /// A GL context must be current on this thread.
-    pub unsafe fn save(gl: &glow::Context, program: glow::Program) -> Result<SavedImages, String> {
-        let mut saved = SavedImages { levels: Vec::new() };
-        let mut bound: Vec<(u32, i32)> = Vec::new();
-        for unit in image_units(gl, program) {
-            let name = gl
-                .get_parameter_indexed_i32(glow::IMAGE_BINDING_NAME, unit)
-                .max(0) as u32;
-            let access = gl.get_parameter_indexed_i32(glow::IMAGE_BINDING_ACCESS, unit) as u32;
-            if name == 0 || access == glow::READ_ONLY {
-                continue;
-            }
-            let level = gl.get_parameter_indexed_i32(glow::IMAGE_BINDING_LEVEL, unit);
-            if !bound.contains(&(name, level)) {
-                bound.push((name, level));
-            }
-        }
-        if bound.is_empty() {
-            return Ok(saved);
-        }
-        // The application's earlier image writes must be visible to the copies.
-        gl.memory_barrier(glow::SHADER_IMAGE_ACCESS_BARRIER_BIT | glow::TEXTURE_UPDATE_BARRIER_BIT);
-        for (name, level) in bound {
-            match Self::save_level(gl, name, level) {
-                Ok(l) => saved.levels.push(l),
-                Err(e) => {
-                    saved.discard(gl);
-                    return Err(format!(
-                        "the image the program writes (texture {name}, level {level}) cannot be saved and restored: {e}"
-                    ));
+    pub unsafe fn save(
+        gl: &glow::Context,
+        program: glow::Program,
+    ) -> Result<SavedImages, DebugDrawError> {
+        // SAFETY: glow calls on the context this function's caller keeps current (its
+        // contract); glow passes GL only pointers into live Rust values of the sizes it
+        // asks for. `save_level` and `discard` need the same current context.
+        unsafe {
+            let mut saved = SavedImages { levels: Vec::new() };
+            let mut bound: Vec<(u32, i32)> = Vec::new();
+            for unit in image_units(gl, program) {
+                let name = gl
+                    .get_parameter_indexed_i32(glow::IMAGE_BINDING_NAME, unit)
+                    .max(0) as u32;
+                let access = gl.get_parameter_indexed_i32(glow::IMAGE_BINDING_ACCESS, unit) as u32;
+                if name == 0 || access == glow::READ_ONLY {
+                    continue;
+                }
+                let level = gl.get_parameter_indexed_i32(glow::IMAGE_BINDING_LEVEL, unit);
+                if !bound.contains(&(name, level)) {
+                    bound.push((name, level));
                 }
             }
-        }
-        Ok(saved)
-    }
-
-    unsafe fn save_level(gl: &glow::Context, name: u32, level: i32) -> Result<SavedLevel, String> {
-        let texture = std::num::NonZeroU32::new(name)
-            .map(glow::NativeTexture)
-            .ok_or("no texture")?;
-        let target = texture_parameter(name, None, glow::TEXTURE_TARGET)
-            .ok_or("needs glGetTextureParameteriv (GL 4.5)")? as u32;
-        let param = |p| texture_parameter(name, Some(level), p).unwrap_or(0);
-        let (w, h, d) = (
-            param(glow::TEXTURE_WIDTH),
-            param(glow::TEXTURE_HEIGHT),
-            param(glow::TEXTURE_DEPTH),
-        );
-        let format = param(glow::TEXTURE_INTERNAL_FORMAT) as u32;
-        if w <= 0 || h <= 0 {
-            return Err(format!("level size {w}x{h}"));
-        }
-        let size = match target {
-            glow::TEXTURE_2D | glow::TEXTURE_RECTANGLE | glow::TEXTURE_1D_ARRAY => [w, h, 1],
-            glow::TEXTURE_CUBE_MAP => [w, h, 6],
-            glow::TEXTURE_2D_ARRAY | glow::TEXTURE_3D | glow::TEXTURE_CUBE_MAP_ARRAY => {
-                [w, h, d.max(1)]
+            if bound.is_empty() {
+                return Ok(saved);
             }
-            other => return Err(format!("texture target {other:#06x} is not supported")),
-        };
-        let copy = gl.create_named_texture(target)?;
-        if matches!(
-            target,
-            glow::TEXTURE_2D_ARRAY | glow::TEXTURE_3D | glow::TEXTURE_CUBE_MAP_ARRAY
-        ) {
-            gl.texture_storage_3d(copy, 1, format, size[0], size[1], size[2]);
-        } else {
-            gl.texture_storage_2d(copy, 1, format, size[0], size[1]);
+            // The application's earlier image writes must be visible to the copies.
+            gl.memory_barrier(
+                glow::SHADER_IMAGE_ACCESS_BARRIER_BIT | glow::TEXTURE_UPDATE_BARRIER_BIT,
+            );
+            for (name, level) in bound {
+                match Self::save_level(gl, name, level) {
+                    Ok(l) => saved.levels.push(l),
+                    Err(e) => {
+                        saved.discard(gl);
+                        return Err(DebugDrawError::Image {
+                            texture: name,
+                            level,
+                            reason: e,
+                        });
+                    }
+                }
+            }
+            Ok(saved)
         }
-        gl.copy_image_sub_data(
-            texture, target, level, 0, 0, 0, copy, target, 0, 0, 0, 0, size[0], size[1], size[2],
-        );
-        Ok(SavedLevel {
-            texture,
-            target,
-            level,
-            size,
-            copy,
-        })
     }
 
+    /// Copies level `level` of texture `name` into a new private texture.
+    ///
+    /// # Safety
+    /// A GL context must be current on this thread.
+    unsafe fn save_level(
+        gl: &glow::Context,
+        name: u32,
+        level: i32,
+    ) -> Result<SavedLevel, ImageError> {
+        // SAFETY: glow calls on the context this function's caller keeps current (its
+        // contract); glow passes GL only pointers into live Rust values of the sizes it
+        // asks for. `copy` is created here with the target, format and size of the level
+        // it receives, so the copy stays inside both textures.
+        unsafe {
+            let texture = std::num::NonZeroU32::new(name)
+                .map(glow::NativeTexture)
+                .ok_or(ImageError::NoTexture)?;
+            let target = texture_parameter(name, None, glow::TEXTURE_TARGET)
+                .ok_or(ImageError::NoTextureQuery)? as u32;
+            let param = |p| texture_parameter(name, Some(level), p).unwrap_or(0);
+            let (w, h, d) = (
+                param(glow::TEXTURE_WIDTH),
+                param(glow::TEXTURE_HEIGHT),
+                param(glow::TEXTURE_DEPTH),
+            );
+            let format = param(glow::TEXTURE_INTERNAL_FORMAT) as u32;
+            if w <= 0 || h <= 0 {
+                return Err(ImageError::LevelSize(w, h));
+            }
+            let size = match target {
+                glow::TEXTURE_2D | glow::TEXTURE_RECTANGLE | glow::TEXTURE_1D_ARRAY => [w, h, 1],
+                glow::TEXTURE_CUBE_MAP => [w, h, 6],
+                glow::TEXTURE_2D_ARRAY | glow::TEXTURE_3D | glow::TEXTURE_CUBE_MAP_ARRAY => {
+                    [w, h, d.max(1)]
+                }
+                other => return Err(ImageError::Target(other)),
+            };
+            let copy = gl
+                .create_named_texture(target)
+                .map_err(ImageError::Create)?;
+            if matches!(
+                target,
+                glow::TEXTURE_2D_ARRAY | glow::TEXTURE_3D | glow::TEXTURE_CUBE_MAP_ARRAY
+            ) {
+                gl.texture_storage_3d(copy, 1, format, size[0], size[1], size[2]);
+            } else {
+                gl.texture_storage_2d(copy, 1, format, size[0], size[1]);
+            }
+            gl.copy_image_sub_data(
+                texture, target, level, 0, 0, 0, copy, target, 0, 0, 0, 0, size[0], size[1],
+                size[2],
+            );
+            Ok(SavedLevel {
+                texture,
+                target,
+                level,
+                size,
+                copy,
+            })
+        }
+    }
+
+    /// Frees the copies without putting them back.
+    ///
+    /// # Safety
+    /// A GL context must be current on this thread (the one `save` ran on).
     unsafe fn discard(&mut self, gl: &glow::Context) {
-        for l in self.levels.drain(..) {
-            gl.delete_texture(l.copy);
+        // SAFETY: glow calls on the context this function's caller keeps current; the
+        // copies are textures this struct created and nothing else uses.
+        unsafe {
+            for l in self.levels.drain(..) {
+                gl.delete_texture(l.copy);
+            }
         }
     }
 
@@ -746,13 +933,18 @@ impl SavedImages {
     /// # Safety
     /// A GL context must be current on this thread.
     pub unsafe fn restore(mut self, gl: &glow::Context) {
-        for l in self.levels.iter().rev() {
-            gl.copy_image_sub_data(
-                l.copy, l.target, 0, 0, 0, 0, l.texture, l.target, l.level, 0, 0, 0, l.size[0],
-                l.size[1], l.size[2],
-            );
+        // SAFETY: glow calls on the context this function's caller keeps current; each
+        // copy has the size, target and format `save_level` gave it from the level it goes
+        // back to.
+        unsafe {
+            for l in self.levels.iter().rev() {
+                gl.copy_image_sub_data(
+                    l.copy, l.target, 0, 0, 0, 0, l.texture, l.target, l.level, 0, 0, 0, l.size[0],
+                    l.size[1], l.size[2],
+                );
+            }
+            self.discard(gl);
         }
-        self.discard(gl);
     }
 }
 
@@ -761,17 +953,22 @@ impl SavedImages {
 /// # Safety
 /// A GL context must be current on this thread.
 pub unsafe fn free_storage_binding(gl: &glow::Context, program: glow::Program) -> u32 {
-    let used: Vec<u32> = storage_blocks(gl, program)
-        .into_iter()
-        .map(|(_, b)| b)
-        .collect();
-    let max = gl
-        .get_parameter_i32(glow::MAX_SHADER_STORAGE_BUFFER_BINDINGS)
-        .max(1) as u32;
-    (0..max)
-        .rev()
-        .find(|b| !used.contains(b))
-        .unwrap_or(max - 1)
+    // SAFETY: glow calls on the context this function's caller keeps current (its
+    // contract); glow passes GL only pointers into live Rust values of the sizes it
+    // asks for.
+    unsafe {
+        let used: Vec<u32> = storage_blocks(gl, program)
+            .into_iter()
+            .map(|(_, b)| b)
+            .collect();
+        let max = gl
+            .get_parameter_i32(glow::MAX_SHADER_STORAGE_BUFFER_BINDINGS)
+            .max(1) as u32;
+        (0..max)
+            .rev()
+            .find(|b| !used.contains(b))
+            .unwrap_or(max - 1)
+    }
 }
 
 /// The application's transform feedback, set aside for the agent's work at
@@ -793,28 +990,34 @@ impl TransformFeedbackAside {
     /// # Safety
     /// A GL context must be current on this thread.
     pub unsafe fn set(gl: &glow::Context) -> TransformFeedbackAside {
-        let none = TransformFeedbackAside {
-            binding: None,
-            paused_by_us: false,
-            private: None,
-        };
-        if !gl.get_parameter_bool(glow::TRANSFORM_FEEDBACK_ACTIVE) {
-            return none;
-        }
-        let paused_by_us = !gl.get_parameter_bool(glow::TRANSFORM_FEEDBACK_PAUSED);
-        if paused_by_us {
-            gl.pause_transform_feedback();
-        }
-        let binding = gl.get_parameter_i32(glow::TRANSFORM_FEEDBACK_BINDING);
-        let private = gl.create_transform_feedback().ok();
-        if private.is_none() {
-            tracing::warn!("no private transform feedback object: capture only paused");
-        }
-        gl.bind_transform_feedback(glow::TRANSFORM_FEEDBACK, private);
-        TransformFeedbackAside {
-            binding: Some(binding),
-            paused_by_us,
-            private,
+        // SAFETY: glow calls on the context this function's caller keeps current (its
+        // contract); glow passes GL only pointers into live Rust values of the sizes it
+        // asks for. Pausing an active, unpaused transform feedback and binding another
+        // object while it is paused are valid GL; `restore` undoes both.
+        unsafe {
+            let none = TransformFeedbackAside {
+                binding: None,
+                paused_by_us: false,
+                private: None,
+            };
+            if !gl.get_parameter_bool(glow::TRANSFORM_FEEDBACK_ACTIVE) {
+                return none;
+            }
+            let paused_by_us = !gl.get_parameter_bool(glow::TRANSFORM_FEEDBACK_PAUSED);
+            if paused_by_us {
+                gl.pause_transform_feedback();
+            }
+            let binding = gl.get_parameter_i32(glow::TRANSFORM_FEEDBACK_BINDING);
+            let private = gl.create_transform_feedback().ok();
+            if private.is_none() {
+                tracing::warn!("no private transform feedback object: capture only paused");
+            }
+            gl.bind_transform_feedback(glow::TRANSFORM_FEEDBACK, private);
+            TransformFeedbackAside {
+                binding: Some(binding),
+                paused_by_us,
+                private,
+            }
         }
     }
 
@@ -826,18 +1029,24 @@ impl TransformFeedbackAside {
     /// # Safety
     /// A GL context must be current on this thread.
     pub unsafe fn restore(self, gl: &glow::Context) {
-        let Some(binding) = self.binding else {
-            return;
-        };
-        gl.bind_transform_feedback(
-            glow::TRANSFORM_FEEDBACK,
-            std::num::NonZeroU32::new(binding as u32).map(glow::NativeTransformFeedback),
-        );
-        if let Some(p) = self.private {
-            gl.delete_transform_feedback(p);
-        }
-        if self.paused_by_us {
-            gl.resume_transform_feedback();
+        // SAFETY: glow calls on the context this function's caller keeps current (its
+        // contract); glow passes GL only pointers into live Rust values of the sizes it
+        // asks for. The application's object is rebound before it is resumed, as `set`
+        // found it.
+        unsafe {
+            let Some(binding) = self.binding else {
+                return;
+            };
+            gl.bind_transform_feedback(
+                glow::TRANSFORM_FEEDBACK,
+                std::num::NonZeroU32::new(binding as u32).map(glow::NativeTransformFeedback),
+            );
+            if let Some(p) = self.private {
+                gl.delete_transform_feedback(p);
+            }
+            if self.paused_by_us {
+                gl.resume_transform_feedback();
+            }
         }
     }
 }
@@ -854,16 +1063,21 @@ const OCCLUSION_TARGETS: [u32; 3] = [
 /// # Safety
 /// A GL context must be current on this thread.
 pub unsafe fn current_query(target: u32) -> u32 {
-    type GetQueryiv = unsafe extern "C" fn(u32, u32, *mut i32);
-    static REAL: crate::resolve::RealFn = crate::resolve::RealFn::gl(c"glGetQueryiv");
-    let p = REAL.get();
-    if p.is_null() {
-        return 0;
+    // SAFETY: `p` is not null and the slot holds only the real glGetQueryiv, of type
+    // `GetQueryiv`; it writes one GLint to `q`, a live local, on the context this
+    // function's caller keeps current.
+    unsafe {
+        type GetQueryiv = unsafe extern "C" fn(u32, u32, *mut i32);
+        static REAL: crate::resolve::RealFn = crate::resolve::RealFn::gl(c"glGetQueryiv");
+        let p = REAL.get();
+        if p.is_null() {
+            return 0;
+        }
+        let f = std::mem::transmute::<*mut std::ffi::c_void, GetQueryiv>(p);
+        let mut q = 0i32;
+        f(target, glow::CURRENT_QUERY, &mut q);
+        q.max(0) as u32
     }
-    let f = std::mem::transmute::<*mut std::ffi::c_void, GetQueryiv>(p);
-    let mut q = 0i32;
-    f(target, glow::CURRENT_QUERY, &mut q);
-    q.max(0) as u32
 }
 
 /// While an occlusion query of the application is active, a debug draw must
@@ -894,100 +1108,112 @@ impl OcclusionAside {
     /// A GL context must be current on this thread.
     pub unsafe fn set(
         gl: &glow::Context,
-        size: impl FnOnce() -> Result<(i32, i32), String>,
-    ) -> Result<Option<OcclusionAside>, String> {
-        if OCCLUSION_TARGETS.iter().all(|t| current_query(*t) == 0) {
-            return Ok(None);
-        }
-        let (width, height) = size()?;
-        let samples = gl.get_parameter_i32(glow::SAMPLES).max(0);
-        let draw_framebuffer = gl.get_parameter_i32(glow::DRAW_FRAMEBUFFER_BINDING);
-        let renderbuffer = gl.get_parameter_i32(glow::RENDERBUFFER_BINDING);
-        let depth_stencil = gl.create_renderbuffer()?;
-        let framebuffer = match gl.create_framebuffer() {
-            Ok(f) => f,
-            Err(e) => {
-                gl.delete_renderbuffer(depth_stencil);
-                return Err(e);
+        size: impl FnOnce() -> Result<(i32, i32), ScreenshotError>,
+    ) -> Result<Option<OcclusionAside>, DebugDrawError> {
+        // SAFETY: glow calls on the context this function's caller keeps current (its
+        // contract); glow passes GL only pointers into live Rust values of the sizes it
+        // asks for. The renderbuffer and framebuffer are created here; every binding and
+        // stencil state changed is captured first and put back by `restore` (also on the
+        // incomplete-framebuffer path).
+        unsafe {
+            if OCCLUSION_TARGETS.iter().all(|t| current_query(*t) == 0) {
+                return Ok(None);
             }
-        };
-        let face = |face: u32, func: u32, reference: u32, mask: u32| {
-            (
-                face,
-                gl.get_parameter_i32(func),
-                gl.get_parameter_i32(reference),
-                gl.get_parameter_i32(mask),
-            )
-        };
-        let aside = OcclusionAside {
-            draw_framebuffer,
-            renderbuffer,
-            stencil_test: gl.is_enabled(glow::STENCIL_TEST),
-            stencil: [
-                face(
-                    glow::FRONT,
-                    glow::STENCIL_FUNC,
-                    glow::STENCIL_REF,
-                    glow::STENCIL_VALUE_MASK,
-                ),
-                face(
-                    glow::BACK,
-                    glow::STENCIL_BACK_FUNC,
-                    glow::STENCIL_BACK_REF,
-                    glow::STENCIL_BACK_VALUE_MASK,
-                ),
-            ],
-            framebuffer,
-            depth_stencil,
-        };
-        gl.bind_renderbuffer(glow::RENDERBUFFER, Some(depth_stencil));
-        gl.renderbuffer_storage_multisample(
-            glow::RENDERBUFFER,
-            samples,
-            glow::DEPTH24_STENCIL8,
-            width,
-            height,
-        );
-        gl.bind_framebuffer(glow::DRAW_FRAMEBUFFER, Some(framebuffer));
-        gl.framebuffer_renderbuffer(
-            glow::DRAW_FRAMEBUFFER,
-            glow::DEPTH_STENCIL_ATTACHMENT,
-            glow::RENDERBUFFER,
-            Some(depth_stencil),
-        );
-        let status = gl.check_framebuffer_status(glow::DRAW_FRAMEBUFFER);
-        if status != glow::FRAMEBUFFER_COMPLETE {
-            aside.restore(gl);
-            return Err(format!(
-                "private framebuffer incomplete ({status:#06x}): occlusion queries would count the debug draw"
-            ));
+            let (width, height) = size()?;
+            let samples = gl.get_parameter_i32(glow::SAMPLES).max(0);
+            let draw_framebuffer = gl.get_parameter_i32(glow::DRAW_FRAMEBUFFER_BINDING);
+            let renderbuffer = gl.get_parameter_i32(glow::RENDERBUFFER_BINDING);
+            let depth_stencil = gl.create_renderbuffer().map_err(DebugDrawError::Create)?;
+            let framebuffer = match gl.create_framebuffer() {
+                Ok(f) => f,
+                Err(e) => {
+                    gl.delete_renderbuffer(depth_stencil);
+                    return Err(DebugDrawError::Create(e));
+                }
+            };
+            let face = |face: u32, func: u32, reference: u32, mask: u32| {
+                (
+                    face,
+                    gl.get_parameter_i32(func),
+                    gl.get_parameter_i32(reference),
+                    gl.get_parameter_i32(mask),
+                )
+            };
+            let aside = OcclusionAside {
+                draw_framebuffer,
+                renderbuffer,
+                stencil_test: gl.is_enabled(glow::STENCIL_TEST),
+                stencil: [
+                    face(
+                        glow::FRONT,
+                        glow::STENCIL_FUNC,
+                        glow::STENCIL_REF,
+                        glow::STENCIL_VALUE_MASK,
+                    ),
+                    face(
+                        glow::BACK,
+                        glow::STENCIL_BACK_FUNC,
+                        glow::STENCIL_BACK_REF,
+                        glow::STENCIL_BACK_VALUE_MASK,
+                    ),
+                ],
+                framebuffer,
+                depth_stencil,
+            };
+            gl.bind_renderbuffer(glow::RENDERBUFFER, Some(depth_stencil));
+            gl.renderbuffer_storage_multisample(
+                glow::RENDERBUFFER,
+                samples,
+                glow::DEPTH24_STENCIL8,
+                width,
+                height,
+            );
+            gl.bind_framebuffer(glow::DRAW_FRAMEBUFFER, Some(framebuffer));
+            gl.framebuffer_renderbuffer(
+                glow::DRAW_FRAMEBUFFER,
+                glow::DEPTH_STENCIL_ATTACHMENT,
+                glow::RENDERBUFFER,
+                Some(depth_stencil),
+            );
+            let status = gl.check_framebuffer_status(glow::DRAW_FRAMEBUFFER);
+            if status != glow::FRAMEBUFFER_COMPLETE {
+                aside.restore(gl);
+                return Err(DebugDrawError::IncompleteFramebuffer(status));
+            }
+            gl.enable(glow::STENCIL_TEST);
+            gl.stencil_func(glow::NEVER, 0, 0);
+            Ok(Some(aside))
         }
-        gl.enable(glow::STENCIL_TEST);
-        gl.stencil_func(glow::NEVER, 0, 0);
-        Ok(Some(aside))
     }
 
     /// # Safety
     /// A GL context must be current on this thread.
     pub unsafe fn restore(self, gl: &glow::Context) {
-        for (face, func, reference, mask) in self.stencil {
-            gl.stencil_func_separate(face, func as u32, reference, mask as u32);
+        // SAFETY: glow calls on the context this function's caller keeps current (its
+        // contract); glow passes GL only pointers into live Rust values of the sizes it
+        // asks for. The framebuffer and renderbuffer deleted are the private ones `set`
+        // created.
+        unsafe {
+            for (face, func, reference, mask) in self.stencil {
+                gl.stencil_func_separate(face, func as u32, reference, mask as u32);
+            }
+            if self.stencil_test {
+                gl.enable(glow::STENCIL_TEST);
+            } else {
+                gl.disable(glow::STENCIL_TEST);
+            }
+            gl.bind_framebuffer(
+                glow::DRAW_FRAMEBUFFER,
+                std::num::NonZeroU32::new(self.draw_framebuffer as u32)
+                    .map(glow::NativeFramebuffer),
+            );
+            gl.bind_renderbuffer(
+                glow::RENDERBUFFER,
+                std::num::NonZeroU32::new(self.renderbuffer as u32).map(glow::NativeRenderbuffer),
+            );
+            gl.delete_framebuffer(self.framebuffer);
+            gl.delete_renderbuffer(self.depth_stencil);
         }
-        if self.stencil_test {
-            gl.enable(glow::STENCIL_TEST);
-        } else {
-            gl.disable(glow::STENCIL_TEST);
-        }
-        gl.bind_framebuffer(
-            glow::DRAW_FRAMEBUFFER,
-            std::num::NonZeroU32::new(self.draw_framebuffer as u32).map(glow::NativeFramebuffer),
-        );
-        gl.bind_renderbuffer(
-            glow::RENDERBUFFER,
-            std::num::NonZeroU32::new(self.renderbuffer as u32).map(glow::NativeRenderbuffer),
-        );
-        gl.delete_framebuffer(self.framebuffer);
-        gl.delete_renderbuffer(self.depth_stencil);
     }
 }
 
@@ -1009,21 +1235,27 @@ impl SavedState {
     /// # Safety
     /// A GL context must be current on this thread.
     pub unsafe fn save(gl: &glow::Context, binding: u32) -> SavedState {
-        SavedState {
-            program: gl.get_parameter_i32(glow::CURRENT_PROGRAM),
-            color_mask: gl.get_parameter_bool_array::<4>(glow::COLOR_WRITEMASK),
-            depth_mask: gl.get_parameter_bool(glow::DEPTH_WRITEMASK),
-            stencil_front: gl.get_parameter_i32(glow::STENCIL_WRITEMASK),
-            stencil_back: gl.get_parameter_i32(glow::STENCIL_BACK_WRITEMASK),
-            ssbo_generic: gl.get_parameter_i32(glow::SHADER_STORAGE_BUFFER_BINDING),
-            copy_read: gl.get_parameter_i32(glow::COPY_READ_BUFFER_BINDING),
-            copy_write: gl.get_parameter_i32(glow::COPY_WRITE_BUFFER_BINDING),
-            ssbo_indexed: (
-                gl.get_parameter_indexed_i32(glow::SHADER_STORAGE_BUFFER_BINDING, binding),
-                gl.get_parameter_indexed_i64(glow::SHADER_STORAGE_BUFFER_START, binding),
-                gl.get_parameter_indexed_i64(glow::SHADER_STORAGE_BUFFER_SIZE, binding),
-            ),
-            binding,
+        // SAFETY: glow calls on the context this function's caller keeps current (its
+        // contract); glow passes GL only pointers into live Rust values of the sizes it
+        // asks for. `get_parameter_bool_array::<4>` gets the four booleans of
+        // COLOR_WRITEMASK.
+        unsafe {
+            SavedState {
+                program: gl.get_parameter_i32(glow::CURRENT_PROGRAM),
+                color_mask: gl.get_parameter_bool_array::<4>(glow::COLOR_WRITEMASK),
+                depth_mask: gl.get_parameter_bool(glow::DEPTH_WRITEMASK),
+                stencil_front: gl.get_parameter_i32(glow::STENCIL_WRITEMASK),
+                stencil_back: gl.get_parameter_i32(glow::STENCIL_BACK_WRITEMASK),
+                ssbo_generic: gl.get_parameter_i32(glow::SHADER_STORAGE_BUFFER_BINDING),
+                copy_read: gl.get_parameter_i32(glow::COPY_READ_BUFFER_BINDING),
+                copy_write: gl.get_parameter_i32(glow::COPY_WRITE_BUFFER_BINDING),
+                ssbo_indexed: (
+                    gl.get_parameter_indexed_i32(glow::SHADER_STORAGE_BUFFER_BINDING, binding),
+                    gl.get_parameter_indexed_i64(glow::SHADER_STORAGE_BUFFER_START, binding),
+                    gl.get_parameter_indexed_i64(glow::SHADER_STORAGE_BUFFER_SIZE, binding),
+                ),
+                binding,
+            }
         }
     }
 
@@ -1033,37 +1265,47 @@ impl SavedState {
     /// # Safety
     /// A GL context must be current on this thread.
     pub unsafe fn mask_writes(&self, gl: &glow::Context) {
-        gl.color_mask(false, false, false, false);
-        gl.depth_mask(false);
-        gl.stencil_mask(0);
+        // SAFETY: glow calls on the context this function's caller keeps current (its
+        // contract); glow passes GL only pointers into live Rust values of the sizes it
+        // asks for.
+        unsafe {
+            gl.color_mask(false, false, false, false);
+            gl.depth_mask(false);
+            gl.stencil_mask(0);
+        }
     }
 
     /// # Safety
     /// A GL context must be current on this thread.
     pub unsafe fn restore(&self, gl: &glow::Context) {
-        let [r, g, b, a] = self.color_mask;
-        gl.color_mask(r, g, b, a);
-        gl.depth_mask(self.depth_mask);
-        gl.stencil_mask_separate(glow::FRONT, self.stencil_front as u32);
-        gl.stencil_mask_separate(glow::BACK, self.stencil_back as u32);
-        gl.use_program(native_program(self.program));
-        let (buf, start, size) = self.ssbo_indexed;
-        match native_buffer(buf) {
-            Some(b) if size > 0 => gl.bind_buffer_range(
+        // SAFETY: glow calls on the context this function's caller keeps current (its
+        // contract); glow passes GL only pointers into live Rust values of the sizes it
+        // asks for.
+        unsafe {
+            let [r, g, b, a] = self.color_mask;
+            gl.color_mask(r, g, b, a);
+            gl.depth_mask(self.depth_mask);
+            gl.stencil_mask_separate(glow::FRONT, self.stencil_front as u32);
+            gl.stencil_mask_separate(glow::BACK, self.stencil_back as u32);
+            gl.use_program(native_program(self.program));
+            let (buf, start, size) = self.ssbo_indexed;
+            match native_buffer(buf) {
+                Some(b) if size > 0 => gl.bind_buffer_range(
+                    glow::SHADER_STORAGE_BUFFER,
+                    self.binding,
+                    Some(b),
+                    start as i32,
+                    size as i32,
+                ),
+                b => gl.bind_buffer_base(glow::SHADER_STORAGE_BUFFER, self.binding, b),
+            }
+            gl.bind_buffer(
                 glow::SHADER_STORAGE_BUFFER,
-                self.binding,
-                Some(b),
-                start as i32,
-                size as i32,
-            ),
-            b => gl.bind_buffer_base(glow::SHADER_STORAGE_BUFFER, self.binding, b),
+                native_buffer(self.ssbo_generic),
+            );
+            gl.bind_buffer(glow::COPY_READ_BUFFER, native_buffer(self.copy_read));
+            gl.bind_buffer(glow::COPY_WRITE_BUFFER, native_buffer(self.copy_write));
         }
-        gl.bind_buffer(
-            glow::SHADER_STORAGE_BUFFER,
-            native_buffer(self.ssbo_generic),
-        );
-        gl.bind_buffer(glow::COPY_READ_BUFFER, native_buffer(self.copy_read));
-        gl.bind_buffer(glow::COPY_WRITE_BUFFER, native_buffer(self.copy_write));
     }
 }
 
@@ -1090,51 +1332,59 @@ pub unsafe fn debug_draw(
     binding: u32,
     contents: &[u8],
     draw: &mut dyn FnMut(),
-) -> Result<Vec<u32>, String> {
-    let saved = SavedState::save(gl, binding);
-    let buffer = gl.create_buffer()?;
-    gl.bind_buffer(glow::SHADER_STORAGE_BUFFER, Some(buffer));
-    gl.buffer_data_u8_slice(glow::SHADER_STORAGE_BUFFER, contents, glow::DYNAMIC_READ);
-    gl.bind_buffer_base(glow::SHADER_STORAGE_BUFFER, binding, Some(buffer));
-    let images = match SavedImages::save(gl, program) {
-        Ok(i) => i,
-        Err(e) => {
-            saved.restore(gl);
-            gl.delete_buffer(buffer);
-            return Err(e);
-        }
-    };
-    let storage = SavedBuffers::save(gl, program, binding);
-    saved.mask_writes(gl);
-    gl.use_program(Some(program));
-    draw();
-    gl.memory_barrier(
-        glow::BUFFER_UPDATE_BARRIER_BIT
-            | glow::SHADER_STORAGE_BARRIER_BIT
-            | glow::SHADER_IMAGE_ACCESS_BARRIER_BIT
-            | glow::TEXTURE_UPDATE_BARRIER_BIT,
-    );
-    storage.restore(gl);
-    images.restore(gl);
-    // Mapping works on desktop GL and GLES alike (GLES has no glGetBufferSubData).
-    gl.bind_buffer(glow::SHADER_STORAGE_BUFFER, Some(buffer));
-    let ptr = gl.map_buffer_range(
-        glow::SHADER_STORAGE_BUFFER,
-        0,
-        contents.len() as i32,
-        glow::MAP_READ_BIT,
-    );
-    let bytes = if ptr.is_null() {
-        Err("could not map the debug buffer".to_string())
-    } else {
-        let bytes = std::slice::from_raw_parts(ptr, contents.len()).to_vec();
-        gl.unmap_buffer(glow::SHADER_STORAGE_BUFFER);
-        Ok(bytes)
-    };
-    saved.restore(gl);
-    gl.delete_buffer(buffer);
-    Ok(bytes?
-        .chunks_exact(4)
-        .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]))
-        .collect())
+) -> Result<Vec<u32>, DebugDrawError> {
+    // SAFETY: glow calls on the context this function's caller keeps current (its
+    // contract); glow passes GL only pointers into live Rust values of the sizes it
+    // asks for. The debug buffer is created here with `contents.len()` bytes and
+    // mapped for reading over exactly that length, so a non-null `ptr` is valid for
+    // `contents.len()` bytes until the unmap, and is copied out before it. The
+    // caller's `draw` runs on the same context.
+    unsafe {
+        let saved = SavedState::save(gl, binding);
+        let buffer = gl.create_buffer().map_err(DebugDrawError::Create)?;
+        gl.bind_buffer(glow::SHADER_STORAGE_BUFFER, Some(buffer));
+        gl.buffer_data_u8_slice(glow::SHADER_STORAGE_BUFFER, contents, glow::DYNAMIC_READ);
+        gl.bind_buffer_base(glow::SHADER_STORAGE_BUFFER, binding, Some(buffer));
+        let images = match SavedImages::save(gl, program) {
+            Ok(i) => i,
+            Err(e) => {
+                saved.restore(gl);
+                gl.delete_buffer(buffer);
+                return Err(e);
+            }
+        };
+        let storage = SavedBuffers::save(gl, program, binding);
+        saved.mask_writes(gl);
+        gl.use_program(Some(program));
+        draw();
+        gl.memory_barrier(
+            glow::BUFFER_UPDATE_BARRIER_BIT
+                | glow::SHADER_STORAGE_BARRIER_BIT
+                | glow::SHADER_IMAGE_ACCESS_BARRIER_BIT
+                | glow::TEXTURE_UPDATE_BARRIER_BIT,
+        );
+        storage.restore(gl);
+        images.restore(gl);
+        // Mapping works on desktop GL and GLES alike (GLES has no glGetBufferSubData).
+        gl.bind_buffer(glow::SHADER_STORAGE_BUFFER, Some(buffer));
+        let ptr = gl.map_buffer_range(
+            glow::SHADER_STORAGE_BUFFER,
+            0,
+            contents.len() as i32,
+            glow::MAP_READ_BIT,
+        );
+        let bytes = if ptr.is_null() {
+            Err(DebugDrawError::Map)
+        } else {
+            let bytes = std::slice::from_raw_parts(ptr, contents.len()).to_vec();
+            gl.unmap_buffer(glow::SHADER_STORAGE_BUFFER);
+            Ok(bytes)
+        };
+        saved.restore(gl);
+        gl.delete_buffer(buffer);
+        Ok(bytes?
+            .chunks_exact(4)
+            .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]))
+            .collect())
+    }
 }

@@ -152,170 +152,178 @@ impl DrawCall {
     /// # Safety
     /// The draw's context must be current, with the state of the original call.
     pub unsafe fn replay(&self) -> Result<(), &'static str> {
-        use crate::real;
-        use std::ffi::c_void;
-        let ptr = |offset: usize| offset as *const c_void;
-        match &self.args {
-            DrawArgs::Arrays {
-                mode,
-                first,
-                count,
-                instance_count,
-                base_instance,
-            } => {
-                if *base_instance != 0 {
-                    real::glDrawArraysInstancedBaseInstance(
-                        *mode,
-                        *first,
-                        *count,
-                        *instance_count,
-                        *base_instance,
-                    )
-                } else if *instance_count != 1 {
-                    real::glDrawArraysInstanced(*mode, *first, *count, *instance_count)
-                } else {
-                    real::glDrawArrays(*mode, *first, *count)
+        // SAFETY: the real draw and dispatch commands, with the arguments of the
+        // application's original call, on its context and with its state (this function's
+        // contract): the element and indirect offsets are read from the same bound
+        // buffers, or client memory, as in that call.
+        unsafe {
+            use crate::real;
+            use std::ffi::c_void;
+            let ptr = |offset: usize| offset as *const c_void;
+            match &self.args {
+                DrawArgs::Arrays {
+                    mode,
+                    first,
+                    count,
+                    instance_count,
+                    base_instance,
+                } => {
+                    if *base_instance != 0 {
+                        real::glDrawArraysInstancedBaseInstance(
+                            *mode,
+                            *first,
+                            *count,
+                            *instance_count,
+                            *base_instance,
+                        )
+                    } else if *instance_count != 1 {
+                        real::glDrawArraysInstanced(*mode, *first, *count, *instance_count)
+                    } else {
+                        real::glDrawArrays(*mode, *first, *count)
+                    }
                 }
-            }
-            DrawArgs::Elements {
-                mode,
-                count,
-                index_type,
-                indices,
-                instance_count,
-                base_vertex,
-                base_instance,
-                range: _,
-            } => {
-                let (m, c, t, i) = (*mode, *count, *index_type, ptr(*indices));
-                if *base_instance != 0 {
-                    real::glDrawElementsInstancedBaseVertexBaseInstance(
-                        m,
-                        c,
-                        t,
-                        i,
-                        *instance_count,
-                        *base_vertex,
-                        *base_instance,
-                    )
-                } else if *instance_count != 1 && *base_vertex != 0 {
-                    real::glDrawElementsInstancedBaseVertex(
-                        m,
-                        c,
-                        t,
-                        i,
-                        *instance_count,
-                        *base_vertex,
-                    )
-                } else if *instance_count != 1 {
-                    real::glDrawElementsInstanced(m, c, t, i, *instance_count)
-                } else if *base_vertex != 0 {
-                    real::glDrawElementsBaseVertex(m, c, t, i, *base_vertex)
-                } else {
-                    real::glDrawElements(m, c, t, i)
+                DrawArgs::Elements {
+                    mode,
+                    count,
+                    index_type,
+                    indices,
+                    instance_count,
+                    base_vertex,
+                    base_instance,
+                    range: _,
+                } => {
+                    let (m, c, t, i) = (*mode, *count, *index_type, ptr(*indices));
+                    if *base_instance != 0 {
+                        real::glDrawElementsInstancedBaseVertexBaseInstance(
+                            m,
+                            c,
+                            t,
+                            i,
+                            *instance_count,
+                            *base_vertex,
+                            *base_instance,
+                        )
+                    } else if *instance_count != 1 && *base_vertex != 0 {
+                        real::glDrawElementsInstancedBaseVertex(
+                            m,
+                            c,
+                            t,
+                            i,
+                            *instance_count,
+                            *base_vertex,
+                        )
+                    } else if *instance_count != 1 {
+                        real::glDrawElementsInstanced(m, c, t, i, *instance_count)
+                    } else if *base_vertex != 0 {
+                        real::glDrawElementsBaseVertex(m, c, t, i, *base_vertex)
+                    } else {
+                        real::glDrawElements(m, c, t, i)
+                    }
                 }
-            }
-            DrawArgs::MultiArrays { mode, draws } => {
-                for (first, count) in draws {
-                    real::glDrawArrays(*mode, *first, *count);
+                DrawArgs::MultiArrays { mode, draws } => {
+                    for (first, count) in draws {
+                        real::glDrawArrays(*mode, *first, *count);
+                    }
                 }
-            }
-            DrawArgs::MultiElements {
-                mode,
-                index_type,
-                draws,
-            } => {
-                for (count, indices, base_vertex) in draws {
-                    real::glDrawElementsBaseVertex(
-                        *mode,
-                        *count,
-                        *index_type,
-                        ptr(*indices),
-                        *base_vertex,
-                    );
+                DrawArgs::MultiElements {
+                    mode,
+                    index_type,
+                    draws,
+                } => {
+                    for (count, indices, base_vertex) in draws {
+                        real::glDrawElementsBaseVertex(
+                            *mode,
+                            *count,
+                            *index_type,
+                            ptr(*indices),
+                            *base_vertex,
+                        );
+                    }
                 }
-            }
-            DrawArgs::ArraysIndirect {
-                mode,
-                indirect,
-                draw_count,
-                stride,
-                count_offset: None,
-            } => {
-                if *draw_count == 1 {
-                    real::glDrawArraysIndirect(*mode, ptr(*indirect))
-                } else {
-                    real::glMultiDrawArraysIndirect(*mode, ptr(*indirect), *draw_count, *stride)
+                DrawArgs::ArraysIndirect {
+                    mode,
+                    indirect,
+                    draw_count,
+                    stride,
+                    count_offset: None,
+                } => {
+                    if *draw_count == 1 {
+                        real::glDrawArraysIndirect(*mode, ptr(*indirect))
+                    } else {
+                        real::glMultiDrawArraysIndirect(*mode, ptr(*indirect), *draw_count, *stride)
+                    }
                 }
-            }
-            DrawArgs::ElementsIndirect {
-                mode,
-                index_type,
-                indirect,
-                draw_count,
-                stride,
-                count_offset: None,
-            } => {
-                if *draw_count == 1 {
-                    real::glDrawElementsIndirect(*mode, *index_type, ptr(*indirect))
-                } else {
-                    real::glMultiDrawElementsIndirect(
-                        *mode,
-                        *index_type,
-                        ptr(*indirect),
-                        *draw_count,
-                        *stride,
-                    )
+                DrawArgs::ElementsIndirect {
+                    mode,
+                    index_type,
+                    indirect,
+                    draw_count,
+                    stride,
+                    count_offset: None,
+                } => {
+                    if *draw_count == 1 {
+                        real::glDrawElementsIndirect(*mode, *index_type, ptr(*indirect))
+                    } else {
+                        real::glMultiDrawElementsIndirect(
+                            *mode,
+                            *index_type,
+                            ptr(*indirect),
+                            *draw_count,
+                            *stride,
+                        )
+                    }
                 }
+                DrawArgs::Compute { groups } => {
+                    real::glDispatchCompute(groups[0], groups[1], groups[2])
+                }
+                DrawArgs::ComputeIndirect { indirect } => {
+                    real::glDispatchComputeIndirect(*indirect)
+                }
+                // The draw count is read from the bound parameter buffer, which
+                // is still bound as the application left it.
+                DrawArgs::ArraysIndirect {
+                    mode,
+                    indirect,
+                    draw_count,
+                    stride,
+                    count_offset: Some(count),
+                } => real::glMultiDrawArraysIndirectCount(
+                    *mode,
+                    ptr(*indirect),
+                    *count,
+                    *draw_count,
+                    *stride,
+                ),
+                DrawArgs::ElementsIndirect {
+                    mode,
+                    index_type,
+                    indirect,
+                    draw_count,
+                    stride,
+                    count_offset: Some(count),
+                } => real::glMultiDrawElementsIndirectCount(
+                    *mode,
+                    *index_type,
+                    ptr(*indirect),
+                    *count,
+                    *draw_count,
+                    *stride,
+                ),
+                // Vertices come from what the transform feedback object captured
+                // last (capture is paused during debug draws, so it is unchanged).
+                DrawArgs::TransformFeedback {
+                    mode,
+                    id,
+                    stream,
+                    instance_count,
+                } => match (*stream, *instance_count) {
+                    (0, 1) => real::glDrawTransformFeedback(*mode, *id),
+                    (0, n) => real::glDrawTransformFeedbackInstanced(*mode, *id, n),
+                    (s, 1) => real::glDrawTransformFeedbackStream(*mode, *id, s),
+                    (s, n) => real::glDrawTransformFeedbackStreamInstanced(*mode, *id, s, n),
+                },
             }
-            DrawArgs::Compute { groups } => {
-                real::glDispatchCompute(groups[0], groups[1], groups[2])
-            }
-            DrawArgs::ComputeIndirect { indirect } => real::glDispatchComputeIndirect(*indirect),
-            // The draw count is read from the bound parameter buffer, which
-            // is still bound as the application left it.
-            DrawArgs::ArraysIndirect {
-                mode,
-                indirect,
-                draw_count,
-                stride,
-                count_offset: Some(count),
-            } => real::glMultiDrawArraysIndirectCount(
-                *mode,
-                ptr(*indirect),
-                *count,
-                *draw_count,
-                *stride,
-            ),
-            DrawArgs::ElementsIndirect {
-                mode,
-                index_type,
-                indirect,
-                draw_count,
-                stride,
-                count_offset: Some(count),
-            } => real::glMultiDrawElementsIndirectCount(
-                *mode,
-                *index_type,
-                ptr(*indirect),
-                *count,
-                *draw_count,
-                *stride,
-            ),
-            // Vertices come from what the transform feedback object captured
-            // last (capture is paused during debug draws, so it is unchanged).
-            DrawArgs::TransformFeedback {
-                mode,
-                id,
-                stream,
-                instance_count,
-            } => match (*stream, *instance_count) {
-                (0, 1) => real::glDrawTransformFeedback(*mode, *id),
-                (0, n) => real::glDrawTransformFeedbackInstanced(*mode, *id, n),
-                (s, 1) => real::glDrawTransformFeedbackStream(*mode, *id, s),
-                (s, n) => real::glDrawTransformFeedbackStreamInstanced(*mode, *id, s, n),
-            },
+            Ok(())
         }
-        Ok(())
     }
 }

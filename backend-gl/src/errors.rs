@@ -18,7 +18,9 @@ pub fn stash_pending(ctx: ContextKey) -> Vec<u32> {
     let mut found = Vec::new();
     // A lost context can report errors forever: bound the loop.
     for _ in 0..16 {
-        // SAFETY: a context is current (we are inside one of its GL calls).
+        // SAFETY: glGetError takes no arguments and touches no memory of
+        // ours; its callers run inside one of the application's GL calls or
+        // the agent's own GL work, so the context is current on this thread.
         let e = unsafe { crate::real::glGetError() };
         if e == NO_ERROR {
             break;
@@ -37,7 +39,8 @@ pub fn stash_pending(ctx: ContextKey) -> Vec<u32> {
 pub fn drain_own() -> Vec<u32> {
     let mut own = Vec::new();
     for _ in 0..16 {
-        // SAFETY: as above.
+        // SAFETY: as in `stash_pending`: no arguments, and called right after
+        // the agent's own GL work on the current context.
         let e = unsafe { crate::real::glGetError() };
         if e == NO_ERROR {
             break;

@@ -18,12 +18,10 @@
     non_snake_case,
     non_camel_case_types,
     non_upper_case_globals,
-    clippy::missing_safety_doc,
     clippy::too_many_arguments,
     clippy::unnecessary_cast,
     clippy::redundant_closure,
-    clippy::unused_unit,
-    unused_unsafe
+    clippy::unused_unit
 )]
 
 include!(concat!(env!("OUT_DIR"), "/gl_generated.rs"));

@@ -1,6 +1,11 @@
-//! The hand-written hooks, one per intercepted base command (named like
-//! the command), plus the machinery every wrapper runs through
-//! ([`dispatch`], [`Original`]).
+//! The hooks, one per intercepted base command (named like the command),
+//! plus the machinery every wrapper runs through ([`dispatch`],
+//! [`Original`]). Most are hand-written; commands that differ only in
+//! constants (the `glGetQueryObject*v` and `glGetQueryBufferObject*v`
+//! families by the width of their result, the `glDrawTransformFeedback*`
+//! family by stream and instance count, ...) get a hook generated from
+//! their `glName -> body(args)` line in `intercept.txt` that calls a shared,
+//! hand-written body here.
 //!
 //! A generated wrapper (see [`crate::gl`]) resolves the real function and
 //! calls `dispatch(name, run, |orig| hooks::glName(orig, args..))`:
@@ -25,9 +30,16 @@
 //! `on_program_linked` after `glLinkProgram`/`glCreateShaderProgramv`,
 //! `on_draw` around every draw and dispatch, `on_swap` before every swap.
 //! GL queries the hooks make (`glGetShaderiv`, ...) go through
-//! [`crate::real`], are made only on objects that exist (`glIsShader`
-//! first) and so never raise a GL error the application could see; the
-//! agent never calls `glGetError`.
+//! [`crate::real`] and are made only on objects that exist (`glIsShader`
+//! first), so they raise no GL error.
+//!
+//! The agent does call `glGetError` ([`crate::errors`]): before its own GL
+//! work (debug draws, screenshots, patching a query result in a buffer) it
+//! drains the application's pending errors into a stash, and afterwards it
+//! drains and logs its own; with the debugger's `gl_error` exception filter
+//! on, [`dispatch`] also checks before and after every intercepted command.
+//! The `glGetError` hook hands the stashed errors back first, oldest
+//! first, so the application sees exactly the errors its own calls raised.
 
 #![allow(non_snake_case)]
 
@@ -37,6 +49,7 @@ use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::{Once, OnceLock};
 
 use crate::draw::{DrawArgs, DrawCall};
+use crate::queries::Width;
 use crate::real;
 use crate::session;
 use crate::state::{self, current_context, ContextKey};
@@ -259,7 +272,9 @@ unsafe fn read_strings(
     }
     let mut out = Vec::with_capacity(count as usize);
     for i in 0..count as usize {
-        // SAFETY: GL requires `count` readable entries.
+        // SAFETY: `strings` is not null (checked) and GL requires `count`
+        // readable entries of it, and of `lengths` when that is not null
+        // (this function's contract).
         let (s, len) = unsafe {
             (
                 *strings.add(i),
@@ -273,7 +288,8 @@ unsafe fn read_strings(
         if s.is_null() {
             return None;
         }
-        // SAFETY: a NUL-terminated string, or `len` readable bytes.
+        // SAFETY: `s` is not null (checked); GL requires it to be
+        // NUL-terminated when `len` is negative, else `len` readable bytes.
         let bytes = unsafe {
             if len < 0 {
                 CStr::from_ptr(s).to_bytes()
@@ -286,24 +302,30 @@ unsafe fn read_strings(
     Some(out)
 }
 
+/// A name argument (`glBindAttribLocation`, ...), copied.
+///
 /// # Safety
 /// `s` is null or NUL-terminated.
 unsafe fn read_name(s: *const c_char) -> Option<String> {
     if s.is_null() {
         return None;
     }
-    // SAFETY: caller's contract.
+    // SAFETY: `s` is not null (checked), so NUL-terminated (this function's
+    // contract).
     Some(unsafe { CStr::from_ptr(s) }.to_string_lossy().into_owned())
 }
 
+/// An array argument of `n` entries, copied (at most [`MAX_ARRAY`]).
+///
 /// # Safety
-/// `p` is null or points to `n` readable values.
+/// `p` is null or points to `n` readable, initialised values.
 unsafe fn read_array<T: Copy>(p: *const T, n: i32) -> Vec<T> {
     if p.is_null() || n <= 0 {
         return Vec::new();
     }
     let n = (n as usize).min(MAX_ARRAY);
-    // SAFETY: caller's contract.
+    // SAFETY: `p` is not null (checked) and points to at least `n` readable
+    // values (this function's contract; `n` only got smaller).
     unsafe { std::slice::from_raw_parts(p, n) }.to_vec()
 }
 
@@ -331,7 +353,10 @@ fn read_gl_string(len: i32, get: impl FnOnce(i32, *mut i32, *mut c_char)) -> Str
 
 /// (compile status, info log) of an existing shader.
 fn query_shader(shader: u32) -> Option<(bool, String)> {
-    // SAFETY: queries on a shader that exists, with valid out-pointers.
+    // SAFETY: `real` GL calls inside one of the application's GL calls (its
+    // context is current); queries only on a shader that exists (glIsShader
+    // first, so no error is raised), with live locals as out-pointers and
+    // `read_gl_string`'s buffer of the capacity it passes.
     unsafe {
         if real::glIsShader(shader) == 0 {
             return None;
@@ -349,7 +374,10 @@ fn query_shader(shader: u32) -> Option<(bool, String)> {
 
 /// (link status, info log) of an existing program.
 fn query_program(program: u32) -> Option<(bool, String)> {
-    // SAFETY: queries on a program that exists, with valid out-pointers.
+    // SAFETY: `real` GL calls inside one of the application's GL calls (its
+    // context is current); queries only on a program that exists
+    // (glIsProgram first), with live locals as out-pointers and
+    // `read_gl_string`'s buffer of the capacity it passes.
     unsafe {
         if real::glIsProgram(program) == 0 {
             return None;
@@ -372,7 +400,10 @@ fn adopt_shader(ctx: ContextKey, shader: u32) {
     if state::shader_current_sources(ctx, shader).is_some() {
         return;
     }
-    // SAFETY: queries on a shader that exists, with valid out-pointers.
+    // SAFETY: `real` GL calls inside one of the application's GL calls (its
+    // context is current); queries only on a shader that exists (glIsShader
+    // first, so no error is raised), with live locals as out-pointers and
+    // `read_gl_string`'s buffer of the capacity it passes.
     unsafe {
         if real::glIsShader(shader) == 0 {
             return;
@@ -406,7 +437,8 @@ pub(crate) fn glCreateShader(orig: &mut Original<'_, u32>, ty: u32) {
 /// `glShaderSource(shader, count, string, length)`.
 ///
 /// # Safety
-/// The application's arguments.
+/// The arguments are the application's, valid for the GL call as GL
+/// requires of them.
 pub(crate) unsafe fn glShaderSource(
     orig: &mut Original<'_, ()>,
     shader: u32,
@@ -414,7 +446,8 @@ pub(crate) unsafe fn glShaderSource(
     string: *const *const c_char,
     length: *const i32,
 ) {
-    // SAFETY: the application's arguments, valid for the call.
+    // SAFETY: the application's arguments to glShaderSource, which GL reads
+    // just as `read_strings` does (this function's contract).
     let sources = unsafe { read_strings(count, string, length) };
     orig.call();
     let Some(sources) = sources else { return };
@@ -517,14 +550,17 @@ pub(crate) fn glDeleteObjectARB(orig: &mut Original<'_, ()>, object: u32) {
 /// `glCreateShaderProgramv(type, count, strings)`.
 ///
 /// # Safety
-/// The application's arguments.
+/// The arguments are the application's, valid for the GL call as GL
+/// requires of them.
 pub(crate) unsafe fn glCreateShaderProgramv(
     orig: &mut Original<'_, u32>,
     ty: u32,
     count: i32,
     strings: *const *const c_char,
 ) {
-    // SAFETY: the application's arguments, valid for the call.
+    // SAFETY: the application's arguments to glCreateShaderProgramv, which
+    // GL reads as NUL-terminated strings, as `read_strings` does with no
+    // lengths (this function's contract).
     let sources = unsafe { read_strings(count, strings, std::ptr::null()) };
     let program = orig.call();
     if program == 0 {
@@ -551,7 +587,8 @@ pub(crate) fn glProgramParameteri(
 /// `glBindAttribLocation(program, index, name)`.
 ///
 /// # Safety
-/// The application's arguments.
+/// The arguments are the application's, valid for the GL call as GL
+/// requires of them.
 pub(crate) unsafe fn glBindAttribLocation(
     orig: &mut Original<'_, ()>,
     program: u32,
@@ -559,34 +596,20 @@ pub(crate) unsafe fn glBindAttribLocation(
     name: *const c_char,
 ) {
     orig.call();
-    // SAFETY: the application's NUL-terminated name.
+    // SAFETY: the application's name argument, which GL requires to be
+    // NUL-terminated (this function's contract).
     if let Some(name) = unsafe { read_name(name) } {
         state::attrib_bound(current_context(), program, index, name);
     }
 }
 
-/// `glBindFragDataLocation(program, color, name)`.
+/// The body of the `glBindFragDataLocation` and
+/// `glBindFragDataLocationIndexed` hooks (generated from `intercept.txt`;
+/// index 0 for the first).
 ///
 /// # Safety
-/// The application's arguments.
-pub(crate) unsafe fn glBindFragDataLocation(
-    orig: &mut Original<'_, ()>,
-    program: u32,
-    color: u32,
-    name: *const c_char,
-) {
-    orig.call();
-    // SAFETY: the application's NUL-terminated name.
-    if let Some(name) = unsafe { read_name(name) } {
-        state::frag_data_bound(current_context(), program, color, 0, name);
-    }
-}
-
-/// `glBindFragDataLocationIndexed(program, colorNumber, index, name)`.
-///
-/// # Safety
-/// The application's arguments.
-pub(crate) unsafe fn glBindFragDataLocationIndexed(
+/// `name` is the application's argument, NUL-terminated as GL requires.
+unsafe fn frag_data_bound(
     orig: &mut Original<'_, ()>,
     program: u32,
     color: u32,
@@ -594,7 +617,7 @@ pub(crate) unsafe fn glBindFragDataLocationIndexed(
     name: *const c_char,
 ) {
     orig.call();
-    // SAFETY: the application's NUL-terminated name.
+    // SAFETY: NUL-terminated (this function's contract).
     if let Some(name) = unsafe { read_name(name) } {
         state::frag_data_bound(current_context(), program, color, index, name);
     }
@@ -603,7 +626,8 @@ pub(crate) unsafe fn glBindFragDataLocationIndexed(
 /// `glTransformFeedbackVaryings(program, count, varyings, bufferMode)`.
 ///
 /// # Safety
-/// The application's arguments.
+/// The arguments are the application's, valid for the GL call as GL
+/// requires of them.
 pub(crate) unsafe fn glTransformFeedbackVaryings(
     orig: &mut Original<'_, ()>,
     program: u32,
@@ -611,7 +635,9 @@ pub(crate) unsafe fn glTransformFeedbackVaryings(
     varyings: *const *const c_char,
     buffer_mode: u32,
 ) {
-    // SAFETY: the application's arguments, valid for the call.
+    // SAFETY: the application's arguments to glTransformFeedbackVaryings:
+    // `count` NUL-terminated names, as GL reads them (this function's
+    // contract).
     let names = unsafe { read_strings(count, varyings, std::ptr::null()) };
     orig.call();
     if let Some(names) = names {
@@ -858,7 +884,8 @@ pub(crate) fn glDrawElementsInstancedBaseVertexBaseInstance(
 /// `glMultiDrawArrays(mode, first, count, drawcount)`.
 ///
 /// # Safety
-/// The application's arguments.
+/// The arguments are the application's, valid for the GL call as GL
+/// requires of them.
 pub(crate) unsafe fn glMultiDrawArrays(
     orig: &mut Original<'_, ()>,
     mode: u32,
@@ -866,7 +893,8 @@ pub(crate) unsafe fn glMultiDrawArrays(
     count: *const i32,
     draw_count: i32,
 ) {
-    // SAFETY: GL reads `draw_count` entries of each array.
+    // SAFETY: the application's arrays, of which GL reads `draw_count`
+    // entries each (this function's contract).
     let (firsts, counts) =
         unsafe { (read_array(first, draw_count), read_array(count, draw_count)) };
     let draws = firsts.into_iter().zip(counts).collect();
@@ -876,7 +904,8 @@ pub(crate) unsafe fn glMultiDrawArrays(
 /// `glMultiDrawElements(mode, count, type, indices, drawcount)`.
 ///
 /// # Safety
-/// The application's arguments.
+/// The arguments are the application's, valid for the GL call as GL
+/// requires of them.
 pub(crate) unsafe fn glMultiDrawElements(
     orig: &mut Original<'_, ()>,
     mode: u32,
@@ -885,7 +914,8 @@ pub(crate) unsafe fn glMultiDrawElements(
     indices: *const *const c_void,
     draw_count: i32,
 ) {
-    // SAFETY: the application's arguments.
+    // SAFETY: the application's arguments (this function's contract); a
+    // null base-vertex array is read as none.
     unsafe {
         glMultiDrawElementsBaseVertex(orig, mode, count, ty, indices, draw_count, std::ptr::null())
     }
@@ -894,7 +924,8 @@ pub(crate) unsafe fn glMultiDrawElements(
 /// `glMultiDrawElementsBaseVertex(mode, count, type, indices, drawcount, basevertex)`.
 ///
 /// # Safety
-/// The application's arguments.
+/// The arguments are the application's, valid for the GL call as GL
+/// requires of them.
 pub(crate) unsafe fn glMultiDrawElementsBaseVertex(
     orig: &mut Original<'_, ()>,
     mode: u32,
@@ -904,7 +935,8 @@ pub(crate) unsafe fn glMultiDrawElementsBaseVertex(
     draw_count: i32,
     base_vertex: *const i32,
 ) {
-    // SAFETY: GL reads `draw_count` entries of each array.
+    // SAFETY: the application's arrays, of which GL reads `draw_count`
+    // entries each (this function's contract); `base_vertex` may be null.
     let (counts, offsets, bases) = unsafe {
         (
             read_array(count, draw_count),
@@ -1030,49 +1062,22 @@ pub(crate) fn glMultiDrawElementsIndirectCount(
     draw(orig, args);
 }
 
-fn transform_feedback(mode: u32, id: u32, stream: u32, instance_count: i32) -> DrawArgs {
-    DrawArgs::TransformFeedback {
+/// The body of the `glDrawTransformFeedback*` hooks (generated from
+/// `intercept.txt`): stream 0 and one instance where the command has none.
+fn draw_transform_feedback(
+    orig: &mut Original<'_, ()>,
+    mode: u32,
+    id: u32,
+    stream: u32,
+    instance_count: i32,
+) {
+    let args = DrawArgs::TransformFeedback {
         mode,
         id,
         stream,
         instance_count,
-    }
-}
-
-/// `glDrawTransformFeedback(mode, id)`.
-pub(crate) fn glDrawTransformFeedback(orig: &mut Original<'_, ()>, mode: u32, id: u32) {
-    draw(orig, transform_feedback(mode, id, 0, 1));
-}
-
-/// `glDrawTransformFeedbackInstanced(mode, id, instancecount)`.
-pub(crate) fn glDrawTransformFeedbackInstanced(
-    orig: &mut Original<'_, ()>,
-    mode: u32,
-    id: u32,
-    instances: i32,
-) {
-    draw(orig, transform_feedback(mode, id, 0, instances));
-}
-
-/// `glDrawTransformFeedbackStream(mode, id, stream)`.
-pub(crate) fn glDrawTransformFeedbackStream(
-    orig: &mut Original<'_, ()>,
-    mode: u32,
-    id: u32,
-    stream: u32,
-) {
-    draw(orig, transform_feedback(mode, id, stream, 1));
-}
-
-/// `glDrawTransformFeedbackStreamInstanced(mode, id, stream, instancecount)`.
-pub(crate) fn glDrawTransformFeedbackStreamInstanced(
-    orig: &mut Original<'_, ()>,
-    mode: u32,
-    id: u32,
-    stream: u32,
-    instances: i32,
-) {
-    draw(orig, transform_feedback(mode, id, stream, instances));
+    };
+    draw(orig, args);
 }
 
 /// `glDispatchCompute(x, y, z)`.
@@ -1088,21 +1093,11 @@ pub(crate) fn glDispatchComputeIndirect(orig: &mut Original<'_, ()>, indirect: i
 // ---------------------------------------------------------------------------
 // Counting queries (see crate::queries)
 
-/// `glBeginQuery(target, id)`: a new run of `id`; what the agent remembered
-/// of the last one is forgotten.
-pub(crate) fn glBeginQuery(orig: &mut Original<'_, ()>, _target: u32, id: u32) {
-    orig.call();
-    crate::queries::forget(current_context(), id);
-}
-
-/// `glBeginQueryIndexed(target, index, id)`.
-pub(crate) fn glBeginQueryIndexed(orig: &mut Original<'_, ()>, _target: u32, _index: u32, id: u32) {
-    orig.call();
-    crate::queries::forget(current_context(), id);
-}
-
-/// `glQueryCounter(id, target)`: `id` becomes a timestamp query.
-pub(crate) fn glQueryCounter(orig: &mut Original<'_, ()>, id: u32, _target: u32) {
+/// The body of the `glBeginQuery`, `glBeginQueryIndexed` and
+/// `glQueryCounter` hooks (generated from `intercept.txt`): a new run of
+/// query object `id` (or `id` becomes a timestamp query); what the agent
+/// remembered of the last one is forgotten.
+fn query_begun(orig: &mut Original<'_, ()>, id: u32) {
     orig.call();
     crate::queries::forget(current_context(), id);
 }
@@ -1110,9 +1105,11 @@ pub(crate) fn glQueryCounter(orig: &mut Original<'_, ()>, id: u32, _target: u32)
 /// `glDeleteQueries(n, ids)`.
 ///
 /// # Safety
-/// The application's arguments.
+/// The arguments are the application's, valid for the GL call as GL
+/// requires of them.
 pub(crate) unsafe fn glDeleteQueries(orig: &mut Original<'_, ()>, n: i32, ids: *const u32) {
-    // SAFETY: GL reads `n` names from `ids`.
+    // SAFETY: the application's array, of which GL reads `n` names (this
+    // function's contract).
     let ids = unsafe { read_array(ids, n) };
     orig.call();
     let ctx = current_context();
@@ -1121,13 +1118,18 @@ pub(crate) unsafe fn glDeleteQueries(orig: &mut Original<'_, ()>, n: i32, ids: *
     }
 }
 
-/// The shared body of the `glGetQueryObject*v` hooks.
-fn query_object(
+/// The body of the `glGetQueryObject{i,ui,i64,ui64}v(id, pname, params)`
+/// hooks (generated from `intercept.txt`), `width` the width of their result.
+///
+/// # Safety
+/// Called inside the application's `glGetQueryObject*v` call of `width`
+/// (its context current); `params` is that call's argument.
+unsafe fn query_object(
     orig: &mut Original<'_, ()>,
     id: u32,
     pname: u32,
     params: *mut u8,
-    width: crate::queries::Width,
+    width: Width,
 ) {
     let ctx = current_context();
     if !crate::queries::was_split(ctx, id) {
@@ -1135,8 +1137,9 @@ fn query_object(
         return;
     }
     let gl = crate::stops::gl_for(ctx);
-    // SAFETY: inside the application's GL call: its context is current and
-    // `params` is its argument for this call.
+    // SAFETY: inside the application's GL call, so its context is current;
+    // `params` is its argument to the call `orig` makes, of `width` (this
+    // function's contract).
     unsafe {
         crate::queries::patch_client(&gl, ctx, id, pname, params, width, || {
             orig.call();
@@ -1144,54 +1147,16 @@ fn query_object(
     };
 }
 
-/// `glGetQueryObjectiv(id, pname, params)`.
-pub(crate) fn glGetQueryObjectiv(
-    orig: &mut Original<'_, ()>,
-    id: u32,
-    pname: u32,
-    params: *mut i32,
-) {
-    query_object(orig, id, pname, params.cast(), crate::queries::Width::I32);
-}
-
-/// `glGetQueryObjectuiv(id, pname, params)`.
-pub(crate) fn glGetQueryObjectuiv(
-    orig: &mut Original<'_, ()>,
-    id: u32,
-    pname: u32,
-    params: *mut u32,
-) {
-    query_object(orig, id, pname, params.cast(), crate::queries::Width::U32);
-}
-
-/// `glGetQueryObjecti64v(id, pname, params)`.
-pub(crate) fn glGetQueryObjecti64v(
-    orig: &mut Original<'_, ()>,
-    id: u32,
-    pname: u32,
-    params: *mut i64,
-) {
-    query_object(orig, id, pname, params.cast(), crate::queries::Width::I64);
-}
-
-/// `glGetQueryObjectui64v(id, pname, params)`.
-pub(crate) fn glGetQueryObjectui64v(
-    orig: &mut Original<'_, ()>,
-    id: u32,
-    pname: u32,
-    params: *mut u64,
-) {
-    query_object(orig, id, pname, params.cast(), crate::queries::Width::U64);
-}
-
-/// The shared body of the `glGetQueryBufferObject*v` hooks.
+/// The body of the `glGetQueryBufferObject{i,ui,i64,ui64}v(id, buffer,
+/// pname, offset)` hooks (generated from `intercept.txt`), `width` the width
+/// of their result.
 fn query_buffer_object(
     orig: &mut Original<'_, ()>,
     id: u32,
     buffer: u32,
     pname: u32,
     offset: isize,
-    width: crate::queries::Width,
+    width: Width,
 ) {
     let ctx = current_context();
     if !crate::queries::was_split(ctx, id) {
@@ -1199,7 +1164,8 @@ fn query_buffer_object(
         return;
     }
     let gl = crate::stops::gl_for(ctx);
-    // SAFETY: inside the application's GL call: its context is current.
+    // SAFETY: hooks run inside the application's GL call, so its context is
+    // current; `buffer` and `offset` are only used in GL calls.
     unsafe {
         crate::queries::patch_buffer(&gl, ctx, id, buffer, pname, offset, width, || {
             orig.call();
@@ -1207,49 +1173,9 @@ fn query_buffer_object(
     };
 }
 
-/// `glGetQueryBufferObjectiv(id, buffer, pname, offset)`.
-pub(crate) fn glGetQueryBufferObjectiv(
-    orig: &mut Original<'_, ()>,
-    id: u32,
-    buffer: u32,
-    pname: u32,
-    offset: isize,
-) {
-    query_buffer_object(orig, id, buffer, pname, offset, crate::queries::Width::I32);
-}
-
-/// `glGetQueryBufferObjectuiv(id, buffer, pname, offset)`.
-pub(crate) fn glGetQueryBufferObjectuiv(
-    orig: &mut Original<'_, ()>,
-    id: u32,
-    buffer: u32,
-    pname: u32,
-    offset: isize,
-) {
-    query_buffer_object(orig, id, buffer, pname, offset, crate::queries::Width::U32);
-}
-
-/// `glGetQueryBufferObjecti64v(id, buffer, pname, offset)`.
-pub(crate) fn glGetQueryBufferObjecti64v(
-    orig: &mut Original<'_, ()>,
-    id: u32,
-    buffer: u32,
-    pname: u32,
-    offset: isize,
-) {
-    query_buffer_object(orig, id, buffer, pname, offset, crate::queries::Width::I64);
-}
-
-/// `glGetQueryBufferObjectui64v(id, buffer, pname, offset)`.
-pub(crate) fn glGetQueryBufferObjectui64v(
-    orig: &mut Original<'_, ()>,
-    id: u32,
-    buffer: u32,
-    pname: u32,
-    offset: isize,
-) {
-    query_buffer_object(orig, id, buffer, pname, offset, crate::queries::Width::U64);
-}
+// The hooks `intercept.txt` gives as `glName -> body(args)`: the query reads
+// and begins above, the transform feedback draws.
+include!(concat!(env!("OUT_DIR"), "/hooks_generated.rs"));
 
 // ---------------------------------------------------------------------------
 // Swaps
@@ -1354,7 +1280,8 @@ mod tests {
         let strings = [a.as_ptr(), b.as_ptr().cast::<c_char>(), a.as_ptr()];
         // Second string: explicit length (no NUL); third: negative length.
         let lengths = [-1, 12, -5];
-        // SAFETY: valid arrays.
+        // SAFETY: three string pointers and three lengths, live locals;
+        // the explicit length 12 is within `b`.
         let got = unsafe { read_strings(3, strings.as_ptr(), lengths.as_ptr()) }.unwrap();
         assert_eq!(
             got,
@@ -1362,10 +1289,11 @@ mod tests {
         );
         // NULL lengths: all NUL-terminated.
         let strings = [a.as_ptr()];
-        // SAFETY: valid arrays.
+        // SAFETY: one NUL-terminated string, live; no lengths.
         let got = unsafe { read_strings(1, strings.as_ptr(), std::ptr::null()) }.unwrap();
         assert_eq!(got, ["void main() {}\n"]);
-        // SAFETY: GL rejects these before reading anything.
+        // SAFETY: a negative count and a zero count: `read_strings`
+        // returns before reading anything, as GL rejects or ignores them.
         unsafe {
             assert!(read_strings(-1, strings.as_ptr(), std::ptr::null()).is_none());
             assert_eq!(

@@ -180,7 +180,8 @@ extern "C" fn dlsym_decide(handle: *mut c_void, name: *const c_char) -> Decision
     if name.is_null() || forward.is_null() {
         return pass;
     }
-    // SAFETY: `name` is the caller's NUL-terminated symbol name.
+    // SAFETY: `name` is not null (checked above) and, as `dlsym(3)` requires
+    // of its caller, NUL-terminated: `decide`'s contract.
     let decided = catch_unwind(AssertUnwindSafe(|| unsafe { decide(handle, name) }));
     match decided {
         Ok(Some(result)) => Decision {
@@ -196,7 +197,8 @@ extern "C" fn dlsym_decide(handle: *mut c_void, name: *const c_char) -> Decision
 /// # Safety
 /// `name` is NUL-terminated.
 unsafe fn decide(handle: *mut c_void, name: *const c_char) -> Option<*mut c_void> {
-    // SAFETY: caller's contract.
+    // SAFETY: `name` is NUL-terminated (this function's contract) and lives
+    // for the whole lookup.
     let bytes = unsafe { CStr::from_ptr(name) }.to_bytes();
     // Cheap filter: every intercepted name starts with "gl", "egl" or "dl".
     if !(bytes.starts_with(b"gl") || bytes.starts_with(b"egl") || bytes == b"dlsym") {
@@ -212,10 +214,12 @@ unsafe fn decide(handle: *mut c_void, name: *const c_char) -> Option<*mut c_void
     // agent's own exports come first: then the answer is what follows the
     // agent, so that a name no loaded library defines stays NULL as it
     // would be without the agent.
-    // SAFETY (both): a handle or pseudo-handle and a NUL-terminated name.
-    let mut real =
-        unsafe { resolve::real_dlsym(if pseudo { libc::RTLD_DEFAULT } else { handle }, name) };
+    let lookup_handle = if pseudo { libc::RTLD_DEFAULT } else { handle };
+    // SAFETY: the application's handle (which glibc's dlsym checks) or a
+    // pseudo-handle, and its NUL-terminated name (this function's contract).
+    let mut real = unsafe { resolve::real_dlsym(lookup_handle, name) };
     if pseudo && resolve::is_own(real) {
+        // SAFETY: a pseudo-handle and the same NUL-terminated name.
         real = unsafe { resolve::real_dlsym(libc::RTLD_NEXT, name) };
     }
     if real.is_null() {
@@ -277,22 +281,30 @@ pub unsafe extern "C" fn dlsym(handle: *mut c_void, name: *const c_char) -> *mut
     if d.forward.is_null() {
         return d.result;
     }
-    // SAFETY: `forward` is glibc's dlsym.
+    // SAFETY: the application's own arguments, under `dlsym(3)`'s contract
+    // (this function's), handed on unchanged to glibc's dlsym.
     unsafe { resolve::real_dlsym(handle, name) }
 }
 
 // ---------------------------------------------------------------------------
 // GetProcAddress
 
+/// What the interposed `*GetProcAddress*` of `family` answers: the agent's
+/// wrapper where it intercepts `name` (its slot seeded with the real
+/// function the real `real_gpa` gives), else the real answer.
+///
 /// # Safety
-/// `name` is null or NUL-terminated.
+/// `name` is null or NUL-terminated; `real_gpa` is a GetProcAddress slot.
 unsafe fn get_proc_address(real_gpa: &RealFn, family: Family, name: *const c_char) -> *mut c_void {
     let gpa = real_gpa.get();
     let call_real = |name: *const c_char| -> *mut c_void {
         if gpa.is_null() {
             return std::ptr::null_mut();
         }
-        // SAFETY: the real GetProcAddress.
+        // SAFETY: `gpa` is not null and the slot only holds the real
+        // GetProcAddress of its name: one `const char *` argument, a pointer
+        // returned (the GLX ones take `const GLubyte *`, the same ABI); `name`
+        // is null or NUL-terminated, which it accepts.
         unsafe { std::mem::transmute::<*mut c_void, EglGpa>(gpa)(name) }
     };
     if name.is_null() {
@@ -300,7 +312,8 @@ unsafe fn get_proc_address(real_gpa: &RealFn, family: Family, name: *const c_cha
     }
     resolve::note_gpa_used(family);
     let answer = catch_unwind(AssertUnwindSafe(|| {
-        // SAFETY: caller's contract.
+        // SAFETY: `name` is not null (checked above) and NUL-terminated (this
+        // function's contract).
         let bytes = unsafe { CStr::from_ptr(name) }.to_bytes();
         let i = lookup(bytes)?;
         if i.real.family() != Family::Gl && i.real.family() != family {
@@ -328,7 +341,8 @@ unsafe fn get_proc_address(real_gpa: &RealFn, family: Family, name: *const c_cha
 /// As `eglGetProcAddress`.
 #[cfg_attr(not(test), no_mangle)]
 pub unsafe extern "C" fn eglGetProcAddress(name: *const c_char) -> *mut c_void {
-    // SAFETY: forwarded contract.
+    // SAFETY: `name` is the application's argument, null or NUL-terminated
+    // as `eglGetProcAddress` requires; the slot is eglGetProcAddress's.
     unsafe { get_proc_address(&resolve::EGL_GET_PROC_ADDRESS, Family::Egl, name) }
 }
 
@@ -338,7 +352,9 @@ pub unsafe extern "C" fn eglGetProcAddress(name: *const c_char) -> *mut c_void {
 /// As `glXGetProcAddress`.
 #[cfg_attr(not(test), no_mangle)]
 pub unsafe extern "C" fn glXGetProcAddress(name: *const u8) -> *mut c_void {
-    // SAFETY: forwarded contract.
+    // SAFETY: `name` is the application's argument, null or NUL-terminated
+    // as `glXGetProcAddress` requires (GLubyte and char have the same
+    // layout); the slot is glXGetProcAddress's.
     unsafe { get_proc_address(&resolve::GLX_GET_PROC_ADDRESS, Family::Glx, name.cast()) }
 }
 
@@ -348,7 +364,9 @@ pub unsafe extern "C" fn glXGetProcAddress(name: *const u8) -> *mut c_void {
 /// As `glXGetProcAddressARB`.
 #[cfg_attr(not(test), no_mangle)]
 pub unsafe extern "C" fn glXGetProcAddressARB(name: *const u8) -> *mut c_void {
-    // SAFETY: forwarded contract.
+    // SAFETY: `name` is the application's argument, null or NUL-terminated
+    // as `glXGetProcAddressARB` requires (GLubyte and char have the same
+    // layout); the slot is glXGetProcAddressARB's.
     unsafe { get_proc_address(&resolve::GLX_GET_PROC_ADDRESS_ARB, Family::Glx, name.cast()) }
 }
 
@@ -366,7 +384,9 @@ pub unsafe extern "C" fn eglSwapBuffers(dpy: *mut c_void, surface: *mut c_void) 
         hooks::missing_real("eglSwapBuffers");
         return 0;
     }
-    // SAFETY: the slot holds the real eglSwapBuffers.
+    // SAFETY: `p` is not null and the slot only holds the real
+    // eglSwapBuffers (type `EglSwap`); it gets the application's own
+    // arguments, valid under this function's contract.
     unsafe {
         let real = std::mem::transmute::<*mut c_void, EglSwap>(p);
         let mut run = || real(dpy, surface);
@@ -385,7 +405,8 @@ pub unsafe extern "C" fn eglSwapBuffersWithDamageKHR(
     rects: *const i32,
     n_rects: i32,
 ) -> u32 {
-    // SAFETY: forwarded contract.
+    // SAFETY: the application's arguments, valid under this function's
+    // contract; the slot is the KHR function's.
     unsafe {
         swap_with_damage(
             &EGL_SWAP_BUFFERS_WITH_DAMAGE_KHR,
@@ -408,7 +429,8 @@ pub unsafe extern "C" fn eglSwapBuffersWithDamageEXT(
     rects: *const i32,
     n_rects: i32,
 ) -> u32 {
-    // SAFETY: forwarded contract.
+    // SAFETY: the application's arguments, valid under this function's
+    // contract; the slot is the EXT function's.
     unsafe {
         swap_with_damage(
             &EGL_SWAP_BUFFERS_WITH_DAMAGE_EXT,
@@ -421,6 +443,12 @@ pub unsafe extern "C" fn eglSwapBuffersWithDamageEXT(
     }
 }
 
+/// The body of both `eglSwapBuffersWithDamage*` wrappers.
+///
+/// # Safety
+/// `slot` holds (or resolves to) the real function of `name`, whose
+/// signature is `EglSwapDamage`; the other arguments are the application's,
+/// valid as that function requires (`rects` holds `4 * n_rects` integers).
 unsafe fn swap_with_damage(
     slot: &RealFn,
     name: &'static str,
@@ -434,7 +462,9 @@ unsafe fn swap_with_damage(
         hooks::missing_real(name);
         return 0;
     }
-    // SAFETY: the slot holds the real function.
+    // SAFETY: `p` is not null and is the real function of `name`, of type
+    // `EglSwapDamage` (this function's contract), called with the
+    // application's arguments.
     unsafe {
         let real = std::mem::transmute::<*mut c_void, EglSwapDamage>(p);
         let mut run = || real(dpy, surface, rects, n_rects);
@@ -453,7 +483,9 @@ pub unsafe extern "C" fn glXSwapBuffers(dpy: *mut c_void, drawable: c_ulong) {
         hooks::missing_real("glXSwapBuffers");
         return;
     }
-    // SAFETY: the slot holds the real glXSwapBuffers.
+    // SAFETY: `p` is not null and the slot only holds the real
+    // glXSwapBuffers (type `GlxSwap`); it gets the application's own
+    // arguments, valid under this function's contract.
     unsafe {
         let real = std::mem::transmute::<*mut c_void, GlxSwap>(p);
         let mut run = || real(dpy, drawable);
@@ -476,7 +508,9 @@ pub unsafe extern "C" fn eglDestroyContext(dpy: *mut c_void, ctx: *mut c_void) -
         hooks::missing_real("eglDestroyContext");
         return 0;
     }
-    // SAFETY: the slot holds the real eglDestroyContext.
+    // SAFETY: `p` is not null and the slot only holds the real
+    // eglDestroyContext (type `EglDestroy`); it gets the application's own
+    // arguments, valid under this function's contract.
     unsafe {
         let real = std::mem::transmute::<*mut c_void, EglDestroy>(p);
         let mut run = || real(dpy, ctx);
@@ -501,7 +535,9 @@ pub unsafe extern "C" fn glXDestroyContext(dpy: *mut c_void, ctx: *mut c_void) {
         hooks::missing_real("glXDestroyContext");
         return;
     }
-    // SAFETY: the slot holds the real glXDestroyContext.
+    // SAFETY: `p` is not null and the slot only holds the real
+    // glXDestroyContext (type `GlxDestroy`); it gets the application's own
+    // arguments, valid under this function's contract.
     unsafe {
         let real = std::mem::transmute::<*mut c_void, GlxDestroy>(p);
         let mut run = || real(dpy, ctx);
@@ -550,7 +586,8 @@ mod tests {
         let d = decide_for(libc::RTLD_DEFAULT, c"glShaderSourceARB");
         assert!(d.result.is_null() && d.forward.is_null());
 
-        // SAFETY: plain dlopen of a system library.
+        // SAFETY: a NUL-terminated library name; loading libGL runs only its
+        // own initialisers.
         let gl = unsafe { libc::dlopen(c"libGL.so.1".as_ptr(), libc::RTLD_NOW | libc::RTLD_LOCAL) };
         if gl.is_null() {
             eprintln!("skipped: no libGL.so.1");
@@ -564,7 +601,7 @@ mod tests {
         );
         assert!(is_wrapper(d.result));
         // The real lookup seeded the slot with libGL's own function.
-        // SAFETY: handle from dlopen.
+        // SAFETY: a live handle from dlopen and a NUL-terminated name.
         let real = unsafe { resolve::real_dlsym(gl, c"glShaderSource".as_ptr()) };
         assert_eq!(crate::gl::slots::glShaderSource.cached(), real);
 

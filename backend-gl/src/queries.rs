@@ -109,27 +109,40 @@ pub fn forget_context(ctx: ContextKey) {
 /// # Safety
 /// A GL context must be current on this thread.
 unsafe fn current(target: u32, index: u32) -> u32 {
-    let mut q = 0i32;
-    if index == 0 {
-        real::glGetQueryiv(target, CURRENT_QUERY, &mut q);
-    } else {
-        real::glGetQueryIndexediv(target, index, CURRENT_QUERY, &mut q);
+    // SAFETY: GL calls (`real` and glow) on the context this function's contract says
+    // is current on this thread; every out-pointer is a live local of the type GL
+    // writes.
+    unsafe {
+        let mut q = 0i32;
+        if index == 0 {
+            real::glGetQueryiv(target, CURRENT_QUERY, &mut q);
+        } else {
+            real::glGetQueryIndexediv(target, index, CURRENT_QUERY, &mut q);
+        }
+        q.max(0) as u32
     }
-    q.max(0) as u32
 }
 
 /// The streams `GL_PRIMITIVES_GENERATED` has (`GL_MAX_VERTEX_STREAMS`, 1
 /// where there are none).
+///
+/// # Safety
+/// A GL context must be current on this thread (`gl` loaded for it).
 unsafe fn streams(gl: &glow::Context) -> u32 {
-    let v = gl.version();
-    if v.is_embedded || (v.major, v.minor) < (4, 0) {
-        return 1;
+    // SAFETY: glow queries on the context the caller keeps current (this function's
+    // contract).
+    unsafe {
+        let v = gl.version();
+        if v.is_embedded || (v.major, v.minor) < (4, 0) {
+            return 1;
+        }
+        (gl.get_parameter_i32(MAX_VERTEX_STREAMS).clamp(1, 4)) as u32
     }
-    (gl.get_parameter_i32(MAX_VERTEX_STREAMS).clamp(1, 4)) as u32
 }
 
-/// Whether the context has query buffers (GL 4.4, `ARB_query_buffer_object`).
-unsafe fn has_query_buffers(gl: &glow::Context) -> bool {
+/// Whether the context has query buffers (GL 4.4, `ARB_query_buffer_object`);
+/// glow answers from what it read when it loaded the context.
+fn has_query_buffers(gl: &glow::Context) -> bool {
     let v = gl.version();
     !v.is_embedded
         && ((v.major, v.minor) >= (4, 4)
@@ -139,13 +152,20 @@ unsafe fn has_query_buffers(gl: &glow::Context) -> bool {
 }
 
 /// The buffer bound to `GL_QUERY_BUFFER` (0 where there are none).
+///
+/// # Safety
+/// A GL context must be current on this thread (`gl` loaded for it).
 unsafe fn query_buffer(gl: &glow::Context) -> u32 {
-    if !has_query_buffers(gl) {
-        return 0;
+    // SAFETY: GL queries on the context the caller keeps current (this function's
+    // contract); `b` is a live GLint for glGetIntegerv's single value.
+    unsafe {
+        if !has_query_buffers(gl) {
+            return 0;
+        }
+        let mut b = 0i32;
+        real::glGetIntegerv(QUERY_BUFFER_BINDING, &mut b);
+        b.max(0) as u32
     }
-    let mut b = 0i32;
-    real::glGetIntegerv(QUERY_BUFFER_BINDING, &mut b);
-    b.max(0) as u32
 }
 
 /// The application's counting queries, ended for the agent's work and begun
@@ -164,51 +184,57 @@ impl CountingQueriesAside {
     /// A GL context must be current on this thread; the application's
     /// pending errors are stashed.
     pub unsafe fn set(gl: &glow::Context, ctx: ContextKey) -> CountingQueriesAside {
-        let mut ended = Vec::new();
-        let streams = streams(gl);
-        for target in SUMMED_TARGETS {
-            let indices = if target == PRIMITIVES_GENERATED {
-                streams
-            } else {
-                1
-            };
-            for index in 0..indices {
-                let id = current(target, index);
-                if id != 0 {
-                    ended.push((target, index, id));
+        // SAFETY: GL calls on the context the caller keeps current (this function's
+        // contract); `count` is a live GLuint64 for glGetQueryObjectui64v. Ending and
+        // beginning queries raises no error the application sees: its pending errors are
+        // stashed (contract) and the caller drains ours.
+        unsafe {
+            let mut ended = Vec::new();
+            let streams = streams(gl);
+            for target in SUMMED_TARGETS {
+                let indices = if target == PRIMITIVES_GENERATED {
+                    streams
+                } else {
+                    1
+                };
+                for index in 0..indices {
+                    let id = current(target, index);
+                    if id != 0 {
+                        ended.push((target, index, id));
+                    }
                 }
             }
-        }
-        if ended.is_empty() {
-            return CountingQueriesAside { ended };
-        }
-        let buffer = query_buffer(gl);
-        if buffer != 0 {
-            real::glBindBuffer(QUERY_BUFFER, 0);
-        }
-        for &(target, index, id) in &ended {
-            if index == 0 {
-                real::glEndQuery(target);
-            } else {
-                real::glEndQueryIndexed(target, index);
+            if ended.is_empty() {
+                return CountingQueriesAside { ended };
             }
-            let mut count = 0u64;
-            real::glGetQueryObjectui64v(id, QUERY_RESULT, &mut count);
-            ANY.store(true, Ordering::Release);
-            with_splits(|m| {
-                let s = m.entry((ctx, id)).or_insert(Split {
-                    target,
-                    index,
-                    count: 0,
+            let buffer = query_buffer(gl);
+            if buffer != 0 {
+                real::glBindBuffer(QUERY_BUFFER, 0);
+            }
+            for &(target, index, id) in &ended {
+                if index == 0 {
+                    real::glEndQuery(target);
+                } else {
+                    real::glEndQueryIndexed(target, index);
+                }
+                let mut count = 0u64;
+                real::glGetQueryObjectui64v(id, QUERY_RESULT, &mut count);
+                ANY.store(true, Ordering::Release);
+                with_splits(|m| {
+                    let s = m.entry((ctx, id)).or_insert(Split {
+                        target,
+                        index,
+                        count: 0,
+                    });
+                    s.count = s.count.saturating_add(count);
                 });
-                s.count = s.count.saturating_add(count);
-            });
-            tracing::debug!(%ctx, id, target, index, count, "counting query split");
+                tracing::debug!(%ctx, id, target, index, count, "counting query split");
+            }
+            if buffer != 0 {
+                real::glBindBuffer(QUERY_BUFFER, buffer);
+            }
+            CountingQueriesAside { ended }
         }
-        if buffer != 0 {
-            real::glBindBuffer(QUERY_BUFFER, buffer);
-        }
-        CountingQueriesAside { ended }
     }
 
     /// Begins the ended queries again, on the same objects.
@@ -216,11 +242,16 @@ impl CountingQueriesAside {
     /// # Safety
     /// A GL context must be current on this thread.
     pub unsafe fn restore(self) {
-        for (target, index, id) in self.ended {
-            if index == 0 {
-                real::glBeginQuery(target, id);
-            } else {
-                real::glBeginQueryIndexed(target, index, id);
+        // SAFETY: GL calls on the context the caller keeps current (this function's
+        // contract); the objects were active queries of these targets when `set` ended
+        // them, so beginning them again is valid.
+        unsafe {
+            for (target, index, id) in self.ended {
+                if index == 0 {
+                    real::glBeginQuery(target, id);
+                } else {
+                    real::glBeginQueryIndexed(target, index, id);
+                }
             }
         }
     }
@@ -272,27 +303,40 @@ impl Width {
 
 /// The split of `id` if the application's read of `pname` must be patched:
 /// a result query on an object the agent split that is not active again.
+///
+/// # Safety
+/// `ctx` must be current on this thread.
 unsafe fn patchable(ctx: ContextKey, id: u32, pname: u32) -> Option<Split> {
     if pname != QUERY_RESULT && pname != QUERY_RESULT_NO_WAIT {
         return None;
     }
     let s = split_of(ctx, id)?;
+    // SAFETY: `ctx` is current (this function's contract).
+    let active = unsafe { current(s.target, s.index) };
     // Still running (the application reads too early: a GL error, nothing written).
-    (current(s.target, s.index) != id && s.count > 0).then_some(s)
+    (active != id && s.count > 0).then_some(s)
 }
 
 /// Whether query `id`'s result is available, read into client memory.
+///
+/// # Safety
+/// A GL context must be current on this thread (`gl` loaded for it).
 unsafe fn available(gl: &glow::Context, id: u32) -> bool {
-    let buffer = query_buffer(gl);
-    if buffer != 0 {
-        real::glBindBuffer(QUERY_BUFFER, 0);
+    // SAFETY: GL calls on the context the caller keeps current (this function's
+    // contract); `a` is a live GLuint for the single value written; with the query
+    // buffer unbound for the call the result goes to `a`, not into a buffer.
+    unsafe {
+        let buffer = query_buffer(gl);
+        if buffer != 0 {
+            real::glBindBuffer(QUERY_BUFFER, 0);
+        }
+        let mut a = 0u32;
+        real::glGetQueryObjectuiv(id, QUERY_RESULT_AVAILABLE, &mut a);
+        if buffer != 0 {
+            real::glBindBuffer(QUERY_BUFFER, buffer);
+        }
+        a != 0
     }
-    let mut a = 0u32;
-    real::glGetQueryObjectuiv(id, QUERY_RESULT_AVAILABLE, &mut a);
-    if buffer != 0 {
-        real::glBindBuffer(QUERY_BUFFER, buffer);
-    }
-    a != 0
 }
 
 /// The hook of `glGetQueryObject{i,ui,i64,ui64}v(id, pname, params)`: runs
@@ -301,8 +345,10 @@ unsafe fn available(gl: &glow::Context, id: u32) -> bool {
 /// offset `params`.
 ///
 /// # Safety
-/// A GL context must be current on this thread; `params` is the
-/// application's argument.
+/// A GL context must be current on this thread (`gl` loaded for it);
+/// `params` is the application's argument to the `glGetQueryObject*v` call
+/// of `width` that `call` makes: null, an offset into the bound query
+/// buffer, or writable memory for one value of that width.
 pub unsafe fn patch_client(
     gl: &glow::Context,
     ctx: ContextKey,
@@ -312,16 +358,21 @@ pub unsafe fn patch_client(
     width: Width,
     call: impl FnOnce(),
 ) {
-    let Some(split) = patchable(ctx, id, pname) else {
+    // SAFETY: a context is current (this function's contract).
+    let Some(split) = (unsafe { patchable(ctx, id, pname) }) else {
         call();
         return;
     };
-    let buffer = query_buffer(gl);
+    // SAFETY: as above, with `gl` loaded for it.
+    let buffer = unsafe { query_buffer(gl) };
     if buffer != 0 {
-        let write = pname == QUERY_RESULT || available(gl, id);
+        // SAFETY: as above.
+        let write = pname == QUERY_RESULT || unsafe { available(gl, id) };
         call();
         if write {
-            patch_buffer_at(gl, buffer, params as usize as i64, width, split.count);
+            // SAFETY: as above; with a query buffer bound, `params` is an
+            // offset into it, not a pointer.
+            unsafe { patch_buffer_at(gl, buffer, params as usize as i64, width, split.count) };
         }
         return;
     }
@@ -330,19 +381,32 @@ pub unsafe fn patch_client(
         return;
     }
     let n = width.bytes();
-    // SAFETY: GL writes `n` bytes at `params`; reading and writing them is
-    // what the call itself does.
-    let value = std::slice::from_raw_parts_mut(params, n);
+    // The slices over `params` live only between GL's accesses, never
+    // across `call()` (which writes through the application's pointer).
     if pname == QUERY_RESULT {
         call();
-        width.add(value, split.count);
+        // SAFETY: `params` is the application's non-null argument of this
+        // width: `n` bytes GL has just written (the caller's contract), with
+        // no other reference to them while the slice lives.
+        width.add(
+            unsafe { std::slice::from_raw_parts_mut(params, n) },
+            split.count,
+        );
         return;
     }
     // GL_QUERY_RESULT_NO_WAIT writes nothing when the result is not
     // available: tell the cases apart with a sentinel no count reaches.
-    let saved = value.to_vec();
-    value.fill(0xff);
+    let saved = {
+        // SAFETY: `params` points to the `n` bytes GL may write in this call
+        // (the caller's contract); nothing else refers to them meanwhile.
+        let value = unsafe { std::slice::from_raw_parts_mut(params, n) };
+        let saved = value.to_vec();
+        value.fill(0xff);
+        saved
+    };
     call();
+    // SAFETY: as above, after the call.
+    let value = unsafe { std::slice::from_raw_parts_mut(params, n) };
     if value.iter().all(|b| *b == 0xff) {
         value.copy_from_slice(&saved);
     } else {
@@ -366,14 +430,18 @@ pub unsafe fn patch_buffer(
     width: Width,
     call: impl FnOnce(),
 ) {
-    let Some(split) = patchable(ctx, id, pname) else {
+    // SAFETY: `patchable`, `available` and `patch_buffer_at` need a current context,
+    // which this function's caller guarantees; `call` is the application's own call.
+    unsafe {
+        let Some(split) = patchable(ctx, id, pname) else {
+            call();
+            return;
+        };
+        let write = pname == QUERY_RESULT || available(gl, id);
         call();
-        return;
-    };
-    let write = pname == QUERY_RESULT || available(gl, id);
-    call();
-    if write && buffer != 0 {
-        patch_buffer_at(gl, buffer, offset as i64, width, split.count);
+        if write && buffer != 0 {
+            patch_buffer_at(gl, buffer, offset as i64, width, split.count);
+        }
     }
 }
 
@@ -381,16 +449,27 @@ pub unsafe fn patch_buffer(
 /// private buffer and copies (works on immutable and mapped storage). The
 /// application's pending errors are set aside first and the agent's own
 /// (an offset GL rejected for the application's call too) drained.
+///
+/// # Safety
+/// A GL context must be current on this thread (`gl` loaded for it).
 unsafe fn patch_buffer_at(gl: &glow::Context, buffer: u32, offset: i64, width: Width, extra: u64) {
-    let ctx = crate::state::current_context();
-    crate::errors::stash_pending(ctx);
-    patch_buffer_copies(gl, buffer, offset, width, extra);
-    let own = crate::errors::drain_own();
-    if !own.is_empty() {
-        tracing::warn!(?own, "GL errors patching a query result in a buffer");
+    // SAFETY: `patch_buffer_copies` needs a current context, which this function's
+    // caller guarantees.
+    unsafe {
+        let ctx = crate::state::current_context();
+        crate::errors::stash_pending(ctx);
+        patch_buffer_copies(gl, buffer, offset, width, extra);
+        let own = crate::errors::drain_own();
+        if !own.is_empty() {
+            tracing::warn!(?own, "GL errors patching a query result in a buffer");
+        }
     }
 }
 
+/// The copies of [`patch_buffer_at`], without its error handling.
+///
+/// # Safety
+/// A GL context must be current on this thread (`gl` loaded for it).
 unsafe fn patch_buffer_copies(
     gl: &glow::Context,
     buffer: u32,
@@ -398,42 +477,47 @@ unsafe fn patch_buffer_copies(
     width: Width,
     extra: u64,
 ) {
-    let Some(target) = std::num::NonZeroU32::new(buffer).map(glow::NativeBuffer) else {
-        return;
-    };
-    let n = width.bytes() as i32;
-    let read = gl.get_parameter_i32(glow::COPY_READ_BUFFER_BINDING);
-    let write = gl.get_parameter_i32(glow::COPY_WRITE_BUFFER_BINDING);
-    let Ok(temp) = gl.create_buffer() else {
-        return;
-    };
-    gl.bind_buffer(glow::COPY_WRITE_BUFFER, Some(temp));
-    gl.buffer_data_size(glow::COPY_WRITE_BUFFER, n, glow::DYNAMIC_COPY);
-    gl.bind_buffer(glow::COPY_READ_BUFFER, Some(target));
-    gl.copy_buffer_sub_data(
-        glow::COPY_READ_BUFFER,
-        glow::COPY_WRITE_BUFFER,
-        offset as i32,
-        0,
-        n,
-    );
-    let mut value = [0u8; 8];
-    gl.get_buffer_sub_data(glow::COPY_WRITE_BUFFER, 0, &mut value[..n as usize]);
-    width.add(&mut value, extra);
-    gl.buffer_sub_data_u8_slice(glow::COPY_WRITE_BUFFER, 0, &value[..n as usize]);
-    gl.bind_buffer(glow::COPY_READ_BUFFER, Some(temp));
-    gl.bind_buffer(glow::COPY_WRITE_BUFFER, Some(target));
-    gl.copy_buffer_sub_data(
-        glow::COPY_READ_BUFFER,
-        glow::COPY_WRITE_BUFFER,
-        0,
-        offset as i32,
-        n,
-    );
-    let native = |b: i32| std::num::NonZeroU32::new(b as u32).map(glow::NativeBuffer);
-    gl.bind_buffer(glow::COPY_READ_BUFFER, native(read));
-    gl.bind_buffer(glow::COPY_WRITE_BUFFER, native(write));
-    gl.delete_buffer(temp);
+    // SAFETY: glow calls on the context the caller keeps current (this function's
+    // contract); `value` is a local of at least `n` bytes for get_buffer_sub_data; the
+    // copy bindings are put back and the temporary buffer deleted.
+    unsafe {
+        let Some(target) = std::num::NonZeroU32::new(buffer).map(glow::NativeBuffer) else {
+            return;
+        };
+        let n = width.bytes() as i32;
+        let read = gl.get_parameter_i32(glow::COPY_READ_BUFFER_BINDING);
+        let write = gl.get_parameter_i32(glow::COPY_WRITE_BUFFER_BINDING);
+        let Ok(temp) = gl.create_buffer() else {
+            return;
+        };
+        gl.bind_buffer(glow::COPY_WRITE_BUFFER, Some(temp));
+        gl.buffer_data_size(glow::COPY_WRITE_BUFFER, n, glow::DYNAMIC_COPY);
+        gl.bind_buffer(glow::COPY_READ_BUFFER, Some(target));
+        gl.copy_buffer_sub_data(
+            glow::COPY_READ_BUFFER,
+            glow::COPY_WRITE_BUFFER,
+            offset as i32,
+            0,
+            n,
+        );
+        let mut value = [0u8; 8];
+        gl.get_buffer_sub_data(glow::COPY_WRITE_BUFFER, 0, &mut value[..n as usize]);
+        width.add(&mut value, extra);
+        gl.buffer_sub_data_u8_slice(glow::COPY_WRITE_BUFFER, 0, &value[..n as usize]);
+        gl.bind_buffer(glow::COPY_READ_BUFFER, Some(temp));
+        gl.bind_buffer(glow::COPY_WRITE_BUFFER, Some(target));
+        gl.copy_buffer_sub_data(
+            glow::COPY_READ_BUFFER,
+            glow::COPY_WRITE_BUFFER,
+            0,
+            offset as i32,
+            n,
+        );
+        let native = |b: i32| std::num::NonZeroU32::new(b as u32).map(glow::NativeBuffer);
+        gl.bind_buffer(glow::COPY_READ_BUFFER, native(read));
+        gl.bind_buffer(glow::COPY_WRITE_BUFFER, native(write));
+        gl.delete_buffer(temp);
+    }
 }
 
 #[cfg(test)]

@@ -232,8 +232,9 @@ fn call_gpa(family: Family, name: &CStr) -> *mut c_void {
     if gpa.is_null() {
         return gpa;
     }
-    // SAFETY: `gpa` is the real GetProcAddress, whose C signature is
-    // `void (*(const char *))(void)`.
+    // SAFETY: `gpa` is not null and is the real GetProcAddress of `family`
+    // (the slots hold nothing else), whose C signature is
+    // `void (*(const char *))(void)`; `name` is NUL-terminated.
     unsafe {
         let gpa = std::mem::transmute::<*mut c_void, GetProcAddress>(gpa);
         gpa(name.as_ptr())
@@ -246,7 +247,8 @@ fn acceptable(p: *mut c_void) -> bool {
 
 fn first_acceptable(handles: &[*mut c_void], libs: &[&CStr], name: &CStr) -> *mut c_void {
     for &h in handles {
-        // SAFETY: pseudo-handle and a NUL-terminated name.
+        // SAFETY: `handles` are pseudo-handles (RTLD_DEFAULT/RTLD_NEXT) and
+        // `name` is NUL-terminated.
         let p = unsafe { real_dlsym(h, name.as_ptr()) };
         if acceptable(p) {
             return p;
@@ -257,7 +259,8 @@ fn first_acceptable(handles: &[*mut c_void], libs: &[&CStr], name: &CStr) -> *mu
         if h.is_null() {
             continue;
         }
-        // SAFETY: a handle from dlopen and a NUL-terminated name.
+        // SAFETY: `h` is a live handle from dlopen (kept open for the
+        // process's life) and `name` is NUL-terminated.
         let p = unsafe { real_dlsym(h, name.as_ptr()) };
         if acceptable(p) {
             return p;
@@ -286,7 +289,8 @@ fn loaded_library(lib: &CStr) -> *mut c_void {
             return h;
         }
     }
-    // SAFETY: NUL-terminated name; RTLD_NOLOAD never loads anything.
+    // SAFETY: a NUL-terminated name; with RTLD_NOLOAD dlopen only returns a
+    // library already loaded (no initialiser runs).
     let h = unsafe { libc::dlopen(lib.as_ptr(), libc::RTLD_NOLOAD | libc::RTLD_LAZY) };
     if h.is_null() {
         return h;
@@ -300,7 +304,9 @@ fn loaded_library(lib: &CStr) -> *mut c_void {
         ) {
             Ok(_) => h,
             Err(earlier) => {
-                // SAFETY: drop the extra reference this call took.
+                // SAFETY: `h` is the handle this call's dlopen returned, not
+                // stored anywhere: closing it drops only that extra reference
+                // (the library stays loaded through `earlier`).
                 unsafe { libc::dlclose(h) };
                 earlier
             }
@@ -328,7 +334,8 @@ pub fn real_dlsym_ptr() -> *mut c_void {
     #[cfg(not(any(target_arch = "x86_64", target_arch = "aarch64")))]
     const BASE: &CStr = c"GLIBC_2.0";
     for version in [c"GLIBC_2.34", BASE] {
-        // SAFETY: NUL-terminated strings; dlvsym is not interposed.
+        // SAFETY: NUL-terminated strings and a pseudo-handle; dlvsym is not
+        // interposed, so this cannot recurse into the agent.
         let p = unsafe { libc::dlvsym(libc::RTLD_NEXT, c"dlsym".as_ptr(), version.as_ptr()) };
         if !p.is_null() && !is_own(p) {
             REAL_DLSYM.store(p, Ordering::Release);
@@ -348,7 +355,9 @@ pub unsafe fn real_dlsym(handle: *mut c_void, name: *const c_char) -> *mut c_voi
     if p.is_null() {
         return p;
     }
-    // SAFETY: `p` is glibc's dlsym.
+    // SAFETY: `p` is not null and is glibc's dlsym (`real_dlsym_ptr` only
+    // returns that), of type `DlsymFn`; `handle` and `name` are as it
+    // requires (this function's contract).
     unsafe {
         let f = std::mem::transmute::<*mut c_void, DlsymFn>(p);
         f(handle, name)
@@ -368,7 +377,9 @@ fn own_base() -> *mut c_void {
 }
 
 fn object_base(p: *const c_void) -> *mut c_void {
-    // SAFETY: dladdr only reads the loader's tables.
+    // SAFETY: dladdr only reads the loader's tables for any address, and
+    // writes `info`, a zero-initialised live local (all-zero is a valid
+    // `Dl_info`: null pointers).
     unsafe {
         let mut info: libc::Dl_info = std::mem::zeroed();
         if libc::dladdr(p, &mut info) == 0 {

@@ -20,6 +20,27 @@ pub struct Image {
     pub rgba: Vec<u8>,
 }
 
+/// Why a screenshot (or the size of a framebuffer) could not be had.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum ScreenshotError {
+    #[error("the window system did not say how large the surface is")]
+    SurfaceSize,
+    #[error("framebuffer size {width}x{height}")]
+    Size { width: i32, height: i32 },
+    #[error("glReadPixels failed (GL error {0:#06x})")]
+    ReadPixels(u32),
+    #[error(
+        "framebuffer {framebuffer}: the size of texture {texture} level {level} needs glGetTextureLevelParameteriv (GL 4.5) or glGetTexLevelParameteriv (GL, GLES 3.1)"
+    )]
+    TextureSize {
+        framebuffer: u32,
+        texture: u32,
+        level: i32,
+    },
+    #[error("framebuffer {0} has no colour attachment 0")]
+    NoColorAttachment(u32),
+}
+
 /// Largest side read back (a corrupt size must not allocate gigabytes).
 const MAX_SIDE: i32 = 16384;
 
@@ -27,17 +48,25 @@ const MAX_SIDE: i32 = 16384;
 ///
 /// # Safety
 /// `ctx` is current on this thread.
-pub unsafe fn draw_framebuffer(gl: &glow::Context, ctx: ContextKey) -> Result<Image, String> {
-    let fb = gl.get_parameter_i32(glow::DRAW_FRAMEBUFFER_BINDING);
-    read(gl, ctx, fb.max(0) as u32)
+pub unsafe fn draw_framebuffer(
+    gl: &glow::Context,
+    ctx: ContextKey,
+) -> Result<Image, ScreenshotError> {
+    // SAFETY: `read` and the glow query need `ctx` current, which this function's
+    // caller guarantees.
+    unsafe {
+        let fb = gl.get_parameter_i32(glow::DRAW_FRAMEBUFFER_BINDING);
+        read(gl, ctx, fb.max(0) as u32)
+    }
 }
 
 /// The default framebuffer's back buffer (at a swap, before the real swap).
 ///
 /// # Safety
 /// `ctx` is current on this thread.
-pub unsafe fn back_buffer(gl: &glow::Context, ctx: ContextKey) -> Result<Image, String> {
-    read(gl, ctx, 0)
+pub unsafe fn back_buffer(gl: &glow::Context, ctx: ContextKey) -> Result<Image, ScreenshotError> {
+    // SAFETY: `read` needs `ctx` current, which this function's caller guarantees.
+    unsafe { read(gl, ctx, 0) }
 }
 
 /// The size of the framebuffer bound for drawing: the surface's for the
@@ -49,100 +78,116 @@ pub unsafe fn back_buffer(gl: &glow::Context, ctx: ContextKey) -> Result<Image, 
 pub unsafe fn draw_framebuffer_size(
     gl: &glow::Context,
     ctx: ContextKey,
-) -> Result<(i32, i32), String> {
-    let fb = gl.get_parameter_i32(glow::DRAW_FRAMEBUFFER_BINDING).max(0) as u32;
-    if fb == 0 {
-        return surface_size(ctx)
-            .ok_or_else(|| "the window system did not say how large the surface is".to_string());
-    }
-    let saved_read_fb = gl.get_parameter_i32(glow::READ_FRAMEBUFFER_BINDING);
-    gl.bind_framebuffer(glow::READ_FRAMEBUFFER, framebuffer(fb));
-    let size = attachment_size(gl, fb).or_else(|e| {
-        let w = gl
-            .get_framebuffer_parameter_i32(glow::READ_FRAMEBUFFER, glow::FRAMEBUFFER_DEFAULT_WIDTH);
-        let h = gl.get_framebuffer_parameter_i32(
-            glow::READ_FRAMEBUFFER,
-            glow::FRAMEBUFFER_DEFAULT_HEIGHT,
-        );
-        if w > 0 && h > 0 {
-            Ok((w, h))
-        } else {
-            Err(e)
+) -> Result<(i32, i32), ScreenshotError> {
+    // SAFETY: glow calls and `attachment_size` on `ctx`, which this function's caller
+    // keeps current; the read framebuffer binding changed here is put back before
+    // returning.
+    unsafe {
+        let fb = gl.get_parameter_i32(glow::DRAW_FRAMEBUFFER_BINDING).max(0) as u32;
+        if fb == 0 {
+            return surface_size(ctx).ok_or(ScreenshotError::SurfaceSize);
         }
-    });
-    gl.bind_framebuffer(glow::READ_FRAMEBUFFER, framebuffer(saved_read_fb as u32));
-    size
+        let saved_read_fb = gl.get_parameter_i32(glow::READ_FRAMEBUFFER_BINDING);
+        gl.bind_framebuffer(glow::READ_FRAMEBUFFER, framebuffer(fb));
+        let size = attachment_size(gl, fb).or_else(|e| {
+            let w = gl.get_framebuffer_parameter_i32(
+                glow::READ_FRAMEBUFFER,
+                glow::FRAMEBUFFER_DEFAULT_WIDTH,
+            );
+            let h = gl.get_framebuffer_parameter_i32(
+                glow::READ_FRAMEBUFFER,
+                glow::FRAMEBUFFER_DEFAULT_HEIGHT,
+            );
+            if w > 0 && h > 0 {
+                Ok((w, h))
+            } else {
+                Err(e)
+            }
+        });
+        gl.bind_framebuffer(glow::READ_FRAMEBUFFER, framebuffer(saved_read_fb as u32));
+        size
+    }
 }
 
-unsafe fn read(gl: &glow::Context, ctx: ContextKey, fb: u32) -> Result<Image, String> {
-    let es = gl.version().is_embedded;
-    let saved_read_fb = gl.get_parameter_i32(glow::READ_FRAMEBUFFER_BINDING);
-    let saved_pack_buffer = gl.get_parameter_i32(glow::PIXEL_PACK_BUFFER_BINDING);
-    let saved_pack: Vec<(u32, i32)> = [
-        glow::PACK_ALIGNMENT,
-        glow::PACK_ROW_LENGTH,
-        glow::PACK_SKIP_PIXELS,
-        glow::PACK_SKIP_ROWS,
-    ]
-    .into_iter()
-    .map(|p| (p, gl.get_parameter_i32(p)))
-    .collect();
-    gl.bind_framebuffer(glow::READ_FRAMEBUFFER, framebuffer(fb));
-    // The read buffer is state of the framebuffer object itself.
-    let saved_read_buffer = gl.get_parameter_i32(glow::READ_BUFFER);
-    let result = (|| {
-        let (width, height, source) = if fb == 0 {
-            let (w, h) = surface_size(ctx)
-                .ok_or("the window system did not say how large the surface is")?;
-            let double = es || gl.get_parameter_bool(glow::DOUBLEBUFFER);
-            (w, h, if double { glow::BACK } else { glow::FRONT })
-        } else {
-            let (w, h) = attachment_size(gl, fb)?;
-            (w, h, glow::COLOR_ATTACHMENT0)
-        };
-        if width <= 0 || height <= 0 || width > MAX_SIDE || height > MAX_SIDE {
-            return Err(format!("framebuffer size {width}x{height}"));
+/// Reads colour attachment 0 of framebuffer `fb` (0: the default
+/// framebuffer's back buffer, or front when single-buffered).
+///
+/// # Safety
+/// `ctx` is current on this thread (`gl` loaded for it).
+unsafe fn read(gl: &glow::Context, ctx: ContextKey, fb: u32) -> Result<Image, ScreenshotError> {
+    // SAFETY: glow calls on `ctx`, which this function's caller keeps current;
+    // `read_pixels` writes `width * height` RGBA8 pixels with pack alignment 4, no row
+    // length or skips and no pack buffer (all set just before), exactly the size of
+    // `rgba`; every state changed is put back.
+    unsafe {
+        let es = gl.version().is_embedded;
+        let saved_read_fb = gl.get_parameter_i32(glow::READ_FRAMEBUFFER_BINDING);
+        let saved_pack_buffer = gl.get_parameter_i32(glow::PIXEL_PACK_BUFFER_BINDING);
+        let saved_pack: Vec<(u32, i32)> = [
+            glow::PACK_ALIGNMENT,
+            glow::PACK_ROW_LENGTH,
+            glow::PACK_SKIP_PIXELS,
+            glow::PACK_SKIP_ROWS,
+        ]
+        .into_iter()
+        .map(|p| (p, gl.get_parameter_i32(p)))
+        .collect();
+        gl.bind_framebuffer(glow::READ_FRAMEBUFFER, framebuffer(fb));
+        // The read buffer is state of the framebuffer object itself.
+        let saved_read_buffer = gl.get_parameter_i32(glow::READ_BUFFER);
+        let result = (|| {
+            let (width, height, source) = if fb == 0 {
+                let (w, h) = surface_size(ctx).ok_or(ScreenshotError::SurfaceSize)?;
+                let double = es || gl.get_parameter_bool(glow::DOUBLEBUFFER);
+                (w, h, if double { glow::BACK } else { glow::FRONT })
+            } else {
+                let (w, h) = attachment_size(gl, fb)?;
+                (w, h, glow::COLOR_ATTACHMENT0)
+            };
+            if width <= 0 || height <= 0 || width > MAX_SIDE || height > MAX_SIDE {
+                return Err(ScreenshotError::Size { width, height });
+            }
+            gl.read_buffer(source);
+            gl.bind_buffer(glow::PIXEL_PACK_BUFFER, None);
+            gl.pixel_store_i32(glow::PACK_ALIGNMENT, 4);
+            gl.pixel_store_i32(glow::PACK_ROW_LENGTH, 0);
+            gl.pixel_store_i32(glow::PACK_SKIP_PIXELS, 0);
+            gl.pixel_store_i32(glow::PACK_SKIP_ROWS, 0);
+            let mut rgba = vec![0u8; width as usize * height as usize * 4];
+            gl.read_pixels(
+                0,
+                0,
+                width,
+                height,
+                glow::RGBA,
+                glow::UNSIGNED_BYTE,
+                glow::PixelPackData::Slice(Some(&mut rgba)),
+            );
+            let own = crate::errors::drain_own();
+            if let Some(e) = own.first() {
+                return Err(ScreenshotError::ReadPixels(*e));
+            }
+            Ok(Image {
+                width: width as u32,
+                height: height as u32,
+                rgba,
+            })
+        })();
+        gl.read_buffer(saved_read_buffer as u32);
+        gl.bind_framebuffer(glow::READ_FRAMEBUFFER, framebuffer(saved_read_fb as u32));
+        for (p, v) in saved_pack {
+            gl.pixel_store_i32(p, v);
         }
-        gl.read_buffer(source);
-        gl.bind_buffer(glow::PIXEL_PACK_BUFFER, None);
-        gl.pixel_store_i32(glow::PACK_ALIGNMENT, 4);
-        gl.pixel_store_i32(glow::PACK_ROW_LENGTH, 0);
-        gl.pixel_store_i32(glow::PACK_SKIP_PIXELS, 0);
-        gl.pixel_store_i32(glow::PACK_SKIP_ROWS, 0);
-        let mut rgba = vec![0u8; width as usize * height as usize * 4];
-        gl.read_pixels(
-            0,
-            0,
-            width,
-            height,
-            glow::RGBA,
-            glow::UNSIGNED_BYTE,
-            glow::PixelPackData::Slice(Some(&mut rgba)),
+        gl.bind_buffer(
+            glow::PIXEL_PACK_BUFFER,
+            std::num::NonZeroU32::new(saved_pack_buffer as u32).map(glow::NativeBuffer),
         );
         let own = crate::errors::drain_own();
-        if let Some(e) = own.first() {
-            return Err(format!("glReadPixels failed (GL error {e:#06x})"));
+        if !own.is_empty() {
+            tracing::debug!(errors = ?own, "GL errors from a screenshot (hidden from the application)");
         }
-        Ok(Image {
-            width: width as u32,
-            height: height as u32,
-            rgba,
-        })
-    })();
-    gl.read_buffer(saved_read_buffer as u32);
-    gl.bind_framebuffer(glow::READ_FRAMEBUFFER, framebuffer(saved_read_fb as u32));
-    for (p, v) in saved_pack {
-        gl.pixel_store_i32(p, v);
+        result
     }
-    gl.bind_buffer(
-        glow::PIXEL_PACK_BUFFER,
-        std::num::NonZeroU32::new(saved_pack_buffer as u32).map(glow::NativeBuffer),
-    );
-    let own = crate::errors::drain_own();
-    if !own.is_empty() {
-        tracing::debug!(errors = ?own, "GL errors from a screenshot (hidden from the application)");
-    }
-    result
 }
 
 fn framebuffer(name: u32) -> Option<glow::Framebuffer> {
@@ -150,53 +195,66 @@ fn framebuffer(name: u32) -> Option<glow::Framebuffer> {
 }
 
 /// Size of colour attachment 0 of the framebuffer bound for reading.
-unsafe fn attachment_size(gl: &glow::Context, fb: u32) -> Result<(i32, i32), String> {
-    let param = |p| {
-        gl.get_framebuffer_attachment_parameter_i32(
-            glow::READ_FRAMEBUFFER,
-            glow::COLOR_ATTACHMENT0,
-            p,
-        )
-    };
-    let ty = param(glow::FRAMEBUFFER_ATTACHMENT_OBJECT_TYPE) as u32;
-    let name = param(glow::FRAMEBUFFER_ATTACHMENT_OBJECT_NAME) as u32;
-    match ty {
-        glow::TEXTURE => {
-            let level = param(glow::FRAMEBUFFER_ATTACHMENT_TEXTURE_LEVEL);
-            let face = param(glow::FRAMEBUFFER_ATTACHMENT_TEXTURE_CUBE_MAP_FACE) as u32;
-            type GetTextureLevel = unsafe extern "C" fn(u32, i32, u32, *mut i32);
-            static REAL: RealFn = RealFn::gl(c"glGetTextureLevelParameteriv");
-            let p = REAL.get();
-            let v = gl.version();
-            if !p.is_null() && !v.is_embedded && (v.major, v.minor) >= (4, 5) {
-                let f = std::mem::transmute::<*mut c_void, GetTextureLevel>(p);
-                let (mut w, mut h) = (0, 0);
-                f(name, level, glow::TEXTURE_WIDTH, &mut w);
-                f(name, level, glow::TEXTURE_HEIGHT, &mut h);
-                return Ok((w, h));
-            }
-            bound_texture_level_size(gl, name, level, face).ok_or_else(|| {
-                format!(
-                    "framebuffer {fb}: the size of texture {name} level {level} needs glGetTextureLevelParameteriv (GL 4.5) or glGetTexLevelParameteriv (GL, GLES 3.1)"
+///
+/// # Safety
+/// A GL context must be current on this thread (`gl` loaded for it), with
+/// `fb` bound for reading.
+unsafe fn attachment_size(gl: &glow::Context, fb: u32) -> Result<(i32, i32), ScreenshotError> {
+    // SAFETY: glow calls on the context this function's caller keeps current. `p`,
+    // when not null, is the real glGetTextureLevelParameteriv (the slot holds nothing
+    // else), of type `GetTextureLevel`, called only where GL 4.5 has it, with live
+    // locals as its out-pointers; the renderbuffer binding changed here is put back.
+    unsafe {
+        let param = |p| {
+            gl.get_framebuffer_attachment_parameter_i32(
+                glow::READ_FRAMEBUFFER,
+                glow::COLOR_ATTACHMENT0,
+                p,
+            )
+        };
+        let ty = param(glow::FRAMEBUFFER_ATTACHMENT_OBJECT_TYPE) as u32;
+        let name = param(glow::FRAMEBUFFER_ATTACHMENT_OBJECT_NAME) as u32;
+        match ty {
+            glow::TEXTURE => {
+                let level = param(glow::FRAMEBUFFER_ATTACHMENT_TEXTURE_LEVEL);
+                let face = param(glow::FRAMEBUFFER_ATTACHMENT_TEXTURE_CUBE_MAP_FACE) as u32;
+                type GetTextureLevel = unsafe extern "C" fn(u32, i32, u32, *mut i32);
+                static REAL: RealFn = RealFn::gl(c"glGetTextureLevelParameteriv");
+                let p = REAL.get();
+                let v = gl.version();
+                if !p.is_null() && !v.is_embedded && (v.major, v.minor) >= (4, 5) {
+                    let f = std::mem::transmute::<*mut c_void, GetTextureLevel>(p);
+                    let (mut w, mut h) = (0, 0);
+                    f(name, level, glow::TEXTURE_WIDTH, &mut w);
+                    f(name, level, glow::TEXTURE_HEIGHT, &mut h);
+                    return Ok((w, h));
+                }
+                bound_texture_level_size(gl, name, level, face).ok_or(
+                    ScreenshotError::TextureSize {
+                        framebuffer: fb,
+                        texture: name,
+                        level,
+                    },
                 )
-            })
+            }
+            glow::RENDERBUFFER => {
+                let saved = gl.get_parameter_i32(glow::RENDERBUFFER_BINDING);
+                gl.bind_renderbuffer(
+                    glow::RENDERBUFFER,
+                    std::num::NonZeroU32::new(name).map(glow::NativeRenderbuffer),
+                );
+                let w =
+                    gl.get_renderbuffer_parameter_i32(glow::RENDERBUFFER, glow::RENDERBUFFER_WIDTH);
+                let h = gl
+                    .get_renderbuffer_parameter_i32(glow::RENDERBUFFER, glow::RENDERBUFFER_HEIGHT);
+                gl.bind_renderbuffer(
+                    glow::RENDERBUFFER,
+                    std::num::NonZeroU32::new(saved as u32).map(glow::NativeRenderbuffer),
+                );
+                Ok((w, h))
+            }
+            _ => Err(ScreenshotError::NoColorAttachment(fb)),
         }
-        glow::RENDERBUFFER => {
-            let saved = gl.get_parameter_i32(glow::RENDERBUFFER_BINDING);
-            gl.bind_renderbuffer(
-                glow::RENDERBUFFER,
-                std::num::NonZeroU32::new(name).map(glow::NativeRenderbuffer),
-            );
-            let w = gl.get_renderbuffer_parameter_i32(glow::RENDERBUFFER, glow::RENDERBUFFER_WIDTH);
-            let h =
-                gl.get_renderbuffer_parameter_i32(glow::RENDERBUFFER, glow::RENDERBUFFER_HEIGHT);
-            gl.bind_renderbuffer(
-                glow::RENDERBUFFER,
-                std::num::NonZeroU32::new(saved as u32).map(glow::NativeRenderbuffer),
-            );
-            Ok((w, h))
-        }
-        _ => Err(format!("framebuffer {fb} has no colour attachment 0")),
     }
 }
 
@@ -215,62 +273,71 @@ unsafe fn bound_texture_level_size(
     level: i32,
     face: u32,
 ) -> Option<(i32, i32)> {
-    let v = gl.version();
-    if v.is_embedded && (v.major, v.minor) < (3, 1) {
-        return None;
-    }
-    let texture = std::num::NonZeroU32::new(name).map(glow::NativeTexture)?;
-    let targets = [
-        (glow::TEXTURE_2D, glow::TEXTURE_BINDING_2D),
-        (glow::TEXTURE_2D_ARRAY, glow::TEXTURE_BINDING_2D_ARRAY),
-        (glow::TEXTURE_CUBE_MAP, glow::TEXTURE_BINDING_CUBE_MAP),
-        (glow::TEXTURE_3D, glow::TEXTURE_BINDING_3D),
-        (
-            glow::TEXTURE_2D_MULTISAMPLE,
-            glow::TEXTURE_BINDING_2D_MULTISAMPLE,
-        ),
-        (
-            glow::TEXTURE_2D_MULTISAMPLE_ARRAY,
-            glow::TEXTURE_BINDING_2D_MULTISAMPLE_ARRAY,
-        ),
-        (glow::TEXTURE_RECTANGLE, glow::TEXTURE_BINDING_RECTANGLE),
-        (glow::TEXTURE_1D_ARRAY, glow::TEXTURE_BINDING_1D_ARRAY),
-    ];
-    for (target, binding) in targets {
-        let saved = gl.get_parameter_i32(binding);
-        gl.bind_texture(target, Some(texture));
-        if gl.get_parameter_i32(binding) as u32 != name {
-            continue;
+    // SAFETY: glow calls on the context this function's caller keeps current. `p`,
+    // when not null, is the real glGetTexLevelParameteriv (the slot holds nothing
+    // else), of type `GetTexLevel`, called only where GL or GLES 3.1 has it, with live
+    // locals as its out-pointers; the unit's binding is put back.
+    unsafe {
+        let v = gl.version();
+        if v.is_embedded && (v.major, v.minor) < (3, 1) {
+            return None;
         }
-        let query = if target == glow::TEXTURE_CUBE_MAP && face != 0 {
-            face
-        } else if target == glow::TEXTURE_CUBE_MAP {
-            glow::TEXTURE_CUBE_MAP_POSITIVE_X
-        } else {
-            target
-        };
-        type GetTexLevel = unsafe extern "C" fn(u32, i32, u32, *mut i32);
-        static REAL: RealFn = RealFn::gl(c"glGetTexLevelParameteriv");
-        let p = REAL.get();
-        let (mut w, mut h) = (0, 0);
-        if !p.is_null() {
-            let f = std::mem::transmute::<*mut c_void, GetTexLevel>(p);
-            f(query, level, glow::TEXTURE_WIDTH, &mut w);
-            f(query, level, glow::TEXTURE_HEIGHT, &mut h);
+        let texture = std::num::NonZeroU32::new(name).map(glow::NativeTexture)?;
+        let targets = [
+            (glow::TEXTURE_2D, glow::TEXTURE_BINDING_2D),
+            (glow::TEXTURE_2D_ARRAY, glow::TEXTURE_BINDING_2D_ARRAY),
+            (glow::TEXTURE_CUBE_MAP, glow::TEXTURE_BINDING_CUBE_MAP),
+            (glow::TEXTURE_3D, glow::TEXTURE_BINDING_3D),
+            (
+                glow::TEXTURE_2D_MULTISAMPLE,
+                glow::TEXTURE_BINDING_2D_MULTISAMPLE,
+            ),
+            (
+                glow::TEXTURE_2D_MULTISAMPLE_ARRAY,
+                glow::TEXTURE_BINDING_2D_MULTISAMPLE_ARRAY,
+            ),
+            (glow::TEXTURE_RECTANGLE, glow::TEXTURE_BINDING_RECTANGLE),
+            (glow::TEXTURE_1D_ARRAY, glow::TEXTURE_BINDING_1D_ARRAY),
+        ];
+        for (target, binding) in targets {
+            let saved = gl.get_parameter_i32(binding);
+            gl.bind_texture(target, Some(texture));
+            if gl.get_parameter_i32(binding) as u32 != name {
+                continue;
+            }
+            let query = if target == glow::TEXTURE_CUBE_MAP && face != 0 {
+                face
+            } else if target == glow::TEXTURE_CUBE_MAP {
+                glow::TEXTURE_CUBE_MAP_POSITIVE_X
+            } else {
+                target
+            };
+            type GetTexLevel = unsafe extern "C" fn(u32, i32, u32, *mut i32);
+            static REAL: RealFn = RealFn::gl(c"glGetTexLevelParameteriv");
+            let p = REAL.get();
+            let (mut w, mut h) = (0, 0);
+            if !p.is_null() {
+                let f = std::mem::transmute::<*mut c_void, GetTexLevel>(p);
+                f(query, level, glow::TEXTURE_WIDTH, &mut w);
+                f(query, level, glow::TEXTURE_HEIGHT, &mut h);
+            }
+            gl.bind_texture(
+                target,
+                std::num::NonZeroU32::new(saved as u32).map(glow::NativeTexture),
+            );
+            return (w > 0 && h > 0).then_some((w, h));
         }
-        gl.bind_texture(
-            target,
-            std::num::NonZeroU32::new(saved as u32).map(glow::NativeTexture),
-        );
-        return (w > 0 && h > 0).then_some((w, h));
+        None
     }
-    None
 }
 
 /// The size of the current draw surface, from EGL or GLX.
 fn surface_size(ctx: ContextKey) -> Option<(i32, i32)> {
-    // SAFETY: the real EGL/GLX functions with their C signatures; a context
-    // of that API is current.
+    // SAFETY: each slot holds only the real EGL/GLX function of its name,
+    // checked not null and transmuted to that function's C signature; the
+    // eglGetCurrent*/glXGetCurrent* calls have no preconditions, the query
+    // gets the current display and surface (checked) and live locals as its
+    // out-pointers.
     unsafe {
         match ctx.api {
             ContextApi::Egl => {

@@ -398,6 +398,8 @@ pub(crate) fn gl_for(ctx: ContextKey) -> Rc<glow::Context> {
 }
 
 /// The kind of context, which decides the `#version` instrumented shaders get.
+// TODO(issue 10): unsafe blocks with SAFETY comments and a `# Safety` section.
+#[allow(unsafe_op_in_unsafe_fn)]
 unsafe fn target_of(gl: &glow::Context) -> Target {
     let version = gl.get_parameter_string(glow::VERSION);
     if version.starts_with("OpenGL ES") {
@@ -490,6 +492,8 @@ impl Stop<'_> {
     }
 
     /// [`Self::run`] with the application's transform feedback set aside.
+    // TODO(issue 10): unsafe blocks with SAFETY comments and a `# Safety` section.
+    #[allow(unsafe_op_in_unsafe_fn)]
     unsafe fn run_set_aside(
         &self,
         gl: &glow::Context,

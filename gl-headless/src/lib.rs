@@ -251,10 +251,26 @@ impl StorageBuffer {
     }
 }
 
+/// Why the EGL devices could not be listed, or one could not be
+/// initialised. Remembered for the life of the process, hence `Clone`.
+#[derive(Debug, Clone, thiserror::Error)]
+enum DeviceError {
+    #[error("eglQueryDevicesEXT: {0}")]
+    Query(#[source] glutin::error::Error),
+    #[error("eglQueryDevicesEXT returned no devices")]
+    NoDevices,
+    #[error("{device}: eglGetPlatformDisplay/eglInitialize: {source}")]
+    Display {
+        device: String,
+        #[source]
+        source: glutin::error::Error,
+    },
+}
+
 struct DeviceSlot {
     device: Device,
     software: bool,
-    display: OnceLock<Result<Display, String>>,
+    display: OnceLock<Result<Display, DeviceError>>,
 }
 
 impl DeviceSlot {
@@ -269,12 +285,15 @@ impl DeviceSlot {
         )
     }
 
-    fn display(&self) -> Result<&Display, String> {
+    fn display(&self) -> Result<&Display, DeviceError> {
         self.display
             .get_or_init(|| {
                 // SAFETY: no raw display handle is passed.
                 let egl_display = unsafe { Display::with_device(&self.device, None) }.map_err(
-                    |e| format!("{}: eglGetPlatformDisplay/eglInitialize: {e}", self.label()),
+                    |source| DeviceError::Display {
+                        device: self.label(),
+                        source,
+                    },
                 )?;
                 let egl_version = egl_display.version_string();
                 tracing::debug!(device = %self.label(), %egl_version, "initialised EGL device display");
@@ -287,11 +306,11 @@ impl DeviceSlot {
 
 /// EGL devices in preference order, enumerated once per process.
 fn devices() -> Result<&'static [DeviceSlot], Error> {
-    static DEVICES: OnceLock<Result<Vec<DeviceSlot>, String>> = OnceLock::new();
+    static DEVICES: OnceLock<Result<Vec<DeviceSlot>, DeviceError>> = OnceLock::new();
     DEVICES
         .get_or_init(|| {
             let mut slots: Vec<DeviceSlot> = Device::query_devices()
-                .map_err(|e| format!("eglQueryDevicesEXT: {e}"))?
+                .map_err(DeviceError::Query)?
                 .map(|device| {
                     let software = device.extensions().contains("EGL_MESA_device_software");
                     tracing::debug!(
@@ -311,12 +330,12 @@ fn devices() -> Result<&'static [DeviceSlot], Error> {
             // Stable sort: software devices first, otherwise enumeration order.
             slots.sort_by_key(|s| !s.software);
             if slots.is_empty() {
-                return Err("eglQueryDevicesEXT returned no devices".to_owned());
+                return Err(DeviceError::NoDevices);
             }
             Ok(slots)
         })
         .as_deref()
-        .map_err(|e| Error::NoDevice(e.clone()))
+        .map_err(|e| Error::NoDevice(e.to_string()))
 }
 
 fn create_context(display: &Display, kind: ContextKind) -> Result<PossiblyCurrentContext, Error> {
@@ -409,7 +428,7 @@ impl Headless {
                 Ok(d) => d,
                 Err(e) => {
                     tracing::debug!("skipping EGL device: {e}");
-                    failures.push(e);
+                    failures.push(e.to_string());
                     continue;
                 }
             };

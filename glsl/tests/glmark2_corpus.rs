@@ -555,14 +555,45 @@ impl GlmarkSource {
     }
 }
 
-fn read(dir: &Path, file: &str) -> Result<String, String> {
+/// Why a shader could not be completed as glmark2 does, or not linked.
+#[derive(Debug, thiserror::Error)]
+enum CorpusError {
+    #[error("reading {file}: {source}")]
+    Read {
+        file: String,
+        #[source]
+        source: std::io::Error,
+    },
+    #[error("{file} has no {placeholder}")]
+    NoSnippetPlaceholder {
+        file: &'static str,
+        placeholder: &'static str,
+    },
+    #[error("no {0} to replace")]
+    NoPlaceholder(&'static str),
+    #[error("placeholder {0} left unreplaced")]
+    Unreplaced(String),
+    #[error("partner {0} is not in the table")]
+    NoPartner(&'static str),
+    #[error("glmark2 would infer stage {0:?} from the text")]
+    InferredStage(Option<Stage>),
+    /// The driver's log, with the source lines it points at.
+    #[error("{0}")]
+    Link(String),
+    #[error(transparent)]
+    Gl(#[from] shaderdbg_gl_headless::Error),
+}
+
+fn read(dir: &Path, file: &str) -> Result<String, CorpusError> {
     // glmark2 reads line by line and ends every line with '\n'.
-    let text =
-        std::fs::read_to_string(dir.join(file)).map_err(|e| format!("reading {file}: {e}"))?;
+    let text = std::fs::read_to_string(dir.join(file)).map_err(|source| CorpusError::Read {
+        file: file.to_string(),
+        source,
+    })?;
     Ok(text.lines().map(|l| format!("{l}\n")).collect())
 }
 
-fn render(dir: &Path, text: Text) -> Result<String, String> {
+fn render(dir: &Path, text: Text) -> Result<String, CorpusError> {
     Ok(match text {
         Text::Lit(s) => s.to_string(),
         Text::File(f) => read(dir, f)?,
@@ -575,7 +606,10 @@ fn render(dir: &Path, text: Text) -> Result<String, String> {
             let mut src = GlmarkSource::new(one.repeat(copies));
             if let Some((from, to)) = replace {
                 if !src.text.contains(from) {
-                    return Err(format!("{file} has no {from}"));
+                    return Err(CorpusError::NoSnippetPlaceholder {
+                        file,
+                        placeholder: from,
+                    });
                 }
                 src.text = src.text.replace(from, to);
             }
@@ -600,7 +634,7 @@ impl Assembled {
     }
 }
 
-fn assemble(dir: &Path, recipe: &Recipe) -> Result<Assembled, String> {
+fn assemble(dir: &Path, recipe: &Recipe) -> Result<Assembled, CorpusError> {
     let stage = if recipe.file.ends_with(".frag") {
         Stage::Fragment
     } else {
@@ -612,7 +646,7 @@ fn assemble(dir: &Path, recipe: &Recipe) -> Result<Assembled, String> {
             Op::Global(t) => src.add_global(&render(dir, t)?),
             Op::Replace(placeholder, t) => {
                 if !src.text.contains(placeholder) {
-                    return Err(format!("no {placeholder} to replace"));
+                    return Err(CorpusError::NoPlaceholder(placeholder));
                 }
                 src.text = src.text.replace(placeholder, &render(dir, t)?);
             }
@@ -623,13 +657,10 @@ fn assemble(dir: &Path, recipe: &Recipe) -> Result<Assembled, String> {
     if let Some(at) = src.text.find('$') {
         let rest = &src.text[at..];
         let end = rest[1..].find('$').map_or(rest.len().min(20), |e| e + 2);
-        return Err(format!("placeholder {} left unreplaced", &rest[..end]));
+        return Err(CorpusError::Unreplaced(rest[..end].to_string()));
     }
     if src.stage() != Some(stage) {
-        return Err(format!(
-            "glmark2 would infer stage {:?} from the text",
-            src.stage()
-        ));
+        return Err(CorpusError::InferredStage(src.stage()));
     }
     Ok(Assembled {
         stage,
@@ -700,7 +731,7 @@ struct Checker {
 
 impl Checker {
     /// Links `shader` (of `stage`) with the partner's text; the error on failure.
-    fn link(&self, stage: Stage, shader: &str, partner: &str) -> Result<(), String> {
+    fn link(&self, stage: Stage, shader: &str, partner: &str) -> Result<(), CorpusError> {
         let other = match stage {
             Stage::Fragment => GlStage::Vertex,
             _ => GlStage::Fragment,
@@ -708,8 +739,8 @@ impl Checker {
         let program = self
             .gl
             .compile_program(&[(gl_stage(stage), shader), (other, partner)])
-            .map_err(|e| with_source_lines(&e.to_string(), shader))?;
-        self.gl.delete_program(program).map_err(|e| e.to_string())
+            .map_err(|e| CorpusError::Link(with_source_lines(&e.to_string(), shader)))?;
+        Ok(self.gl.delete_program(program)?)
     }
 
     /// Every problem with one shader file.
@@ -722,7 +753,7 @@ impl Checker {
         let partner = match self
             .recipes
             .get(recipe.partner)
-            .ok_or_else(|| format!("partner {} is not in the table", recipe.partner))
+            .ok_or(CorpusError::NoPartner(recipe.partner))
             .and_then(|p| assemble(&self.dir, p))
         {
             Ok(p) => p.full(),

@@ -22,6 +22,31 @@ use clap::{CommandFactory, Parser};
 use crate::render::{Job, ShaderError};
 use crate::source::{ContextKind, FragmentSource};
 
+/// A command-line value that does not parse (clap prints it after the
+/// option's name).
+#[derive(Debug, thiserror::Error)]
+enum ArgError {
+    #[error("expected {expected}, got {got:?}")]
+    Shape { expected: &'static str, got: String },
+    #[error("{0:?} is not a size between 1 and 16384")]
+    Size(String),
+    #[error("{0:?} is not a valid number")]
+    Number(String),
+    #[error("channel {0:?}: must be 0, 1, 2 or 3")]
+    Channel(String),
+    #[error("empty path")]
+    EmptyPath,
+}
+
+impl ArgError {
+    fn shape(expected: &'static str, got: &str) -> ArgError {
+        ArgError::Shape {
+            expected,
+            got: got.to_owned(),
+        }
+    }
+}
+
 /// `WxH`.
 #[derive(Debug, Clone, Copy)]
 struct Size {
@@ -30,16 +55,16 @@ struct Size {
 }
 
 impl FromStr for Size {
-    type Err = String;
+    type Err = ArgError;
 
-    fn from_str(s: &str) -> Result<Size, String> {
+    fn from_str(s: &str) -> Result<Size, ArgError> {
         let (w, h) = s
             .split_once(['x', 'X'])
-            .ok_or_else(|| format!("expected WIDTHxHEIGHT, got {s:?}"))?;
-        let parse = |v: &str| -> Result<u32, String> {
+            .ok_or_else(|| ArgError::shape("WIDTHxHEIGHT", s))?;
+        let parse = |v: &str| -> Result<u32, ArgError> {
             match v.trim().parse::<u32>() {
                 Ok(n) if (1..=16384).contains(&n) => Ok(n),
-                _ => Err(format!("{v:?} is not a size between 1 and 16384")),
+                _ => Err(ArgError::Size(v.to_owned())),
             }
         };
         Ok(Size {
@@ -54,16 +79,14 @@ impl FromStr for Size {
 struct Pair<T>(T, T);
 
 impl<T: FromStr> FromStr for Pair<T> {
-    type Err = String;
+    type Err = ArgError;
 
-    fn from_str(s: &str) -> Result<Pair<T>, String> {
-        let (a, b) = s
-            .split_once(',')
-            .ok_or_else(|| format!("expected X,Y, got {s:?}"))?;
+    fn from_str(s: &str) -> Result<Pair<T>, ArgError> {
+        let (a, b) = s.split_once(',').ok_or_else(|| ArgError::shape("X,Y", s))?;
         let parse = |v: &str| {
             v.trim()
                 .parse::<T>()
-                .map_err(|_| format!("{v:?} is not a valid number"))
+                .map_err(|_| ArgError::Number(v.to_owned()))
         };
         Ok(Pair(parse(a)?, parse(b)?))
     }
@@ -77,21 +100,21 @@ struct Channel {
 }
 
 impl FromStr for Channel {
-    type Err = String;
+    type Err = ArgError;
 
-    fn from_str(s: &str) -> Result<Channel, String> {
+    fn from_str(s: &str) -> Result<Channel, ArgError> {
         let (n, path) = s
             .split_once('=')
-            .ok_or_else(|| format!("expected N=PATH.png, got {s:?}"))?;
+            .ok_or_else(|| ArgError::shape("N=PATH.png", s))?;
         let index = match n.trim() {
             "0" => 0,
             "1" => 1,
             "2" => 2,
             "3" => 3,
-            other => return Err(format!("channel {other:?}: must be 0, 1, 2 or 3")),
+            other => return Err(ArgError::Channel(other.to_owned())),
         };
         if path.is_empty() {
-            return Err("empty path".to_owned());
+            return Err(ArgError::EmptyPath);
         }
         Ok(Channel {
             index,

@@ -56,11 +56,11 @@ enum StopError {
     #[error("unknown shader stage")]
     UnknownStage,
     #[error("not debugged while an occlusion query is active: {0}")]
-    OcclusionQuery(String),
+    OcclusionQuery(debug_draw::DebugDrawError),
     /// The GL side of a debug draw failed (building the program, saving
     /// images, the draw itself).
-    #[error("{0}")]
-    Draw(String),
+    #[error(transparent)]
+    Draw(#[from] debug_draw::DebugDrawError),
 }
 
 /// Capacity of the hit buffer, in hits.
@@ -398,16 +398,19 @@ pub(crate) fn gl_for(ctx: ContextKey) -> Rc<glow::Context> {
 }
 
 /// The kind of context, which decides the `#version` instrumented shaders get.
-// TODO(issue 10): unsafe blocks with SAFETY comments and a `# Safety` section.
-#[allow(unsafe_op_in_unsafe_fn)]
+///
+/// # Safety
+/// `gl`'s context is current on this thread.
 unsafe fn target_of(gl: &glow::Context) -> Target {
-    let version = gl.get_parameter_string(glow::VERSION);
+    // SAFETY: parameter queries on the context the caller keeps current.
+    let version = unsafe { gl.get_parameter_string(glow::VERSION) };
     if version.starts_with("OpenGL ES") {
         return Target::ES;
     }
     let v = gl.version();
     let compat = (v.major, v.minor) < (3, 2)
-        || gl.get_parameter_i32(glow::CONTEXT_PROFILE_MASK)
+        // SAFETY: as above.
+        || unsafe { gl.get_parameter_i32(glow::CONTEXT_PROFILE_MASK) }
             & glow::CONTEXT_COMPATIBILITY_PROFILE_BIT as i32
             != 0;
     Target {
@@ -481,7 +484,7 @@ impl Stop<'_> {
                     }
                     r
                 }
-                Err(e) => Err(StopError::OcclusionQuery(e.to_string())),
+                Err(e) => Err(StopError::OcclusionQuery(e)),
             };
             // After `debug_draw` put the application's program back.
             aside.restore(gl);
@@ -492,8 +495,10 @@ impl Stop<'_> {
     }
 
     /// [`Self::run`] with the application's transform feedback set aside.
-    // TODO(issue 10): unsafe blocks with SAFETY comments and a `# Safety` section.
-    #[allow(unsafe_op_in_unsafe_fn)]
+    ///
+    /// # Safety
+    /// `gl` is the stopped draw's context, current on this thread, and
+    /// `original` is the application's program in it.
     unsafe fn run_set_aside(
         &self,
         gl: &glow::Context,
@@ -502,7 +507,10 @@ impl Stop<'_> {
         buffer: &[u8],
         cache: Option<HitKey>,
     ) -> Result<Vec<u32>, StopError> {
-        {
+        // SAFETY: every call below is a GL call on the stopped draw's
+        // context, which the caller keeps current; the programs are ones this
+        // agent built in it (or the application's, only read from).
+        unsafe {
             let cached = cache.and_then(|k| HIT_PROGRAMS.with(|m| m.borrow().get(&k).copied()));
             let program = match cached {
                 Some(p) => {
@@ -516,7 +524,7 @@ impl Stop<'_> {
                         sources.iter().map(|(t, s)| (*t, s.as_str())).collect();
                     let built = debug_draw::build_program(gl, original, &refs);
                     log_own_errors(self.ctx);
-                    built.map_err(|e| StopError::Draw(e.to_string()))?.program
+                    built?.program
                 }
             };
             let result = debug_draw::debug_draw(gl, program, self.binding, buffer, &mut || {
@@ -543,7 +551,7 @@ impl Stop<'_> {
                 }),
                 None => gl.delete_program(program),
             }
-            result.map_err(|e| StopError::Draw(e.to_string()))
+            Ok(result?)
         }
     }
 

@@ -79,13 +79,18 @@ struct FileIncludes {
 }
 
 impl IncludeResolver for FileIncludes {
-    fn resolve(&self, path: &str, includer: Option<&str>) -> Result<(String, String), String> {
+    fn resolve(
+        &self,
+        path: &str,
+        includer: Option<&str>,
+    ) -> Result<(String, String), shaderdbg_glsl::parse::IncludeError> {
         let base = includer
             .and_then(|i| Path::new(i).parent().map(Path::to_path_buf))
             .unwrap_or_else(|| self.dir.clone());
         let full = base.join(path);
-        let text =
-            std::fs::read_to_string(&full).map_err(|e| format!("{}: {e}", full.display()))?;
+        let text = std::fs::read_to_string(&full)
+            .with_context(|| full.display().to_string())
+            .map_err(|e| format!("{e:#}"))?;
         Ok((full.display().to_string(), text))
     }
 }

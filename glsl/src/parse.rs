@@ -10,11 +10,16 @@ use glsl_lang_pp::processor::nodes::{ExtensionBehavior, VersionProfile};
 use crate::diagnostics::{Diagnostic, Span};
 use crate::shader::{Profile, Stage, Version};
 
+/// Why an `#include` could not be read: the resolver's own error (its
+/// text becomes the diagnostic's message).
+pub type IncludeError = Box<dyn std::error::Error + Send + Sync>;
+
 /// Reads the text of `#include`d files (GL_GOOGLE_include_directive).
 pub trait IncludeResolver {
     /// Returns a stable name for the included file and its text. `includer` is the
     /// name of the file that contains the directive (`None` for a source string).
-    fn resolve(&self, path: &str, includer: Option<&str>) -> Result<(String, String), String>;
+    fn resolve(&self, path: &str, includer: Option<&str>)
+        -> Result<(String, String), IncludeError>;
 }
 
 /// Where a piece of [`SourceText::text`] came from.
@@ -384,12 +389,12 @@ mod tests {
 
     struct Files(&'static [(&'static str, &'static str)]);
     impl IncludeResolver for Files {
-        fn resolve(&self, path: &str, _: Option<&str>) -> Result<(String, String), String> {
+        fn resolve(&self, path: &str, _: Option<&str>) -> Result<(String, String), IncludeError> {
             self.0
                 .iter()
                 .find(|(n, _)| *n == path)
                 .map(|(n, t)| (n.to_string(), t.to_string()))
-                .ok_or_else(|| "not found".to_string())
+                .ok_or_else(|| "not found".into())
         }
     }
 
@@ -466,7 +471,7 @@ mod tests {
         assert!(err.message.contains("resolver"), "{}", err.message);
         struct Cycle;
         impl IncludeResolver for Cycle {
-            fn resolve(&self, p: &str, _: Option<&str>) -> Result<(String, String), String> {
+            fn resolve(&self, p: &str, _: Option<&str>) -> Result<(String, String), IncludeError> {
                 Ok((p.to_string(), format!("#include \"{p}\"\n")))
             }
         }

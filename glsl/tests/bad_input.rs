@@ -22,7 +22,7 @@ use shaderdbg_glsl::analysis::Model;
 use shaderdbg_glsl::instrument::{
     instrument, probe_table, Breakpoint, InstrumentError, Mode, Request, Target,
 };
-use shaderdbg_glsl::parse::{parse, IncludeResolver, Parsed};
+use shaderdbg_glsl::parse::{parse, IncludeError, IncludeResolver, Parsed};
 use shaderdbg_glsl::Stage;
 
 #[path = "../benches/support/mod.rs"]
@@ -888,12 +888,12 @@ fn huge_local_array_state_is_not_materialized() {
 struct Files(Vec<(&'static str, &'static str)>);
 
 impl IncludeResolver for Files {
-    fn resolve(&self, path: &str, _: Option<&str>) -> Result<(String, String), String> {
+    fn resolve(&self, path: &str, _: Option<&str>) -> Result<(String, String), IncludeError> {
         self.0
             .iter()
             .find(|(n, _)| *n == path)
             .map(|(n, t)| (n.to_string(), t.to_string()))
-            .ok_or_else(|| format!("{path} not found"))
+            .ok_or_else(|| format!("{path} not found").into())
     }
 }
 
@@ -901,7 +901,7 @@ impl IncludeResolver for Files {
 struct Endless;
 
 impl IncludeResolver for Endless {
-    fn resolve(&self, path: &str, _: Option<&str>) -> Result<(String, String), String> {
+    fn resolve(&self, path: &str, _: Option<&str>) -> Result<(String, String), IncludeError> {
         let next = format!("{path}x");
         Ok((next.clone(), format!("#include \"{next}\"\n")))
     }

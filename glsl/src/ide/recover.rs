@@ -361,7 +361,11 @@ struct Recording<'a> {
 }
 
 impl IncludeResolver for Recording<'_> {
-    fn resolve(&self, path: &str, includer: Option<&str>) -> Result<(String, String), String> {
+    fn resolve(
+        &self,
+        path: &str,
+        includer: Option<&str>,
+    ) -> Result<(String, String), crate::parse::IncludeError> {
         let result = self.inner.resolve(path, includer);
         self.calls.borrow_mut().push((
             path.to_string(),

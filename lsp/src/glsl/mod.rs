@@ -304,11 +304,13 @@ impl Resolver<'_> {
 }
 
 impl IncludeResolver for Resolver<'_> {
-    // The engine's trait wants the error as text (it becomes the message).
-    fn resolve(&self, path: &str, includer: Option<&str>) -> Result<(String, String), String> {
-        self.find(path, includer)
-            .map(|(p, text)| (p.display().to_string(), text))
-            .map_err(|e| e.to_string())
+    fn resolve(
+        &self,
+        path: &str,
+        includer: Option<&str>,
+    ) -> Result<(String, String), shaderdbg_glsl::parse::IncludeError> {
+        let (p, text) = self.find(path, includer)?;
+        Ok((p.display().to_string(), text))
     }
 }
 

@@ -118,8 +118,24 @@ fn shader_debug(
     Ok(d)
 }
 
+/// Whose turn it is to talk with the debugger. Messages on the socket are
+/// not addressed to threads, so one application thread at a time waits in a
+/// conversation (a stop, a compile announcement, a GL error) and only that
+/// thread reads the debugger's messages: a second thread that wants to stop
+/// waits in its draw until the first is resumed (stops are serialized), and
+/// threads that only pass by ([`drain`]) leave the messages alone meanwhile.
+/// Without this, two threads stopping at once took each other's requests and
+/// both waited forever.
+static CONVERSATION: Mutex<()> = Mutex::new(());
+
+/// This thread's turn, waiting for it.
+fn conversation() -> std::sync::MutexGuard<'static, ()> {
+    CONVERSATION.lock().unwrap_or_else(|e| e.into_inner())
+}
+
 pub fn announce_shader(dbg: &Debugger, info: &ShaderInfo) {
     let Some(stage) = info.stage else { return };
+    let _turn = conversation();
     dbg.send(&FromAgent::ShaderCompiled {
         context: info.context.handle as u64,
         shader: info.id,
@@ -181,8 +197,14 @@ pub fn at_swap(dbg: &Debugger, ctx: ContextKey, frame: u64) {
     });
 }
 
-/// Applies the messages that arrived while the application ran.
+/// Applies the messages that arrived while the application ran, unless
+/// another thread is in a conversation (they are its messages).
 fn drain(dbg: &Debugger) {
+    let _turn = match CONVERSATION.try_lock() {
+        Ok(t) => t,
+        Err(std::sync::TryLockError::Poisoned(p)) => p.into_inner(),
+        Err(std::sync::TryLockError::WouldBlock) => return,
+    };
     while let Some(msg) = dbg.try_recv() {
         handle(dbg, msg, None);
     }
@@ -907,6 +929,12 @@ fn try_stop(
     if hits.is_empty() {
         return false;
     }
+    let _turn = conversation();
+    // While this thread waited for its turn, the debugger may have changed
+    // what stops (or detached): hits of an older breakpoint set do not stop.
+    if with_breakpoints(|b| b.generation) != generation {
+        return false;
+    }
     if reason == proto::StopReason::Pause {
         with_breakpoints(|b| {
             b.pause = false;
@@ -935,6 +963,7 @@ pub fn at_gl_error(dbg: &Debugger, ctx: ContextKey, call: &str, error: u32) {
     if !gl_error_filter() {
         return;
     }
+    let _turn = conversation();
     dbg.send(&FromAgent::GlError {
         context: ctx.handle as u64,
         frame: state::frame(ctx),

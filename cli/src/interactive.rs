@@ -39,7 +39,15 @@ pub struct DebugArgs {
     #[arg(long)]
     pub frame: Option<u64>,
     /// The program and its arguments, or a fragment shader file for the built-in host.
-    #[arg(last = true, required = true, value_name = "PROGRAM [ARGS]...")]
+    ///
+    /// After `--`, or without it: everything from the first word that is not
+    /// an option of ours on belongs to the program.
+    #[arg(
+        trailing_var_arg = true,
+        allow_hyphen_values = true,
+        required = true,
+        value_name = "PROGRAM [ARGS]..."
+    )]
     pub command: Vec<String>,
 }
 

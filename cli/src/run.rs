@@ -43,7 +43,15 @@ pub struct RunArgs {
     #[arg(long)]
     pub timeout: Option<f64>,
     /// The program and its arguments, or a fragment shader file to run in the built-in host.
-    #[arg(last = true, required = true, value_name = "PROGRAM [ARGS]...")]
+    ///
+    /// After `--`, or without it: everything from the first word that is not
+    /// an option of ours on belongs to the program.
+    #[arg(
+        trailing_var_arg = true,
+        allow_hyphen_values = true,
+        required = true,
+        value_name = "PROGRAM [ARGS]..."
+    )]
     pub command: Vec<String>,
 }
 

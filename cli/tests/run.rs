@@ -388,3 +388,81 @@ fn dprintf_logs_values_without_stopping() {
         "{text}"
     );
 }
+
+/// Two threads, each with its own context, both reaching the breakpoint:
+/// stops are serialized (the second thread waits in its draw until the
+/// first is resumed) and the program runs to its end with the frames it
+/// renders without us. It used to hang: the threads took each other's
+/// requests from the debugger.
+#[test]
+fn stops_on_two_threads_are_serialized_and_nothing_hangs() {
+    let app = single_pass().to_str().expect("utf-8 path").to_string();
+    let bp = format!("{}:9", shader_file().display());
+    let out = Command::new(env!("CARGO_BIN_EXE_shaderdbg"))
+        .args([
+            "run",
+            "--break",
+            &bp,
+            "--max-stops",
+            "4",
+            "--timeout",
+            "120",
+        ])
+        .args(["--json", "--", &app, "3", "64", "2"])
+        .output()
+        .expect("shaderdbg run");
+    let events: Vec<Value> = String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("not JSON: {l}: {e}")))
+        .collect();
+    assert!(of_kind(&events, "timeout").is_empty(), "{events:#?}");
+    assert!(of_kind(&events, "error").is_empty(), "{events:#?}");
+    let stops = of_kind(&events, "stopped");
+    assert_eq!(stops.len(), 4, "{events:#?}");
+    assert!(stops.iter().all(|s| s["line"] == 9));
+    let plain = Command::new(&app)
+        .args(["3", "64", "2"])
+        .output()
+        .expect("the app alone");
+    let want: Vec<String> = String::from_utf8_lossy(&plain.stdout)
+        .lines()
+        .map(str::to_string)
+        .collect();
+    let got: Vec<String> = of_kind(&events, "output")
+        .iter()
+        .filter_map(|e| e["text"].as_str().map(str::to_string))
+        .collect();
+    assert_eq!(want.len(), 6, "three frames on each of two threads");
+    assert_eq!(got, want, "frames differ under the debugger");
+    assert_eq!(of_kind(&events, "exited")[0]["code"], 0);
+}
+
+/// The README's `shaderdbg run my_effect.frag`: a lone shader file needs no
+/// `--` (it used to be demanded), and `--` still works.
+#[test]
+fn a_lone_shader_file_runs_without_the_separator() {
+    single_pass();
+    let demo = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("demo/demo.frag")
+        .canonicalize()
+        .expect("demo shader");
+    let demo = demo.to_str().expect("utf-8 path");
+    let bp = format!("{demo}:27");
+    for separator in [&[][..], &["--"][..]] {
+        let out = Command::new(env!("CARGO_BIN_EXE_shaderdbg"))
+            .args(["run", "--json", "--break", &bp, "--pixel", "3,4"])
+            .args(separator)
+            .arg(demo)
+            .output()
+            .expect("shaderdbg run");
+        let text = String::from_utf8_lossy(&out.stdout);
+        assert!(out.status.success(), "{separator:?}: {text}");
+        let stops: Vec<Value> = text
+            .lines()
+            .filter_map(|l| serde_json::from_str::<Value>(l).ok())
+            .filter(|e| e["event"] == "stopped")
+            .collect();
+        assert_eq!(stops.len(), 1, "{separator:?}: {text}");
+        assert_eq!(stops[0]["pixel"], serde_json::json!([3, 4]));
+    }
+}

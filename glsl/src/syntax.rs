@@ -79,9 +79,83 @@ pub fn type_specifier_name(ty: &ast::TypeSpecifierNonArrayData) -> String {
     s.trim().to_string()
 }
 
+/// glsl-lang lists every token it would have accepted (dozens of texture
+/// types after a `=`); say what was found and keep the list only when short.
+pub fn tidy_syntax_message(msg: &str) -> String {
+    const MAX: usize = 6;
+    let count = |list: &str| list.split(", ").count() + list.matches(" or ").count();
+    if let Some(rest) = msg.strip_prefix("expected one of ") {
+        if let Some((list, got)) = rest.rsplit_once(", got ") {
+            return if count(list) <= MAX {
+                format!("unexpected {got}, expected one of {list}")
+            } else {
+                format!("unexpected {got}")
+            };
+        }
+    }
+    if let Some((head, list)) = msg.split_once(", expected ") {
+        if count(list) > MAX {
+            let what = if list.contains("literal") || list.contains("identifier") {
+                "an expression"
+            } else {
+                "something else"
+            };
+            return format!("{head}, expected {what}");
+        }
+    }
+    msg.to_string()
+}
+
+/// A parse error of a one-line expression (a breakpoint condition, a watch)
+/// as a person reads it: `column 7: unexpected `)`, expected an expression`
+/// instead of glsl-lang's `0:1:7: ...` with every token it would have taken.
+pub fn expression_error_message(raw: &str) -> String {
+    let mut parts = raw.splitn(4, ':');
+    let place = match (parts.next(), parts.next(), parts.next(), parts.next()) {
+        (Some(_), Some(line), Some(col), Some(rest)) => line
+            .trim()
+            .parse::<u32>()
+            .ok()
+            .zip(col.trim().parse::<u32>().ok())
+            .map(|(l, c)| (l, c, rest.trim())),
+        _ => None,
+    };
+    // glsl-lang's columns count from 1; the end of the input it reports at
+    // the last character, so that one is said in words.
+    match place {
+        Some((_, _, rest)) if rest.starts_with("unexpected end of input") => {
+            format!("incomplete: {}", tidy_syntax_message(rest))
+        }
+        Some((1, c, rest)) => format!("column {c}: {}", tidy_syntax_message(rest)),
+        Some((l, c, rest)) => format!("line {l}, column {c}: {}", tidy_syntax_message(rest)),
+        None => tidy_syntax_message(raw),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn expression_errors_name_the_column_not_every_token() {
+        use glsl_lang::parse::DefaultParse;
+        let msg = |text: &str| match ast::Expr::parse(text) {
+            Ok(_) => panic!("{text} parses"),
+            Err(e) => expression_error_message(&e.to_string()),
+        };
+        assert_eq!(
+            msg("p.x > "),
+            "incomplete: unexpected end of input, expected an expression"
+        );
+        assert_eq!(
+            msg("p.x > )"),
+            "column 7: unexpected `)`, expected an expression"
+        );
+        assert_eq!(
+            msg("(p.x"),
+            "incomplete: unexpected end of input, expected a `)` or `,`"
+        );
+    }
 
     #[test]
     fn swizzles() {

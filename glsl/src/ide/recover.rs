@@ -257,7 +257,7 @@ pub fn parse_recovering(req: &Request) -> Recovery {
                     }
                 }
                 let mut d = d.with_kind(DiagnosticKind::Syntax);
-                d.message = tidy_syntax_message(&d.message);
+                d.message = crate::syntax::tidy_syntax_message(&d.message);
                 let located = locate(&map, d);
                 if !out.diagnostics.contains(&located) {
                     out.diagnostics.push(located);
@@ -670,33 +670,6 @@ fn unknown_type_name(text: &str, at: usize) -> Option<String> {
     (is_identifier(prev) && !is_reserved_word(prev) && before.len() < at).then(|| prev.to_string())
 }
 
-/// glsl-lang lists every token it would have accepted (dozens of texture
-/// types after a `=`); say what was found and keep the list only when short.
-fn tidy_syntax_message(msg: &str) -> String {
-    const MAX: usize = 6;
-    let count = |list: &str| list.split(", ").count() + list.matches(" or ").count();
-    if let Some(rest) = msg.strip_prefix("expected one of ") {
-        if let Some((list, got)) = rest.rsplit_once(", got ") {
-            return if count(list) <= MAX {
-                format!("unexpected {got}, expected one of {list}")
-            } else {
-                format!("unexpected {got}")
-            };
-        }
-    }
-    if let Some((head, list)) = msg.split_once(", expected ") {
-        if count(list) > MAX {
-            let what = if list.contains("literal") || list.contains("identifier") {
-                "an expression"
-            } else {
-                "something else"
-            };
-            return format!("{head}, expected {what}");
-        }
-    }
-    msg.to_string()
-}
-
 /// Whether a message names `name` (in backticks, or as the type of
 /// something). The analysis does not say which types a diagnostic involves;
 /// its messages name them.
@@ -771,10 +744,11 @@ mod tests {
 
     #[test]
     fn long_syntax_messages_are_cut() {
-        expect_test::expect!["unexpected `;`"].assert_eq(&tidy_syntax_message(
+        expect_test::expect!["unexpected `;`"].assert_eq(&crate::syntax::tidy_syntax_message(
             "expected one of a, b, c, d, e, f, g, got `;`",
         ));
-        expect_test::expect!["unexpected `;`, expected one of a, b"]
-            .assert_eq(&tidy_syntax_message("expected one of a, b, got `;`"));
+        expect_test::expect!["unexpected `;`, expected one of a, b"].assert_eq(
+            &crate::syntax::tidy_syntax_message("expected one of a, b, got `;`"),
+        );
     }
 }

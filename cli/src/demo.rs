@@ -8,7 +8,7 @@ use std::process::ExitCode;
 use anyhow::{Context, Result};
 use clap::Args;
 
-use crate::run::{self, BreakpointArgs, RunArgs};
+use crate::run::{self, BreakpointArgs, RunArgs, TargetArgs};
 
 const DEMO_SHADER: &str = include_str!("../demo/demo.frag");
 
@@ -46,14 +46,16 @@ pub fn run(args: DemoArgs) -> Result<ExitCode> {
             breaks: vec![format!("{}:{line}:{}", file.display(), args.condition)],
             ..Default::default()
         },
-        pixel: Some(args.pixel),
-        frame: Some(0),
         max_stops: None,
         json: args.json,
         trace: true,
         screenshot: None,
         timeout: Some(120.0),
-        command: vec![file.display().to_string()],
+        target: TargetArgs {
+            pixel: Some(args.pixel),
+            frame: Some(0),
+            command: vec![file.display().to_string()],
+        },
     });
     let _ = std::fs::remove_dir_all(&dir);
     result

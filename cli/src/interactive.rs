@@ -24,7 +24,7 @@ use shaderdbg_session::{eval, Event, Halt, Session};
 use shaderdbg_session::{Invocation, StopFilter};
 
 use crate::run::{
-    launch_config, parse_break, parse_dprintf, parse_pixel, print_stop, BreakpointArgs,
+    launch_config, parse_break, parse_dprintf, print_stop, BreakpointArgs, TargetArgs,
 };
 
 #[derive(Args)]
@@ -32,23 +32,8 @@ pub struct DebugArgs {
     /// Breakpoints to start with.
     #[command(flatten)]
     pub breakpoints: BreakpointArgs,
-    /// Only invocations at this pixel stop (gl_FragCoord, origin bottom-left).
-    #[arg(long, value_name = "X,Y")]
-    pub pixel: Option<String>,
-    /// Only stop in this frame.
-    #[arg(long)]
-    pub frame: Option<u64>,
-    /// The program and its arguments, or a fragment shader file for the built-in host.
-    ///
-    /// After `--`, or without it: everything from the first word that is not
-    /// an option of ours on belongs to the program.
-    #[arg(
-        trailing_var_arg = true,
-        allow_hyphen_values = true,
-        required = true,
-        value_name = "PROGRAM [ARGS]..."
-    )]
-    pub command: Vec<String>,
+    #[command(flatten)]
+    pub target: TargetArgs,
 }
 
 const COMMANDS: &[(&str, &str)] = &[
@@ -111,11 +96,11 @@ struct Debugger {
 
 pub fn run(a: DebugArgs) -> Result<ExitCode> {
     let breakpoints = a.breakpoints.resolve()?;
-    let pixel = a.pixel.as_deref().map(parse_pixel).transpose()?;
+    let pixel = a.target.pixel()?;
     let mut dbg = Debugger {
-        config: launch_config(&a.command)?,
+        config: launch_config(&a.target.command)?,
         filter: StopFilter {
-            frame: a.frame,
+            frame: a.target.frame,
             pixel,
             pixel_history: false,
         },

@@ -19,13 +19,6 @@ use shaderdbg_session::{Invocation, ScreenshotAt, StopFilter};
 pub struct RunArgs {
     #[command(flatten)]
     pub breakpoints: BreakpointArgs,
-    /// Only invocations at this pixel stop; alone, stop at every fragment
-    /// shader invocation covering it (pixel history). gl_FragCoord, origin bottom-left.
-    #[arg(long, value_name = "X,Y")]
-    pub pixel: Option<String>,
-    /// Only stop in this frame (frames count from 0; frame N ends at the (N+1)-th swap).
-    #[arg(long)]
-    pub frame: Option<u64>,
     /// After this many stops, remove the breakpoints and let the program run to its end.
     #[arg(long)]
     pub max_stops: Option<u64>,
@@ -42,10 +35,24 @@ pub struct RunArgs {
     /// End the program after this many seconds.
     #[arg(long)]
     pub timeout: Option<f64>,
-    /// The program and its arguments, or a fragment shader file to run in the built-in host.
-    ///
-    /// After `--`, or without it: everything from the first word that is not
-    /// an option of ours on belongs to the program.
+    #[command(flatten)]
+    pub target: TargetArgs,
+}
+
+/// Where stops may happen, and the program: shared by `run` and `debug`.
+#[derive(Args)]
+pub struct TargetArgs {
+    /// Only invocations at this pixel stop (gl_FragCoord, origin
+    /// bottom-left); for `run` without breakpoints: stop at every fragment
+    /// shader invocation covering it (pixel history).
+    #[arg(long, value_name = "X,Y")]
+    pub pixel: Option<String>,
+    /// Only stop in this frame (frames count from 0; frame N ends at the (N+1)-th swap).
+    #[arg(long)]
+    pub frame: Option<u64>,
+    /// The program and its arguments, or a fragment shader file to run in
+    /// the built-in host. After `--`, or without it: everything from the
+    /// first word that is not an option of ours on belongs to the program.
     #[arg(
         trailing_var_arg = true,
         allow_hyphen_values = true,
@@ -53,6 +60,12 @@ pub struct RunArgs {
         value_name = "PROGRAM [ARGS]..."
     )]
     pub command: Vec<String>,
+}
+
+impl TargetArgs {
+    pub(crate) fn pixel(&self) -> Result<Option<[u32; 2]>> {
+        self.pixel.as_deref().map(parse_pixel).transpose()
+    }
 }
 
 /// Breakpoints on the command line, numbered as gdb numbers them: the
@@ -210,17 +223,17 @@ pub(crate) fn launch_config(command: &[String]) -> Result<LaunchConfig> {
 
 pub fn run(a: RunArgs) -> Result<ExitCode> {
     let breakpoints = a.breakpoints.resolve()?;
-    let pixel = a.pixel.as_deref().map(parse_pixel).transpose()?;
+    let pixel = a.target.pixel()?;
     let filter = StopFilter {
-        frame: a.frame,
+        frame: a.target.frame,
         pixel,
         pixel_history: pixel.is_some() && breakpoints.is_empty(),
     };
-    let config = launch_config(&a.command)?;
+    let config = launch_config(&a.target.command)?;
     let mut session = Session::start(&config, breakpoints.clone(), filter)?;
     if a.screenshot.is_some() {
         session.request_screenshot(ScreenshotAt::FrameEnd {
-            frame: Some(a.frame.unwrap_or(0)),
+            frame: Some(a.target.frame.unwrap_or(0)),
         });
     }
     let mut screenshot_written = false;
@@ -362,7 +375,7 @@ pub fn run(a: RunArgs) -> Result<ExitCode> {
                     let message = format!(
                         "no screenshot written to {}: the program ended before frame {} ended",
                         path.display(),
-                        a.frame.unwrap_or(0)
+                        a.target.frame.unwrap_or(0)
                     );
                     emit(
                         out,

@@ -8,10 +8,9 @@
 //! - decode a synthesized 100,000-step record log (target: under 20 ms), and the
 //!   variable state at its last step.
 
-use std::hint::black_box;
 use std::path::Path;
 use std::process::Command;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use shaderdbg_core::decode::{decode, Exit};
 use shaderdbg_core::layout::HEADER_WORDS;
@@ -24,19 +23,7 @@ use shaderdbg_glsl::Stage;
 
 mod support;
 
-/// Runs `f` `n` times (after one warm-up run) and returns the median duration.
-fn median<T>(n: usize, mut f: impl FnMut() -> T) -> Duration {
-    black_box(f());
-    let mut times: Vec<Duration> = (0..n)
-        .map(|_| {
-            let t = Instant::now();
-            black_box(f());
-            t.elapsed()
-        })
-        .collect();
-    times.sort();
-    times[n / 2]
-}
+use shaderdbg_test_support::bench::median;
 
 fn ms(d: Duration) -> f64 {
     d.as_secs_f64() * 1e3

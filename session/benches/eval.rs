@@ -10,26 +10,12 @@
 //! - a 10-term expression with swizzles, a constructor, built-ins, a matrix
 //!   product and a comparison.
 
-use std::hint::black_box;
 use std::sync::Arc;
-use std::time::{Duration, Instant};
 
 use shaderdbg_glsl::types::{Field, StructType};
 use shaderdbg_glsl::{Scalar, Type, Value};
 use shaderdbg_session::eval::{evaluate, Scope};
-
-fn median<T>(n: usize, mut f: impl FnMut() -> T) -> Duration {
-    black_box(f());
-    let mut times: Vec<Duration> = (0..n)
-        .map(|_| {
-            let t = Instant::now();
-            black_box(f());
-            t.elapsed()
-        })
-        .collect();
-    times.sort();
-    times[n / 2]
-}
+use shaderdbg_test_support::bench::median;
 
 struct Var {
     name: String,

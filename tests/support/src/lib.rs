@@ -68,3 +68,23 @@ pub fn built() -> &'static Path {
 pub fn app(name: &str) -> PathBuf {
     built().join(name)
 }
+
+/// Timing for the benchmarks that print figures.
+pub mod bench {
+    use std::hint::black_box;
+    use std::time::{Duration, Instant};
+
+    /// Runs `f` `n` times (after one warm-up run) and returns the median duration.
+    pub fn median<T>(n: usize, mut f: impl FnMut() -> T) -> Duration {
+        black_box(f());
+        let mut times: Vec<Duration> = (0..n)
+            .map(|_| {
+                let t = Instant::now();
+                black_box(f());
+                t.elapsed()
+            })
+            .collect();
+        times.sort();
+        times[n / 2]
+    }
+}

@@ -17,10 +17,18 @@
 //!
 //! - the draw call alone (`features timed`, glFinish around it) without the
 //!   agent and with the hit test in it: the hit test's cost over the draw's.
+//! - a realistic shader (`benches/march.frag`: a 64-step ray-march loop
+//!   calling a distance function, six more calls for the normal) in the
+//!   built-in host, 320x180, with a never-true breakpoint inside the loop:
+//!   instructions per frame under callgrind (`LP_NUM_THREADS=0`, 8 frames
+//!   minus 2, so start-up and JIT compiles cancel) and wall-clock time,
+//!   plain and with the hit test; the hit-test draw's cost over the plain
+//!   draw follows (the frame runs the draw twice: the hit test, then the
+//!   application's).
 //!
 //! Run with `cargo bench -p shaderdbg-backend-gl` (or `cargo xtask bench`);
 //! `-- WORD` runs only the sections whose name contains WORD (callgrind,
-//! frames, draw, record, glmark2).
+//! frames, draw, record, march, glmark2).
 
 use std::io::BufReader;
 use std::os::unix::net::{UnixListener, UnixStream};
@@ -49,6 +57,8 @@ fn build() -> PathBuf {
             "shaderdbg-backend-gl",
             "-p",
             "shaderdbg-test-apps",
+            "-p",
+            "shaderdbg-host",
             "--target-dir",
         ])
         .arg(target)
@@ -207,9 +217,81 @@ fn main() {
         );
         }
     }
+    if want("march") {
+        march(&dir);
+    }
     if want("glmark2") {
         glmark2(&dir);
     }
+}
+
+/// The ray marcher in the host, plain and with a never-true breakpoint in
+/// its loop (see the module documentation).
+fn march(dir: &Path) {
+    let shader = Path::new(env!("CARGO_MANIFEST_DIR")).join("benches/march.frag");
+    let host = |frames: u32, valgrind: bool| {
+        let mut cmd = if valgrind {
+            let mut c = Command::new("valgrind");
+            c.args(["--tool=callgrind", "--callgrind-out-file=/dev/null"])
+                .arg(dir.join("shaderdbg-host"));
+            c
+        } else {
+            Command::new(dir.join("shaderdbg-host"))
+        };
+        cmd.arg(&shader)
+            .args(["--size", "320x180", "--frames", &frames.to_string()])
+            .env("LP_NUM_THREADS", "0")
+            .env("MESA_SHADER_CACHE_DISABLE", "true")
+            .env_remove("LD_PRELOAD");
+        cmd
+    };
+    let collected = |text: &str| -> Option<u64> {
+        text.lines()
+            .find_map(|l| l.split("Collected :").nth(1))
+            .and_then(|n| n.trim().parse().ok())
+    };
+    let instructions = |frames: u32, hit_test: bool| -> Option<u64> {
+        let mut cmd = host(frames, true);
+        if hit_test {
+            cmd.stderr(std::process::Stdio::piped());
+            let (_, err) = debug_with(dir, cmd, "d = sdf(p);", "d < -1.0", |_, _| None);
+            collected(&err)
+        } else {
+            let out = cmd.output().ok()?;
+            collected(&String::from_utf8_lossy(&out.stderr))
+        }
+    };
+    let per_frame = |hit_test: bool| -> Option<f64> {
+        let (a, b) = (instructions(2, hit_test)?, instructions(8, hit_test)?);
+        Some(b.saturating_sub(a) as f64 / 6.0)
+    };
+    match (per_frame(false), per_frame(true)) {
+        (Some(plain), Some(hit)) => println!(
+            "ray marcher 320x180, never-true breakpoint in its 64-step loop, instructions per frame (callgrind): {:.1}M plain, {:.1}M with the hit test ({:.2}x the frame; the hit-test draw {:.2}x the plain draw)",
+            plain / 1e6,
+            hit / 1e6,
+            hit / plain,
+            (hit - plain) / plain
+        ),
+        _ => println!("ray marcher: valgrind not available, no instruction figure"),
+    }
+    let wall = |hit_test: bool| {
+        median_secs(3, || {
+            let mut cmd = host(8, false);
+            if hit_test {
+                debug_with(dir, cmd, "d = sdf(p);", "d < -1.0", |_, _| None);
+            } else {
+                assert!(cmd.output().expect("host").status.success());
+            }
+        })
+    };
+    let (plain, hit) = (wall(false), wall(true));
+    println!(
+        "ray marcher 320x180, 8 frames, one thread, wall clock: {:.0} ms plain, {:.0} ms with the hit test ({:.2}x; median of 3, start-up included)",
+        plain * 1e3,
+        hit * 1e3,
+        hit / plain
+    );
 }
 
 /// Runs `cmd` under the agent with a scripted debugger: every fragment
@@ -222,10 +304,22 @@ const NEVER: &str = "uv.x < 0.0";
 
 fn debug(
     dir: &Path,
+    cmd: Command,
+    condition: &str,
+    at_stop: impl FnMut(&mut UnixStream, &mut BufReader<UnixStream>) -> Option<()>,
+) -> String {
+    debug_with(dir, cmd, "color.b = ", condition, at_stop).0
+}
+
+/// [`debug`] with the breakpoint on the line containing `needle`; the
+/// app's stdout and stderr (stderr only if the caller piped it).
+fn debug_with(
+    dir: &Path,
     mut cmd: Command,
+    needle: &str,
     condition: &str,
     mut at_stop: impl FnMut(&mut UnixStream, &mut BufReader<UnixStream>) -> Option<()>,
-) -> String {
+) -> (String, String) {
     let sock_dir = dir.join(format!("bench-sock-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&sock_dir);
     std::fs::create_dir_all(&sock_dir).expect("socket dir");
@@ -254,7 +348,7 @@ fn debug(
                 shader, sources, ..
             } => {
                 let text = sources.concat();
-                if let Some(line) = text.lines().position(|l| l.contains("color.b = ")) {
+                if let Some(line) = text.lines().position(|l| l.contains(needle)) {
                     proto::write_message(
                         &mut w,
                         &ToAgent::SetBreakpoints {
@@ -289,7 +383,10 @@ fn debug(
     let out = child.wait_with_output().expect("wait");
     assert!(out.status.success());
     let _ = std::fs::remove_dir_all(&sock_dir);
-    String::from_utf8_lossy(&out.stdout).into_owned()
+    (
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
 }
 
 /// glmark2's FPS (its final score) with and without the agent, alternating

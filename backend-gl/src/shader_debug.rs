@@ -234,7 +234,7 @@ mod tests {
         assert!(bound[2].is_err());
         let ok: Vec<BoundBreakpoint> = bound.into_iter().filter_map(Result::ok).collect();
         let glsl = d.hit_test(&ok, false, Target::CORE, 5).unwrap();
-        assert!(glsl.contains(", x > 1.)"), "{glsl}");
+        assert!(glsl.contains("_sdbg_hit1(x > 1.)"), "{glsl}");
     }
 
     #[test]

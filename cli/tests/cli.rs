@@ -83,7 +83,7 @@ fn instrument_prints_glsl_for_each_mode() {
     let out = shaderdbg(&["glsl", "instrument", "--hit", "6:x > 1.0", f]);
     assert!(out.status.success(), "{}", stderr(&out));
     assert!(
-        stdout(&out).contains("_sdbg_hit(8u, 0, x > 1.)"),
+        stdout(&out).contains("_sdbg_hit0(x > 1.)"),
         "{}",
         stdout(&out)
     );

@@ -7,7 +7,7 @@
 //! | mode   | header                                          | data |
 //! |--------|-------------------------------------------------|------|
 //! | record | `len` (words used), `cap`, `overflow`, `invocations` | entries `[probe, tag, payload...]`; payload size from the probe table |
-//! | hit    | `count` (hits, may exceed cap), `cap` (records), 0, 0 | records of [`HIT_RECORD_WORDS`]: `[probe, occurrence, key0, key1, key2, tag]` |
+//! | hit    | `count` (hits, may exceed cap), `cap` (records), 0, 0 | records of [`HIT_RECORD_WORDS`]: `[probe, occurrence, key0, key1, key2, tag]`; for breakpoints one per invocation and breakpoint (its first reach where the condition held) |
 //! | watch  | `width`, `height`, `stride` (words per slot), 0   | one slot per pixel/invocation: `[times reached, value...]` |
 //!
 //! The host zeroes a buffer and writes the header fields it owns (`cap`; `width`,

@@ -298,15 +298,15 @@ fn hit_test_finds_every_invocation_where_the_condition_holds() {
         let (mut hits, lost) = read_hits(&words);
         assert!(!lost);
         hits.sort();
+        // One hit per invocation: the first reach of the step where the
+        // condition held (the condition holds at every reach here, so 0).
         let mut want = Vec::new();
         for y in 0..H {
             for x in 0..W {
                 let (n, _, _) = expected(x, y);
                 // `p` is accumulate's parameter: the condition sees the callee's scope.
-                if x * x > 100 && y < 8 {
-                    for occ in 0..n as u32 {
-                        want.push((x, y, occ));
-                    }
+                if x * x > 100 && y < 8 && n > 0 {
+                    want.push((x, y, 0));
                 }
             }
         }
@@ -377,4 +377,73 @@ fn overflow_is_reported_not_fatal() {
     assert!(trace.overflowed);
     assert_eq!(trace.invocations[0].exit, Exit::Overflowed);
     assert!(!trace.invocations[0].steps.is_empty());
+}
+
+/// The hit test writes an invocation's hits when it ends, so every way of
+/// ending counts: the end of `main`, a `return` in it, and a `discard` in
+/// a helper (the hit just before it must not be lost). One hit per
+/// invocation, at the first reach where the condition held.
+#[test]
+fn hits_are_written_at_every_way_an_invocation_ends() {
+    const BODY: &str = r#"
+float f(float v) {
+    if (v > 20.0) discard;
+    return v;
+}
+
+void main() {
+    float acc = 0.0;
+    for (int i = 0; i < 3; i++) {
+        acc += f(gl_FragCoord.x + float(i));
+    }
+    if (gl_FragCoord.y > 4.0) {
+        COLOR = vec4(1.0, 0.5, 0.0, 1.0);
+        return;
+    }
+    COLOR = vec4(acc / 64.0, 0.0, 0.0, 1.0);
+}
+"#;
+    for d in DIALECTS {
+        let run = Run::new(d);
+        let src = format!("{}{BODY}", d.frag_header);
+        let parsed = parse(&[&src], Stage::Fragment, None).expect("parses");
+        let table = shaderdbg_glsl::instrument::probe_table(&parsed);
+        let line = parsed
+            .source
+            .text
+            .lines()
+            .position(|l| l.contains("acc += f("))
+            .expect("line") as u32
+            + 1;
+        let step = table.step_for_line(line).expect("a step on that line");
+        let req = Request {
+            mode: Mode::HitTest(vec![Breakpoint {
+                probe: step.id,
+                condition: Some("i >= 1".into()),
+            }]),
+            target: d.target,
+            binding: BINDING,
+        };
+        let out = instrument(&parsed, &req).unwrap_or_else(|e| panic!("{}: {e}", d.name));
+        let original = run.draw(run.vert_original, &src);
+        let (pixels, words) = run.draw_with_buffer(&out.glsl, layout::new_hit_buffer(4096));
+        assert!(pixels == original, "{}: hit test changed the image", d.name);
+        let (hits, lost) = read_hits(&words);
+        assert!(!lost);
+        let mut got: Vec<(u32, u32, u32)> = hits
+            .iter()
+            .map(|h| (h.key[0], h.key[1], h.occurrence))
+            .collect();
+        got.sort();
+        // x + 0.5 + i > 20 discards: columns from 20 on end at i = 0, before
+        // the condition holds; column 19 reaches i = 1 and is discarded in
+        // that call (after the hit); the others run on, to the early return
+        // (y > 4) or the end of main.
+        let mut want: Vec<(u32, u32, u32)> = (0..H)
+            .flat_map(|y| (0..20).map(move |x| (x, y, 1)))
+            .collect();
+        want.sort();
+        assert_eq!(got, want, "{}", d.name);
+        assert!(hits.iter().all(|h| h.probe == step.id));
+    }
 }

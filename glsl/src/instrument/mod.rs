@@ -56,7 +56,12 @@ pub enum Mode {
     /// Log every step and every value written by the selected invocation (a
     /// fragment without a primitive: every primitive's fragment at that pixel).
     Record(Invocation),
-    /// For all invocations, log a hit at each breakpoint whose condition holds.
+    /// For all invocations, one hit per breakpoint whose condition held: the
+    /// first reach of its step where it did (its occurrence counts the
+    /// reaches before). Kept in registers while the shader runs and written
+    /// when the invocation ends (end of `main`, a `return` in it, a
+    /// `discard`), so a breakpoint in a hot loop costs a compare and an add
+    /// per iteration, not a storage write.
     HitTest(Vec<Breakpoint>),
     /// [`Mode::HitTest`] plus a check after every statement that writes a
     /// shader output (`out` variables, `gl_FragColor`, `gl_FragData[i]`,

@@ -138,12 +138,16 @@ impl<'a> Walker<'a> {
         for e in &parsed.extensions {
             glsl.push_str(&format!("#extension {} : {}\n", e.name, e.behavior));
         }
+        let hit_probes: Vec<ProbeId> = match mode {
+            Mode::HitTest(bps) | Mode::HitTestNanInf(bps) => bps.iter().map(|b| b.probe).collect(),
+            _ => Vec::new(),
+        };
         glsl.push_str(&w.rt.prelude(
             mode,
             parsed.stage,
             out_version,
             binding,
-            w.breakpoints.len(),
+            &hit_probes,
             w.nan_slots,
         ));
         glsl.push_str(&body);
@@ -249,6 +253,9 @@ impl<'a> Walker<'a> {
             let p = self.probe(ProbeKind::FunctionReturn, end, None);
             self.emit_step(p, &mut out);
         }
+        if is_main && !ends_in_return {
+            self.emit_flush(&mut out);
+        }
         def.statement.statement_list = out;
         self.model.leave_function();
         def
@@ -298,6 +305,14 @@ impl<'a> Walker<'a> {
 
     // ---- statements ---------------------------------------------------------
 
+    /// Hit tests: writes the invocation's hits before it ends (the end of
+    /// `main`, a `return` in it, a `discard` anywhere).
+    fn emit_flush(&mut self, out: &mut Vec<ast::Statement>) {
+        if matches!(self.mode, Mode::HitTest(_) | Mode::HitTestNanInf(_)) {
+            out.push(stmt(call("_sdbg_flush", vec![])));
+        }
+    }
+
     /// Emits what the mode wants at a step: a step entry, a breakpoint test, a watch.
     fn emit_step(&mut self, p: ProbeId, out: &mut Vec<ast::Statement>) {
         // Entries and returns are logged like steps, but breakpoints and
@@ -325,8 +340,7 @@ impl<'a> Walker<'a> {
                         },
                     };
                     if let Some(cond) = cond {
-                        let k = ExprData::IntConst(k as i32).into();
-                        out.push(stmt(call("_sdbg_hit", vec![uint(p), k, cond])));
+                        out.push(stmt(call(&format!("_sdbg_hit{k}"), vec![cond])));
                     }
                 }
             }
@@ -386,6 +400,7 @@ impl<'a> Walker<'a> {
             StatementData::Jump(ref j) if matches!(j.content, ast::JumpStatementData::Discard) => {
                 let p = self.probe(ProbeKind::Discard, span, None);
                 self.emit_step(p, out);
+                self.emit_flush(out);
                 out.push(s);
             }
             content => {
@@ -648,6 +663,13 @@ impl<'a> Walker<'a> {
                 let p = self.probe(ProbeKind::FunctionReturn, span, None);
                 if self.record {
                     out.push(stmt(call("_sdbg_step", vec![uint(p)])));
+                }
+                let in_main = self
+                    .model
+                    .current_function()
+                    .is_some_and(|f| self.model.functions[f].name == "main");
+                if in_main {
+                    self.emit_flush(out);
                 }
                 out.push(StatementData::Jump(ast::JumpStatementData::Return(None).into()).into());
             }

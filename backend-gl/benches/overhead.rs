@@ -32,41 +32,11 @@
 
 use std::io::BufReader;
 use std::os::unix::net::{UnixListener, UnixStream};
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::Command;
 use std::time::Instant;
 
 use shaderdbg_protocol::{self as proto, FromAgent, ToAgent};
-
-fn profile_dir() -> PathBuf {
-    let exe = std::env::current_exe().expect("bench binary");
-    let deps = exe.parent().expect("deps");
-    deps.parent().expect("profile dir").to_path_buf()
-}
-
-fn build() -> PathBuf {
-    let dir = profile_dir();
-    let target = dir.parent().expect("target dir");
-    let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
-    let status = Command::new(cargo)
-        .current_dir(env!("CARGO_MANIFEST_DIR"))
-        .args([
-            "build",
-            "--release",
-            "-p",
-            "shaderdbg-backend-gl",
-            "-p",
-            "shaderdbg-test-apps",
-            "-p",
-            "shaderdbg-host",
-            "--target-dir",
-        ])
-        .arg(target)
-        .status()
-        .expect("cargo build");
-    assert!(status.success());
-    dir
-}
 
 fn callgrind(dir: &Path, preload: bool) -> Option<u64> {
     let mut cmd = Command::new("valgrind");
@@ -101,7 +71,8 @@ fn median_secs(runs: usize, mut f: impl FnMut()) -> f64 {
 fn main() {
     let only = std::env::args().skip(1).find(|a| !a.starts_with('-'));
     let want = |section: &str| only.as_deref().is_none_or(|o| section.contains(o));
-    let dir = build();
+    // The agent, test apps and host, built once in the bench profile.
+    let dir = shaderdbg_test_support::built().to_path_buf();
     if want("callgrind") {
         match (callgrind(&dir, false), callgrind(&dir, true)) {
             (Some(base), Some(attached)) => println!(

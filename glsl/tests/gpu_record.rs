@@ -267,37 +267,53 @@ fn record_matches_analytic_values_in_every_dialect() {
     }
 }
 
+/// The first step on the line of `src` that contains `needle`.
+fn step_at(table: &ProbeTable, src: &str, needle: &str) -> shaderdbg_core::probes::Probe {
+    let line = src
+        .lines()
+        .position(|l| l.contains(needle))
+        .unwrap_or_else(|| panic!("no line with {needle}")) as u32
+        + 1;
+    let step = table.step_for_line(line).expect("a step on that line");
+    assert_eq!(step.line, line);
+    step.clone()
+}
+
+/// Runs the hit test for one breakpoint on the line containing `needle`
+/// in dialect `d`: its hits sorted as (x, y, occurrence), and the step.
+/// The image must be the original's.
+fn hit_test(d: &Dialect, src: &str, needle: &str, condition: &str) -> (Vec<(u32, u32, u32)>, u32) {
+    let run = Run::new(d);
+    let parsed = parse(&[src], Stage::Fragment, None).expect("parses");
+    let table = shaderdbg_glsl::instrument::probe_table(&parsed);
+    let step = step_at(&table, &parsed.source.text, needle);
+    let req = Request {
+        mode: Mode::HitTest(vec![Breakpoint {
+            probe: step.id,
+            condition: Some(condition.into()),
+        }]),
+        target: d.target,
+        binding: BINDING,
+    };
+    let out = instrument(&parsed, &req).unwrap_or_else(|e| panic!("{}: {e}", d.name));
+    let original = run.draw(run.vert_original, src);
+    let (pixels, words) = run.draw_with_buffer(&out.glsl, layout::new_hit_buffer(4096));
+    assert!(pixels == original, "{}: hit test changed the image", d.name);
+    let (hits, lost) = read_hits(&words);
+    assert!(!lost);
+    assert!(hits.iter().all(|h| h.probe == step.id));
+    let mut got: Vec<(u32, u32, u32)> = hits
+        .iter()
+        .map(|h| (h.key[0], h.key[1], h.occurrence))
+        .collect();
+    got.sort();
+    (got, step.id)
+}
+
 #[test]
 fn hit_test_finds_every_invocation_where_the_condition_holds() {
     for d in DIALECTS {
-        let run = Run::new(d);
-        let src = source(d);
-        let parsed = parse(&[&src], Stage::Fragment, None).expect("parses");
-        let table = shaderdbg_glsl::instrument::probe_table(&parsed);
-        let line = parsed
-            .source
-            .text
-            .lines()
-            .position(|l| l.contains("acc.y += sq;"))
-            .expect("line") as u32
-            + 1;
-        let step = table.step_for_line(line).expect("a step on that line");
-        assert_eq!(step.line, line);
-        let req = Request {
-            mode: Mode::HitTest(vec![Breakpoint {
-                probe: step.id,
-                condition: Some("sq > 100.0 && p.y < 8.0".into()),
-            }]),
-            target: d.target,
-            binding: BINDING,
-        };
-        let out = instrument(&parsed, &req).unwrap_or_else(|e| panic!("{}: {e}", d.name));
-        let original = run.draw(run.vert_original, &src);
-        let (pixels, words) = run.draw_with_buffer(&out.glsl, layout::new_hit_buffer(4096));
-        assert!(pixels == original, "{}: hit test changed the image", d.name);
-        let (mut hits, lost) = read_hits(&words);
-        assert!(!lost);
-        hits.sort();
+        let (got, _) = hit_test(d, &source(d), "acc.y += sq;", "sq > 100.0 && p.y < 8.0");
         // One hit per invocation: the first reach of the step where the
         // condition held (the condition holds at every reach here, so 0).
         let mut want = Vec::new();
@@ -310,15 +326,9 @@ fn hit_test_finds_every_invocation_where_the_condition_holds() {
                 }
             }
         }
-        let mut got: Vec<(u32, u32, u32)> = hits
-            .iter()
-            .map(|h| (h.key[0], h.key[1], h.occurrence))
-            .collect();
-        got.sort();
         want.sort();
         assert_eq!(got.len(), want.len(), "{}", d.name);
         assert_eq!(got, want, "{}", d.name);
-        assert!(hits.iter().all(|h| h.probe == step.id));
     }
 }
 
@@ -329,14 +339,7 @@ fn watch_captures_an_expression_for_every_pixel() {
         let src = source(d);
         let parsed = parse(&[&src], Stage::Fragment, None).expect("parses");
         let table = shaderdbg_glsl::instrument::probe_table(&parsed);
-        let line = parsed
-            .source
-            .text
-            .lines()
-            .position(|l| l.contains("mat2 m ="))
-            .expect("line") as u32
-            + 1;
-        let step = table.step_for_line(line).expect("step");
+        let step = step_at(&table, &parsed.source.text, "mat2 m =");
         let req = Request {
             mode: Mode::Watch {
                 probe: step.id,
@@ -404,37 +407,8 @@ void main() {
 }
 "#;
     for d in DIALECTS {
-        let run = Run::new(d);
         let src = format!("{}{BODY}", d.frag_header);
-        let parsed = parse(&[&src], Stage::Fragment, None).expect("parses");
-        let table = shaderdbg_glsl::instrument::probe_table(&parsed);
-        let line = parsed
-            .source
-            .text
-            .lines()
-            .position(|l| l.contains("acc += f("))
-            .expect("line") as u32
-            + 1;
-        let step = table.step_for_line(line).expect("a step on that line");
-        let req = Request {
-            mode: Mode::HitTest(vec![Breakpoint {
-                probe: step.id,
-                condition: Some("i >= 1".into()),
-            }]),
-            target: d.target,
-            binding: BINDING,
-        };
-        let out = instrument(&parsed, &req).unwrap_or_else(|e| panic!("{}: {e}", d.name));
-        let original = run.draw(run.vert_original, &src);
-        let (pixels, words) = run.draw_with_buffer(&out.glsl, layout::new_hit_buffer(4096));
-        assert!(pixels == original, "{}: hit test changed the image", d.name);
-        let (hits, lost) = read_hits(&words);
-        assert!(!lost);
-        let mut got: Vec<(u32, u32, u32)> = hits
-            .iter()
-            .map(|h| (h.key[0], h.key[1], h.occurrence))
-            .collect();
-        got.sort();
+        let (got, _) = hit_test(d, &src, "acc += f(", "i >= 1");
         // x + 0.5 + i > 20 discards: columns from 20 on end at i = 0, before
         // the condition holds; column 19 reaches i = 1 and is discarded in
         // that call (after the hit); the others run on, to the early return
@@ -444,6 +418,5 @@ void main() {
             .collect();
         want.sort();
         assert_eq!(got, want, "{}", d.name);
-        assert!(hits.iter().all(|h| h.probe == step.id));
     }
 }

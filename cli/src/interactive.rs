@@ -534,18 +534,7 @@ impl Debugger {
             return Ok(());
         }
         let session = self.session.as_mut();
-        let mut gpu = session.map(|s| {
-            move |line: u32, e: &str| {
-                s.watch(line, e)
-                    .map(|w| eval::WatchImage {
-                        ty: w.ty,
-                        width: w.width,
-                        height: w.height,
-                        values: w.values,
-                    })
-                    .map_err(|e| e.to_string())
-            }
-        });
+        let mut gpu = session.map(|s| move |line: u32, e: &str| s.watch(line, e));
         let gpu = gpu.as_mut().map(|g| g as &mut dyn eval::GpuWatch);
         match eval::evaluate_at(stop, stop.cursor, expr, gpu) {
             Ok(v) => writeln!(out, "{} {expr} = {v}", v.ty)?,

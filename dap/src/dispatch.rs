@@ -23,7 +23,8 @@ use std::time::{Duration, Instant};
 use serde_json::{json, Value};
 use shaderdbg_session::stop::{Location, Stop};
 use shaderdbg_session::{
-    eval, Event, ExceptionFilters, Halt, ScreenshotAt, Session, StopFilter, StopReason,
+    eval, Event, ExceptionFilters, Halt, ScreenshotAt, Session, SessionError, StopFilter,
+    StopReason,
 };
 
 use crate::breakpoints::{source_of, Breakpoints};
@@ -939,14 +940,9 @@ impl<W: Write> Server<W> {
             let mut gpu = engine.map(|e| {
                 move |line: u32, text: &str| {
                     let text = text.to_string();
-                    e.call(move |sess| sess.watch(line, &text).map_err(|e| e.to_string()))
+                    e.call(move |sess| sess.watch(line, &text))
+                        .map_err(SessionError::Agent)
                         .and_then(|r| r)
-                        .map(|w| eval::WatchImage {
-                            ty: w.ty,
-                            width: w.width,
-                            height: w.height,
-                            values: w.values,
-                        })
                 }
             });
             evaluate::evaluate_at(

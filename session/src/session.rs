@@ -139,7 +139,7 @@ pub enum Event {
     /// The answer to [`Session::request_screenshot`].
     Screenshot {
         request: u64,
-        result: Result<Screenshot, String>,
+        result: Result<Screenshot, SessionError>,
     },
     Output {
         stderr: bool,
@@ -472,7 +472,7 @@ impl Session {
                 self.pending_screenshots.retain(|p| *p != r);
                 self.queue.push_back(Event::Screenshot {
                     request: r,
-                    result: Err(message),
+                    result: Err(SessionError::Failed(message)),
                 });
             }
             FromAgent::Error { message, .. } => self.queue.push_back(Event::AgentError(message)),
@@ -626,7 +626,7 @@ impl Session {
                     self.pending_screenshots.retain(|p| *p != r);
                     self.queue.push_back(Event::Screenshot {
                         request: r,
-                        result: Err(message),
+                        result: Err(SessionError::Failed(message)),
                     });
                 }
                 Ok(other) => self.handle(other),

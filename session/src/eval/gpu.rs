@@ -17,20 +17,12 @@ use shaderdbg_glsl::{Type, Value};
 
 use super::ops::flat;
 use super::{EvalError, Evaluator, Scope, Typed, R};
+use crate::SessionError;
 
 /// A watch image: the value of an expression at a line for every
-/// invocation of the stopped draw (what the session's watch request gives,
-/// decoded): fragments by pixel (slot `y * width + x`), vertices by
-/// `gl_VertexID`.
-#[derive(Clone, Debug, PartialEq)]
-pub struct WatchImage {
-    /// The expression's type, as the shader sees it at the line.
-    pub ty: Type,
-    pub width: u32,
-    pub height: u32,
-    /// One per slot; `None` where no invocation reached the line.
-    pub values: Vec<Option<Value>>,
-}
+/// invocation of the stopped draw (what the session's watch request gives):
+/// fragments by pixel (slot `y * width + x`), vertices by `gl_VertexID`.
+pub use crate::images::WatchImage;
 
 /// Which slot of a watch image is this invocation's.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -54,14 +46,14 @@ pub struct GpuSite {
 }
 
 /// Evaluates `expr` on the GPU at a runtime `line` for every invocation of
-/// the stopped draw (the session's `ToAgent::Watch` request). Closures
-/// `FnMut(u32, &str) -> Result<WatchImage, String>` are `GpuWatch`es.
+/// the stopped draw ([`crate::Session::watch`]). Closures
+/// `FnMut(u32, &str) -> Result<WatchImage, SessionError>` are `GpuWatch`es.
 pub trait GpuWatch {
-    fn watch(&mut self, line: u32, expr: &str) -> Result<WatchImage, String>;
+    fn watch(&mut self, line: u32, expr: &str) -> Result<WatchImage, SessionError>;
 }
 
-impl<F: FnMut(u32, &str) -> Result<WatchImage, String>> GpuWatch for F {
-    fn watch(&mut self, line: u32, expr: &str) -> Result<WatchImage, String> {
+impl<F: FnMut(u32, &str) -> Result<WatchImage, SessionError>> GpuWatch for F {
+    fn watch(&mut self, line: u32, expr: &str) -> Result<WatchImage, SessionError> {
         self(line, expr)
     }
 }
@@ -130,7 +122,9 @@ pub(crate) fn evaluate_call(
     } else {
         residual
     };
-    let image = watch.watch(site.line, &text).map_err(EvalError::Gpu)?;
+    let image = watch
+        .watch(site.line, &text)
+        .map_err(|e| EvalError::Gpu(e.to_string()))?;
     let value = read_slot(&image, site)?;
     Ok(Typed::new(image.ty, value))
 }

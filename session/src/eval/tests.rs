@@ -8,6 +8,8 @@ use expect_test::{expect, Expect};
 use shaderdbg_glsl::types::{Field, StructType};
 use shaderdbg_glsl::{Scalar, Type, Value};
 
+use crate::SessionError;
+
 use super::*;
 
 fn f(x: f32) -> Value {
@@ -859,13 +861,15 @@ fn gpu_only_and_refused() {
 fn fake_gpu(
     value: Typed,
     asked: &mut Vec<(u32, String)>,
-) -> impl FnMut(u32, &str) -> Result<WatchImage, String> + '_ {
+) -> impl FnMut(u32, &str) -> Result<WatchImage, SessionError> + '_ {
     move |line, expr| {
         asked.push((line, expr.to_string()));
         let mut values = vec![None; 8];
         values[4 + 1] = Some(value.value.clone());
         Ok(WatchImage {
+            expr: expr.to_string(),
             ty: value.ty.clone(),
+            line,
             width: 4,
             height: 2,
             values,
@@ -949,8 +953,10 @@ fn gpu_fallback_errors() {
         &mut gpu,
         site(true),
     )) + "\n");
-    let mut failing = |_: u32, _: &str| -> Result<WatchImage, String> {
-        Err("watch expression `dFdx(p.x)`: no such variable".into())
+    let mut failing = |_: u32, _: &str| -> Result<WatchImage, SessionError> {
+        Err(SessionError::Failed(
+            "watch expression `dFdx(p.x)`: no such variable".into(),
+        ))
     };
     out += &(show(evaluate_with_gpu(
         "dFdx(p.x)",

@@ -15,7 +15,7 @@ use std::path::{Path, PathBuf};
 use shaderdbg_session::binding::FileBreakpoint;
 use shaderdbg_session::breakpoints::HitCondition;
 
-use crate::protocol::{self, Source, SourceBreakpoint};
+use crate::protocol::{self, AdapterError, Source, SourceBreakpoint};
 
 #[derive(Clone, Debug)]
 pub struct Entry {
@@ -76,12 +76,13 @@ impl Breakpoints {
     pub fn set(
         &mut self,
         source: &Source,
-        file: Result<PathBuf, String>,
+        file: Result<PathBuf, AdapterError>,
         requested: &[SourceBreakpoint],
     ) -> Vec<protocol::Breakpoint> {
         let file = match file {
             Ok(f) => f,
-            Err(message) => {
+            Err(e) => {
+                let message = e.to_string();
                 return requested
                     .iter()
                     .map(|b| protocol::Breakpoint {
@@ -91,7 +92,7 @@ impl Breakpoints {
                         source: Some(source.clone()),
                         line: Some(b.line),
                     })
-                    .collect()
+                    .collect();
             }
         };
         let old = self

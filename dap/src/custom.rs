@@ -93,13 +93,19 @@ pub fn components(ty: &Type) -> Option<u32> {
     }
 }
 
+/// A watch image that cannot be painted.
+#[derive(Debug, thiserror::Error)]
+#[error("`{expr}` is a {ty}: only scalars, vectors and matrices can be shown")]
+pub struct NotPaintable {
+    pub expr: String,
+    pub ty: shaderdbg_glsl::Type,
+}
+
 /// The `shaderdbg/valuesImage` body for a watch image.
-pub fn values_image_body(img: &WatchImage, line: u32) -> Result<Json, String> {
-    let n = components(&img.ty).ok_or_else(|| {
-        format!(
-            "`{}` is a {}: only scalars, vectors and matrices can be shown",
-            img.expr, img.ty
-        )
+pub fn values_image_body(img: &WatchImage, line: u32) -> Result<Json, NotPaintable> {
+    let n = components(&img.ty).ok_or_else(|| NotPaintable {
+        expr: img.expr.clone(),
+        ty: img.ty.clone(),
     })? as usize;
     let pixels = img.width as usize * img.height as usize;
     let mut data = Vec::with_capacity(pixels * n * 4);

@@ -18,6 +18,11 @@ use crate::Input;
 pub type Job = Box<dyn FnOnce(&mut Session) + Send>;
 
 /// What the dispatcher asks of the running session.
+/// The session thread is gone: the program ended.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("the program has ended")]
+pub struct ProgramEnded;
+
 pub enum Command {
     Resume,
     /// Remove every breakpoint and let the program run to its end.
@@ -62,8 +67,12 @@ impl Engine {
         out: Sender<Input>,
     ) -> Engine {
         let (tx, rx) = mpsc::channel();
+        // The engine's recursion (parse, analysis, evaluation) is bounded by
+        // glsl::limits for an 8 MiB stack in debug builds; servers give their
+        // engine threads 16 MiB (ARCHITECTURE.md invariants).
         let thread = std::thread::Builder::new()
             .name("session".into())
+            .stack_size(16 << 20)
             .spawn(move || run(config, breakpoints, filter, init, rx, out))
             .expect("spawning the session thread");
         Engine {
@@ -83,12 +92,12 @@ impl Engine {
     pub fn call<T: Send + 'static>(
         &self,
         f: impl FnOnce(&mut Session) -> T + Send + 'static,
-    ) -> Result<T, String> {
+    ) -> Result<T, ProgramEnded> {
         let (tx, rx) = mpsc::channel();
         self.send(Command::Call(Box::new(move |s| {
             let _ = tx.send(f(s));
         })));
-        rx.recv().map_err(|_| "the program has ended".to_string())
+        rx.recv().map_err(|_| ProgramEnded)
     }
 
     /// Whether the thread has ended (the program exited, or never started).

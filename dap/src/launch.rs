@@ -28,26 +28,47 @@ fn is_shader_file(p: &Path) -> bool {
     )
 }
 
+/// Why a launch configuration cannot be run.
+#[derive(Debug, thiserror::Error)]
+pub enum LaunchError {
+    #[error("cannot find this executable: {0}")]
+    OwnExe(std::io::Error),
+    #[error("the built-in host `shaderdbg-host` is not next to shaderdbg-dap in {} (build the workspace)", .0.display())]
+    NoHost(PathBuf),
+    #[error("`program` is empty")]
+    EmptyProgram,
+    #[error("`cwd` {} is not a directory", .0.display())]
+    NoCwd(PathBuf),
+    #[error("program {} does not exist", .0.display())]
+    NoProgram(PathBuf),
+    #[error("program {} is not a file", .0.display())]
+    NotAFile(PathBuf),
+    #[error("program {} is not executable", .0.display())]
+    NotExecutable(PathBuf),
+    #[error("{}: {source}", path.display())]
+    Unreadable {
+        path: PathBuf,
+        source: std::io::Error,
+    },
+    #[error(transparent)]
+    Agent(#[from] shaderdbg_session::launch::LaunchError),
+}
+
 /// The built-in host next to this executable (or one level up, for test
 /// binaries in `target/<profile>/deps`).
-pub fn host_binary() -> Result<PathBuf, String> {
-    let exe = std::env::current_exe().map_err(|e| format!("cannot find this executable: {e}"))?;
+pub fn host_binary() -> Result<PathBuf, LaunchError> {
+    let exe = std::env::current_exe().map_err(LaunchError::OwnExe)?;
     let dir = exe.parent().map(Path::to_path_buf).unwrap_or_default();
     [dir.join("shaderdbg-host"), dir.join("../shaderdbg-host")]
         .into_iter()
         .find(|p| p.is_file())
-        .ok_or_else(|| {
-            format!(
-                "the built-in host `shaderdbg-host` is not next to shaderdbg-dap in {} (build the workspace)",
-                dir.display()
-            )
-        })
+        .ok_or(LaunchError::NoHost(dir))
 }
 
 /// Checks the arguments and resolves the program.
-pub fn plan(a: LaunchArguments) -> Result<Plan, String> {
+pub fn plan(a: LaunchArguments) -> Result<Plan, LaunchError> {
     if a.program.trim().is_empty() {
-        return Err("`program` is empty".into());
+        return Err(LaunchError::EmptyProgram);
     }
     let cwd = a
         .cwd
@@ -56,15 +77,15 @@ pub fn plan(a: LaunchArguments) -> Result<Plan, String> {
         .map(PathBuf::from);
     if let Some(c) = &cwd {
         if !c.is_dir() {
-            return Err(format!("`cwd` {} is not a directory", c.display()));
+            return Err(LaunchError::NoCwd(c.clone()));
         }
     }
     let program = resolve(Path::new(&a.program), cwd.as_deref());
     if !program.exists() {
-        return Err(format!("program {} does not exist", program.display()));
+        return Err(LaunchError::NoProgram(program));
     }
     if !program.is_file() {
-        return Err(format!("program {} is not a file", program.display()));
+        return Err(LaunchError::NotAFile(program));
     }
     let env = a
         .env
@@ -75,7 +96,10 @@ pub fn plan(a: LaunchArguments) -> Result<Plan, String> {
     let config = if is_shader_file(&program) {
         let shader = program
             .canonicalize()
-            .map_err(|e| format!("{}: {e}", program.display()))?;
+            .map_err(|source| LaunchError::Unreadable {
+                path: program.clone(),
+                source,
+            })?;
         shader_file = Some(shader.clone());
         let mut args = vec![shader.display().to_string()];
         args.extend(a.args);
@@ -93,7 +117,7 @@ pub fn plan(a: LaunchArguments) -> Result<Plan, String> {
             .map(|m| m.permissions().mode())
             .unwrap_or(0);
         if mode & 0o111 == 0 {
-            return Err(format!("program {} is not executable", program.display()));
+            return Err(LaunchError::NotExecutable(program));
         }
         LaunchConfig {
             program,
@@ -103,7 +127,7 @@ pub fn plan(a: LaunchArguments) -> Result<Plan, String> {
             agent: None,
         }
     };
-    shaderdbg_session::launch::find_agent().map_err(|e| e.to_string())?;
+    shaderdbg_session::launch::find_agent()?;
     let no_debug = a.no_debug;
     Ok(Plan {
         config,

@@ -2,11 +2,19 @@
 //! engine.
 //!
 //! - [`framing`]: `Content-Length` frames of UTF-8 JSON, read forgivingly.
-//! - [`protocol`]: the DAP messages used, as serde types.
+//! - [`protocol`]: the DAP messages used, as serde types (written by hand
+//!   for the fields this adapter uses: the `dap` crate's request parsing
+//!   drops unknown requests, and generating the whole schema would be
+//!   thousands of lines for a few dozen used), the request enum and the
+//!   adapter's error.
 //! - [`custom`]: the custom requests of the VS Code extension
 //!   (`shaderdbg/frameImage`, `shaderdbg/debugPixel`, `shaderdbg/valuesImage`).
-//! - [`dispatch`]: the adapter's state; every request answered, session
-//!   events turned into DAP events.
+//! - [`dispatch`]: the adapter's state and the router: each request parsed
+//!   into one [`protocol::Command`] (typed arguments; `Unknown` for the rest,
+//!   so every request is answered), handled in `dispatch::handlers::*` by
+//!   area (lifecycle, breakpoints, execution, stack and variables, evaluate,
+//!   sources, custom requests; session events in `events`), answered with a
+//!   typed body or an [`protocol::AdapterError`].
 //! - [`engine`]: the session engine on its own thread (start, pump events,
 //!   resume/detach/kill).
 //! - [`launch`]: `launch` arguments -> the program to start (a shader file

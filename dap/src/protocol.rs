@@ -233,11 +233,187 @@ pub struct DisconnectArguments {
     pub terminate_debuggee: Option<bool>,
 }
 
+// ---- response bodies ---------------------------------------------------------
+
+#[derive(Debug, Clone, Serialize)]
+pub struct SetBreakpointsResponse {
+    pub breakpoints: Vec<Breakpoint>,
+}
+
+/// One answer of `setExceptionBreakpoints`.
+#[derive(Debug, Clone, Serialize)]
+pub struct FilterAnswer {
+    pub verified: bool,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub message: Option<String>,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct SetExceptionBreakpointsResponse {
+    pub breakpoints: Vec<FilterAnswer>,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct ThreadsResponse {
+    pub threads: Vec<Thread>,
+}
+
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct StackTraceResponse {
+    pub stack_frames: Vec<StackFrame>,
+    pub total_frames: usize,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct ScopesResponse {
+    pub scopes: Vec<Scope>,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct VariablesResponse {
+    pub variables: Vec<Variable>,
+}
+
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct EvaluateResponse {
+    pub result: String,
+    #[serde(rename = "type")]
+    pub ty: String,
+    pub variables_reference: i64,
+}
+
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct SourceResponse {
+    pub content: String,
+    pub mime_type: String,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct LoadedSourcesResponse {
+    pub sources: Vec<Source>,
+}
+
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ContinueResponse {
+    pub all_threads_continued: bool,
+}
+
+/// Why a request gets `success: false`: the `message` of the response.
+#[derive(Debug, thiserror::Error)]
+pub enum AdapterError {
+    #[error("invalid arguments for `{command}`: {source}")]
+    Arguments {
+        command: String,
+        source: serde_json::Error,
+    },
+    #[error("unknown or unsupported command `{0}`")]
+    UnknownCommand(String),
+    #[error("`{0}` before `initialize`: the adapter must be initialized first")]
+    NotInitialized(String),
+    #[error(transparent)]
+    Session(#[from] shaderdbg_session::SessionError),
+    #[error(transparent)]
+    Ended(#[from] crate::engine::ProgramEnded),
+    /// The request cannot be served in this state; the reason, for the user.
+    #[error("{0}")]
+    Refused(String),
+}
+
+impl From<String> for AdapterError {
+    fn from(reason: String) -> Self {
+        AdapterError::Refused(reason)
+    }
+}
+
+impl From<&str> for AdapterError {
+    fn from(reason: &str) -> Self {
+        AdapterError::Refused(reason.to_string())
+    }
+}
+
+/// Every request this adapter knows, with its typed arguments; anything
+/// else is `Unknown` (and still gets a response).
+#[derive(Debug, Clone)]
+pub enum Command {
+    Initialize(InitializeArguments),
+    Launch(Box<LaunchArguments>),
+    Attach,
+    SetBreakpoints(SetBreakpointsArguments),
+    SetExceptionBreakpoints(SetExceptionBreakpointsArguments),
+    ConfigurationDone,
+    Threads,
+    StackTrace(StackTraceArguments),
+    Scopes(ScopesArguments),
+    Variables(VariablesArguments),
+    Evaluate(EvaluateArguments),
+    Source(SourceArguments),
+    LoadedSources,
+    Next(ThreadArguments),
+    StepIn(ThreadArguments),
+    StepOut(ThreadArguments),
+    StepBack(ThreadArguments),
+    Continue(ThreadArguments),
+    ReverseContinue(ThreadArguments),
+    Pause(ThreadArguments),
+    Terminate,
+    Disconnect(DisconnectArguments),
+    /// The extension's requests (contract in `custom`).
+    FrameImage,
+    DebugPixel(crate::custom::DebugPixelArguments),
+    ValuesImage(crate::custom::ValuesImageArguments),
+    Unknown(String),
+}
+
+impl Command {
+    /// The request's command with its arguments parsed; malformed
+    /// arguments are an error the response carries.
+    pub fn parse(req: &Request) -> Result<Command, AdapterError> {
+        fn args<T: serde::de::DeserializeOwned>(req: &Request) -> Result<T, AdapterError> {
+            arguments(req)
+        }
+        Ok(match req.command.as_str() {
+            "initialize" => Command::Initialize(args(req)?),
+            "launch" => Command::Launch(Box::new(args(req)?)),
+            "attach" => Command::Attach,
+            "setBreakpoints" => Command::SetBreakpoints(args(req)?),
+            "setExceptionBreakpoints" => Command::SetExceptionBreakpoints(args(req)?),
+            "configurationDone" => Command::ConfigurationDone,
+            "threads" => Command::Threads,
+            "stackTrace" => Command::StackTrace(args(req)?),
+            "scopes" => Command::Scopes(args(req)?),
+            "variables" => Command::Variables(args(req)?),
+            "evaluate" => Command::Evaluate(args(req)?),
+            "source" => Command::Source(args(req)?),
+            "loadedSources" => Command::LoadedSources,
+            "next" => Command::Next(args(req)?),
+            "stepIn" => Command::StepIn(args(req)?),
+            "stepOut" => Command::StepOut(args(req)?),
+            "stepBack" => Command::StepBack(args(req)?),
+            "continue" => Command::Continue(args(req)?),
+            "reverseContinue" => Command::ReverseContinue(args(req)?),
+            "pause" => Command::Pause(args(req)?),
+            "terminate" => Command::Terminate,
+            "disconnect" => Command::Disconnect(args(req)?),
+            crate::custom::FRAME_IMAGE => Command::FrameImage,
+            crate::custom::DEBUG_PIXEL => Command::DebugPixel(args(req)?),
+            crate::custom::VALUES_IMAGE => Command::ValuesImage(args(req)?),
+            other => Command::Unknown(other.to_string()),
+        })
+    }
+}
+
 /// Parses a request's arguments (`{}` when absent).
-pub fn arguments<T: serde::de::DeserializeOwned>(req: &Request) -> Result<T, String> {
+pub fn arguments<T: serde::de::DeserializeOwned>(req: &Request) -> Result<T, AdapterError> {
     let v = req
         .arguments
         .clone()
         .unwrap_or_else(|| Value::Object(Default::default()));
-    serde_json::from_value(v).map_err(|e| format!("invalid arguments for `{}`: {e}", req.command))
+    serde_json::from_value(v).map_err(|source| AdapterError::Arguments {
+        command: req.command.clone(),
+        source,
+    })
 }

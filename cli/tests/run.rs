@@ -17,11 +17,17 @@ fn shader_file() -> PathBuf {
 }
 
 fn run(args: &[&str]) -> (Output, Vec<Value>) {
+    run_app(args, &["3", "64"])
+}
+
+/// `shaderdbg run ARGS --json -- single_pass APP_ARGS`: its output and events.
+fn run_app(args: &[&str], app_args: &[&str]) -> (Output, Vec<Value>) {
     let app = single_pass().to_str().expect("utf-8 path").to_string();
     let out = Command::new(env!("CARGO_BIN_EXE_shaderdbg"))
         .arg("run")
         .args(args)
-        .args(["--json", "--", &app, "3", "64"])
+        .args(["--json", "--", &app])
+        .args(app_args)
         .output()
         .expect("shaderdbg run");
     let events = String::from_utf8_lossy(&out.stdout)
@@ -398,23 +404,10 @@ fn dprintf_logs_values_without_stopping() {
 fn stops_on_two_threads_are_serialized_and_nothing_hangs() {
     let app = single_pass().to_str().expect("utf-8 path").to_string();
     let bp = format!("{}:9", shader_file().display());
-    let out = Command::new(env!("CARGO_BIN_EXE_shaderdbg"))
-        .args([
-            "run",
-            "--break",
-            &bp,
-            "--max-stops",
-            "4",
-            "--timeout",
-            "120",
-        ])
-        .args(["--json", "--", &app, "3", "64", "2"])
-        .output()
-        .expect("shaderdbg run");
-    let events: Vec<Value> = String::from_utf8_lossy(&out.stdout)
-        .lines()
-        .map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("not JSON: {l}: {e}")))
-        .collect();
+    let (_, events) = run_app(
+        &["--break", &bp, "--max-stops", "4", "--timeout", "120"],
+        &["3", "64", "2"],
+    );
     assert!(of_kind(&events, "timeout").is_empty(), "{events:#?}");
     assert!(of_kind(&events, "error").is_empty(), "{events:#?}");
     let stops = of_kind(&events, "stopped");

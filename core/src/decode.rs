@@ -223,25 +223,19 @@ pub fn decode(words: &[u32], table: &ProbeTable) -> Result<Trace, DecodeError> {
                     None => b.inv.exit = Exit::Returned,
                 }
             }
-            ProbeKind::Write { decl, path } => {
+            // An input's value when `main` starts is a write of the whole variable.
+            ProbeKind::Write { decl, .. } | ProbeKind::Input { decl } => {
+                let path = match &probe.kind {
+                    ProbeKind::Write { path, .. } => path.clone(),
+                    _ => Vec::new(),
+                };
                 let v = value()?;
                 b.inv.writes.push(Write {
                     probe: id,
                     step,
                     frame: b.current,
                     decl: *decl,
-                    path: path.clone(),
-                    value: v,
-                });
-            }
-            ProbeKind::Input { decl } => {
-                let v = value()?;
-                b.inv.writes.push(Write {
-                    probe: id,
-                    step,
-                    frame: b.current,
-                    decl: *decl,
-                    path: Vec::new(),
+                    path,
                     value: v,
                 });
             }

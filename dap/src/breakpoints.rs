@@ -124,8 +124,9 @@ impl Breakpoints {
                     && e.log_message == log_message
                     && !e.invalid
             };
-            let entry = if let Some(m) = invalid {
-                Entry {
+            let entry = match (invalid, old.iter().find(same)) {
+                (None, Some(e)) => e.clone(),
+                (invalid, _) => Entry {
                     id: self.new_id(),
                     line,
                     condition,
@@ -133,25 +134,10 @@ impl Breakpoints {
                     log_message,
                     verified: false,
                     bound_line: None,
-                    message: Some(m),
+                    invalid: invalid.is_some(),
+                    message: invalid,
                     sent: false,
-                    invalid: true,
-                }
-            } else if let Some(e) = old.iter().find(same) {
-                e.clone()
-            } else {
-                Entry {
-                    id: self.new_id(),
-                    line,
-                    condition,
-                    hit_condition,
-                    log_message,
-                    verified: false,
-                    bound_line: None,
-                    message: None,
-                    sent: false,
-                    invalid: false,
-                }
+                },
             };
             entries.push(entry);
         }

@@ -188,16 +188,22 @@ impl Stop {
 /// Stepping: navigation of the recorded trace. Each returns the step to move
 /// to, or `None` when there is none in the recording.
 impl Stop {
-    /// Step over: the next step after `from` at the same or a shallower call depth.
-    pub fn step_over_target(&self, from: usize) -> Option<usize> {
+    /// The first step after `from` whose call depth satisfies `keep` (given
+    /// the depth at `from` and the step's).
+    fn next_at_depth(&self, from: usize, keep: impl Fn(usize, usize) -> bool) -> Option<usize> {
         let depth = self.trace.steps.get(from)?.depth;
         self.trace
             .steps
             .iter()
             .enumerate()
             .skip(from + 1)
-            .find(|(_, s)| s.depth <= depth)
+            .find(|(_, s)| keep(depth, s.depth))
             .map(|(i, _)| i)
+    }
+
+    /// Step over: the next step after `from` at the same or a shallower call depth.
+    pub fn step_over_target(&self, from: usize) -> Option<usize> {
+        self.next_at_depth(from, |at, d| d <= at)
     }
 
     /// Step in: the next step.
@@ -207,14 +213,7 @@ impl Stop {
 
     /// Step out: the next step at a shallower call depth (in a caller).
     pub fn step_out_target(&self, from: usize) -> Option<usize> {
-        let depth = self.trace.steps.get(from)?.depth;
-        self.trace
-            .steps
-            .iter()
-            .enumerate()
-            .skip(from + 1)
-            .find(|(_, s)| s.depth < depth)
-            .map(|(i, _)| i)
+        self.next_at_depth(from, |at, d| d < at)
     }
 
     /// Step back: the previous step.

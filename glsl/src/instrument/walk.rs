@@ -998,14 +998,7 @@ impl Walker<'_> {
         span: Span,
     ) -> ast::Expr {
         let Some(t) = t else { return e };
-        let p = self.probe(
-            ProbeKind::Write {
-                decl: t.decl,
-                path: t.path,
-            },
-            span,
-            Some(t.ty.clone()),
-        );
+        let p = self.write_probe(t.decl, t.path, span, &t.ty);
         if !self.record || !self.loggable(&value_ty) {
             return e;
         }
@@ -1018,17 +1011,15 @@ impl Walker<'_> {
         )
     }
 
+    /// The probe of a write to `decl` at `path`, logging its new value.
+    fn write_probe(&mut self, decl: DeclId, path: Vec<PathElem>, span: Span, ty: &Type) -> ProbeId {
+        self.probe(ProbeKind::Write { decl, path }, span, Some(ty.clone()))
+    }
+
     /// Logs a write as a statement of its own.
     fn log_write(&mut self, t: Option<Target>, span: Span, out: &mut Vec<ast::Statement>) {
         let Some(t) = t else { return };
-        let p = self.probe(
-            ProbeKind::Write {
-                decl: t.decl,
-                path: t.path,
-            },
-            span,
-            Some(t.ty.clone()),
-        );
+        let p = self.write_probe(t.decl, t.path, span, &t.ty);
         if self.record {
             let w = self.rt.write(&t.ty);
             out.push(stmt(call(&w, vec![uint(p), t.expr])));

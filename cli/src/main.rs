@@ -2,6 +2,7 @@
 //! (`glsl check`, `glsl instrument`, `glsl probes`) and runs the demo; it grows
 //! into the scripted/interactive front end of the session engine.
 
+mod capture;
 mod demo;
 mod glsl_cmd;
 mod interactive;
@@ -31,8 +32,12 @@ enum Command {
     },
     /// Render the bundled demo shader headless, record one pixel, print its trace.
     Demo(demo::DemoArgs),
-    /// Run a program (or a fragment shader in the built-in host) under the debugger.
+    /// Run a program (or a fragment shader in the built-in host, or an
+    /// apitrace recording) under the debugger.
     Run(run::RunArgs),
+    /// Record a program's GL calls with apitrace into a trace to debug any
+    /// number of times (`run -- FILE.trace`).
+    Capture(capture::CaptureArgs),
     /// Debug a program interactively (break, run, next, step, back, print,
     /// info locals, threads, continue), gdb style.
     Debug(interactive::DebugArgs),
@@ -44,6 +49,7 @@ fn main() -> ExitCode {
         Command::Glsl { command } => glsl_cmd::run(command),
         Command::Demo(args) => demo::run(args),
         Command::Run(args) => run::run(args),
+        Command::Capture(args) => capture::run(args),
         Command::Debug(args) => interactive::run(args),
     };
     match result {

@@ -12,7 +12,7 @@ use shaderdbg_session::binding::FileBreakpoint;
 use shaderdbg_session::breakpoints::HitCondition;
 use shaderdbg_session::launch::LaunchConfig;
 use shaderdbg_session::stop::{Scope, Stop};
-use shaderdbg_session::{json as value_json, Event, Session};
+use shaderdbg_session::{json as value_json, trace, Event, Session};
 use shaderdbg_session::{Invocation, ScreenshotAt, StopFilter};
 
 #[derive(Args)]
@@ -50,8 +50,9 @@ pub struct TargetArgs {
     /// Only stop in this frame (frames count from 0; frame N ends at the (N+1)-th swap).
     #[arg(long)]
     pub frame: Option<u64>,
-    /// The program and its arguments, or a fragment shader file to run in
-    /// the built-in host. After `--`, or without it: everything from the
+    /// The program and its arguments, a fragment shader file to run in the
+    /// built-in host, or an apitrace recording (`.trace`, replayed with
+    /// `apitrace replay`). After `--`, or without it: everything from the
     /// first word that is not an option of ours on belongs to the program.
     #[arg(
         trailing_var_arg = true,
@@ -202,6 +203,12 @@ fn host_binary() -> Result<PathBuf> {
 /// for a lone fragment shader file.
 pub(crate) fn launch_config(command: &[String]) -> Result<LaunchConfig> {
     let first = PathBuf::from(command.first().context("no program given")?);
+    if trace::is_trace_file(&first) {
+        let file = first
+            .canonicalize()
+            .with_context(|| first.display().to_string())?;
+        return Ok(trace::replay_config(&file, command[1..].to_vec()));
+    }
     Ok(if is_shader_file(&first) && command.len() == 1 {
         LaunchConfig {
             program: host_binary()?,

@@ -459,3 +459,54 @@ fn a_lone_shader_file_runs_without_the_separator() {
         assert_eq!(stops[0]["pixel"], serde_json::json!([3, 4]));
     }
 }
+
+/// Record once, debug any time: a capture of the app replayed under the
+/// debugger stops at the same pixel and frame with the values of the live
+/// run (the conditional-breakpoint test above checks those).
+#[test]
+fn a_captured_trace_replays_under_the_debugger_with_the_live_values() {
+    let app = single_pass().to_str().expect("utf-8 path").to_string();
+    let dir = std::env::temp_dir().join(format!("shaderdbg-trace-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    let trace = dir.join("single_pass.trace");
+    let trace = trace.to_str().expect("utf-8 path");
+    let capture = Command::new(env!("CARGO_BIN_EXE_shaderdbg"))
+        .args([
+            "capture", "--api", "egl", "-o", trace, "--", &app, "3", "64",
+        ])
+        .output()
+        .expect("shaderdbg capture");
+    assert!(
+        capture.status.success(),
+        "capture failed (is apitrace installed? cargo xtask setup installs it): {}",
+        String::from_utf8_lossy(&capture.stderr)
+    );
+    let bp = format!("{}:9:p.x > 1.5", shader_file().display());
+    let out = Command::new(env!("CARGO_BIN_EXE_shaderdbg"))
+        .args([
+            "run", "--json", "--break", &bp, "--pixel", "50,10", "--frame", "1",
+        ])
+        .args(["--timeout", "120", "--", trace])
+        .env_remove("DISPLAY")
+        .output()
+        .expect("shaderdbg run");
+    let events: Vec<Value> = String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .filter_map(|l| serde_json::from_str(l).ok())
+        .collect();
+    let stops = of_kind(&events, "stopped");
+    assert_eq!(stops.len(), 1, "{events:#?}");
+    let s = stops[0];
+    assert_eq!(
+        (s["line"].as_u64(), s["frame"].as_u64()),
+        (Some(9), Some(1))
+    );
+    assert_eq!(s["pixel"], serde_json::json!([50, 10]));
+    assert_eq!(
+        s["locals"]["p"]["value"],
+        serde_json::json!([50.5 / 32.0, 10.5 / 32.0])
+    );
+    assert_eq!(s["locals"]["t"]["value"], serde_json::json!(0.125));
+    assert_eq!(of_kind(&events, "exited")[0]["code"], 0);
+    let _ = std::fs::remove_dir_all(&dir);
+}

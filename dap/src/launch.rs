@@ -93,7 +93,20 @@ pub fn plan(a: LaunchArguments) -> Result<Plan, LaunchError> {
         .filter_map(|(k, v)| v.map(|v| (k, v)))
         .collect();
     let mut shader_file = None;
-    let config = if is_shader_file(&program) {
+    let config = if shaderdbg_session::trace::is_trace_file(&program) {
+        // A recording: replayed by apitrace under the agent, the same
+        // frames every time.
+        let trace = program
+            .canonicalize()
+            .map_err(|source| LaunchError::Unreadable {
+                path: program.clone(),
+                source,
+            })?;
+        let mut c = shaderdbg_session::trace::replay_config(&trace, a.args);
+        c.cwd = cwd;
+        c.env.extend(env);
+        c
+    } else if is_shader_file(&program) {
         let shader = program
             .canonicalize()
             .map_err(|source| LaunchError::Unreadable {

@@ -17,6 +17,8 @@
 //!   stop's cursor, with GLSL semantics; texture sampling and derivatives on
 //!   the GPU through a watch.
 //! - [`present`]: values as text people read (GLSL notation) and their parts.
+//! - [`trace`]: apitrace recordings: capture a program, replay it under the
+//!   agent.
 //! - [`json`]: values as JSON (numbers, booleans, arrays for vectors, arrays of
 //!   columns for matrices, objects for structs).
 
@@ -29,6 +31,7 @@ pub mod launch;
 pub mod present;
 pub mod session;
 pub mod stop;
+pub mod trace;
 
 pub use images::{Screenshot, WatchImage};
 pub use session::{CurrentStop, Event, ExceptionFilters, Halt, Session, SessionError, ShaderInfo};

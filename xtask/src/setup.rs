@@ -41,6 +41,9 @@ const DEBIAN_PACKAGES: &[&str] = &[
     // glmark2 built for desktop GL on X11/GLX (bookworm has no plain `glmark2`
     // package): an unmodified real application for end-to-end tests of the agent.
     "glmark2-x11",
+    // apitrace (apitrace trace/replay, glretrace, eglretrace): shaderdbg
+    // capture and the debugging of recorded traces.
+    "apitrace",
     // glslangValidator: the Khronos reference GLSL front end; checks that
     // instrumented shaders are valid GLSL independently of the driver.
     "glslang-tools",

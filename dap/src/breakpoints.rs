@@ -15,7 +15,8 @@ use std::path::{Path, PathBuf};
 use shaderdbg_session::binding::FileBreakpoint;
 use shaderdbg_session::breakpoints::HitCondition;
 
-use crate::protocol::{self, AdapterError, Source, SourceBreakpoint};
+use crate::protocol::{self, Source, SourceBreakpoint};
+use crate::sources::SourceError;
 
 #[derive(Clone, Debug)]
 pub struct Entry {
@@ -76,23 +77,22 @@ impl Breakpoints {
     pub fn set(
         &mut self,
         source: &Source,
-        file: Result<PathBuf, AdapterError>,
+        file: Result<PathBuf, SourceError>,
         requested: &[SourceBreakpoint],
     ) -> Vec<protocol::Breakpoint> {
         let file = match file {
             Ok(f) => f,
             Err(e) => {
-                let message = e.to_string();
                 return requested
                     .iter()
                     .map(|b| protocol::Breakpoint {
-                        id: self.new_id(),
+                        id: Some(self.new_id()),
                         verified: false,
-                        message: Some(message.clone()),
+                        message: Some(e.to_string()),
                         source: Some(source.clone()),
                         line: Some(b.line),
                     })
-                    .collect();
+                    .collect()
             }
         };
         let old = self
@@ -124,9 +124,10 @@ impl Breakpoints {
                     && e.log_message == log_message
                     && !e.invalid
             };
-            let entry = match (invalid, old.iter().find(same)) {
-                (None, Some(e)) => e.clone(),
-                (invalid, _) => Entry {
+            // An unchanged breakpoint keeps its id and binding.
+            let entry = match old.iter().find(same).filter(|_| invalid.is_none()) {
+                Some(e) => e.clone(),
+                None => Entry {
                     id: self.new_id(),
                     line,
                     condition,
@@ -152,7 +153,7 @@ impl Breakpoints {
 
     fn dap(e: &Entry, source: &Source) -> protocol::Breakpoint {
         protocol::Breakpoint {
-            id: e.id,
+            id: Some(e.id),
             verified: e.verified,
             message: e.message.clone(),
             source: Some(source.clone()),

@@ -43,7 +43,7 @@
 //! NaN / an infinite component.
 
 use base64::Engine as _;
-use serde_json::{json, Value as Json};
+use serde::{Deserialize, Serialize};
 use shaderdbg_glsl::{Type, Value};
 use shaderdbg_session::WatchImage;
 
@@ -51,18 +51,62 @@ pub const FRAME_IMAGE: &str = "shaderdbg/frameImage";
 pub const DEBUG_PIXEL: &str = "shaderdbg/debugPixel";
 pub const VALUES_IMAGE: &str = "shaderdbg/valuesImage";
 
-#[derive(Debug, Clone, serde::Deserialize)]
+/// `shaderdbg/frameImage`'s response body.
+#[derive(Debug, Clone, Serialize)]
+pub struct FrameImageBody {
+    pub frame: u64,
+    pub draw: u64,
+    pub width: u32,
+    pub height: u32,
+    /// Base64 PNG, top row first.
+    pub png: String,
+}
+
+#[derive(Debug, Clone, Deserialize)]
 pub struct DebugPixelArguments {
     pub x: u32,
     pub y: u32,
 }
 
-#[derive(Debug, Clone, serde::Deserialize)]
+/// `shaderdbg/debugPixel`'s response body: the frame whose pixel history is shown.
+#[derive(Debug, Clone, Serialize)]
+pub struct DebugPixelBody {
+    pub frame: u64,
+}
+
+#[derive(Debug, Clone, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct ValuesImageArguments {
     pub expression: String,
     #[serde(default)]
     pub frame_id: Option<i64>,
+}
+
+/// `shaderdbg/valuesImage`'s response body (see the module docs).
+#[derive(Debug, Clone, Serialize)]
+pub struct ValuesImageBody {
+    pub expression: String,
+    #[serde(rename = "type")]
+    pub ty: String,
+    pub line: u32,
+    pub width: u32,
+    pub height: u32,
+    pub components: u32,
+    pub data: String,
+    pub covered: String,
+    /// Per component; `None` (null) where no covered value is finite.
+    pub min: Vec<Option<f32>>,
+    pub max: Vec<Option<f32>>,
+    pub nan: u32,
+    pub inf: u32,
+}
+
+/// A watch image of a value that is not made of scalars.
+#[derive(Debug, thiserror::Error)]
+#[error("`{expr}` is a {ty}: only scalars, vectors and matrices can be shown")]
+pub struct NotAnImage {
+    pub expr: String,
+    pub ty: Type,
 }
 
 pub fn base64(bytes: &[u8]) -> String {
@@ -93,20 +137,13 @@ pub fn components(ty: &Type) -> Option<u32> {
     }
 }
 
-/// A watch image that cannot be painted.
-#[derive(Debug, thiserror::Error)]
-#[error("`{expr}` is a {ty}: only scalars, vectors and matrices can be shown")]
-pub struct NotPaintable {
-    pub expr: String,
-    pub ty: shaderdbg_glsl::Type,
-}
-
 /// The `shaderdbg/valuesImage` body for a watch image.
-pub fn values_image_body(img: &WatchImage, line: u32) -> Result<Json, NotPaintable> {
-    let n = components(&img.ty).ok_or_else(|| NotPaintable {
+pub fn values_image_body(img: &WatchImage, line: u32) -> Result<ValuesImageBody, NotAnImage> {
+    let components = components(&img.ty).ok_or_else(|| NotAnImage {
         expr: img.expr.clone(),
         ty: img.ty.clone(),
-    })? as usize;
+    })?;
+    let n = components as usize;
     let pixels = img.width as usize * img.height as usize;
     let mut data = Vec::with_capacity(pixels * n * 4);
     let mut covered = Vec::with_capacity(pixels);
@@ -143,30 +180,31 @@ pub fn values_image_body(img: &WatchImage, line: u32) -> Result<Json, NotPaintab
             data.extend_from_slice(&f.to_le_bytes());
         }
     }
-    let bound = |v: &[f32]| -> Vec<Json> {
+    let bound = |v: &[f32]| {
         v.iter()
-            .map(|f| if f.is_finite() { json!(f) } else { Json::Null })
+            .map(|f| Some(*f).filter(|f| f.is_finite()))
             .collect()
     };
-    Ok(json!({
-        "expression": img.expr,
-        "type": img.ty.to_string(),
-        "line": line,
-        "width": img.width,
-        "height": img.height,
-        "components": n,
-        "data": base64(&data),
-        "covered": base64(&covered),
-        "min": bound(&min),
-        "max": bound(&max),
-        "nan": nan,
-        "inf": inf,
-    }))
+    Ok(ValuesImageBody {
+        expression: img.expr.clone(),
+        ty: img.ty.to_string(),
+        line,
+        width: img.width,
+        height: img.height,
+        components,
+        data: base64(&data),
+        covered: base64(&covered),
+        min: bound(&min),
+        max: bound(&max),
+        nan,
+        inf,
+    })
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use serde_json::json;
     use shaderdbg_glsl::types::Scalar;
 
     #[test]
@@ -182,7 +220,7 @@ mod tests {
                 None,
             ],
         };
-        let b = values_image_body(&img, 5).unwrap();
+        let b = serde_json::to_value(values_image_body(&img, 5).unwrap()).unwrap();
         assert_eq!(b["components"], 2);
         assert_eq!(b["line"], 5);
         assert_eq!(b["type"], "vec2");

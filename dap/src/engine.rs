@@ -18,11 +18,6 @@ use crate::Input;
 pub type Job = Box<dyn FnOnce(&mut Session) + Send>;
 
 /// What the dispatcher asks of the running session.
-/// The session thread is gone: the program ended.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, thiserror::Error)]
-#[error("the program has ended")]
-pub struct ProgramEnded;
-
 pub enum Command {
     Resume,
     /// Remove every breakpoint and let the program run to its end.
@@ -42,6 +37,16 @@ impl std::fmt::Debug for Command {
         })
     }
 }
+
+/// The session's thread has ended: the program exited (or never started).
+#[derive(Debug, Clone, Copy, thiserror::Error)]
+#[error("the program has ended")]
+pub struct Ended;
+
+/// The session thread's stack, as the architecture promises engine work in
+/// servers: session work (parsing, instrumenting, decoding) recurses within
+/// `glsl::limits`, for which 8 MiB is enough in debug builds; 16 leaves room.
+const STACK: usize = 16 << 20;
 
 /// What the engine thread reports.
 pub enum EngineEvent {
@@ -67,12 +72,9 @@ impl Engine {
         out: Sender<Input>,
     ) -> Engine {
         let (tx, rx) = mpsc::channel();
-        // The engine's recursion (parse, analysis, evaluation) is bounded by
-        // glsl::limits for an 8 MiB stack in debug builds; servers give their
-        // engine threads 16 MiB (ARCHITECTURE.md invariants).
         let thread = std::thread::Builder::new()
             .name("session".into())
-            .stack_size(16 << 20)
+            .stack_size(STACK)
             .spawn(move || run(config, breakpoints, filter, init, rx, out))
             .expect("spawning the session thread");
         Engine {
@@ -92,12 +94,12 @@ impl Engine {
     pub fn call<T: Send + 'static>(
         &self,
         f: impl FnOnce(&mut Session) -> T + Send + 'static,
-    ) -> Result<T, ProgramEnded> {
+    ) -> Result<T, Ended> {
         let (tx, rx) = mpsc::channel();
         self.send(Command::Call(Box::new(move |s| {
             let _ = tx.send(f(s));
         })));
-        rx.recv().map_err(|_| ProgramEnded)
+        rx.recv().map_err(|_| Ended)
     }
 
     /// Whether the thread has ended (the program exited, or never started).

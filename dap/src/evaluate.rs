@@ -11,21 +11,15 @@ use shaderdbg_session::stop::Stop;
 pub use shaderdbg_session::eval::{Scope, Typed};
 
 /// Why an expression has no value.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 pub enum EvalError {
     /// The expression is outside what can be evaluated here: it needs the
     /// GPU and none was at hand, the GPU failed, or it changes variables.
+    #[error("{0}")]
     Unsupported(String),
     /// It does not parse, names something unknown, or mixes types wrongly.
+    #[error("{0}")]
     Invalid(String),
-}
-
-impl std::fmt::Display for EvalError {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self {
-            EvalError::Unsupported(m) | EvalError::Invalid(m) => f.write_str(m),
-        }
-    }
 }
 
 impl From<eval::EvalError> for EvalError {

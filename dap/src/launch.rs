@@ -8,6 +8,32 @@ use shaderdbg_session::launch::LaunchConfig;
 
 use crate::protocol::LaunchArguments;
 
+/// Why a launch cannot go ahead.
+#[derive(Debug, thiserror::Error)]
+pub enum LaunchError {
+    #[error("`program` is empty")]
+    EmptyProgram,
+    #[error("`cwd` {} is not a directory", .0.display())]
+    CwdNotADirectory(PathBuf),
+    #[error("program {} does not exist", .0.display())]
+    NoProgram(PathBuf),
+    #[error("program {} is not a file", .0.display())]
+    NotAFile(PathBuf),
+    #[error("program {} is not executable", .0.display())]
+    NotExecutable(PathBuf),
+    #[error("{}: {source}", path.display())]
+    Unreadable {
+        path: PathBuf,
+        source: std::io::Error,
+    },
+    #[error("cannot find this executable: {0}")]
+    NoExecutable(std::io::Error),
+    #[error("the built-in host `shaderdbg-host` is not next to shaderdbg-dap in {} (build the workspace)", .0.display())]
+    NoHost(PathBuf),
+    #[error(transparent)]
+    Agent(#[from] shaderdbg_session::launch::LaunchError),
+}
+
 /// A checked launch, held until `configurationDone` starts it.
 #[derive(Clone, Debug)]
 pub struct Plan {
@@ -28,36 +54,10 @@ fn is_shader_file(p: &Path) -> bool {
     )
 }
 
-/// Why a launch configuration cannot be run.
-#[derive(Debug, thiserror::Error)]
-pub enum LaunchError {
-    #[error("cannot find this executable: {0}")]
-    OwnExe(std::io::Error),
-    #[error("the built-in host `shaderdbg-host` is not next to shaderdbg-dap in {} (build the workspace)", .0.display())]
-    NoHost(PathBuf),
-    #[error("`program` is empty")]
-    EmptyProgram,
-    #[error("`cwd` {} is not a directory", .0.display())]
-    NoCwd(PathBuf),
-    #[error("program {} does not exist", .0.display())]
-    NoProgram(PathBuf),
-    #[error("program {} is not a file", .0.display())]
-    NotAFile(PathBuf),
-    #[error("program {} is not executable", .0.display())]
-    NotExecutable(PathBuf),
-    #[error("{}: {source}", path.display())]
-    Unreadable {
-        path: PathBuf,
-        source: std::io::Error,
-    },
-    #[error(transparent)]
-    Agent(#[from] shaderdbg_session::launch::LaunchError),
-}
-
 /// The built-in host next to this executable (or one level up, for test
 /// binaries in `target/<profile>/deps`).
 pub fn host_binary() -> Result<PathBuf, LaunchError> {
-    let exe = std::env::current_exe().map_err(LaunchError::OwnExe)?;
+    let exe = std::env::current_exe().map_err(LaunchError::NoExecutable)?;
     let dir = exe.parent().map(Path::to_path_buf).unwrap_or_default();
     [dir.join("shaderdbg-host"), dir.join("../shaderdbg-host")]
         .into_iter()
@@ -77,7 +77,7 @@ pub fn plan(a: LaunchArguments) -> Result<Plan, LaunchError> {
         .map(PathBuf::from);
     if let Some(c) = &cwd {
         if !c.is_dir() {
-            return Err(LaunchError::NoCwd(c.clone()));
+            return Err(LaunchError::CwdNotADirectory(c.clone()));
         }
     }
     let program = resolve(Path::new(&a.program), cwd.as_deref());

@@ -2,19 +2,22 @@
 //! engine.
 //!
 //! - [`framing`]: `Content-Length` frames of UTF-8 JSON, read forgivingly.
-//! - [`protocol`]: the DAP messages used, as serde types (written by hand
-//!   for the fields this adapter uses: the `dap` crate's request parsing
-//!   drops unknown requests, and generating the whole schema would be
-//!   thousands of lines for a few dozen used), the request enum and the
-//!   adapter's error.
+//! - [`protocol`]: the DAP messages used: every request as one enum
+//!   ([`protocol::Request`]), arguments and bodies generated from the DAP
+//!   schema, the events sent.
 //! - [`custom`]: the custom requests of the VS Code extension
-//!   (`shaderdbg/frameImage`, `shaderdbg/debugPixel`, `shaderdbg/valuesImage`).
-//! - [`dispatch`]: the adapter's state and the router: each request parsed
-//!   into one [`protocol::Command`] (typed arguments; `Unknown` for the rest,
-//!   so every request is answered), handled in `dispatch::handlers::*` by
-//!   area (lifecycle, breakpoints, execution, stack and variables, evaluate,
-//!   sources, custom requests; session events in `events`), answered with a
-//!   typed body or an [`protocol::AdapterError`].
+//!   (`shaderdbg/frameImage`, `shaderdbg/debugPixel`, `shaderdbg/valuesImage`):
+//!   the contract and its types.
+//! - [`dispatch`]: the router: frame -> [`protocol::Request`] -> handler ->
+//!   response; every request answered.
+//! - [`handlers`]: the request handlers by area (lifecycle, breakpoints,
+//!   execution, stack, evaluate, sources, custom).
+//! - [`state`]: the adapter's state and what handlers share (threads,
+//!   frame ids, running work on the session).
+//! - [`events`]: session events turned into DAP events.
+//! - [`writer`]: responses and events out, with sequence numbers.
+//! - [`error`]: why a request failed (the response's message).
+//! - [`sources`]: shaders without a file, shown by `sourceReference`.
 //! - [`engine`]: the session engine on its own thread (start, pump events,
 //!   resume/detach/kill).
 //! - [`launch`]: `launch` arguments -> the program to start (a shader file
@@ -28,12 +31,18 @@ pub mod breakpoints;
 pub mod custom;
 pub mod dispatch;
 pub mod engine;
+pub mod error;
 pub mod evaluate;
+pub mod events;
 pub mod framing;
+pub mod handlers;
 pub mod launch;
 pub mod protocol;
+pub mod sources;
+pub mod state;
 pub mod stepping;
 pub mod variables;
+pub mod writer;
 
 use std::io::{BufRead, Write};
 use std::sync::mpsc;

@@ -112,7 +112,7 @@ impl Handles {
         Variable {
             name: name.to_string(),
             value: text,
-            ty: ty.to_string(),
+            ty: Some(ty.to_string()),
             evaluate_name: Some(eval.to_string()),
             variables_reference: reference,
         }

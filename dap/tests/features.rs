@@ -102,8 +102,7 @@ fn capabilities_declare_what_works() {
     assert!(msg.contains("not stopped"), "{msg}");
     let msg = c.fails("shaderdbg/valuesImage", json!({"expression": "p"}));
     assert!(msg.contains("not stopped"), "{msg}");
-    c.ok("disconnect", json!({}));
-    assert!(c.wait_closed().success());
+    c.disconnect();
 }
 
 /// With a condition and a hit count, the program stops at the third
@@ -137,8 +136,7 @@ fn hit_condition_counts_invocations_across_draws() {
     assert_eq!(c.event("exited")["body"]["exitCode"], 0);
     let stops = c.events.iter().filter(|e| e["event"] == "stopped").count();
     assert_eq!(stops, 3);
-    c.ok("disconnect", json!({}));
-    assert!(c.wait_closed().success());
+    c.disconnect();
 }
 
 /// A logpoint prints for every invocation that reaches it, values computed
@@ -183,8 +181,7 @@ fn logpoints_print_and_do_not_stop() {
         assert!(line.contains(&format!("p={}", p_of(63, y))), "{line}");
         assert!(line.trim_end().ends_with("{raw}"), "{line}");
     }
-    c.ok("disconnect", json!({}));
-    assert!(c.wait_closed().success());
+    c.disconnect();
 }
 
 /// frameImage, valuesImage (values checked against the pixel), loadedSources,
@@ -409,8 +406,7 @@ fn unusable_breakpoints_are_unverified_with_a_reason() {
         .iter()
         .any(|e| e["event"] == "breakpoint" && e["body"]["breakpoint"]["id"] == unused_id));
     assert!(!c.events.iter().any(|e| e["event"] == "stopped"));
-    c.ok("disconnect", json!({}));
-    assert!(c.wait_closed().success());
+    c.disconnect();
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
@@ -429,8 +425,7 @@ fn a_program_killed_mid_stop_ends_the_session() {
     c.event("terminated");
     let msg = c.fails("next", json!({"threadId": 1}));
     assert!(msg.contains("not stopped"), "{msg}");
-    c.ok("disconnect", json!({}));
-    assert!(c.wait_closed().success());
+    c.disconnect();
 }
 
 unsafe fn libc_kill(pid: i32) {
@@ -510,8 +505,7 @@ fn compile_error_exception_stops_at_the_line() {
     c.ok("continue", json!({"threadId": 1}));
     let code = c.event("exited")["body"]["exitCode"].clone();
     assert_ne!(code, 0, "the host fails on a broken shader");
-    c.ok("disconnect", json!({}));
-    assert!(c.wait_closed().success());
+    c.disconnect();
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
@@ -540,8 +534,7 @@ fn nan_inf_exception_stops_at_the_writing_fragment() {
     assert_eq!(eval(&mut c, "d"), "0.0");
     c.ok("continue", json!({"threadId": 1}));
     assert_eq!(c.event("exited")["body"]["exitCode"], 0);
-    c.ok("disconnect", json!({}));
-    assert!(c.wait_closed().success());
+    c.disconnect();
 }
 
 /// `gl_error`: the program halts in the call that raised the error; the
@@ -589,8 +582,7 @@ fn gl_error_exception_names_the_call() {
         assert_eq!(m["body"]["reason"], "exception");
         c.ok("continue", json!({"threadId": 1}));
     }
-    c.ok("disconnect", json!({}));
-    assert!(c.wait_closed().success());
+    c.disconnect();
 }
 
 /// What the CPU cannot evaluate faithfully is watched on the GPU in the

@@ -79,6 +79,13 @@ fn stopped(c: &mut Client) -> Value {
     c.event("stopped")["body"].clone()
 }
 
+/// `command` on thread 1, then its stop: the top frame there.
+fn step(c: &mut Client, command: &str) -> Value {
+    c.ok(command, json!({"threadId": 1}));
+    stopped(c);
+    top_frame(c)
+}
+
 #[test]
 fn conditional_breakpoint_step_inspect_continue_to_exit() {
     let (mut c, set) = start(json!({}), Some("p.x > 1.5"));
@@ -207,18 +214,16 @@ fn conditional_breakpoint_step_inspect_continue_to_exit() {
     let got: f64 = locals["ring"]["value"].as_str().unwrap().parse().unwrap();
     assert!((got - ring).abs() < 1e-5, "ring {got} vs {ring}");
 
-    c.ok("stepBack", json!({"threadId": 1}));
-    stopped(&mut c);
-    assert_eq!(top_frame(&mut c)["line"], 9);
-    c.ok("stepIn", json!({"threadId": 1}));
-    stopped(&mut c);
-    assert_eq!(top_frame(&mut c)["line"], 10);
+    assert_eq!(step(&mut c, "stepBack")["line"], 9);
+    assert_eq!(step(&mut c, "stepIn")["line"], 10);
     c.ok("reverseContinue", json!({"threadId": 1}));
     assert_eq!(stopped(&mut c)["reason"], "breakpoint");
     assert_eq!(top_frame(&mut c)["line"], 9);
-    c.ok("stepOut", json!({"threadId": 1}));
-    stopped(&mut c);
-    assert_eq!(top_frame(&mut c)["line"], 9, "main has no caller: stays");
+    assert_eq!(
+        step(&mut c, "stepOut")["line"],
+        9,
+        "main has no caller: stays"
+    );
 
     // A breakpoint added during the stop goes to the running program (and
     // is verified when it binds); continue within the recorded trace
@@ -271,13 +276,8 @@ fn conditional_breakpoint_step_inspect_continue_to_exit() {
     let stops_after = c.events.iter().filter(|e| e["event"] == "stopped").count();
     assert_eq!(stops_before, stops_after, "no stop at a removed breakpoint");
     c.event("terminated");
-    c.ok("disconnect", json!({}));
-    assert!(c.wait_closed().success());
-    let out: Vec<_> = c
-        .events
-        .iter()
-        .filter(|e| e["event"] == "output" && e["body"]["category"] == "stdout")
-        .collect();
+    c.disconnect();
+    let out = c.stdout_lines();
     assert_eq!(out.len(), 3, "the program's own output is forwarded");
 }
 
@@ -306,11 +306,7 @@ fn pixel_frame_values_and_disconnect_mid_stop() {
     assert_eq!(r["success"], true);
     c.event("terminated");
     assert!(c.wait_closed().success());
-    let stdout = c
-        .events
-        .iter()
-        .filter(|e| e["event"] == "output" && e["body"]["category"] == "stdout")
-        .count();
+    let stdout = c.stdout_lines().len();
     assert_eq!(stdout, 3, "all frames rendered after the disconnect");
 }
 
@@ -325,11 +321,7 @@ fn a_client_that_goes_away_mid_stop_releases_the_program() {
         exited.map(|e| e["body"]["exitCode"].clone()),
         Some(json!(0))
     );
-    let stdout = c
-        .events
-        .iter()
-        .filter(|e| e["event"] == "output" && e["body"]["category"] == "stdout")
-        .count();
+    let stdout = c.stdout_lines().len();
     assert_eq!(stdout, 3, "the program ran to its end");
 }
 
@@ -341,8 +333,7 @@ fn terminate_ends_the_program() {
     let exited = c.event("exited");
     assert_ne!(exited["body"]["exitCode"], 0, "killed: {exited}");
     c.event("terminated");
-    c.ok("disconnect", json!({}));
-    assert!(c.wait_closed().success());
+    c.disconnect();
 }
 
 #[test]
@@ -404,8 +395,7 @@ fn bad_requests_get_error_responses() {
         .as_str()
         .unwrap()
         .contains("expected N"));
-    c.ok("disconnect", json!({}));
-    assert!(c.wait_closed().success());
+    c.disconnect();
 }
 
 #[test]
@@ -581,9 +571,7 @@ fn shader_file_in_the_builtin_host_with_a_call() {
     );
     assert!(msg.contains("no variable") && msg.contains("uv"), "{msg}");
 
-    c.ok("next", json!({"threadId": 1}));
-    stopped(&mut c);
-    assert_eq!(top_frame(&mut c)["line"], 6);
+    assert_eq!(step(&mut c, "next")["line"], 6);
     let d = scope_vars(&mut c, "Locals")["d"]["value"]
         .as_str()
         .unwrap()
@@ -591,23 +579,14 @@ fn shader_file_in_the_builtin_host_with_a_call() {
         .unwrap();
     let expect = ((ux - 0.5).powi(2) + (uy - 0.25).powi(2)).sqrt() * 2.0;
     assert!((d - expect).abs() < 1e-5, "{d} vs {expect}");
-    c.ok("stepOut", json!({"threadId": 1}));
-    stopped(&mut c);
-    assert_eq!(top_frame(&mut c)["line"], 13);
-    c.ok("stepBack", json!({"threadId": 1}));
-    stopped(&mut c);
-    assert_eq!(top_frame(&mut c)["name"], "shade");
-    c.ok("reverseContinue", json!({"threadId": 1}));
-    stopped(&mut c);
-    assert_eq!(top_frame(&mut c)["line"], 12);
-    c.ok("next", json!({"threadId": 1}));
-    stopped(&mut c);
-    assert_eq!(top_frame(&mut c)["line"], 13, "next steps over the call");
+    assert_eq!(step(&mut c, "stepOut")["line"], 13);
+    assert_eq!(step(&mut c, "stepBack")["name"], "shade");
+    assert_eq!(step(&mut c, "reverseContinue")["line"], 12);
+    assert_eq!(step(&mut c, "next")["line"], 13, "next steps over the call");
 
     c.ok("continue", json!({"threadId": 1}));
     assert_eq!(c.event("exited")["body"]["exitCode"], 0);
-    c.ok("disconnect", json!({}));
-    assert!(c.wait_closed().success());
+    c.disconnect();
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
@@ -639,8 +618,7 @@ fn pixel_history_source_reference_and_stop_on_entry() {
     );
     c.ok("continue", json!({"threadId": 1}));
     assert_eq!(c.event("exited")["body"]["exitCode"], 0);
-    c.ok("disconnect", json!({}));
-    assert!(c.wait_closed().success());
+    c.disconnect();
 
     let (mut c, _) = start(
         json!({"pixel": [50, 10], "frame": 0, "stopOnEntry": true}),

@@ -190,6 +190,20 @@ impl Client {
     }
 
     /// Closes the adapter's input, as a client that goes away does.
+    /// `disconnect`; the adapter then exits successfully.
+    pub fn disconnect(&mut self) {
+        self.ok("disconnect", json!({}));
+        assert!(self.wait_closed().success());
+    }
+
+    /// The program's stdout lines forwarded so far.
+    pub fn stdout_lines(&self) -> Vec<&Value> {
+        self.events
+            .iter()
+            .filter(|e| e["event"] == "output" && e["body"]["category"] == "stdout")
+            .collect()
+    }
+
     pub fn close_input(&mut self) {
         self.stdin.take();
     }

@@ -1,9 +1,18 @@
-//! `evaluate`: hover, watch and console expressions over the values at a frame.
+//! `evaluate` (hover, watch, repl): an expression over the values before
+//! the step of a frame (the current thread's cursor without one), with
+//! GLSL semantics ([`crate::evaluate`]).
 
-use crate::dispatch::*;
+use std::io::Write;
 
-impl<W: Write> Server<W> {
-    pub(in crate::dispatch) fn evaluate(&mut self, a: p::EvaluateArguments) -> Reply {
+use shaderdbg_session::{eval, SessionError};
+
+use crate::error::Error;
+use crate::evaluate::{self as evaluator, EvalError};
+use crate::protocol::{EvaluateArguments, EvaluateResponseBody};
+use crate::state::Adapter;
+
+impl<W: Write> Adapter<W> {
+    pub fn evaluate(&mut self, a: EvaluateArguments) -> Result<EvaluateResponseBody, Error> {
         let (t, step) = self.frame_or_cursor(a.frame_id)?;
         let expr = a.expression.trim();
         let result = {
@@ -19,7 +28,7 @@ impl<W: Write> Server<W> {
                         .and_then(|r| r)
                 }
             });
-            evaluate::evaluate_at(
+            evaluator::evaluate_at(
                 &s.stop,
                 step,
                 expr,
@@ -29,16 +38,17 @@ impl<W: Write> Server<W> {
         match result {
             Ok(t) => {
                 let v = self.handles.variable(expr, &t.ty, Some(&t.value), expr);
-                json_body(p::EvaluateResponse {
+                Ok(EvaluateResponseBody {
                     result: v.value,
                     ty: v.ty,
                     variables_reference: v.variables_reference,
                 })
             }
-            Err(EvalError::Unsupported(m)) => {
-                Err(format!("cannot evaluate `{expr}` yet: {m}").into())
-            }
-            Err(EvalError::Invalid(m)) => Err(m.into()),
+            Err(EvalError::Unsupported(message)) => Err(Error::CannotEvaluate {
+                expr: expr.to_string(),
+                message,
+            }),
+            Err(EvalError::Invalid(m)) => Err(Error::InvalidExpression(m)),
         }
     }
 }

@@ -32,7 +32,7 @@ impl std::fmt::Display for FrameError {
 pub fn read_frame(
     r: &mut impl BufRead,
 ) -> io::Result<Option<Result<serde_json::Value, FrameError>>> {
-    let mut length: Option<Result<usize, String>> = None;
+    let mut length: Option<Result<usize, FrameError>> = None;
     let mut line = Vec::new();
     let mut any_header = false;
     loop {
@@ -51,20 +51,19 @@ pub fn read_frame(
         any_header = true;
         if let Some((name, value)) = text.split_once(':') {
             if name.trim().eq_ignore_ascii_case("content-length") {
-                length = Some(
-                    value
-                        .trim()
-                        .parse::<usize>()
-                        .map_err(|e| format!("Content-Length {:?}: {e}", value.trim())),
-                );
+                length = Some(value.trim().parse::<usize>().map_err(|e| {
+                    FrameError::Header(format!("Content-Length {:?}: {e}", value.trim()))
+                }));
             }
         } else {
-            length.get_or_insert(Err(format!("not a header line: {text:?}")));
+            length.get_or_insert(Err(FrameError::Header(format!(
+                "not a header line: {text:?}"
+            ))));
         }
     }
     let n = match length {
         None => return Ok(Some(Err(FrameError::Header("no Content-Length".into())))),
-        Some(Err(m)) => return Ok(Some(Err(FrameError::Header(m)))),
+        Some(Err(e)) => return Ok(Some(Err(e))),
         Some(Ok(n)) if n > MAX_BODY => {
             return Ok(Some(Err(FrameError::Header(format!(
                 "Content-Length {n} is larger than {MAX_BODY}"

@@ -11,7 +11,7 @@ use std::sync::Arc;
 use glsl_lang::ast::{self, ExprData, StatementData};
 
 use crate::builtins::{self, BuiltinEnv, ParamDir};
-use crate::diagnostics::{Diagnostic, Span};
+use crate::diagnostics::{Diagnostic, DiagnosticKind, Span};
 use crate::parse::Parsed;
 use crate::types::{
     self, parse_type_name, Field, GlslScalar, GlslType, Scalar, StructType, Type, BOOL, INT,
@@ -179,10 +179,34 @@ impl Model {
     }
 
     fn error(&mut self, span: Option<ast::NodeSpan>, msg: impl Into<String>) {
-        self.diagnostics.push(Diagnostic::error(
-            crate::diagnostics::span_from_node(span),
-            msg,
-        ));
+        self.error_of(span, msg, DiagnosticKind::Other);
+    }
+
+    fn error_of(
+        &mut self,
+        span: Option<ast::NodeSpan>,
+        msg: impl Into<String>,
+        kind: DiagnosticKind,
+    ) {
+        self.diagnostics
+            .push(Diagnostic::error(crate::diagnostics::span_from_node(span), msg).with_kind(kind));
+    }
+
+    /// An error about values of `types` (an editor reading a piece of a
+    /// shader leaves out those about struct types it stood in for).
+    fn type_error(&mut self, span: Option<ast::NodeSpan>, msg: impl Into<String>, types: &[&Type]) {
+        fn structs(t: &Type, out: &mut Vec<String>) {
+            match t {
+                Type::Struct(s) if !out.contains(&s.name) => out.push(s.name.clone()),
+                Type::Array(e, _) => structs(e, out),
+                _ => {}
+            }
+        }
+        let mut names = Vec::new();
+        for t in types {
+            structs(t, &mut names);
+        }
+        self.error_of(span, msg, DiagnosticKind::Types(names));
     }
 
     // ---- scopes -------------------------------------------------------------
@@ -563,12 +587,13 @@ impl Model {
                 ty = init_ty.clone();
             }
             if !init_ty.converts_to(&ty) {
-                self.error(
+                self.type_error(
                     init.span,
                     format!(
                         "cannot initialize `{}` of type {ty} with a value of type {init_ty}",
                         name.as_str()
                     ),
+                    &[&ty, &init_ty],
                 );
             }
             if storage == Storage::Const && ty.scalar().is_some_and(Scalar::is_integer) {
@@ -681,9 +706,10 @@ impl Model {
             StatementData::Switch(sw) => {
                 let t = self.expr_type(&sw.head);
                 if !matches!(t, Type::Scalar(Scalar::Int | Scalar::Uint) | Type::Error) {
-                    self.error(
+                    self.type_error(
                         sw.head.span,
                         format!("switch expression must be int or uint, not {t}"),
+                        &[&t],
                     );
                 }
                 self.push_scope();
@@ -736,9 +762,10 @@ impl Model {
                     if let Some(f) = self.current_function {
                         let ret = self.functions[f].ret.clone();
                         if !t.converts_to(&ret) {
-                            self.error(
+                            self.type_error(
                                 e.span,
                                 format!("cannot return {t} from a function returning {ret}"),
+                                &[&t, &ret],
                             );
                         }
                     }
@@ -763,7 +790,7 @@ impl Model {
     fn condition(&mut self, e: &ast::Expr) {
         let t = self.expr_type(e);
         if !matches!(t, Type::Scalar(Scalar::Bool) | Type::Error) {
-            self.error(e.span, format!("condition must be bool, not {t}"));
+            self.type_error(e.span, format!("condition must be bool, not {t}"), &[&t]);
         }
     }
 
@@ -790,7 +817,11 @@ impl Model {
                     self.decls[d].ty.clone()
                 }
                 None => {
-                    self.error(id.span, format!("undeclared identifier `{}`", id.as_str()));
+                    self.error_of(
+                        id.span,
+                        format!("undeclared identifier `{}`", id.as_str()),
+                        DiagnosticKind::Undeclared(id.as_str().to_string()),
+                    );
                     Type::Error
                 }
             },
@@ -804,7 +835,7 @@ impl Model {
                 match op.content {
                     ast::UnaryOpData::Not => {
                         if !matches!(t, Type::Scalar(Scalar::Bool) | Type::Error) {
-                            self.error(e.span, format!("`!` needs a bool, not {t}"));
+                            self.type_error(e.span, format!("`!` needs a bool, not {t}"), &[&t]);
                         }
                         BOOL
                     }
@@ -823,9 +854,10 @@ impl Model {
                 } else if tb.converts_to(&ta) {
                     ta
                 } else {
-                    self.error(
+                    self.type_error(
                         e.span,
                         format!("`?:` branches have different types {ta} and {tb}"),
+                        &[&ta, &tb],
                     );
                     Type::Error
                 }
@@ -834,7 +866,7 @@ impl Model {
                 let (tl, tr) = (self.expr_type(lhs), self.expr_type(rhs));
                 if op.content == ast::AssignmentOpData::Equal {
                     if !tr.converts_to(&tl) {
-                        self.error(e.span, format!("cannot assign {tr} to {tl}"));
+                        self.type_error(e.span, format!("cannot assign {tr} to {tl}"), &[&tr, &tl]);
                     }
                 } else {
                     self.binary_type(&assign_binop(&op.content), tl.clone(), tr, e.span);
@@ -845,7 +877,11 @@ impl Model {
                 let tb = self.expr_type(base);
                 let ti = self.expr_type(idx);
                 if !matches!(ti, Type::Scalar(Scalar::Int | Scalar::Uint) | Type::Error) {
-                    self.error(idx.span, format!("index must be int or uint, not {ti}"));
+                    self.type_error(
+                        idx.span,
+                        format!("index must be int or uint, not {ti}"),
+                        &[&ti],
+                    );
                 }
                 match tb {
                     Type::Array(elem, _) => *elem,
@@ -853,7 +889,11 @@ impl Model {
                     Type::Matrix { scalar, rows, .. } => Type::Vector(scalar, rows),
                     Type::Error => Type::Error,
                     other => {
-                        self.error(e.span, format!("cannot index a value of type {other}"));
+                        self.type_error(
+                            e.span,
+                            format!("cannot index a value of type {other}"),
+                            &[&other],
+                        );
                         Type::Error
                     }
                 }
@@ -887,7 +927,8 @@ impl Model {
                     f.ty.clone()
                 }
                 None => {
-                    self.error(field.span, format!("{} has no field `{name}`", s.name));
+                    let msg = format!("{} has no field `{name}`", s.name);
+                    self.type_error(field.span, msg, &[base]);
                     Type::Error
                 }
             },
@@ -907,7 +948,11 @@ impl Model {
             },
             Type::Error => Type::Error,
             other => {
-                self.error(field.span, format!("{other} has no field `{name}`"));
+                self.type_error(
+                    field.span,
+                    format!("{other} has no field `{name}`"),
+                    &[other],
+                );
                 Type::Error
             }
         }
@@ -1009,17 +1054,20 @@ impl Model {
                 }
                 let args: Vec<String> = arg_types.iter().map(Type::to_string).collect();
                 let known = self.functions_by_name.contains_key(name) || !builtin.is_empty();
-                let msg = if known {
-                    format!("no overload of `{name}` takes ({})", args.join(", "))
+                if known {
+                    let msg = format!("no overload of `{name}` takes ({})", args.join(", "));
+                    let types: Vec<&Type> = arg_types.iter().collect();
+                    self.type_error(span, msg, &types);
                 } else if builtins::is_builtin_function(name) {
-                    format!(
+                    let msg = format!(
                         "`{name}` is not available in GLSL {} {} shaders",
                         self.env.version, self.env.stage
-                    )
+                    );
+                    self.error(span, msg);
                 } else {
-                    format!("undeclared function `{name}`")
-                };
-                self.error(span, msg);
+                    let msg = format!("undeclared function `{name}`");
+                    self.error_of(span, msg, DiagnosticKind::Undeclared(name.to_string()));
+                }
                 (Callee::Unknown, Type::Error)
             }
         }
@@ -1078,12 +1126,13 @@ impl Model {
             }
         };
         result.unwrap_or_else(|| {
-            self.error(
+            self.type_error(
                 span,
                 format!(
                     "operator `{}` cannot be applied to {a} and {b}",
                     crate::syntax::binary_op_symbol(op)
                 ),
+                &[&a, &b],
             );
             Type::Error
         })
@@ -1232,6 +1281,26 @@ mod tests {
     use crate::parse::parse;
     use crate::Stage;
     use expect_test::{expect, Expect};
+
+    #[test]
+    fn diagnostics_carry_their_kind() {
+        let src = "#version 330 core\nstruct L { float r; };\nout vec4 o;\nvoid main() { L l; o = vec4(x); foo(); float f = l; l.q; }\n";
+        let parsed = parse(&[src], Stage::Fragment, None).expect("parses");
+        let kinds: Vec<DiagnosticKind> = Model::analyze(&parsed)
+            .diagnostics
+            .into_iter()
+            .map(|d| d.kind)
+            .collect();
+        assert_eq!(
+            kinds,
+            [
+                DiagnosticKind::Undeclared("x".into()),
+                DiagnosticKind::Undeclared("foo".into()),
+                DiagnosticKind::Types(vec!["L".into()]),
+                DiagnosticKind::Types(vec!["L".into()]),
+            ]
+        );
+    }
 
     fn check(src: &str, stage: Stage, want: Expect) {
         let parsed = parse(&[src], stage, None).expect("parses");

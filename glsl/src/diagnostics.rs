@@ -30,23 +30,10 @@ pub enum DiagnosticKind {
     Include,
     /// A name used where none is declared (a variable or a function).
     Undeclared(String),
+    /// A value of the wrong type; the struct types involved, by name.
+    Types(Vec<String>),
     #[default]
     Other,
-}
-
-impl DiagnosticKind {
-    /// The kind of a message made by the analysis. Its messages are
-    /// formatted where the problem is found; until they carry their kind,
-    /// this is the one place that knows their shapes.
-    fn of_message(message: &str) -> DiagnosticKind {
-        let name = ["undeclared identifier `", "undeclared function `"]
-            .iter()
-            .find_map(|p| message.strip_prefix(p)?.strip_suffix('`'));
-        match name {
-            Some(n) if !n.contains('`') => DiagnosticKind::Undeclared(n.to_string()),
-            _ => DiagnosticKind::Other,
-        }
-    }
 }
 
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -70,13 +57,12 @@ impl Diagnostic {
         Diagnostic {
             severity,
             span,
-            kind: DiagnosticKind::of_message(&message),
+            kind: DiagnosticKind::Other,
             message,
         }
     }
 
-    /// The same diagnostic with another kind (the caller knows better: a
-    /// parse error is a syntax error).
+    /// The same diagnostic with its kind (set where the problem is found).
     pub fn with_kind(self, kind: DiagnosticKind) -> Diagnostic {
         Diagnostic { kind, ..self }
     }
@@ -93,22 +79,3 @@ impl fmt::Display for Diagnostic {
 }
 
 impl std::error::Error for Diagnostic {}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn undeclared_names_have_their_kind() {
-        let kind = |m: &str| Diagnostic::error(Span::default(), m).kind;
-        assert_eq!(
-            kind("undeclared identifier `x`"),
-            DiagnosticKind::Undeclared("x".into())
-        );
-        assert_eq!(
-            kind("undeclared function `f`"),
-            DiagnosticKind::Undeclared("f".into())
-        );
-        assert_eq!(kind("Light has no field `x`"), DiagnosticKind::Other);
-    }
-}

@@ -7,7 +7,7 @@ use glsl_lang::parse::DefaultParse;
 use glsl_lang_pp::processor::event::DirectiveKind;
 use glsl_lang_pp::processor::nodes::{ExtensionBehavior, VersionProfile};
 
-use crate::diagnostics::{Diagnostic, Span};
+use crate::diagnostics::{Diagnostic, DiagnosticKind, Span};
 use crate::shader::{Profile, Stage, Version};
 
 /// Why an `#include` could not be read: the resolver's own error (its
@@ -111,21 +111,22 @@ impl SourceText {
                     return Err(Diagnostic::error(
                         at,
                         format!("#include \"{path}\": no include resolver (GL_GOOGLE_include_directive needs one)"),
-                    ));
+                    ).with_kind(DiagnosticKind::Include));
                 };
                 if depth >= MAX_INCLUDE_DEPTH {
                     return Err(Diagnostic::error(
                         at,
                         format!("#include \"{path}\": includes nested deeper than {MAX_INCLUDE_DEPTH} (cyclic?)"),
-                    ));
+                    ).with_kind(DiagnosticKind::Include));
                 }
                 let includer = match &origin {
                     Origin::Include(name) => Some(name.as_str()),
                     Origin::String(_) => None,
                 };
-                let (name, text) = resolver
-                    .resolve(path, includer)
-                    .map_err(|e| Diagnostic::error(at, format!("#include \"{path}\": {e}")))?;
+                let (name, text) = resolver.resolve(path, includer).map_err(|e| {
+                    Diagnostic::error(at, format!("#include \"{path}\": {e}"))
+                        .with_kind(DiagnosticKind::Include)
+                })?;
                 self.append(Origin::Include(name), &text, Some(resolver), depth + 1)?;
                 if !self.text.ends_with('\n') {
                     self.text.push('\n');
@@ -308,6 +309,7 @@ pub fn parse_text(mut source: SourceText, stage: Stage) -> Result<Parsed, Diagno
         let start = usize::from(range.start()).min(source.text.len());
         let len = usize::from(range.len());
         Diagnostic::error(Span::new(start, len), e.inner().to_string())
+            .with_kind(DiagnosticKind::Syntax)
     })?;
     let directives = lexer.into_directives();
     let mut source_has_version = false;

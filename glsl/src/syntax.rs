@@ -81,6 +81,9 @@ pub fn type_specifier_name(ty: &ast::TypeSpecifierNonArrayData) -> String {
 
 /// glsl-lang lists every token it would have accepted (dozens of texture
 /// types after a `=`); say what was found and keep the list only when short.
+/// glsl-lang 0.8 exposes its typed error kinds only through `lang-util`,
+/// which it does not re-export, so this reads its wording: the one place
+/// that does.
 pub fn tidy_syntax_message(msg: &str) -> String {
     const MAX: usize = 6;
     let count = |list: &str| list.split(", ").count() + list.matches(" or ").count();

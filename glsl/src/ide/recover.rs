@@ -208,7 +208,7 @@ pub fn parse_recovering(req: &Request) -> Recovery {
                     let nth = top.iter().filter(|p| p == &last).count() - 1;
                     lines.iter().filter(|(_, _, p)| p == *last).nth(nth)
                 });
-                let diagnostic = d.with_kind(DiagnosticKind::Include);
+                let diagnostic = d;
                 match site {
                     Some(&(s, e, _)) => {
                         out.diagnostics.push(Located {
@@ -256,6 +256,8 @@ pub fn parse_recovering(req: &Request) -> Recovery {
                         _ => {}
                     }
                 }
+                // Before glsl-lang's own errors, the input-shape limits:
+                // both say the text is not (yet) GLSL.
                 let mut d = d.with_kind(DiagnosticKind::Syntax);
                 d.message = crate::syntax::tidy_syntax_message(&d.message);
                 let located = locate(&map, d);
@@ -310,11 +312,11 @@ pub fn parse_recovering(req: &Request) -> Recovery {
             DiagnosticKind::Undeclared(name) => Some(name.as_str()),
             _ => None,
         };
-        if req.piece
-            && (undeclared.is_some()
-                || mentions(&d.message, "_sdbg_stand_in")
-                || stand_ins.iter().any(|n| mentions(&d.message, n)))
-        {
+        let about_stand_in = match &d.kind {
+            DiagnosticKind::Types(types) => types.iter().any(|t| stand_ins.contains(t)),
+            _ => false,
+        };
+        if req.piece && (undeclared.is_some() || about_stand_in) {
             continue;
         }
         // A name a missing include would have declared, or that only a
@@ -668,16 +670,6 @@ fn unknown_type_name(text: &str, at: usize) -> Option<String> {
         .map_or(0, |i| i + 1);
     let prev = &before[start..];
     (is_identifier(prev) && !is_reserved_word(prev) && before.len() < at).then(|| prev.to_string())
-}
-
-/// Whether a message names `name` (in backticks, or as the type of
-/// something). The analysis does not say which types a diagnostic involves;
-/// its messages name them.
-fn mentions(message: &str, name: &str) -> bool {
-    message.contains(&format!("`{name}`"))
-        || message
-            .split(|c: char| !c.is_ascii_alphanumeric() && c != '_')
-            .any(|w| w == name)
 }
 
 #[cfg(test)]

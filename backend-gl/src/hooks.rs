@@ -351,46 +351,60 @@ fn read_gl_string(len: i32, get: impl FnOnce(i32, *mut i32, *mut c_char)) -> Str
     String::from_utf8_lossy(&buf).into_owned()
 }
 
-/// (compile status, info log) of an existing shader.
-fn query_shader(shader: u32) -> Option<(bool, String)> {
+/// The real queries of one kind of object, shaders or programs, for
+/// [`query_status`].
+struct StatusQueries {
+    /// glIsShader / glIsProgram.
+    exists: unsafe fn(u32) -> u8,
+    /// glGetShaderiv / glGetProgramiv.
+    get: unsafe fn(u32, u32, *mut i32),
+    /// glGetShaderInfoLog / glGetProgramInfoLog.
+    info_log: unsafe fn(u32, i32, *mut i32, *mut c_char),
+    /// GL_COMPILE_STATUS / GL_LINK_STATUS.
+    status: u32,
+}
+
+/// (compile or link status, info log) of an existing shader or program.
+fn query_status(object: u32, q: &StatusQueries) -> Option<(bool, String)> {
     // SAFETY: `real` GL calls inside one of the application's GL calls (its
-    // context is current); queries only on a shader that exists (glIsShader
+    // context is current); queries only on an object that exists (glIs*
     // first, so no error is raised), with live locals as out-pointers and
     // `read_gl_string`'s buffer of the capacity it passes.
     unsafe {
-        if real::glIsShader(shader) == 0 {
+        if (q.exists)(object) == 0 {
             return None;
         }
         let mut status = 0;
-        real::glGetShaderiv(shader, GL_COMPILE_STATUS, &mut status);
+        (q.get)(object, q.status, &mut status);
         let mut len = 0;
-        real::glGetShaderiv(shader, GL_INFO_LOG_LENGTH, &mut len);
+        (q.get)(object, GL_INFO_LOG_LENGTH, &mut len);
         let log = read_gl_string(len, |cap, written, buf| {
-            real::glGetShaderInfoLog(shader, cap, written, buf)
+            (q.info_log)(object, cap, written, buf)
         });
         Some((status != 0, log))
     }
 }
 
+/// (compile status, info log) of an existing shader.
+fn query_shader(shader: u32) -> Option<(bool, String)> {
+    let q = StatusQueries {
+        exists: real::glIsShader,
+        get: real::glGetShaderiv,
+        info_log: real::glGetShaderInfoLog,
+        status: GL_COMPILE_STATUS,
+    };
+    query_status(shader, &q)
+}
+
 /// (link status, info log) of an existing program.
 fn query_program(program: u32) -> Option<(bool, String)> {
-    // SAFETY: `real` GL calls inside one of the application's GL calls (its
-    // context is current); queries only on a program that exists
-    // (glIsProgram first), with live locals as out-pointers and
-    // `read_gl_string`'s buffer of the capacity it passes.
-    unsafe {
-        if real::glIsProgram(program) == 0 {
-            return None;
-        }
-        let mut status = 0;
-        real::glGetProgramiv(program, GL_LINK_STATUS, &mut status);
-        let mut len = 0;
-        real::glGetProgramiv(program, GL_INFO_LOG_LENGTH, &mut len);
-        let log = read_gl_string(len, |cap, written, buf| {
-            real::glGetProgramInfoLog(program, cap, written, buf)
-        });
-        Some((status != 0, log))
-    }
+    let q = StatusQueries {
+        exists: real::glIsProgram,
+        get: real::glGetProgramiv,
+        info_log: real::glGetProgramInfoLog,
+        status: GL_LINK_STATUS,
+    };
+    query_status(program, &q)
 }
 
 /// Makes a shader the shadow state does not know (created before the agent

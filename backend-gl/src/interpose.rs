@@ -81,19 +81,6 @@ pub fn is_wrapper(p: *const c_void) -> bool {
         .any(|n| lookup(n.as_bytes()).is_some_and(|i| i.wrapper == p))
 }
 
-/// Names with hand-written wrappers in this module.
-pub const HAND_WRITTEN: &[&str] = &[
-    "eglGetProcAddress",
-    "glXGetProcAddress",
-    "glXGetProcAddressARB",
-    "eglSwapBuffers",
-    "eglSwapBuffersWithDamageKHR",
-    "eglSwapBuffersWithDamageEXT",
-    "glXSwapBuffers",
-    "eglDestroyContext",
-    "glXDestroyContext",
-];
-
 /// The real `eglSwapBuffers`.
 pub static EGL_SWAP_BUFFERS: RealFn = RealFn::egl(c"eglSwapBuffers");
 /// The real `eglSwapBuffersWithDamageKHR`.
@@ -115,47 +102,43 @@ type GlxSwap = unsafe extern "C" fn(*mut c_void, c_ulong);
 type EglDestroy = unsafe extern "C" fn(*mut c_void, *mut c_void) -> u32;
 type GlxDestroy = unsafe extern "C" fn(*mut c_void, *mut c_void);
 
+/// Declares the hand-written wrappers once, as `name: fn type => real slot`:
+/// gives [`HAND_WRITTEN`] and `lookup_hand_written`.
+macro_rules! hand_written {
+    ($($name:ident: $ty:ty => $real:expr,)*) => {
+        /// Names with hand-written wrappers in this module.
+        pub const HAND_WRITTEN: &[&str] = &[$(stringify!($name)),*];
+
+        fn lookup_hand_written(name: &[u8]) -> Option<Interposed> {
+            $(
+                if name == stringify!($name).as_bytes() {
+                    return Some(Interposed {
+                        wrapper: $name as $ty as *const c_void,
+                        real: &$real,
+                    });
+                }
+            )*
+            None
+        }
+    };
+}
+
+hand_written! {
+    eglGetProcAddress: EglGpa => resolve::EGL_GET_PROC_ADDRESS,
+    glXGetProcAddress: GlxGpa => resolve::GLX_GET_PROC_ADDRESS,
+    glXGetProcAddressARB: GlxGpa => resolve::GLX_GET_PROC_ADDRESS_ARB,
+    eglSwapBuffers: EglSwap => EGL_SWAP_BUFFERS,
+    eglSwapBuffersWithDamageKHR: EglSwapDamage => EGL_SWAP_BUFFERS_WITH_DAMAGE_KHR,
+    eglSwapBuffersWithDamageEXT: EglSwapDamage => EGL_SWAP_BUFFERS_WITH_DAMAGE_EXT,
+    glXSwapBuffers: GlxSwap => GLX_SWAP_BUFFERS,
+    eglDestroyContext: EglDestroy => EGL_DESTROY_CONTEXT,
+    glXDestroyContext: GlxDestroy => GLX_DESTROY_CONTEXT,
+}
+
 fn lookup(name: &[u8]) -> Option<Interposed> {
-    let hand = |wrapper: *const c_void, real: &'static RealFn| Some(Interposed { wrapper, real });
-    match name {
-        b"eglGetProcAddress" => hand(
-            eglGetProcAddress as EglGpa as *const c_void,
-            &resolve::EGL_GET_PROC_ADDRESS,
-        ),
-        b"glXGetProcAddress" => hand(
-            glXGetProcAddress as GlxGpa as *const c_void,
-            &resolve::GLX_GET_PROC_ADDRESS,
-        ),
-        b"glXGetProcAddressARB" => hand(
-            glXGetProcAddressARB as GlxGpa as *const c_void,
-            &resolve::GLX_GET_PROC_ADDRESS_ARB,
-        ),
-        b"eglSwapBuffers" => hand(
-            eglSwapBuffers as EglSwap as *const c_void,
-            &EGL_SWAP_BUFFERS,
-        ),
-        b"eglSwapBuffersWithDamageKHR" => hand(
-            eglSwapBuffersWithDamageKHR as EglSwapDamage as *const c_void,
-            &EGL_SWAP_BUFFERS_WITH_DAMAGE_KHR,
-        ),
-        b"eglSwapBuffersWithDamageEXT" => hand(
-            eglSwapBuffersWithDamageEXT as EglSwapDamage as *const c_void,
-            &EGL_SWAP_BUFFERS_WITH_DAMAGE_EXT,
-        ),
-        b"glXSwapBuffers" => hand(
-            glXSwapBuffers as GlxSwap as *const c_void,
-            &GLX_SWAP_BUFFERS,
-        ),
-        b"eglDestroyContext" => hand(
-            eglDestroyContext as EglDestroy as *const c_void,
-            &EGL_DESTROY_CONTEXT,
-        ),
-        b"glXDestroyContext" => hand(
-            glXDestroyContext as GlxDestroy as *const c_void,
-            &GLX_DESTROY_CONTEXT,
-        ),
-        _ => crate::gl::intercepted(name).map(|(wrapper, real)| Interposed { wrapper, real }),
-    }
+    lookup_hand_written(name).or_else(|| {
+        crate::gl::intercepted(name).map(|(wrapper, real)| Interposed { wrapper, real })
+    })
 }
 
 // ---------------------------------------------------------------------------

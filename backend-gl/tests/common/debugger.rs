@@ -219,6 +219,8 @@ pub struct Stop {
     pub shader: Shader,
     pub hits: Vec<proto::Hit>,
     pub truncated: bool,
+    /// The probe table the agent instrumented the shader with.
+    pub probes: ProbeTable,
     /// Every shader announced so far.
     pub shaders: Vec<Shader>,
 }
@@ -306,6 +308,7 @@ pub fn debug(
                 shader,
                 hits,
                 truncated,
+                probes,
                 ..
             } => {
                 out.stops.push((frame, draw, shader));
@@ -319,6 +322,7 @@ pub fn debug(
                         .unwrap_or_else(|| panic!("stop in unannounced shader {shader}")),
                     hits,
                     truncated,
+                    probes,
                     shaders: out.shaders.clone(),
                 };
                 on_stop(&mut s, &stop);
@@ -334,32 +338,28 @@ pub fn debug(
 
 /// The app's stdout without the agent.
 pub fn run_plain(app: &str, args: &[&str]) -> String {
-    let out = Command::new(artifacts().app(app))
-        .args(args)
-        .env_remove("LD_PRELOAD")
-        .output()
-        .unwrap_or_else(|e| panic!("run {app}: {e}"));
-    assert!(
-        out.status.success(),
-        "{app} failed: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8_lossy(&out.stdout).into_owned()
+    let mut cmd = Command::new(artifacts().app(app));
+    cmd.env_remove("LD_PRELOAD");
+    stdout_of(app, "", cmd.args(args))
 }
 
 /// The app's stdout under the agent with no debugger.
 pub fn run_preloaded(app: &str, args: &[&str]) -> String {
-    let out = Command::new(artifacts().app(app))
-        .args(args)
-        .env("LD_PRELOAD", &artifacts().agent)
+    let mut cmd = Command::new(artifacts().app(app));
+    cmd.env("LD_PRELOAD", &artifacts().agent)
         .env_remove(proto::SOCKET_ENV)
         .env_remove("SHADERDBG_TRACE_FILE")
-        .env_remove("SHADERDBG_DISABLE")
-        .output()
-        .unwrap_or_else(|e| panic!("run {app}: {e}"));
+        .env_remove("SHADERDBG_DISABLE");
+    stdout_of(app, " under the agent", cmd.args(args))
+}
+
+/// Runs `cmd` (test app `app`) to its end; its stdout, after checking it
+/// succeeded.
+fn stdout_of(app: &str, how: &str, cmd: &mut Command) -> String {
+    let out = cmd.output().unwrap_or_else(|e| panic!("run {app}: {e}"));
     assert!(
         out.status.success(),
-        "{app} failed under the agent: {}",
+        "{app} failed{how}: {}",
         String::from_utf8_lossy(&out.stderr)
     );
     String::from_utf8_lossy(&out.stdout).into_owned()

@@ -80,7 +80,12 @@ pub fn with_context_sized<T>(
     height: u32,
     body: impl FnOnce(&glow::Context, &mut dyn FnMut() -> anyhow::Result<()>) -> anyhow::Result<T>,
 ) -> anyhow::Result<T> {
-    // Prefer Mesa's software device (llvmpipe), like shaderdbg-gl-headless.
+    with_context_on(&device_display()?, kind, width, height, body)
+}
+
+/// The display of Mesa's software device (llvmpipe) where there is one, like
+/// shaderdbg-gl-headless; else of the first EGL device.
+pub fn device_display() -> anyhow::Result<Display> {
     let mut devices: Vec<Device> = Device::query_devices()
         .context("eglQueryDevicesEXT")?
         .collect();
@@ -90,7 +95,18 @@ pub fn with_context_sized<T>(
         .next()
         .ok_or_else(|| anyhow!("no EGL device"))?;
     // SAFETY: no raw display handle.
-    let display = unsafe { Display::with_device(&device, None) }.context("EGL device display")?;
+    unsafe { Display::with_device(&device, None) }.context("EGL device display")
+}
+
+/// As [`with_context_sized`], on `display` (one display serves contexts on
+/// several threads).
+pub fn with_context_on<T>(
+    display: &Display,
+    kind: Kind,
+    width: u32,
+    height: u32,
+    body: impl FnOnce(&glow::Context, &mut dyn FnMut() -> anyhow::Result<()>) -> anyhow::Result<T>,
+) -> anyhow::Result<T> {
     let width_nz = NonZeroU32::new(width).ok_or_else(|| anyhow!("WIDTH must be positive"))?;
     let height_nz = NonZeroU32::new(height).ok_or_else(|| anyhow!("HEIGHT must be positive"))?;
     let api = match kind {
@@ -248,6 +264,200 @@ pub fn print_checksums(sums: &[u64]) {
     }
 }
 
+/// `FRAMES` (default 3) and `SIZE` (default 64), the first two arguments of
+/// most apps.
+pub fn frames_and_size() -> anyhow::Result<(u32, i32)> {
+    Ok((arg(0, "FRAMES", 3)?, arg(1, "SIZE", 64)?))
+}
+
+/// The whole of a single-target app: a `kind` context with a `size` x `size`
+/// pbuffer, then [`render_scene`], then the checksums printed.
+pub fn run_app<S>(
+    kind: Kind,
+    size: i32,
+    frames: u32,
+    setup: impl FnOnce(&glow::Context, &mut Scene) -> anyhow::Result<S>,
+    draw: impl FnMut(&glow::Context, &S, u32),
+) -> anyhow::Result<()> {
+    let sums = with_context(kind, size as u32, |gl, swap| unsafe {
+        render_scene(gl, swap, size, frames, setup, draw)
+    })?;
+    print_checksums(&sums);
+    Ok(())
+}
+
+/// Makes a `size` x `size` RGBA8 target, runs `setup`, then
+/// [`render_frames`] with `draw(gl, what setup returned, frame)`, then
+/// deletes the scene and the target. The frames' checksums.
+///
+/// # Safety
+/// A context is current; `setup` and `draw` use only it.
+pub unsafe fn render_scene<S>(
+    gl: &glow::Context,
+    swap: &mut dyn FnMut() -> anyhow::Result<()>,
+    size: i32,
+    frames: u32,
+    setup: impl FnOnce(&glow::Context, &mut Scene) -> anyhow::Result<S>,
+    mut draw: impl FnMut(&glow::Context, &S, u32),
+) -> anyhow::Result<Vec<u64>> {
+    unsafe {
+        let out = Target::rgba8(gl, size, size)?;
+        let mut scene = Scene::default();
+        let state = setup(gl, &mut scene)?;
+        let sums = render_frames(gl, &out, frames, swap, |frame| draw(gl, &state, frame))?;
+        scene.delete(gl);
+        out.delete(gl);
+        Ok(sums)
+    }
+}
+
+/// The GL objects an app makes for its frames, deleted after the last one
+/// (programs, then buffers, then vertex arrays).
+#[derive(Default)]
+pub struct Scene {
+    programs: Vec<glow::Program>,
+    buffers: Vec<glow::Buffer>,
+    vertex_arrays: Vec<glow::VertexArray>,
+}
+
+impl Scene {
+    /// Keeps `program` for deletion; returns it.
+    pub fn program(&mut self, program: glow::Program) -> glow::Program {
+        self.programs.push(program);
+        program
+    }
+
+    /// Keeps `buffer` for deletion; returns it.
+    pub fn buffer(&mut self, buffer: glow::Buffer) -> glow::Buffer {
+        self.buffers.push(buffer);
+        buffer
+    }
+
+    /// A kept [`vf_program`], made current with the float uniform `name` set
+    /// to `value`, for [`Framed::use_at`] every frame.
+    ///
+    /// # Safety
+    /// A context is current.
+    pub unsafe fn framed(
+        &mut self,
+        gl: &glow::Context,
+        (vertex, fragment): (&str, &str),
+        (name, value): (&str, f32),
+    ) -> anyhow::Result<Framed> {
+        unsafe {
+            let program = self.program(vf_program(gl, vertex, fragment)?);
+            gl.use_program(Some(program));
+            gl.uniform_1_f32(gl.get_uniform_location(program, name).as_ref(), value);
+            Ok(Framed::new(gl, program))
+        }
+    }
+
+    /// A new vertex array object, bound and kept.
+    ///
+    /// # Safety
+    /// A context is current.
+    pub unsafe fn vertex_array(&mut self, gl: &glow::Context) -> anyhow::Result<glow::VertexArray> {
+        unsafe {
+            let vao = gl.create_vertex_array().map_err(|e| anyhow!(e))?;
+            gl.bind_vertex_array(Some(vao));
+            self.vertex_arrays.push(vao);
+            Ok(vao)
+        }
+    }
+
+    /// # Safety
+    /// A context is current, the one the objects were made in.
+    pub unsafe fn delete(self, gl: &glow::Context) {
+        unsafe {
+            for p in self.programs {
+                gl.delete_program(p);
+            }
+            for b in self.buffers {
+                gl.delete_buffer(b);
+            }
+            for vao in self.vertex_arrays {
+                gl.delete_vertex_array(vao);
+            }
+        }
+    }
+}
+
+/// A program with an `int frame` uniform that every use sets.
+pub struct Framed {
+    pub program: glow::Program,
+    frame: Option<glow::UniformLocation>,
+}
+
+impl Framed {
+    /// # Safety
+    /// A context is current and `program` belongs to it.
+    pub unsafe fn new(gl: &glow::Context, program: glow::Program) -> Framed {
+        let frame = unsafe { gl.get_uniform_location(program, "frame") };
+        Framed { program, frame }
+    }
+
+    /// Makes the program current with `frame` in its uniform.
+    ///
+    /// # Safety
+    /// A context is current, the program's.
+    pub unsafe fn use_at(&self, gl: &glow::Context, frame: u32) {
+        unsafe {
+            gl.use_program(Some(self.program));
+            gl.uniform_1_i32(self.frame.as_ref(), frame as i32);
+        }
+    }
+}
+
+/// The RGBA8 pixels of the bound read framebuffer's `width` x `height`
+/// corner, bottom row first; fails on a GL error.
+///
+/// # Safety
+/// A context is current.
+pub unsafe fn read_rgba8(gl: &glow::Context, width: i32, height: i32) -> anyhow::Result<Vec<u8>> {
+    unsafe {
+        let mut pixels = vec![0u8; (width * height * 4) as usize];
+        gl.pixel_store_i32(glow::PACK_ALIGNMENT, 1);
+        gl.read_pixels(
+            0,
+            0,
+            width,
+            height,
+            glow::RGBA,
+            glow::UNSIGNED_BYTE,
+            glow::PixelPackData::Slice(Some(&mut pixels)),
+        );
+        check(gl, "glReadPixels")?;
+        Ok(pixels)
+    }
+}
+
+/// Level 0 of a 2D texture of `texels` texels of 4 bytes in `format`/`ty`
+/// (as for `glGetTexImage`); leaves no texture bound.
+///
+/// # Safety
+/// A context is current and `texture` belongs to it.
+pub unsafe fn texture_image(
+    gl: &glow::Context,
+    texture: glow::Texture,
+    texels: usize,
+    format: u32,
+    ty: u32,
+) -> Vec<u8> {
+    unsafe {
+        let mut bytes = vec![0u8; texels * 4];
+        gl.bind_texture(glow::TEXTURE_2D, Some(texture));
+        gl.get_tex_image(
+            glow::TEXTURE_2D,
+            0,
+            format,
+            ty,
+            glow::PixelPackData::Slice(Some(&mut bytes)),
+        );
+        gl.bind_texture(glow::TEXTURE_2D, None);
+        bytes
+    }
+}
+
 /// A framebuffer object with one color attachment.
 pub struct Target {
     pub fbo: glow::Framebuffer,
@@ -346,20 +556,8 @@ impl Target {
     /// A context is current.
     pub unsafe fn checksum(&self, gl: &glow::Context) -> anyhow::Result<u64> {
         unsafe {
-            let mut pixels = vec![0u8; (self.width * self.height * 4) as usize];
             gl.bind_framebuffer(glow::READ_FRAMEBUFFER, Some(self.fbo));
-            gl.pixel_store_i32(glow::PACK_ALIGNMENT, 1);
-            gl.read_pixels(
-                0,
-                0,
-                self.width,
-                self.height,
-                glow::RGBA,
-                glow::UNSIGNED_BYTE,
-                glow::PixelPackData::Slice(Some(&mut pixels)),
-            );
-            check(gl, "glReadPixels")?;
-            Ok(fnv1a(&pixels))
+            Ok(fnv1a(&read_rgba8(gl, self.width, self.height)?))
         }
     }
 

@@ -3,11 +3,8 @@
 //! (default 2000) tiny draws, alternating two programs, each after a uniform
 //! update, into a 32x32 FBO. Prints `frame N checksum HEX` per frame.
 
-use anyhow::anyhow;
 use shaderdbg_test_apps::glow::{self, HasContext};
-use shaderdbg_test_apps::{
-    arg, print_checksums, render_frames, vf_program, with_context, Kind, Target,
-};
+use shaderdbg_test_apps::{arg, run_app, vf_program, Kind, Scene};
 
 const VERTEX: &str = "#version 330 core
 uniform vec2 offset;
@@ -30,19 +27,24 @@ void main() { color = vec4(0.5, fract(offset.yx * 5.0), 1.0); }
 fn main() -> anyhow::Result<()> {
     let frames: u32 = arg(0, "FRAMES", 3)?;
     let draws: u32 = arg(1, "DRAWS", 2000)?;
-    let sums = with_context(Kind::Core(3, 3), 32, |gl, swap| unsafe {
-        let out = Target::rgba8(gl, 32, 32)?;
-        let vao = gl.create_vertex_array().map_err(|e| anyhow!(e))?;
-        gl.bind_vertex_array(Some(vao));
+    let setup = |gl: &glow::Context, scene: &mut Scene| unsafe {
+        scene.vertex_array(gl)?;
         let programs = [FRAGMENT_A, FRAGMENT_B]
             .iter()
-            .map(|f| vf_program(gl, VERTEX, f))
+            .map(|f| Ok(scene.program(vf_program(gl, VERTEX, f)?)))
             .collect::<anyhow::Result<Vec<_>>>()?;
         let locations: Vec<_> = programs
             .iter()
             .map(|p| gl.get_uniform_location(*p, "offset"))
             .collect();
-        let sums = render_frames(gl, &out, frames, swap, |frame| {
+        Ok((programs, locations))
+    };
+    run_app(
+        Kind::Core(3, 3),
+        32,
+        frames,
+        setup,
+        |gl, (programs, locations), frame| unsafe {
             for i in 0..draws {
                 let k = (i % 2) as usize;
                 gl.use_program(Some(programs[k]));
@@ -51,14 +53,6 @@ fn main() -> anyhow::Result<()> {
                 gl.uniform_2_f32(locations[k].as_ref(), x, y);
                 gl.draw_arrays(glow::TRIANGLE_STRIP, 0, 4);
             }
-        })?;
-        for p in programs {
-            gl.delete_program(p);
-        }
-        gl.delete_vertex_array(vao);
-        out.delete(gl);
-        Ok(sums)
-    })?;
-    print_checksums(&sums);
-    Ok(())
+        },
+    )
 }

@@ -20,7 +20,7 @@
 use anyhow::{anyhow, bail};
 use shaderdbg_test_apps::glow::{self, HasContext};
 use shaderdbg_test_apps::{
-    arg, check, fnv1a, program, read_buffer, vf_program, with_context, Kind, Target,
+    check, fnv1a, frames_and_size, program, read_buffer, vf_program, with_context, Kind, Target,
 };
 
 const COMPUTE: &str = include_str!("../../shaders/compute.comp");
@@ -32,8 +32,7 @@ const SHOW: &str = include_str!("../../shaders/compute_show.frag");
 const GRID: u32 = 16;
 
 fn main() -> anyhow::Result<()> {
-    let frames: u32 = arg(0, "FRAMES", 3)?;
-    let size: i32 = arg(1, "SIZE", 64)?;
+    let (frames, size) = frames_and_size()?;
     if size != 64 {
         bail!("SIZE must be 64");
     }

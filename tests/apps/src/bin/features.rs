@@ -39,9 +39,11 @@
 //!   of 1 in the parameter buffer (the second command would cover the same
 //!   pixels again).
 
-use anyhow::{anyhow, bail};
+use anyhow::{anyhow, bail, Context as _};
 use shaderdbg_test_apps::glow::{self, HasContext};
-use shaderdbg_test_apps::{arg, buffer, fnv1a, program, vf_program, with_context_sized, Kind};
+use shaderdbg_test_apps::{
+    arg, buffer, fnv1a, program, read_rgba8, texture_image, vf_program, with_context_sized, Kind,
+};
 
 const VERTEX: &str = "#version 330 core
 void main() {
@@ -349,25 +351,21 @@ fn main() -> anyhow::Result<()> {
                     gl.use_program(Some(image_prog));
                     gl.draw_arrays(glow::TRIANGLES, 0, 3);
                     gl.memory_barrier(glow::TEXTURE_UPDATE_BARRIER_BIT);
-                    let mut c = vec![0u8; (cells_w * cells_h * 4) as usize];
-                    gl.bind_texture(glow::TEXTURE_2D, Some(counts));
-                    gl.get_tex_image(
-                        glow::TEXTURE_2D,
-                        0,
-                        glow::RED_INTEGER,
-                        glow::UNSIGNED_INT,
-                        glow::PixelPackData::Slice(Some(&mut c)),
-                    );
-                    let mut rgba = vec![0u8; (width * height * 4) as usize];
-                    gl.bind_texture(glow::TEXTURE_2D, Some(colors));
-                    gl.get_tex_image(
-                        glow::TEXTURE_2D,
-                        0,
-                        glow::RGBA,
-                        glow::UNSIGNED_BYTE,
-                        glow::PixelPackData::Slice(Some(&mut rgba)),
-                    );
-                    gl.bind_texture(glow::TEXTURE_2D, None);
+                    let [c, rgba] = [
+                        (
+                            counts,
+                            cells_w * cells_h,
+                            glow::RED_INTEGER,
+                            glow::UNSIGNED_INT,
+                        ),
+                        (
+                            colors,
+                            (width * height) as i32,
+                            glow::RGBA,
+                            glow::UNSIGNED_BYTE,
+                        ),
+                    ]
+                    .map(|(t, n, format, ty)| texture_image(gl, t, n as usize, format, ty));
                     lines.push(format!(
                         "frame {frame} image {:016x} {:016x}",
                         fnv1a(&c),
@@ -397,21 +395,8 @@ fn main() -> anyhow::Result<()> {
                 let second = gl.get_error();
                 lines.push(format!("frame {frame} errors {first:#06x} {second:#06x}"));
             }
-            let mut pixels = vec![0u8; (width * height * 4) as usize];
-            gl.pixel_store_i32(glow::PACK_ALIGNMENT, 1);
-            gl.read_pixels(
-                0,
-                0,
-                width as i32,
-                height as i32,
-                glow::RGBA,
-                glow::UNSIGNED_BYTE,
-                glow::PixelPackData::Slice(Some(&mut pixels)),
-            );
-            let err = gl.get_error();
-            if err != glow::NO_ERROR {
-                bail!("GL error {err:#06x} in frame {frame}");
-            }
+            let pixels = read_rgba8(gl, width as i32, height as i32)
+                .with_context(|| format!("frame {frame}"))?;
             lines.push(format!("frame {frame} checksum {:016x}", fnv1a(&pixels)));
             for q in q {
                 gl.delete_query(q);

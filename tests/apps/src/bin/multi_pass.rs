@@ -7,15 +7,16 @@
 
 use anyhow::anyhow;
 use shaderdbg_test_apps::glow::{self, HasContext};
-use shaderdbg_test_apps::{arg, print_checksums, vf_program, with_context, Kind, Target};
+use shaderdbg_test_apps::{
+    frames_and_size, print_checksums, vf_program, with_context, Kind, Target,
+};
 
 const VERTEX: &str = include_str!("../../shaders/fullscreen.vert");
 const PATTERN: &str = include_str!("../../shaders/multi_pass_pattern.frag");
 const POST: &str = include_str!("../../shaders/multi_pass_post.frag");
 
 fn main() -> anyhow::Result<()> {
-    let frames: u32 = arg(0, "FRAMES", 3)?;
-    let size: i32 = arg(1, "SIZE", 64)?;
+    let (frames, size) = frames_and_size()?;
     if size < 2 || size % 2 != 0 {
         anyhow::bail!("SIZE must be even and positive");
     }

@@ -2,21 +2,27 @@
 //! code ([`parse_recovering`], with diagnostics placed in the text, header
 //! or included files), a symbol index of a parsed shader ([`Index`]), what
 //! is in scope at an offset ([`scope_at`]), what a name stands for and where
-//! it is used ([`nav`]), and what can be completed ([`members`],
-//! [`keywords`], [`type_names`]).
+//! it is used ([`nav`]), the outline ([`symbols`]), what can be completed
+//! ([`complete`]), signature help ([`signature`]), what each name is for
+//! highlighting ([`highlight`]) and which variables to show at a stop
+//! ([`inline`]).
 //!
 //! Everything here works on byte offsets: of [`crate::parse::SourceText::text`]
 //! (the parsed text), or of the shader's own text where [`SourceMap`] says
 //! so. Converting to editor positions, URIs and protocol types is the
 //! editor's business.
 
-mod complete;
+pub mod complete;
+pub mod highlight;
 mod index;
+pub mod inline;
 mod macros;
 pub mod nav;
 mod recover;
 mod scope;
+pub mod signature;
 mod sources;
+pub mod symbols;
 pub mod text;
 
 pub use complete::{keywords, members, type_names, Member, MemberKind};
@@ -32,10 +38,27 @@ pub use scope::{scope_at, ScopeAt};
 pub use sources::{IncludedFile, Place, SourceMap};
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
     use crate::parse::parse;
     use crate::Stage;
+
+    /// A fragment shader fixture analysed as an editor's text, and the offset
+    /// of its `$0` cursor (taken out of the text).
+    pub(crate) fn analyse(fixture: &str) -> (Analysis, Option<usize>) {
+        let cursor = fixture.find("$0");
+        let text = fixture.replace("$0", "");
+        let recovery = parse_recovering(&Request {
+            text: &text,
+            header: "",
+            stage: Stage::Fragment,
+            resolver: None,
+            header_is_context: false,
+            piece: false,
+            cancelled: &|| false,
+        });
+        (recovery.analysis.expect("an analysis"), cursor)
+    }
 
     const SRC: &str = r#"#version 330 core
 struct Light { vec3 pos; float radius; };

@@ -7,14 +7,14 @@
 //! the one edited region between the two texts (common prefix and suffix);
 //! what lies inside the edited region is not answered from the old tree.
 
-use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use shaderdbg_glsl::analysis::{DeclKind, Storage};
-use shaderdbg_glsl::builtins::{self, ParamDir};
+use shaderdbg_glsl::ide::complete::{self, CompletionKind};
+use shaderdbg_glsl::ide::highlight::{self, TokenClass};
 use shaderdbg_glsl::ide::nav::{self, Target};
-use shaderdbg_glsl::ide::{self, MemberKind};
+use shaderdbg_glsl::ide::symbols::{self, Symbol};
+use shaderdbg_glsl::ide::{inline, signature};
 use shaderdbg_glsl::Span;
 use tower_lsp_server::gen_lsp_types::*;
 
@@ -442,407 +442,108 @@ pub fn locations(v: &View, target: &Target, include_declaration: bool) -> Vec<Lo
 
 // ---- symbols ------------------------------------------------------------------------
 
+/// The outline ([`ide::symbols::outline`]) in this document.
 #[allow(deprecated)]
-fn symbol(
-    name: String,
-    detail: Option<String>,
-    kind: SymbolKind,
-    range: Range,
-    selection_range: Range,
-    children: Option<Vec<DocumentSymbol>>,
-) -> DocumentSymbol {
-    DocumentSymbol {
-        name,
-        detail,
-        kind,
-        tags: None,
-        deprecated: None,
-        range,
-        selection_range,
-        children,
-    }
-}
-
-/// Functions, structs (with fields), interface blocks, and global variables
-/// (uniforms, inputs, outputs, constants) declared in this document.
 pub fn document_symbols(v: &View) -> Vec<DocumentSymbol> {
-    let tree = v.tree;
-    let ix = &tree.index;
-    let mut out: Vec<(usize, DocumentSymbol)> = Vec::new();
-    let ranges = |whole: Span, name: Span| -> Option<(usize, Range, Range)> {
-        let (ns, ne) = v.doc_range(name)?;
-        if v.tree.src_at(name).is_empty() || v.text.get(ns..ne) != Some(v.tree.src_at(name)) {
+    fn convert(v: &View, sym: Symbol) -> Option<DocumentSymbol> {
+        let (ns, ne) = v.doc_range(sym.name_span)?;
+        if v.text.get(ns..ne) != Some(v.tree.src_at(sym.name_span)) {
             return None;
         }
-        let (ws, we) = v.doc_range(whole).unwrap_or((ns, ne));
-        let (ws, we) = (ws.min(ns), we.max(ne));
-        Some((ws, v.range(ws, we), v.range(ns, ne)))
-    };
-    for f in &ix.functions {
-        let Some((at, r, sr)) = ranges(f.span, f.name_span) else {
-            continue;
+        let (ws, we) = v.doc_range(sym.span).unwrap_or((ns, ne));
+        let kind = match sym.kind {
+            symbols::SymbolKind::Function => SymbolKind::Function,
+            symbols::SymbolKind::Struct => SymbolKind::Struct,
+            symbols::SymbolKind::Field => SymbolKind::Field,
+            symbols::SymbolKind::Interface => SymbolKind::Interface,
+            symbols::SymbolKind::Constant => SymbolKind::Constant,
+            symbols::SymbolKind::Variable => SymbolKind::Variable,
         };
-        let detail = tree
-            .model
-            .functions
-            .iter()
-            .find(|m| {
-                m.name == f.name
-                    && m.span.start <= f.name_span.start
-                    && f.name_span.end <= m.span.end
-            })
-            .map(|m| m.signature());
-        let detail = if f.body.is_none() {
-            detail.map(|d| format!("{d} (prototype)"))
-        } else {
-            detail
-        };
-        out.push((
-            at,
-            symbol(f.name.clone(), detail, SymbolKind::Function, r, sr, None),
-        ));
+        let has_members = matches!(
+            sym.kind,
+            symbols::SymbolKind::Struct | symbols::SymbolKind::Interface
+        );
+        let children = has_members.then(|| {
+            sym.children
+                .into_iter()
+                .filter_map(|c| convert(v, c))
+                .collect()
+        });
+        Some(DocumentSymbol {
+            name: sym.name,
+            detail: sym.detail,
+            kind,
+            tags: None,
+            deprecated: None,
+            range: v.range(ws.min(ns), we.max(ne)),
+            selection_range: v.range(ns, ne),
+            children,
+        })
     }
-    for s in &ix.structs {
-        if s.function.is_some() {
-            continue;
-        }
-        let Some((at, r, sr)) = ranges(s.span, s.name_span) else {
-            continue;
-        };
-        let children = s
-            .fields
-            .iter()
-            .filter_map(|f| {
-                let (_, fr, fsr) = ranges(f.span, f.name_span)?;
-                let ty = nav::field_type(tree, &s.name, &f.name).map(|t| t.to_string());
-                Some(symbol(f.name.clone(), ty, SymbolKind::Field, fr, fsr, None))
-            })
-            .collect();
-        out.push((
-            at,
-            symbol(
-                s.name.clone(),
-                Some("struct".into()),
-                SymbolKind::Struct,
-                r,
-                sr,
-                Some(children),
-            ),
-        ));
-    }
-    for (i, b) in ix.blocks.iter().enumerate() {
-        let Some((at, r, sr)) = ranges(b.span, b.name_span) else {
-            continue;
-        };
-        let children = b
-            .fields
-            .iter()
-            .filter_map(|f| {
-                let (_, fr, fsr) = ranges(f.span, f.name_span)?;
-                let ty = nav::block_field_type(tree, i, &f.name).map(|t| t.to_string());
-                Some(symbol(f.name.clone(), ty, SymbolKind::Field, fr, fsr, None))
-            })
-            .collect();
-        let detail = match &b.instance {
-            Some((inst, _)) => format!("{} block {inst}", b.storage),
-            None => format!("{} block", b.storage),
-        };
-        out.push((
-            at,
-            symbol(
-                b.name.clone(),
-                Some(detail),
-                SymbolKind::Interface,
-                r,
-                sr,
-                Some(children),
-            ),
-        ));
-    }
-    for g in &ix.globals {
-        let Some((at, r, sr)) = ranges(g.span, g.name_span) else {
-            continue;
-        };
-        let ty = tree
-            .model
-            .decls
-            .iter()
-            .zip(&tree.decl_names)
-            .find(|(d, s)| d.name == g.name && **s == g.name_span)
-            .map(|(d, _)| d.ty.to_string());
-        let detail = match (g.storage.is_empty(), ty) {
-            (true, Some(t)) => Some(t),
-            (false, Some(t)) => Some(format!("{} {t}", g.storage)),
-            (_, None) => (!g.storage.is_empty()).then(|| g.storage.clone()),
-        };
-        let kind = if g.storage.split(' ').any(|w| w == "const") {
-            SymbolKind::Constant
-        } else {
-            SymbolKind::Variable
-        };
-        out.push((at, symbol(g.name.clone(), detail, kind, r, sr, None)));
-    }
-    out.sort_by_key(|(at, _)| *at);
-    out.into_iter().map(|(_, s)| s).collect()
+    symbols::outline(v.tree)
+        .into_iter()
+        .filter_map(|s| convert(v, s))
+        .collect()
 }
 
 // ---- completion ------------------------------------------------------------------------
 
-fn item(
-    label: &str,
-    kind: CompletionItemKind,
-    detail: Option<String>,
-    sort: &str,
-) -> CompletionItem {
-    CompletionItem {
-        label: label.to_string(),
-        kind: Some(kind),
-        detail,
-        sort_text: Some(format!("{sort}{label}")),
-        ..Default::default()
-    }
-}
-
 pub fn completion(v: &View, offset: usize) -> Vec<CompletionItem> {
-    let text = v.text;
-    if text::in_comment(text, offset) {
-        return Vec::new();
-    }
-    let line_start = text[..offset.min(text.len())]
-        .rfind('\n')
-        .map_or(0, |i| i + 1);
-    if text[line_start..offset].trim_start().starts_with('#') {
-        return Vec::new();
-    }
-    let start = text::prefix_start(text, offset);
-    let mut before = start;
-    while before > 0 && text.as_bytes()[before - 1] == b' ' {
-        before -= 1;
-    }
-    let Some(t) = v.to_text_near(start) else {
-        return Vec::new();
-    };
-    let mut scope = ide::scope_at(&v.tree.parsed, t);
-    if before > 0 && text.as_bytes()[before - 1] == b'.' {
-        // Members of the value before the dot.
-        let dot = before - 1;
-        let Some(es) = text::expr_start_before(text, dot) else {
-            return Vec::new();
-        };
-        let Some(ty) = scope.type_of(&text[es..dot]) else {
-            return Vec::new();
-        };
-        return ide::members(&ty)
-            .into_iter()
-            .map(|m| {
-                let kind = match m.kind {
-                    MemberKind::Field => CompletionItemKind::Field,
-                    MemberKind::Swizzle => CompletionItemKind::Property,
-                    MemberKind::Method => CompletionItemKind::Method,
-                };
-                let sort = match m.kind {
-                    MemberKind::Field | MemberKind::Method => "0",
-                    MemberKind::Swizzle => "1",
-                };
-                let mut it = item(&m.name, kind, Some(m.ty.to_string()), sort);
-                if m.kind == MemberKind::Method {
-                    it.insert_text = Some(format!("{}()", m.name));
-                }
-                it
-            })
-            .collect();
-    }
-    let mut out = Vec::new();
-    let mut seen: HashSet<String> = HashSet::new();
-    let model = &scope.model;
-    let locals = scope.locals();
-    for &d in locals.iter().rev() {
-        let decl = &model.decls[d];
-        if seen.insert(decl.name.clone()) {
-            out.push(item(
-                &decl.name,
-                CompletionItemKind::Variable,
-                Some(format!("{} — {}", decl.ty, nav::kind_text(&decl.kind))),
-                "0",
-            ));
-        }
-    }
-    for d in scope.globals() {
-        let decl = &model.decls[d];
-        if seen.insert(decl.name.clone()) {
-            let kind = if decl.kind == DeclKind::Global(Storage::Const) {
-                CompletionItemKind::Constant
-            } else {
-                CompletionItemKind::Variable
-            };
-            out.push(item(
-                &decl.name,
-                kind,
-                Some(format!("{} — {}", decl.ty, nav::kind_text(&decl.kind))),
-                "1",
-            ));
-        }
-    }
-    for f in &model.functions {
-        if seen.insert(f.name.clone()) {
-            out.push(item(
-                &f.name,
-                CompletionItemKind::Function,
-                Some(f.signature()),
-                "2",
-            ));
-        }
-    }
-    let mut structs: Vec<&String> = model.structs.keys().collect();
-    structs.sort();
-    for s in structs {
-        if !s.starts_with("_anon") && seen.insert(s.clone()) {
-            out.push(item(
-                s,
-                CompletionItemKind::Struct,
-                Some("struct".into()),
-                "2",
-            ));
-        }
-    }
-    let env = v.tree.env();
-    for var in builtins::variables(&env) {
-        if seen.insert(var.name.clone()) {
-            let mut it = item(
-                &var.name,
-                CompletionItemKind::Variable,
-                Some(var.ty.to_string()),
-                "3",
-            );
-            it.documentation =
-                builtins::describe(&var.name).map(|d| Documentation::String(d.to_string()));
-            out.push(it);
-        }
-    }
-    let mut counts: HashMap<&str, usize> = HashMap::new();
-    for sig in builtins::functions(&env) {
-        *counts.entry(sig.name.as_str()).or_default() += 1;
-    }
-    for sig in builtins::functions(&env) {
-        if seen.insert(sig.name.clone()) {
-            let n = counts[sig.name.as_str()];
-            let detail = if n > 1 {
-                format!("{sig} (+{} overloads)", n - 1)
-            } else {
-                sig.to_string()
-            };
-            let mut it = item(&sig.name, CompletionItemKind::Function, Some(detail), "3");
-            it.documentation =
-                builtins::describe(&sig.name).map(|d| Documentation::String(d.to_string()));
-            out.push(it);
-        }
-    }
-    for t in ide::type_names(env.version) {
-        if seen.insert(t.to_string()) {
-            out.push(item(t, CompletionItemKind::TypeParameter, None, "4"));
-        }
-    }
-    for k in ide::keywords(env.version) {
-        if seen.insert(k.to_string()) {
-            out.push(item(k, CompletionItemKind::Keyword, None, "5"));
-        }
-    }
-    out
+    let to_parsed = |c: usize| v.to_text_near(c);
+    complete::completions(v.tree, v.text, offset, &to_parsed)
+        .into_iter()
+        .map(|c| CompletionItem {
+            kind: Some(match c.kind {
+                CompletionKind::Field => CompletionItemKind::Field,
+                CompletionKind::Swizzle => CompletionItemKind::Property,
+                CompletionKind::Method => CompletionItemKind::Method,
+                CompletionKind::Variable => CompletionItemKind::Variable,
+                CompletionKind::Constant => CompletionItemKind::Constant,
+                CompletionKind::Function => CompletionItemKind::Function,
+                CompletionKind::Struct => CompletionItemKind::Struct,
+                CompletionKind::Type => CompletionItemKind::TypeParameter,
+                CompletionKind::Keyword => CompletionItemKind::Keyword,
+            }),
+            detail: c.detail,
+            documentation: c.documentation.map(Documentation::String),
+            insert_text: c.insert_text,
+            sort_text: Some(format!("{}{}", c.rank, c.label)),
+            label: c.label,
+            ..Default::default()
+        })
+        .collect()
 }
 
 // ---- signature help -------------------------------------------------------------------
 
-fn signature_info(label_head: &str, params: &[String], doc: Option<&str>) -> SignatureInformation {
-    let mut label = format!("{label_head}(");
-    let mut infos = Vec::new();
-    for (i, p) in params.iter().enumerate() {
-        if i > 0 {
-            label.push_str(", ");
-        }
-        let s = label.encode_utf16().count() as u32;
-        label.push_str(p);
-        let e = label.encode_utf16().count() as u32;
-        infos.push(ParameterInformation {
-            label: ParameterInformationLabel::Tuple((s, e)),
-            documentation: None,
-        });
-    }
-    label.push(')');
-    SignatureInformation {
-        label,
-        documentation: doc.map(|d| Documentation::String(d.to_string())),
-        parameters: Some(infos),
-        active_parameter: None,
-    }
-}
-
-fn dir_text(d: ParamDir) -> &'static str {
-    match d {
-        ParamDir::In => "",
-        ParamDir::Out => "out ",
-        ParamDir::InOut => "inout ",
-    }
-}
-
 pub fn signature_help(v: &View, offset: usize) -> Option<SignatureHelp> {
-    let ((s, e), active) = text::call_at(v.text, offset)?;
-    let name = &v.text[s..e];
-    let tree = v.tree;
-    let mut sigs: Vec<(SignatureInformation, usize)> = Vec::new();
-    for f in tree.model.functions.iter().filter(|f| f.name == name) {
-        let params: Vec<String> = f
-            .params
-            .iter()
-            .map(|p| {
-                format!(
-                    "{}{}",
-                    dir_text(p.dir),
-                    nav::decl_text(&p.ty, &p.name).trim_end()
-                )
-            })
-            .collect();
-        let n = params.len();
-        sigs.push((
-            signature_info(&format!("{} {}", f.ret, f.name), &params, None),
-            n,
-        ));
-    }
-    if let Some(st) = tree.model.structs.get(name) {
-        let params: Vec<String> = st
-            .fields
-            .iter()
-            .map(|f| nav::decl_text(&f.ty, &f.name))
-            .collect();
-        let n = params.len();
-        sigs.push((
-            signature_info(&format!("{name} {name}"), &params, Some("constructor")),
-            n,
-        ));
-    }
-    if sigs.is_empty() {
-        let env = v.tree.env();
-        let doc = builtins::describe(name);
-        for sig in builtins::function_overloads(name, &env) {
-            let params: Vec<String> = sig
-                .params
-                .iter()
-                .map(|p| format!("{}{}", dir_text(p.dir), nav::decl_text(&p.ty, &p.name)))
-                .collect();
-            let n = params.len();
-            sigs.push((
-                signature_info(&format!("{} {}", sig.ret, sig.name), &params, doc),
-                n,
-            ));
-        }
-    }
-    if sigs.is_empty() {
-        return None;
-    }
-    let active_sig = sigs.iter().position(|(_, n)| *n > active).unwrap_or(0);
+    let help = signature::signature_help(v.tree, v.text, offset)?;
+    let utf16 = |label: &str, b: usize| label[..b].encode_utf16().count() as u32;
+    let signatures = help
+        .signatures
+        .into_iter()
+        .map(|s| SignatureInformation {
+            parameters: Some(
+                s.params
+                    .iter()
+                    .map(|&(a, b)| ParameterInformation {
+                        label: ParameterInformationLabel::Tuple((
+                            utf16(&s.label, a),
+                            utf16(&s.label, b),
+                        )),
+                        documentation: None,
+                    })
+                    .collect(),
+            ),
+            documentation: s.documentation.map(Documentation::String),
+            label: s.label,
+            active_parameter: None,
+        })
+        .collect();
     Some(SignatureHelp {
-        signatures: sigs.into_iter().map(|(s, _)| s).collect(),
-        active_signature: Some(active_sig as u32),
-        active_parameter: Some(ActiveParameter::Int(active as u32)),
+        signatures,
+        active_signature: Some(help.active_signature as u32),
+        active_parameter: Some(ActiveParameter::Int(help.active_parameter as u32)),
     })
 }
 
@@ -858,110 +559,18 @@ pub const TOKEN_TYPES: &[&str] = &[
 ];
 pub const TOKEN_MODIFIERS: &[&str] = &["declaration", "readonly", "defaultLibrary", "global"];
 
-const T_VARIABLE: u32 = 0;
-const T_PARAMETER: u32 = 1;
-const T_FUNCTION: u32 = 2;
-const T_STRUCT: u32 = 3;
-const T_PROPERTY: u32 = 4;
-const T_INTERFACE: u32 = 5;
-const M_DECLARATION: u32 = 1;
-const M_READONLY: u32 = 2;
-const M_LIBRARY: u32 = 4;
-const M_GLOBAL: u32 = 8;
-
-fn var_token(kind: &DeclKind) -> (u32, u32) {
-    match kind {
-        DeclKind::Local => (T_VARIABLE, 0),
-        DeclKind::Param(_) => (T_PARAMETER, 0),
-        DeclKind::Global(s) => {
-            let ro = matches!(s, Storage::Const | Storage::Uniform | Storage::In);
-            (T_VARIABLE, M_GLOBAL | if ro { M_READONLY } else { 0 })
-        }
-        DeclKind::Builtin(s) => {
-            let ro = matches!(
-                s,
-                builtins::Storage::In | builtins::Storage::Uniform | builtins::Storage::Const
-            );
-            (
-                T_VARIABLE,
-                M_LIBRARY | M_GLOBAL | if ro { M_READONLY } else { 0 },
-            )
-        }
-    }
-}
-
+/// The semantic tokens ([`highlight::classify`]) of this document, as LSP
+/// deltas.
 pub fn semantic_tokens(v: &View) -> Vec<SemanticToken> {
-    let tree = v.tree;
-    let ix = &tree.index;
-    let mut toks: Vec<(Span, &str, u32, u32)> = Vec::new();
-    for (s, d) in &tree.refs_sorted {
-        let decl = &tree.model.decls[*d];
-        let (t, m) = var_token(&decl.kind);
-        toks.push((*s, &decl.name, t, m));
-    }
-    for (d, s) in tree.decl_names.iter().enumerate() {
-        let decl = &tree.model.decls[d];
-        if !matches!(decl.kind, DeclKind::Builtin(_)) {
-            let (t, m) = var_token(&decl.kind);
-            toks.push((*s, &decl.name, t, m | M_DECLARATION));
-        }
-    }
-    let user_fns: HashSet<&str> = tree
-        .model
-        .functions
-        .iter()
-        .map(|f| f.name.as_str())
-        .collect();
-    for f in &ix.functions {
-        toks.push((f.name_span, &f.name, T_FUNCTION, M_DECLARATION));
-    }
-    for c in &ix.calls {
-        if user_fns.contains(c.name.as_str()) {
-            toks.push((c.span, &c.name, T_FUNCTION, 0));
-        } else if tree.model.structs.contains_key(&c.name) {
-            toks.push((c.span, &c.name, T_STRUCT, 0));
-        } else if builtins::is_builtin_function(&c.name) {
-            toks.push((c.span, &c.name, T_FUNCTION, M_LIBRARY));
-        }
-    }
-    for s in &ix.structs {
-        toks.push((s.name_span, &s.name, T_STRUCT, M_DECLARATION));
-        for f in &s.fields {
-            toks.push((f.name_span, &f.name, T_PROPERTY, M_DECLARATION));
-        }
-    }
-    for u in &ix.type_uses {
-        if tree.model.structs.contains_key(&u.name) {
-            toks.push((u.span, &u.name, T_STRUCT, 0));
-        }
-    }
-    for b in &ix.blocks {
-        toks.push((b.name_span, &b.name, T_INTERFACE, M_DECLARATION));
-        for f in &b.fields {
-            toks.push((f.name_span, &f.name, T_PROPERTY, M_DECLARATION));
-        }
-    }
-    for f in &ix.fields {
-        toks.push((f.span, &f.name, T_PROPERTY, 0));
-    }
-    // To document ranges, where the text is the name (not a macro use).
-    let mut placed: Vec<(usize, usize, u32, u32)> = toks
-        .into_iter()
-        .filter_map(|(span, name, t, m)| {
-            let (s, e) = v.doc_range(span)?;
-            (v.text.get(s..e) == Some(name)).then_some((s, e, t, m))
-        })
-        .collect();
-    placed.sort_by_key(|&(s, e, _, m)| (s, e, std::cmp::Reverse(m)));
-    placed.dedup_by_key(|p| p.0);
-    let mut out = Vec::with_capacity(placed.len());
+    let mut out = Vec::new();
     let (mut last_line, mut last_col) = (0u32, 0u32);
-    let mut prev_end = 0usize;
-    for (s, e, t, m) in placed {
-        if s < prev_end {
+    for t in highlight::classify(v.tree) {
+        let Some((s, e)) = v.doc_range(t.span) else {
+            continue;
+        };
+        if v.text.get(s..e) != Some(v.tree.src_at(t.span)) {
             continue;
         }
-        prev_end = e;
         let p = v.lines.position(v.text, s);
         let pe = v.lines.position(v.text, e);
         if pe.line != p.line {
@@ -973,12 +582,21 @@ pub fn semantic_tokens(v: &View) -> Vec<SemanticToken> {
         } else {
             p.character
         };
+        // TOKEN_TYPES and TOKEN_MODIFIERS list them in the engine's order.
+        let token_type = match t.class {
+            TokenClass::Variable => 0,
+            TokenClass::Parameter => 1,
+            TokenClass::Function => 2,
+            TokenClass::Struct => 3,
+            TokenClass::Property => 4,
+            TokenClass::Interface => 5,
+        };
         out.push(SemanticToken {
             delta_line,
             delta_start,
             length: pe.character - p.character,
-            token_type: t,
-            token_modifiers_bitset: m,
+            token_type,
+            token_modifiers_bitset: t.modifiers.0,
         });
         last_line = p.line;
         last_col = p.character;
@@ -988,89 +606,26 @@ pub fn semantic_tokens(v: &View) -> Vec<SemanticToken> {
 
 // ---- inline values ---------------------------------------------------------------------
 
-/// For the editor's stopped location: every write (declaration with a value,
-/// parameter, assignment, `++`/`--`) of a variable that is in scope there,
-/// from the start of the function up to the end of the stopped line, within
-/// `range`; one lookup per written identifier, named as the debug adapter
-/// names the variable.
+/// For the editor's stopped location: the variables
+/// [`inline::variables_in`] names for the stop, on the lines of `range` up
+/// to the end of the stopped line.
 pub fn inline_values(v: &View, range: (usize, usize), stopped: usize) -> Vec<InlineValue> {
-    let tree = v.tree;
-    let stop_line = v.lines.line_of(stopped);
-    let stop_line_end = v.lines.line_end(v.text, stop_line);
+    let stop_line_end = v.lines.line_end(v.text, v.lines.line_of(stopped));
     let Some(t) = v.to_text_near(stopped) else {
         return Vec::new();
     };
-    let Some(fi) = tree.index.function_at(t) else {
-        return Vec::new();
-    };
-    let func = &tree.index.functions[fi];
-    let scope = ide::scope_at(&tree.parsed, t);
-    // What is visible there, by declaration span (the scope walk has its own ids).
-    let visible: HashSet<Span> = scope
-        .locals()
+    inline::variables_in(v.tree, t)
         .into_iter()
-        .chain(scope.globals())
-        .map(|d| scope.model.decls[d].span)
-        .collect();
-    let decl_of_span: HashMap<Span, usize> = tree
-        .decl_names
-        .iter()
-        .enumerate()
-        .map(|(d, s)| (*s, d))
-        .collect();
-    let ref_at: HashMap<Span, usize> = tree.refs_sorted.iter().copied().collect();
-    let is_visible = |d: usize| {
-        let decl = &tree.model.decls[d];
-        match decl.kind {
-            DeclKind::Builtin(_) => true,
-            _ => visible.contains(&decl.span),
-        }
-    };
-    let mut spans: Vec<(Span, String)> = Vec::new();
-    for p in &func.params {
-        if let Some(&d) = decl_of_span.get(&p.name_span) {
-            if is_visible(d) {
-                spans.push((p.name_span, p.name.clone()));
-            }
-        }
-    }
-    for w in tree.index.writes.iter().filter(|w| w.function == Some(fi)) {
-        let d = if w.declaration {
-            decl_of_span.get(&w.span).copied()
-        } else {
-            ref_at.get(&w.span).copied()
-        };
-        if let Some(d) = d {
-            if is_visible(d) {
-                spans.push((w.span, w.name.clone()));
-            }
-        }
-    }
-    let mut out: Vec<(usize, InlineValue)> = Vec::new();
-    let mut seen = HashSet::new();
-    for (span, name) in spans {
-        let Some((s, e)) = v.doc_range(span) else {
-            continue;
-        };
-        if s > stop_line_end
-            || e < range.0
-            || s > range.1
-            || v.text.get(s..e) != Some(name.as_str())
-        {
-            continue;
-        }
-        if !seen.insert(s) {
-            continue;
-        }
-        out.push((
-            s,
-            InlineValue::VariableLookup(InlineValueVariableLookup {
-                range: v.range(s, e),
-                variable_name: Some(name),
-                case_sensitive_lookup: true,
-            }),
-        ));
-    }
-    out.sort_by_key(|(s, _)| *s);
-    out.into_iter().map(|(_, i)| i).collect()
+        .filter_map(|var| {
+            let (s, e) = v.doc_range(var.span)?;
+            let shown = s <= stop_line_end && e >= range.0 && s <= range.1;
+            (shown && v.text.get(s..e) == Some(var.name.as_str())).then(|| {
+                InlineValue::VariableLookup(InlineValueVariableLookup {
+                    range: v.range(s, e),
+                    variable_name: Some(var.name),
+                    case_sensitive_lookup: true,
+                })
+            })
+        })
+        .collect()
 }

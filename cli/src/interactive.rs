@@ -24,7 +24,7 @@ use shaderdbg_session::{eval, Event, Halt, Session};
 use shaderdbg_session::{Invocation, StopFilter};
 
 use crate::run::{
-    launch_config, parse_break, parse_dprintf, print_stop, BreakpointArgs, TargetArgs,
+    launch_config, parse_break, parse_dprintf, print_stop, Binding, BreakpointArgs, TargetArgs,
 };
 
 #[derive(Args)]
@@ -310,18 +310,26 @@ impl Debugger {
             Some((loc, cond)) => format!("{}:{}", loc.trim(), cond.trim()),
             None => spec.to_string(),
         };
-        match parse_break(&spec) {
+        self.add(parse_break(&spec), "breakpoint", out)
+    }
+
+    /// Adds a parsed breakpoint or dprintf (numbered as gdb does) and binds
+    /// it in a running program, or says why the spec is wrong.
+    fn add(
+        &mut self,
+        parsed: Result<FileBreakpoint>,
+        what: &str,
+        out: &mut impl Write,
+    ) -> Result<()> {
+        match parsed {
             Ok(bp) => {
-                writeln!(
-                    out,
-                    "breakpoint {} at {}:{}{}",
-                    self.breakpoints.len() + 1,
-                    bp.file.display(),
-                    bp.line,
-                    bp.condition
-                        .as_ref()
-                        .map_or(String::new(), |c| format!(" if {c}"))
-                )?;
+                let condition = match (&bp.log_message, &bp.condition) {
+                    (None, Some(c)) => format!(" if {c}"),
+                    _ => String::new(),
+                };
+                let n = self.breakpoints.len() + 1;
+                let place = format!("{}:{}", bp.file.display(), bp.line);
+                writeln!(out, "{what} {n} at {place}{condition}")?;
                 self.breakpoints.push(bp);
                 self.rebind();
             }
@@ -343,21 +351,7 @@ impl Debugger {
             }
             None => spec.to_string(),
         };
-        match parse_dprintf(&spec) {
-            Ok(bp) => {
-                writeln!(
-                    out,
-                    "dprintf {} at {}:{}",
-                    self.breakpoints.len() + 1,
-                    bp.file.display(),
-                    bp.line
-                )?;
-                self.breakpoints.push(bp);
-                self.rebind();
-            }
-            Err(e) => writeln!(out, "{e:#}")?,
-        }
-        Ok(())
+        self.add(parse_dprintf(&spec), "dprintf", out)
     }
 
     fn ignore(&mut self, rest: &str, out: &mut impl Write) -> Result<()> {
@@ -451,17 +445,13 @@ impl Debugger {
                     let Some(bp) = self.breakpoints.get(index) else {
                         continue;
                     };
-                    match (line, message) {
-                        (Some(l), _) if l != bp.line => {
-                            writeln!(out, "breakpoint {} moved to line {l}", index + 1)?
+                    let n = index + 1;
+                    match Binding::of(bp, line, message) {
+                        Binding::Bound => {}
+                        Binding::Moved(l) => writeln!(out, "breakpoint {n} moved to line {l}")?,
+                        Binding::Unplaced(why) => {
+                            writeln!(out, "breakpoint {n} not placed: {why}")?
                         }
-                        (Some(_), _) => {}
-                        (None, m) => writeln!(
-                            out,
-                            "breakpoint {} not placed: {}",
-                            index + 1,
-                            m.as_deref().unwrap_or("unknown reason")
-                        )?,
                     }
                 }
                 Event::Output { line, .. } => writeln!(out, "{line}")?,

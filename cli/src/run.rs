@@ -277,19 +277,11 @@ pub fn run(a: RunArgs) -> Result<ExitCode> {
             } => {
                 let bp = &breakpoints[index];
                 let j = json!({"event": "breakpoint", "file": bp.file, "requested_line": bp.line, "line": line, "verified": line.is_some(), "message": message});
-                emit(out, a.json, j, || match (line, &message) {
-                    (Some(l), _) if l != bp.line => format!(
-                        "breakpoint {}:{} moved to line {l}",
-                        bp.file.display(),
-                        bp.line
-                    ),
-                    (Some(_), _) => format!("breakpoint {}:{} bound", bp.file.display(), bp.line),
-                    (None, m) => format!(
-                        "breakpoint {}:{} unverified: {}",
-                        bp.file.display(),
-                        bp.line,
-                        m.as_deref().unwrap_or("?")
-                    ),
+                let name = format!("{}:{}", bp.file.display(), bp.line);
+                emit(out, a.json, j, || match Binding::of(bp, line, message) {
+                    Binding::Bound => format!("breakpoint {name} bound"),
+                    Binding::Moved(l) => format!("breakpoint {name} moved to line {l}"),
+                    Binding::Unplaced(why) => format!("breakpoint {name} unverified: {why}"),
                 })?;
             }
             Event::Log {
@@ -407,6 +399,23 @@ pub fn run(a: RunArgs) -> Result<ExitCode> {
                     None => ExitCode::FAILURE,
                 });
             }
+        }
+    }
+}
+
+/// Where a breakpoint bound, as the session reported it.
+pub(crate) enum Binding {
+    Bound,
+    Moved(u32),
+    Unplaced(String),
+}
+
+impl Binding {
+    pub(crate) fn of(bp: &FileBreakpoint, line: Option<u32>, message: Option<String>) -> Self {
+        match line {
+            Some(l) if l != bp.line => Binding::Moved(l),
+            Some(_) => Binding::Bound,
+            None => Binding::Unplaced(message.unwrap_or_else(|| "unknown reason".into())),
         }
     }
 }

@@ -74,43 +74,44 @@ fn check_reports_errors_with_positions_and_exit_code() {
 fn instrument_prints_glsl_for_each_mode() {
     let file = temp_file("inst.frag", GOOD);
     let f = file.to_str().unwrap();
+    // `Ok(text)`: succeeds and prints text; `Err(text)`: exits with 2 and says text.
+    let cases: [(&[&str], Result<&str, &str>); 6] = [
+        (
+            &["instrument", "--record", "--fragment", "3,4"],
+            Ok("uint(gl_FragCoord.x) == 3u && uint(gl_FragCoord.y) == 4u"),
+        ),
+        (
+            &["instrument", "--hit", "6:x > 1.0"],
+            Ok("_sdbg_hit0(x > 1.)"),
+        ),
+        (
+            &["instrument", "--hit", "6:nope > 1.0"],
+            Err("breakpoint condition `nope > 1.0`: undeclared identifier `nope`"),
+        ),
+        (
+            &["instrument", "--hit", "6:x = 1.0"],
+            Err("must not assign"),
+        ),
+        (
+            &["instrument", "--watch", "6:x * 2.0"],
+            Ok("_sdbg_watch_float(x * 2.)"),
+        ),
+        (&["probes"], Ok("line   5 main: write x : float")),
+    ];
+    for (words, want) in cases {
+        let args: Vec<&str> = ["glsl"].iter().chain(words).chain([&f]).copied().collect();
+        let out = shaderdbg(&args);
+        let (o, e) = (stdout(&out), stderr(&out));
+        let (code, text, said) = match want {
+            Ok(text) => (0, &o, text),
+            Err(text) => (2, &e, text),
+        };
+        assert_eq!(out.status.code(), Some(code), "{args:?}\n{o}\n{e}");
+        assert!(text.contains(said), "{args:?}: {text}");
+    }
     let out = shaderdbg(&["glsl", "instrument", "--record", "--fragment", "3,4", f]);
-    assert!(out.status.success(), "{}", stderr(&out));
-    let glsl = stdout(&out);
-    assert!(glsl.starts_with("#version 430 core\n"), "{glsl}");
-    assert!(glsl.contains("uint(gl_FragCoord.x) == 3u && uint(gl_FragCoord.y) == 4u"));
-
-    let out = shaderdbg(&["glsl", "instrument", "--hit", "6:x > 1.0", f]);
-    assert!(out.status.success(), "{}", stderr(&out));
     assert!(
-        stdout(&out).contains("_sdbg_hit0(x > 1.)"),
-        "{}",
-        stdout(&out)
-    );
-
-    let out = shaderdbg(&["glsl", "instrument", "--hit", "6:nope > 1.0", f]);
-    assert_eq!(out.status.code(), Some(2));
-    assert!(
-        stderr(&out).contains("breakpoint condition `nope > 1.0`: undeclared identifier `nope`"),
-        "{}",
-        stderr(&out)
-    );
-
-    let out = shaderdbg(&["glsl", "instrument", "--hit", "6:x = 1.0", f]);
-    assert_eq!(out.status.code(), Some(2));
-    assert!(stderr(&out).contains("must not assign"), "{}", stderr(&out));
-
-    let out = shaderdbg(&["glsl", "instrument", "--watch", "6:x * 2.0", f]);
-    assert!(out.status.success(), "{}", stderr(&out));
-    assert!(
-        stdout(&out).contains("_sdbg_watch_float(x * 2.)"),
-        "{}",
-        stdout(&out)
-    );
-
-    let out = shaderdbg(&["glsl", "probes", f]);
-    assert!(
-        stdout(&out).contains("line   5 main: write x : float"),
+        stdout(&out).starts_with("#version 430 core\n"),
         "{}",
         stdout(&out)
     );

@@ -7,7 +7,7 @@ use std::process::{Command, Output};
 use serde_json::Value;
 
 mod common;
-use common::single_pass;
+use common::{assert_has, shaderdbg, single_pass};
 
 fn shader_file() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -35,6 +35,13 @@ fn run_app(args: &[&str], app_args: &[&str]) -> (Output, Vec<Value>) {
         .map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("not JSON: {l}: {e}")))
         .collect();
     (out, events)
+}
+
+/// The JSON events among `text`'s lines (the rest is the program's own output).
+fn json_events(text: &str) -> Vec<Value> {
+    text.lines()
+        .filter_map(|l| serde_json::from_str(l).ok())
+        .collect()
 }
 
 fn of_kind<'a>(events: &'a [Value], kind: &str) -> Vec<&'a Value> {
@@ -131,10 +138,7 @@ fn bad_conditions_and_files_are_reported_not_fatal() {
     assert!(of_kind(&events, "stopped").is_empty());
     assert_eq!(of_kind(&events, "exited").len(), 1);
 
-    let out = Command::new(env!("CARGO_BIN_EXE_shaderdbg"))
-        .args(["run", "--", "/nonexistent/program"])
-        .output()
-        .expect("run");
+    let (out, _) = shaderdbg(["run", "--", "/nonexistent/program"]);
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("cannot start /nonexistent/program"));
 }
@@ -205,24 +209,21 @@ fn glmark2_breakpoint_in_light_phong_hits_and_records() {
 /// conditional breakpoint at one pixel, the stop and its trace printed.
 #[test]
 fn demo_stops_in_the_built_in_host_and_prints_the_trace() {
-    single_pass();
-    let out = Command::new(env!("CARGO_BIN_EXE_shaderdbg"))
-        .arg("demo")
-        .output()
-        .expect("demo");
-    let text = String::from_utf8_lossy(&out.stdout);
+    let (out, text) = shaderdbg(["demo"]);
     assert!(
         out.status.success(),
         "{text}\n{}",
         String::from_utf8_lossy(&out.stderr)
     );
-    assert!(
-        text.contains("demo.frag:21 in fragment (200,150)"),
-        "{text}"
+    assert_has(
+        &text,
+        &[
+            "demo.frag:21 in fragment (200,150)",
+            "float falloff = ",
+            "trace:",
+            "program exited with code 0",
+        ],
     );
-    assert!(text.contains("float falloff = "), "{text}");
-    assert!(text.contains("trace:"), "{text}");
-    assert!(text.contains("program exited with code 0"), "{text}");
     // The locals at the stop satisfy the condition.
     let falloff: f32 = text
         .lines()
@@ -238,30 +239,23 @@ fn demo_stops_in_the_built_in_host_and_prints_the_trace() {
 /// other pixels' hits.
 #[test]
 fn pixel_filter_finds_its_pixel_in_a_draw_where_every_fragment_hits() {
-    single_pass();
     let file = common::demo_shader("pixel-filter");
-    let out = Command::new(env!("CARGO_BIN_EXE_shaderdbg"))
-        .args([
-            "run",
-            "--json",
-            "--max-stops",
-            "1",
-            "--pixel",
-            "600,350",
-            "--break",
-        ])
-        .arg(format!("{}:21", file.display()))
-        .arg("--")
-        .arg(&file)
-        .output()
-        .expect("shaderdbg run");
-    let text = String::from_utf8_lossy(&out.stdout);
+    let bp = format!("{}:21", file.display());
+    let (out, text) = shaderdbg([
+        "run",
+        "--json",
+        "--max-stops",
+        "1",
+        "--pixel",
+        "600,350",
+        "--break",
+        &bp,
+        "--",
+        file.to_str().expect("utf-8 path"),
+    ]);
     assert!(out.status.success(), "{text}");
-    let stops: Vec<Value> = text
-        .lines()
-        .filter_map(|l| serde_json::from_str::<Value>(l).ok())
-        .filter(|e| e["event"] == "stopped")
-        .collect();
+    let events = json_events(&text);
+    let stops = of_kind(&events, "stopped");
     assert_eq!(stops.len(), 1, "{text}");
     assert_eq!(stops[0]["pixel"], serde_json::json!([600, 350]), "{text}");
 }
@@ -279,18 +273,19 @@ fn decode_png(path: &Path) -> (u32, u32, Vec<u8>) {
 /// built-in host writes itself with `--png` (not attached), top row first.
 #[test]
 fn screenshot_is_the_frame_the_program_drew() {
-    single_pass();
     let file = common::demo_shader("screenshot");
     let dir = file.parent().expect("dir");
     let ours = dir.join("ours.png");
-    let out = Command::new(env!("CARGO_BIN_EXE_shaderdbg"))
-        .args(["run", "--json", "--frame", "0", "--screenshot"])
-        .arg(&ours)
-        .arg("--")
-        .arg(&file)
-        .output()
-        .expect("shaderdbg run");
-    let text = String::from_utf8_lossy(&out.stdout);
+    let (out, text) = shaderdbg([
+        "run".as_ref(),
+        "--json".as_ref(),
+        "--frame".as_ref(),
+        "0".as_ref(),
+        "--screenshot".as_ref(),
+        ours.as_os_str(),
+        "--".as_ref(),
+        file.as_os_str(),
+    ]);
     assert!(out.status.success(), "{text}");
     assert!(text.contains(r#""event":"screenshot""#), "{text}");
     let host = PathBuf::from(env!("CARGO_BIN_EXE_shaderdbg"))
@@ -316,17 +311,17 @@ fn screenshot_is_the_frame_the_program_drew() {
 
 #[test]
 fn screenshot_of_a_frame_that_never_ends_is_reported() {
-    single_pass();
     let file = common::demo_shader("screenshot-missing");
     let png = file.parent().expect("dir").join("never.png");
-    let out = Command::new(env!("CARGO_BIN_EXE_shaderdbg"))
-        .args(["run", "--frame", "7", "--screenshot"])
-        .arg(&png)
-        .arg("--")
-        .arg(&file)
-        .output()
-        .expect("shaderdbg run");
-    let text = String::from_utf8_lossy(&out.stdout);
+    let (_, text) = shaderdbg([
+        "run".as_ref(),
+        "--frame".as_ref(),
+        "7".as_ref(),
+        "--screenshot".as_ref(),
+        png.as_os_str(),
+        "--".as_ref(),
+        file.as_os_str(),
+    ]);
     assert!(
         text.contains("the program ended before frame 7 ended"),
         "{text}"
@@ -434,7 +429,6 @@ fn stops_on_two_threads_are_serialized_and_nothing_hangs() {
 /// `--` (it used to be demanded), and `--` still works.
 #[test]
 fn a_lone_shader_file_runs_without_the_separator() {
-    single_pass();
     let demo = Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("demo/demo.frag")
         .canonicalize()
@@ -442,19 +436,15 @@ fn a_lone_shader_file_runs_without_the_separator() {
     let demo = demo.to_str().expect("utf-8 path");
     let bp = format!("{demo}:27");
     for separator in [&[][..], &["--"][..]] {
-        let out = Command::new(env!("CARGO_BIN_EXE_shaderdbg"))
-            .args(["run", "--json", "--break", &bp, "--pixel", "3,4"])
-            .args(separator)
-            .arg(demo)
-            .output()
-            .expect("shaderdbg run");
-        let text = String::from_utf8_lossy(&out.stdout);
+        let (out, text) = shaderdbg(
+            ["run", "--json", "--break", &bp, "--pixel", "3,4"]
+                .iter()
+                .chain(separator)
+                .chain([&demo]),
+        );
         assert!(out.status.success(), "{separator:?}: {text}");
-        let stops: Vec<Value> = text
-            .lines()
-            .filter_map(|l| serde_json::from_str::<Value>(l).ok())
-            .filter(|e| e["event"] == "stopped")
-            .collect();
+        let events = json_events(&text);
+        let stops = of_kind(&events, "stopped");
         assert_eq!(stops.len(), 1, "{separator:?}: {text}");
         assert_eq!(stops[0]["pixel"], serde_json::json!([3, 4]));
     }
@@ -490,10 +480,7 @@ fn a_captured_trace_replays_under_the_debugger_with_the_live_values() {
         .env_remove("DISPLAY")
         .output()
         .expect("shaderdbg run");
-    let events: Vec<Value> = String::from_utf8_lossy(&out.stdout)
-        .lines()
-        .filter_map(|l| serde_json::from_str(l).ok())
-        .collect();
+    let events = json_events(&String::from_utf8_lossy(&out.stdout));
     let stops = of_kind(&events, "stopped");
     assert_eq!(stops.len(), 1, "{events:#?}");
     let s = stops[0];

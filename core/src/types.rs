@@ -89,6 +89,22 @@ pub struct StructType {
     pub fields: Vec<Field>,
 }
 
+impl StructType {
+    /// A struct named `name` with these (field name, type) pairs, in order.
+    pub fn new<'a>(name: &str, fields: impl IntoIterator<Item = (&'a str, Type)>) -> Self {
+        StructType {
+            name: name.to_string(),
+            fields: fields
+                .into_iter()
+                .map(|(name, ty)| Field {
+                    name: name.to_string(),
+                    ty,
+                })
+                .collect(),
+        }
+    }
+}
+
 #[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub struct Field {
     pub name: String,

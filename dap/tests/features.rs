@@ -21,21 +21,34 @@ fn init(c: &mut Client, progress: bool) -> Value {
     caps
 }
 
+/// A session launched with `launch`, configured by `requests` (each must
+/// succeed), then started with `configurationDone`.
+fn launched(progress: bool, launch: Value, requests: &[(&str, Value)]) -> Client {
+    let mut c = Client::start();
+    init(&mut c, progress);
+    c.ok("launch", launch);
+    for (command, args) in requests {
+        c.ok(command, args.clone());
+    }
+    c.ok("configurationDone", Value::Null);
+    c
+}
+
+/// `setBreakpoints` in single_pass.frag.
+fn in_single_pass(breakpoints: Value) -> (&'static str, Value) {
+    (
+        "setBreakpoints",
+        json!({"source": {"path": shader_file()}, "breakpoints": breakpoints}),
+    )
+}
+
 /// A single_pass session with these breakpoints in single_pass.frag.
 fn single(breakpoints: Value, extra: Value) -> Client {
-    let mut c = Client::start();
-    init(&mut c, false);
     let mut args = json!({"program": single_pass(), "args": ["3", "64"]});
     for (k, v) in extra.as_object().expect("object") {
         args[k] = v.clone();
     }
-    c.ok("launch", args);
-    c.ok(
-        "setBreakpoints",
-        json!({"source": {"path": shader_file()}, "breakpoints": breakpoints}),
-    );
-    c.ok("configurationDone", Value::Null);
-    c
+    launched(false, args, &[in_single_pass(breakpoints)])
 }
 
 fn stopped(c: &mut Client) -> Value {
@@ -188,17 +201,13 @@ fn logpoints_print_and_do_not_stop() {
 /// a breakpoint in a shader that exists only as a string, debugPixel.
 #[test]
 fn custom_requests_and_loaded_sources() {
-    let mut c = Client::start();
-    init(&mut c, true);
-    c.ok(
-        "launch",
+    let mut c = launched(
+        true,
         json!({"program": single_pass(), "args": ["3", "64"]}),
+        &[in_single_pass(
+            json!([{"line": 10, "condition": "p.x > 1.5"}]),
+        )],
     );
-    c.ok(
-        "setBreakpoints",
-        json!({"source": {"path": shader_file()}, "breakpoints": [{"line": 10, "condition": "p.x > 1.5"}]}),
-    );
-    c.ok("configurationDone", Value::Null);
     assert_eq!(stopped(&mut c)["reason"], "breakpoint");
     assert!(
         c.events.iter().any(|e| e["event"] == "progressStart"),
@@ -438,13 +447,11 @@ unsafe fn libc_kill(pid: i32) {
 /// `pause` while running stops at the next draw, at the start of main.
 #[test]
 fn pause_stops_at_the_next_draw() {
-    let mut c = Client::start();
-    init(&mut c, false);
-    c.ok(
-        "launch",
+    let mut c = launched(
+        false,
         json!({"program": app("features"), "args": ["plain", "100000", "32", "32"]}),
+        &[],
     );
-    c.ok("configurationDone", Value::Null);
     c.event("process");
     c.ok("pause", json!({"threadId": 1}));
     let s = stopped(&mut c);
@@ -472,17 +479,14 @@ fn compile_error_exception_stops_at_the_line() {
     let shader = dir.join("broken.frag");
     std::fs::write(&shader, BROKEN).unwrap();
     let shader = shader.canonicalize().unwrap();
-    let mut c = Client::start();
-    init(&mut c, false);
-    c.ok(
-        "launch",
+    let mut c = launched(
+        false,
         json!({"program": shader, "args": ["--size", "16x16"]}),
+        &[(
+            "setExceptionBreakpoints",
+            json!({"filters": ["compile_error"]}),
+        )],
     );
-    c.ok(
-        "setExceptionBreakpoints",
-        json!({"filters": ["compile_error"]}),
-    );
-    c.ok("configurationDone", Value::Null);
     let s = stopped(&mut c);
     assert_eq!(s["reason"], "exception");
     assert!(
@@ -512,14 +516,11 @@ fn compile_error_exception_stops_at_the_line() {
 /// `nan_inf`: the fragment at (2, 3) of frame 1 writes an infinity.
 #[test]
 fn nan_inf_exception_stops_at_the_writing_fragment() {
-    let mut c = Client::start();
-    init(&mut c, false);
-    c.ok(
-        "launch",
+    let mut c = launched(
+        false,
         json!({"program": app("features"), "args": ["nan", "3", "32", "32"]}),
+        &[("setExceptionBreakpoints", json!({"filters": ["nan_inf"]}))],
     );
-    c.ok("setExceptionBreakpoints", json!({"filters": ["nan_inf"]}));
-    c.ok("configurationDone", Value::Null);
     let s = stopped(&mut c);
     assert_eq!(s["reason"], "exception", "{s}");
     assert_eq!(s["description"], "NaN or Inf written to an output");
@@ -541,14 +542,11 @@ fn nan_inf_exception_stops_at_the_writing_fragment() {
 /// stack is one label frame naming it.
 #[test]
 fn gl_error_exception_names_the_call() {
-    let mut c = Client::start();
-    init(&mut c, false);
-    c.ok(
-        "launch",
+    let mut c = launched(
+        false,
         json!({"program": app("features"), "args": ["glerror", "1", "32", "32"]}),
+        &[("setExceptionBreakpoints", json!({"filters": ["gl_error"]}))],
     );
-    c.ok("setExceptionBreakpoints", json!({"filters": ["gl_error"]}));
-    c.ok("configurationDone", Value::Null);
     let s = stopped(&mut c);
     assert_eq!(s["reason"], "exception", "{s}");
     let d = s["description"].as_str().unwrap();
@@ -620,11 +618,11 @@ fn nan_inf_stop_is_on_the_writing_statement_of_a_shared_line() {
          }\n",
     )
     .expect("shader");
-    let mut c = Client::start();
-    init(&mut c, false);
-    c.ok("launch", json!({"program": shader, "frame": 0}));
-    c.ok("setExceptionBreakpoints", json!({"filters": ["nan_inf"]}));
-    c.ok("configurationDone", Value::Null);
+    let mut c = launched(
+        false,
+        json!({"program": shader, "frame": 0}),
+        &[("setExceptionBreakpoints", json!({"filters": ["nan_inf"]}))],
+    );
     let s = stopped(&mut c);
     assert_eq!(s["reason"], "exception", "{s}");
     let frame = top(&mut c, s["threadId"].as_i64().expect("thread"));

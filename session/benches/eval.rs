@@ -12,7 +12,7 @@
 
 use std::sync::Arc;
 
-use shaderdbg_glsl::types::{Field, StructType};
+use shaderdbg_glsl::types::StructType;
 use shaderdbg_glsl::{Scalar, Type, Value};
 use shaderdbg_session::eval::{evaluate, Scope};
 use shaderdbg_test_support::bench::median;
@@ -56,19 +56,13 @@ fn vars() -> Vars {
             local: i < 30,
         });
     }
-    let light = Arc::new(StructType {
-        name: "Light".into(),
-        fields: vec![
-            Field {
-                name: "pos".into(),
-                ty: Type::Vector(Scalar::Float, 3),
-            },
-            Field {
-                name: "radius".into(),
-                ty: Type::Scalar(Scalar::Float),
-            },
+    let light = Arc::new(StructType::new(
+        "Light",
+        [
+            ("pos", Type::Vector(Scalar::Float, 3)),
+            ("radius", Type::Scalar(Scalar::Float)),
         ],
-    });
+    ));
     let lights = (0..8)
         .map(|i| {
             Value::Struct(vec![

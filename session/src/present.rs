@@ -97,7 +97,7 @@ fn float(f: f64, debug: String) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use shaderdbg_core::types::{Field, StructType};
+    use shaderdbg_core::types::StructType;
     use shaderdbg_core::Scalar;
     use std::sync::Arc;
 
@@ -123,19 +123,13 @@ mod tests {
             format(&a, &Value::List(vec![Value::Uint(1), Value::Uint(2)])),
             "uint[2](1u, 2u)"
         );
-        let s = Type::Struct(Arc::new(StructType {
-            name: "Light".into(),
-            fields: vec![
-                Field {
-                    name: "on".into(),
-                    ty: Type::Scalar(Scalar::Bool),
-                },
-                Field {
-                    name: "k".into(),
-                    ty: Type::Scalar(Scalar::Float),
-                },
+        let s = Type::Struct(Arc::new(StructType::new(
+            "Light",
+            [
+                ("on", Type::Scalar(Scalar::Bool)),
+                ("k", Type::Scalar(Scalar::Float)),
             ],
-        }));
+        )));
         let sv = Value::Struct(vec![
             ("on".into(), Value::Bool(true)),
             ("k".into(), f(f32::NAN)),

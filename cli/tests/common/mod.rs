@@ -1,7 +1,11 @@
 //! What the end-to-end tests of the command line share: the agent library,
 //! the test apps and the built-in host, built once next to `shaderdbg`.
+// Each test binary uses its own part of this module.
+#![allow(dead_code)]
 
+use std::ffi::OsStr;
 use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
 use std::sync::OnceLock;
 
 /// Builds the agent library and the test apps once (cargo cannot make another
@@ -23,4 +27,26 @@ pub fn demo_shader(tag: &str) -> PathBuf {
     )
     .expect("copy demo shader");
     file
+}
+
+/// Asserts that `text` contains every one of `wanted`, showing the whole
+/// text when one is missing (the output of a session is the evidence).
+#[track_caller]
+pub fn assert_has<S: AsRef<str>>(text: &str, wanted: &[S]) {
+    for w in wanted {
+        let w = w.as_ref();
+        assert!(text.contains(w), "missing {w:?} in:\n{text}");
+    }
+}
+
+/// Runs `shaderdbg ARGS` (the agent and test programs built first): its
+/// output, and its standard output as text.
+pub fn shaderdbg<S: AsRef<OsStr>>(args: impl IntoIterator<Item = S>) -> (Output, String) {
+    single_pass();
+    let out = Command::new(env!("CARGO_BIN_EXE_shaderdbg"))
+        .args(args)
+        .output()
+        .expect("runs shaderdbg");
+    let text = String::from_utf8_lossy(&out.stdout).into_owned();
+    (out, text)
 }

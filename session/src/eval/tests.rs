@@ -5,7 +5,7 @@
 use std::sync::Arc;
 
 use expect_test::{expect, Expect};
-use shaderdbg_glsl::types::{Field, StructType};
+use shaderdbg_glsl::types::StructType;
 use shaderdbg_glsl::{Scalar, Type, Value};
 
 use crate::SessionError;
@@ -21,19 +21,13 @@ fn fl(xs: &[f32]) -> Value {
 }
 
 fn light() -> Arc<StructType> {
-    Arc::new(StructType {
-        name: "Light".into(),
-        fields: vec![
-            Field {
-                name: "pos".into(),
-                ty: Type::Vector(Scalar::Float, 3),
-            },
-            Field {
-                name: "radius".into(),
-                ty: Type::Scalar(Scalar::Float),
-            },
+    Arc::new(StructType::new(
+        "Light",
+        [
+            ("pos", Type::Vector(Scalar::Float, 3)),
+            ("radius", Type::Scalar(Scalar::Float)),
         ],
-    })
+    ))
 }
 
 fn light_value(pos: [f32; 3], radius: f32) -> Value {

@@ -390,6 +390,71 @@ struct Objects {
 /// The big triangle covering clip space `[-1, 1]^2`.
 const FULLSCREEN_TRIANGLE: [[f32; 2]; 3] = [[-1.0, -1.0], [3.0, -1.0], [-1.0, 3.0]];
 
+/// The scalar types [`Headless::set_uniform`] sets uniforms from.
+pub trait UniformScalar: Copy + fmt::Debug {
+    /// As GLSL messages say it: `float`, `int`.
+    const NAME: &'static str;
+
+    /// `glProgramUniform{1,2,3,4}` of `values`; false (nothing set) for
+    /// another count.
+    ///
+    /// # Safety
+    /// A context is current; `program` and `location` belong to it.
+    unsafe fn program_uniform(
+        gl: &glow::Context,
+        program: glow::Program,
+        location: &glow::UniformLocation,
+        values: &[Self],
+    ) -> bool;
+}
+
+/// One [`UniformScalar`] implementation per type: they differ only in which
+/// glow functions they call.
+macro_rules! uniform_scalar {
+    ($t:ty, $name:literal, $one:ident, $two:ident, $three:ident, $four:ident) => {
+        impl UniformScalar for $t {
+            const NAME: &'static str = $name;
+
+            unsafe fn program_uniform(
+                gl: &glow::Context,
+                p: glow::Program,
+                location: &glow::UniformLocation,
+                values: &[$t],
+            ) -> bool {
+                let l = Some(location);
+                // SAFETY: the caller's contract.
+                unsafe {
+                    match *values {
+                        [x] => gl.$one(p, l, x),
+                        [x, y] => gl.$two(p, l, x, y),
+                        [x, y, z] => gl.$three(p, l, x, y, z),
+                        [x, y, z, w] => gl.$four(p, l, x, y, z, w),
+                        _ => return false,
+                    }
+                }
+                true
+            }
+        }
+    };
+}
+
+uniform_scalar!(
+    f32,
+    "float",
+    program_uniform_1_f32,
+    program_uniform_2_f32,
+    program_uniform_3_f32,
+    program_uniform_4_f32
+);
+uniform_scalar!(
+    i32,
+    "int",
+    program_uniform_1_i32,
+    program_uniform_2_i32,
+    program_uniform_3_i32,
+    program_uniform_4_i32
+);
+
 /// A headless GL context rendering into an offscreen framebuffer.
 ///
 /// Not `Send`/`Sync`: see the crate documentation on threads.
@@ -769,15 +834,15 @@ impl Headless {
         }
     }
 
-    /// Sets a float uniform with `glProgramUniform{1,2,3,4}f` according to
-    /// `values.len()`. Returns `Ok(false)` (and sets nothing) when the
-    /// program has no active uniform called `name`, e.g. because the
-    /// compiler optimised it away.
-    pub fn set_uniform_f32(
+    /// Sets a float or int (or sampler/bool) uniform with
+    /// `glProgramUniform{1,2,3,4}{f,i}` according to `values.len()`. Returns
+    /// `Ok(false)` (and sets nothing) when the program has no active uniform
+    /// called `name`, e.g. because the compiler optimised it away.
+    pub fn set_uniform<T: UniformScalar>(
         &self,
         program: &Program,
         name: &str,
-        values: &[f32],
+        values: &[T],
     ) -> Result<bool, Error> {
         let gl = self.begin()?;
         // SAFETY: current context; uniform location from this program.
@@ -785,54 +850,15 @@ impl Headless {
             let Some(loc) = gl.get_uniform_location(program.raw, name) else {
                 return Ok(false);
             };
-            let p = program.raw;
-            match *values {
-                [x] => gl.program_uniform_1_f32(p, Some(&loc), x),
-                [x, y] => gl.program_uniform_2_f32(p, Some(&loc), x, y),
-                [x, y, z] => gl.program_uniform_3_f32(p, Some(&loc), x, y, z),
-                [x, y, z, w] => gl.program_uniform_4_f32(p, Some(&loc), x, y, z, w),
-                _ => {
-                    return Err(Error::InvalidArgument(format!(
-                        "uniform {name}: {} float components (need 1 to 4)",
-                        values.len()
-                    )))
-                }
+            if !T::program_uniform(gl, program.raw, &loc, values) {
+                return Err(Error::InvalidArgument(format!(
+                    "uniform {name}: {} {} components (need 1 to 4)",
+                    values.len(),
+                    T::NAME
+                )));
             }
         }
-        self.check(|| format!("setting float uniform {name} to {values:?}"))?;
-        Ok(true)
-    }
-
-    /// Sets an int (or sampler/bool) uniform with `glProgramUniform{1,2,3,4}i`
-    /// according to `values.len()`. Returns `Ok(false)` when the program has
-    /// no active uniform called `name`.
-    pub fn set_uniform_i32(
-        &self,
-        program: &Program,
-        name: &str,
-        values: &[i32],
-    ) -> Result<bool, Error> {
-        let gl = self.begin()?;
-        // SAFETY: current context; uniform location from this program.
-        unsafe {
-            let Some(loc) = gl.get_uniform_location(program.raw, name) else {
-                return Ok(false);
-            };
-            let p = program.raw;
-            match *values {
-                [x] => gl.program_uniform_1_i32(p, Some(&loc), x),
-                [x, y] => gl.program_uniform_2_i32(p, Some(&loc), x, y),
-                [x, y, z] => gl.program_uniform_3_i32(p, Some(&loc), x, y, z),
-                [x, y, z, w] => gl.program_uniform_4_i32(p, Some(&loc), x, y, z, w),
-                _ => {
-                    return Err(Error::InvalidArgument(format!(
-                        "uniform {name}: {} int components (need 1 to 4)",
-                        values.len()
-                    )))
-                }
-            }
-        }
-        self.check(|| format!("setting int uniform {name} to {values:?}"))?;
+        self.check(|| format!("setting {} uniform {name} to {values:?}", T::NAME))?;
         Ok(true)
     }
 
@@ -997,6 +1023,28 @@ unsafe fn clear_fbo(gl: &glow::Context) {
     }
 }
 
+/// A `w` x `h` renderbuffer of `format`, attached at `attachment` of the
+/// bound framebuffer; left bound.
+///
+/// # Safety
+/// The context is current.
+unsafe fn attach_renderbuffer(
+    gl: &glow::Context,
+    format: u32,
+    attachment: u32,
+    (w, h): (i32, i32),
+) -> Result<glow::Renderbuffer, Error> {
+    unsafe {
+        let rb = gl
+            .create_renderbuffer()
+            .map_err(driver_err("glGenRenderbuffers"))?;
+        gl.bind_renderbuffer(glow::RENDERBUFFER, Some(rb));
+        gl.renderbuffer_storage(glow::RENDERBUFFER, format, w, h);
+        gl.framebuffer_renderbuffer(glow::FRAMEBUFFER, attachment, glow::RENDERBUFFER, Some(rb));
+        Ok(rb)
+    }
+}
+
 /// # Safety
 /// The context is current.
 unsafe fn create_objects(gl: &glow::Context, width: u32, height: u32) -> Result<Objects, Error> {
@@ -1012,28 +1060,13 @@ unsafe fn create_objects(gl: &glow::Context, width: u32, height: u32) -> Result<
             .create_framebuffer()
             .map_err(driver_err("glGenFramebuffers"))?;
         gl.bind_framebuffer(glow::FRAMEBUFFER, Some(fbo));
-        let color = gl
-            .create_renderbuffer()
-            .map_err(driver_err("glGenRenderbuffers"))?;
-        gl.bind_renderbuffer(glow::RENDERBUFFER, Some(color));
-        gl.renderbuffer_storage(glow::RENDERBUFFER, glow::RGBA8, w, h);
-        gl.framebuffer_renderbuffer(
-            glow::FRAMEBUFFER,
-            glow::COLOR_ATTACHMENT0,
-            glow::RENDERBUFFER,
-            Some(color),
-        );
-        let depth_stencil = gl
-            .create_renderbuffer()
-            .map_err(driver_err("glGenRenderbuffers"))?;
-        gl.bind_renderbuffer(glow::RENDERBUFFER, Some(depth_stencil));
-        gl.renderbuffer_storage(glow::RENDERBUFFER, glow::DEPTH24_STENCIL8, w, h);
-        gl.framebuffer_renderbuffer(
-            glow::FRAMEBUFFER,
+        let color = attach_renderbuffer(gl, glow::RGBA8, glow::COLOR_ATTACHMENT0, (w, h))?;
+        let depth_stencil = attach_renderbuffer(
+            gl,
+            glow::DEPTH24_STENCIL8,
             glow::DEPTH_STENCIL_ATTACHMENT,
-            glow::RENDERBUFFER,
-            Some(depth_stencil),
-        );
+            (w, h),
+        )?;
         gl.bind_renderbuffer(glow::RENDERBUFFER, None);
         gl.draw_buffers(&[glow::COLOR_ATTACHMENT0]);
         gl.read_buffer(glow::COLOR_ATTACHMENT0);

@@ -86,9 +86,7 @@ fn gradient_program(h: &Headless, vs: &str) -> Program {
     let p = h
         .compile_program(&[(Stage::Vertex, vs), (Stage::Fragment, &fs)])
         .unwrap_or_else(|e| panic!("{:?}: {e}", h.kind()));
-    assert!(h
-        .set_uniform_f32(&p, "size", &[W as f32, H as f32])
-        .unwrap());
+    assert!(h.set_uniform(&p, "size", &[W as f32, H as f32]).unwrap());
     p
 }
 
@@ -146,16 +144,16 @@ fn draw_arrays_left_half_with_bound_attrib() {
             )
             .unwrap();
         assert_eq!(p.position_attribute(), Some(0));
-        assert!(h.set_uniform_f32(&p, "c", &[0.0, 0.5, 0.0, 0.5]).unwrap());
-        assert!(h.set_uniform_i32(&p, "k", &[2]).unwrap());
-        assert!(!h.set_uniform_f32(&p, "no_such_uniform", &[1.0]).unwrap());
+        assert!(h.set_uniform(&p, "c", &[0.0f32, 0.5, 0.0, 0.5]).unwrap());
+        assert!(h.set_uniform(&p, "k", &[2i32]).unwrap());
+        assert!(!h.set_uniform(&p, "no_such_uniform", &[1.0f32]).unwrap());
         assert!(matches!(
-            h.set_uniform_f32(&p, "c", &[1.0; 5]),
+            h.set_uniform(&p, "c", &[1.0f32; 5]),
             Err(Error::InvalidArgument(_))
         ));
         // Type mismatch is a GL error, reported with context.
         assert!(matches!(
-            h.set_uniform_i32(&p, "c", &[1]),
+            h.set_uniform(&p, "c", &[1i32]),
             Err(Error::Gl { .. })
         ));
         h.clear().unwrap();
@@ -258,17 +256,20 @@ fn storage_buffer_round_trip_without_shaders() {
     }
 }
 
+/// A program of `vertex_id_vs` and `body` after the context's header.
+fn with_fragment(h: &Headless, body: &str) -> Result<Program, Error> {
+    let fs = format!("{}{body}", header(h.kind()));
+    h.compile_program(&[
+        (Stage::Vertex, &vertex_id_vs(h.kind())),
+        (Stage::Fragment, &fs),
+    ])
+}
+
 #[test]
 fn compile_error_carries_stage_and_log() {
     for kind in ContextKind::ALL {
         let h = Headless::new(kind, 8, 8).unwrap();
-        let fs = format!(
-            "{}void main() {{ undefined_function_xyz(1.0); }}\n",
-            header(kind)
-        );
-        let err = h
-            .compile_program(&[(Stage::Vertex, &vertex_id_vs(kind)), (Stage::Fragment, &fs)])
-            .unwrap_err();
+        let err = with_fragment(&h, "void main() { undefined_function_xyz(1.0); }\n").unwrap_err();
         match &err {
             Error::Compile {
                 stage: Stage::Fragment,
@@ -288,11 +289,8 @@ fn compile_error_carries_stage_and_log() {
 fn link_error_carries_log() {
     for kind in ContextKind::ALL {
         let h = Headless::new(kind, 8, 8).unwrap();
-        let fs = format!(
-            "{}in vec4 never_written;\nlayout(location = 0) out vec4 o;\nvoid main() {{ o = never_written; }}\n",
-            header(kind)
-        );
-        match h.compile_program(&[(Stage::Vertex, &vertex_id_vs(kind)), (Stage::Fragment, &fs)]) {
+        let fs = "in vec4 never_written;\nlayout(location = 0) out vec4 o;\nvoid main() { o = never_written; }\n";
+        match with_fragment(&h, fs) {
             Err(Error::Link { log }) => assert!(log.contains("never_written"), "{kind:?}: {log}"),
             other => panic!("{kind:?}: expected a link error, got {other:?}"),
         }

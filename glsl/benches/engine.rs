@@ -74,15 +74,7 @@ fn parse_and_analyse(runs: usize) {
                 "glslangValidator {lines} lines ({kb} KB): {:.1} ms median of {runs} (process runs)",
                 ms(theirs)
             );
-            println!(
-                "glslangValidator on a 2-line shader (process start-up): {:.1} ms median of {runs}",
-                ms(startup)
-            );
-            println!(
-                "ratio ours/glslang: {:.2} (whole process), {:.2} (less start-up)",
-                ours.as_secs_f64() / theirs.as_secs_f64(),
-                ours.as_secs_f64() / theirs.saturating_sub(startup).as_secs_f64().max(1e-6)
-            );
+            support::print_glslang_ratio("ours", ours, theirs, startup);
         }
     }
     let _ = std::fs::remove_dir_all(&dir);

@@ -19,7 +19,7 @@ use std::path::Path;
 use std::process::Command;
 use std::time::{Duration, Instant};
 
-use serde_json::json;
+use serde_json::{json, Value};
 use support::*;
 
 fn ms(d: Duration) -> f64 {
@@ -252,15 +252,7 @@ fn large_shader(runs: usize) {
             };
             let (o, g, s) = (med(ours), med(theirs.clone()), med(startup));
             println!("  glslangValidator on the same file: {}", stats(theirs));
-            println!(
-                "  glslangValidator on a 2-line shader (process start-up): {:.2} ms",
-                ms(s)
-            );
-            println!(
-                "  ratio server/glslangValidator: {:.2} (whole process), {:.2} (glslang less its start-up)",
-                o.as_secs_f64() / g.as_secs_f64(),
-                o.as_secs_f64() / g.saturating_sub(s).as_secs_f64().max(1e-6)
-            );
+            shaders::print_glslang_ratio("server", o, g, s);
         }
     }
 
@@ -307,25 +299,20 @@ fn large_shader(runs: usize) {
 fn small_shader(runs: usize) {
     let src = "#version 330 core\nstruct Light { vec3 pos; float radius; };\nuniform Light lights[4];\nin vec2 uv;\nout vec4 color;\nfloat falloff(float d, float r) { return clamp(1.0 - d / r, 0.0, 1.0); }\nvoid main() {\n    vec3 acc = vec3(0.0);\n    for (int i = 0; i < 4; i++) {\n        float d = length(lights[i].pos.xy - uv);\n        acc += vec3(falloff(d, lights[i].radius));\n    }\n    color = vec4(acc, 1.0);\n}\n";
     let uri = "file:///tmp/shaderdbg-lsp-bench/small.frag";
-    let mut c = Client::start(json!({}));
-    c.open(uri, "glsl", 1, src);
-    c.diagnostics(uri, 1);
+    let (mut c, _) = Client::start_open(uri, "glsl", src);
     let (hl, hc) = pos_of(src, "lights[i].radius", 0, 12);
-    let hover: Vec<Duration> = (0..runs)
-        .map(|_| {
-            let t = Instant::now();
-            c.request("textDocument/hover", at(uri, hl, hc));
-            t.elapsed()
-        })
-        .collect();
+    let mut timed = |method: &str, params: Value| -> Vec<Duration> {
+        (0..runs)
+            .map(|_| {
+                let t = Instant::now();
+                c.request(method, params.clone());
+                t.elapsed()
+            })
+            .collect()
+    };
+    let hover = timed("textDocument/hover", at(uri, hl, hc));
     let (cl, cc) = pos_of(src, "acc += ", 0, 1);
-    let completion: Vec<Duration> = (0..runs)
-        .map(|_| {
-            let t = Instant::now();
-            c.request("textDocument/completion", at(uri, cl, cc));
-            t.elapsed()
-        })
-        .collect();
+    let completion = timed("textDocument/completion", at(uri, cl, cc));
     let mut version = 1;
     let change: Vec<Duration> = (0..runs.min(50))
         .map(|i| {

@@ -4,7 +4,6 @@
 mod support;
 
 use expect_test::expect;
-use serde_json::json;
 use support::*;
 
 const BASE: &str =
@@ -13,9 +12,8 @@ const BASE: &str =
 #[test]
 fn two_hundred_changes_keep_their_order() {
     let uri = "file:///tmp/shaderdbg-lsp-test/burst.frag";
-    let mut c = Client::start(json!({}));
-    c.open(uri, "glsl", 1, BASE);
-    assert_eq!(show_diagnostics(&c.diagnostics(uri, 1)), "");
+    let (mut c, d) = Client::start_open(uri, "glsl", BASE);
+    assert_eq!(show_diagnostics(&d), "");
     let mut expected = BASE.to_string();
     let mut version = 1;
     // 100 edits, each inserting a line that uses the line the previous edit
@@ -93,9 +91,7 @@ fn two_hundred_changes_keep_their_order() {
 #[test]
 fn diagnostics_versions_never_go_back() {
     let uri = "file:///tmp/shaderdbg-lsp-test/versions.frag";
-    let mut c = Client::start(json!({}));
-    c.open(uri, "glsl", 1, BASE);
-    c.diagnostics(uri, 1);
+    let (mut c, _) = Client::start_open(uri, "glsl", BASE);
     // Alternate between a valid and a broken text, 200 times, as fast as possible.
     for v in 2..=201 {
         let text = if v % 2 == 0 {

@@ -122,10 +122,9 @@ fn glmark2_without_the_header_says_what_is_missing() {
         .iter()
         .find(|(p, _)| p.ends_with("/light-basic.vert"))
         .unwrap();
-    let mut c = Client::start(json!({}));
     let uri = format!("file://{path}");
-    c.open(&uri, "glsl", 1, text);
-    let shown = show_diagnostics(&c.diagnostics(&uri, 1));
+    let (c, d) = Client::start_open(&uri, "glsl", text);
+    let shown = show_diagnostics(&d);
     assert!(
         shown.contains("undeclared identifier `LightSourcePosition`"),
         "{shown}"

@@ -41,9 +41,7 @@ fn open_scene(name: &str) -> (Session, TempDir) {
     let path = dir.join("scene.frag");
     std::fs::write(&path, SCENE).unwrap();
     let uri = uri_of(&path);
-    let mut c = Client::start(json!({}));
-    c.open(&uri, "glsl", 1, SCENE);
-    let d = c.diagnostics(&uri, 1);
+    let (c, d) = Client::start_open(&uri, "glsl", SCENE);
     assert_eq!(show_diagnostics(&d), "");
     (
         Session {

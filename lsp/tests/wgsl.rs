@@ -39,9 +39,8 @@ fn hover_text(c: &mut Client, uri: &str, text: &str, needle: &str, nth: usize) -
 #[test]
 fn wgsl_requests() {
     let uri = "file:///tmp/shaderdbg-lsp-test/light.wgsl";
-    let mut c = Client::start(json!({}));
-    c.open(uri, "wgsl", 1, SRC);
-    assert_eq!(show_diagnostics(&c.diagnostics(uri, 1)), "");
+    let (mut c, d) = Client::start_open(uri, "wgsl", SRC);
+    assert_eq!(show_diagnostics(&d), "");
 
     let mut hovers = Vec::new();
     for (needle, nth) in [

@@ -192,3 +192,23 @@ void main() {
 pub fn size_of(src: &str) -> (usize, usize) {
     (src.lines().count(), src.len() / 1000)
 }
+
+/// Prints how glslangValidator's start-up compares and the ratio of `ours`
+/// to its time on the same file, whole and less its start-up (`who` names
+/// ours: "ours", "server").
+pub fn print_glslang_ratio(
+    who: &str,
+    ours: std::time::Duration,
+    theirs: std::time::Duration,
+    startup: std::time::Duration,
+) {
+    println!(
+        "  glslangValidator on a 2-line shader (process start-up): {:.2} ms",
+        startup.as_secs_f64() * 1e3
+    );
+    println!(
+        "  ratio {who}/glslangValidator: {:.2} (whole process), {:.2} (glslang less its start-up)",
+        ours.as_secs_f64() / theirs.as_secs_f64(),
+        ours.as_secs_f64() / theirs.saturating_sub(startup).as_secs_f64().max(1e-6)
+    );
+}

@@ -1,7 +1,8 @@
 //! The outline of a shader: its functions, structs (with fields), interface
 //! blocks (with fields) and global variables, in text order.
 
-use super::{nav, Analysis};
+use super::{nav, Analysis, FieldSym};
+use crate::types::Type;
 use crate::Span;
 
 /// What a symbol is.
@@ -29,11 +30,13 @@ pub struct Symbol {
     pub children: Vec<Symbol>,
 }
 
-/// The symbols declared at the top level of the parsed text (not those a
-/// macro makes: their name is not at its span), sorted by where they start.
+/// The symbols declared at the top level of the parsed text, sorted by
+/// where they start. A name a macro makes is there with its use's span.
 pub fn outline(a: &Analysis) -> Vec<Symbol> {
     let ix = &a.index;
-    let sym = |name: &str, detail, kind, whole: Span, name_span: Span, children| {
+    // `at`: the whole declaration and its name.
+    let sym = |name: &str, detail, kind, at: (Span, Span), children| {
+        let (whole, name_span) = at;
         if a.src_at(name_span).is_empty() {
             return None;
         }
@@ -50,85 +53,46 @@ pub fn outline(a: &Analysis) -> Vec<Symbol> {
             children,
         })
     };
+    let fields = |list: &[FieldSym], ty: &dyn Fn(&str) -> Option<Type>| -> Vec<Symbol> {
+        let field = |f: &FieldSym| {
+            let detail = ty(&f.name).map(|t| t.to_string());
+            let at = (f.span, f.name_span);
+            sym(&f.name, detail, SymbolKind::Field, at, Vec::new())
+        };
+        list.iter().filter_map(field).collect()
+    };
     let mut out = Vec::new();
     for f in &ix.functions {
-        let detail = a
+        let signature = a
             .model
             .functions
             .iter()
             .find(|m| {
-                m.name == f.name
-                    && m.span.start <= f.name_span.start
-                    && f.name_span.end <= m.span.end
+                let around = m.span.start <= f.name_span.start && f.name_span.end <= m.span.end;
+                m.name == f.name && around
             })
             .map(|m| m.signature());
         let detail = match f.body {
-            None => detail.map(|d| format!("{d} (prototype)")),
-            Some(_) => detail,
+            None => signature.map(|d| format!("{d} (prototype)")),
+            Some(_) => signature,
         };
-        out.extend(sym(
-            &f.name,
-            detail,
-            SymbolKind::Function,
-            f.span,
-            f.name_span,
-            Vec::new(),
-        ));
+        let at = (f.span, f.name_span);
+        out.extend(sym(&f.name, detail, SymbolKind::Function, at, Vec::new()));
     }
     for s in ix.structs.iter().filter(|s| s.function.is_none()) {
-        let fields = s
-            .fields
-            .iter()
-            .filter_map(|f| {
-                let ty = nav::field_type(a, &s.name, &f.name).map(|t| t.to_string());
-                sym(
-                    &f.name,
-                    ty,
-                    SymbolKind::Field,
-                    f.span,
-                    f.name_span,
-                    Vec::new(),
-                )
-            })
-            .collect();
+        let fields = fields(&s.fields, &|f| nav::field_type(a, &s.name, f));
         let detail = Some("struct".into());
-        out.extend(sym(
-            &s.name,
-            detail,
-            SymbolKind::Struct,
-            s.span,
-            s.name_span,
-            fields,
-        ));
+        let at = (s.span, s.name_span);
+        out.extend(sym(&s.name, detail, SymbolKind::Struct, at, fields));
     }
     for (i, b) in ix.blocks.iter().enumerate() {
-        let fields = b
-            .fields
-            .iter()
-            .filter_map(|f| {
-                let ty = nav::block_field_type(a, i, &f.name).map(|t| t.to_string());
-                sym(
-                    &f.name,
-                    ty,
-                    SymbolKind::Field,
-                    f.span,
-                    f.name_span,
-                    Vec::new(),
-                )
-            })
-            .collect();
+        let fields = fields(&b.fields, &|f| nav::block_field_type(a, i, f));
         let detail = Some(match &b.instance {
             Some((inst, _)) => format!("{} block {inst}", b.storage),
             None => format!("{} block", b.storage),
         });
-        out.extend(sym(
-            &b.name,
-            detail,
-            SymbolKind::Interface,
-            b.span,
-            b.name_span,
-            fields,
-        ));
+        let at = (b.span, b.name_span);
+        out.extend(sym(&b.name, detail, SymbolKind::Interface, at, fields));
     }
     for g in &ix.globals {
         let ty = a
@@ -148,7 +112,13 @@ pub fn outline(a: &Analysis) -> Vec<Symbol> {
         } else {
             SymbolKind::Variable
         };
-        out.extend(sym(&g.name, detail, kind, g.span, g.name_span, Vec::new()));
+        out.extend(sym(
+            &g.name,
+            detail,
+            kind,
+            (g.span, g.name_span),
+            Vec::new(),
+        ));
     }
     out.sort_by_key(|s| s.span.start);
     out

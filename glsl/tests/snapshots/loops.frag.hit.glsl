@@ -1,7 +1,5 @@
 #version 430 core
-layout(std430, binding = 7) buffer _sdbg_Buffer { uint _sdbg_hit_count; uint _sdbg_hit_cap; uint _sdbg_pad0; uint _sdbg_pad1; uint _sdbg_data[]; };
-uint _sdbg_occ0 = 0u;
-uint _sdbg_first0 = 0xffffffffu;
+// [runtime.hit.glsl: 3 lines]
 void _sdbg_put_hit(uint p, uint occ, uint tag) {
     uint i = atomicAdd(_sdbg_hit_count, 1u);
     if (i >= _sdbg_hit_cap) return;

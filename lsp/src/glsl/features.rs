@@ -22,6 +22,19 @@ use super::{Place, Tree};
 use crate::line_index::LineIndex;
 use crate::text;
 
+/// An offset of one text in the other, when they differ in one region
+/// (same before `prefix`, same after `from_tail` in this one and `to_tail`
+/// in the other); `None` inside the region.
+fn across_edit(o: usize, prefix: usize, from_tail: usize, to_tail: usize) -> Option<usize> {
+    if o <= prefix {
+        Some(o)
+    } else if o >= from_tail {
+        Some(o - from_tail + to_tail)
+    } else {
+        None
+    }
+}
+
 /// A tree seen from the current text of its document.
 pub struct View<'a> {
     pub tree: &'a Tree,
@@ -65,13 +78,7 @@ impl<'a> View<'a> {
     /// Current document offset -> the tree's document offset (`None` inside
     /// the edited region).
     fn cur_to_old(&self, c: usize) -> Option<usize> {
-        if c <= self.prefix {
-            Some(c)
-        } else if c >= self.new_tail {
-            Some(c - self.new_tail + self.old_tail)
-        } else {
-            None
-        }
+        across_edit(c, self.prefix, self.new_tail, self.old_tail)
     }
 
     /// Like `cur_to_old`, with offsets inside the edited region at its start.
@@ -80,13 +87,7 @@ impl<'a> View<'a> {
     }
 
     fn old_to_cur(&self, o: usize) -> Option<usize> {
-        if o <= self.prefix {
-            Some(o)
-        } else if o >= self.old_tail {
-            Some(o - self.old_tail + self.new_tail)
-        } else {
-            None
-        }
+        across_edit(o, self.prefix, self.old_tail, self.new_tail)
     }
 
     /// A current document offset in the engine's text.

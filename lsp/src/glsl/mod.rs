@@ -117,8 +117,10 @@ pub fn detect_stage(path: Option<&Path>, text: &str, settings: &Resolved) -> Sta
 #[derive(Clone, Debug, Default)]
 pub struct Subst {
     /// (document range, filled-in range), in order.
-    edits: Vec<((usize, usize), (usize, usize))>,
+    edits: Vec<Edit>,
 }
+
+type Edit = ((usize, usize), (usize, usize));
 
 impl Subst {
     /// Fills in `$NAME$` placeholders.
@@ -163,20 +165,21 @@ impl Subst {
     }
 
     pub fn eff_to_doc(&self, e: usize) -> usize {
-        let k = self.edits.partition_point(|(_, eff)| eff.0 <= e);
-        match k.checked_sub(1).map(|k| self.edits[k]) {
-            None => e,
-            Some((doc, eff)) if e < eff.1 => doc.0,
-            Some((doc, eff)) => e - eff.1 + doc.1,
-        }
+        self.through(e, |&(doc, eff)| (eff, doc))
     }
 
     pub fn doc_to_eff(&self, d: usize) -> usize {
-        let k = self.edits.partition_point(|(doc, _)| doc.0 <= d);
-        match k.checked_sub(1).map(|k| self.edits[k]) {
-            None => d,
-            Some((doc, eff)) if d < doc.1 => eff.0,
-            Some((doc, eff)) => d - doc.1 + eff.1,
+        self.through(d, |&edit| edit)
+    }
+
+    /// An offset of one side through the edits; `sides` gives an edit's
+    /// (from, to) ranges. Inside an edit: the start of the other side's.
+    fn through(&self, o: usize, sides: impl Fn(&Edit) -> Edit) -> usize {
+        let k = self.edits.partition_point(|e| sides(e).0 .0 <= o);
+        match k.checked_sub(1).map(|k| sides(&self.edits[k])) {
+            None => o,
+            Some((from, to)) if o < from.1 => to.0,
+            Some((from, to)) => o - from.1 + to.1,
         }
     }
 }

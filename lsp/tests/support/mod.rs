@@ -235,6 +235,15 @@ impl Client {
         })
     }
 
+    /// A server with default options and `text` open as `uri` (version 1),
+    /// and the diagnostics of that version.
+    pub fn start_open(uri: &str, language: &str, text: &str) -> (Client, Value) {
+        let mut c = Client::start(json!({}));
+        c.open(uri, language, 1, text);
+        let d = c.diagnostics(uri, 1);
+        (c, d)
+    }
+
     pub fn open(&mut self, uri: &str, language: &str, version: i64, text: &str) {
         self.notify(
             "textDocument/didOpen",
@@ -303,6 +312,12 @@ impl Drop for Client {
 }
 
 /// `{"textDocument": {"uri": ..}, "position": {..}}`.
+/// Asserts that `r` is an error response whose message says `what`.
+pub fn assert_error_says(r: &Value, what: &str) {
+    let message = r["error"]["message"].as_str().unwrap_or_default();
+    assert!(message.contains(what), "{r}");
+}
+
 pub fn at(uri: &str, line: u32, character: u32) -> Value {
     json!({"textDocument": {"uri": uri}, "position": {"line": line, "character": character}})
 }

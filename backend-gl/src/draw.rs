@@ -165,23 +165,13 @@ impl DrawCall {
                     mode,
                     first,
                     count,
-                    instance_count,
-                    base_instance,
-                } => {
-                    if *base_instance != 0 {
-                        real::glDrawArraysInstancedBaseInstance(
-                            *mode,
-                            *first,
-                            *count,
-                            *instance_count,
-                            *base_instance,
-                        )
-                    } else if *instance_count != 1 {
-                        real::glDrawArraysInstanced(*mode, *first, *count, *instance_count)
-                    } else {
-                        real::glDrawArrays(*mode, *first, *count)
-                    }
-                }
+                    instance_count: n,
+                    base_instance: b,
+                } => match (*b, *n) {
+                    (0, 1) => real::glDrawArrays(*mode, *first, *count),
+                    (0, n) => real::glDrawArraysInstanced(*mode, *first, *count, n),
+                    (b, n) => real::glDrawArraysInstancedBaseInstance(*mode, *first, *count, n, b),
+                },
                 DrawArgs::Elements {
                     mode,
                     count,
@@ -240,75 +230,60 @@ impl DrawCall {
                         );
                     }
                 }
+                // With a count offset, the draw count is read from the bound
+                // parameter buffer, which is still bound as the application left it.
                 DrawArgs::ArraysIndirect {
                     mode,
                     indirect,
                     draw_count,
                     stride,
-                    count_offset: None,
-                } => {
-                    if *draw_count == 1 {
-                        real::glDrawArraysIndirect(*mode, ptr(*indirect))
-                    } else {
+                    count_offset,
+                } => match count_offset {
+                    None if *draw_count == 1 => real::glDrawArraysIndirect(*mode, ptr(*indirect)),
+                    None => {
                         real::glMultiDrawArraysIndirect(*mode, ptr(*indirect), *draw_count, *stride)
                     }
-                }
+                    Some(count) => real::glMultiDrawArraysIndirectCount(
+                        *mode,
+                        ptr(*indirect),
+                        *count,
+                        *draw_count,
+                        *stride,
+                    ),
+                },
                 DrawArgs::ElementsIndirect {
                     mode,
                     index_type,
                     indirect,
                     draw_count,
                     stride,
-                    count_offset: None,
-                } => {
-                    if *draw_count == 1 {
+                    count_offset,
+                } => match count_offset {
+                    None if *draw_count == 1 => {
                         real::glDrawElementsIndirect(*mode, *index_type, ptr(*indirect))
-                    } else {
-                        real::glMultiDrawElementsIndirect(
-                            *mode,
-                            *index_type,
-                            ptr(*indirect),
-                            *draw_count,
-                            *stride,
-                        )
                     }
-                }
+                    None => real::glMultiDrawElementsIndirect(
+                        *mode,
+                        *index_type,
+                        ptr(*indirect),
+                        *draw_count,
+                        *stride,
+                    ),
+                    Some(count) => real::glMultiDrawElementsIndirectCount(
+                        *mode,
+                        *index_type,
+                        ptr(*indirect),
+                        *count,
+                        *draw_count,
+                        *stride,
+                    ),
+                },
                 DrawArgs::Compute { groups } => {
                     real::glDispatchCompute(groups[0], groups[1], groups[2])
                 }
                 DrawArgs::ComputeIndirect { indirect } => {
                     real::glDispatchComputeIndirect(*indirect)
                 }
-                // The draw count is read from the bound parameter buffer, which
-                // is still bound as the application left it.
-                DrawArgs::ArraysIndirect {
-                    mode,
-                    indirect,
-                    draw_count,
-                    stride,
-                    count_offset: Some(count),
-                } => real::glMultiDrawArraysIndirectCount(
-                    *mode,
-                    ptr(*indirect),
-                    *count,
-                    *draw_count,
-                    *stride,
-                ),
-                DrawArgs::ElementsIndirect {
-                    mode,
-                    index_type,
-                    indirect,
-                    draw_count,
-                    stride,
-                    count_offset: Some(count),
-                } => real::glMultiDrawElementsIndirectCount(
-                    *mode,
-                    *index_type,
-                    ptr(*indirect),
-                    *count,
-                    *draw_count,
-                    *stride,
-                ),
                 // Vertices come from what the transform feedback object captured
                 // last (capture is paused during debug draws, so it is unchanged).
                 DrawArgs::TransformFeedback {

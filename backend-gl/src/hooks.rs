@@ -1145,20 +1145,12 @@ unsafe fn query_object(
     params: *mut u8,
     width: Width,
 ) {
-    let ctx = current_context();
-    if !crate::queries::was_split(ctx, id) {
-        orig.call();
-        return;
-    }
-    let gl = crate::stops::gl_for(ctx);
-    // SAFETY: inside the application's GL call, so its context is current;
-    // `params` is its argument to the call `orig` makes, of `width` (this
-    // function's contract).
-    unsafe {
-        crate::queries::patch_client(&gl, ctx, id, pname, params, width, || {
-            orig.call();
-        })
-    };
+    split_query_read(orig, id, |gl, ctx, call| {
+        // SAFETY: inside the application's GL call, so its context is
+        // current; `params` is its argument to the call `orig` makes, of
+        // `width` (this function's contract).
+        unsafe { crate::queries::patch_client(gl, ctx, id, pname, params, width, call) }
+    });
 }
 
 /// The body of the `glGetQueryBufferObject{i,ui,i64,ui64}v(id, buffer,
@@ -1172,19 +1164,30 @@ fn query_buffer_object(
     offset: isize,
     width: Width,
 ) {
+    split_query_read(orig, id, |gl, ctx, call| {
+        // SAFETY: hooks run inside the application's GL call, so its context
+        // is current; `buffer` and `offset` are only used in GL calls.
+        unsafe { crate::queries::patch_buffer(gl, ctx, id, buffer, pname, offset, width, call) }
+    });
+}
+
+/// A read of query `id`'s result: the application's call as it is, unless
+/// debug draws split the query; then `patch(gl, context, call)`, which makes
+/// the application's call and corrects what it reads.
+fn split_query_read(
+    orig: &mut Original<'_, ()>,
+    id: u32,
+    patch: impl FnOnce(&glow::Context, ContextKey, &mut dyn FnMut()),
+) {
     let ctx = current_context();
     if !crate::queries::was_split(ctx, id) {
         orig.call();
         return;
     }
     let gl = crate::stops::gl_for(ctx);
-    // SAFETY: hooks run inside the application's GL call, so its context is
-    // current; `buffer` and `offset` are only used in GL calls.
-    unsafe {
-        crate::queries::patch_buffer(&gl, ctx, id, buffer, pname, offset, width, || {
-            orig.call();
-        })
-    };
+    patch(&gl, ctx, &mut || {
+        orig.call();
+    });
 }
 
 // The hooks `intercept.txt` gives as `glName -> body(args)`: the query reads

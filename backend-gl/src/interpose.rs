@@ -362,97 +362,50 @@ pub unsafe extern "C" fn glXGetProcAddressARB(name: *const u8) -> *mut c_void {
 /// As `eglSwapBuffers`.
 #[cfg_attr(not(test), no_mangle)]
 pub unsafe extern "C" fn eglSwapBuffers(dpy: *mut c_void, surface: *mut c_void) -> u32 {
-    let p = EGL_SWAP_BUFFERS.get();
-    if p.is_null() {
-        hooks::missing_real("eglSwapBuffers");
-        return 0;
-    }
-    // SAFETY: `p` is not null and the slot only holds the real
-    // eglSwapBuffers (type `EglSwap`); it gets the application's own
-    // arguments, valid under this function's contract.
+    // SAFETY: the slot only holds the real eglSwapBuffers (type `EglSwap`);
+    // it gets the application's own arguments, valid under this function's
+    // contract.
     unsafe {
-        let real = std::mem::transmute::<*mut c_void, EglSwap>(p);
-        let mut run = || real(dpy, surface);
-        hooks::dispatch("eglSwapBuffers", &mut run, hooks::swap)
-    }
-}
-
-/// The wrapper of `eglSwapBuffersWithDamageKHR` (not exported: only
-/// reachable through `eglGetProcAddress`, like the real one).
-///
-/// # Safety
-/// As `eglSwapBuffersWithDamageKHR`.
-pub unsafe extern "C" fn eglSwapBuffersWithDamageKHR(
-    dpy: *mut c_void,
-    surface: *mut c_void,
-    rects: *const i32,
-    n_rects: i32,
-) -> u32 {
-    // SAFETY: the application's arguments, valid under this function's
-    // contract; the slot is the KHR function's.
-    unsafe {
-        swap_with_damage(
-            &EGL_SWAP_BUFFERS_WITH_DAMAGE_KHR,
-            "eglSwapBuffersWithDamageKHR",
-            dpy,
-            surface,
-            rects,
-            n_rects,
+        interposed(
+            &EGL_SWAP_BUFFERS,
+            |real: EglSwap| real(dpy, surface),
+            hooks::swap,
         )
     }
 }
 
-/// The wrapper of `eglSwapBuffersWithDamageEXT` (not exported).
-///
-/// # Safety
-/// As `eglSwapBuffersWithDamageEXT`.
-pub unsafe extern "C" fn eglSwapBuffersWithDamageEXT(
-    dpy: *mut c_void,
-    surface: *mut c_void,
-    rects: *const i32,
-    n_rects: i32,
-) -> u32 {
-    // SAFETY: the application's arguments, valid under this function's
-    // contract; the slot is the EXT function's.
-    unsafe {
-        swap_with_damage(
-            &EGL_SWAP_BUFFERS_WITH_DAMAGE_EXT,
-            "eglSwapBuffersWithDamageEXT",
-            dpy,
-            surface,
-            rects,
-            n_rects,
-        )
-    }
+/// The wrappers of the `eglSwapBuffersWithDamage*` functions, which differ
+/// only in their name.
+macro_rules! swap_with_damage {
+    ($($name:ident => $slot:ident,)*) => {
+        $(
+            #[doc = concat!("The wrapper of `", stringify!($name), "` (not exported: only")]
+            /// reachable through `eglGetProcAddress`, like the real one).
+            ///
+            /// # Safety
+            /// As the real function.
+            pub unsafe extern "C" fn $name(
+                dpy: *mut c_void,
+                surface: *mut c_void,
+                rects: *const i32,
+                n_rects: i32,
+            ) -> u32 {
+                let call = |real: EglSwapDamage| {
+                    // SAFETY: the application's own arguments, valid under
+                    // this function's contract.
+                    unsafe { real(dpy, surface, rects, n_rects) }
+                };
+                // SAFETY: the slot only holds the real function of this
+                // name, of type `EglSwapDamage`.
+                unsafe { interposed(&$slot, call, hooks::swap) }
+            }
+        )*
+    };
 }
 
-/// The body of both `eglSwapBuffersWithDamage*` wrappers.
-///
-/// # Safety
-/// `slot` holds (or resolves to) the real function of `name`, whose
-/// signature is `EglSwapDamage`; the other arguments are the application's,
-/// valid as that function requires (`rects` holds `4 * n_rects` integers).
-unsafe fn swap_with_damage(
-    slot: &RealFn,
-    name: &'static str,
-    dpy: *mut c_void,
-    surface: *mut c_void,
-    rects: *const i32,
-    n_rects: i32,
-) -> u32 {
-    let p = slot.get();
-    if p.is_null() {
-        hooks::missing_real(name);
-        return 0;
-    }
-    // SAFETY: `p` is not null and is the real function of `name`, of type
-    // `EglSwapDamage` (this function's contract), called with the
-    // application's arguments.
-    unsafe {
-        let real = std::mem::transmute::<*mut c_void, EglSwapDamage>(p);
-        let mut run = || real(dpy, surface, rects, n_rects);
-        hooks::dispatch(name, &mut run, hooks::swap)
-    }
+swap_with_damage! {
+    eglSwapBuffersWithDamageKHR => EGL_SWAP_BUFFERS_WITH_DAMAGE_KHR,
+    eglSwapBuffersWithDamageEXT => EGL_SWAP_BUFFERS_WITH_DAMAGE_EXT,
 }
 
 /// The interposed `glXSwapBuffers`.
@@ -461,18 +414,15 @@ unsafe fn swap_with_damage(
 /// As `glXSwapBuffers`.
 #[cfg_attr(not(test), no_mangle)]
 pub unsafe extern "C" fn glXSwapBuffers(dpy: *mut c_void, drawable: c_ulong) {
-    let p = GLX_SWAP_BUFFERS.get();
-    if p.is_null() {
-        hooks::missing_real("glXSwapBuffers");
-        return;
-    }
-    // SAFETY: `p` is not null and the slot only holds the real
-    // glXSwapBuffers (type `GlxSwap`); it gets the application's own
-    // arguments, valid under this function's contract.
+    // SAFETY: the slot only holds the real glXSwapBuffers (type `GlxSwap`);
+    // it gets the application's own arguments, valid under this function's
+    // contract.
     unsafe {
-        let real = std::mem::transmute::<*mut c_void, GlxSwap>(p);
-        let mut run = || real(dpy, drawable);
-        hooks::dispatch("glXSwapBuffers", &mut run, hooks::swap)
+        interposed(
+            &GLX_SWAP_BUFFERS,
+            |f: GlxSwap| f(dpy, drawable),
+            hooks::swap,
+        )
     }
 }
 
@@ -486,25 +436,11 @@ pub unsafe extern "C" fn glXSwapBuffers(dpy: *mut c_void, drawable: c_ulong) {
 /// As `eglDestroyContext`.
 #[cfg_attr(not(test), no_mangle)]
 pub unsafe extern "C" fn eglDestroyContext(dpy: *mut c_void, ctx: *mut c_void) -> u32 {
-    let p = EGL_DESTROY_CONTEXT.get();
-    if p.is_null() {
-        hooks::missing_real("eglDestroyContext");
-        return 0;
-    }
-    // SAFETY: `p` is not null and the slot only holds the real
-    // eglDestroyContext (type `EglDestroy`); it gets the application's own
-    // arguments, valid under this function's contract.
-    unsafe {
-        let real = std::mem::transmute::<*mut c_void, EglDestroy>(p);
-        let mut run = || real(dpy, ctx);
-        let key = ContextKey {
-            api: ContextApi::Egl,
-            handle: ctx as usize,
-        };
-        hooks::dispatch("eglDestroyContext", &mut run, |orig| {
-            hooks::context_destroyed(orig, key)
-        })
-    }
+    let api = ContextApi::Egl;
+    // SAFETY: the slot only holds the real eglDestroyContext (type
+    // `EglDestroy`); it gets the application's own arguments, valid under
+    // this function's contract.
+    unsafe { destroy(&EGL_DESTROY_CONTEXT, api, ctx, |f: EglDestroy| f(dpy, ctx)) }
 }
 
 /// The interposed `glXDestroyContext`.
@@ -513,25 +449,60 @@ pub unsafe extern "C" fn eglDestroyContext(dpy: *mut c_void, ctx: *mut c_void) -
 /// As `glXDestroyContext`.
 #[cfg_attr(not(test), no_mangle)]
 pub unsafe extern "C" fn glXDestroyContext(dpy: *mut c_void, ctx: *mut c_void) {
-    let p = GLX_DESTROY_CONTEXT.get();
+    let api = ContextApi::Glx;
+    // SAFETY: the slot only holds the real glXDestroyContext (type
+    // `GlxDestroy`); it gets the application's own arguments, valid under
+    // this function's contract.
+    unsafe { destroy(&GLX_DESTROY_CONTEXT, api, ctx, |f: GlxDestroy| f(dpy, ctx)) }
+}
+
+/// The body of the context destruction wrappers: [`interposed`] with
+/// [`hooks::context_destroyed`] of `ctx` of `api`.
+///
+/// # Safety
+/// As for [`interposed`].
+unsafe fn destroy<F: Copy, R: Copy + Default>(
+    slot: &'static RealFn,
+    api: ContextApi,
+    ctx: *mut c_void,
+    call: impl Fn(F) -> R,
+) -> R {
+    let key = ContextKey {
+        api,
+        handle: ctx as usize,
+    };
+    // SAFETY: this function's contract.
+    unsafe { interposed(slot, call, |orig| hooks::context_destroyed(orig, key)) }
+}
+
+/// The body of every hand-written wrapper: the real function in `slot`,
+/// called by `call` inside `hook` ([`hooks::dispatch`]); where it cannot be
+/// found, what `R` defaults to (`EGL_FALSE`, nothing), after saying so.
+///
+/// # Safety
+/// `slot` holds (or resolves to) only the real function of its name, whose
+/// type is the function pointer type `F`; `call` gives it the application's
+/// arguments, valid as that function requires.
+unsafe fn interposed<F: Copy, R: Copy + Default>(
+    slot: &'static RealFn,
+    call: impl Fn(F) -> R,
+    hook: impl FnOnce(&mut hooks::Original<'_, R>),
+) -> R {
+    const { assert!(std::mem::size_of::<F>() == std::mem::size_of::<*mut c_void>()) };
+    let name = slot
+        .name()
+        .to_str()
+        .unwrap_or("(a swap or destroy function)");
+    let p = slot.get();
     if p.is_null() {
-        hooks::missing_real("glXDestroyContext");
-        return;
+        hooks::missing_real(name);
+        return R::default();
     }
-    // SAFETY: `p` is not null and the slot only holds the real
-    // glXDestroyContext (type `GlxDestroy`); it gets the application's own
-    // arguments, valid under this function's contract.
-    unsafe {
-        let real = std::mem::transmute::<*mut c_void, GlxDestroy>(p);
-        let mut run = || real(dpy, ctx);
-        let key = ContextKey {
-            api: ContextApi::Glx,
-            handle: ctx as usize,
-        };
-        hooks::dispatch("glXDestroyContext", &mut run, |orig| {
-            hooks::context_destroyed(orig, key)
-        })
-    }
+    // SAFETY: `p` is not null and is the real function of `name`, of type
+    // `F` (this function's contract; `F` is pointer-sized, checked above).
+    let real = unsafe { std::mem::transmute_copy::<*mut c_void, F>(&p) };
+    let mut run = || call(real);
+    hooks::dispatch(name, &mut run, hook)
 }
 
 // ---------------------------------------------------------------------------

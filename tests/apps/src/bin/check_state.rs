@@ -37,6 +37,14 @@ const COMPUTE: &str = include_str!("../../shaders/check_state.comp");
 /// Elements of the storage buffer range the dispatch adds to.
 const DATA: u32 = 64;
 
+/// `[("NAME", glow::NAME), ...]`: GL enums with their names, as the
+/// snapshot prints them.
+macro_rules! named {
+    ($($name:ident),* $(,)?) => {
+        [$((stringify!($name), glow::$name)),*]
+    };
+}
+
 type Snapshot = Vec<(String, String)>;
 
 /// The state a debug draw could disturb, as (name, value) pairs.
@@ -54,68 +62,47 @@ unsafe fn snapshot(gl: &glow::Context) -> Snapshot {
             format!("{v:?}")
         };
         let enabled = |p: u32| gl.is_enabled(p);
-        for (name, p) in [
-            ("CURRENT_PROGRAM", glow::CURRENT_PROGRAM),
-            ("VERTEX_ARRAY_BINDING", glow::VERTEX_ARRAY_BINDING),
-            ("ARRAY_BUFFER_BINDING", glow::ARRAY_BUFFER_BINDING),
-            (
-                "ELEMENT_ARRAY_BUFFER_BINDING",
-                glow::ELEMENT_ARRAY_BUFFER_BINDING,
-            ),
-            (
-                "SHADER_STORAGE_BUFFER_BINDING",
-                glow::SHADER_STORAGE_BUFFER_BINDING,
-            ),
-            ("UNIFORM_BUFFER_BINDING", glow::UNIFORM_BUFFER_BINDING),
-            (
-                "ATOMIC_COUNTER_BUFFER_BINDING",
-                glow::ATOMIC_COUNTER_BUFFER_BINDING,
-            ),
-            ("COPY_READ_BUFFER_BINDING", glow::COPY_READ_BUFFER_BINDING),
-            ("COPY_WRITE_BUFFER_BINDING", glow::COPY_WRITE_BUFFER_BINDING),
-            ("PIXEL_PACK_BUFFER_BINDING", glow::PIXEL_PACK_BUFFER_BINDING),
-            (
-                "PIXEL_UNPACK_BUFFER_BINDING",
-                glow::PIXEL_UNPACK_BUFFER_BINDING,
-            ),
-            (
-                "DRAW_INDIRECT_BUFFER_BINDING",
-                glow::DRAW_INDIRECT_BUFFER_BINDING,
-            ),
-            (
-                "DISPATCH_INDIRECT_BUFFER_BINDING",
-                glow::DISPATCH_INDIRECT_BUFFER_BINDING,
-            ),
-            ("TEXTURE_BUFFER_BINDING", glow::TEXTURE_BUFFER_BINDING),
-            (
-                "TRANSFORM_FEEDBACK_BINDING",
-                glow::TRANSFORM_FEEDBACK_BINDING,
-            ),
-            ("PROGRAM_PIPELINE_BINDING", glow::PROGRAM_PIPELINE_BINDING),
-            ("RENDERBUFFER_BINDING", glow::RENDERBUFFER_BINDING),
-            ("DRAW_FRAMEBUFFER_BINDING", glow::DRAW_FRAMEBUFFER_BINDING),
-            ("READ_FRAMEBUFFER_BINDING", glow::READ_FRAMEBUFFER_BINDING),
-            ("ACTIVE_TEXTURE", glow::ACTIVE_TEXTURE),
-            ("PACK_ALIGNMENT", glow::PACK_ALIGNMENT),
-            ("UNPACK_ALIGNMENT", glow::UNPACK_ALIGNMENT),
-            ("STENCIL_WRITEMASK", glow::STENCIL_WRITEMASK),
-            ("STENCIL_BACK_WRITEMASK", glow::STENCIL_BACK_WRITEMASK),
-            ("STENCIL_FUNC", glow::STENCIL_FUNC),
-            ("STENCIL_REF", glow::STENCIL_REF),
-            ("STENCIL_VALUE_MASK", glow::STENCIL_VALUE_MASK),
-            ("STENCIL_BACK_FUNC", glow::STENCIL_BACK_FUNC),
-            ("STENCIL_FAIL", glow::STENCIL_FAIL),
-            ("STENCIL_PASS_DEPTH_PASS", glow::STENCIL_PASS_DEPTH_PASS),
-            ("DEPTH_FUNC", glow::DEPTH_FUNC),
-            ("BLEND_SRC_RGB", glow::BLEND_SRC_RGB),
-            ("BLEND_DST_RGB", glow::BLEND_DST_RGB),
-            ("BLEND_SRC_ALPHA", glow::BLEND_SRC_ALPHA),
-            ("BLEND_DST_ALPHA", glow::BLEND_DST_ALPHA),
-            ("BLEND_EQUATION_RGB", glow::BLEND_EQUATION_RGB),
-            ("BLEND_EQUATION_ALPHA", glow::BLEND_EQUATION_ALPHA),
-            ("CULL_FACE_MODE", glow::CULL_FACE_MODE),
-            ("FRONT_FACE", glow::FRONT_FACE),
-            ("PATCH_VERTICES", glow::PATCH_VERTICES),
+        for (name, p) in named![
+            CURRENT_PROGRAM,
+            VERTEX_ARRAY_BINDING,
+            ARRAY_BUFFER_BINDING,
+            ELEMENT_ARRAY_BUFFER_BINDING,
+            SHADER_STORAGE_BUFFER_BINDING,
+            UNIFORM_BUFFER_BINDING,
+            ATOMIC_COUNTER_BUFFER_BINDING,
+            COPY_READ_BUFFER_BINDING,
+            COPY_WRITE_BUFFER_BINDING,
+            PIXEL_PACK_BUFFER_BINDING,
+            PIXEL_UNPACK_BUFFER_BINDING,
+            DRAW_INDIRECT_BUFFER_BINDING,
+            DISPATCH_INDIRECT_BUFFER_BINDING,
+            TEXTURE_BUFFER_BINDING,
+            TRANSFORM_FEEDBACK_BINDING,
+            PROGRAM_PIPELINE_BINDING,
+            RENDERBUFFER_BINDING,
+            DRAW_FRAMEBUFFER_BINDING,
+            READ_FRAMEBUFFER_BINDING,
+            ACTIVE_TEXTURE,
+            PACK_ALIGNMENT,
+            UNPACK_ALIGNMENT,
+            STENCIL_WRITEMASK,
+            STENCIL_BACK_WRITEMASK,
+            STENCIL_FUNC,
+            STENCIL_REF,
+            STENCIL_VALUE_MASK,
+            STENCIL_BACK_FUNC,
+            STENCIL_FAIL,
+            STENCIL_PASS_DEPTH_PASS,
+            DEPTH_FUNC,
+            BLEND_SRC_RGB,
+            BLEND_DST_RGB,
+            BLEND_SRC_ALPHA,
+            BLEND_DST_ALPHA,
+            BLEND_EQUATION_RGB,
+            BLEND_EQUATION_ALPHA,
+            CULL_FACE_MODE,
+            FRONT_FACE,
+            PATCH_VERTICES,
         ] {
             put(name.into(), int(p).to_string());
         }
@@ -137,17 +124,17 @@ unsafe fn snapshot(gl: &glow::Context) -> Snapshot {
             "DEPTH_WRITEMASK".into(),
             gl.get_parameter_bool(glow::DEPTH_WRITEMASK).to_string(),
         );
-        for (name, p) in [
-            ("BLEND", glow::BLEND),
-            ("DEPTH_TEST", glow::DEPTH_TEST),
-            ("STENCIL_TEST", glow::STENCIL_TEST),
-            ("SCISSOR_TEST", glow::SCISSOR_TEST),
-            ("CULL_FACE", glow::CULL_FACE),
-            ("RASTERIZER_DISCARD", glow::RASTERIZER_DISCARD),
-            ("POLYGON_OFFSET_FILL", glow::POLYGON_OFFSET_FILL),
-            ("PRIMITIVE_RESTART", glow::PRIMITIVE_RESTART),
-            ("FRAMEBUFFER_SRGB", glow::FRAMEBUFFER_SRGB),
-            ("SAMPLE_ALPHA_TO_COVERAGE", glow::SAMPLE_ALPHA_TO_COVERAGE),
+        for (name, p) in named![
+            BLEND,
+            DEPTH_TEST,
+            STENCIL_TEST,
+            SCISSOR_TEST,
+            CULL_FACE,
+            RASTERIZER_DISCARD,
+            POLYGON_OFFSET_FILL,
+            PRIMITIVE_RESTART,
+            FRAMEBUFFER_SRGB,
+            SAMPLE_ALPHA_TO_COVERAGE,
         ] {
             put(name.into(), enabled(p).to_string());
         }
@@ -213,6 +200,16 @@ unsafe fn snapshot(gl: &glow::Context) -> Snapshot {
         put("GL_ERROR".into(), format!("{:#06x}", gl.get_error()));
     }
     s
+}
+
+/// `frame N WHAT state ok`, or what differs between the snapshots.
+fn state_line(frame: u32, what: &str, before: &Snapshot, after: &Snapshot) -> String {
+    let diff = differences(before, after);
+    if diff.is_empty() {
+        format!("frame {frame} {what} state ok")
+    } else {
+        format!("frame {frame} {what} state differs: {diff}")
+    }
 }
 
 fn differences(before: &Snapshot, after: &Snapshot) -> String {
@@ -392,13 +389,7 @@ fn main() -> anyhow::Result<()> {
             gl.enable(0xDEAD); // GL_INVALID_ENUM, on purpose
             gl.draw_arrays(glow::TRIANGLES, 0, 3);
             let (first, second) = (gl.get_error(), gl.get_error());
-            let after = snapshot(gl);
-            let diff = differences(&before, &after);
-            if diff.is_empty() {
-                lines.push(format!("frame {frame} draw state ok"));
-            } else {
-                lines.push(format!("frame {frame} draw state differs: {diff}"));
-            }
+            lines.push(state_line(frame, "draw", &before, &snapshot(gl)));
             if (first, second) == (glow::INVALID_ENUM, glow::NO_ERROR) {
                 lines.push(format!("frame {frame} draw error ok"));
             } else {
@@ -410,13 +401,7 @@ fn main() -> anyhow::Result<()> {
             unusual(comp_prog);
             let before = snapshot(gl);
             gl.dispatch_compute(DATA / 16, 1, 1);
-            let after = snapshot(gl);
-            let diff = differences(&before, &after);
-            if diff.is_empty() {
-                lines.push(format!("frame {frame} dispatch state ok"));
-            } else {
-                lines.push(format!("frame {frame} dispatch state differs: {diff}"));
-            }
+            lines.push(state_line(frame, "dispatch", &before, &snapshot(gl)));
 
             gl.bind_buffer(glow::PIXEL_UNPACK_BUFFER, None);
             gl.disable(glow::SCISSOR_TEST);

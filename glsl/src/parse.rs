@@ -22,6 +22,20 @@ pub trait IncludeResolver {
         -> Result<(String, String), IncludeError>;
 }
 
+/// Files held in memory, by the name an `#include` gives (tests, tools).
+#[derive(Clone, Debug, Default)]
+pub struct MemoryFiles(pub Vec<(&'static str, &'static str)>);
+
+impl IncludeResolver for MemoryFiles {
+    fn resolve(&self, path: &str, _: Option<&str>) -> Result<(String, String), IncludeError> {
+        self.0
+            .iter()
+            .find(|(n, _)| *n == path)
+            .map(|(n, t)| (n.to_string(), t.to_string()))
+            .ok_or_else(|| format!("{path} not found").into())
+    }
+}
+
 /// Where a piece of [`SourceText::text`] came from.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Origin {
@@ -389,17 +403,6 @@ fn check_version(v: Version) -> Result<(), VersionError> {
 mod tests {
     use super::*;
 
-    struct Files(&'static [(&'static str, &'static str)]);
-    impl IncludeResolver for Files {
-        fn resolve(&self, path: &str, _: Option<&str>) -> Result<(String, String), IncludeError> {
-            self.0
-                .iter()
-                .find(|(n, _)| *n == path)
-                .map(|(n, t)| (n.to_string(), t.to_string()))
-                .ok_or_else(|| "not found".into())
-        }
-    }
-
     fn parse_ok(src: &str, stage: Stage) -> Parsed {
         parse(&[src], stage, None).unwrap_or_else(|d| panic!("{}\n{src}", d.message))
     }
@@ -452,7 +455,10 @@ mod tests {
 
     #[test]
     fn includes_are_expanded_and_located() {
-        let files = Files(&[("common.glsl", "float twice(float x) { return 2.0 * x; }\n")]);
+        let files = MemoryFiles(vec![(
+            "common.glsl",
+            "float twice(float x) { return 2.0 * x; }\n",
+        )]);
         let src = "#version 450\n#extension GL_GOOGLE_include_directive : require\n#include \"common.glsl\"\nout vec4 o;\nvoid main() { o = vec4(twice(1.0)); }\n";
         let p = parse(&[src], Stage::Fragment, Some(&files)).unwrap();
         let off = p.source.text.find("return").unwrap();
@@ -467,7 +473,7 @@ mod tests {
     #[test]
     fn include_errors_are_diagnostics() {
         let src = "#include \"missing.glsl\"\nvoid main(){}\n";
-        let err = parse(&[src], Stage::Fragment, Some(&Files(&[]))).unwrap_err();
+        let err = parse(&[src], Stage::Fragment, Some(&MemoryFiles::default())).unwrap_err();
         assert!(err.message.contains("missing.glsl"), "{}", err.message);
         let err = parse(&[src], Stage::Fragment, None).unwrap_err();
         assert!(err.message.contains("resolver"), "{}", err.message);

@@ -885,17 +885,7 @@ fn huge_local_array_state_is_not_materialized() {
 
 // ---- includes -----------------------------------------------------------------
 
-struct Files(Vec<(&'static str, &'static str)>);
-
-impl IncludeResolver for Files {
-    fn resolve(&self, path: &str, _: Option<&str>) -> Result<(String, String), IncludeError> {
-        self.0
-            .iter()
-            .find(|(n, _)| *n == path)
-            .map(|(n, t)| (n.to_string(), t.to_string()))
-            .ok_or_else(|| format!("{path} not found").into())
-    }
-}
+use shaderdbg_glsl::parse::MemoryFiles as Files;
 
 /// Every include names a file never seen before.
 struct Endless;

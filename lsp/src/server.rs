@@ -1022,6 +1022,32 @@ fn offset_of(text: &str, lines: &LineIndex, pos: Position) -> jsonrpc::Result<us
 }
 
 macro_rules! glsl_or_wgsl {
+    // At a position: `$off` is its offset in the current text.
+    ($self:ident, $uri:expr, at $pos:expr, |$off:ident, $glsl:ident| $g:expr, |$off2:ident, $wview:ident| $w:expr) => {
+        glsl_or_wgsl!(
+            $self,
+            $uri,
+            |text, lines, $glsl| {
+                let $off = offset_of(text, lines, $pos)?;
+                $g
+            },
+            |$wview| {
+                let $off2 = offset_of(text, lines, $pos)?;
+                $w
+            }
+        )
+    };
+    ($self:ident, $uri:expr, at $pos:expr, |$off:ident, $glsl:ident| $g:expr, |$wview:ident| $w:expr) => {
+        glsl_or_wgsl!(
+            $self,
+            $uri,
+            |text, lines, $glsl| {
+                let $off = offset_of(text, lines, $pos)?;
+                $g
+            },
+            |$wview| $w
+        )
+    };
     ($self:ident, $uri:expr, |$text:ident, $lines:ident, $glsl:ident| $g:expr, |$wview:ident| $w:expr) => {{
         let uri: &Uri = $uri;
         let (text, lines, lang, snap) = $self.state.view(uri).await?;
@@ -1187,14 +1213,9 @@ impl LanguageServer for Backend {
         Ok(glsl_or_wgsl!(
             self,
             &p.text_document.uri,
-            |text, lines, v| {
-                let off = offset_of(text, lines, p.position)?;
-                features::hover(&v, off)
-            },
-            |w| {
-                let off = offset_of(text, lines, p.position)?;
-                w.hover(off)
-            }
+            at p.position,
+            |off, v| features::hover(&v, off),
+            |off, w| w.hover(off)
         ))
     }
 
@@ -1206,14 +1227,9 @@ impl LanguageServer for Backend {
         let locs: Vec<Location> = glsl_or_wgsl!(
             self,
             &p.text_document.uri,
-            |text, lines, v| {
-                let off = offset_of(text, lines, p.position)?;
-                features::definition(&v, off)
-            },
-            |w| {
-                let off = offset_of(text, lines, p.position)?;
-                w.definition(off)
-            }
+            at p.position,
+            |off, v| features::definition(&v, off),
+            |off, w| w.definition(off)
         );
         Ok(
             (!locs.is_empty()).then_some(DefinitionResponse::Definition(Definition::LocationList(
@@ -1272,10 +1288,8 @@ impl LanguageServer for Backend {
         let hl: Vec<DocumentHighlight> = glsl_or_wgsl!(
             self,
             &p.text_document.uri,
-            |text, lines, v| {
-                let off = offset_of(text, lines, p.position)?;
-                features::highlights(&v, off)
-            },
+            at p.position,
+            |off, v| features::highlights(&v, off),
             |_w| Vec::new()
         );
         Ok(Some(hl))
@@ -1417,10 +1431,8 @@ impl LanguageServer for Backend {
         let items: Vec<CompletionItem> = glsl_or_wgsl!(
             self,
             &p.text_document.uri,
-            |text, lines, v| {
-                let off = offset_of(text, lines, p.position)?;
-                features::completion(&v, off)
-            },
+            at p.position,
+            |off, v| features::completion(&v, off),
             |_w| Vec::new()
         );
         Ok(Some(CompletionResponse::CompletionList(CompletionList {
@@ -1439,10 +1451,8 @@ impl LanguageServer for Backend {
         Ok(glsl_or_wgsl!(
             self,
             &p.text_document.uri,
-            |text, lines, v| {
-                let off = offset_of(text, lines, p.position)?;
-                features::signature_help(&v, off)
-            },
+            at p.position,
+            |off, v| features::signature_help(&v, off),
             |_w| None
         ))
     }

@@ -160,6 +160,39 @@ fn strip_comment(line: &str) -> &str {
     line.split_once('#').map_or(line, |(code, _)| code).trim()
 }
 
+/// A table's `doc` lines, by name, with the line each is on.
+#[derive(Default)]
+struct Docs {
+    text: HashMap<&'static str, &'static str>,
+    at: HashMap<&'static str, usize>,
+}
+
+/// The lines of a table that declare something (comments and blank lines
+/// left out), each with its place; `doc` lines go into `docs`.
+fn table_lines<'a>(
+    file: &'a str,
+    src: &'static str,
+    docs: &mut Docs,
+) -> Vec<(Loc<'a>, &'static str)> {
+    let mut out = Vec::new();
+    for (i, raw) in src.lines().enumerate() {
+        let loc = Loc {
+            file,
+            line_no: i + 1,
+            line: raw,
+        };
+        let line = strip_comment(raw);
+        if line.is_empty() {
+            continue;
+        }
+        match raw.trim().strip_prefix("doc ") {
+            Some(rest) => parse_doc(loc, rest, &mut docs.text, &mut docs.at),
+            None => out.push((loc, line)),
+        }
+    }
+    out
+}
+
 /// Parses a `doc NAME: text` line into the doc map.
 fn parse_doc(
     loc: Loc,
@@ -379,25 +412,11 @@ fn parse_functions(file: &str, src: &'static str) -> ParsedFunctions {
     let opaque = opaque_names();
     let no_structs = HashMap::new();
     let mut entries = Vec::new();
-    let mut docs = HashMap::new();
-    let mut docs_at = HashMap::new();
+    let mut docs = Docs::default();
     let mut macros: HashMap<String, Vec<MacroAlt>> = HashMap::new();
     let mut names_at: HashMap<String, usize> = HashMap::new();
 
-    for (i, raw) in src.lines().enumerate() {
-        let loc = Loc {
-            file,
-            line_no: i + 1,
-            line: raw,
-        };
-        let line = strip_comment(raw);
-        if line.is_empty() {
-            continue;
-        }
-        if let Some(rest) = raw.trim().strip_prefix("doc ") {
-            parse_doc(loc, rest, &mut docs, &mut docs_at);
-            continue;
-        }
+    for (loc, line) in table_lines(file, src, &mut docs) {
         // `RET NAME(PARAMS) TOKENS` or `define MACRO(TEXT) TOKENS`.
         let (Some(open), Some(close)) = (line.find('('), line.find(')')) else {
             loc.fail("expected `RET NAME(PARAMS) VERSIONS [STAGES]`")
@@ -462,9 +481,12 @@ fn parse_functions(file: &str, src: &'static str) -> ParsedFunctions {
         }
     }
 
-    check_docs(file, &names_at, &docs_at);
+    check_docs(file, &names_at, &docs.at);
     entries.sort_by(|a: &FnEntry, b: &FnEntry| a.sig.name.cmp(&b.sig.name));
-    ParsedFunctions { entries, docs }
+    ParsedFunctions {
+        entries,
+        docs: docs.text,
+    }
 }
 
 /// Every named thing has a description and every description names a thing.
@@ -727,24 +749,10 @@ fn parse_variables(file: &str, src: &'static str) -> ParsedVariables {
     let opaque = opaque_names();
     let mut structs: HashMap<String, Arc<StructType>> = HashMap::new();
     let mut entries = Vec::new();
-    let mut docs = HashMap::new();
-    let mut docs_at = HashMap::new();
+    let mut docs = Docs::default();
     let mut names_at: HashMap<String, usize> = HashMap::new();
 
-    for (i, raw) in src.lines().enumerate() {
-        let loc = Loc {
-            file,
-            line_no: i + 1,
-            line: raw,
-        };
-        let line = strip_comment(raw);
-        if line.is_empty() {
-            continue;
-        }
-        if let Some(rest) = raw.trim().strip_prefix("doc ") {
-            parse_doc(loc, rest, &mut docs, &mut docs_at);
-            continue;
-        }
+    for (loc, line) in table_lines(file, src, &mut docs) {
         if let Some(rest) = line.strip_prefix("struct ") {
             let st = parse_struct(loc, rest, &opaque, &structs);
             if structs.insert(st.name.clone(), Arc::new(st)).is_some() {
@@ -776,9 +784,12 @@ fn parse_variables(file: &str, src: &'static str) -> ParsedVariables {
         });
     }
 
-    check_docs(file, &names_at, &docs_at);
+    check_docs(file, &names_at, &docs.at);
     entries.sort_by(|a: &VarEntry, b: &VarEntry| a.var.name.cmp(&b.var.name));
-    ParsedVariables { entries, docs }
+    ParsedVariables {
+        entries,
+        docs: docs.text,
+    }
 }
 
 /// Parses `NAME { TYPE FIELD; ... }`.

@@ -267,24 +267,11 @@ pub unsafe fn copy_uniforms(gl: &glow::Context, from: glow::Program, to: glow::P
     // asks for. Each `get_uniform_*` reads `n` values (the uniform's component count,
     // from its type) into a local of at least that many.
     unsafe {
-        let count = gl
-            .get_program_parameter_i32(from, glow::ACTIVE_UNIFORMS)
-            .max(0) as u32;
-        for i in 0..count {
-            let Some(u) = gl.get_active_uniform(from, i) else {
+        for (utype, names) in uniform_elements(gl, from) {
+            let Some(kind) = uniform_kind(utype) else {
                 continue;
             };
-            let Some(kind) = uniform_kind(u.utype) else {
-                continue;
-            };
-            let base = u.name.strip_suffix("[0]").unwrap_or(&u.name).to_string();
-            let elements = u.size.max(1) as usize;
-            for k in 0..elements {
-                let name = if elements > 1 || u.name.ends_with("[0]") {
-                    format!("{base}[{k}]")
-                } else {
-                    base.clone()
-                };
+            for name in names {
                 let (Some(src), Some(dst)) = (
                     gl.get_uniform_location(from, &name),
                     gl.get_uniform_location(to, &name),
@@ -292,16 +279,7 @@ pub unsafe fn copy_uniforms(gl: &glow::Context, from: glow::Program, to: glow::P
                     continue;
                 };
                 match kind {
-                    UniformKind::Float(n) => {
-                        let mut v = [0f32; 4];
-                        gl.get_uniform_f32(from, &src, &mut v[..n]);
-                        match n {
-                            1 => gl.program_uniform_1_f32_slice(to, Some(&dst), &v[..1]),
-                            2 => gl.program_uniform_2_f32_slice(to, Some(&dst), &v[..2]),
-                            3 => gl.program_uniform_3_f32_slice(to, Some(&dst), &v[..3]),
-                            _ => gl.program_uniform_4_f32_slice(to, Some(&dst), &v[..4]),
-                        }
-                    }
+                    UniformKind::Float(n) => copy_f32(gl, (from, &src), (to, &dst), n),
                     UniformKind::Mat(c, r) => {
                         let mut v = [0f32; 16];
                         let n = c * r;
@@ -320,31 +298,112 @@ pub unsafe fn copy_uniforms(gl: &glow::Context, from: glow::Program, to: glow::P
                             _ => gl.program_uniform_matrix_4x3_f32_slice(to, d, false, v),
                         }
                     }
-                    UniformKind::Int(n) => {
-                        let mut v = [0i32; 4];
-                        gl.get_uniform_i32(from, &src, &mut v[..n]);
-                        match n {
-                            1 => gl.program_uniform_1_i32_slice(to, Some(&dst), &v[..1]),
-                            2 => gl.program_uniform_2_i32_slice(to, Some(&dst), &v[..2]),
-                            3 => gl.program_uniform_3_i32_slice(to, Some(&dst), &v[..3]),
-                            _ => gl.program_uniform_4_i32_slice(to, Some(&dst), &v[..4]),
-                        }
-                    }
-                    UniformKind::Uint(n) => {
-                        let mut v = [0u32; 4];
-                        gl.get_uniform_u32(from, &src, &mut v[..n]);
-                        match n {
-                            1 => gl.program_uniform_1_u32_slice(to, Some(&dst), &v[..1]),
-                            2 => gl.program_uniform_2_u32_slice(to, Some(&dst), &v[..2]),
-                            3 => gl.program_uniform_3_u32_slice(to, Some(&dst), &v[..3]),
-                            _ => gl.program_uniform_4_u32_slice(to, Some(&dst), &v[..4]),
-                        }
-                    }
+                    UniformKind::Int(n) => copy_i32(gl, (from, &src), (to, &dst), n),
+                    UniformKind::Uint(n) => copy_u32(gl, (from, &src), (to, &dst), n),
                 }
             }
         }
     }
 }
+
+/// The type of every active default-block uniform of `program`, with the
+/// names of its elements (`a[0]`, `a[1]`, ... for an array; its name
+/// otherwise).
+///
+/// # Safety
+/// A GL context must be current on this thread.
+unsafe fn uniform_elements(gl: &glow::Context, program: glow::Program) -> Vec<(u32, Vec<String>)> {
+    let mut out = Vec::new();
+    // SAFETY: a current context (this function's contract).
+    for i in 0..unsafe { active(gl, program, glow::ACTIVE_UNIFORMS) } {
+        // SAFETY: as above; `i` is below the active uniform count.
+        let Some(u) = (unsafe { gl.get_active_uniform(program, i) }) else {
+            continue;
+        };
+        let base = u.name.strip_suffix("[0]").unwrap_or(&u.name).to_string();
+        let elements = u.size.max(1) as usize;
+        let names = (0..elements)
+            .map(|k| {
+                if elements > 1 || u.name.ends_with("[0]") {
+                    format!("{base}[{k}]")
+                } else {
+                    base.clone()
+                }
+            })
+            .collect();
+        out.push((u.utype, names));
+    }
+    out
+}
+
+/// How many active uniforms / uniform blocks / ... (`pname`) `program` has.
+///
+/// # Safety
+/// A GL context must be current on this thread.
+unsafe fn active(gl: &glow::Context, program: glow::Program, pname: u32) -> u32 {
+    // SAFETY: a current context (this function's contract).
+    unsafe { gl.get_program_parameter_i32(program, pname).max(0) as u32 }
+}
+
+/// The copy of one vector uniform value (`n` components) for one component
+/// type: they differ only in the glow functions they call.
+macro_rules! copy_vector {
+    ($name:ident, $t:ty, $get:ident, $one:ident, $two:ident, $three:ident, $four:ident) => {
+        /// Copies the `n`-component value at `src` of one program to `dst` of another.
+        ///
+        /// # Safety
+        /// A GL context must be current on this thread; the locations belong to
+        /// the programs; `n` is 1 to 4, the uniform's component count.
+        unsafe fn $name(
+            gl: &glow::Context,
+            (from, src): (glow::Program, &glow::UniformLocation),
+            (to, dst): (glow::Program, &glow::UniformLocation),
+            n: usize,
+        ) {
+            let mut v = [<$t>::default(); 4];
+            let d = Some(dst);
+            // SAFETY: this function's contract; `get` reads `n` values into `v`,
+            // which has room for 4.
+            unsafe {
+                gl.$get(from, src, &mut v[..n]);
+                match n {
+                    1 => gl.$one(to, d, &v[..1]),
+                    2 => gl.$two(to, d, &v[..2]),
+                    3 => gl.$three(to, d, &v[..3]),
+                    _ => gl.$four(to, d, &v[..4]),
+                }
+            }
+        }
+    };
+}
+
+copy_vector!(
+    copy_f32,
+    f32,
+    get_uniform_f32,
+    program_uniform_1_f32_slice,
+    program_uniform_2_f32_slice,
+    program_uniform_3_f32_slice,
+    program_uniform_4_f32_slice
+);
+copy_vector!(
+    copy_i32,
+    i32,
+    get_uniform_i32,
+    program_uniform_1_i32_slice,
+    program_uniform_2_i32_slice,
+    program_uniform_3_i32_slice,
+    program_uniform_4_i32_slice
+);
+copy_vector!(
+    copy_u32,
+    u32,
+    get_uniform_u32,
+    program_uniform_1_u32_slice,
+    program_uniform_2_u32_slice,
+    program_uniform_3_u32_slice,
+    program_uniform_4_u32_slice
+);
 
 /// Gives uniform blocks and storage blocks of `to` the bindings they have in `from`.
 ///
@@ -355,10 +414,7 @@ pub unsafe fn copy_block_bindings(gl: &glow::Context, from: glow::Program, to: g
     // contract); glow passes GL only pointers into live Rust values of the sizes it
     // asks for.
     unsafe {
-        let blocks = gl
-            .get_program_parameter_i32(from, glow::ACTIVE_UNIFORM_BLOCKS)
-            .max(0) as u32;
-        for i in 0..blocks {
+        for i in 0..active(gl, from, glow::ACTIVE_UNIFORM_BLOCKS) {
             let name = gl.get_active_uniform_block_name(from, i);
             let binding =
                 gl.get_active_uniform_block_parameter_i32(from, i, glow::UNIFORM_BLOCK_BINDING);
@@ -705,24 +761,11 @@ unsafe fn image_units(gl: &glow::Context, program: glow::Program) -> Vec<u32> {
     // `v`.
     unsafe {
         let mut units = Vec::new();
-        let count = gl
-            .get_program_parameter_i32(program, glow::ACTIVE_UNIFORMS)
-            .max(0) as u32;
-        for i in 0..count {
-            let Some(u) = gl.get_active_uniform(program, i) else {
-                continue;
-            };
-            if !is_image(u.utype) {
+        for (utype, names) in uniform_elements(gl, program) {
+            if !is_image(utype) {
                 continue;
             }
-            let base = u.name.strip_suffix("[0]").unwrap_or(&u.name).to_string();
-            let elements = u.size.max(1) as usize;
-            for k in 0..elements {
-                let name = if elements > 1 || u.name.ends_with("[0]") {
-                    format!("{base}[{k}]")
-                } else {
-                    base.clone()
-                };
+            for name in names {
                 if let Some(loc) = gl.get_uniform_location(program, &name) {
                     let mut v = [0i32; 1];
                     gl.get_uniform_i32(program, &loc, &mut v);

@@ -435,12 +435,20 @@ mod tests {
         );
     }
 
-    #[test]
-    fn several_strings_and_locations() {
-        let header = "#version 330 core\n#define SCALE 2.0\n";
-        let body = "out vec4 o;\nvoid main() {\n  o = vec4(SCALE);\n}\n";
+    /// Two strings (as `glShaderSource` takes them) parsed, and the offset
+    /// of `o = vec4` in the text.
+    fn two_strings(header: &str, body: &str) -> (Parsed, usize) {
         let p = parse(&[header, body], Stage::Fragment, None).unwrap();
         let off = p.source.text.find("o = vec4").unwrap();
+        (p, off)
+    }
+
+    #[test]
+    fn several_strings_and_locations() {
+        let (p, off) = two_strings(
+            "#version 330 core\n#define SCALE 2.0\n",
+            "out vec4 o;\nvoid main() {\n  o = vec4(SCALE);\n}\n",
+        );
         assert_eq!(
             p.source.locate(off),
             Location {
@@ -497,10 +505,10 @@ mod tests {
     #[test]
     fn line_directives_do_not_move_our_locations() {
         // `#line` renumbers the driver's messages; our spans stay byte offsets.
-        let header = "#version 330 core\n#define N 3\n";
-        let body = "#line 1\nout vec4 o;\nvoid main() {\n  o = vec4(N);\n}\n";
-        let p = parse(&[header, body], Stage::Fragment, None).unwrap();
-        let off = p.source.text.find("o = vec4").unwrap();
+        let (p, off) = two_strings(
+            "#version 330 core\n#define N 3\n",
+            "#line 1\nout vec4 o;\nvoid main() {\n  o = vec4(N);\n}\n",
+        );
         assert_eq!(p.source.locate(off).line, 4);
         assert_eq!(p.source.line_of(off), 6);
     }

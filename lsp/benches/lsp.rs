@@ -209,30 +209,28 @@ fn large_shader(runs: usize) {
     // not within one).
     let (line, col) = pos_of(&src, "0.05, 1.0)", src.matches("0.05, 1.0)").count() / 2, 0);
     let mut version = 1;
-    let mut ours = Vec::new();
-    for i in 0..runs {
-        version += 1;
-        let new = if i % 2 == 0 { "0.06" } else { "0.05" };
-        let t = Instant::now();
-        c.edit(&uri, version, [line, col, line, col + 4], new);
-        let d = c.diagnostics(&uri, version);
-        ours.push(t.elapsed());
-        assert_eq!(show_diagnostics(&d), "");
-    }
+    // `n` edits of the 4 characters there, to `odd` then back to "0.05":
+    // each one's time to its diagnostics, and how many it has.
+    let mut edits = |n: usize, odd: &str| -> (Vec<Duration>, Vec<usize>) {
+        (0..n)
+            .map(|i| {
+                version += 1;
+                let new = if i % 2 == 0 { odd } else { "0.05" };
+                let t = Instant::now();
+                c.edit(&uri, version, [line, col, line, col + 4], new);
+                let d = c.diagnostics(&uri, version);
+                let count = d["diagnostics"].as_array().map_or(0, Vec::len);
+                (t.elapsed(), count)
+            })
+            .unzip()
+    };
+    let (ours, counts) = edits(runs, "0.06");
+    assert!(counts.iter().all(|&n| n == 0), "{counts:?}");
     println!("  change -> diagnostics: {}", stats(ours.clone()));
     // A change that breaks a statement (the recovery path: parse, blank, parse again).
-    let mut broken = Vec::new();
-    for i in 0..runs.min(5) {
-        version += 1;
-        let new = if i % 2 == 0 { "0.0+" } else { "0.05" };
-        let t = Instant::now();
-        c.edit(&uri, version, [line, col, line, col + 4], new);
-        let d = c.diagnostics(&uri, version);
-        broken.push(t.elapsed());
-        assert_eq!(
-            d["diagnostics"].as_array().unwrap().len(),
-            usize::from(i % 2 == 0)
-        );
+    let (broken, counts) = edits(runs.min(5), "0.0+");
+    for (i, n) in counts.into_iter().enumerate() {
+        assert_eq!(n, usize::from(i % 2 == 0));
     }
     println!(
         "  change to a syntax error and back -> diagnostics: {}",

@@ -137,6 +137,21 @@ pub fn parse_type_name(name: &str) -> Option<Type> {
     None
 }
 
+/// Declaration text of a variable, arrays the C way: `vec3 acc`,
+/// `ivec2 offsets[4]`, `float w[]`.
+pub fn decl_text(ty: &Type, name: &str) -> String {
+    let mut elem = ty;
+    let mut dims = String::new();
+    while let Type::Array(inner, n) = elem {
+        match n {
+            Some(n) => dims.push_str(&format!("[{n}]")),
+            None => dims.push_str("[]"),
+        }
+        elem = inner;
+    }
+    format!("{elem} {name}{dims}")
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

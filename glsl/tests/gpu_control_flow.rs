@@ -3,14 +3,17 @@
 //! conditions with side effects, inout parameters, structs and arrays written by
 //! part), and recording in vertex and compute shaders.
 
-use shaderdbg_core::decode::{decode, Exit, InvocationTrace};
+mod support;
+
+use shaderdbg_core::decode::{decode, Exit};
 use shaderdbg_core::layout;
-use shaderdbg_core::probes::{PathElem, ProbeKind, ProbeTable};
+use shaderdbg_core::probes::{PathElem, ProbeKind};
 use shaderdbg_core::Invocation;
 use shaderdbg_gl_headless::{ContextKind, Headless, Stage as GlStage};
 use shaderdbg_glsl::instrument::{instrument, Mode, Request, Target};
 use shaderdbg_glsl::parse::parse;
 use shaderdbg_glsl::{Stage, Value};
+use support::final_value;
 
 const BINDING: u32 = 7;
 
@@ -74,18 +77,6 @@ fn draw(gl: &Headless, vert: &str, frag: &str, buffer: Option<Vec<u8>>) -> (Vec<
         layout::to_words(&gl.read_storage_buffer(&b).expect("read"))
     });
     (pixels, words)
-}
-
-fn value_at_end(inv: &InvocationTrace, t: &ProbeTable, name: &str) -> Value {
-    let step = (0..inv.steps.len())
-        .rev()
-        .find(|&i| inv.steps[i].depth == 0)
-        .expect("step");
-    inv.variables_at(step, t)
-        .into_iter()
-        .find(|(d, _)| t.vars[*d].name == name)
-        .and_then(|(_, v)| v)
-        .unwrap_or_else(|| panic!("no value for {name}"))
 }
 
 #[test]
@@ -156,10 +147,10 @@ fn control_flow_and_partial_writes() {
                     ),
                 ),
             ]);
-            assert_eq!(value_at_end(inv, t, "a"), want, "{header} ({x},{y})");
-            assert_eq!(value_at_end(inv, t, "c"), Value::Int(evens.len() as i32));
-            assert_eq!(value_at_end(inv, t, "i"), Value::Int(n as i32));
-            assert_eq!(value_at_end(inv, t, "s"), Value::Float(s));
+            assert_eq!(final_value(inv, t, "a"), want, "{header} ({x},{y})");
+            assert_eq!(final_value(inv, t, "c"), Value::Int(evens.len() as i32));
+            assert_eq!(final_value(inv, t, "i"), Value::Int(n as i32));
+            assert_eq!(final_value(inv, t, "s"), Value::Float(s));
 
             // `a.last[1] = ...` is logged as a write to that element only.
             let part = inv
@@ -237,11 +228,11 @@ fn records_a_vertex() {
     let inv = &trace.invocations[0];
     assert_eq!(inv.invocation.unwrap().key()[0], 1);
     assert_eq!(
-        value_at_end(inv, &out.probes, "q"),
+        final_value(inv, &out.probes, "q"),
         Value::List(vec![Value::Float(1.0), Value::Float(-0.5)])
     );
     assert_eq!(
-        value_at_end(inv, &out.probes, "v"),
+        final_value(inv, &out.probes, "v"),
         Value::List(vec![Value::Float(2.0), Value::Float(0.5)])
     );
     let gl_pos = inv
@@ -275,7 +266,7 @@ fn records_a_compute_invocation() {
     let trace = decode(&words, &out.probes).expect("decode");
     let inv = &trace.invocations[0];
     assert_eq!(inv.invocation.unwrap().key(), [5, 0, 0]);
-    assert_eq!(value_at_end(inv, &out.probes, "f"), Value::Float(15.0));
+    assert_eq!(final_value(inv, &out.probes, "f"), Value::Float(15.0));
     let values = layout::to_words(&gl.read_storage_buffer(&results).expect("read"));
     let values: Vec<f32> = values.iter().map(|w| f32::from_bits(*w)).collect();
     assert_eq!(values, (0..8).map(|i| i as f32 * 3.0).collect::<Vec<_>>());

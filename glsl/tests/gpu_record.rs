@@ -2,7 +2,9 @@
 //! headless EGL context, read the debug buffers back, and compare what was
 //! recorded with values computed independently from the pixel coordinates.
 
-use shaderdbg_core::decode::{decode, Exit, InvocationTrace};
+mod support;
+
+use shaderdbg_core::decode::{decode, Exit};
 use shaderdbg_core::layout::{self, read_hits};
 use shaderdbg_core::probes::ProbeTable;
 use shaderdbg_core::Invocation;
@@ -10,6 +12,7 @@ use shaderdbg_gl_headless::{ContextKind, Headless, Stage as GlStage};
 use shaderdbg_glsl::instrument::{instrument, raise_version, Breakpoint, Mode, Request, Target};
 use shaderdbg_glsl::parse::parse;
 use shaderdbg_glsl::{Stage, Value};
+use support::final_value;
 
 const W: u32 = 24;
 const H: u32 = 16;
@@ -156,19 +159,6 @@ fn vec(v: &Value) -> Vec<f32> {
         Value::List(items) => items.iter().map(f).collect(),
         other => panic!("not a vector: {other:?}"),
     }
-}
-
-/// The value of `name` in scope at the last step of `main` (depth 0).
-fn final_value(inv: &InvocationTrace, table: &ProbeTable, name: &str) -> Value {
-    let step = (0..inv.steps.len())
-        .rev()
-        .find(|&i| inv.steps[i].depth == 0)
-        .expect("a step in main");
-    inv.variables_at(step, table)
-        .into_iter()
-        .find(|(d, _)| table.vars[*d].name == name)
-        .and_then(|(_, v)| v)
-        .unwrap_or_else(|| panic!("{name} has no value at the last step"))
 }
 
 fn expected(x: u32, y: u32) -> (i32, [f32; 2], [f32; 2]) {

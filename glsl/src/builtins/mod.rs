@@ -75,17 +75,7 @@ impl fmt::Display for Signature {
                 ParamDir::Out => f.write_str("out ")?,
                 ParamDir::InOut => f.write_str("inout ")?,
             }
-            // Arrays the C way: `ivec2 offsets[4]`.
-            let mut elem = &p.ty;
-            let mut dims = String::new();
-            while let Type::Array(inner, size) = elem {
-                match size {
-                    Some(n) => dims.push_str(&format!("[{n}]")),
-                    None => dims.push_str("[]"),
-                }
-                elem = inner;
-            }
-            write!(f, "{elem} {}{dims}", p.name)?;
+            f.write_str(&crate::types::decl_text(&p.ty, &p.name))?;
         }
         f.write_str(")")
     }

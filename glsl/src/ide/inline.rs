@@ -76,21 +76,3 @@ pub fn variables_in(a: &Analysis, stop: usize) -> Vec<InlineVariable> {
     out.dedup_by_key(|v| v.span.start);
     out
 }
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::ide::tests::analyse;
-
-    #[test]
-    fn writes_of_variables_in_scope_at_the_stop() {
-        let src = "#version 330 core\nout vec4 o;\nfloat g(float k) { return k; }\nvoid main() {\n    float a = 1.0;\n    for (int i = 0; i < 2; i++) { float t = a; a += t; }\n    $0o = vec4(a);\n    float later = 2.0;\n}\n";
-        let (a, at) = analyse(src);
-        let text = src.replace("$0", "");
-        let shown: Vec<String> = variables_in(&a, at.unwrap())
-            .iter()
-            .map(|v| format!("{}@{}", v.name, text[..v.span.start].lines().count()))
-            .collect();
-        expect_test::expect!["a@5 a@6 o@7"].assert_eq(&shown.join(" "));
-    }
-}

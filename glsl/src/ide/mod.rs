@@ -165,4 +165,49 @@ void main() {
         }
         assert_eq!(ix.function_at(SRC.find("acc +=").unwrap()), Some(1));
     }
+
+    #[test]
+    fn highlight_classifies_names() {
+        let src = "#version 330 core\nstruct S { float a; };\nuniform S u;\nout vec4 o;\n#define U u\nfloat f(float x) { return x + U.a; }\nvoid main() { float l = f(u.a); o = vec4(l) * gl_FragCoord; }\n";
+        let (a, _) = analyse(src);
+        let shown: String = highlight::classify(&a)
+            .iter()
+            .map(|t| {
+                let name = &src[t.span.start..t.span.end];
+                format!("{name} {:?} {:04b}\n", t.class, t.modifiers.0)
+            })
+            .collect();
+        expect_test::expect![[r#"
+            S Struct 0001
+            a Property 0001
+            S Struct 0000
+            u Variable 1011
+            o Variable 1001
+            f Function 0001
+            x Parameter 0001
+            x Parameter 0000
+            a Property 0000
+            main Function 0001
+            l Variable 0001
+            f Function 0000
+            u Variable 1010
+            a Property 0000
+            o Variable 1000
+            l Variable 0000
+            gl_FragCoord Variable 1110
+        "#]]
+        .assert_eq(&shown);
+    }
+
+    #[test]
+    fn inline_variables_are_writes_in_scope_at_the_stop() {
+        let src = "#version 330 core\nout vec4 o;\nfloat g(float k) { return k; }\nvoid main() {\n    float a = 1.0;\n    for (int i = 0; i < 2; i++) { float t = a; a += t; }\n    $0o = vec4(a);\n    float later = 2.0;\n}\n";
+        let (a, at) = analyse(src);
+        let text = src.replace("$0", "");
+        let shown: Vec<String> = inline::variables_in(&a, at.unwrap())
+            .iter()
+            .map(|v| format!("{}@{}", v.name, text[..v.span.start].lines().count()))
+            .collect();
+        expect_test::expect!["a@5 a@6 o@7"].assert_eq(&shown.join(" "));
+    }
 }

@@ -346,19 +346,7 @@ fn code(s: &str) -> String {
     format!("```glsl\n{s}\n```")
 }
 
-/// Declaration text of a variable: `vec3 acc`, `float w[4]`.
-pub fn decl_text(ty: &Type, name: &str) -> String {
-    let mut elem = ty;
-    let mut dims = String::new();
-    while let Type::Array(inner, n) = elem {
-        match n {
-            Some(n) => dims.push_str(&format!("[{n}]")),
-            None => dims.push_str("[]"),
-        }
-        elem = inner;
-    }
-    format!("{elem} {name}{dims}")
-}
+pub use crate::types::decl_text;
 
 fn struct_text(a: &Analysis, name: &str) -> Option<String> {
     let s = a.model.structs.get(name)?;

@@ -10,6 +10,9 @@
 
 use std::io::{BufRead, Write};
 
+pub mod agent;
+pub mod vulkan;
+
 use serde::{Deserialize, Serialize};
 
 pub use shaderdbg_core::control::{ScreenshotAt, StopFilter, StopReason};

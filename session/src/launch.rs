@@ -39,7 +39,7 @@ pub enum LaunchError {
         stderr: String,
     },
     #[error(
-        "{0} did not load the agent within {1:?} (is it a dynamically linked OpenGL program?)"
+        "{0} did not load the agent within {1:?} (is it a dynamically linked OpenGL or Vulkan program?)"
     )]
     NoConnection(String, Duration),
     #[error("socket: {0}")]
@@ -126,6 +126,7 @@ pub fn launch(config: &LaunchConfig, tx: Sender<Incoming>) -> Result<Launched, L
         _ => agent.display().to_string(),
     };
     cmd.env("LD_PRELOAD", preload).env(proto::SOCKET_ENV, &path);
+    enable_vulkan_layer(&mut cmd, &agent, &socket_dir, &config.env);
     let mut child = cmd.spawn().map_err(|source| LaunchError::Spawn {
         program: program.clone(),
         source,
@@ -202,6 +203,51 @@ pub fn launch(config: &LaunchConfig, tx: Sender<Incoming>) -> Result<Launched, L
         pid,
         socket_dir,
     })
+}
+
+/// Enables the Vulkan agent (a layer, next to the GL agent) for the
+/// program through the loader's environment: its manifest goes to the
+/// session's private directory, so nothing is installed anywhere. Without
+/// the layer library a Vulkan program simply runs undebugged.
+fn enable_vulkan_layer(cmd: &mut Command, agent: &Path, dir: &Path, env: &[(String, String)]) {
+    let Some(library) = agent
+        .parent()
+        .map(|d| d.join(proto::vulkan::LIBRARY))
+        .filter(|l| l.exists())
+    else {
+        tracing::info!(
+            "no {} next to the agent: Vulkan is not debugged",
+            proto::vulkan::LIBRARY
+        );
+        return;
+    };
+    let manifest = proto::vulkan::manifest(&library.display().to_string());
+    if let Err(e) = std::fs::write(dir.join(proto::vulkan::MANIFEST), manifest) {
+        tracing::warn!("cannot write the Vulkan layer manifest: {e}");
+        return;
+    }
+    // The program's own settings (its environment, then the launch
+    // configuration's) come after ours.
+    let var = |name: &str| {
+        env.iter()
+            .rev()
+            .find(|(k, _)| k == name)
+            .map(|(_, v)| v.clone())
+            .or_else(|| std::env::var(name).ok())
+            .filter(|v| !v.is_empty())
+    };
+    let joined = |ours: String, name: &str| match var(name) {
+        Some(theirs) => format!("{ours}:{theirs}"),
+        None => ours,
+    };
+    cmd.env(
+        "VK_ADD_LAYER_PATH",
+        joined(dir.display().to_string(), "VK_ADD_LAYER_PATH"),
+    )
+    .env(
+        "VK_INSTANCE_LAYERS",
+        joined(proto::vulkan::LAYER_NAME.to_string(), "VK_INSTANCE_LAYERS"),
+    );
 }
 
 fn stream_timeout(reader: &BufReader<UnixStream>, t: Option<Duration>) -> Result<(), LaunchError> {

@@ -17,6 +17,7 @@ pub const BINARIES: &[&str] = &[
     "shaderdbg-lsp",
     "shaderdbg-host",
     "libshaderdbg_agent.so",
+    "libVkLayer_shaderdbg.so",
 ];
 
 /// The packages that build [`BINARIES`].
@@ -25,6 +26,7 @@ pub const PACKAGES: &[&str] = &[
     "shaderdbg-lsp",
     "shaderdbg-host",
     "shaderdbg-backend-gl",
+    "shaderdbg-backend-vk",
 ];
 
 /// code-server release whose VS Code (1.100.3) runs on Node 20.

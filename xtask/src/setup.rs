@@ -45,8 +45,20 @@ const DEBIAN_PACKAGES: &[&str] = &[
     // capture and the debugging of recorded traces.
     "apitrace",
     // glslangValidator: the Khronos reference GLSL front end; checks that
-    // instrumented shaders are valid GLSL independently of the driver.
+    // instrumented shaders are valid GLSL independently of the driver, and
+    // compiles the Vulkan test programs' shaders to SPIR-V.
     "glslang-tools",
+    // The Vulkan loader (libvulkan.so.1, which reads the layer manifest the
+    // session writes) and Mesa's Vulkan drivers, among them lavapipe (a
+    // software Vulkan device) that the Vulkan layer's tests run on.
+    "libvulkan1",
+    "mesa-vulkan-drivers",
+    // vkcube and vulkaninfo: a real Vulkan program nobody here wrote, and a
+    // look at what a machine's Vulkan stack gives us.
+    "vulkan-tools",
+    // The Khronos validation layer: run together with ours, it reports what
+    // ours would get wrong.
+    "vulkan-validationlayers",
     // The VS Code extension's end-to-end test (cargo xtask test): Debian's
     // headless Chromium, driven by playwright-core, loads code-server's
     // workbench; fonts so it renders text.

@@ -18,7 +18,8 @@ pub fn profile_dir() -> PathBuf {
     }
 }
 
-/// Builds `shaderdbg-backend-gl` (the agent), `shaderdbg-test-apps` and
+/// Builds `shaderdbg-backend-gl` (the agent), `shaderdbg-backend-vk` (the
+/// Vulkan layer), `shaderdbg-test-apps`, `shaderdbg-vk-test-apps` and
 /// `shaderdbg-host` once, and returns the directory they are in.
 pub fn built() -> &'static Path {
     static BUILT: OnceLock<PathBuf> = OnceLock::new();
@@ -37,7 +38,11 @@ pub fn built() -> &'static Path {
             "-p",
             "shaderdbg-backend-gl",
             "-p",
+            "shaderdbg-backend-vk",
+            "-p",
             "shaderdbg-test-apps",
+            "-p",
+            "shaderdbg-vk-test-apps",
             "-p",
             "shaderdbg-host",
             "--target-dir",
@@ -55,9 +60,15 @@ pub fn built() -> &'static Path {
         let status = cmd.status().expect("running cargo build");
         assert!(
             status.success(),
-            "cargo build of the agent, test apps and host failed"
+            "cargo build of the agents, test apps and host failed"
         );
-        for name in ["libshaderdbg_agent.so", "single_pass", "shaderdbg-host"] {
+        for name in [
+            "libshaderdbg_agent.so",
+            "libVkLayer_shaderdbg.so",
+            "single_pass",
+            "vk_triangle",
+            "shaderdbg-host",
+        ] {
             assert!(dir.join(name).exists(), "{name} was not built");
         }
         dir

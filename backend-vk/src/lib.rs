@@ -1,0 +1,69 @@
+//! `libVkLayer_shaderdbg.so`: the Vulkan agent, a layer the session enables
+//! for the program it launches (through the loader's environment; nothing
+//! is installed system-wide). It speaks the same protocol as the GL agent.
+//!
+//! Built so far: the loader–layer interface with instance and device
+//! dispatch chains (`loader`, `dispatch`, `hooks`), the source of every
+//! shader module (`spirv`, `source`: the GLSL the compiler embedded, or
+//! GLSL naga decompiles when there is none) announced to the session so
+//! that editor files bind to it by content, and frames ending at
+//! `vkQueuePresentKHR`. Not yet: instrumented pipelines and stops
+//! (breakpoints are answered "not placed", with that reason).
+
+// The crate is named as the loader expects the library to be.
+#![allow(non_snake_case)]
+#![deny(unsafe_op_in_unsafe_fn, clippy::undocumented_unsafe_blocks)]
+
+mod agent;
+mod dispatch;
+mod hooks;
+mod loader;
+pub mod source;
+pub mod spirv;
+
+use ash::vk;
+
+/// The loader's first call: agree on interface version 2 and hand over the
+/// layer's `vkGet*ProcAddr`.
+///
+/// # Safety
+/// Called by the Vulkan loader with a valid `VkNegotiateLayerInterface`.
+#[no_mangle]
+pub unsafe extern "system" fn vkNegotiateLoaderLayerInterfaceVersion(
+    negotiate: *mut loader::NegotiateLayerInterface,
+) -> vk::Result {
+    // SAFETY: per this function's contract (null checked).
+    let Some(n) = (unsafe { negotiate.as_mut() }) else {
+        return vk::Result::ERROR_INITIALIZATION_FAILED;
+    };
+    if n.s_type != loader::NEGOTIATE_INTERFACE_STRUCT || n.loader_layer_interface_version < 2 {
+        return vk::Result::ERROR_INITIALIZATION_FAILED;
+    }
+    n.loader_layer_interface_version = loader::INTERFACE_VERSION;
+    n.get_instance_proc_addr = Some(hooks::get_instance_proc_addr);
+    n.get_device_proc_addr = Some(hooks::get_device_proc_addr);
+    n.get_physical_device_proc_addr = std::ptr::null();
+    vk::Result::SUCCESS
+}
+
+/// # Safety
+/// As `vkGetInstanceProcAddr` (for loaders that look the symbol up by name).
+#[no_mangle]
+pub unsafe extern "system" fn vkGetInstanceProcAddr(
+    instance: vk::Instance,
+    name: *const std::ffi::c_char,
+) -> vk::PFN_vkVoidFunction {
+    // SAFETY: per this function's contract.
+    unsafe { hooks::get_instance_proc_addr(instance, name) }
+}
+
+/// # Safety
+/// As `vkGetDeviceProcAddr` (for loaders that look the symbol up by name).
+#[no_mangle]
+pub unsafe extern "system" fn vkGetDeviceProcAddr(
+    device: vk::Device,
+    name: *const std::ffi::c_char,
+) -> vk::PFN_vkVoidFunction {
+    // SAFETY: per this function's contract.
+    unsafe { hooks::get_device_proc_addr(device, name) }
+}

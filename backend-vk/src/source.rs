@@ -1,0 +1,122 @@
+//! The source a module is debugged in: the GLSL embedded by the compiler
+//! (`glslangValidator -g`, shaderc with debug info), or else GLSL that naga
+//! decompiles from the SPIR-V, shown to the user as a source of its own.
+
+use shaderdbg_core::Stage;
+
+use crate::spirv::{self, EmbeddedSource, Language, ModuleInfo};
+
+/// Where the text of a [`RuntimeSource`] came from.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Origin {
+    /// The compiler embedded it (`file` as the compiler recorded it).
+    Embedded { file: Option<String> },
+    /// naga decompiled the module (it carried no source).
+    Decompiled,
+}
+
+/// A module's source as the session binds breakpoints to it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct RuntimeSource {
+    pub stage: Stage,
+    pub entry_point: String,
+    pub text: String,
+    pub origin: Origin,
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum SourceError {
+    #[error(transparent)]
+    Spirv(#[from] spirv::SpirvError),
+    #[error("the module has no entry point of a stage the debugger knows")]
+    NoEntryPoint,
+    #[error("the module's source is {0:?}, not GLSL")]
+    NotGlsl(Language),
+    #[error("naga cannot read the SPIR-V: {0}")]
+    NagaParse(String),
+    #[error("naga rejects the module: {0}")]
+    NagaValidate(String),
+    #[error("naga cannot write GLSL for it: {0}")]
+    NagaGlsl(String),
+}
+
+/// The source of a module, or why there is none to debug in.
+pub fn of_module(bytes: &[u8]) -> Result<RuntimeSource, SourceError> {
+    let words = spirv::words_of(bytes);
+    let ModuleInfo {
+        entry_points,
+        source,
+    } = spirv::read(&words)?;
+    let (stage, entry_point) = entry_points
+        .iter()
+        .find_map(|e| Some((e.stage?, e.name.clone())))
+        .ok_or(SourceError::NoEntryPoint)?;
+    match source {
+        Some(EmbeddedSource {
+            language: Language::Glsl | Language::Essl,
+            file,
+            text,
+            ..
+        }) => Ok(RuntimeSource {
+            stage,
+            entry_point,
+            text,
+            origin: Origin::Embedded { file },
+        }),
+        Some(EmbeddedSource { language, .. }) => Err(SourceError::NotGlsl(language)),
+        None => Ok(RuntimeSource {
+            stage,
+            text: decompile(bytes, stage, &entry_point)?,
+            entry_point,
+            origin: Origin::Decompiled,
+        }),
+    }
+}
+
+/// GLSL for one entry point of the module, written by naga.
+fn decompile(bytes: &[u8], stage: Stage, entry_point: &str) -> Result<String, SourceError> {
+    use naga::back::glsl;
+    let module = naga::front::spv::parse_u8_slice(bytes, &Default::default())
+        .map_err(|e| SourceError::NagaParse(e.to_string()))?;
+    let info = naga::valid::Validator::new(
+        naga::valid::ValidationFlags::all(),
+        naga::valid::Capabilities::all(),
+    )
+    .validate(&module)
+    .map_err(|e| SourceError::NagaValidate(e.into_inner().to_string()))?;
+    let shader_stage = match stage {
+        Stage::Vertex => naga::ShaderStage::Vertex,
+        Stage::Fragment => naga::ShaderStage::Fragment,
+        Stage::Compute => naga::ShaderStage::Compute,
+        other => {
+            return Err(SourceError::NagaGlsl(format!(
+                "naga does not decompile {other:?} shaders"
+            )))
+        }
+    };
+    let options = glsl::Options {
+        version: glsl::Version::Desktop(450),
+        writer_flags: glsl::WriterFlags::empty(),
+        binding_map: Default::default(),
+        zero_initialize_workgroup_memory: false,
+    };
+    let pipeline = glsl::PipelineOptions {
+        shader_stage,
+        entry_point: entry_point.to_string(),
+        multiview: None,
+    };
+    let mut text = String::new();
+    let mut writer = glsl::Writer::new(
+        &mut text,
+        &module,
+        &info,
+        &options,
+        &pipeline,
+        naga::proc::BoundsCheckPolicies::default(),
+    )
+    .map_err(|e| SourceError::NagaGlsl(e.to_string()))?;
+    writer
+        .write()
+        .map_err(|e| SourceError::NagaGlsl(e.to_string()))?;
+    Ok(text)
+}

@@ -1,0 +1,123 @@
+//! The layer in a real Vulkan program (`vk_triangle`, on lavapipe), under
+//! the real session engine: the session enables it through the loader's
+//! environment, the program renders exactly what it renders alone, the
+//! shader's embedded GLSL binds to the user's file by content, and naga
+//! decompiles modules that carry no source.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::time::{Duration, Instant};
+
+use shaderdbg_session::binding::FileBreakpoint;
+use shaderdbg_session::launch::LaunchConfig;
+use shaderdbg_session::{Event, Session, Stage, StopFilter};
+
+fn shader_file() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../tests/vk-apps/shaders/vk_triangle.frag")
+        .canonicalize()
+        .expect("shader file")
+}
+
+/// What a session on `vk_triangle ARGS` reported, in order.
+#[derive(Default)]
+struct Seen {
+    loaded: Vec<(Stage, Option<PathBuf>)>,
+    bound: Vec<(Option<u32>, Option<String>)>,
+    output: Vec<String>,
+    errors: Vec<String>,
+    frames_seen_as_stops: usize,
+    exit: Option<i32>,
+}
+
+fn debug(args: &[&str], breakpoints: Vec<FileBreakpoint>) -> Seen {
+    let dir = shaderdbg_test_support::built();
+    let config = LaunchConfig {
+        program: dir.join("vk_triangle"),
+        args: args.iter().map(|s| s.to_string()).collect(),
+        agent: Some(dir.join("libshaderdbg_agent.so")),
+        ..Default::default()
+    };
+    let mut session =
+        Session::start(&config, breakpoints, StopFilter::default()).expect("session starts");
+    let mut seen = Seen::default();
+    let deadline = Instant::now() + Duration::from_secs(120);
+    while Instant::now() < deadline {
+        let Some(event) = session.next_event(Duration::from_millis(100)) else {
+            continue;
+        };
+        match event {
+            Event::ShaderLoaded { stage, file, .. } => seen.loaded.push((stage, file)),
+            Event::BreakpointBound { line, message, .. } => seen.bound.push((line, message)),
+            Event::Output {
+                stderr: false,
+                line,
+            } => seen.output.push(line),
+            Event::AgentError(m) => seen.errors.push(m),
+            Event::Stopped(_) | Event::Halted(_) => {
+                seen.frames_seen_as_stops += 1;
+                session.resume();
+            }
+            Event::Exited { code, .. } => {
+                seen.exit = code;
+                return seen;
+            }
+            _ => {}
+        }
+    }
+    panic!("vk_triangle did not finish under the debugger");
+}
+
+fn plain(args: &[&str]) -> Vec<String> {
+    let out = Command::new(shaderdbg_test_support::app("vk_triangle"))
+        .args(args)
+        .output()
+        .expect("vk_triangle runs");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .map(str::to_string)
+        .collect()
+}
+
+#[test]
+fn embedded_glsl_binds_to_the_file_and_frames_are_unchanged() {
+    let bp = FileBreakpoint::new(shader_file(), 11, Some("ring > 0.5".into()));
+    let seen = debug(&["3", "64"], vec![bp]);
+    assert_eq!(seen.exit, Some(0));
+    assert_eq!(
+        seen.output,
+        plain(&["3", "64"]),
+        "frames differ under the layer"
+    );
+    assert_eq!(seen.output.len(), 3);
+    let stages: Vec<Stage> = seen.loaded.iter().map(|(s, _)| *s).collect();
+    assert_eq!(stages, [Stage::Vertex, Stage::Fragment]);
+    assert_eq!(seen.loaded[1].1.as_deref(), Some(shader_file().as_path()));
+    assert!(seen.errors.is_empty(), "{:?}", seen.errors);
+    // Stops in Vulkan programs are not built yet: the breakpoint is found
+    // and says so, and nothing stops.
+    assert_eq!(seen.frames_seen_as_stops, 0);
+    let [(None, Some(message))] = &seen.bound[..] else {
+        panic!("one unplaced breakpoint expected: {:?}", seen.bound);
+    };
+    assert!(message.contains("Vulkan"), "{message}");
+}
+
+#[test]
+fn modules_without_source_are_decompiled_and_run_unchanged() {
+    let seen = debug(&["2", "32", "plain"], vec![]);
+    assert_eq!(seen.exit, Some(0));
+    assert_eq!(seen.output, plain(&["2", "32", "plain"]));
+    // Both modules decompiled by naga: loaded, with no file of the user's.
+    assert_eq!(
+        seen.loaded,
+        [(Stage::Vertex, None), (Stage::Fragment, None)],
+        "{:?}",
+        seen.errors
+    );
+}

@@ -1,0 +1,140 @@
+//! The agent's end of the connection (every agent: the GL preload library,
+//! the Vulkan layer): a Unix socket named by [`SOCKET_ENV`], opened at the
+//! first intercepted call. No socket, a refused connection, or a debugger
+//! that hangs up: the application runs on as if nothing were there.
+
+use std::io::BufReader;
+use std::os::unix::net::UnixStream;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::mpsc::{self, Receiver, RecvTimeoutError, TryRecvError};
+use std::sync::Mutex;
+use std::time::Duration;
+
+use crate::{read_message, write_message, FromAgent, ProtocolError, ToAgent, SOCKET_ENV, VERSION};
+
+/// How long an agent waits for the debugger's `Hello`.
+const HELLO_TIMEOUT: Duration = Duration::from_secs(10);
+
+#[derive(Debug, thiserror::Error)]
+pub enum ConnectError {
+    #[error("connect {path}: {source}")]
+    Connect {
+        path: String,
+        source: std::io::Error,
+    },
+    #[error(transparent)]
+    Protocol(#[from] ProtocolError),
+    #[error("expected the debugger's hello, got {0}")]
+    NoHello(String),
+    #[error("cannot start the reader thread: {0}")]
+    Thread(std::io::Error),
+}
+
+/// A connected debugger. Messages from it are read on a thread of their own.
+pub struct Debugger {
+    writer: Mutex<UnixStream>,
+    rx: Mutex<Receiver<ToAgent>>,
+    alive: AtomicBool,
+}
+
+impl Debugger {
+    /// Connects to the debugger named in the environment and exchanges
+    /// `Hello`s; `Ok(None)` when no debugger asked for us.
+    pub fn connect() -> Result<Option<Debugger>, ConnectError> {
+        let Some(path) = std::env::var_os(SOCKET_ENV) else {
+            return Ok(None);
+        };
+        let io = |source| ConnectError::Connect {
+            path: path.to_string_lossy().into_owned(),
+            source,
+        };
+        let stream = UnixStream::connect(&path).map_err(io)?;
+        let mut writer = stream.try_clone().map_err(io)?;
+        let exe = std::env::current_exe()
+            .map(|p| p.display().to_string())
+            .unwrap_or_default();
+        let hello = FromAgent::Hello {
+            version: VERSION,
+            pid: std::process::id(),
+            exe,
+        };
+        write_message(&mut writer, &hello)?;
+        stream.set_read_timeout(Some(HELLO_TIMEOUT)).map_err(io)?;
+        let mut reader = BufReader::new(stream);
+        match read_message::<_, ToAgent>(&mut reader)? {
+            Some(ToAgent::Hello { version }) if version == VERSION => {}
+            Some(ToAgent::Hello { version }) => return Err(ProtocolError::Version(version).into()),
+            other => return Err(ConnectError::NoHello(format!("{other:?}"))),
+        }
+        reader.get_ref().set_read_timeout(None).map_err(io)?;
+        let (tx, rx) = mpsc::channel();
+        std::thread::Builder::new()
+            .name("shaderdbg-agent".into())
+            .spawn(move || loop {
+                match read_message::<_, ToAgent>(&mut reader) {
+                    Ok(Some(msg)) => {
+                        if tx.send(msg).is_err() {
+                            return;
+                        }
+                    }
+                    Ok(None) => return,
+                    Err(ProtocolError::Malformed(e)) => {
+                        tracing::warn!("malformed message from the debugger: {e}")
+                    }
+                    Err(e) => {
+                        tracing::warn!("debugger connection lost: {e}");
+                        return;
+                    }
+                }
+            })
+            .map_err(ConnectError::Thread)?;
+        tracing::info!(path = ?path, "connected to the debugger");
+        Ok(Some(Debugger {
+            writer: Mutex::new(writer),
+            rx: Mutex::new(rx),
+            alive: AtomicBool::new(true),
+        }))
+    }
+
+    /// Whether the debugger is still there.
+    pub fn is_alive(&self) -> bool {
+        self.alive.load(Ordering::Acquire)
+    }
+
+    /// Sends a message; a failure means the debugger is gone.
+    pub fn send(&self, msg: &FromAgent) {
+        let mut w = self.writer.lock().unwrap_or_else(|e| e.into_inner());
+        if let Err(e) = write_message(&mut *w, msg) {
+            tracing::warn!("debugger gone: {e}");
+            self.alive.store(false, Ordering::Release);
+        }
+    }
+
+    /// A message if one is waiting.
+    pub fn try_recv(&self) -> Option<ToAgent> {
+        let rx = self.rx.lock().unwrap_or_else(|e| e.into_inner());
+        match rx.try_recv() {
+            Ok(m) => Some(m),
+            Err(TryRecvError::Empty) => None,
+            Err(TryRecvError::Disconnected) => {
+                self.alive.store(false, Ordering::Release);
+                None
+            }
+        }
+    }
+
+    /// Waits for the next message; `None` once the debugger is gone.
+    pub fn recv(&self) -> Option<ToAgent> {
+        let rx = self.rx.lock().unwrap_or_else(|e| e.into_inner());
+        loop {
+            match rx.recv_timeout(Duration::from_millis(500)) {
+                Ok(m) => return Some(m),
+                Err(RecvTimeoutError::Timeout) if self.is_alive() => continue,
+                Err(_) => {
+                    self.alive.store(false, Ordering::Release);
+                    return None;
+                }
+            }
+        }
+    }
+}

@@ -8,7 +8,10 @@ mod common;
 
 use common::debugger::{run_plain, Session, Shader};
 use common::fnv1a;
+use shaderdbg_core::decode::Trace;
+use shaderdbg_core::probes::ProbeTable;
 use shaderdbg_protocol::{self as proto, FromAgent, ToAgent};
+use std::collections::HashMap;
 
 const W: u32 = 64;
 const H: u32 = 48;
@@ -26,6 +29,25 @@ fn start(mode: &str, frames: u32, tag: &str) -> Session {
     let a = args(mode, frames);
     let a: Vec<&str> = a.iter().map(String::as_str).collect();
     Session::start("features", &a, tag)
+}
+
+/// The NaN/Inf exception filter alone.
+const NAN_INF: proto::ExceptionFilters = proto::ExceptionFilters {
+    nan_inf: true,
+    gl_error: false,
+};
+
+/// The GL error exception filter alone.
+const GL_ERROR: proto::ExceptionFilters = proto::ExceptionFilters {
+    nan_inf: false,
+    gl_error: true,
+};
+
+/// [`start`] with 3 frames and the exception `filters` set.
+fn start_filtered(mode: &str, tag: &str, filters: proto::ExceptionFilters) -> Session {
+    let mut s = start(mode, 3, tag);
+    s.send(&ToAgent::SetExceptionFilters(filters));
+    s
 }
 
 fn plain(mode: &str, frames: u32) -> String {
@@ -244,11 +266,7 @@ fn screenshots_at_frame_end_are_the_apps_frames_and_now_needs_a_stop() {
 #[test]
 fn nan_inf_filter_stops_at_the_statement_that_wrote_it_and_a_breakpoint_wins() {
     // The filter alone: one stop, in frame 1, at the write of the infinity.
-    let mut s = start("nan", 3, "nan");
-    s.send(&ToAgent::SetExceptionFilters(proto::ExceptionFilters {
-        nan_inf: true,
-        gl_error: false,
-    }));
+    let s = start_filtered("nan", "nan", NAN_INF);
     let mut recorded = None;
     let (all, stdout) = drive(s, |s, msg, shaders| {
         if let FromAgent::Stopped { .. } = msg {
@@ -286,38 +304,11 @@ fn nan_inf_filter_stops_at_the_statement_that_wrote_it_and_a_breakpoint_wins() {
     }
 
     // With a breakpoint hitting in the same draw, the stop is a breakpoint stop.
-    let mut s = start("nan", 3, "nan-bp");
-    s.send(&ToAgent::SetExceptionFilters(proto::ExceptionFilters {
-        nan_inf: true,
-        gl_error: false,
-    }));
+    let s = start_filtered("nan", "nan-bp", NAN_INF);
     let mut bp_line = 0;
-    let (all, stdout) = drive(s, |s, msg, _| {
-        if let FromAgent::ShaderCompiled {
-            shader,
-            stage: proto::Stage::Fragment,
-            sources,
-            ..
-        } = msg
-        {
-            if !sources.concat().contains("color.b = 0.5 / d;") {
-                return;
-            }
-            let sh = Shader {
-                id: *shader,
-                stage: proto::Stage::Fragment,
-                sources: sources.clone(),
-            };
-            bp_line = sh.line_of("color = vec4(uv, 0.25, 1.0);");
-            s.send(&ToAgent::SetBreakpoints {
-                shader: *shader,
-                breakpoints: vec![common::debugger::bp(
-                    bp_line,
-                    Some("bad == 1 && int(gl_FragCoord.x) == 5 && int(gl_FragCoord.y) == 5"),
-                )],
-            });
-        }
-    });
+    let cond = "bad == 1 && int(gl_FragCoord.x) == 5 && int(gl_FragCoord.y) == 5";
+    let set = break_in_main_fragment("color = vec4(uv, 0.25, 1.0);", Some(cond), &mut bp_line);
+    let (all, stdout) = drive(s, set);
     assert_eq!(stdout, plain("nan", 3));
     let st = stops_of(&all);
     assert_eq!(st.len(), 1, "{st:?}");
@@ -328,11 +319,7 @@ fn nan_inf_filter_stops_at_the_statement_that_wrote_it_and_a_breakpoint_wins() {
 
 #[test]
 fn gl_error_filter_stops_in_the_failing_call_and_the_app_still_gets_its_errors() {
-    let mut s = start("glerror", 3, "glerr");
-    s.send(&ToAgent::SetExceptionFilters(proto::ExceptionFilters {
-        nan_inf: false,
-        gl_error: true,
-    }));
+    let s = start_filtered("glerror", "glerr", GL_ERROR);
     let mut seen = 0;
     let (all, stdout) = drive(s, |s, msg, _| {
         if let FromAgent::GlError { .. } = msg {
@@ -405,35 +392,48 @@ fn pixel_history_stops_say_so_and_a_breakpoint_hit_says_breakpoint() {
         pixel_history: true,
     }));
     let mut line = 0;
-    let (all, stdout) = drive(s, |s, msg, _| {
-        if let FromAgent::ShaderCompiled {
-            shader,
-            stage: proto::Stage::Fragment,
-            sources,
-            ..
-        } = msg
-        {
-            if !sources.concat().contains("color.b = 0.5 / d;") {
-                return;
-            }
-            let sh = Shader {
-                id: *shader,
-                stage: proto::Stage::Fragment,
-                sources: sources.clone(),
-            };
-            line = sh.line_of("color.b = 0.5 / d;");
-            s.send(&ToAgent::SetBreakpoints {
-                shader: *shader,
-                breakpoints: vec![common::debugger::bp(line, None)],
-            });
-        }
-    });
+    let set = break_in_main_fragment("color.b = 0.5 / d;", None, &mut line);
+    let (all, stdout) = drive(s, set);
     assert_eq!(stdout, plain("plain", 2));
     let st = stops_of(&all);
     assert_eq!(st.len(), 2, "{st:?}");
     for (_, reason, hits, _) in st {
         assert_eq!(reason, proto::StopReason::Breakpoint);
         assert_eq!(hits, vec![expected_hit(line, 5, 6)]);
+    }
+}
+
+/// A [`drive`] handler that sets one breakpoint with `condition` on the line
+/// containing `at` of the app's main fragment shader (the one with
+/// `color.b = 0.5 / d;`), and puts that line in `line`.
+fn break_in_main_fragment<'a>(
+    at: &'a str,
+    condition: Option<&'a str>,
+    line: &'a mut u32,
+) -> impl FnMut(&mut Session, &FromAgent, &[Shader]) + 'a {
+    move |s, msg, _| {
+        let FromAgent::ShaderCompiled {
+            shader,
+            stage: proto::Stage::Fragment,
+            sources,
+            ..
+        } = msg
+        else {
+            return;
+        };
+        if !sources.concat().contains("color.b = 0.5 / d;") {
+            return;
+        }
+        let sh = Shader {
+            id: *shader,
+            stage: proto::Stage::Fragment,
+            sources: sources.clone(),
+        };
+        *line = sh.line_of(at);
+        s.send(&ToAgent::SetBreakpoints {
+            shader: *shader,
+            breakpoints: vec![common::debugger::bp(*line, condition)],
+        });
     }
 }
 
@@ -467,58 +467,73 @@ fn break_at<'a>(
     }
 }
 
-/// Breakpoints in `wanted` (needle, condition) on `features tf`; every stop
-/// records its first hit; (stops, final values of each recording, stdout).
-#[allow(clippy::type_complexity)]
-fn debug_tf(
-    wanted: &[(&str, &str)],
-    tag: &str,
-) -> (
-    Vec<(u64, proto::StopReason, Vec<proto::Hit>, bool)>,
-    Vec<(
-        proto::Stage,
-        std::collections::HashMap<String, shaderdbg_glsl::Value>,
-    )>,
-    String,
-) {
-    debug_mode("tf", wanted, tag)
-}
-
-/// [`debug_tf`] on `features MODE`.
-#[allow(clippy::type_complexity)]
-fn debug_mode(
+/// Runs `features MODE` for 2 frames with the breakpoints `wanted` (see
+/// [`break_at`]); every stop goes to `at_stop(session, the shader stopped
+/// in, its hits)`. Every message and the app's stdout, as [`drive`].
+fn debug_stops(
     mode: &str,
-    wanted: &[(&str, &str)],
     tag: &str,
-) -> (
-    Vec<(u64, proto::StopReason, Vec<proto::Hit>, bool)>,
-    Vec<(
-        proto::Stage,
-        std::collections::HashMap<String, shaderdbg_glsl::Value>,
-    )>,
-    String,
-) {
+    wanted: &[(&str, &str)],
+    mut at_stop: impl FnMut(&mut Session, &Shader, &[proto::Hit]),
+) -> (Vec<FromAgent>, String) {
     let mut set = break_at(wanted);
-    let mut recorded = Vec::new();
-    let (all, stdout) = drive(start(mode, 2, tag), |s, msg, shaders| {
+    drive(start(mode, 2, tag), |s, msg, shaders| {
         set(s, msg);
         if let FromAgent::Stopped { shader, hits, .. } = msg {
-            let sh = shaders.iter().find(|x| x.id == *shader).unwrap().clone();
-            let sel = match sh.stage {
-                proto::Stage::Vertex => proto::Invocation::Vertex {
-                    vertex: hits[0].invocation.key()[0] as i32,
-                    instance: 0,
-                },
-                _ => proto::Invocation::fragment(10, 10),
-            };
-            let words = s.record(sel).expect("a recording");
-            let (trace, table) = sh.decode(&words);
-            assert_eq!(trace.invocations.len(), 1);
-            recorded.push((
-                sh.stage,
-                common::debugger::final_values(&trace.invocations[0], &table),
-            ));
+            let sh = shaders
+                .iter()
+                .find(|x| x.id == *shader)
+                .expect("a stop in an announced shader");
+            at_stop(s, sh, hits);
         }
+    })
+}
+
+/// `features MODE` (2 frames) with a breakpoint on the line containing
+/// `needle` that holds at pixel `(x, y)` only; at every stop, `check(hits)`
+/// and a recording of that fragment. Every message, the app's stdout and
+/// the recordings.
+fn record_at_pixel(
+    mode: &str,
+    needle: &str,
+    (x, y): (u32, u32),
+    mut check: impl FnMut(&[proto::Hit]),
+) -> (Vec<FromAgent>, String, Vec<(Trace, ProbeTable)>) {
+    let cond = format!("int(gl_FragCoord.x) == {x} && int(gl_FragCoord.y) == {y}");
+    let mut recordings = Vec::new();
+    let (all, stdout) = debug_stops(mode, mode, &[(needle, &cond)], |s, sh, hits| {
+        check(hits);
+        recordings.push(s.record_decoded(sh, proto::Invocation::fragment(x, y)));
+    });
+    (all, stdout, recordings)
+}
+
+/// What [`debug_mode`] returns.
+type Debugged = (
+    Vec<(u64, proto::StopReason, Vec<proto::Hit>, bool)>,
+    Vec<(proto::Stage, HashMap<String, shaderdbg_glsl::Value>)>,
+    String,
+);
+
+/// Breakpoints in `wanted` (needle, condition) on `features MODE`; every
+/// stop records its first hit; (stops, final values of each recording,
+/// stdout).
+fn debug_mode(mode: &str, wanted: &[(&str, &str)], tag: &str) -> Debugged {
+    let mut recorded = Vec::new();
+    let (all, stdout) = debug_stops(mode, tag, wanted, |s, sh, hits| {
+        let sel = match sh.stage {
+            proto::Stage::Vertex => proto::Invocation::Vertex {
+                vertex: hits[0].invocation.key()[0] as i32,
+                instance: 0,
+            },
+            _ => proto::Invocation::fragment(10, 10),
+        };
+        let (trace, table) = s.record_decoded(sh, sel);
+        assert_eq!(trace.invocations.len(), 1);
+        recorded.push((
+            sh.stage,
+            common::debugger::final_values(&trace.invocations[0], &table),
+        ));
     });
     assert!(
         all.iter().all(|m| !matches!(m, FromAgent::Error { .. })),
@@ -529,7 +544,8 @@ fn debug_mode(
 
 #[test]
 fn draw_transform_feedback_is_replayed_in_debug_draws() {
-    let (st, recorded, stdout) = debug_tf(
+    let (st, recorded, stdout) = debug_mode(
+        "tf",
         &[(
             "float s = v_shade;",
             "int(gl_FragCoord.x) == 10 && int(gl_FragCoord.y) == 10",
@@ -555,8 +571,11 @@ fn draw_transform_feedback_is_replayed_in_debug_draws() {
 /// object bound), and the frame drawn from the captured vertices is unchanged.
 #[test]
 fn programs_with_transform_feedback_varyings_are_debugged_while_capturing() {
-    let (st, recorded, stdout) =
-        debug_tf(&[("shade = 0.25 + 0.25", "gl_VertexID == 1")], "tf-capture");
+    let (st, recorded, stdout) = debug_mode(
+        "tf",
+        &[("shade = 0.25 + 0.25", "gl_VertexID == 1")],
+        "tf-capture",
+    );
     assert_eq!(stdout, plain("tf", 2), "frames differ under the agent");
     assert_eq!(st.len(), 2, "one stop per frame in the capture: {st:?}");
     assert!(st.iter().all(|s| s.2[0].invocation.key() == [1, 0, 0]));
@@ -571,22 +590,12 @@ fn programs_with_transform_feedback_varyings_are_debugged_while_capturing() {
 
 #[test]
 fn indirect_count_draws_replay_with_the_count_from_the_parameter_buffer() {
-    let wanted = [(
-        "color.b = 0.5 / d;",
-        "int(gl_FragCoord.x) == 7 && int(gl_FragCoord.y) == 7",
-    )];
-    let mut set = break_at(&wanted);
-    let mut invocations = Vec::new();
-    let (all, stdout) = drive(start("indirect", 2, "indirect"), |s, msg, shaders| {
-        set(s, msg);
-        if let FromAgent::Stopped { .. } = msg {
-            let words = s
-                .record(proto::Invocation::fragment(7, 7))
-                .expect("a recording");
-            let (trace, _) = fragment(shaders).decode(&words);
-            invocations.push(trace.invocations.len());
-        }
-    });
+    let (all, stdout, recordings) =
+        record_at_pixel("indirect", "color.b = 0.5 / d;", (7, 7), |_| {});
+    let invocations: Vec<usize> = recordings
+        .iter()
+        .map(|(trace, _)| trace.invocations.len())
+        .collect();
     assert_eq!(
         stdout,
         plain("indirect", 2),
@@ -658,29 +667,18 @@ fn active_queries_do_not_count_debug_draws() {
 /// are those of the run without the agent.
 #[test]
 fn programs_that_write_images_are_debugged_and_the_images_restored() {
-    let wanted = [(
-        "imageAtomicAdd(counts",
-        "int(gl_FragCoord.x) == 10 && int(gl_FragCoord.y) == 10",
-    )];
-    let mut set = break_at(&wanted);
-    let mut recorded = Vec::new();
-    let (all, stdout) = drive(start("image", 2, "image"), |s, msg, shaders| {
-        set(s, msg);
-        if let FromAgent::Stopped { shader, hits, .. } = msg {
+    let (all, stdout, recordings) =
+        record_at_pixel("image", "imageAtomicAdd(counts", (10, 10), |hits| {
             assert_eq!(hits.len(), 1);
             assert_eq!(hits[0].invocation.key(), [10, 10, 0]);
-            let sh = shaders.iter().find(|x| x.id == *shader).unwrap().clone();
-            let words = s
-                .record(proto::Invocation::fragment(10, 10))
-                .expect("a recording");
-            let (trace, table) = sh.decode(&words);
+        });
+    let recorded: Vec<_> = recordings
+        .iter()
+        .map(|(trace, table)| {
             assert_eq!(trace.invocations.len(), 1);
-            recorded.push(common::debugger::final_values(
-                &trace.invocations[0],
-                &table,
-            ));
-        }
-    });
+            common::debugger::final_values(&trace.invocations[0], table)
+        })
+        .collect();
     assert!(
         all.iter().all(|m| !matches!(m, FromAgent::Error { .. })),
         "{all:?}"

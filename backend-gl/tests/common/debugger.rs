@@ -118,6 +118,17 @@ impl Session {
         }
     }
 
+    /// While stopped: records one invocation of `shader` and decodes it
+    /// with the shader's probe table.
+    pub fn record_decoded(
+        &mut self,
+        shader: &Shader,
+        selector: proto::Invocation,
+    ) -> (Trace, ProbeTable) {
+        let words = self.record(selector).expect("a recording");
+        shader.decode(&words)
+    }
+
     /// While stopped: a watch image (width, height, words per value, data).
     pub fn watch(&mut self, line: u32, expr: &str) -> Result<(u32, u32, u32, Vec<u32>), String> {
         let request = self.next_request;

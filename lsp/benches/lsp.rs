@@ -257,33 +257,28 @@ fn large_shader(runs: usize) {
     // Hover and completion in the large shader (settled: the analysis of the
     // current version is done).
     let (hl, hc) = pos_of(&src, "energy);", 3, 2);
-    let hover: Vec<Duration> = (0..runs * 4)
-        .map(|_| {
-            let t = Instant::now();
-            let h = c.request("textDocument/hover", at(&uri, hl, hc));
-            let d = t.elapsed();
-            assert!(
-                h["contents"]["value"].as_str().unwrap().contains("energy"),
-                "{h}"
-            );
-            d
-        })
-        .collect();
+    let hover = time_request(
+        &mut c,
+        runs * 4,
+        "textDocument/hover",
+        at(&uri, hl, hc),
+        |h| {
+            let shown = h["contents"]["value"].as_str().unwrap_or_default();
+            assert!(shown.contains("energy"), "{h}");
+        },
+    );
     println!("  hover (a parameter, deep in the file): {}", stats(hover));
     let (cl, cc) = pos_of(&src, "return luma > 1.0", 40, 7);
-    let completion: Vec<Duration> = (0..runs * 4)
-        .map(|_| {
-            let t = Instant::now();
-            let r = c.request("textDocument/completion", at(&uri, cl, cc));
-            let d = t.elapsed();
-            assert!(r["items"]
-                .as_array()
-                .unwrap()
-                .iter()
-                .any(|i| i["label"] == "mapped"));
-            d
-        })
-        .collect();
+    let completion = time_request(
+        &mut c,
+        runs * 4,
+        "textDocument/completion",
+        at(&uri, cl, cc),
+        |r| {
+            let items = r["items"].as_array().map_or(&[][..], Vec::as_slice);
+            assert!(items.iter().any(|i| i["label"] == "mapped"));
+        },
+    );
     println!(
         "  completion (in a function body, deep in the file): {}",
         stats(completion)
@@ -294,23 +289,39 @@ fn large_shader(runs: usize) {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
+/// `n` round trips of one request, each answer checked by `check`.
+fn time_request(
+    c: &mut Client,
+    n: usize,
+    method: &str,
+    params: Value,
+    check: impl Fn(&Value),
+) -> Vec<Duration> {
+    (0..n)
+        .map(|_| {
+            let t = Instant::now();
+            let answer = c.request(method, params.clone());
+            let took = t.elapsed();
+            check(&answer);
+            took
+        })
+        .collect()
+}
+
 fn small_shader(runs: usize) {
     let src = "#version 330 core\nstruct Light { vec3 pos; float radius; };\nuniform Light lights[4];\nin vec2 uv;\nout vec4 color;\nfloat falloff(float d, float r) { return clamp(1.0 - d / r, 0.0, 1.0); }\nvoid main() {\n    vec3 acc = vec3(0.0);\n    for (int i = 0; i < 4; i++) {\n        float d = length(lights[i].pos.xy - uv);\n        acc += vec3(falloff(d, lights[i].radius));\n    }\n    color = vec4(acc, 1.0);\n}\n";
     let uri = "file:///tmp/shaderdbg-lsp-bench/small.frag";
     let (mut c, _) = Client::start_open(uri, "glsl", src);
     let (hl, hc) = pos_of(src, "lights[i].radius", 0, 12);
-    let mut timed = |method: &str, params: Value| -> Vec<Duration> {
-        (0..runs)
-            .map(|_| {
-                let t = Instant::now();
-                c.request(method, params.clone());
-                t.elapsed()
-            })
-            .collect()
-    };
-    let hover = timed("textDocument/hover", at(uri, hl, hc));
+    let hover = time_request(&mut c, runs, "textDocument/hover", at(uri, hl, hc), |_| {});
     let (cl, cc) = pos_of(src, "acc += ", 0, 1);
-    let completion = timed("textDocument/completion", at(uri, cl, cc));
+    let completion = time_request(
+        &mut c,
+        runs,
+        "textDocument/completion",
+        at(uri, cl, cc),
+        |_| {},
+    );
     let mut version = 1;
     let change: Vec<Duration> = (0..runs.min(50))
         .map(|i| {

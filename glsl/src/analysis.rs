@@ -735,16 +735,7 @@ impl Model {
                         self.condition(cond);
                     }
                     ast::IterationStatementData::For(init, rest, body) => {
-                        match &init.content {
-                            ast::ForInitStatementData::Expression(e) => {
-                                if let Some(e) = e {
-                                    self.expr_type(e);
-                                }
-                            }
-                            ast::ForInitStatementData::Declaration(d) => {
-                                self.declaration(d, false);
-                            }
-                        }
+                        self.for_init(init);
                         if let Some(c) = &rest.condition {
                             self.loop_condition(c);
                         }
@@ -791,6 +782,19 @@ impl Model {
         let t = self.expr_type(e);
         if !matches!(t, Type::Scalar(Scalar::Bool) | Type::Error) {
             self.type_error(e.span, format!("condition must be bool, not {t}"), &[&t]);
+        }
+    }
+
+    /// The init statement of a `for` (its declarations go in the current scope).
+    pub(crate) fn for_init(&mut self, init: &ast::ForInitStatement) {
+        match &init.content {
+            ast::ForInitStatementData::Expression(Some(e)) => {
+                self.expr_type(e);
+            }
+            ast::ForInitStatementData::Expression(None) => {}
+            ast::ForInitStatementData::Declaration(d) => {
+                self.declaration(d, false);
+            }
         }
     }
 

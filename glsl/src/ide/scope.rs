@@ -172,16 +172,7 @@ fn enter(m: &mut Model, s: &ast::Statement, offset: usize) {
                     if span(init).start <= offset && offset < span(init).end {
                         return;
                     }
-                    match &init.content {
-                        ast::ForInitStatementData::Expression(e) => {
-                            if let Some(e) = e {
-                                m.expr_type(e);
-                            }
-                        }
-                        ast::ForInitStatementData::Declaration(d) => {
-                            m.declaration(d, false);
-                        }
-                    }
+                    m.for_init(init);
                     if let Some(c) = &rest.condition {
                         if span(c).start <= offset && span(c).end >= offset {
                             return;

@@ -50,7 +50,7 @@ pub fn announce_module(dbg: &Debugger, context: u64, code: &[u8]) {
             let origin = match &src.origin {
                 Origin::Embedded { file: Some(f) } => format!("source embedded from {f}"),
                 Origin::Embedded { file: None } => "source embedded".into(),
-                Origin::Decompiled => "no source in the SPIR-V: GLSL decompiled by naga".into(),
+                Origin::Decompiled(by) => format!("no source in the SPIR-V: decompiled by {by:?}"),
             };
             tracing::info!(shader, entry = %src.entry_point, "module: {origin}");
             dbg.send(&FromAgent::ShaderCompiled {

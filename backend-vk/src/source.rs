@@ -1,6 +1,14 @@
 //! The source a module is debugged in: the GLSL embedded by the compiler
-//! (`glslangValidator -g`, shaderc with debug info), or else GLSL that naga
-//! decompiles from the SPIR-V, shown to the user as a source of its own.
+//! (`glslangValidator -g`, shaderc with debug info), or else GLSL
+//! decompiled from the SPIR-V, shown to the user as a source of its own.
+//!
+//! Decompiling: SPIRV-Cross first (Debian's `spirv-cross`, run as a child
+//! process), then naga. SPIRV-Cross writes Vulkan GLSL that keeps the
+//! module's interface (sets, bindings, push constants, locations), which
+//! is what instrumenting and compiling back needs, and it reads modules
+//! naga's SPIR-V front end rejects (vkcube's fragment shader: combined
+//! image samplers); naga's GLSL back end writes OpenGL GLSL, so it is the
+//! fallback where SPIRV-Cross is not installed.
 
 use shaderdbg_core::Stage;
 
@@ -11,8 +19,14 @@ use crate::spirv::{self, EmbeddedSource, Language, ModuleInfo};
 pub enum Origin {
     /// The compiler embedded it (`file` as the compiler recorded it).
     Embedded { file: Option<String> },
-    /// naga decompiled the module (it carried no source).
-    Decompiled,
+    /// Decompiled (the module carried no source), by this tool.
+    Decompiled(Decompiler),
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Decompiler {
+    SpirvCross,
+    Naga,
 }
 
 /// A module's source as the session binds breakpoints to it.
@@ -32,6 +46,8 @@ pub enum SourceError {
     NoEntryPoint,
     #[error("the module's source is {0:?}, not GLSL")]
     NotGlsl(Language),
+    #[error("SPIRV-Cross: {0}; {1}")]
+    Decompile(String, Box<SourceError>),
     #[error("naga cannot read the SPIR-V: {0}")]
     NagaParse(String),
     #[error("naga rejects the module: {0}")]
@@ -64,17 +80,57 @@ pub fn of_module(bytes: &[u8]) -> Result<RuntimeSource, SourceError> {
             origin: Origin::Embedded { file },
         }),
         Some(EmbeddedSource { language, .. }) => Err(SourceError::NotGlsl(language)),
-        None => Ok(RuntimeSource {
-            stage,
-            text: decompile(bytes, stage, &entry_point)?,
-            entry_point,
-            origin: Origin::Decompiled,
-        }),
+        None => {
+            let (text, by) = match spirv_cross(bytes, stage, &entry_point) {
+                Ok(text) => (text, Decompiler::SpirvCross),
+                Err(why) => match naga(bytes, stage, &entry_point) {
+                    Ok(text) => (text, Decompiler::Naga),
+                    Err(e) => return Err(SourceError::Decompile(why, Box::new(e))),
+                },
+            };
+            Ok(RuntimeSource {
+                stage,
+                entry_point,
+                text,
+                origin: Origin::Decompiled(by),
+            })
+        }
     }
 }
 
+/// Vulkan GLSL for one entry point, written by `spirv-cross`; the error
+/// says why not in words.
+fn spirv_cross(bytes: &[u8], stage: Stage, entry_point: &str) -> Result<String, String> {
+    use std::io::Write;
+    use std::process::{Command, Stdio};
+    let mut child = Command::new("spirv-cross")
+        .args(["-", "--vulkan-semantics", "--entry", entry_point, "--stage"])
+        .arg(stage.short_name())
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .map_err(|e| format!("cannot run spirv-cross: {e}"))?;
+    let mut stdin = child.stdin.take().ok_or("no stdin")?;
+    // Written on a thread: a large module could fill the pipe while the
+    // child waits for us to read its output.
+    let code = bytes.to_vec();
+    let writer = std::thread::spawn(move || stdin.write_all(&code));
+    let out = child
+        .wait_with_output()
+        .map_err(|e| format!("spirv-cross: {e}"))?;
+    let _ = writer.join();
+    if !out.status.success() {
+        return Err(format!(
+            "spirv-cross failed: {}",
+            String::from_utf8_lossy(&out.stderr).trim()
+        ));
+    }
+    String::from_utf8(out.stdout).map_err(|_| "spirv-cross wrote non-UTF-8".into())
+}
+
 /// GLSL for one entry point of the module, written by naga.
-fn decompile(bytes: &[u8], stage: Stage, entry_point: &str) -> Result<String, SourceError> {
+fn naga(bytes: &[u8], stage: Stage, entry_point: &str) -> Result<String, SourceError> {
     use naga::back::glsl;
     let module = naga::front::spv::parse_u8_slice(bytes, &Default::default())
         .map_err(|e| SourceError::NagaParse(e.to_string()))?;

@@ -27,13 +27,21 @@ struct Seen {
     output: Vec<String>,
     errors: Vec<String>,
     frames_seen_as_stops: usize,
+    /// The sources of the shaders the session knows, by stage, at exit.
+    sources: Vec<(Stage, String)>,
     exit: Option<i32>,
 }
 
 fn debug(args: &[&str], breakpoints: Vec<FileBreakpoint>) -> Seen {
     let dir = shaderdbg_test_support::built();
+    run(&dir.join("vk_triangle"), args, breakpoints)
+}
+
+/// `program ARGS` under the session with these breakpoints, to its end.
+fn run(program: &Path, args: &[&str], breakpoints: Vec<FileBreakpoint>) -> Seen {
+    let dir = shaderdbg_test_support::built();
     let config = LaunchConfig {
-        program: dir.join("vk_triangle"),
+        program: program.to_path_buf(),
         args: args.iter().map(|s| s.to_string()).collect(),
         agent: Some(dir.join("libshaderdbg_agent.so")),
         ..Default::default()
@@ -60,12 +68,15 @@ fn debug(args: &[&str], breakpoints: Vec<FileBreakpoint>) -> Seen {
             }
             Event::Exited { code, .. } => {
                 seen.exit = code;
+                let mut shaders = session.shaders();
+                shaders.sort_by_key(|s| s.shader);
+                seen.sources = shaders.into_iter().map(|s| (s.stage, s.source)).collect();
                 return seen;
             }
             _ => {}
         }
     }
-    panic!("vk_triangle did not finish under the debugger");
+    panic!("{} did not finish under the debugger", program.display());
 }
 
 fn plain(args: &[&str]) -> Vec<String> {
@@ -113,11 +124,41 @@ fn modules_without_source_are_decompiled_and_run_unchanged() {
     let seen = debug(&["2", "32", "plain"], vec![]);
     assert_eq!(seen.exit, Some(0));
     assert_eq!(seen.output, plain(&["2", "32", "plain"]));
-    // Both modules decompiled by naga: loaded, with no file of the user's.
+    // Both modules decompiled: loaded, with no file of the user's, as
+    // Vulkan GLSL that keeps the push constant block.
     assert_eq!(
         seen.loaded,
         [(Stage::Vertex, None), (Stage::Fragment, None)],
         "{:?}",
         seen.errors
     );
+    let frag = &seen.sources[1].1;
+    assert!(frag.contains("push_constant"), "{frag}");
+    assert!(frag.contains("gl_FragCoord"), "{frag}");
+}
+
+/// vkcube (Debian's vulkan-tools), a program nobody here wrote, under
+/// Xvfb: both of its shaders (SPIR-V without source; the fragment shader
+/// samples a texture, which naga's SPIR-V reader rejects) are decompiled,
+/// and it runs to its end.
+#[test]
+fn vkcube_runs_under_the_layer_with_its_shaders_decompiled() {
+    for p in [
+        "/usr/bin/vkcube",
+        "/usr/bin/xvfb-run",
+        "/usr/bin/spirv-cross",
+    ] {
+        assert!(
+            Path::new(p).exists(),
+            "{p} is missing: run `cargo xtask setup`"
+        );
+    }
+    let vkcube = ["-a", "-s", "-screen 0 640x480x24", "vkcube", "--c", "3"];
+    let seen = run(Path::new("/usr/bin/xvfb-run"), &vkcube, vec![]);
+    assert_eq!(seen.exit, Some(0), "{:?}", seen.errors);
+    assert!(seen.errors.is_empty(), "{:?}", seen.errors);
+    let stages: Vec<Stage> = seen.sources.iter().map(|(s, _)| *s).collect();
+    assert_eq!(stages, [Stage::Vertex, Stage::Fragment]);
+    let frag = &seen.sources[1].1;
+    assert!(frag.contains("texture("), "{frag}");
 }

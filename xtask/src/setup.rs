@@ -56,6 +56,9 @@ const DEBIAN_PACKAGES: &[&str] = &[
     // vkcube and vulkaninfo: a real Vulkan program nobody here wrote, and a
     // look at what a machine's Vulkan stack gives us.
     "vulkan-tools",
+    // SPIRV-Cross: the Vulkan layer decompiles SPIR-V that carries no source
+    // into Vulkan GLSL with it (naga where it is missing).
+    "spirv-cross",
     // The Khronos validation layer: run together with ours, it reports what
     // ours would get wrong.
     "vulkan-validationlayers",

@@ -331,6 +331,12 @@ unsafe fn bound_texture_level_size(
     }
 }
 
+/// The real functions of `slots`, or `None` when one cannot be found.
+fn real_fns<const N: usize>(slots: [&RealFn; N]) -> Option<[*mut c_void; N]> {
+    let fns = slots.map(RealFn::get);
+    fns.iter().all(|p| !p.is_null()).then_some(fns)
+}
+
 /// The size of the current draw surface, from EGL or GLX.
 fn surface_size(ctx: ContextKey) -> Option<(i32, i32)> {
     // SAFETY: each slot holds only the real EGL/GLX function of its name,
@@ -339,18 +345,15 @@ fn surface_size(ctx: ContextKey) -> Option<(i32, i32)> {
     // gets the current display and surface (checked) and live locals as its
     // out-pointers.
     unsafe {
+        type Current = unsafe extern "C" fn() -> *mut c_void;
         match ctx.api {
             ContextApi::Egl => {
-                type Current = unsafe extern "C" fn() -> *mut c_void;
                 type CurrentSurface = unsafe extern "C" fn(i32) -> *mut c_void;
                 type Query = unsafe extern "C" fn(*mut c_void, *mut c_void, i32, *mut i32) -> u32;
                 static DPY: RealFn = RealFn::egl(c"eglGetCurrentDisplay");
                 static SURF: RealFn = RealFn::egl(c"eglGetCurrentSurface");
                 static QUERY: RealFn = RealFn::egl(c"eglQuerySurface");
-                let (d, s, q) = (DPY.get(), SURF.get(), QUERY.get());
-                if d.is_null() || s.is_null() || q.is_null() {
-                    return None;
-                }
+                let [d, s, q] = real_fns([&DPY, &SURF, &QUERY])?;
                 let dpy = std::mem::transmute::<*mut c_void, Current>(d)();
                 let surface = std::mem::transmute::<*mut c_void, CurrentSurface>(s)(0x3059);
                 if surface.is_null() {
@@ -363,16 +366,12 @@ fn surface_size(ctx: ContextKey) -> Option<(i32, i32)> {
                 ok.then_some((w, h))
             }
             ContextApi::Glx => {
-                type Current = unsafe extern "C" fn() -> *mut c_void;
                 type Drawable = unsafe extern "C" fn() -> std::ffi::c_ulong;
                 type Query = unsafe extern "C" fn(*mut c_void, std::ffi::c_ulong, i32, *mut u32);
                 static DPY: RealFn = RealFn::glx(c"glXGetCurrentDisplay");
                 static DRAWABLE: RealFn = RealFn::glx(c"glXGetCurrentDrawable");
                 static QUERY: RealFn = RealFn::glx(c"glXQueryDrawable");
-                let (d, s, q) = (DPY.get(), DRAWABLE.get(), QUERY.get());
-                if d.is_null() || s.is_null() || q.is_null() {
-                    return None;
-                }
+                let [d, s, q] = real_fns([&DPY, &DRAWABLE, &QUERY])?;
                 let dpy = std::mem::transmute::<*mut c_void, Current>(d)();
                 let drawable = std::mem::transmute::<*mut c_void, Drawable>(s)();
                 if dpy.is_null() || drawable == 0 {

@@ -254,6 +254,42 @@ fn move_to_the_vertex_shader(session: &mut Session, stop: &Stop, vertex: &str, l
     });
 }
 
+/// The fragment stop of a two-stage app (`legacy110`, `gles30`, whose
+/// fragment shaders compute `p` from the pixel with `t` = 0 in frame 0): in
+/// frame 0, hits at exactly the pixels `want` on the line with `needle`;
+/// the final values of the fragment at `(x, y)`, with `p` and `t` checked,
+/// and `p`.
+fn first_fragment_stop(
+    session: &mut Session,
+    stop: &Stop,
+    needle: &str,
+    want: BTreeSet<(u32, u32)>,
+    (x, y): (u32, u32),
+) -> (HashMap<String, Value>, [f32; 2]) {
+    assert_eq!(stop.frame, 0);
+    let line = stop.shader.line_of(needle);
+    assert_eq!(fragment_pixels(&stop.hits, line), want);
+    let v = record_fragment(session, stop, x, y);
+    let p = [(x as f32 + 0.5) / 32.0, (y as f32 + 0.5) / 32.0];
+    assert_eq!(v["p"], floats(&p));
+    assert_eq!(v["t"], Value::Float(0.0));
+    (v, p)
+}
+
+/// The vertex stop of a two-stage app: in `vertex`, frame 1, hit by the
+/// four vertices; the recording of vertex `recorded`.
+fn second_vertex_stop(session: &mut Session, stop: &Stop, vertex: &str, recorded: i32) -> Vec<u32> {
+    assert!(stop.shader.is(vertex));
+    assert_eq!(stop.frame, 1);
+    assert_the_four_vertices_hit(stop);
+    session
+        .record(proto::Invocation::Vertex {
+            vertex: recorded,
+            instance: 0,
+        })
+        .expect("recording")
+}
+
 /// The hits of an unconditional breakpoint in the vertex shader of a quad.
 fn assert_the_four_vertices_hit(stop: &Stop) {
     let got: Vec<[u32; 4]> = stop.hits.iter().map(key).collect();
@@ -506,17 +542,10 @@ fn legacy110_stops_in_both_stages_of_a_compatibility_context() {
 
 fn legacy110_stop(session: &mut Session, stop: &Stop) {
     if stop.shader.is(LEGACY_FRAG) {
-        assert_eq!(stop.frame, 0);
-        let line = stop.shader.line_of("float d");
-        let want: BTreeSet<(u32, u32)> = (48..64)
-            .flat_map(|y| (0..64).map(move |x| (y, x)))
-            .collect();
-        assert_eq!(fragment_pixels(&stop.hits, line), want);
+        // p.y > 1.5: the top 16 rows.
+        let want = (48..64).flat_map(|y| (0..64).map(move |x| (y, x)));
         let (x, y) = (10u32, 50u32);
-        let v = record_fragment(session, stop, x, y);
-        let p = [(x as f32 + 0.5) / 32.0, (y as f32 + 0.5) / 32.0];
-        assert_eq!(v["p"], floats(&p));
-        assert_eq!(v["t"], Value::Float(0.0));
+        let (v, p) = first_fragment_stop(session, stop, "float d", want.collect(), (x, y));
         assert_eq!(v["d"], Value::Float((p[0] * 2.0).fract()));
         let color = vector(&v["gl_FragColor"]);
         let vx = ((x as f32 + 0.5) / 32.0 - 1.0) * 0.75;
@@ -528,15 +557,7 @@ fn legacy110_stop(session: &mut Session, stop: &Stop) {
         );
         move_to_the_vertex_shader(session, stop, LEGACY_VERT, "v = s");
     } else {
-        assert!(stop.shader.is(LEGACY_VERT));
-        assert_eq!(stop.frame, 1);
-        assert_the_four_vertices_hit(stop);
-        let words = session
-            .record(proto::Invocation::Vertex {
-                vertex: 2,
-                instance: 0,
-            })
-            .expect("recording");
+        let words = second_vertex_stop(session, stop, LEGACY_VERT, 2);
         let (inv, table) = one_invocation(&stop.shader, &words);
         let v = final_values(&inv, &table);
         assert_eq!(v["s"], floats(&[-0.75, 0.75]));
@@ -570,17 +591,10 @@ fn gles30_stops_in_both_stages_of_an_es_context() {
 
 fn gles30_stop(session: &mut Session, stop: &Stop) {
     if stop.shader.is(GLES_FRAG) {
-        assert_eq!(stop.frame, 0);
-        let line = stop.shader.line_of("float ring");
-        let want: BTreeSet<(u32, u32)> = (0..64)
-            .flat_map(|y| (48..64).map(move |x| (y, x)))
-            .collect();
-        assert_eq!(fragment_pixels(&stop.hits, line), want);
+        // p.x > 1.5: the right 16 columns.
+        let want = (0..64).flat_map(|y| (48..64).map(move |x| (y, x)));
         let (x, y) = (50u32, 10u32);
-        let v = record_fragment(session, stop, x, y);
-        let p = [(x as f32 + 0.5) / 32.0, (y as f32 + 0.5) / 32.0];
-        assert_eq!(v["p"], floats(&p));
-        assert_eq!(v["t"], Value::Float(0.0));
+        let (v, _) = first_fragment_stop(session, stop, "float ring", want.collect(), (x, y));
         let uv = [
             ((x as f32 + 0.5) / 32.0 - 1.0) * 1.25,
             ((y as f32 + 0.5) / 32.0 - 1.0) * 1.25,
@@ -590,15 +604,7 @@ fn gles30_stop(session: &mut Session, stop: &Stop) {
         assert!((ring - want_ring).abs() < 1e-3, "{ring} vs {want_ring}");
         move_to_the_vertex_shader(session, stop, GLES_VERT, "uv = z");
     } else {
-        assert!(stop.shader.is(GLES_VERT));
-        assert_eq!(stop.frame, 1);
-        assert_the_four_vertices_hit(stop);
-        let words = session
-            .record(proto::Invocation::Vertex {
-                vertex: 3,
-                instance: 0,
-            })
-            .expect("recording");
+        let words = second_vertex_stop(session, stop, GLES_VERT, 3);
         let (trace, table) = stop.shader.decode(&words);
         assert!(!trace.invocations.is_empty());
         for inv in &trace.invocations {

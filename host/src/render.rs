@@ -18,10 +18,11 @@ use glutin::api::egl::config::Config;
 use glutin::api::egl::context::PossiblyCurrentContext;
 use glutin::api::egl::device::Device;
 use glutin::api::egl::display::Display;
+use glutin::api::egl::surface::Surface;
 use glutin::config::{Api, ConfigSurfaceTypes, ConfigTemplateBuilder};
 use glutin::context::{ContextApi, ContextAttributesBuilder, GlProfile, Version};
 use glutin::prelude::*;
-use glutin::surface::{PbufferSurface, SurfaceAttributesBuilder};
+use glutin::surface::{PbufferSurface, SurfaceAttributesBuilder, SurfaceTypeTrait};
 
 use crate::image::Image;
 use crate::source::{map_log, ContextKind, FragmentSource, GlslVersion};
@@ -153,11 +154,9 @@ pub fn run_window(job: &Job<'_>) -> anyhow::Result<Option<Vec<u8>>> {
     // SAFETY: the window belongs to the X display the EGL display uses.
     let surface = unsafe { display.create_window_surface(&config, &attrs) }
         .context("eglCreateWindowSurface")?;
-    // SAFETY: the config belongs to this display.
-    let context = unsafe { display.create_context(&config, &context_attributes(kind)) }
-        .with_context(|| format!("cannot create an {} context", kind.describe()))?
-        .make_current(&surface)
-        .context("eglMakeCurrent")?;
+    let context = current_context(&display, &config, kind, &surface, || {
+        format!("cannot create an {} context", kind.describe())
+    })?;
     let gl = load_gl(&display);
     let shader_source = load_shader_source(&display)?;
     let (w, h) = (job.width as i32, job.height as i32);
@@ -270,22 +269,33 @@ fn pbuffer_context(
     kind: ContextKind,
     width: u32,
     height: u32,
-) -> anyhow::Result<(
-    PossiblyCurrentContext,
-    glutin::api::egl::surface::Surface<PbufferSurface>,
-)> {
+) -> anyhow::Result<(PossiblyCurrentContext, Surface<PbufferSurface>)> {
     let config = find_config(display, kind, ConfigSurfaceTypes::PBUFFER, None)?;
     let attrs =
         SurfaceAttributesBuilder::<PbufferSurface>::new().build(nonzero(width)?, nonzero(height)?);
     // SAFETY: the config belongs to this display.
     let surface = unsafe { display.create_pbuffer_surface(&config, &attrs) }
         .context("eglCreatePbufferSurface")?;
-    // SAFETY: the config belongs to this display.
-    let context = unsafe { display.create_context(&config, &context_attributes(kind)) }
-        .with_context(|| format!("eglCreateContext ({})", kind.describe()))?
-        .make_current(&surface)
-        .context("eglMakeCurrent")?;
+    let context = current_context(display, &config, kind, &surface, || {
+        format!("eglCreateContext ({})", kind.describe())
+    })?;
     Ok((context, surface))
+}
+
+/// A context of `kind` for `config` (of `display`), made current on
+/// `surface`; `what` says what could not be created.
+fn current_context<T: SurfaceTypeTrait>(
+    display: &Display,
+    config: &Config,
+    kind: ContextKind,
+    surface: &Surface<T>,
+    what: impl FnOnce() -> String,
+) -> anyhow::Result<PossiblyCurrentContext> {
+    // SAFETY: the config belongs to this display.
+    unsafe { display.create_context(config, &context_attributes(kind)) }
+        .with_context(what)?
+        .make_current(surface)
+        .context("eglMakeCurrent")
 }
 
 fn load_gl(display: &Display) -> glow::Context {
@@ -483,12 +493,8 @@ unsafe fn build_program(
     unsafe {
         let source = job.source;
         let vs_text = vertex_shader(&source.version);
-        let vs = gl
-            .create_shader(glow::VERTEX_SHADER)
-            .map_err(|e| anyhow!(e))?;
-        set_sources(shader_source, vs, &[&vs_text]);
-        gl.compile_shader(vs);
-        if !gl.get_shader_compile_status(vs) {
+        let (vs, compiled) = compile(gl, shader_source, glow::VERTEX_SHADER, &[&vs_text])?;
+        if !compiled {
             let log = gl.get_shader_info_log(vs);
             gl.delete_shader(vs);
             return Err(ShaderError(format!(
@@ -499,16 +505,12 @@ unsafe fn build_program(
             ))
             .into());
         }
-        let fs = gl
-            .create_shader(glow::FRAGMENT_SHADER)
-            .map_err(|e| anyhow!(e))?;
-        set_sources(shader_source, fs, &source.strings());
-        gl.compile_shader(fs);
+        let (fs, compiled) = compile(gl, shader_source, glow::FRAGMENT_SHADER, &source.strings())?;
         let log = gl.get_shader_info_log(fs);
         if crate::verbose() && !log.trim().is_empty() {
             eprintln!("shaderdbg-host: driver log (unmapped):\n{}", log.trim_end());
         }
-        if !gl.get_shader_compile_status(fs) {
+        if !compiled {
             gl.delete_shader(vs);
             gl.delete_shader(fs);
             let mut message = format!("{}: fragment shader failed to compile", job.path);
@@ -542,6 +544,25 @@ unsafe fn build_program(
             .into());
         }
         Ok(program)
+    }
+}
+
+/// A new shader of type `ty` with `strings` as its source, compiled, and
+/// whether it compiled.
+///
+/// # Safety
+/// The context is current; `shader_source` belongs to it.
+unsafe fn compile(
+    gl: &glow::Context,
+    shader_source: ShaderSourceFn,
+    ty: u32,
+    strings: &[&str],
+) -> anyhow::Result<(glow::Shader, bool)> {
+    unsafe {
+        let shader = gl.create_shader(ty).map_err(|e| anyhow!(e))?;
+        set_sources(shader_source, shader, strings);
+        gl.compile_shader(shader);
+        Ok((shader, gl.get_shader_compile_status(shader)))
     }
 }
 

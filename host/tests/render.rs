@@ -24,6 +24,14 @@ fn host(args: &[&str]) -> Output {
         .expect("run the host")
 }
 
+/// The host run on shader file `name` (written with `text`) with `args`.
+fn render(name: &str, text: &str, args: &[&str]) -> Output {
+    let f = shader(name, text);
+    let mut all = vec![arg(&f)];
+    all.extend_from_slice(args);
+    host(&all)
+}
+
 fn stderr(out: &Output) -> String {
     String::from_utf8_lossy(&out.stderr).into_owned()
 }
@@ -53,19 +61,11 @@ fn arg(p: &Path) -> &str {
 
 #[test]
 fn a_complete_shader_renders_its_coordinates() {
-    let f = shader(
+    let out = render(
         "complete.frag",
         "#version 330 core\nout vec4 o;\nvoid main() {\n    o = vec4((gl_FragCoord.x - 0.5) / 255.0, (gl_FragCoord.y - 0.5) / 255.0, 0.25, 1.0);\n}\n",
+        &["--size", "64x32", "--print-pixel", "10,20", "--print-pixel", "63,0"],
     );
-    let out = host(&[
-        arg(&f),
-        "--size",
-        "64x32",
-        "--print-pixel",
-        "10,20",
-        "--print-pixel",
-        "63,0",
-    ]);
     assert_eq!(
         pixels(&out),
         vec![vec![10, 20, 10, 20, 64, 255], vec![63, 0, 63, 0, 64, 255]]
@@ -74,40 +74,22 @@ fn a_complete_shader_renders_its_coordinates() {
 
 #[test]
 fn a_main_image_shader_gets_resolution_and_time() {
-    let f = shader(
+    // uv.x at pixel 37 of 100 is 0.375 -> 3; iTime 2.5 -> 25.
+    let out = render(
         "toy_time.frag",
         "void mainImage(out vec4 fragColor, in vec2 fragCoord) {\n    vec2 uv = fragCoord / iResolution.xy;\n    fragColor = vec4(floor(uv.x * 10.0) / 255.0, iTime * 10.0 / 255.0, iResolution.x / 255.0, iResolution.y / 255.0);\n}\n",
+        &["--size", "100x50", "--time", "2.5", "--print-pixel", "37,3"],
     );
-    // uv.x at pixel 37 of 100 is 0.375 -> 3; iTime 2.5 -> 25.
-    let out = host(&[
-        arg(&f),
-        "--size",
-        "100x50",
-        "--time",
-        "2.5",
-        "--print-pixel",
-        "37,3",
-    ]);
     assert_eq!(pixel(&out), vec![37, 3, 3, 25, 100, 50]);
 }
 
 #[test]
 fn frames_advance_i_frame_and_i_time() {
-    let f = shader(
+    let out = render(
         "toy_frame.frag",
         "void mainImage(out vec4 fragColor, in vec2 fragCoord) {\n    fragColor = vec4((fragCoord.x - 0.5) / 255.0, iTime / 4.0, float(iFrame) / 255.0, iTimeDelta * 60.0 / 255.0);\n}\n",
+        &["--size", "100x50", "--time", "2", "--frames", "3", "--print-pixel", "7,3"],
     );
-    let out = host(&[
-        arg(&f),
-        "--size",
-        "100x50",
-        "--time",
-        "2",
-        "--frames",
-        "3",
-        "--print-pixel",
-        "7,3",
-    ]);
     // The last frame is frame 2: iTime = 2 + 2/60, iFrame = 2.
     let t = ((2.0 + 2.0 / 60.0) / 4.0 * 255.0f64).round() as u32;
     assert_eq!(pixel(&out), vec![7, 3, 7, t, 2, 1]);
@@ -115,19 +97,11 @@ fn frames_advance_i_frame_and_i_time() {
 
 #[test]
 fn i_mouse_comes_from_the_option() {
-    let f = shader(
+    let out = render(
         "toy_mouse.frag",
         "void mainImage(out vec4 c, in vec2 p) { c = iMouse / 255.0; }\n",
+        &["--size", "8x8", "--mouse", "12,34", "--print-pixel", "0,0"],
     );
-    let out = host(&[
-        arg(&f),
-        "--size",
-        "8x8",
-        "--mouse",
-        "12,34",
-        "--print-pixel",
-        "0,0",
-    ]);
     assert_eq!(pixel(&out), vec![0, 0, 12, 34, 12, 34]);
 }
 
@@ -280,58 +254,54 @@ fn png_output_is_top_row_first() {
 
 #[test]
 fn legacy_and_es_shaders_render() {
-    // GLSL 1.10 with gl_FragColor: compatibility context.
-    let f = shader(
-        "legacy.frag",
-        "void main() {\n    gl_FragColor = vec4(0.2, 0.4, 0.6, 1.0);\n}\n",
-    );
-    assert_eq!(
-        pixel(&host(&[arg(&f), "--size", "4x4", "--print-pixel", "1,1"])),
-        vec![1, 1, 51, 102, 153, 255]
-    );
-    // GLSL ES 3.00: GLES 3.2 context.
-    let f = shader(
-        "es.frag",
-        "#version 300 es\nprecision mediump float;\nout vec4 o;\nvoid main() { o = vec4(1.0, 0.0, (gl_FragCoord.x - 0.5) / 255.0, 1.0); }\n",
-    );
-    assert_eq!(
-        pixel(&host(&[arg(&f), "--size", "4x4", "--print-pixel", "3,1"])),
-        vec![3, 1, 255, 0, 3, 255]
-    );
-    // GLSL ES 1.00 and a wrapped 1.20 mainImage (gl_FragColor in the footer).
-    let f = shader(
-        "es100.frag",
-        "#version 100\nprecision mediump float;\nvoid main() { gl_FragColor = vec4(1.0, 0.0, 1.0, 1.0); }\n",
-    );
-    assert_eq!(
-        pixel(&host(&[arg(&f), "--size", "4x4", "--print-pixel", "0,0"])),
-        vec![0, 0, 255, 0, 255, 255]
-    );
-    let f = shader(
-        "toy120.frag",
-        "#version 120\nvoid mainImage(out vec4 c, in vec2 p) { c = vec4(iResolution.x / 255.0, 0.0, 0.0, 1.0); }",
-    );
-    assert_eq!(
-        pixel(&host(&[arg(&f), "--size", "40x4", "--print-pixel", "1,1"])),
-        vec![1, 1, 40, 0, 0, 255]
-    );
+    // (file, source, size, pixel, the pixel's line)
+    let cases = [
+        // GLSL 1.10 with gl_FragColor: compatibility context.
+        (
+            "legacy.frag",
+            "void main() {\n    gl_FragColor = vec4(0.2, 0.4, 0.6, 1.0);\n}\n",
+            "4x4",
+            "1,1",
+            [1, 1, 51, 102, 153, 255],
+        ),
+        // GLSL ES 3.00: GLES 3.2 context.
+        (
+            "es.frag",
+            "#version 300 es\nprecision mediump float;\nout vec4 o;\nvoid main() { o = vec4(1.0, 0.0, (gl_FragCoord.x - 0.5) / 255.0, 1.0); }\n",
+            "4x4",
+            "3,1",
+            [3, 1, 255, 0, 3, 255],
+        ),
+        // GLSL ES 1.00 and a wrapped 1.20 mainImage (gl_FragColor in the footer).
+        (
+            "es100.frag",
+            "#version 100\nprecision mediump float;\nvoid main() { gl_FragColor = vec4(1.0, 0.0, 1.0, 1.0); }\n",
+            "4x4",
+            "0,0",
+            [0, 0, 255, 0, 255, 255],
+        ),
+        (
+            "toy120.frag",
+            "#version 120\nvoid mainImage(out vec4 c, in vec2 p) { c = vec4(iResolution.x / 255.0, 0.0, 0.0, 1.0); }",
+            "40x4",
+            "1,1",
+            [1, 1, 40, 0, 0, 255],
+        ),
+    ];
+    for (name, source, size, at, want) in cases {
+        let f = shader(name, source);
+        let got = pixel(&host(&[arg(&f), "--size", size, "--print-pixel", at]));
+        assert_eq!(got, want, "{name}");
+    }
 }
 
 #[test]
 fn complete_shaders_get_the_uniforms_they_declare() {
-    let f = shader(
+    let out = render(
         "uniforms.frag",
         "#version 330 core\nuniform vec2 iResolution;\nuniform float iTime;\nuniform int iFrame;\nout vec4 o;\nvoid main() { o = vec4(iResolution / 255.0, iTime / 255.0, float(iFrame) / 255.0); }\n",
+        &["--size", "30x20", "--time", "7", "--print-pixel", "0,0"],
     );
-    let out = host(&[
-        arg(&f),
-        "--size",
-        "30x20",
-        "--time",
-        "7",
-        "--print-pixel",
-        "0,0",
-    ]);
     assert_eq!(pixel(&out), vec![0, 0, 30, 20, 7, 0]);
 }
 

@@ -313,6 +313,16 @@ impl State {
             .clone()
     }
 
+    /// Resolves `config` against `root` and makes it the settings; its
+    /// problems are logged.
+    fn set_settings(&self, config: Config, root: Option<&std::path::Path>) {
+        let resolved = Resolved::new(config, root);
+        for p in &resolved.problems {
+            self.log(MessageType::Warning, p.clone());
+        }
+        *self.settings.write().unwrap_or_else(|e| e.into_inner()) = Arc::new(resolved);
+    }
+
     fn log(&self, kind: MessageType, msg: String) {
         if let Some(c) = self.client.get().cloned() {
             tokio::spawn(async move { c.log_message(kind, msg).await });
@@ -1023,31 +1033,33 @@ fn offset_of(text: &str, lines: &LineIndex, pos: Position) -> jsonrpc::Result<us
 
 macro_rules! glsl_or_wgsl {
     // At a position: `$off` is its offset in the current text.
-    ($self:ident, $uri:expr, at $pos:expr, |$off:ident, $glsl:ident| $g:expr, |$off2:ident, $wview:ident| $w:expr) => {
+    ($self:ident, at $tdp:expr, |$off:ident, $glsl:ident| $g:expr, |$off2:ident, $wview:ident| $w:expr) => {{
+        let tdp: &TextDocumentPositionParams = &$tdp;
         glsl_or_wgsl!(
             $self,
-            $uri,
+            &tdp.text_document.uri,
             |text, lines, $glsl| {
-                let $off = offset_of(text, lines, $pos)?;
+                let $off = offset_of(text, lines, tdp.position)?;
                 $g
             },
             |$wview| {
-                let $off2 = offset_of(text, lines, $pos)?;
+                let $off2 = offset_of(text, lines, tdp.position)?;
                 $w
             }
         )
-    };
-    ($self:ident, $uri:expr, at $pos:expr, |$off:ident, $glsl:ident| $g:expr, |$wview:ident| $w:expr) => {
+    }};
+    ($self:ident, at $tdp:expr, |$off:ident, $glsl:ident| $g:expr, |$wview:ident| $w:expr) => {{
+        let tdp: &TextDocumentPositionParams = &$tdp;
         glsl_or_wgsl!(
             $self,
-            $uri,
+            &tdp.text_document.uri,
             |text, lines, $glsl| {
-                let $off = offset_of(text, lines, $pos)?;
+                let $off = offset_of(text, lines, tdp.position)?;
                 $g
             },
             |$wview| $w
         )
-    };
+    }};
     ($self:ident, $uri:expr, |$text:ident, $lines:ident, $glsl:ident| $g:expr, |$wview:ident| $w:expr) => {{
         let uri: &Uri = $uri;
         let (text, lines, lang, snap) = $self.state.view(uri).await?;
@@ -1098,15 +1110,7 @@ impl LanguageServer for Backend {
             }),
             None => Config::default(),
         };
-        let resolved = Resolved::new(config, root.as_deref());
-        for p in &resolved.problems {
-            self.state.log(MessageType::Warning, p.clone());
-        }
-        *self
-            .state
-            .settings
-            .write()
-            .unwrap_or_else(|e| e.into_inner()) = Arc::new(resolved);
+        self.state.set_settings(config, root.as_deref());
         let legend = SemanticTokensLegend {
             token_types: features::TOKEN_TYPES
                 .iter()
@@ -1186,15 +1190,7 @@ impl LanguageServer for Backend {
                     .read()
                     .unwrap_or_else(|e| e.into_inner())
                     .clone();
-                let resolved = Resolved::new(config, root.as_deref());
-                for p in &resolved.problems {
-                    self.state.log(MessageType::Warning, p.clone());
-                }
-                *self
-                    .state
-                    .settings
-                    .write()
-                    .unwrap_or_else(|e| e.into_inner()) = Arc::new(resolved);
+                self.state.set_settings(config, root.as_deref());
                 *lock(&self.state.workspace) = None;
                 let uris: Vec<String> = lock(&self.state.docs).keys().cloned().collect();
                 for u in uris {
@@ -1209,11 +1205,9 @@ impl LanguageServer for Backend {
     }
 
     async fn hover(&self, params: HoverParams) -> jsonrpc::Result<Option<Hover>> {
-        let p = params.text_document_position_params;
         Ok(glsl_or_wgsl!(
             self,
-            &p.text_document.uri,
-            at p.position,
+            at params.text_document_position_params,
             |off, v| features::hover(&v, off),
             |off, w| w.hover(off)
         ))
@@ -1223,11 +1217,9 @@ impl LanguageServer for Backend {
         &self,
         params: DefinitionParams,
     ) -> jsonrpc::Result<Option<DefinitionResponse>> {
-        let p = params.text_document_position_params;
         let locs: Vec<Location> = glsl_or_wgsl!(
             self,
-            &p.text_document.uri,
-            at p.position,
+            at params.text_document_position_params,
             |off, v| features::definition(&v, off),
             |off, w| w.definition(off)
         );
@@ -1284,11 +1276,9 @@ impl LanguageServer for Backend {
         &self,
         params: DocumentHighlightParams,
     ) -> jsonrpc::Result<Option<Vec<DocumentHighlight>>> {
-        let p = params.text_document_position_params;
         let hl: Vec<DocumentHighlight> = glsl_or_wgsl!(
             self,
-            &p.text_document.uri,
-            at p.position,
+            at params.text_document_position_params,
             |off, v| features::highlights(&v, off),
             |_w| Vec::new()
         );
@@ -1427,11 +1417,9 @@ impl LanguageServer for Backend {
         &self,
         params: CompletionParams,
     ) -> jsonrpc::Result<Option<CompletionResponse>> {
-        let p = params.text_document_position_params;
         let items: Vec<CompletionItem> = glsl_or_wgsl!(
             self,
-            &p.text_document.uri,
-            at p.position,
+            at params.text_document_position_params,
             |off, v| features::completion(&v, off),
             |_w| Vec::new()
         );
@@ -1447,11 +1435,9 @@ impl LanguageServer for Backend {
         &self,
         params: SignatureHelpParams,
     ) -> jsonrpc::Result<Option<SignatureHelp>> {
-        let p = params.text_document_position_params;
         Ok(glsl_or_wgsl!(
             self,
-            &p.text_document.uri,
-            at p.position,
+            at params.text_document_position_params,
             |off, v| features::signature_help(&v, off),
             |_w| None
         ))

@@ -1,0 +1,17 @@
+//! The WGSL engine: naga's WGSL front end gives the module with spans; one
+//! walk over its IR fills the core's probe table and, for a recording,
+//! inserts the logging (in the IR itself); naga's back ends emit the result.
+//!
+//! Pipeline: [`parse::parse`] -> [`instrument::instrument`] (or
+//! [`instrument::probe_table`]) -> [`emit`] (GLSL for GL, WGSL to read) ->
+//! [driver runs it] -> `shaderdbg_core::decode`.
+
+pub mod emit;
+pub mod instrument;
+pub mod parse;
+mod runtime;
+pub mod types;
+mod walk;
+
+pub use instrument::{instrument, probe_table, InstrumentError, Instrumented, Mode, Request};
+pub use parse::{parse, ParseError, Parsed};

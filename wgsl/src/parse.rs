@@ -1,0 +1,123 @@
+//! WGSL text -> validated naga module, with the line index every probe's
+//! line comes from. Errors are values with 1-based line and column.
+
+use naga::valid::{Capabilities, ModuleInfo, ValidationFlags, Validator};
+
+/// A parsed and validated WGSL module.
+#[derive(Debug)]
+pub struct Parsed {
+    pub source: String,
+    pub module: naga::Module,
+    /// The validator's analysis (expression types, global uses per entry point).
+    pub info: ModuleInfo,
+    line_starts: Vec<usize>,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum ParseError {
+    #[error("{line}:{column}: {message}")]
+    Syntax {
+        message: String,
+        line: u32,
+        column: u32,
+    },
+    #[error("{line}:{column}: invalid module: {message}")]
+    Invalid {
+        message: String,
+        line: u32,
+        column: u32,
+    },
+}
+
+/// The validator shaders are checked with: every capability, since the
+/// program that loads the shader decided what its device allows.
+pub(crate) fn validator() -> Validator {
+    Validator::new(ValidationFlags::all(), Capabilities::all())
+}
+
+/// Parses and validates WGSL.
+pub fn parse(source: &str) -> Result<Parsed, ParseError> {
+    let module = naga::front::wgsl::parse_str(source).map_err(|e| {
+        let (line, column) = e
+            .location(source)
+            .map_or((0, 0), |l| (l.line_number, l.line_position));
+        ParseError::Syntax {
+            message: e.message().to_string(),
+            line,
+            column,
+        }
+    })?;
+    let info = validator().validate(&module).map_err(|e| {
+        // The innermost span (naga lists the function's before the expression's).
+        let (line, column) = e
+            .spans()
+            .map(|(s, _)| *s)
+            .filter(naga::Span::is_defined)
+            .last()
+            .map_or((0, 0), |s| {
+                let l = s.location(source);
+                (l.line_number, l.line_position)
+            });
+        ParseError::Invalid {
+            message: error_chain(e.as_inner()),
+            line,
+            column,
+        }
+    })?;
+    Ok(Parsed {
+        source: source.to_string(),
+        module,
+        info,
+        line_starts: line_starts(source),
+    })
+}
+
+/// An error and its sources on one line (naga's messages nest).
+pub(crate) fn error_chain(e: &dyn std::error::Error) -> String {
+    let mut s = e.to_string();
+    let mut cur = e.source();
+    while let Some(c) = cur {
+        s.push_str(": ");
+        s.push_str(&c.to_string());
+        cur = c.source();
+    }
+    s
+}
+
+fn line_starts(source: &str) -> Vec<usize> {
+    std::iter::once(0)
+        .chain(source.match_indices('\n').map(|(i, _)| i + 1))
+        .collect()
+}
+
+impl Parsed {
+    /// The 1-based line of a byte offset.
+    pub fn line_of(&self, offset: usize) -> u32 {
+        let i = self.line_starts.partition_point(|&s| s <= offset);
+        i.max(1) as u32
+    }
+
+    /// The entry point named `name`.
+    pub fn entry_point(&self, name: &str) -> Option<usize> {
+        self.module.entry_points.iter().position(|e| e.name == name)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn errors_carry_line_and_column() {
+        let err = parse("fn f() -> f32 {\n  return 1.0 +;\n}\n").unwrap_err();
+        assert!(matches!(err, ParseError::Syntax { line: 2, .. }), "{err:?}");
+        let err = parse("fn f() -> f32 {\n  return 1u;\n}\n").unwrap_err();
+        assert!(
+            matches!(err, ParseError::Invalid { line: 2, .. }),
+            "{err:?}"
+        );
+        let ok = parse("fn f() -> f32 {\n  return 1.0;\n}\n").unwrap();
+        assert_eq!(ok.line_of(0), 1);
+        assert_eq!(ok.line_of(16), 2);
+    }
+}

@@ -1,0 +1,726 @@
+//! The record runtime, built in naga IR: the debug buffer (the record layout
+//! of `shaderdbg_core::layout`), two private globals, and the helper
+//! functions probes call. Mirrors the GLSL engine's runtime word for word:
+//!
+//! - `_sdbg_alloc(p, n)`: if this invocation records and nothing overflowed,
+//!   `atomicAdd(len, n + 2)`; if the entry does not fit in `cap`, set
+//!   `overflow` and give up (so the log stops at the first entry that does not
+//!   fit); else write `[p, tag]` and return where the payload goes
+//!   ([`NONE`] when nothing is to be written);
+//! - `_sdbg_step(p)`, `_sdbg_cond(p, c)`, `_sdbg_begin(p, selected, k0, k1, k2)`;
+//! - per logged type `T`: `_sdbg_put_T(at, v)` stores `v`'s words (floats and
+//!   ints as bit patterns, bools as 0/1, composites member by member in the
+//!   order `Type::words` counts them) and `_sdbg_w_T(p, v)` logs one entry.
+//!
+//! Helpers go into a function arena before the user's functions: naga wants
+//! callees before callers.
+
+use std::collections::HashMap;
+
+use naga::{
+    AddressSpace, Arena, ArraySize, BinaryOperator, Block, Expression, Function, FunctionArgument,
+    GlobalVariable, Handle, LocalVariable, Range, ResourceBinding, Scalar, ScalarKind, Span,
+    Statement, StorageAccess, StructMember, Type, TypeInner, UnaryOperator, UniqueArena,
+};
+
+use crate::types::core_type;
+
+/// "No slot": what `_sdbg_alloc` returns when nothing is to be written.
+pub const NONE: u32 = u32::MAX;
+
+/// Members of the debug buffer struct, in layout order (`layout::HEADER_WORDS` words, then data).
+const LEN: u32 = 0;
+const CAP: u32 = 1;
+const OVERFLOW: u32 = 2;
+const INVOCATIONS: u32 = 3;
+const DATA: u32 = 4;
+
+pub(crate) struct Runtime {
+    pub step: Handle<Function>,
+    pub cond: Handle<Function>,
+    pub begin: Handle<Function>,
+    writers: HashMap<Handle<Type>, Handle<Function>>,
+}
+
+impl Runtime {
+    /// The entry-logging helper for values of type `ty`.
+    pub fn writer(&self, ty: Handle<Type>) -> Option<Handle<Function>> {
+        self.writers.get(&ty).copied()
+    }
+}
+
+/// Appends `e` to `exprs`, with the `Emit` it needs (if any) at the end of `b`.
+pub(crate) fn emit(
+    exprs: &mut Arena<Expression>,
+    b: &mut Block,
+    e: Expression,
+) -> Handle<Expression> {
+    let pre = e.needs_pre_emit();
+    let h = exprs.append(e, Span::UNDEFINED);
+    if !pre {
+        b.push(
+            Statement::Emit(Range::new_from_bounds(h, h)),
+            Span::UNDEFINED,
+        );
+    }
+    h
+}
+
+pub(crate) fn lit(exprs: &mut Arena<Expression>, v: u32) -> Handle<Expression> {
+    exprs.append(Expression::Literal(naga::Literal::U32(v)), Span::UNDEFINED)
+}
+
+/// A helper function under construction.
+struct Fb {
+    f: Function,
+    buf: Handle<Expression>,
+}
+
+impl Fb {
+    fn new(name: &str, buf: Handle<GlobalVariable>) -> Fb {
+        let mut f = Function {
+            name: Some(name.to_string()),
+            ..Function::default()
+        };
+        let buf = f
+            .expressions
+            .append(Expression::GlobalVariable(buf), Span::UNDEFINED);
+        Fb { f, buf }
+    }
+
+    fn arg(&mut self, name: &str, ty: Handle<Type>) -> Handle<Expression> {
+        let i = self.f.arguments.len() as u32;
+        self.f.arguments.push(FunctionArgument {
+            name: Some(name.to_string()),
+            ty,
+            binding: None,
+        });
+        self.f
+            .expressions
+            .append(Expression::FunctionArgument(i), Span::UNDEFINED)
+    }
+
+    fn e(&mut self, b: &mut Block, e: Expression) -> Handle<Expression> {
+        emit(&mut self.f.expressions, b, e)
+    }
+
+    fn lit(&mut self, v: u32) -> Handle<Expression> {
+        lit(&mut self.f.expressions, v)
+    }
+
+    fn bin(
+        &mut self,
+        b: &mut Block,
+        op: BinaryOperator,
+        left: Handle<Expression>,
+        right: Handle<Expression>,
+    ) -> Handle<Expression> {
+        self.e(b, Expression::Binary { op, left, right })
+    }
+
+    fn member(&mut self, b: &mut Block, index: u32) -> Handle<Expression> {
+        let base = self.buf;
+        self.e(b, Expression::AccessIndex { base, index })
+    }
+
+    /// `data[at + k] = v`.
+    fn store_word(&mut self, b: &mut Block, at: Handle<Expression>, k: u32, v: Handle<Expression>) {
+        let at = if k == 0 {
+            at
+        } else {
+            let k = self.lit(k);
+            self.bin(b, BinaryOperator::Add, at, k)
+        };
+        let data = self.member(b, DATA);
+        let pointer = self.e(
+            b,
+            Expression::Access {
+                base: data,
+                index: at,
+            },
+        );
+        b.push(Statement::Store { pointer, value: v }, Span::UNDEFINED);
+    }
+
+    fn call(
+        &mut self,
+        b: &mut Block,
+        function: Handle<Function>,
+        arguments: Vec<Handle<Expression>>,
+        returns: bool,
+    ) -> Option<Handle<Expression>> {
+        let result = returns.then(|| {
+            self.f
+                .expressions
+                .append(Expression::CallResult(function), Span::UNDEFINED)
+        });
+        b.push(
+            Statement::Call {
+                function,
+                arguments,
+                result,
+            },
+            Span::UNDEFINED,
+        );
+        result
+    }
+
+    fn finish(mut self, mut body: Block, functions: &mut Arena<Function>) -> Handle<Function> {
+        body.push(Statement::Return { value: None }, Span::UNDEFINED);
+        self.f.body = body;
+        functions.append(self.f, Span::UNDEFINED)
+    }
+}
+
+fn ty(types: &mut UniqueArena<Type>, inner: TypeInner) -> Handle<Type> {
+    types.insert(Type { name: None, inner }, Span::UNDEFINED)
+}
+
+struct Builder<'m> {
+    types: &'m mut UniqueArena<Type>,
+    functions: &'m mut Arena<Function>,
+    buf: Handle<GlobalVariable>,
+    u32_ty: Handle<Type>,
+    alloc: Handle<Function>,
+    puts: HashMap<Handle<Type>, Handle<Function>>,
+}
+
+/// Adds the debug buffer at `@group(group) @binding(binding)`, the private
+/// globals and every helper (writers for `payload_types`) to a module whose
+/// functions arena is `functions` (empty: the user's functions come after).
+pub(crate) fn build(
+    types: &mut UniqueArena<Type>,
+    globals: &mut Arena<GlobalVariable>,
+    functions: &mut Arena<Function>,
+    group: u32,
+    binding: u32,
+    payload_types: &[Handle<Type>],
+) -> Runtime {
+    let u32_ty = ty(types, TypeInner::Scalar(Scalar::U32));
+    let bool_ty = ty(types, TypeInner::Scalar(Scalar::BOOL));
+    let atomic = ty(types, TypeInner::Atomic(Scalar::U32));
+    let data = ty(
+        types,
+        TypeInner::Array {
+            base: u32_ty,
+            size: ArraySize::Dynamic,
+            stride: 4,
+        },
+    );
+    let member = |name: &str, ty, offset| StructMember {
+        name: Some(name.to_string()),
+        ty,
+        binding: None,
+        offset,
+    };
+    let log_ty = types.insert(
+        Type {
+            name: Some("_SdbgLog".to_string()),
+            inner: TypeInner::Struct {
+                members: vec![
+                    member("len", atomic, 0),
+                    member("cap", u32_ty, 4),
+                    member("overflow", u32_ty, 8),
+                    member("invocations", atomic, 12),
+                    member("data", data, 16),
+                ],
+                // The runtime-sized array's first element ends the minimum size.
+                span: 20,
+            },
+        },
+        Span::UNDEFINED,
+    );
+    let buf = globals.append(
+        GlobalVariable {
+            name: Some("_sdbg_log".to_string()),
+            space: AddressSpace::Storage {
+                access: StorageAccess::LOAD | StorageAccess::STORE,
+            },
+            binding: Some(ResourceBinding { group, binding }),
+            ty: log_ty,
+            init: None,
+            memory_decorations: Default::default(),
+        },
+        Span::UNDEFINED,
+    );
+    let private = |globals: &mut Arena<GlobalVariable>, name: &str, ty| {
+        globals.append(
+            GlobalVariable {
+                name: Some(name.to_string()),
+                space: AddressSpace::Private,
+                binding: None,
+                ty,
+                init: None,
+                memory_decorations: Default::default(),
+            },
+            Span::UNDEFINED,
+        )
+    };
+    let active = private(globals, "_sdbg_active", bool_ty);
+    let tag = private(globals, "_sdbg_tag", u32_ty);
+
+    // _sdbg_alloc(p, n) -> u32
+    let alloc = {
+        let mut fb = Fb::new("_sdbg_alloc", buf);
+        let mut b = Block::new();
+        let p = fb.arg("p", u32_ty);
+        let n = fb.arg("n", u32_ty);
+        fb.f.result = Some(naga::FunctionResult {
+            ty: u32_ty,
+            binding: None,
+        });
+        let none = fb.lit(NONE);
+        let zero = fb.lit(0);
+        let activep =
+            fb.f.expressions
+                .append(Expression::GlobalVariable(active), Span::UNDEFINED);
+        let is_active = fb.e(&mut b, Expression::Load { pointer: activep });
+        let inactive = fb.e(
+            &mut b,
+            Expression::Unary {
+                op: UnaryOperator::LogicalNot,
+                expr: is_active,
+            },
+        );
+        let overflowp = fb.member(&mut b, OVERFLOW);
+        let overflow = fb.e(&mut b, Expression::Load { pointer: overflowp });
+        let overflowed = fb.bin(&mut b, BinaryOperator::NotEqual, overflow, zero);
+        let skip = fb.bin(&mut b, BinaryOperator::LogicalOr, inactive, overflowed);
+        b.push(
+            Statement::If {
+                condition: skip,
+                accept: Block::from_vec(vec![Statement::Return { value: Some(none) }]),
+                reject: Block::new(),
+            },
+            Span::UNDEFINED,
+        );
+        let two = fb.lit(2);
+        let need = fb.bin(&mut b, BinaryOperator::Add, n, two);
+        let lenp = fb.member(&mut b, LEN);
+        let at = fb.f.expressions.append(
+            Expression::AtomicResult {
+                ty: u32_ty,
+                comparison: false,
+            },
+            Span::UNDEFINED,
+        );
+        b.push(
+            Statement::Atomic {
+                pointer: lenp,
+                fun: naga::AtomicFunction::Add,
+                value: need,
+                result: Some(at),
+            },
+            Span::UNDEFINED,
+        );
+        let end = fb.bin(&mut b, BinaryOperator::Add, at, need);
+        let capp = fb.member(&mut b, CAP);
+        let cap = fb.e(&mut b, Expression::Load { pointer: capp });
+        let full = fb.bin(&mut b, BinaryOperator::Greater, end, cap);
+        let one = fb.lit(1);
+        let mut on_full = Block::new();
+        on_full.push(
+            Statement::Store {
+                pointer: overflowp,
+                value: one,
+            },
+            Span::UNDEFINED,
+        );
+        on_full.push(Statement::Return { value: Some(none) }, Span::UNDEFINED);
+        b.push(
+            Statement::If {
+                condition: full,
+                accept: on_full,
+                reject: Block::new(),
+            },
+            Span::UNDEFINED,
+        );
+        fb.store_word(&mut b, at, 0, p);
+        let tagp =
+            fb.f.expressions
+                .append(Expression::GlobalVariable(tag), Span::UNDEFINED);
+        let tagv = fb.e(&mut b, Expression::Load { pointer: tagp });
+        fb.store_word(&mut b, at, 1, tagv);
+        let payload = fb.bin(&mut b, BinaryOperator::Add, at, two);
+        b.push(
+            Statement::Return {
+                value: Some(payload),
+            },
+            Span::UNDEFINED,
+        );
+        fb.f.body = b;
+        functions.append(fb.f, Span::UNDEFINED)
+    };
+
+    // _sdbg_step(p)
+    let step = {
+        let mut fb = Fb::new("_sdbg_step", buf);
+        let mut b = Block::new();
+        let p = fb.arg("p", u32_ty);
+        let zero = fb.lit(0);
+        fb.call(&mut b, alloc, vec![p, zero], true);
+        fb.finish(b, functions)
+    };
+
+    // _sdbg_cond(p, c)
+    let cond = {
+        let mut fb = Fb::new("_sdbg_cond", buf);
+        let mut b = Block::new();
+        let p = fb.arg("p", u32_ty);
+        let c = fb.arg("c", bool_ty);
+        let one = fb.lit(1);
+        let at = fb.call(&mut b, alloc, vec![p, one], true);
+        let mut accept = Block::new();
+        if let Some(at) = at {
+            let none = fb.lit(NONE);
+            let ok = fb.bin(&mut b, BinaryOperator::NotEqual, at, none);
+            let zero = fb.lit(0);
+            let word = fb.e(
+                &mut accept,
+                Expression::Select {
+                    condition: c,
+                    accept: one,
+                    reject: zero,
+                },
+            );
+            fb.store_word(&mut accept, at, 0, word);
+            b.push(
+                Statement::If {
+                    condition: ok,
+                    accept,
+                    reject: Block::new(),
+                },
+                Span::UNDEFINED,
+            );
+        }
+        fb.finish(b, functions)
+    };
+
+    // _sdbg_begin(p, selected, k0, k1, k2)
+    let begin = {
+        let mut fb = Fb::new("_sdbg_begin", buf);
+        let mut b = Block::new();
+        let p = fb.arg("p", u32_ty);
+        let selected = fb.arg("selected", bool_ty);
+        let keys = [
+            fb.arg("k0", u32_ty),
+            fb.arg("k1", u32_ty),
+            fb.arg("k2", u32_ty),
+        ];
+        let activep =
+            fb.f.expressions
+                .append(Expression::GlobalVariable(active), Span::UNDEFINED);
+        b.push(
+            Statement::Store {
+                pointer: activep,
+                value: selected,
+            },
+            Span::UNDEFINED,
+        );
+        let not_selected = fb.e(
+            &mut b,
+            Expression::Unary {
+                op: UnaryOperator::LogicalNot,
+                expr: selected,
+            },
+        );
+        b.push(
+            Statement::If {
+                condition: not_selected,
+                accept: Block::from_vec(vec![Statement::Return { value: None }]),
+                reject: Block::new(),
+            },
+            Span::UNDEFINED,
+        );
+        let invp = fb.member(&mut b, INVOCATIONS);
+        let one = fb.lit(1);
+        let tagv = fb.f.expressions.append(
+            Expression::AtomicResult {
+                ty: u32_ty,
+                comparison: false,
+            },
+            Span::UNDEFINED,
+        );
+        b.push(
+            Statement::Atomic {
+                pointer: invp,
+                fun: naga::AtomicFunction::Add,
+                value: one,
+                result: Some(tagv),
+            },
+            Span::UNDEFINED,
+        );
+        let tagp =
+            fb.f.expressions
+                .append(Expression::GlobalVariable(tag), Span::UNDEFINED);
+        b.push(
+            Statement::Store {
+                pointer: tagp,
+                value: tagv,
+            },
+            Span::UNDEFINED,
+        );
+        let four = fb.lit(4);
+        if let Some(at) = fb.call(&mut b, alloc, vec![p, four], true) {
+            let none = fb.lit(NONE);
+            let ok = fb.bin(&mut b, BinaryOperator::NotEqual, at, none);
+            let mut accept = Block::new();
+            for (k, key) in keys.into_iter().enumerate() {
+                fb.store_word(&mut accept, at, k as u32, key);
+            }
+            let zero = fb.lit(0);
+            fb.store_word(&mut accept, at, 3, zero);
+            b.push(
+                Statement::If {
+                    condition: ok,
+                    accept,
+                    reject: Block::new(),
+                },
+                Span::UNDEFINED,
+            );
+        }
+        fb.finish(b, functions)
+    };
+
+    let mut builder = Builder {
+        types,
+        functions,
+        buf,
+        u32_ty,
+        alloc,
+        puts: HashMap::new(),
+    };
+    let mut writers = HashMap::new();
+    for &t in payload_types {
+        if let Some(w) = builder.writer(t) {
+            writers.insert(t, w);
+        }
+    }
+    Runtime {
+        step,
+        cond,
+        begin,
+        writers,
+    }
+}
+
+impl Builder<'_> {
+    /// `_sdbg_w_T(p, v)`; `None` for types the log cannot carry.
+    fn writer(&mut self, t: Handle<Type>) -> Option<Handle<Function>> {
+        let words = core_type(self.types, t).words()?;
+        let put = self.put(t)?;
+        let mut fb = Fb::new(&format!("_sdbg_w{}", t.index()), self.buf);
+        let mut b = Block::new();
+        let p = fb.arg("p", self.u32_ty);
+        let v = fb.arg("v", t);
+        let n = fb.lit(words);
+        let at = fb.call(&mut b, self.alloc, vec![p, n], true)?;
+        let none = fb.lit(NONE);
+        let ok = fb.bin(&mut b, BinaryOperator::NotEqual, at, none);
+        let mut accept = Block::new();
+        fb.call(&mut accept, put, vec![at, v], false);
+        b.push(
+            Statement::If {
+                condition: ok,
+                accept,
+                reject: Block::new(),
+            },
+            Span::UNDEFINED,
+        );
+        Some(fb.finish(b, self.functions))
+    }
+
+    /// `_sdbg_put_T(at, v)`: the words of `v` at `data[at..]`.
+    fn put(&mut self, t: Handle<Type>) -> Option<Handle<Function>> {
+        if let Some(&f) = self.puts.get(&t) {
+            return Some(f);
+        }
+        if !core_type(self.types, t).is_loggable() {
+            return None;
+        }
+        let inner = self.types[t].inner.clone();
+        // Callees first: members' and elements' helpers.
+        let parts: Vec<(Handle<Type>, u32)> = match &inner {
+            TypeInner::Struct { members, .. } => members.iter().map(|m| (m.ty, 0)).collect(),
+            TypeInner::Array { base, .. } => vec![(*base, 0)],
+            _ => Vec::new(),
+        };
+        let mut part_puts = Vec::new();
+        for (pt, _) in &parts {
+            part_puts.push(self.put(*pt)?);
+        }
+        let mut fb = Fb::new(&format!("_sdbg_put{}", t.index()), self.buf);
+        let mut b = Block::new();
+        let at = fb.arg("at", self.u32_ty);
+        let v = fb.arg("v", t);
+        match inner {
+            TypeInner::Scalar(s) => {
+                let w = word(&mut fb, &mut b, v, s.kind);
+                fb.store_word(&mut b, at, 0, w);
+            }
+            TypeInner::Vector { size, scalar } => {
+                for i in 0..size as u32 {
+                    let c = fb.e(&mut b, Expression::AccessIndex { base: v, index: i });
+                    let w = word(&mut fb, &mut b, c, scalar.kind);
+                    fb.store_word(&mut b, at, i, w);
+                }
+            }
+            TypeInner::Matrix {
+                columns,
+                rows,
+                scalar,
+            } => {
+                for c in 0..columns as u32 {
+                    let col = fb.e(&mut b, Expression::AccessIndex { base: v, index: c });
+                    for r in 0..rows as u32 {
+                        let x = fb.e(
+                            &mut b,
+                            Expression::AccessIndex {
+                                base: col,
+                                index: r,
+                            },
+                        );
+                        let w = word(&mut fb, &mut b, x, scalar.kind);
+                        fb.store_word(&mut b, at, c * rows as u32 + r, w);
+                    }
+                }
+            }
+            TypeInner::Struct { members, .. } => {
+                let mut off = 0;
+                for (i, (m, put)) in members.iter().zip(&part_puts).enumerate() {
+                    let field = fb.e(
+                        &mut b,
+                        Expression::AccessIndex {
+                            base: v,
+                            index: i as u32,
+                        },
+                    );
+                    let k = fb.lit(off);
+                    let mat = fb.bin(&mut b, BinaryOperator::Add, at, k);
+                    fb.call(&mut b, *put, vec![mat, field], false);
+                    off += core_type(self.types, m.ty).words()?;
+                }
+            }
+            TypeInner::Array {
+                base,
+                size: ArraySize::Constant(n),
+                ..
+            } => {
+                // A loop over a local copy: a dynamic index into a value
+                // array is not allowed, and unrolling big arrays would bloat.
+                let w = core_type(self.types, base).words()?;
+                let copy = fb.f.local_variables.append(
+                    LocalVariable {
+                        name: Some("copy".to_string()),
+                        ty: t,
+                        init: None,
+                    },
+                    Span::UNDEFINED,
+                );
+                let i = fb.f.local_variables.append(
+                    LocalVariable {
+                        name: Some("i".to_string()),
+                        ty: self.u32_ty,
+                        init: None,
+                    },
+                    Span::UNDEFINED,
+                );
+                let copyp =
+                    fb.f.expressions
+                        .append(Expression::LocalVariable(copy), Span::UNDEFINED);
+                let ip =
+                    fb.f.expressions
+                        .append(Expression::LocalVariable(i), Span::UNDEFINED);
+                let zero = fb.lit(0);
+                b.push(
+                    Statement::Store {
+                        pointer: copyp,
+                        value: v,
+                    },
+                    Span::UNDEFINED,
+                );
+                b.push(
+                    Statement::Store {
+                        pointer: ip,
+                        value: zero,
+                    },
+                    Span::UNDEFINED,
+                );
+                let mut body = Block::new();
+                let iv = fb.e(&mut body, Expression::Load { pointer: ip });
+                let n = fb.lit(n.get());
+                let done = fb.bin(&mut body, BinaryOperator::GreaterEqual, iv, n);
+                body.push(
+                    Statement::If {
+                        condition: done,
+                        accept: Block::from_vec(vec![Statement::Break]),
+                        reject: Block::new(),
+                    },
+                    Span::UNDEFINED,
+                );
+                let ep = fb.e(
+                    &mut body,
+                    Expression::Access {
+                        base: copyp,
+                        index: iv,
+                    },
+                );
+                let ev = fb.e(&mut body, Expression::Load { pointer: ep });
+                let wl = fb.lit(w);
+                let off = fb.bin(&mut body, BinaryOperator::Multiply, iv, wl);
+                let eat = fb.bin(&mut body, BinaryOperator::Add, at, off);
+                fb.call(&mut body, *part_puts.first()?, vec![eat, ev], false);
+                let mut continuing = Block::new();
+                let iv2 = fb.e(&mut continuing, Expression::Load { pointer: ip });
+                let one = fb.lit(1);
+                let next = fb.bin(&mut continuing, BinaryOperator::Add, iv2, one);
+                continuing.push(
+                    Statement::Store {
+                        pointer: ip,
+                        value: next,
+                    },
+                    Span::UNDEFINED,
+                );
+                b.push(
+                    Statement::Loop {
+                        body,
+                        continuing,
+                        break_if: None,
+                    },
+                    Span::UNDEFINED,
+                );
+            }
+            _ => return None,
+        }
+        let f = fb.finish(b, self.functions);
+        self.puts.insert(t, f);
+        Some(f)
+    }
+}
+
+/// The log word of a 32-bit scalar: its bit pattern, or 0/1 for a bool.
+fn word(fb: &mut Fb, b: &mut Block, v: Handle<Expression>, kind: ScalarKind) -> Handle<Expression> {
+    match kind {
+        ScalarKind::Uint => v,
+        ScalarKind::Bool => {
+            let one = fb.lit(1);
+            let zero = fb.lit(0);
+            fb.e(
+                b,
+                Expression::Select {
+                    condition: v,
+                    accept: one,
+                    reject: zero,
+                },
+            )
+        }
+        _ => fb.e(
+            b,
+            Expression::As {
+                expr: v,
+                kind: ScalarKind::Uint,
+                convert: None,
+            },
+        ),
+    }
+}

@@ -1,0 +1,1166 @@
+//! The one walk over a module's naga IR: it assigns probes (the same ids in
+//! every mode) and, when recording, rebuilds each function body with calls to
+//! the runtime inserted. Inserted code only appends expressions (the
+//! original ones keep their handles and are evaluated once, where they were)
+//! and calls helpers that touch nothing but the debug buffer and the
+//! runtime's private globals.
+//!
+//! Steps: naga has no statement-level markers for `let` (only `Emit`s), so a
+//! block's IR statements are grouped into source statements by their spans:
+//! a statement whose span overlaps the group's joins it (an `if`'s span holds
+//! its condition's `Emit`, a store's span its value's), else it starts a
+//! new step.
+
+use std::collections::HashMap;
+
+use naga::valid::FunctionInfo as NagaFnInfo;
+use naga::{
+    AddressSpace, BinaryOperator, Binding, Block, BuiltIn, Expression, Function, FunctionArgument,
+    GlobalVariable, Handle, LocalVariable, ScalarKind, Span as NSpan, Statement, TypeInner,
+};
+use shaderdbg_core::probes::{
+    DeclId, FunctionId, FunctionInfo, PathElem, Probe, ProbeId, ProbeKind, ProbeTable, Span,
+    Storage, VarInfo, VarKind,
+};
+use shaderdbg_core::types::{Scalar, Type, BOOL};
+use shaderdbg_core::{Invocation, Stage};
+
+use crate::parse::Parsed;
+use crate::runtime::{emit, lit, Runtime, NONE};
+use crate::types::{core_inner, core_type};
+
+/// What the record walk needs besides the table walk.
+pub(crate) struct Record<'r> {
+    pub rt: &'r Runtime,
+    pub select: Invocation,
+    /// New handle of each user function, by old index.
+    pub fn_map: Vec<Handle<Function>>,
+}
+
+pub(crate) struct Walker<'a> {
+    src: &'a Parsed,
+    entry: usize,
+    pub types: naga::UniqueArena<naga::Type>,
+    record: Option<Record<'a>>,
+    probes: Vec<Probe>,
+    vars: Vec<VarInfo>,
+    functions: Vec<FunctionInfo>,
+    /// Types of logged values, first use first (the runtime makes writers for them).
+    pub payload_types: Vec<Handle<naga::Type>>,
+    globals: HashMap<Handle<GlobalVariable>, DeclId>,
+    fx: FnState,
+    error: Option<String>,
+}
+
+#[derive(Default)]
+struct FnState {
+    fid: FunctionId,
+    end: NSpan,
+    locals: HashMap<Handle<LocalVariable>, DeclId>,
+    lets: HashMap<Handle<Expression>, DeclId>,
+    args: Vec<DeclId>,
+    /// Variables not yet in scope, by source position, with the span of
+    /// the step their declaration gets (declarations without a statement).
+    pending: Vec<(usize, DeclId, Option<NSpan>)>,
+    scopes: Vec<Vec<DeclId>>,
+}
+
+/// The function being rebuilt, with the original it comes from.
+struct Cx<'f> {
+    orig: &'f Function,
+    info: &'f NagaFnInfo,
+    new: Function,
+}
+
+type Expr = Handle<Expression>;
+
+enum Root {
+    Local(Handle<LocalVariable>),
+    Global(Handle<GlobalVariable>),
+    Arg(u32),
+}
+
+pub(crate) struct Walked {
+    pub table: ProbeTable,
+    /// Instrumented user functions (by old index) and entry function (record only).
+    pub functions: Vec<Function>,
+    pub entry_function: Option<Function>,
+}
+
+impl<'a> Walker<'a> {
+    pub fn new(
+        src: &'a Parsed,
+        entry: usize,
+        types: naga::UniqueArena<naga::Type>,
+        record: Option<Record<'a>>,
+    ) -> Walker<'a> {
+        Walker {
+            src,
+            entry,
+            types,
+            record,
+            probes: Vec::new(),
+            vars: Vec::new(),
+            functions: Vec::new(),
+            payload_types: Vec::new(),
+            globals: HashMap::new(),
+            fx: FnState::default(),
+            error: None,
+        }
+    }
+
+    /// Walks every function of the module, then the entry point.
+    pub fn run(&mut self) -> Result<Walked, String> {
+        let module = &self.src.module;
+        let ep = &module.entry_points[self.entry];
+        let ep_info = self.src.info.get_entry_point(self.entry);
+        // Globals the entry point reads: uniforms and private variables
+        // (reading others could change what the pipeline must bind).
+        for (h, g) in module.global_variables.iter() {
+            let storage = match g.space {
+                AddressSpace::Private => Storage::Private,
+                AddressSpace::Uniform => Storage::Uniform,
+                _ => continue,
+            };
+            if ep_info[h].is_empty() {
+                continue;
+            }
+            let d = self.var(
+                g.name
+                    .clone()
+                    .unwrap_or_else(|| format!("global{}", h.index())),
+                core_type(&module.types, g.ty),
+                VarKind::Global(storage),
+                None,
+            );
+            self.globals.insert(h, d);
+        }
+        let mut functions = Vec::new();
+        for (h, f) in module.functions.iter() {
+            let info = &self.src.info[h];
+            let name = f
+                .name
+                .clone()
+                .unwrap_or_else(|| format!("function{}", h.index()));
+            let span = module.functions.get_span(h);
+            functions.push(self.function(f, info, name, span, false));
+        }
+        let span = entry_span(&self.src.source, &ep.name).unwrap_or_else(|| {
+            ep.function
+                .body
+                .span_iter()
+                .map(|(_, s)| *s)
+                .find(NSpan::is_defined)
+                .unwrap_or_default()
+        });
+        let entry_function = self.function(&ep.function, ep_info, ep.name.clone(), span, true);
+        if let Some(e) = self.error.take() {
+            return Err(e);
+        }
+        let stage = match ep.stage {
+            naga::ShaderStage::Vertex => Stage::Vertex,
+            naga::ShaderStage::Fragment => Stage::Fragment,
+            naga::ShaderStage::Compute => Stage::Compute,
+            other => return Err(format!("{other:?} shaders are not supported")),
+        };
+        let record = self.record.is_some();
+        Ok(Walked {
+            table: ProbeTable {
+                stage,
+                probes: std::mem::take(&mut self.probes),
+                vars: std::mem::take(&mut self.vars),
+                functions: std::mem::take(&mut self.functions),
+            },
+            functions: if record { functions } else { Vec::new() },
+            entry_function: record.then_some(entry_function),
+        })
+    }
+
+    fn var(
+        &mut self,
+        name: String,
+        ty: Type,
+        kind: VarKind,
+        function: Option<FunctionId>,
+    ) -> DeclId {
+        self.vars.push(VarInfo {
+            name,
+            ty,
+            kind,
+            function,
+        });
+        self.vars.len() - 1
+    }
+
+    fn probe(&mut self, kind: ProbeKind, span: NSpan, payload: Option<Type>) -> ProbeId {
+        let id = self.probes.len() as ProbeId + 1;
+        let locals = if matches!(kind, ProbeKind::Statement | ProbeKind::Discard) {
+            self.fx.scopes.iter().flatten().copied().collect()
+        } else {
+            Vec::new()
+        };
+        let span = span.to_range().map_or(Span::default(), |r| Span {
+            start: r.start,
+            end: r.end,
+        });
+        self.probes.push(Probe {
+            id,
+            kind,
+            span,
+            line: self.src.line_of(span.start),
+            function: Some(self.fx.fid),
+            payload,
+            locals,
+        });
+        id
+    }
+
+    // ---- types ----------------------------------------------------------------
+
+    /// The handle and core type of an original expression's value, if loggable.
+    fn payload_of(&mut self, cx: &Cx, e: Handle<Expression>) -> Option<(Handle<naga::Type>, Type)> {
+        let h = match &cx.info[e].ty {
+            naga::proc::TypeResolution::Handle(h) => *h,
+            naga::proc::TypeResolution::Value(inner) => self.types.insert(
+                naga::Type {
+                    name: None,
+                    inner: inner.clone(),
+                },
+                NSpan::UNDEFINED,
+            ),
+        };
+        self.loggable(h)
+    }
+
+    fn loggable(&mut self, h: Handle<naga::Type>) -> Option<(Handle<naga::Type>, Type)> {
+        if matches!(
+            self.types[h].inner,
+            TypeInner::Pointer { .. } | TypeInner::ValuePointer { .. }
+        ) {
+            return None;
+        }
+        let ty = core_type(&self.types, h);
+        if !ty.is_loggable() {
+            return None;
+        }
+        if !self.payload_types.contains(&h) {
+            self.payload_types.push(h);
+        }
+        Some((h, ty))
+    }
+
+    /// What a pointer-typed value points at.
+    fn pointee(&mut self, inner: &TypeInner) -> Option<Handle<naga::Type>> {
+        match *inner {
+            TypeInner::Pointer { base, .. } => Some(base),
+            TypeInner::ValuePointer {
+                size: None, scalar, ..
+            } => Some(self.types.insert(
+                naga::Type {
+                    name: None,
+                    inner: TypeInner::Scalar(scalar),
+                },
+                NSpan::UNDEFINED,
+            )),
+            TypeInner::ValuePointer {
+                size: Some(size),
+                scalar,
+                ..
+            } => Some(self.types.insert(
+                naga::Type {
+                    name: None,
+                    inner: TypeInner::Vector { size, scalar },
+                },
+                NSpan::UNDEFINED,
+            )),
+            _ => None,
+        }
+    }
+
+    // ---- emission (record mode only) ----------------------------------------------
+
+    fn call(out: &mut Block, f: Handle<Function>, args: Vec<Expr>) {
+        out.push(
+            Statement::Call {
+                function: f,
+                arguments: args,
+                result: None,
+            },
+            NSpan::UNDEFINED,
+        );
+    }
+
+    fn log_step(&self, cx: &mut Cx, out: &mut Block, p: ProbeId) {
+        if let Some(r) = &self.record {
+            let l = lit(&mut cx.new.expressions, p);
+            Self::call(out, r.rt.step, vec![l]);
+        }
+    }
+
+    fn log_cond(&self, cx: &mut Cx, out: &mut Block, p: ProbeId, c: Handle<Expression>) {
+        if let Some(r) = &self.record {
+            let l = lit(&mut cx.new.expressions, p);
+            Self::call(out, r.rt.cond, vec![l, c]);
+        }
+    }
+
+    /// Logs `value` (an expression of the new function) as probe `p`'s payload.
+    fn log_value(
+        &mut self,
+        cx: &mut Cx,
+        out: &mut Block,
+        p: ProbeId,
+        ty: Handle<naga::Type>,
+        value: impl FnOnce(&mut Cx, &mut Block) -> Handle<Expression>,
+    ) {
+        let Some(r) = &self.record else { return };
+        let Some(w) = r.rt.writer(ty) else {
+            self.error
+                .get_or_insert_with(|| format!("no writer for type {ty:?} (probe {p})"));
+            return;
+        };
+        let v = value(cx, out);
+        let l = lit(&mut cx.new.expressions, p);
+        Self::call(out, w, vec![l, v]);
+    }
+
+    // ---- functions ------------------------------------------------------------------
+
+    fn function(
+        &mut self,
+        orig: &Function,
+        info: &NagaFnInfo,
+        name: String,
+        span: NSpan,
+        is_entry: bool,
+    ) -> Function {
+        let fid = self.functions.len();
+        self.functions.push(FunctionInfo {
+            name: name.clone(),
+            signature: self.signature(orig, &name),
+        });
+        let mut new = orig.clone();
+        new.body = Block::new();
+        if let Some(r) = &self.record {
+            for (_, e) in new.expressions.iter_mut() {
+                if let Expression::CallResult(f) = e {
+                    *f = r.fn_map[f.index()];
+                }
+            }
+        }
+        let mut cx = Cx { orig, info, new };
+        let body_end = orig
+            .body
+            .span_iter()
+            .filter_map(|(_, s)| s.to_range())
+            .map(|r| r.end)
+            .max()
+            .unwrap_or(0);
+        self.fx = FnState {
+            fid,
+            end: NSpan::new(body_end.saturating_sub(1) as u32, body_end as u32),
+            scopes: vec![Vec::new()],
+            ..FnState::default()
+        };
+        // Declarations: arguments, local variables, `let`s.
+        for (i, arg) in orig.arguments.iter().enumerate() {
+            let ty = core_type(&self.types, arg.ty);
+            let kind = match (is_entry, &arg.binding) {
+                (false, _) => VarKind::Param,
+                (true, Some(Binding::BuiltIn(_))) => VarKind::Builtin(Storage::In),
+                (true, _) => VarKind::Global(Storage::In),
+            };
+            let name = arg.name.clone().unwrap_or_else(|| format!("arg{i}"));
+            let d = self.var(name, ty, kind, Some(fid));
+            self.fx.args.push(d);
+            if !is_entry {
+                self.fx.scopes[0].push(d);
+            }
+        }
+        for (h, v) in orig.local_variables.iter() {
+            let name = v
+                .name
+                .clone()
+                .unwrap_or_else(|| format!("local{}", h.index()));
+            let d = self.var(
+                name,
+                core_type(&self.types, v.ty),
+                VarKind::Local,
+                Some(fid),
+            );
+            self.fx.locals.insert(h, d);
+            let vspan = orig.local_variables.get_span(h);
+            let pos = vspan.to_range().map_or(0, |r| r.start);
+            // `var x = <constant>;` has no statement (naga hoists the
+            // initialiser): it gets a step of its own where it is declared.
+            let step = v.init.is_some().then_some(vspan);
+            self.fx.pending.push((pos, d, step));
+        }
+        let mut pre_lets = Vec::new();
+        for (&h, name) in orig.named_expressions.iter() {
+            // Arguments are named too; they are declared above.
+            if matches!(orig.expressions[h], Expression::FunctionArgument(_)) {
+                continue;
+            }
+            let ty = core_inner(&self.types, info[h].ty.inner_with(&self.types));
+            let d = self.var(name.clone(), ty, VarKind::Local, Some(fid));
+            self.fx.lets.insert(h, d);
+            // A `let` of a constant (or argument) has no statement: it is
+            // in scope from where it is written, logged at entry.
+            if needs_no_statement(&orig.expressions[h]) {
+                let espan = orig.expressions.get_span(h);
+                let pos = espan.to_range().map_or(0, |r| r.start);
+                self.fx.pending.push((pos, d, Some(espan)));
+                pre_lets.push((h, d));
+            }
+        }
+        self.fx.pending.sort_by_key(|&(pos, ..)| pos);
+
+        let mut out = Block::new();
+        if is_entry {
+            let p = self.probe(
+                ProbeKind::InvocationStart,
+                span,
+                Some(Type::Vector(Scalar::Uint, 4)),
+            );
+            self.emit_begin(&mut cx, &mut out, p);
+        }
+        let p = self.probe(ProbeKind::FunctionEntry, span, None);
+        self.log_step(&mut cx, &mut out, p);
+        for i in 0..orig.arguments.len() {
+            let arg_ty = orig.arguments[i].ty;
+            let is_ptr = matches!(self.types[arg_ty].inner, TypeInner::Pointer { .. });
+            let ty = if is_ptr {
+                let inner = self.types[arg_ty].inner.clone();
+                match self.pointee(&inner) {
+                    Some(t) => t,
+                    None => continue,
+                }
+            } else {
+                arg_ty
+            };
+            let Some((th, cty)) = self.loggable(ty) else {
+                continue;
+            };
+            let d = self.fx.args[i];
+            let kind = if is_entry {
+                ProbeKind::Input { decl: d }
+            } else {
+                ProbeKind::Write {
+                    decl: d,
+                    path: Vec::new(),
+                }
+            };
+            let p = self.probe(kind, span, Some(cty));
+            self.log_value(&mut cx, &mut out, p, th, |cx, out| {
+                let a = cx
+                    .new
+                    .expressions
+                    .append(Expression::FunctionArgument(i as u32), NSpan::UNDEFINED);
+                if is_ptr {
+                    emit(
+                        &mut cx.new.expressions,
+                        out,
+                        Expression::Load { pointer: a },
+                    )
+                } else {
+                    a
+                }
+            });
+        }
+        if is_entry {
+            let globals: Vec<(Handle<GlobalVariable>, DeclId)> = {
+                let mut g: Vec<_> = self.globals.iter().map(|(h, d)| (*h, *d)).collect();
+                g.sort_by_key(|(h, _)| h.index());
+                g
+            };
+            for (h, d) in globals {
+                let gty = self.src.module.global_variables[h].ty;
+                let Some((th, cty)) = self.loggable(gty) else {
+                    continue;
+                };
+                let p = self.probe(ProbeKind::Input { decl: d }, span, Some(cty));
+                self.log_value(&mut cx, &mut out, p, th, |cx, out| {
+                    let g = cx
+                        .new
+                        .expressions
+                        .append(Expression::GlobalVariable(h), NSpan::UNDEFINED);
+                    emit(
+                        &mut cx.new.expressions,
+                        out,
+                        Expression::Load { pointer: g },
+                    )
+                });
+            }
+        }
+        // Locals have their value from the start (WGSL zero-initialises,
+        // constant initialisers are hoisted to function entry).
+        let locals: Vec<(Handle<LocalVariable>, Handle<naga::Type>)> = orig
+            .local_variables
+            .iter()
+            .map(|(h, v)| (h, v.ty))
+            .collect();
+        for (h, ty) in locals {
+            let Some((th, cty)) = self.loggable(ty) else {
+                continue;
+            };
+            let d = self.fx.locals[&h];
+            let vspan = orig.local_variables.get_span(h);
+            let p = self.probe(
+                ProbeKind::Write {
+                    decl: d,
+                    path: Vec::new(),
+                },
+                vspan,
+                Some(cty),
+            );
+            self.log_value(&mut cx, &mut out, p, th, |cx, out| {
+                let v = cx
+                    .new
+                    .expressions
+                    .append(Expression::LocalVariable(h), NSpan::UNDEFINED);
+                emit(
+                    &mut cx.new.expressions,
+                    out,
+                    Expression::Load { pointer: v },
+                )
+            });
+        }
+        for (h, d) in pre_lets {
+            let Some((th, cty)) = self.payload_of(&cx, h) else {
+                continue;
+            };
+            let espan = orig.expressions.get_span(h);
+            let p = self.probe(
+                ProbeKind::Write {
+                    decl: d,
+                    path: Vec::new(),
+                },
+                espan,
+                Some(cty),
+            );
+            self.log_value(&mut cx, &mut out, p, th, |_, _| h);
+        }
+        let body = self.block(&mut cx, &orig.body);
+        out.extend_block(body);
+        cx.new.body = out;
+        cx.new
+    }
+
+    fn signature(&self, f: &Function, name: &str) -> String {
+        use naga::common::wgsl::TypeContext;
+        let args: Vec<String> = f
+            .arguments
+            .iter()
+            .enumerate()
+            .map(|(i, a)| {
+                let n = a.name.clone().unwrap_or_else(|| format!("arg{i}"));
+                format!("{n}: {}", self.types.type_to_string(a.ty))
+            })
+            .collect();
+        let ret = f
+            .result
+            .as_ref()
+            .map(|r| format!(" -> {}", self.types.type_to_string(r.ty)))
+            .unwrap_or_default();
+        format!("fn {name}({}){ret}", args.join(", "))
+    }
+
+    /// Record mode, entry point: decides whether this invocation records and
+    /// logs its start entry with its key.
+    fn emit_begin(&mut self, cx: &mut Cx, out: &mut Block, p: ProbeId) {
+        let Some(r) = &self.record else { return };
+        let (select, begin) = (r.select, r.rt.begin);
+        let exprs = |cx: &mut Cx, out: &mut Block, e| emit(&mut cx.new.expressions, out, e);
+        let (keys, checks): ([Expr; 3], Vec<(Expr, u32)>) = match select {
+            Invocation::Fragment { x, y, .. } => {
+                let pos = self.builtin(cx, out, BuiltIn::Position { invariant: false });
+                let mut k = Vec::new();
+                for i in 0..2 {
+                    let c = exprs(
+                        cx,
+                        out,
+                        Expression::AccessIndex {
+                            base: pos,
+                            index: i,
+                        },
+                    );
+                    k.push(exprs(
+                        cx,
+                        out,
+                        Expression::As {
+                            expr: c,
+                            kind: ScalarKind::Uint,
+                            convert: Some(4),
+                        },
+                    ));
+                }
+                let none = lit(&mut cx.new.expressions, NONE);
+                ([k[0], k[1], none], vec![(k[0], x), (k[1], y)])
+            }
+            Invocation::Vertex { vertex, instance } => {
+                let v = self.builtin(cx, out, BuiltIn::VertexIndex);
+                let i = self.builtin(cx, out, BuiltIn::InstanceIndex);
+                let zero = lit(&mut cx.new.expressions, 0);
+                ([v, i, zero], vec![(v, vertex as u32), (i, instance as u32)])
+            }
+            Invocation::Compute { id } => {
+                let g = self.builtin(cx, out, BuiltIn::GlobalInvocationId);
+                let mut k = Vec::new();
+                for i in 0..3 {
+                    k.push(exprs(
+                        cx,
+                        out,
+                        Expression::AccessIndex { base: g, index: i },
+                    ));
+                }
+                (
+                    [k[0], k[1], k[2]],
+                    vec![(k[0], id[0]), (k[1], id[1]), (k[2], id[2])],
+                )
+            }
+        };
+        let mut selected = None;
+        for (e, want) in checks {
+            let w = lit(&mut cx.new.expressions, want);
+            let eq = exprs(
+                cx,
+                out,
+                Expression::Binary {
+                    op: BinaryOperator::Equal,
+                    left: e,
+                    right: w,
+                },
+            );
+            selected = Some(match selected {
+                None => eq,
+                Some(prev) => exprs(
+                    cx,
+                    out,
+                    Expression::Binary {
+                        op: BinaryOperator::LogicalAnd,
+                        left: prev,
+                        right: eq,
+                    },
+                ),
+            });
+        }
+        let Some(selected) = selected else { return };
+        let l = lit(&mut cx.new.expressions, p);
+        Self::call(out, begin, vec![l, selected, keys[0], keys[1], keys[2]]);
+    }
+
+    /// The entry point's value of a built-in input (an argument or a member
+    /// of one), adding an argument for it if the shader has none.
+    fn builtin(&mut self, cx: &mut Cx, out: &mut Block, which: BuiltIn) -> Handle<Expression> {
+        let same = |b: &Option<Binding>| match (b, which) {
+            (Some(Binding::BuiltIn(BuiltIn::Position { .. })), BuiltIn::Position { .. }) => true,
+            (Some(Binding::BuiltIn(b)), w) => *b == w,
+            _ => false,
+        };
+        for (i, a) in cx.new.arguments.iter().enumerate() {
+            if same(&a.binding) {
+                return cx
+                    .new
+                    .expressions
+                    .append(Expression::FunctionArgument(i as u32), NSpan::UNDEFINED);
+            }
+            if let TypeInner::Struct { members, .. } = &self.types[a.ty].inner {
+                if let Some(m) = members.iter().position(|m| same(&m.binding)) {
+                    let base = cx
+                        .new
+                        .expressions
+                        .append(Expression::FunctionArgument(i as u32), NSpan::UNDEFINED);
+                    return emit(
+                        &mut cx.new.expressions,
+                        out,
+                        Expression::AccessIndex {
+                            base,
+                            index: m as u32,
+                        },
+                    );
+                }
+            }
+        }
+        let (name, inner) = match which {
+            BuiltIn::Position { .. } => (
+                "_sdbg_position",
+                TypeInner::Vector {
+                    size: naga::VectorSize::Quad,
+                    scalar: naga::Scalar::F32,
+                },
+            ),
+            BuiltIn::GlobalInvocationId => (
+                "_sdbg_global_id",
+                TypeInner::Vector {
+                    size: naga::VectorSize::Tri,
+                    scalar: naga::Scalar::U32,
+                },
+            ),
+            BuiltIn::VertexIndex => ("_sdbg_vertex_index", TypeInner::Scalar(naga::Scalar::U32)),
+            _ => ("_sdbg_instance_index", TypeInner::Scalar(naga::Scalar::U32)),
+        };
+        let ty = self
+            .types
+            .insert(naga::Type { name: None, inner }, NSpan::UNDEFINED);
+        let i = cx.new.arguments.len() as u32;
+        cx.new.arguments.push(FunctionArgument {
+            name: Some(name.to_string()),
+            ty,
+            binding: Some(Binding::BuiltIn(which)),
+        });
+        cx.new
+            .expressions
+            .append(Expression::FunctionArgument(i), NSpan::UNDEFINED)
+    }
+
+    // ---- statements -------------------------------------------------------------------
+
+    /// Brings the variables declared before `before` into scope; those whose
+    /// declaration has no statement get their step here. Returns the span of
+    /// the last such step (statements inside it start no other step).
+    fn declare_pending(&mut self, cx: &mut Cx, out: &mut Block, before: usize) -> Option<NSpan> {
+        let mut covered = None;
+        while let Some(&(pos, d, step)) = self.fx.pending.first() {
+            if pos >= before {
+                break;
+            }
+            self.fx.pending.remove(0);
+            if let Some(span) = step {
+                let p = self.probe(ProbeKind::Statement, span, None);
+                self.log_step(cx, out, p);
+                covered = Some(span);
+            }
+            self.declare(d);
+        }
+        covered
+    }
+
+    /// A `for` loop's variable is declared in its header, before the body's
+    /// statements: in scope in the loop, without a step of its own (the
+    /// loop's step covers the header). Variables in a loop body are never
+    /// hoisted by naga, so every pending variable inside the loop is one.
+    fn declare_loop_header(&mut self, loop_span: NSpan) {
+        let Some(r) = loop_span.to_range() else {
+            return;
+        };
+        let mut i = 0;
+        while i < self.fx.pending.len() {
+            let (pos, d, _) = self.fx.pending[i];
+            let is_var = self.fx.locals.values().any(|&l| l == d);
+            if is_var && pos >= r.start && pos < r.end {
+                self.fx.pending.remove(i);
+                self.declare(d);
+            } else {
+                i += 1;
+            }
+        }
+    }
+
+    fn declare(&mut self, d: DeclId) {
+        if let Some(s) = self.fx.scopes.last_mut() {
+            s.push(d);
+        }
+    }
+
+    fn block(&mut self, cx: &mut Cx, b: &Block) -> Block {
+        let items: Vec<(&Statement, NSpan)> = b.span_iter().map(|(s, sp)| (s, *sp)).collect();
+        let mut groups = group_steps(&items);
+        // `Emit`s without a span (loads naga adds for `x += ...`) just before a
+        // step belong to it: the step goes before them.
+        for g in 1..groups.len() {
+            if groups[g].is_none() {
+                continue;
+            }
+            let mut k = g;
+            while k > 0
+                && groups[k - 1].is_none()
+                && matches!(items[k - 1], (Statement::Emit(_), s) if !s.is_defined())
+            {
+                k -= 1;
+            }
+            groups.swap(k, g);
+        }
+        let mut out = Block::with_capacity(items.len());
+        self.fx.scopes.push(Vec::new());
+        let mut covered: Option<NSpan> = None;
+        for (i, (stmt, span)) in items.into_iter().enumerate() {
+            let pos = groups[i]
+                .and_then(|(g, _)| g.to_range())
+                .or_else(|| span.to_range())
+                .map(|r| r.start);
+            if let Some(pos) = pos {
+                if let Some(c) = self.declare_pending(cx, &mut out, pos) {
+                    covered = Some(c);
+                }
+            }
+            let inside =
+                |g: NSpan, c: Option<NSpan>| match (g.to_range(), c.and_then(|c| c.to_range())) {
+                    (Some(g), Some(c)) => g.start >= c.start && g.end <= c.end,
+                    _ => false,
+                };
+            if let Some((gspan, discard)) = groups[i].filter(|(g, _)| !inside(*g, covered)) {
+                let kind = if discard {
+                    ProbeKind::Discard
+                } else {
+                    ProbeKind::Statement
+                };
+                let p = self.probe(kind, gspan, None);
+                self.log_step(cx, &mut out, p);
+            }
+            self.statement(cx, stmt, span, &mut out);
+        }
+        self.fx.scopes.pop();
+        out
+    }
+
+    fn statement(&mut self, cx: &mut Cx, stmt: &Statement, span: NSpan, out: &mut Block) {
+        match stmt {
+            Statement::Emit(range) => {
+                out.push(Statement::Emit(range.clone()), span);
+                for h in range.clone() {
+                    self.named_value(cx, h, out);
+                }
+            }
+            Statement::Block(b) => {
+                let nb = self.block(cx, b);
+                out.push(Statement::Block(nb), span);
+            }
+            Statement::If {
+                condition,
+                accept,
+                reject,
+            } => {
+                let p = self.probe(
+                    ProbeKind::Condition,
+                    cx.orig.expressions.get_span(*condition),
+                    Some(BOOL),
+                );
+                self.log_cond(cx, out, p, *condition);
+                let accept = self.block(cx, accept);
+                let reject = self.block(cx, reject);
+                out.push(
+                    Statement::If {
+                        condition: *condition,
+                        accept,
+                        reject,
+                    },
+                    span,
+                );
+            }
+            Statement::Switch { selector, cases } => {
+                let cases = cases
+                    .iter()
+                    .map(|c| naga::SwitchCase {
+                        value: c.value,
+                        body: self.block(cx, &c.body),
+                        fall_through: c.fall_through,
+                    })
+                    .collect();
+                out.push(
+                    Statement::Switch {
+                        selector: *selector,
+                        cases,
+                    },
+                    span,
+                );
+            }
+            Statement::Loop {
+                body,
+                continuing,
+                break_if,
+            } => {
+                self.declare_loop_header(span);
+                let p = self.probe(ProbeKind::LoopIteration, span, None);
+                let mut nb = Block::new();
+                self.log_step(cx, &mut nb, p);
+                nb.extend_block(self.block(cx, body));
+                let mut nc = self.block(cx, continuing);
+                if let Some(c) = break_if {
+                    let p = self.probe(
+                        ProbeKind::Condition,
+                        cx.orig.expressions.get_span(*c),
+                        Some(BOOL),
+                    );
+                    self.log_cond(cx, &mut nc, p, *c);
+                }
+                out.push(
+                    Statement::Loop {
+                        body: nb,
+                        continuing: nc,
+                        break_if: *break_if,
+                    },
+                    span,
+                );
+            }
+            Statement::Return { value } => {
+                let logged = value.and_then(|v| self.payload_of(cx, v).map(|t| (v, t)));
+                let rspan = if span.is_defined() { span } else { self.fx.end };
+                let p = self.probe(
+                    ProbeKind::FunctionReturn,
+                    rspan,
+                    logged.as_ref().map(|(_, (_, t))| t.clone()),
+                );
+                match logged {
+                    Some((v, (th, _))) => self.log_value(cx, out, p, th, |_, _| v),
+                    None => self.log_step(cx, out, p),
+                }
+                out.push(stmt.clone(), span);
+            }
+            Statement::Store { pointer, value } => {
+                out.push(stmt.clone(), span);
+                self.log_store(cx, out, *pointer, Some(*value), span);
+            }
+            Statement::Call {
+                function,
+                arguments,
+                result,
+            } => {
+                let function = match &self.record {
+                    Some(r) => r.fn_map[function.index()],
+                    None => *function,
+                };
+                out.push(
+                    Statement::Call {
+                        function,
+                        arguments: arguments.clone(),
+                        result: *result,
+                    },
+                    span,
+                );
+                if let Some(r) = result {
+                    self.named_value(cx, *r, out);
+                }
+                // What the callee wrote through pointer arguments.
+                for &a in arguments {
+                    let is_ptr = matches!(
+                        cx.info[a].ty.inner_with(&self.types),
+                        TypeInner::Pointer { .. } | TypeInner::ValuePointer { .. }
+                    );
+                    if is_ptr {
+                        self.log_store(cx, out, a, None, span);
+                    }
+                }
+            }
+            Statement::Atomic { result, .. } => {
+                out.push(stmt.clone(), span);
+                if let Some(r) = result {
+                    self.named_value(cx, *r, out);
+                }
+            }
+            _ => out.push(stmt.clone(), span),
+        }
+    }
+
+    /// A `let` bound to `h` comes into scope and its value is logged.
+    fn named_value(&mut self, cx: &mut Cx, h: Handle<Expression>, out: &mut Block) {
+        let Some(&d) = self.fx.lets.get(&h) else {
+            return;
+        };
+        if needs_no_statement(&cx.orig.expressions[h]) {
+            return;
+        }
+        self.declare(d);
+        if let Some((th, cty)) = self.payload_of(cx, h) {
+            let p = self.probe(
+                ProbeKind::Write {
+                    decl: d,
+                    path: Vec::new(),
+                },
+                cx.orig.expressions.get_span(h),
+                Some(cty),
+            );
+            self.log_value(cx, out, p, th, |_, _| h);
+        }
+    }
+
+    /// Logs a write through `pointer`: `value` when the target is a constant
+    /// path below a variable, else (dynamic index, or a pointer handed to a
+    /// call) the whole variable read back.
+    fn log_store(
+        &mut self,
+        cx: &mut Cx,
+        out: &mut Block,
+        pointer: Handle<Expression>,
+        value: Option<Handle<Expression>>,
+        span: NSpan,
+    ) {
+        let Some((root, path, exact)) = self.target(cx, pointer) else {
+            return;
+        };
+        let (decl, root_ty) = match root {
+            Root::Local(h) => (self.fx.locals[&h], cx.orig.local_variables[h].ty),
+            Root::Global(g) => match self.globals.get(&g) {
+                Some(&d) => (d, self.src.module.global_variables[g].ty),
+                None => return,
+            },
+            Root::Arg(i) => {
+                let inner = self.types[cx.orig.arguments[i as usize].ty].inner.clone();
+                match self.pointee(&inner) {
+                    Some(t) => (self.fx.args[i as usize], t),
+                    None => return,
+                }
+            }
+        };
+        match (exact, value) {
+            (true, Some(v)) => {
+                let Some((th, cty)) = self.payload_of(cx, v) else {
+                    return;
+                };
+                let p = self.probe(ProbeKind::Write { decl, path }, span, Some(cty));
+                self.log_value(cx, out, p, th, |_, _| v);
+            }
+            _ => {
+                let Some((th, cty)) = self.loggable(root_ty) else {
+                    return;
+                };
+                let p = self.probe(
+                    ProbeKind::Write {
+                        decl,
+                        path: Vec::new(),
+                    },
+                    span,
+                    Some(cty),
+                );
+                self.log_value(cx, out, p, th, |cx, out| {
+                    let e = match root {
+                        Root::Local(h) => Expression::LocalVariable(h),
+                        Root::Global(g) => Expression::GlobalVariable(g),
+                        Root::Arg(i) => Expression::FunctionArgument(i),
+                    };
+                    let ptr = cx.new.expressions.append(e, NSpan::UNDEFINED);
+                    emit(
+                        &mut cx.new.expressions,
+                        out,
+                        Expression::Load { pointer: ptr },
+                    )
+                });
+            }
+        }
+    }
+
+    /// The variable a pointer expression points into, the constant path to
+    /// the part, and whether the path is exact (no dynamic index on the way).
+    fn target(&mut self, cx: &Cx, p: Handle<Expression>) -> Option<(Root, Vec<PathElem>, bool)> {
+        match cx.orig.expressions[p] {
+            Expression::LocalVariable(h) => Some((Root::Local(h), Vec::new(), true)),
+            Expression::GlobalVariable(g) => Some((Root::Global(g), Vec::new(), true)),
+            Expression::FunctionArgument(i) => {
+                let ty = cx.orig.arguments[i as usize].ty;
+                match self.types[ty].inner {
+                    TypeInner::Pointer {
+                        space: AddressSpace::Function | AddressSpace::Private,
+                        ..
+                    } => Some((Root::Arg(i), Vec::new(), true)),
+                    _ => None,
+                }
+            }
+            Expression::AccessIndex { base, index } => {
+                let (root, mut path, exact) = self.target(cx, base)?;
+                if exact {
+                    let base_inner = cx.info[base].ty.inner_with(&self.types).clone();
+                    let elem = match self.pointee(&base_inner).map(|t| &self.types[t].inner) {
+                        Some(TypeInner::Struct { members, .. }) => PathElem::Field(
+                            members
+                                .get(index as usize)
+                                .and_then(|m| m.name.clone())
+                                .unwrap_or_else(|| format!("member{index}")),
+                        ),
+                        _ => PathElem::Index(index),
+                    };
+                    path.push(elem);
+                }
+                Some((root, path, exact))
+            }
+            Expression::Access { base, .. } => {
+                let (root, path, _) = self.target(cx, base)?;
+                Some((root, path, false))
+            }
+            _ => None,
+        }
+    }
+}
+
+/// naga keeps no span for an entry point: find `fn name` in the text
+/// (the first one that is a whole word and not in a comment line).
+fn entry_span(source: &str, name: &str) -> Option<NSpan> {
+    let ident = |c: char| c.is_alphanumeric() || c == '_';
+    let mut from = 0;
+    while let Some(i) = source[from..].find("fn") {
+        let at = from + i;
+        from = at + 2;
+        let before_ok = source[..at].chars().next_back().is_none_or(|c| !ident(c));
+        let rest = &source[at + 2..];
+        let trimmed = rest.trim_start();
+        if !before_ok || trimmed.len() == rest.len() || !trimmed.starts_with(name) {
+            continue;
+        }
+        let after = &trimmed[name.len()..];
+        if after.chars().next().is_some_and(ident) {
+            continue;
+        }
+        let line_start = source[..at].rfind('\n').map_or(0, |n| n + 1);
+        if source[line_start..at].contains("//") {
+            continue;
+        }
+        let end = at + 2 + (rest.len() - trimmed.len()) + name.len();
+        return Some(NSpan::new(at as u32, end as u32));
+    }
+    None
+}
+
+/// Expressions that are not `Emit`ted: a `let` bound to one has no statement.
+fn needs_no_statement(e: &Expression) -> bool {
+    e.needs_pre_emit()
+        && !matches!(
+            e,
+            Expression::CallResult(_)
+                | Expression::AtomicResult { .. }
+                | Expression::WorkGroupUniformLoadResult { .. }
+                | Expression::SubgroupBallotResult
+                | Expression::SubgroupOperationResult { .. }
+                | Expression::RayQueryProceedResult
+        )
+}
+
+/// For each statement of a block: `Some((span, is_discard))` where a step
+/// (source statement) starts. A statement whose span overlaps the last
+/// groups' merges them (a `return`'s span holds every `Emit` of its value,
+/// however they were split); statements without a span and nested blocks
+/// start none.
+fn group_steps(items: &[(&Statement, NSpan)]) -> Vec<Option<(NSpan, bool)>> {
+    // (first index, start, end, has discard)
+    let mut groups: Vec<(usize, usize, usize, bool)> = Vec::new();
+    let mut barrier = 0; // groups before this index are closed (a nested block came between)
+    for (i, (stmt, span)) in items.iter().enumerate() {
+        if matches!(stmt, Statement::Block(_)) {
+            barrier = groups.len();
+            continue;
+        }
+        let Some(r) = span.to_range() else { continue };
+        let kill = matches!(stmt, Statement::Kill);
+        let mut merged: Option<(usize, usize, usize, bool)> = None;
+        while groups.len() > barrier {
+            let Some(&(first, a, b, k)) = groups.last() else {
+                break;
+            };
+            let (s, e) = merged.map_or((r.start, r.end), |m| (m.1, m.2));
+            if !(s < b && e > a) {
+                break;
+            }
+            groups.pop();
+            let prev_kill = merged.is_some_and(|m| m.3);
+            merged = Some((first, a.min(s), b.max(e), k || prev_kill));
+        }
+        let g = match merged {
+            Some((first, a, b, k)) => (first, a, b, k || kill),
+            None => (i, r.start, r.end, kill),
+        };
+        groups.push(g);
+    }
+    let mut out = vec![None; items.len()];
+    for (first, a, b, kill) in groups {
+        out[first] = Some((NSpan::new(a as u32, b as u32), kill));
+    }
+    out
+}

@@ -1,0 +1,392 @@
+//! End-to-end on Mesa llvmpipe: instrument WGSL in naga's IR, emit GLSL with
+//! naga, run it through a headless EGL context, read the record buffer back,
+//! decode it with the core's decoder and the engine's probe table, and
+//! compare what was recorded with values computed on the CPU from the pixel.
+
+use shaderdbg_core::decode::{decode, Exit, InvocationTrace};
+use shaderdbg_core::layout;
+use shaderdbg_core::probes::ProbeTable;
+use shaderdbg_core::{Invocation, Value};
+use shaderdbg_gl_headless::{ContextKind, Headless, Stage as GlStage};
+use shaderdbg_wgsl::emit::to_glsl;
+use shaderdbg_wgsl::{instrument, parse, Instrumented, Mode, Request};
+
+const W: u32 = 24;
+const H: u32 = 16;
+const BINDING: u32 = 7;
+
+/// Every construct the engine has to get right; values at pixel (x, y)
+/// follow from x and y alone (see `expected`).
+const SHADER: &str = r#"
+struct Acc {
+    sum: f32,
+    count: i32,
+    hist: vec2<f32>,
+}
+
+fn weigh(v: f32, sq: ptr<function, f32>) -> f32 {
+    *sq = v * v;
+    return v * 0.5;
+}
+
+fn classify(n: i32) -> f32 {
+    switch n {
+        case 0: { return 10.0; }
+        case 1, 2: { return 20.0; }
+        default: { return 30.0; }
+    }
+}
+
+@fragment
+fn fs_main(@builtin(position) frag: vec4<f32>) -> @location(0) vec4<f32> {
+    let p = floor(frag.xy);
+    let n = i32(p.x + p.y) % 5;
+    var acc: Acc;
+    var arr = array<f32, 4>(0.0, 0.0, 0.0, 0.0);
+    for (var i = 0; i < 8; i++) {
+        if i == 2 {
+            continue;
+        }
+        if i >= n + 3 {
+            break;
+        }
+        var sq = 0.0;
+        acc.sum += weigh(p.x + f32(i), &sq);
+        acc.count += 1;
+        arr[i % 4] += sq;
+    }
+    acc.hist = vec2<f32>(classify(n), select(-1.0, 1.0, p.x > p.y));
+    if p.x == 1.0 && p.y == 1.0 {
+        discard;
+    }
+    if p.y == 3.0 {
+        return vec4<f32>(1.0, 0.0, 1.0, 1.0);
+    }
+    return vec4<f32>(acc.sum / 256.0, f32(acc.count) / 8.0, arr[1] / 4096.0, acc.hist.x / 32.0);
+}
+"#;
+
+const VERT: &str = "#version 430 core\nlayout(location = 0) in vec2 pos;\nvoid main() { gl_Position = vec4(pos, 0.0, 1.0); }\n";
+
+struct Expected {
+    n: i32,
+    sum: f32,
+    count: i32,
+    arr: [f32; 4],
+    hist: [f32; 2],
+    /// Arguments `weigh` was called with, in order.
+    weigh_args: Vec<f32>,
+    color: [f32; 4],
+}
+
+fn expected(x: u32, y: u32) -> Expected {
+    let (xf, yf) = (x as f32, y as f32);
+    let n = ((x + y) % 5) as i32;
+    let (mut sum, mut count, mut arr, mut weigh_args) = (0.0f32, 0, [0.0f32; 4], Vec::new());
+    for i in 0..8 {
+        if i == 2 {
+            continue;
+        }
+        if i >= n + 3 {
+            break;
+        }
+        let v = xf + i as f32;
+        weigh_args.push(v);
+        sum += v * 0.5;
+        count += 1;
+        arr[(i % 4) as usize] += v * v;
+    }
+    let class = match n {
+        0 => 10.0,
+        1 | 2 => 20.0,
+        _ => 30.0,
+    };
+    let hist = [class, if xf > yf { 1.0 } else { -1.0 }];
+    let color = if y == 3 {
+        [1.0, 0.0, 1.0, 1.0]
+    } else {
+        [
+            sum / 256.0,
+            count as f32 / 8.0,
+            arr[1] / 4096.0,
+            class / 32.0,
+        ]
+    };
+    Expected {
+        n,
+        sum,
+        count,
+        arr,
+        hist,
+        weigh_args,
+        color,
+    }
+}
+
+struct Gpu {
+    gl: Headless,
+}
+
+impl Gpu {
+    fn new() -> Gpu {
+        Gpu {
+            gl: Headless::new(ContextKind::Core45, W, H).expect("headless context"),
+        }
+    }
+
+    fn draw(&self, frag: &str) -> Vec<u8> {
+        let program = self
+            .gl
+            .compile_program_with_attribs(
+                &[(GlStage::Vertex, VERT), (GlStage::Fragment, frag)],
+                &[(0, "pos")],
+            )
+            .unwrap_or_else(|e| panic!("{e}\n{frag}"));
+        self.gl.draw_fullscreen(&program).expect("draw");
+        let pixels = self.gl.read_pixels().expect("read pixels");
+        self.gl.delete_program(program).expect("delete");
+        pixels
+    }
+
+    fn draw_with_buffer(&self, frag: &str, buffer: Vec<u8>) -> (Vec<u8>, Vec<u32>) {
+        let buf = self
+            .gl
+            .create_storage_buffer(BINDING, &buffer)
+            .expect("ssbo");
+        let pixels = self.draw(frag);
+        let words = layout::to_words(&self.gl.read_storage_buffer(&buf).expect("read ssbo"));
+        self.gl.delete_storage_buffer(buf).expect("delete ssbo");
+        (pixels, words)
+    }
+}
+
+fn instrumented(src: &str, mode: Mode) -> Instrumented {
+    let parsed = parse(src).expect("parses");
+    instrument(
+        &parsed,
+        &Request {
+            entry_point: "fs_main".to_string(),
+            mode,
+            group: 0,
+            binding: BINDING,
+        },
+    )
+    .expect("instruments")
+}
+
+fn glsl(inst: &Instrumented) -> String {
+    to_glsl(inst, &Default::default()).expect("GLSL")
+}
+
+fn f(v: &Value) -> f32 {
+    match v {
+        Value::Float(x) => *x,
+        other => panic!("not a float: {other:?}"),
+    }
+}
+
+fn floats(v: &Value) -> Vec<f32> {
+    match v {
+        Value::List(items) => items.iter().map(f).collect(),
+        other => panic!("not a list: {other:?}"),
+    }
+}
+
+fn function_id(table: &ProbeTable, name: &str) -> usize {
+    table
+        .functions
+        .iter()
+        .position(|f| f.name == name)
+        .unwrap_or_else(|| panic!("no function {name}"))
+}
+
+/// The value of `name` in scope at the last step of the entry point.
+fn final_value(inv: &InvocationTrace, table: &ProbeTable, name: &str) -> Value {
+    let step = (0..inv.steps.len())
+        .rev()
+        .find(|&i| inv.steps[i].depth == 0)
+        .expect("a step in the entry point");
+    inv.variables_at(step, table)
+        .into_iter()
+        .find(|(d, _)| table.vars[*d].name == name)
+        .and_then(|(_, v)| v)
+        .unwrap_or_else(|| panic!("{name} has no value at the last step"))
+}
+
+/// Return values of the activations of function `fid`.
+fn returns_of(inv: &InvocationTrace, fid: usize) -> Vec<Value> {
+    inv.returns
+        .iter()
+        .filter(|(_, frame, _)| inv.frames[*frame].function == Some(fid))
+        .map(|(_, _, v)| v.clone())
+        .collect()
+}
+
+#[test]
+fn recorded_values_match_the_cpu_and_the_image_is_unchanged() {
+    let gpu = Gpu::new();
+    let original = gpu.draw(&glsl(&instrumented(SHADER, Mode::Plain)));
+    for (x, y) in [
+        (5u32, 2u32),
+        (13, 9),
+        (0, 0),
+        (11, 3),
+        (2, 7),
+        (1, 1),
+        (4, 0),
+    ] {
+        let inst = instrumented(SHADER, Mode::Record(Invocation::fragment(x, y)));
+        let (pixels, words) =
+            gpu.draw_with_buffer(&glsl(&inst), layout::new_record_buffer(1 << 16));
+        assert!(
+            pixels == original,
+            "({x},{y}): the instrumented shader renders differently"
+        );
+        let table = &inst.probes;
+        let trace = decode(&words, table).expect("decodes");
+        assert!(!trace.overflowed);
+        assert_eq!(
+            trace.invocations.len(),
+            1,
+            "({x},{y}): one invocation records"
+        );
+        let inv = &trace.invocations[0];
+        assert_eq!(inv.invocation, Some(Invocation::fragment(x, y)));
+        let e = expected(x, y);
+        if (x, y) == (1, 1) {
+            assert_eq!(inv.exit, Exit::Discarded);
+            continue;
+        }
+        assert_eq!(inv.exit, Exit::Returned, "({x},{y})");
+
+        assert_eq!(floats(&final_value(inv, table, "p")), [x as f32, y as f32]);
+        assert_eq!(final_value(inv, table, "n"), Value::Int(e.n), "({x},{y})");
+        let acc = final_value(inv, table, "acc");
+        assert_eq!(acc.field("sum").map(f), Some(e.sum), "({x},{y}) {acc}");
+        assert_eq!(
+            acc.field("count"),
+            Some(&Value::Int(e.count)),
+            "({x},{y}) {acc}"
+        );
+        assert_eq!(acc.field("hist").map(floats), Some(e.hist.to_vec()));
+        assert_eq!(
+            floats(&final_value(inv, table, "arr")),
+            e.arr.to_vec(),
+            "({x},{y})"
+        );
+
+        // `weigh` ran once per counted iteration, one call deep; its pointer
+        // parameter's write and the caller's variable both show v * v.
+        let weigh = function_id(table, "weigh");
+        let halves: Vec<f32> = e.weigh_args.iter().map(|v| v * 0.5).collect();
+        let got: Vec<f32> = returns_of(inv, weigh).iter().map(f).collect();
+        assert_eq!(got, halves, "({x},{y})");
+        let squares: Vec<f32> = e.weigh_args.iter().map(|v| v * v).collect();
+        let sq_writes = |line_text: &str| -> Vec<f32> {
+            let line = line_of(SHADER, line_text);
+            inv.writes
+                .iter()
+                .filter(|w| {
+                    table.vars[w.decl].name == "sq"
+                        && table.get(w.probe).is_some_and(|p| p.line == line)
+                })
+                .map(|w| f(&w.value))
+                .collect()
+        };
+        assert_eq!(sq_writes("*sq = v * v"), squares, "({x},{y}) inside weigh");
+        assert_eq!(
+            sq_writes("acc.sum += weigh"),
+            squares,
+            "({x},{y}) back in the caller"
+        );
+        let weigh_steps = inv
+            .steps
+            .iter()
+            .filter(|s| s.depth == 1 && inv.frames[s.frame].function == Some(weigh));
+        assert_eq!(weigh_steps.count(), 2 * e.weigh_args.len(), "({x},{y})");
+        if let Some(k) = inv
+            .steps
+            .iter()
+            .position(|s| inv.frames[s.frame].function == Some(weigh))
+        {
+            let names: Vec<&str> = inv
+                .call_stack(k)
+                .iter()
+                .map(|(f, _)| f.map_or("?", |f| table.functions[f].name.as_str()))
+                .collect();
+            assert_eq!(names, ["weigh", "fs_main"]);
+        }
+        // `switch` in `classify` returned through the right case.
+        let classify = function_id(table, "classify");
+        assert_eq!(
+            returns_of(inv, classify).iter().map(f).collect::<Vec<_>>(),
+            [e.hist[0]]
+        );
+
+        // The `continue` and `break` conditions: `i == 2` was true once,
+        // `i >= n + 3` at the loop's last iteration (if it broke out).
+        let cond_values = |line_text: &str| -> Vec<bool> {
+            let line = line_of(SHADER, line_text);
+            inv.conditions
+                .iter()
+                .filter(|c| table.get(c.probe).is_some_and(|p| p.line == line))
+                .map(|c| c.value)
+                .collect()
+        };
+        let cont = cond_values("if i == 2");
+        assert_eq!(cont.iter().filter(|c| **c).count(), 1, "({x},{y}) {cont:?}");
+        let brk = cond_values("if i >= n + 3");
+        let broke = e.n + 3 < 8;
+        assert_eq!(brk.last() == Some(&true), broke, "({x},{y}) {brk:?}");
+        assert_eq!(brk.iter().filter(|c| **c).count(), usize::from(broke));
+
+        // The early return, and the entry point's return value is the colour.
+        let early = inv
+            .steps
+            .iter()
+            .any(|s| s.line == line_of(SHADER, "return vec4<f32>(1.0, 0.0"));
+        assert_eq!(early, y == 3, "({x},{y})");
+        let color = returns_of(inv, function_id(table, "fs_main"));
+        assert_eq!(
+            color.iter().map(floats).collect::<Vec<_>>(),
+            [e.color.to_vec()],
+            "({x},{y})"
+        );
+    }
+}
+
+#[test]
+fn a_full_log_stops_at_the_first_entry_that_does_not_fit() {
+    let gpu = Gpu::new();
+    let inst = instrumented(SHADER, Mode::Record(Invocation::fragment(13, 9)));
+    let (_, full) = gpu.draw_with_buffer(&glsl(&inst), layout::new_record_buffer(1 << 16));
+    let used = full[0];
+    for cap in [40u32, 77, used - 1] {
+        let (_, words) = gpu.draw_with_buffer(&glsl(&inst), layout::new_record_buffer(cap));
+        let trace = decode(&words, &inst.probes).expect("decodes");
+        assert!(trace.overflowed, "cap {cap}");
+        assert_eq!(trace.invocations[0].exit, Exit::Overflowed);
+        // What fits is exactly the prefix of the full log.
+        let data_end = (layout::HEADER_WORDS + cap as usize).min(words.len());
+        let written = words[layout::HEADER_WORDS..data_end]
+            .iter()
+            .rposition(|w| *w != 0)
+            .map_or(0, |i| i + 1);
+        assert!(written <= cap as usize);
+        assert_eq!(
+            words[layout::HEADER_WORDS..layout::HEADER_WORDS + written],
+            full[layout::HEADER_WORDS..layout::HEADER_WORDS + written],
+            "cap {cap}"
+        );
+    }
+    let (_, words) = gpu.draw_with_buffer(&glsl(&inst), layout::new_record_buffer(used));
+    assert!(!decode(&words, &inst.probes).expect("decodes").overflowed);
+}
+
+/// The 1-based line of the first line of `src` containing `needle`.
+fn line_of(src: &str, needle: &str) -> u32 {
+    src.lines()
+        .position(|l| l.contains(needle))
+        .map(|i| i as u32 + 1)
+        .unwrap_or_else(|| panic!("no line with {needle}"))
+}

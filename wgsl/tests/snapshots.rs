@@ -1,0 +1,274 @@
+//! Snapshots: probe tables of small shaders (rendered by the core), and one
+//! instrumented module as WGSL. Every instrumented module here has passed
+//! naga's validator (`instrument` validates what it returns).
+
+use expect_test::{expect, Expect};
+use shaderdbg_core::Invocation;
+use shaderdbg_wgsl::emit::{to_glsl, to_wgsl};
+use shaderdbg_wgsl::{instrument, parse, probe_table, Mode, Request};
+
+fn record(src: &str, entry: &str, sel: Invocation) -> shaderdbg_wgsl::Instrumented {
+    let parsed = parse(src).unwrap_or_else(|e| panic!("{e}"));
+    instrument(
+        &parsed,
+        &Request {
+            entry_point: entry.to_string(),
+            mode: Mode::Record(sel),
+            group: 1,
+            binding: 3,
+        },
+    )
+    .unwrap_or_else(|e| panic!("{e}"))
+}
+
+fn check_table(src: &str, entry: &str, sel: Invocation, expect: Expect) {
+    let parsed = parse(src).unwrap_or_else(|e| panic!("{e}"));
+    let table = probe_table(&parsed, entry).unwrap_or_else(|e| panic!("{e}"));
+    // Same ids in every mode, and the recording emits as GLSL too.
+    let inst = record(src, entry, sel);
+    assert_eq!(inst.probes, table);
+    to_glsl(&inst, &Default::default()).unwrap_or_else(|e| panic!("{e}"));
+    // expect! strips common indentation, and ids are right-aligned.
+    let text: String = table
+        .render()
+        .lines()
+        .map(|l| format!("{}\n", l.trim_start()))
+        .collect();
+    expect.assert_eq(&text);
+}
+
+#[test]
+fn lets_vars_and_branches() {
+    check_table(
+        r#"
+@fragment
+fn main(@builtin(position) pos: vec4<f32>) -> @location(0) vec4<f32> {
+    let x = pos.x * 2.0;
+    var c = vec3<f32>(0.0);
+    if x > 4.0 {
+        c.y = 1.0;
+    } else {
+        c = vec3<f32>(x);
+    }
+    return vec4<f32>(c, 1.0);
+}
+"#,
+        "main",
+        Invocation::fragment(1, 2),
+        expect![[r#"
+            1 line   3 main: invocationstart : uvec4
+            2 line   3 main: functionentry
+            3 line   3 main: input pos : vec4
+            4 line   5 main: write c : vec3
+            5 line   4 main: statement
+            6 line   4 main: write x : float
+            7 line   5 main: statement
+            8 line   6 main: statement
+            9 line   6 main: condition : bool
+            10 line   7 main: statement
+            11 line   7 main: write c[1] : float
+            12 line   9 main: statement
+            13 line   9 main: write c : vec3
+            14 line  11 main: statement
+            15 line  11 main: functionreturn : vec4
+        "#]],
+    );
+}
+
+#[test]
+fn loops() {
+    check_table(
+        r#"
+@fragment
+fn main(@location(0) uv: vec2<f32>) -> @location(0) vec4<f32> {
+    var k = 0;
+    while k < 3 {
+        k += 1;
+    }
+    loop {
+        k -= 1;
+        continuing {
+            break if k <= 0;
+        }
+    }
+    return vec4<f32>(f32(k));
+}
+"#,
+        "main",
+        Invocation::fragment(0, 0),
+        expect![[r#"
+            1 line   3 main: invocationstart : uvec4
+            2 line   3 main: functionentry
+            3 line   3 main: input uv : vec2
+            4 line   4 main: write k : int
+            5 line   4 main: statement
+            6 line   5 main: statement
+            7 line   5 main: loopiteration
+            8 line   5 main: statement
+            9 line   5 main: condition : bool
+            10 line   5 main: statement
+            11 line   6 main: statement
+            12 line   6 main: write k : int
+            13 line   8 main: statement
+            14 line   8 main: loopiteration
+            15 line   9 main: statement
+            16 line   9 main: write k : int
+            17 line  11 main: statement
+            18 line  11 main: condition : bool
+            19 line  14 main: statement
+            20 line  14 main: functionreturn : vec4
+        "#]],
+    );
+}
+
+#[test]
+fn calls_pointers_uniforms_and_globals() {
+    check_table(
+        r#"
+struct Params { scale: f32, offset: vec2<f32> }
+@group(0) @binding(0) var<uniform> params: Params;
+var<private> counter: u32;
+
+fn bump(v: ptr<function, mat2x2<f32>>) {
+    (*v)[1] = vec2<f32>(params.scale);
+    counter += 1u;
+}
+
+@fragment
+fn main(@builtin(position) pos: vec4<f32>) -> @location(0) vec4<f32> {
+    var m = mat2x2<f32>(1.0, 0.0, 0.0, 1.0);
+    bump(&m);
+    let v = m * (pos.xy + params.offset);
+    return vec4<f32>(v, f32(counter), 1.0);
+}
+"#,
+        "main",
+        Invocation::fragment(0, 0),
+        expect![[r#"
+            1 line   6 bump: functionentry
+            2 line   6 bump: write v : mat2
+            3 line   7 bump: statement
+            4 line   7 bump: write v[1] : vec2
+            5 line   8 bump: statement
+            6 line   8 bump: write counter : uint
+            7 line   8 bump: functionreturn
+            8 line  12 main: invocationstart : uvec4
+            9 line  12 main: functionentry
+            10 line  12 main: input pos : vec4
+            11 line  12 main: input params : Params
+            12 line  12 main: input counter : uint
+            13 line  13 main: write m : mat2
+            14 line  13 main: statement
+            15 line  14 main: statement
+            16 line  14 main: write m : mat2
+            17 line  15 main: statement
+            18 line  15 main: write v : vec2
+            19 line  16 main: statement
+            20 line  16 main: functionreturn : vec4
+        "#]],
+    );
+}
+
+#[test]
+fn vertex_and_compute_entry_points() {
+    let src = r#"
+@group(0) @binding(0) var<storage, read_write> out: array<u32>;
+
+@vertex
+fn vs(@location(0) p: vec2<f32>) -> @builtin(position) vec4<f32> {
+    let q = p * 0.5;
+    return vec4<f32>(q, 0.0, 1.0);
+}
+
+@compute @workgroup_size(4)
+fn cs(@builtin(local_invocation_id) lid: vec3<u32>) {
+    out[lid.x] = lid.x * 2u;
+}
+"#;
+    let vs = record(
+        src,
+        "vs",
+        Invocation::Vertex {
+            vertex: 2,
+            instance: 0,
+        },
+    );
+    let cs = record(src, "cs", Invocation::Compute { id: [3, 0, 0] });
+    let texts: Vec<String> = [&vs, &cs]
+        .iter()
+        .map(|i| {
+            let glsl = to_glsl(i, &Default::default()).unwrap_or_else(|e| panic!("{e}"));
+            // Just the selection: the built-ins the shader lacked were added.
+            glsl.lines()
+                .filter(|l| l.contains("_sdbg_begin(") && !l.contains("void"))
+                .map(str::trim)
+                .collect::<Vec<_>>()
+                .join("\n")
+        })
+        .collect();
+    expect![[r#"
+        _sdbg_begin(1u, ((_sdbg_vertex_index == 2u) && (_sdbg_instance_index == 0u)), _sdbg_vertex_index, _sdbg_instance_index, 0u);
+        _sdbg_begin(1u, (((_sdbg_global_id.x == 3u) && (_sdbg_global_id.y == 0u)) && (_sdbg_global_id.z == 0u)), _sdbg_global_id.x, _sdbg_global_id.y, _sdbg_global_id.z);"#]]
+    .assert_eq(&texts.join("\n"));
+    let err = instrument(
+        &parse(src).unwrap(),
+        &Request {
+            entry_point: "vs".to_string(),
+            mode: Mode::Record(Invocation::fragment(0, 0)),
+            group: 0,
+            binding: 1,
+        },
+    )
+    .unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        "cannot select a fragment invocation in a vertex shader"
+    );
+}
+
+#[test]
+fn instrumented_wgsl() {
+    let inst = record(
+        r#"
+@fragment
+fn main() -> @location(0) vec4<f32> {
+    var c = 0.5;
+    c *= 2.0;
+    return vec4<f32>(c);
+}
+"#,
+        "main",
+        Invocation::fragment(3, 4),
+    );
+    let wgsl = to_wgsl(&inst).unwrap_or_else(|e| panic!("{e}"));
+    // The runtime's helpers first, then the shader; the shader's part is
+    // what this snapshot is about.
+    let shader = &wgsl[wgsl.find("@fragment").expect("entry point")..];
+    expect![[r#"
+        @fragment 
+        fn main(@builtin(position) _sdbg_position: vec4<f32>) -> @location(0) vec4<f32> {
+            var c: f32 = 0.5f;
+
+            let _e9 = u32(_sdbg_position.x);
+            let _e11 = u32(_sdbg_position.y);
+            _sdbg_begin(1u, ((_e9 == 3u) && (_e11 == 4u)), _e9, _e11, 4294967295u);
+            _sdbg_step(2u);
+            let _e21 = c;
+            _sdbg_w0_(3u, _e21);
+            _sdbg_step(4u);
+            _sdbg_step(5u);
+            let _e2 = c;
+            let _e4 = (_e2 * 2f);
+            c = _e4;
+            _sdbg_w0_(6u, _e4);
+            _sdbg_step(7u);
+            let _e5 = c;
+            let _e6 = vec4(_e5);
+            _sdbg_w1_(8u, _e6);
+            return _e6;
+        }
+    "#]]
+    .assert_eq(shader);
+    // The output is WGSL naga reads back.
+    parse(&wgsl).unwrap_or_else(|e| panic!("{e}\n{wgsl}"));
+}

@@ -251,6 +251,11 @@ pub fn members(ty: &Type) -> Vec<Member> {
     }
 }
 
+/// Whether `version` is at least GLSL ES `es` or desktop `desktop`.
+fn since(version: Version, es: u16, desktop: u16) -> bool {
+    version.number >= if version.is_es() { es } else { desktop }
+}
+
 /// Statement and declaration keywords and qualifiers of GLSL `version`.
 pub fn keywords(version: Version) -> Vec<&'static str> {
     let mut k = vec![
@@ -279,23 +284,13 @@ pub fn keywords(version: Version) -> Vec<&'static str> {
         "varying",
         "while",
     ];
-    let modern = if version.is_es() {
-        version.number >= 300
-    } else {
-        version.number >= 130
-    };
-    if modern {
+    if since(version, 300, 130) {
         k.extend([
             "case", "centroid", "default", "flat", "layout", "smooth", "switch",
         ]);
         k.retain(|w| !matches!(*w, "attribute" | "varying") || version.has_legacy_builtins());
     }
-    let compute = if version.is_es() {
-        version.number >= 310
-    } else {
-        version.number >= 430
-    };
-    if compute {
+    if since(version, 310, 430) {
         k.extend([
             "buffer",
             "coherent",

@@ -1,6 +1,6 @@
 //! Instrumented modules out through naga's back ends: GLSL for the GL paths
-//! (desktop 4.30 core, where storage buffers exist), WGSL to read and to
-//! snapshot.
+//! (desktop 4.30 core, where storage buffers exist), SPIR-V for Vulkan, WGSL
+//! to read and to snapshot.
 
 use std::collections::BTreeMap;
 
@@ -15,6 +15,8 @@ pub enum EmitError {
     Glsl(String),
     #[error("WGSL back end: {0}")]
     Wgsl(String),
+    #[error("SPIR-V back end: {0}")]
+    Spirv(String),
     #[error("binding {0} does not fit GLSL's binding map (0..=255)")]
     Binding(u32),
 }
@@ -64,4 +66,19 @@ pub fn to_wgsl(inst: &Instrumented) -> Result<String, EmitError> {
         naga::back::wgsl::WriterFlags::empty(),
     )
     .map_err(|e| EmitError::Wgsl(error_chain(&e)))
+}
+
+/// SPIR-V for the Vulkan path, written with `options` (the program's: its
+/// binding map and flags; the debug buffer keeps its WGSL group/binding
+/// unless the map says otherwise).
+pub fn to_spirv(
+    inst: &Instrumented,
+    options: &naga::back::spv::Options,
+) -> Result<Vec<u32>, EmitError> {
+    let pipeline = naga::back::spv::PipelineOptions {
+        shader_stage: inst.stage,
+        entry_point: inst.entry_point.clone(),
+    };
+    naga::back::spv::write_vec(&inst.module, &inst.info, options, Some(&pipeline))
+        .map_err(|e| EmitError::Spirv(error_chain(&e)))
 }

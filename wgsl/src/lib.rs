@@ -14,4 +14,6 @@ pub mod types;
 mod walk;
 
 pub use instrument::{instrument, probe_table, InstrumentError, Instrumented, Mode, Request};
+/// The naga this engine speaks (binding maps, back-end options, modules).
+pub use naga;
 pub use parse::{parse, ParseError, Parsed};

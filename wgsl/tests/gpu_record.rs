@@ -24,9 +24,13 @@ struct Acc {
     hist: vec2<f32>,
 }
 
+fn half(v: f32) -> f32 {
+    return v * 0.5;
+}
+
 fn weigh(v: f32, sq: ptr<function, f32>) -> f32 {
     *sq = v * v;
-    return v * 0.5;
+    return half(v);
 }
 
 fn classify(n: i32) -> f32 {
@@ -55,6 +59,8 @@ fn fs_main(@builtin(position) frag: vec4<f32>) -> @location(0) vec4<f32> {
         acc.count += 1;
         arr[i % 4] += sq;
     }
+    let m = mat2x2<f32>(p.x, 1.0, 2.0, p.y);
+    let t = m * vec2<f32>(1.0, 2.0);
     acc.hist = vec2<f32>(classify(n), select(-1.0, 1.0, p.x > p.y));
     if p.x == 1.0 && p.y == 1.0 {
         discard;
@@ -62,7 +68,7 @@ fn fs_main(@builtin(position) frag: vec4<f32>) -> @location(0) vec4<f32> {
     if p.y == 3.0 {
         return vec4<f32>(1.0, 0.0, 1.0, 1.0);
     }
-    return vec4<f32>(acc.sum / 256.0, f32(acc.count) / 8.0, arr[1] / 4096.0, acc.hist.x / 32.0);
+    return vec4<f32>(acc.sum / 256.0, f32(acc.count) / 8.0, arr[1] / 4096.0, (acc.hist.x + t.y) / 64.0);
 }
 "#;
 
@@ -109,7 +115,7 @@ fn expected(x: u32, y: u32) -> Expected {
             sum / 256.0,
             count as f32 / 8.0,
             arr[1] / 4096.0,
-            class / 32.0,
+            (class + 1.0 + 2.0 * yf) / 64.0,
         ]
     };
     Expected {
@@ -281,6 +287,23 @@ fn recorded_values_match_the_cpu_and_the_image_is_unchanged() {
         let halves: Vec<f32> = e.weigh_args.iter().map(|v| v * 0.5).collect();
         let got: Vec<f32> = returns_of(inv, weigh).iter().map(f).collect();
         assert_eq!(got, halves, "({x},{y})");
+        // ... through `half`, two calls deep.
+        let half = function_id(table, "half");
+        let got: Vec<f32> = returns_of(inv, half).iter().map(f).collect();
+        assert_eq!(got, halves, "({x},{y})");
+        let half_steps: Vec<usize> = (0..inv.steps.len())
+            .filter(|&k| inv.frames[inv.steps[k].frame].function == Some(half))
+            .collect();
+        assert_eq!(half_steps.len(), e.weigh_args.len());
+        assert!(half_steps.iter().all(|&k| inv.steps[k].depth == 2));
+        if let Some(&k) = half_steps.first() {
+            let names: Vec<&str> = inv
+                .call_stack(k)
+                .iter()
+                .map(|(f, _)| f.map_or("?", |f| table.functions[f].name.as_str()))
+                .collect();
+            assert_eq!(names, ["half", "weigh", "fs_main"]);
+        }
         let squares: Vec<f32> = e.weigh_args.iter().map(|v| v * v).collect();
         let sq_writes = |line_text: &str| -> Vec<f32> {
             let line = line_of(SHADER, line_text);
@@ -389,4 +412,131 @@ fn line_of(src: &str, needle: &str) -> u32 {
         .position(|l| l.contains(needle))
         .map(|i| i as u32 + 1)
         .unwrap_or_else(|| panic!("no line with {needle}"))
+}
+
+/// A compute shader without `global_invocation_id`: recording adds it to
+/// select the invocation; the shader's own results are unchanged.
+const COMPUTE: &str = r#"
+@group(0) @binding(0) var<storage, read_write> out: array<u32>;
+
+@compute @workgroup_size(4, 2)
+fn cs(@builtin(local_invocation_id) lid: vec3<u32>, @builtin(workgroup_id) wg: vec3<u32>) {
+    let i = wg.x * 4u + lid.x + 8u * lid.y;
+    var acc = 0u;
+    for (var k = 0u; k <= i; k++) {
+        acc += k;
+    }
+    out[i] = acc;
+}
+"#;
+
+#[test]
+fn compute_invocations_record_by_global_id() {
+    let gpu = Gpu::new();
+    let parsed = parse(COMPUTE).expect("parses");
+    let map = [(
+        shaderdbg_wgsl::naga::ResourceBinding {
+            group: 0,
+            binding: 0,
+        },
+        0u8,
+    )]
+    .into_iter()
+    .collect();
+    let run = |inst: &Instrumented, with_log: bool| -> (Vec<u32>, Vec<u32>) {
+        let glsl = to_glsl(inst, &map).expect("GLSL");
+        let program = gpu
+            .gl
+            .compile_program(&[(GlStage::Compute, &glsl)])
+            .unwrap_or_else(|e| panic!("{e}\n{glsl}"));
+        let out = gpu.gl.create_storage_buffer(0, &[0u8; 64]).expect("ssbo");
+        let log = with_log.then(|| {
+            gpu.gl
+                .create_storage_buffer(BINDING, &layout::new_record_buffer(1 << 12))
+                .expect("log")
+        });
+        gpu.gl
+            .dispatch_compute(&program, 2, 1, 1)
+            .expect("dispatch");
+        let words = |b| layout::to_words(&gpu.gl.read_storage_buffer(b).expect("read"));
+        let result = (words(&out), log.as_ref().map(words).unwrap_or_default());
+        gpu.gl.delete_storage_buffer(out).expect("delete");
+        if let Some(l) = log {
+            gpu.gl.delete_storage_buffer(l).expect("delete");
+        }
+        gpu.gl.delete_program(program).expect("delete");
+        result
+    };
+    let req = |mode| Request {
+        entry_point: "cs".to_string(),
+        mode,
+        group: 0,
+        binding: BINDING,
+    };
+    let (original, _) = run(
+        &instrument(&parsed, &req(Mode::Plain)).expect("plain"),
+        false,
+    );
+    let sums: Vec<u32> = (0..16).map(|i| i * (i + 1) / 2).collect();
+    assert_eq!(original, sums);
+    for id in [[5u32, 1, 0], [0, 0, 0], [7, 0, 0]] {
+        let inst =
+            instrument(&parsed, &req(Mode::Record(Invocation::Compute { id }))).expect("record");
+        let (out, log) = run(&inst, true);
+        assert_eq!(
+            out, original,
+            "{id:?}: results change under instrumentation"
+        );
+        let trace = decode(&log, &inst.probes).expect("decodes");
+        assert_eq!(trace.invocations.len(), 1);
+        let inv = &trace.invocations[0];
+        assert_eq!(inv.invocation, Some(Invocation::Compute { id }));
+        assert_eq!(inv.exit, Exit::Returned);
+        let i = id[0] + 8 * id[1];
+        assert_eq!(final_value(inv, &inst.probes, "i"), Value::Uint(i));
+        assert_eq!(
+            final_value(inv, &inst.probes, "acc"),
+            Value::Uint(i * (i + 1) / 2)
+        );
+        // One loop test per iteration, the last one false.
+        let tests: Vec<bool> = inv.conditions.iter().map(|c| c.value).collect();
+        assert_eq!(tests.len() as u32, i + 2, "{id:?}");
+        assert_eq!(tests.iter().filter(|t| !**t).count(), 1);
+    }
+}
+
+/// The instrumented modules also go to SPIR-V (the Vulkan path), and the
+/// Khronos validator accepts what naga writes.
+#[test]
+fn instrumented_spirv_validates() {
+    let frag = instrumented(SHADER, Mode::Record(Invocation::fragment(3, 4)));
+    let parsed = parse(COMPUTE).expect("parses");
+    let comp = instrument(
+        &parsed,
+        &Request {
+            entry_point: "cs".to_string(),
+            mode: Mode::Record(Invocation::Compute { id: [1, 0, 0] }),
+            group: 1,
+            binding: 0,
+        },
+    )
+    .expect("record");
+    let dir = std::env::temp_dir().join(format!("shaderdbg-wgsl-spv-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    for (name, inst) in [("frag", &frag), ("comp", &comp)] {
+        let words = shaderdbg_wgsl::emit::to_spirv(inst, &Default::default()).expect("SPIR-V");
+        let path = dir.join(format!("{name}.spv"));
+        std::fs::write(&path, layout::to_bytes(&words)).expect("write");
+        let out = std::process::Command::new("spirv-val")
+            .arg(&path)
+            .output()
+            .expect("spirv-val (spirv-tools, installed with glslang-tools by `cargo xtask setup`)");
+        assert!(
+            out.status.success(),
+            "{name}: {}{}",
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+    std::fs::remove_dir_all(&dir).ok();
 }

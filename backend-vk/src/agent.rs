@@ -5,9 +5,9 @@
 //! that reason, and the program runs untouched.
 
 use std::sync::atomic::{AtomicU32, Ordering};
-use std::sync::{Mutex, MutexGuard, OnceLock};
+use std::sync::{Mutex, MutexGuard};
 
-use shaderdbg_protocol::agent::Debugger;
+pub use shaderdbg_protocol::agent::{debugger, Debugger};
 use shaderdbg_protocol::{FromAgent, ToAgent};
 
 use crate::source::{self, Origin};
@@ -15,21 +15,6 @@ use crate::source::{self, Origin};
 /// Why a breakpoint in a Vulkan program is not placed (yet).
 pub const NOT_YET: &str = "the shader was found in this Vulkan program, but stopping in \
                            Vulkan submissions is not built yet (the program runs untouched)";
-
-/// The debugger, if one is connected and still there.
-pub fn debugger() -> Option<&'static Debugger> {
-    static DEBUGGER: OnceLock<Option<Debugger>> = OnceLock::new();
-    DEBUGGER
-        .get_or_init(|| match Debugger::connect() {
-            Ok(d) => d,
-            Err(e) => {
-                tracing::warn!("not debugging: {e}");
-                None
-            }
-        })
-        .as_ref()
-        .filter(|d| d.is_alive())
-}
 
 /// One conversation with the debugger at a time: replies are not addressed
 /// to threads, so two threads announcing modules at once would take each

@@ -5,7 +5,7 @@
 
 use std::collections::HashMap;
 use std::sync::atomic::AtomicU64;
-use std::sync::{Arc, RwLock};
+use std::sync::{Arc, OnceLock, RwLock};
 
 use ash::vk;
 
@@ -27,16 +27,36 @@ pub struct DeviceData {
     pub frames: AtomicU64,
 }
 
-#[derive(Default)]
-struct Tables {
-    instances: HashMap<usize, Arc<InstanceData>>,
-    devices: HashMap<usize, Arc<DeviceData>>,
+/// Live objects of one kind by dispatch key.
+pub struct Registry<T>(OnceLock<RwLock<HashMap<usize, Arc<T>>>>);
+
+impl<T> Registry<T> {
+    const fn new() -> Self {
+        Registry(OnceLock::new())
+    }
+
+    fn map(&self) -> &RwLock<HashMap<usize, Arc<T>>> {
+        self.0.get_or_init(Default::default)
+    }
+
+    pub fn add(&self, key: usize, data: T) {
+        let mut m = self.map().write().unwrap_or_else(|e| e.into_inner());
+        m.insert(key, Arc::new(data));
+    }
+
+    pub fn get(&self, key: usize) -> Option<Arc<T>> {
+        let m = self.map().read().unwrap_or_else(|e| e.into_inner());
+        m.get(&key).cloned()
+    }
+
+    pub fn remove(&self, key: usize) -> Option<Arc<T>> {
+        let mut m = self.map().write().unwrap_or_else(|e| e.into_inner());
+        m.remove(&key)
+    }
 }
 
-fn tables() -> &'static RwLock<Tables> {
-    static TABLES: std::sync::OnceLock<RwLock<Tables>> = std::sync::OnceLock::new();
-    TABLES.get_or_init(Default::default)
-}
+pub static INSTANCES: Registry<InstanceData> = Registry::new();
+pub static DEVICES: Registry<DeviceData> = Registry::new();
 
 /// The key of a dispatchable handle.
 ///
@@ -45,34 +65,4 @@ fn tables() -> &'static RwLock<Tables> {
 pub unsafe fn key<H: vk::Handle>(h: H) -> usize {
     // SAFETY: per this function's contract.
     unsafe { dispatch_key(h.as_raw()) }
-}
-
-pub fn add_instance(key: usize, data: InstanceData) {
-    let mut t = tables().write().unwrap_or_else(|e| e.into_inner());
-    t.instances.insert(key, Arc::new(data));
-}
-
-pub fn instance(key: usize) -> Option<Arc<InstanceData>> {
-    let t = tables().read().unwrap_or_else(|e| e.into_inner());
-    t.instances.get(&key).cloned()
-}
-
-pub fn remove_instance(key: usize) -> Option<Arc<InstanceData>> {
-    let mut t = tables().write().unwrap_or_else(|e| e.into_inner());
-    t.instances.remove(&key)
-}
-
-pub fn add_device(key: usize, data: DeviceData) {
-    let mut t = tables().write().unwrap_or_else(|e| e.into_inner());
-    t.devices.insert(key, Arc::new(data));
-}
-
-pub fn device(key: usize) -> Option<Arc<DeviceData>> {
-    let t = tables().read().unwrap_or_else(|e| e.into_inner());
-    t.devices.get(&key).cloned()
-}
-
-pub fn remove_device(key: usize) -> Option<Arc<DeviceData>> {
-    let mut t = tables().write().unwrap_or_else(|e| e.into_inner());
-    t.devices.remove(&key)
 }

@@ -11,39 +11,36 @@ use crate::{agent, loader};
 
 type Void = unsafe extern "system" fn();
 
-/// This layer's version of a command, if it intercepts it. Instance-level
-/// commands first, then device-level ones (which `vkGetInstanceProcAddr`
-/// must also answer for).
+/// Whether an intercepted command is a device command (answered by
+/// `vkGetInstanceProcAddr` only where the chain below has it).
+const INSTANCE: bool = false;
+const DEVICE: bool = true;
+
+/// `(our function as PFN_vkVoidFunction, is a device command)`.
+macro_rules! hook {
+    ($pfn:ident, $f:ident, $level:ident) => {
+        // SAFETY: the function is cast to the untyped PFN_vkVoidFunction the
+        // loader expects; callers cast it back to the type its name implies,
+        // which is the type it has.
+        (unsafe { std::mem::transmute::<vk::$pfn, Void>($f) }, $level)
+    };
+}
+
+/// This layer's version of a command, if it intercepts it.
 fn intercepted(name: &CStr) -> Option<(Void, bool)> {
-    // SAFETY: each function is cast to the untyped PFN_vkVoidFunction the
-    // loader expects; callers cast it back to the type its name implies,
-    // which is the type it has.
-    unsafe {
-        use std::mem::transmute as t;
-        Some(match name.to_bytes() {
-            b"vkGetInstanceProcAddr" => (
-                t::<vk::PFN_vkGetInstanceProcAddr, Void>(get_instance_proc_addr),
-                false,
-            ),
-            b"vkCreateInstance" => (t::<vk::PFN_vkCreateInstance, Void>(create_instance), false),
-            b"vkDestroyInstance" => (
-                t::<vk::PFN_vkDestroyInstance, Void>(destroy_instance),
-                false,
-            ),
-            b"vkCreateDevice" => (t::<vk::PFN_vkCreateDevice, Void>(create_device), false),
-            b"vkGetDeviceProcAddr" => (
-                t::<vk::PFN_vkGetDeviceProcAddr, Void>(get_device_proc_addr),
-                true,
-            ),
-            b"vkDestroyDevice" => (t::<vk::PFN_vkDestroyDevice, Void>(destroy_device), true),
-            b"vkCreateShaderModule" => (
-                t::<vk::PFN_vkCreateShaderModule, Void>(create_shader_module),
-                true,
-            ),
-            b"vkQueuePresentKHR" => (t::<vk::PFN_vkQueuePresentKHR, Void>(queue_present), true),
-            _ => return None,
-        })
-    }
+    Some(match name.to_bytes() {
+        b"vkGetInstanceProcAddr" => {
+            hook!(PFN_vkGetInstanceProcAddr, get_instance_proc_addr, INSTANCE)
+        }
+        b"vkCreateInstance" => hook!(PFN_vkCreateInstance, create_instance, INSTANCE),
+        b"vkDestroyInstance" => hook!(PFN_vkDestroyInstance, destroy_instance, INSTANCE),
+        b"vkCreateDevice" => hook!(PFN_vkCreateDevice, create_device, INSTANCE),
+        b"vkGetDeviceProcAddr" => hook!(PFN_vkGetDeviceProcAddr, get_device_proc_addr, DEVICE),
+        b"vkDestroyDevice" => hook!(PFN_vkDestroyDevice, destroy_device, DEVICE),
+        b"vkCreateShaderModule" => hook!(PFN_vkCreateShaderModule, create_shader_module, DEVICE),
+        b"vkQueuePresentKHR" => hook!(PFN_vkQueuePresentKHR, queue_present, DEVICE),
+        _ => return None,
+    })
 }
 
 /// # Safety
@@ -62,7 +59,7 @@ pub unsafe extern "system" fn get_instance_proc_addr(
             return None;
         }
         // SAFETY: a non-null instance is a valid dispatchable handle.
-        let data = dispatch::instance(unsafe { key(instance) })?;
+        let data = dispatch::INSTANCES.get(unsafe { key(instance) })?;
         // SAFETY: the next layer's GetInstanceProcAddr with the app's arguments.
         unsafe { (data.get_instance_proc_addr)(instance, name) }
     };
@@ -85,7 +82,7 @@ pub unsafe extern "system" fn get_device_proc_addr(
         return None;
     }
     // SAFETY: a non-null device is a valid dispatchable handle.
-    let data = dispatch::device(unsafe { key(device) })?;
+    let data = dispatch::DEVICES.get(unsafe { key(device) })?;
     // SAFETY: the next layer's GetDeviceProcAddr with the app's arguments.
     let next = unsafe { (data.get_device_proc_addr)(device, name) };
     // SAFETY: the caller passes a NUL-terminated name.
@@ -132,7 +129,7 @@ unsafe extern "system" fn create_instance(
     let destroy_instance = unsafe { typed(gipa(instance, c"vkDestroyInstance".as_ptr())) };
     // SAFETY: a created instance is a valid dispatchable handle.
     let k = unsafe { key(instance) };
-    dispatch::add_instance(
+    dispatch::INSTANCES.add(
         k,
         InstanceData {
             handle: instance,
@@ -146,22 +143,43 @@ unsafe extern "system" fn create_instance(
     result
 }
 
+/// The next layer's destroy command of a dispatchable object.
+type Destroy<H> = unsafe extern "system" fn(H, *const vk::AllocationCallbacks<'_>);
+
+/// Forgets a dispatchable object and destroys it down the chain.
+///
+/// # Safety
+/// `handle` is null or a valid dispatchable handle; `allocator` is the app's.
+unsafe fn forget_and_destroy<H: vk::Handle + Copy, T>(
+    registry: &dispatch::Registry<T>,
+    handle: H,
+    allocator: *const vk::AllocationCallbacks<'_>,
+    next: impl FnOnce(&T) -> Option<Destroy<H>>,
+) {
+    if handle.as_raw() == 0 {
+        return;
+    }
+    // SAFETY: a non-null handle is valid (this function's contract).
+    let Some(data) = registry.remove(unsafe { key(handle) }) else {
+        return;
+    };
+    if let Some(destroy) = next(&data) {
+        // SAFETY: the app's arguments, down the chain.
+        unsafe { destroy(handle, allocator) }
+    }
+}
+
 /// # Safety
 /// Called by the application as `vkDestroyInstance`.
 unsafe extern "system" fn destroy_instance(
     instance: vk::Instance,
     allocator: *const vk::AllocationCallbacks<'_>,
 ) {
-    if instance == vk::Instance::null() {
-        return;
-    }
-    // SAFETY: a non-null instance is a valid dispatchable handle.
-    let Some(data) = dispatch::remove_instance(unsafe { key(instance) }) else {
-        return;
-    };
-    if let Some(destroy) = data.destroy_instance {
-        // SAFETY: the app's arguments, down the chain.
-        unsafe { destroy(instance, allocator) }
+    // SAFETY: the app's arguments.
+    unsafe {
+        forget_and_destroy(&dispatch::INSTANCES, instance, allocator, |d| {
+            d.destroy_instance
+        })
     }
 }
 
@@ -179,7 +197,8 @@ unsafe extern "system" fn create_device(
     };
     // A physical device shares its instance's dispatch key.
     // SAFETY: a valid physical device is a dispatchable handle.
-    let instance = dispatch::instance(unsafe { key(physical_device) })
+    let instance = dispatch::INSTANCES
+        .get(unsafe { key(physical_device) })
         .map_or(vk::Instance::null(), |i| i.handle);
     // SAFETY: looked up by its name, through the next layer.
     let create: Option<vk::PFN_vkCreateDevice> =
@@ -206,7 +225,7 @@ unsafe extern "system" fn create_device(
         }
     };
     // SAFETY: a created device is a valid dispatchable handle.
-    dispatch::add_device(unsafe { key(device) }, data);
+    dispatch::DEVICES.add(unsafe { key(device) }, data);
     result
 }
 
@@ -216,17 +235,8 @@ unsafe extern "system" fn destroy_device(
     device: vk::Device,
     allocator: *const vk::AllocationCallbacks<'_>,
 ) {
-    if device == vk::Device::null() {
-        return;
-    }
-    // SAFETY: a non-null device is a valid dispatchable handle.
-    let Some(data) = dispatch::remove_device(unsafe { key(device) }) else {
-        return;
-    };
-    if let Some(destroy) = data.destroy_device {
-        // SAFETY: the app's arguments, down the chain.
-        unsafe { destroy(device, allocator) }
-    }
+    // SAFETY: the app's arguments.
+    unsafe { forget_and_destroy(&dispatch::DEVICES, device, allocator, |d| d.destroy_device) }
 }
 
 /// # Safety
@@ -238,7 +248,7 @@ unsafe extern "system" fn create_shader_module(
     out: *mut vk::ShaderModule,
 ) -> vk::Result {
     // SAFETY: a valid device is a dispatchable handle.
-    let data = dispatch::device(unsafe { key(device) });
+    let data = dispatch::DEVICES.get(unsafe { key(device) });
     let Some(create) = data.as_ref().and_then(|d| d.create_shader_module) else {
         return vk::Result::ERROR_INITIALIZATION_FAILED;
     };
@@ -264,7 +274,7 @@ unsafe extern "system" fn queue_present(
     info: *const vk::PresentInfoKHR<'_>,
 ) -> vk::Result {
     // SAFETY: a queue shares its device's dispatch key.
-    let data = dispatch::device(unsafe { key(queue) });
+    let data = dispatch::DEVICES.get(unsafe { key(queue) });
     let Some((data, present)) = data.and_then(|d| Some((d.clone(), d.queue_present?))) else {
         return vk::Result::ERROR_INITIALIZATION_FAILED;
     };

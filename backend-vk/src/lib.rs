@@ -45,25 +45,3 @@ pub unsafe extern "system" fn vkNegotiateLoaderLayerInterfaceVersion(
     n.get_physical_device_proc_addr = std::ptr::null();
     vk::Result::SUCCESS
 }
-
-/// # Safety
-/// As `vkGetInstanceProcAddr` (for loaders that look the symbol up by name).
-#[no_mangle]
-pub unsafe extern "system" fn vkGetInstanceProcAddr(
-    instance: vk::Instance,
-    name: *const std::ffi::c_char,
-) -> vk::PFN_vkVoidFunction {
-    // SAFETY: per this function's contract.
-    unsafe { hooks::get_instance_proc_addr(instance, name) }
-}
-
-/// # Safety
-/// As `vkGetDeviceProcAddr` (for loaders that look the symbol up by name).
-#[no_mangle]
-pub unsafe extern "system" fn vkGetDeviceProcAddr(
-    device: vk::Device,
-    name: *const std::ffi::c_char,
-) -> vk::PFN_vkVoidFunction {
-    // SAFETY: per this function's contract.
-    unsafe { hooks::get_device_proc_addr(device, name) }
-}

@@ -69,7 +69,7 @@ pub fn of_module(bytes: &[u8]) -> Result<RuntimeSource, SourceError> {
         .ok_or(SourceError::NoEntryPoint)?;
     match source {
         Some(EmbeddedSource {
-            language: Language::Glsl | Language::Essl,
+            language: Language::GLSL | Language::ESSL,
             file,
             text,
             ..

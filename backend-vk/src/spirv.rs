@@ -1,37 +1,15 @@
 //! What a SPIR-V module says about its source: the `OpSource` text (with
 //! its `OpSourceContinued` pieces and the file named by `OpString`), and the
-//! stages of its entry points. Read by hand: six opcodes of a stable binary
-//! format do not warrant a full SPIR-V loader in every debugged process.
+//! stages of its entry points. The instruction stream is walked here (four
+//! instructions matter; a full SPIR-V loader in every debugged process
+//! would be much more); opcodes and operand enums are the `spirv` crate's.
 
 use shaderdbg_core::Stage;
+use spirv::{ExecutionModel, Op};
 
-const MAGIC: u32 = 0x0723_0203;
+pub use spirv::SourceLanguage as Language;
+
 const HEADER_WORDS: usize = 5;
-
-const OP_SOURCE_CONTINUED: u16 = 2;
-const OP_SOURCE: u16 = 3;
-const OP_STRING: u16 = 7;
-const OP_ENTRY_POINT: u16 = 15;
-
-/// `SourceLanguage` operand values of `OpSource`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Language {
-    Essl,
-    Glsl,
-    Hlsl,
-    Other(u32),
-}
-
-impl Language {
-    fn from_word(w: u32) -> Language {
-        match w {
-            1 => Language::Essl,
-            2 => Language::Glsl,
-            5 => Language::Hlsl,
-            other => Language::Other(other),
-        }
-    }
-}
 
 /// The source text embedded in a module, as the compiler recorded it.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -69,7 +47,7 @@ pub enum SpirvError {
 /// Reads the words of a module (`pCode` of `VkShaderModuleCreateInfo`).
 pub fn read(words: &[u32]) -> Result<ModuleInfo, SpirvError> {
     let magic = words.first().copied().unwrap_or(0);
-    if words.len() < HEADER_WORDS || magic != MAGIC {
+    if words.len() < HEADER_WORDS || magic != spirv::MAGIC_NUMBER {
         return Err(SpirvError::NotSpirv(words.len() * 4, magic));
     }
     let mut info = ModuleInfo::default();
@@ -78,27 +56,28 @@ pub fn read(words: &[u32]) -> Result<ModuleInfo, SpirvError> {
     let mut at = HEADER_WORDS;
     while at < words.len() {
         let count = (words[at] >> 16) as usize;
-        let opcode = (words[at] & 0xffff) as u16;
+        let opcode = Op::from_u32(words[at] & 0xffff);
         if count == 0 || at + count > words.len() {
             return Err(SpirvError::Truncated(at));
         }
         let operands = &words[at + 1..at + count];
         match opcode {
-            OP_STRING if !operands.is_empty() => {
+            Some(Op::String) if !operands.is_empty() => {
                 strings.push((operands[0], string(&operands[1..])));
             }
-            OP_SOURCE if operands.len() >= 2 => {
+            Some(Op::Source) if operands.len() >= 2 => {
                 let file = operands.get(2).copied();
                 let text = operands.get(3..).map(string).unwrap_or_default();
-                source = Some((Language::from_word(operands[0]), operands[1], file, text));
+                let language = Language::from_u32(operands[0]).unwrap_or(Language::Unknown);
+                source = Some((language, operands[1], file, text));
             }
-            OP_SOURCE_CONTINUED => {
+            Some(Op::SourceContinued) => {
                 if let Some((.., text)) = source.as_mut() {
                     text.push_str(&string(operands));
                 }
             }
-            OP_ENTRY_POINT if operands.len() >= 3 => info.entry_points.push(EntryPoint {
-                stage: stage(operands[0]),
+            Some(Op::EntryPoint) if operands.len() >= 3 => info.entry_points.push(EntryPoint {
+                stage: ExecutionModel::from_u32(operands[0]).and_then(stage),
                 name: string(&operands[2..]),
             }),
             _ => {}
@@ -122,15 +101,15 @@ pub fn read(words: &[u32]) -> Result<ModuleInfo, SpirvError> {
     Ok(info)
 }
 
-/// `ExecutionModel` -> stage (the ones the debugger knows).
-fn stage(model: u32) -> Option<Stage> {
+/// The stage of an execution model, where the debugger knows it.
+fn stage(model: ExecutionModel) -> Option<Stage> {
     Some(match model {
-        0 => Stage::Vertex,
-        1 => Stage::TessControl,
-        2 => Stage::TessEvaluation,
-        3 => Stage::Geometry,
-        4 => Stage::Fragment,
-        5 => Stage::Compute,
+        ExecutionModel::Vertex => Stage::Vertex,
+        ExecutionModel::TessellationControl => Stage::TessControl,
+        ExecutionModel::TessellationEvaluation => Stage::TessEvaluation,
+        ExecutionModel::Geometry => Stage::Geometry,
+        ExecutionModel::Fragment => Stage::Fragment,
+        ExecutionModel::GLCompute => Stage::Compute,
         _ => return None,
     })
 }
@@ -168,7 +147,7 @@ mod tests {
         words_of(&bytes)
     }
 
-    fn inst(opcode: u16, operands: &[u32]) -> Vec<u32> {
+    fn inst(opcode: Op, operands: &[u32]) -> Vec<u32> {
         let mut v = vec![(((operands.len() + 1) as u32) << 16) | opcode as u32];
         v.extend_from_slice(operands);
         v
@@ -176,21 +155,21 @@ mod tests {
 
     #[test]
     fn source_text_file_and_stage_are_recovered() {
-        let mut m = vec![MAGIC, 0x0001_0000, 0, 100, 0];
+        let mut m = vec![spirv::MAGIC_NUMBER, 0x0001_0000, 0, 100, 0];
         m.extend(inst(
-            OP_ENTRY_POINT,
+            Op::EntryPoint,
             &[[4, 1].as_slice(), &lit("main")].concat(),
         ));
         m.extend(inst(
-            OP_STRING,
+            Op::String,
             &[[7].as_slice(), &lit("shader.frag")].concat(),
         ));
         let first = "#version 450\nvoid main() {\n";
         m.extend(inst(
-            OP_SOURCE,
+            Op::Source,
             &[[2, 450, 7].as_slice(), &lit(first)].concat(),
         ));
-        m.extend(inst(OP_SOURCE_CONTINUED, &lit("}\n")));
+        m.extend(inst(Op::SourceContinued, &lit("}\n")));
         let info = read(&m).expect("reads");
         assert_eq!(
             info.entry_points,
@@ -200,7 +179,7 @@ mod tests {
             }]
         );
         let src = info.source.expect("source");
-        assert_eq!(src.language, Language::Glsl);
+        assert_eq!(src.language, Language::GLSL);
         assert_eq!(src.version, 450);
         assert_eq!(src.file.as_deref(), Some("shader.frag"));
         assert_eq!(src.text, "#version 450\nvoid main() {\n}\n");
@@ -210,12 +189,12 @@ mod tests {
     fn bad_modules_are_errors_not_panics() {
         assert_eq!(read(&[]), Err(SpirvError::NotSpirv(0, 0)));
         assert_eq!(read(&[1, 2, 3, 4, 5]), Err(SpirvError::NotSpirv(20, 1)));
-        let mut m = vec![MAGIC, 0x0001_0000, 0, 100, 0];
-        m.push((9 << 16) | OP_SOURCE as u32);
+        let mut m = vec![spirv::MAGIC_NUMBER, 0x0001_0000, 0, 100, 0];
+        m.push((9 << 16) | Op::Source as u32);
         assert_eq!(read(&m), Err(SpirvError::Truncated(5)));
-        m[5] = OP_SOURCE as u32; // word count 0
+        m[5] = Op::Source as u32; // word count 0
         assert_eq!(read(&m), Err(SpirvError::Truncated(5)));
-        let no_source = [MAGIC, 0x0001_0000, 0, 100, 0];
+        let no_source = [spirv::MAGIC_NUMBER, 0x0001_0000, 0, 100, 0];
         assert_eq!(read(&no_source), Ok(ModuleInfo::default()));
     }
 }

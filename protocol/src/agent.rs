@@ -7,7 +7,7 @@ use std::io::BufReader;
 use std::os::unix::net::UnixStream;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc::{self, Receiver, RecvTimeoutError, TryRecvError};
-use std::sync::Mutex;
+use std::sync::{Mutex, OnceLock};
 use std::time::Duration;
 
 use crate::{read_message, write_message, FromAgent, ProtocolError, ToAgent, SOCKET_ENV, VERSION};
@@ -28,6 +28,22 @@ pub enum ConnectError {
     NoHello(String),
     #[error("cannot start the reader thread: {0}")]
     Thread(std::io::Error),
+}
+
+/// The process's debugger, connected at the first call, if one asked for
+/// us and is still there.
+pub fn debugger() -> Option<&'static Debugger> {
+    static DEBUGGER: OnceLock<Option<Debugger>> = OnceLock::new();
+    DEBUGGER
+        .get_or_init(|| match Debugger::connect() {
+            Ok(d) => d,
+            Err(e) => {
+                tracing::warn!("not debugging: {e}");
+                None
+            }
+        })
+        .as_ref()
+        .filter(|d| d.is_alive())
 }
 
 /// A connected debugger. Messages from it are read on a thread of their own.

@@ -10,31 +10,22 @@ pub fn spirv(bytes: &[u8]) -> Vec<u32> {
         .collect()
 }
 
+/// The words of a SPIR-V file build.rs wrote.
+macro_rules! built_spirv {
+    ($file:literal) => {
+        spirv(include_bytes!(concat!(env!("OUT_DIR"), "/", $file)))
+    };
+}
+
 /// The shaders of `vk_triangle`: `(vertex, fragment)`, with debug
 /// information (the GLSL embedded) or without.
 pub fn triangle_shaders(debug_info: bool) -> (Vec<u32>, Vec<u32>) {
     if debug_info {
-        (
-            spirv(include_bytes!(concat!(
-                env!("OUT_DIR"),
-                "/vk_triangle.vert.g.spv"
-            ))),
-            spirv(include_bytes!(concat!(
-                env!("OUT_DIR"),
-                "/vk_triangle.frag.g.spv"
-            ))),
-        )
+        let vertex = built_spirv!("vk_triangle.vert.g.spv");
+        (vertex, built_spirv!("vk_triangle.frag.g.spv"))
     } else {
-        (
-            spirv(include_bytes!(concat!(
-                env!("OUT_DIR"),
-                "/vk_triangle.vert.spv"
-            ))),
-            spirv(include_bytes!(concat!(
-                env!("OUT_DIR"),
-                "/vk_triangle.frag.spv"
-            ))),
-        )
+        let vertex = built_spirv!("vk_triangle.vert.spv");
+        (vertex, built_spirv!("vk_triangle.frag.spv"))
     }
 }
 

@@ -814,14 +814,34 @@ impl<'a> Walker<'a> {
         out
     }
 
+    /// Variables still pending inside a compound statement that has been
+    /// walked were declared last in their block: they go out of scope with
+    /// it, without a step.
+    fn forget_pending_in(&mut self, span: NSpan) {
+        if let Some(r) = span.to_range() {
+            self.fx
+                .pending
+                .retain(|&(pos, ..)| pos < r.start || pos >= r.end);
+        }
+    }
+
     fn statement(&mut self, cx: &mut Cx, stmt: &Statement, span: NSpan, out: &mut Block) {
+        if matches!(
+            stmt,
+            Statement::Block(_)
+                | Statement::If { .. }
+                | Statement::Switch { .. }
+                | Statement::Loop { .. }
+        ) {
+            self.compound(cx, stmt, span, out);
+            self.forget_pending_in(span);
+            return;
+        }
+        self.simple(cx, stmt, span, out);
+    }
+
+    fn compound(&mut self, cx: &mut Cx, stmt: &Statement, span: NSpan, out: &mut Block) {
         match stmt {
-            Statement::Emit(range) => {
-                out.push(Statement::Emit(range.clone()), span);
-                for h in range.clone() {
-                    self.named_value(cx, h, out);
-                }
-            }
             Statement::Block(b) => {
                 let nb = self.block(cx, b);
                 out.push(Statement::Block(nb), span);
@@ -892,6 +912,18 @@ impl<'a> Walker<'a> {
                     },
                     span,
                 );
+            }
+            _ => {}
+        }
+    }
+
+    fn simple(&mut self, cx: &mut Cx, stmt: &Statement, span: NSpan, out: &mut Block) {
+        match stmt {
+            Statement::Emit(range) => {
+                out.push(Statement::Emit(range.clone()), span);
+                for h in range.clone() {
+                    self.named_value(cx, h, out);
+                }
             }
             Statement::Return { value } => {
                 let logged = value.and_then(|v| self.payload_of(cx, v).map(|t| (v, t)));

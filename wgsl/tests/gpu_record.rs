@@ -540,3 +540,78 @@ fn instrumented_spirv_validates() {
     }
     std::fs::remove_dir_all(&dir).ok();
 }
+
+/// A vertex shader without `vertex_index`/`instance_index`: recording adds
+/// them to select the vertex.
+const VERTEX: &str = r#"
+struct Out {
+    @builtin(position) pos: vec4<f32>,
+    @location(0) uv: vec2<f32>,
+}
+
+@vertex
+fn vs(@location(0) p: vec2<f32>) -> Out {
+    var o: Out;
+    let q = p * 0.5 + vec2<f32>(0.5);
+    o.pos = vec4<f32>(p, 0.0, 1.0);
+    o.uv = q;
+    return o;
+}
+"#;
+
+#[test]
+fn vertex_invocations_record_by_index() {
+    let gpu = Gpu::new();
+    let parsed = parse(VERTEX).expect("parses");
+    let req = |mode| Request {
+        entry_point: "vs".to_string(),
+        mode,
+        group: 0,
+        binding: BINDING,
+    };
+    // naga gives the varying an explicit location.
+    let frag = "#version 430 core\nlayout(location = 0) smooth in vec2 uv;\nout vec4 c;\nvoid main() { c = vec4(uv, 0.0, 1.0); }\n";
+    let draw = |vert: &str, log: Option<Vec<u8>>| -> (Vec<u8>, Vec<u32>) {
+        let program = gpu
+            .gl
+            .compile_program(&[(GlStage::Vertex, vert), (GlStage::Fragment, frag)])
+            .unwrap_or_else(|e| panic!("{e}\n{vert}"));
+        let buf = log.map(|b| gpu.gl.create_storage_buffer(BINDING, &b).expect("log"));
+        gpu.gl.draw_fullscreen(&program).expect("draw");
+        let pixels = gpu.gl.read_pixels().expect("pixels");
+        let words = buf
+            .as_ref()
+            .map(|b| layout::to_words(&gpu.gl.read_storage_buffer(b).expect("read")))
+            .unwrap_or_default();
+        if let Some(b) = buf {
+            gpu.gl.delete_storage_buffer(b).expect("delete");
+        }
+        gpu.gl.delete_program(program).expect("delete");
+        (pixels, words)
+    };
+    let plain = instrument(&parsed, &req(Mode::Plain)).expect("plain");
+    let (original, _) = draw(&glsl(&plain), None);
+    // gl-headless's full-screen triangle.
+    let corners = [[-1.0f32, -1.0], [3.0, -1.0], [-1.0, 3.0]];
+    for (vertex, p) in corners.iter().enumerate() {
+        let sel = Invocation::Vertex {
+            vertex: vertex as i32,
+            instance: 0,
+        };
+        let inst = instrument(&parsed, &req(Mode::Record(sel))).expect("record");
+        let (pixels, words) = draw(&glsl(&inst), Some(layout::new_record_buffer(1 << 12)));
+        assert!(pixels == original, "vertex {vertex}: the image changed");
+        let trace = decode(&words, &inst.probes).expect("decodes");
+        assert_eq!(trace.invocations.len(), 1, "vertex {vertex}");
+        let inv = &trace.invocations[0];
+        assert_eq!(inv.invocation, Some(sel));
+        let table = &inst.probes;
+        let q = [p[0] * 0.5 + 0.5, p[1] * 0.5 + 0.5];
+        assert_eq!(floats(&final_value(inv, table, "q")), q);
+        let o = final_value(inv, table, "o");
+        assert_eq!(o.field("pos").map(floats), Some(vec![p[0], p[1], 0.0, 1.0]));
+        assert_eq!(o.field("uv").map(floats), Some(q.to_vec()));
+        let ret = returns_of(inv, function_id(table, "vs"));
+        assert_eq!(ret, [o]);
+    }
+}

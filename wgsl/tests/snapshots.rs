@@ -76,6 +76,55 @@ fn main(@builtin(position) pos: vec4<f32>) -> @location(0) vec4<f32> {
 }
 
 #[test]
+fn declarations_without_statements() {
+    // naga hoists constant initialisers and has no statement for a `let` of
+    // a constant: they get steps where they are written; `u` has nothing
+    // after it in its block and gets none.
+    check_table(
+        r#"
+@fragment
+fn main(@builtin(position) pos: vec4<f32>) -> @location(0) vec4<f32> {
+    var a = 1.0;
+    let k = 3.0;
+    if pos.x > 2.0 {
+        var t = 2.0;
+        a = t * k;
+    }
+    if pos.y > 2.0 {
+        var u = 5.0;
+    }
+    a += 1.0;
+    return vec4<f32>(a);
+}
+"#,
+        "main",
+        Invocation::fragment(1, 2),
+        expect![[r#"
+            1 line   3 main: invocationstart : uvec4
+            2 line   3 main: functionentry
+            3 line   3 main: input pos : vec4
+            4 line   4 main: write a : float
+            5 line   7 main: write t : float
+            6 line  11 main: write u : float
+            7 line   5 main: write k : float
+            8 line   4 main: statement
+            9 line   5 main: statement
+            10 line   6 main: statement
+            11 line   6 main: condition : bool
+            12 line   7 main: statement
+            13 line   8 main: statement
+            14 line   8 main: write a : float
+            15 line  10 main: statement
+            16 line  10 main: condition : bool
+            17 line  13 main: statement
+            18 line  13 main: write a : float
+            19 line  14 main: statement
+            20 line  14 main: functionreturn : vec4
+        "#]],
+    );
+}
+
+#[test]
 fn loops() {
     check_table(
         r#"

@@ -48,6 +48,8 @@ pub enum InstrumentError {
     NoEntryPoint(String),
     #[error("this shader cannot be instrumented: {0}")]
     Unsupported(String),
+    #[error("@group({group}) @binding({binding}) is the shader's own; the debug buffer needs a free one")]
+    BindingInUse { group: u32, binding: u32 },
     #[error("cannot select a {selector} invocation in a {stage} shader")]
     WrongStage { selector: Stage, stage: Stage },
     /// A bug of the engine: the instrumented module does not validate, or
@@ -103,6 +105,21 @@ pub fn instrument(parsed: &Parsed, req: &Request) -> Result<Instrumented, Instru
         ));
     }
 
+    let debug = naga::ResourceBinding {
+        group: req.group,
+        binding: req.binding,
+    };
+    if parsed
+        .module
+        .global_variables
+        .iter()
+        .any(|(_, g)| g.binding == Some(debug))
+    {
+        return Err(InstrumentError::BindingInUse {
+            group: req.group,
+            binding: req.binding,
+        });
+    }
     let mut module = parsed.module.clone();
     module.doc_comments = None;
     let mut types = plain.types;
@@ -163,10 +180,7 @@ pub fn instrument(parsed: &Parsed, req: &Request) -> Result<Instrumented, Instru
         probes: table,
         entry_point: ep.name.clone(),
         stage: ep.stage,
-        debug_binding: Some(naga::ResourceBinding {
-            group: req.group,
-            binding: req.binding,
-        }),
+        debug_binding: Some(debug),
     })
 }
 

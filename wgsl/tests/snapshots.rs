@@ -273,6 +273,20 @@ fn cs(@builtin(local_invocation_id) lid: vec3<u32>) {
         err.to_string(),
         "cannot select a fragment invocation in a vertex shader"
     );
+    let err = instrument(
+        &parse(src).unwrap(),
+        &Request {
+            entry_point: "cs".to_string(),
+            mode: Mode::Record(Invocation::Compute { id: [0; 3] }),
+            group: 0,
+            binding: 0,
+        },
+    )
+    .unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        "@group(0) @binding(0) is the shader's own; the debug buffer needs a free one"
+    );
 }
 
 #[test]

@@ -9,7 +9,19 @@
 //! block's IR statements are grouped into source statements by their spans:
 //! a statement whose span overlaps the group's joins it (an `if`'s span holds
 //! its condition's `Emit`, a store's span its value's), else it starts a
-//! new step.
+//! new step. naga hoists `var x = <constant>;` to the variable's
+//! initialiser and binds `let k = <constant>;` to a constant, leaving no
+//! statement: such declarations get a step of their own where they are
+//! written.
+//!
+//! Writes: stores to function variables, parameters behind `ptr<function>`
+//! / `ptr<private>` and private globals, with the constant path below the
+//! root (`s.b[1]`); behind a dynamic index, or after a call that got a
+//! pointer, the whole variable is read back and logged. `let`s are locals
+//! written where their value is computed. Every local is logged at function
+//! entry (WGSL zero-initialises; constant initialisers apply there), entry
+//! point arguments and the uniforms and private globals the entry point
+//! uses as `Input`s.
 
 use std::collections::HashMap;
 
@@ -979,6 +991,14 @@ impl<'a> Walker<'a> {
                 if let Some(r) = result {
                     self.named_value(cx, *r, out);
                 }
+            }
+            // Statements whose result a `let` can name.
+            Statement::WorkGroupUniformLoad { result, .. }
+            | Statement::SubgroupBallot { result, .. }
+            | Statement::SubgroupGather { result, .. }
+            | Statement::SubgroupCollectiveOperation { result, .. } => {
+                out.push(stmt.clone(), span);
+                self.named_value(cx, *result, out);
             }
             _ => out.push(stmt.clone(), span),
         }

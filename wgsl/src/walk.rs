@@ -775,7 +775,16 @@ impl<'a> Walker<'a> {
         }
     }
 
+    /// A nested block: its own scope.
     fn block(&mut self, cx: &mut Cx, b: &Block) -> Block {
+        self.fx.scopes.push(Vec::new());
+        let out = self.block_in_scope(cx, b);
+        self.fx.scopes.pop();
+        out
+    }
+
+    /// The statements of a block, declaring into the current scope.
+    fn block_in_scope(&mut self, cx: &mut Cx, b: &Block) -> Block {
         let items: Vec<(&Statement, NSpan)> = b.span_iter().map(|(s, sp)| (s, *sp)).collect();
         let mut groups = group_steps(&items);
         // `Emit`s without a span (loads naga adds for `x += ...`) just before a
@@ -794,7 +803,6 @@ impl<'a> Walker<'a> {
             groups.swap(k, g);
         }
         let mut out = Block::with_capacity(items.len());
-        self.fx.scopes.push(Vec::new());
         let mut covered: Option<NSpan> = None;
         for (i, (stmt, span)) in items.into_iter().enumerate() {
             let pos = groups[i]
@@ -822,7 +830,6 @@ impl<'a> Walker<'a> {
             }
             self.statement(cx, stmt, span, &mut out);
         }
-        self.fx.scopes.pop();
         out
     }
 
@@ -902,11 +909,14 @@ impl<'a> Walker<'a> {
                 continuing,
                 break_if,
             } => {
+                // One scope for the header's variables and the body's, which
+                // `continuing` (nested in the body in WGSL) also sees.
+                self.fx.scopes.push(Vec::new());
                 self.declare_loop_header(span);
                 let p = self.probe(ProbeKind::LoopIteration, span, None);
                 let mut nb = Block::new();
                 self.log_step(cx, &mut nb, p);
-                nb.extend_block(self.block(cx, body));
+                nb.extend_block(self.block_in_scope(cx, body));
                 let mut nc = self.block(cx, continuing);
                 if let Some(c) = break_if {
                     let p = self.probe(
@@ -916,6 +926,7 @@ impl<'a> Walker<'a> {
                     );
                     self.log_cond(cx, &mut nc, p, *c);
                 }
+                self.fx.scopes.pop();
                 out.push(
                     Statement::Loop {
                         body: nb,

@@ -335,3 +335,75 @@ fn main() -> @location(0) vec4<f32> {
     // The output is WGSL naga reads back.
     parse(&wgsl).unwrap_or_else(|e| panic!("{e}\n{wgsl}"));
 }
+
+#[test]
+fn locals_in_scope_per_step() {
+    let src = r#"
+fn f(a: f32) -> f32 {
+    var s = a;
+    for (var i = 0; i < 2; i++) {
+        let t = s * 2.0;
+        s = t;
+    }
+    return s;
+}
+
+fn g() -> i32 {
+    var n = 0;
+    loop {
+        let m = n + 1;
+        n = m;
+        continuing {
+            break if m > 2;
+        }
+    }
+    return n;
+}
+
+@fragment
+fn main(@builtin(position) pos: vec4<f32>) -> @location(0) vec4<f32> {
+    let x = f(pos.x);
+    if x > 1.0 {
+        var u = x;
+        u += 1.0;
+    }
+    return vec4<f32>(x);
+}
+"#;
+    let table = probe_table(&parse(src).unwrap(), "main").unwrap();
+    let text: String = table
+        .probes
+        .iter()
+        .filter(|p| p.is_step())
+        .map(|p| {
+            let names: Vec<&str> = p
+                .locals
+                .iter()
+                .map(|&d| table.vars[d].name.as_str())
+                .collect();
+            format!("line {:>2}: {}\n", p.line, names.join(" "))
+        })
+        .collect();
+    expect![[r#"
+        line  3: a
+        line  4: a s
+        line  4: a s i
+        line  4: a s i
+        line  5: a s i
+        line  6: a s i t
+        line  4: a s i
+        line  8: a s
+        line 12: 
+        line 13: n
+        line 14: n
+        line 15: n m
+        line 17: n m
+        line 20: n
+        line 25: 
+        line 26: x
+        line 27: x
+        line 28: x u
+        line 30: x
+    "#]]
+    .assert_eq(&text);
+}

@@ -168,6 +168,12 @@ pub fn instrument(parsed: &Parsed, req: &Request) -> Result<Instrumented, Instru
     if let Some(f) = walked.entry_function {
         module.entry_points[entry].function = f;
     }
+    tracing::debug!(
+        entry = %ep.name,
+        probes = table.probes.len(),
+        writers = plain.payload_types.len(),
+        "instrumented a WGSL entry point for a recording"
+    );
     let info = validator().validate(&module).map_err(|e| {
         InstrumentError::Internal(format!(
             "instrumented module: {}",

@@ -41,6 +41,14 @@
 //! pixels are 0. `min`/`max` are per component over covered finite values
 //! (`null` when there are none); `nan`/`inf` count covered pixels with a
 //! NaN / an infinite component.
+//!
+//! ## Event `shaderdbg/runtimeSource`
+//!
+//! Body `{"path":string,"source":string}`: the program compiled a shader
+//! from the file at `path` (bound by content), and `source` is what it
+//! compiled (headers and replaced placeholders included). The extension
+//! hands it to the language server (`shaderdbg/runtimeContext`), which
+//! analyses the file in that context while the session runs.
 
 use base64::Engine as _;
 use serde::{Deserialize, Serialize};
@@ -50,6 +58,13 @@ use shaderdbg_session::WatchImage;
 pub const FRAME_IMAGE: &str = "shaderdbg/frameImage";
 pub const DEBUG_PIXEL: &str = "shaderdbg/debugPixel";
 pub const VALUES_IMAGE: &str = "shaderdbg/valuesImage";
+
+/// The body of the `shaderdbg/runtimeSource` event.
+#[derive(Debug, Clone, Serialize)]
+pub struct RuntimeSourceBody {
+    pub path: String,
+    pub source: String,
+}
 
 /// `shaderdbg/frameImage`'s response body.
 #[derive(Debug, Clone, Serialize)]

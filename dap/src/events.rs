@@ -9,6 +9,7 @@ use std::io::Write;
 use shaderdbg_session::stop::Stop;
 use shaderdbg_session::{Event as SessionEvent, Halt, StopReason};
 
+use crate::custom::RuntimeSourceBody;
 use crate::engine::EngineEvent;
 use crate::protocol::{
     BreakpointEventBody, Event, ExitedEventBody, OutputEventBody, ProcessEventBody,
@@ -80,8 +81,15 @@ impl<W: Write> Adapter<W> {
                 stage,
                 file,
                 compiled,
+                source,
             } => {
                 tracing::info!(shader, %stage, ?file, compiled, "shader loaded");
+                if let Some(path) = file {
+                    self.out.event(Event::RuntimeSource(RuntimeSourceBody {
+                        path: path.display().to_string(),
+                        source,
+                    }));
+                }
             }
             SessionEvent::BreakpointBound {
                 index,

@@ -78,6 +78,13 @@ fn conditional_breakpoint_in_glmark2_stops_with_values_and_steps() {
     );
     assert_eq!(bps["breakpoints"].as_array().map(Vec::len), Some(1));
     c.ok("configurationDone", Value::Null);
+    // What glmark2 compiled from the file, for the language server: its
+    // header declares what the file uses, its lights replace `$DO_LIGHTS$`.
+    let runtime = c.event("shaderdbg/runtimeSource")["body"].clone();
+    assert_eq!(runtime["path"], SHADER);
+    let source = runtime["source"].as_str().expect("source");
+    assert!(source.contains("vec4 MaterialDiffuse ="), "{source}");
+    assert!(!source.contains("$DO_LIGHTS$"), "{source}");
     let stop = c.event("stopped")["body"].clone();
     assert_eq!(stop["reason"], "breakpoint", "{stop}");
     let thread = stop["threadId"].as_i64().expect("thread");

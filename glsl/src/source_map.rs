@@ -447,6 +447,81 @@ impl SourceMap {
     }
 }
 
+/// What the program put around a file when it built a shader from it: the
+/// text before the file's first surviving line (a prepended header) and the
+/// text that replaced each whole-line `$NAME$` placeholder. An editor that
+/// analyses the file with these sees what the program compiled.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct RuntimeContext {
+    pub header: String,
+    pub placeholders: Vec<(String, String)>,
+}
+
+impl SourceMap {
+    /// The header and placeholder texts of `runtime` around `file` (the two
+    /// texts this map was made from).
+    pub fn runtime_context(&self, runtime: &str, file: &str) -> RuntimeContext {
+        let r: Vec<&str> = runtime.lines().collect();
+        let f: Vec<&str> = file.lines().collect();
+        // The header ends at the file's first surviving line, its `#version`
+        // aside: an editor puts the header after the file's own `#version`.
+        let is_version = |i: usize| {
+            f.get(i)
+                .is_some_and(|l| l.trim_start().starts_with("#version"))
+        };
+        let first = (0..f.len())
+            .filter(|&i| !is_version(i))
+            .find_map(|i| self.file_to_runtime[i]);
+        let header_end = first.map_or(r.len(), |l| l as usize);
+        let version_line: Vec<usize> = (0..f.len())
+            .filter(|&i| is_version(i))
+            .filter_map(|i| self.file_to_runtime[i].map(|l| l as usize))
+            .collect();
+        let text = |range: std::ops::Range<usize>| {
+            range
+                .filter(|i| !version_line.contains(i))
+                .filter_map(|i| r.get(i))
+                .map(|l| format!("{l}\n"))
+                .collect::<String>()
+        };
+        // Each gap between surviving lines, by the runtime line after its
+        // start: the file's unmatched placeholder lines in it. A gap with
+        // several placeholders cannot be divided, so none of them is taken.
+        let mut gaps: Vec<(Option<u32>, Vec<usize>)> = Vec::new();
+        let mut prev = None;
+        for (i, mapped) in self.file_to_runtime.iter().enumerate() {
+            match mapped {
+                Some(r) => prev = Some(*r),
+                None if self.file_kinds[i] == Kind::Placeholder => match gaps.last_mut() {
+                    Some((p, lines)) if *p == prev => lines.push(i),
+                    _ => gaps.push((prev, vec![i])),
+                },
+                None => {}
+            }
+        }
+        let mut placeholders = Vec::new();
+        for (prev, lines) in gaps {
+            let [i] = lines[..] else { continue };
+            let from = prev.map_or(header_end, |p| p as usize + 1);
+            let to = self.file_to_runtime[i..]
+                .iter()
+                .flatten()
+                .next()
+                .map_or(r.len(), |n| *n as usize);
+            if from > to {
+                continue;
+            }
+            let name = f[i].trim().trim_matches('$').to_string();
+            let value = text(from..to);
+            placeholders.push((name, value.trim_end_matches('\n').to_string()));
+        }
+        RuntimeContext {
+            header: text(0..header_end),
+            placeholders,
+        }
+    }
+}
+
 /// A breakpoint bound to a runtime line.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct BoundLine {
@@ -802,6 +877,34 @@ $DO_LIGHTS$
             })
             .collect::<String>();
         format!("{header}{}", PHONG.replace("$DO_LIGHTS$\n", &lights))
+    }
+
+    /// The header and the placeholder's text come back exactly: the file
+    /// with them is the runtime source again.
+    #[test]
+    fn runtime_context_rebuilds_what_the_program_compiled() {
+        let runtime = phong_runtime();
+        let map = SourceMap::new(&runtime, PHONG);
+        let cx = map.runtime_context(&runtime, PHONG);
+        assert!(cx
+            .header
+            .ends_with("const vec4 MaterialDiffuse = vec4(0.0, 0.0, 1.0, 1.0);\n"));
+        assert_eq!(cx.header.lines().count(), 5);
+        let [(name, lights)] = &cx.placeholders[..] else {
+            panic!("{:?}", cx.placeholders);
+        };
+        assert_eq!(name, "DO_LIGHTS");
+        let rebuilt = format!("{}{}", cx.header, PHONG.replace("$DO_LIGHTS$", lights));
+        assert_eq!(rebuilt, runtime);
+        // The file itself, no header: nothing around it.
+        let same = SourceMap::new(PHONG, PHONG).runtime_context(PHONG, PHONG);
+        assert_eq!(same, RuntimeContext::default());
+        // Lines a program inserts after the file's own `#version` are the
+        // header (an editor puts it after that line).
+        let file = format!("#version 330 core\n{PHONG}");
+        let runtime = format!("#version 330 core\n#define LIGHTS 3\n{PHONG}");
+        let cx = SourceMap::new(&runtime, &file).runtime_context(&runtime, &file);
+        assert_eq!(cx.header, "#define LIGHTS 3\n");
     }
 
     #[test]

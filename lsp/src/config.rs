@@ -138,9 +138,53 @@ impl Resolved {
     }
 }
 
+impl Resolved {
+    /// These settings for a document the running program built a shader
+    /// from (`runtime`, what it compiled): the header and the placeholder
+    /// texts the program put around the document's text replace the
+    /// configured ones, so that what the program builds has no false
+    /// errors. `None` when `runtime` was not built from `text`.
+    pub fn in_runtime_context(&self, runtime: &str, text: &str) -> Option<Resolved> {
+        let map = shaderdbg_glsl::source_map::SourceMap::new(runtime, text);
+        if !map.is_match() {
+            return None;
+        }
+        let cx = map.runtime_context(runtime, text);
+        let mut settings = self.clone();
+        settings.header = cx.header;
+        settings.config.placeholders.extend(cx.placeholders);
+        Some(settings)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn runtime_context_replaces_the_header_and_fills_placeholders() {
+        let doc = "void main() {\n    vec4 c = Diffuse;\n$BODY$\n    gl_FragColor = c;\n}\n";
+        let runtime = "#version 100\nprecision mediump float;\nuniform vec4 Diffuse;\n\
+            void main() {\n    vec4 c = Diffuse;\n    c *= 0.5;\n    gl_FragColor = c;\n}\n";
+        let configured = Resolved::new(
+            Config {
+                header: Some("#define OLD 1".into()),
+                ..Config::default()
+            },
+            None,
+        );
+        let s = configured
+            .in_runtime_context(runtime, doc)
+            .expect("built from it");
+        assert_eq!(
+            s.header,
+            "#version 100\nprecision mediump float;\nuniform vec4 Diffuse;\n"
+        );
+        assert_eq!(s.config.placeholders["BODY"], "    c *= 0.5;");
+        assert!(configured
+            .in_runtime_context("void other() {}\n", doc)
+            .is_none());
+    }
 
     #[test]
     fn settings_parse_with_or_without_the_section() {

@@ -208,6 +208,10 @@ pub struct State {
     workspace: Mutex<Option<Arc<IncludeGraph>>>,
     /// Analyses run, all documents together.
     analyses: AtomicU64,
+    /// What a running program compiled from a file, by the file's path
+    /// (`shaderdbg/runtimeContext`, from the debugger): such a document is
+    /// analysed in that context.
+    runtime: Mutex<HashMap<PathBuf, Arc<String>>>,
 }
 
 fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
@@ -303,6 +307,7 @@ impl State {
             tick: AtomicU64::new(0),
             workspace: Mutex::new(None),
             analyses: AtomicU64::new(0),
+            runtime: Mutex::new(HashMap::new()),
         })
     }
 
@@ -311,6 +316,38 @@ impl State {
             .read()
             .unwrap_or_else(|e| e.into_inner())
             .clone()
+    }
+
+    /// The settings a document is analysed with: in the context of what a
+    /// running program compiled from it, when the debugger said so.
+    fn settings_for(&self, path: Option<&std::path::Path>, text: &str) -> Arc<Resolved> {
+        let settings = self.settings();
+        let runtime = path.and_then(|p| lock(&self.runtime).get(p).cloned());
+        match runtime.and_then(|r| settings.in_runtime_context(&r, text)) {
+            Some(s) => Arc::new(s),
+            None => settings,
+        }
+    }
+
+    /// Sets (or with `None` forgets) what a running program compiled from
+    /// `path`, and analyses the documents of that file again.
+    fn set_runtime_source(self: &Arc<Self>, path: PathBuf, source: Option<String>) {
+        let path = glsl::normalize(&path);
+        match source {
+            Some(s) => lock(&self.runtime).insert(path.clone(), Arc::new(s)),
+            None => lock(&self.runtime).remove(&path),
+        };
+        let uris: Vec<String> = lock(&self.docs)
+            .iter()
+            .filter(|(_, d)| d.path.as_ref() == Some(&path))
+            .map(|(u, d)| {
+                d.generation.fetch_add(1, Ordering::SeqCst);
+                u.clone()
+            })
+            .collect();
+        for u in uris {
+            self.schedule(&u);
+        }
     }
 
     /// Resolves `config` against `root` and makes it the settings; its
@@ -583,7 +620,7 @@ impl State {
                 )
             };
             let (version, text, path, lang, generation, gen0, open) = job;
-            let settings = self.settings();
+            let settings = self.settings_for(path.as_deref(), &text);
             let state = self.clone();
             let analysed_text = text.clone();
             let doc_uri = Uri(uri.clone());
@@ -1514,11 +1551,25 @@ impl LanguageServer for Backend {
     }
 }
 
+/// `shaderdbg/runtimeContext`: what a running program compiled from a file
+/// (`source`), or `null` when the program is gone.
+#[derive(Debug, serde::Deserialize)]
+pub struct RuntimeContextParams {
+    pub path: PathBuf,
+    pub source: Option<String>,
+}
+
 impl Backend {
     /// `shaderdbg/analysisStats`: how many analyses ran (for the tests and
     /// the benchmark of incremental analysis).
     async fn analysis_stats(&self) -> jsonrpc::Result<serde_json::Value> {
         Ok(self.state.analysis_stats())
+    }
+
+    /// `shaderdbg/runtimeContext` (a notification from the editor, which
+    /// relays the debugger's `shaderdbg/runtimeSource` events).
+    async fn runtime_context(&self, params: RuntimeContextParams) {
+        self.state.set_runtime_source(params.path, params.source);
     }
 }
 
@@ -1546,6 +1597,7 @@ where
         Backend { state: st.clone() }
     })
     .custom_method("shaderdbg/analysisStats", Backend::analysis_stats)
+    .custom_method("shaderdbg/runtimeContext", Backend::runtime_context)
     .finish();
     let service = Ordered {
         inner: service,

@@ -520,3 +520,51 @@ fn many_documents_and_dropped_trees() {
     }
     c.shutdown();
 }
+
+/// While a debug session runs, a file the program completes at run time
+/// (glmark2's light-phong.frag: a header declares `MaterialDiffuse`,
+/// `$DO_LIGHTS$` is replaced) is analysed in the context of what the program
+/// compiled (`shaderdbg/runtimeContext`, relayed by the editor from the
+/// debugger); when the session ends, as before.
+#[test]
+fn a_running_programs_source_is_the_context_of_its_file() {
+    let file = std::path::Path::new("/usr/share/glmark2/shaders/light-phong.frag");
+    assert!(
+        file.exists(),
+        "glmark2-data is missing: run `cargo xtask setup`"
+    );
+    let text = std::fs::read_to_string(file).expect("light-phong.frag");
+    let uri = uri_of(file);
+    let mut c = Client::start(json!({}));
+    c.open(&uri, "glsl", 1, &text);
+    let before = show_diagnostics(&c.diagnostics(&uri, 1));
+    assert!(before.contains("MaterialDiffuse"), "{before}");
+    // The shape of glmark2's own header and lights (as its run shows).
+    let header = "#ifdef GL_ES\nprecision mediump float;\n#endif\n\
+        const vec4 MaterialDiffuse = vec4(0.000000, 0.000000, 1.000000, 1.000000);\n\
+        const vec4 LightColor0 = vec4(0.800000, 0.800000, 0.800000, 1.000000);\n\
+        const vec4 LightSourcePosition0 = vec4(0.000000, 1.000000, 0.000000, 1.000000);\n";
+    let lights = "    gl_FragColor = vec4(0.0, 0.0, 0.0, 0.0);\n\
+        gl_FragColor += compute_color(LightSourcePosition0, LightColor0);\n";
+    let runtime = format!("{header}{}", text.replace("$DO_LIGHTS$", lights));
+    let clean = |p: &Value| p["uri"] == uri.as_str() && p["diagnostics"] == json!([]);
+    c.notify(
+        "shaderdbg/runtimeContext",
+        json!({"path": file, "source": runtime}),
+    );
+    c.notification("textDocument/publishDiagnostics", clean);
+    // What the header declares is known: hover says what it is.
+    let (line, col) = pos_of(&text, "MaterialDiffuse", 0, 2);
+    let h = c.request("textDocument/hover", at(&uri, line, col));
+    assert!(markdown(&h).contains("vec4 MaterialDiffuse"), "{h}");
+    // The session ends: the file alone again.
+    c.notify(
+        "shaderdbg/runtimeContext",
+        json!({"path": file, "source": null}),
+    );
+    let again = c.notification("textDocument/publishDiagnostics", |p| {
+        p["uri"] == uri.as_str() && p["diagnostics"] != json!([])
+    });
+    assert!(show_diagnostics(&again).contains("MaterialDiffuse"));
+    c.shutdown();
+}

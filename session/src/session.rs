@@ -117,12 +117,14 @@ pub enum Event {
         line: u32,
         text: String,
     },
-    /// The program compiled a shader; `file` is the breakpoint file it came from.
+    /// The program compiled a shader; `file` is the breakpoint file it came
+    /// from, `source` what the program compiled (its strings concatenated).
     ShaderLoaded {
         shader: u32,
         stage: Stage,
         file: Option<PathBuf>,
         compiled: bool,
+        source: String,
     },
     /// A file breakpoint was placed in a shader (possibly on a moved line), or
     /// could not be (`line` None, with the reason).
@@ -356,6 +358,7 @@ impl Session {
                     stage,
                     file: file.clone(),
                     compiled,
+                    source: runtime.clone(),
                 });
                 if !compiled && self.compile_error {
                     // The agent waits in glCompileShader until Resume.

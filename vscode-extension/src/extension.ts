@@ -9,6 +9,7 @@ import { BINARIES, findBinary, notFoundMessage, type BinaryName } from './binari
 import { DEBUG_TYPE, initialConfigurations, resolveConfiguration } from './config';
 import { expressionAt } from './expression';
 import { FrameView, ValuesView } from './panels';
+import { RUNTIME_CONTEXT_NOTIFICATION, RuntimeSources, type RuntimeContextParams } from './runtime';
 
 /** Set by the bundle's first line (esbuild banner); undefined when not bundled. */
 declare const __shaderdbgLoadStart: number | undefined;
@@ -163,6 +164,23 @@ export function activate(context: vscode.ExtensionContext): void {
       };
     },
   }));
+
+  // What the program compiled from each file goes to the language server
+  // while the session runs (see runtime.ts).
+  const runtimeSources = new RuntimeSources();
+  const toServer = (params: RuntimeContextParams): void => {
+    void client?.sendNotification(RUNTIME_CONTEXT_NOTIFICATION, params);
+  };
+  context.subscriptions.push(
+    vscode.debug.onDidReceiveDebugSessionCustomEvent((e) => {
+      if (e.session.type !== DEBUG_TYPE) return;
+      const params = runtimeSources.onEvent(e.session.id, e.event, e.body);
+      if (params) toServer(params);
+    }),
+    vscode.debug.onDidTerminateDebugSession((s) => {
+      for (const params of runtimeSources.onEnd(s.id)) toServer(params);
+    }),
+  );
 
   context.subscriptions.push(
     vscode.commands.registerCommand('shaderdbg.showFrame', async () => {

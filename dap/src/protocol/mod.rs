@@ -229,6 +229,9 @@ pub enum Event {
     Terminated,
     ProgressStart(ProgressStartEventBody),
     ProgressEnd(ProgressEndEventBody),
+    /// The extension's event (see `custom`).
+    #[serde(rename = "shaderdbg/runtimeSource")]
+    RuntimeSource(crate::custom::RuntimeSourceBody),
 }
 
 impl Event {

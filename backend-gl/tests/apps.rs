@@ -18,6 +18,8 @@ use shaderdbg_core::decode::Exit;
 use shaderdbg_glsl::Value;
 use shaderdbg_protocol::{self as proto, Hit};
 
+use shaderdbg_test_support::values::{float, floats as vector};
+
 use common::debugger::{
     bp, debug, final_values, floats, run_plain, run_preloaded, Session, Shader, Stop,
 };
@@ -35,20 +37,6 @@ const GLES_VERT: &str = include_str!("../../tests/apps/shaders/gles30.vert");
 const GLES_FRAG: &str = include_str!("../../tests/apps/shaders/gles30.frag");
 const STATE_FRAG: &str = include_str!("../../tests/apps/shaders/check_state.frag");
 const STATE_COMP: &str = include_str!("../../tests/apps/shaders/check_state.comp");
-
-fn float(v: &Value) -> f32 {
-    match v {
-        Value::Float(f) => *f,
-        other => panic!("not a float: {other}"),
-    }
-}
-
-fn vector(v: &Value) -> Vec<f32> {
-    match v {
-        Value::List(items) => items.iter().map(float).collect(),
-        other => panic!("not a vector: {other}"),
-    }
-}
 
 fn assert_close(got: &[f32], want: &[f32], tolerance: f32, what: &str) {
     assert_eq!(got.len(), want.len(), "{what}: {got:?} vs {want:?}");

@@ -357,12 +357,7 @@ fn programs_without_gl_are_unaffected() {
 /// `cargo xtask setup` installs glmark2 and Xvfb; their absence is a failure.
 #[test]
 fn glmark2_under_xvfb() {
-    for p in ["/usr/bin/glmark2", "/usr/bin/xvfb-run"] {
-        assert!(
-            Path::new(p).exists(),
-            "{p} is missing: run `cargo xtask setup`"
-        );
-    }
+    shaderdbg_test_support::require_installed(&["/usr/bin/glmark2", "/usr/bin/xvfb-run"]);
     let a = artifacts();
     let trace = temp_path("glmark2.jsonl");
     let out = Command::new("/usr/bin/xvfb-run")

@@ -143,16 +143,11 @@ fn modules_without_source_are_decompiled_and_run_unchanged() {
 /// and it runs to its end.
 #[test]
 fn vkcube_runs_under_the_layer_with_its_shaders_decompiled() {
-    for p in [
+    shaderdbg_test_support::require_installed(&[
         "/usr/bin/vkcube",
         "/usr/bin/xvfb-run",
         "/usr/bin/spirv-cross",
-    ] {
-        assert!(
-            Path::new(p).exists(),
-            "{p} is missing: run `cargo xtask setup`"
-        );
-    }
+    ]);
     let vkcube = ["-a", "-s", "-screen 0 640x480x24", "vkcube", "--c", "3"];
     let seen = run(Path::new("/usr/bin/xvfb-run"), &vkcube, vec![]);
     assert_eq!(seen.exit, Some(0), "{:?}", seen.errors);

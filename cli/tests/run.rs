@@ -149,16 +149,11 @@ fn bad_conditions_and_files_are_reported_not_fatal() {
 #[test]
 fn glmark2_breakpoint_in_light_phong_hits_and_records() {
     single_pass();
-    for p in [
+    shaderdbg_test_support::require_installed(&[
         "/usr/bin/glmark2",
         "/usr/bin/xvfb-run",
         "/usr/share/glmark2/shaders/light-phong.frag",
-    ] {
-        assert!(
-            Path::new(p).exists(),
-            "{p} is missing: run `cargo xtask setup`"
-        );
-    }
+    ]);
     let out = Command::new("/usr/bin/xvfb-run")
         .args(["-a", "-s", "-screen 0 640x480x24"])
         .arg(env!("CARGO_BIN_EXE_shaderdbg"))

@@ -3,7 +3,6 @@
 //! `light-phong.frag` (which glmark2 loads with a header prepended).
 
 use std::io::{BufRead, BufReader};
-use std::path::Path;
 use std::process::{Child, Command, Stdio};
 
 use serde_json::{json, Value};
@@ -51,12 +50,7 @@ impl Drop for Xvfb {
 #[test]
 fn conditional_breakpoint_in_glmark2_stops_with_values_and_steps() {
     single_pass();
-    for p in ["/usr/bin/glmark2", SHADER] {
-        assert!(
-            Path::new(p).exists(),
-            "{p} is missing: run `cargo xtask setup`"
-        );
-    }
+    shaderdbg_test_support::require_installed(&["/usr/bin/glmark2", SHADER]);
     let x = Xvfb::start();
     let mut c = Client::start();
     c.ok(

@@ -990,6 +990,41 @@ impl Headless {
     }
 }
 
+impl Headless {
+    /// Renders one full-screen frame with a vertex and a fragment shader (the
+    /// vertex shader's `pos` input at location 0), with a storage buffer
+    /// holding `storage.1` bound at `storage.0` if given: the pixels, and
+    /// the buffer's bytes after the draw (empty without one). Everything it
+    /// creates is deleted again.
+    pub fn render(
+        &self,
+        vert: &str,
+        frag: &str,
+        storage: Option<(u32, &[u8])>,
+    ) -> Result<(Vec<u8>, Vec<u8>), Error> {
+        let program = self.compile_program_with_attribs(
+            &[(Stage::Vertex, vert), (Stage::Fragment, frag)],
+            &[(0, "pos")],
+        )?;
+        let buffer = match storage {
+            Some((binding, bytes)) => Some(self.create_storage_buffer(binding, bytes)?),
+            None => None,
+        };
+        self.draw_fullscreen(&program)?;
+        let pixels = self.read_pixels()?;
+        let words = match buffer {
+            Some(b) => {
+                let bytes = self.read_storage_buffer(&b)?;
+                self.delete_storage_buffer(b)?;
+                bytes
+            }
+            None => Vec::new(),
+        };
+        self.delete_program(program)?;
+        Ok((pixels, words))
+    }
+}
+
 impl Drop for Headless {
     fn drop(&mut self) {
         if self.make_current().is_ok() {

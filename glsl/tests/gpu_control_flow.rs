@@ -3,8 +3,6 @@
 //! conditions with side effects, inout parameters, structs and arrays written by
 //! part), and recording in vertex and compute shaders.
 
-mod support;
-
 use shaderdbg_core::decode::{decode, Exit};
 use shaderdbg_core::layout;
 use shaderdbg_core::probes::{PathElem, ProbeKind};
@@ -13,7 +11,7 @@ use shaderdbg_gl_headless::{ContextKind, Headless, Stage as GlStage};
 use shaderdbg_glsl::instrument::{instrument, Mode, Request, Target};
 use shaderdbg_glsl::parse::parse;
 use shaderdbg_glsl::{Stage, Value};
-use support::final_value;
+use shaderdbg_test_support::values::final_value;
 
 const BINDING: u32 = 7;
 
@@ -64,19 +62,11 @@ void main() {
 "#;
 
 fn draw(gl: &Headless, vert: &str, frag: &str, buffer: Option<Vec<u8>>) -> (Vec<u8>, Vec<u32>) {
-    let program = gl
-        .compile_program_with_attribs(
-            &[(GlStage::Vertex, vert), (GlStage::Fragment, frag)],
-            &[(0, "pos")],
-        )
+    let storage = buffer.as_deref().map(|b| (BINDING, b));
+    let (pixels, bytes) = gl
+        .render(vert, frag, storage)
         .unwrap_or_else(|e| panic!("{e}\n{frag}"));
-    let buf = buffer.map(|b| gl.create_storage_buffer(BINDING, &b).expect("ssbo"));
-    gl.draw_fullscreen(&program).expect("draw");
-    let pixels = gl.read_pixels().expect("pixels");
-    let words = buf.map_or_else(Vec::new, |b| {
-        layout::to_words(&gl.read_storage_buffer(&b).expect("read"))
-    });
-    (pixels, words)
+    (pixels, layout::to_words(&bytes))
 }
 
 #[test]

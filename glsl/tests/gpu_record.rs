@@ -2,17 +2,15 @@
 //! headless EGL context, read the debug buffers back, and compare what was
 //! recorded with values computed independently from the pixel coordinates.
 
-mod support;
-
 use shaderdbg_core::decode::{decode, Exit};
 use shaderdbg_core::layout::{self, read_hits};
 use shaderdbg_core::probes::ProbeTable;
 use shaderdbg_core::Invocation;
-use shaderdbg_gl_headless::{ContextKind, Headless, Stage as GlStage};
+use shaderdbg_gl_headless::{ContextKind, Headless};
 use shaderdbg_glsl::instrument::{instrument, raise_version, Breakpoint, Mode, Request, Target};
 use shaderdbg_glsl::parse::parse;
 use shaderdbg_glsl::{Stage, Value};
-use support::final_value;
+use shaderdbg_test_support::values::{final_value, float as f, floats as vec};
 
 const W: u32 = 24;
 const H: u32 = 16;
@@ -117,48 +115,25 @@ impl Run {
     }
 
     fn draw(&self, vert: &str, frag: &str) -> Vec<u8> {
-        let program = self
+        let (pixels, _) = self
             .gl
-            .compile_program_with_attribs(
-                &[(GlStage::Vertex, vert), (GlStage::Fragment, frag)],
-                &[(0, "pos")],
-            )
+            .render(vert, frag, None)
             .unwrap_or_else(|e| panic!("{e}\n{frag}"));
-        self.gl.draw_fullscreen(&program).expect("draw");
-        let pixels = self.gl.read_pixels().expect("read pixels");
-        self.gl.delete_program(program).expect("delete");
         pixels
     }
 
     /// Draws with a debug buffer bound; returns the pixels and the buffer words.
     fn draw_with_buffer(&self, frag: &str, buffer: Vec<u8>) -> (Vec<u8>, Vec<u32>) {
-        let buf = self
+        let (pixels, bytes) = self
             .gl
-            .create_storage_buffer(BINDING, &buffer)
-            .expect("ssbo");
-        let pixels = self.draw(&self.vert, frag);
-        let words = layout::to_words(&self.gl.read_storage_buffer(&buf).expect("read ssbo"));
-        self.gl.delete_storage_buffer(buf).expect("delete ssbo");
-        (pixels, words)
+            .render(&self.vert, frag, Some((BINDING, &buffer)))
+            .unwrap_or_else(|e| panic!("{e}\n{frag}"));
+        (pixels, layout::to_words(&bytes))
     }
 }
 
 fn source(d: &Dialect) -> String {
     format!("{}{}", d.frag_header, BODY)
-}
-
-fn f(v: &Value) -> f32 {
-    match v {
-        Value::Float(x) => *x,
-        other => panic!("not a float: {other:?}"),
-    }
-}
-
-fn vec(v: &Value) -> Vec<f32> {
-    match v {
-        Value::List(items) => items.iter().map(f).collect(),
-        other => panic!("not a vector: {other:?}"),
-    }
 }
 
 fn expected(x: u32, y: u32) -> (i32, [f32; 2], [f32; 2]) {

@@ -8,6 +8,7 @@ use shaderdbg_core::layout;
 use shaderdbg_core::probes::ProbeTable;
 use shaderdbg_core::{Invocation, Value};
 use shaderdbg_gl_headless::{ContextKind, Headless, Stage as GlStage};
+use shaderdbg_test_support::values::{final_value, float as f, floats};
 use shaderdbg_wgsl::emit::to_glsl;
 use shaderdbg_wgsl::{instrument, parse, Instrumented, Mode, Request};
 
@@ -141,28 +142,19 @@ impl Gpu {
     }
 
     fn draw(&self, frag: &str) -> Vec<u8> {
-        let program = self
+        let (pixels, _) = self
             .gl
-            .compile_program_with_attribs(
-                &[(GlStage::Vertex, VERT), (GlStage::Fragment, frag)],
-                &[(0, "pos")],
-            )
+            .render(VERT, frag, None)
             .unwrap_or_else(|e| panic!("{e}\n{frag}"));
-        self.gl.draw_fullscreen(&program).expect("draw");
-        let pixels = self.gl.read_pixels().expect("read pixels");
-        self.gl.delete_program(program).expect("delete");
         pixels
     }
 
     fn draw_with_buffer(&self, frag: &str, buffer: Vec<u8>) -> (Vec<u8>, Vec<u32>) {
-        let buf = self
+        let (pixels, bytes) = self
             .gl
-            .create_storage_buffer(BINDING, &buffer)
-            .expect("ssbo");
-        let pixels = self.draw(frag);
-        let words = layout::to_words(&self.gl.read_storage_buffer(&buf).expect("read ssbo"));
-        self.gl.delete_storage_buffer(buf).expect("delete ssbo");
-        (pixels, words)
+            .render(VERT, frag, Some((BINDING, &buffer)))
+            .unwrap_or_else(|e| panic!("{e}\n{frag}"));
+        (pixels, layout::to_words(&bytes))
     }
 }
 
@@ -184,39 +176,12 @@ fn glsl(inst: &Instrumented) -> String {
     to_glsl(inst, &Default::default()).expect("GLSL")
 }
 
-fn f(v: &Value) -> f32 {
-    match v {
-        Value::Float(x) => *x,
-        other => panic!("not a float: {other:?}"),
-    }
-}
-
-fn floats(v: &Value) -> Vec<f32> {
-    match v {
-        Value::List(items) => items.iter().map(f).collect(),
-        other => panic!("not a list: {other:?}"),
-    }
-}
-
 fn function_id(table: &ProbeTable, name: &str) -> usize {
     table
         .functions
         .iter()
         .position(|f| f.name == name)
         .unwrap_or_else(|| panic!("no function {name}"))
-}
-
-/// The value of `name` in scope at the last step of the entry point.
-fn final_value(inv: &InvocationTrace, table: &ProbeTable, name: &str) -> Value {
-    let step = (0..inv.steps.len())
-        .rev()
-        .find(|&i| inv.steps[i].depth == 0)
-        .expect("a step in the entry point");
-    inv.variables_at(step, table)
-        .into_iter()
-        .find(|(d, _)| table.vars[*d].name == name)
-        .and_then(|(_, v)| v)
-        .unwrap_or_else(|| panic!("{name} has no value at the last step"))
 }
 
 /// Return values of the activations of function `fid`.

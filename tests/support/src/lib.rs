@@ -75,9 +75,62 @@ pub fn built() -> &'static Path {
     })
 }
 
+/// Fails the test, saying how to fix it, when a system file the test needs
+/// (a program or data from a Debian package) is not installed: `cargo
+/// xtask setup` installs them all, and a missing one is a failure, not a skip.
+#[track_caller]
+pub fn require_installed(paths: &[&str]) {
+    for p in paths {
+        assert!(
+            Path::new(p).exists(),
+            "{p} is missing: run `cargo xtask setup`"
+        );
+    }
+}
+
 /// A test app (a binary of `shaderdbg-test-apps`), built.
 pub fn app(name: &str) -> PathBuf {
     built().join(name)
+}
+
+/// Reading recorded values in tests.
+pub mod values {
+    use shaderdbg_core::decode::InvocationTrace;
+    use shaderdbg_core::probes::ProbeTable;
+    use shaderdbg_core::Value;
+
+    /// A float value.
+    #[track_caller]
+    pub fn float(v: &Value) -> f32 {
+        match v {
+            Value::Float(x) => *x,
+            other => panic!("not a float: {other:?}"),
+        }
+    }
+
+    /// A vector (or array) of floats.
+    #[track_caller]
+    pub fn floats(v: &Value) -> Vec<f32> {
+        match v {
+            Value::List(items) => items.iter().map(float).collect(),
+            other => panic!("not a list of floats: {other:?}"),
+        }
+    }
+
+    /// The value of `name` in scope at the last step of the entry point
+    /// (depth 0).
+    #[track_caller]
+    pub fn final_value(inv: &InvocationTrace, table: &ProbeTable, name: &str) -> Value {
+        let step = (0..inv.steps.len())
+            .rev()
+            .find(|&i| inv.steps[i].depth == 0)
+            .expect("a step in the entry point");
+        inv.variables_at(step, table)
+            .into_iter()
+            .find(|(d, _)| table.vars[*d].name == name)
+            .and_then(|(_, v)| v)
+            .unwrap_or_else(|| panic!("{name} has no value at the last step"))
+    }
 }
 
 /// Timing for the benchmarks that print figures.

@@ -994,14 +994,14 @@ impl Headless {
     /// Renders one full-screen frame with a vertex and a fragment shader (the
     /// vertex shader's `pos` input at location 0), with a storage buffer
     /// holding `storage.1` bound at `storage.0` if given: the pixels, and
-    /// the buffer's bytes after the draw (empty without one). Everything it
+    /// the buffer's words after the draw (empty without one). Everything it
     /// creates is deleted again.
     pub fn render(
         &self,
         vert: &str,
         frag: &str,
         storage: Option<(u32, &[u8])>,
-    ) -> Result<(Vec<u8>, Vec<u8>), Error> {
+    ) -> Result<(Vec<u8>, Vec<u32>), Error> {
         let program = self.compile_program_with_attribs(
             &[(Stage::Vertex, vert), (Stage::Fragment, frag)],
             &[(0, "pos")],
@@ -1017,6 +1017,9 @@ impl Headless {
                 let bytes = self.read_storage_buffer(&b)?;
                 self.delete_storage_buffer(b)?;
                 bytes
+                    .chunks_exact(4)
+                    .map(|w| u32::from_le_bytes([w[0], w[1], w[2], w[3]]))
+                    .collect()
             }
             None => Vec::new(),
         };

@@ -113,22 +113,14 @@ impl Run {
             vert,
         }
     }
+}
 
-    fn draw(&self, vert: &str, frag: &str) -> Vec<u8> {
-        let (pixels, _) = self
-            .gl
-            .render(vert, frag, None)
-            .unwrap_or_else(|e| panic!("{e}\n{frag}"));
-        pixels
-    }
-
-    /// Draws with a debug buffer bound; returns the pixels and the buffer words.
-    fn draw_with_buffer(&self, frag: &str, buffer: Vec<u8>) -> (Vec<u8>, Vec<u32>) {
-        let (pixels, bytes) = self
-            .gl
-            .render(&self.vert, frag, Some((BINDING, &buffer)))
-            .unwrap_or_else(|e| panic!("{e}\n{frag}"));
-        (pixels, layout::to_words(&bytes))
+impl Run {
+    /// The instrumented `frag` with its debug buffer: pixels and buffer words.
+    fn render(&self, frag: &str, buffer: Vec<u8>) -> (Vec<u8>, Vec<u32>) {
+        let storage = Some((BINDING, buffer.as_slice()));
+        let r = self.gl.render(&self.vert, frag, storage);
+        r.unwrap_or_else(|e| panic!("{e}\n{frag}"))
     }
 }
 
@@ -150,7 +142,11 @@ fn record_matches_analytic_values_in_every_dialect() {
         let src = source(d);
         let parsed =
             parse(&[&src], Stage::Fragment, None).unwrap_or_else(|e| panic!("{}: {e}", d.name));
-        let original = run.draw(run.vert_original, &src);
+        let original = run
+            .gl
+            .render(run.vert_original, &src, None)
+            .expect("renders")
+            .0;
         for (x, y) in [(5u32, 2u32), (13, 9), (0, 0), (11, 3)] {
             let req = Request {
                 mode: Mode::Record(Invocation::fragment(x, y)),
@@ -158,8 +154,7 @@ fn record_matches_analytic_values_in_every_dialect() {
                 binding: BINDING,
             };
             let out = instrument(&parsed, &req).unwrap_or_else(|e| panic!("{}: {e}", d.name));
-            let (pixels, words) =
-                run.draw_with_buffer(&out.glsl, layout::new_record_buffer(1 << 16));
+            let (pixels, words) = run.render(&out.glsl, layout::new_record_buffer(1 << 16));
             assert!(
                 pixels == original,
                 "{}: instrumented program renders differently",
@@ -261,8 +256,12 @@ fn hit_test(d: &Dialect, src: &str, needle: &str, condition: &str) -> (Vec<(u32,
         binding: BINDING,
     };
     let out = instrument(&parsed, &req).unwrap_or_else(|e| panic!("{}: {e}", d.name));
-    let original = run.draw(run.vert_original, src);
-    let (pixels, words) = run.draw_with_buffer(&out.glsl, layout::new_hit_buffer(4096));
+    let original = run
+        .gl
+        .render(run.vert_original, src, None)
+        .expect("renders")
+        .0;
+    let (pixels, words) = run.render(&out.glsl, layout::new_hit_buffer(4096));
     assert!(pixels == original, "{}: hit test changed the image", d.name);
     let (hits, lost) = read_hits(&words);
     assert!(!lost);
@@ -315,7 +314,7 @@ fn watch_captures_an_expression_for_every_pixel() {
         };
         let out = instrument(&parsed, &req).unwrap_or_else(|e| panic!("{}: {e}", d.name));
         assert_eq!(out.watch_words, Some(2));
-        let (_, words) = run.draw_with_buffer(&out.glsl, layout::new_watch_buffer(W, H, 2));
+        let (_, words) = run.render(&out.glsl, layout::new_watch_buffer(W, H, 2));
         for y in 0..H {
             for x in 0..W {
                 let at = layout::HEADER_WORDS + ((y * W + x) * 3) as usize;
@@ -340,7 +339,7 @@ fn overflow_is_reported_not_fatal() {
         binding: BINDING,
     };
     let out = instrument(&parsed, &req).expect("instruments");
-    let (_, words) = run.draw_with_buffer(&out.glsl, layout::new_record_buffer(40));
+    let (_, words) = run.render(&out.glsl, layout::new_record_buffer(40));
     let trace = decode(&words, &out.probes).expect("decodes");
     assert!(trace.overflowed);
     assert_eq!(trace.invocations[0].exit, Exit::Overflowed);

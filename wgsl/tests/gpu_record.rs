@@ -141,20 +141,12 @@ impl Gpu {
         }
     }
 
-    fn draw(&self, frag: &str) -> Vec<u8> {
-        let (pixels, _) = self
+    /// `frag` with its debug buffer: pixels and buffer words.
+    fn run(&self, frag: &str, buffer: Vec<u8>) -> (Vec<u8>, Vec<u32>) {
+        let r = self
             .gl
-            .render(VERT, frag, None)
-            .unwrap_or_else(|e| panic!("{e}\n{frag}"));
-        pixels
-    }
-
-    fn draw_with_buffer(&self, frag: &str, buffer: Vec<u8>) -> (Vec<u8>, Vec<u32>) {
-        let (pixels, bytes) = self
-            .gl
-            .render(VERT, frag, Some((BINDING, &buffer)))
-            .unwrap_or_else(|e| panic!("{e}\n{frag}"));
-        (pixels, layout::to_words(&bytes))
+            .render(VERT, frag, Some((BINDING, buffer.as_slice())));
+        r.unwrap_or_else(|e| panic!("{e}\n{frag}"))
     }
 }
 
@@ -196,7 +188,11 @@ fn returns_of(inv: &InvocationTrace, fid: usize) -> Vec<Value> {
 #[test]
 fn recorded_values_match_the_cpu_and_the_image_is_unchanged() {
     let gpu = Gpu::new();
-    let original = gpu.draw(&glsl(&instrumented(SHADER, Mode::Plain)));
+    let original = gpu
+        .gl
+        .render(VERT, &glsl(&instrumented(SHADER, Mode::Plain)), None)
+        .expect("renders")
+        .0;
     for (x, y) in [
         (5u32, 2u32),
         (13, 9),
@@ -207,8 +203,7 @@ fn recorded_values_match_the_cpu_and_the_image_is_unchanged() {
         (4, 0),
     ] {
         let inst = instrumented(SHADER, Mode::Record(Invocation::fragment(x, y)));
-        let (pixels, words) =
-            gpu.draw_with_buffer(&glsl(&inst), layout::new_record_buffer(1 << 16));
+        let (pixels, words) = gpu.run(&glsl(&inst), layout::new_record_buffer(1 << 16));
         assert!(
             pixels == original,
             "({x},{y}): the instrumented shader renders differently"
@@ -347,10 +342,10 @@ fn recorded_values_match_the_cpu_and_the_image_is_unchanged() {
 fn a_full_log_stops_at_the_first_entry_that_does_not_fit() {
     let gpu = Gpu::new();
     let inst = instrumented(SHADER, Mode::Record(Invocation::fragment(13, 9)));
-    let (_, full) = gpu.draw_with_buffer(&glsl(&inst), layout::new_record_buffer(1 << 16));
+    let (_, full) = gpu.run(&glsl(&inst), layout::new_record_buffer(1 << 16));
     let used = full[0];
     for cap in [40u32, 77, used - 1] {
-        let (_, words) = gpu.draw_with_buffer(&glsl(&inst), layout::new_record_buffer(cap));
+        let (_, words) = gpu.run(&glsl(&inst), layout::new_record_buffer(cap));
         let trace = decode(&words, &inst.probes).expect("decodes");
         assert!(trace.overflowed, "cap {cap}");
         assert_eq!(trace.invocations[0].exit, Exit::Overflowed);
@@ -367,7 +362,7 @@ fn a_full_log_stops_at_the_first_entry_that_does_not_fit() {
             "cap {cap}"
         );
     }
-    let (_, words) = gpu.draw_with_buffer(&glsl(&inst), layout::new_record_buffer(used));
+    let (_, words) = gpu.run(&glsl(&inst), layout::new_record_buffer(used));
     assert!(!decode(&words, &inst.probes).expect("decodes").overflowed);
 }
 

@@ -159,7 +159,7 @@ unsafe fn copy_transform_feedback_varyings(
 }
 
 /// What a uniform's type is made of, for reading and writing it generically.
-#[derive(Clone, Copy)]
+#[derive(Clone, Copy, Debug, PartialEq)]
 enum UniformKind {
     Float(usize),
     Mat(usize, usize),
@@ -197,7 +197,12 @@ fn uniform_kind(t: u32) -> Option<UniformKind> {
     })
 }
 
+/// Samplers and images: a uniform of such a type holds a unit.
 fn is_opaque(t: u32) -> bool {
+    is_sampler(t) || is_image(t)
+}
+
+fn is_sampler(t: u32) -> bool {
     matches!(
         t,
         glow::SAMPLER_1D
@@ -240,20 +245,6 @@ fn is_opaque(t: u32) -> bool {
             | glow::UNSIGNED_INT_SAMPLER_BUFFER
             | glow::UNSIGNED_INT_SAMPLER_2D_RECT
             | glow::UNSIGNED_INT_SAMPLER_CUBE_MAP_ARRAY
-            | glow::IMAGE_1D
-            | glow::IMAGE_2D
-            | glow::IMAGE_3D
-            | glow::IMAGE_2D_RECT
-            | glow::IMAGE_CUBE
-            | glow::IMAGE_BUFFER
-            | glow::IMAGE_1D_ARRAY
-            | glow::IMAGE_2D_ARRAY
-            | glow::INT_IMAGE_2D
-            | glow::INT_IMAGE_3D
-            | glow::INT_IMAGE_2D_ARRAY
-            | glow::UNSIGNED_INT_IMAGE_2D
-            | glow::UNSIGNED_INT_IMAGE_3D
-            | glow::UNSIGNED_INT_IMAGE_2D_ARRAY
     )
 }
 
@@ -1429,5 +1420,28 @@ pub unsafe fn debug_draw(
             .chunks_exact(4)
             .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]))
             .collect())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Every image type's unit is copied into the instrumented program (a
+    /// cube-map-array, multisample or 1D integer image used to keep unit 0).
+    #[test]
+    fn every_sampler_and_image_uniform_is_a_unit() {
+        for t in [
+            glow::SAMPLER_2D,
+            glow::IMAGE_2D,
+            glow::IMAGE_CUBE_MAP_ARRAY,
+            glow::IMAGE_2D_MULTISAMPLE,
+            glow::INT_IMAGE_1D,
+            glow::UNSIGNED_INT_IMAGE_2D_MULTISAMPLE_ARRAY,
+        ] {
+            assert_eq!(uniform_kind(t), Some(UniformKind::Int(1)), "{t:#x}");
+        }
+        assert_eq!(uniform_kind(glow::FLOAT_VEC3), Some(UniformKind::Float(3)));
+        assert_eq!(uniform_kind(0xdead), None);
     }
 }

@@ -80,19 +80,8 @@ fn run(program: &Path, args: &[&str], breakpoints: Vec<FileBreakpoint>) -> Seen 
 }
 
 fn plain(args: &[&str]) -> Vec<String> {
-    let out = Command::new(shaderdbg_test_support::app("vk_triangle"))
-        .args(args)
-        .output()
-        .expect("vk_triangle runs");
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8_lossy(&out.stdout)
-        .lines()
-        .map(str::to_string)
-        .collect()
+    let app = shaderdbg_test_support::app("vk_triangle");
+    shaderdbg_test_support::stdout_lines(Command::new(app).args(args))
 }
 
 #[test]

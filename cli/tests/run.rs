@@ -151,11 +151,9 @@ fn glmark2_breakpoint_in_light_phong_hits_and_records() {
     single_pass();
     shaderdbg_test_support::require_installed(&[
         "/usr/bin/glmark2",
-        "/usr/bin/xvfb-run",
         "/usr/share/glmark2/shaders/light-phong.frag",
     ]);
-    let out = Command::new("/usr/bin/xvfb-run")
-        .args(["-a", "-s", "-screen 0 640x480x24"])
+    let out = shaderdbg_test_support::xvfb_run(640, 480)
         .arg(env!("CARGO_BIN_EXE_shaderdbg"))
         .args([
             "run",
@@ -455,17 +453,10 @@ fn a_captured_trace_replays_under_the_debugger_with_the_live_values() {
     std::fs::create_dir_all(&dir).expect("temp dir");
     let trace = dir.join("single_pass.trace");
     let trace = trace.to_str().expect("utf-8 path");
-    let capture = Command::new(env!("CARGO_BIN_EXE_shaderdbg"))
-        .args([
-            "capture", "--api", "egl", "-o", trace, "--", &app, "3", "64",
-        ])
-        .output()
-        .expect("shaderdbg capture");
-    assert!(
-        capture.status.success(),
-        "capture failed (is apitrace installed? cargo xtask setup installs it): {}",
-        String::from_utf8_lossy(&capture.stderr)
-    );
+    // apitrace must be installed (`cargo xtask setup` installs it).
+    shaderdbg_test_support::stdout_lines(Command::new(env!("CARGO_BIN_EXE_shaderdbg")).args([
+        "capture", "--api", "egl", "-o", trace, "--", &app, "3", "64",
+    ]));
     let bp = format!("{}:9:p.x > 1.5", shader_file().display());
     let out = Command::new(env!("CARGO_BIN_EXE_shaderdbg"))
         .args([

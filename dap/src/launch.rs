@@ -96,23 +96,13 @@ pub fn plan(a: LaunchArguments) -> Result<Plan, LaunchError> {
     let config = if shaderdbg_session::trace::is_trace_file(&program) {
         // A recording: replayed by apitrace under the agent, the same
         // frames every time.
-        let trace = program
-            .canonicalize()
-            .map_err(|source| LaunchError::Unreadable {
-                path: program.clone(),
-                source,
-            })?;
+        let trace = canonical(&program)?;
         let mut c = shaderdbg_session::trace::replay_config(&trace, a.args);
         c.cwd = cwd;
         c.env.extend(env);
         c
     } else if is_shader_file(&program) {
-        let shader = program
-            .canonicalize()
-            .map_err(|source| LaunchError::Unreadable {
-                path: program.clone(),
-                source,
-            })?;
+        let shader = canonical(&program)?;
         shader_file = Some(shader.clone());
         let mut args = vec![shader.display().to_string()];
         args.extend(a.args);
@@ -172,4 +162,13 @@ fn resolve(program: &Path, cwd: Option<&Path>) -> PathBuf {
                 .find(|p| p.is_file())
         })
         .unwrap_or(here)
+}
+
+/// The absolute path of a file the launch names, or why it cannot be read.
+fn canonical(path: &std::path::Path) -> Result<PathBuf, LaunchError> {
+    path.canonicalize()
+        .map_err(|source| LaunchError::Unreadable {
+            path: path.to_path_buf(),
+            source,
+        })
 }

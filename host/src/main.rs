@@ -20,7 +20,7 @@ use anyhow::Context as _;
 use clap::{CommandFactory, Parser};
 
 use crate::render::{Job, ShaderError};
-use crate::source::{ContextKind, FragmentSource};
+use crate::source::{context_kind, FragmentSource};
 
 /// A command-line value that does not parse (clap prints it after the
 /// option's name).
@@ -251,7 +251,7 @@ fn run(cli: &Cli) -> anyhow::Result<()> {
                 "complete shader"
             },
             source.segments.len(),
-            ContextKind::for_version(&source.version).describe()
+            context_kind(&source.version).describe()
         );
     }
     let pixels = if cli.window {

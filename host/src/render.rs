@@ -20,12 +20,11 @@ use glutin::api::egl::device::Device;
 use glutin::api::egl::display::Display;
 use glutin::api::egl::surface::Surface;
 use glutin::config::{Api, ConfigSurfaceTypes, ConfigTemplateBuilder};
-use glutin::context::{ContextApi, ContextAttributesBuilder, GlProfile, Version};
 use glutin::prelude::*;
 use glutin::surface::{PbufferSurface, SurfaceAttributesBuilder, SurfaceTypeTrait};
 
 use crate::image::Image;
-use crate::source::{map_log, ContextKind, FragmentSource, GlslVersion};
+use crate::source::{context_kind, map_log, ContextKind, FragmentSource, GlslVersion};
 use crate::window::X11Window;
 
 /// Seconds between frames: frame `k` runs at `iTime = T0 + k * FRAME_TIME`.
@@ -68,7 +67,7 @@ impl std::error::Error for ShaderError {}
 /// Renders `job` headless; returns the last frame's RGBA8 pixels (bottom row
 /// first) if `job.read_back`.
 pub fn run_headless(job: &Job<'_>) -> anyhow::Result<Option<Vec<u8>>> {
-    let kind = ContextKind::for_version(&job.source.version);
+    let kind = context_kind(&job.source.version);
     let mut devices: Vec<Device> = Device::query_devices()
         .context("cannot enumerate EGL devices (eglQueryDevicesEXT)")?
         .collect();
@@ -134,7 +133,7 @@ pub fn run_headless(job: &Job<'_>) -> anyhow::Result<Option<Vec<u8>>> {
 /// Renders `job` in an X11 window until it is closed (or `job.frames` have
 /// been shown).
 pub fn run_window(job: &Job<'_>) -> anyhow::Result<Option<Vec<u8>>> {
-    let kind = ContextKind::for_version(&job.source.version);
+    let kind = context_kind(&job.source.version);
     let window = X11Window::open(job.width, job.height, &window_title(job.path))?;
     // SAFETY: the X display stays open until `window` drops, after the
     // EGL display and surface (declared later, dropped first).
@@ -250,20 +249,6 @@ fn find_config(
         .ok_or_else(|| anyhow!("no EGL config for {} with {surfaces:?}", kind.describe()))
 }
 
-fn context_attributes(kind: ContextKind) -> glutin::context::ContextAttributes {
-    match kind {
-        ContextKind::Core45 => ContextAttributesBuilder::new()
-            .with_context_api(ContextApi::OpenGl(Some(Version::new(4, 5))))
-            .with_profile(GlProfile::Core),
-        ContextKind::Compat45 => ContextAttributesBuilder::new()
-            .with_context_api(ContextApi::OpenGl(Some(Version::new(4, 5))))
-            .with_profile(GlProfile::Compatibility),
-        ContextKind::Gles32 => ContextAttributesBuilder::new()
-            .with_context_api(ContextApi::Gles(Some(Version::new(3, 2)))),
-    }
-    .build(None)
-}
-
 fn pbuffer_context(
     display: &Display,
     kind: ContextKind,
@@ -292,7 +277,7 @@ fn current_context<T: SurfaceTypeTrait>(
     what: impl FnOnce() -> String,
 ) -> anyhow::Result<PossiblyCurrentContext> {
     // SAFETY: the config belongs to this display.
-    unsafe { display.create_context(config, &context_attributes(kind)) }
+    unsafe { display.create_context(config, &kind.context_attributes()) }
         .with_context(what)?
         .make_current(surface)
         .context("eglMakeCurrent")

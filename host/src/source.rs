@@ -54,38 +54,18 @@ impl GlslVersion {
     }
 }
 
-/// Which kind of GL context a shader needs.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum ContextKind {
-    /// OpenGL 4.5 core profile.
-    Core45,
-    /// OpenGL 4.5 compatibility profile.
-    Compat45,
-    /// OpenGL ES 3.2.
-    Gles32,
-}
+pub use shaderdbg_gl_headless::ContextKind;
 
-impl ContextKind {
-    /// The context for a shader of `version`: ES -> GLES 3.2; 150 and later
-    /// without `compatibility` -> 4.5 core; everything else -> 4.5
-    /// compatibility.
-    pub fn for_version(version: &GlslVersion) -> ContextKind {
-        if version.is_es() {
-            ContextKind::Gles32
-        } else if version.number >= 150 && version.profile.as_deref() != Some("compatibility") {
-            ContextKind::Core45
-        } else {
-            ContextKind::Compat45
-        }
-    }
-
-    /// A human-readable name.
-    pub fn describe(self) -> &'static str {
-        match self {
-            ContextKind::Core45 => "OpenGL 4.5 core",
-            ContextKind::Compat45 => "OpenGL 4.5 compatibility",
-            ContextKind::Gles32 => "OpenGL ES 3.2",
-        }
+/// The context for a shader of `version`: ES -> GLES 3.2; 150 and later
+/// without `compatibility` -> 4.5 core; everything else -> 4.5
+/// compatibility.
+pub fn context_kind(version: &GlslVersion) -> ContextKind {
+    if version.is_es() {
+        ContextKind::Gles32
+    } else if version.number >= 150 && version.profile.as_deref() != Some("compatibility") {
+        ContextKind::Core45
+    } else {
+        ContextKind::Compat45
     }
 }
 
@@ -480,12 +460,12 @@ mod tests {
         let s = FragmentSource::new(text);
         assert!(!s.wrapped);
         assert_eq!(s.strings(), vec![text]);
-        assert_eq!(ContextKind::for_version(&s.version), ContextKind::Core45);
+        assert_eq!(context_kind(&s.version), ContextKind::Core45);
     }
 
     #[test]
     fn context_selection() {
-        let v = |t: &str| ContextKind::for_version(&FragmentSource::new(t).version);
+        let v = |t: &str| context_kind(&FragmentSource::new(t).version);
         assert_eq!(v("void main(){}"), ContextKind::Compat45);
         assert_eq!(v("#version 120\nvoid main(){}"), ContextKind::Compat45);
         assert_eq!(v("#version 140\nvoid main(){}"), ContextKind::Compat45);

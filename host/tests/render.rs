@@ -72,37 +72,43 @@ fn a_complete_shader_renders_its_coordinates() {
     );
 }
 
+/// What the host gives a shader (resolution, time, frame, mouse; declared
+/// by the host for `mainImage` bodies, or by a complete shader itself)
+/// reaches it: the printed pixel is `x, y, r, g, b, a` (0..=255).
 #[test]
-fn a_main_image_shader_gets_resolution_and_time() {
-    // uv.x at pixel 37 of 100 is 0.375 -> 3; iTime 2.5 -> 25.
-    let out = render(
-        "toy_time.frag",
-        "void mainImage(out vec4 fragColor, in vec2 fragCoord) {\n    vec2 uv = fragCoord / iResolution.xy;\n    fragColor = vec4(floor(uv.x * 10.0) / 255.0, iTime * 10.0 / 255.0, iResolution.x / 255.0, iResolution.y / 255.0);\n}\n",
-        &["--size", "100x50", "--time", "2.5", "--print-pixel", "37,3"],
-    );
-    assert_eq!(pixel(&out), vec![37, 3, 3, 25, 100, 50]);
-}
-
-#[test]
-fn frames_advance_i_frame_and_i_time() {
-    let out = render(
-        "toy_frame.frag",
-        "void mainImage(out vec4 fragColor, in vec2 fragCoord) {\n    fragColor = vec4((fragCoord.x - 0.5) / 255.0, iTime / 4.0, float(iFrame) / 255.0, iTimeDelta * 60.0 / 255.0);\n}\n",
-        &["--size", "100x50", "--time", "2", "--frames", "3", "--print-pixel", "7,3"],
-    );
-    // The last frame is frame 2: iTime = 2 + 2/60, iFrame = 2.
+fn uniforms_and_options_reach_the_shader() {
+    // The last of 3 frames from time 2 is frame 2 at iTime = 2 + 2/60.
     let t = ((2.0 + 2.0 / 60.0) / 4.0 * 255.0f64).round() as u32;
-    assert_eq!(pixel(&out), vec![7, 3, 7, t, 2, 1]);
-}
-
-#[test]
-fn i_mouse_comes_from_the_option() {
-    let out = render(
-        "toy_mouse.frag",
-        "void mainImage(out vec4 c, in vec2 p) { c = iMouse / 255.0; }\n",
-        &["--size", "8x8", "--mouse", "12,34", "--print-pixel", "0,0"],
-    );
-    assert_eq!(pixel(&out), vec![0, 0, 12, 34, 12, 34]);
+    let cases: [(&str, &str, &[&str], [u32; 6]); 4] = [
+        (
+            // uv.x at pixel 37 of 100 is 0.375 -> 3; iTime 2.5 -> 25.
+            "toy_time.frag",
+            "void mainImage(out vec4 fragColor, in vec2 fragCoord) {\n    vec2 uv = fragCoord / iResolution.xy;\n    fragColor = vec4(floor(uv.x * 10.0) / 255.0, iTime * 10.0 / 255.0, iResolution.x / 255.0, iResolution.y / 255.0);\n}\n",
+            &["--size", "100x50", "--time", "2.5", "--print-pixel", "37,3"],
+            [37, 3, 3, 25, 100, 50],
+        ),
+        (
+            "toy_frame.frag",
+            "void mainImage(out vec4 fragColor, in vec2 fragCoord) {\n    fragColor = vec4((fragCoord.x - 0.5) / 255.0, iTime / 4.0, float(iFrame) / 255.0, iTimeDelta * 60.0 / 255.0);\n}\n",
+            &["--size", "100x50", "--time", "2", "--frames", "3", "--print-pixel", "7,3"],
+            [7, 3, 7, t, 2, 1],
+        ),
+        (
+            "toy_mouse.frag",
+            "void mainImage(out vec4 c, in vec2 p) { c = iMouse / 255.0; }\n",
+            &["--size", "8x8", "--mouse", "12,34", "--print-pixel", "0,0"],
+            [0, 0, 12, 34, 12, 34],
+        ),
+        (
+            "uniforms.frag",
+            "#version 330 core\nuniform vec2 iResolution;\nuniform float iTime;\nuniform int iFrame;\nout vec4 o;\nvoid main() { o = vec4(iResolution / 255.0, iTime / 255.0, float(iFrame) / 255.0); }\n",
+            &["--size", "30x20", "--time", "7", "--print-pixel", "0,0"],
+            [0, 0, 30, 20, 7, 0],
+        ),
+    ];
+    for (name, source, args, want) in cases {
+        assert_eq!(pixel(&render(name, source, args)), want, "{name}");
+    }
 }
 
 fn write_png(path: &Path, width: u32, height: u32, rgba_top_down: &[u8]) {
@@ -296,16 +302,6 @@ fn legacy_and_es_shaders_render() {
 }
 
 #[test]
-fn complete_shaders_get_the_uniforms_they_declare() {
-    let out = render(
-        "uniforms.frag",
-        "#version 330 core\nuniform vec2 iResolution;\nuniform float iTime;\nuniform int iFrame;\nout vec4 o;\nvoid main() { o = vec4(iResolution / 255.0, iTime / 255.0, float(iFrame) / 255.0); }\n",
-        &["--size", "30x20", "--time", "7", "--print-pixel", "0,0"],
-    );
-    assert_eq!(pixel(&out), vec![0, 0, 30, 20, 7, 0]);
-}
-
-#[test]
 fn the_bundled_example_renders() {
     let example = Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/orbits.frag");
     let out_png = temp_dir().join("orbits.png");
@@ -326,20 +322,11 @@ fn the_bundled_example_renders() {
 /// `--window` under Xvfb (`cargo xtask setup` installs it; missing is a failure).
 #[test]
 fn window_mode_renders_under_xvfb() {
-    let have_xvfb = Command::new("sh")
-        .args([
-            "-c",
-            "command -v xvfb-run >/dev/null && command -v Xvfb >/dev/null",
-        ])
-        .status()
-        .is_ok_and(|s| s.success());
-    assert!(have_xvfb, "xvfb-run is missing: run `cargo xtask setup`");
     let f = shader(
         "window.frag",
         "void mainImage(out vec4 c, in vec2 p) { c = vec4(floor(p) / 255.0, float(iFrame) / 255.0, 1.0); }\n",
     );
-    let out = Command::new("xvfb-run")
-        .args(["-a", "-s", "-screen 0 320x240x24"])
+    let out = shaderdbg_test_support::xvfb_run(320, 240)
         .arg(env!("CARGO_BIN_EXE_shaderdbg-host"))
         .args([
             arg(&f),

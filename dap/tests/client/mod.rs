@@ -4,7 +4,7 @@
 #![allow(dead_code)]
 
 use std::collections::VecDeque;
-use std::io::{BufRead, BufReader, Write};
+use std::io::{BufReader, Write};
 use std::path::{Path, PathBuf};
 use std::process::{Child, ChildStdin, Command, Stdio};
 use std::sync::mpsc::{self, Receiver, RecvTimeoutError};
@@ -67,7 +67,7 @@ impl Client {
         std::thread::spawn(move || {
             let mut r = BufReader::new(stdout);
             loop {
-                match read_frame(&mut r) {
+                match shaderdbg_test_support::read_frame(&mut r) {
                     Some(v) => {
                         if tx.send(Some(v)).is_err() {
                             return;
@@ -253,28 +253,6 @@ impl Drop for Client {
         let _ = self.child.kill();
         let _ = self.child.wait();
     }
-}
-
-/// One `Content-Length` frame.
-fn read_frame(r: &mut impl BufRead) -> Option<Value> {
-    let mut length = None;
-    loop {
-        let mut line = String::new();
-        if r.read_line(&mut line).ok()? == 0 {
-            return None;
-        }
-        let line = line.trim_end();
-        if line.is_empty() {
-            break;
-        }
-        let (name, value) = line.split_once(':').expect("a header line");
-        if name.eq_ignore_ascii_case("content-length") {
-            length = Some(value.trim().parse::<usize>().expect("a length"));
-        }
-    }
-    let mut body = vec![0; length.expect("Content-Length")];
-    r.read_exact(&mut body).ok()?;
-    Some(serde_json::from_slice(&body).expect("a JSON body"))
 }
 
 /// A binary built next to the adapter (a test app, the host).

@@ -5,7 +5,7 @@
 #![allow(dead_code)]
 
 use std::collections::VecDeque;
-use std::io::{BufRead, BufReader, Write};
+use std::io::{BufReader, Write};
 use std::path::{Path, PathBuf};
 use std::process::{Child, ChildStdin, Command, Stdio};
 use std::sync::mpsc::{channel, Receiver, RecvTimeoutError};
@@ -24,26 +24,6 @@ pub struct Client {
     pending: VecDeque<Value>,
     /// Every `publishDiagnostics` received, in arrival order.
     pub published: Vec<Value>,
-}
-
-fn read_message(r: &mut impl BufRead) -> Option<Value> {
-    let mut len = None;
-    loop {
-        let mut line = String::new();
-        if r.read_line(&mut line).ok()? == 0 {
-            return None;
-        }
-        let line = line.trim_end();
-        if line.is_empty() {
-            break;
-        }
-        if let Some(v) = line.strip_prefix("Content-Length:") {
-            len = v.trim().parse::<usize>().ok();
-        }
-    }
-    let mut buf = vec![0; len?];
-    r.read_exact(&mut buf).ok()?;
-    serde_json::from_slice(&buf).ok()
 }
 
 impl Client {
@@ -70,7 +50,7 @@ impl Client {
         let (tx, rx) = channel();
         std::thread::spawn(move || {
             let mut r = BufReader::new(stdout);
-            while let Some(msg) = read_message(&mut r) {
+            while let Some(msg) = shaderdbg_test_support::read_frame(&mut r) {
                 if tx.send(msg).is_err() {
                     break;
                 }

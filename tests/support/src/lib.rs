@@ -88,9 +88,61 @@ pub fn require_installed(paths: &[&str]) {
     }
 }
 
+/// `xvfb-run` on a fresh display of `width`x`height` (24 bits), ready for
+/// the program to run under it (`.arg(program)`): a window for GLX and
+/// Vulkan programs on a machine without X. Fails if Xvfb is not installed.
+#[track_caller]
+pub fn xvfb_run(width: u32, height: u32) -> Command {
+    require_installed(&["/usr/bin/xvfb-run", "/usr/bin/Xvfb"]);
+    let mut cmd = Command::new("/usr/bin/xvfb-run");
+    cmd.args(["-a", "-s", &format!("-screen 0 {width}x{height}x24")]);
+    cmd
+}
+
+/// Runs `cmd` to its end, fails the test unless it succeeds (showing its
+/// standard error), and returns its standard output's lines.
+#[track_caller]
+pub fn stdout_lines(cmd: &mut Command) -> Vec<String> {
+    let out = cmd.output().unwrap_or_else(|e| panic!("{cmd:?}: {e}"));
+    assert!(
+        out.status.success(),
+        "{cmd:?} failed ({}): {}",
+        out.status,
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .map(str::to_string)
+        .collect()
+}
+
 /// A test app (a binary of `shaderdbg-test-apps`), built.
 pub fn app(name: &str) -> PathBuf {
     built().join(name)
+}
+
+/// One message of a `Content-Length` framed stream (DAP, LSP), as JSON;
+/// `None` at the end of the stream or on a broken frame (the tests that
+/// read one then fail on what they were waiting for).
+pub fn read_frame(r: &mut impl std::io::BufRead) -> Option<serde_json::Value> {
+    let mut length = None;
+    loop {
+        let mut line = String::new();
+        if r.read_line(&mut line).ok()? == 0 {
+            return None;
+        }
+        let line = line.trim_end();
+        if line.is_empty() {
+            break;
+        }
+        let (name, value) = line.split_once(':')?;
+        if name.eq_ignore_ascii_case("content-length") {
+            length = value.trim().parse::<usize>().ok();
+        }
+    }
+    let mut body = vec![0; length?];
+    r.read_exact(&mut body).ok()?;
+    serde_json::from_slice(&body).ok()
 }
 
 /// Reading recorded values in tests.

@@ -45,3 +45,40 @@ pub fn fnv1a(bytes: &[u8]) -> u64 {
         (h ^ b as u64).wrapping_mul(0x0000_0100_0000_01b3)
     })
 }
+
+/// One object's destruction.
+type Destroy = Box<dyn FnOnce(&ash::Device)>;
+
+/// What to destroy, registered as each object is created and destroyed in
+/// reverse order when dropped: also when a frame fails half-way.
+pub struct Cleanup {
+    device: ash::Device,
+    steps: Vec<Destroy>,
+}
+
+impl Cleanup {
+    pub fn new(device: &ash::Device) -> Cleanup {
+        Cleanup {
+            device: device.clone(),
+            steps: Vec::new(),
+        }
+    }
+
+    /// Registers `destroy`, to run before everything registered earlier.
+    pub fn add(&mut self, destroy: impl FnOnce(&ash::Device) + 'static) {
+        self.steps.push(Box::new(destroy));
+    }
+}
+
+impl Drop for Cleanup {
+    fn drop(&mut self) {
+        // SAFETY: the device is idle once nothing is in flight; objects are
+        // destroyed before what they were made from.
+        unsafe {
+            let _ = self.device.device_wait_idle();
+        }
+        while let Some(step) = self.steps.pop() {
+            step(&self.device);
+        }
+    }
+}

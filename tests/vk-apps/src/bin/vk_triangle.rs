@@ -8,7 +8,7 @@
 
 use anyhow::{anyhow, Context};
 use ash::vk;
-use shaderdbg_vk_test_apps::{arg, fnv1a, triangle_shaders};
+use shaderdbg_vk_test_apps::{arg, fnv1a, triangle_shaders, Cleanup};
 
 fn main() -> anyhow::Result<()> {
     let frames: u32 = arg(0, "FRAMES", 3)?;
@@ -49,6 +49,7 @@ fn render(frames: u32, size: u32, debug_info: bool) -> anyhow::Result<Vec<u64>> 
             None,
         )?;
         let queue = device.get_device_queue(family, 0);
+        let mut cleanup = Cleanup::new(&device);
         let memory_types = instance.get_physical_device_memory_properties(physical);
         let memory_for = |req: vk::MemoryRequirements, flags: vk::MemoryPropertyFlags| {
             (0..memory_types.memory_type_count)
@@ -78,6 +79,7 @@ fn render(frames: u32, size: u32, debug_info: bool) -> anyhow::Result<Vec<u64>> 
                 .usage(vk::ImageUsageFlags::COLOR_ATTACHMENT | vk::ImageUsageFlags::TRANSFER_SRC),
             None,
         )?;
+        cleanup.add(move |d| d.destroy_image(image, None));
         let req = device.get_image_memory_requirements(image);
         let image_memory = device.allocate_memory(
             &vk::MemoryAllocateInfo::default()
@@ -85,6 +87,7 @@ fn render(frames: u32, size: u32, debug_info: bool) -> anyhow::Result<Vec<u64>> 
                 .memory_type_index(memory_for(req, vk::MemoryPropertyFlags::empty())?),
             None,
         )?;
+        cleanup.add(move |d| d.free_memory(image_memory, None));
         device.bind_image_memory(image, image_memory, 0)?;
         let color_range = vk::ImageSubresourceRange::default()
             .aspect_mask(vk::ImageAspectFlags::COLOR)
@@ -98,6 +101,7 @@ fn render(frames: u32, size: u32, debug_info: bool) -> anyhow::Result<Vec<u64>> 
                 .subresource_range(color_range),
             None,
         )?;
+        cleanup.add(move |d| d.destroy_image_view(view, None));
         let bytes = (size * size * 4) as u64;
         let buffer = device.create_buffer(
             &vk::BufferCreateInfo::default()
@@ -105,6 +109,7 @@ fn render(frames: u32, size: u32, debug_info: bool) -> anyhow::Result<Vec<u64>> 
                 .usage(vk::BufferUsageFlags::TRANSFER_DST),
             None,
         )?;
+        cleanup.add(move |d| d.destroy_buffer(buffer, None));
         let req = device.get_buffer_memory_requirements(buffer);
         let host = vk::MemoryPropertyFlags::HOST_VISIBLE | vk::MemoryPropertyFlags::HOST_COHERENT;
         let buffer_memory = device.allocate_memory(
@@ -113,6 +118,7 @@ fn render(frames: u32, size: u32, debug_info: bool) -> anyhow::Result<Vec<u64>> 
                 .memory_type_index(memory_for(req, host)?),
             None,
         )?;
+        cleanup.add(move |d| d.free_memory(buffer_memory, None));
         device.bind_buffer_memory(buffer, buffer_memory, 0)?;
 
         let attachment = [vk::AttachmentDescription::default()
@@ -134,6 +140,7 @@ fn render(frames: u32, size: u32, debug_info: bool) -> anyhow::Result<Vec<u64>> 
                 .subpasses(&subpass),
             None,
         )?;
+        cleanup.add(move |d| d.destroy_render_pass(render_pass, None));
         let views = [view];
         let framebuffer = device.create_framebuffer(
             &vk::FramebufferCreateInfo::default()
@@ -144,16 +151,19 @@ fn render(frames: u32, size: u32, debug_info: bool) -> anyhow::Result<Vec<u64>> 
                 .layers(1),
             None,
         )?;
+        cleanup.add(move |d| d.destroy_framebuffer(framebuffer, None));
 
         let (vert_code, frag_code) = triangle_shaders(debug_info);
         let vert = device.create_shader_module(
             &vk::ShaderModuleCreateInfo::default().code(&vert_code),
             None,
         )?;
+        cleanup.add(move |d| d.destroy_shader_module(vert, None));
         let frag = device.create_shader_module(
             &vk::ShaderModuleCreateInfo::default().code(&frag_code),
             None,
         )?;
+        cleanup.add(move |d| d.destroy_shader_module(frag, None));
         let push = [vk::PushConstantRange::default()
             .stage_flags(vk::ShaderStageFlags::FRAGMENT)
             .size(4)];
@@ -161,6 +171,7 @@ fn render(frames: u32, size: u32, debug_info: bool) -> anyhow::Result<Vec<u64>> 
             &vk::PipelineLayoutCreateInfo::default().push_constant_ranges(&push),
             None,
         )?;
+        cleanup.add(move |d| d.destroy_pipeline_layout(layout, None));
         let stages = [
             vk::PipelineShaderStageCreateInfo::default()
                 .stage(vk::ShaderStageFlags::VERTEX)
@@ -214,6 +225,7 @@ fn render(frames: u32, size: u32, debug_info: bool) -> anyhow::Result<Vec<u64>> 
         let pipeline = device
             .create_graphics_pipelines(vk::PipelineCache::null(), &[pipeline_info], None)
             .map_err(|(_, e)| e)?[0];
+        cleanup.add(move |d| d.destroy_pipeline(pipeline, None));
 
         let pool = device.create_command_pool(
             &vk::CommandPoolCreateInfo::default()
@@ -221,12 +233,14 @@ fn render(frames: u32, size: u32, debug_info: bool) -> anyhow::Result<Vec<u64>> 
                 .flags(vk::CommandPoolCreateFlags::RESET_COMMAND_BUFFER),
             None,
         )?;
+        cleanup.add(move |d| d.destroy_command_pool(pool, None));
         let cmd = device.allocate_command_buffers(
             &vk::CommandBufferAllocateInfo::default()
                 .command_pool(pool)
                 .command_buffer_count(1),
         )?[0];
         let fence = device.create_fence(&vk::FenceCreateInfo::default(), None)?;
+        cleanup.add(move |d| d.destroy_fence(fence, None));
 
         let mut sums = Vec::new();
         for frame in 0..frames {
@@ -285,20 +299,7 @@ fn render(frames: u32, size: u32, debug_info: bool) -> anyhow::Result<Vec<u64>> 
             device.unmap_memory(buffer_memory);
         }
 
-        device.device_wait_idle()?;
-        device.destroy_fence(fence, None);
-        device.destroy_command_pool(pool, None);
-        device.destroy_pipeline(pipeline, None);
-        device.destroy_pipeline_layout(layout, None);
-        device.destroy_shader_module(vert, None);
-        device.destroy_shader_module(frag, None);
-        device.destroy_framebuffer(framebuffer, None);
-        device.destroy_render_pass(render_pass, None);
-        device.destroy_buffer(buffer, None);
-        device.free_memory(buffer_memory, None);
-        device.destroy_image_view(view, None);
-        device.destroy_image(image, None);
-        device.free_memory(image_memory, None);
+        drop(cleanup);
         device.destroy_device(None);
         instance.destroy_instance(None);
         Ok(sums)

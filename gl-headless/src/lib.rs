@@ -183,6 +183,30 @@ impl ContextKind {
     pub fn is_gles(self) -> bool {
         matches!(self, ContextKind::Gles32)
     }
+
+    /// A human-readable name.
+    pub fn describe(self) -> &'static str {
+        match self {
+            ContextKind::Core45 => "OpenGL 4.5 core",
+            ContextKind::Compat45 => "OpenGL 4.5 compatibility",
+            ContextKind::Gles32 => "OpenGL ES 3.2",
+        }
+    }
+
+    /// What glutin needs to create a context of this kind.
+    pub fn context_attributes(self) -> glutin::context::ContextAttributes {
+        match self {
+            ContextKind::Core45 => ContextAttributesBuilder::new()
+                .with_context_api(ContextApi::OpenGl(Some(Version::new(4, 5))))
+                .with_profile(GlProfile::Core),
+            ContextKind::Compat45 => ContextAttributesBuilder::new()
+                .with_context_api(ContextApi::OpenGl(Some(Version::new(4, 5))))
+                .with_profile(GlProfile::Compatibility),
+            ContextKind::Gles32 => ContextAttributesBuilder::new()
+                .with_context_api(ContextApi::Gles(Some(Version::new(3, 2)))),
+        }
+        .build(None)
+    }
 }
 
 pub use shaderdbg_core::Stage;
@@ -359,17 +383,7 @@ fn create_context(display: &Display, kind: ContextKind) -> Result<PossiblyCurren
             context: format!("eglChooseConfig for {kind:?}"),
             message: "no EGL config supports the API".to_owned(),
         })?;
-    let attributes = match kind {
-        ContextKind::Core45 => ContextAttributesBuilder::new()
-            .with_context_api(ContextApi::OpenGl(Some(Version::new(4, 5))))
-            .with_profile(GlProfile::Core),
-        ContextKind::Compat45 => ContextAttributesBuilder::new()
-            .with_context_api(ContextApi::OpenGl(Some(Version::new(4, 5))))
-            .with_profile(GlProfile::Compatibility),
-        ContextKind::Gles32 => ContextAttributesBuilder::new()
-            .with_context_api(ContextApi::Gles(Some(Version::new(3, 2)))),
-    }
-    .build(None);
+    let attributes = kind.context_attributes();
     // SAFETY: the config comes from this display and no window is involved.
     let context = unsafe { display.create_context(&config, &attributes) }
         .map_err(egl_err(format!("eglCreateContext for {kind:?}")))?;

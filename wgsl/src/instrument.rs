@@ -2,14 +2,27 @@
 //! the IR; a recording walks again with the runtime in place, and the two
 //! tables must agree (checked, not assumed).
 
+use std::collections::HashMap;
+
 use naga::valid::ModuleInfo;
 use naga::{Arena, Block, Expression, Function, Handle, Statement};
-use shaderdbg_core::probes::ProbeTable;
+use shaderdbg_core::probes::{ProbeId, ProbeTable};
+use shaderdbg_core::types::Type;
 use shaderdbg_core::{Invocation, Stage};
 
+use crate::expr::ExprError;
 use crate::parse::{error_chain, validator, Parsed};
 use crate::runtime;
-use crate::walk::{Record, Walker};
+use crate::walk::{Kind, Record, Walker};
+
+/// A breakpoint for the hit test.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Breakpoint {
+    /// A step (statement or `discard`) of the probe table.
+    pub probe: ProbeId,
+    /// A WGSL boolean expression evaluated in the scope of the step.
+    pub condition: Option<String>,
+}
 
 /// What to instrument for.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -19,6 +32,22 @@ pub enum Mode {
     /// Log every step, condition, loop iteration, call, return and write of
     /// the selected invocation (the record layout of `core::layout`).
     Record(Invocation),
+    /// For all invocations, one hit per breakpoint whose condition held:
+    /// the first reach of its step where it did (its occurrence counts the
+    /// reaches before), tagged with the breakpoint's index. Kept in private
+    /// registers and written when the invocation ends (a `return` of the
+    /// entry point, its end, a `discard`): the hit layout of `core::layout`.
+    HitTest(Vec<Breakpoint>),
+    /// [`Mode::HitTest`] plus a check of every value the entry point returns
+    /// (`f32` scalars and vectors, members of a result struct included): a
+    /// hit tagged `layout::HIT_TAG_NAN_INF` at the returning step when one
+    /// has a NaN or an infinity in it.
+    HitTestNanInf(Vec<Breakpoint>),
+    /// The value of `expr` (WGSL, in the scope of step `probe`) the first
+    /// time each invocation reaches the step: the watch layout of
+    /// `core::layout`, slots by pixel (`y * width + x`) for fragments, by
+    /// vertex index for vertices.
+    Watch { probe: ProbeId, expr: String },
 }
 
 #[derive(Clone, Debug)]
@@ -38,8 +67,11 @@ pub struct Instrumented {
     pub probes: ProbeTable,
     pub entry_point: String,
     pub stage: naga::ShaderStage,
-    /// The debug buffer's binding (record mode).
+    /// The debug buffer's binding (every mode but plain).
     pub debug_binding: Option<naga::ResourceBinding>,
+    /// Watch mode: the watched expression's type (`Type::words` gives the
+    /// value words of a slot).
+    pub watch_type: Option<Type>,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
@@ -52,6 +84,12 @@ pub enum InstrumentError {
     BindingInUse { group: u32, binding: u32 },
     #[error("cannot select a {selector} invocation in a {stage} shader")]
     WrongStage { selector: Stage, stage: Stage },
+    #[error("breakpoint condition `{condition}`: {error}")]
+    Condition { condition: String, error: ExprError },
+    #[error("watch expression `{expr}`: {error}")]
+    Watch { expr: String, error: ExprError },
+    #[error("no step with probe id {0}")]
+    NoSuchProbe(ProbeId),
     /// A bug of the engine: the instrumented module does not validate, or
     /// the two walks disagree.
     #[error("internal error: {0}")]
@@ -76,7 +114,7 @@ pub fn instrument(parsed: &Parsed, req: &Request) -> Result<Instrumented, Instru
     let ep = &parsed.module.entry_points[entry];
     let mut plain = Walker::new(parsed, entry, parsed.module.types.clone(), None);
     let table = plain.run().map_err(InstrumentError::Unsupported)?.table;
-    let sel = match &req.mode {
+    match &req.mode {
         Mode::Plain => {
             return Ok(Instrumented {
                 module: parsed.module.clone(),
@@ -85,24 +123,23 @@ pub fn instrument(parsed: &Parsed, req: &Request) -> Result<Instrumented, Instru
                 entry_point: ep.name.clone(),
                 stage: ep.stage,
                 debug_binding: None,
+                watch_type: None,
             })
         }
-        Mode::Record(sel) => *sel,
-    };
-    if sel.stage() != table.stage {
-        return Err(InstrumentError::WrongStage {
-            selector: sel.stage(),
-            stage: table.stage,
-        });
-    }
-    if let Invocation::Fragment {
-        primitive: Some(_), ..
-    } = sel
-    {
-        // WGSL needs the `primitive_index` extension for that.
-        return Err(InstrumentError::Unsupported(
-            "selecting a fragment by primitive".to_string(),
-        ));
+        Mode::Record(sel) => check_selector(sel, table.stage)?,
+        Mode::HitTest(bps) | Mode::HitTestNanInf(bps) => {
+            for b in bps {
+                check_step(&table, b.probe)?;
+            }
+        }
+        Mode::Watch { probe, .. } => {
+            check_step(&table, *probe)?;
+            if table.stage == Stage::Compute {
+                return Err(InstrumentError::Unsupported(
+                    "watching a compute shader".to_string(),
+                ));
+            }
+        }
     }
 
     let debug = naga::ResourceBinding {
@@ -124,42 +161,104 @@ pub fn instrument(parsed: &Parsed, req: &Request) -> Result<Instrumented, Instru
     module.doc_comments = None;
     let mut types = plain.types;
     let mut functions = Arena::new();
-    let rt = runtime::build(
-        &mut types,
-        &mut module.global_variables,
-        &mut functions,
-        req.group,
-        req.binding,
-        &plain.payload_types,
-    );
+    let (group, binding) = (req.group, req.binding);
+    let globals = &mut module.global_variables;
+    let (mut record_rt, mut hit_rt, mut watch_rt) = (None, None, None);
+    match &req.mode {
+        Mode::Record(_) => {
+            record_rt = Some(runtime::build(
+                &mut types,
+                globals,
+                &mut functions,
+                group,
+                binding,
+                &plain.payload_types,
+            ))
+        }
+        Mode::HitTest(bps) | Mode::HitTestNanInf(bps) => {
+            let probes: Vec<ProbeId> = bps.iter().map(|b| b.probe).collect();
+            hit_rt = Some(runtime::build_hits(
+                &mut types,
+                globals,
+                &mut functions,
+                group,
+                binding,
+                &probes,
+            ))
+        }
+        Mode::Watch { .. } => {
+            watch_rt = Some(runtime::build_watch(
+                &mut types,
+                globals,
+                &mut functions,
+                group,
+                binding,
+            ))
+        }
+        Mode::Plain => {}
+    }
+    let kind = match (&req.mode, &record_rt, &hit_rt, &watch_rt) {
+        (Mode::Record(select), Some(rt), _, _) => Kind::Record {
+            rt,
+            select: *select,
+        },
+        (Mode::HitTest(bps) | Mode::HitTestNanInf(bps), _, Some(rt), _) => Kind::Hits {
+            rt,
+            breakpoints: bps
+                .iter()
+                .enumerate()
+                .map(|(i, b)| (b.probe, (i, b.condition.clone())))
+                .collect::<HashMap<_, _>>(),
+            nan: matches!(req.mode, Mode::HitTestNanInf(_)),
+        },
+        (Mode::Watch { probe, expr }, _, _, Some(rt)) => Kind::Watch {
+            rt,
+            probe: *probe,
+            expr: expr.clone(),
+        },
+        _ => return Err(InstrumentError::Internal("no runtime".to_string())),
+    };
     // The user's functions after the helpers, same order (callees first).
+    let first_user = functions.len();
     let fn_map: Vec<Handle<Function>> = parsed
         .module
         .functions
         .iter()
         .map(|(_, f)| functions.append(f.clone(), naga::Span::UNDEFINED))
         .collect();
+    let first_late = functions.len();
     let mut walker = Walker::new(
         parsed,
         entry,
         types,
         Some(Record {
-            rt: &rt,
-            select: sel,
+            kind,
             fn_map: fn_map.clone(),
+            functions,
         }),
     );
     let walked = walker.run().map_err(InstrumentError::Internal)?;
+    if let Some(e) = walker.user_error.take() {
+        return Err(e);
+    }
     if walked.table != table {
         return Err(InstrumentError::Internal(
-            "the recording walk assigned other probes than the plain walk".to_string(),
+            "the instrumenting walk assigned other probes than the plain walk".to_string(),
         ));
     }
+    let watch_type = walker.watch_type.take();
+    if let Mode::Watch { probe, .. } = &req.mode {
+        if watch_type.is_none() {
+            return Err(InstrumentError::NoSuchProbe(*probe));
+        }
+    }
+    let Some(Record { mut functions, .. }) = walker.record.take() else {
+        return Err(InstrumentError::Internal("no function arena".to_string()));
+    };
     for (f, h) in walked.functions.into_iter().zip(&fn_map) {
         functions[*h] = f;
     }
     module.types = walker.types;
-    module.functions = functions;
     for (i, e) in module.entry_points.iter_mut().enumerate() {
         if i != entry {
             remap_calls(&mut e.function, &fn_map);
@@ -168,11 +267,36 @@ pub fn instrument(parsed: &Parsed, req: &Request) -> Result<Instrumented, Instru
     if let Some(f) = walked.entry_function {
         module.entry_points[entry].function = f;
     }
+    // Functions made during the walk (user expressions, watch writers) go
+    // before the user's, which call them (naga wants callees first).
+    let order: Vec<usize> = (0..first_user)
+        .chain(first_late..functions.len())
+        .chain(first_user..first_late)
+        .collect();
+    let mut new_index = vec![0; order.len()];
+    for (new, &old) in order.iter().enumerate() {
+        new_index[old] = new;
+    }
+    let old: Vec<Function> = functions.iter().map(|(_, f)| f.clone()).collect();
+    let mut moved = Arena::new();
+    let mut handles = Vec::with_capacity(order.len());
+    for &o in &order {
+        handles.push(moved.append(old[o].clone(), naga::Span::UNDEFINED));
+    }
+    let map: Vec<Handle<Function>> = new_index.iter().map(|&n| handles[n]).collect();
+    for (_, f) in moved.iter_mut() {
+        remap_calls(f, &map);
+    }
+    for e in module.entry_points.iter_mut() {
+        remap_calls(&mut e.function, &map);
+    }
+    module.functions = moved;
     tracing::debug!(
         entry = %ep.name,
         probes = table.probes.len(),
         writers = plain.payload_types.len(),
-        "instrumented a WGSL entry point for a recording"
+        mode = ?req.mode,
+        "instrumented a WGSL entry point"
     );
     let info = validator().validate(&module).map_err(|e| {
         InstrumentError::Internal(format!(
@@ -187,7 +311,36 @@ pub fn instrument(parsed: &Parsed, req: &Request) -> Result<Instrumented, Instru
         entry_point: ep.name.clone(),
         stage: ep.stage,
         debug_binding: Some(debug),
+        watch_type,
     })
+}
+
+fn check_selector(sel: &Invocation, stage: Stage) -> Result<(), InstrumentError> {
+    if sel.stage() != stage {
+        return Err(InstrumentError::WrongStage {
+            selector: sel.stage(),
+            stage,
+        });
+    }
+    if let Invocation::Fragment {
+        primitive: Some(_), ..
+    } = sel
+    {
+        // WGSL needs the `primitive_index` extension for that.
+        return Err(InstrumentError::Unsupported(
+            "selecting a fragment by primitive".to_string(),
+        ));
+    }
+    Ok(())
+}
+
+/// Breakpoints and watches go on steps.
+fn check_step(table: &ProbeTable, probe: ProbeId) -> Result<(), InstrumentError> {
+    if table.get(probe).is_some_and(|p| p.is_step()) {
+        Ok(())
+    } else {
+        Err(InstrumentError::NoSuchProbe(probe))
+    }
 }
 
 /// Points the calls of a function left as it was at the user functions' new handles.

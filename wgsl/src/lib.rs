@@ -7,13 +7,17 @@
 //! [driver runs it] -> `shaderdbg_core::decode`.
 
 pub mod emit;
+pub mod expr;
 pub mod instrument;
 pub mod parse;
 mod runtime;
 pub mod types;
 mod walk;
 
-pub use instrument::{instrument, probe_table, InstrumentError, Instrumented, Mode, Request};
+pub use expr::ExprError;
+pub use instrument::{
+    instrument, probe_table, Breakpoint, InstrumentError, Instrumented, Mode, Request,
+};
 /// The naga this engine speaks (binding maps, back-end options, modules).
 pub use naga;
 pub use parse::{parse, ParseError, Parsed};

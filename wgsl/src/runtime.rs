@@ -181,7 +181,8 @@ struct Builder<'m> {
     functions: &'m mut Arena<Function>,
     buf: Handle<GlobalVariable>,
     u32_ty: Handle<Type>,
-    alloc: Handle<Function>,
+    /// The record log's allocator (record mode's writers only).
+    alloc: Option<Handle<Function>>,
     puts: HashMap<Handle<Type>, Handle<Function>>,
 }
 
@@ -487,7 +488,7 @@ pub(crate) fn build(
         functions,
         buf,
         u32_ty,
-        alloc,
+        alloc: Some(alloc),
         puts: HashMap::new(),
     };
     let mut writers = HashMap::new();
@@ -514,7 +515,7 @@ impl Builder<'_> {
         let p = fb.arg("p", self.u32_ty);
         let v = fb.arg("v", t);
         let n = fb.lit(words);
-        let at = fb.call(&mut b, self.alloc, vec![p, n], true)?;
+        let at = fb.call(&mut b, self.alloc?, vec![p, n], true)?;
         let none = fb.lit(NONE);
         let ok = fb.bin(&mut b, BinaryOperator::NotEqual, at, none);
         let mut accept = Block::new();
@@ -722,5 +723,416 @@ fn word(fb: &mut Fb, b: &mut Block, v: Handle<Expression>, kind: ScalarKind) -> 
                 convert: None,
             },
         ),
+    }
+}
+
+// ---- hit tests ---------------------------------------------------------------
+
+/// The hit-test runtime (the hit layout of `shaderdbg_core::layout`): per
+/// breakpoint `k` two private registers, `_sdbg_occ{k}` (reaches of its
+/// step) and `_sdbg_first{k}` (1 + the occurrence of the first reach where
+/// the condition held, 0 for none), and the invocation's key words, set as
+/// the entry point starts. Hits are written once, when the invocation ends
+/// (`_sdbg_flush`): a storage write in a hot loop costs a masked atomic and
+/// six stores per iteration on SIMD drivers even when nothing hits (the GLSL
+/// engine measured 4x the frame against 1.2x this way).
+pub(crate) struct HitRuntime {
+    /// `_sdbg_hit{k}(c)`, by breakpoint index.
+    pub hit: Vec<Handle<Function>>,
+    /// `_sdbg_flush()`: writes the hits kept in registers.
+    pub flush: Handle<Function>,
+    /// `_sdbg_nan(p, bad)`: a NaN/Inf hit at step `p` if `bad`.
+    pub nan: Handle<Function>,
+    /// The invocation's key words (private).
+    pub keys: [Handle<GlobalVariable>; 3],
+}
+
+/// A storage buffer of the `layout` shape: four header words, then `data`.
+#[allow(clippy::too_many_arguments)]
+fn header_buffer(
+    types: &mut UniqueArena<Type>,
+    globals: &mut Arena<GlobalVariable>,
+    group: u32,
+    binding: u32,
+    name: &str,
+    header: [(&str, bool); 4],
+    data_atomic: bool,
+) -> Handle<GlobalVariable> {
+    let u32_ty = ty(types, TypeInner::Scalar(Scalar::U32));
+    let atomic = ty(types, TypeInner::Atomic(Scalar::U32));
+    let data = ty(
+        types,
+        TypeInner::Array {
+            base: if data_atomic { atomic } else { u32_ty },
+            size: ArraySize::Dynamic,
+            stride: 4,
+        },
+    );
+    let mut members: Vec<StructMember> = header
+        .iter()
+        .enumerate()
+        .map(|(i, (n, a))| StructMember {
+            name: Some(n.to_string()),
+            ty: if *a { atomic } else { u32_ty },
+            binding: None,
+            offset: 4 * i as u32,
+        })
+        .collect();
+    members.push(StructMember {
+        name: Some("data".to_string()),
+        ty: data,
+        binding: None,
+        offset: 16,
+    });
+    let buf_ty = types.insert(
+        Type {
+            name: Some(format!("_Sdbg{name}")),
+            inner: TypeInner::Struct { members, span: 20 },
+        },
+        Span::UNDEFINED,
+    );
+    globals.append(
+        GlobalVariable {
+            name: Some(format!("_sdbg_{}", name.to_lowercase())),
+            space: AddressSpace::Storage {
+                access: StorageAccess::LOAD | StorageAccess::STORE,
+            },
+            binding: Some(ResourceBinding { group, binding }),
+            ty: buf_ty,
+            init: None,
+            memory_decorations: Default::default(),
+        },
+        Span::UNDEFINED,
+    )
+}
+
+fn private(
+    globals: &mut Arena<GlobalVariable>,
+    name: &str,
+    ty: Handle<Type>,
+) -> Handle<GlobalVariable> {
+    globals.append(
+        GlobalVariable {
+            name: Some(name.to_string()),
+            space: AddressSpace::Private,
+            binding: None,
+            ty,
+            init: None,
+            memory_decorations: Default::default(),
+        },
+        Span::UNDEFINED,
+    )
+}
+
+impl Fb {
+    fn global(
+        &mut self,
+        b: &mut Block,
+        g: Handle<GlobalVariable>,
+    ) -> (Handle<Expression>, Handle<Expression>) {
+        let p = self
+            .f
+            .expressions
+            .append(Expression::GlobalVariable(g), Span::UNDEFINED);
+        let v = self.e(b, Expression::Load { pointer: p });
+        (p, v)
+    }
+
+    fn store(b: &mut Block, pointer: Handle<Expression>, value: Handle<Expression>) {
+        b.push(Statement::Store { pointer, value }, Span::UNDEFINED);
+    }
+
+    fn if_(b: &mut Block, condition: Handle<Expression>, accept: Block) {
+        b.push(
+            Statement::If {
+                condition,
+                accept,
+                reject: Block::new(),
+            },
+            Span::UNDEFINED,
+        );
+    }
+
+    fn atomic_add(
+        &mut self,
+        b: &mut Block,
+        pointer: Handle<Expression>,
+        value: Handle<Expression>,
+        u32_ty: Handle<Type>,
+    ) -> Handle<Expression> {
+        let r = self.f.expressions.append(
+            Expression::AtomicResult {
+                ty: u32_ty,
+                comparison: false,
+            },
+            Span::UNDEFINED,
+        );
+        b.push(
+            Statement::Atomic {
+                pointer,
+                fun: naga::AtomicFunction::Add,
+                value,
+                result: Some(r),
+            },
+            Span::UNDEFINED,
+        );
+        r
+    }
+}
+
+const RETURN: fn() -> Block = || Block::from_vec(vec![Statement::Return { value: None }]);
+
+/// Adds the hit buffer, the registers and the helpers for breakpoints at
+/// `probes` (by index) to a module whose functions arena is `functions`.
+pub(crate) fn build_hits(
+    types: &mut UniqueArena<Type>,
+    globals: &mut Arena<GlobalVariable>,
+    functions: &mut Arena<Function>,
+    group: u32,
+    binding: u32,
+    probes: &[u32],
+) -> HitRuntime {
+    let buf = header_buffer(
+        types,
+        globals,
+        group,
+        binding,
+        "Hits",
+        [
+            ("count", true),
+            ("cap", false),
+            ("pad0", false),
+            ("pad1", false),
+        ],
+        false,
+    );
+    let u32_ty = ty(types, TypeInner::Scalar(Scalar::U32));
+    let bool_ty = ty(types, TypeInner::Scalar(Scalar::BOOL));
+    let keys = [
+        private(globals, "_sdbg_key0", u32_ty),
+        private(globals, "_sdbg_key1", u32_ty),
+        private(globals, "_sdbg_key2", u32_ty),
+    ];
+    let regs: Vec<(Handle<GlobalVariable>, Handle<GlobalVariable>)> = (0..probes.len())
+        .map(|k| {
+            (
+                private(globals, &format!("_sdbg_occ{k}"), u32_ty),
+                private(globals, &format!("_sdbg_first{k}"), u32_ty),
+            )
+        })
+        .collect();
+
+    // _sdbg_put_hit(p, occ, tag)
+    let put_hit = {
+        let mut fb = Fb::new("_sdbg_put_hit", buf);
+        let mut b = Block::new();
+        let p = fb.arg("p", u32_ty);
+        let occ = fb.arg("occ", u32_ty);
+        let tag = fb.arg("tag", u32_ty);
+        let countp = fb.member(&mut b, 0);
+        let one = fb.lit(1);
+        let i = fb.atomic_add(&mut b, countp, one, u32_ty);
+        let capp = fb.member(&mut b, CAP);
+        let cap = fb.e(&mut b, Expression::Load { pointer: capp });
+        let full = fb.bin(&mut b, BinaryOperator::GreaterEqual, i, cap);
+        Fb::if_(&mut b, full, RETURN());
+        let n = fb.lit(shaderdbg_core::layout::HIT_RECORD_WORDS as u32);
+        let at = fb.bin(&mut b, BinaryOperator::Multiply, i, n);
+        fb.store_word(&mut b, at, 0, p);
+        fb.store_word(&mut b, at, 1, occ);
+        for (k, key) in keys.iter().enumerate() {
+            let (_, v) = fb.global(&mut b, *key);
+            fb.store_word(&mut b, at, 2 + k as u32, v);
+        }
+        fb.store_word(&mut b, at, 5, tag);
+        fb.finish(b, functions)
+    };
+
+    // _sdbg_hit{k}(c)
+    let hit = regs
+        .iter()
+        .enumerate()
+        .map(|(k, &(occ, first))| {
+            let mut fb = Fb::new(&format!("_sdbg_hit{k}"), buf);
+            let mut b = Block::new();
+            let c = fb.arg("c", bool_ty);
+            let (occp, occv) = fb.global(&mut b, occ);
+            let (firstp, firstv) = fb.global(&mut b, first);
+            let zero = fb.lit(0);
+            let one = fb.lit(1);
+            let none_yet = fb.bin(&mut b, BinaryOperator::Equal, firstv, zero);
+            let take = fb.bin(&mut b, BinaryOperator::LogicalAnd, c, none_yet);
+            let mut accept = Block::new();
+            let occ1 = fb.bin(&mut accept, BinaryOperator::Add, occv, one);
+            Fb::store(&mut accept, firstp, occ1);
+            Fb::if_(&mut b, take, accept);
+            let next = fb.bin(&mut b, BinaryOperator::Add, occv, one);
+            Fb::store(&mut b, occp, next);
+            fb.finish(b, functions)
+        })
+        .collect();
+
+    // _sdbg_flush()
+    let flush = {
+        let mut fb = Fb::new("_sdbg_flush", buf);
+        let mut b = Block::new();
+        for (k, (&(_, first), &p)) in regs.iter().zip(probes).enumerate() {
+            let (firstp, firstv) = fb.global(&mut b, first);
+            let zero = fb.lit(0);
+            let one = fb.lit(1);
+            let some = fb.bin(&mut b, BinaryOperator::NotEqual, firstv, zero);
+            let mut accept = Block::new();
+            let occ = fb.bin(&mut accept, BinaryOperator::Subtract, firstv, one);
+            let pl = fb.lit(p);
+            let kl = fb.lit(k as u32);
+            fb.call(&mut accept, put_hit, vec![pl, occ, kl], false);
+            Fb::store(&mut accept, firstp, zero);
+            Fb::if_(&mut b, some, accept);
+        }
+        fb.finish(b, functions)
+    };
+
+    // _sdbg_nan(p, bad)
+    let nan = {
+        let mut fb = Fb::new("_sdbg_nan", buf);
+        let mut b = Block::new();
+        let p = fb.arg("p", u32_ty);
+        let bad = fb.arg("bad", bool_ty);
+        let zero = fb.lit(0);
+        let tag = fb.lit(shaderdbg_core::layout::HIT_TAG_NAN_INF);
+        let mut accept = Block::new();
+        fb.call(&mut accept, put_hit, vec![p, zero, tag], false);
+        Fb::if_(&mut b, bad, accept);
+        fb.finish(b, functions)
+    };
+    HitRuntime {
+        hit,
+        flush,
+        nan,
+        keys,
+    }
+}
+
+// ---- watches -----------------------------------------------------------------
+
+/// The watch runtime (the watch layout of `shaderdbg_core::layout`): the
+/// invocation's slot (`_sdbg_slot`, private, set as the entry point starts
+/// by `_sdbg_watch_begin(x, y)`; `y` = [`NONE`] for a linear index `x`),
+/// and a writer made for the watched value's type once it is known.
+pub(crate) struct WatchRuntime {
+    buf: Handle<GlobalVariable>,
+    slot: Handle<GlobalVariable>,
+    u32_ty: Handle<Type>,
+    pub begin: Handle<Function>,
+}
+
+pub(crate) fn build_watch(
+    types: &mut UniqueArena<Type>,
+    globals: &mut Arena<GlobalVariable>,
+    functions: &mut Arena<Function>,
+    group: u32,
+    binding: u32,
+) -> WatchRuntime {
+    let buf = header_buffer(
+        types,
+        globals,
+        group,
+        binding,
+        "Watch",
+        [
+            ("width", false),
+            ("height", false),
+            ("stride", false),
+            ("pad0", false),
+        ],
+        true,
+    );
+    let u32_ty = ty(types, TypeInner::Scalar(Scalar::U32));
+    let slot = private(globals, "_sdbg_slot", u32_ty);
+    let begin = {
+        let mut fb = Fb::new("_sdbg_watch_begin", buf);
+        let mut b = Block::new();
+        let x = fb.arg("x", u32_ty);
+        let y = fb.arg("y", u32_ty);
+        let slotp =
+            fb.f.expressions
+                .append(Expression::GlobalVariable(slot), Span::UNDEFINED);
+        let none = fb.lit(NONE);
+        Fb::store(&mut b, slotp, none);
+        let wp = fb.member(&mut b, 0);
+        let w = fb.e(&mut b, Expression::Load { pointer: wp });
+        let hp = fb.member(&mut b, 1);
+        let h = fb.e(&mut b, Expression::Load { pointer: hp });
+        let sp = fb.member(&mut b, 2);
+        let stride = fb.e(&mut b, Expression::Load { pointer: sp });
+        let is_2d = fb.bin(&mut b, BinaryOperator::NotEqual, y, none);
+        let wide = fb.bin(&mut b, BinaryOperator::GreaterEqual, x, w);
+        let off_row = fb.bin(&mut b, BinaryOperator::LogicalAnd, is_2d, wide);
+        Fb::if_(&mut b, off_row, RETURN());
+        let row = fb.bin(&mut b, BinaryOperator::Multiply, y, w);
+        let at2 = fb.bin(&mut b, BinaryOperator::Add, row, x);
+        let idx = fb.e(
+            &mut b,
+            Expression::Select {
+                condition: is_2d,
+                accept: at2,
+                reject: x,
+            },
+        );
+        let n = fb.bin(&mut b, BinaryOperator::Multiply, w, h);
+        let outside = fb.bin(&mut b, BinaryOperator::GreaterEqual, idx, n);
+        Fb::if_(&mut b, outside, RETURN());
+        let at = fb.bin(&mut b, BinaryOperator::Multiply, idx, stride);
+        Fb::store(&mut b, slotp, at);
+        fb.finish(b, functions)
+    };
+    WatchRuntime {
+        buf,
+        slot,
+        u32_ty,
+        begin,
+    }
+}
+
+impl WatchRuntime {
+    /// `_sdbg_watch(v)`: `v` into this invocation's slot the first time.
+    pub fn writer(
+        &self,
+        types: &mut UniqueArena<Type>,
+        functions: &mut Arena<Function>,
+        t: Handle<Type>,
+    ) -> Option<Handle<Function>> {
+        let mut builder = Builder {
+            types,
+            functions,
+            buf: self.buf,
+            u32_ty: self.u32_ty,
+            alloc: None,
+            puts: HashMap::new(),
+        };
+        let put = builder.put(t)?;
+        let mut fb = Fb::new("_sdbg_watch", self.buf);
+        let mut b = Block::new();
+        let v = fb.arg("v", t);
+        let (_, at) = fb.global(&mut b, self.slot);
+        let none = fb.lit(NONE);
+        let outside = fb.bin(&mut b, BinaryOperator::Equal, at, none);
+        Fb::if_(&mut b, outside, RETURN());
+        let data = fb.member(&mut b, DATA);
+        let counter = fb.e(
+            &mut b,
+            Expression::Access {
+                base: data,
+                index: at,
+            },
+        );
+        let one = fb.lit(1);
+        let zero = fb.lit(0);
+        let before = fb.atomic_add(&mut b, counter, one, self.u32_ty);
+        let seen = fb.bin(&mut b, BinaryOperator::NotEqual, before, zero);
+        Fb::if_(&mut b, seen, RETURN());
+        let first = fb.bin(&mut b, BinaryOperator::Add, at, one);
+        fb.call(&mut b, put, vec![first, v], false);
+        Some(fb.finish(b, builder.functions))
     }
 }

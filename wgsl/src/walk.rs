@@ -26,6 +26,7 @@
 use std::collections::HashMap;
 
 use naga::valid::FunctionInfo as NagaFnInfo;
+use naga::Arena;
 use naga::{
     AddressSpace, BinaryOperator, Binding, Block, BuiltIn, Expression, Function, FunctionArgument,
     GlobalVariable, Handle, LocalVariable, ScalarKind, Span as NSpan, Statement, TypeInner,
@@ -37,23 +38,56 @@ use shaderdbg_core::probes::{
 use shaderdbg_core::types::{Scalar, Type, BOOL};
 use shaderdbg_core::{Invocation, Stage};
 
+use crate::expr::ExprError;
+use crate::instrument::InstrumentError;
 use crate::parse::Parsed;
-use crate::runtime::{emit, lit, Runtime, NONE};
+use crate::runtime::{emit, lit, HitRuntime, Runtime, WatchRuntime, NONE};
 use crate::types::{core_inner, core_type};
 
-/// What the record walk needs besides the table walk.
+/// What an instrumenting walk needs besides the table walk.
 pub(crate) struct Record<'r> {
-    pub rt: &'r Runtime,
-    pub select: Invocation,
+    pub kind: Kind<'r>,
     /// New handle of each user function, by old index.
     pub fn_map: Vec<Handle<Function>>,
+    /// The module's function arena (helpers, then the user's functions);
+    /// functions made during the walk (user expressions, watch writers)
+    /// are appended and moved before the user's afterwards.
+    pub functions: Arena<Function>,
+}
+
+/// What the instrumented code does.
+pub(crate) enum Kind<'r> {
+    Record {
+        rt: &'r Runtime,
+        select: Invocation,
+    },
+    /// Breakpoints by probe: (index in the request, condition); `nan`:
+    /// NaN/Inf checks of the entry point's results.
+    Hits {
+        rt: &'r HitRuntime,
+        breakpoints: HashMap<ProbeId, (usize, Option<String>)>,
+        nan: bool,
+    },
+    Watch {
+        rt: &'r WatchRuntime,
+        probe: ProbeId,
+        expr: String,
+    },
+}
+
+/// Where the value of a variable in scope comes from, in the rebuilt function.
+#[derive(Clone, Copy)]
+enum Src {
+    Local(Handle<LocalVariable>),
+    Let(Handle<Expression>),
+    Arg(u32),
 }
 
 pub(crate) struct Walker<'a> {
     src: &'a Parsed,
     entry: usize,
     pub types: naga::UniqueArena<naga::Type>,
-    record: Option<Record<'a>>,
+    pub record: Option<Record<'a>>,
     probes: Vec<Probe>,
     vars: Vec<VarInfo>,
     functions: Vec<FunctionInfo>,
@@ -62,6 +96,10 @@ pub(crate) struct Walker<'a> {
     globals: HashMap<Handle<GlobalVariable>, DeclId>,
     fx: FnState,
     error: Option<String>,
+    /// A user expression (condition, watch) that cannot be used.
+    pub user_error: Option<InstrumentError>,
+    /// Watch mode: the watched value's type.
+    pub watch_type: Option<Type>,
 }
 
 #[derive(Default)]
@@ -75,6 +113,11 @@ struct FnState {
     /// the step their declaration gets (declarations without a statement).
     pending: Vec<(usize, DeclId, Option<NSpan>)>,
     scopes: Vec<Vec<DeclId>>,
+    is_entry: bool,
+    /// The step being walked (NaN/Inf hits name it).
+    step: Option<ProbeId>,
+    /// Where each declaration's value is, by `DeclId`.
+    srcs: HashMap<DeclId, Src>,
 }
 
 /// The function being rebuilt, with the original it comes from.
@@ -94,7 +137,7 @@ enum Root {
 
 pub(crate) struct Walked {
     pub table: ProbeTable,
-    /// Instrumented user functions (by old index) and entry function (record only).
+    /// Instrumented user functions (by old index) and entry function (instrumenting walks only).
     pub functions: Vec<Function>,
     pub entry_function: Option<Function>,
 }
@@ -118,6 +161,8 @@ impl<'a> Walker<'a> {
             globals: HashMap::new(),
             fx: FnState::default(),
             error: None,
+            user_error: None,
+            watch_type: None,
         }
     }
 
@@ -207,6 +252,7 @@ impl<'a> Walker<'a> {
     fn probe(&mut self, kind: ProbeKind, span: NSpan, payload: Option<Type>) -> ProbeId {
         let id = self.probes.len() as ProbeId + 1;
         let locals = if matches!(kind, ProbeKind::Statement | ProbeKind::Discard) {
+            self.fx.step = Some(id);
             self.fx.scopes.iter().flatten().copied().collect()
         } else {
             Vec::new()
@@ -302,18 +348,254 @@ impl<'a> Walker<'a> {
         );
     }
 
-    fn log_step(&self, cx: &mut Cx, out: &mut Block, p: ProbeId) {
-        if let Some(r) = &self.record {
-            let l = lit(&mut cx.new.expressions, p);
-            Self::call(out, r.rt.step, vec![l]);
+    fn log_step(&mut self, cx: &mut Cx, out: &mut Block, p: ProbeId) {
+        let is_step = self.probes[p as usize - 1].is_step();
+        match self.record.as_ref().map(|r| &r.kind) {
+            Some(Kind::Record { rt, .. }) => {
+                let l = lit(&mut cx.new.expressions, p);
+                Self::call(out, rt.step, vec![l]);
+            }
+            Some(Kind::Hits {
+                rt, breakpoints, ..
+            }) if is_step => {
+                let Some((k, cond)) = breakpoints.get(&p).cloned() else {
+                    return;
+                };
+                let hit = rt.hit[k];
+                let c = match cond {
+                    None => cx.new.expressions.append(
+                        Expression::Literal(naga::Literal::Bool(true)),
+                        NSpan::UNDEFINED,
+                    ),
+                    Some(text) => match self.user_expr(cx, out, &text, true) {
+                        Ok((c, _)) => c,
+                        Err(error) => {
+                            self.user_error.get_or_insert(InstrumentError::Condition {
+                                condition: text,
+                                error,
+                            });
+                            return;
+                        }
+                    },
+                };
+                Self::call(out, hit, vec![c]);
+            }
+            Some(Kind::Watch { probe, expr, .. }) if *probe == p => {
+                let expr = expr.clone();
+                let fail = |error| InstrumentError::Watch {
+                    expr: expr.clone(),
+                    error,
+                };
+                let (v, ty) = match self.user_expr(cx, out, &expr, false) {
+                    Ok(x) => x,
+                    Err(e) => {
+                        self.user_error.get_or_insert(fail(e));
+                        return;
+                    }
+                };
+                let cty = core_type(&self.types, ty);
+                let loggable = !matches!(
+                    self.types[ty].inner,
+                    TypeInner::Pointer { .. } | TypeInner::ValuePointer { .. }
+                ) && cty.words().is_some();
+                let Some(r) = self.record.as_mut() else {
+                    return;
+                };
+                let Kind::Watch { rt, .. } = &r.kind else {
+                    return;
+                };
+                let writer = if loggable {
+                    rt.writer(&mut self.types, &mut r.functions, ty)
+                } else {
+                    None
+                };
+                let Some(w) = writer else {
+                    let name = cty.to_string();
+                    self.user_error
+                        .get_or_insert(fail(ExprError::NotLoggable(name)));
+                    return;
+                };
+                Self::call(out, w, vec![v]);
+                self.watch_type = Some(cty);
+            }
+            _ => {}
         }
     }
 
-    fn log_cond(&self, cx: &mut Cx, out: &mut Block, p: ProbeId, c: Handle<Expression>) {
-        if let Some(r) = &self.record {
-            let l = lit(&mut cx.new.expressions, p);
-            Self::call(out, r.rt.cond, vec![l, c]);
+    /// Compiles a user expression in the scope of the current step and
+    /// calls it: its value (in the new function) and type.
+    fn user_expr(
+        &mut self,
+        cx: &mut Cx,
+        out: &mut Block,
+        text: &str,
+        condition: bool,
+    ) -> Result<(Handle<Expression>, Handle<naga::Type>), ExprError> {
+        let mut cands: Vec<(String, Handle<naga::Type>)> = Vec::new();
+        let mut srcs: Vec<Src> = Vec::new();
+        let mut decls: Vec<DeclId> = Vec::new();
+        if self.fx.is_entry {
+            decls.extend(self.fx.args.iter().copied());
         }
+        decls.extend(self.fx.scopes.iter().flatten().copied());
+        for d in decls {
+            let Some(&src) = self.fx.srcs.get(&d) else {
+                continue;
+            };
+            let ty = match src {
+                Src::Local(h) => cx.orig.local_variables[h].ty,
+                Src::Arg(i) => cx.orig.arguments[i as usize].ty,
+                Src::Let(h) => match &cx.info[h].ty {
+                    naga::proc::TypeResolution::Handle(t) => *t,
+                    naga::proc::TypeResolution::Value(inner) => self.types.insert(
+                        naga::Type {
+                            name: None,
+                            inner: inner.clone(),
+                        },
+                        NSpan::UNDEFINED,
+                    ),
+                },
+            };
+            if matches!(src, Src::Let(_))
+                && matches!(
+                    self.types[ty].inner,
+                    TypeInner::Pointer { .. } | TypeInner::ValuePointer { .. }
+                )
+            {
+                continue;
+            }
+            cands.push((self.vars[d].name.clone(), ty));
+            srcs.push(src);
+        }
+        let ep_info = self.src.info.get_entry_point(self.entry);
+        let used = |g: Handle<GlobalVariable>| !ep_info[g].is_empty();
+        let compiled = crate::expr::compile(
+            &self.src.source,
+            &self.src.module,
+            &mut self.types,
+            &used,
+            &cands,
+            text,
+        )?;
+        if condition
+            && !matches!(self.types[compiled.ty].inner, TypeInner::Scalar(s) if s == naga::Scalar::BOOL)
+        {
+            return Err(ExprError::NotBool(
+                core_type(&self.types, compiled.ty).to_string(),
+            ));
+        }
+        let Some(r) = self.record.as_mut() else {
+            return Err(ExprError::SideEffects);
+        };
+        let mut f = compiled.function;
+        f.name = Some(format!("_sdbg_expr{}", r.functions.len()));
+        let fh = r.functions.append(f, NSpan::UNDEFINED);
+        let args = compiled
+            .params
+            .iter()
+            .map(|&i| match srcs[i] {
+                Src::Let(h) => h,
+                Src::Arg(a) => cx
+                    .new
+                    .expressions
+                    .append(Expression::FunctionArgument(a), NSpan::UNDEFINED),
+                Src::Local(h) => {
+                    let ptr = cx
+                        .new
+                        .expressions
+                        .append(Expression::LocalVariable(h), NSpan::UNDEFINED);
+                    emit(
+                        &mut cx.new.expressions,
+                        out,
+                        Expression::Load { pointer: ptr },
+                    )
+                }
+            })
+            .collect();
+        let result = cx
+            .new
+            .expressions
+            .append(Expression::CallResult(fh), NSpan::UNDEFINED);
+        out.push(
+            Statement::Call {
+                function: fh,
+                arguments: args,
+                result: Some(result),
+            },
+            NSpan::UNDEFINED,
+        );
+        Ok((result, compiled.ty))
+    }
+
+    fn log_cond(&self, cx: &mut Cx, out: &mut Block, p: ProbeId, c: Handle<Expression>) {
+        if let Some(Kind::Record { rt, .. }) = self.record.as_ref().map(|r| &r.kind) {
+            let l = lit(&mut cx.new.expressions, p);
+            Self::call(out, rt.cond, vec![l, c]);
+        }
+    }
+
+    /// Hit tests: writes the hits kept in registers (the invocation ends).
+    fn flush(&self, out: &mut Block) {
+        if let Some(Kind::Hits { rt, .. }) = self.record.as_ref().map(|r| &r.kind) {
+            Self::call(out, rt.flush, Vec::new());
+        }
+    }
+
+    /// NaN/Inf checks of an entry point's result `v` of type `ty`, as a hit
+    /// of the current step.
+    fn nan_check(&mut self, cx: &mut Cx, out: &mut Block, v: Handle<Expression>) {
+        let Some(Kind::Hits { rt, nan: true, .. }) = self.record.as_ref().map(|r| &r.kind) else {
+            return;
+        };
+        let nan = rt.nan;
+        let (Some(p), Some(res)) = (self.fx.step, cx.orig.result.as_ref()) else {
+            return;
+        };
+        let mut bads = Vec::new();
+        match &self.types[res.ty].inner {
+            TypeInner::Struct { members, .. } => {
+                let members: Vec<_> = members.iter().map(|m| m.ty).collect();
+                for (i, t) in members.into_iter().enumerate() {
+                    let inner = self.types[t].inner.clone();
+                    let mut field = None;
+                    let mut get = |cx: &mut Cx, out: &mut Block| {
+                        *field.get_or_insert_with(|| {
+                            emit(
+                                &mut cx.new.expressions,
+                                out,
+                                Expression::AccessIndex {
+                                    base: v,
+                                    index: i as u32,
+                                },
+                            )
+                        })
+                    };
+                    if let Some(b) = bad_float(cx, out, &inner, &mut get) {
+                        bads.push(b);
+                    }
+                }
+            }
+            inner => {
+                let inner = inner.clone();
+                if let Some(b) = bad_float(cx, out, &inner, &mut |_, _| v) {
+                    bads.push(b);
+                }
+            }
+        }
+        let Some(mut bad) = bads.pop() else { return };
+        for b in bads {
+            bad = emit(
+                &mut cx.new.expressions,
+                out,
+                Expression::Binary {
+                    op: BinaryOperator::LogicalOr,
+                    left: b,
+                    right: bad,
+                },
+            );
+        }
+        let l = lit(&mut cx.new.expressions, p);
+        Self::call(out, nan, vec![l, bad]);
     }
 
     /// Logs `value` (an expression of the new function) as probe `p`'s payload.
@@ -325,8 +607,10 @@ impl<'a> Walker<'a> {
         ty: Handle<naga::Type>,
         value: impl FnOnce(&mut Cx, &mut Block) -> Handle<Expression>,
     ) {
-        let Some(r) = &self.record else { return };
-        let Some(w) = r.rt.writer(ty) else {
+        let Some(Kind::Record { rt, .. }) = self.record.as_ref().map(|r| &r.kind) else {
+            return;
+        };
+        let Some(w) = rt.writer(ty) else {
             self.error
                 .get_or_insert_with(|| format!("no writer for type {ty:?} (probe {p})"));
             return;
@@ -372,6 +656,7 @@ impl<'a> Walker<'a> {
             fid,
             end: NSpan::new(body_end.saturating_sub(1) as u32, body_end as u32),
             scopes: vec![Vec::new()],
+            is_entry,
             ..FnState::default()
         };
         // Declarations: arguments, local variables, `let`s.
@@ -385,6 +670,7 @@ impl<'a> Walker<'a> {
             let name = arg.name.clone().unwrap_or_else(|| format!("arg{i}"));
             let d = self.var(name, ty, kind, Some(fid));
             self.fx.args.push(d);
+            self.fx.srcs.insert(d, Src::Arg(i as u32));
             if !is_entry {
                 self.fx.scopes[0].push(d);
             }
@@ -401,6 +687,7 @@ impl<'a> Walker<'a> {
                 Some(fid),
             );
             self.fx.locals.insert(h, d);
+            self.fx.srcs.insert(d, Src::Local(h));
             let vspan = orig.local_variables.get_span(h);
             let pos = vspan.to_range().map_or(0, |r| r.start);
             // `var x = <constant>;` has no statement (naga hoists the
@@ -417,6 +704,7 @@ impl<'a> Walker<'a> {
             let ty = core_inner(&self.types, info[h].ty.inner_with(&self.types));
             let d = self.var(name.clone(), ty, VarKind::Local, Some(fid));
             self.fx.lets.insert(h, d);
+            self.fx.srcs.insert(d, Src::Let(h));
             // A `let` of a constant (or argument) has no statement: it is
             // in scope from where it is written, logged at entry.
             if needs_no_statement(&orig.expressions[h]) {
@@ -555,6 +843,9 @@ impl<'a> Walker<'a> {
         }
         let body = self.block(&mut cx, &orig.body);
         out.extend_block(body);
+        if is_entry && !matches!(out.last(), Some(Statement::Return { .. } | Statement::Kill)) {
+            self.flush(&mut out);
+        }
         cx.new.body = out;
         cx.new
     }
@@ -578,26 +869,45 @@ impl<'a> Walker<'a> {
         format!("fn {name}({}){ret}", args.join(", "))
     }
 
-    /// Record mode, entry point: decides whether this invocation records and
-    /// logs its start entry with its key.
-    fn emit_begin(&mut self, cx: &mut Cx, out: &mut Block, p: ProbeId) {
-        let Some(r) = &self.record else { return };
-        let (select, begin) = (r.select, r.rt.begin);
+    /// The invocation's key words (`Invocation::key`), from the entry
+    /// point's built-ins.
+    fn invocation_keys(&mut self, cx: &mut Cx, out: &mut Block) -> [Expr; 3] {
         let exprs = |cx: &mut Cx, out: &mut Block, e| emit(&mut cx.new.expressions, out, e);
-        let (keys, checks): ([Expr; 3], Vec<(Expr, u32)>) = match select {
-            Invocation::Fragment { x, y, .. } => {
+        match self.src.module.entry_points[self.entry].stage {
+            naga::ShaderStage::Vertex => {
+                let v = self.builtin(cx, out, BuiltIn::VertexIndex);
+                let i = self.builtin(cx, out, BuiltIn::InstanceIndex);
+                let zero = lit(&mut cx.new.expressions, 0);
+                [v, i, zero]
+            }
+            naga::ShaderStage::Compute => {
+                let g = self.builtin(cx, out, BuiltIn::GlobalInvocationId);
+                let mut k = [g; 3];
+                for (i, k) in k.iter_mut().enumerate() {
+                    *k = exprs(
+                        cx,
+                        out,
+                        Expression::AccessIndex {
+                            base: g,
+                            index: i as u32,
+                        },
+                    );
+                }
+                k
+            }
+            _ => {
                 let pos = self.builtin(cx, out, BuiltIn::Position { invariant: false });
-                let mut k = Vec::new();
-                for i in 0..2 {
+                let mut k = [pos; 3];
+                for (i, k) in k.iter_mut().take(2).enumerate() {
                     let c = exprs(
                         cx,
                         out,
                         Expression::AccessIndex {
                             base: pos,
-                            index: i,
+                            index: i as u32,
                         },
                     );
-                    k.push(exprs(
+                    *k = exprs(
                         cx,
                         out,
                         Expression::As {
@@ -605,31 +915,67 @@ impl<'a> Walker<'a> {
                             kind: ScalarKind::Uint,
                             convert: Some(4),
                         },
-                    ));
+                    );
                 }
-                let none = lit(&mut cx.new.expressions, NONE);
-                ([k[0], k[1], none], vec![(k[0], x), (k[1], y)])
+                k[2] = lit(&mut cx.new.expressions, NONE);
+                k
             }
+        }
+    }
+
+    /// Entry point, as it starts: record mode decides whether this
+    /// invocation records and logs its start entry with its key; a hit test
+    /// keeps the key; a watch finds the invocation's slot.
+    fn emit_begin(&mut self, cx: &mut Cx, out: &mut Block, p: ProbeId) {
+        enum Begin {
+            Record(Handle<Function>, Invocation),
+            Hits([Handle<GlobalVariable>; 3]),
+            Watch(Handle<Function>),
+        }
+        let begin = match self.record.as_ref().map(|r| &r.kind) {
+            None => return,
+            Some(Kind::Record { rt, select }) => Begin::Record(rt.begin, *select),
+            Some(Kind::Hits { rt, .. }) => Begin::Hits(rt.keys),
+            Some(Kind::Watch { rt, .. }) => Begin::Watch(rt.begin),
+        };
+        let keys = self.invocation_keys(cx, out);
+        let exprs = |cx: &mut Cx, out: &mut Block, e| emit(&mut cx.new.expressions, out, e);
+        let (begin, select) = match begin {
+            Begin::Record(f, sel) => (f, sel),
+            Begin::Hits(globals) => {
+                for (g, k) in globals.into_iter().zip(keys) {
+                    let ptr = cx
+                        .new
+                        .expressions
+                        .append(Expression::GlobalVariable(g), NSpan::UNDEFINED);
+                    out.push(
+                        Statement::Store {
+                            pointer: ptr,
+                            value: k,
+                        },
+                        NSpan::UNDEFINED,
+                    );
+                }
+                return;
+            }
+            Begin::Watch(f) => {
+                // Fragments by pixel, vertices by index (compute is refused
+                // before the walk).
+                let y = match self.src.module.entry_points[self.entry].stage {
+                    naga::ShaderStage::Fragment => keys[1],
+                    _ => lit(&mut cx.new.expressions, NONE),
+                };
+                Self::call(out, f, vec![keys[0], y]);
+                return;
+            }
+        };
+        let checks: Vec<(Expr, u32)> = match select {
+            Invocation::Fragment { x, y, .. } => vec![(keys[0], x), (keys[1], y)],
             Invocation::Vertex { vertex, instance } => {
-                let v = self.builtin(cx, out, BuiltIn::VertexIndex);
-                let i = self.builtin(cx, out, BuiltIn::InstanceIndex);
-                let zero = lit(&mut cx.new.expressions, 0);
-                ([v, i, zero], vec![(v, vertex as u32), (i, instance as u32)])
+                vec![(keys[0], vertex as u32), (keys[1], instance as u32)]
             }
             Invocation::Compute { id } => {
-                let g = self.builtin(cx, out, BuiltIn::GlobalInvocationId);
-                let mut k = Vec::new();
-                for i in 0..3 {
-                    k.push(exprs(
-                        cx,
-                        out,
-                        Expression::AccessIndex { base: g, index: i },
-                    ));
-                }
-                (
-                    [k[0], k[1], k[2]],
-                    vec![(k[0], id[0]), (k[1], id[1]), (k[2], id[2])],
-                )
+                vec![(keys[0], id[0]), (keys[1], id[1]), (keys[2], id[2])]
             }
         };
         let mut selected = None;
@@ -960,6 +1306,16 @@ impl<'a> Walker<'a> {
                     Some((v, (th, _))) => self.log_value(cx, out, p, th, |_, _| v),
                     None => self.log_step(cx, out, p),
                 }
+                if self.fx.is_entry {
+                    if let Some(v) = value {
+                        self.nan_check(cx, out, *v);
+                    }
+                    self.flush(out);
+                }
+                out.push(stmt.clone(), span);
+            }
+            Statement::Kill => {
+                self.flush(out);
                 out.push(stmt.clone(), span);
             }
             Statement::Store { pointer, value } => {
@@ -1226,4 +1582,67 @@ fn group_steps(items: &[(&Statement, NSpan)]) -> Vec<Option<(NSpan, bool)>> {
         out[first] = Some((NSpan::new(a as u32, b as u32), kill));
     }
     out
+}
+
+/// `v` (of type `inner`, got by `get`) has a NaN or an infinity in it, for
+/// `f32` scalars and vectors: the exponent bits all set (a bit test, which
+/// no fast-math setting folds away).
+fn bad_float(
+    cx: &mut Cx,
+    out: &mut Block,
+    inner: &TypeInner,
+    get: &mut dyn FnMut(&mut Cx, &mut Block) -> Expr,
+) -> Option<Expr> {
+    let size = match *inner {
+        TypeInner::Scalar(naga::Scalar::F32) => None,
+        TypeInner::Vector {
+            size,
+            scalar: naga::Scalar::F32,
+        } => Some(size),
+        _ => return None,
+    };
+    let v = get(cx, out);
+    let e = |cx: &mut Cx, out: &mut Block, e| emit(&mut cx.new.expressions, out, e);
+    let bits = e(
+        cx,
+        out,
+        Expression::As {
+            expr: v,
+            kind: ScalarKind::Uint,
+            convert: None,
+        },
+    );
+    let mut mask = lit(&mut cx.new.expressions, 0x7f80_0000);
+    if let Some(size) = size {
+        mask = e(cx, out, Expression::Splat { size, value: mask });
+    }
+    let exp = e(
+        cx,
+        out,
+        Expression::Binary {
+            op: BinaryOperator::And,
+            left: bits,
+            right: mask,
+        },
+    );
+    let all_set = e(
+        cx,
+        out,
+        Expression::Binary {
+            op: BinaryOperator::Equal,
+            left: exp,
+            right: mask,
+        },
+    );
+    Some(match size {
+        None => all_set,
+        Some(_) => e(
+            cx,
+            out,
+            Expression::Relational {
+                fun: naga::RelationalFunction::Any,
+                argument: all_set,
+            },
+        ),
+    })
 }

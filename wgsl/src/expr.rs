@@ -1,0 +1,319 @@
+//! User expressions (breakpoint conditions, watches) in the scope of a step.
+//!
+//! naga's WGSL front end does the parsing and type checking: the module's
+//! own source is parsed again with one function appended,
+//!
+//! ```wgsl
+//! fn _sdbg_user_expr(x: f32, p: vec2<f32>) {
+//! let _sdbg_v =
+//! <expression>
+//! ;
+//! }
+//! ```
+//!
+//! whose parameters are the variables in scope at the step that the text
+//! names (by value: locals are loaded, `let`s and arguments passed). Module
+//! scope (constants, globals, structs, user types) is there because the
+//! module is. The expression's value type comes from naga's validator; the
+//! function gets it as its result, is moved into the instrumented module
+//! (types imported, constants and globals matched by name) and is called at
+//! the step with the values. Chosen over a parser of our own: WGSL's whole
+//! expression grammar, abstract numerics, conversions and built-ins are
+//! naga's already, and errors come with naga's spans (mapped to the
+//! expression's column). Calls of user functions and anything else that is
+//! not a pure expression are refused (the shader's results must not change).
+
+use std::collections::HashMap;
+
+use naga::common::wgsl::TypeContext;
+use naga::{
+    Expression, Function, FunctionResult, GlobalVariable, Handle, Module, Span, Statement, Type,
+    TypeInner, UniqueArena,
+};
+
+use crate::parse::{error_chain, validator};
+
+const FUNCTION: &str = "_sdbg_user_expr";
+const VALUE: &str = "_sdbg_v";
+
+/// Why a user expression (breakpoint condition, watch) cannot be used.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum ExprError {
+    /// It does not parse, or does not type-check in the scope of its step;
+    /// `column` is 1-based, in characters of the expression.
+    #[error("column {column}: {message}")]
+    Invalid { column: u32, message: String },
+    #[error("must be an expression without side effects (no calls of the shader's functions, no atomics)")]
+    SideEffects,
+    #[error("must be a bool, not {0}")]
+    NotBool(String),
+    #[error("values of type {0} cannot be captured")]
+    NotLoggable(String),
+    #[error("`{0}` is a resource this entry point does not use")]
+    UnusedGlobal(String),
+}
+
+/// A compiled user expression: a function of the values of `params` (their
+/// positions in the parameter list the caller gave) returning `ty`.
+pub(crate) struct Compiled {
+    pub function: Function,
+    pub ty: Handle<Type>,
+    /// Indices into the caller's candidate list, in argument order.
+    pub params: Vec<usize>,
+}
+
+/// Identifiers the text mentions (to pass only the variables it names).
+fn identifiers(text: &str) -> Vec<&str> {
+    let mut out = Vec::new();
+    let mut start = None;
+    for (i, c) in text
+        .char_indices()
+        .chain(std::iter::once((text.len(), ' ')))
+    {
+        let ident = c.is_alphanumeric() || c == '_';
+        match (start, ident) {
+            (None, true) => start = Some(i),
+            (Some(s), false) => {
+                let word = &text[s..i];
+                if !word.starts_with(|c: char| c.is_ascii_digit()) {
+                    out.push(word);
+                }
+                start = None;
+            }
+            _ => {}
+        }
+    }
+    out
+}
+
+/// The column (1-based, characters) of byte `offset` of the wrapper, where
+/// the expression starts at byte `start`.
+fn column(text: &str, start: usize, offset: usize) -> u32 {
+    let rel = offset.saturating_sub(start).min(text.len());
+    let rel = (0..=rel)
+        .rev()
+        .find(|&i| text.is_char_boundary(i))
+        .unwrap_or(0);
+    text[..rel].chars().count() as u32 + 1
+}
+
+/// Compiles `text` in the scope given by `candidates` (name and value type
+/// in `types`, innermost last) against the module parsed from `source`.
+/// `used` says whether the entry point uses a global.
+pub(crate) fn compile(
+    source: &str,
+    module: &Module,
+    types: &mut UniqueArena<Type>,
+    used: &dyn Fn(Handle<GlobalVariable>) -> bool,
+    candidates: &[(String, Handle<Type>)],
+    text: &str,
+) -> Result<Compiled, ExprError> {
+    if let Some(i) = text.find([';', '{', '}']) {
+        return Err(ExprError::Invalid {
+            column: column(text, 0, i),
+            message: format!("`{}` cannot be part of an expression", &text[i..i + 1]),
+        });
+    }
+    let named = identifiers(text);
+    // The innermost declaration of each name the text mentions.
+    let mut params: Vec<usize> = Vec::new();
+    for (i, (name, _)) in candidates.iter().enumerate().rev() {
+        if named.contains(&name.as_str()) && !params.iter().any(|&j| candidates[j].0 == *name) {
+            params.push(i);
+        }
+    }
+    params.sort_unstable();
+    let list: Vec<String> = params
+        .iter()
+        .map(|&i| {
+            let (name, ty) = &candidates[i];
+            format!("{name}: {}", types.type_to_string(*ty))
+        })
+        .collect();
+    let mut wrapper = source.to_string();
+    if !wrapper.ends_with('\n') {
+        wrapper.push('\n');
+    }
+    wrapper.push_str(&format!(
+        "fn {FUNCTION}({}) {{\nlet {VALUE} =\n",
+        list.join(", ")
+    ));
+    let start = wrapper.len();
+    wrapper.push_str(text);
+    wrapper.push_str("\n;\n}\n");
+    let invalid = |offset: usize, message: String| ExprError::Invalid {
+        column: column(text, start, offset),
+        message,
+    };
+    let parsed = naga::front::wgsl::parse_str(&wrapper).map_err(|e| {
+        let offset = e.location(&wrapper).map_or(start, |l| l.offset as usize);
+        invalid(offset, e.message().to_string())
+    })?;
+    let info = validator().validate(&parsed).map_err(|e| {
+        let offset = e
+            .spans()
+            .map(|(s, _)| *s)
+            .filter(Span::is_defined)
+            .filter_map(|s| s.to_range())
+            .map(|r| r.start)
+            .filter(|&o| o >= start)
+            .last()
+            .unwrap_or(start);
+        invalid(offset, error_chain(e.as_inner()))
+    })?;
+    let (fh, f) = parsed
+        .functions
+        .iter()
+        .find(|(_, f)| f.name.as_deref() == Some(FUNCTION))
+        .ok_or_else(|| invalid(start, "not an expression".to_string()))?;
+    if !pure(&f.body, f) {
+        return Err(ExprError::SideEffects);
+    }
+    let value = f
+        .named_expressions
+        .iter()
+        .find(|(_, n)| n.as_str() == VALUE)
+        .map(|(h, _)| *h)
+        .ok_or_else(|| invalid(start, "not an expression".to_string()))?;
+    let mut im = Importer {
+        from: &parsed.types,
+        to: types,
+        memo: HashMap::new(),
+    };
+    let ty = match &info[fh][value].ty {
+        naga::proc::TypeResolution::Handle(h) => im.ty(*h),
+        naga::proc::TypeResolution::Value(inner) => {
+            let inner = im.inner(inner);
+            im.to.insert(Type { name: None, inner }, Span::UNDEFINED)
+        }
+    };
+    let mut new = f.clone();
+    new.name = Some(FUNCTION.to_string());
+    for a in &mut new.arguments {
+        a.ty = im.ty(a.ty);
+    }
+    for (_, l) in new.local_variables.iter_mut() {
+        l.ty = im.ty(l.ty);
+    }
+    for (_, e) in new.expressions.iter_mut() {
+        match e {
+            Expression::Constant(c) => {
+                let name = parsed.constants[*c].name.clone();
+                *c = module
+                    .constants
+                    .iter()
+                    .find(|(_, k)| k.name.is_some() && k.name == name)
+                    .map(|(h, _)| h)
+                    .ok_or_else(|| invalid(start, format!("constant {name:?} not found")))?;
+            }
+            Expression::Override(o) => {
+                let name = parsed.overrides[*o].name.clone();
+                *o = module
+                    .overrides
+                    .iter()
+                    .find(|(_, k)| k.name.is_some() && k.name == name)
+                    .map(|(h, _)| h)
+                    .ok_or_else(|| invalid(start, format!("override {name:?} not found")))?;
+            }
+            Expression::GlobalVariable(g) => {
+                let name = parsed.global_variables[*g].name.clone();
+                let h = module
+                    .global_variables
+                    .iter()
+                    .find(|(_, k)| k.name.is_some() && k.name == name)
+                    .map(|(h, _)| h)
+                    .ok_or_else(|| invalid(start, format!("global {name:?} not found")))?;
+                if !used(h) {
+                    return Err(ExprError::UnusedGlobal(name.unwrap_or_default()));
+                }
+                *g = h;
+            }
+            Expression::ZeroValue(t) | Expression::Compose { ty: t, .. } => *t = im.ty(*t),
+            Expression::CallResult(_)
+            | Expression::AtomicResult { .. }
+            | Expression::WorkGroupUniformLoadResult { .. }
+            | Expression::SubgroupOperationResult { .. } => return Err(ExprError::SideEffects),
+            _ => {}
+        }
+    }
+    let mut body = naga::Block::new();
+    for (s, sp) in f.body.span_iter() {
+        if !matches!(s, Statement::Return { .. }) {
+            body.push(s.clone(), *sp);
+        }
+    }
+    body.push(Statement::Return { value: Some(value) }, Span::UNDEFINED);
+    new.body = body;
+    new.result = Some(FunctionResult { ty, binding: None });
+    new.named_expressions.clear();
+    Ok(Compiled {
+        function: new,
+        ty,
+        params,
+    })
+}
+
+/// Whether a block only evaluates (naga lowers `&&` and `||` to an `if`
+/// storing into a local of the function).
+fn pure(b: &naga::Block, f: &Function) -> bool {
+    b.iter().all(|s| match s {
+        Statement::Emit(_) | Statement::Return { value: None } => true,
+        Statement::Block(b) => pure(b, f),
+        Statement::If { accept, reject, .. } => pure(accept, f) && pure(reject, f),
+        Statement::Store { pointer, .. } => {
+            matches!(f.expressions[*pointer], Expression::LocalVariable(_))
+        }
+        _ => false,
+    })
+}
+
+/// Copies types of another arena (the re-parsed module's) into ours.
+struct Importer<'a> {
+    from: &'a UniqueArena<Type>,
+    to: &'a mut UniqueArena<Type>,
+    memo: HashMap<Handle<Type>, Handle<Type>>,
+}
+
+impl Importer<'_> {
+    fn ty(&mut self, h: Handle<Type>) -> Handle<Type> {
+        if let Some(&t) = self.memo.get(&h) {
+            return t;
+        }
+        let inner = self.inner(&self.from[h].inner.clone());
+        let t = self.to.insert(
+            Type {
+                name: self.from[h].name.clone(),
+                inner,
+            },
+            Span::UNDEFINED,
+        );
+        self.memo.insert(h, t);
+        t
+    }
+
+    fn inner(&mut self, inner: &TypeInner) -> TypeInner {
+        let mut inner = inner.clone();
+        match &mut inner {
+            TypeInner::Pointer { base, .. }
+            | TypeInner::Array { base, .. }
+            | TypeInner::BindingArray { base, .. } => *base = self.ty(*base),
+            TypeInner::Struct { members, .. } => {
+                for m in members {
+                    m.ty = self.ty(m.ty);
+                }
+            }
+            _ => {}
+        }
+        inner
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn identifiers_skip_numbers() {
+        assert_eq!(identifiers("p.x > 2.0 && n_1 == 3u"), ["p", "x", "n_1"]);
+    }
+}

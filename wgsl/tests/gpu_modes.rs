@@ -1,0 +1,404 @@
+//! The other instrumentation modes end-to-end on Mesa llvmpipe: hit tests
+//! (breakpoints with WGSL conditions, NaN/Inf checks of the entry point's
+//! results) and watches, decoded with the core's decoders and compared with
+//! what the CPU computes from the pixel; images unchanged.
+
+use shaderdbg_core::decode::{decode_hits, decode_watch, Hit, HitTag};
+use shaderdbg_core::layout;
+use shaderdbg_core::{Invocation, Value};
+use shaderdbg_gl_headless::{ContextKind, Headless};
+use shaderdbg_test_support::values::floats;
+use shaderdbg_wgsl::emit::to_glsl;
+use shaderdbg_wgsl::{
+    instrument, parse, Breakpoint, ExprError, InstrumentError, Instrumented, Mode, Request,
+};
+
+const W: u32 = 24;
+const H: u32 = 16;
+const BINDING: u32 = 5;
+
+const SHADER: &str = r#"
+fn shade(v: f32) -> f32 {
+    let w = v * 2.0;
+    return w;
+}
+
+@fragment
+fn fs_main(@builtin(position) frag: vec4<f32>) -> @location(0) vec4<f32> {
+    let p = floor(frag.xy);
+    var acc = 0.0;
+    for (var i = 0; i < 4; i++) {
+        acc += shade(p.x + f32(i));
+    }
+    if p.x == 5.0 && p.y == 5.0 {
+        discard;
+    }
+    return vec4<f32>(acc / 256.0, p.y / 16.0, 0.0, 1.0);
+}
+"#;
+
+const VERT: &str = "#version 430 core\nlayout(location = 0) in vec2 pos;\nvoid main() { gl_Position = vec4(pos, 0.0, 1.0); }\n";
+
+fn line_of(src: &str, needle: &str) -> u32 {
+    src.lines()
+        .position(|l| l.contains(needle))
+        .map(|i| i as u32 + 1)
+        .unwrap_or_else(|| panic!("no line with {needle}"))
+}
+
+fn try_instrument(src: &str, mode: Mode) -> Result<Instrumented, InstrumentError> {
+    let parsed = parse(src).expect("parses");
+    instrument(
+        &parsed,
+        &Request {
+            entry_point: "fs_main".to_string(),
+            mode,
+            group: 0,
+            binding: BINDING,
+        },
+    )
+}
+
+fn step(src: &str, needle: &str) -> u32 {
+    let parsed = parse(src).expect("parses");
+    let table = shaderdbg_wgsl::probe_table(&parsed, "fs_main").expect("table");
+    table
+        .step_for_line(line_of(src, needle))
+        .unwrap_or_else(|| panic!("no step at {needle}"))
+        .id
+}
+
+fn bp(src: &str, needle: &str, condition: Option<&str>) -> Breakpoint {
+    Breakpoint {
+        probe: step(src, needle),
+        condition: condition.map(str::to_string),
+    }
+}
+
+struct Gpu {
+    gl: Headless,
+}
+
+impl Gpu {
+    fn new() -> Gpu {
+        Gpu {
+            gl: Headless::new(ContextKind::Core45, W, H).expect("headless context"),
+        }
+    }
+
+    fn glsl(inst: &Instrumented) -> String {
+        to_glsl(inst, &Default::default()).expect("GLSL")
+    }
+
+    fn original(&self, src: &str) -> Vec<u8> {
+        let plain = try_instrument(src, Mode::Plain).expect("plain");
+        self.gl
+            .render(VERT, &Self::glsl(&plain), None)
+            .expect("renders")
+            .0
+    }
+
+    /// Renders `inst` with `buffer`; checks the image against `original`.
+    fn run(&self, inst: &Instrumented, buffer: Vec<u8>, original: &[u8]) -> Vec<u32> {
+        let frag = Self::glsl(inst);
+        let (pixels, words) = self
+            .gl
+            .render(VERT, &frag, Some((BINDING, buffer.as_slice())))
+            .unwrap_or_else(|e| panic!("{e}\n{frag}"));
+        assert!(
+            pixels == original,
+            "the instrumented shader renders differently\n{frag}"
+        );
+        words
+    }
+}
+
+fn hit(tag: HitTag, probe: u32, line: u32, occurrence: u32, x: u32, y: u32) -> Hit {
+    Hit {
+        tag,
+        probe,
+        line,
+        occurrence,
+        invocation: Invocation::fragment(x, y),
+    }
+}
+
+fn key(h: &Hit) -> (u32, u32, u32, u32, u32, u32) {
+    let tag = match h.tag {
+        HitTag::Breakpoint(i) => i,
+        HitTag::NanInf => u32::MAX,
+    };
+    let Invocation::Fragment { x, y, .. } = h.invocation else {
+        panic!("not a fragment: {h:?}")
+    };
+    (x, y, h.probe, h.occurrence, h.line, tag)
+}
+
+fn assert_hits(got: &[Hit], mut want: Vec<Hit>) {
+    // decode_hits' order: pixel (row-major), occurrence, line, tag.
+    want.sort_by_key(|h| {
+        let k = key(h);
+        (k.1, k.0, k.3, k.4, k.5)
+    });
+    let got: Vec<_> = got.iter().map(key).collect();
+    let want: Vec<_> = want.iter().map(key).collect();
+    assert_eq!(got.len(), want.len(), "{got:?}\nwant {want:?}");
+    assert_eq!(got, want);
+}
+
+#[test]
+fn breakpoints_hit_where_their_conditions_hold() {
+    let gpu = Gpu::new();
+    let original = gpu.original(SHADER);
+    let loop_step = bp(SHADER, "acc += shade", Some("i == 2 && p.y == 3.0"));
+    let in_callee = bp(SHADER, "return w;", Some("v > 20.0"));
+    let discard = bp(SHADER, "discard;", None);
+    let (lp, cp, dp) = (loop_step.probe, in_callee.probe, discard.probe);
+    let inst = try_instrument(SHADER, Mode::HitTest(vec![loop_step, in_callee, discard]))
+        .unwrap_or_else(|e| panic!("{e}"));
+    let words = gpu.run(&inst, layout::new_hit_buffer(4096), &original);
+    let (hits, truncated) = decode_hits(&words, &inst.probes);
+    assert!(!truncated);
+    let (ll, lc, ld) = (
+        line_of(SHADER, "acc += shade"),
+        line_of(SHADER, "return w;"),
+        line_of(SHADER, "discard;"),
+    );
+    let mut want = Vec::new();
+    for y in 0..H {
+        for x in 0..W {
+            if y == 3 {
+                // The third reach of the loop's statement.
+                want.push(hit(HitTag::Breakpoint(0), lp, ll, 2, x, y));
+            }
+            // `shade` is called with x + i, i = 0..4: the first call with
+            // v > 20 is the (21 - x)th.
+            if x + 3 > 20 {
+                let occ = 21u32.saturating_sub(x);
+                want.push(hit(HitTag::Breakpoint(1), cp, lc, occ, x, y));
+            }
+            if (x, y) == (5, 5) {
+                want.push(hit(HitTag::Breakpoint(2), dp, ld, 0, x, y));
+            }
+        }
+    }
+    assert_hits(&hits, want);
+}
+
+#[test]
+fn a_condition_that_never_holds_hits_nothing() {
+    let gpu = Gpu::new();
+    let original = gpu.original(SHADER);
+    let inst = try_instrument(
+        SHADER,
+        Mode::HitTest(vec![bp(
+            SHADER,
+            "acc += shade",
+            Some("p.x < 0.0 || acc > 1e9"),
+        )]),
+    )
+    .unwrap_or_else(|e| panic!("{e}"));
+    let words = gpu.run(&inst, layout::new_hit_buffer(64), &original);
+    assert_eq!(words[0], 0, "hit count");
+    assert!(decode_hits(&words, &inst.probes).0.is_empty());
+}
+
+#[test]
+fn bad_conditions_are_errors_naming_the_column() {
+    let cond = |c: &str| {
+        try_instrument(
+            SHADER,
+            Mode::HitTest(vec![bp(SHADER, "acc += shade", Some(c))]),
+        )
+        .map(|_| ())
+        .unwrap_err()
+    };
+    let column = |e: InstrumentError| match e {
+        InstrumentError::Condition {
+            error: ExprError::Invalid { column, .. },
+            ..
+        } => column,
+        other => panic!("{other:?}"),
+    };
+    // A syntax error, an unknown name, a type error.
+    assert_eq!(column(cond("p.x > > 2.0")), 7);
+    assert_eq!(column(cond("i == 2 && q > 1.0")), 11);
+    let e = cond("p.x + 1u > 2.0");
+    assert!(
+        matches!(
+            e,
+            InstrumentError::Condition {
+                error: ExprError::Invalid { .. },
+                ..
+            }
+        ),
+        "{e:?}"
+    );
+    assert!(matches!(
+        cond("p.x"),
+        InstrumentError::Condition {
+            error: ExprError::NotBool(_),
+            ..
+        }
+    ));
+    // No calls of the shader's functions, no injected statements.
+    assert!(matches!(
+        cond("shade(p.x) > 2.0"),
+        InstrumentError::Condition {
+            error: ExprError::SideEffects,
+            ..
+        }
+    ));
+    assert_eq!(column(cond("true; acc = 1.0")), 5);
+    // The message says what and where.
+    let text = cond("i == 2 && q > 1.0").to_string();
+    assert!(
+        text.starts_with("breakpoint condition `i == 2 && q > 1.0`: column 11: "),
+        "{text}"
+    );
+    // A variable of another function is not in scope.
+    column(cond("w > 1.0"));
+    // Breakpoints go on steps.
+    let e = try_instrument(
+        SHADER,
+        Mode::HitTest(vec![Breakpoint {
+            probe: 9999,
+            condition: None,
+        }]),
+    )
+    .map(|_| ())
+    .unwrap_err();
+    assert_eq!(e, InstrumentError::NoSuchProbe(9999));
+}
+
+#[test]
+fn a_watch_gives_the_value_at_every_pixel() {
+    let gpu = Gpu::new();
+    let original = gpu.original(SHADER);
+    let probe = step(SHADER, "return vec4<f32>(acc");
+    let inst = try_instrument(
+        SHADER,
+        Mode::Watch {
+            probe,
+            expr: "vec2<f32>(acc + p.y, frag.x)".to_string(),
+        },
+    )
+    .unwrap_or_else(|e| panic!("{e}"));
+    let ty = inst.watch_type.clone().expect("watch type");
+    let words = ty.words().expect("words");
+    assert_eq!(words, 2);
+    let buf = gpu.run(&inst, layout::new_watch_buffer(W, H, words), &original);
+    let values = decode_watch(&buf, &ty, (W * H) as usize).expect("decodes");
+    for y in 0..H {
+        for x in 0..W {
+            let got = &values[(y * W + x) as usize];
+            if (x, y) == (5, 5) {
+                assert_eq!(got, &None, "discarded before the step");
+                continue;
+            }
+            // acc = sum over i < 4 of 2 (x + i) = 8x + 12.
+            let acc = 8.0 * x as f32 + 12.0;
+            let got = got
+                .as_ref()
+                .unwrap_or_else(|| panic!("({x},{y}): no value"));
+            assert_eq!(floats(got), [acc + y as f32, x as f32 + 0.5], "({x},{y})");
+        }
+    }
+    // In a loop: the first reach (i = 0).
+    let probe = step(SHADER, "acc += shade");
+    let inst = try_instrument(
+        SHADER,
+        Mode::Watch {
+            probe,
+            expr: "u32(i) + 10u * u32(p.x)".to_string(),
+        },
+    )
+    .unwrap_or_else(|e| panic!("{e}"));
+    let ty = inst.watch_type.clone().expect("watch type");
+    let buf = gpu.run(&inst, layout::new_watch_buffer(W, H, 1), &original);
+    let values = decode_watch(&buf, &ty, (W * H) as usize).expect("decodes");
+    for y in 0..H {
+        for x in 0..W {
+            assert_eq!(
+                values[(y * W + x) as usize],
+                Some(Value::Uint(10 * x)),
+                "({x},{y})"
+            );
+        }
+    }
+    let e = try_instrument(
+        SHADER,
+        Mode::Watch {
+            probe,
+            expr: "p.x +".to_string(),
+        },
+    )
+    .map(|_| ())
+    .unwrap_err();
+    assert!(
+        matches!(
+            e,
+            InstrumentError::Watch {
+                error: ExprError::Invalid { .. },
+                ..
+            }
+        ),
+        "{e:?}"
+    );
+}
+
+const NAN_SHADER: &str = r#"
+struct Out {
+    @location(0) color: vec4<f32>,
+    @location(1) extra: f32,
+}
+
+@fragment
+fn fs_main(@builtin(position) frag: vec4<f32>) -> Out {
+    let p = floor(frag.xy);
+    var o: Out;
+    o.color = vec4<f32>(0.5, 0.25, 0.0, 1.0);
+    o.extra = 1.0;
+    if p.y == 7.0 {
+        o.extra = sqrt(-1.0 - p.x);
+        return o;
+    }
+    o.color.x = 1.0 / (p.x - 3.0);
+    return o;
+}
+"#;
+
+#[test]
+fn nan_and_inf_results_are_hits_at_their_pixels() {
+    let gpu = Gpu::new();
+    let original = gpu.original(NAN_SHADER);
+    let inst = try_instrument(NAN_SHADER, Mode::HitTestNanInf(Vec::new()))
+        .unwrap_or_else(|e| panic!("{e}"));
+    let words = gpu.run(&inst, layout::new_hit_buffer(4096), &original);
+    let (hits, truncated) = decode_hits(&words, &inst.probes);
+    assert!(!truncated);
+    let parsed = parse(NAN_SHADER).expect("parses");
+    let table = shaderdbg_wgsl::probe_table(&parsed, "fs_main").expect("table");
+    let returns: Vec<u32> = NAN_SHADER
+        .lines()
+        .enumerate()
+        .filter(|(_, l)| l.trim() == "return o;")
+        .map(|(i, _)| i as u32 + 1)
+        .collect();
+    let [le, ll] = returns[..] else {
+        panic!("two returns")
+    };
+    let early = table.step_for_line(le).expect("early").id;
+    let late = table.step_for_line(ll).expect("late").id;
+    let mut want = Vec::new();
+    for y in 0..H {
+        for x in 0..W {
+            if y == 7 {
+                want.push(hit(HitTag::NanInf, early, le, 0, x, y));
+            } else if x == 3 {
+                want.push(hit(HitTag::NanInf, late, ll, 0, x, y));
+            }
+        }
+    }
+    assert_hits(&hits, want);
+}

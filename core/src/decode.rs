@@ -382,6 +382,66 @@ pub fn decode_hits(words: &[u32], table: &ProbeTable) -> (Vec<Hit>, bool) {
     (out, truncated)
 }
 
+/// What the sanitizer found.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum SanitizerKind {
+    /// An index outside `0..bound` (`index` as the shader computed it: a
+    /// negative `int`, or a `uint` as is).
+    Oob { index: i64, bound: u32 },
+    /// A read of a shared-memory element no invocation had written.
+    UninitRead,
+}
+
+/// One violation the sanitizer reported (the first of its kind at its probe).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub struct SanitizerReport {
+    pub kind: SanitizerKind,
+    /// The step of the statement whose access it was.
+    pub probe: ProbeId,
+    /// The step's 1-based line in the runtime source.
+    pub line: u32,
+    pub invocation: Invocation,
+}
+
+/// Decodes a sanitize buffer (header included): one report per (kind,
+/// probe), the first the GPU appended, sorted by line, probe and invocation;
+/// and whether some were lost because the buffer was full. Records of an
+/// unknown kind or whose key names no invocation of the table's stage are
+/// dropped.
+pub fn decode_sanitizer(words: &[u32], table: &ProbeTable) -> (Vec<SanitizerReport>, bool) {
+    let (raw, truncated) = layout::read_sanitize(words);
+    let mut seen = std::collections::HashSet::new();
+    let mut out: Vec<SanitizerReport> = raw
+        .iter()
+        .filter_map(|r| {
+            let kind = match r.kind & 0xff {
+                layout::SANITIZE_KIND_OOB => SanitizerKind::Oob {
+                    index: if r.kind & layout::SANITIZE_INDEX_SIGNED != 0 {
+                        i64::from(r.index as i32)
+                    } else {
+                        i64::from(r.index)
+                    },
+                    bound: r.bound,
+                },
+                layout::SANITIZE_KIND_UNINIT => SanitizerKind::UninitRead,
+                _ => return None,
+            };
+            if !seen.insert((r.kind & 0xff, r.probe)) {
+                return None;
+            }
+            Some(SanitizerReport {
+                kind,
+                probe: r.probe,
+                line: table.get(r.probe).map_or(0, |p| p.line),
+                invocation: Invocation::from_key(table.stage, r.key)?,
+            })
+        })
+        .collect();
+    out.sort_by_key(|r| (r.line, r.probe, r.invocation.order_key(), r.kind));
+    (out, truncated)
+}
+
 /// Decodes a watch buffer (header + `[times reached, value...]` slots) of
 /// `slots` values of type `ty`: `None` where no invocation reached the probe.
 pub fn decode_watch(
@@ -480,6 +540,38 @@ mod tests {
         );
         let (_, truncated) = decode_hits(&[11, 10, 0, 0], &table);
         assert!(truncated);
+    }
+
+    #[test]
+    fn sanitizer_records_become_reports_once_per_kind_and_probe() {
+        let mut table = one_step_table();
+        table.stage = Stage::Compute;
+        let mut words = vec![3, 4, 0, layout::sanitize_flag_words(1)];
+        words.extend(vec![0; layout::sanitize_flag_words(1) as usize]);
+        let signed = layout::SANITIZE_KIND_OOB | layout::SANITIZE_INDEX_SIGNED;
+        words.extend([signed, 1, 3, 0, 0, (-1i32) as u32, 8]);
+        words.extend([signed, 1, 4, 0, 0, 9, 8]);
+        words.extend([layout::SANITIZE_KIND_UNINIT, 1, 2, 1, 0, 5, 16]);
+        words.extend([0; layout::SANITIZE_RECORD_WORDS]);
+        let (reports, truncated) = decode_sanitizer(&words, &table);
+        assert!(!truncated);
+        let got: Vec<String> = reports
+            .iter()
+            .map(|r| format!("{:?} line {} {}", r.kind, r.line, r.invocation))
+            .collect();
+        assert_eq!(
+            got,
+            [
+                "Oob { index: -1, bound: 8 } line 5 compute (3,0,0)",
+                "UninitRead line 5 compute (2,1,0)",
+            ]
+        );
+        words[0] = 5;
+        let (reports, truncated) = decode_sanitizer(&words, &table);
+        assert!(truncated);
+        assert_eq!(reports.len(), 2);
+        let json = serde_json::to_string(&reports[0]).unwrap();
+        assert!(json.contains(r#""kind":"oob","index":-1"#), "{json}");
     }
 
     #[test]

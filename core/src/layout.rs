@@ -9,6 +9,7 @@
 //! | record | `len` (words used), `cap`, `overflow`, `invocations` | entries `[probe, tag, payload...]`; payload size from the probe table |
 //! | hit    | `count` (hits, may exceed cap), `cap` (records), 0, 0 | records of [`HIT_RECORD_WORDS`]: `[probe, occurrence, key0, key1, key2, tag]`; for breakpoints one per invocation and breakpoint (its first reach where the condition held) |
 //! | watch  | `width`, `height`, `stride` (words per slot), 0   | one slot per pixel/invocation: `[times reached, value...]` |
+//! | sanitize | `count` (records, may exceed cap), `cap` (records), `overflow`, `flags` | `flags` dedup words, then records of [`SANITIZE_RECORD_WORDS`]: `[kind, probe, key0, key1, key2, index, bound]` (see [`new_sanitize_buffer`]) |
 //!
 //! The host zeroes a buffer and writes the header fields it owns (`cap`; `width`,
 //! `height`, `stride`) before the draw. Probe ids start at 1, so a zero word where
@@ -99,4 +100,79 @@ pub fn read_hits(words: &[u32]) -> (Vec<HitRecord>, bool) {
         })
         .collect();
     (hits, count > cap)
+}
+
+// ---- sanitizer report buffer ------------------------------------------------
+//
+// | mode     | header                                                   | data |
+// |----------|----------------------------------------------------------|------|
+// | sanitize | `count` (records appended, may exceed cap), `cap` (records), `overflow` (1 once a record was lost), `flags` (dedup words before the records) | `flags` dedup words (one per probe and kind: `probe * SANITIZE_KINDS + kind - 1`), then records of [`SANITIZE_RECORD_WORDS`]: `[kind, probe, key0, key1, key2, index, bound]` |
+//
+// The shader appends a record only for the first violation of each (kind,
+// probe) (`atomicOr` on its dedup word); where the dedup word would lie at
+// or past `flags` it appends every violation (the decoder deduplicates).
+
+/// Words of one sanitizer record: `[kind, probe, key0, key1, key2, index, bound]`.
+pub const SANITIZE_RECORD_WORDS: usize = 7;
+/// Index of the header word holding the number of dedup words before the records.
+pub const SANITIZE_FLAGS_INDEX: usize = 3;
+/// Index of the header word set to 1 when a record was lost (buffer full).
+pub const SANITIZE_OVERFLOW_INDEX: usize = 2;
+/// Kinds of violation (the low byte of a record's `kind` word).
+pub const SANITIZE_KIND_OOB: u32 = 1;
+pub const SANITIZE_KIND_UNINIT: u32 = 2;
+/// How many kinds there are (dedup words per probe).
+pub const SANITIZE_KINDS: u32 = 2;
+/// Set in a record's `kind` word when its `index` is a signed `int`.
+pub const SANITIZE_INDEX_SIGNED: u32 = 0x100;
+
+/// The dedup words a sanitize buffer needs for a probe table of `probes` probes.
+pub fn sanitize_flag_words(probes: usize) -> u32 {
+    (probes as u32 + 1) * SANITIZE_KINDS
+}
+
+/// Builds a zeroed sanitize buffer with room for `cap_records` records and
+/// the dedup words of a probe table of `probes` probes.
+pub fn new_sanitize_buffer(cap_records: u32, probes: usize) -> Vec<u8> {
+    let flags = sanitize_flag_words(probes);
+    let mut words =
+        vec![0u32; HEADER_WORDS + flags as usize + cap_records as usize * SANITIZE_RECORD_WORDS];
+    words[CAP_INDEX] = cap_records;
+    words[SANITIZE_FLAGS_INDEX] = flags;
+    to_bytes(&words)
+}
+
+/// One record of a sanitize buffer, as the GPU wrote it
+/// ([`crate::decode::decode_sanitizer`] gives typed reports).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub struct SanitizeRecord {
+    /// The kind (low byte) and [`SANITIZE_INDEX_SIGNED`].
+    pub kind: u32,
+    pub probe: u32,
+    /// The invocation key words (compute: the global id).
+    pub key: [u32; 3],
+    pub index: u32,
+    pub bound: u32,
+}
+
+/// Reads the records of a sanitize buffer; `true` in the second field if some
+/// were lost because the buffer was full.
+pub fn read_sanitize(words: &[u32]) -> (Vec<SanitizeRecord>, bool) {
+    let header = |i: usize| words.get(i).copied().unwrap_or(0) as usize;
+    let (count, cap) = (header(0), header(CAP_INDEX));
+    let flags = header(SANITIZE_FLAGS_INDEX);
+    let records = words
+        .get(HEADER_WORDS.saturating_add(flags)..)
+        .unwrap_or_default()
+        .chunks_exact(SANITIZE_RECORD_WORDS)
+        .take(count.min(cap))
+        .map(|r| SanitizeRecord {
+            kind: r[0],
+            probe: r[1],
+            key: [r[2], r[3], r[4]],
+            index: r[5],
+            bound: r[6],
+        })
+        .collect();
+    (records, count > cap || header(SANITIZE_OVERFLOW_INDEX) != 0)
 }

@@ -42,7 +42,9 @@ use shaderdbg_core::probes::{Storage, VarKind};
 use shaderdbg_core::Invocation;
 use shaderdbg_gl_headless::{ContextKind, Headless, Stage as GlStage};
 use shaderdbg_glsl::analysis::Model;
-use shaderdbg_glsl::instrument::{instrument, probe_table, Breakpoint, Mode, Request, Target};
+use shaderdbg_glsl::instrument::{
+    instrument, probe_table, Breakpoint, Checks, Mode, Request, Target,
+};
 use shaderdbg_glsl::parse::{parse, Origin, SourceText};
 use shaderdbg_glsl::{Stage, Type};
 
@@ -862,6 +864,13 @@ impl Checker {
         modes.push((
             "hit test, every step, conditional",
             Mode::HitTest(conditional),
+        ));
+        modes.push((
+            "sanitize",
+            Mode::Sanitize(Checks {
+                out_of_bounds: true,
+                uninit_shared: false,
+            }),
         ));
         modes.push(("plain", Mode::Plain));
         for (name, mode) in modes {

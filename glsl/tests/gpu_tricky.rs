@@ -2,11 +2,13 @@
 //! instrumented in every mode, must compile and link on llvmpipe, and must draw
 //! the same image as the original.
 
-use shaderdbg_core::decode::{decode, Exit};
+use shaderdbg_core::decode::{decode, decode_sanitizer, Exit};
 use shaderdbg_core::layout;
 use shaderdbg_core::Invocation;
 use shaderdbg_gl_headless::{ContextKind, Headless, Stage as GlStage};
-use shaderdbg_glsl::instrument::{instrument, probe_table, Breakpoint, Mode, Request, Target};
+use shaderdbg_glsl::instrument::{
+    instrument, probe_table, Breakpoint, Checks, Mode, Request, Target,
+};
 use shaderdbg_glsl::parse::parse;
 use shaderdbg_glsl::Stage;
 
@@ -191,6 +193,14 @@ fn tricky_shaders_compile_in_every_mode_and_render_the_same() {
                 },
                 layout::new_watch_buffer(32, 8, 2),
             ),
+            (
+                "sanitize",
+                Mode::Sanitize(Checks {
+                    out_of_bounds: true,
+                    uninit_shared: false,
+                }),
+                layout::new_sanitize_buffer(64, table.probes.len()),
+            ),
         ];
         for (mode_name, mode, buffer) in modes {
             let req = Request {
@@ -209,6 +219,12 @@ fn tricky_shaders_compile_in_every_mode_and_render_the_same() {
                 Ok((pixels, words)) => {
                     if pixels != original {
                         failures.push(format!("{name} ({mode_name}): image differs"));
+                    }
+                    if mode_name == "sanitize" {
+                        let (reports, _) = decode_sanitizer(&words, &out.probes);
+                        if !reports.is_empty() {
+                            failures.push(format!("{name}: sanitizer reports {reports:?}"));
+                        }
                     }
                     if mode_name == "record" {
                         match decode(&words, &out.probes) {

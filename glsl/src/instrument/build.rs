@@ -55,3 +55,48 @@ pub fn into_compound(s: ast::Statement) -> ast::CompoundStatement {
         .into(),
     }
 }
+
+pub fn int(n: i32) -> ast::Expr {
+    ExprData::IntConst(n).into()
+}
+
+pub fn boolean(b: bool) -> ast::Expr {
+    ExprData::BoolConst(b).into()
+}
+
+/// `base.length()`.
+pub fn length(base: ast::Expr) -> ast::Expr {
+    let f: ast::FunIdentifier = ast::FunIdentifierData::Expr(Box::new(
+        ExprData::Dot(Box::new(base), ident("length")).into(),
+    ))
+    .into();
+    ExprData::FunCall(f, Vec::new()).into()
+}
+
+pub fn bracket(base: ast::Expr, i: ast::Expr) -> ast::Expr {
+    ExprData::Bracket(Box::new(base), Box::new(i)).into()
+}
+
+pub fn ternary(c: ast::Expr, a: ast::Expr, b: ast::Expr) -> ast::Expr {
+    ExprData::Ternary(Box::new(c), Box::new(a), Box::new(b)).into()
+}
+
+/// `if (cond) then [else els]`.
+pub fn if_else(
+    cond: ast::Expr,
+    then: ast::Statement,
+    els: Option<ast::Statement>,
+) -> ast::Statement {
+    let rest = match els {
+        Some(e) => ast::SelectionRestStatementData::Else(Box::new(then), Box::new(e)),
+        None => ast::SelectionRestStatementData::Statement(Box::new(then)),
+    };
+    StatementData::Selection(
+        ast::SelectionStatementData {
+            cond: Box::new(cond),
+            rest: rest.into(),
+        }
+        .into(),
+    )
+    .into()
+}

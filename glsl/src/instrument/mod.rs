@@ -74,6 +74,48 @@ pub enum Mode {
     /// Slots are indexed by pixel (`y * width + x`) for fragments, by
     /// `gl_VertexID` for vertices, by linear global id for compute.
     Watch { probe: ProbeId, expr: String },
+    /// For all invocations, checks on the GPU (the sanitizer; see
+    /// [`Checks`]). Violations go to the report buffer of
+    /// `core::layout` (`new_sanitize_buffer`), once per kind and step;
+    /// `core::decode::decode_sanitizer` reads them.
+    Sanitize(Checks),
+}
+
+/// What [`Mode::Sanitize`] checks.
+///
+/// **Out of bounds** (`out_of_bounds`): every indexing of an array (local,
+/// global, shared, uniform block member, storage-buffer member, the
+/// runtime-sized last member against its `length()`) and every indexing of a
+/// vector or matrix by a non-constant index is checked against its bound.
+/// An out-of-bounds access is not performed: a read yields the element
+/// type's zero value (a struct type without a name to construct it with: the
+/// element at index 0), and a write that is the assignment or `++`/`--` of
+/// an expression statement is skipped (its right-hand side is still
+/// evaluated). In other places a write can be (a nested assignment, `++` in
+/// an expression, an `out`/`inout` argument) the index is clamped to 0 and
+/// the access lands there. Every original expression is evaluated once, in
+/// the original order; in-bounds accesses are unchanged, so a shader without
+/// out-of-bounds accesses computes bit-identical results. Not checked:
+/// runtime-sized arrays reached through a non-constant index of an array of
+/// blocks (`bufs[k].data[i]`), unsized arrays that are not storage-buffer
+/// members, image loads and stores.
+///
+/// The report's probe is the step of the statement that made the access
+/// (a loop's condition and increment: the loop statement's step), so two
+/// accesses of one statement share a report.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Checks {
+    pub out_of_bounds: bool,
+    /// Reads of shared-memory elements no invocation wrote (not yet
+    /// implemented: ignored).
+    pub uninit_shared: bool,
+}
+
+impl Checks {
+    pub const ALL: Checks = Checks {
+        out_of_bounds: true,
+        uninit_shared: true,
+    };
 }
 
 /// Options of [`instrument`].

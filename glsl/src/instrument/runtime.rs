@@ -178,6 +178,68 @@ bool _sdbg_bad({h}vec4 v) {{ return any(isnan(v)) || any(isinf(v)); }}
                     );
                 }
             }
+            Mode::Sanitize(_) => {
+                buffer(
+                    &mut s,
+                    [
+                        "_sdbg_san_count",
+                        "_sdbg_san_cap",
+                        "_sdbg_san_overflow",
+                        "_sdbg_san_flags",
+                    ],
+                );
+                use crate::layout::{
+                    SANITIZE_INDEX_SIGNED, SANITIZE_KINDS, SANITIZE_KIND_OOB, SANITIZE_RECORD_WORDS,
+                };
+                let oob = SANITIZE_KIND_OOB;
+                let soob = SANITIZE_KIND_OOB | SANITIZE_INDEX_SIGNED;
+                // `_sdbg_ok`: whether the last `_sdbg_cl` found its index in
+                // bounds (read right after the access it guards).
+                let _ = write!(
+                    s,
+                    "bool _sdbg_ok = true;
+void _sdbg_report({h}uint kind, {h}uint p, {h}uint idx, {h}uint bound) {{
+    {h}uint flag = p * {SANITIZE_KINDS}u + (kind & 0xffu) - 1u;
+    if (flag < _sdbg_san_flags) {{
+        if (_sdbg_data[flag] != 0u || atomicOr(_sdbg_data[flag], 1u) != 0u) return;
+    }}
+    {h}uint i = atomicAdd(_sdbg_san_count, 1u);
+    if (i >= _sdbg_san_cap) {{ _sdbg_san_overflow = 1u; return; }}
+    {h}uint at = _sdbg_san_flags + i * {SANITIZE_RECORD_WORDS}u;
+    _sdbg_data[at] = kind; _sdbg_data[at + 1u] = p;
+    _sdbg_data[at + 2u] = {k0}; _sdbg_data[at + 3u] = {k1}; _sdbg_data[at + 4u] = {k2};
+    _sdbg_data[at + 5u] = idx; _sdbg_data[at + 6u] = bound;
+}}
+{h}int _sdbg_cl({h}uint p, {h}int i, {h}int n) {{
+    _sdbg_ok = i >= 0 && i < n;
+    if (_sdbg_ok) return i;
+    _sdbg_report({soob}u, p, uint(i), uint(n));
+    return 0;
+}}
+{h}uint _sdbg_cl({h}uint p, {h}uint i, {h}int n) {{
+    _sdbg_ok = n > 0 && i < uint(n);
+    if (_sdbg_ok) return i;
+    _sdbg_report({oob}u, p, i, uint(n));
+    return 0u;
+}}
+bool _sdbg_chk(bool prev, {h}uint p, {h}int i, {h}int n, out {h}int t) {{
+    t = i;
+    bool ok = i >= 0 && i < n;
+    if (!ok) _sdbg_report({soob}u, p, uint(i), uint(n));
+    return prev && ok;
+}}
+bool _sdbg_chk(bool prev, {h}uint p, {h}uint i, {h}int n, out {h}uint t) {{
+    t = i;
+    bool ok = n > 0 && i < uint(n);
+    if (!ok) _sdbg_report({oob}u, p, i, uint(n));
+    return prev && ok;
+}}
+",
+                    k0 = key[0],
+                    k1 = key[1],
+                    k2 = key[2],
+                );
+            }
             Mode::Watch { .. } => {
                 buffer(
                     &mut s,
@@ -340,6 +402,45 @@ bool _sdbg_bad({h}vec4 v) {{ return any(isnan(v)) || any(isinf(v)); }}
         name
     }
 
+    /// `_sdbg_pick_M(v)`: `v` if the last bounds check passed (`_sdbg_ok`),
+    /// else `M`'s zero value; `None` where the zero value cannot be
+    /// spelled (a struct without a usable name).
+    pub fn pick(&mut self, ty: &Type, named: &dyn Fn(&Type) -> bool) -> Option<String> {
+        let zero = zero_value(ty, named)?;
+        let name = format!("_sdbg_pick_{}", ty.mangle());
+        if self.done.insert(name.clone()) {
+            let _ = writeln!(
+                self.pending,
+                "{} {name}({}) {{ return _sdbg_ok ? v : {zero}; }}",
+                self.ret(ty),
+                self.param(ty, "v")
+            );
+        }
+        Some(name)
+    }
+
+    /// `_sdbg_zero_M()`: `M`'s zero value (`None` as for [`Self::pick`]).
+    pub fn zero(&mut self, ty: &Type, named: &dyn Fn(&Type) -> bool) -> Option<String> {
+        let zero = zero_value(ty, named)?;
+        let name = format!("_sdbg_zero_{}", ty.mangle());
+        if self.done.insert(name.clone()) {
+            let _ = writeln!(
+                self.pending,
+                "{} {name}() {{ return {zero}; }}",
+                self.ret(ty)
+            );
+        }
+        Some(name)
+    }
+
+    /// Declares the global `_sdbg_t{site}` that holds a checked index.
+    pub fn index_temp(&mut self, site: u32, signed: bool) -> String {
+        let name = format!("_sdbg_t{site}");
+        let ty = if signed { "int" } else { "uint" };
+        let _ = writeln!(self.pending, "{}{ty} {name};", self.h);
+        name
+    }
+
     fn precision(&self, ty: &Type) -> &'static str {
         match ty {
             Type::Array(elem, _) => self.precision(elem),
@@ -361,6 +462,27 @@ bool _sdbg_bad({h}vec4 v) {{ return any(isnan(v)) || any(isinf(v)); }}
         let (base, dims) = base_and_dims(ty);
         format!("{}{base}{dims}", self.precision(ty))
     }
+}
+
+/// The zero value of `ty` as a GLSL expression.
+fn zero_value(ty: &Type, named: &dyn Fn(&Type) -> bool) -> Option<String> {
+    Some(match ty {
+        Type::Scalar(_) | Type::Vector(..) | Type::Matrix { .. } => format!("{ty}(0)"),
+        // Longer constructors would only bloat the shader.
+        Type::Array(_, Some(n)) if *n > 64 => return None,
+        Type::Array(elem, Some(n)) => {
+            let z = zero_value(elem, named)?;
+            let (base, dims) = base_and_dims(ty);
+            let items = vec![z; *n as usize].join(", ");
+            format!("{base}{dims}({items})")
+        }
+        Type::Struct(st) if named(ty) => {
+            let fields: Option<Vec<String>> =
+                st.fields.iter().map(|f| zero_value(&f.ty, named)).collect();
+            format!("{}({})", st.name, fields?.join(", "))
+        }
+        _ => return None,
+    })
 }
 
 /// `float[2][3]` as GLSL wants it: innermost type, then dimensions outermost first.

@@ -58,6 +58,39 @@ pub struct Walker<'a> {
     /// reach-counter slot (given at the first check). Output writes there
     /// are checked in place, right after the write.
     nan_inline: Option<(ProbeId, Option<usize>)>,
+    /// `Mode::Sanitize` with out-of-bounds checks.
+    oob: bool,
+    /// The step of the statement being walked (sanitizer reports name it).
+    cur_step: ProbeId,
+    /// Index temporaries declared so far (`_sdbg_t{n}`).
+    san_sites: u32,
+    /// Set by [`Self::expression_statement`] when the statement's write is
+    /// checked: `if (ok) statement; [else rhs;]`.
+    stmt_guard: Option<(ast::Expr, Option<ast::Expr>)>,
+}
+
+/// The bound an index is checked against.
+enum Bound {
+    Const(u32),
+    /// `base.length()` of a runtime-sized storage-buffer array (`base` has
+    /// no side effects).
+    Length(ast::Expr),
+}
+
+/// A bounds check to emit for one indexing.
+struct Check {
+    bound: Bound,
+    signed: bool,
+    elem: Type,
+}
+
+impl Bound {
+    fn expr(&self) -> ast::Expr {
+        match self {
+            Bound::Const(n) => build::int(*n as i32),
+            Bound::Length(base) => build::length(base.clone()),
+        }
+    }
 }
 
 impl<'a> Walker<'a> {
@@ -95,6 +128,10 @@ impl<'a> Walker<'a> {
             nan_pending: Vec::new(),
             nan_inline: None,
             nan_slots: 0,
+            oob: matches!(mode, Mode::Sanitize(c) if c.out_of_bounds),
+            cur_step: 0,
+            san_sites: 0,
+            stmt_guard: None,
         };
         let mut body = String::new();
         for ext in &parsed.tu.0 {
@@ -419,7 +456,9 @@ impl<'a> Walker<'a> {
                     &mut self.nan_inline,
                     (!simple && self.nan_inf).then_some((p, None)),
                 );
+                let outer_step = std::mem::replace(&mut self.cur_step, p);
                 self.statement_body(content, span, out);
+                self.cur_step = outer_step;
                 let checks = std::mem::replace(&mut self.nan_pending, outer);
                 let inline = std::mem::replace(&mut self.nan_inline, outer_inline);
                 if let Some((_, Some(k))) = inline {
@@ -486,7 +525,10 @@ impl<'a> Walker<'a> {
             StatementData::Expression(e) => {
                 if let Some(e) = e.content.0 {
                     let (e, after) = self.expression_statement(e);
-                    out.push(stmt(e));
+                    match self.stmt_guard.take() {
+                        Some((ok, els)) => out.push(build::if_else(ok, stmt(e), els.map(stmt))),
+                        None => out.push(stmt(e)),
+                    }
                     out.extend(after);
                 }
             }
@@ -734,7 +776,11 @@ impl<'a> Walker<'a> {
                 let t = self.write_target(&lhs);
                 self.nan_check(&lhs);
                 let rhs = self.expr(*rhs);
-                let lhs = self.expr(*lhs);
+                let mut ok = None;
+                let lhs = self.lvalue(*lhs, true, &mut ok);
+                if let Some(ok) = ok {
+                    self.stmt_guard = Some((ok, Some(rhs.clone())));
+                }
                 self.log_write(t, span, &mut after);
                 ast::Expr::new(
                     ExprData::Assignment(Box::new(lhs), op, Box::new(rhs)),
@@ -761,7 +807,7 @@ impl<'a> Walker<'a> {
                 for &i in &outs {
                     self.nan_check(&args[i]);
                 }
-                let args = args.into_iter().map(|a| self.expr(a)).collect();
+                let args = self.args(args, &outs);
                 for t in targets {
                     self.log_write(t, span, &mut after);
                 }
@@ -802,18 +848,7 @@ impl Walker<'_> {
     /// Whether values of this type can be logged and named in generated GLSL
     /// (helpers live at global scope: anonymous and function-local structs can't).
     fn loggable(&self, ty: &Type) -> bool {
-        fn named(ty: &Type, m: &Model) -> bool {
-            match ty {
-                Type::Struct(s) => {
-                    !s.name.starts_with("_anon")
-                        && !m.local_structs.contains(&s.name)
-                        && s.fields.iter().all(|f| named(&f.ty, m))
-                }
-                Type::Array(e, _) => named(e, m),
-                _ => true,
-            }
-        }
-        ty.is_loggable() && named(ty, &self.model)
+        ty.is_loggable() && nameable(ty, &self.model)
     }
 
     /// The operand of `++`/`--` at statement level, rewritten, its write logged after.
@@ -825,7 +860,11 @@ impl Walker<'_> {
     ) -> ast::Expr {
         let t = self.write_target(&a);
         self.nan_check(&a);
-        let a = self.expr(a);
+        let mut ok = None;
+        let a = self.lvalue(a, true, &mut ok);
+        if let Some(ok) = ok {
+            self.stmt_guard = Some((ok, None));
+        }
         self.log_write(t, span, after);
         a
     }
@@ -923,7 +962,7 @@ impl Walker<'_> {
                 };
                 let vty = self.model.expr_type(&lhs);
                 let rhs = self.expr(*rhs);
-                let lhs = self.expr(*lhs);
+                let lhs = self.lvalue(*lhs, false, &mut None);
                 let new = node(ExprData::Assignment(Box::new(lhs), op, Box::new(rhs)));
                 let new = self.wrap_write(new, vty.clone(), t, sp);
                 match check {
@@ -933,17 +972,17 @@ impl Walker<'_> {
             }
             ExprData::PostInc(a) => {
                 let (t, vty) = (self.write_target(&a), self.model.expr_type(&a));
-                let a = self.expr(*a);
+                let a = self.lvalue(*a, false, &mut None);
                 self.wrap_write(node(ExprData::PostInc(Box::new(a))), vty, t, sp)
             }
             ExprData::PostDec(a) => {
                 let (t, vty) = (self.write_target(&a), self.model.expr_type(&a));
-                let a = self.expr(*a);
+                let a = self.lvalue(*a, false, &mut None);
                 self.wrap_write(node(ExprData::PostDec(Box::new(a))), vty, t, sp)
             }
             ExprData::Unary(op, a) if is_inc_dec(&op) => {
                 let (t, vty) = (self.write_target(&a), self.model.expr_type(&a));
-                let a = self.expr(*a);
+                let a = self.lvalue(*a, false, &mut None);
                 self.wrap_write(node(ExprData::Unary(op, Box::new(a))), vty, t, sp)
             }
             ExprData::Unary(op, a) => node(ExprData::Unary(op, Box::new(self.expr(*a)))),
@@ -960,9 +999,13 @@ impl Walker<'_> {
                 node(ExprData::Ternary(Box::new(c), Box::new(a), Box::new(b)))
             }
             ExprData::Bracket(a, i) => {
+                let check = self.oob_check(&a, &i);
                 let a = self.expr(*a);
                 let i = self.expr(*i);
-                node(ExprData::Bracket(Box::new(a), Box::new(i)))
+                match check {
+                    Some(c) => ast::Expr::new(self.checked_read(a, i, c).content, span),
+                    None => node(ExprData::Bracket(Box::new(a), Box::new(i))),
+                }
             }
             ExprData::Dot(a, f) => node(ExprData::Dot(Box::new(self.expr(*a)), f)),
             ExprData::Comma(a, b) => {
@@ -975,7 +1018,7 @@ impl Walker<'_> {
                 let outs = out_params(&self.model, &callee, &args);
                 let targets: Vec<Option<Target>> =
                     outs.iter().map(|&i| self.write_target(&args[i])).collect();
-                let args = args.into_iter().map(|a| self.expr(a)).collect();
+                let args = self.args(args, &outs);
                 let mut e = node(ExprData::FunCall(f, args));
                 if ret != Type::Void {
                     for t in targets {
@@ -985,6 +1028,141 @@ impl Walker<'_> {
                 e
             }
             other => node(other),
+        }
+    }
+
+    /// Call arguments rewritten; those passed to `out`/`inout` parameters
+    /// (indices `outs`) as written places.
+    fn args(&mut self, args: Vec<ast::Expr>, outs: &[usize]) -> Vec<ast::Expr> {
+        args.into_iter()
+            .enumerate()
+            .map(|(k, a)| {
+                if outs.contains(&k) {
+                    self.lvalue(a, false, &mut None)
+                } else {
+                    self.expr(a)
+                }
+            })
+            .collect()
+    }
+
+    /// Rewrites a place that is written (an assignment's target, the
+    /// operand of `++`/`--`, an `out` argument) as [`Self::expr`] would,
+    /// keeping it a place. Sanitizing, its indices are checked: with `top`
+    /// (the target of an expression statement) each index is evaluated, in
+    /// order, into a temporary by the chain of checks in `ok` (the caller
+    /// guards the statement with it) and the place indexes with the
+    /// temporaries; elsewhere an index out of bounds is clamped to 0.
+    fn lvalue(&mut self, e: ast::Expr, top: bool, ok: &mut Option<ast::Expr>) -> ast::Expr {
+        if !self.oob {
+            return self.expr(e);
+        }
+        let span = e.span;
+        match e.content {
+            ExprData::Dot(b, f) => {
+                let b = self.lvalue(*b, top, ok);
+                ast::Expr::new(ExprData::Dot(Box::new(b), f), span)
+            }
+            ExprData::Bracket(b, i) => {
+                let check = self.oob_check(&b, &i);
+                let b = self.lvalue(*b, top, ok);
+                let i = self.expr(*i);
+                let Some(c) = check else {
+                    return ast::Expr::new(ExprData::Bracket(Box::new(b), Box::new(i)), span);
+                };
+                let p = uint(self.cur_step);
+                let index = if top {
+                    let t = self.index_temp(c.signed);
+                    let prev = ok.take().unwrap_or_else(|| build::boolean(true));
+                    *ok = Some(call("_sdbg_chk", vec![prev, p, i, c.bound.expr(), var(&t)]));
+                    var(&t)
+                } else {
+                    call("_sdbg_cl", vec![p, i, c.bound.expr()])
+                };
+                ast::Expr::new(ExprData::Bracket(Box::new(b), Box::new(index)), span)
+            }
+            other => self.expr(ast::Expr::new(other, span)),
+        }
+    }
+
+    fn index_temp(&mut self, signed: bool) -> String {
+        let site = self.san_sites;
+        self.san_sites += 1;
+        self.rt.index_temp(site, signed)
+    }
+
+    /// A read `a[i]` (both rewritten) under check `c`: out of bounds, the
+    /// element type's zero value, with the access not performed.
+    fn checked_read(&mut self, a: ast::Expr, i: ast::Expr, c: Check) -> ast::Expr {
+        let p = uint(self.cur_step);
+        let model = &self.model;
+        let named = |t: &Type| nameable(t, model);
+        match c.bound {
+            Bound::Const(n) => {
+                let access = build::bracket(a, call("_sdbg_cl", vec![p, i, build::int(n as i32)]));
+                match self.rt.pick(&c.elem, &named) {
+                    Some(f) => call(&f, vec![access]),
+                    None => access,
+                }
+            }
+            Bound::Length(_) => match self.rt.zero(&c.elem, &named) {
+                // `a` has no side effects (see `oob_check`): evaluating the
+                // index first changes nothing.
+                Some(z) => {
+                    let t = self.index_temp(c.signed);
+                    let chk = call(
+                        "_sdbg_chk",
+                        vec![build::boolean(true), p, i, c.bound.expr(), var(&t)],
+                    );
+                    build::ternary(chk, build::bracket(a, var(&t)), call(&z, Vec::new()))
+                }
+                None => build::bracket(a, call("_sdbg_cl", vec![p, i, c.bound.expr()])),
+            },
+        }
+    }
+
+    /// The bounds check the sanitizer emits for `base[idx]` (originals, in
+    /// the scope where they are evaluated), if any.
+    fn oob_check(&mut self, base: &ast::Expr, idx: &ast::Expr) -> Option<Check> {
+        if !self.oob {
+            return None;
+        }
+        let signed = match self.model.expr_type(idx) {
+            Type::Scalar(crate::Scalar::Int) => true,
+            Type::Scalar(crate::Scalar::Uint) => false,
+            _ => return None,
+        };
+        let (bound, elem) = match self.model.expr_type(base) {
+            Type::Array(e, Some(n)) => (Bound::Const(n), *e),
+            Type::Array(e, None) if self.storage_chain(base) => (Bound::Length(base.clone()), *e),
+            Type::Vector(s, n) => (Bound::Const(u32::from(n)), Type::Scalar(s)),
+            Type::Matrix { scalar, cols, rows } => {
+                (Bound::Const(u32::from(cols)), Type::Vector(scalar, rows))
+            }
+            _ => return None,
+        };
+        if let (Bound::Const(n), Some(k)) = (&bound, self.model.const_int(idx)) {
+            if (0..i64::from(*n)).contains(&k) {
+                return None;
+            }
+        }
+        Some(Check {
+            bound,
+            signed,
+            elem,
+        })
+    }
+
+    /// Whether `e` names a part of a storage-buffer variable through fields
+    /// and constant indices only (so `e.length()` reads nothing else).
+    fn storage_chain(&mut self, e: &ast::Expr) -> bool {
+        match &e.content {
+            ExprData::Variable(id) => self.model.lookup(id.as_str()).is_some_and(|d| {
+                matches!(self.model.decls[d].kind, DeclKind::Global(Storage::Buffer))
+            }),
+            ExprData::Dot(b, _) => self.storage_chain(b),
+            ExprData::Bracket(b, i) => self.model.const_int(i).is_some() && self.storage_chain(b),
+            _ => false,
         }
     }
 
@@ -1091,6 +1269,20 @@ impl Walker<'_> {
             }
             _ => None,
         }
+    }
+}
+
+/// Whether generated code at global scope can name `ty` (anonymous and
+/// function-local structs cannot be named there).
+fn nameable(ty: &Type, m: &Model) -> bool {
+    match ty {
+        Type::Struct(s) => {
+            !s.name.starts_with("_anon")
+                && !m.local_structs.contains(&s.name)
+                && s.fields.iter().all(|f| nameable(&f.ty, m))
+        }
+        Type::Array(e, _) => nameable(e, m),
+        _ => true,
     }
 }
 

@@ -1,0 +1,284 @@
+//! The sanitizer (`Mode::Sanitize`) end to end on llvmpipe: buggy compute
+//! kernels and their fixed twins. Each bug is reported at its line with the
+//! invocation, index and bound; each fixed twin reports nothing; the fixed
+//! twins compute bit-identical results with and without sanitizing, and the
+//! buggy ones too except where the out-of-bounds access itself decides.
+
+use std::path::Path;
+
+use expect_test::expect_file;
+use shaderdbg_core::decode::{decode_sanitizer, SanitizerKind, SanitizerReport};
+use shaderdbg_core::layout;
+use shaderdbg_core::Invocation;
+use shaderdbg_gl_headless::{ContextKind, Headless, Stage as GlStage};
+use shaderdbg_glsl::instrument::{instrument, Checks, Mode, Request, Target};
+use shaderdbg_glsl::parse::parse;
+use shaderdbg_glsl::Stage;
+
+const BINDING: u32 = 7;
+const SRC_BINDING: u32 = 0;
+const DST_BINDING: u32 = 1;
+
+/// What one dispatch produced: the output buffer's words, and with
+/// sanitizing the reports and whether some were lost.
+struct Outcome {
+    dst: Vec<u32>,
+    reports: Vec<SanitizerReport>,
+    lost: bool,
+}
+
+/// Runs `comp` over `groups` work groups with `src` at binding 0 and a
+/// zeroed output of `dst_words` words at binding 1.
+fn dispatch(comp: &str, sanitize: bool, groups: u32, src: &[u32], dst_words: usize) -> Outcome {
+    let gl = Headless::new(ContextKind::Core45, 4, 4).expect("context");
+    let parsed = parse(&[comp], Stage::Compute, None).expect("parses");
+    let mode = if sanitize {
+        Mode::Sanitize(Checks {
+            out_of_bounds: true,
+            uninit_shared: false,
+        })
+    } else {
+        Mode::Plain
+    };
+    let req = Request {
+        mode,
+        target: Target::CORE,
+        binding: BINDING,
+    };
+    let out = instrument(&parsed, &req).expect("instruments");
+    let program = gl
+        .compile_program(&[(GlStage::Compute, &out.glsl)])
+        .unwrap_or_else(|e| panic!("{e}\n{}", out.glsl));
+    let src_buf = gl
+        .create_storage_buffer(SRC_BINDING, &layout::to_bytes(src))
+        .expect("ssbo");
+    let dst_buf = gl
+        .create_storage_buffer(DST_BINDING, &vec![0u8; dst_words * 4])
+        .expect("ssbo");
+    let report_buf = gl
+        .create_storage_buffer(
+            BINDING,
+            &layout::new_sanitize_buffer(64, out.probes.probes.len()),
+        )
+        .expect("ssbo");
+    gl.dispatch_compute(&program, groups, 1, 1)
+        .expect("dispatch");
+    let dst = layout::to_words(&gl.read_storage_buffer(&dst_buf).expect("read"));
+    let words = layout::to_words(&gl.read_storage_buffer(&report_buf).expect("read"));
+    let (reports, lost) = decode_sanitizer(&words, &out.probes);
+    for b in [src_buf, dst_buf, report_buf] {
+        gl.delete_storage_buffer(b).expect("delete");
+    }
+    Outcome { dst, reports, lost }
+}
+
+fn floats(words: &[u32]) -> Vec<f32> {
+    words.iter().map(|w| f32::from_bits(*w)).collect()
+}
+
+/// The 1-based line of the first line of `src` containing `needle`.
+fn line_of(src: &str, needle: &str) -> u32 {
+    src.lines()
+        .position(|l| l.contains(needle))
+        .unwrap_or_else(|| panic!("`{needle}` not in the shader")) as u32
+        + 1
+}
+
+fn oob(line: u32, id: u32, index: i64, bound: u32) -> (u32, [u32; 3], SanitizerKind) {
+    (line, [id, 0, 0], SanitizerKind::Oob { index, bound })
+}
+
+fn found(reports: &[SanitizerReport]) -> Vec<(u32, [u32; 3], SanitizerKind)> {
+    reports
+        .iter()
+        .map(|r| {
+            let Invocation::Compute { id } = r.invocation else {
+                panic!("not a compute invocation: {}", r.invocation)
+            };
+            (r.line, id, r.kind)
+        })
+        .collect()
+}
+
+/// Off-by-one in a storage-buffer loop: each invocation copies a chunk of
+/// four, and `k <= CHUNK` makes the last invocation read and write one past
+/// the runtime-sized arrays' ends.
+const CHUNKS: &str = "#version 430
+layout(local_size_x = 4) in;
+layout(std430, binding = 0) buffer Src { float src[]; };
+layout(std430, binding = 1) buffer Dst { float dst[]; };
+const uint CHUNK = 4u;
+void main() {
+    uint base = gl_GlobalInvocationID.x * CHUNK;
+    for (uint k = 0u; k LOOP_TEST; k++) {
+        float v = src[base + k];
+        dst[base + k] = v * 2.0 + 1.0;
+    }
+}
+";
+
+fn chunks(fixed: bool) -> String {
+    CHUNKS.replace("LOOP_TEST", if fixed { "< CHUNK" } else { "<= CHUNK" })
+}
+
+fn chunk_src() -> Vec<u32> {
+    (0..32).map(|i| (i as f32 * 0.25 + 3.0).to_bits()).collect()
+}
+
+#[test]
+fn off_by_one_in_a_storage_buffer_loop() {
+    let want: Vec<f32> = (0..32)
+        .map(|i| (i as f32 * 0.25 + 3.0) * 2.0 + 1.0)
+        .collect();
+    let bug = chunks(false);
+    let plain = dispatch(&bug, false, 2, &chunk_src(), 32);
+    let checked = dispatch(&bug, true, 2, &chunk_src(), 32);
+    assert_eq!(
+        found(&checked.reports),
+        [
+            oob(line_of(&bug, "float v = src"), 7, 32, 32),
+            oob(line_of(&bug, "dst[base + k] ="), 7, 32, 32),
+        ]
+    );
+    assert!(!checked.lost);
+    // The out-of-bounds element is outside what is read back: everything
+    // else is identical, and right.
+    assert_eq!(checked.dst, plain.dst);
+    assert_eq!(floats(&checked.dst), want);
+
+    let fix = chunks(true);
+    let plain = dispatch(&fix, false, 2, &chunk_src(), 32);
+    let checked = dispatch(&fix, true, 2, &chunk_src(), 32);
+    assert_eq!(checked.reports, []);
+    assert_eq!(checked.dst, plain.dst);
+    assert_eq!(floats(&checked.dst), want);
+}
+
+/// A negative index from an unsigned underflow: `i - 1u` at `i = 0`
+/// indexes a fixed-size array (a storage-buffer member) at 4294967295.
+const DIFFS: &str = "#version 430
+layout(local_size_x = 8) in;
+layout(std430, binding = 0) buffer Weights { float weights[8]; };
+layout(std430, binding = 1) buffer Dst { float dst[]; };
+void main() {
+    uint i = gl_GlobalInvocationID.x;
+    PREV
+    dst[i] = weights[i] - prev;
+}
+";
+
+fn diffs(fixed: bool) -> String {
+    DIFFS.replace(
+        "PREV",
+        if fixed {
+            "float prev = i > 0u ? weights[i - 1u] : 0.0;"
+        } else {
+            "uint j = i - 1u;\n    float prev = weights[j];"
+        },
+    )
+}
+
+#[test]
+fn negative_index_from_an_unsigned_underflow() {
+    let w: Vec<f32> = (0..8).map(|i| (i * i) as f32 + 0.5).collect();
+    let src: Vec<u32> = w.iter().map(|f| f.to_bits()).collect();
+    let want: Vec<f32> = (0..8)
+        .map(|i| w[i] - if i > 0 { w[i - 1] } else { 0.0 })
+        .collect();
+    let bug = diffs(false);
+    let plain = dispatch(&bug, false, 1, &src, 8);
+    let checked = dispatch(&bug, true, 1, &src, 8);
+    assert_eq!(
+        found(&checked.reports),
+        [oob(
+            line_of(&bug, "float prev = weights[j]"),
+            0,
+            4294967295,
+            8
+        )]
+    );
+    // Invocation 0's result depends on the out-of-bounds read (the
+    // sanitized read yields 0.0); the others are identical.
+    assert_eq!(checked.dst[1..], plain.dst[1..]);
+    assert_eq!(floats(&checked.dst), want);
+
+    let fix = diffs(true);
+    let plain = dispatch(&fix, false, 1, &src, 8);
+    let checked = dispatch(&fix, true, 1, &src, 8);
+    assert_eq!(checked.reports, []);
+    assert_eq!(checked.dst, plain.dst);
+    assert_eq!(floats(&checked.dst), want);
+}
+
+/// An out-of-bounds local array in a loop: the running sums of `1..=id+1`
+/// kept in a local array one element too short for the last invocation.
+const SUMS: &str = "#version 430
+layout(local_size_x = 8) in;
+layout(std430, binding = 1) buffer Dst { float dst[]; };
+void main() {
+    uint id = gl_GlobalInvocationID.x;
+    float acc[SIZE];
+    float s = 0.0;
+    for (int k = 0; k <= int(id); k++) {
+        s += float(k + 1);
+        acc[k] = s;
+    }
+    float t = 0.0;
+    for (int k = 0; k <= int(id); k++) {
+        t += acc[k];
+    }
+    dst[id] = t;
+}
+";
+
+fn sums(fixed: bool) -> String {
+    SUMS.replace("SIZE", if fixed { "8" } else { "7" })
+}
+
+#[test]
+fn out_of_bounds_local_array_in_a_loop() {
+    // sum over k <= id of (k + 1)(k + 2) / 2; invocation 7 of the buggy
+    // kernel loses its last term (the skipped write, the read as 0.0).
+    let tri = |k: u32| ((k + 1) * (k + 2) / 2) as f32;
+    let want = |id: u32, last: u32| (0..=id.min(last)).map(tri).sum::<f32>();
+    let bug = sums(false);
+    let plain = dispatch(&bug, false, 1, &[0], 8);
+    let checked = dispatch(&bug, true, 1, &[0], 8);
+    assert_eq!(
+        found(&checked.reports),
+        [
+            oob(line_of(&bug, "acc[k] = s"), 7, 7, 7),
+            oob(line_of(&bug, "t += acc[k]"), 7, 7, 7),
+        ]
+    );
+    assert_eq!(checked.dst[..7], plain.dst[..7]);
+    let got = floats(&checked.dst);
+    assert_eq!(got, (0..8).map(|id| want(id, 6)).collect::<Vec<_>>());
+
+    let fix = sums(true);
+    let plain = dispatch(&fix, false, 1, &[0], 8);
+    let checked = dispatch(&fix, true, 1, &[0], 8);
+    assert_eq!(checked.reports, []);
+    assert_eq!(checked.dst, plain.dst);
+    assert_eq!(
+        floats(&checked.dst),
+        (0..8).map(|id| want(id, 7)).collect::<Vec<_>>()
+    );
+}
+
+/// The instrumented GLSL of the off-by-one kernel, to read and review.
+#[test]
+fn sanitized_kernel_matches_snapshot() {
+    let parsed = parse(&[chunks(false).as_str()], Stage::Compute, None).expect("parses");
+    let req = Request {
+        mode: Mode::Sanitize(Checks {
+            out_of_bounds: true,
+            uninit_shared: false,
+        }),
+        target: Target::CORE,
+        binding: BINDING,
+    };
+    let out = instrument(&parsed, &req).expect("instruments");
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/sanitize/chunks.comp.glsl");
+    expect_file![path].assert_eq(&out.glsl);
+}

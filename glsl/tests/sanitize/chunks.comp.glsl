@@ -1,0 +1,57 @@
+#version 430 core
+layout(std430, binding = 7) buffer _sdbg_Buffer { uint _sdbg_san_count; uint _sdbg_san_cap; uint _sdbg_san_overflow; uint _sdbg_san_flags; uint _sdbg_data[]; };
+bool _sdbg_ok = true;
+void _sdbg_report(uint kind, uint p, uint idx, uint bound) {
+    uint flag = p * 2u + (kind & 0xffu) - 1u;
+    if (flag < _sdbg_san_flags) {
+        if (_sdbg_data[flag] != 0u || atomicOr(_sdbg_data[flag], 1u) != 0u) return;
+    }
+    uint i = atomicAdd(_sdbg_san_count, 1u);
+    if (i >= _sdbg_san_cap) { _sdbg_san_overflow = 1u; return; }
+    uint at = _sdbg_san_flags + i * 7u;
+    _sdbg_data[at] = kind; _sdbg_data[at + 1u] = p;
+    _sdbg_data[at + 2u] = gl_GlobalInvocationID.x; _sdbg_data[at + 3u] = gl_GlobalInvocationID.y; _sdbg_data[at + 4u] = gl_GlobalInvocationID.z;
+    _sdbg_data[at + 5u] = idx; _sdbg_data[at + 6u] = bound;
+}
+int _sdbg_cl(uint p, int i, int n) {
+    _sdbg_ok = i >= 0 && i < n;
+    if (_sdbg_ok) return i;
+    _sdbg_report(257u, p, uint(i), uint(n));
+    return 0;
+}
+uint _sdbg_cl(uint p, uint i, int n) {
+    _sdbg_ok = n > 0 && i < uint(n);
+    if (_sdbg_ok) return i;
+    _sdbg_report(1u, p, i, uint(n));
+    return 0u;
+}
+bool _sdbg_chk(bool prev, uint p, int i, int n, out int t) {
+    t = i;
+    bool ok = i >= 0 && i < n;
+    if (!ok) _sdbg_report(257u, p, uint(i), uint(n));
+    return prev && ok;
+}
+bool _sdbg_chk(bool prev, uint p, uint i, int n, out uint t) {
+    t = i;
+    bool ok = n > 0 && i < uint(n);
+    if (!ok) _sdbg_report(1u, p, i, uint(n));
+    return prev && ok;
+}
+layout(local_size_x = 4) in;
+layout(std430, binding = 0) buffer Src {
+    float src[];
+};
+layout(std430, binding = 1) buffer Dst {
+    float dst[];
+};
+const uint CHUNK = 4u;
+float _sdbg_zero_float() { return float(0); }
+uint _sdbg_t0;
+uint _sdbg_t1;
+void main() {
+    uint base = gl_GlobalInvocationID.x * CHUNK;
+    for (uint k = 0u; k <= CHUNK; k++) {
+        float v = _sdbg_chk(true, 13u, base + k, src.length(), _sdbg_t0) ? src[_sdbg_t0] : _sdbg_zero_float();
+        if (_sdbg_chk(true, 15u, base + k, dst.length(), _sdbg_t1)) dst[_sdbg_t1] = v * 2. + 1.; else v * 2. + 1.;
+    }
+}

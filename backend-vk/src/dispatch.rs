@@ -4,7 +4,7 @@
 //! device and its queues and command buffers).
 
 use std::collections::HashMap;
-use std::sync::atomic::AtomicU64;
+use std::sync::atomic::{AtomicBool, AtomicU64};
 use std::sync::{Arc, OnceLock, RwLock};
 
 use ash::vk;
@@ -23,8 +23,14 @@ pub struct DeviceData {
     pub destroy_device: Option<vk::PFN_vkDestroyDevice>,
     pub create_shader_module: Option<vk::PFN_vkCreateShaderModule>,
     pub queue_present: Option<vk::PFN_vkQueuePresentKHR>,
-    /// Presents so far: the frame number of the next frame to end.
+    pub queue_submit: Option<vk::PFN_vkQueueSubmit>,
+    pub queue_submit2: Option<vk::PFN_vkQueueSubmit2>,
+    pub create_swapchain: Option<vk::PFN_vkCreateSwapchainKHR>,
+    /// Frames ended so far: the number of the next frame to end.
     pub frames: AtomicU64,
+    /// The program made a swapchain: frames end at presents; until then
+    /// (a program without a window), at every submission.
+    pub presents: AtomicBool,
 }
 
 /// Live objects of one kind by dispatch key.

@@ -4,6 +4,8 @@
 
 use std::ffi::{c_char, CStr};
 
+use std::sync::atomic::Ordering;
+
 use ash::vk;
 
 use crate::dispatch::{self, key, DeviceData, InstanceData};
@@ -39,6 +41,11 @@ fn intercepted(name: &CStr) -> Option<(Void, bool)> {
         b"vkDestroyDevice" => hook!(PFN_vkDestroyDevice, destroy_device, DEVICE),
         b"vkCreateShaderModule" => hook!(PFN_vkCreateShaderModule, create_shader_module, DEVICE),
         b"vkQueuePresentKHR" => hook!(PFN_vkQueuePresentKHR, queue_present, DEVICE),
+        b"vkCreateSwapchainKHR" => hook!(PFN_vkCreateSwapchainKHR, create_swapchain, DEVICE),
+        b"vkQueueSubmit" => hook!(PFN_vkQueueSubmit, queue_submit, DEVICE),
+        b"vkQueueSubmit2" | b"vkQueueSubmit2KHR" => {
+            hook!(PFN_vkQueueSubmit2, queue_submit2, DEVICE)
+        }
         _ => return None,
     })
 }
@@ -221,7 +228,12 @@ unsafe extern "system" fn create_device(
             destroy_device: typed(gdpa(device, c"vkDestroyDevice".as_ptr())),
             create_shader_module: typed(gdpa(device, c"vkCreateShaderModule".as_ptr())),
             queue_present: typed(gdpa(device, c"vkQueuePresentKHR".as_ptr())),
+            queue_submit: typed(gdpa(device, c"vkQueueSubmit".as_ptr())),
+            queue_submit2: typed(gdpa(device, c"vkQueueSubmit2".as_ptr()))
+                .or_else(|| typed(gdpa(device, c"vkQueueSubmit2KHR".as_ptr()))),
+            create_swapchain: typed(gdpa(device, c"vkCreateSwapchainKHR".as_ptr())),
             frames: Default::default(),
+            presents: Default::default(),
         }
     };
     // SAFETY: a created device is a valid dispatchable handle.
@@ -280,11 +292,80 @@ unsafe extern "system" fn queue_present(
     };
     // SAFETY: the app's arguments, down the chain.
     let result = unsafe { present(queue, info) };
-    let frame = data
-        .frames
-        .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    end_frame(&data);
+    result
+}
+
+/// # Safety
+/// Called by the application as `vkCreateSwapchainKHR`.
+unsafe extern "system" fn create_swapchain(
+    device: vk::Device,
+    info: *const vk::SwapchainCreateInfoKHR<'_>,
+    allocator: *const vk::AllocationCallbacks<'_>,
+    out: *mut vk::SwapchainKHR,
+) -> vk::Result {
+    // SAFETY: a valid device is a dispatchable handle.
+    let data = dispatch::DEVICES.get(unsafe { key(device) });
+    let Some((data, create)) = data.and_then(|d| Some((d.clone(), d.create_swapchain?))) else {
+        return vk::Result::ERROR_INITIALIZATION_FAILED;
+    };
+    // SAFETY: the app's arguments, down the chain.
+    let result = unsafe { create(device, info, allocator, out) };
+    if result == vk::Result::SUCCESS {
+        data.presents.store(true, Ordering::Relaxed);
+    }
+    result
+}
+
+/// # Safety
+/// Called by the application as `vkQueueSubmit`.
+unsafe extern "system" fn queue_submit(
+    queue: vk::Queue,
+    count: u32,
+    submits: *const vk::SubmitInfo<'_>,
+    fence: vk::Fence,
+) -> vk::Result {
+    // SAFETY: a queue shares its device's dispatch key.
+    let data = dispatch::DEVICES.get(unsafe { key(queue) });
+    let Some((data, submit)) = data.and_then(|d| Some((d.clone(), d.queue_submit?))) else {
+        return vk::Result::ERROR_INITIALIZATION_FAILED;
+    };
+    // SAFETY: the app's arguments, down the chain.
+    let result = unsafe { submit(queue, count, submits, fence) };
+    submitted(&data, result);
+    result
+}
+
+/// # Safety
+/// Called by the application as `vkQueueSubmit2` (or its KHR alias).
+unsafe extern "system" fn queue_submit2(
+    queue: vk::Queue,
+    count: u32,
+    submits: *const vk::SubmitInfo2<'_>,
+    fence: vk::Fence,
+) -> vk::Result {
+    // SAFETY: a queue shares its device's dispatch key.
+    let data = dispatch::DEVICES.get(unsafe { key(queue) });
+    let Some((data, submit)) = data.and_then(|d| Some((d.clone(), d.queue_submit2?))) else {
+        return vk::Result::ERROR_INITIALIZATION_FAILED;
+    };
+    // SAFETY: the app's arguments, down the chain.
+    let result = unsafe { submit(queue, count, submits, fence) };
+    submitted(&data, result);
+    result
+}
+
+/// A submission of a program without a swapchain ends a frame.
+fn submitted(data: &DeviceData, result: vk::Result) {
+    if result == vk::Result::SUCCESS && !data.presents.load(Ordering::Relaxed) {
+        end_frame(data);
+    }
+}
+
+/// Counts a frame of `data`'s device and tells the debugger it ended.
+fn end_frame(data: &DeviceData) {
+    let frame = data.frames.fetch_add(1, Ordering::Relaxed);
     if let Some(dbg) = agent::debugger() {
         agent::frame_end(dbg, vk::Handle::as_raw(data.handle), frame);
     }
-    result
 }

@@ -29,6 +29,8 @@ struct Seen {
     frames_seen_as_stops: usize,
     /// The sources of the shaders the session knows, by stage, at exit.
     sources: Vec<(Stage, String)>,
+    /// Frames ended, as the session counted them.
+    frames: u64,
     exit: Option<i32>,
 }
 
@@ -68,6 +70,7 @@ fn run(program: &Path, args: &[&str], breakpoints: Vec<FileBreakpoint>) -> Seen 
             }
             Event::Exited { code, .. } => {
                 seen.exit = code;
+                seen.frames = session.frame();
                 let mut shaders = session.shaders();
                 shaders.sort_by_key(|s| s.shader);
                 seen.sources = shaders.into_iter().map(|s| (s.stage, s.source)).collect();
@@ -95,6 +98,8 @@ fn embedded_glsl_binds_to_the_file_and_frames_are_unchanged() {
         "frames differ under the layer"
     );
     assert_eq!(seen.output.len(), 3);
+    // No swapchain: each frame's one submission ends it.
+    assert_eq!(seen.frames, 3);
     let stages: Vec<Stage> = seen.loaded.iter().map(|(s, _)| *s).collect();
     assert_eq!(stages, [Stage::Vertex, Stage::Fragment]);
     assert_eq!(seen.loaded[1].1.as_deref(), Some(shader_file().as_path()));
@@ -141,6 +146,8 @@ fn vkcube_runs_under_the_layer_with_its_shaders_decompiled() {
     let seen = run(Path::new("/usr/bin/xvfb-run"), &vkcube, vec![]);
     assert_eq!(seen.exit, Some(0), "{:?}", seen.errors);
     assert!(seen.errors.is_empty(), "{:?}", seen.errors);
+    // A swapchain: frames end at presents (`--c 3`), not at submissions.
+    assert_eq!(seen.frames, 3);
     let stages: Vec<Stage> = seen.sources.iter().map(|(s, _)| *s).collect();
     assert_eq!(stages, [Stage::Vertex, Stage::Fragment]);
     let frag = &seen.sources[1].1;

@@ -191,6 +191,8 @@ pub(crate) fn compile(
     new.name = Some(FUNCTION.to_string());
     for a in &mut new.arguments {
         a.ty = im.ty(a.ty);
+        // Output names are the shader's: its variables keep theirs.
+        a.name = a.name.as_ref().map(|n| format!("_sdbg_{n}"));
     }
     for (_, l) in new.local_variables.iter_mut() {
         l.ty = im.ty(l.ty);

@@ -184,6 +184,7 @@ pub fn instrument(parsed: &Parsed, req: &Request) -> Result<Instrumented, Instru
                 group,
                 binding,
                 &probes,
+                matches!(req.mode, Mode::HitTestNanInf(_)),
             ))
         }
         Mode::Watch { .. } => {

@@ -741,8 +741,8 @@ pub(crate) struct HitRuntime {
     pub hit: Vec<Handle<Function>>,
     /// `_sdbg_flush()`: writes the hits kept in registers.
     pub flush: Handle<Function>,
-    /// `_sdbg_nan(p, bad)`: a NaN/Inf hit at step `p` if `bad`.
-    pub nan: Handle<Function>,
+    /// `_sdbg_nan(p, bad)`: a NaN/Inf hit at step `p` if `bad` (NaN/Inf checks only).
+    pub nan: Option<Handle<Function>>,
     /// The invocation's key words (private).
     pub keys: [Handle<GlobalVariable>; 3],
 }
@@ -891,6 +891,7 @@ pub(crate) fn build_hits(
     group: u32,
     binding: u32,
     probes: &[u32],
+    nan_inf: bool,
 ) -> HitRuntime {
     let buf = header_buffer(
         types,
@@ -993,7 +994,7 @@ pub(crate) fn build_hits(
     };
 
     // _sdbg_nan(p, bad)
-    let nan = {
+    let nan = nan_inf.then(|| {
         let mut fb = Fb::new("_sdbg_nan", buf);
         let mut b = Block::new();
         let p = fb.arg("p", u32_ty);
@@ -1004,7 +1005,7 @@ pub(crate) fn build_hits(
         fb.call(&mut accept, put_hit, vec![p, zero, tag], false);
         Fb::if_(&mut b, bad, accept);
         fb.finish(b, functions)
-    };
+    });
     HitRuntime {
         hit,
         flush,
@@ -1052,8 +1053,8 @@ pub(crate) fn build_watch(
     let begin = {
         let mut fb = Fb::new("_sdbg_watch_begin", buf);
         let mut b = Block::new();
-        let x = fb.arg("x", u32_ty);
-        let y = fb.arg("y", u32_ty);
+        let x = fb.arg("_sdbg_x", u32_ty);
+        let y = fb.arg("_sdbg_y", u32_ty);
         let slotp =
             fb.f.expressions
                 .append(Expression::GlobalVariable(slot), Span::UNDEFINED);
@@ -1095,7 +1096,7 @@ pub(crate) fn build_watch(
 }
 
 impl WatchRuntime {
-    /// `_sdbg_watch(v)`: `v` into this invocation's slot the first time.
+    /// `_sdbg_watch_value(v)`: `v` into this invocation's slot the first time.
     pub fn writer(
         &self,
         types: &mut UniqueArena<Type>,
@@ -1111,7 +1112,7 @@ impl WatchRuntime {
             puts: HashMap::new(),
         };
         let put = builder.put(t)?;
-        let mut fb = Fb::new("_sdbg_watch", self.buf);
+        let mut fb = Fb::new("_sdbg_watch_value", self.buf);
         let mut b = Block::new();
         let v = fb.arg("v", t);
         let (_, at) = fb.global(&mut b, self.slot);

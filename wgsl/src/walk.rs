@@ -547,7 +547,7 @@ impl<'a> Walker<'a> {
         let Some(Kind::Hits { rt, nan: true, .. }) = self.record.as_ref().map(|r| &r.kind) else {
             return;
         };
-        let nan = rt.nan;
+        let Some(nan) = rt.nan else { return };
         let (Some(p), Some(res)) = (self.fx.step, cx.orig.result.as_ref()) else {
             return;
         };

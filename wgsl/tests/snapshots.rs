@@ -407,3 +407,250 @@ fn main(@builtin(position) pos: vec4<f32>) -> @location(0) vec4<f32> {
     "#]]
     .assert_eq(&text);
 }
+
+/// One small shader instrumented in the mode `mode` makes from its probe
+/// table (a step by line), as WGSL (runtime included).
+fn instrumented_in(mode: impl Fn(&dyn Fn(u32) -> u32) -> shaderdbg_wgsl::Mode) -> String {
+    let src = r#"
+@fragment
+fn main(@builtin(position) pos: vec4<f32>) -> @location(0) vec4<f32> {
+    let x = pos.x;
+    if x > 2.0 {
+        discard;
+    }
+    return vec4<f32>(x);
+}
+"#;
+    let parsed = parse(src).unwrap_or_else(|e| panic!("{e}"));
+    let table = probe_table(&parsed, "main").expect("table");
+    let step = |line| table.step_for_line(line).expect("step").id;
+    let inst = instrument(
+        &parsed,
+        &Request {
+            entry_point: "main".to_string(),
+            mode: mode(&step),
+            group: 0,
+            binding: 2,
+        },
+    )
+    .unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(inst.probes, table);
+    to_glsl(&inst, &Default::default()).unwrap_or_else(|e| panic!("{e}"));
+    to_wgsl(&inst).unwrap_or_else(|e| panic!("{e}"))
+}
+
+#[test]
+fn instrumented_hit_test() {
+    let wgsl = instrumented_in(|step| {
+        shaderdbg_wgsl::Mode::HitTest(vec![
+            shaderdbg_wgsl::Breakpoint {
+                probe: step(3),
+                condition: Some("pos.y < 1.0 && pos.x > 0.0".to_string()),
+            },
+            shaderdbg_wgsl::Breakpoint {
+                probe: step(6),
+                condition: None,
+            },
+        ])
+    });
+    expect![[r#"
+        struct _SdbgHits {
+            count: atomic<u32>,
+            cap: u32,
+            pad0_: u32,
+            pad1_: u32,
+            data: array<u32>,
+        }
+
+        @group(0) @binding(2) 
+        var<storage, read_write> _sdbg_hits: _SdbgHits;
+        var<private> _sdbg_key0_: u32;
+        var<private> _sdbg_key1_: u32;
+        var<private> _sdbg_key2_: u32;
+        var<private> _sdbg_occ0_: u32;
+        var<private> _sdbg_first0_: u32;
+        var<private> _sdbg_occ1_: u32;
+        var<private> _sdbg_first1_: u32;
+
+        fn _sdbg_put_hit(p: u32, occ: u32, tag: u32) {
+            let _e6 = atomicAdd((&_sdbg_hits.count), 1u);
+            let _e8 = _sdbg_hits.cap;
+            if (_e6 >= _e8) {
+                return;
+            }
+            let _e11 = (_e6 * 6u);
+            _sdbg_hits.data[_e11] = p;
+            _sdbg_hits.data[(_e11 + 1u)] = occ;
+            let _e19 = _sdbg_key0_;
+            _sdbg_hits.data[(_e11 + 2u)] = _e19;
+            let _e25 = _sdbg_key1_;
+            _sdbg_hits.data[(_e11 + 3u)] = _e25;
+            let _e31 = _sdbg_key2_;
+            _sdbg_hits.data[(_e11 + 4u)] = _e31;
+            _sdbg_hits.data[(_e11 + 5u)] = tag;
+            return;
+        }
+
+        fn _sdbg_hit0_(c: bool) {
+            let _e3 = _sdbg_occ0_;
+            let _e5 = _sdbg_first0_;
+            if (c && (_e5 == 0u)) {
+                _sdbg_first0_ = (_e3 + 1u);
+            }
+            _sdbg_occ0_ = (_e3 + 1u);
+            return;
+        }
+
+        fn _sdbg_hit1_(c_1: bool) {
+            let _e3 = _sdbg_occ1_;
+            let _e5 = _sdbg_first1_;
+            if (c_1 && (_e5 == 0u)) {
+                _sdbg_first1_ = (_e3 + 1u);
+            }
+            _sdbg_occ1_ = (_e3 + 1u);
+            return;
+        }
+
+        fn _sdbg_flush() {
+            let _e2 = _sdbg_first0_;
+            if (_e2 != 0u) {
+                _sdbg_put_hit(4u, (_e2 - 1u), 0u);
+                _sdbg_first0_ = 0u;
+            }
+            let _e10 = _sdbg_first1_;
+            if (_e10 != 0u) {
+                _sdbg_put_hit(8u, (_e10 - 1u), 1u);
+                _sdbg_first1_ = 0u;
+            }
+            return;
+        }
+
+        fn _sdbg_expr4_(_sdbg_pos: vec4<f32>) -> bool {
+            var local: bool;
+
+            if (_sdbg_pos.y < 1f) {
+                local = (_sdbg_pos.x > 0f);
+            } else {
+                local = false;
+            }
+            let _e10 = local;
+            return _e10;
+        }
+
+        @fragment 
+        fn main(@builtin(position) pos: vec4<f32>) -> @location(0) vec4<f32> {
+            _sdbg_key0_ = u32(pos.x);
+            _sdbg_key1_ = u32(pos.y);
+            _sdbg_key2_ = 4294967295u;
+            let _e15 = _sdbg_expr4_(pos);
+            _sdbg_hit0_(_e15);
+            let x = pos.x;
+            if (x > 2f) {
+                _sdbg_hit1_(true);
+                _sdbg_flush();
+                discard;
+            }
+            _sdbg_flush();
+            return vec4(x);
+        }
+    "#]]
+    .assert_eq(&wgsl);
+}
+
+#[test]
+fn instrumented_nan_inf() {
+    let wgsl = instrumented_in(|_| shaderdbg_wgsl::Mode::HitTestNanInf(Vec::new()));
+    let shader = &wgsl[wgsl.find("@fragment").expect("entry point")..];
+    expect![[r#"
+        @fragment 
+        fn main(@builtin(position) pos: vec4<f32>) -> @location(0) vec4<f32> {
+            _sdbg_key0_ = u32(pos.x);
+            _sdbg_key1_ = u32(pos.y);
+            _sdbg_key2_ = 4294967295u;
+            let x = pos.x;
+            if (x > 2f) {
+                _sdbg_flush();
+                discard;
+            }
+            let _e4 = vec4(x);
+            let _e16 = vec4(2139095040u);
+            _sdbg_nan(9u, any(((bitcast<vec4<u32>>(_e4) & _e16) == _e16)));
+            _sdbg_flush();
+            return _e4;
+        }
+    "#]]
+    .assert_eq(shader);
+}
+
+#[test]
+fn instrumented_watch() {
+    let wgsl = instrumented_in(|step| shaderdbg_wgsl::Mode::Watch {
+        probe: step(8),
+        expr: "x * 2.0".to_string(),
+    });
+    expect![[r#"
+        struct _SdbgWatch {
+            width: u32,
+            height: u32,
+            stride: u32,
+            pad0_: u32,
+            data: array<atomic<u32>>,
+        }
+
+        @group(0) @binding(2) 
+        var<storage, read_write> _sdbg_watch: _SdbgWatch;
+        var<private> _sdbg_slot: u32;
+
+        fn _sdbg_watch_begin(_sdbg_x: u32, _sdbg_y: u32) {
+            _sdbg_slot = 4294967295u;
+            let _e6 = _sdbg_watch.width;
+            let _e8 = _sdbg_watch.height;
+            let _e10 = _sdbg_watch.stride;
+            let _e11 = (_sdbg_y != 4294967295u);
+            if (_e11 && (_sdbg_x >= _e6)) {
+                return;
+            }
+            let _e16 = select(_sdbg_x, ((_sdbg_y * _e6) + _sdbg_x), _e11);
+            if (_e16 >= (_e6 * _e8)) {
+                return;
+            }
+            _sdbg_slot = (_e16 * _e10);
+            return;
+        }
+
+        fn _sdbg_expr1_(_sdbg_x_1: f32) -> f32 {
+            return (_sdbg_x_1 * 2f);
+        }
+
+        fn _sdbg_put1_(at: u32, v: f32) {
+            atomicStore((&_sdbg_watch.data[at]), bitcast<u32>(v));
+            return;
+        }
+
+        fn _sdbg_watch_value(v_1: f32) {
+            let _e3 = _sdbg_slot;
+            if (_e3 == 4294967295u) {
+                return;
+            }
+            let _e10 = atomicAdd((&_sdbg_watch.data[_e3]), 1u);
+            if (_e10 != 0u) {
+                return;
+            }
+            _sdbg_put1_((_e3 + 1u), v_1);
+            return;
+        }
+
+        @fragment 
+        fn main(@builtin(position) pos: vec4<f32>) -> @location(0) vec4<f32> {
+            _sdbg_watch_begin(u32(pos.x), u32(pos.y));
+            let x = pos.x;
+            if (x > 2f) {
+                discard;
+            }
+            let _e11 = _sdbg_expr1_(x);
+            _sdbg_watch_value(_e11);
+            return vec4(x);
+        }
+    "#]]
+    .assert_eq(&wgsl);
+}

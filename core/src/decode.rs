@@ -389,8 +389,10 @@ pub enum SanitizerKind {
     /// An index outside `0..bound` (`index` as the shader computed it: a
     /// negative `int`, or a `uint` as is).
     Oob { index: i64, bound: u32 },
-    /// A read of a shared-memory element no invocation had written.
-    UninitRead,
+    /// A read of element `element` of the shared variable `decl` (0 for a
+    /// variable that is no array) that no invocation of the work group had
+    /// written.
+    UninitRead { decl: DeclId, element: u32 },
 }
 
 /// One violation the sanitizer reported (the first of its kind at its probe).
@@ -424,7 +426,10 @@ pub fn decode_sanitizer(words: &[u32], table: &ProbeTable) -> (Vec<SanitizerRepo
                     },
                     bound: r.bound,
                 },
-                layout::SANITIZE_KIND_UNINIT => SanitizerKind::UninitRead,
+                layout::SANITIZE_KIND_UNINIT => SanitizerKind::UninitRead {
+                    decl: r.bound as DeclId,
+                    element: r.index,
+                },
                 _ => return None,
             };
             if !seen.insert((r.kind & 0xff, r.probe)) {
@@ -563,7 +568,7 @@ mod tests {
             got,
             [
                 "Oob { index: -1, bound: 8 } line 5 compute (3,0,0)",
-                "UninitRead line 5 compute (2,1,0)",
+                "UninitRead { decl: 16, element: 5 } line 5 compute (2,1,0)",
             ]
         );
         words[0] = 5;

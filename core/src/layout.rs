@@ -112,7 +112,9 @@ pub fn read_hits(words: &[u32]) -> (Vec<HitRecord>, bool) {
 // probe) (`atomicOr` on its dedup word); where the dedup word would lie at
 // or past `flags` it appends every violation (the decoder deduplicates).
 
-/// Words of one sanitizer record: `[kind, probe, key0, key1, key2, index, bound]`.
+/// Words of one sanitizer record: `[kind, probe, key0, key1, key2, index, bound]`
+/// (an uninitialized read: `index` is the element, `bound` the variable's
+/// `DeclId`).
 pub const SANITIZE_RECORD_WORDS: usize = 7;
 /// Index of the header word holding the number of dedup words before the records.
 pub const SANITIZE_FLAGS_INDEX: usize = 3;

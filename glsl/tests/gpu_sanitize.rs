@@ -11,7 +11,7 @@ use shaderdbg_core::decode::{decode_sanitizer, SanitizerKind, SanitizerReport};
 use shaderdbg_core::layout;
 use shaderdbg_core::Invocation;
 use shaderdbg_gl_headless::{ContextKind, Headless, Stage as GlStage};
-use shaderdbg_glsl::instrument::{instrument, Checks, Mode, Request, Target};
+use shaderdbg_glsl::instrument::{instrument, probe_table, Checks, Mode, Request, Target};
 use shaderdbg_glsl::parse::parse;
 use shaderdbg_glsl::Stage;
 
@@ -30,15 +30,25 @@ struct Outcome {
 /// Runs `comp` over `groups` work groups with `src` at binding 0 and a
 /// zeroed output of `dst_words` words at binding 1.
 fn dispatch(comp: &str, sanitize: bool, groups: u32, src: &[u32], dst_words: usize) -> Outcome {
+    let checks = Checks {
+        out_of_bounds: true,
+        uninit_shared: false,
+    };
+    dispatch_with(comp, sanitize.then_some(checks), groups, src, dst_words)
+}
+
+fn dispatch_with(
+    comp: &str,
+    checks: Option<Checks>,
+    groups: u32,
+    src: &[u32],
+    dst_words: usize,
+) -> Outcome {
     let gl = Headless::new(ContextKind::Core45, 4, 4).expect("context");
     let parsed = parse(&[comp], Stage::Compute, None).expect("parses");
-    let mode = if sanitize {
-        Mode::Sanitize(Checks {
-            out_of_bounds: true,
-            uninit_shared: false,
-        })
-    } else {
-        Mode::Plain
+    let mode = match checks {
+        Some(c) => Mode::Sanitize(c),
+        None => Mode::Plain,
     };
     let req = Request {
         mode,
@@ -281,4 +291,145 @@ fn sanitized_kernel_matches_snapshot() {
     let out = instrument(&parsed, &req).expect("instruments");
     let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/sanitize/chunks.comp.glsl");
     expect_file![path].assert_eq(&out.glsl);
+}
+
+/// A shared-memory read before any invocation wrote the element: the
+/// last element of the tile is never written, and two invocations read it
+/// at two lines.
+const NEIGHBOURS: &str = "#version 430
+layout(local_size_x = 8) in;
+layout(std430, binding = 1) buffer Dst { float dst[]; };
+shared float tile[8];
+void main() {
+    uint i = gl_LocalInvocationID.x;
+    WRITE
+    memoryBarrierShared();
+    barrier();
+    float right = tile[(i + 1u) % 8u];
+    dst[gl_GlobalInvocationID.x] = tile[i] + right;
+}
+";
+
+fn neighbours(fixed: bool) -> String {
+    NEIGHBOURS.replace(
+        "WRITE",
+        if fixed {
+            "tile[i] = float(i) * 1.5;"
+        } else {
+            "if (i < 7u) tile[i] = float(i) * 1.5;"
+        },
+    )
+}
+
+const UNINIT: Checks = Checks {
+    out_of_bounds: false,
+    uninit_shared: true,
+};
+
+#[test]
+fn shared_memory_read_before_write() {
+    let bug = neighbours(false);
+    let plain = dispatch_with(&bug, None, 2, &[0], 16);
+    let checked = dispatch_with(&bug, Some(UNINIT), 2, &[0], 16);
+    let table = probe_table(&parse(&[bug.as_str()], Stage::Compute, None).expect("parses"));
+    let tile = table
+        .vars
+        .iter()
+        .position(|v| v.name == "tile")
+        .expect("tile");
+    let uninit = |line, id| {
+        (
+            line,
+            [id, 0, 0],
+            SanitizerKind::UninitRead {
+                decl: tile,
+                element: 7,
+            },
+        )
+    };
+    // Both work groups read tile[7]: the first report of each line is from
+    // either; the local invocation is the same.
+    let got: Vec<_> = found(&checked.reports)
+        .into_iter()
+        .map(|(line, id, kind)| (line, [id[0] % 8, id[1], id[2]], kind))
+        .collect();
+    assert_eq!(
+        got,
+        [
+            uninit(line_of(&bug, "float right"), 6),
+            uninit(line_of(&bug, "tile[i] + right"), 7),
+        ]
+    );
+    // Only what reads tile[7] may differ.
+    for g in [0, 8] {
+        assert_eq!(checked.dst[g..g + 6], plain.dst[g..g + 6]);
+    }
+
+    let fix = neighbours(true);
+    let plain = dispatch_with(&fix, None, 2, &[0], 16);
+    let checked = dispatch_with(&fix, Some(Checks::ALL), 2, &[0], 16);
+    assert_eq!(checked.reports, []);
+    assert_eq!(checked.dst, plain.dst);
+    let want: Vec<f32> = (0..16)
+        .map(|g| (g % 8) as f32 * 1.5 + ((g + 1) % 8) as f32 * 1.5)
+        .collect();
+    assert_eq!(floats(&checked.dst), want);
+}
+
+/// What the shadow models without false reports: one invocation writes a
+/// shared counter, a barrier, atomics on it and on the elements of a
+/// shared histogram, writes through a field and a swizzle, `+=` after a
+/// write.
+#[test]
+fn shared_memory_written_before_read_reports_nothing() {
+    let comp = "#version 430
+layout(local_size_x = 16) in;
+layout(std430, binding = 0) buffer Src { uint values[]; };
+layout(std430, binding = 1) buffer Dst { uint dst[]; };
+struct Stats { uint total; vec2 range; };
+shared uint count;
+shared uint hist[4];
+shared Stats stats;
+shared vec4 parts[16];
+void main() {
+    uint i = gl_LocalInvocationIndex;
+    if (i == 0u) {
+        count = 0u;
+        stats.total = 0u;
+        stats.range = vec2(0.0);
+    }
+    if (i < 4u) hist[i] = 0u;
+    parts[i].xy = vec2(float(i));
+    parts[i].zw = vec2(1.0);
+    parts[i] += vec4(1.0);
+    memoryBarrierShared();
+    barrier();
+    atomicAdd(count, 1u);
+    atomicAdd(hist[values[gl_GlobalInvocationID.x] % 4u], 1u);
+    atomicAdd(stats.total, values[gl_GlobalInvocationID.x]);
+    memoryBarrierShared();
+    barrier();
+    vec4 p = parts[(i + 1u) % 16u];
+    dst[gl_GlobalInvocationID.x] = count * 1000u + hist[i % 4u] * 100u + stats.total + uint(p.x + p.w);
+}
+";
+    let src: Vec<u32> = (0..32).map(|i| (i * 7 + 3) % 11).collect();
+    let plain = dispatch_with(comp, None, 2, &src, 32);
+    let checked = dispatch_with(comp, Some(Checks::ALL), 2, &src, 32);
+    assert_eq!(checked.reports, []);
+    assert!(!checked.lost);
+    assert_eq!(checked.dst, plain.dst);
+    let want: Vec<u32> = (0..32usize)
+        .map(|g| {
+            let group = &src[g / 16 * 16..g / 16 * 16 + 16];
+            let hist = group
+                .iter()
+                .filter(|v| **v % 4 == (g as u32 % 16) % 4)
+                .count() as u32;
+            let total: u32 = group.iter().sum();
+            let next = (g as u32 % 16 + 1) % 16;
+            16 * 1000 + hist * 100 + total + (next + 1) + 2
+        })
+        .collect();
+    assert_eq!(checked.dst, want);
 }

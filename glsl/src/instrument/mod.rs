@@ -106,8 +106,36 @@ pub enum Mode {
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Checks {
     pub out_of_bounds: bool,
-    /// Reads of shared-memory elements no invocation wrote (not yet
-    /// implemented: ignored).
+    /// Reads of shared-memory elements no invocation of the work group has
+    /// written (compute shaders; ignored in other stages).
+    ///
+    /// Modelled: each `shared` variable declared before the end of `main`
+    /// gets a shadow of one word per element of its outermost array (one
+    /// word for a variable that is no array), cleared by the work group
+    /// when `main` starts (followed by `memoryBarrierShared(); barrier();`)
+    /// and set with `atomicOr` by every write: after an expression
+    /// statement's assignment, `++`/`--` (which, like `+=`, first check the
+    /// element is written), and, before the statement or as the index is
+    /// computed, by writes elsewhere (nested assignments, `out`/`inout`
+    /// arguments, atomic functions). A read of an element (`tile[i]`, a
+    /// read of a variable that is no array) whose shadow word is 0 is
+    /// reported with the element and the variable. A write to part of an
+    /// element (a field, a swizzle, an inner index) marks the whole
+    /// element, and a write to the whole array marks every element:
+    /// this can only hide reports, never make false ones.
+    ///
+    /// Not modelled: barriers (a read of an element another invocation
+    /// wrote without a barrier in between is not reported here; that is a
+    /// race), the old value atomic functions read (never reported), reads
+    /// of a whole array variable (`float copy[8] = tile;`), shared
+    /// variables declared after `main`, runtime-sized shared arrays.
+    /// The shadow is read with plain loads, as the program reads its data:
+    /// its visibility across invocations is the program's own (llvmpipe
+    /// runs a work group on one thread).
+    ///
+    /// Bounds checks of shared arrays come with this check (they keep the
+    /// shadow index in bounds); their violations are reported only with
+    /// `out_of_bounds`.
     pub uninit_shared: bool,
 }
 

@@ -178,7 +178,7 @@ bool _sdbg_bad({h}vec4 v) {{ return any(isnan(v)) || any(isinf(v)); }}
                     );
                 }
             }
-            Mode::Sanitize(_) => {
+            Mode::Sanitize(checks) => {
                 buffer(
                     &mut s,
                     [
@@ -198,6 +198,7 @@ bool _sdbg_bad({h}vec4 v) {{ return any(isnan(v)) || any(isinf(v)); }}
                 let _ = write!(
                     s,
                     "bool _sdbg_ok = true;
+const bool _sdbg_oob = {report_oob};
 void _sdbg_report({h}uint kind, {h}uint p, {h}uint idx, {h}uint bound) {{
     {h}uint flag = p * {SANITIZE_KINDS}u + (kind & 0xffu) - 1u;
     if (flag < _sdbg_san_flags) {{
@@ -213,31 +214,32 @@ void _sdbg_report({h}uint kind, {h}uint p, {h}uint idx, {h}uint bound) {{
 {h}int _sdbg_cl({h}uint p, {h}int i, {h}int n) {{
     _sdbg_ok = i >= 0 && i < n;
     if (_sdbg_ok) return i;
-    _sdbg_report({soob}u, p, uint(i), uint(n));
+    if (_sdbg_oob) _sdbg_report({soob}u, p, uint(i), uint(n));
     return 0;
 }}
 {h}uint _sdbg_cl({h}uint p, {h}uint i, {h}int n) {{
     _sdbg_ok = n > 0 && i < uint(n);
     if (_sdbg_ok) return i;
-    _sdbg_report({oob}u, p, i, uint(n));
+    if (_sdbg_oob) _sdbg_report({oob}u, p, i, uint(n));
     return 0u;
 }}
 bool _sdbg_chk(bool prev, {h}uint p, {h}int i, {h}int n, out {h}int t) {{
     t = i;
     bool ok = i >= 0 && i < n;
-    if (!ok) _sdbg_report({soob}u, p, uint(i), uint(n));
+    if (!ok && _sdbg_oob) _sdbg_report({soob}u, p, uint(i), uint(n));
     return prev && ok;
 }}
 bool _sdbg_chk(bool prev, {h}uint p, {h}uint i, {h}int n, out {h}uint t) {{
     t = i;
     bool ok = n > 0 && i < uint(n);
-    if (!ok) _sdbg_report({oob}u, p, i, uint(n));
+    if (!ok && _sdbg_oob) _sdbg_report({oob}u, p, i, uint(n));
     return prev && ok;
 }}
 ",
                     k0 = key[0],
                     k1 = key[1],
                     k2 = key[2],
+                    report_oob = checks.out_of_bounds,
                 );
             }
             Mode::Watch { .. } => {
@@ -431,6 +433,51 @@ bool _sdbg_chk(bool prev, {h}uint p, {h}uint i, {h}int n, out {h}uint t) {{
             );
         }
         Some(name)
+    }
+
+    /// The shadow of shared variable `decl` (sanitizer number `k`, `n`
+    /// elements): `_sdbg_sh{k}`, a word per element, nonzero once an
+    /// invocation of the work group wrote the element, and its helpers:
+    /// `_sdbg_mark{k}(i)`, `_sdbg_markall{k}()`, `_sdbg_uchk{k}(p, i)`
+    /// (report a read of `i` if unwritten), `_sdbg_u{k}(p, i)` (bounds check
+    /// and read check, returns the index to read), `_sdbg_wm{k}(p, i)`
+    /// (bounds check and mark, returns the index to write), `_sdbg_uv{k}(p)`
+    /// (read check of element 0, returns 0u).
+    pub fn shadow(&mut self, k: usize, n: u32, decl: usize) {
+        let h = self.h;
+        let uninit = crate::layout::SANITIZE_KIND_UNINIT;
+        let _ = write!(
+            self.pending,
+            "shared {h}uint _sdbg_sh{k}[{n}];
+void _sdbg_mark{k}({h}int i) {{ atomicOr(_sdbg_sh{k}[i], 1u); }}
+void _sdbg_mark{k}({h}uint i) {{ atomicOr(_sdbg_sh{k}[i], 1u); }}
+void _sdbg_markall{k}() {{ for (int i = 0; i < {n}; i++) atomicOr(_sdbg_sh{k}[i], 1u); }}
+void _sdbg_uchk{k}({h}uint p, {h}int i) {{ if (_sdbg_sh{k}[i] == 0u) _sdbg_report({uninit}u, p, uint(i), {decl}u); }}
+void _sdbg_uchk{k}({h}uint p, {h}uint i) {{ if (_sdbg_sh{k}[i] == 0u) _sdbg_report({uninit}u, p, i, {decl}u); }}
+{h}int _sdbg_u{k}({h}uint p, {h}int i) {{ {h}int c = _sdbg_cl(p, i, {n}); if (_sdbg_ok) _sdbg_uchk{k}(p, c); return c; }}
+{h}uint _sdbg_u{k}({h}uint p, {h}uint i) {{ {h}uint c = _sdbg_cl(p, i, {n}); if (_sdbg_ok) _sdbg_uchk{k}(p, c); return c; }}
+{h}int _sdbg_wm{k}({h}uint p, {h}int i) {{ {h}int c = _sdbg_cl(p, i, {n}); if (_sdbg_ok) _sdbg_mark{k}(c); return c; }}
+{h}uint _sdbg_wm{k}({h}uint p, {h}uint i) {{ {h}uint c = _sdbg_cl(p, i, {n}); if (_sdbg_ok) _sdbg_mark{k}(c); return c; }}
+{h}uint _sdbg_uv{k}({h}uint p) {{ _sdbg_uchk{k}(p, 0u); return 0u; }}
+"
+        );
+    }
+
+    /// `_sdbg_shadow_init()`: the invocations of a work group clear the
+    /// shadows (of `n` words each) between them; `main` calls it first,
+    /// then waits at a barrier.
+    pub fn shadow_init(&mut self, shadows: &[(usize, u32)]) {
+        let h = self.h;
+        let mut body = format!(
+            "    {h}uint n = gl_WorkGroupSize.x * gl_WorkGroupSize.y * gl_WorkGroupSize.z;\n"
+        );
+        for (k, words) in shadows {
+            let _ = writeln!(
+                body,
+                "    for ({h}uint i = gl_LocalInvocationIndex; i < {words}u; i += n) _sdbg_sh{k}[i] = 0u;"
+            );
+        }
+        let _ = write!(self.pending, "void _sdbg_shadow_init() {{\n{body}}}\n");
     }
 
     /// Declares the global `_sdbg_t{site}` that holds a checked index.

@@ -58,15 +58,48 @@ pub struct Walker<'a> {
     /// reach-counter slot (given at the first check). Output writes there
     /// are checked in place, right after the write.
     nan_inline: Option<(ProbeId, Option<usize>)>,
-    /// `Mode::Sanitize` with out-of-bounds checks.
+    /// `Mode::Sanitize`: emit bounds checks (reported with
+    /// `Checks::out_of_bounds`; made for shared arrays also for
+    /// `Checks::uninit_shared`, which needs the index in bounds).
     oob: bool,
+    /// `Checks::out_of_bounds`: check every indexing, not only shared arrays'.
+    report_oob: bool,
+    /// `Checks::uninit_shared` in a compute shader.
+    uninit: bool,
+    /// Shared variables with a shadow: (decl, elements, is an array).
+    shared: Vec<(DeclId, u32, bool)>,
+    /// After `main`: no more shadows (`main` clears the ones it knows).
+    shared_frozen: bool,
+    /// Statements to run before the statement being walked (shadow marks
+    /// of writes whose element is not known).
+    pre: Vec<ast::Statement>,
     /// The step of the statement being walked (sanitizer reports name it).
     cur_step: ProbeId,
     /// Index temporaries declared so far (`_sdbg_t{n}`).
     san_sites: u32,
     /// Set by [`Self::expression_statement`] when the statement's write is
-    /// checked: `if (ok) statement; [else rhs;]`.
-    stmt_guard: Option<(ast::Expr, Option<ast::Expr>)>,
+    /// checked or shadowed.
+    stmt_wrap: Option<StmtWrap>,
+}
+
+/// How an expression statement that writes is emitted when sanitizing:
+/// `if (ok) { before; statement; after; } [else els;]`, or without `ok`
+/// the three in a row.
+struct StmtWrap {
+    ok: Option<ast::Expr>,
+    els: Option<ast::Expr>,
+    before: Vec<ast::Statement>,
+    after: Vec<ast::Statement>,
+}
+
+/// What [`Walker::lvalue`] found about a written place.
+#[derive(Default)]
+struct Place {
+    /// The chain of bounds checks its indices need (`top` only).
+    ok: Option<ast::Expr>,
+    /// A shared variable with a shadow at its root: its number and the
+    /// element written (`None`: unknown, the whole variable).
+    shared: Option<(usize, Option<ast::Expr>)>,
 }
 
 /// The bound an index is checked against.
@@ -82,6 +115,8 @@ struct Check {
     bound: Bound,
     signed: bool,
     elem: Type,
+    /// The base is a shared array with a shadow (its number).
+    shared: Option<usize>,
 }
 
 impl Bound {
@@ -128,10 +163,17 @@ impl<'a> Walker<'a> {
             nan_pending: Vec::new(),
             nan_inline: None,
             nan_slots: 0,
-            oob: matches!(mode, Mode::Sanitize(c) if c.out_of_bounds),
+            oob: matches!(mode, Mode::Sanitize(c) if c.out_of_bounds
+                || (c.uninit_shared && parsed.stage == Stage::Compute)),
+            report_oob: matches!(mode, Mode::Sanitize(c) if c.out_of_bounds),
+            uninit: matches!(mode, Mode::Sanitize(c) if c.uninit_shared)
+                && parsed.stage == Stage::Compute,
+            shared: Vec::new(),
+            shared_frozen: false,
+            pre: Vec::new(),
             cur_step: 0,
             san_sites: 0,
-            stmt_guard: None,
+            stmt_wrap: None,
         };
         let mut body = String::new();
         for ext in &parsed.tu.0 {
@@ -292,6 +334,29 @@ impl<'a> Walker<'a> {
         }
         if is_main && !ends_in_return {
             self.emit_flush(&mut out);
+        }
+        if is_main && self.uninit {
+            // Every shared variable declared so far gets a shadow, cleared
+            // before anything else runs.
+            for d in 0..self.model.decls.len() {
+                self.shared_number(d);
+            }
+            self.shared_frozen = true;
+            if !self.shared.is_empty() {
+                let shadows: Vec<(usize, u32)> = self
+                    .shared
+                    .iter()
+                    .enumerate()
+                    .map(|(k, s)| (k, s.1))
+                    .collect();
+                self.rt.shadow_init(&shadows);
+                let init = [
+                    stmt(call("_sdbg_shadow_init", Vec::new())),
+                    stmt(call("memoryBarrierShared", Vec::new())),
+                    stmt(call("barrier", Vec::new())),
+                ];
+                out.splice(0..0, init);
+            }
         }
         def.statement.statement_list = out;
         self.model.leave_function();
@@ -457,8 +522,11 @@ impl<'a> Walker<'a> {
                     (!simple && self.nan_inf).then_some((p, None)),
                 );
                 let outer_step = std::mem::replace(&mut self.cur_step, p);
+                let outer_pre = std::mem::take(&mut self.pre);
                 self.statement_body(content, span, out);
                 self.cur_step = outer_step;
+                let pre = std::mem::replace(&mut self.pre, outer_pre);
+                out.splice(at..at, pre);
                 let checks = std::mem::replace(&mut self.nan_pending, outer);
                 let inline = std::mem::replace(&mut self.nan_inline, outer_inline);
                 if let Some((_, Some(k))) = inline {
@@ -525,8 +593,23 @@ impl<'a> Walker<'a> {
             StatementData::Expression(e) => {
                 if let Some(e) = e.content.0 {
                     let (e, after) = self.expression_statement(e);
-                    match self.stmt_guard.take() {
-                        Some((ok, els)) => out.push(build::if_else(ok, stmt(e), els.map(stmt))),
+                    match self.stmt_wrap.take() {
+                        Some(w) => {
+                            let mut body = w.before;
+                            body.push(stmt(e));
+                            body.extend(w.after);
+                            match w.ok {
+                                Some(ok) => {
+                                    let then = if body.len() == 1 {
+                                        body.remove(0)
+                                    } else {
+                                        build::compound(body)
+                                    };
+                                    out.push(build::if_else(ok, then, w.els.map(stmt)));
+                                }
+                                None => out.extend(body),
+                            }
+                        }
                         None => out.push(stmt(e)),
                     }
                     out.extend(after);
@@ -776,11 +859,10 @@ impl<'a> Walker<'a> {
                 let t = self.write_target(&lhs);
                 self.nan_check(&lhs);
                 let rhs = self.expr(*rhs);
-                let mut ok = None;
-                let lhs = self.lvalue(*lhs, true, &mut ok);
-                if let Some(ok) = ok {
-                    self.stmt_guard = Some((ok, Some(rhs.clone())));
-                }
+                let mut place = Place::default();
+                let lhs = self.lvalue(*lhs, true, &mut place);
+                let reads = !matches!(op.content, ast::AssignmentOpData::Equal);
+                self.wrap_statement(place, Some(rhs.clone()), reads);
                 self.log_write(t, span, &mut after);
                 ast::Expr::new(
                     ExprData::Assignment(Box::new(lhs), op, Box::new(rhs)),
@@ -860,11 +942,9 @@ impl Walker<'_> {
     ) -> ast::Expr {
         let t = self.write_target(&a);
         self.nan_check(&a);
-        let mut ok = None;
-        let a = self.lvalue(a, true, &mut ok);
-        if let Some(ok) = ok {
-            self.stmt_guard = Some((ok, None));
-        }
+        let mut place = Place::default();
+        let a = self.lvalue(a, true, &mut place);
+        self.wrap_statement(place, None, true);
         self.log_write(t, span, after);
         a
     }
@@ -962,7 +1042,7 @@ impl Walker<'_> {
                 };
                 let vty = self.model.expr_type(&lhs);
                 let rhs = self.expr(*rhs);
-                let lhs = self.lvalue(*lhs, false, &mut None);
+                let lhs = self.lvalue(*lhs, false, &mut Place::default());
                 let new = node(ExprData::Assignment(Box::new(lhs), op, Box::new(rhs)));
                 let new = self.wrap_write(new, vty.clone(), t, sp);
                 match check {
@@ -972,17 +1052,17 @@ impl Walker<'_> {
             }
             ExprData::PostInc(a) => {
                 let (t, vty) = (self.write_target(&a), self.model.expr_type(&a));
-                let a = self.lvalue(*a, false, &mut None);
+                let a = self.lvalue(*a, false, &mut Place::default());
                 self.wrap_write(node(ExprData::PostInc(Box::new(a))), vty, t, sp)
             }
             ExprData::PostDec(a) => {
                 let (t, vty) = (self.write_target(&a), self.model.expr_type(&a));
-                let a = self.lvalue(*a, false, &mut None);
+                let a = self.lvalue(*a, false, &mut Place::default());
                 self.wrap_write(node(ExprData::PostDec(Box::new(a))), vty, t, sp)
             }
             ExprData::Unary(op, a) if is_inc_dec(&op) => {
                 let (t, vty) = (self.write_target(&a), self.model.expr_type(&a));
-                let a = self.lvalue(*a, false, &mut None);
+                let a = self.lvalue(*a, false, &mut Place::default());
                 self.wrap_write(node(ExprData::Unary(op, Box::new(a))), vty, t, sp)
             }
             ExprData::Unary(op, a) => node(ExprData::Unary(op, Box::new(self.expr(*a)))),
@@ -1027,6 +1107,20 @@ impl Walker<'_> {
                 }
                 e
             }
+            ExprData::Variable(id) if self.uninit => {
+                // A read of a shared variable that is no array: checked
+                // after it (`_sdbg_keep(v, _sdbg_uv(p))`).
+                let k = self.shared_of(&id).filter(|&k| !self.shared[k].2);
+                let ty = k.map(|k| self.model.decls[self.shared[k].0].ty.clone());
+                match (k, ty) {
+                    (Some(k), Some(ty)) if self.loggable(&ty) => {
+                        let keep = self.rt.keep(&ty);
+                        let check = call(&format!("_sdbg_uv{k}"), vec![uint(self.cur_step)]);
+                        node(call(&keep, vec![var(id.as_str()), check]).content)
+                    }
+                    _ => node(ExprData::Variable(id)),
+                }
+            }
             other => node(other),
         }
     }
@@ -1038,7 +1132,7 @@ impl Walker<'_> {
             .enumerate()
             .map(|(k, a)| {
                 if outs.contains(&k) {
-                    self.lvalue(a, false, &mut None)
+                    self.lvalue(a, false, &mut Place::default())
                 } else {
                     self.expr(a)
                 }
@@ -1053,19 +1147,38 @@ impl Walker<'_> {
     /// order, into a temporary by the chain of checks in `ok` (the caller
     /// guards the statement with it) and the place indexes with the
     /// temporaries; elsewhere an index out of bounds is clamped to 0.
-    fn lvalue(&mut self, e: ast::Expr, top: bool, ok: &mut Option<ast::Expr>) -> ast::Expr {
+    fn lvalue(&mut self, e: ast::Expr, top: bool, place: &mut Place) -> ast::Expr {
         if !self.oob {
             return self.expr(e);
         }
+        let e = self.place(e, top, place);
+        if !top {
+            // A write whose element is unknown (or a variable that is no
+            // array) marks the whole variable, before the statement.
+            if let Some((k, None)) = place.shared.take() {
+                self.pre
+                    .push(stmt(call(&format!("_sdbg_markall{k}"), Vec::new())));
+            }
+        }
+        e
+    }
+
+    fn place(&mut self, e: ast::Expr, top: bool, place: &mut Place) -> ast::Expr {
         let span = e.span;
         match e.content {
+            ExprData::Variable(id) => {
+                if let Some(k) = self.shared_of(&id) {
+                    place.shared = Some((k, None));
+                }
+                ast::Expr::new(ExprData::Variable(id), span)
+            }
             ExprData::Dot(b, f) => {
-                let b = self.lvalue(*b, top, ok);
+                let b = self.place(*b, top, place);
                 ast::Expr::new(ExprData::Dot(Box::new(b), f), span)
             }
             ExprData::Bracket(b, i) => {
                 let check = self.oob_check(&b, &i);
-                let b = self.lvalue(*b, top, ok);
+                let b = self.place(*b, top, place);
                 let i = self.expr(*i);
                 let Some(c) = check else {
                     return ast::Expr::new(ExprData::Bracket(Box::new(b), Box::new(i)), span);
@@ -1073,9 +1186,16 @@ impl Walker<'_> {
                 let p = uint(self.cur_step);
                 let index = if top {
                     let t = self.index_temp(c.signed);
-                    let prev = ok.take().unwrap_or_else(|| build::boolean(true));
-                    *ok = Some(call("_sdbg_chk", vec![prev, p, i, c.bound.expr(), var(&t)]));
+                    let prev = place.ok.take().unwrap_or_else(|| build::boolean(true));
+                    place.ok = Some(call("_sdbg_chk", vec![prev, p, i, c.bound.expr(), var(&t)]));
+                    if let Some(k) = c.shared {
+                        place.shared = Some((k, Some(var(&t))));
+                    }
                     var(&t)
+                } else if let Some(k) = c.shared {
+                    // Marked as the index is known, before the write.
+                    place.shared = Some((k, Some(build::boolean(true))));
+                    call(&format!("_sdbg_wm{k}"), vec![p, i])
                 } else {
                     call("_sdbg_cl", vec![p, i, c.bound.expr()])
                 };
@@ -1083,6 +1203,76 @@ impl Walker<'_> {
             }
             other => self.expr(ast::Expr::new(other, span)),
         }
+    }
+
+    /// Sets how the expression statement writing `place` is emitted: under
+    /// its bounds checks, with a read check of the element first if the
+    /// statement `reads` it (`+=`, `++`), and its shadow mark after.
+    fn wrap_statement(&mut self, place: Place, els: Option<ast::Expr>, reads: bool) {
+        let (mut before, mut after) = (Vec::new(), Vec::new());
+        let p = self.cur_step;
+        if let Some((k, elem)) = place.shared {
+            let array = self.shared[k].2;
+            match elem {
+                Some(i) => {
+                    if reads {
+                        before.push(stmt(call(
+                            &format!("_sdbg_uchk{k}"),
+                            vec![uint(p), i.clone()],
+                        )));
+                    }
+                    after.push(stmt(call(&format!("_sdbg_mark{k}"), vec![i])));
+                }
+                None => {
+                    if reads && !array {
+                        before.push(stmt(call(
+                            &format!("_sdbg_uchk{k}"),
+                            vec![uint(p), uint(0)],
+                        )));
+                    }
+                    after.push(stmt(call(&format!("_sdbg_markall{k}"), Vec::new())));
+                }
+            }
+        }
+        if place.ok.is_some() || !before.is_empty() || !after.is_empty() {
+            self.stmt_wrap = Some(StmtWrap {
+                els: place.ok.is_some().then_some(els).flatten(),
+                ok: place.ok,
+                before,
+                after,
+            });
+        }
+    }
+
+    /// The number of the shadow of `decl` if it is a shared variable the
+    /// sanitizer tracks (declaring the shadow when first asked).
+    fn shared_number(&mut self, decl: DeclId) -> Option<usize> {
+        if !self.uninit || self.model.decls[decl].kind != DeclKind::Global(Storage::Shared) {
+            return None;
+        }
+        if let Some(k) = self.shared.iter().position(|s| s.0 == decl) {
+            return Some(k);
+        }
+        if self.shared_frozen {
+            return None;
+        }
+        let (words, array) = match self.model.decls[decl].ty {
+            Type::Array(_, Some(n)) => (n, true),
+            Type::Array(_, None) => return None,
+            _ => (1, false),
+        };
+        let k = self.shared.len();
+        self.shared.push((decl, words, array));
+        self.rt.shadow(k, words, decl);
+        Some(k)
+    }
+
+    fn shared_of(&mut self, id: &ast::Identifier) -> Option<usize> {
+        if !self.uninit {
+            return None;
+        }
+        let d = self.model.lookup(id.as_str())?;
+        self.shared_number(d)
     }
 
     fn index_temp(&mut self, signed: bool) -> String {
@@ -1099,7 +1289,11 @@ impl Walker<'_> {
         let named = |t: &Type| nameable(t, model);
         match c.bound {
             Bound::Const(n) => {
-                let access = build::bracket(a, call("_sdbg_cl", vec![p, i, build::int(n as i32)]));
+                let index = match c.shared {
+                    Some(k) => call(&format!("_sdbg_u{k}"), vec![p, i]),
+                    None => call("_sdbg_cl", vec![p, i, build::int(n as i32)]),
+                };
+                let access = build::bracket(a, index);
                 match self.rt.pick(&c.elem, &named) {
                     Some(f) => call(&f, vec![access]),
                     None => access,
@@ -1127,6 +1321,13 @@ impl Walker<'_> {
         if !self.oob {
             return None;
         }
+        let shared = match &base.content {
+            ExprData::Variable(id) => self.shared_of(id).filter(|&k| self.shared[k].2),
+            _ => None,
+        };
+        if !self.report_oob && shared.is_none() {
+            return None;
+        }
         let signed = match self.model.expr_type(idx) {
             Type::Scalar(crate::Scalar::Int) => true,
             Type::Scalar(crate::Scalar::Uint) => false,
@@ -1141,7 +1342,7 @@ impl Walker<'_> {
             }
             _ => return None,
         };
-        if let (Bound::Const(n), Some(k)) = (&bound, self.model.const_int(idx)) {
+        if let (Bound::Const(n), Some(k), None) = (&bound, self.model.const_int(idx), shared) {
             if (0..i64::from(*n)).contains(&k) {
                 return None;
             }
@@ -1150,6 +1351,7 @@ impl Walker<'_> {
             bound,
             signed,
             elem,
+            shared,
         })
     }
 

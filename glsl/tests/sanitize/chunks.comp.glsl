@@ -1,6 +1,7 @@
 #version 430 core
 layout(std430, binding = 7) buffer _sdbg_Buffer { uint _sdbg_san_count; uint _sdbg_san_cap; uint _sdbg_san_overflow; uint _sdbg_san_flags; uint _sdbg_data[]; };
 bool _sdbg_ok = true;
+const bool _sdbg_oob = true;
 void _sdbg_report(uint kind, uint p, uint idx, uint bound) {
     uint flag = p * 2u + (kind & 0xffu) - 1u;
     if (flag < _sdbg_san_flags) {
@@ -16,25 +17,25 @@ void _sdbg_report(uint kind, uint p, uint idx, uint bound) {
 int _sdbg_cl(uint p, int i, int n) {
     _sdbg_ok = i >= 0 && i < n;
     if (_sdbg_ok) return i;
-    _sdbg_report(257u, p, uint(i), uint(n));
+    if (_sdbg_oob) _sdbg_report(257u, p, uint(i), uint(n));
     return 0;
 }
 uint _sdbg_cl(uint p, uint i, int n) {
     _sdbg_ok = n > 0 && i < uint(n);
     if (_sdbg_ok) return i;
-    _sdbg_report(1u, p, i, uint(n));
+    if (_sdbg_oob) _sdbg_report(1u, p, i, uint(n));
     return 0u;
 }
 bool _sdbg_chk(bool prev, uint p, int i, int n, out int t) {
     t = i;
     bool ok = i >= 0 && i < n;
-    if (!ok) _sdbg_report(257u, p, uint(i), uint(n));
+    if (!ok && _sdbg_oob) _sdbg_report(257u, p, uint(i), uint(n));
     return prev && ok;
 }
 bool _sdbg_chk(bool prev, uint p, uint i, int n, out uint t) {
     t = i;
     bool ok = n > 0 && i < uint(n);
-    if (!ok) _sdbg_report(1u, p, i, uint(n));
+    if (!ok && _sdbg_oob) _sdbg_report(1u, p, i, uint(n));
     return prev && ok;
 }
 layout(local_size_x = 4) in;

@@ -117,6 +117,7 @@ fn route<W: Write>(ad: &mut Adapter<W>, seq: i64, command: &str, request: Reques
         Request::ConfigurationDone => respond(ad, seq, command, Adapter::configuration_done),
         Request::Disconnect(a) => respond(ad, seq, command, |ad| ad.disconnect(a)),
         Request::Terminate => respond(ad, seq, command, Adapter::terminate),
+        Request::Restart(a) => respond(ad, seq, command, |ad| ad.restart(a)),
         Request::SetBreakpoints(a) => respond(ad, seq, command, |ad| ad.set_breakpoints(a)),
         Request::SetExceptionBreakpoints(a) => {
             respond(ad, seq, command, |ad| ad.set_exception_breakpoints(a))

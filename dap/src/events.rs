@@ -15,6 +15,7 @@ use crate::protocol::{
     BreakpointEventBody, Event, ExitedEventBody, OutputEventBody, ProcessEventBody,
     StoppedEventBody,
 };
+use crate::restart::{Arrival, StopKey};
 use crate::state::{Adapter, Halted, State};
 use crate::stepping::DrawStop;
 
@@ -137,6 +138,19 @@ impl<W: Write> Adapter<W> {
             SessionEvent::AgentError(m) => self
                 .out
                 .event(Event::console(format!("shaderdbg agent: {m}\n"))),
+            SessionEvent::Exited { .. } if self.restarting => {
+                self.state = State::Exited;
+                self.handles.clear();
+            }
+            SessionEvent::Exited { .. } if self.seek.is_some() => {
+                let seek = self.seek.take().expect("seeking");
+                self.out.event(Event::console(format!(
+                    "the replay ended before stop {} ({}) came again: \
+                     replaying it once more, to its first stop\n",
+                    seek.ordinal, seek.key
+                )));
+                self.replay_from_start();
+            }
             SessionEvent::Exited { code, signal } => {
                 self.state = State::Exited;
                 self.handles.clear();
@@ -154,8 +168,18 @@ impl<W: Write> Adapter<W> {
         }
     }
 
+    /// A restarted replay that cannot come back to its stop: once more
+    /// from the start, to stop at its first stop.
+    fn replay_from_start(&mut self) {
+        let Some(plan) = self.plan.clone() else {
+            return;
+        };
+        self.end_for_restart();
+        self.relaunch(plan, None);
+    }
+
     fn on_halt(&mut self, halt: Halt) {
-        if self.done {
+        if self.done || self.restarting || self.seek.is_some() {
             self.resume();
             return;
         }
@@ -209,9 +233,31 @@ impl<W: Write> Adapter<W> {
 
     /// A stop at a draw.
     fn on_stop(&mut self, stop: Box<Stop>) {
-        if self.done {
+        if self.done || self.restarting {
             self.resume();
             return;
+        }
+        if let Some(seek) = &self.seek {
+            let ordinal = self.stops + 1;
+            let key = StopKey::of(&stop);
+            match seek.arrival(ordinal, &key) {
+                Arrival::Skip => {
+                    self.stops = ordinal;
+                    self.resume();
+                    return;
+                }
+                Arrival::Found => self.seek = None,
+                Arrival::Different => {
+                    let seek = self.seek.take().expect("seeking");
+                    self.out.event(Event::console(format!(
+                        "the replay did not come back to stop {} ({}): stop {ordinal} is {key}; \
+                         replaying it once more, to its first stop\n",
+                        seek.ordinal, seek.key
+                    )));
+                    self.replay_from_start();
+                    return;
+                }
+            }
         }
         let pixel_history = stop.reason == StopReason::PixelHistory
             || (stop.reason == StopReason::Breakpoint && stop.hit.line == 0);

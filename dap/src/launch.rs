@@ -45,6 +45,9 @@ pub struct Plan {
     pub no_debug: bool,
     /// The shader file the built-in host runs (stops in it are shown in it).
     pub shader_file: Option<PathBuf>,
+    /// The recording replayed (`program` was a `.trace`): every replay
+    /// draws the same frames, so `restart` can return to a stop.
+    pub trace: Option<PathBuf>,
 }
 
 fn is_shader_file(p: &Path) -> bool {
@@ -93,11 +96,13 @@ pub fn plan(a: LaunchArguments) -> Result<Plan, LaunchError> {
         .filter_map(|(k, v)| v.map(|v| (k, v)))
         .collect();
     let mut shader_file = None;
+    let mut trace = None;
     let config = if shaderdbg_session::trace::is_trace_file(&program) {
         // A recording: replayed by apitrace under the agent, the same
         // frames every time.
-        let trace = canonical(&program)?;
-        let mut c = shaderdbg_session::trace::replay_config(&trace, a.args);
+        let file = canonical(&program)?;
+        let mut c = shaderdbg_session::trace::replay_config(&file, a.args);
+        trace = Some(file);
         c.cwd = cwd;
         c.env.extend(env);
         c
@@ -139,6 +144,7 @@ pub fn plan(a: LaunchArguments) -> Result<Plan, LaunchError> {
         stop_on_entry: a.stop_on_entry && !no_debug,
         no_debug,
         shader_file,
+        trace,
     })
 }
 

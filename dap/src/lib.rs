@@ -22,6 +22,7 @@
 //!   resume/detach/kill).
 //! - [`launch`]: `launch` arguments -> the program to start (a shader file
 //!   runs in the built-in host).
+//! - [`restart`]: `restart` of a recording returns to the same stop.
 //! - [`breakpoints`]: breakpoints per file, their ids and binding state.
 //! - [`stepping`]: a stop, its cursor and threads, moves through the trace.
 //! - [`variables`]: GLSL-style values, scopes, expandable parts, handles.
@@ -38,6 +39,7 @@ pub mod framing;
 pub mod handlers;
 pub mod launch;
 pub mod protocol;
+pub mod restart;
 pub mod sources;
 pub mod state;
 pub mod stepping;

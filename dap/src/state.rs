@@ -17,6 +17,7 @@ use crate::engine::{Command, Engine};
 use crate::error::Error;
 use crate::launch::Plan;
 use crate::protocol::{Event, ProgressEndEventBody, ProgressStartEventBody, Source};
+use crate::restart::Seek;
 use crate::sources::Sources;
 use crate::stepping::{DrawStop, Stopped};
 use crate::variables::Handles;
@@ -87,6 +88,10 @@ pub struct Adapter<W: Write> {
     pub(crate) disconnecting: bool,
     /// Events to send after the response being built.
     pub(crate) after: Vec<Event>,
+    /// A restarted replay is on its way back to this stop.
+    pub(crate) seek: Option<Seek>,
+    /// `restart` is ending the program: its exit is not reported.
+    pub(crate) restarting: bool,
 }
 
 const LABEL_BASE: i64 = 1 << 30;
@@ -135,6 +140,8 @@ impl<W: Write> Adapter<W> {
             done: false,
             disconnecting: false,
             after: Vec::new(),
+            seek: None,
+            restarting: false,
         }
     }
 

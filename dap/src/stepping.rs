@@ -54,6 +54,11 @@ impl DrawStop {
         }
     }
 
+    /// Thread 1's recording: the stop as it was shown.
+    pub fn first(&self) -> &Stopped {
+        self.thread(0).expect("thread 1 is always recorded")
+    }
+
     /// The recording of thread index `i`, if made.
     pub fn thread(&self, i: usize) -> Option<&Stopped> {
         self.threads.get(i).and_then(Option::as_ref)

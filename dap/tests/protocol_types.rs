@@ -76,6 +76,7 @@ const TYPES: &[(&str, &[&str])] = &[
             "supportsTerminateRequest",
             "supportTerminateDebuggee",
             "supportsLoadedSourcesRequest",
+            "supportsRestartRequest",
             "exceptionBreakpointFilters",
         ],
     ),

@@ -4,7 +4,8 @@
 //! Order of a session: `initialize` (capabilities, then the `initialized`
 //! event) -> `launch` (arguments checked, program resolved, nothing started
 //! yet) -> `setBreakpoints`... -> `configurationDone`, which starts the
-//! program with the breakpoints set so far.
+//! program with the breakpoints set so far. `restart` ends it and starts
+//! it again (see [`crate::restart`]).
 
 use std::io::Write;
 use std::time::{Duration, Instant};
@@ -17,7 +18,9 @@ use crate::handlers::breakpoints::exception_filters;
 use crate::launch;
 use crate::protocol::{
     Capabilities, DisconnectArguments, Event, InitializeRequestArguments, LaunchArguments,
+    RestartArguments,
 };
+use crate::restart::{Seek, StopKey};
 use crate::state::{Adapter, State};
 use crate::Input;
 
@@ -25,6 +28,9 @@ use crate::Input;
 /// killing it (to report its exit first), before answering anyway; clients
 /// give up on a `disconnect` after a few seconds.
 const DISCONNECT_WAIT: Duration = Duration::from_secs(2);
+
+/// How long `restart` waits for the killed program's session to end.
+const RESTART_WAIT: Duration = Duration::from_secs(10);
 
 impl<W: Write> Adapter<W> {
     pub fn initialize(&mut self, a: InitializeRequestArguments) -> Result<Capabilities, Error> {
@@ -47,6 +53,7 @@ impl<W: Write> Adapter<W> {
             supports_terminate_request: Some(true),
             support_terminate_debuggee: Some(true),
             supports_loaded_sources_request: Some(true),
+            supports_restart_request: Some(true),
             exception_breakpoint_filters: Some(exception_filters()),
         })
     }
@@ -68,6 +75,12 @@ impl<W: Write> Adapter<W> {
         if self.engine.is_some() {
             return Err(Error::AlreadyStarted);
         }
+        self.start(plan);
+        Ok(())
+    }
+
+    /// Starts the planned program with the breakpoints and filters set now.
+    fn start(&mut self, plan: launch::Plan) {
         let mut breakpoints = self.breakpoints.list();
         if plan.no_debug {
             breakpoints.clear();
@@ -107,7 +120,88 @@ impl<W: Write> Adapter<W> {
             self.tx.clone(),
         ));
         self.state = State::Running;
+    }
+
+    /// `restart`: a recording (`.trace`) is replayed again and the session
+    /// brought back to the stop shown now ([`crate::restart`]); a live
+    /// program starts again from the beginning. The launch configuration
+    /// the client sends with it, if any, replaces the first one.
+    pub fn restart(&mut self, a: RestartArguments) -> Result<(), Error> {
+        if !self.live() {
+            return Err(Error::NotRunning);
+        }
+        let plan = match a.arguments {
+            Some(args) => launch::plan(args)?,
+            None => self.plan.clone().ok_or(Error::NotLaunched)?,
+        };
+        let seek = match &self.state {
+            State::Stopped(ds) if plan.trace.is_some() => Some(Seek {
+                ordinal: self.stops,
+                key: StopKey::of(&ds.first().stop),
+            }),
+            _ => None,
+        };
+        self.end_for_restart();
+        let what = match (&plan.trace, &seek) {
+            (Some(t), Some(s)) => format!(
+                "replaying {} again, back to stop {} ({})",
+                t.display(),
+                s.ordinal,
+                s.key
+            ),
+            (Some(t), None) => format!("replaying {} again", t.display()),
+            (None, _) => format!("restarting {}", plan.config.program.display()),
+        };
+        self.out.event(Event::console(format!("{what}\n")));
+        self.relaunch(plan, seek);
         Ok(())
+    }
+
+    /// Starts `plan` afresh in place of the ended program; `seek`: the stop
+    /// to come back to.
+    pub(crate) fn relaunch(&mut self, plan: launch::Plan, seek: Option<Seek>) {
+        self.stops = 0;
+        self.pixel_debug = None;
+        self.handles.clear();
+        self.seek = seek;
+        self.plan = Some(plan.clone());
+        self.start(plan);
+    }
+
+    /// Ends the program for a restart and waits for its session to end;
+    /// its exit is not reported (the session goes on), stops that come
+    /// meanwhile are resumed, client requests wait their turn.
+    pub(crate) fn end_for_restart(&mut self) {
+        self.restarting = true;
+        self.seek = None;
+        if let Some(e) = &self.engine {
+            if !e.finished() {
+                e.send(Command::Kill);
+            }
+        }
+        let mut deferred = Vec::new();
+        let deadline = Instant::now() + RESTART_WAIT;
+        loop {
+            let finished = self.engine.as_ref().is_none_or(Engine::finished);
+            match self.rx.recv_timeout(Duration::from_millis(20)) {
+                Ok(Input::Engine(e)) => self.engine_event(e),
+                Ok(other) => deferred.push(other),
+                Err(_) if finished || Instant::now() > deadline => break,
+                Err(_) => {}
+            }
+        }
+        if let Some(mut e) = self.engine.take() {
+            if e.finished() {
+                e.join();
+            } else {
+                tracing::warn!("the program did not end in {RESTART_WAIT:?}; starting anew anyway");
+            }
+        }
+        for input in deferred {
+            let _ = self.tx.send(input);
+        }
+        self.state = State::NotStarted;
+        self.restarting = false;
     }
 
     /// `terminate`: kill the program; `exited` and `terminated` follow when

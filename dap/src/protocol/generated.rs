@@ -157,6 +157,9 @@ pub struct Capabilities {
     /// The debug adapter supports the `loadedSources` request.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub supports_loaded_sources_request: Option<bool>,
+    /// The debug adapter supports the `restart` request. In this case a client should not implement `restart` by terminating and relaunching the adapter but by calling the `restart` request.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub supports_restart_request: Option<bool>,
     /// Available exception filter options for the `setExceptionBreakpoints` request.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub exception_breakpoint_filters: Option<Vec<ExceptionBreakpointsFilter>>,

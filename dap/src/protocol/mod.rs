@@ -58,6 +58,15 @@ pub struct LaunchArguments {
     pub no_debug: bool,
 }
 
+/// `restart`: the latest launch configuration, when the client sends one
+/// (VS Code does); without it the session restarts as it was launched.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct RestartArguments {
+    #[serde(default)]
+    pub arguments: Option<LaunchArguments>,
+}
+
 /// A message from the client, as far as its envelope goes.
 #[derive(Debug)]
 pub enum Incoming {
@@ -132,6 +141,7 @@ pub enum Request {
     ConfigurationDone,
     Disconnect(DisconnectArguments),
     Terminate,
+    Restart(RestartArguments),
     // Breakpoints.
     SetBreakpoints(SetBreakpointsArguments),
     SetExceptionBreakpoints(SetExceptionBreakpointsArguments),
@@ -177,6 +187,7 @@ impl Request {
             "configurationDone" => Request::ConfigurationDone,
             "disconnect" => Request::Disconnect(read(command, args)?),
             "terminate" => Request::Terminate,
+            "restart" => Request::Restart(read(command, args)?),
             // Breakpoints.
             "setBreakpoints" => Request::SetBreakpoints(read(command, args)?),
             "setExceptionBreakpoints" => Request::SetExceptionBreakpoints(read(command, args)?),

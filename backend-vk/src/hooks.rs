@@ -317,6 +317,34 @@ unsafe extern "system" fn create_swapchain(
     result
 }
 
+/// The next layer's `vkQueueSubmit` or `vkQueueSubmit2`.
+type Submit<I> = unsafe extern "system" fn(vk::Queue, u32, *const I, vk::Fence) -> vk::Result;
+
+/// Submits down the chain with `next` of the queue's device; a program
+/// without a swapchain then ends a frame.
+///
+/// # Safety
+/// The arguments are the application's, valid for `vkQueueSubmit[2]`.
+unsafe fn submit<I>(
+    queue: vk::Queue,
+    count: u32,
+    submits: *const I,
+    fence: vk::Fence,
+    next: impl FnOnce(&DeviceData) -> Option<Submit<I>>,
+) -> vk::Result {
+    // SAFETY: a queue shares its device's dispatch key.
+    let data = dispatch::DEVICES.get(unsafe { key(queue) });
+    let Some((data, submit)) = data.and_then(|d| Some((d.clone(), next(&d)?))) else {
+        return vk::Result::ERROR_INITIALIZATION_FAILED;
+    };
+    // SAFETY: the app's arguments, down the chain.
+    let result = unsafe { submit(queue, count, submits, fence) };
+    if result == vk::Result::SUCCESS && !data.presents.load(Ordering::Relaxed) {
+        end_frame(&data);
+    }
+    result
+}
+
 /// # Safety
 /// Called by the application as `vkQueueSubmit`.
 unsafe extern "system" fn queue_submit(
@@ -325,15 +353,8 @@ unsafe extern "system" fn queue_submit(
     submits: *const vk::SubmitInfo<'_>,
     fence: vk::Fence,
 ) -> vk::Result {
-    // SAFETY: a queue shares its device's dispatch key.
-    let data = dispatch::DEVICES.get(unsafe { key(queue) });
-    let Some((data, submit)) = data.and_then(|d| Some((d.clone(), d.queue_submit?))) else {
-        return vk::Result::ERROR_INITIALIZATION_FAILED;
-    };
-    // SAFETY: the app's arguments, down the chain.
-    let result = unsafe { submit(queue, count, submits, fence) };
-    submitted(&data, result);
-    result
+    // SAFETY: the app's arguments.
+    unsafe { submit(queue, count, submits, fence, |d| d.queue_submit) }
 }
 
 /// # Safety
@@ -344,22 +365,8 @@ unsafe extern "system" fn queue_submit2(
     submits: *const vk::SubmitInfo2<'_>,
     fence: vk::Fence,
 ) -> vk::Result {
-    // SAFETY: a queue shares its device's dispatch key.
-    let data = dispatch::DEVICES.get(unsafe { key(queue) });
-    let Some((data, submit)) = data.and_then(|d| Some((d.clone(), d.queue_submit2?))) else {
-        return vk::Result::ERROR_INITIALIZATION_FAILED;
-    };
-    // SAFETY: the app's arguments, down the chain.
-    let result = unsafe { submit(queue, count, submits, fence) };
-    submitted(&data, result);
-    result
-}
-
-/// A submission of a program without a swapchain ends a frame.
-fn submitted(data: &DeviceData, result: vk::Result) {
-    if result == vk::Result::SUCCESS && !data.presents.load(Ordering::Relaxed) {
-        end_frame(data);
-    }
+    // SAFETY: the app's arguments.
+    unsafe { submit(queue, count, submits, fence, |d| d.queue_submit2) }
 }
 
 /// Counts a frame of `data`'s device and tells the debugger it ended.

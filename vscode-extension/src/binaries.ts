@@ -6,6 +6,8 @@ export const BINARIES = {
   dap: 'shaderdbg-dap',
   lsp: 'shaderdbg-lsp',
   host: 'shaderdbg-host',
+  /** The CLI: `shaderdbg capture` records a launch configuration. */
+  cli: 'shaderdbg',
   agent: 'libshaderdbg_agent.so',
 } as const;
 

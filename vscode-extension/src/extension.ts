@@ -2,10 +2,13 @@
 // (configuration provider, adapter descriptor), the frame and values views.
 // Activation does only registrations; the language client is loaded and
 // started after it, so activation stays fast (its duration is logged).
+import { spawn } from 'node:child_process';
 import * as fs from 'node:fs';
+import * as os from 'node:os';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { BINARIES, findBinary, notFoundMessage, type BinaryName } from './binaries';
+import { CAPTURE_APIS, captureArgs, captureCandidates, captureEnv, chooseConfiguration, planCapture, traceDebugConfig, type CaptureApi } from './capture';
 import { DEBUG_TYPE, initialConfigurations, resolveConfiguration } from './config';
 import { expressionAt } from './expression';
 import { FrameView, ValuesView } from './panels';
@@ -112,6 +115,88 @@ function expressionOf(arg: unknown): string | undefined {
   return undefined;
 }
 
+/** Runs `shaderdbg args` in `cwd` with `env`, its output to the output
+ *  channel; its exit code (`null`: it could not start or was cancelled). */
+function runCapture(shaderdbg: string, args: string[], cwd: string, env: Record<string, string>, title: string): Thenable<number | null> {
+  return vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title, cancellable: true }, (_p, token) =>
+    new Promise<number | null>((resolve) => {
+      const child = spawn(shaderdbg, args, { cwd, env, stdio: ['ignore', 'pipe', 'pipe'] });
+      child.stdout.on('data', (d: Buffer) => { output.append(d.toString()); });
+      child.stderr.on('data', (d: Buffer) => { output.append(d.toString()); });
+      child.on('error', (e) => { log(`capture: ${e.message}`); resolve(null); });
+      child.on('close', (code) => { resolve(code); });
+      token.onCancellationRequested(() => { child.kill(); });
+    }));
+}
+
+/** `shaderdbg.captureLaunch`: records the selected (or only, or picked)
+ *  `shaderdbg` launch configuration with `shaderdbg capture` into
+ *  `<program name>.trace` in the workspace; offers to debug the trace. */
+async function captureLaunch(context: vscode.ExtensionContext): Promise<void> {
+  const folder = vscode.workspace.workspaceFolders?.[0];
+  if (!folder) {
+    void vscode.window.showErrorMessage('shaderdbg: open a folder first: the trace is written into the workspace.');
+    return;
+  }
+  const candidates = captureCandidates(vscode.workspace.getConfiguration('launch', folder.uri).get<unknown>('configurations'));
+  if (candidates.length === 0) {
+    void vscode.window.showErrorMessage('shaderdbg: launch.json has no "shaderdbg" launch configuration with a "program" to capture.');
+    return;
+  }
+  const running = vscode.debug.activeDebugSession;
+  let config = chooseConfiguration(candidates, running?.type === DEBUG_TYPE ? running.configuration.name : undefined);
+  if (!config) {
+    const pick = await vscode.window.showQuickPick(
+      candidates.map((c) => ({ label: c.name, description: c.program, config: c })),
+      { placeHolder: 'The launch configuration to capture' });
+    if (!pick) return;
+    config = pick.config;
+  }
+  let host: string | undefined;
+  try {
+    host = locate(context, BINARIES.host);
+  } catch {
+    host = undefined;
+  }
+  const planned = planCapture(config, {
+    workspaceFolder: folder.uri.fsPath,
+    file: vscode.window.activeTextEditor?.document.uri.fsPath,
+    userHome: os.homedir(),
+    env: process.env,
+  }, host);
+  if ('error' in planned) {
+    void vscode.window.showErrorMessage(planned.error);
+    return;
+  }
+  const plan = planned.plan;
+  let api: CaptureApi | undefined = plan.api;
+  if (api === undefined) {
+    const pick = await vscode.window.showQuickPick(
+      CAPTURE_APIS.map((a) => ({ label: a.label, detail: a.detail, api: a.api })),
+      { placeHolder: `How does ${path.basename(plan.program)} draw? ("captureApi" in the configuration answers this)` });
+    if (!pick) return;
+    api = pick.api;
+  }
+  let shaderdbg: string;
+  try {
+    shaderdbg = locate(context, BINARIES.cli);
+  } catch (e) {
+    void vscode.window.showErrorMessage(e instanceof Error ? e.message : String(e));
+    return;
+  }
+  const args = captureArgs(plan, api);
+  log(`capture in ${plan.cwd}: ${shaderdbg} ${args.join(' ')}`);
+  output.show(true);
+  const code = await runCapture(shaderdbg, args, plan.cwd, captureEnv(process.env, plan), `shaderdbg: capturing ${path.basename(plan.output)}`);
+  if (code !== 0) {
+    void vscode.window.showErrorMessage(`shaderdbg: the capture of "${config.name}" failed${code === null ? '' : ` (exit code ${code})`}; see the "shaderdbg" output.`);
+    return;
+  }
+  const debug = 'Debug the trace';
+  const choice = await vscode.window.showInformationMessage(`shaderdbg: captured ${plan.output}`, debug);
+  if (choice === debug) await vscode.debug.startDebugging(folder, traceDebugConfig(plan));
+}
+
 export function activate(context: vscode.ExtensionContext): void {
   const t0 = performance.now();
   output = vscode.window.createOutputChannel('shaderdbg');
@@ -206,6 +291,7 @@ export function activate(context: vscode.ExtensionContext): void {
       const expr = expressionOf(arg) ?? await vscode.window.showInputBox({ prompt: 'Expression to show over the draw' });
       if (s && expr) await valuesView.show(s, expr, activeFrameId());
     }),
+    vscode.commands.registerCommand('shaderdbg.captureLaunch', () => captureLaunch(context)),
     vscode.commands.registerCommand('shaderdbg.restartLanguageServer', async () => {
       if (client) await client.restart();
       else await startLanguageServer(context);

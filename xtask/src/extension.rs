@@ -16,6 +16,8 @@ pub const BINARIES: &[&str] = &[
     "shaderdbg-dap",
     "shaderdbg-lsp",
     "shaderdbg-host",
+    // The CLI: the extension's "Capture a Trace" runs `shaderdbg capture`.
+    "shaderdbg",
     "libshaderdbg_agent.so",
     "libVkLayer_shaderdbg.so",
 ];
@@ -25,6 +27,7 @@ pub const PACKAGES: &[&str] = &[
     "shaderdbg-dap",
     "shaderdbg-lsp",
     "shaderdbg-host",
+    "shaderdbg-cli",
     "shaderdbg-backend-gl",
     "shaderdbg-backend-vk",
 ];

@@ -111,6 +111,8 @@ pub fn read_hits(words: &[u32]) -> (Vec<HitRecord>, bool) {
 // The shader appends a record only for the first violation of each (kind,
 // probe) (`atomicOr` on its dedup word); where the dedup word would lie at
 // or past `flags` it appends every violation (the decoder deduplicates).
+// `overflow` is also set by an invocation that had more distinct
+// violations than it keeps (the GLSL engine keeps two).
 
 /// Words of one sanitizer record: `[kind, probe, key0, key1, key2, index, bound]`
 /// (an uninitialized read: `index` is the element, `bound` the variable's

@@ -6,7 +6,9 @@
 //!   compiling the same file (process runs, median of N);
 //! - instrument a ~1,000-line shader for a recording (target: under 10 ms);
 //! - decode a synthesized 100,000-step record log (target: under 20 ms), and the
-//!   variable state at its last step.
+//!   variable state at its last step;
+//! - the sanitizer's dispatch time over the plain one on compute kernels
+//!   (`sanitize/`; target: at most 10x).
 
 use std::path::Path;
 use std::process::Command;
@@ -21,6 +23,7 @@ use shaderdbg_glsl::instrument::{instrument, Mode, Request, Target};
 use shaderdbg_glsl::parse::parse;
 use shaderdbg_glsl::Stage;
 
+mod sanitize;
 mod support;
 
 use shaderdbg_test_support::bench::median;
@@ -38,6 +41,7 @@ fn main() {
     instrument_record(if bench { 20 } else { 1 });
     decode_log(runs);
     five_megabytes(if bench { 3 } else { 1 });
+    sanitize::sanitize_overhead(if bench { 9 } else { 1 });
 }
 
 fn parse_and_analyse(runs: usize) {

@@ -433,3 +433,67 @@ void main() {
         .collect();
     assert_eq!(checked.dst, want);
 }
+
+/// Index shapes the rewrite must keep working: matrices and vectors by
+/// variable indices, arrays of arrays, arrays of structs in a storage
+/// buffer, `out`/`inout` arguments, `++` and assignments inside
+/// expressions, compound assignments, swizzled writes, indices with side
+/// effects. Without a bug nothing is reported and the results are
+/// identical; with `BUG` defined an early `return` in `main` still writes
+/// the violations of the invocation that returns.
+const SHAPES: &str = "#version 430
+layout(local_size_x = 8) in;
+struct Item { vec2 p; float w[3]; };
+layout(std430, binding = 0) buffer Src { Item items[]; };
+layout(std430, binding = 1) buffer Dst { float dst[]; };
+void bump(inout float x, out int n) { x += 1.0; n = 2; }
+void main() {
+    uint id = gl_GlobalInvocationID.x;
+    int k = int(id % 3u);
+    mat3 m = mat3(float(id));
+    vec4 v = vec4(1.0, 2.0, 3.0, 4.0);
+    float grid[2][3];
+    for (int a = 0; a < 2; a++) for (int b = 0; b < 3; b++) grid[a][b] = float(a * 3 + b);
+    int n = 0;
+    bump(grid[k % 2][k], n);
+    float s = m[k][2 - k] + v[k + 1] + grid[1][k];
+    v[k] += s;
+    v.yzw[k] = 0.5;
+    int j = 0;
+    float picked = items[id].w[j++] + items[id].w[j++];
+    float q = (grid[0][k] = 7.0) + float(j);
+    int c = 0;
+    grid[1][c++] *= 2.0;
+    items[id].p[k % 2] = float(n) + picked;
+#ifdef BUG
+    if (id == 5u) {
+        dst[id + 100u] = 1.0;
+        return;
+    }
+#endif
+    dst[id] = s + v.x + v.y + v.z + v.w + q + grid[1][0] + items[id].p.x + items[id].p.y;
+}
+";
+
+#[test]
+fn index_shapes_are_checked_without_changing_results() {
+    // Items of 6 words (vec2 + float[3], std430: 8-byte alignment).
+    let src: Vec<u32> = (0..8 * 6).map(|i| (i as f32 * 0.5).to_bits()).collect();
+    let plain = dispatch(SHAPES, false, 1, &src, 8);
+    let checked = dispatch(SHAPES, true, 1, &src, 8);
+    assert_eq!(checked.reports, []);
+    assert_eq!(checked.dst, plain.dst);
+    assert!(floats(&plain.dst)
+        .iter()
+        .all(|f| f.is_finite() && *f != 0.0));
+
+    let bug = SHAPES.replace("#version 430\n", "#version 430\n#define BUG\n");
+    let checked = dispatch(&bug, true, 1, &src, 8);
+    assert_eq!(
+        found(&checked.reports),
+        [oob(line_of(&bug, "dst[id + 100u]"), 5, 105, 8)]
+    );
+    assert_eq!(checked.dst[..5], plain.dst[..5]);
+    assert_eq!(checked.dst[6..], plain.dst[6..]);
+    assert_eq!(checked.dst[5], 0);
+}

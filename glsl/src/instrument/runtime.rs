@@ -195,11 +195,27 @@ bool _sdbg_bad({h}vec4 v) {{ return any(isnan(v)) || any(isinf(v)); }}
                 let soob = SANITIZE_KIND_OOB | SANITIZE_INDEX_SIGNED;
                 // `_sdbg_ok`: whether the last `_sdbg_cl` found its index in
                 // bounds (read right after the access it guards).
+                // Violations are kept in registers, two distinct (kind,
+                // probe) per invocation, and written when the invocation
+                // ends (`_sdbg_flush`): SIMD drivers run a conditional
+                // storage write at every check, masked, even when nothing
+                // is out of bounds (16x the dispatch on llvmpipe, against
+                // a few x this way).
                 let _ = write!(
                     s,
                     "bool _sdbg_ok = true;
 const bool _sdbg_oob = {report_oob};
+{h}uint _sdbg_r0k = 0u; {h}uint _sdbg_r0p = 0u; {h}uint _sdbg_r0i = 0u; {h}uint _sdbg_r0b = 0u;
+{h}uint _sdbg_r1k = 0u; {h}uint _sdbg_r1p = 0u; {h}uint _sdbg_r1i = 0u; {h}uint _sdbg_r1b = 0u;
+bool _sdbg_more = false;
 void _sdbg_report({h}uint kind, {h}uint p, {h}uint idx, {h}uint bound) {{
+    if (_sdbg_r0p == 0u) {{ _sdbg_r0k = kind; _sdbg_r0p = p; _sdbg_r0i = idx; _sdbg_r0b = bound; }}
+    else if (_sdbg_r0p != p || _sdbg_r0k != kind) {{
+        if (_sdbg_r1p == 0u) {{ _sdbg_r1k = kind; _sdbg_r1p = p; _sdbg_r1i = idx; _sdbg_r1b = bound; }}
+        else if (_sdbg_r1p != p || _sdbg_r1k != kind) _sdbg_more = true;
+    }}
+}}
+void _sdbg_put({h}uint kind, {h}uint p, {h}uint idx, {h}uint bound) {{
     {h}uint flag = p * {SANITIZE_KINDS}u + (kind & 0xffu) - 1u;
     if (flag < _sdbg_san_flags) {{
         if (_sdbg_data[flag] != 0u || atomicOr(_sdbg_data[flag], 1u) != 0u) return;
@@ -210,6 +226,12 @@ void _sdbg_report({h}uint kind, {h}uint p, {h}uint idx, {h}uint bound) {{
     _sdbg_data[at] = kind; _sdbg_data[at + 1u] = p;
     _sdbg_data[at + 2u] = {k0}; _sdbg_data[at + 3u] = {k1}; _sdbg_data[at + 4u] = {k2};
     _sdbg_data[at + 5u] = idx; _sdbg_data[at + 6u] = bound;
+}}
+void _sdbg_flush() {{
+    if (_sdbg_r0p != 0u) _sdbg_put(_sdbg_r0k, _sdbg_r0p, _sdbg_r0i, _sdbg_r0b);
+    if (_sdbg_r1p != 0u) _sdbg_put(_sdbg_r1k, _sdbg_r1p, _sdbg_r1i, _sdbg_r1b);
+    if (_sdbg_more) _sdbg_san_overflow = 1u;
+    _sdbg_r0p = 0u; _sdbg_r1p = 0u; _sdbg_more = false;
 }}
 {h}int _sdbg_cl({h}uint p, {h}int i, {h}int n) {{
     _sdbg_ok = i >= 0 && i < n;

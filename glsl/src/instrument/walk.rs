@@ -407,10 +407,14 @@ impl<'a> Walker<'a> {
 
     // ---- statements ---------------------------------------------------------
 
-    /// Hit tests: writes the invocation's hits before it ends (the end of
+    /// Hit tests and the sanitizer: writes the invocation's hits or
+    /// violations before it ends (the end of
     /// `main`, a `return` in it, a `discard` anywhere).
     fn emit_flush(&mut self, out: &mut Vec<ast::Statement>) {
-        if matches!(self.mode, Mode::HitTest(_) | Mode::HitTestNanInf(_)) {
+        if matches!(
+            self.mode,
+            Mode::HitTest(_) | Mode::HitTestNanInf(_) | Mode::Sanitize(_)
+        ) {
             out.push(stmt(call("_sdbg_flush", vec![])));
         }
     }

@@ -1,0 +1,131 @@
+//! The sanitizer's cost on llvmpipe: each kernel dispatched plain and
+//! sanitized (`Mode::Sanitize`, every check), the sanitized time over the
+//! plain one (issue 13's target: at most 10x). A dispatch is timed with the
+//! read-back of a one-word buffer, which waits for it.
+
+use shaderdbg_core::layout;
+use shaderdbg_gl_headless::{ContextKind, Headless, Stage as GlStage};
+use shaderdbg_glsl::instrument::{instrument, Checks, Mode, Request, Target};
+use shaderdbg_glsl::parse::parse;
+use shaderdbg_glsl::Stage;
+use shaderdbg_test_support::bench::median;
+
+/// (name, kernel, work groups); binding 0 is 1M input words, binding 1 1M
+/// output words.
+const KERNELS: &[(&str, &str, u32)] = &[
+    (
+        "storage loop (4 reads + 4 writes of runtime-sized arrays)",
+        "#version 430
+layout(local_size_x = 64) in;
+layout(std430, binding = 0) buffer Src { float src[]; };
+layout(std430, binding = 1) buffer Dst { float dst[]; };
+void main() {
+    uint base = gl_GlobalInvocationID.x * 4u;
+    for (uint k = 0u; k < 4u; k++) {
+        float v = src[base + k];
+        dst[base + k] = v * 2.0 + 1.0;
+    }
+}
+",
+        1 << 12,
+    ),
+    (
+        "local array (32 writes + 32 reads)",
+        "#version 430
+layout(local_size_x = 64) in;
+layout(std430, binding = 1) buffer Dst { float dst[]; };
+void main() {
+    uint id = gl_GlobalInvocationID.x;
+    float acc[32];
+    float s = 0.0;
+    for (int k = 0; k < 32; k++) {
+        s += float(int(id) + k);
+        acc[k] = s;
+    }
+    float t = 0.0;
+    for (int k = 0; k < 32; k++) {
+        t += acc[(k * 7 + int(id)) % 32];
+    }
+    dst[id] = t;
+}
+",
+        1 << 12,
+    ),
+    (
+        "shared tile (write, barrier, 3 neighbour reads)",
+        "#version 430
+layout(local_size_x = 256) in;
+layout(std430, binding = 0) buffer Src { float src[]; };
+layout(std430, binding = 1) buffer Dst { float dst[]; };
+shared float tile[256];
+void main() {
+    uint i = gl_LocalInvocationID.x;
+    uint g = gl_GlobalInvocationID.x;
+    tile[i] = src[g];
+    memoryBarrierShared();
+    barrier();
+    float l = tile[(i + 255u) % 256u];
+    float r = tile[(i + 1u) % 256u];
+    dst[g] = l - 2.0 * tile[i] + r;
+}
+",
+        1 << 12,
+    ),
+];
+
+pub fn sanitize_overhead(runs: usize) {
+    let gl = match Headless::new(ContextKind::Core45, 4, 4) {
+        Ok(gl) => gl,
+        Err(e) => {
+            println!("sanitizer overhead: no GL context ({e}), skipped");
+            return;
+        }
+    };
+    let words = vec![0u8; 4 << 20];
+    let src = gl.create_storage_buffer(0, &words).expect("ssbo");
+    let dst = gl.create_storage_buffer(1, &words).expect("ssbo");
+    let sync = gl.create_storage_buffer(2, &[0u8; 4]).expect("ssbo");
+    for (name, comp, groups) in KERNELS {
+        let parsed = parse(&[comp], Stage::Compute, None).expect("parses");
+        let time = |mode: Mode| {
+            let out = instrument(
+                &parsed,
+                &Request {
+                    mode,
+                    target: Target::CORE,
+                    binding: 7,
+                },
+            )
+            .expect("instruments");
+            let program = gl
+                .compile_program(&[(GlStage::Compute, &out.glsl)])
+                .unwrap_or_else(|e| panic!("{e}\n{}", out.glsl));
+            let report = gl
+                .create_storage_buffer(7, &layout::new_sanitize_buffer(64, out.probes.probes.len()))
+                .expect("ssbo");
+            let t = median(runs, || {
+                gl.dispatch_compute(&program, *groups, 1, 1)
+                    .expect("dispatch");
+                gl.read_storage_buffer(&sync).expect("read")
+            });
+            let words = layout::to_words(&gl.read_storage_buffer(&report).expect("read"));
+            let (reports, _) = shaderdbg_core::decode::decode_sanitizer(&words, &out.probes);
+            assert!(reports.is_empty(), "{name}: {reports:?}");
+            gl.delete_storage_buffer(report).expect("delete");
+            gl.delete_program(program).expect("delete");
+            t
+        };
+        let plain = time(Mode::Plain);
+        let checked = time(Mode::Sanitize(Checks::ALL));
+        println!(
+            "sanitize {name}, {} invocations: {:.2} ms plain, {:.2} ms sanitized, {:.1}x (target <= 10x), median of {runs}",
+            groups * 64,
+            super::ms(plain),
+            super::ms(checked),
+            checked.as_secs_f64() / plain.as_secs_f64()
+        );
+    }
+    for b in [src, dst, sync] {
+        gl.delete_storage_buffer(b).expect("delete");
+    }
+}

@@ -11,7 +11,9 @@ use std::path::{Path, PathBuf};
 
 use expect_test::expect_file;
 use shaderdbg_core::Invocation;
-use shaderdbg_glsl::instrument::{instrument, probe_table, Breakpoint, Mode, Request, Target};
+use shaderdbg_glsl::instrument::{
+    instrument, probe_table, Breakpoint, Checks, Mode, Request, Target,
+};
 use shaderdbg_glsl::parse::parse;
 use shaderdbg_glsl::Stage;
 
@@ -67,6 +69,7 @@ fn instrumented_shaders_match_snapshots() {
                     condition: None,
                 }]),
             ),
+            ("sanitize", Mode::Sanitize(Checks::ALL)),
         ];
         for (name, mode) in modes {
             let req = Request {
@@ -76,6 +79,8 @@ fn instrumented_shaders_match_snapshots() {
             };
             let out =
                 instrument(&parsed, &req).unwrap_or_else(|e| panic!("{}: {e}", input.display()));
+            // Probe ids do not depend on the mode.
+            assert_eq!(out.probes.render(), table.render(), "{}", input.display());
             let file = input.with_extension(format!("{ext}.{name}.glsl"));
             outputs.entry(name).or_default().push((file, out.glsl));
         }

@@ -44,15 +44,31 @@ fn dispatch_with(
     src: &[u32],
     dst_words: usize,
 ) -> Outcome {
-    let gl = Headless::new(ContextKind::Core45, 4, 4).expect("context");
+    dispatch_in(ContextKind::Core45, comp, checks, groups, src, dst_words)
+}
+
+fn dispatch_in(
+    kind: ContextKind,
+    comp: &str,
+    checks: Option<Checks>,
+    groups: u32,
+    src: &[u32],
+    dst_words: usize,
+) -> Outcome {
+    let gl = Headless::new(kind, 4, 4).expect("context");
     let parsed = parse(&[comp], Stage::Compute, None).expect("parses");
     let mode = match checks {
         Some(c) => Mode::Sanitize(c),
         None => Mode::Plain,
     };
+    let target = if kind == ContextKind::Gles32 {
+        Target::ES
+    } else {
+        Target::CORE
+    };
     let req = Request {
         mode,
-        target: Target::CORE,
+        target,
         binding: BINDING,
     };
     let out = instrument(&parsed, &req).expect("instruments");
@@ -496,4 +512,75 @@ fn index_shapes_are_checked_without_changing_results() {
     assert_eq!(checked.dst[..5], plain.dst[..5]);
     assert_eq!(checked.dst[6..], plain.dst[6..]);
     assert_eq!(checked.dst[5], 0);
+}
+
+/// The two checks are independent filters: bounds checks alone report no
+/// uninitialized reads, and the uninitialized-read check alone reports no
+/// out-of-bounds index (it still keeps shared indices in bounds).
+#[test]
+fn checks_are_independent() {
+    let comp = "#version 430
+layout(local_size_x = 8) in;
+layout(std430, binding = 1) buffer Dst { float dst[]; };
+shared float tile[8];
+void main() {
+    uint i = gl_LocalInvocationID.x;
+    if (i > 0u) tile[i] = 1.0;
+    barrier();
+    float a = tile[0];
+    float b = tile[i + 1u];
+    dst[i + 1u] = a + b;
+}
+";
+    let oob_only = dispatch(comp, true, 1, &[0], 8);
+    assert_eq!(
+        found(&oob_only.reports),
+        [
+            oob(line_of(comp, "float b"), 7, 8, 8),
+            oob(line_of(comp, "dst[i + 1u]"), 7, 8, 8),
+        ]
+    );
+    let uninit_only = dispatch_with(comp, Some(UNINIT), 1, &[0], 8);
+    let kinds: Vec<(u32, bool)> = uninit_only
+        .reports
+        .iter()
+        .map(|r| {
+            (
+                r.line,
+                matches!(r.kind, SanitizerKind::UninitRead { element: 0, .. }),
+            )
+        })
+        .collect();
+    assert_eq!(kinds, [(line_of(comp, "float a"), true)]);
+}
+
+/// GLSL ES 3.10 compute, raised to nothing else: precision qualifiers on
+/// everything generated, the same reports.
+#[test]
+fn es_compute_is_sanitized_alike() {
+    let es = |src: &str| src.replace("#version 430", "#version 310 es\nprecision highp float;");
+    let bug = es(&chunks(false));
+    let checked = dispatch_in(
+        ContextKind::Gles32,
+        &bug,
+        Some(Checks::ALL),
+        2,
+        &chunk_src(),
+        32,
+    );
+    assert_eq!(
+        found(&checked.reports),
+        [
+            oob(line_of(&bug, "float v = src"), 7, 32, 32),
+            oob(line_of(&bug, "dst[base + k] ="), 7, 32, 32),
+        ]
+    );
+    let fix = es(&neighbours(true));
+    let plain = dispatch_in(ContextKind::Gles32, &fix, None, 2, &[0], 16);
+    let checked = dispatch_in(ContextKind::Gles32, &fix, Some(Checks::ALL), 2, &[0], 16);
+    assert_eq!(checked.reports, []);
+    assert_eq!(checked.dst, plain.dst);
+    let bug = es(&neighbours(false));
+    let checked = dispatch_in(ContextKind::Gles32, &bug, Some(Checks::ALL), 1, &[0], 8);
+    assert_eq!(checked.reports.len(), 2, "{:?}", checked.reports);
 }

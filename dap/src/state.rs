@@ -10,6 +10,7 @@ use std::io::Write;
 use std::path::Path;
 use std::sync::mpsc::{Receiver, Sender};
 
+use shaderdbg_session::trace::DumpFrames;
 use shaderdbg_session::{Halt, Session};
 
 use crate::breakpoints::{source_of, Breakpoints};
@@ -92,6 +93,9 @@ pub struct Adapter<W: Write> {
     pub(crate) seek: Option<Seek>,
     /// `restart` is ending the program: its exit is not reported.
     pub(crate) restarting: bool,
+    /// A recording's frames as `apitrace dump` shows them, read at the
+    /// first stack trace (`Some(None)`: it could not be read).
+    pub(crate) dump: Option<Option<DumpFrames>>,
 }
 
 const LABEL_BASE: i64 = 1 << 30;
@@ -142,6 +146,7 @@ impl<W: Write> Adapter<W> {
             after: Vec::new(),
             seek: None,
             restarting: false,
+            dump: None,
         }
     }
 
@@ -313,6 +318,19 @@ impl<W: Write> Adapter<W> {
             }
         };
         Ok((t, step.ok_or(Error::LabelFrame)?))
+    }
+
+    /// The trace call of draw `draw` of frame `frame` of the recording
+    /// replayed, as `apitrace dump` numbers it (`None`: not a recording, or
+    /// no such call).
+    pub fn trace_call(&mut self, frame: u64, draw: u64) -> Option<u64> {
+        let trace = self.plan.as_ref()?.trace.clone()?;
+        let dump = self.dump.get_or_insert_with(|| {
+            DumpFrames::of(&trace)
+                .inspect_err(|e| tracing::warn!("reading the trace's frames: {e}"))
+                .ok()
+        });
+        dump.as_ref()?.call(frame, draw)
     }
 
     // ---- sources -------------------------------------------------------------

@@ -163,13 +163,19 @@ fn restart_of_a_trace_returns_to_the_same_stop() {
     // The first stop, then the second.
     stopped(&mut c);
     let first = shown(&mut c);
-    assert_eq!(first.label, "draw 0, frame 0", "{first:?}");
+    assert!(
+        first.label.starts_with("draw 0, frame 0, call "),
+        "{first:?}"
+    );
     c.ok("continue", json!({"threadId": 1}));
     let s = stopped(&mut c);
     assert_eq!(s["reason"], "breakpoint");
     let second = shown(&mut c);
     assert!(second.thread.starts_with("fragment (48,0)"), "{second:?}");
-    assert_eq!(second.label, "draw 0, frame 1", "{second:?}");
+    assert!(
+        second.label.starts_with("draw 0, frame 1, call "),
+        "{second:?}"
+    );
     assert!(
         second
             .locals
@@ -196,7 +202,7 @@ fn restart_of_a_trace_returns_to_the_same_stop() {
     // It goes on as before: the third stop, then the end.
     c.ok("continue", json!({"threadId": 1}));
     stopped(&mut c);
-    assert_eq!(shown(&mut c).label, "draw 0, frame 2");
+    assert!(shown(&mut c).label.starts_with("draw 0, frame 2, call "));
     c.ok("continue", json!({"threadId": 1}));
     assert_eq!(c.event("exited")["body"]["exitCode"], 0);
     c.event("terminated");
@@ -330,7 +336,7 @@ fn frames_and_draws_are_numbered_as_apitrace_dump_shows_them() {
     // with its program.
     let post_file = shader_file().with_file_name("multi_pass_post.frag");
     let post = program_with(&dump_text, "1.0 - s.r");
-    let expected: Vec<String> = programs_of_draws(&dump_text, &frames)
+    let expected: Vec<(usize, usize)> = programs_of_draws(&dump_text, &frames)
         .iter()
         .enumerate()
         .flat_map(|(f, programs)| {
@@ -338,7 +344,16 @@ fn frames_and_draws_are_numbered_as_apitrace_dump_shows_them() {
                 .iter()
                 .enumerate()
                 .filter(|(_, p)| **p == post)
-                .map(move |(d, _)| format!("draw {d}, frame {f}"))
+                .map(move |(d, _)| (f, d))
+        })
+        .collect();
+    // Named as the debugger names them: draw D of frame F, and the draw's
+    // call number in the dump.
+    let expected: Vec<String> = expected
+        .into_iter()
+        .map(|(f, d)| {
+            let call = frames.frames[f].draws[d].0;
+            format!("draw {d}, frame {f}, call {call}")
         })
         .collect();
     assert_eq!(expected.len(), 3, "{expected:?}");

@@ -73,6 +73,10 @@ fn retracer_for_api(api: &str) -> Option<&'static str> {
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct DumpFrames {
     pub frames: Vec<DumpFrame>,
+    /// How many GL contexts the trace makes current (the agent numbers
+    /// frames and draws per context: with several, the dump's global
+    /// numbering is not the agent's).
+    pub contexts: usize,
 }
 
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -90,6 +94,7 @@ impl DumpFrames {
     pub fn parse(dump: &str) -> DumpFrames {
         let mut frames = Vec::new();
         let mut cur = DumpFrame::default();
+        let mut contexts = std::collections::BTreeSet::new();
         // Inside a string argument that spans lines (shader sources).
         let mut in_string = false;
         for line in dump.lines() {
@@ -111,6 +116,15 @@ impl DumpFrames {
             if name.is_empty() || !rest[name.len()..].starts_with('(') {
                 continue;
             }
+            if name.contains("MakeCurrent") || name.contains("MakeContextCurrent") {
+                if let Some(ctx) = rest.split("ctx = ").nth(1).and_then(|c| {
+                    c.split([',', ')'])
+                        .next()
+                        .filter(|c| *c != "NULL" && *c != "0")
+                }) {
+                    contexts.insert(ctx.to_string());
+                }
+            }
             if is_draw(name) {
                 cur.draws.push((call, name.to_string()));
             } else if is_swap(name) {
@@ -121,7 +135,10 @@ impl DumpFrames {
         if !cur.draws.is_empty() {
             frames.push(cur);
         }
-        DumpFrames { frames }
+        DumpFrames {
+            frames,
+            contexts: contexts.len(),
+        }
     }
 
     /// Runs `apitrace dump` on `trace` and reads it.
@@ -141,8 +158,12 @@ impl DumpFrames {
         Ok(DumpFrames::parse(&String::from_utf8_lossy(&out.stdout)))
     }
 
-    /// The call number of draw `draw` of frame `frame`.
+    /// The call number of draw `draw` of frame `frame` (`None` also when
+    /// the trace has several contexts: see [`DumpFrames::contexts`]).
     pub fn call(&self, frame: u64, draw: u64) -> Option<u64> {
+        if self.contexts > 1 {
+            return None;
+        }
         let f = self.frames.get(usize::try_from(frame).ok()?)?;
         f.draws.get(usize::try_from(draw).ok()?).map(|d| d.0)
     }
@@ -268,5 +289,12 @@ mod tests {
         assert_eq!(f.call(0, 1), Some(1000));
         assert_eq!(f.call(1, 0), Some(1013));
         assert_eq!(f.call(2, 0), None);
+        assert_eq!(f.contexts, 1);
+        let two = format!(
+            "{dump}1041 eglMakeCurrent(dpy = 0x1, draw = 0x2, read = 0x2, ctx = 0x4) = EGL_TRUE\n"
+        );
+        let f = DumpFrames::parse(&two);
+        assert_eq!(f.contexts, 2);
+        assert_eq!(f.call(0, 0), None, "numbered per context by the agent");
     }
 }

@@ -164,6 +164,9 @@ impl<W: Write> Adapter<W> {
         self.pixel_debug = None;
         self.handles.clear();
         self.seek = seek;
+        if self.plan.as_ref().map(|p| &p.trace) != Some(&plan.trace) {
+            self.dump = None;
+        }
         self.plan = Some(plan.clone());
         self.start(plan);
     }

@@ -81,7 +81,12 @@ impl<W: Write> Adapter<W> {
         let t = self.ensure_thread(a.thread_id)?;
         let s = self.stopped()?;
         let stack = s.stop.call_stack(s.cursor);
-        let label = format!("draw {}, frame {}", s.stop.draw, s.stop.frame);
+        let (draw, frame) = (s.stop.draw, s.stop.frame);
+        let mut label = format!("draw {draw}, frame {frame}");
+        // A recording's draw is also named by its call in `apitrace dump`.
+        if let Some(call) = self.trace_call(frame, draw) {
+            label.push_str(&format!(", call {call}"));
+        }
         let mut frames = Vec::new();
         for (level, (name, loc)) in stack.iter().enumerate() {
             let source = self.source_for(t, loc);

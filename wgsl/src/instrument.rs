@@ -161,41 +161,22 @@ pub fn instrument(parsed: &Parsed, req: &Request) -> Result<Instrumented, Instru
     module.doc_comments = None;
     let mut types = plain.types;
     let mut functions = Arena::new();
-    let (group, binding) = (req.group, req.binding);
-    let globals = &mut module.global_variables;
+    let target = runtime::Target {
+        types: &mut types,
+        globals: &mut module.global_variables,
+        functions: &mut functions,
+        group: req.group,
+        binding: req.binding,
+    };
     let (mut record_rt, mut hit_rt, mut watch_rt) = (None, None, None);
     match &req.mode {
-        Mode::Record(_) => {
-            record_rt = Some(runtime::build(
-                &mut types,
-                globals,
-                &mut functions,
-                group,
-                binding,
-                &plain.payload_types,
-            ))
-        }
+        Mode::Record(_) => record_rt = Some(runtime::build(target, &plain.payload_types)),
         Mode::HitTest(bps) | Mode::HitTestNanInf(bps) => {
             let probes: Vec<ProbeId> = bps.iter().map(|b| b.probe).collect();
-            hit_rt = Some(runtime::build_hits(
-                &mut types,
-                globals,
-                &mut functions,
-                group,
-                binding,
-                &probes,
-                matches!(req.mode, Mode::HitTestNanInf(_)),
-            ))
+            let nan_inf = matches!(req.mode, Mode::HitTestNanInf(_));
+            hit_rt = Some(runtime::build_hits(target, &probes, nan_inf))
         }
-        Mode::Watch { .. } => {
-            watch_rt = Some(runtime::build_watch(
-                &mut types,
-                globals,
-                &mut functions,
-                group,
-                binding,
-            ))
-        }
+        Mode::Watch { .. } => watch_rt = Some(runtime::build_watch(target)),
         Mode::Plain => {}
     }
     let kind = match (&req.mode, &record_rt, &hit_rt, &watch_rt) {

@@ -88,6 +88,17 @@ impl Fb {
         Fb { f, buf }
     }
 
+    /// The helper `name(args)`: its builder, an empty body and the arguments.
+    fn start<const N: usize>(
+        name: &str,
+        buf: Handle<GlobalVariable>,
+        args: [(&str, Handle<Type>); N],
+    ) -> (Fb, Block, [Handle<Expression>; N]) {
+        let mut fb = Fb::new(name, buf);
+        let args = args.map(|(name, ty)| fb.arg(name, ty));
+        (fb, Block::new(), args)
+    }
+
     fn arg(&mut self, name: &str, ty: Handle<Type>) -> Handle<Expression> {
         let i = self.f.arguments.len() as u32;
         self.f.arguments.push(FunctionArgument {
@@ -165,6 +176,106 @@ impl Fb {
         result
     }
 
+    /// A pointer to a new local variable.
+    fn local(&mut self, name: &str, ty: Handle<Type>) -> Handle<Expression> {
+        let v = self.f.local_variables.append(
+            LocalVariable {
+                name: Some(name.to_string()),
+                ty,
+                init: None,
+            },
+            Span::UNDEFINED,
+        );
+        self.f
+            .expressions
+            .append(Expression::LocalVariable(v), Span::UNDEFINED)
+    }
+
+    /// A pointer to global `g`.
+    fn global_ptr(&mut self, g: Handle<GlobalVariable>) -> Handle<Expression> {
+        self.f
+            .expressions
+            .append(Expression::GlobalVariable(g), Span::UNDEFINED)
+    }
+
+    /// A pointer to global `g` and its value.
+    fn global(
+        &mut self,
+        b: &mut Block,
+        g: Handle<GlobalVariable>,
+    ) -> (Handle<Expression>, Handle<Expression>) {
+        let p = self.global_ptr(g);
+        let v = self.load(b, p);
+        (p, v)
+    }
+
+    fn load(&mut self, b: &mut Block, pointer: Handle<Expression>) -> Handle<Expression> {
+        self.e(b, Expression::Load { pointer })
+    }
+
+    /// A pointer to the buffer's member `index` and its value.
+    fn load_member(
+        &mut self,
+        b: &mut Block,
+        index: u32,
+    ) -> (Handle<Expression>, Handle<Expression>) {
+        let p = self.member(b, index);
+        let v = self.load(b, p);
+        (p, v)
+    }
+
+    fn not(&mut self, b: &mut Block, expr: Handle<Expression>) -> Handle<Expression> {
+        let op = UnaryOperator::LogicalNot;
+        self.e(b, Expression::Unary { op, expr })
+    }
+
+    /// `at != NONE`: an allocated slot.
+    fn not_none(&mut self, b: &mut Block, at: Handle<Expression>) -> Handle<Expression> {
+        let none = self.lit(NONE);
+        self.bin(b, BinaryOperator::NotEqual, at, none)
+    }
+
+    fn store(b: &mut Block, pointer: Handle<Expression>, value: Handle<Expression>) {
+        b.push(Statement::Store { pointer, value }, Span::UNDEFINED);
+    }
+
+    fn if_(b: &mut Block, condition: Handle<Expression>, accept: Block) {
+        b.push(
+            Statement::If {
+                condition,
+                accept,
+                reject: Block::new(),
+            },
+            Span::UNDEFINED,
+        );
+    }
+
+    fn atomic_add(
+        &mut self,
+        b: &mut Block,
+        pointer: Handle<Expression>,
+        value: Handle<Expression>,
+        u32_ty: Handle<Type>,
+    ) -> Handle<Expression> {
+        let r = self.f.expressions.append(
+            Expression::AtomicResult {
+                ty: u32_ty,
+                comparison: false,
+            },
+            Span::UNDEFINED,
+        );
+        b.push(
+            Statement::Atomic {
+                pointer,
+                fun: naga::AtomicFunction::Add,
+                value,
+                result: Some(r),
+            },
+            Span::UNDEFINED,
+        );
+        r
+    }
+
     fn finish(mut self, mut body: Block, functions: &mut Arena<Function>) -> Handle<Function> {
         body.push(Statement::Return { value: None }, Span::UNDEFINED);
         self.f.body = body;
@@ -186,161 +297,57 @@ struct Builder<'m> {
     puts: HashMap<Handle<Type>, Handle<Function>>,
 }
 
-/// Adds the debug buffer at `@group(group) @binding(binding)`, the private
-/// globals and every helper (writers for `payload_types`) to a module whose
-/// functions arena is `functions` (empty: the user's functions come after).
-pub(crate) fn build(
-    types: &mut UniqueArena<Type>,
-    globals: &mut Arena<GlobalVariable>,
-    functions: &mut Arena<Function>,
-    group: u32,
-    binding: u32,
-    payload_types: &[Handle<Type>],
-) -> Runtime {
-    let u32_ty = ty(types, TypeInner::Scalar(Scalar::U32));
-    let bool_ty = ty(types, TypeInner::Scalar(Scalar::BOOL));
-    let atomic = ty(types, TypeInner::Atomic(Scalar::U32));
-    let data = ty(
-        types,
-        TypeInner::Array {
-            base: u32_ty,
-            size: ArraySize::Dynamic,
-            stride: 4,
-        },
-    );
-    let member = |name: &str, ty, offset| StructMember {
-        name: Some(name.to_string()),
-        ty,
-        binding: None,
-        offset,
-    };
-    let log_ty = types.insert(
-        Type {
-            name: Some("_SdbgLog".to_string()),
-            inner: TypeInner::Struct {
-                members: vec![
-                    member("len", atomic, 0),
-                    member("cap", u32_ty, 4),
-                    member("overflow", u32_ty, 8),
-                    member("invocations", atomic, 12),
-                    member("data", data, 16),
-                ],
-                // The runtime-sized array's first element ends the minimum size.
-                span: 20,
-            },
-        },
-        Span::UNDEFINED,
-    );
-    let buf = globals.append(
-        GlobalVariable {
-            name: Some("_sdbg_log".to_string()),
-            space: AddressSpace::Storage {
-                access: StorageAccess::LOAD | StorageAccess::STORE,
-            },
-            binding: Some(ResourceBinding { group, binding }),
-            ty: log_ty,
-            init: None,
-            memory_decorations: Default::default(),
-        },
-        Span::UNDEFINED,
-    );
-    let private = |globals: &mut Arena<GlobalVariable>, name: &str, ty| {
-        globals.append(
-            GlobalVariable {
-                name: Some(name.to_string()),
-                space: AddressSpace::Private,
-                binding: None,
-                ty,
-                init: None,
-                memory_decorations: Default::default(),
-            },
-            Span::UNDEFINED,
-        )
-    };
+/// Where a runtime goes: the module's types and globals, the arena its
+/// helpers go into (empty: the user's functions come after), and the debug
+/// buffer's `@group(group) @binding(binding)`.
+pub(crate) struct Target<'m> {
+    pub types: &'m mut UniqueArena<Type>,
+    pub globals: &'m mut Arena<GlobalVariable>,
+    pub functions: &'m mut Arena<Function>,
+    pub group: u32,
+    pub binding: u32,
+}
+
+/// Adds the debug buffer, the private globals and every helper (writers for
+/// `payload_types`) to `target`.
+pub(crate) fn build(mut target: Target, payload_types: &[Handle<Type>]) -> Runtime {
+    let u32_ty = ty(target.types, TypeInner::Scalar(Scalar::U32));
+    let bool_ty = ty(target.types, TypeInner::Scalar(Scalar::BOOL));
+    let buf = header_buffer(&mut target, &LOG_BUFFER);
+    let (types, globals, functions) = (target.types, target.globals, target.functions);
     let active = private(globals, "_sdbg_active", bool_ty);
     let tag = private(globals, "_sdbg_tag", u32_ty);
 
     // _sdbg_alloc(p, n) -> u32
     let alloc = {
-        let mut fb = Fb::new("_sdbg_alloc", buf);
-        let mut b = Block::new();
-        let p = fb.arg("p", u32_ty);
-        let n = fb.arg("n", u32_ty);
+        let (mut fb, mut b, [p, n]) = Fb::start("_sdbg_alloc", buf, [("p", u32_ty), ("n", u32_ty)]);
         fb.f.result = Some(naga::FunctionResult {
             ty: u32_ty,
             binding: None,
         });
         let none = fb.lit(NONE);
         let zero = fb.lit(0);
-        let activep =
-            fb.f.expressions
-                .append(Expression::GlobalVariable(active), Span::UNDEFINED);
-        let is_active = fb.e(&mut b, Expression::Load { pointer: activep });
-        let inactive = fb.e(
-            &mut b,
-            Expression::Unary {
-                op: UnaryOperator::LogicalNot,
-                expr: is_active,
-            },
-        );
-        let overflowp = fb.member(&mut b, OVERFLOW);
-        let overflow = fb.e(&mut b, Expression::Load { pointer: overflowp });
+        let (_, is_active) = fb.global(&mut b, active);
+        let inactive = fb.not(&mut b, is_active);
+        let (overflowp, overflow) = fb.load_member(&mut b, OVERFLOW);
         let overflowed = fb.bin(&mut b, BinaryOperator::NotEqual, overflow, zero);
         let skip = fb.bin(&mut b, BinaryOperator::LogicalOr, inactive, overflowed);
-        b.push(
-            Statement::If {
-                condition: skip,
-                accept: Block::from_vec(vec![Statement::Return { value: Some(none) }]),
-                reject: Block::new(),
-            },
-            Span::UNDEFINED,
-        );
+        let give_up = || Block::from_vec(vec![Statement::Return { value: Some(none) }]);
+        Fb::if_(&mut b, skip, give_up());
         let two = fb.lit(2);
         let need = fb.bin(&mut b, BinaryOperator::Add, n, two);
         let lenp = fb.member(&mut b, LEN);
-        let at = fb.f.expressions.append(
-            Expression::AtomicResult {
-                ty: u32_ty,
-                comparison: false,
-            },
-            Span::UNDEFINED,
-        );
-        b.push(
-            Statement::Atomic {
-                pointer: lenp,
-                fun: naga::AtomicFunction::Add,
-                value: need,
-                result: Some(at),
-            },
-            Span::UNDEFINED,
-        );
+        let at = fb.atomic_add(&mut b, lenp, need, u32_ty);
         let end = fb.bin(&mut b, BinaryOperator::Add, at, need);
-        let capp = fb.member(&mut b, CAP);
-        let cap = fb.e(&mut b, Expression::Load { pointer: capp });
+        let (_, cap) = fb.load_member(&mut b, CAP);
         let full = fb.bin(&mut b, BinaryOperator::Greater, end, cap);
         let one = fb.lit(1);
         let mut on_full = Block::new();
-        on_full.push(
-            Statement::Store {
-                pointer: overflowp,
-                value: one,
-            },
-            Span::UNDEFINED,
-        );
-        on_full.push(Statement::Return { value: Some(none) }, Span::UNDEFINED);
-        b.push(
-            Statement::If {
-                condition: full,
-                accept: on_full,
-                reject: Block::new(),
-            },
-            Span::UNDEFINED,
-        );
+        Fb::store(&mut on_full, overflowp, one);
+        on_full.append(&mut give_up());
+        Fb::if_(&mut b, full, on_full);
         fb.store_word(&mut b, at, 0, p);
-        let tagp =
-            fb.f.expressions
-                .append(Expression::GlobalVariable(tag), Span::UNDEFINED);
-        let tagv = fb.e(&mut b, Expression::Load { pointer: tagp });
+        let (_, tagv) = fb.global(&mut b, tag);
         fb.store_word(&mut b, at, 1, tagv);
         let payload = fb.bin(&mut b, BinaryOperator::Add, at, two);
         b.push(
@@ -355,9 +362,7 @@ pub(crate) fn build(
 
     // _sdbg_step(p)
     let step = {
-        let mut fb = Fb::new("_sdbg_step", buf);
-        let mut b = Block::new();
-        let p = fb.arg("p", u32_ty);
+        let (mut fb, mut b, [p]) = Fb::start("_sdbg_step", buf, [("p", u32_ty)]);
         let zero = fb.lit(0);
         fb.call(&mut b, alloc, vec![p, zero], true);
         fb.finish(b, functions)
@@ -365,16 +370,11 @@ pub(crate) fn build(
 
     // _sdbg_cond(p, c)
     let cond = {
-        let mut fb = Fb::new("_sdbg_cond", buf);
-        let mut b = Block::new();
-        let p = fb.arg("p", u32_ty);
-        let c = fb.arg("c", bool_ty);
+        let (mut fb, mut b, [p, c]) = Fb::start("_sdbg_cond", buf, [("p", u32_ty), ("c", bool_ty)]);
         let one = fb.lit(1);
-        let at = fb.call(&mut b, alloc, vec![p, one], true);
-        let mut accept = Block::new();
-        if let Some(at) = at {
-            let none = fb.lit(NONE);
-            let ok = fb.bin(&mut b, BinaryOperator::NotEqual, at, none);
+        if let Some(at) = fb.call(&mut b, alloc, vec![p, one], true) {
+            let ok = fb.not_none(&mut b, at);
+            let mut accept = Block::new();
             let zero = fb.lit(0);
             let word = fb.e(
                 &mut accept,
@@ -385,100 +385,44 @@ pub(crate) fn build(
                 },
             );
             fb.store_word(&mut accept, at, 0, word);
-            b.push(
-                Statement::If {
-                    condition: ok,
-                    accept,
-                    reject: Block::new(),
-                },
-                Span::UNDEFINED,
-            );
+            Fb::if_(&mut b, ok, accept);
         }
         fb.finish(b, functions)
     };
 
     // _sdbg_begin(p, selected, k0, k1, k2)
     let begin = {
-        let mut fb = Fb::new("_sdbg_begin", buf);
-        let mut b = Block::new();
-        let p = fb.arg("p", u32_ty);
-        let selected = fb.arg("selected", bool_ty);
-        let keys = [
-            fb.arg("k0", u32_ty),
-            fb.arg("k1", u32_ty),
-            fb.arg("k2", u32_ty),
-        ];
-        let activep =
-            fb.f.expressions
-                .append(Expression::GlobalVariable(active), Span::UNDEFINED);
-        b.push(
-            Statement::Store {
-                pointer: activep,
-                value: selected,
-            },
-            Span::UNDEFINED,
+        let (mut fb, mut b, [p, selected, k0, k1, k2]) = Fb::start(
+            "_sdbg_begin",
+            buf,
+            [
+                ("p", u32_ty),
+                ("selected", bool_ty),
+                ("k0", u32_ty),
+                ("k1", u32_ty),
+                ("k2", u32_ty),
+            ],
         );
-        let not_selected = fb.e(
-            &mut b,
-            Expression::Unary {
-                op: UnaryOperator::LogicalNot,
-                expr: selected,
-            },
-        );
-        b.push(
-            Statement::If {
-                condition: not_selected,
-                accept: Block::from_vec(vec![Statement::Return { value: None }]),
-                reject: Block::new(),
-            },
-            Span::UNDEFINED,
-        );
+        let keys = [k0, k1, k2];
+        let activep = fb.global_ptr(active);
+        Fb::store(&mut b, activep, selected);
+        let not_selected = fb.not(&mut b, selected);
+        Fb::if_(&mut b, not_selected, RETURN());
         let invp = fb.member(&mut b, INVOCATIONS);
         let one = fb.lit(1);
-        let tagv = fb.f.expressions.append(
-            Expression::AtomicResult {
-                ty: u32_ty,
-                comparison: false,
-            },
-            Span::UNDEFINED,
-        );
-        b.push(
-            Statement::Atomic {
-                pointer: invp,
-                fun: naga::AtomicFunction::Add,
-                value: one,
-                result: Some(tagv),
-            },
-            Span::UNDEFINED,
-        );
-        let tagp =
-            fb.f.expressions
-                .append(Expression::GlobalVariable(tag), Span::UNDEFINED);
-        b.push(
-            Statement::Store {
-                pointer: tagp,
-                value: tagv,
-            },
-            Span::UNDEFINED,
-        );
+        let tagv = fb.atomic_add(&mut b, invp, one, u32_ty);
+        let tagp = fb.global_ptr(tag);
+        Fb::store(&mut b, tagp, tagv);
         let four = fb.lit(4);
         if let Some(at) = fb.call(&mut b, alloc, vec![p, four], true) {
-            let none = fb.lit(NONE);
-            let ok = fb.bin(&mut b, BinaryOperator::NotEqual, at, none);
+            let ok = fb.not_none(&mut b, at);
             let mut accept = Block::new();
             for (k, key) in keys.into_iter().enumerate() {
                 fb.store_word(&mut accept, at, k as u32, key);
             }
             let zero = fb.lit(0);
             fb.store_word(&mut accept, at, 3, zero);
-            b.push(
-                Statement::If {
-                    condition: ok,
-                    accept,
-                    reject: Block::new(),
-                },
-                Span::UNDEFINED,
-            );
+            Fb::if_(&mut b, ok, accept);
         }
         fb.finish(b, functions)
     };
@@ -510,24 +454,17 @@ impl Builder<'_> {
     fn writer(&mut self, t: Handle<Type>) -> Option<Handle<Function>> {
         let words = core_type(self.types, t).words()?;
         let put = self.put(t)?;
-        let mut fb = Fb::new(&format!("_sdbg_w{}", t.index()), self.buf);
-        let mut b = Block::new();
-        let p = fb.arg("p", self.u32_ty);
-        let v = fb.arg("v", t);
+        let (mut fb, mut b, [p, v]) = Fb::start(
+            &format!("_sdbg_w{}", t.index()),
+            self.buf,
+            [("p", self.u32_ty), ("v", t)],
+        );
         let n = fb.lit(words);
         let at = fb.call(&mut b, self.alloc?, vec![p, n], true)?;
-        let none = fb.lit(NONE);
-        let ok = fb.bin(&mut b, BinaryOperator::NotEqual, at, none);
+        let ok = fb.not_none(&mut b, at);
         let mut accept = Block::new();
         fb.call(&mut accept, put, vec![at, v], false);
-        b.push(
-            Statement::If {
-                condition: ok,
-                accept,
-                reject: Block::new(),
-            },
-            Span::UNDEFINED,
-        );
+        Fb::if_(&mut b, ok, accept);
         Some(fb.finish(b, self.functions))
     }
 
@@ -550,10 +487,11 @@ impl Builder<'_> {
         for (pt, _) in &parts {
             part_puts.push(self.put(*pt)?);
         }
-        let mut fb = Fb::new(&format!("_sdbg_put{}", t.index()), self.buf);
-        let mut b = Block::new();
-        let at = fb.arg("at", self.u32_ty);
-        let v = fb.arg("v", t);
+        let (mut fb, mut b, [at, v]) = Fb::start(
+            &format!("_sdbg_put{}", t.index()),
+            self.buf,
+            [("at", self.u32_ty), ("v", t)],
+        );
         match inner {
             TypeInner::Scalar(s) => {
                 let w = word(&mut fb, &mut b, v, s.kind);
@@ -610,55 +548,16 @@ impl Builder<'_> {
                 // A loop over a local copy: a dynamic index into a value
                 // array is not allowed, and unrolling big arrays would bloat.
                 let w = core_type(self.types, base).words()?;
-                let copy = fb.f.local_variables.append(
-                    LocalVariable {
-                        name: Some("copy".to_string()),
-                        ty: t,
-                        init: None,
-                    },
-                    Span::UNDEFINED,
-                );
-                let i = fb.f.local_variables.append(
-                    LocalVariable {
-                        name: Some("i".to_string()),
-                        ty: self.u32_ty,
-                        init: None,
-                    },
-                    Span::UNDEFINED,
-                );
-                let copyp =
-                    fb.f.expressions
-                        .append(Expression::LocalVariable(copy), Span::UNDEFINED);
-                let ip =
-                    fb.f.expressions
-                        .append(Expression::LocalVariable(i), Span::UNDEFINED);
+                let copyp = fb.local("copy", t);
+                let ip = fb.local("i", self.u32_ty);
                 let zero = fb.lit(0);
-                b.push(
-                    Statement::Store {
-                        pointer: copyp,
-                        value: v,
-                    },
-                    Span::UNDEFINED,
-                );
-                b.push(
-                    Statement::Store {
-                        pointer: ip,
-                        value: zero,
-                    },
-                    Span::UNDEFINED,
-                );
+                Fb::store(&mut b, copyp, v);
+                Fb::store(&mut b, ip, zero);
                 let mut body = Block::new();
-                let iv = fb.e(&mut body, Expression::Load { pointer: ip });
+                let iv = fb.load(&mut body, ip);
                 let n = fb.lit(n.get());
                 let done = fb.bin(&mut body, BinaryOperator::GreaterEqual, iv, n);
-                body.push(
-                    Statement::If {
-                        condition: done,
-                        accept: Block::from_vec(vec![Statement::Break]),
-                        reject: Block::new(),
-                    },
-                    Span::UNDEFINED,
-                );
+                Fb::if_(&mut body, done, Block::from_vec(vec![Statement::Break]));
                 let ep = fb.e(
                     &mut body,
                     Expression::Access {
@@ -666,22 +565,16 @@ impl Builder<'_> {
                         index: iv,
                     },
                 );
-                let ev = fb.e(&mut body, Expression::Load { pointer: ep });
+                let ev = fb.load(&mut body, ep);
                 let wl = fb.lit(w);
                 let off = fb.bin(&mut body, BinaryOperator::Multiply, iv, wl);
                 let eat = fb.bin(&mut body, BinaryOperator::Add, at, off);
                 fb.call(&mut body, *part_puts.first()?, vec![eat, ev], false);
                 let mut continuing = Block::new();
-                let iv2 = fb.e(&mut continuing, Expression::Load { pointer: ip });
+                let iv2 = fb.load(&mut continuing, ip);
                 let one = fb.lit(1);
                 let next = fb.bin(&mut continuing, BinaryOperator::Add, iv2, one);
-                continuing.push(
-                    Statement::Store {
-                        pointer: ip,
-                        value: next,
-                    },
-                    Span::UNDEFINED,
-                );
+                Fb::store(&mut continuing, ip, next);
                 b.push(
                     Statement::Loop {
                         body,
@@ -748,32 +641,57 @@ pub(crate) struct HitRuntime {
 }
 
 /// A storage buffer of the `layout` shape: four header words, then `data`.
-#[allow(clippy::too_many_arguments)]
-fn header_buffer(
-    types: &mut UniqueArena<Type>,
-    globals: &mut Arena<GlobalVariable>,
-    group: u32,
-    binding: u32,
-    name: &str,
-    header: [(&str, bool); 4],
+struct BufferShape {
+    /// `_Sdbg{name}`, the variable `_sdbg_{name}` in lower case.
+    name: &'static str,
+    header: [&'static str; 4],
+    /// Which header words are atomic.
+    atomic: [bool; 4],
     data_atomic: bool,
-) -> Handle<GlobalVariable> {
+}
+
+const LOG_BUFFER: BufferShape = BufferShape {
+    name: "Log",
+    header: ["len", "cap", "overflow", "invocations"],
+    atomic: [true, false, false, true],
+    data_atomic: false,
+};
+
+const HIT_BUFFER: BufferShape = BufferShape {
+    name: "Hits",
+    header: ["count", "cap", "pad0", "pad1"],
+    atomic: [true, false, false, false],
+    data_atomic: false,
+};
+
+const WATCH_BUFFER: BufferShape = BufferShape {
+    name: "Watch",
+    header: ["width", "height", "stride", "pad0"],
+    atomic: [false; 4],
+    data_atomic: true,
+};
+
+/// Adds the buffer of `shape` to `target`.
+fn header_buffer(target: &mut Target, shape: &BufferShape) -> Handle<GlobalVariable> {
+    let types = &mut *target.types;
     let u32_ty = ty(types, TypeInner::Scalar(Scalar::U32));
     let atomic = ty(types, TypeInner::Atomic(Scalar::U32));
     let data = ty(
         types,
         TypeInner::Array {
-            base: if data_atomic { atomic } else { u32_ty },
+            base: if shape.data_atomic { atomic } else { u32_ty },
             size: ArraySize::Dynamic,
             stride: 4,
         },
     );
-    let mut members: Vec<StructMember> = header
+    let mut members: Vec<StructMember> = shape
+        .header
         .iter()
+        .zip(shape.atomic)
         .enumerate()
         .map(|(i, (n, a))| StructMember {
             name: Some(n.to_string()),
-            ty: if *a { atomic } else { u32_ty },
+            ty: if a { atomic } else { u32_ty },
             binding: None,
             offset: 4 * i as u32,
         })
@@ -786,18 +704,21 @@ fn header_buffer(
     });
     let buf_ty = types.insert(
         Type {
-            name: Some(format!("_Sdbg{name}")),
+            name: Some(format!("_Sdbg{}", shape.name)),
             inner: TypeInner::Struct { members, span: 20 },
         },
         Span::UNDEFINED,
     );
-    globals.append(
+    target.globals.append(
         GlobalVariable {
-            name: Some(format!("_sdbg_{}", name.to_lowercase())),
+            name: Some(format!("_sdbg_{}", shape.name.to_lowercase())),
             space: AddressSpace::Storage {
                 access: StorageAccess::LOAD | StorageAccess::STORE,
             },
-            binding: Some(ResourceBinding { group, binding }),
+            binding: Some(ResourceBinding {
+                group: target.group,
+                binding: target.binding,
+            }),
             ty: buf_ty,
             init: None,
             memory_decorations: Default::default(),
@@ -824,89 +745,13 @@ fn private(
     )
 }
 
-impl Fb {
-    fn global(
-        &mut self,
-        b: &mut Block,
-        g: Handle<GlobalVariable>,
-    ) -> (Handle<Expression>, Handle<Expression>) {
-        let p = self
-            .f
-            .expressions
-            .append(Expression::GlobalVariable(g), Span::UNDEFINED);
-        let v = self.e(b, Expression::Load { pointer: p });
-        (p, v)
-    }
-
-    fn store(b: &mut Block, pointer: Handle<Expression>, value: Handle<Expression>) {
-        b.push(Statement::Store { pointer, value }, Span::UNDEFINED);
-    }
-
-    fn if_(b: &mut Block, condition: Handle<Expression>, accept: Block) {
-        b.push(
-            Statement::If {
-                condition,
-                accept,
-                reject: Block::new(),
-            },
-            Span::UNDEFINED,
-        );
-    }
-
-    fn atomic_add(
-        &mut self,
-        b: &mut Block,
-        pointer: Handle<Expression>,
-        value: Handle<Expression>,
-        u32_ty: Handle<Type>,
-    ) -> Handle<Expression> {
-        let r = self.f.expressions.append(
-            Expression::AtomicResult {
-                ty: u32_ty,
-                comparison: false,
-            },
-            Span::UNDEFINED,
-        );
-        b.push(
-            Statement::Atomic {
-                pointer,
-                fun: naga::AtomicFunction::Add,
-                value,
-                result: Some(r),
-            },
-            Span::UNDEFINED,
-        );
-        r
-    }
-}
-
 const RETURN: fn() -> Block = || Block::from_vec(vec![Statement::Return { value: None }]);
 
 /// Adds the hit buffer, the registers and the helpers for breakpoints at
-/// `probes` (by index) to a module whose functions arena is `functions`.
-pub(crate) fn build_hits(
-    types: &mut UniqueArena<Type>,
-    globals: &mut Arena<GlobalVariable>,
-    functions: &mut Arena<Function>,
-    group: u32,
-    binding: u32,
-    probes: &[u32],
-    nan_inf: bool,
-) -> HitRuntime {
-    let buf = header_buffer(
-        types,
-        globals,
-        group,
-        binding,
-        "Hits",
-        [
-            ("count", true),
-            ("cap", false),
-            ("pad0", false),
-            ("pad1", false),
-        ],
-        false,
-    );
+/// `probes` (by index) to `target`.
+pub(crate) fn build_hits(mut target: Target, probes: &[u32], nan_inf: bool) -> HitRuntime {
+    let buf = header_buffer(&mut target, &HIT_BUFFER);
+    let (types, globals, functions) = (target.types, target.globals, target.functions);
     let u32_ty = ty(types, TypeInner::Scalar(Scalar::U32));
     let bool_ty = ty(types, TypeInner::Scalar(Scalar::BOOL));
     let keys = [
@@ -925,16 +770,15 @@ pub(crate) fn build_hits(
 
     // _sdbg_put_hit(p, occ, tag)
     let put_hit = {
-        let mut fb = Fb::new("_sdbg_put_hit", buf);
-        let mut b = Block::new();
-        let p = fb.arg("p", u32_ty);
-        let occ = fb.arg("occ", u32_ty);
-        let tag = fb.arg("tag", u32_ty);
+        let (mut fb, mut b, [p, occ, tag]) = Fb::start(
+            "_sdbg_put_hit",
+            buf,
+            [("p", u32_ty), ("occ", u32_ty), ("tag", u32_ty)],
+        );
         let countp = fb.member(&mut b, 0);
         let one = fb.lit(1);
         let i = fb.atomic_add(&mut b, countp, one, u32_ty);
-        let capp = fb.member(&mut b, CAP);
-        let cap = fb.e(&mut b, Expression::Load { pointer: capp });
+        let (_, cap) = fb.load_member(&mut b, CAP);
         let full = fb.bin(&mut b, BinaryOperator::GreaterEqual, i, cap);
         Fb::if_(&mut b, full, RETURN());
         let n = fb.lit(shaderdbg_core::layout::HIT_RECORD_WORDS as u32);
@@ -954,9 +798,7 @@ pub(crate) fn build_hits(
         .iter()
         .enumerate()
         .map(|(k, &(occ, first))| {
-            let mut fb = Fb::new(&format!("_sdbg_hit{k}"), buf);
-            let mut b = Block::new();
-            let c = fb.arg("c", bool_ty);
+            let (mut fb, mut b, [c]) = Fb::start(&format!("_sdbg_hit{k}"), buf, [("c", bool_ty)]);
             let (occp, occv) = fb.global(&mut b, occ);
             let (firstp, firstv) = fb.global(&mut b, first);
             let zero = fb.lit(0);
@@ -975,8 +817,7 @@ pub(crate) fn build_hits(
 
     // _sdbg_flush()
     let flush = {
-        let mut fb = Fb::new("_sdbg_flush", buf);
-        let mut b = Block::new();
+        let (mut fb, mut b, []) = Fb::start("_sdbg_flush", buf, []);
         for (k, (&(_, first), &p)) in regs.iter().zip(probes).enumerate() {
             let (firstp, firstv) = fb.global(&mut b, first);
             let zero = fb.lit(0);
@@ -995,10 +836,8 @@ pub(crate) fn build_hits(
 
     // _sdbg_nan(p, bad)
     let nan = nan_inf.then(|| {
-        let mut fb = Fb::new("_sdbg_nan", buf);
-        let mut b = Block::new();
-        let p = fb.arg("p", u32_ty);
-        let bad = fb.arg("bad", bool_ty);
+        let (mut fb, mut b, [p, bad]) =
+            Fb::start("_sdbg_nan", buf, [("p", u32_ty), ("bad", bool_ty)]);
         let zero = fb.lit(0);
         let tag = fb.lit(shaderdbg_core::layout::HIT_TAG_NAN_INF);
         let mut accept = Block::new();
@@ -1027,72 +866,58 @@ pub(crate) struct WatchRuntime {
     pub begin: Handle<Function>,
 }
 
-pub(crate) fn build_watch(
-    types: &mut UniqueArena<Type>,
-    globals: &mut Arena<GlobalVariable>,
-    functions: &mut Arena<Function>,
-    group: u32,
-    binding: u32,
-) -> WatchRuntime {
-    let buf = header_buffer(
-        types,
-        globals,
-        group,
-        binding,
-        "Watch",
-        [
-            ("width", false),
-            ("height", false),
-            ("stride", false),
-            ("pad0", false),
-        ],
-        true,
-    );
+pub(crate) fn build_watch(mut target: Target) -> WatchRuntime {
+    let buf = header_buffer(&mut target, &WATCH_BUFFER);
+    let (types, globals, functions) = (target.types, target.globals, target.functions);
     let u32_ty = ty(types, TypeInner::Scalar(Scalar::U32));
     let slot = private(globals, "_sdbg_slot", u32_ty);
-    let begin = {
-        let mut fb = Fb::new("_sdbg_watch_begin", buf);
-        let mut b = Block::new();
-        let x = fb.arg("_sdbg_x", u32_ty);
-        let y = fb.arg("_sdbg_y", u32_ty);
-        let slotp =
-            fb.f.expressions
-                .append(Expression::GlobalVariable(slot), Span::UNDEFINED);
-        let none = fb.lit(NONE);
-        Fb::store(&mut b, slotp, none);
-        let wp = fb.member(&mut b, 0);
-        let w = fb.e(&mut b, Expression::Load { pointer: wp });
-        let hp = fb.member(&mut b, 1);
-        let h = fb.e(&mut b, Expression::Load { pointer: hp });
-        let sp = fb.member(&mut b, 2);
-        let stride = fb.e(&mut b, Expression::Load { pointer: sp });
-        let is_2d = fb.bin(&mut b, BinaryOperator::NotEqual, y, none);
-        let wide = fb.bin(&mut b, BinaryOperator::GreaterEqual, x, w);
-        let off_row = fb.bin(&mut b, BinaryOperator::LogicalAnd, is_2d, wide);
-        Fb::if_(&mut b, off_row, RETURN());
-        let row = fb.bin(&mut b, BinaryOperator::Multiply, y, w);
-        let at2 = fb.bin(&mut b, BinaryOperator::Add, row, x);
-        let idx = fb.e(
-            &mut b,
-            Expression::Select {
-                condition: is_2d,
-                accept: at2,
-                reject: x,
-            },
-        );
-        let n = fb.bin(&mut b, BinaryOperator::Multiply, w, h);
-        let outside = fb.bin(&mut b, BinaryOperator::GreaterEqual, idx, n);
-        Fb::if_(&mut b, outside, RETURN());
-        let at = fb.bin(&mut b, BinaryOperator::Multiply, idx, stride);
-        Fb::store(&mut b, slotp, at);
-        fb.finish(b, functions)
-    };
+    let begin = watch_begin(functions, buf, slot, u32_ty);
     WatchRuntime {
         buf,
         slot,
         u32_ty,
         begin,
     }
+}
+
+/// `_sdbg_watch_begin(x, y)`: the invocation's slot, [`NONE`] outside the buffer.
+fn watch_begin(
+    functions: &mut Arena<Function>,
+    buf: Handle<GlobalVariable>,
+    slot: Handle<GlobalVariable>,
+    u32_ty: Handle<Type>,
+) -> Handle<Function> {
+    let (mut fb, mut b, [x, y]) = Fb::start(
+        "_sdbg_watch_begin",
+        buf,
+        [("_sdbg_x", u32_ty), ("_sdbg_y", u32_ty)],
+    );
+    let slotp = fb.global_ptr(slot);
+    let none = fb.lit(NONE);
+    Fb::store(&mut b, slotp, none);
+    let (_, w) = fb.load_member(&mut b, 0);
+    let (_, h) = fb.load_member(&mut b, 1);
+    let (_, stride) = fb.load_member(&mut b, 2);
+    let is_2d = fb.bin(&mut b, BinaryOperator::NotEqual, y, none);
+    let wide = fb.bin(&mut b, BinaryOperator::GreaterEqual, x, w);
+    let off_row = fb.bin(&mut b, BinaryOperator::LogicalAnd, is_2d, wide);
+    Fb::if_(&mut b, off_row, RETURN());
+    let row = fb.bin(&mut b, BinaryOperator::Multiply, y, w);
+    let at2 = fb.bin(&mut b, BinaryOperator::Add, row, x);
+    let idx = fb.e(
+        &mut b,
+        Expression::Select {
+            condition: is_2d,
+            accept: at2,
+            reject: x,
+        },
+    );
+    let n = fb.bin(&mut b, BinaryOperator::Multiply, w, h);
+    let outside = fb.bin(&mut b, BinaryOperator::GreaterEqual, idx, n);
+    Fb::if_(&mut b, outside, RETURN());
+    let at = fb.bin(&mut b, BinaryOperator::Multiply, idx, stride);
+    Fb::store(&mut b, slotp, at);
+    fb.finish(b, functions)
 }
 
 impl WatchRuntime {
@@ -1112,9 +937,7 @@ impl WatchRuntime {
             puts: HashMap::new(),
         };
         let put = builder.put(t)?;
-        let mut fb = Fb::new("_sdbg_watch_value", self.buf);
-        let mut b = Block::new();
-        let v = fb.arg("v", t);
+        let (mut fb, mut b, [v]) = Fb::start("_sdbg_watch_value", self.buf, [("v", t)]);
         let (_, at) = fb.global(&mut b, self.slot);
         let none = fb.lit(NONE);
         let outside = fb.bin(&mut b, BinaryOperator::Equal, at, none);

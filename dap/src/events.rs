@@ -237,6 +237,7 @@ impl<W: Write> Adapter<W> {
             self.resume();
             return;
         }
+        let mut cursor = None;
         if let Some(seek) = &self.seek {
             let ordinal = self.stops + 1;
             let key = StopKey::of(&stop);
@@ -246,7 +247,10 @@ impl<W: Write> Adapter<W> {
                     self.resume();
                     return;
                 }
-                Arrival::Found => self.seek = None,
+                Arrival::Found => {
+                    cursor = Some(seek.cursor);
+                    self.seek = None;
+                }
                 Arrival::Different => {
                     let seek = self.seek.take().expect("seeking");
                     self.out.event(Event::console(format!(
@@ -277,10 +281,17 @@ impl<W: Write> Adapter<W> {
             },
             _ => ("breakpoint", None),
         };
-        self.show_stop(stop, reason, description);
+        self.show_stop(stop, reason, description, cursor);
     }
 
-    fn show_stop(&mut self, stop: Box<Stop>, reason: &str, description: Option<String>) {
+    /// Shows a stop; `cursor`: where thread 1's cursor goes (a restart's).
+    fn show_stop(
+        &mut self,
+        stop: Box<Stop>,
+        reason: &str,
+        description: Option<String>,
+        cursor: Option<usize>,
+    ) {
         self.stops += 1;
         let entry = self.stops == 1
             && reason == "breakpoint"
@@ -288,6 +299,9 @@ impl<W: Write> Adapter<W> {
         let mut ds = DrawStop::new(stop);
         if entry {
             ds.cur_mut().cursor = 0;
+        }
+        if let Some(c) = cursor.filter(|&c| c < ds.cur().stop.trace.steps.len()) {
+            ds.cur_mut().cursor = c;
         }
         self.handles.clear();
         let cursor = ds.cur().cursor;

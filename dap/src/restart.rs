@@ -3,7 +3,8 @@
 //! the stops shown so far; the new replay runs with the same breakpoints and
 //! filters, every stop before that count is resumed without being shown,
 //! and the one at the count is shown if it is the same place ([`StopKey`]:
-//! frame, draw, invocation, line, breakpoints). Anything else (a different
+//! frame, draw, invocation, line, breakpoints), with thread 1's cursor
+//! where it was. Anything else (a different
 //! stop there, the replay ending first) is said in the console and the
 //! replay starts once more, to stop at its first stop.
 
@@ -52,6 +53,8 @@ pub struct Seek {
     /// Its number among the stops shown (1 = the first).
     pub ordinal: u64,
     pub key: StopKey,
+    /// Where thread 1's cursor was (steps moved within the stop are kept).
+    pub cursor: usize,
 }
 
 /// What to do with a stop that comes while seeking.
@@ -98,6 +101,7 @@ mod tests {
         let s = Seek {
             ordinal: 2,
             key: key(1, "fragment (48,0)"),
+            cursor: 0,
         };
         assert_eq!(s.arrival(1, &key(0, "fragment (48,0)")), Arrival::Skip);
         assert_eq!(s.arrival(2, &key(1, "fragment (48,0)")), Arrival::Found);

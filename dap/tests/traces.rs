@@ -199,10 +199,31 @@ fn restart_of_a_trace_returns_to_the_same_stop() {
         "the session goes on"
     );
 
+    // A step within the stop is kept too: the next line, after another restart.
+    c.ok("next", json!({"threadId": 1}));
+    stopped(&mut c);
+    let stepped = shown(&mut c);
+    assert_eq!(stepped.frame.1, 10, "{stepped:?}");
+    c.ok("restart", json!({}));
+    stopped(&mut c);
+    assert_eq!(shown(&mut c), stepped);
+
     // It goes on as before: the third stop, then the end.
     c.ok("continue", json!({"threadId": 1}));
     stopped(&mut c);
     assert!(shown(&mut c).label.starts_with("draw 0, frame 2, call "));
+
+    // A restart whose configuration (sent with it, as VS Code does) only
+    // stops in frame 0 cannot come back to the third stop: the console says
+    // so and the replay stops at its first stop.
+    let mut only_frame_0 = headless();
+    only_frame_0["program"] = json!(trace);
+    only_frame_0["frame"] = json!(0);
+    c.ok("restart", json!({"arguments": only_frame_0}));
+    stopped(&mut c);
+    assert_eq!(shown(&mut c), first);
+    let said = console(&c);
+    assert!(said.contains("ended before stop 3"), "{said}");
     c.ok("continue", json!({"threadId": 1}));
     assert_eq!(c.event("exited")["body"]["exitCode"], 0);
     c.event("terminated");

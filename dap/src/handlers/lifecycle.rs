@@ -138,6 +138,7 @@ impl<W: Write> Adapter<W> {
             State::Stopped(ds) if plan.trace.is_some() => Some(Seek {
                 ordinal: self.stops,
                 key: StopKey::of(&ds.first().stop),
+                cursor: ds.first().cursor,
             }),
             _ => None,
         };

@@ -322,8 +322,11 @@ pub fn parse_text(mut source: SourceText, stage: Stage) -> Result<Parsed, Diagno
         let range = e.pos();
         let start = usize::from(range.start()).min(source.text.len());
         let len = usize::from(range.len());
-        Diagnostic::error(Span::new(start, len), e.inner().to_string())
-            .with_kind(DiagnosticKind::Syntax)
+        Diagnostic::error(
+            Span::new(start, len),
+            crate::syntax::syntax_message(e.inner()),
+        )
+        .with_kind(DiagnosticKind::Syntax)
     })?;
     let directives = lexer.into_directives();
     let mut source_has_version = false;

@@ -2,7 +2,10 @@
 //! expression evaluator both need: operator symbols, swizzles, the spelling
 //! of a built-in type specifier.
 
+use lang_util::error::{LexicalError, ParseErrorKind};
+
 use glsl_lang::ast;
+use glsl_lang::parse::ParseError;
 
 /// How a binary operator is written.
 pub fn binary_op_symbol(op: &ast::BinaryOpData) -> &'static str {
@@ -79,59 +82,44 @@ pub fn type_specifier_name(ty: &ast::TypeSpecifierNonArrayData) -> String {
     s.trim().to_string()
 }
 
-/// glsl-lang lists every token it would have accepted (dozens of texture
-/// types after a `=`); say what was found and keep the list only when short.
-/// glsl-lang 0.8 exposes its typed error kinds only through `lang-util`,
-/// which it does not re-export, so this reads its wording: the one place
-/// that does.
-pub fn tidy_syntax_message(msg: &str) -> String {
-    const MAX: usize = 6;
-    let count = |list: &str| list.split(", ").count() + list.matches(" or ").count();
-    if let Some(rest) = msg.strip_prefix("expected one of ") {
-        if let Some((list, got)) = rest.rsplit_once(", got ") {
-            return if count(list) <= MAX {
-                format!("unexpected {got}, expected one of {list}")
-            } else {
-                format!("unexpected {got}")
-            };
-        }
+/// At most this many expected tokens are listed in a syntax error.
+const MAX_EXPECTED: usize = 6;
+
+/// A parse error in a person's words: glsl-lang lists every token it would
+/// have accepted (dozens of texture types after a `=`); say what was found,
+/// and the list only when it is short.
+pub fn syntax_message<E: LexicalError>(kind: &ParseErrorKind<E>) -> String {
+    let (found, expected) = match kind {
+        ParseErrorKind::UnrecognizedToken { token, expected } => (token.to_string(), expected),
+        ParseErrorKind::UnrecognizedEof { expected } => ("end of input".to_string(), expected),
+        other => return other.to_string(),
+    };
+    if expected.len() <= MAX_EXPECTED {
+        return kind.to_string();
     }
-    if let Some((head, list)) = msg.split_once(", expected ") {
-        if count(list) > MAX {
-            let what = if list.contains("literal") || list.contains("identifier") {
-                "an expression"
-            } else {
-                "something else"
-            };
-            return format!("{head}, expected {what}");
-        }
-    }
-    msg.to_string()
+    let operand = |e: &String| e.contains("literal") || e.contains("identifier");
+    let what = if expected.iter().any(operand) {
+        "an expression"
+    } else {
+        "something else"
+    };
+    format!("unexpected {found}, expected {what}")
 }
 
 /// A parse error of a one-line expression (a breakpoint condition, a watch)
-/// as a person reads it: `column 7: unexpected `)`, expected an expression`
-/// instead of glsl-lang's `0:1:7: ...` with every token it would have taken.
-pub fn expression_error_message(raw: &str) -> String {
-    let mut parts = raw.splitn(4, ':');
-    let place = match (parts.next(), parts.next(), parts.next(), parts.next()) {
-        (Some(_), Some(line), Some(col), Some(rest)) => line
-            .trim()
-            .parse::<u32>()
-            .ok()
-            .zip(col.trim().parse::<u32>().ok())
-            .map(|(l, c)| (l, c, rest.trim())),
-        _ => None,
-    };
-    // glsl-lang's columns count from 1; the end of the input it reports at
-    // the last character, so that one is said in words.
-    match place {
-        Some((_, _, rest)) if rest.starts_with("unexpected end of input") => {
-            format!("incomplete: {}", tidy_syntax_message(rest))
-        }
-        Some((1, c, rest)) => format!("column {c}: {}", tidy_syntax_message(rest)),
-        Some((l, c, rest)) => format!("line {l}, column {c}: {}", tidy_syntax_message(rest)),
-        None => tidy_syntax_message(raw),
+/// as a person reads it: `column 7: unexpected `)`, expected an expression`,
+/// or `incomplete: ...` when the text ends too early.
+pub fn expression_error<E: LexicalError>(text: &str, e: &ParseError<E>) -> String {
+    let message = syntax_message(e.inner());
+    if matches!(e.inner(), ParseErrorKind::UnrecognizedEof { .. }) {
+        return format!("incomplete: {message}");
+    }
+    let before = text.get(..usize::from(e.pos().start())).unwrap_or(text);
+    let line = before.matches('\n').count() + 1;
+    let column = before.rsplit('\n').next().map_or(0, |l| l.chars().count()) + 1;
+    match line {
+        1 => format!("column {column}: {message}"),
+        _ => format!("line {line}, column {column}: {message}"),
     }
 }
 
@@ -144,7 +132,7 @@ mod tests {
         use glsl_lang::parse::DefaultParse;
         let msg = |text: &str| match ast::Expr::parse(text) {
             Ok(_) => panic!("{text} parses"),
-            Err(e) => expression_error_message(&e.to_string()),
+            Err(e) => expression_error(text, &e),
         };
         assert_eq!(
             msg("p.x > "),
@@ -157,6 +145,24 @@ mod tests {
         assert_eq!(
             msg("(p.x"),
             "incomplete: unexpected end of input, expected a `)` or `,`"
+        );
+    }
+
+    /// Shader syntax errors list what was expected only when the list is short.
+    #[test]
+    fn long_expected_lists_are_cut() {
+        let message = |text: &str| match crate::parse::parse(&[text], crate::Stage::Fragment, None)
+        {
+            Ok(_) => panic!("{text} parses"),
+            Err(d) => d.message,
+        };
+        assert_eq!(
+            message("void main() { float x = ; }\n"),
+            "unexpected `;`, expected an expression"
+        );
+        assert_eq!(
+            message("void main() { float x = f(1; }\n"),
+            "unexpected `;`, expected a `)` or `,`"
         );
     }
 

@@ -258,8 +258,7 @@ pub fn parse_recovering(req: &Request) -> Recovery {
                 }
                 // Before glsl-lang's own errors, the input-shape limits:
                 // both say the text is not (yet) GLSL.
-                let mut d = d.with_kind(DiagnosticKind::Syntax);
-                d.message = crate::syntax::tidy_syntax_message(&d.message);
+                let d = d.with_kind(DiagnosticKind::Syntax);
                 let located = locate(&map, d);
                 if !out.diagnostics.contains(&located) {
                     out.diagnostics.push(located);
@@ -732,15 +731,5 @@ mod tests {
         let r = run(text, true);
         assert_eq!(show(text, &r), "");
         assert!(r.analysis.is_some());
-    }
-
-    #[test]
-    fn long_syntax_messages_are_cut() {
-        expect_test::expect!["unexpected `;`"].assert_eq(&crate::syntax::tidy_syntax_message(
-            "expected one of a, b, c, d, e, f, g, got `;`",
-        ));
-        expect_test::expect!["unexpected `;`, expected one of a, b"].assert_eq(
-            &crate::syntax::tidy_syntax_message("expected one of a, b, got `;`"),
-        );
     }
 }

@@ -296,8 +296,7 @@ fn parse_expr(text: &str) -> Result<ast::Expr, ExprError> {
         return Err(ExprError::Directive);
     }
     crate::limits::check(text).map_err(|d| ExprError::Syntax(d.message))?;
-    ast::Expr::parse(text)
-        .map_err(|e| ExprError::Syntax(crate::syntax::expression_error_message(&e.to_string())))
+    ast::Expr::parse(text).map_err(|e| ExprError::Syntax(crate::syntax::expression_error(text, &e)))
 }
 
 /// The span of a node, for probe records.

@@ -200,30 +200,18 @@ pub(crate) fn compile(
     for (_, e) in new.expressions.iter_mut() {
         match e {
             Expression::Constant(c) => {
-                let name = parsed.constants[*c].name.clone();
-                *c = module
-                    .constants
-                    .iter()
-                    .find(|(_, k)| k.name.is_some() && k.name == name)
-                    .map(|(h, _)| h)
+                let name = &parsed.constants[*c].name;
+                *c = by_name(&module.constants, name, |k| &k.name)
                     .ok_or_else(|| invalid(start, format!("constant {name:?} not found")))?;
             }
             Expression::Override(o) => {
-                let name = parsed.overrides[*o].name.clone();
-                *o = module
-                    .overrides
-                    .iter()
-                    .find(|(_, k)| k.name.is_some() && k.name == name)
-                    .map(|(h, _)| h)
+                let name = &parsed.overrides[*o].name;
+                *o = by_name(&module.overrides, name, |k| &k.name)
                     .ok_or_else(|| invalid(start, format!("override {name:?} not found")))?;
             }
             Expression::GlobalVariable(g) => {
                 let name = parsed.global_variables[*g].name.clone();
-                let h = module
-                    .global_variables
-                    .iter()
-                    .find(|(_, k)| k.name.is_some() && k.name == name)
-                    .map(|(h, _)| h)
+                let h = by_name(&module.global_variables, &name, |k| &k.name)
                     .ok_or_else(|| invalid(start, format!("global {name:?} not found")))?;
                 if !used(h) {
                     return Err(ExprError::UnusedGlobal(name.unwrap_or_default()));
@@ -308,6 +296,19 @@ impl Importer<'_> {
         }
         inner
     }
+}
+
+/// The item of `arena` named `name` (nothing matches no name).
+fn by_name<T>(
+    arena: &naga::Arena<T>,
+    name: &Option<String>,
+    name_of: impl Fn(&T) -> &Option<String>,
+) -> Option<naga::Handle<T>> {
+    let name = name.as_ref()?;
+    arena
+        .iter()
+        .find(|(_, k)| name_of(k).as_ref() == Some(name))
+        .map(|(h, _)| h)
 }
 
 #[cfg(test)]

@@ -129,6 +129,38 @@ struct Cx<'f> {
 
 type Expr = Handle<Expression>;
 
+/// A write of the whole variable `decl`.
+fn whole(decl: DeclId) -> ProbeKind {
+    ProbeKind::Write {
+        decl,
+        path: Vec::new(),
+    }
+}
+
+impl Cx<'_> {
+    /// Appends `e` to the new function, with the `Emit` it needs (if any) at
+    /// the end of `out`.
+    fn emit(&mut self, out: &mut Block, e: Expression) -> Expr {
+        emit(&mut self.new.expressions, out, e)
+    }
+
+    /// Appends `e`, an expression that needs no `Emit` (a variable, an
+    /// argument, a literal, a call's result).
+    fn add(&mut self, e: Expression) -> Expr {
+        self.new.expressions.append(e, NSpan::UNDEFINED)
+    }
+
+    /// The value of the variable `var` (a pointer expression).
+    fn load(&mut self, out: &mut Block, var: Expression) -> Expr {
+        let pointer = self.add(var);
+        self.emit(out, Expression::Load { pointer })
+    }
+
+    fn bin(&mut self, out: &mut Block, op: BinaryOperator, left: Expr, right: Expr) -> Expr {
+        self.emit(out, Expression::Binary { op, left, right })
+    }
+}
+
 enum Root {
     Local(Handle<LocalVariable>),
     Global(Handle<GlobalVariable>),
@@ -277,7 +309,14 @@ impl<'a> Walker<'a> {
 
     /// The handle and core type of an original expression's value, if loggable.
     fn payload_of(&mut self, cx: &Cx, e: Handle<Expression>) -> Option<(Handle<naga::Type>, Type)> {
-        let h = match &cx.info[e].ty {
+        let h = self.type_of(cx, e);
+        self.loggable(h)
+    }
+
+    /// The type of an original expression's value, added to the module's
+    /// types if naga resolved it to a value.
+    fn type_of(&mut self, cx: &Cx, e: Handle<Expression>) -> Handle<naga::Type> {
+        match &cx.info[e].ty {
             naga::proc::TypeResolution::Handle(h) => *h,
             naga::proc::TypeResolution::Value(inner) => self.types.insert(
                 naga::Type {
@@ -286,8 +325,7 @@ impl<'a> Walker<'a> {
                 },
                 NSpan::UNDEFINED,
             ),
-        };
-        self.loggable(h)
+        }
     }
 
     fn loggable(&mut self, h: Handle<naga::Type>) -> Option<(Handle<naga::Type>, Type)> {
@@ -363,10 +401,7 @@ impl<'a> Walker<'a> {
                 };
                 let hit = rt.hit[k];
                 let c = match cond {
-                    None => cx.new.expressions.append(
-                        Expression::Literal(naga::Literal::Bool(true)),
-                        NSpan::UNDEFINED,
-                    ),
+                    None => cx.add(Expression::Literal(naga::Literal::Bool(true))),
                     Some(text) => match self.user_expr(cx, out, &text, true) {
                         Ok((c, _)) => c,
                         Err(error) => {
@@ -445,16 +480,7 @@ impl<'a> Walker<'a> {
             let ty = match src {
                 Src::Local(h) => cx.orig.local_variables[h].ty,
                 Src::Arg(i) => cx.orig.arguments[i as usize].ty,
-                Src::Let(h) => match &cx.info[h].ty {
-                    naga::proc::TypeResolution::Handle(t) => *t,
-                    naga::proc::TypeResolution::Value(inner) => self.types.insert(
-                        naga::Type {
-                            name: None,
-                            inner: inner.clone(),
-                        },
-                        NSpan::UNDEFINED,
-                    ),
-                },
+                Src::Let(h) => self.type_of(cx, h),
             };
             if matches!(src, Src::Let(_))
                 && matches!(
@@ -495,27 +521,11 @@ impl<'a> Walker<'a> {
             .iter()
             .map(|&i| match srcs[i] {
                 Src::Let(h) => h,
-                Src::Arg(a) => cx
-                    .new
-                    .expressions
-                    .append(Expression::FunctionArgument(a), NSpan::UNDEFINED),
-                Src::Local(h) => {
-                    let ptr = cx
-                        .new
-                        .expressions
-                        .append(Expression::LocalVariable(h), NSpan::UNDEFINED);
-                    emit(
-                        &mut cx.new.expressions,
-                        out,
-                        Expression::Load { pointer: ptr },
-                    )
-                }
+                Src::Arg(a) => cx.add(Expression::FunctionArgument(a)),
+                Src::Local(h) => cx.load(out, Expression::LocalVariable(h)),
             })
             .collect();
-        let result = cx
-            .new
-            .expressions
-            .append(Expression::CallResult(fh), NSpan::UNDEFINED);
+        let result = cx.add(Expression::CallResult(fh));
         out.push(
             Statement::Call {
                 function: fh,
@@ -560,8 +570,7 @@ impl<'a> Walker<'a> {
                     let mut field = None;
                     let mut get = |cx: &mut Cx, out: &mut Block| {
                         *field.get_or_insert_with(|| {
-                            emit(
-                                &mut cx.new.expressions,
+                            cx.emit(
                                 out,
                                 Expression::AccessIndex {
                                     base: v,
@@ -584,15 +593,7 @@ impl<'a> Walker<'a> {
         }
         let Some(mut bad) = bads.pop() else { return };
         for b in bads {
-            bad = emit(
-                &mut cx.new.expressions,
-                out,
-                Expression::Binary {
-                    op: BinaryOperator::LogicalOr,
-                    left: b,
-                    right: bad,
-                },
-            );
+            bad = cx.bin(out, BinaryOperator::LogicalOr, b, bad);
         }
         let l = lit(&mut cx.new.expressions, p);
         Self::call(out, nan, vec![l, bad]);
@@ -746,23 +747,13 @@ impl<'a> Walker<'a> {
             let kind = if is_entry {
                 ProbeKind::Input { decl: d }
             } else {
-                ProbeKind::Write {
-                    decl: d,
-                    path: Vec::new(),
-                }
+                whole(d)
             };
             let p = self.probe(kind, span, Some(cty));
             self.log_value(&mut cx, &mut out, p, th, |cx, out| {
-                let a = cx
-                    .new
-                    .expressions
-                    .append(Expression::FunctionArgument(i as u32), NSpan::UNDEFINED);
+                let a = cx.add(Expression::FunctionArgument(i as u32));
                 if is_ptr {
-                    emit(
-                        &mut cx.new.expressions,
-                        out,
-                        Expression::Load { pointer: a },
-                    )
+                    cx.emit(out, Expression::Load { pointer: a })
                 } else {
                     a
                 }
@@ -781,15 +772,7 @@ impl<'a> Walker<'a> {
                 };
                 let p = self.probe(ProbeKind::Input { decl: d }, span, Some(cty));
                 self.log_value(&mut cx, &mut out, p, th, |cx, out| {
-                    let g = cx
-                        .new
-                        .expressions
-                        .append(Expression::GlobalVariable(h), NSpan::UNDEFINED);
-                    emit(
-                        &mut cx.new.expressions,
-                        out,
-                        Expression::Load { pointer: g },
-                    )
+                    cx.load(out, Expression::GlobalVariable(h))
                 });
             }
         }
@@ -806,24 +789,9 @@ impl<'a> Walker<'a> {
             };
             let d = self.fx.locals[&h];
             let vspan = orig.local_variables.get_span(h);
-            let p = self.probe(
-                ProbeKind::Write {
-                    decl: d,
-                    path: Vec::new(),
-                },
-                vspan,
-                Some(cty),
-            );
+            let p = self.probe(whole(d), vspan, Some(cty));
             self.log_value(&mut cx, &mut out, p, th, |cx, out| {
-                let v = cx
-                    .new
-                    .expressions
-                    .append(Expression::LocalVariable(h), NSpan::UNDEFINED);
-                emit(
-                    &mut cx.new.expressions,
-                    out,
-                    Expression::Load { pointer: v },
-                )
+                cx.load(out, Expression::LocalVariable(h))
             });
         }
         for (h, d) in pre_lets {
@@ -831,14 +799,7 @@ impl<'a> Walker<'a> {
                 continue;
             };
             let espan = orig.expressions.get_span(h);
-            let p = self.probe(
-                ProbeKind::Write {
-                    decl: d,
-                    path: Vec::new(),
-                },
-                espan,
-                Some(cty),
-            );
+            let p = self.probe(whole(d), espan, Some(cty));
             self.log_value(&mut cx, &mut out, p, th, |_, _| h);
         }
         let body = self.block(&mut cx, &orig.body);
@@ -872,7 +833,6 @@ impl<'a> Walker<'a> {
     /// The invocation's key words (`Invocation::key`), from the entry
     /// point's built-ins.
     fn invocation_keys(&mut self, cx: &mut Cx, out: &mut Block) -> [Expr; 3] {
-        let exprs = |cx: &mut Cx, out: &mut Block, e| emit(&mut cx.new.expressions, out, e);
         match self.src.module.entry_points[self.entry].stage {
             naga::ShaderStage::Vertex => {
                 let v = self.builtin(cx, out, BuiltIn::VertexIndex);
@@ -884,8 +844,7 @@ impl<'a> Walker<'a> {
                 let g = self.builtin(cx, out, BuiltIn::GlobalInvocationId);
                 let mut k = [g; 3];
                 for (i, k) in k.iter_mut().enumerate() {
-                    *k = exprs(
-                        cx,
+                    *k = cx.emit(
                         out,
                         Expression::AccessIndex {
                             base: g,
@@ -899,16 +858,14 @@ impl<'a> Walker<'a> {
                 let pos = self.builtin(cx, out, BuiltIn::Position { invariant: false });
                 let mut k = [pos; 3];
                 for (i, k) in k.iter_mut().take(2).enumerate() {
-                    let c = exprs(
-                        cx,
+                    let c = cx.emit(
                         out,
                         Expression::AccessIndex {
                             base: pos,
                             index: i as u32,
                         },
                     );
-                    *k = exprs(
-                        cx,
+                    *k = cx.emit(
                         out,
                         Expression::As {
                             expr: c,
@@ -939,15 +896,11 @@ impl<'a> Walker<'a> {
             Some(Kind::Watch { rt, .. }) => Begin::Watch(rt.begin),
         };
         let keys = self.invocation_keys(cx, out);
-        let exprs = |cx: &mut Cx, out: &mut Block, e| emit(&mut cx.new.expressions, out, e);
         let (begin, select) = match begin {
             Begin::Record(f, sel) => (f, sel),
             Begin::Hits(globals) => {
                 for (g, k) in globals.into_iter().zip(keys) {
-                    let ptr = cx
-                        .new
-                        .expressions
-                        .append(Expression::GlobalVariable(g), NSpan::UNDEFINED);
+                    let ptr = cx.add(Expression::GlobalVariable(g));
                     out.push(
                         Statement::Store {
                             pointer: ptr,
@@ -981,26 +934,10 @@ impl<'a> Walker<'a> {
         let mut selected = None;
         for (e, want) in checks {
             let w = lit(&mut cx.new.expressions, want);
-            let eq = exprs(
-                cx,
-                out,
-                Expression::Binary {
-                    op: BinaryOperator::Equal,
-                    left: e,
-                    right: w,
-                },
-            );
+            let eq = cx.bin(out, BinaryOperator::Equal, e, w);
             selected = Some(match selected {
                 None => eq,
-                Some(prev) => exprs(
-                    cx,
-                    out,
-                    Expression::Binary {
-                        op: BinaryOperator::LogicalAnd,
-                        left: prev,
-                        right: eq,
-                    },
-                ),
+                Some(prev) => cx.bin(out, BinaryOperator::LogicalAnd, prev, eq),
             });
         }
         let Some(selected) = selected else { return };
@@ -1018,19 +955,12 @@ impl<'a> Walker<'a> {
         };
         for (i, a) in cx.new.arguments.iter().enumerate() {
             if same(&a.binding) {
-                return cx
-                    .new
-                    .expressions
-                    .append(Expression::FunctionArgument(i as u32), NSpan::UNDEFINED);
+                return cx.add(Expression::FunctionArgument(i as u32));
             }
             if let TypeInner::Struct { members, .. } = &self.types[a.ty].inner {
                 if let Some(m) = members.iter().position(|m| same(&m.binding)) {
-                    let base = cx
-                        .new
-                        .expressions
-                        .append(Expression::FunctionArgument(i as u32), NSpan::UNDEFINED);
-                    return emit(
-                        &mut cx.new.expressions,
+                    let base = cx.add(Expression::FunctionArgument(i as u32));
+                    return cx.emit(
                         out,
                         Expression::AccessIndex {
                             base,
@@ -1067,9 +997,7 @@ impl<'a> Walker<'a> {
             ty,
             binding: Some(Binding::BuiltIn(which)),
         });
-        cx.new
-            .expressions
-            .append(Expression::FunctionArgument(i), NSpan::UNDEFINED)
+        cx.add(Expression::FunctionArgument(i))
     }
 
     // ---- statements -------------------------------------------------------------------
@@ -1381,14 +1309,7 @@ impl<'a> Walker<'a> {
         }
         self.declare(d);
         if let Some((th, cty)) = self.payload_of(cx, h) {
-            let p = self.probe(
-                ProbeKind::Write {
-                    decl: d,
-                    path: Vec::new(),
-                },
-                cx.orig.expressions.get_span(h),
-                Some(cty),
-            );
+            let p = self.probe(whole(d), cx.orig.expressions.get_span(h), Some(cty));
             self.log_value(cx, out, p, th, |_, _| h);
         }
     }
@@ -1433,26 +1354,14 @@ impl<'a> Walker<'a> {
                 let Some((th, cty)) = self.loggable(root_ty) else {
                     return;
                 };
-                let p = self.probe(
-                    ProbeKind::Write {
-                        decl,
-                        path: Vec::new(),
-                    },
-                    span,
-                    Some(cty),
-                );
+                let p = self.probe(whole(decl), span, Some(cty));
                 self.log_value(cx, out, p, th, |cx, out| {
                     let e = match root {
                         Root::Local(h) => Expression::LocalVariable(h),
                         Root::Global(g) => Expression::GlobalVariable(g),
                         Root::Arg(i) => Expression::FunctionArgument(i),
                     };
-                    let ptr = cx.new.expressions.append(e, NSpan::UNDEFINED);
-                    emit(
-                        &mut cx.new.expressions,
-                        out,
-                        Expression::Load { pointer: ptr },
-                    )
+                    cx.load(out, e)
                 });
             }
         }
@@ -1602,9 +1511,7 @@ fn bad_float(
         _ => return None,
     };
     let v = get(cx, out);
-    let e = |cx: &mut Cx, out: &mut Block, e| emit(&mut cx.new.expressions, out, e);
-    let bits = e(
-        cx,
+    let bits = cx.emit(
         out,
         Expression::As {
             expr: v,
@@ -1614,30 +1521,13 @@ fn bad_float(
     );
     let mut mask = lit(&mut cx.new.expressions, 0x7f80_0000);
     if let Some(size) = size {
-        mask = e(cx, out, Expression::Splat { size, value: mask });
+        mask = cx.emit(out, Expression::Splat { size, value: mask });
     }
-    let exp = e(
-        cx,
-        out,
-        Expression::Binary {
-            op: BinaryOperator::And,
-            left: bits,
-            right: mask,
-        },
-    );
-    let all_set = e(
-        cx,
-        out,
-        Expression::Binary {
-            op: BinaryOperator::Equal,
-            left: exp,
-            right: mask,
-        },
-    );
+    let exp = cx.bin(out, BinaryOperator::And, bits, mask);
+    let all_set = cx.bin(out, BinaryOperator::Equal, exp, mask);
     Some(match size {
         None => all_set,
-        Some(_) => e(
-            cx,
+        Some(_) => cx.emit(
             out,
             Expression::Relational {
                 fun: naga::RelationalFunction::Any,

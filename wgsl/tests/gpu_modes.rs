@@ -3,18 +3,19 @@
 //! results) and watches, decoded with the core's decoders and compared with
 //! what the CPU computes from the pixel; images unchanged.
 
+mod common;
+
+use common::{
+    assert_spirv_valid, glsl, instrument_src, line_of, step_in, Gpu, COMPUTE, H, VERTEX, W,
+};
 use shaderdbg_core::decode::{decode_hits, decode_watch, Hit, HitTag};
 use shaderdbg_core::layout;
+use shaderdbg_core::types::Type;
 use shaderdbg_core::{Invocation, Value};
-use shaderdbg_gl_headless::{ContextKind, Headless};
 use shaderdbg_test_support::values::floats;
 use shaderdbg_wgsl::emit::to_glsl;
-use shaderdbg_wgsl::{
-    instrument, parse, Breakpoint, ExprError, InstrumentError, Instrumented, Mode, Request,
-};
+use shaderdbg_wgsl::{parse, Breakpoint, ExprError, InstrumentError, Instrumented, Mode};
 
-const W: u32 = 24;
-const H: u32 = 16;
 const BINDING: u32 = 5;
 
 const SHADER: &str = r#"
@@ -37,80 +38,54 @@ fn fs_main(@builtin(position) frag: vec4<f32>) -> @location(0) vec4<f32> {
 }
 "#;
 
-const VERT: &str = "#version 430 core\nlayout(location = 0) in vec2 pos;\nvoid main() { gl_Position = vec4(pos, 0.0, 1.0); }\n";
-
-fn line_of(src: &str, needle: &str) -> u32 {
-    src.lines()
-        .position(|l| l.contains(needle))
-        .map(|i| i as u32 + 1)
-        .unwrap_or_else(|| panic!("no line with {needle}"))
-}
-
 fn try_instrument(src: &str, mode: Mode) -> Result<Instrumented, InstrumentError> {
-    let parsed = parse(src).expect("parses");
-    instrument(
-        &parsed,
-        &Request {
-            entry_point: "fs_main".to_string(),
-            mode,
-            group: 0,
-            binding: BINDING,
-        },
-    )
+    instrument_src(src, "fs_main", mode, 0, BINDING)
 }
 
 fn step(src: &str, needle: &str) -> u32 {
-    let parsed = parse(src).expect("parses");
-    let table = shaderdbg_wgsl::probe_table(&parsed, "fs_main").expect("table");
-    table
-        .step_for_line(line_of(src, needle))
-        .unwrap_or_else(|| panic!("no step at {needle}"))
-        .id
+    step_in(src, "fs_main", needle)
 }
 
 fn bp(src: &str, needle: &str, condition: Option<&str>) -> Breakpoint {
+    bp_in(src, "fs_main", needle, condition)
+}
+
+/// A breakpoint at the step of `needle` in entry point `entry`.
+fn bp_in(src: &str, entry: &str, needle: &str, condition: Option<&str>) -> Breakpoint {
     Breakpoint {
-        probe: step(src, needle),
+        probe: step_in(src, entry, needle),
         condition: condition.map(str::to_string),
     }
 }
 
-struct Gpu {
-    gl: Headless,
+/// The image of `src` not instrumented.
+fn plain_image(gpu: &Gpu, src: &str) -> Vec<u8> {
+    let plain = try_instrument(src, Mode::Plain).expect("plain");
+    gpu.render(&glsl(&plain), None).0
 }
 
-impl Gpu {
-    fn new() -> Gpu {
-        Gpu {
-            gl: Headless::new(ContextKind::Core45, W, H).expect("headless context"),
-        }
-    }
+/// Renders `inst` with `buffer`; checks the image against `original`.
+fn run(gpu: &Gpu, inst: &Instrumented, buffer: Vec<u8>, original: &[u8]) -> Vec<u32> {
+    let frag = glsl(inst);
+    let (pixels, words) = gpu.render(&frag, Some((BINDING, &buffer)));
+    assert!(
+        pixels == original,
+        "the instrumented shader renders differently\n{frag}"
+    );
+    words
+}
 
-    fn glsl(inst: &Instrumented) -> String {
-        to_glsl(inst, &Default::default()).expect("GLSL")
-    }
-
-    fn original(&self, src: &str) -> Vec<u8> {
-        let plain = try_instrument(src, Mode::Plain).expect("plain");
-        self.gl
-            .render(VERT, &Self::glsl(&plain), None)
-            .expect("renders")
-            .0
-    }
-
-    /// Renders `inst` with `buffer`; checks the image against `original`.
-    fn run(&self, inst: &Instrumented, buffer: Vec<u8>, original: &[u8]) -> Vec<u32> {
-        let frag = Self::glsl(inst);
-        let (pixels, words) = self
-            .gl
-            .render(VERT, &frag, Some((BINDING, buffer.as_slice())))
-            .unwrap_or_else(|e| panic!("{e}\n{frag}"));
-        assert!(
-            pixels == original,
-            "the instrumented shader renders differently\n{frag}"
-        );
-        words
-    }
+/// A watch of `expr` at `probe` of `SHADER` over the image: its type and
+/// the value at each pixel.
+fn watch_image(gpu: &Gpu, original: &[u8], probe: u32, expr: &str) -> (Type, Vec<Option<Value>>) {
+    let expr = expr.to_string();
+    let inst =
+        try_instrument(SHADER, Mode::Watch { probe, expr }).unwrap_or_else(|e| panic!("{e}"));
+    let ty = inst.watch_type.clone().expect("watch type");
+    let words = ty.words().expect("words");
+    let buf = run(gpu, &inst, layout::new_watch_buffer(W, H, words), original);
+    let values = decode_watch(&buf, &ty, (W * H) as usize).expect("decodes");
+    (ty, values)
 }
 
 fn hit(tag: HitTag, probe: u32, line: u32, occurrence: u32, x: u32, y: u32) -> Hit {
@@ -149,14 +124,14 @@ fn assert_hits(got: &[Hit], mut want: Vec<Hit>) {
 #[test]
 fn breakpoints_hit_where_their_conditions_hold() {
     let gpu = Gpu::new();
-    let original = gpu.original(SHADER);
+    let original = plain_image(&gpu, SHADER);
     let loop_step = bp(SHADER, "acc += shade", Some("i == 2 && p.y == 3.0"));
     let in_callee = bp(SHADER, "return w;", Some("v > 20.0"));
     let discard = bp(SHADER, "discard;", None);
     let (lp, cp, dp) = (loop_step.probe, in_callee.probe, discard.probe);
     let inst = try_instrument(SHADER, Mode::HitTest(vec![loop_step, in_callee, discard]))
         .unwrap_or_else(|e| panic!("{e}"));
-    let words = gpu.run(&inst, layout::new_hit_buffer(4096), &original);
+    let words = run(&gpu, &inst, layout::new_hit_buffer(4096), &original);
     let (hits, truncated) = decode_hits(&words, &inst.probes);
     assert!(!truncated);
     let (ll, lc, ld) = (
@@ -188,7 +163,7 @@ fn breakpoints_hit_where_their_conditions_hold() {
 #[test]
 fn a_condition_that_never_holds_hits_nothing() {
     let gpu = Gpu::new();
-    let original = gpu.original(SHADER);
+    let original = plain_image(&gpu, SHADER);
     let inst = try_instrument(
         SHADER,
         Mode::HitTest(vec![bp(
@@ -198,7 +173,7 @@ fn a_condition_that_never_holds_hits_nothing() {
         )]),
     )
     .unwrap_or_else(|e| panic!("{e}"));
-    let words = gpu.run(&inst, layout::new_hit_buffer(64), &original);
+    let words = run(&gpu, &inst, layout::new_hit_buffer(64), &original);
     assert_eq!(words[0], 0, "hit count");
     assert!(decode_hits(&words, &inst.probes).0.is_empty());
 }
@@ -274,21 +249,10 @@ fn bad_conditions_are_errors_naming_the_column() {
 #[test]
 fn a_watch_gives_the_value_at_every_pixel() {
     let gpu = Gpu::new();
-    let original = gpu.original(SHADER);
+    let original = plain_image(&gpu, SHADER);
     let probe = step(SHADER, "return vec4<f32>(acc");
-    let inst = try_instrument(
-        SHADER,
-        Mode::Watch {
-            probe,
-            expr: "vec2<f32>(acc + p.y, frag.x)".to_string(),
-        },
-    )
-    .unwrap_or_else(|e| panic!("{e}"));
-    let ty = inst.watch_type.clone().expect("watch type");
-    let words = ty.words().expect("words");
-    assert_eq!(words, 2);
-    let buf = gpu.run(&inst, layout::new_watch_buffer(W, H, words), &original);
-    let values = decode_watch(&buf, &ty, (W * H) as usize).expect("decodes");
+    let (ty, values) = watch_image(&gpu, &original, probe, "vec2<f32>(acc + p.y, frag.x)");
+    assert_eq!(ty.words(), Some(2));
     for y in 0..H {
         for x in 0..W {
             let got = &values[(y * W + x) as usize];
@@ -306,17 +270,7 @@ fn a_watch_gives_the_value_at_every_pixel() {
     }
     // In a loop: the first reach (i = 0).
     let probe = step(SHADER, "acc += shade");
-    let inst = try_instrument(
-        SHADER,
-        Mode::Watch {
-            probe,
-            expr: "u32(i) + 10u * u32(p.x)".to_string(),
-        },
-    )
-    .unwrap_or_else(|e| panic!("{e}"));
-    let ty = inst.watch_type.clone().expect("watch type");
-    let buf = gpu.run(&inst, layout::new_watch_buffer(W, H, 1), &original);
-    let values = decode_watch(&buf, &ty, (W * H) as usize).expect("decodes");
+    let (_, values) = watch_image(&gpu, &original, probe, "u32(i) + 10u * u32(p.x)");
     for y in 0..H {
         for x in 0..W {
             assert_eq!(
@@ -371,10 +325,10 @@ fn fs_main(@builtin(position) frag: vec4<f32>) -> Out {
 #[test]
 fn nan_and_inf_results_are_hits_at_their_pixels() {
     let gpu = Gpu::new();
-    let original = gpu.original(NAN_SHADER);
+    let original = plain_image(&gpu, NAN_SHADER);
     let inst = try_instrument(NAN_SHADER, Mode::HitTestNanInf(Vec::new()))
         .unwrap_or_else(|e| panic!("{e}"));
-    let words = gpu.run(&inst, layout::new_hit_buffer(4096), &original);
+    let words = run(&gpu, &inst, layout::new_hit_buffer(4096), &original);
     let (hits, truncated) = decode_hits(&words, &inst.probes);
     assert!(!truncated);
     let parsed = parse(NAN_SHADER).expect("parses");
@@ -403,86 +357,16 @@ fn nan_and_inf_results_are_hits_at_their_pixels() {
     assert_hits(&hits, want);
 }
 
-/// A vertex shader; gl-headless draws one full-screen triangle.
-const VERTEX: &str = r#"
-struct Out {
-    @builtin(position) pos: vec4<f32>,
-    @location(0) uv: vec2<f32>,
-}
-
-@vertex
-fn vs(@location(0) p: vec2<f32>) -> Out {
-    var o: Out;
-    let q = p * 0.5 + vec2<f32>(0.5);
-    o.pos = vec4<f32>(p, 0.0, 1.0);
-    o.uv = q;
-    return o;
-}
-"#;
-
-const COMPUTE: &str = r#"
-@group(0) @binding(0) var<storage, read_write> out: array<u32>;
-
-@compute @workgroup_size(4, 2)
-fn cs(@builtin(local_invocation_id) lid: vec3<u32>, @builtin(workgroup_id) wg: vec3<u32>) {
-    let i = wg.x * 4u + lid.x + 8u * lid.y;
-    var acc = 0u;
-    for (var k = 0u; k <= i; k++) {
-        acc += k;
-    }
-    out[i] = acc;
-}
-"#;
-
 fn instrument_entry(src: &str, entry: &str, mode: Mode) -> Instrumented {
-    let parsed = parse(src).expect("parses");
-    instrument(
-        &parsed,
-        &Request {
-            entry_point: entry.to_string(),
-            mode,
-            group: 1,
-            binding: BINDING,
-        },
-    )
-    .unwrap_or_else(|e| panic!("{entry}: {e}"))
-}
-
-fn step_in(src: &str, entry: &str, needle: &str) -> u32 {
-    let parsed = parse(src).expect("parses");
-    let table = shaderdbg_wgsl::probe_table(&parsed, entry).expect("table");
-    table
-        .step_for_line(line_of(src, needle))
-        .unwrap_or_else(|| panic!("no step at {needle}"))
-        .id
+    instrument_src(src, entry, mode, 1, BINDING).unwrap_or_else(|e| panic!("{entry}: {e}"))
 }
 
 #[test]
 fn vertices_hit_by_index() {
     let gpu = Gpu::new();
     let probe = step_in(VERTEX, "vs", "o.uv = q;");
-    let frag = "#version 430 core\nlayout(location = 0) smooth in vec2 uv;\nout vec4 c;\nvoid main() { c = vec4(uv, 0.0, 1.0); }\n";
-    let draw = |inst: &Instrumented, buffer: Option<Vec<u8>>| -> (Vec<u8>, Vec<u32>) {
-        let vert = Gpu::glsl(inst);
-        let program = gpu
-            .gl
-            .compile_program(&[
-                (shaderdbg_gl_headless::Stage::Vertex, vert.as_str()),
-                (shaderdbg_gl_headless::Stage::Fragment, frag),
-            ])
-            .unwrap_or_else(|e| panic!("{e}\n{vert}"));
-        let buf = buffer.map(|b| gpu.gl.create_storage_buffer(BINDING, &b).expect("buffer"));
-        gpu.gl.draw_fullscreen(&program).expect("draw");
-        let pixels = gpu.gl.read_pixels().expect("pixels");
-        let words = buf
-            .as_ref()
-            .map(|b| layout::to_words(&gpu.gl.read_storage_buffer(b).expect("read")))
-            .unwrap_or_default();
-        if let Some(b) = buf {
-            gpu.gl.delete_storage_buffer(b).expect("delete");
-        }
-        gpu.gl.delete_program(program).expect("delete");
-        (pixels, words)
+    let draw = |inst: &Instrumented, buffer: Option<Vec<u8>>| {
+        gpu.draw_vertex(&glsl(inst), buffer.map(|b| (BINDING, b)))
     };
     let (original, _) = draw(&instrument_entry(VERTEX, "vs", Mode::Plain), None);
     // Corners (-1,-1), (3,-1), (-1,3): only vertex 1 has q.x > 1.
@@ -566,10 +450,7 @@ fn every_mode_emits_valid_spirv() {
             instrument_entry(
                 VERTEX,
                 "vs",
-                Mode::HitTestNanInf(vec![Breakpoint {
-                    probe: step_in(VERTEX, "vs", "o.uv = q;"),
-                    condition: Some("q.x > 1.0".to_string()),
-                }]),
+                Mode::HitTestNanInf(vec![bp_in(VERTEX, "vs", "o.uv = q;", Some("q.x > 1.0"))]),
             ),
         ),
         (
@@ -577,48 +458,26 @@ fn every_mode_emits_valid_spirv() {
             instrument_entry(
                 COMPUTE,
                 "cs",
-                Mode::HitTest(vec![Breakpoint {
-                    probe: step_in(COMPUTE, "cs", "acc += k;"),
-                    condition: Some("k == 3u && lid.x == 1u".to_string()),
-                }]),
+                Mode::HitTest(vec![bp_in(
+                    COMPUTE,
+                    "cs",
+                    "acc += k;",
+                    Some("k == 3u && lid.x == 1u"),
+                )]),
             ),
         ),
     ];
-    let dir = std::env::temp_dir().join(format!("shaderdbg-wgsl-modes-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).expect("temp dir");
     for (name, inst) in &cases {
         to_glsl(inst, &Default::default()).unwrap_or_else(|e| panic!("{name}: {e}"));
-        let words = shaderdbg_wgsl::emit::to_spirv(inst, &Default::default())
-            .unwrap_or_else(|e| panic!("{name}: {e}"));
-        let path = dir.join(format!("{name}.spv"));
-        std::fs::write(&path, layout::to_bytes(&words)).expect("write");
-        let out = std::process::Command::new("spirv-val")
-            .arg(&path)
-            .output()
-            .expect("spirv-val (spirv-tools, installed with glslang-tools by `cargo xtask setup`)");
-        assert!(
-            out.status.success(),
-            "{name}: {}{}",
-            String::from_utf8_lossy(&out.stdout),
-            String::from_utf8_lossy(&out.stderr)
-        );
     }
-    std::fs::remove_dir_all(&dir).ok();
+    assert_spirv_valid("modes", &cases);
     // Watching compute invocations is not there yet.
-    let parsed = parse(COMPUTE).expect("parses");
-    let e = instrument(
-        &parsed,
-        &Request {
-            entry_point: "cs".to_string(),
-            mode: Mode::Watch {
-                probe: step_in(COMPUTE, "cs", "acc += k;"),
-                expr: "k".to_string(),
-            },
-            group: 1,
-            binding: BINDING,
-        },
-    )
-    .map(|_| ())
-    .unwrap_err();
+    let watch = Mode::Watch {
+        probe: step_in(COMPUTE, "cs", "acc += k;"),
+        expr: "k".to_string(),
+    };
+    let e = instrument_src(COMPUTE, "cs", watch, 1, BINDING)
+        .map(|_| ())
+        .unwrap_err();
     assert!(matches!(e, InstrumentError::Unsupported(_)), "{e:?}");
 }

@@ -3,17 +3,20 @@
 //! decode it with the core's decoder and the engine's probe table, and
 //! compare what was recorded with values computed on the CPU from the pixel.
 
+mod common;
+
+use common::{
+    assert_spirv_valid, call_stack_names, glsl, instrument_src, line_of, Gpu, COMPUTE, VERTEX,
+};
 use shaderdbg_core::decode::{decode, Exit, InvocationTrace};
 use shaderdbg_core::layout;
 use shaderdbg_core::probes::ProbeTable;
 use shaderdbg_core::{Invocation, Value};
-use shaderdbg_gl_headless::{ContextKind, Headless, Stage as GlStage};
+use shaderdbg_gl_headless::Stage as GlStage;
 use shaderdbg_test_support::values::{final_value, float as f, floats};
 use shaderdbg_wgsl::emit::to_glsl;
-use shaderdbg_wgsl::{instrument, parse, Instrumented, Mode, Request};
+use shaderdbg_wgsl::{Instrumented, Mode};
 
-const W: u32 = 24;
-const H: u32 = 16;
 const BINDING: u32 = 7;
 
 /// Every construct the engine has to get right; values at pixel (x, y)
@@ -73,8 +76,6 @@ fn fs_main(@builtin(position) frag: vec4<f32>) -> @location(0) vec4<f32> {
 }
 "#;
 
-const VERT: &str = "#version 430 core\nlayout(location = 0) in vec2 pos;\nvoid main() { gl_Position = vec4(pos, 0.0, 1.0); }\n";
-
 struct Expected {
     n: i32,
     sum: f32,
@@ -130,42 +131,13 @@ fn expected(x: u32, y: u32) -> Expected {
     }
 }
 
-struct Gpu {
-    gl: Headless,
-}
-
-impl Gpu {
-    fn new() -> Gpu {
-        Gpu {
-            gl: Headless::new(ContextKind::Core45, W, H).expect("headless context"),
-        }
-    }
-
-    /// `frag` with its debug buffer: pixels and buffer words.
-    fn run(&self, frag: &str, buffer: Vec<u8>) -> (Vec<u8>, Vec<u32>) {
-        let r = self
-            .gl
-            .render(VERT, frag, Some((BINDING, buffer.as_slice())));
-        r.unwrap_or_else(|e| panic!("{e}\n{frag}"))
-    }
-}
-
 fn instrumented(src: &str, mode: Mode) -> Instrumented {
-    let parsed = parse(src).expect("parses");
-    instrument(
-        &parsed,
-        &Request {
-            entry_point: "fs_main".to_string(),
-            mode,
-            group: 0,
-            binding: BINDING,
-        },
-    )
-    .expect("instruments")
+    instrument_src(src, "fs_main", mode, 0, BINDING).expect("instruments")
 }
 
-fn glsl(inst: &Instrumented) -> String {
-    to_glsl(inst, &Default::default()).expect("GLSL")
+/// `frag` with a record buffer of `cap` words: pixels and buffer words.
+fn run(gpu: &Gpu, frag: &str, cap: u32) -> (Vec<u8>, Vec<u32>) {
+    gpu.render(frag, Some((BINDING, &layout::new_record_buffer(cap))))
 }
 
 fn function_id(table: &ProbeTable, name: &str) -> usize {
@@ -189,9 +161,7 @@ fn returns_of(inv: &InvocationTrace, fid: usize) -> Vec<Value> {
 fn recorded_values_match_the_cpu_and_the_image_is_unchanged() {
     let gpu = Gpu::new();
     let original = gpu
-        .gl
-        .render(VERT, &glsl(&instrumented(SHADER, Mode::Plain)), None)
-        .expect("renders")
+        .render(&glsl(&instrumented(SHADER, Mode::Plain)), None)
         .0;
     for (x, y) in [
         (5u32, 2u32),
@@ -203,7 +173,7 @@ fn recorded_values_match_the_cpu_and_the_image_is_unchanged() {
         (4, 0),
     ] {
         let inst = instrumented(SHADER, Mode::Record(Invocation::fragment(x, y)));
-        let (pixels, words) = gpu.run(&glsl(&inst), layout::new_record_buffer(1 << 16));
+        let (pixels, words) = run(&gpu, &glsl(&inst), 1 << 16);
         assert!(
             pixels == original,
             "({x},{y}): the instrumented shader renders differently"
@@ -257,12 +227,10 @@ fn recorded_values_match_the_cpu_and_the_image_is_unchanged() {
         assert_eq!(half_steps.len(), e.weigh_args.len());
         assert!(half_steps.iter().all(|&k| inv.steps[k].depth == 2));
         if let Some(&k) = half_steps.first() {
-            let names: Vec<&str> = inv
-                .call_stack(k)
-                .iter()
-                .map(|(f, _)| f.map_or("?", |f| table.functions[f].name.as_str()))
-                .collect();
-            assert_eq!(names, ["half", "weigh", "fs_main"]);
+            assert_eq!(
+                call_stack_names(inv, table, k),
+                ["half", "weigh", "fs_main"]
+            );
         }
         let squares: Vec<f32> = e.weigh_args.iter().map(|v| v * v).collect();
         let sq_writes = |line_text: &str| -> Vec<f32> {
@@ -292,12 +260,7 @@ fn recorded_values_match_the_cpu_and_the_image_is_unchanged() {
             .iter()
             .position(|s| inv.frames[s.frame].function == Some(weigh))
         {
-            let names: Vec<&str> = inv
-                .call_stack(k)
-                .iter()
-                .map(|(f, _)| f.map_or("?", |f| table.functions[f].name.as_str()))
-                .collect();
-            assert_eq!(names, ["weigh", "fs_main"]);
+            assert_eq!(call_stack_names(inv, table, k), ["weigh", "fs_main"]);
         }
         // `switch` in `classify` returned through the right case.
         let classify = function_id(table, "classify");
@@ -342,10 +305,10 @@ fn recorded_values_match_the_cpu_and_the_image_is_unchanged() {
 fn a_full_log_stops_at_the_first_entry_that_does_not_fit() {
     let gpu = Gpu::new();
     let inst = instrumented(SHADER, Mode::Record(Invocation::fragment(13, 9)));
-    let (_, full) = gpu.run(&glsl(&inst), layout::new_record_buffer(1 << 16));
+    let (_, full) = run(&gpu, &glsl(&inst), 1 << 16);
     let used = full[0];
     for cap in [40u32, 77, used - 1] {
-        let (_, words) = gpu.run(&glsl(&inst), layout::new_record_buffer(cap));
+        let (_, words) = run(&gpu, &glsl(&inst), cap);
         let trace = decode(&words, &inst.probes).expect("decodes");
         assert!(trace.overflowed, "cap {cap}");
         assert_eq!(trace.invocations[0].exit, Exit::Overflowed);
@@ -362,38 +325,13 @@ fn a_full_log_stops_at_the_first_entry_that_does_not_fit() {
             "cap {cap}"
         );
     }
-    let (_, words) = gpu.run(&glsl(&inst), layout::new_record_buffer(used));
+    let (_, words) = run(&gpu, &glsl(&inst), used);
     assert!(!decode(&words, &inst.probes).expect("decodes").overflowed);
 }
-
-/// The 1-based line of the first line of `src` containing `needle`.
-fn line_of(src: &str, needle: &str) -> u32 {
-    src.lines()
-        .position(|l| l.contains(needle))
-        .map(|i| i as u32 + 1)
-        .unwrap_or_else(|| panic!("no line with {needle}"))
-}
-
-/// A compute shader without `global_invocation_id`: recording adds it to
-/// select the invocation; the shader's own results are unchanged.
-const COMPUTE: &str = r#"
-@group(0) @binding(0) var<storage, read_write> out: array<u32>;
-
-@compute @workgroup_size(4, 2)
-fn cs(@builtin(local_invocation_id) lid: vec3<u32>, @builtin(workgroup_id) wg: vec3<u32>) {
-    let i = wg.x * 4u + lid.x + 8u * lid.y;
-    var acc = 0u;
-    for (var k = 0u; k <= i; k++) {
-        acc += k;
-    }
-    out[i] = acc;
-}
-"#;
 
 #[test]
 fn compute_invocations_record_by_global_id() {
     let gpu = Gpu::new();
-    let parsed = parse(COMPUTE).expect("parses");
     let map = [(
         shaderdbg_wgsl::naga::ResourceBinding {
             group: 0,
@@ -427,21 +365,12 @@ fn compute_invocations_record_by_global_id() {
         gpu.gl.delete_program(program).expect("delete");
         result
     };
-    let req = |mode| Request {
-        entry_point: "cs".to_string(),
-        mode,
-        group: 0,
-        binding: BINDING,
-    };
-    let (original, _) = run(
-        &instrument(&parsed, &req(Mode::Plain)).expect("plain"),
-        false,
-    );
+    let record = |mode| instrument_src(COMPUTE, "cs", mode, 0, BINDING);
+    let (original, _) = run(&record(Mode::Plain).expect("plain"), false);
     let sums: Vec<u32> = (0..16).map(|i| i * (i + 1) / 2).collect();
     assert_eq!(original, sums);
     for id in [[5u32, 1, 0], [0, 0, 0], [7, 0, 0]] {
-        let inst =
-            instrument(&parsed, &req(Mode::Record(Invocation::Compute { id }))).expect("record");
+        let inst = record(Mode::Record(Invocation::Compute { id })).expect("record");
         let (out, log) = run(&inst, true);
         assert_eq!(
             out, original,
@@ -470,87 +399,23 @@ fn compute_invocations_record_by_global_id() {
 #[test]
 fn instrumented_spirv_validates() {
     let frag = instrumented(SHADER, Mode::Record(Invocation::fragment(3, 4)));
-    let parsed = parse(COMPUTE).expect("parses");
-    let comp = instrument(
-        &parsed,
-        &Request {
-            entry_point: "cs".to_string(),
-            mode: Mode::Record(Invocation::Compute { id: [1, 0, 0] }),
-            group: 1,
-            binding: 0,
-        },
+    let comp = instrument_src(
+        COMPUTE,
+        "cs",
+        Mode::Record(Invocation::Compute { id: [1, 0, 0] }),
+        1,
+        0,
     )
     .expect("record");
-    let dir = std::env::temp_dir().join(format!("shaderdbg-wgsl-spv-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).expect("temp dir");
-    for (name, inst) in [("frag", &frag), ("comp", &comp)] {
-        let words = shaderdbg_wgsl::emit::to_spirv(inst, &Default::default()).expect("SPIR-V");
-        let path = dir.join(format!("{name}.spv"));
-        std::fs::write(&path, layout::to_bytes(&words)).expect("write");
-        let out = std::process::Command::new("spirv-val")
-            .arg(&path)
-            .output()
-            .expect("spirv-val (spirv-tools, installed with glslang-tools by `cargo xtask setup`)");
-        assert!(
-            out.status.success(),
-            "{name}: {}{}",
-            String::from_utf8_lossy(&out.stdout),
-            String::from_utf8_lossy(&out.stderr)
-        );
-    }
-    std::fs::remove_dir_all(&dir).ok();
+    assert_spirv_valid("spv", &[("frag", frag), ("comp", comp)]);
 }
-
-/// A vertex shader without `vertex_index`/`instance_index`: recording adds
-/// them to select the vertex.
-const VERTEX: &str = r#"
-struct Out {
-    @builtin(position) pos: vec4<f32>,
-    @location(0) uv: vec2<f32>,
-}
-
-@vertex
-fn vs(@location(0) p: vec2<f32>) -> Out {
-    var o: Out;
-    let q = p * 0.5 + vec2<f32>(0.5);
-    o.pos = vec4<f32>(p, 0.0, 1.0);
-    o.uv = q;
-    return o;
-}
-"#;
 
 #[test]
 fn vertex_invocations_record_by_index() {
     let gpu = Gpu::new();
-    let parsed = parse(VERTEX).expect("parses");
-    let req = |mode| Request {
-        entry_point: "vs".to_string(),
-        mode,
-        group: 0,
-        binding: BINDING,
-    };
-    // naga gives the varying an explicit location.
-    let frag = "#version 430 core\nlayout(location = 0) smooth in vec2 uv;\nout vec4 c;\nvoid main() { c = vec4(uv, 0.0, 1.0); }\n";
-    let draw = |vert: &str, log: Option<Vec<u8>>| -> (Vec<u8>, Vec<u32>) {
-        let program = gpu
-            .gl
-            .compile_program(&[(GlStage::Vertex, vert), (GlStage::Fragment, frag)])
-            .unwrap_or_else(|e| panic!("{e}\n{vert}"));
-        let buf = log.map(|b| gpu.gl.create_storage_buffer(BINDING, &b).expect("log"));
-        gpu.gl.draw_fullscreen(&program).expect("draw");
-        let pixels = gpu.gl.read_pixels().expect("pixels");
-        let words = buf
-            .as_ref()
-            .map(|b| layout::to_words(&gpu.gl.read_storage_buffer(b).expect("read")))
-            .unwrap_or_default();
-        if let Some(b) = buf {
-            gpu.gl.delete_storage_buffer(b).expect("delete");
-        }
-        gpu.gl.delete_program(program).expect("delete");
-        (pixels, words)
-    };
-    let plain = instrument(&parsed, &req(Mode::Plain)).expect("plain");
-    let (original, _) = draw(&glsl(&plain), None);
+    let record = |mode| instrument_src(VERTEX, "vs", mode, 0, BINDING);
+    let plain = record(Mode::Plain).expect("plain");
+    let (original, _) = gpu.draw_vertex(&glsl(&plain), None);
     // gl-headless's full-screen triangle.
     let corners = [[-1.0f32, -1.0], [3.0, -1.0], [-1.0, 3.0]];
     for (vertex, p) in corners.iter().enumerate() {
@@ -558,8 +423,9 @@ fn vertex_invocations_record_by_index() {
             vertex: vertex as i32,
             instance: 0,
         };
-        let inst = instrument(&parsed, &req(Mode::Record(sel))).expect("record");
-        let (pixels, words) = draw(&glsl(&inst), Some(layout::new_record_buffer(1 << 12)));
+        let inst = record(Mode::Record(sel)).expect("record");
+        let buffer = (BINDING, layout::new_record_buffer(1 << 12));
+        let (pixels, words) = gpu.draw_vertex(&glsl(&inst), Some(buffer));
         assert!(pixels == original, "vertex {vertex}: the image changed");
         let trace = decode(&words, &inst.probes).expect("decodes");
         assert_eq!(trace.invocations.len(), 1, "vertex {vertex}");

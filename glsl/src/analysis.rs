@@ -165,6 +165,7 @@ impl Model {
         let mut m = Model::new(BuiltinEnv {
             version: parsed.version,
             stage: parsed.stage,
+            api: parsed.api,
         });
         for ext in &parsed.tu.0 {
             m.external(ext);
@@ -1407,6 +1408,28 @@ void main() {
             "#version 330 core\nout vec4 o;\nvoid main() { gl_FragColor = vec4(1); }\n",
             Stage::Fragment,
             expect!["3:15: undeclared identifier `gl_FragColor`"],
+        );
+    }
+
+    /// Vulkan GLSL has `gl_VertexIndex` where OpenGL has `gl_VertexID`; the
+    /// API is read from the text (here: a push-constant block).
+    #[test]
+    fn vertex_builtins_follow_the_api() {
+        let vulkan = "#version 450\nlayout(push_constant) uniform P { float k; } p;\n";
+        check(
+            &format!("{vulkan}void main() {{ gl_Position = vec4(gl_VertexIndex + gl_InstanceIndex); }}\n"),
+            Stage::Vertex,
+            expect![""],
+        );
+        check(
+            &format!("{vulkan}void main() {{ gl_Position = vec4(gl_VertexID); }}\n"),
+            Stage::Vertex,
+            expect!["3:34: undeclared identifier `gl_VertexID`"],
+        );
+        check(
+            "#version 450\nvoid main() { gl_Position = vec4(gl_VertexID + gl_InstanceID); }\n",
+            Stage::Vertex,
+            expect![""],
         );
     }
 

@@ -18,7 +18,7 @@ pub mod syntax;
 pub mod types;
 
 pub use diagnostics::{Diagnostic, DiagnosticKind, Severity, Span};
-pub use shader::{Profile, Stage, Version};
+pub use shader::{Api, Profile, Stage, Version};
 pub use shaderdbg_core::Value;
 pub use types::{Scalar, Type};
 

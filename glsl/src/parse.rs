@@ -8,7 +8,7 @@ use glsl_lang_pp::processor::event::DirectiveKind;
 use glsl_lang_pp::processor::nodes::{ExtensionBehavior, VersionProfile};
 
 use crate::diagnostics::{Diagnostic, DiagnosticKind, Span};
-use crate::shader::{Profile, Stage, Version};
+use crate::shader::{Api, Profile, Stage, Version};
 
 /// Why an `#include` could not be read: the resolver's own error (its
 /// text becomes the diagnostic's message).
@@ -291,6 +291,8 @@ pub struct Parsed {
     pub source: SourceText,
     pub tu: ast::TranslationUnit,
     pub version: Version,
+    /// The API it is written for ([`Api::of_text`]).
+    pub api: Api,
     /// Whether the shader had a `#version` line.
     pub version_explicit: bool,
     pub extensions: Vec<Extension>,
@@ -367,6 +369,7 @@ pub fn parse_text(mut source: SourceText, stage: Stage) -> Result<Parsed, Diagno
     })?;
     Ok(Parsed {
         stage,
+        api: Api::of_text(&source.text),
         source,
         tu,
         version,

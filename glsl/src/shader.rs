@@ -14,6 +14,44 @@ pub enum Profile {
     Es,
 }
 
+/// The API a shader is written for: OpenGL (and GLES), or Vulkan
+/// (`GL_KHR_vulkan_glsl`: `gl_VertexIndex` instead of `gl_VertexID`,
+/// descriptor sets, push constants, specialization constants).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum Api {
+    #[default]
+    OpenGl,
+    Vulkan,
+}
+
+impl Api {
+    /// The API a shader's text is written for. Nothing in the text names it
+    /// (the compiler's command line does), so this looks for what only
+    /// Vulkan GLSL has: its vertex built-ins, `set =`, `push_constant`,
+    /// `constant_id`, subpass inputs, or the extension itself.
+    pub fn of_text(text: &str) -> Api {
+        const VULKAN_ONLY: [&str; 7] = [
+            "gl_VertexIndex",
+            "gl_InstanceIndex",
+            "push_constant",
+            "constant_id",
+            "input_attachment_index",
+            "subpassInput",
+            "GL_KHR_vulkan_glsl",
+        ];
+        let set_qualifier = text.match_indices("set").any(|(i, _)| {
+            let before = text[..i].chars().next_back();
+            let after = text[i + 3..].trim_start();
+            !before.is_some_and(|c| c.is_alphanumeric() || c == '_') && after.starts_with('=')
+        });
+        if set_qualifier || VULKAN_ONLY.iter().any(|w| text.contains(w)) {
+            Api::Vulkan
+        } else {
+            Api::OpenGl
+        }
+    }
+}
+
 /// A GLSL dialect: `#version` number and profile.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct Version {
@@ -50,6 +88,35 @@ impl fmt::Display for Version {
             Profile::Compatibility => write!(f, "{} compatibility", self.number),
             Profile::Core if self.number >= 150 => write!(f, "{} core", self.number),
             Profile::Core => write!(f, "{}", self.number),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Api;
+
+    #[test]
+    fn the_api_is_read_from_what_only_vulkan_glsl_has() {
+        let vulkan = [
+            "layout(set = 1, binding = 0) uniform U { float k; };",
+            "layout(set=0,binding=2) uniform sampler2D t;",
+            "layout(push_constant) uniform P { mat4 m; } p;",
+            "layout(constant_id = 3) const int N = 4;",
+            "void main() { int i = gl_VertexIndex; }",
+            "#extension GL_KHR_vulkan_glsl : require",
+        ];
+        for text in vulkan {
+            assert_eq!(Api::of_text(text), Api::Vulkan, "{text}");
+        }
+        let opengl = [
+            "layout(binding = 0) uniform U { float k; };",
+            "layout(std140, offset = 16) uniform U { float k; };",
+            "int reset = 1; int offset=2;",
+            "void main() { int i = gl_VertexID; }",
+        ];
+        for text in opengl {
+            assert_eq!(Api::of_text(text), Api::OpenGl, "{text}");
         }
     }
 }

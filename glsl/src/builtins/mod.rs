@@ -16,7 +16,7 @@ mod table;
 use std::fmt;
 use std::sync::OnceLock;
 
-use crate::{Stage, Type, Version};
+use crate::{Api, Stage, Type, Version};
 
 /// The dialect and pipeline stage a shader is analysed in: what decides which
 /// built-ins exist.
@@ -24,6 +24,7 @@ use crate::{Stage, Type, Version};
 pub struct BuiltinEnv {
     pub version: Version,
     pub stage: Stage,
+    pub api: Api,
 }
 
 /// The direction of a function parameter.
@@ -180,6 +181,7 @@ mod tests {
         BuiltinEnv {
             version: Version { number, profile },
             stage,
+            api: Api::OpenGl,
         }
     }
 
@@ -205,6 +207,15 @@ mod tests {
                 envs.push(es(n, stage));
             }
         }
+        // Each of them for Vulkan too.
+        let vulkan: Vec<BuiltinEnv> = envs
+            .iter()
+            .map(|e| BuiltinEnv {
+                api: Api::Vulkan,
+                ..*e
+            })
+            .collect();
+        envs.extend(vulkan);
         envs
     }
 

@@ -9,7 +9,7 @@ use std::ops::Range;
 use std::sync::Arc;
 
 use super::{BuiltinEnv, Param, ParamDir, Signature, Storage, Variable};
-use crate::shader::Profile;
+use crate::shader::{Api, Profile};
 use crate::types::{parse_type_name, Field, Scalar, StructType, Type};
 use crate::Stage;
 
@@ -55,11 +55,13 @@ pub(super) struct Avail {
     es: Option<(u16, u16)>,
     /// Bit set of stages (see `stage_bit`).
     stages: u8,
+    /// Only in this API (`opengl` / `vulkan` tokens); both when `None`.
+    api: Option<Api>,
 }
 
 impl Avail {
     pub(super) fn allows(&self, env: &BuiltinEnv) -> bool {
-        if self.stages & stage_bit(env.stage) == 0 {
+        if self.stages & stage_bit(env.stage) == 0 || self.api.is_some_and(|a| a != env.api) {
             return false;
         }
         let v = env.version.number;
@@ -79,6 +81,7 @@ impl Avail {
             desktop: range(self.desktop, other.desktop),
             es: range(self.es, other.es),
             stages: self.stages & other.stages,
+            api: self.api.or(other.api),
         }
     }
 }
@@ -231,6 +234,7 @@ fn parse_tokens(loc: Loc, tokens: &str, allow_g: bool) -> (Avail, Vec<&'static s
         desktop: None,
         es: None,
         stages: 0,
+        api: None,
     };
     let mut prefixes = PREFIXES.to_vec();
     for token in tokens.split_whitespace() {
@@ -253,6 +257,15 @@ fn parse_tokens(loc: Loc, tokens: &str, allow_g: bool) -> (Avail, Vec<&'static s
                 loc.fail(format_args!("second desktop version token `{token}`"));
             }
             avail.desktop = Some(parse_range(loc, token, &DESKTOP_VERSIONS));
+        } else if token == "opengl" || token == "vulkan" {
+            if avail.api.is_some() {
+                loc.fail(format_args!("second API token `{token}`"));
+            }
+            avail.api = Some(if token == "vulkan" {
+                Api::Vulkan
+            } else {
+                Api::OpenGl
+            });
         } else if let Some(es) = token.strip_prefix("es") {
             if avail.es.is_some() {
                 loc.fail(format_args!("second ES version token `{token}`"));
@@ -264,7 +277,7 @@ fn parse_tokens(loc: Loc, tokens: &str, allow_g: bool) -> (Avail, Vec<&'static s
                     Some(bits) => avail.stages |= bits,
                     None => loc.fail(format_args!(
                         "unknown token `{stage}` (expected a version such as 110, 110-130, \
-                         es300, es100-100, or a stage: all vert tesc tese geom frag comp)"
+                         es300, es100-100, an API: opengl vulkan, or a stage: all vert tesc tese geom frag comp)"
                     )),
                 }
             }
@@ -886,6 +899,7 @@ mod tests {
         let at = |number, profile| BuiltinEnv {
             version: Version { number, profile },
             stage: Stage::Compute,
+            api: Api::OpenGl,
         };
         assert!(!parsed.entries[0].avail.allows(&at(320, Profile::Es)));
         assert!(parsed.entries[1].avail.allows(&at(320, Profile::Es)));
@@ -900,6 +914,7 @@ mod tests {
         let at = |number, profile, stage| BuiltinEnv {
             version: Version { number, profile },
             stage,
+            api: Api::OpenGl,
         };
         assert!(avail.allows(&at(130, Profile::Core, Stage::Fragment)));
         assert!(!avail.allows(&at(140, Profile::Core, Stage::Fragment)));

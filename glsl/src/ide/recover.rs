@@ -116,6 +116,7 @@ impl Analysis {
         crate::builtins::BuiltinEnv {
             version: self.parsed.version,
             stage: self.parsed.stage,
+            api: self.parsed.api,
         }
     }
 

@@ -76,6 +76,7 @@ pub fn scope_at(parsed: &Parsed, offset: usize) -> ScopeAt {
     let mut m = Model::new(BuiltinEnv {
         version: parsed.version,
         stage: parsed.stage,
+        api: parsed.api,
     });
     let mut function = None;
     for ext in &parsed.tu.0 {

@@ -138,6 +138,7 @@ impl<'a> Walker<'a> {
         let env = BuiltinEnv {
             version: parsed.version,
             stage: parsed.stage,
+            api: parsed.api,
         };
         let breakpoints = match mode {
             Mode::HitTest(bps) | Mode::HitTestNanInf(bps) => bps
@@ -925,6 +926,7 @@ impl Walker<'_> {
         self.model.env = BuiltinEnv {
             version: newest,
             stage: self.parsed.stage,
+            api: self.parsed.api,
         };
         let out = f(&mut self.model);
         self.model.env = saved;

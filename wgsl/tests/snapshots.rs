@@ -5,20 +5,32 @@
 use expect_test::{expect, Expect};
 use shaderdbg_core::Invocation;
 use shaderdbg_wgsl::emit::{to_glsl, to_wgsl};
-use shaderdbg_wgsl::{instrument, parse, probe_table, Mode, Request};
+use shaderdbg_wgsl::{
+    instrument, parse, probe_table, InstrumentError, Instrumented, Mode, Request,
+};
 
-fn record(src: &str, entry: &str, sel: Invocation) -> shaderdbg_wgsl::Instrumented {
+/// `src`'s entry point `entry` in `mode`, the debug buffer at
+/// `@group(group) @binding(binding)`.
+fn instrument_in(
+    src: &str,
+    entry: &str,
+    mode: Mode,
+    (group, binding): (u32, u32),
+) -> Result<Instrumented, InstrumentError> {
     let parsed = parse(src).unwrap_or_else(|e| panic!("{e}"));
     instrument(
         &parsed,
         &Request {
             entry_point: entry.to_string(),
-            mode: Mode::Record(sel),
-            group: 1,
-            binding: 3,
+            mode,
+            group,
+            binding,
         },
     )
-    .unwrap_or_else(|e| panic!("{e}"))
+}
+
+fn record(src: &str, entry: &str, sel: Invocation) -> Instrumented {
+    instrument_in(src, entry, Mode::Record(sel), (1, 3)).unwrap_or_else(|e| panic!("{e}"))
 }
 
 fn check_table(src: &str, entry: &str, sel: Invocation, expect: Expect) {
@@ -259,30 +271,14 @@ fn cs(@builtin(local_invocation_id) lid: vec3<u32>) {
         _sdbg_begin(1u, ((_sdbg_vertex_index == 2u) && (_sdbg_instance_index == 0u)), _sdbg_vertex_index, _sdbg_instance_index, 0u);
         _sdbg_begin(1u, (((_sdbg_global_id.x == 3u) && (_sdbg_global_id.y == 0u)) && (_sdbg_global_id.z == 0u)), _sdbg_global_id.x, _sdbg_global_id.y, _sdbg_global_id.z);"#]]
     .assert_eq(&texts.join("\n"));
-    let err = instrument(
-        &parse(src).unwrap(),
-        &Request {
-            entry_point: "vs".to_string(),
-            mode: Mode::Record(Invocation::fragment(0, 0)),
-            group: 0,
-            binding: 1,
-        },
-    )
-    .unwrap_err();
+    let err =
+        instrument_in(src, "vs", Mode::Record(Invocation::fragment(0, 0)), (0, 1)).unwrap_err();
     assert_eq!(
         err.to_string(),
         "cannot select a fragment invocation in a vertex shader"
     );
-    let err = instrument(
-        &parse(src).unwrap(),
-        &Request {
-            entry_point: "cs".to_string(),
-            mode: Mode::Record(Invocation::Compute { id: [0; 3] }),
-            group: 0,
-            binding: 0,
-        },
-    )
-    .unwrap_err();
+    let sel = Invocation::Compute { id: [0; 3] };
+    let err = instrument_in(src, "cs", Mode::Record(sel), (0, 0)).unwrap_err();
     assert_eq!(
         err.to_string(),
         "@group(0) @binding(0) is the shader's own; the debug buffer needs a free one"
@@ -410,7 +406,7 @@ fn main(@builtin(position) pos: vec4<f32>) -> @location(0) vec4<f32> {
 
 /// One small shader instrumented in the mode `mode` makes from its probe
 /// table (a step by line), as WGSL (runtime included).
-fn instrumented_in(mode: impl Fn(&dyn Fn(u32) -> u32) -> shaderdbg_wgsl::Mode) -> String {
+fn instrumented_in(mode: impl Fn(&dyn Fn(u32) -> u32) -> Mode) -> String {
     let src = r#"
 @fragment
 fn main(@builtin(position) pos: vec4<f32>) -> @location(0) vec4<f32> {
@@ -424,16 +420,7 @@ fn main(@builtin(position) pos: vec4<f32>) -> @location(0) vec4<f32> {
     let parsed = parse(src).unwrap_or_else(|e| panic!("{e}"));
     let table = probe_table(&parsed, "main").expect("table");
     let step = |line| table.step_for_line(line).expect("step").id;
-    let inst = instrument(
-        &parsed,
-        &Request {
-            entry_point: "main".to_string(),
-            mode: mode(&step),
-            group: 0,
-            binding: 2,
-        },
-    )
-    .unwrap_or_else(|e| panic!("{e}"));
+    let inst = instrument_in(src, "main", mode(&step), (0, 2)).unwrap_or_else(|e| panic!("{e}"));
     assert_eq!(inst.probes, table);
     to_glsl(&inst, &Default::default()).unwrap_or_else(|e| panic!("{e}"));
     to_wgsl(&inst).unwrap_or_else(|e| panic!("{e}"))
@@ -442,7 +429,7 @@ fn main(@builtin(position) pos: vec4<f32>) -> @location(0) vec4<f32> {
 #[test]
 fn instrumented_hit_test() {
     let wgsl = instrumented_in(|step| {
-        shaderdbg_wgsl::Mode::HitTest(vec![
+        Mode::HitTest(vec![
             shaderdbg_wgsl::Breakpoint {
                 probe: step(3),
                 condition: Some("pos.y < 1.0 && pos.x > 0.0".to_string()),
@@ -559,7 +546,7 @@ fn instrumented_hit_test() {
 
 #[test]
 fn instrumented_nan_inf() {
-    let wgsl = instrumented_in(|_| shaderdbg_wgsl::Mode::HitTestNanInf(Vec::new()));
+    let wgsl = instrumented_in(|_| Mode::HitTestNanInf(Vec::new()));
     let shader = &wgsl[wgsl.find("@fragment").expect("entry point")..];
     expect![[r#"
         @fragment 
@@ -584,7 +571,7 @@ fn instrumented_nan_inf() {
 
 #[test]
 fn instrumented_watch() {
-    let wgsl = instrumented_in(|step| shaderdbg_wgsl::Mode::Watch {
+    let wgsl = instrumented_in(|step| Mode::Watch {
         probe: step(8),
         expr: "x * 2.0".to_string(),
     });

@@ -2,35 +2,16 @@
 //! instrumented module as WGSL. Every instrumented module here has passed
 //! naga's validator (`instrument` validates what it returns).
 
+mod common;
+
+use common::instrument_src;
 use expect_test::{expect, Expect};
 use shaderdbg_core::Invocation;
 use shaderdbg_wgsl::emit::{to_glsl, to_wgsl};
-use shaderdbg_wgsl::{
-    instrument, parse, probe_table, InstrumentError, Instrumented, Mode, Request,
-};
-
-/// `src`'s entry point `entry` in `mode`, the debug buffer at
-/// `@group(group) @binding(binding)`.
-fn instrument_in(
-    src: &str,
-    entry: &str,
-    mode: Mode,
-    (group, binding): (u32, u32),
-) -> Result<Instrumented, InstrumentError> {
-    let parsed = parse(src).unwrap_or_else(|e| panic!("{e}"));
-    instrument(
-        &parsed,
-        &Request {
-            entry_point: entry.to_string(),
-            mode,
-            group,
-            binding,
-        },
-    )
-}
+use shaderdbg_wgsl::{parse, probe_table, Instrumented, Mode};
 
 fn record(src: &str, entry: &str, sel: Invocation) -> Instrumented {
-    instrument_in(src, entry, Mode::Record(sel), (1, 3)).unwrap_or_else(|e| panic!("{e}"))
+    instrument_src(src, entry, Mode::Record(sel), 1, 3).unwrap_or_else(|e| panic!("{e}"))
 }
 
 fn check_table(src: &str, entry: &str, sel: Invocation, expect: Expect) {
@@ -272,13 +253,13 @@ fn cs(@builtin(local_invocation_id) lid: vec3<u32>) {
         _sdbg_begin(1u, (((_sdbg_global_id.x == 3u) && (_sdbg_global_id.y == 0u)) && (_sdbg_global_id.z == 0u)), _sdbg_global_id.x, _sdbg_global_id.y, _sdbg_global_id.z);"#]]
     .assert_eq(&texts.join("\n"));
     let err =
-        instrument_in(src, "vs", Mode::Record(Invocation::fragment(0, 0)), (0, 1)).unwrap_err();
+        instrument_src(src, "vs", Mode::Record(Invocation::fragment(0, 0)), 0, 1).unwrap_err();
     assert_eq!(
         err.to_string(),
         "cannot select a fragment invocation in a vertex shader"
     );
     let sel = Invocation::Compute { id: [0; 3] };
-    let err = instrument_in(src, "cs", Mode::Record(sel), (0, 0)).unwrap_err();
+    let err = instrument_src(src, "cs", Mode::Record(sel), 0, 0).unwrap_err();
     assert_eq!(
         err.to_string(),
         "@group(0) @binding(0) is the shader's own; the debug buffer needs a free one"
@@ -420,7 +401,7 @@ fn main(@builtin(position) pos: vec4<f32>) -> @location(0) vec4<f32> {
     let parsed = parse(src).unwrap_or_else(|e| panic!("{e}"));
     let table = probe_table(&parsed, "main").expect("table");
     let step = |line| table.step_for_line(line).expect("step").id;
-    let inst = instrument_in(src, "main", mode(&step), (0, 2)).unwrap_or_else(|e| panic!("{e}"));
+    let inst = instrument_src(src, "main", mode(&step), 0, 2).unwrap_or_else(|e| panic!("{e}"));
     assert_eq!(inst.probes, table);
     to_glsl(&inst, &Default::default()).unwrap_or_else(|e| panic!("{e}"));
     to_wgsl(&inst).unwrap_or_else(|e| panic!("{e}"))

@@ -1,6 +1,6 @@
-//! What the GPU tests share: the shaders, instrumenting a WGSL source, a
-//! headless GL context of `W` x `H` on Mesa llvmpipe that renders, draws and
-//! reads buffers back, and `spirv-val` over naga's SPIR-V.
+//! What the tests share: the shaders, instrumenting a WGSL source, and for
+//! the GPU tests a headless GL context of `W` x `H` on Mesa llvmpipe that
+//! renders, draws and reads buffers back, and `spirv-val` over naga's SPIR-V.
 
 // Each test binary uses its own part of this module.
 #![allow(dead_code)]

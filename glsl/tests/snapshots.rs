@@ -1,8 +1,9 @@
 //! Snapshot tests: for every shader in `tests/snapshots/`, the probe table and
-//! the instrumented GLSL of each mode. The runtime prelude every shader of a
-//! mode carries (the lines after `#version` they all share) is snapshotted
-//! once, in `runtime.<mode>.glsl`; each shader's snapshot has a marker line
-//! in its place, so what differs per shader stays in view.
+//! the instrumented GLSL of each mode. The generated runtime of a mode (the
+//! items after `#version` before the shader's own) is snapshotted once, in
+//! `runtime.<mode>.glsl`; each shader's snapshot has a marker line in place
+//! of the items that stand there too, so what differs per shader (and per
+//! stage) stays in view.
 //! `UPDATE_EXPECT=1 cargo test` rewrites the expected files; review the diff
 //! like code.
 
@@ -16,6 +17,8 @@ use shaderdbg_glsl::instrument::{
 };
 use shaderdbg_glsl::parse::parse;
 use shaderdbg_glsl::Stage;
+
+mod common;
 
 #[test]
 fn instrumented_shaders_match_snapshots() {
@@ -86,38 +89,12 @@ fn instrumented_shaders_match_snapshots() {
         }
     }
     for (mode, shaders) in outputs {
-        let texts: Vec<Vec<&str>> = shaders.iter().map(|(_, g)| g.lines().collect()).collect();
-        let shared = (1..)
-            .take_while(|&i| {
-                let line = texts[0].get(i);
-                line.is_some() && texts.iter().all(|t| t.get(i) == line)
-            })
-            .count();
-        // Up to the end of the last whole declaration or function.
-        let mut depth = 0i32;
-        let mut shared_items = 0;
-        for (i, line) in texts[0][1..=shared].iter().enumerate() {
-            depth += line.matches('{').count() as i32 - line.matches('}').count() as i32;
-            if depth == 0 {
-                shared_items = i + 1;
-            }
-        }
-        let shared = shared_items;
-        assert!(shared > 0, "{mode}: no shared runtime prelude");
-        let prelude = format!("{}\n", texts[0][1..=shared].join("\n"));
-        expect_file![dir.join(format!("runtime.{mode}.glsl"))].assert_eq(&prelude);
-        for ((file, glsl), lines) in shaders.iter().zip(&texts) {
-            let marker = format!("// [runtime.{mode}.glsl: {shared} lines]");
-            let rest = &lines[shared + 1..];
-            let mut own = std::iter::once(lines[0])
-                .chain(std::iter::once(marker.as_str()))
-                .chain(rest.iter().copied())
-                .collect::<Vec<_>>()
-                .join("\n");
-            if glsl.ends_with('\n') {
-                own.push('\n');
-            }
-            expect_file![file].assert_eq(&own);
+        let name = format!("runtime.{mode}.glsl");
+        let runtime = common::runtime(&shaders[0].1);
+        assert!(!runtime.is_empty(), "{mode}: no generated runtime");
+        expect_file![dir.join(&name)].assert_eq(&runtime);
+        for (file, glsl) in &shaders {
+            expect_file![file].assert_eq(&common::without_runtime(glsl, &runtime, &name));
         }
     }
 }

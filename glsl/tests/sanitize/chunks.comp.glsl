@@ -1,17 +1,5 @@
 #version 430 core
-layout(std430, binding = 7) buffer _sdbg_Buffer { uint _sdbg_san_count; uint _sdbg_san_cap; uint _sdbg_san_overflow; uint _sdbg_san_flags; uint _sdbg_data[]; };
-bool _sdbg_ok = true;
-const bool _sdbg_oob = true;
-uint _sdbg_r0k = 0u; uint _sdbg_r0p = 0u; uint _sdbg_r0i = 0u; uint _sdbg_r0b = 0u;
-uint _sdbg_r1k = 0u; uint _sdbg_r1p = 0u; uint _sdbg_r1i = 0u; uint _sdbg_r1b = 0u;
-bool _sdbg_more = false;
-void _sdbg_report(uint kind, uint p, uint idx, uint bound) {
-    if (_sdbg_r0p == 0u) { _sdbg_r0k = kind; _sdbg_r0p = p; _sdbg_r0i = idx; _sdbg_r0b = bound; }
-    else if (_sdbg_r0p != p || _sdbg_r0k != kind) {
-        if (_sdbg_r1p == 0u) { _sdbg_r1k = kind; _sdbg_r1p = p; _sdbg_r1i = idx; _sdbg_r1b = bound; }
-        else if (_sdbg_r1p != p || _sdbg_r1k != kind) _sdbg_more = true;
-    }
-}
+// [7 runtime items as in runtime.sanitize.glsl]
 void _sdbg_put(uint kind, uint p, uint idx, uint bound) {
     uint flag = p * 2u + (kind & 0xffu) - 1u;
     if (flag < _sdbg_san_flags) {
@@ -24,36 +12,7 @@ void _sdbg_put(uint kind, uint p, uint idx, uint bound) {
     _sdbg_data[at + 2u] = gl_GlobalInvocationID.x; _sdbg_data[at + 3u] = gl_GlobalInvocationID.y; _sdbg_data[at + 4u] = gl_GlobalInvocationID.z;
     _sdbg_data[at + 5u] = idx; _sdbg_data[at + 6u] = bound;
 }
-void _sdbg_flush() {
-    if (_sdbg_r0p != 0u) _sdbg_put(_sdbg_r0k, _sdbg_r0p, _sdbg_r0i, _sdbg_r0b);
-    if (_sdbg_r1p != 0u) _sdbg_put(_sdbg_r1k, _sdbg_r1p, _sdbg_r1i, _sdbg_r1b);
-    if (_sdbg_more) _sdbg_san_overflow = 1u;
-    _sdbg_r0p = 0u; _sdbg_r1p = 0u; _sdbg_more = false;
-}
-int _sdbg_cl(uint p, int i, int n) {
-    _sdbg_ok = i >= 0 && i < n;
-    if (_sdbg_ok) return i;
-    if (_sdbg_oob) _sdbg_report(257u, p, uint(i), uint(n));
-    return 0;
-}
-uint _sdbg_cl(uint p, uint i, int n) {
-    _sdbg_ok = n > 0 && i < uint(n);
-    if (_sdbg_ok) return i;
-    if (_sdbg_oob) _sdbg_report(1u, p, i, uint(n));
-    return 0u;
-}
-bool _sdbg_chk(bool prev, uint p, int i, int n, out int t) {
-    t = i;
-    bool ok = i >= 0 && i < n;
-    if (!ok && _sdbg_oob) _sdbg_report(257u, p, uint(i), uint(n));
-    return prev && ok;
-}
-bool _sdbg_chk(bool prev, uint p, uint i, int n, out uint t) {
-    t = i;
-    bool ok = n > 0 && i < uint(n);
-    if (!ok && _sdbg_oob) _sdbg_report(1u, p, i, uint(n));
-    return prev && ok;
-}
+// [5 runtime items as in runtime.sanitize.glsl]
 layout(local_size_x = 4) in;
 layout(std430, binding = 0) buffer Src {
     float src[];

@@ -1,13 +1,5 @@
 #version 430 compatibility
-// [runtime.record.glsl: 17 lines]
-void _sdbg_begin(uint p) {
-    _sdbg_active = (gl_VertexID == 2 && gl_InstanceID == 0);
-    if (!_sdbg_active) return;
-    _sdbg_tag = atomicAdd(_sdbg_invocations, 1u);
-    uint at = _sdbg_alloc(p, 4u);
-    if (at == 0xffffffffu) return;
-    _sdbg_data[at] = uint(gl_VertexID); _sdbg_data[at + 1u] = uint(gl_InstanceID); _sdbg_data[at + 2u] = 0u; _sdbg_data[at + 3u] = 0u;
-}
+// [7 runtime items as in runtime.record.glsl]
 attribute vec4 position;
 attribute vec2 texcoord;
 varying vec2 uv;

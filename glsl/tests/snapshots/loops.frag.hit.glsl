@@ -1,5 +1,5 @@
 #version 430 core
-// [runtime.hit.glsl: 3 lines]
+// [3 runtime items as in runtime.hit.glsl]
 void _sdbg_put_hit(uint p, uint occ, uint tag) {
     uint i = atomicAdd(_sdbg_hit_count, 1u);
     if (i >= _sdbg_hit_cap) return;
@@ -7,10 +7,7 @@ void _sdbg_put_hit(uint p, uint occ, uint tag) {
     _sdbg_data[at] = p; _sdbg_data[at + 1u] = occ;
     _sdbg_data[at + 2u] = uint(gl_FragCoord.x); _sdbg_data[at + 3u] = uint(gl_FragCoord.y); _sdbg_data[at + 4u] = uint(gl_PrimitiveID); _sdbg_data[at + 5u] = tag;
 }
-void _sdbg_hit0(bool c) {
-    if (c && _sdbg_first0 == 0xffffffffu) _sdbg_first0 = _sdbg_occ0;
-    _sdbg_occ0 = _sdbg_occ0 + 1u;
-}
+// [1 runtime items as in runtime.hit.glsl]
 void _sdbg_flush() {
     if (_sdbg_first0 != 0xffffffffu) { _sdbg_put_hit(3u, _sdbg_first0, 0u); _sdbg_first0 = 0xffffffffu; }
 }

@@ -1,5 +1,5 @@
 #version 430 core
-// [runtime.record.glsl: 17 lines]
+// [6 runtime items as in runtime.record.glsl]
 void _sdbg_begin(uint p) {
     _sdbg_active = (uint(gl_FragCoord.x) == 3u && uint(gl_FragCoord.y) == 4u);
     if (!_sdbg_active) return;

@@ -1,5 +1,5 @@
 #version 430 core
-// [runtime.sanitize.glsl: 13 lines]
+// [7 runtime items as in runtime.sanitize.glsl]
 void _sdbg_put(uint kind, uint p, uint idx, uint bound) {
     uint flag = p * 2u + (kind & 0xffu) - 1u;
     if (flag < _sdbg_san_flags) {
@@ -12,36 +12,7 @@ void _sdbg_put(uint kind, uint p, uint idx, uint bound) {
     _sdbg_data[at + 2u] = uint(gl_FragCoord.x); _sdbg_data[at + 3u] = uint(gl_FragCoord.y); _sdbg_data[at + 4u] = uint(gl_PrimitiveID);
     _sdbg_data[at + 5u] = idx; _sdbg_data[at + 6u] = bound;
 }
-void _sdbg_flush() {
-    if (_sdbg_r0p != 0u) _sdbg_put(_sdbg_r0k, _sdbg_r0p, _sdbg_r0i, _sdbg_r0b);
-    if (_sdbg_r1p != 0u) _sdbg_put(_sdbg_r1k, _sdbg_r1p, _sdbg_r1i, _sdbg_r1b);
-    if (_sdbg_more) _sdbg_san_overflow = 1u;
-    _sdbg_r0p = 0u; _sdbg_r1p = 0u; _sdbg_more = false;
-}
-int _sdbg_cl(uint p, int i, int n) {
-    _sdbg_ok = i >= 0 && i < n;
-    if (_sdbg_ok) return i;
-    if (_sdbg_oob) _sdbg_report(257u, p, uint(i), uint(n));
-    return 0;
-}
-uint _sdbg_cl(uint p, uint i, int n) {
-    _sdbg_ok = n > 0 && i < uint(n);
-    if (_sdbg_ok) return i;
-    if (_sdbg_oob) _sdbg_report(1u, p, i, uint(n));
-    return 0u;
-}
-bool _sdbg_chk(bool prev, uint p, int i, int n, out int t) {
-    t = i;
-    bool ok = i >= 0 && i < n;
-    if (!ok && _sdbg_oob) _sdbg_report(257u, p, uint(i), uint(n));
-    return prev && ok;
-}
-bool _sdbg_chk(bool prev, uint p, uint i, int n, out uint t) {
-    t = i;
-    bool ok = n > 0 && i < uint(n);
-    if (!ok && _sdbg_oob) _sdbg_report(1u, p, i, uint(n));
-    return prev && ok;
-}
+// [5 runtime items as in runtime.sanitize.glsl]
 out vec4 color;
 uniform float scale;
 float twice(float v, out float sq) {

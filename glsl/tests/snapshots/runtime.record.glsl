@@ -15,3 +15,11 @@ bool _sdbg_cond(uint p, bool c) {
     if (at != 0xffffffffu) _sdbg_data[at] = c ? 1u : 0u;
     return c;
 }
+void _sdbg_begin(uint p) {
+    _sdbg_active = (gl_VertexID == 2 && gl_InstanceID == 0);
+    if (!_sdbg_active) return;
+    _sdbg_tag = atomicAdd(_sdbg_invocations, 1u);
+    uint at = _sdbg_alloc(p, 4u);
+    if (at == 0xffffffffu) return;
+    _sdbg_data[at] = uint(gl_VertexID); _sdbg_data[at + 1u] = uint(gl_InstanceID); _sdbg_data[at + 2u] = 0u; _sdbg_data[at + 3u] = 0u;
+}

@@ -11,3 +11,45 @@ void _sdbg_report(uint kind, uint p, uint idx, uint bound) {
         else if (_sdbg_r1p != p || _sdbg_r1k != kind) _sdbg_more = true;
     }
 }
+void _sdbg_put(uint kind, uint p, uint idx, uint bound) {
+    uint flag = p * 2u + (kind & 0xffu) - 1u;
+    if (flag < _sdbg_san_flags) {
+        if (_sdbg_data[flag] != 0u || atomicOr(_sdbg_data[flag], 1u) != 0u) return;
+    }
+    uint i = atomicAdd(_sdbg_san_count, 1u);
+    if (i >= _sdbg_san_cap) { _sdbg_san_overflow = 1u; return; }
+    uint at = _sdbg_san_flags + i * 7u;
+    _sdbg_data[at] = kind; _sdbg_data[at + 1u] = p;
+    _sdbg_data[at + 2u] = uint(gl_VertexID); _sdbg_data[at + 3u] = uint(gl_InstanceID); _sdbg_data[at + 4u] = 0u;
+    _sdbg_data[at + 5u] = idx; _sdbg_data[at + 6u] = bound;
+}
+void _sdbg_flush() {
+    if (_sdbg_r0p != 0u) _sdbg_put(_sdbg_r0k, _sdbg_r0p, _sdbg_r0i, _sdbg_r0b);
+    if (_sdbg_r1p != 0u) _sdbg_put(_sdbg_r1k, _sdbg_r1p, _sdbg_r1i, _sdbg_r1b);
+    if (_sdbg_more) _sdbg_san_overflow = 1u;
+    _sdbg_r0p = 0u; _sdbg_r1p = 0u; _sdbg_more = false;
+}
+int _sdbg_cl(uint p, int i, int n) {
+    _sdbg_ok = i >= 0 && i < n;
+    if (_sdbg_ok) return i;
+    if (_sdbg_oob) _sdbg_report(257u, p, uint(i), uint(n));
+    return 0;
+}
+uint _sdbg_cl(uint p, uint i, int n) {
+    _sdbg_ok = n > 0 && i < uint(n);
+    if (_sdbg_ok) return i;
+    if (_sdbg_oob) _sdbg_report(1u, p, i, uint(n));
+    return 0u;
+}
+bool _sdbg_chk(bool prev, uint p, int i, int n, out int t) {
+    t = i;
+    bool ok = i >= 0 && i < n;
+    if (!ok && _sdbg_oob) _sdbg_report(257u, p, uint(i), uint(n));
+    return prev && ok;
+}
+bool _sdbg_chk(bool prev, uint p, uint i, int n, out uint t) {
+    t = i;
+    bool ok = n > 0 && i < uint(n);
+    if (!ok && _sdbg_oob) _sdbg_report(1u, p, i, uint(n));
+    return prev && ok;
+}

@@ -3,7 +3,7 @@
 //! table is the one the session decodes with (it travels in `Stopped`), so
 //! agent and session agree on probe ids by construction.
 
-use shaderdbg_core::decode::{decode_hits, Hit};
+use shaderdbg_core::decode::{decode_hits, decode_sanitizer, Hit, SanitizerReport};
 use shaderdbg_core::probes::ProbeTable;
 use shaderdbg_core::{Invocation, Stage, Type};
 use shaderdbg_glsl::instrument::{self, Breakpoint, InstrumentError, Mode, Request, Target};
@@ -144,6 +144,25 @@ impl ShaderDebug {
             Mode::HitTest(bps)
         };
         Ok(self.instrument(mode, target, binding)?.glsl)
+    }
+
+    /// GLSL of the sanitized shader (`Mode::Sanitize`): its violations go
+    /// to a report buffer (`core::layout::new_sanitize_buffer`) at `binding`.
+    pub fn sanitize(
+        &self,
+        checks: instrument::Checks,
+        target: Target,
+        binding: u32,
+    ) -> Result<String, ShaderDebugError> {
+        Ok(self
+            .instrument(Mode::Sanitize(checks), target, binding)?
+            .glsl)
+    }
+
+    /// The reports of a sanitize buffer, in the core decoder's order, and
+    /// whether some were lost.
+    pub fn sanitizer_reports(&self, words: &[u32]) -> (Vec<SanitizerReport>, bool) {
+        decode_sanitizer(words, &self.table)
     }
 
     /// GLSL recording one invocation.

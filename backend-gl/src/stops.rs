@@ -19,7 +19,10 @@
 //!   the application reads them ([`crate::queries`]).
 //! - Stop reasons: breakpoints, `Pause` (the next draw, every invocation at
 //!   the start of `main`), pixel history, and NaN/Inf written to an output
-//!   (exception filter); the hit record's tag word says which. The `gl_error`
+//!   (exception filter); the hit record's tag word says which. With a
+//!   sanitizer filter on, a dispatch that did not stop for those runs its
+//!   compute shader sanitized ([`try_sanitize`]) and stops where it reports
+//!   something (`StopReason::Sanitizer`, the reports in `Stopped`). The `gl_error`
 //!   filter makes every intercepted call check `glGetError` and wait in
 //!   [`at_gl_error`].
 //! - Screenshots: `Now` while stopped, `FrameEnd` at the swap ([`at_swap`]).
@@ -791,6 +794,7 @@ pub fn at_draw(dbg: &Debugger, ctx: ContextKey, draw: &DrawCall) {
             || (b.filter.pixel_history && b.filter.pixel.is_some())
             || b.pause
             || b.exceptions.nan_inf
+            || (b.exceptions.sanitize() && draw.args.is_compute())
     });
     let idle = !busy;
     if idle {
@@ -799,12 +803,27 @@ pub fn at_draw(dbg: &Debugger, ctx: ContextKey, draw: &DrawCall) {
     let Some(program) = state::program(ctx, draw.program) else {
         return;
     };
-    let (plan, filter, generation) =
-        with_breakpoints(|b| (attempts(&program, b, draw), b.filter, b.generation));
+    let (plan, filter, generation, exceptions, pause) = with_breakpoints(|b| {
+        (
+            attempts(&program, b, draw),
+            b.filter,
+            b.generation,
+            b.exceptions,
+            b.pause,
+        )
+    });
     for attempt in plan {
         if try_stop(dbg, ctx, draw, &program, attempt, filter, generation) {
             return;
         }
+    }
+    // Breakpoints (and a pause) win over the sanitizer at the same dispatch.
+    if exceptions.sanitize()
+        && draw.args.is_compute()
+        && !pause
+        && filter.frame.is_none_or(|f| f == draw.frame)
+    {
+        try_sanitize(dbg, ctx, draw, &program, exceptions, generation);
     }
 }
 
@@ -951,6 +970,111 @@ fn try_stop(
         truncated,
         reason,
         probes: debug.table.clone(),
+        sanitizer: Vec::new(),
+    });
+    serve(dbg, Some(&mut stop));
+    true
+}
+
+/// Capacity of the sanitizer's report buffer, in records (reports are
+/// deduplicated per kind and step on the GPU, so few are ever written).
+const SANITIZE_CAPACITY: u32 = 1024;
+
+/// With a sanitizer filter on, at a dispatch: runs the compute shader
+/// sanitized as a debug dispatch (the application's buffers and images
+/// put back, as for a hit test) and, if it reported something, stops with
+/// `StopReason::Sanitizer` (and serves the debugger until `Resume`). `true`
+/// when it stopped.
+fn try_sanitize(
+    dbg: &Debugger,
+    ctx: ContextKey,
+    draw: &DrawCall,
+    program: &ProgramInfo,
+    exceptions: proto::ExceptionFilters,
+    generation: u64,
+) -> bool {
+    let Some(s) = program
+        .shaders
+        .iter()
+        .find(|s| s.stage == Some(state::Stage::Compute))
+    else {
+        return false;
+    };
+    let shader = s.id;
+    let debug = match shader_debug(shader, Stage::Compute, &s.sources) {
+        Ok(d) => d,
+        Err(e) => {
+            tracing::debug!(shader, "not sanitized: {e}");
+            return false;
+        }
+    };
+    let checks = instrument::Checks {
+        out_of_bounds: exceptions.sanitize_oob,
+        uninit_shared: exceptions.sanitize_uninit,
+    };
+    let gl = gl_for(ctx);
+    crate::errors::stash_pending(ctx);
+    // SAFETY: the dispatch's context is current on this thread.
+    let (target, binding) = unsafe {
+        let Some(p) = native_program(program.id) else {
+            return false;
+        };
+        (target_of(&gl), debug_draw::free_storage_binding(&gl, p))
+    };
+    let mut stop = Stop {
+        ctx,
+        draw,
+        program: program.clone(),
+        shader,
+        debug: debug.clone(),
+        gl,
+        target,
+        binding,
+    };
+    let words = match stop.run(
+        || Ok(debug.sanitize(checks, target, binding)?),
+        &layout::new_sanitize_buffer(SANITIZE_CAPACITY, debug.table.probes.len()),
+        None,
+    ) {
+        Ok(w) => w,
+        Err(e) => {
+            dbg.send(&FromAgent::Error {
+                request: None,
+                message: format!("shader {shader}: sanitizing failed: {e}"),
+            });
+            return false;
+        }
+    };
+    let (reports, truncated) = debug.sanitizer_reports(&words);
+    if reports.is_empty() {
+        return false;
+    }
+    let hits: Vec<proto::Hit> = reports
+        .iter()
+        .enumerate()
+        .map(|(i, r)| proto::Hit {
+            tag: HitTag::Breakpoint(i as u32),
+            probe: r.probe,
+            line: r.line,
+            occurrence: 0,
+            invocation: r.invocation,
+        })
+        .collect();
+    let _turn = conversation();
+    if with_breakpoints(|b| b.generation) != generation {
+        return false;
+    }
+    dbg.send(&FromAgent::Stopped {
+        context: ctx.handle as u64,
+        frame: draw.frame,
+        draw: draw.index,
+        program: draw.program,
+        shader,
+        hits,
+        truncated,
+        reason: proto::StopReason::Sanitizer,
+        probes: debug.table.clone(),
+        sanitizer: reports,
     });
     serve(dbg, Some(&mut stop));
     true

@@ -35,12 +35,16 @@ fn start(mode: &str, frames: u32, tag: &str) -> Session {
 const NAN_INF: proto::ExceptionFilters = proto::ExceptionFilters {
     nan_inf: true,
     gl_error: false,
+    sanitize_oob: false,
+    sanitize_uninit: false,
 };
 
 /// The GL error exception filter alone.
 const GL_ERROR: proto::ExceptionFilters = proto::ExceptionFilters {
     nan_inf: false,
     gl_error: true,
+    sanitize_oob: false,
+    sanitize_uninit: false,
 };
 
 /// [`start`] with 3 frames and the exception `filters` set.

@@ -36,6 +36,11 @@ pub enum StopReason {
     /// `nan_inf`); `Hit::line` is the line of the writing statement and
     /// `occurrence` counts reaches of that statement, as for breakpoints.
     NanInf,
+    /// The sanitizer found violations in a dispatch (exception filters
+    /// `sanitize_oob`, `sanitize_uninit`): one hit per report, at the line
+    /// of the statement whose access it was (occurrence 0), for the
+    /// invocation the report names.
+    Sanitizer,
 }
 
 /// When to take a screenshot.

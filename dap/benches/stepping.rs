@@ -101,6 +101,7 @@ fn synthetic() -> Stop {
         hits: vec![hit],
         truncated: false,
         reason: StopReason::Breakpoint,
+        sanitizer: Vec::new(),
         breakpoints: vec![0],
         file: None,
         map: None,

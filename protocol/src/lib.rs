@@ -16,13 +16,16 @@ pub mod vulkan;
 use serde::{Deserialize, Serialize};
 
 pub use shaderdbg_core::control::{ScreenshotAt, StopFilter, StopReason};
+pub use shaderdbg_core::decode::{SanitizerKind, SanitizerReport};
 pub use shaderdbg_core::probes::ProbeTable;
 pub use shaderdbg_core::{Hit, HitTag, Invocation, Stage, Type};
 
 /// Bumped whenever a message changes shape. Version 3: invocations and hits
 /// in the debug core's vocabulary, the agent's probe table in `Stopped`,
-/// the watched value's type in `WatchImage`.
-pub const VERSION: u32 = 3;
+/// the watched value's type in `WatchImage`. Version 4: the sanitizer's
+/// exception filters (`sanitize_oob`, `sanitize_uninit`), its stop reason and
+/// its reports in `Stopped`.
+pub const VERSION: u32 = 4;
 
 /// Environment variable that names the socket the agent connects to.
 pub const SOCKET_ENV: &str = "SHADERDBG_SOCKET";
@@ -51,6 +54,21 @@ pub struct ExceptionFilters {
     /// Stop in the GL call that raised a GL error (`FromAgent::GlError`).
     #[serde(default)]
     pub gl_error: bool,
+    /// Sanitize compute dispatches for out-of-bounds indexing and stop
+    /// where the sanitized dispatch reports some (`StopReason::Sanitizer`).
+    #[serde(default)]
+    pub sanitize_oob: bool,
+    /// Sanitize compute dispatches for reads of shared memory no invocation
+    /// wrote, and stop where it reports some.
+    #[serde(default)]
+    pub sanitize_uninit: bool,
+}
+
+impl ExceptionFilters {
+    /// Whether any sanitizer check is on.
+    pub fn sanitize(&self) -> bool {
+        self.sanitize_oob || self.sanitize_uninit
+    }
 }
 
 /// Bytes that travel as base64.
@@ -138,6 +156,11 @@ pub enum FromAgent {
         /// The probe table the agent instrumented `shader` with: hits name
         /// its probes, and recordings of this stop decode with it.
         probes: ProbeTable,
+        /// `StopReason::Sanitizer`: what the sanitizer found, in the core
+        /// decoder's order; hit `i` is tagged `HitTag::Breakpoint(i)` and
+        /// names report `i`'s invocation, probe and line.
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
+        sanitizer: Vec<SanitizerReport>,
     },
     /// The application thread is blocked inside the GL call `call` that raised
     /// `error` (exception filter `gl_error`) until `Resume`; the application
@@ -394,9 +417,9 @@ mod tests {
             (
                 ToAgent::SetExceptionFilters(ExceptionFilters {
                     nan_inf: true,
-                    gl_error: false,
+                    ..ExceptionFilters::default()
                 }),
-                r#"{"type":"set_exception_filters","nan_inf":true,"gl_error":false}"#,
+                r#"{"type":"set_exception_filters","nan_inf":true,"gl_error":false,"sanitize_oob":false,"sanitize_uninit":false}"#,
             ),
             (ToAgent::Pause, r#"{"type":"pause"}"#),
         ];
@@ -417,6 +440,84 @@ mod tests {
                 ..
             }
         ));
+    }
+
+    #[test]
+    fn version_4_messages_have_a_stable_shape() {
+        let filters = ToAgent::SetExceptionFilters(ExceptionFilters {
+            sanitize_oob: true,
+            sanitize_uninit: true,
+            ..ExceptionFilters::default()
+        });
+        let text = r#"{"type":"set_exception_filters","nan_inf":false,"gl_error":false,"sanitize_oob":true,"sanitize_uninit":true}"#;
+        let mut buf = Vec::new();
+        write_message(&mut buf, &filters).unwrap();
+        assert_eq!(String::from_utf8(buf).unwrap().trim_end(), text);
+        // A version-3 filter message reads with the sanitizer off.
+        let old = r#"{"type":"set_exception_filters","nan_inf":true,"gl_error":false}"#;
+        let m: ToAgent = read_message(&mut old.as_bytes()).unwrap().unwrap();
+        assert_eq!(
+            m,
+            ToAgent::SetExceptionFilters(ExceptionFilters {
+                nan_inf: true,
+                ..ExceptionFilters::default()
+            })
+        );
+
+        let stopped = FromAgent::Stopped {
+            context: 1,
+            frame: 0,
+            draw: 0,
+            program: 3,
+            shader: 2,
+            hits: vec![Hit {
+                tag: HitTag::Breakpoint(0),
+                probe: 5,
+                line: 12,
+                occurrence: 0,
+                invocation: Invocation::Compute { id: [7, 0, 0] },
+            }],
+            truncated: false,
+            reason: StopReason::Sanitizer,
+            probes: ProbeTable {
+                stage: Stage::Compute,
+                probes: vec![],
+                vars: vec![],
+                functions: vec![],
+            },
+            sanitizer: vec![
+                SanitizerReport {
+                    kind: SanitizerKind::Oob {
+                        index: 32,
+                        bound: 32,
+                    },
+                    probe: 5,
+                    line: 12,
+                    invocation: Invocation::Compute { id: [7, 0, 0] },
+                },
+                SanitizerReport {
+                    kind: SanitizerKind::UninitRead {
+                        decl: 4,
+                        element: 9,
+                    },
+                    probe: 6,
+                    line: 13,
+                    invocation: Invocation::Compute { id: [1, 0, 0] },
+                },
+            ],
+        };
+        let text = concat!(
+            r#"{"type":"stopped","context":1,"frame":0,"draw":0,"program":3,"shader":2,"#,
+            r#""hits":[{"tag":{"breakpoint":0},"probe":5,"line":12,"occurrence":0,"invocation":{"stage":"compute","id":[7,0,0]}}],"#,
+            r#""truncated":false,"reason":"sanitizer","probes":{"stage":"compute","probes":[],"vars":[],"functions":[]},"#,
+            r#""sanitizer":[{"kind":{"kind":"oob","index":32,"bound":32},"probe":5,"line":12,"invocation":{"stage":"compute","id":[7,0,0]}},"#,
+            r#"{"kind":{"kind":"uninit_read","decl":4,"element":9},"probe":6,"line":13,"invocation":{"stage":"compute","id":[1,0,0]}}]}"#,
+        );
+        let mut buf = Vec::new();
+        write_message(&mut buf, &stopped).unwrap();
+        assert_eq!(String::from_utf8(buf).unwrap().trim_end(), text);
+        let back: FromAgent = read_message(&mut text.as_bytes()).unwrap().unwrap();
+        assert_eq!(back, stopped);
     }
 
     #[test]

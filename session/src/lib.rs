@@ -11,6 +11,8 @@
 //!   conditions, logpoints, which invocation the program stops at.
 //! - [`stop`]: one stop: the recorded trace of the invocation, a cursor, the
 //!   variables in scope with file locations.
+//! - [`sanitizer`]: the sanitizer's reports at a stop, described
+//!   ([`sanitizer::Finding`]: located, with the invocation, index and bound).
 //! - [`images`]: screenshots (PNG) and watch images (one value per
 //!   fragment of a draw).
 //! - [`eval`]: expressions (watch, hover, console) over the values at a
@@ -29,6 +31,7 @@ pub mod images;
 pub mod json;
 pub mod launch;
 pub mod present;
+pub mod sanitizer;
 pub mod session;
 pub mod stop;
 pub mod trace;

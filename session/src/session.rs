@@ -11,7 +11,7 @@ use std::time::{Duration, Instant};
 
 use std::sync::Arc;
 
-use shaderdbg_core::decode::{decode, decode_watch};
+use shaderdbg_core::decode::{decode, decode_watch, SanitizerReport};
 use shaderdbg_core::probes::ProbeTable;
 use shaderdbg_core::{Hit, HitTag, Invocation, ScreenshotAt, Stage, StopFilter, StopReason};
 use shaderdbg_glsl::parse::parse;
@@ -92,6 +92,8 @@ pub struct CurrentStop {
     pub reason: StopReason,
     /// The probe table the agent instrumented `shader` with.
     pub probes: Arc<ProbeTable>,
+    /// [`StopReason::Sanitizer`]: the reports (hit `i` is report `i`'s).
+    pub sanitizer: Vec<SanitizerReport>,
 }
 
 /// Which exceptional events stop the program (DAP exception breakpoints,
@@ -104,6 +106,13 @@ pub struct ExceptionFilters {
     pub gl_error: bool,
     /// A shader that fails to compile ([`Halt::CompileError`]).
     pub compile_error: bool,
+    /// The sanitizer's out-of-bounds check at compute dispatches: a
+    /// dispatch where an index is out of bounds stops
+    /// ([`StopReason::Sanitizer`]).
+    pub sanitize_oob: bool,
+    /// The sanitizer's check of shared-memory reads before any write, at
+    /// compute dispatches.
+    pub sanitize_uninit: bool,
 }
 
 /// Something the front end should know about.
@@ -434,6 +443,7 @@ impl Session {
                 truncated,
                 reason,
                 probes,
+                sanitizer,
                 ..
             } => {
                 self.current = Some(CurrentStop {
@@ -445,6 +455,7 @@ impl Session {
                     truncated,
                     reason,
                     probes: Arc::new(probes),
+                    sanitizer,
                 });
                 let first = if reason == StopReason::Breakpoint {
                     self.breakpoint_hits(shader, &hits)
@@ -723,6 +734,7 @@ impl Session {
             hits: cur.hits.clone(),
             truncated: cur.truncated,
             reason: cur.reason,
+            sanitizer: cur.sanitizer.clone(),
             breakpoints: Vec::new(),
             file,
             map,
@@ -854,6 +866,8 @@ impl Session {
         self.send(&ToAgent::SetExceptionFilters(proto::ExceptionFilters {
             nan_inf: filters.nan_inf,
             gl_error: filters.gl_error,
+            sanitize_oob: filters.sanitize_oob,
+            sanitize_uninit: filters.sanitize_uninit,
         }));
     }
 

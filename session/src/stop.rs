@@ -5,7 +5,7 @@ use std::path::PathBuf;
 
 use std::sync::Arc;
 
-use shaderdbg_core::decode::{InvocationTrace, Write};
+use shaderdbg_core::decode::{InvocationTrace, SanitizerReport, Write};
 use shaderdbg_core::probes::{PathElem, ProbeTable, Storage, VarKind};
 use shaderdbg_core::{Hit, Invocation, Stage, StopReason, Type, Value};
 use shaderdbg_glsl::parse::Parsed;
@@ -58,6 +58,10 @@ pub struct Stop {
     pub truncated: bool,
     /// Why the agent stopped at this draw.
     pub reason: StopReason,
+    /// [`StopReason::Sanitizer`]: what the sanitizer found at this
+    /// dispatch (hit `i` is report `i`'s); described by
+    /// [`Stop::findings`](crate::sanitizer).
+    pub sanitizer: Vec<SanitizerReport>,
     /// For a breakpoint stop: the breakpoints (indices into the session's
     /// list) the stop is for.
     pub breakpoints: Vec<usize>,

@@ -85,6 +85,7 @@ impl<W: Write> Adapter<W> {
             nan_inf: on("nan_inf"),
             gl_error: on("gl_error"),
             compile_error: on("compile_error"),
+            ..ExceptionFilters::default()
         }
     }
 

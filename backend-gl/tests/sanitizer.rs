@@ -1,0 +1,162 @@
+//! The sanitizer's exception filters end to end over the real socket: the
+//! `oob_compute` app's off-by-one kernel stops with `StopReason::Sanitizer`
+//! at every dispatch, with reports naming the line, the invocation, the
+//! index and the bound; the reported invocation records like any stop's;
+//! and the app's output is identical with and without the debugger (the
+//! sanitized dispatch is a debug dispatch: the application's buffers are
+//! put back and its own dispatch runs as usual). A program without the bug
+//! (`compute`) runs under every check with no stop and identical output.
+
+mod common;
+
+use common::debugger::{final_values, run_plain, Session, Shader};
+use shaderdbg_core::decode::{SanitizerKind, SanitizerReport};
+use shaderdbg_protocol::{self as proto, FromAgent, ToAgent};
+
+/// A sanitizer stop as the test keeps it.
+struct Seen {
+    frame: u64,
+    reason: proto::StopReason,
+    hits: Vec<proto::Hit>,
+    reports: Vec<SanitizerReport>,
+    shader: Shader,
+    recording: Result<Vec<u32>, String>,
+}
+
+/// Runs `app` with `filters`, recording the first hit's invocation at
+/// every stop; the stops and the app's stdout.
+fn run(app: &str, args: &[&str], filters: proto::ExceptionFilters) -> (Vec<Seen>, String) {
+    let mut s = Session::start(app, args, "sanitize");
+    s.send(&ToAgent::SetExceptionFilters(filters));
+    let mut shaders: Vec<Shader> = Vec::new();
+    let mut seen = Vec::new();
+    while let Some(msg) = s.recv() {
+        match msg {
+            FromAgent::ShaderCompiled {
+                shader,
+                stage,
+                sources,
+                ..
+            } => {
+                shaders.push(Shader {
+                    id: shader,
+                    stage,
+                    sources,
+                });
+                s.send(&ToAgent::Resume);
+            }
+            FromAgent::Stopped {
+                frame,
+                shader,
+                hits,
+                reason,
+                sanitizer,
+                ..
+            } => {
+                let recording = s.record(hits[0].invocation);
+                seen.push(Seen {
+                    frame,
+                    reason,
+                    hits,
+                    reports: sanitizer,
+                    shader: shaders
+                        .iter()
+                        .find(|s| s.id == shader)
+                        .expect("the stopped shader was announced")
+                        .clone(),
+                    recording,
+                });
+                s.send(&ToAgent::Resume);
+            }
+            FromAgent::Error { message, .. } => panic!("agent error: {message}"),
+            FromAgent::GlError { .. } => s.send(&ToAgent::Resume),
+            _ => {}
+        }
+    }
+    (seen, s.finish())
+}
+
+const OOB_ONLY: proto::ExceptionFilters = proto::ExceptionFilters {
+    nan_inf: false,
+    gl_error: false,
+    sanitize_oob: true,
+    sanitize_uninit: false,
+};
+
+const EVERY_CHECK: proto::ExceptionFilters = proto::ExceptionFilters {
+    nan_inf: false,
+    gl_error: false,
+    sanitize_oob: true,
+    sanitize_uninit: true,
+};
+
+#[test]
+fn off_by_one_kernel_stops_at_the_line_with_the_invocation_index_and_bound() {
+    let (seen, stdout) = run("oob_compute", &["2"], OOB_ONLY);
+    assert_eq!(
+        stdout,
+        run_plain("oob_compute", &["2"]),
+        "the app's results differ under the sanitizer"
+    );
+    assert_eq!(seen.len(), 2, "one stop per dispatch");
+    for (frame, stop) in seen.iter().enumerate() {
+        assert_eq!(stop.frame, frame as u64);
+        assert_eq!(stop.reason, proto::StopReason::Sanitizer);
+        let read = stop.shader.line_of("float v = src[base + k];");
+        let write = stop.shader.line_of("dst[base + k] =");
+        let seven = proto::Invocation::Compute { id: [7, 0, 0] };
+        let got: Vec<(u32, proto::Invocation, SanitizerKind)> = stop
+            .reports
+            .iter()
+            .map(|r| (r.line, r.invocation, r.kind))
+            .collect();
+        let oob = SanitizerKind::Oob {
+            index: 32,
+            bound: 32,
+        };
+        assert_eq!(got, vec![(read, seven, oob), (write, seven, oob)]);
+        // One hit per report, naming its invocation and statement.
+        let hits: Vec<(proto::HitTag, u32, u32, proto::Invocation)> = stop
+            .hits
+            .iter()
+            .map(|h| (h.tag, h.probe, h.line, h.invocation))
+            .collect();
+        let want: Vec<(proto::HitTag, u32, u32, proto::Invocation)> = stop
+            .reports
+            .iter()
+            .enumerate()
+            .map(|(i, r)| (proto::HitTag::Breakpoint(i as u32), r.probe, r.line, seven))
+            .collect();
+        assert_eq!(hits, want);
+        // The reported invocation records as at any stop, and its trace
+        // reaches the reported statement with the chunk's base.
+        let words = stop.recording.clone().expect("a recording");
+        let (trace, table) = stop.shader.decode(&words);
+        let inv = &trace.invocations[0];
+        assert_eq!(inv.invocation, Some(seven));
+        assert!(
+            inv.steps.iter().any(|s| s.probe == stop.reports[0].probe),
+            "the recording reaches the reported statement"
+        );
+        assert_eq!(
+            final_values(inv, &table).get("base"),
+            Some(&shaderdbg_core::Value::Uint(28))
+        );
+    }
+}
+
+#[test]
+fn a_kernel_without_bugs_runs_under_every_check_without_stopping() {
+    let (seen, stdout) = run("compute", &["2", "64"], EVERY_CHECK);
+    assert!(seen.is_empty(), "{} stops", seen.len());
+    assert_eq!(stdout, run_plain("compute", &["2", "64"]));
+    // The buggy kernel has no shared memory: the uninitialized-read check
+    // alone finds nothing.
+    let uninit = proto::ExceptionFilters {
+        sanitize_oob: false,
+        ..EVERY_CHECK
+    };
+    let (seen, stdout) = run("oob_compute", &["2"], uninit);
+    assert!(seen.is_empty(), "{} stops", seen.len());
+    assert_eq!(stdout, run_plain("oob_compute", &["2"]));
+}

@@ -1,0 +1,141 @@
+//! What the sanitizer found at a stop ([`StopReason::Sanitizer`]), as
+//! people and scripts read it: each report located in the user's file,
+//! with the invocation, and the index and bound or the variable and
+//! element. The front ends only print [`Finding`]s.
+//!
+//! [`StopReason::Sanitizer`]: shaderdbg_core::StopReason::Sanitizer
+
+pub use shaderdbg_core::decode::{SanitizerKind, SanitizerReport};
+use shaderdbg_core::types::Type;
+use shaderdbg_core::Invocation;
+
+use crate::stop::{Location, Stop};
+
+/// One sanitizer report, described.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Finding {
+    pub report: SanitizerReport,
+    /// `out_of_bounds` or `uninitialized_read`.
+    pub kind: &'static str,
+    /// The statement whose access it was.
+    pub location: Location,
+    pub invocation: Invocation,
+    /// The array indexed (out of bounds: when the statement indexes one
+    /// array only; an uninitialized read: the shared variable).
+    pub variable: Option<String>,
+    /// What a person reads: `out-of-bounds index 32 into data[] (32
+    /// elements) at compute.comp:14 in compute (7,0,0)`.
+    pub text: String,
+}
+
+impl Stop {
+    /// The sanitizer's reports at this stop, described (empty for other stops).
+    pub fn findings(&self) -> Vec<Finding> {
+        self.sanitizer.iter().map(|r| self.finding(r)).collect()
+    }
+
+    fn finding(&self, r: &SanitizerReport) -> Finding {
+        let location = self.location_of_line(r.line);
+        let place = match &location.file {
+            Some(f) => format!(
+                "{}:{}",
+                f.file_name().map_or_else(
+                    || f.display().to_string(),
+                    |n| n.to_string_lossy().into_owned()
+                ),
+                location.line
+            ),
+            None => format!("<shader {}>:{}", self.shader, location.line),
+        };
+        let (kind, variable, what) = match r.kind {
+            SanitizerKind::Oob { index, bound } => {
+                let array = sole_indexed_name(self.line_text(r.line));
+                let into = array
+                    .as_ref()
+                    .map_or(String::new(), |a| format!(" into {a}[]"));
+                let elements = if bound == 1 { "element" } else { "elements" };
+                (
+                    "out_of_bounds",
+                    array,
+                    format!("out-of-bounds index {index}{into} ({bound} {elements})"),
+                )
+            }
+            SanitizerKind::UninitRead { decl, element } => {
+                let var = self.table.vars.get(decl);
+                let name = var.map(|v| v.name.clone());
+                let shown = match (var, &name) {
+                    (Some(v), Some(n)) if matches!(v.ty, Type::Array(..)) => {
+                        format!("{n}[{element}]")
+                    }
+                    (_, Some(n)) => n.clone(),
+                    _ => format!("variable {decl}"),
+                };
+                (
+                    "uninitialized_read",
+                    name,
+                    format!("read of shared {shown} before any invocation wrote it"),
+                )
+            }
+        };
+        Finding {
+            report: *r,
+            kind,
+            text: format!("{what} at {place} in {}", r.invocation),
+            location,
+            invocation: r.invocation,
+            variable,
+        }
+    }
+}
+
+/// The one name indexed (`name[`) in a statement's text, if there is exactly
+/// one: the report does not name the array, its statement usually does.
+fn sole_indexed_name(line: &str) -> Option<String> {
+    let code = line.split("//").next().unwrap_or(line);
+    let bytes = code.as_bytes();
+    let mut names: Vec<&str> = Vec::new();
+    let mut i = 0;
+    while i < bytes.len() {
+        let c = bytes[i];
+        if c.is_ascii_alphabetic() || c == b'_' {
+            let start = i;
+            while i < bytes.len() && (bytes[i].is_ascii_alphanumeric() || bytes[i] == b'_') {
+                i += 1;
+            }
+            let name = &code[start..i];
+            let mut j = i;
+            while j < bytes.len() && bytes[j].is_ascii_whitespace() {
+                j += 1;
+            }
+            let member = start > 0 && bytes[start - 1] == b'.';
+            if j < bytes.len() && bytes[j] == b'[' && !member && !names.contains(&name) {
+                names.push(name);
+            }
+        } else if c.is_ascii_digit() {
+            while i < bytes.len() && (bytes[i].is_ascii_alphanumeric() || bytes[i] == b'.') {
+                i += 1;
+            }
+        } else {
+            i += 1;
+        }
+    }
+    match names.as_slice() {
+        [one] => Some(one.to_string()),
+        _ => None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::sole_indexed_name;
+
+    #[test]
+    fn the_array_of_a_statement_is_named_only_when_it_is_the_only_one() {
+        let name = |s: &str| sole_indexed_name(s);
+        assert_eq!(name("    float v = src[base + k];").as_deref(), Some("src"));
+        assert_eq!(name("dst[i] = dst[i - 1u] * 2.0;").as_deref(), Some("dst"));
+        assert_eq!(name("dst[i] = src[i]; // a[1]").as_deref(), None);
+        assert_eq!(name("x = tile [i];").as_deref(), Some("tile"));
+        assert_eq!(name("x = 1.0;"), None);
+    }
+}

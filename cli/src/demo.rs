@@ -51,6 +51,8 @@ pub fn run(args: DemoArgs) -> Result<ExitCode> {
         trace: true,
         screenshot: None,
         timeout: Some(120.0),
+        sanitize: Vec::new(),
+        sources: Vec::new(),
         target: TargetArgs {
             pixel: Some(args.pixel),
             frame: Some(0),

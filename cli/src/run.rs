@@ -11,9 +11,10 @@ use serde_json::{json, Map, Value as Json};
 use shaderdbg_session::binding::FileBreakpoint;
 use shaderdbg_session::breakpoints::HitCondition;
 use shaderdbg_session::launch::LaunchConfig;
+use shaderdbg_session::sanitizer::{Finding, SanitizerKind};
 use shaderdbg_session::stop::{Scope, Stop};
-use shaderdbg_session::{json as value_json, trace, Event, Session};
-use shaderdbg_session::{Invocation, ScreenshotAt, StopFilter};
+use shaderdbg_session::{json as value_json, trace, Event, ExceptionFilters, Session};
+use shaderdbg_session::{Invocation, ScreenshotAt, StopFilter, StopReason};
 
 #[derive(Args)]
 pub struct RunArgs {
@@ -35,8 +36,40 @@ pub struct RunArgs {
     /// End the program after this many seconds.
     #[arg(long)]
     pub timeout: Option<f64>,
+    /// Sanitize compute dispatches and stop where a check fails, each
+    /// report printed: `oob` (an index out of its array's bounds), `uninit`
+    /// (a shared-memory read before any invocation wrote it), `all`;
+    /// comma-separated. Off by default.
+    #[arg(long, value_name = "CHECKS", value_delimiter = ',')]
+    pub sanitize: Vec<SanitizeCheck>,
+    /// A shader file the program's shaders may come from (it loads it
+    /// itself): stops and reports in shaders built from it are located in
+    /// it, as in the files of breakpoints.
+    #[arg(long = "source", value_name = "FILE")]
+    pub sources: Vec<PathBuf>,
     #[command(flatten)]
     pub target: TargetArgs,
+}
+
+/// A check of `--sanitize`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum SanitizeCheck {
+    /// Indexing out of bounds.
+    Oob,
+    /// Shared memory read before any invocation wrote it.
+    Uninit,
+    /// Every check.
+    All,
+}
+
+/// The exception filters `--sanitize` asks for.
+fn sanitize_filters(checks: &[SanitizeCheck]) -> ExceptionFilters {
+    let on = |c| checks.contains(&c) || checks.contains(&SanitizeCheck::All);
+    ExceptionFilters {
+        sanitize_oob: on(SanitizeCheck::Oob),
+        sanitize_uninit: on(SanitizeCheck::Uninit),
+        ..ExceptionFilters::default()
+    }
 }
 
 /// Where stops may happen, and the program: shared by `run` and `debug`.
@@ -238,6 +271,15 @@ pub fn run(a: RunArgs) -> Result<ExitCode> {
     };
     let config = launch_config(&a.target.command)?;
     let mut session = Session::start(&config, breakpoints.clone(), filter)?;
+    for file in &a.sources {
+        session.add_source_file(
+            file.canonicalize()
+                .with_context(|| format!("--source {}", file.display()))?,
+        );
+    }
+    if !a.sanitize.is_empty() {
+        session.set_exception_filters(sanitize_filters(&a.sanitize));
+    }
     if a.screenshot.is_some() {
         session.request_screenshot(ScreenshotAt::FrameEnd {
             frame: Some(a.target.frame.unwrap_or(0)),
@@ -433,6 +475,44 @@ fn emit(out: &mut impl Write, as_json: bool, j: Json, text: impl FnOnce() -> Str
     Ok(())
 }
 
+/// A stop reason as JSON names it (`breakpoint`, `sanitizer`, ...).
+fn reason_name(reason: StopReason) -> Json {
+    serde_json::to_value(reason).unwrap_or(Json::Null)
+}
+
+/// One sanitizer report: a line people read, or a `sanitizer` event.
+fn print_finding(out: &mut impl Write, f: &Finding, as_json: bool) -> Result<()> {
+    if as_json {
+        let mut j = json!({
+            "event": "sanitizer",
+            "kind": f.kind,
+            "file": f.location.file.as_ref().map(|p| p.display().to_string()),
+            "line": f.location.line,
+            "runtime_line": f.location.runtime_line,
+            "invocation": f.invocation.to_string(),
+            "message": f.text,
+        });
+        if let Invocation::Compute { id } = f.invocation {
+            j["invocation_id"] = json!(id);
+        }
+        match f.report.kind {
+            SanitizerKind::Oob { index, bound } => {
+                j["index"] = json!(index);
+                j["bound"] = json!(bound);
+                j["array"] = json!(f.variable);
+            }
+            SanitizerKind::UninitRead { element, .. } => {
+                j["variable"] = json!(f.variable);
+                j["element"] = json!(element);
+            }
+        }
+        writeln!(out, "{j}")?;
+    } else {
+        writeln!(out, "{}", f.text)?;
+    }
+    Ok(())
+}
+
 fn stage_name(stop: &Stop) -> &'static str {
     stop.stage.snake_name()
 }
@@ -443,6 +523,9 @@ pub(crate) fn print_stop(
     as_json: bool,
     with_trace: bool,
 ) -> Result<()> {
+    for f in stop.findings() {
+        print_finding(out, &f, as_json)?;
+    }
     let loc = stop.location(stop.cursor);
     let vars = stop.variables(stop.cursor);
     if as_json {
@@ -464,6 +547,7 @@ pub(crate) fn print_stop(
             "shader": stop.shader,
             "invocation": stop.invocation_name(),
             "hits": stop.hits.len(),
+            "reason": reason_name(stop.reason),
             "breakpoints": stop.breakpoints.iter().map(|i| i + 1).collect::<Vec<_>>(),
             "locals": locals,
             "globals": inputs,

@@ -483,3 +483,101 @@ fn a_captured_trace_replays_under_the_debugger_with_the_live_values() {
     assert_eq!(of_kind(&events, "exited")[0]["code"], 0);
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+fn oob_kernel_file() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../tests/apps/shaders/oob.comp")
+        .canonicalize()
+        .expect("kernel file")
+}
+
+/// `shaderdbg run ARGS -- oob_compute 1` (an off-by-one compute kernel):
+/// its output.
+fn run_oob(args: &[&str]) -> Output {
+    let app = shaderdbg_test_support::app("oob_compute");
+    Command::new(env!("CARGO_BIN_EXE_shaderdbg"))
+        .arg("run")
+        .args(args)
+        .arg("--")
+        .arg(&app)
+        .arg("1")
+        .output()
+        .expect("shaderdbg run")
+}
+
+#[test]
+fn sanitize_reports_the_out_of_bounds_index_at_its_line_and_invocation() {
+    let kernel = oob_kernel_file();
+    let source = kernel.to_str().expect("utf-8 path");
+    let app = shaderdbg_test_support::app("oob_compute");
+    let plain = Command::new(&app).arg("1").output().expect("the app alone");
+    let plain = String::from_utf8_lossy(&plain.stdout).into_owned();
+
+    // As a person reads it.
+    let out = run_oob(&["--sanitize", "oob,uninit", "--source", source]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert_has(
+        &text,
+        &[
+            "out-of-bounds index 32 into src[] (32 elements) at oob.comp:12 in compute (7,0,0)",
+            "out-of-bounds index 32 into dst[] (32 elements) at oob.comp:13 in compute (7,0,0)",
+            &format!("stopped at {source}:12 in compute (7,0,0)"),
+        ],
+    );
+    assert_eq!(
+        String::from_utf8_lossy(&out.stderr).trim(),
+        plain.trim(),
+        "the program's output is its output without the debugger"
+    );
+
+    // As a script reads it.
+    let out = run_oob(&["--sanitize", "oob", "--source", source, "--trace", "--json"]);
+    assert!(out.status.success());
+    let events = json_events(&String::from_utf8_lossy(&out.stdout));
+    let reports = of_kind(&events, "sanitizer");
+    assert_eq!(reports.len(), 2, "{events:#?}");
+    for (r, (line, array)) in reports.iter().zip([(12, "src"), (13, "dst")]) {
+        assert_eq!(r["kind"], "out_of_bounds");
+        assert_eq!(r["file"], source);
+        assert_eq!(r["line"], line);
+        assert_eq!(r["invocation"], "compute (7,0,0)");
+        assert_eq!(r["invocation_id"], serde_json::json!([7, 0, 0]));
+        assert_eq!(r["index"], 32);
+        assert_eq!(r["bound"], 32);
+        assert_eq!(r["array"], array);
+    }
+    let stops = of_kind(&events, "stopped");
+    assert_eq!(stops.len(), 1, "one dispatch, one stop");
+    let s = stops[0];
+    assert_eq!(s["reason"], "sanitizer");
+    assert_eq!(s["stage"], "compute");
+    assert_eq!(s["line"], 12);
+    assert_eq!(s["invocation_id"], serde_json::json!([7, 0, 0]));
+    // The invocation's trace, as for any stop: its chunk starts at 28.
+    assert_eq!(s["locals"]["base"]["value"], 28);
+    let lines: Vec<u64> = s["steps"]
+        .as_array()
+        .expect("steps")
+        .iter()
+        .map(|st| st["line"].as_u64().unwrap())
+        .collect();
+    assert_eq!(lines.iter().filter(|l| **l == 12).count(), 5, "{lines:?}");
+    let output: Vec<&str> = of_kind(&events, "output")
+        .iter()
+        .filter_map(|e| e["text"].as_str())
+        .collect();
+    assert_eq!(output.join("\n"), plain.trim());
+    assert_eq!(of_kind(&events, "exited")[0]["code"], 0);
+
+    // Off by default.
+    let out = run_oob(&["--json"]);
+    assert!(out.status.success());
+    let events = json_events(&String::from_utf8_lossy(&out.stdout));
+    assert!(of_kind(&events, "sanitizer").is_empty());
+    assert!(of_kind(&events, "stopped").is_empty());
+}

@@ -271,6 +271,14 @@ impl<W: Write> Adapter<W> {
                 "exception",
                 Some("NaN or Inf written to an output".to_string()),
             ),
+            StopReason::Sanitizer => {
+                // Each report on the console too: the description is one line.
+                let texts: Vec<String> = stop.findings().into_iter().map(|f| f.text).collect();
+                for t in &texts {
+                    self.out.event(Event::console(format!("sanitizer: {t}\n")));
+                }
+                ("exception", Some(texts.join("; ")))
+            }
             _ if pixel_history => match &mut self.pixel_debug {
                 Some(pd) if stop.frame == pd.frame => {
                     pd.stops += 1;

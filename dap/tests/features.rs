@@ -104,7 +104,16 @@ fn capabilities_declare_what_works() {
         .iter()
         .map(|f| f["filter"].as_str().unwrap().to_string())
         .collect();
-    assert_eq!(filters, ["nan_inf", "gl_error", "compile_error"]);
+    assert_eq!(
+        filters,
+        [
+            "nan_inf",
+            "gl_error",
+            "compile_error",
+            "sanitize_oob",
+            "sanitize_uninit"
+        ]
+    );
     let r = c.ok(
         "setExceptionBreakpoints",
         json!({"filters": ["nan_inf", "bogus"]}),
@@ -533,6 +542,49 @@ fn nan_inf_exception_stops_at_the_writing_fragment() {
     let frames = st["stackFrames"].as_array().unwrap();
     assert_eq!(frames.last().unwrap()["name"], "draw 0, frame 1");
     assert_eq!(eval(&mut c, "d"), "0.0");
+    c.ok("continue", json!({"threadId": 1}));
+    assert_eq!(c.event("exited")["body"]["exitCode"], 0);
+    c.disconnect();
+}
+
+/// `sanitize_oob`: the off-by-one kernel of `oob_compute` stops as an
+/// exception, described like the command line's report, with the reported
+/// invocation as the thread and its trace at the reported statement.
+#[test]
+fn sanitizer_exception_stops_at_the_out_of_bounds_statement() {
+    let mut c = launched(
+        false,
+        json!({"program": app("oob_compute"), "args": ["2"]}),
+        &[(
+            "setExceptionBreakpoints",
+            json!({"filters": ["sanitize_oob"]}),
+        )],
+    );
+    let s = stopped(&mut c);
+    assert_eq!(s["reason"], "exception", "{s}");
+    let d = s["description"].as_str().unwrap();
+    assert!(
+        d.starts_with("out-of-bounds index 32 into src[] (32 elements) at "),
+        "{d}"
+    );
+    assert!(
+        d.contains("; out-of-bounds index 32 into dst[] (32 elements) at "),
+        "{d}"
+    );
+    assert!(d.ends_with(":13 in compute (7,0,0)"), "{d}");
+    let threads = c.ok("threads", Value::Null);
+    let threads = threads["threads"].as_array().unwrap();
+    assert_eq!(threads.len(), 1, "one invocation: {threads:?}");
+    assert!(threads[0]["name"]
+        .as_str()
+        .unwrap()
+        .starts_with("compute (7,0,0)"));
+    let frame = top(&mut c, s["threadId"].as_i64().expect("thread"));
+    assert_eq!(frame["line"], 12, "{frame}");
+    assert_eq!(eval(&mut c, "base"), "28u");
+    // The next dispatch (frame 1) has the same bug.
+    c.ok("continue", json!({"threadId": 1}));
+    assert_eq!(stopped(&mut c)["reason"], "exception");
     c.ok("continue", json!({"threadId": 1}));
     assert_eq!(c.event("exited")["body"]["exitCode"], 0);
     c.disconnect();

@@ -16,10 +16,15 @@ use crate::sources::SourceError;
 use crate::state::Adapter;
 
 /// The exception filters offered: (filter, label).
-const EXCEPTION_FILTERS: [(&str, &str); 3] = [
+const EXCEPTION_FILTERS: [(&str, &str); 5] = [
     ("nan_inf", "NaN or Inf written to an output"),
     ("gl_error", "GL error"),
     ("compile_error", "Shader failed to compile"),
+    ("sanitize_oob", "Out-of-bounds index (compute sanitizer)"),
+    (
+        "sanitize_uninit",
+        "Shared memory read before written (compute sanitizer)",
+    ),
 ];
 
 /// The exception filters offered (`initialize`), all off by default.
@@ -85,7 +90,8 @@ impl<W: Write> Adapter<W> {
             nan_inf: on("nan_inf"),
             gl_error: on("gl_error"),
             compile_error: on("compile_error"),
-            ..ExceptionFilters::default()
+            sanitize_oob: on("sanitize_oob"),
+            sanitize_uninit: on("sanitize_uninit"),
         }
     }
 

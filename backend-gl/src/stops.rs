@@ -456,7 +456,36 @@ struct Stop<'a> {
     binding: u32,
 }
 
-impl Stop<'_> {
+impl<'a> Stop<'a> {
+    /// A stop at `draw` in `ctx` (current on this thread) debugging `shader`
+    /// of `program`, with the application's pending GL errors set aside;
+    /// `None` when GL no longer knows the program.
+    fn prepare(
+        ctx: ContextKey,
+        draw: &'a DrawCall,
+        program: &ProgramInfo,
+        shader: u32,
+        debug: &Arc<ShaderDebug>,
+    ) -> Option<Stop<'a>> {
+        let gl = gl_for(ctx);
+        crate::errors::stash_pending(ctx);
+        // SAFETY: the draw's or dispatch's context is current on this thread.
+        let (target, binding) = unsafe {
+            let p = native_program(program.id)?;
+            (target_of(&gl), debug_draw::free_storage_binding(&gl, p))
+        };
+        Some(Stop {
+            ctx,
+            draw,
+            program: program.clone(),
+            shader,
+            debug: debug.clone(),
+            gl,
+            target,
+            binding,
+        })
+    }
+
     /// Sources for an instrumented copy of the program: `replacement` for the
     /// debugged shader, the others as they are (raised to the same `#version`
     /// where GLSL ES demands it).
@@ -863,25 +892,10 @@ fn try_stop(
     if bound.is_empty() && !nan_inf {
         return false;
     }
-    let gl = gl_for(ctx);
-    crate::errors::stash_pending(ctx);
-    // SAFETY: the draw's context is current on this thread.
-    let (target, binding) = unsafe {
-        let Some(p) = native_program(program.id) else {
-            return false;
-        };
-        (target_of(&gl), debug_draw::free_storage_binding(&gl, p))
+    let Some(mut stop) = Stop::prepare(ctx, draw, program, shader, &debug) else {
+        return false;
     };
-    let mut stop = Stop {
-        ctx,
-        draw,
-        program: program.clone(),
-        shader,
-        debug: debug.clone(),
-        gl,
-        target,
-        binding,
-    };
+    let (target, binding) = (stop.target, stop.binding);
     let key = (
         ctx,
         stop.program.id,
@@ -1012,25 +1026,10 @@ fn try_sanitize(
         out_of_bounds: exceptions.sanitize_oob,
         uninit_shared: exceptions.sanitize_uninit,
     };
-    let gl = gl_for(ctx);
-    crate::errors::stash_pending(ctx);
-    // SAFETY: the dispatch's context is current on this thread.
-    let (target, binding) = unsafe {
-        let Some(p) = native_program(program.id) else {
-            return false;
-        };
-        (target_of(&gl), debug_draw::free_storage_binding(&gl, p))
+    let Some(mut stop) = Stop::prepare(ctx, draw, program, shader, &debug) else {
+        return false;
     };
-    let mut stop = Stop {
-        ctx,
-        draw,
-        program: program.clone(),
-        shader,
-        debug: debug.clone(),
-        gl,
-        target,
-        binding,
-    };
+    let (target, binding) = (stop.target, stop.binding);
     let words = match stop.run(
         || Ok(debug.sanitize(checks, target, binding)?),
         &layout::new_sanitize_buffer(SANITIZE_CAPACITY, debug.table.probes.len()),

@@ -10,6 +10,7 @@
 mod image;
 mod render;
 mod source;
+mod wgsl;
 mod window;
 
 use std::path::PathBuf;
@@ -133,10 +134,17 @@ impl FromStr for Channel {
 /// with Shadertoy's uniforms (iResolution, iTime, iTimeDelta, iFrame, iMouse,
 /// iChannel0..3, iChannelResolution) and a `main`. Frame k runs at
 /// iTime = T0 + k/60. Rendering is headless (EGL) unless --window is given.
+///
+/// A `.wgsl` file is WGSL: its `@fragment` entry point takes
+/// `@builtin(position) pos: vec4<f32>` (pixel centres, origin bottom left)
+/// and returns `@location(0) vec4<f32>`; unless it declares `host` itself it
+/// gets `@group(0) @binding(0) var<uniform> host: Host` with
+/// `struct Host { resolution: vec2<f32>, time: f32, time_delta: f32,
+/// frame: u32, mouse: vec4<f32> }`, filled like the Shadertoy uniforms.
 #[derive(Debug, Parser)]
 #[command(name = "shaderdbg-host", version, about, long_about)]
 struct Cli {
-    /// The fragment shader file.
+    /// The fragment shader file (`.wgsl`: WGSL; anything else: GLSL).
     shader: PathBuf,
     /// Framebuffer size.
     #[arg(long, value_name = "WxH", default_value = "640x360")]
@@ -220,7 +228,28 @@ fn run(cli: &Cli) -> anyhow::Result<()> {
     let path = cli.shader.display().to_string();
     let bytes = std::fs::read(&cli.shader).with_context(|| format!("cannot read {path}"))?;
     let text = String::from_utf8(bytes).with_context(|| format!("{path} is not UTF-8 text"))?;
-    let source = FragmentSource::new(&text);
+    let is_wgsl = cli
+        .shader
+        .extension()
+        .is_some_and(|e| e.eq_ignore_ascii_case("wgsl"));
+    let source = if is_wgsl {
+        let shader = wgsl::compile(&text, &path).map_err(ShaderError)?;
+        if verbose() {
+            eprintln!(
+                "shaderdbg-host: {path}: WGSL, @fragment `{}`, {}, compiled by naga to GLSL:\n{}",
+                shader.entry_point,
+                if shader.prelude {
+                    "the host's `host` uniform block added"
+                } else {
+                    "its own `host`"
+                },
+                shader.glsl.trim_end()
+            );
+        }
+        FragmentSource::generated(shader.glsl, "naga GLSL")
+    } else {
+        FragmentSource::new(&text)
+    };
 
     let mut channels: [Option<image::Image>; 4] = Default::default();
     for c in &cli.channel {
@@ -240,8 +269,9 @@ fn run(cli: &Cli) -> anyhow::Result<()> {
         mouse: cli.mouse.map(|Pair(x, y)| [x, y]),
         channels,
         read_back: cli.png.is_some() || !cli.print_pixel.is_empty(),
+        host_block: is_wgsl,
     };
-    if verbose() {
+    if verbose() && !is_wgsl {
         eprintln!(
             "shaderdbg-host: {path}: {} ({}), {} string(s), {}",
             source.version.directive(),

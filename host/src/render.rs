@@ -49,6 +49,9 @@ pub struct Job<'a> {
     pub channels: [Option<Image>; 4],
     /// Whether the caller wants the last frame's pixels.
     pub read_back: bool,
+    /// A WGSL shader's: fill the `Host` uniform block (`crate::wgsl`) at
+    /// its uniform-buffer binding every frame.
+    pub host_block: bool,
 }
 
 /// A compile or link failure, with the driver's log already mapped to the
@@ -372,6 +375,23 @@ unsafe fn render(
         gl.vertex_attrib_pointer_f32(0, 2, glow::FLOAT, false, 0, 0);
 
         let program = build_program(gl, shader_source, job)?;
+        let host_ubo = if job.host_block {
+            let ubo = gl.create_buffer().map_err(|e| anyhow!(e))?;
+            gl.bind_buffer(glow::UNIFORM_BUFFER, Some(ubo));
+            gl.buffer_data_size(
+                glow::UNIFORM_BUFFER,
+                crate::wgsl::HOST_BLOCK_SIZE as i32,
+                glow::DYNAMIC_DRAW,
+            );
+            gl.bind_buffer_base(
+                glow::UNIFORM_BUFFER,
+                crate::wgsl::HOST_BLOCK_BINDING,
+                Some(ubo),
+            );
+            Some(ubo)
+        } else {
+            None
+        };
 
         let mut textures = Vec::new();
         let mut channel_resolution = [[0.0f32; 3]; 4];
@@ -420,17 +440,24 @@ unsafe fn render(
             gl.clear_color(0.0, 0.0, 0.0, 0.0);
             gl.clear(glow::COLOR_BUFFER_BIT);
             gl.use_program(Some(program));
+            let time = job.time0 + k as f32 * FRAME_TIME;
             set_uniforms(
                 gl,
                 program,
                 &FrameUniforms {
                     resolution: [w as f32, h as f32, 1.0],
-                    time: job.time0 + k as f32 * FRAME_TIME,
+                    time,
                     frame: k as i32,
                     mouse,
                     channel_resolution,
                 },
             );
+            if let Some(ubo) = host_ubo {
+                let block =
+                    crate::wgsl::host_block([w as f32, h as f32], time, FRAME_TIME, k, mouse);
+                gl.bind_buffer(glow::UNIFORM_BUFFER, Some(ubo));
+                gl.buffer_sub_data_u8_slice(glow::UNIFORM_BUFFER, 0, &block);
+            }
             gl.draw_arrays(glow::TRIANGLES, 0, 3);
             gl.use_program(None);
             let err = gl.get_error();
@@ -458,6 +485,9 @@ unsafe fn render(
         }
         for tex in textures {
             gl.delete_texture(tex);
+        }
+        if let Some(ubo) = host_ubo {
+            gl.delete_buffer(ubo);
         }
         gl.delete_program(program);
         gl.delete_buffer(vbo);
@@ -499,6 +529,9 @@ unsafe fn build_program(
             gl.delete_shader(vs);
             gl.delete_shader(fs);
             let mut message = format!("{}: fragment shader failed to compile", job.path);
+            if job.host_block {
+                message.push_str(" (the GLSL naga wrote for this WGSL shader)");
+            }
             if source.wrapped {
                 message.push_str(" (wrapped as a Shadertoy mainImage shader)");
             }

@@ -200,6 +200,22 @@ impl FragmentSource {
         }
     }
 
+    /// GLSL the host generated whole (a WGSL shader's, written by naga):
+    /// one string, compiled as `#version 430 core`.
+    pub fn generated(text: String, which: &'static str) -> FragmentSource {
+        FragmentSource {
+            segments: vec![Segment {
+                text,
+                origin: Origin::Generated(which),
+            }],
+            version: GlslVersion {
+                number: 430,
+                profile: Some("core".to_owned()),
+            },
+            wrapped: false,
+        }
+    }
+
     /// The strings' texts, in order.
     pub fn strings(&self) -> Vec<&str> {
         self.segments.iter().map(|s| s.text.as_str()).collect()

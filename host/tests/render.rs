@@ -342,3 +342,101 @@ fn window_mode_renders_under_xvfb() {
         .expect("run xvfb-run");
     assert_eq!(pixel(&out), vec![5, 6, 5, 6, 3, 255]);
 }
+
+/// A `.wgsl` file: its `@fragment` entry point gets `pos` (pixel centres,
+/// origin bottom left, like `gl_FragCoord`) and the `host` uniform block
+/// (resolution, time, time_delta, frame, mouse) unless it declares `host`
+/// itself; each printed pixel is `x, y, r, g, b, a` (0..=255).
+#[test]
+fn wgsl_shaders_get_position_and_the_host_block() {
+    const FS: &str =
+        "@fragment\nfn fs(@builtin(position) pos: vec4<f32>) -> @location(0) vec4<f32> {\n";
+    // The last of 3 frames from time 2 is frame 2 at time 2 + 2/60.
+    let t = ((2.0 + 2.0 / 60.0) / 4.0 * 255.0f64).round() as u32;
+    // (file, source, arguments, the pixels printed)
+    type Case<'a> = (&'a str, String, &'a [&'a str], &'a [[u32; 6]]);
+    let cases: [Case; 6] = [
+        (
+            "coords.wgsl",
+            format!("{FS}    return vec4((pos.xy - 0.5) / 255.0, 0.25, 1.0);\n}}\n"),
+            &["--size", "64x32", "--print-pixel", "10,20", "--print-pixel", "63,0"],
+            &[[10, 20, 10, 20, 64, 255], [63, 0, 63, 0, 64, 255]],
+        ),
+        (
+            "time.wgsl",
+            format!("{FS}    return vec4((pos.x - 0.5) / 255.0, host.time / 4.0, f32(host.frame) / 255.0, host.time_delta * 60.0 / 255.0);\n}}\n"),
+            &["--size", "100x50", "--time", "2", "--frames", "3", "--print-pixel", "7,3"],
+            &[[7, 3, 7, t, 2, 1]],
+        ),
+        (
+            // uv.x at pixel 37 of 100 is 0.375 -> 3; time 2.5 -> 25.
+            "resolution.wgsl",
+            format!("{FS}    let uv = pos.xy / host.resolution;\n    return vec4(floor(uv.x * 10.0) / 255.0, host.time * 10.0 / 255.0, host.resolution / 255.0);\n}}\n"),
+            &["--size", "100x50", "--time", "2.5", "--print-pixel", "37,3"],
+            &[[37, 3, 3, 25, 100, 50]],
+        ),
+        (
+            "mouse.wgsl",
+            format!("{FS}    return host.mouse / 255.0;\n}}\n"),
+            &["--size", "8x8", "--mouse", "12,34", "--print-pixel", "0,0"],
+            &[[0, 0, 12, 34, 12, 34]],
+        ),
+        (
+            // Its own `host` (a constant): no second one is added.
+            "own_const.wgsl",
+            format!("const host = vec4<f32>(0.25, 0.5, 0.75, 1.0);\n{FS}    return host;\n}}\n"),
+            &["--size", "4x4", "--print-pixel", "1,1"],
+            &[[1, 1, 64, 128, 191, 255]],
+        ),
+        (
+            // Its own block at @group(0) @binding(0), the same layout under
+            // other names: no second one, and the host fills it all the same.
+            "own_block.wgsl",
+            format!("struct Host {{ res: vec2<f32>, t: f32, dt: f32, n: u32, m: vec4<f32> }}\n@group(0) @binding(0) var<uniform> host: Host;\n{FS}    return vec4(host.res, host.t, f32(host.n)) / 255.0;\n}}\n"),
+            &["--size", "30x20", "--time", "7", "--print-pixel", "0,0"],
+            &[[0, 0, 30, 20, 7, 0]],
+        ),
+    ];
+    for (name, source, args, want) in cases {
+        let out = render(name, &source, args);
+        assert!(stderr(&out).is_empty(), "{name}: {}", stderr(&out));
+        let want: Vec<Vec<u32>> = want.iter().map(|p| p.to_vec()).collect();
+        assert_eq!(pixels(&out), want, "{name}");
+    }
+}
+
+#[test]
+fn wgsl_errors_name_the_line_and_column_of_the_users_file() {
+    let out = render(
+        "broken.wgsl",
+        "@fragment\nfn fs(@builtin(position) pos: vec4<f32>) -> @location(0) vec4<f32> {\n\n    return vec4(pos.xy +, 0.0, 1.0);\n}\n",
+        &[],
+    );
+    assert_eq!(out.status.code(), Some(1));
+    let err = stderr(&out);
+    assert!(err.contains("broken.wgsl:4:25: error: "), "{err}");
+    assert!(
+        err.contains("    4 |     return vec4(pos.xy +, 0.0, 1.0);"),
+        "{err}"
+    );
+    assert!(out.stdout.is_empty());
+
+    // A validation error (a type mismatch) is located too.
+    let out = render(
+        "invalid.wgsl",
+        "@fragment\nfn fs(@builtin(position) pos: vec4<f32>) -> @location(0) vec4<f32> {\n    let n: u32 = host.time;\n    return vec4(1.0);\n}\n",
+        &[],
+    );
+    assert_eq!(out.status.code(), Some(1));
+    let err = stderr(&out);
+    assert!(err.contains("invalid.wgsl:3:"), "{err}");
+
+    // Inputs the host's triangle does not provide.
+    let out = render(
+        "varying.wgsl",
+        "@fragment\nfn fs(@location(0) uv: vec2<f32>) -> @location(0) vec4<f32> {\n    return vec4(uv, 0.0, 1.0);\n}\n",
+        &[],
+    );
+    assert_eq!(out.status.code(), Some(1));
+    assert!(stderr(&out).contains("@location(0)"), "{}", stderr(&out));
+}

@@ -95,6 +95,30 @@ fn range_of(span: naga::Span, len: usize) -> (usize, usize) {
     }
 }
 
+/// The uniform block the built-in host gives a WGSL shader that does not
+/// declare `host` or `Host` (host/README.md, "WGSL"; the same text as
+/// `shaderdbg-host` appends).
+pub const HOST_PRELUDE: &str = "\
+struct Host {
+    resolution: vec2<f32>,
+    time: f32,
+    time_delta: f32,
+    frame: u32,
+    mouse: vec4<f32>,
+}
+@group(0) @binding(0) var<uniform> host: Host;
+";
+
+/// Whether `text` uses `host` without declaring `host` or `Host` at module
+/// scope: a shader for the built-in host, analysed with [`HOST_PRELUDE`]
+/// appended (after the text, so every span is the file's own).
+pub fn uses_host_prelude(text: &str) -> bool {
+    tokens(text).iter().any(|(t, _)| *t == Tok::Ident("host"))
+        && !scan(text).iter().any(|d| {
+            d.function.is_none() && d.kind != Kind::Member && (d.name == "host" || d.name == "Host")
+        })
+}
+
 /// Parses and validates a document.
 pub fn analyze(text: &str, max_size: usize) -> Analysis {
     if text.len() > max_size {
@@ -111,7 +135,18 @@ pub fn analyze(text: &str, max_size: usize) -> Analysis {
             types: None,
         };
     }
-    let module = match naga::front::wgsl::parse_str(text) {
+    let with_prelude;
+    let source = if uses_host_prelude(text) {
+        with_prelude = if text.ends_with('\n') || text.is_empty() {
+            format!("{text}{HOST_PRELUDE}")
+        } else {
+            format!("{text}\n{HOST_PRELUDE}")
+        };
+        with_prelude.as_str()
+    } else {
+        text
+    };
+    let module = match naga::front::wgsl::parse_str(source) {
         Ok(m) => m,
         Err(e) => {
             let mut labels = e.labels();

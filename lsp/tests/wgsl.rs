@@ -165,3 +165,46 @@ fn wgsl_bad_positions_and_garbage() {
     assert!(syms.is_array());
     c.shutdown();
 }
+
+/// A shader for the built-in host uses its `host` uniform block without
+/// declaring it: analysed with the host's block, no false errors; real
+/// errors keep the file's own ranges; a file with its own `host` gets none.
+#[test]
+fn wgsl_host_shaders_know_the_host_block() {
+    let uri = "file:///tmp/shaderdbg-lsp-test/effect.wgsl";
+    let src = "@fragment\nfn fs(@builtin(position) pos: vec4<f32>) -> @location(0) vec4<f32> {\n    let uv = pos.xy / host.resolution;\n    return vec4(uv, host.time + host.time_delta + f32(host.frame), host.mouse.x);\n}\n";
+    let (mut c, d) = Client::start_open(uri, "wgsl", src);
+    assert_eq!(show_diagnostics(&d), "");
+
+    let wrong = src.replace(
+        "let uv = pos.xy",
+        "let n: u32 = host.time;\n    let uv = pos.xy",
+    );
+    c.replace_all(uri, 2, &wrong);
+    let d = c.diagnostics(uri, 2);
+    let shown = show_diagnostics(&d);
+    assert!(shown.starts_with("3:"), "{shown}");
+    assert!(shown.contains("u32"), "{shown}");
+
+    // Its own `host` (and no `Host`): nothing is added, nothing redefined.
+    let own = format!(
+        "const host = vec4<f32>(1.0);\n{}",
+        src.replace("pos.xy / host.resolution", "pos.xy").replace(
+            "host.time + host.time_delta + f32(host.frame), host.mouse.x",
+            "host.xy"
+        )
+    );
+    c.replace_all(uri, 3, &own);
+    let d = c.diagnostics(uri, 3);
+    assert_eq!(show_diagnostics(&d), "");
+
+    // A file declaring `Host` but not `host` gets no block: its use of
+    // `host` is an unknown name.
+    let own_struct = format!("struct Host {{ t: f32 }}\n{src}");
+    c.replace_all(uri, 4, &own_struct);
+    let d = c.diagnostics(uri, 4);
+    let shown = show_diagnostics(&d);
+    assert!(shown.starts_with("4:"), "{shown}");
+    assert!(shown.contains("`host`"), "{shown}");
+    c.shutdown();
+}

@@ -18,18 +18,8 @@ use shaderdbg_wgsl::naga;
 use shaderdbg_wgsl::{emit, parse, Instrumented, ParseError};
 
 /// The uniform block a host shader gets unless it declares `host` or
-/// `Host` itself. The WGSL uniform layout of `Host` is std140's: offsets
-/// 0, 8, 12, 16, 32; 48 bytes (see [`host_block`]).
-pub const PRELUDE: &str = "\
-struct Host {
-    resolution: vec2<f32>,
-    time: f32,
-    time_delta: f32,
-    frame: u32,
-    mouse: vec4<f32>,
-}
-@group(0) @binding(0) var<uniform> host: Host;
-";
+/// `Host` itself (its layout: [`host_block`]).
+pub use shaderdbg_wgsl::HOST_PRELUDE as PRELUDE;
 
 /// The GL uniform-buffer binding of `@group(0) @binding(0)`.
 pub const HOST_BLOCK_BINDING: u32 = 0;

@@ -96,18 +96,8 @@ fn range_of(span: naga::Span, len: usize) -> (usize, usize) {
 }
 
 /// The uniform block the built-in host gives a WGSL shader that does not
-/// declare `host` or `Host` (host/README.md, "WGSL"; the same text as
-/// `shaderdbg-host` appends).
-pub const HOST_PRELUDE: &str = "\
-struct Host {
-    resolution: vec2<f32>,
-    time: f32,
-    time_delta: f32,
-    frame: u32,
-    mouse: vec4<f32>,
-}
-@group(0) @binding(0) var<uniform> host: Host;
-";
+/// declare `host` or `Host` (host/README.md, "WGSL").
+pub use shaderdbg_wgsl::HOST_PRELUDE;
 
 /// Whether `text` uses `host` without declaring `host` or `Host` at module
 /// scope: a shader for the built-in host, analysed with [`HOST_PRELUDE`]

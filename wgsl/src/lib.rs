@@ -21,3 +21,18 @@ pub use instrument::{
 /// The naga this engine speaks (binding maps, back-end options, modules).
 pub use naga;
 pub use parse::{parse, ParseError, Parsed};
+
+/// The uniform block the built-in host gives a WGSL shader that does not
+/// declare `host` or `Host` itself (host/README.md, "WGSL"); appended after
+/// the shader's text, so every span stays the file's own. Its WGSL uniform
+/// layout is std140's: offsets 0, 8, 12, 16, 32; 48 bytes.
+pub const HOST_PRELUDE: &str = "\
+struct Host {
+    resolution: vec2<f32>,
+    time: f32,
+    time_delta: f32,
+    frame: u32,
+    mouse: vec4<f32>,
+}
+@group(0) @binding(0) var<uniform> host: Host;
+";

@@ -457,6 +457,31 @@ struct Stop<'a> {
 }
 
 impl<'a> Stop<'a> {
+    /// Tells the debugger the program stopped here, then serves it until it
+    /// lets the draw or dispatch go on.
+    fn announce(
+        &mut self,
+        dbg: &Debugger,
+        hits: Vec<proto::Hit>,
+        truncated: bool,
+        reason: proto::StopReason,
+        sanitizer: Vec<proto::SanitizerReport>,
+    ) {
+        dbg.send(&FromAgent::Stopped {
+            context: self.ctx.handle as u64,
+            frame: self.draw.frame,
+            draw: self.draw.index,
+            program: self.draw.program,
+            shader: self.shader,
+            hits,
+            truncated,
+            reason,
+            probes: self.debug.table.clone(),
+            sanitizer,
+        });
+        serve(dbg, Some(self));
+    }
+
     /// A stop at `draw` in `ctx` (current on this thread) debugging `shader`
     /// of `program`, with the application's pending GL errors set aside;
     /// `None` when GL no longer knows the program.
@@ -974,19 +999,7 @@ fn try_stop(
             b.generation += 1;
         });
     }
-    dbg.send(&FromAgent::Stopped {
-        context: ctx.handle as u64,
-        frame: draw.frame,
-        draw: draw.index,
-        program: draw.program,
-        shader,
-        hits,
-        truncated,
-        reason,
-        probes: debug.table.clone(),
-        sanitizer: Vec::new(),
-    });
-    serve(dbg, Some(&mut stop));
+    stop.announce(dbg, hits, truncated, reason, Vec::new());
     true
 }
 
@@ -1063,19 +1076,7 @@ fn try_sanitize(
     if with_breakpoints(|b| b.generation) != generation {
         return false;
     }
-    dbg.send(&FromAgent::Stopped {
-        context: ctx.handle as u64,
-        frame: draw.frame,
-        draw: draw.index,
-        program: draw.program,
-        shader,
-        hits,
-        truncated,
-        reason: proto::StopReason::Sanitizer,
-        probes: debug.table.clone(),
-        sanitizer: reports,
-    });
-    serve(dbg, Some(&mut stop));
+    stop.announce(dbg, hits, truncated, proto::StopReason::Sanitizer, reports);
     true
 }
 

@@ -1,0 +1,422 @@
+//! Measurement of the engine on glslang's test corpus (`Test/` of
+//! KhronosGroup/glslang, fetched by `fetch-glslang.sh`, never stored in this
+//! repository): for each test shader, glslang's expected result
+//! (`Test/baseResults/<name>.out`) against ours (parse + analysis).
+//!
+//! Shared by `examples/glslang_corpus.rs` (the report) and
+//! `tests/glslang_corpus.rs` (the snapshot of the figures).
+//!
+//! Which files count, and how:
+//! - `Test/*.{vert,frag,geom,tesc,tese,comp}` with a `baseResults/<name>.out`
+//!   (files that only take part in another file's link test have none).
+//! - Left out: `hlsl.*` (HLSL), `preprocessor.*` (glslang runs them with `-E`:
+//!   their results are about preprocessing alone), `glsl.-*` (run with
+//!   command-line defines or options we do not replay).
+//! - `#include`s are read from `Test/`, `Test/inc1/`, `Test/inc2/` (the
+//!   suite's include paths).
+//! - Grouped: `vulkan` (`spv.*`, `vk.*`, `glspv.*`: compiled for SPIR-V, with
+//!   Vulkan semantics), `es` (`#version 100`, `#version 3x0 es`, and files
+//!   without `#version`, which glslang's suite compiles as ES 1.00), `desktop`
+//!   (the rest: the target of issue 14). Only `desktop` is the headline.
+//! - glslang's verdict: the part of the `.out` before the first `Linked ...
+//!   stage:` line is the compilation; an `ERROR:` there (other than the AST
+//!   printer's `ERROR: node is still EOpNull!`) makes the shader invalid, and
+//!   each `ERROR: 0:LINE:` gives an expected line. A shader whose only errors
+//!   are the linker's (missing `main`, recursion across the program, ...) is a
+//!   valid compilation unit and is counted in `link_only`, not in either
+//!   total.
+//! - Ours: a parse error or an analysis error rejects; "on the right line" is
+//!   any of our errors on one of the expected lines.
+
+#![allow(dead_code)]
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::fmt::Write as _;
+use std::path::{Path, PathBuf};
+
+use shaderdbg_glsl::analysis::Model;
+use shaderdbg_glsl::parse::{parse, IncludeError, IncludeResolver, SourceText};
+use shaderdbg_glsl::Stage;
+
+/// The glslang commit `fetch-glslang.sh` checks out; the figures snapshot is
+/// of this commit.
+pub const GLSLANG_COMMIT: &str = "90afccfbd49dff0349d86a41762e9de24e1df811";
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Group {
+    Desktop,
+    Es,
+    Vulkan,
+}
+
+impl Group {
+    pub fn name(self) -> &'static str {
+        match self {
+            Group::Desktop => "desktop",
+            Group::Es => "es",
+            Group::Vulkan => "vulkan",
+        }
+    }
+}
+
+/// What glslang says of a file.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Expected {
+    Valid,
+    /// Only the linker complained.
+    LinkOnly,
+    /// Compilation errors, with the lines they are on (string 0).
+    Invalid(BTreeSet<u32>),
+}
+
+/// One measured file.
+#[derive(Clone, Debug)]
+pub struct FileResult {
+    pub name: String,
+    pub group: Group,
+    pub expected: Expected,
+    /// Our errors: (line, message).
+    pub ours: Vec<(u32, String)>,
+    pub extensions: Vec<String>,
+}
+
+impl FileResult {
+    pub fn rejected(&self) -> bool {
+        !self.ours.is_empty()
+    }
+
+    pub fn on_right_line(&self) -> bool {
+        match &self.expected {
+            Expected::Invalid(lines) => self.ours.iter().any(|(l, _)| lines.contains(l)),
+            _ => false,
+        }
+    }
+}
+
+fn stage_of(name: &str) -> Option<Stage> {
+    Some(match name.rsplit('.').next()? {
+        "vert" => Stage::Vertex,
+        "frag" => Stage::Fragment,
+        "geom" => Stage::Geometry,
+        "tesc" => Stage::TessControl,
+        "tese" => Stage::TessEvaluation,
+        "comp" => Stage::Compute,
+        _ => return None,
+    })
+}
+
+/// The `#version` line's number and whether it says `es` (None: no line).
+fn version_of(src: &str) -> Option<(u32, bool)> {
+    for line in src.lines() {
+        let t = line.trim_start();
+        let Some(rest) = t.strip_prefix('#') else {
+            continue;
+        };
+        let Some(rest) = rest.trim_start().strip_prefix("version") else {
+            continue;
+        };
+        let mut words = rest.split_whitespace();
+        let n = words.next()?.parse().ok()?;
+        let es = words.next().is_some_and(|w| w == "es");
+        return Some((n, es));
+    }
+    None
+}
+
+fn extensions_of(src: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    for line in src.lines() {
+        let t = line.trim_start();
+        let Some(rest) = t.strip_prefix('#') else {
+            continue;
+        };
+        let Some(rest) = rest.trim_start().strip_prefix("extension") else {
+            continue;
+        };
+        let name = rest.split(':').next().unwrap_or("").trim();
+        if !name.is_empty() && !out.iter().any(|n| n == name) {
+            out.push(name.to_string());
+        }
+    }
+    out
+}
+
+fn group_of(name: &str, src: &str) -> Group {
+    if ["spv.", "vk.", "glspv."]
+        .iter()
+        .any(|p| name.starts_with(p))
+    {
+        return Group::Vulkan;
+    }
+    match version_of(src) {
+        None | Some((100, _)) | Some((_, true)) => Group::Es,
+        Some(_) => Group::Desktop,
+    }
+}
+
+/// glslang's verdict from a `baseResults/*.out` file.
+pub fn expected_of(out: &str) -> Expected {
+    let mut lines = BTreeSet::new();
+    let mut error = false;
+    let mut link_error = false;
+    let mut linking = false;
+    for line in out.lines() {
+        if line.starts_with("Linked ") && line.ends_with("stage:") {
+            linking = true;
+            continue;
+        }
+        let Some(rest) = line.strip_prefix("ERROR: ") else {
+            continue;
+        };
+        if rest.starts_with("node is still EOpNull") {
+            continue;
+        }
+        if linking || rest.starts_with("Linking ") {
+            link_error = true;
+            continue;
+        }
+        error = true;
+        // `0:LINE: ...` or `file.vert:LINE: ...`
+        let mut parts = rest.splitn(3, ':');
+        if let (Some(_), Some(l), Some(_)) = (parts.next(), parts.next(), parts.next()) {
+            if let Ok(l) = l.trim().parse() {
+                lines.insert(l);
+            }
+        }
+    }
+    if error {
+        Expected::Invalid(lines)
+    } else if link_error {
+        Expected::LinkOnly
+    } else {
+        Expected::Valid
+    }
+}
+
+/// Our errors on a shader: (line, message).
+pub fn our_errors(src: &str, stage: Stage, includes: &dyn IncludeResolver) -> Vec<(u32, String)> {
+    let line_of = |s: &SourceText, at: usize| s.locate(at).line;
+    match parse(&[src], stage, Some(includes)) {
+        Err(d) => {
+            let line =
+                SourceText::new(&[src], Some(includes)).map_or(1, |s| line_of(&s, d.span.start));
+            vec![(line, d.message)]
+        }
+        Ok(parsed) => Model::analyze(&parsed)
+            .errors()
+            .map(|d| (line_of(&parsed.source, d.span.start), d.message.clone()))
+            .collect(),
+    }
+}
+
+/// The include paths of glslang's test suite.
+struct TestIncludes(PathBuf);
+
+impl IncludeResolver for TestIncludes {
+    fn resolve(&self, path: &str, _: Option<&str>) -> Result<(String, String), IncludeError> {
+        for dir in ["", "inc1", "inc2"] {
+            let p = self.0.join(dir).join(path);
+            if let Ok(text) = std::fs::read(&p) {
+                return Ok((
+                    path.to_string(),
+                    String::from_utf8_lossy(&text).into_owned(),
+                ));
+            }
+        }
+        Err(format!("{path} not found").into())
+    }
+}
+
+/// Measures every file of `<glslang>/Test`.
+pub fn measure(glslang: &Path) -> std::io::Result<Vec<FileResult>> {
+    let test = glslang.join("Test");
+    let mut names: Vec<String> = std::fs::read_dir(&test)?
+        .filter_map(|e| e.ok())
+        .filter_map(|e| e.file_name().into_string().ok())
+        .filter(|n| stage_of(n).is_some())
+        .filter(|n| {
+            !["hlsl.", "preprocessor.", "glsl.-"]
+                .iter()
+                .any(|p| n.starts_with(p))
+        })
+        .collect();
+    names.sort();
+    let mut out = Vec::new();
+    for name in names {
+        let Some(stage) = stage_of(&name) else {
+            continue;
+        };
+        let result_path: PathBuf = test.join("baseResults").join(format!("{name}.out"));
+        let Ok(result) = std::fs::read(&result_path) else {
+            continue;
+        };
+        let result = String::from_utf8_lossy(&result);
+        let src = String::from_utf8_lossy(&std::fs::read(test.join(&name))?).into_owned();
+        let includes = TestIncludes(test.clone());
+        let ours = std::panic::catch_unwind(|| our_errors(&src, stage, &includes))
+            .unwrap_or_else(|_| vec![(0, "the engine panicked".to_string())]);
+        out.push(FileResult {
+            group: group_of(&name, &src),
+            expected: expected_of(&result),
+            extensions: extensions_of(&src),
+            name,
+            ours,
+        });
+    }
+    Ok(out)
+}
+
+/// Counts of one group.
+#[derive(Clone, Debug, Default)]
+pub struct Figures {
+    pub valid: usize,
+    pub valid_accepted: usize,
+    pub invalid: usize,
+    pub invalid_rejected: usize,
+    pub invalid_right_line: usize,
+    pub link_only: usize,
+    pub link_only_accepted: usize,
+}
+
+pub fn figures(results: &[FileResult], group: Group) -> Figures {
+    let mut f = Figures::default();
+    for r in results.iter().filter(|r| r.group == group) {
+        match &r.expected {
+            Expected::Valid => {
+                f.valid += 1;
+                f.valid_accepted += usize::from(!r.rejected());
+            }
+            Expected::LinkOnly => {
+                f.link_only += 1;
+                f.link_only_accepted += usize::from(!r.rejected());
+            }
+            Expected::Invalid(_) => {
+                f.invalid += 1;
+                f.invalid_rejected += usize::from(r.rejected());
+                f.invalid_right_line += usize::from(r.on_right_line());
+            }
+        }
+    }
+    f
+}
+
+fn pct(a: usize, b: usize) -> String {
+    if b == 0 {
+        "-".to_string()
+    } else {
+        format!("{:.1}%", 100.0 * a as f64 / b as f64)
+    }
+}
+
+/// The figures table (what the snapshot stores): per group, then per
+/// extension of the desktop group.
+pub fn report(results: &[FileResult]) -> String {
+    let mut s = String::new();
+    let _ = writeln!(
+        s,
+        "{:<8} {:>16} {:>16} {:>16} {:>12}",
+        "group", "valid accepted", "invalid rejected", "on right line", "link-only ok"
+    );
+    for g in [Group::Desktop, Group::Es, Group::Vulkan] {
+        let f = figures(results, g);
+        let _ = writeln!(
+            s,
+            "{:<8} {:>16} {:>16} {:>16} {:>12}",
+            g.name(),
+            format!(
+                "{}/{} {}",
+                f.valid_accepted,
+                f.valid,
+                pct(f.valid_accepted, f.valid)
+            ),
+            format!(
+                "{}/{} {}",
+                f.invalid_rejected,
+                f.invalid,
+                pct(f.invalid_rejected, f.invalid)
+            ),
+            format!(
+                "{}/{} {}",
+                f.invalid_right_line,
+                f.invalid,
+                pct(f.invalid_right_line, f.invalid)
+            ),
+            format!("{}/{}", f.link_only_accepted, f.link_only),
+        );
+    }
+    // Per extension (desktop): files that name it, valid ones, valid ones we reject.
+    let mut per_ext: BTreeMap<&str, (usize, usize, usize)> = BTreeMap::new();
+    for r in results.iter().filter(|r| r.group == Group::Desktop) {
+        for e in &r.extensions {
+            let c = per_ext.entry(e.as_str()).or_default();
+            c.0 += 1;
+            if r.expected != Expected::Valid && r.expected != Expected::LinkOnly {
+                continue;
+            }
+            c.1 += 1;
+            c.2 += usize::from(r.rejected());
+        }
+    }
+    let _ = writeln!(s);
+    let _ = writeln!(
+        s,
+        "desktop, per #extension: files, valid files, false errors"
+    );
+    for (e, (files, valid, false_errors)) in per_ext {
+        let _ = writeln!(s, "{e:<48} {files:>4} {valid:>4} {false_errors:>4}");
+    }
+    s
+}
+
+/// The valid (and link-only) files of `group` we reject, with our first error.
+pub fn false_errors(results: &[FileResult], group: Group) -> Vec<String> {
+    results
+        .iter()
+        .filter(|r| r.group == group && !matches!(r.expected, Expected::Invalid(_)))
+        .filter_map(|r| {
+            let (l, m) = r.ours.first()?;
+            Some(format!("{}:{l}: {m}", r.name))
+        })
+        .collect()
+}
+
+/// The invalid files of `group` we accept, or reject on no expected line.
+pub fn missed(results: &[FileResult], group: Group) -> Vec<String> {
+    results
+        .iter()
+        .filter(|r| r.group == group)
+        .filter_map(|r| {
+            let Expected::Invalid(lines) = &r.expected else {
+                return None;
+            };
+            if r.on_right_line() {
+                return None;
+            }
+            let lines: Vec<String> = lines.iter().map(u32::to_string).collect();
+            let ours: Vec<String> = r.ours.iter().map(|(l, _)| l.to_string()).collect();
+            Some(format!(
+                "{}: expected lines {}; ours {}",
+                r.name,
+                lines.join(","),
+                if ours.is_empty() {
+                    "none".to_string()
+                } else {
+                    ours.join(",")
+                }
+            ))
+        })
+        .collect()
+}
+
+/// Where the corpus is: `$SHADERDBG_GLSLANG`, else where `fetch-glslang.sh`
+/// puts it (`${XDG_CACHE_HOME:-$HOME/.cache}/shaderdbg/glslang`).
+pub fn default_dir() -> PathBuf {
+    if let Some(d) = std::env::var_os("SHADERDBG_GLSLANG") {
+        return PathBuf::from(d);
+    }
+    let cache = std::env::var_os("XDG_CACHE_HOME")
+        .map(PathBuf::from)
+        .or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".cache")))
+        .unwrap_or_else(|| PathBuf::from("/tmp"));
+    cache.join("shaderdbg").join("glslang")
+}

@@ -45,6 +45,7 @@
 
 use std::cell::Cell;
 use std::ffi::{c_char, c_void, CStr};
+use std::ops::RangeInclusive;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::{Once, OnceLock};
 
@@ -521,12 +522,6 @@ pub(crate) fn glAttachShader(orig: &mut Original<'_, ()>, program: u32, shader: 
     state::shader_attached(ctx, program, shader);
 }
 
-/// `glDetachShader(program, shader)`.
-pub(crate) fn glDetachShader(orig: &mut Original<'_, ()>, program: u32, shader: u32) {
-    orig.call();
-    state::shader_detached(current_context(), program, shader);
-}
-
 /// `glLinkProgram(program)`.
 pub(crate) fn glLinkProgram(orig: &mut Original<'_, ()>, program: u32) {
     orig.call();
@@ -537,12 +532,6 @@ pub(crate) fn glLinkProgram(orig: &mut Original<'_, ()>, program: u32) {
     let info = state::program_linked(ctx, program, status, log);
     tracing::debug!(%ctx, program, status, shaders = info.shaders.len(), "program linked");
     session_call("on_program_linked", || session::on_program_linked(&info));
-}
-
-/// `glUseProgram(program)`.
-pub(crate) fn glUseProgram(orig: &mut Original<'_, ()>, program: u32) {
-    orig.call();
-    state::program_used(current_context(), program);
 }
 
 /// `glDeleteProgram(program)`.
@@ -585,17 +574,6 @@ pub(crate) unsafe fn glCreateShaderProgramv(
     let info =
         state::shader_program_created(ctx, program, ty, sources.unwrap_or_default(), status, log);
     session_call("on_program_linked", || session::on_program_linked(&info));
-}
-
-/// `glProgramParameteri(program, pname, value)`.
-pub(crate) fn glProgramParameteri(
-    orig: &mut Original<'_, ()>,
-    program: u32,
-    pname: u32,
-    value: i32,
-) {
-    orig.call();
-    state::program_parameter(current_context(), program, pname, value);
 }
 
 /// `glBindAttribLocation(program, index, name)`.
@@ -659,23 +637,6 @@ pub(crate) unsafe fn glTransformFeedbackVaryings(
     }
 }
 
-/// `glUseProgramStages(pipeline, stages, program)`.
-pub(crate) fn glUseProgramStages(
-    orig: &mut Original<'_, ()>,
-    pipeline: u32,
-    stages: u32,
-    program: u32,
-) {
-    orig.call();
-    state::program_stages_used(current_context(), pipeline, stages, program);
-}
-
-/// `glBindProgramPipeline(pipeline)`.
-pub(crate) fn glBindProgramPipeline(orig: &mut Original<'_, ()>, pipeline: u32) {
-    orig.call();
-    state::pipeline_bound(current_context(), pipeline);
-}
-
 // ---------------------------------------------------------------------------
 // Draws and dispatches
 
@@ -698,46 +659,34 @@ fn draw(orig: &mut Original<'_, ()>, args: DrawArgs) {
     });
 }
 
-/// `glDrawArrays(mode, first, count)`.
-pub(crate) fn glDrawArrays(orig: &mut Original<'_, ()>, mode: u32, first: i32, count: i32) {
-    draw(orig, arrays(mode, first, count, 1, 0));
-}
-
-fn arrays(mode: u32, first: i32, count: i32, instance_count: i32, base_instance: u32) -> DrawArgs {
-    DrawArgs::Arrays {
+/// The body of the `glDrawArrays*` hooks (generated from `intercept.txt`).
+fn draw_arrays(
+    orig: &mut Original<'_, ()>,
+    mode: u32,
+    first: i32,
+    count: i32,
+    instance_count: i32,
+    base_instance: u32,
+) {
+    let args = DrawArgs::Arrays {
         mode,
         first,
         count,
         instance_count,
         base_instance,
-    }
+    };
+    draw(orig, args);
 }
 
-/// `glDrawArraysInstanced(mode, first, count, instancecount)`.
-pub(crate) fn glDrawArraysInstanced(
-    orig: &mut Original<'_, ()>,
-    mode: u32,
-    first: i32,
-    count: i32,
-    instances: i32,
-) {
-    draw(orig, arrays(mode, first, count, instances, 0));
-}
-
-/// `glDrawArraysInstancedBaseInstance(mode, first, count, instancecount, baseinstance)`.
-pub(crate) fn glDrawArraysInstancedBaseInstance(
-    orig: &mut Original<'_, ()>,
-    mode: u32,
-    first: i32,
-    count: i32,
-    instances: i32,
-    base_instance: u32,
-) {
-    draw(orig, arrays(mode, first, count, instances, base_instance));
-}
-
+/// The body of the `glDrawElements*` and `glDrawRangeElements*` hooks
+/// (generated from `intercept.txt`).
+///
+/// # Safety
+/// None beyond the GL call's: `indices` is kept as an offset or address,
+/// never read here (the generator makes bodies with pointers `unsafe`).
 #[allow(clippy::too_many_arguments)]
-fn elements(
+unsafe fn draw_elements(
+    orig: &mut Original<'_, ()>,
     mode: u32,
     count: i32,
     index_type: u32,
@@ -745,9 +694,9 @@ fn elements(
     instance_count: i32,
     base_vertex: i32,
     base_instance: u32,
-    range: Option<(u32, u32)>,
-) -> DrawArgs {
-    DrawArgs::Elements {
+    range: Option<RangeInclusive<u32>>,
+) {
+    let args = DrawArgs::Elements {
         mode,
         count,
         index_type,
@@ -755,143 +704,8 @@ fn elements(
         instance_count,
         base_vertex,
         base_instance,
-        range,
-    }
-}
-
-/// `glDrawElements(mode, count, type, indices)`.
-pub(crate) fn glDrawElements(
-    orig: &mut Original<'_, ()>,
-    mode: u32,
-    count: i32,
-    ty: u32,
-    indices: *const c_void,
-) {
-    draw(orig, elements(mode, count, ty, indices, 1, 0, 0, None));
-}
-
-/// `glDrawElementsInstanced(mode, count, type, indices, instancecount)`.
-pub(crate) fn glDrawElementsInstanced(
-    orig: &mut Original<'_, ()>,
-    mode: u32,
-    count: i32,
-    ty: u32,
-    indices: *const c_void,
-    instances: i32,
-) {
-    draw(
-        orig,
-        elements(mode, count, ty, indices, instances, 0, 0, None),
-    );
-}
-
-/// `glDrawRangeElements(mode, start, end, count, type, indices)`.
-pub(crate) fn glDrawRangeElements(
-    orig: &mut Original<'_, ()>,
-    mode: u32,
-    start: u32,
-    end: u32,
-    count: i32,
-    ty: u32,
-    indices: *const c_void,
-) {
-    draw(
-        orig,
-        elements(mode, count, ty, indices, 1, 0, 0, Some((start, end))),
-    );
-}
-
-/// `glDrawElementsBaseVertex(mode, count, type, indices, basevertex)`.
-pub(crate) fn glDrawElementsBaseVertex(
-    orig: &mut Original<'_, ()>,
-    mode: u32,
-    count: i32,
-    ty: u32,
-    indices: *const c_void,
-    base_vertex: i32,
-) {
-    draw(
-        orig,
-        elements(mode, count, ty, indices, 1, base_vertex, 0, None),
-    );
-}
-
-/// `glDrawRangeElementsBaseVertex(mode, start, end, count, type, indices, basevertex)`.
-#[allow(clippy::too_many_arguments)]
-pub(crate) fn glDrawRangeElementsBaseVertex(
-    orig: &mut Original<'_, ()>,
-    mode: u32,
-    start: u32,
-    end: u32,
-    count: i32,
-    ty: u32,
-    indices: *const c_void,
-    base_vertex: i32,
-) {
-    let args = elements(
-        mode,
-        count,
-        ty,
-        indices,
-        1,
-        base_vertex,
-        0,
-        Some((start, end)),
-    );
-    draw(orig, args);
-}
-
-/// `glDrawElementsInstancedBaseVertex(mode, count, type, indices, instancecount, basevertex)`.
-pub(crate) fn glDrawElementsInstancedBaseVertex(
-    orig: &mut Original<'_, ()>,
-    mode: u32,
-    count: i32,
-    ty: u32,
-    indices: *const c_void,
-    instances: i32,
-    base_vertex: i32,
-) {
-    let args = elements(mode, count, ty, indices, instances, base_vertex, 0, None);
-    draw(orig, args);
-}
-
-/// `glDrawElementsInstancedBaseInstance(mode, count, type, indices, instancecount, baseinstance)`.
-pub(crate) fn glDrawElementsInstancedBaseInstance(
-    orig: &mut Original<'_, ()>,
-    mode: u32,
-    count: i32,
-    ty: u32,
-    indices: *const c_void,
-    instances: i32,
-    base_instance: u32,
-) {
-    let args = elements(mode, count, ty, indices, instances, 0, base_instance, None);
-    draw(orig, args);
-}
-
-/// `glDrawElementsInstancedBaseVertexBaseInstance(mode, count, type, indices,
-/// instancecount, basevertex, baseinstance)`.
-#[allow(clippy::too_many_arguments)]
-pub(crate) fn glDrawElementsInstancedBaseVertexBaseInstance(
-    orig: &mut Original<'_, ()>,
-    mode: u32,
-    count: i32,
-    ty: u32,
-    indices: *const c_void,
-    instances: i32,
-    base_vertex: i32,
-    base_instance: u32,
-) {
-    let args = elements(
-        mode,
-        count,
-        ty,
-        indices,
-        instances,
-        base_vertex,
-        base_instance,
-        None,
-    );
+        range: range.map(RangeInclusive::into_inner),
+    };
     draw(orig, args);
 }
 
@@ -915,32 +729,13 @@ pub(crate) unsafe fn glMultiDrawArrays(
     draw(orig, DrawArgs::MultiArrays { mode, draws });
 }
 
-/// `glMultiDrawElements(mode, count, type, indices, drawcount)`.
+/// The body of the `glMultiDrawElements` and `glMultiDrawElementsBaseVertex`
+/// hooks (generated from `intercept.txt`).
 ///
 /// # Safety
 /// The arguments are the application's, valid for the GL call as GL
-/// requires of them.
-pub(crate) unsafe fn glMultiDrawElements(
-    orig: &mut Original<'_, ()>,
-    mode: u32,
-    count: *const i32,
-    ty: u32,
-    indices: *const *const c_void,
-    draw_count: i32,
-) {
-    // SAFETY: the application's arguments (this function's contract); a
-    // null base-vertex array is read as none.
-    unsafe {
-        glMultiDrawElementsBaseVertex(orig, mode, count, ty, indices, draw_count, std::ptr::null())
-    }
-}
-
-/// `glMultiDrawElementsBaseVertex(mode, count, type, indices, drawcount, basevertex)`.
-///
-/// # Safety
-/// The arguments are the application's, valid for the GL call as GL
-/// requires of them.
-pub(crate) unsafe fn glMultiDrawElementsBaseVertex(
+/// requires of them; a null `base_vertex` is read as none.
+unsafe fn multi_draw_elements(
     orig: &mut Original<'_, ()>,
     mode: u32,
     count: *const i32,

@@ -15,7 +15,7 @@
 use std::collections::BTreeMap;
 
 use shaderdbg_wgsl::naga;
-use shaderdbg_wgsl::{emit, parse, Instrumented, ParseError};
+use shaderdbg_wgsl::{emit, gl_origin, parse, Instrumented, ParseError};
 
 /// The uniform block a host shader gets unless it declares `host` or
 /// `Host` itself (its layout: [`host_block`]).
@@ -30,7 +30,8 @@ pub const HOST_BLOCK_SIZE: usize = 48;
 /// A WGSL shader compiled for the GL path.
 #[derive(Debug)]
 pub struct WgslShader {
-    /// GLSL `#version 430 core`, as naga writes it.
+    /// GLSL `#version 430 core`, as naga writes it, after the header
+    /// that names the WGSL it came from (`shaderdbg_wgsl::gl_origin`).
     pub glsl: String,
     /// The fragment entry point drawn.
     pub entry_point: String,
@@ -135,6 +136,16 @@ pub fn compile(text: &str, path: &str) -> Result<WgslShader, String> {
     .into_iter()
     .collect();
     let glsl = emit::to_glsl(&inst, &map).map_err(|e| format!("{path}: {e}"))?;
+    // The agent reads the WGSL from this header and debugs it
+    // (`shaderdbg_wgsl::gl_origin`); the driver sees comments.
+    let glsl = gl_origin::embed(
+        &gl_origin::WgslOrigin {
+            entry_point: ep.name.clone(),
+            file: path.to_string(),
+            source: full.clone(),
+        },
+        &glsl,
+    );
     Ok(WgslShader {
         glsl,
         entry_point: ep.name.clone(),
@@ -354,7 +365,11 @@ mod tests {
         )
         .expect("compiles");
         assert!(s.prelude);
-        assert!(s.glsl.starts_with("#version 430 core"), "{}", s.glsl);
+        assert!(s.glsl.contains("\n#version 430 core"), "{}", s.glsl);
+        let origin = gl_origin::extract(&s.glsl).expect("the header names the WGSL");
+        assert_eq!(origin.entry_point, "fs");
+        assert_eq!(origin.file, "d.wgsl");
+        assert!(origin.source.ends_with(PRELUDE), "{}", origin.source);
         assert!(
             s.glsl.contains("layout(std140, binding = 0) uniform"),
             "{}",

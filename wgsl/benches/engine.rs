@@ -94,6 +94,7 @@ fn main() {
         mode: Mode::Record(Invocation::fragment(1, 2)),
         group: 0,
         binding: 7,
+        only: None,
     };
     let t = median(runs, || parse(&src).map(|p| p.module.functions.len()));
     println!(

@@ -57,6 +57,10 @@ pub struct Request {
     /// Where the debug buffer goes: a group/binding the program does not use.
     pub group: u32,
     pub binding: u32,
+    /// Hit tests: only this invocation's hits are written (a fragment: any
+    /// primitive at its pixel; WGSL cannot select by primitive), so a hit
+    /// buffer full of other invocations' hits cannot hide its hits.
+    pub only: Option<Invocation>,
 }
 
 /// An instrumented module, validated.
@@ -174,7 +178,16 @@ pub fn instrument(parsed: &Parsed, req: &Request) -> Result<Instrumented, Instru
         Mode::HitTest(bps) | Mode::HitTestNanInf(bps) => {
             let probes: Vec<ProbeId> = bps.iter().map(|b| b.probe).collect();
             let nan_inf = matches!(req.mode, Mode::HitTestNanInf(_));
-            hit_rt = Some(runtime::build_hits(target, &probes, nan_inf))
+            let only = req.only.map(|sel| {
+                let k = sel.key();
+                match sel {
+                    Invocation::Fragment { .. } | Invocation::Vertex { .. } => {
+                        [Some(k[0]), Some(k[1]), None]
+                    }
+                    Invocation::Compute { .. } => k.map(Some),
+                }
+            });
+            hit_rt = Some(runtime::build_hits(target, &probes, nan_inf, only))
         }
         Mode::Watch { .. } => watch_rt = Some(runtime::build_watch(target)),
         Mode::Plain => {}

@@ -8,6 +8,7 @@
 
 pub mod emit;
 pub mod expr;
+pub mod gl_origin;
 pub mod instrument;
 pub mod parse;
 mod runtime;

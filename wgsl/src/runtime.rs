@@ -749,7 +749,14 @@ const RETURN: fn() -> Block = || Block::from_vec(vec![Statement::Return { value:
 
 /// Adds the hit buffer, the registers and the helpers for breakpoints at
 /// `probes` (by index) to `target`.
-pub(crate) fn build_hits(mut target: Target, probes: &[u32], nan_inf: bool) -> HitRuntime {
+/// `only`: the key words an invocation must have for its hits to be
+/// written (`None` words match anything).
+pub(crate) fn build_hits(
+    mut target: Target,
+    probes: &[u32],
+    nan_inf: bool,
+    only: Option<[Option<u32>; 3]>,
+) -> HitRuntime {
     let buf = header_buffer(&mut target, &HIT_BUFFER);
     let (types, globals, functions) = (target.types, target.globals, target.functions);
     let u32_ty = ty(types, TypeInner::Scalar(Scalar::U32));
@@ -775,6 +782,22 @@ pub(crate) fn build_hits(mut target: Target, probes: &[u32], nan_inf: bool) -> H
             buf,
             [("p", u32_ty), ("occ", u32_ty), ("tag", u32_ty)],
         );
+        // Another invocation than the one asked for: nothing is written.
+        let mut selected = None;
+        for (key, want) in keys.iter().zip(only.into_iter().flatten()) {
+            let Some(want) = want else { continue };
+            let (_, v) = fb.global(&mut b, *key);
+            let w = fb.lit(want);
+            let eq = fb.bin(&mut b, BinaryOperator::Equal, v, w);
+            selected = Some(match selected {
+                Some(s) => fb.bin(&mut b, BinaryOperator::LogicalAnd, s, eq),
+                None => eq,
+            });
+        }
+        if let Some(s) = selected {
+            let other = fb.not(&mut b, s);
+            Fb::if_(&mut b, other, RETURN());
+        }
         let countp = fb.member(&mut b, 0);
         let one = fb.lit(1);
         let i = fb.atomic_add(&mut b, countp, one, u32_ty);

@@ -14,7 +14,7 @@ use shaderdbg_core::types::Type;
 use shaderdbg_core::{Invocation, Value};
 use shaderdbg_test_support::values::floats;
 use shaderdbg_wgsl::emit::to_glsl;
-use shaderdbg_wgsl::{parse, Breakpoint, ExprError, InstrumentError, Instrumented, Mode};
+use shaderdbg_wgsl::{parse, Breakpoint, ExprError, InstrumentError, Instrumented, Mode, Request};
 
 const BINDING: u32 = 5;
 
@@ -158,6 +158,34 @@ fn breakpoints_hit_where_their_conditions_hold() {
         }
     }
     assert_hits(&hits, want);
+}
+
+/// A hit test for one pixel (the debugger's pixel filter): only its
+/// invocation writes hits, so a buffer too small for the others' still
+/// gets them.
+#[test]
+fn a_hit_test_for_one_invocation_writes_only_its_hits() {
+    let gpu = Gpu::new();
+    let original = plain_image(&gpu, SHADER);
+    let src = parse(SHADER).expect("parses");
+    let loop_step = bp(SHADER, "acc += shade", None);
+    let lp = loop_step.probe;
+    let inst = shaderdbg_wgsl::instrument(
+        &src,
+        &Request {
+            entry_point: "fs_main".into(),
+            mode: Mode::HitTest(vec![loop_step]),
+            group: 0,
+            binding: BINDING,
+            only: Some(Invocation::fragment(6, 3)),
+        },
+    )
+    .unwrap_or_else(|e| panic!("{e}"));
+    let words = run(&gpu, &inst, layout::new_hit_buffer(1), &original);
+    let (hits, truncated) = decode_hits(&words, &inst.probes);
+    assert!(!truncated);
+    let ll = line_of(SHADER, "acc += shade");
+    assert_hits(&hits, vec![hit(HitTag::Breakpoint(0), lp, ll, 0, 6, 3)]);
 }
 
 #[test]

@@ -84,6 +84,7 @@ pub fn instrument_src(
             mode,
             group,
             binding,
+            only: None,
         },
     )
 }

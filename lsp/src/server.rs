@@ -1270,6 +1270,12 @@ impl LanguageServer for Backend {
     async fn references(&self, params: ReferenceParams) -> jsonrpc::Result<Option<Vec<Location>>> {
         let p = params.text_document_position_params;
         let include = params.context.include_declaration;
+        if let Some(locs) = self
+            .wgsl_at(&p, |off, w| w.references(off, include))
+            .await?
+        {
+            return Ok(Some(locs));
+        }
         let uri = &p.text_document.uri;
         let Some(first) = self.state.glsl_view(uri).await? else {
             return Ok(Some(Vec::new()));
@@ -1317,7 +1323,7 @@ impl LanguageServer for Backend {
             self,
             at params.text_document_position_params,
             |off, v| features::highlights(&v, off),
-            |_w| Vec::new()
+            |off, w| w.highlights(off)
         );
         Ok(Some(hl))
     }
@@ -1326,6 +1332,12 @@ impl LanguageServer for Backend {
         &self,
         params: TextDocumentPositionParams,
     ) -> jsonrpc::Result<Option<PrepareRenameResult>> {
+        if let Some(r) = self
+            .wgsl_at(&params, |off, w| w.prepare_rename(off))
+            .await?
+        {
+            return Ok(r.map(PrepareRenameResult::Range));
+        }
         let uri = &params.text_document.uri;
         let Some(first) = self.state.glsl_view(uri).await? else {
             return Ok(None);
@@ -1343,12 +1355,20 @@ impl LanguageServer for Backend {
     async fn rename(&self, params: RenameParams) -> jsonrpc::Result<Option<WorkspaceEdit>> {
         let p = params.text_document_position_params;
         let uri = &p.text_document.uri;
+        let new_name = params.new_name.as_str();
+        if let Some(edits) = self.wgsl_at(&p, |off, w| w.rename(off, new_name)).await? {
+            let edits = edits.map_err(|e| jsonrpc::Error::invalid_params(e.to_string()))?;
+            let changes = HashMap::from([(uri.clone(), edits)]);
+            return Ok(Some(WorkspaceEdit {
+                changes: Some(changes),
+                ..Default::default()
+            }));
+        }
         let Some(first) = self.state.glsl_view(uri).await? else {
             return Ok(None);
         };
         let open = self.state.open_texts();
         let open_fn = |p: &std::path::Path| open.get(p).cloned();
-        let new_name = params.new_name.as_str();
         let found = guard("rename", || -> jsonrpc::Result<_> {
             let v = first.view(uri);
             let off = offset_of(&first.text, &first.lines, p.position)?;
@@ -1458,7 +1478,7 @@ impl LanguageServer for Backend {
             self,
             at params.text_document_position_params,
             |off, v| features::completion(&v, off),
-            |_w| Vec::new()
+            |off, w| w.completion(off)
         );
         Ok(Some(CompletionResponse::CompletionList(CompletionList {
             is_incomplete: false,
@@ -1476,7 +1496,7 @@ impl LanguageServer for Backend {
             self,
             at params.text_document_position_params,
             |off, v| features::signature_help(&v, off),
-            |_w| None
+            |off, w| w.signature_help(off)
         ))
     }
 
@@ -1488,7 +1508,7 @@ impl LanguageServer for Backend {
             self,
             &params.text_document.uri,
             |text, lines, v| features::semantic_tokens(&v),
-            |_w| Vec::new()
+            |w| w.semantic_tokens()
         );
         Ok(Some(SemanticTokens {
             result_id: None,
@@ -1545,7 +1565,7 @@ impl LanguageServer for Backend {
                 let stop = offset_of(text, lines, params.context.stopped_location.start)?;
                 features::inline_values(&v, (s, e), stop)
             },
-            |_w| Vec::new()
+            |w| w.inline_values(params.range, params.context.stopped_location.start)
         );
         Ok(Some(values))
     }
@@ -1560,6 +1580,26 @@ pub struct RuntimeContextParams {
 }
 
 impl Backend {
+    /// `f` on the WGSL view of the document at a position, or `None` when
+    /// the document is not WGSL.
+    async fn wgsl_at<T>(
+        &self,
+        at: &TextDocumentPositionParams,
+        f: impl FnOnce(usize, &wgsl::View) -> T,
+    ) -> jsonrpc::Result<Option<T>> {
+        let uri = &at.text_document.uri;
+        let (text, lines, lang, snap) = self.state.view(uri).await?;
+        if lang != Lang::Wgsl {
+            return Ok(None);
+        }
+        let types = snap.and_then(|s| s.wgsl.clone());
+        let off = offset_of(&text, &lines, at.position)?;
+        guard("request", || {
+            let v = wgsl::View::new(&text, &lines, uri, types.as_deref());
+            Some(f(off, &v))
+        })
+    }
+
     /// `shaderdbg/analysisStats`: how many analyses ran (for the tests and
     /// the benchmark of incremental analysis).
     async fn analysis_stats(&self) -> jsonrpc::Result<serde_json::Value> {

@@ -208,3 +208,194 @@ fn wgsl_host_shaders_know_the_host_block() {
     assert!(shown.contains("`host`"), "{shown}");
     c.shutdown();
 }
+
+/// Ranges of a list of locations (or highlights, with their kind).
+fn show_ranges(v: &Value) -> String {
+    v.as_array()
+        .map(|a| {
+            a.iter()
+                .map(|l| {
+                    let kind = match l["kind"].as_u64() {
+                        Some(2) => " read",
+                        Some(3) => " write",
+                        _ => "",
+                    };
+                    format!("{}{kind}", show_range(&l["range"]))
+                })
+                .collect::<Vec<_>>()
+                .join(" ")
+        })
+        .unwrap_or_else(|| format!("{v}"))
+}
+
+fn labels(v: &Value) -> Vec<String> {
+    v["items"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|i| {
+            let detail = i["detail"].as_str().unwrap_or("");
+            format!("{} {detail}", i["label"].as_str().unwrap())
+        })
+        .collect()
+}
+
+/// References, highlights, rename, completion, signature help, semantic
+/// tokens and inline values on WGSL, over stdio.
+#[test]
+fn wgsl_navigation_completion_and_inline_values() {
+    let uri = "file:///tmp/shaderdbg-lsp-test/nav.wgsl";
+    let (mut c, d) = Client::start_open(uri, "wgsl", SRC);
+    assert_eq!(show_diagnostics(&d), "");
+
+    // `acc`: declared, written with `+=`, read in the return.
+    let (l, ch) = pos_of(SRC, "acc", 1, 0);
+    let mut p = at(uri, l, ch);
+    p["context"] = json!({"includeDeclaration": true});
+    let refs = c.request("textDocument/references", p.clone());
+    expect!["16:9-16:12 17:5-17:8 18:22-18:25"].assert_eq(&show_ranges(&refs));
+    p["context"] = json!({"includeDeclaration": false});
+    let refs = c.request("textDocument/references", p);
+    expect!["17:5-17:8 18:22-18:25"].assert_eq(&show_ranges(&refs));
+    let hl = c.request("textDocument/documentHighlight", at(uri, l, ch));
+    expect!["16:9-16:12 write 17:5-17:8 write 18:22-18:25 read"].assert_eq(&show_ranges(&hl));
+    // A struct member, through the variable of that type.
+    let (l, ch) = pos_of(SRC, "radius", 1, 0);
+    let refs = c.request(
+        "textDocument/references",
+        json!({"textDocument": {"uri": uri}, "position": {"line": l, "character": ch},
+               "context": {"includeDeclaration": true}}),
+    );
+    expect!["3:5-3:11 11:34-11:40"].assert_eq(&show_ranges(&refs));
+
+    // Rename a function: declaration and call.
+    let (l, ch) = pos_of(SRC, "falloff", 0, 0);
+    let mut p = at(uri, l, ch);
+    let prep = c.request("textDocument/prepareRename", p.clone());
+    expect!["9:4-9:11"].assert_eq(&show_range(&prep));
+    p["newName"] = json!("attenuation");
+    let edit = c.request("textDocument/rename", p.clone());
+    let edits = &edit["changes"][uri];
+    expect!["9:4-9:11 17:24-17:31"].assert_eq(&show_ranges(edits));
+    assert!(edits
+        .as_array()
+        .unwrap()
+        .iter()
+        .all(|e| e["newText"] == "attenuation"));
+    for bad in ["fn", "vec3", "2x", "normalize"] {
+        p["newName"] = json!(bad);
+        let e = c.request_error("textDocument/rename", p.clone());
+        let message = e["message"].as_str().unwrap_or_default();
+        assert!(message.contains(&format!("`{bad}`")), "{e}");
+    }
+
+    // Completion: members of a struct variable, swizzles of a vector,
+    // names in scope (locals only after their declaration).
+    let members = "    acc += light.pos * falloff(uv.x);";
+    let (l, _) = pos_of(SRC, members, 0, 0);
+    let dot = members.find("light.").unwrap() as u32 + 6;
+    let items = c.request("textDocument/completion", at(uri, l, dot));
+    expect![[r#"["pos vec3<f32>", "radius f32"]"#]].assert_eq(&format!("{:?}", labels(&items)));
+    let swz = members.find("uv.").unwrap() as u32 + 3;
+    let items = c.request("textDocument/completion", at(uri, l, swz));
+    expect![[r#"["x f32", "y f32", "r f32", "g f32"]"#]]
+        .assert_eq(&format!("{:?}", labels(&items)));
+    // Inside a member name: the members still (the editor filters).
+    let pos = members.find("pos").unwrap() as u32 + 2;
+    let items = c.request("textDocument/completion", at(uri, l, pos));
+    assert_eq!(labels(&items), ["pos vec3<f32>", "radius f32"]);
+    let (l, ch) = pos_of(SRC, "    let k = d * K;", 0, 4);
+    let names = labels(&c.request("textDocument/completion", at(uri, l, ch)));
+    let user: Vec<&String> = names.iter().take(5).collect();
+    expect![[r#"["d f32", "Light struct Light {\n    pos: vec3<f32>,\n    radius: f32,\n}", "light Light", "K f32", "falloff fn falloff(d: f32) -> f32"]"#]]
+        .assert_eq(&format!("{user:?}"));
+    assert!(
+        !names.iter().any(|n| n.starts_with("k ")),
+        "k is declared later: {names:?}"
+    );
+    assert!(
+        !names.iter().any(|n| n.starts_with("acc ")),
+        "acc is main's: {names:?}"
+    );
+    assert!(names.contains(&"normalize built-in function".to_string()));
+    assert!(names.contains(&"vec3f predeclared type".to_string()));
+
+    // Signature help inside a call of a user function.
+    let (l, ch) = pos_of(SRC, "falloff(uv.x)", 0, 8);
+    let sig = c.request("textDocument/signatureHelp", at(uri, l, ch));
+    expect![[r#"fn falloff(d: f32) -> f32 ["d: f32"] 0"#]].assert_eq(&format!(
+        "{} {:?} {}",
+        sig["signatures"][0]["label"].as_str().unwrap(),
+        sig["signatures"][0]["parameters"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|p| p["label"].as_str().unwrap())
+            .collect::<Vec<_>>(),
+        sig["activeParameter"]
+    ));
+
+    // Semantic tokens: (line, column, length, type, modifiers) decoded.
+    let toks = c.request(
+        "textDocument/semanticTokens/full",
+        json!({"textDocument": {"uri": uri}}),
+    );
+    let data: Vec<u64> = toks["data"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|v| v.as_u64().unwrap())
+        .collect();
+    let (mut line, mut col) = (0, 0);
+    let mut shown = Vec::new();
+    for t in data.chunks(5) {
+        if t[0] > 0 {
+            col = 0;
+        }
+        line += t[0];
+        col += t[1];
+        let name: String = SRC.lines().nth(line as usize).unwrap()
+            [col as usize..(col + t[2]) as usize]
+            .to_string();
+        shown.push(format!("{name}:{}/{}", t[3], t[4]));
+    }
+    expect![[r#"Light:3/1 pos:4/1 radius:4/1 light:0/9 Light:3/0 K:0/11 falloff:2/1 d:1/3 k:0/3 d:1/2 K:0/10 clamp:2/4 k:0/2 light:0/8 radius:4/0 main:2/1 uv:1/3 acc:0/1 acc:0/0 light:0/8 pos:4/0 falloff:2/0 uv:1/2 acc:0/0"#]]
+        .assert_eq(&shown.join(" "));
+
+    // Inline values at a stop on the `return` of main: the parameter and
+    // the writes of main's variables, up to the stopped line.
+    let (l, _) = pos_of(SRC, "    return vec4<f32>(acc, 1.0);", 0, 0);
+    let iv = c.request(
+        "textDocument/inlineValue",
+        json!({"textDocument": {"uri": uri},
+               "range": {"start": {"line": 0, "character": 0}, "end": {"line": 20, "character": 0}},
+               "context": {"frameId": 1, "stoppedLocation": {"start": {"line": l, "character": 4}, "end": {"line": l, "character": 4}}}}),
+    );
+    let shown: Vec<String> = iv
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|v| {
+            format!(
+                "{} {}",
+                v["variableName"].as_str().unwrap(),
+                show_range(&v["range"])
+            )
+        })
+        .collect();
+    expect![[r#"["uv 15:22-15:24", "acc 16:9-16:12", "acc 17:5-17:8"]"#]]
+        .assert_eq(&format!("{shown:?}"));
+
+    // Half-typed member chains (naga rejects the text; the types of the
+    // last version it accepted answer).
+    let typing = SRC.replace("acc += light.pos * falloff(uv.x);", "acc += light.pos.");
+    c.replace_all(uri, 2, &typing);
+    let _ = c.diagnostics(uri, 2);
+    let (l, ch) = pos_of(&typing, "light.pos.", 0, 10);
+    let items = c.request("textDocument/completion", at(uri, l, ch));
+    assert_eq!(
+        labels(&items),
+        ["x f32", "y f32", "z f32", "r f32", "g f32", "b f32"]
+    );
+    c.shutdown();
+}

@@ -1,7 +1,9 @@
 //! WGSL documents through naga: diagnostics from its front end and
 //! validator; symbols, hover and definition from a small declaration scanner
 //! (which also works on text naga rejects) with types from the last module
-//! naga accepted.
+//! naga accepted. The other requests are in [`features`].
+
+pub mod features;
 
 use std::collections::HashMap;
 use std::sync::Arc;

@@ -1,0 +1,763 @@
+//! The WGSL requests past hover and definition: references, highlights,
+//! rename, completion, signature help, semantic tokens and inline values.
+//! Names come from the declaration scanner (so they work on text naga
+//! rejects), types from the last module naga accepted (members, swizzles,
+//! signatures).
+
+use tower_lsp_server::gen_lsp_types::*;
+
+use super::{tokens, Kind, Tok, View};
+
+/// WGSL keywords: never a name, offered by completion.
+const KEYWORDS: &[&str] = &[
+    "alias",
+    "break",
+    "case",
+    "const",
+    "const_assert",
+    "continue",
+    "continuing",
+    "default",
+    "diagnostic",
+    "discard",
+    "else",
+    "enable",
+    "false",
+    "fn",
+    "for",
+    "if",
+    "let",
+    "loop",
+    "override",
+    "requires",
+    "return",
+    "struct",
+    "switch",
+    "true",
+    "var",
+    "while",
+];
+
+/// Predeclared types and their common aliases.
+const TYPES: &[&str] = &[
+    "bool",
+    "i32",
+    "u32",
+    "f32",
+    "f16",
+    "vec2",
+    "vec3",
+    "vec4",
+    "vec2f",
+    "vec3f",
+    "vec4f",
+    "vec2i",
+    "vec3i",
+    "vec4i",
+    "vec2u",
+    "vec3u",
+    "vec4u",
+    "mat2x2",
+    "mat2x3",
+    "mat2x4",
+    "mat3x2",
+    "mat3x3",
+    "mat3x4",
+    "mat4x2",
+    "mat4x3",
+    "mat4x4",
+    "mat2x2f",
+    "mat3x3f",
+    "mat4x4f",
+    "array",
+    "atomic",
+    "ptr",
+    "sampler",
+    "sampler_comparison",
+    "texture_1d",
+    "texture_2d",
+    "texture_2d_array",
+    "texture_3d",
+    "texture_cube",
+    "texture_cube_array",
+    "texture_multisampled_2d",
+    "texture_depth_2d",
+    "texture_depth_2d_array",
+    "texture_depth_cube",
+    "texture_depth_cube_array",
+    "texture_depth_multisampled_2d",
+    "texture_storage_1d",
+    "texture_storage_2d",
+    "texture_storage_2d_array",
+    "texture_storage_3d",
+];
+
+/// The built-in functions of the WGSL specification (section 17).
+const BUILTIN_FUNCTIONS: &[&str] = &[
+    "abs",
+    "acos",
+    "acosh",
+    "all",
+    "any",
+    "arrayLength",
+    "asin",
+    "asinh",
+    "atan",
+    "atan2",
+    "atanh",
+    "atomicAdd",
+    "atomicAnd",
+    "atomicCompareExchangeWeak",
+    "atomicExchange",
+    "atomicLoad",
+    "atomicMax",
+    "atomicMin",
+    "atomicOr",
+    "atomicStore",
+    "atomicSub",
+    "atomicXor",
+    "bitcast",
+    "ceil",
+    "clamp",
+    "cos",
+    "cosh",
+    "countLeadingZeros",
+    "countOneBits",
+    "countTrailingZeros",
+    "cross",
+    "degrees",
+    "determinant",
+    "distance",
+    "dot",
+    "dot4I8Packed",
+    "dot4U8Packed",
+    "dpdx",
+    "dpdxCoarse",
+    "dpdxFine",
+    "dpdy",
+    "dpdyCoarse",
+    "dpdyFine",
+    "exp",
+    "exp2",
+    "extractBits",
+    "faceForward",
+    "firstLeadingBit",
+    "firstTrailingBit",
+    "floor",
+    "fma",
+    "fract",
+    "frexp",
+    "fwidth",
+    "fwidthCoarse",
+    "fwidthFine",
+    "insertBits",
+    "inverseSqrt",
+    "ldexp",
+    "length",
+    "log",
+    "log2",
+    "max",
+    "min",
+    "mix",
+    "modf",
+    "normalize",
+    "pack2x16float",
+    "pack2x16snorm",
+    "pack2x16unorm",
+    "pack4x8snorm",
+    "pack4x8unorm",
+    "pow",
+    "quantizeToF16",
+    "radians",
+    "reflect",
+    "refract",
+    "reverseBits",
+    "round",
+    "saturate",
+    "select",
+    "sign",
+    "sin",
+    "sinh",
+    "smoothstep",
+    "sqrt",
+    "step",
+    "storageBarrier",
+    "tan",
+    "tanh",
+    "textureBarrier",
+    "textureDimensions",
+    "textureGather",
+    "textureGatherCompare",
+    "textureLoad",
+    "textureNumLayers",
+    "textureNumLevels",
+    "textureNumSamples",
+    "textureSample",
+    "textureSampleBaseClampToEdge",
+    "textureSampleBias",
+    "textureSampleCompare",
+    "textureSampleCompareLevel",
+    "textureSampleGrad",
+    "textureSampleLevel",
+    "textureStore",
+    "transpose",
+    "trunc",
+    "unpack2x16float",
+    "unpack2x16snorm",
+    "unpack2x16unorm",
+    "unpack4x8snorm",
+    "unpack4x8unorm",
+    "workgroupBarrier",
+    "workgroupUniformLoad",
+];
+
+/// Semantic token modifiers, as bits of the server's legend
+/// (`glsl::features::TOKEN_MODIFIERS`).
+const DECLARATION: u32 = 1;
+const READONLY: u32 = 2;
+const DEFAULT_LIBRARY: u32 = 4;
+const GLOBAL: u32 = 8;
+
+/// Why a rename is refused.
+#[derive(Debug, thiserror::Error)]
+pub enum RenameError {
+    #[error("`{0}` is not a WGSL identifier")]
+    NotAnIdentifier(String),
+    #[error("`{0}` is a WGSL keyword or predeclared name")]
+    Reserved(String),
+    #[error("there is no declared name here to rename")]
+    NothingHere,
+}
+
+impl View<'_> {
+    /// The identifiers of the text that are names (outside comments and
+    /// attributes), with their spans, in order.
+    fn names(&self) -> Vec<(usize, usize)> {
+        let toks = tokens(self.text);
+        let mut out = Vec::new();
+        let mut i = 0;
+        while i < toks.len() {
+            match toks[i] {
+                // `@attr` and `@attr(args)`: not names of the program.
+                (Tok::Punct(b'@'), _) => {
+                    i += 2;
+                    if let Some((Tok::Punct(b'('), _)) = toks.get(i) {
+                        let mut depth = 0;
+                        while i < toks.len() {
+                            match toks[i].0 {
+                                Tok::Punct(b'(') => depth += 1,
+                                Tok::Punct(b')') => depth -= 1,
+                                _ => {}
+                            }
+                            i += 1;
+                            if depth == 0 {
+                                break;
+                            }
+                        }
+                    }
+                    continue;
+                }
+                (Tok::Ident(w), off) if !KEYWORDS.contains(&w) => out.push((off, off + w.len())),
+                _ => {}
+            }
+            i += 1;
+        }
+        out
+    }
+
+    /// Every name that refers to a declaration, with the declaration's index.
+    fn occurrences(&self) -> Vec<((usize, usize), usize)> {
+        self.names()
+            .into_iter()
+            .filter_map(|span| {
+                let (i, s) = self.resolve(span.0)?;
+                (s == span).then_some((span, i))
+            })
+            .collect()
+    }
+
+    /// The occurrences of the declaration named at `offset`.
+    fn uses_of_name_at(&self, offset: usize) -> Option<(usize, Vec<(usize, usize)>)> {
+        let (target, _) = self.resolve(offset)?;
+        let spans = self
+            .occurrences()
+            .into_iter()
+            .filter(|(_, i)| *i == target)
+            .map(|(s, _)| s)
+            .collect();
+        Some((target, spans))
+    }
+
+    /// Whether the name ending at `end` is written there: `x = ...`,
+    /// `x += ...` and the other compound assignments, `x++`, `x--`.
+    fn written_at(&self, end: usize) -> bool {
+        let rest = self.text[end..].trim_start();
+        if rest.starts_with("++") || rest.starts_with("--") {
+            return true;
+        }
+        let compound = ["<<=", ">>=", "+=", "-=", "*=", "/=", "%=", "&=", "|=", "^="];
+        compound.iter().any(|op| rest.starts_with(op))
+            || (rest.starts_with('=') && !rest.starts_with("=="))
+    }
+
+    pub fn references(&self, offset: usize, include_declaration: bool) -> Vec<Location> {
+        let Some((target, spans)) = self.uses_of_name_at(offset) else {
+            return Vec::new();
+        };
+        let decl = self.decls[target].name_span;
+        spans
+            .into_iter()
+            .filter(|s| include_declaration || *s != decl)
+            .map(|s| Location {
+                uri: self.uri.clone(),
+                range: self.range(s),
+            })
+            .collect()
+    }
+
+    pub fn highlights(&self, offset: usize) -> Vec<DocumentHighlight> {
+        let Some((target, spans)) = self.uses_of_name_at(offset) else {
+            return Vec::new();
+        };
+        let decl = self.decls[target].name_span;
+        spans
+            .into_iter()
+            .map(|s| {
+                let write = s == decl || self.written_at(s.1);
+                DocumentHighlight {
+                    range: self.range(s),
+                    kind: Some(if write {
+                        DocumentHighlightKind::Write
+                    } else {
+                        DocumentHighlightKind::Read
+                    }),
+                }
+            })
+            .collect()
+    }
+
+    /// The range of the name a rename at `offset` would change.
+    pub fn prepare_rename(&self, offset: usize) -> Option<Range> {
+        let (_, span) = self.resolve(offset)?;
+        Some(self.range(span))
+    }
+
+    /// Every occurrence of the name at `offset` renamed to `new_name`.
+    pub fn rename(&self, offset: usize, new_name: &str) -> Result<Vec<TextEdit>, RenameError> {
+        let ident = new_name
+            .chars()
+            .next()
+            .is_some_and(|c| c.is_alphabetic() || c == '_')
+            && new_name.chars().all(|c| c.is_alphanumeric() || c == '_')
+            && new_name != "_"
+            && !new_name.starts_with("__");
+        if !ident {
+            return Err(RenameError::NotAnIdentifier(new_name.into()));
+        }
+        let reserved = [KEYWORDS, TYPES, BUILTIN_FUNCTIONS];
+        if reserved.iter().any(|list| list.contains(&new_name)) {
+            return Err(RenameError::Reserved(new_name.into()));
+        }
+        let (_, spans) = self
+            .uses_of_name_at(offset)
+            .ok_or(RenameError::NothingHere)?;
+        Ok(spans
+            .into_iter()
+            .map(|s| TextEdit {
+                range: self.range(s),
+                new_text: new_name.to_string(),
+            })
+            .collect())
+    }
+
+    /// The function whose text contains `offset`.
+    fn function_at(&self, offset: usize) -> Option<usize> {
+        self.decls
+            .iter()
+            .position(|d| d.kind == Kind::Function && d.span.0 <= offset && offset < d.span.1)
+    }
+
+    /// Whether declaration `i` can be named at `offset`.
+    fn visible_at(&self, i: usize, offset: usize) -> bool {
+        let d = &self.decls[i];
+        match d.function {
+            None => d.kind != Kind::Member,
+            Some(f) => {
+                Some(f) == self.function_at(offset)
+                    && d.scope.0 <= offset
+                    && offset <= d.scope.1
+                    && d.name_span.1 <= offset
+            }
+        }
+    }
+
+    pub fn completion(&self, offset: usize) -> Vec<CompletionItem> {
+        let offset = offset.min(self.text.len());
+        let before = &self.text[..offset];
+        let word_start = before
+            .rfind(|c: char| !(c.is_alphanumeric() || c == '_'))
+            .map_or(0, |i| i + 1);
+        let head = before[..word_start].trim_end();
+        if let Some(dot) = head.strip_suffix('.') {
+            return self.member_completions(dot.len());
+        }
+        let mut items: Vec<CompletionItem> = Vec::new();
+        // Inner declarations first, so that they shadow outer ones.
+        let mut visible: Vec<usize> = (0..self.decls.len())
+            .filter(|&i| self.visible_at(i, offset))
+            .collect();
+        visible.sort_by_key(|&i| std::cmp::Reverse(self.decls[i].scope.0));
+        for i in visible {
+            let d = &self.decls[i];
+            if items.iter().any(|it| it.label == d.name) {
+                continue;
+            }
+            let kind = match d.kind {
+                Kind::Function => CompletionItemKind::Function,
+                Kind::Struct | Kind::Alias => CompletionItemKind::Struct,
+                Kind::Const | Kind::Override => CompletionItemKind::Constant,
+                Kind::Member => CompletionItemKind::Field,
+                Kind::Var | Kind::Let | Kind::Param => CompletionItemKind::Variable,
+            };
+            items.push(item(&d.name, kind, self.type_of(d)));
+        }
+        let builtins = [
+            (
+                BUILTIN_FUNCTIONS,
+                CompletionItemKind::Function,
+                "built-in function",
+            ),
+            (TYPES, CompletionItemKind::Struct, "predeclared type"),
+            (KEYWORDS, CompletionItemKind::Keyword, "keyword"),
+        ];
+        for (names, kind, detail) in builtins {
+            for n in names {
+                if !items.iter().any(|it| it.label == *n) {
+                    items.push(item(n, kind, Some(detail.to_string())));
+                }
+            }
+        }
+        items
+    }
+
+    /// The members (struct) or components (vector) of the expression that
+    /// ends at `end`, before a `.`.
+    fn member_completions(&self, end: usize) -> Vec<CompletionItem> {
+        let Some(ty) = self.type_before(end) else {
+            return Vec::new();
+        };
+        if let Some(members) = self.types.and_then(|t| t.structs.get(&ty)) {
+            return members
+                .iter()
+                .map(|(n, t)| item(n, CompletionItemKind::Field, Some(t.clone())))
+                .collect();
+        }
+        let Some((n, scalar)) = vector(&ty) else {
+            return Vec::new();
+        };
+        ["xyzw", "rgba"]
+            .iter()
+            .flat_map(|set| set.chars().take(n))
+            .map(|c| {
+                item(
+                    &c.to_string(),
+                    CompletionItemKind::Field,
+                    Some(scalar.into()),
+                )
+            })
+            .collect()
+    }
+
+    /// The type (naga's WGSL spelling) of the expression ending at `end`: a
+    /// name, a member of one, an element of one (`a[i].b[j]`).
+    fn type_before(&self, end: usize) -> Option<String> {
+        let text = self.text[..end].trim_end();
+        if let Some(inner) = text.strip_suffix(']') {
+            // Back to the matching `[`.
+            let mut depth = 1;
+            let mut open = None;
+            for (i, c) in inner.char_indices().rev() {
+                match c {
+                    ']' => depth += 1,
+                    '[' => {
+                        depth -= 1;
+                        if depth == 0 {
+                            open = Some(i);
+                            break;
+                        }
+                    }
+                    _ => {}
+                }
+            }
+            return element(&self.type_before(open?)?);
+        }
+        let start = text
+            .rfind(|c: char| !(c.is_alphanumeric() || c == '_'))
+            .map_or(0, |i| i + 1);
+        let name = &text[start..];
+        if name.is_empty() {
+            return None;
+        }
+        let head = text[..start].trim_end();
+        match head.strip_suffix('.') {
+            Some(parent) => {
+                let parent = self.type_before(parent.len())?;
+                if let Some(members) = self.types?.structs.get(&parent) {
+                    return members
+                        .iter()
+                        .find(|(n, _)| n == name)
+                        .map(|(_, t)| t.clone());
+                }
+                // A swizzle.
+                let (_, scalar) = vector(&parent)?;
+                Some(match name.len() {
+                    1 => scalar.to_string(),
+                    n => format!("vec{n}<{scalar}>"),
+                })
+            }
+            None => {
+                let (i, _) = self.resolve(start)?;
+                self.type_of(&self.decls[i])
+            }
+        }
+    }
+
+    pub fn signature_help(&self, offset: usize) -> Option<SignatureHelp> {
+        let before = &self.text[..offset.min(self.text.len())];
+        // The innermost unclosed `(` and the commas at its level.
+        let mut depth = 0i32;
+        let mut commas = 0u32;
+        let mut open = None;
+        for (i, c) in before.char_indices().rev() {
+            match c {
+                ')' | ']' => depth += 1,
+                '(' | '[' if depth > 0 => depth -= 1,
+                '(' => {
+                    open = Some(i);
+                    break;
+                }
+                '[' | ';' | '{' | '}' => return None,
+                ',' if depth == 0 => commas += 1,
+                _ => {}
+            }
+        }
+        let callee = before[..open?].trim_end();
+        let start = callee
+            .rfind(|c: char| !(c.is_alphanumeric() || c == '_'))
+            .map_or(0, |i| i + 1);
+        let (i, _) = self.resolve(start)?;
+        let d = &self.decls[i];
+        if d.kind != Kind::Function {
+            return None;
+        }
+        let label = self.type_of(d)?;
+        let params = label
+            .split_once('(')
+            .and_then(|(_, rest)| rest.rsplit_once(')'))
+            .map(|(p, _)| p)
+            .unwrap_or_default();
+        let parameters: Vec<ParameterInformation> = split_top_level(params)
+            .into_iter()
+            .filter(|p| !p.is_empty())
+            .map(|p| ParameterInformation {
+                label: ParameterInformationLabel::String(p.to_string()),
+                documentation: None,
+            })
+            .collect();
+        Some(SignatureHelp {
+            signatures: vec![SignatureInformation {
+                label,
+                documentation: None,
+                parameters: Some(parameters),
+                active_parameter: Some(ActiveParameter::Int(commas)),
+            }],
+            active_signature: Some(0),
+            active_parameter: Some(ActiveParameter::Int(commas)),
+        })
+    }
+
+    /// Names as semantic tokens (the server's legend): declared names by
+    /// what they declare, calls of built-in functions as default-library
+    /// functions.
+    pub fn semantic_tokens(&self) -> Vec<SemanticToken> {
+        let mut out = Vec::new();
+        let (mut last_line, mut last_col) = (0u32, 0u32);
+        for span in self.names() {
+            let class = match self.resolve(span.0) {
+                Some((i, s)) if s == span => {
+                    let d = &self.decls[i];
+                    let ty = match d.kind {
+                        Kind::Param => 1,
+                        Kind::Function => 2,
+                        Kind::Struct | Kind::Alias => 3,
+                        Kind::Member => 4,
+                        Kind::Var | Kind::Let | Kind::Const | Kind::Override => 0,
+                    };
+                    let mut mods = 0;
+                    if d.name_span == span {
+                        mods |= DECLARATION;
+                    }
+                    if matches!(
+                        d.kind,
+                        Kind::Const | Kind::Override | Kind::Let | Kind::Param
+                    ) {
+                        mods |= READONLY;
+                    }
+                    if d.function.is_none()
+                        && matches!(d.kind, Kind::Var | Kind::Const | Kind::Override)
+                    {
+                        mods |= GLOBAL;
+                    }
+                    Some((ty, mods))
+                }
+                _ => {
+                    let name = &self.text[span.0..span.1];
+                    let call = self.text[span.1..].trim_start().starts_with('(');
+                    (call && BUILTIN_FUNCTIONS.contains(&name)).then_some((2, DEFAULT_LIBRARY))
+                }
+            };
+            let Some((token_type, modifiers)) = class else {
+                continue;
+            };
+            let p = self.lines.position(self.text, span.0);
+            let pe = self.lines.position(self.text, span.1);
+            if pe.line != p.line {
+                continue;
+            }
+            let delta_line = p.line - last_line;
+            let delta_start = if delta_line == 0 {
+                p.character - last_col
+            } else {
+                p.character
+            };
+            out.push(SemanticToken {
+                delta_line,
+                delta_start,
+                length: pe.character - p.character,
+                token_type,
+                token_modifiers_bitset: modifiers,
+            });
+            last_line = p.line;
+            last_col = p.character;
+        }
+        out
+    }
+
+    /// For the editor's stopped location: the parameters of the function
+    /// around the stop and the writes in it (declarations with a value,
+    /// assignments) of variables visible at the stop, on the lines of
+    /// `range` up to the stopped line. The debugger looks their values up
+    /// by name.
+    pub fn inline_values(&self, range: Range, stopped: Position) -> Vec<InlineValue> {
+        let (s, e) = (
+            self.lines.offset_clamped(self.text, range.start),
+            self.lines.offset_clamped(self.text, range.end),
+        );
+        let Some(stop) = self.lines.offset(self.text, stopped) else {
+            return Vec::new();
+        };
+        let Some(f) = self.function_at(stop) else {
+            return Vec::new();
+        };
+        let stop_line_end = self.lines.line_end(self.text, self.lines.line_of(stop));
+        let body = self.decls[f].span;
+        let mut out: Vec<InlineValue> = Vec::new();
+        for (span, i) in self.occurrences() {
+            let d = &self.decls[i];
+            let shown = span.0 >= body.0.max(s) && span.1 <= e && span.0 <= stop_line_end;
+            let variable = match d.function {
+                Some(_) => matches!(d.kind, Kind::Var | Kind::Let | Kind::Param),
+                None => d.kind == Kind::Var,
+            };
+            let visible = d.function.is_none() || self.visible_at(i, stop);
+            let written = span == d.name_span || self.written_at(span.1);
+            if shown && variable && visible && written {
+                out.push(InlineValue::VariableLookup(InlineValueVariableLookup {
+                    range: self.range(span),
+                    variable_name: Some(d.name.clone()),
+                    case_sensitive_lookup: true,
+                }));
+            }
+        }
+        out
+    }
+}
+
+fn item(label: &str, kind: CompletionItemKind, detail: Option<String>) -> CompletionItem {
+    CompletionItem {
+        label: label.to_string(),
+        kind: Some(kind),
+        detail,
+        ..Default::default()
+    }
+}
+
+/// `vec3<f32>` -> (3, "f32"); the short aliases too (`vec3f`).
+fn vector(ty: &str) -> Option<(usize, &str)> {
+    let rest = ty.strip_prefix("vec")?;
+    let n = rest.chars().next()?.to_digit(10)? as usize;
+    let scalar = match &rest[1..] {
+        "f" => "f32",
+        "i" => "i32",
+        "u" => "u32",
+        "h" => "f16",
+        generic => generic.strip_prefix('<')?.strip_suffix('>')?,
+    };
+    (2..=4).contains(&n).then_some((n, scalar))
+}
+
+/// The type of an element of `ty`: of an array, a vector's scalar, a
+/// matrix's column.
+fn element(ty: &str) -> Option<String> {
+    if let Some(inner) = ty.strip_prefix("array<").and_then(|t| t.strip_suffix('>')) {
+        return split_top_level(inner).first().map(|s| s.to_string());
+    }
+    if let Some((_, scalar)) = vector(ty) {
+        return Some(scalar.to_string());
+    }
+    let rest = ty.strip_prefix("mat")?;
+    let rows = rest.chars().nth(2)?;
+    let scalar = rest.get(3..)?.strip_prefix('<')?.strip_suffix('>')?;
+    Some(format!("vec{rows}<{scalar}>"))
+}
+
+/// `a: f32, b: array<f32, 4>` -> ["a: f32", "b: array<f32, 4>"].
+fn split_top_level(s: &str) -> Vec<&str> {
+    let mut out = Vec::new();
+    let (mut depth, mut start) = (0i32, 0);
+    for (i, c) in s.char_indices() {
+        match c {
+            '<' | '(' => depth += 1,
+            '>' | ')' => depth -= 1,
+            ',' if depth == 0 => {
+                out.push(s[start..i].trim());
+                start = i + 1;
+            }
+            _ => {}
+        }
+    }
+    out.push(s[start..].trim());
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn element_and_component_types() {
+        assert_eq!(vector("vec3<f32>"), Some((3, "f32")));
+        assert_eq!(vector("vec2u"), Some((2, "u32")));
+        assert_eq!(vector("vec5<f32>"), None);
+        assert_eq!(vector("f32"), None);
+        assert_eq!(element("array<Light, 4>").as_deref(), Some("Light"));
+        assert_eq!(element("array<vec2<f32>>").as_deref(), Some("vec2<f32>"));
+        assert_eq!(element("mat4x3<f32>").as_deref(), Some("vec3<f32>"));
+        assert_eq!(element("vec4<i32>").as_deref(), Some("i32"));
+        assert_eq!(element("Light"), None);
+        assert_eq!(
+            split_top_level("a: f32, b: array<f32, 4>, c: vec2<f32>"),
+            ["a: f32", "b: array<f32, 4>", "c: vec2<f32>"]
+        );
+    }
+}

@@ -24,7 +24,8 @@ use shaderdbg_session::{eval, Event, Halt, Session};
 use shaderdbg_session::{Invocation, StopFilter};
 
 use crate::run::{
-    launch_config, parse_break, parse_dprintf, print_stop, Binding, BreakpointArgs, TargetArgs,
+    launch_config, parse_break, parse_dprintf, print_stop, write_source_line, Binding,
+    BreakpointArgs, TargetArgs,
 };
 
 #[derive(Args)]
@@ -503,7 +504,7 @@ impl Debugger {
         match target {
             Some(t) => {
                 stop.cursor = t;
-                show_line(out, stop)?;
+                write_source_line(out, "", stop, stop.cursor)?;
             }
             None if cmd == "back" => writeln!(out, "at the first recorded step")?,
             None => writeln!(
@@ -680,14 +681,8 @@ impl Debugger {
             return Ok(());
         };
         for i in 0..stop.trace.steps.len() {
-            let loc = stop.location(i);
             let mark = if i == stop.cursor { "=>" } else { "  " };
-            writeln!(
-                out,
-                "{mark}{:>5} | {}",
-                loc.line,
-                stop.line_text(loc.runtime_line).trim()
-            )?;
+            write_source_line(out, mark, stop, i)?;
         }
         Ok(())
     }
@@ -739,17 +734,6 @@ fn location_text(stop: &Stop, loc: &shaderdbg_session::stop::Location) -> String
         Some(f) => format!("{}:{}", f.display(), loc.line),
         None => format!("<shader {}>:{}", stop.shader, loc.line),
     }
-}
-
-fn show_line(out: &mut impl Write, stop: &Stop) -> Result<()> {
-    let loc = stop.location(stop.cursor);
-    writeln!(
-        out,
-        "{:>5} | {}",
-        loc.line,
-        stop.line_text(loc.runtime_line).trim_end()
-    )?;
-    Ok(())
 }
 
 #[cfg(test)]

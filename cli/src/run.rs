@@ -475,6 +475,20 @@ fn emit(out: &mut impl Write, as_json: bool, j: Json, text: impl FnOnce() -> Str
     Ok(())
 }
 
+/// Step `step`'s source line as the CLI shows it (`   27 | text`), after a
+/// mark (`=>` for the cursor in a listing).
+pub(crate) fn write_source_line(
+    out: &mut impl Write,
+    mark: &str,
+    stop: &Stop,
+    step: usize,
+) -> Result<()> {
+    let loc = stop.location(step);
+    let text = stop.line_text(loc.runtime_line);
+    writeln!(out, "{mark}{:>5} | {}", loc.line, text.trim_end())?;
+    Ok(())
+}
+
 /// A stop reason as JSON names it (`breakpoint`, `sanitizer`, ...).
 fn reason_name(reason: StopReason) -> Json {
     serde_json::to_value(reason).unwrap_or(Json::Null)
@@ -590,12 +604,7 @@ pub(crate) fn print_stop(
             stop.frame,
             stop.hits.len()
         )?;
-        writeln!(
-            out,
-            "{:>5} | {}",
-            loc.line,
-            stop.line_text(loc.runtime_line).trim_end()
-        )?;
+        write_source_line(out, "", stop, stop.cursor)?;
         for (scope, title) in [
             (Scope::Local, "locals"),
             (Scope::Input, "inputs & uniforms"),

@@ -1,6 +1,6 @@
 //! Byte offsets <-> LSP positions (line, UTF-16 code unit column).
 
-use tower_lsp_server::gen_lsp_types::{Position, Range};
+use tower_lsp_server::gen_lsp_types::{Position, Range, SemanticToken};
 
 /// Line starts of a text, for converting offsets to positions and back.
 #[derive(Clone, Debug)]
@@ -122,6 +122,38 @@ impl LineIndex {
     /// Like [`LineIndex::offset`], clamping a line past the end to the end.
     pub fn offset_clamped(&self, text: &str, pos: Position) -> usize {
         self.offset(text, pos).unwrap_or(self.len)
+    }
+
+    /// Semantic tokens as LSP deltas, from `(start, end, type, modifiers)`
+    /// in document order; a token that spans lines is left out.
+    pub fn semantic_tokens(
+        &self,
+        text: &str,
+        tokens: impl IntoIterator<Item = (usize, usize, u32, u32)>,
+    ) -> Vec<SemanticToken> {
+        let mut out = Vec::new();
+        let (mut last_line, mut last_col) = (0u32, 0u32);
+        for (s, e, token_type, modifiers) in tokens {
+            let (p, pe) = (self.position(text, s), self.position(text, e));
+            if pe.line != p.line {
+                continue;
+            }
+            let delta_line = p.line - last_line;
+            let delta_start = if delta_line == 0 {
+                p.character - last_col
+            } else {
+                p.character
+            };
+            out.push(SemanticToken {
+                delta_line,
+                delta_start,
+                length: pe.character - p.character,
+                token_type,
+                token_modifiers_bitset: modifiers,
+            });
+            (last_line, last_col) = (p.line, p.character);
+        }
+        out
     }
 }
 

@@ -1069,6 +1069,15 @@ fn offset_of(text: &str, lines: &LineIndex, pos: Position) -> jsonrpc::Result<us
 }
 
 macro_rules! glsl_or_wgsl {
+    // At a position, the request both languages answer with a function of
+    // the same name: `features::$f(&view, offset)`, `wgsl_view.$f(offset)`.
+    ($self:ident, at $tdp:expr, $f:ident) => {
+        glsl_or_wgsl!($self, at $tdp, |off, v| features::$f(&v, off), |off, w| w.$f(off))
+    };
+    // The same for a whole document: `features::$f(&view)`, `wgsl_view.$f()`.
+    ($self:ident, doc $uri:expr, $f:ident) => {
+        glsl_or_wgsl!($self, &$uri, |text, lines, v| features::$f(&v), |w| w.$f())
+    };
     // At a position: `$off` is its offset in the current text.
     ($self:ident, at $tdp:expr, |$off:ident, $glsl:ident| $g:expr, |$off2:ident, $wview:ident| $w:expr) => {{
         let tdp: &TextDocumentPositionParams = &$tdp;
@@ -1242,24 +1251,15 @@ impl LanguageServer for Backend {
     }
 
     async fn hover(&self, params: HoverParams) -> jsonrpc::Result<Option<Hover>> {
-        Ok(glsl_or_wgsl!(
-            self,
-            at params.text_document_position_params,
-            |off, v| features::hover(&v, off),
-            |off, w| w.hover(off)
-        ))
+        Ok(glsl_or_wgsl!(self, at params.text_document_position_params, hover))
     }
 
     async fn goto_definition(
         &self,
         params: DefinitionParams,
     ) -> jsonrpc::Result<Option<DefinitionResponse>> {
-        let locs: Vec<Location> = glsl_or_wgsl!(
-            self,
-            at params.text_document_position_params,
-            |off, v| features::definition(&v, off),
-            |off, w| w.definition(off)
-        );
+        let locs: Vec<Location> =
+            glsl_or_wgsl!(self, at params.text_document_position_params, definition);
         Ok(
             (!locs.is_empty()).then_some(DefinitionResponse::Definition(Definition::LocationList(
                 locs,
@@ -1319,12 +1319,8 @@ impl LanguageServer for Backend {
         &self,
         params: DocumentHighlightParams,
     ) -> jsonrpc::Result<Option<Vec<DocumentHighlight>>> {
-        let hl: Vec<DocumentHighlight> = glsl_or_wgsl!(
-            self,
-            at params.text_document_position_params,
-            |off, v| features::highlights(&v, off),
-            |off, w| w.highlights(off)
-        );
+        let hl: Vec<DocumentHighlight> =
+            glsl_or_wgsl!(self, at params.text_document_position_params, highlights);
         Ok(Some(hl))
     }
 
@@ -1425,12 +1421,8 @@ impl LanguageServer for Backend {
         &self,
         params: DocumentSymbolParams,
     ) -> jsonrpc::Result<Option<DocumentSymbolResponse>> {
-        let syms: Vec<DocumentSymbol> = glsl_or_wgsl!(
-            self,
-            &params.text_document.uri,
-            |text, lines, v| features::document_symbols(&v),
-            |w| w.document_symbols()
-        );
+        let syms: Vec<DocumentSymbol> =
+            glsl_or_wgsl!(self, doc params.text_document.uri, document_symbols);
         Ok(Some(DocumentSymbolResponse::DocumentSymbolList(syms)))
     }
 
@@ -1474,12 +1466,8 @@ impl LanguageServer for Backend {
         &self,
         params: CompletionParams,
     ) -> jsonrpc::Result<Option<CompletionResponse>> {
-        let items: Vec<CompletionItem> = glsl_or_wgsl!(
-            self,
-            at params.text_document_position_params,
-            |off, v| features::completion(&v, off),
-            |off, w| w.completion(off)
-        );
+        let items: Vec<CompletionItem> =
+            glsl_or_wgsl!(self, at params.text_document_position_params, completion);
         Ok(Some(CompletionResponse::CompletionList(CompletionList {
             is_incomplete: false,
             item_defaults: None,
@@ -1492,24 +1480,15 @@ impl LanguageServer for Backend {
         &self,
         params: SignatureHelpParams,
     ) -> jsonrpc::Result<Option<SignatureHelp>> {
-        Ok(glsl_or_wgsl!(
-            self,
-            at params.text_document_position_params,
-            |off, v| features::signature_help(&v, off),
-            |off, w| w.signature_help(off)
-        ))
+        Ok(glsl_or_wgsl!(self, at params.text_document_position_params, signature_help))
     }
 
     async fn semantic_tokens_full(
         &self,
         params: SemanticTokensParams,
     ) -> jsonrpc::Result<Option<SemanticTokens>> {
-        let data: Vec<SemanticToken> = glsl_or_wgsl!(
-            self,
-            &params.text_document.uri,
-            |text, lines, v| features::semantic_tokens(&v),
-            |w| w.semantic_tokens()
-        );
+        let data: Vec<SemanticToken> =
+            glsl_or_wgsl!(self, doc params.text_document.uri, semantic_tokens);
         Ok(Some(SemanticTokens {
             result_id: None,
             data,

@@ -563,26 +563,11 @@ pub const TOKEN_MODIFIERS: &[&str] = &["declaration", "readonly", "defaultLibrar
 /// The semantic tokens ([`highlight::classify`]) of this document, as LSP
 /// deltas.
 pub fn semantic_tokens(v: &View) -> Vec<SemanticToken> {
-    let mut out = Vec::new();
-    let (mut last_line, mut last_col) = (0u32, 0u32);
-    for t in highlight::classify(v.tree) {
-        let Some((s, e)) = v.doc_range(t.span) else {
-            continue;
-        };
+    let tokens = highlight::classify(v.tree).into_iter().filter_map(|t| {
+        let (s, e) = v.doc_range(t.span)?;
         if v.text.get(s..e) != Some(v.tree.src_at(t.span)) {
-            continue;
+            return None;
         }
-        let p = v.lines.position(v.text, s);
-        let pe = v.lines.position(v.text, e);
-        if pe.line != p.line {
-            continue;
-        }
-        let delta_line = p.line - last_line;
-        let delta_start = if delta_line == 0 {
-            p.character - last_col
-        } else {
-            p.character
-        };
         // TOKEN_TYPES and TOKEN_MODIFIERS list them in the engine's order.
         let token_type = match t.class {
             TokenClass::Variable => 0,
@@ -592,17 +577,9 @@ pub fn semantic_tokens(v: &View) -> Vec<SemanticToken> {
             TokenClass::Property => 4,
             TokenClass::Interface => 5,
         };
-        out.push(SemanticToken {
-            delta_line,
-            delta_start,
-            length: pe.character - p.character,
-            token_type,
-            token_modifiers_bitset: t.modifiers.0,
-        });
-        last_line = p.line;
-        last_col = p.character;
-    }
-    out
+        Some((s, e, token_type, t.modifiers.0))
+    });
+    v.lines.semantic_tokens(v.text, tokens)
 }
 
 // ---- inline values ---------------------------------------------------------------------

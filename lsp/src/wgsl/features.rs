@@ -6,7 +6,7 @@
 
 use tower_lsp_server::gen_lsp_types::*;
 
-use super::{tokens, Kind, Tok, View};
+use super::{after_attribute, tokens, Kind, Tok, View};
 
 /// WGSL keywords: never a name, offered by completion.
 const KEYWORDS: &[&str] = &[
@@ -240,21 +240,7 @@ impl View<'_> {
             match toks[i] {
                 // `@attr` and `@attr(args)`: not names of the program.
                 (Tok::Punct(b'@'), _) => {
-                    i += 2;
-                    if let Some((Tok::Punct(b'('), _)) = toks.get(i) {
-                        let mut depth = 0;
-                        while i < toks.len() {
-                            match toks[i].0 {
-                                Tok::Punct(b'(') => depth += 1,
-                                Tok::Punct(b')') => depth -= 1,
-                                _ => {}
-                            }
-                            i += 1;
-                            if depth == 0 {
-                                break;
-                            }
-                        }
-                    }
+                    i = after_attribute(&toks, i);
                     continue;
                 }
                 (Tok::Ident(w), off) if !KEYWORDS.contains(&w) => out.push((off, off + w.len())),
@@ -580,67 +566,44 @@ impl View<'_> {
     /// what they declare, calls of built-in functions as default-library
     /// functions.
     pub fn semantic_tokens(&self) -> Vec<SemanticToken> {
-        let mut out = Vec::new();
-        let (mut last_line, mut last_col) = (0u32, 0u32);
-        for span in self.names() {
-            let class = match self.resolve(span.0) {
-                Some((i, s)) if s == span => {
-                    let d = &self.decls[i];
-                    let ty = match d.kind {
-                        Kind::Param => 1,
-                        Kind::Function => 2,
-                        Kind::Struct | Kind::Alias => 3,
-                        Kind::Member => 4,
-                        Kind::Var | Kind::Let | Kind::Const | Kind::Override => 0,
-                    };
-                    let mut mods = 0;
-                    if d.name_span == span {
-                        mods |= DECLARATION;
-                    }
-                    if matches!(
-                        d.kind,
-                        Kind::Const | Kind::Override | Kind::Let | Kind::Param
-                    ) {
-                        mods |= READONLY;
-                    }
-                    if d.function.is_none()
-                        && matches!(d.kind, Kind::Var | Kind::Const | Kind::Override)
-                    {
-                        mods |= GLOBAL;
-                    }
-                    Some((ty, mods))
-                }
+        let tokens = self.names().into_iter().filter_map(|span| {
+            let (token_type, modifiers) = match self.resolve(span.0) {
+                Some((i, s)) if s == span => self.class_of(i, span),
                 _ => {
                     let name = &self.text[span.0..span.1];
                     let call = self.text[span.1..].trim_start().starts_with('(');
-                    (call && BUILTIN_FUNCTIONS.contains(&name)).then_some((2, DEFAULT_LIBRARY))
+                    (call && BUILTIN_FUNCTIONS.contains(&name)).then_some((2, DEFAULT_LIBRARY))?
                 }
             };
-            let Some((token_type, modifiers)) = class else {
-                continue;
-            };
-            let p = self.lines.position(self.text, span.0);
-            let pe = self.lines.position(self.text, span.1);
-            if pe.line != p.line {
-                continue;
-            }
-            let delta_line = p.line - last_line;
-            let delta_start = if delta_line == 0 {
-                p.character - last_col
-            } else {
-                p.character
-            };
-            out.push(SemanticToken {
-                delta_line,
-                delta_start,
-                length: pe.character - p.character,
-                token_type,
-                token_modifiers_bitset: modifiers,
-            });
-            last_line = p.line;
-            last_col = p.character;
+            Some((span.0, span.1, token_type, modifiers))
+        });
+        self.lines.semantic_tokens(self.text, tokens)
+    }
+
+    /// The semantic token type and modifiers of declaration `i` named at `span`.
+    fn class_of(&self, i: usize, span: (usize, usize)) -> (u32, u32) {
+        let d = &self.decls[i];
+        let token_type = match d.kind {
+            Kind::Param => 1,
+            Kind::Function => 2,
+            Kind::Struct | Kind::Alias => 3,
+            Kind::Member => 4,
+            Kind::Var | Kind::Let | Kind::Const | Kind::Override => 0,
+        };
+        let mut modifiers = 0;
+        if d.name_span == span {
+            modifiers |= DECLARATION;
         }
-        out
+        if matches!(
+            d.kind,
+            Kind::Const | Kind::Override | Kind::Let | Kind::Param
+        ) {
+            modifiers |= READONLY;
+        }
+        if d.function.is_none() && matches!(d.kind, Kind::Var | Kind::Const | Kind::Override) {
+            modifiers |= GLOBAL;
+        }
+        (token_type, modifiers)
     }
 
     /// For the editor's stopped location: the parameters of the function

@@ -356,6 +356,27 @@ fn tokens(text: &str) -> Vec<(Tok<'_>, usize)> {
     out
 }
 
+/// The index of the first token after the attribute that starts at token
+/// `at` (`@name` or `@name(args)`).
+fn after_attribute(toks: &[(Tok<'_>, usize)], at: usize) -> usize {
+    let mut i = at + 2;
+    if let Some((Tok::Punct(b'('), _)) = toks.get(i) {
+        let mut depth = 0;
+        while i < toks.len() {
+            match toks[i].0 {
+                Tok::Punct(b'(') => depth += 1,
+                Tok::Punct(b')') => depth -= 1,
+                _ => {}
+            }
+            i += 1;
+            if depth == 0 {
+                break;
+            }
+        }
+    }
+    i
+}
+
 /// The declarations of a WGSL text, in order.
 pub fn scan(text: &str) -> Vec<Decl> {
     let toks = tokens(text);
@@ -397,25 +418,7 @@ pub fn scan(text: &str) -> Vec<Decl> {
         let (tok, off) = toks[i];
         match tok {
             Tok::Punct(b'@') => {
-                // Attribute: `@name` or `@name(...)`.
-                i += 2;
-                if let Some((Tok::Punct(b'('), _)) = toks.get(i) {
-                    let mut depth = 0;
-                    while i < toks.len() {
-                        match toks[i].0 {
-                            Tok::Punct(b'(') => depth += 1,
-                            Tok::Punct(b')') => {
-                                depth -= 1;
-                                if depth == 0 {
-                                    i += 1;
-                                    break;
-                                }
-                            }
-                            _ => {}
-                        }
-                        i += 1;
-                    }
-                }
+                i = after_attribute(&toks, i);
                 continue;
             }
             Tok::Punct(b'(') => {

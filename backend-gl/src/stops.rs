@@ -1038,6 +1038,7 @@ fn try_sanitize(
     let checks = instrument::Checks {
         out_of_bounds: exceptions.sanitize_oob,
         uninit_shared: exceptions.sanitize_uninit,
+        race: exceptions.sanitize_race,
     };
     let Some(mut stop) = Stop::prepare(ctx, draw, program, shader, &debug) else {
         return false;

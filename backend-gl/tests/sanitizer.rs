@@ -6,11 +6,14 @@
 //! sanitized dispatch is a debug dispatch: the application's buffers are
 //! put back and its own dispatch runs as usual). A program without the bug
 //! (`compute`) runs under every check with no stop and identical output.
+//! The `race_compute` app's reduction without a barrier stops with a race
+//! report naming both invocations and both lines; with the barrier
+//! (`--fixed`) it runs under every check without stopping.
 
 mod common;
 
 use common::debugger::{final_values, run_plain, Session, Shader};
-use shaderdbg_core::decode::{SanitizerKind, SanitizerReport};
+use shaderdbg_core::decode::{Access, SanitizerKind, SanitizerReport};
 use shaderdbg_protocol::{self as proto, FromAgent, ToAgent};
 
 /// A sanitizer stop as the test keeps it.
@@ -81,6 +84,7 @@ const OOB_ONLY: proto::ExceptionFilters = proto::ExceptionFilters {
     gl_error: false,
     sanitize_oob: true,
     sanitize_uninit: false,
+    sanitize_race: false,
 };
 
 const EVERY_CHECK: proto::ExceptionFilters = proto::ExceptionFilters {
@@ -88,6 +92,7 @@ const EVERY_CHECK: proto::ExceptionFilters = proto::ExceptionFilters {
     gl_error: false,
     sanitize_oob: true,
     sanitize_uninit: true,
+    sanitize_race: true,
 };
 
 #[test]
@@ -159,4 +164,68 @@ fn a_kernel_without_bugs_runs_under_every_check_without_stopping() {
     let (seen, stdout) = run("oob_compute", &["2"], uninit);
     assert!(seen.is_empty(), "{} stops", seen.len());
     assert_eq!(stdout, run_plain("oob_compute", &["2"]));
+}
+
+#[test]
+fn reduction_without_a_barrier_stops_with_both_invocations() {
+    let race = proto::ExceptionFilters {
+        sanitize_race: true,
+        ..proto::ExceptionFilters::default()
+    };
+    let (seen, stdout) = run("race_compute", &["2"], race);
+    assert_eq!(stdout, run_plain("race_compute", &["2"]));
+    assert_eq!(seen.len(), 2, "one stop per dispatch");
+    for stop in &seen {
+        assert_eq!(stop.reason, proto::StopReason::Sanitizer);
+        let read = stop.shader.line_of("float other = tile[i + s];");
+        let write = stop.shader.line_of("tile[i] = tile[i] + other;");
+        assert_eq!(stop.reports.len(), 1, "{:?}", stop.reports);
+        let r = &stop.reports[0];
+        let SanitizerKind::Race {
+            element,
+            access,
+            other,
+            other_line,
+            other_access,
+            ..
+        } = r.kind
+        else {
+            panic!("not a race: {r:?}");
+        };
+        assert_eq!(
+            (r.line, access, other_line, other_access),
+            (read, Access::Read, write, Access::Write)
+        );
+        // Invocation i read tile[i + s], which invocation i + s (of the same
+        // work group) wrote a step before.
+        let (proto::Invocation::Compute { id }, proto::Invocation::Compute { id: o }) =
+            (r.invocation, other)
+        else {
+            panic!("not compute invocations: {r:?}");
+        };
+        assert_eq!(id[0] / 16, o[0] / 16, "one work group");
+        let (i, j) = (id[0] % 16, o[0] % 16);
+        assert!([4, 2, 1].contains(&(j - i)) && i < j - i, "{r:?}");
+        assert_eq!(element, j);
+        // The hit names the reading invocation; it records like any stop's.
+        assert_eq!(stop.hits.len(), 1);
+        assert_eq!(
+            (stop.hits[0].line, stop.hits[0].invocation),
+            (read, r.invocation)
+        );
+        let words = stop.recording.clone().expect("a recording");
+        let (trace, _) = stop.shader.decode(&words);
+        assert!(trace.invocations[0]
+            .steps
+            .iter()
+            .any(|s| s.probe == r.probe));
+    }
+
+    let (seen, stdout) = run("race_compute", &["2", "--fixed"], EVERY_CHECK);
+    assert!(
+        seen.is_empty(),
+        "{:?}",
+        seen.iter().map(|s| &s.reports).collect::<Vec<_>>()
+    );
+    assert_eq!(stdout, run_plain("race_compute", &["2", "--fixed"]));
 }

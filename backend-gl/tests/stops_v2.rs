@@ -37,6 +37,7 @@ const NAN_INF: proto::ExceptionFilters = proto::ExceptionFilters {
     gl_error: false,
     sanitize_oob: false,
     sanitize_uninit: false,
+    sanitize_race: false,
 };
 
 /// The GL error exception filter alone.
@@ -45,6 +46,7 @@ const GL_ERROR: proto::ExceptionFilters = proto::ExceptionFilters {
     gl_error: true,
     sanitize_oob: false,
     sanitize_uninit: false,
+    sanitize_race: false,
 };
 
 /// [`start`] with 3 frames and the exception `filters` set.

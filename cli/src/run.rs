@@ -38,8 +38,9 @@ pub struct RunArgs {
     pub timeout: Option<f64>,
     /// Sanitize compute dispatches and stop where a check fails, each
     /// report printed: `oob` (an index out of its array's bounds), `uninit`
-    /// (a shared-memory read before any invocation wrote it), `all`;
-    /// comma-separated. Off by default.
+    /// (a shared-memory read before any invocation wrote it), `race` (two
+    /// invocations of a work group access a shared element with no barrier
+    /// between, one writing), `all`; comma-separated. Off by default.
     #[arg(long, value_name = "CHECKS", value_delimiter = ',')]
     pub sanitize: Vec<SanitizeCheck>,
     /// A shader file the program's shaders may come from (it loads it
@@ -58,6 +59,8 @@ pub enum SanitizeCheck {
     Oob,
     /// Shared memory read before any invocation wrote it.
     Uninit,
+    /// A data race on shared memory.
+    Race,
     /// Every check.
     All,
 }
@@ -68,6 +71,7 @@ fn sanitize_filters(checks: &[SanitizeCheck]) -> ExceptionFilters {
     ExceptionFilters {
         sanitize_oob: on(SanitizeCheck::Oob),
         sanitize_uninit: on(SanitizeCheck::Uninit),
+        sanitize_race: on(SanitizeCheck::Race),
         ..ExceptionFilters::default()
     }
 }
@@ -518,6 +522,24 @@ fn print_finding(out: &mut impl Write, f: &Finding, as_json: bool) -> Result<()>
             SanitizerKind::UninitRead { element, .. } => {
                 j["variable"] = json!(f.variable);
                 j["element"] = json!(element);
+            }
+            SanitizerKind::Race {
+                element,
+                access,
+                other_access,
+                ..
+            } => {
+                j["variable"] = json!(f.variable);
+                j["element"] = json!(element);
+                j["access"] = json!(access);
+                if let Some((other, at)) = &f.other {
+                    j["other_invocation"] = json!(other.to_string());
+                    if let Invocation::Compute { id } = other {
+                        j["other_invocation_id"] = json!(id);
+                    }
+                    j["other_line"] = json!(at.line);
+                }
+                j["other_access"] = json!(other_access);
             }
         }
         writeln!(out, "{j}")?;

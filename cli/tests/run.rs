@@ -484,17 +484,18 @@ fn a_captured_trace_replays_under_the_debugger_with_the_live_values() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
-fn oob_kernel_file() -> PathBuf {
+/// A shader file of the test apps (`tests/apps/shaders/NAME`).
+fn kernel_file(name: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../tests/apps/shaders/oob.comp")
+        .join("../tests/apps/shaders")
+        .join(name)
         .canonicalize()
         .expect("kernel file")
 }
 
-/// `shaderdbg run ARGS -- oob_compute 1` (an off-by-one compute kernel):
-/// its output.
-fn run_oob(args: &[&str]) -> Output {
-    let app = shaderdbg_test_support::app("oob_compute");
+/// `shaderdbg run ARGS -- APP 1` (a compute app for one frame): its output.
+fn run_compute(app: &str, args: &[&str]) -> Output {
+    let app = shaderdbg_test_support::app(app);
     Command::new(env!("CARGO_BIN_EXE_shaderdbg"))
         .arg("run")
         .args(args)
@@ -505,9 +506,14 @@ fn run_oob(args: &[&str]) -> Output {
         .expect("shaderdbg run")
 }
 
+/// [`run_compute`] of `oob_compute` (an off-by-one compute kernel).
+fn run_oob(args: &[&str]) -> Output {
+    run_compute("oob_compute", args)
+}
+
 #[test]
 fn sanitize_reports_the_out_of_bounds_index_at_its_line_and_invocation() {
-    let kernel = oob_kernel_file();
+    let kernel = kernel_file("oob.comp");
     let source = kernel.to_str().expect("utf-8 path");
     let app = shaderdbg_test_support::app("oob_compute");
     let plain = Command::new(&app).arg("1").output().expect("the app alone");
@@ -579,5 +585,73 @@ fn sanitize_reports_the_out_of_bounds_index_at_its_line_and_invocation() {
     assert!(out.status.success());
     let events = json_events(&String::from_utf8_lossy(&out.stdout));
     assert!(of_kind(&events, "sanitizer").is_empty());
+    assert!(of_kind(&events, "stopped").is_empty());
+}
+
+/// `--sanitize race`: the reduction of `race_compute` misses a barrier;
+/// the printed line names the shared element, both invocations and both
+/// lines. `all` includes the check; the fixed kernel reports nothing.
+#[test]
+fn sanitize_race_prints_both_invocations_and_lines() {
+    let kernel = kernel_file("race.comp");
+    let source = kernel.to_str().expect("utf-8 path");
+    for checks in ["race", "all"] {
+        let out = run_compute("race_compute", &["--sanitize", checks, "--source", source]);
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let text = String::from_utf8_lossy(&out.stdout);
+        let line = text
+            .lines()
+            .find(|l| l.starts_with("data race on shared float tile["))
+            .unwrap_or_else(|| panic!("no race reported:\n{text}"));
+        // Invocation i read tile[i + s], which i + s wrote a step before.
+        assert!(
+            line.contains(",0,0) wrote at line 19, invocation ("),
+            "{line}"
+        );
+        assert!(
+            line.ends_with(",0,0) read at line 18, no barrier between"),
+            "{line}"
+        );
+        assert!(
+            text.contains(&format!("stopped at {source}:18 in compute (")),
+            "{text}"
+        );
+    }
+
+    let out = run_compute("race_compute", &["--sanitize", "race", "--json"]);
+    assert!(out.status.success());
+    let events = json_events(&String::from_utf8_lossy(&out.stdout));
+    let reports = of_kind(&events, "sanitizer");
+    assert_eq!(reports.len(), 1, "{events:#?}");
+    let r = reports[0];
+    assert_eq!(r["kind"], "data_race");
+    assert_eq!(r["variable"], "tile");
+    assert_eq!(
+        (r["line"].clone(), r["other_line"].clone()),
+        (18.into(), 19.into())
+    );
+    assert_eq!(
+        (r["access"].clone(), r["other_access"].clone()),
+        ("read".into(), "write".into())
+    );
+    let (id, other) = (&r["invocation_id"][0], &r["other_invocation_id"][0]);
+    assert_eq!(&r["element"], other, "{r}");
+    assert!(id.as_u64() < other.as_u64(), "{r}");
+
+    // The fixed kernel, under every check.
+    let app = shaderdbg_test_support::app("race_compute");
+    let out = Command::new(env!("CARGO_BIN_EXE_shaderdbg"))
+        .args(["run", "--sanitize", "all", "--json", "--"])
+        .arg(&app)
+        .args(["1", "--fixed"])
+        .output()
+        .expect("shaderdbg run");
+    assert!(out.status.success());
+    let events = json_events(&String::from_utf8_lossy(&out.stdout));
+    assert!(of_kind(&events, "sanitizer").is_empty(), "{events:#?}");
     assert!(of_kind(&events, "stopped").is_empty());
 }

@@ -393,6 +393,43 @@ pub enum SanitizerKind {
     /// variable that is no array) that no invocation of the work group had
     /// written.
     UninitRead { decl: DeclId, element: u32 },
+    /// A data race on element `element` of the shared variable `decl`:
+    /// this report's invocation made `access` and the invocation `other`
+    /// (of the same work group) made `other_access` at step `other_probe`
+    /// (0 and line 0: not known) with no barrier between them, at least one
+    /// of them writing and not both atomic. The report's own access is the
+    /// later one in the order the GPU ran them.
+    Race {
+        decl: DeclId,
+        element: u32,
+        access: Access,
+        other: Invocation,
+        other_probe: ProbeId,
+        other_line: u32,
+        other_access: Access,
+    },
+}
+
+/// How an invocation touched memory, in a race report.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Access {
+    Read,
+    Write,
+    /// An atomic function (`atomicAdd`, ...): reads and writes.
+    Atomic,
+}
+
+impl Access {
+    fn from_flags(kind: u32, write: u32, atomic: u32) -> Access {
+        if kind & atomic != 0 {
+            Access::Atomic
+        } else if kind & write != 0 {
+            Access::Write
+        } else {
+            Access::Read
+        }
+    }
 }
 
 /// One violation the sanitizer reported (the first of its kind at its probe).
@@ -407,7 +444,7 @@ pub struct SanitizerReport {
 }
 
 /// Decodes a sanitize buffer (header included): one report per (kind,
-/// probe), the first the GPU appended, sorted by line, probe and invocation;
+/// probe) (a race: per pair of probes), the first the GPU appended, sorted by line, probe and invocation;
 /// and whether some were lost because the buffer was full. Records of an
 /// unknown kind or whose key names no invocation of the table's stage are
 /// dropped.
@@ -430,9 +467,34 @@ pub fn decode_sanitizer(words: &[u32], table: &ProbeTable) -> (Vec<SanitizerRepo
                     decl: r.bound as DeclId,
                     element: r.index,
                 },
+                layout::SANITIZE_KIND_RACE => SanitizerKind::Race {
+                    decl: r.bound as DeclId,
+                    element: r.index,
+                    access: Access::from_flags(
+                        r.kind,
+                        layout::SANITIZE_RACE_WRITE,
+                        layout::SANITIZE_RACE_ATOMIC,
+                    ),
+                    other: Invocation::from_key(table.stage, r.other)?,
+                    other_probe: r.other_probe,
+                    other_line: table.get(r.other_probe).map_or(0, |p| p.line),
+                    other_access: Access::from_flags(
+                        r.kind,
+                        layout::SANITIZE_RACE_OTHER_WRITE,
+                        layout::SANITIZE_RACE_OTHER_ATOMIC,
+                    ),
+                },
                 _ => return None,
             };
-            if !seen.insert((r.kind & 0xff, r.probe)) {
+            // One report per kind and probe; a race per pair of probes
+            // (either access may be the one that found it).
+            let other = match kind {
+                SanitizerKind::Race { other_probe, .. } => other_probe,
+                _ => 0,
+            };
+            let pair = (r.probe.min(other), r.probe.max(other));
+            let pair = if other == 0 { (r.probe, 0) } else { pair };
+            if !seen.insert((r.kind & 0xff, pair)) {
                 return None;
             }
             Some(SanitizerReport {
@@ -554,9 +616,14 @@ mod tests {
         let mut words = vec![3, 4, 0, layout::sanitize_flag_words(1)];
         words.extend(vec![0; layout::sanitize_flag_words(1) as usize]);
         let signed = layout::SANITIZE_KIND_OOB | layout::SANITIZE_INDEX_SIGNED;
-        words.extend([signed, 1, 3, 0, 0, (-1i32) as u32, 8]);
-        words.extend([signed, 1, 4, 0, 0, 9, 8]);
-        words.extend([layout::SANITIZE_KIND_UNINIT, 1, 2, 1, 0, 5, 16]);
+        let record = |head: [u32; 7]| {
+            let mut r = head.to_vec();
+            r.extend([0; layout::SANITIZE_RECORD_WORDS - 7]);
+            r
+        };
+        words.extend(record([signed, 1, 3, 0, 0, (-1i32) as u32, 8]));
+        words.extend(record([signed, 1, 4, 0, 0, 9, 8]));
+        words.extend(record([layout::SANITIZE_KIND_UNINIT, 1, 2, 1, 0, 5, 16]));
         words.extend([0; layout::SANITIZE_RECORD_WORDS]);
         let (reports, truncated) = decode_sanitizer(&words, &table);
         assert!(!truncated);
@@ -577,6 +644,78 @@ mod tests {
         assert_eq!(reports.len(), 2);
         let json = serde_json::to_string(&reports[0]).unwrap();
         assert!(json.contains(r#""kind":"oob","index":-1"#), "{json}");
+    }
+
+    /// A race names both invocations, both accesses and both lines; the
+    /// same pair of steps found from either side is one report.
+    #[test]
+    fn race_records_name_both_invocations() {
+        let mut table = one_step_table();
+        table.stage = Stage::Compute;
+        let mut second = table.probes[0].clone();
+        second.id = 2;
+        second.line = 7;
+        table.probes.push(second);
+        let flags = layout::sanitize_flag_words(2);
+        let mut words = vec![3, 8, 0, flags];
+        words.extend(vec![0; flags as usize]);
+        let race = layout::SANITIZE_KIND_RACE;
+        // Invocation 4 read at probe 2 what invocation 3 wrote at probe 1.
+        words.extend([
+            race | layout::SANITIZE_RACE_OTHER_WRITE,
+            2,
+            4,
+            0,
+            0,
+            37,
+            6,
+            3,
+            0,
+            0,
+            1,
+        ]);
+        // The same pair seen from the writer: left out.
+        words.extend([
+            race | layout::SANITIZE_RACE_WRITE,
+            1,
+            5,
+            0,
+            0,
+            38,
+            6,
+            6,
+            0,
+            0,
+            2,
+        ]);
+        // An atomic against a plain write, the other's step not known.
+        let flags_atomic = race
+            | layout::SANITIZE_RACE_WRITE
+            | layout::SANITIZE_RACE_ATOMIC
+            | layout::SANITIZE_RACE_OTHER_WRITE;
+        words.extend([flags_atomic, 1, 9, 0, 0, 0, 6, 8, 0, 0, 0]);
+        let (reports, truncated) = decode_sanitizer(&words, &table);
+        assert!(!truncated);
+        let got: Vec<String> = reports
+            .iter()
+            .map(|r| format!("{:?} line {} {}", r.kind, r.line, r.invocation))
+            .collect();
+        assert_eq!(
+            got,
+            [
+                "Race { decl: 6, element: 0, access: Atomic, other: Compute { id: [8, 0, 0] }, \
+                 other_probe: 0, other_line: 0, other_access: Write } line 5 compute (9,0,0)",
+                "Race { decl: 6, element: 37, access: Read, other: Compute { id: [3, 0, 0] }, \
+                 other_probe: 1, other_line: 5, other_access: Write } line 7 compute (4,0,0)",
+            ]
+        );
+        let json = serde_json::to_string(&reports[1]).unwrap();
+        assert!(
+            json.contains(r#""kind":"race","decl":6,"element":37,"access":"read","other":{"stage":"compute","id":[3,0,0]}"#),
+            "{json}"
+        );
+        let back: SanitizerReport = serde_json::from_str(&json).unwrap();
+        assert_eq!(back, reports[1]);
     }
 
     #[test]

@@ -9,7 +9,7 @@
 //! | record | `len` (words used), `cap`, `overflow`, `invocations` | entries `[probe, tag, payload...]`; payload size from the probe table |
 //! | hit    | `count` (hits, may exceed cap), `cap` (records), 0, 0 | records of [`HIT_RECORD_WORDS`]: `[probe, occurrence, key0, key1, key2, tag]`; for breakpoints one per invocation and breakpoint (its first reach where the condition held) |
 //! | watch  | `width`, `height`, `stride` (words per slot), 0   | one slot per pixel/invocation: `[times reached, value...]` |
-//! | sanitize | `count` (records, may exceed cap), `cap` (records), `overflow`, `flags` | `flags` dedup words, then records of [`SANITIZE_RECORD_WORDS`]: `[kind, probe, key0, key1, key2, index, bound]` (see [`new_sanitize_buffer`]) |
+//! | sanitize | `count` (records, may exceed cap), `cap` (records), `overflow`, `flags` | `flags` dedup words, then records of [`SANITIZE_RECORD_WORDS`]: `[kind, probe, key0, key1, key2, index, bound, other0, other1, other2, other_probe]` (see [`new_sanitize_buffer`]) |
 //!
 //! The host zeroes a buffer and writes the header fields it owns (`cap`; `width`,
 //! `height`, `stride`) before the draw. Probe ids start at 1, so a zero word where
@@ -106,7 +106,7 @@ pub fn read_hits(words: &[u32]) -> (Vec<HitRecord>, bool) {
 //
 // | mode     | header                                                   | data |
 // |----------|----------------------------------------------------------|------|
-// | sanitize | `count` (records appended, may exceed cap), `cap` (records), `overflow` (1 once a record was lost), `flags` (dedup words before the records) | `flags` dedup words (one per probe and kind: `probe * SANITIZE_KINDS + kind - 1`), then records of [`SANITIZE_RECORD_WORDS`]: `[kind, probe, key0, key1, key2, index, bound]` |
+// | sanitize | `count` (records appended, may exceed cap), `cap` (records), `overflow` (1 once a record was lost), `flags` (dedup words before the records) | `flags` dedup words (one per probe and kind: `probe * SANITIZE_KINDS + kind - 1`), then records of [`SANITIZE_RECORD_WORDS`]: `[kind, probe, key0, key1, key2, index, bound, other0, other1, other2, other_probe]` |
 //
 // The shader appends a record only for the first violation of each (kind,
 // probe) (`atomicOr` on its dedup word); where the dedup word would lie at
@@ -114,10 +114,12 @@ pub fn read_hits(words: &[u32]) -> (Vec<HitRecord>, bool) {
 // `overflow` is also set by an invocation that had more distinct
 // violations than it keeps (the GLSL engine keeps two).
 
-/// Words of one sanitizer record: `[kind, probe, key0, key1, key2, index, bound]`
-/// (an uninitialized read: `index` is the element, `bound` the variable's
-/// `DeclId`).
-pub const SANITIZE_RECORD_WORDS: usize = 7;
+/// Words of one sanitizer record: `[kind, probe, key0, key1, key2, index,
+/// bound, other0, other1, other2, other_probe]` (an uninitialized read or a
+/// race: `index` is the element, `bound` the variable's `DeclId`; a race:
+/// `other*` the key of the other invocation and the probe of its access,
+/// 0 where not known; other kinds: `other*` are 0).
+pub const SANITIZE_RECORD_WORDS: usize = 11;
 /// Index of the header word holding the number of dedup words before the records.
 pub const SANITIZE_FLAGS_INDEX: usize = 3;
 /// Index of the header word set to 1 when a record was lost (buffer full).
@@ -125,10 +127,22 @@ pub const SANITIZE_OVERFLOW_INDEX: usize = 2;
 /// Kinds of violation (the low byte of a record's `kind` word).
 pub const SANITIZE_KIND_OOB: u32 = 1;
 pub const SANITIZE_KIND_UNINIT: u32 = 2;
+/// Two invocations of a work group accessed one shared element between the
+/// same two barriers, at least one writing, not both atomically.
+pub const SANITIZE_KIND_RACE: u32 = 3;
 /// How many kinds there are (dedup words per probe).
-pub const SANITIZE_KINDS: u32 = 2;
+pub const SANITIZE_KINDS: u32 = 3;
 /// Set in a record's `kind` word when its `index` is a signed `int`.
 pub const SANITIZE_INDEX_SIGNED: u32 = 0x100;
+/// A race: set in the `kind` word when the reporting invocation's access
+/// wrote (else it read).
+pub const SANITIZE_RACE_WRITE: u32 = 0x200;
+/// A race: set when the reporting invocation's access was an atomic function.
+pub const SANITIZE_RACE_ATOMIC: u32 = 0x400;
+/// A race: set when the other invocation's access wrote (else it read).
+pub const SANITIZE_RACE_OTHER_WRITE: u32 = 0x800;
+/// A race: set when the other invocation's access was an atomic function.
+pub const SANITIZE_RACE_OTHER_ATOMIC: u32 = 0x1000;
 
 /// The dedup words a sanitize buffer needs for a probe table of `probes` probes.
 pub fn sanitize_flag_words(probes: usize) -> u32 {
@@ -157,6 +171,10 @@ pub struct SanitizeRecord {
     pub key: [u32; 3],
     pub index: u32,
     pub bound: u32,
+    /// A race: the other invocation's key words.
+    pub other: [u32; 3],
+    /// A race: the probe of the other invocation's access (0: unknown).
+    pub other_probe: u32,
 }
 
 /// Reads the records of a sanitize buffer; `true` in the second field if some
@@ -176,6 +194,8 @@ pub fn read_sanitize(words: &[u32]) -> (Vec<SanitizeRecord>, bool) {
             key: [r[2], r[3], r[4]],
             index: r[5],
             bound: r[6],
+            other: [r[7], r[8], r[9]],
+            other_probe: r[10],
         })
         .collect();
     (records, count > cap || header(SANITIZE_OVERFLOW_INDEX) != 0)

@@ -111,7 +111,8 @@ fn capabilities_declare_what_works() {
             "gl_error",
             "compile_error",
             "sanitize_oob",
-            "sanitize_uninit"
+            "sanitize_uninit",
+            "sanitize_race"
         ]
     );
     let r = c.ok(
@@ -585,6 +586,48 @@ fn sanitizer_exception_stops_at_the_out_of_bounds_statement() {
     // The next dispatch (frame 1) has the same bug.
     c.ok("continue", json!({"threadId": 1}));
     assert_eq!(stopped(&mut c)["reason"], "exception");
+    c.ok("continue", json!({"threadId": 1}));
+    assert_eq!(c.event("exited")["body"]["exitCode"], 0);
+    c.disconnect();
+}
+
+/// `sanitize_race`: the reduction of `race_compute` misses a barrier; it
+/// stops as an exception whose description names the shared element, both
+/// invocations and both lines, with the reading invocation as the thread at
+/// its read.
+#[test]
+fn sanitizer_race_stops_with_both_invocations_in_the_description() {
+    let mut c = launched(
+        false,
+        json!({"program": app("race_compute"), "args": ["1"]}),
+        &[(
+            "setExceptionBreakpoints",
+            json!({"filters": ["sanitize_race"]}),
+        )],
+    );
+    let s = stopped(&mut c);
+    assert_eq!(s["reason"], "exception", "{s}");
+    let d = s["description"].as_str().unwrap();
+    assert!(d.starts_with("data race on shared float tile["), "{d}");
+    assert!(d.contains(",0,0) wrote at line 19, invocation ("), "{d}");
+    assert!(
+        d.ends_with(",0,0) read at line 18, no barrier between"),
+        "{d}"
+    );
+    let threads = c.ok("threads", Value::Null);
+    let threads = threads["threads"].as_array().unwrap();
+    assert_eq!(threads.len(), 1, "{threads:?}");
+    let reader = d.rsplit("invocation ").next().unwrap_or_default();
+    let reader = reader.split(' ').next().unwrap_or_default();
+    assert!(
+        threads[0]["name"]
+            .as_str()
+            .unwrap()
+            .starts_with(&format!("compute {reader}")),
+        "{threads:?} {d}"
+    );
+    let frame = top(&mut c, s["threadId"].as_i64().expect("thread"));
+    assert_eq!(frame["line"], 18, "{frame}");
     c.ok("continue", json!({"threadId": 1}));
     assert_eq!(c.event("exited")["body"]["exitCode"], 0);
     c.disconnect();

@@ -870,6 +870,7 @@ impl Checker {
             Mode::Sanitize(Checks {
                 out_of_bounds: true,
                 uninit_shared: false,
+                race: false,
             }),
         ));
         modes.push(("plain", Mode::Plain));

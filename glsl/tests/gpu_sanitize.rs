@@ -7,7 +7,7 @@
 use std::path::Path;
 
 use expect_test::expect_file;
-use shaderdbg_core::decode::{decode_sanitizer, SanitizerKind, SanitizerReport};
+use shaderdbg_core::decode::{decode_sanitizer, Access, SanitizerKind, SanitizerReport};
 use shaderdbg_core::layout;
 use shaderdbg_core::Invocation;
 use shaderdbg_gl_headless::{ContextKind, Headless, Stage as GlStage};
@@ -29,26 +29,27 @@ struct Outcome {
     lost: bool,
 }
 
+const CORE: ContextKind = ContextKind::Core45;
+
 /// Runs `comp` over `groups` work groups with `src` at binding 0 and a
-/// zeroed output of `dst_words` words at binding 1.
+/// zeroed output of `dst_words` words at binding 1, out-of-bounds checks
+/// only if `sanitize`.
 fn dispatch(comp: &str, sanitize: bool, groups: u32, src: &[u32], dst_words: usize) -> Outcome {
     let checks = Checks {
         out_of_bounds: true,
-        uninit_shared: false,
+        ..Checks::default()
     };
-    dispatch_with(comp, sanitize.then_some(checks), groups, src, dst_words)
+    dispatch_in(
+        CORE,
+        comp,
+        sanitize.then_some(checks),
+        groups,
+        src,
+        dst_words,
+    )
 }
 
-fn dispatch_with(
-    comp: &str,
-    checks: Option<Checks>,
-    groups: u32,
-    src: &[u32],
-    dst_words: usize,
-) -> Outcome {
-    dispatch_in(ContextKind::Core45, comp, checks, groups, src, dst_words)
-}
-
+/// [`dispatch`] in a context of `kind` with `checks` (none: not sanitized).
 fn dispatch_in(
     kind: ContextKind,
     comp: &str,
@@ -294,25 +295,36 @@ fn out_of_bounds_local_array_in_a_loop() {
     );
 }
 
-/// The instrumented GLSL of the off-by-one kernel, to read and review.
+/// The instrumented GLSL of the off-by-one kernel (bounds checks) and of
+/// the reduction missing a barrier (every check), to read and review.
 #[test]
-fn sanitized_kernel_matches_snapshot() {
-    let parsed = parse(&[chunks(false).as_str()], Stage::Compute, None).expect("parses");
-    let req = Request {
-        mode: Mode::Sanitize(Checks {
-            out_of_bounds: true,
-            uninit_shared: false,
-        }),
-        target: Target::CORE,
-        binding: BINDING,
-    };
-    let out = instrument(&parsed, &req).expect("instruments");
-    // The runtime items that the sanitize snapshots already show are left out.
+fn sanitized_kernels_match_snapshots() {
+    let kernels = [
+        (
+            chunks(false),
+            Checks {
+                out_of_bounds: true,
+                ..Checks::default()
+            },
+            "chunks.comp.glsl",
+        ),
+        (reduce(false), Checks::ALL, "reduce.comp.glsl"),
+    ];
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests");
     let name = "runtime.sanitize.glsl";
     let runtime = std::fs::read_to_string(dir.join("snapshots").join(name)).expect("runtime");
-    let shown = common::without_runtime(&out.glsl, &runtime, name);
-    expect_file![dir.join("sanitize/chunks.comp.glsl")].assert_eq(&shown);
+    for (src, checks, file) in kernels {
+        let parsed = parse(&[src.as_str()], Stage::Compute, None).expect("parses");
+        let req = Request {
+            mode: Mode::Sanitize(checks),
+            target: Target::CORE,
+            binding: BINDING,
+        };
+        let out = instrument(&parsed, &req).expect("instruments");
+        // The runtime items that the sanitize snapshots already show are left out.
+        let shown = common::without_runtime(&out.glsl, &runtime, name);
+        expect_file![dir.join("sanitize").join(file)].assert_eq(&shown);
+    }
 }
 
 /// A shared-memory read before any invocation wrote the element: the
@@ -346,13 +358,14 @@ fn neighbours(fixed: bool) -> String {
 const UNINIT: Checks = Checks {
     out_of_bounds: false,
     uninit_shared: true,
+    race: false,
 };
 
 #[test]
 fn shared_memory_read_before_write() {
     let bug = neighbours(false);
-    let plain = dispatch_with(&bug, None, 2, &[0], 16);
-    let checked = dispatch_with(&bug, Some(UNINIT), 2, &[0], 16);
+    let plain = dispatch_in(CORE, &bug, None, 2, &[0], 16);
+    let checked = dispatch_in(CORE, &bug, Some(UNINIT), 2, &[0], 16);
     let table = probe_table(&parse(&[bug.as_str()], Stage::Compute, None).expect("parses"));
     let tile = table
         .vars
@@ -388,8 +401,8 @@ fn shared_memory_read_before_write() {
     }
 
     let fix = neighbours(true);
-    let plain = dispatch_with(&fix, None, 2, &[0], 16);
-    let checked = dispatch_with(&fix, Some(Checks::ALL), 2, &[0], 16);
+    let plain = dispatch_in(CORE, &fix, None, 2, &[0], 16);
+    let checked = dispatch_in(CORE, &fix, Some(Checks::ALL), 2, &[0], 16);
     assert_eq!(checked.reports, []);
     assert_eq!(checked.dst, plain.dst);
     let want: Vec<f32> = (0..16)
@@ -436,8 +449,8 @@ void main() {
 }
 ";
     let src: Vec<u32> = (0..32).map(|i| (i * 7 + 3) % 11).collect();
-    let plain = dispatch_with(comp, None, 2, &src, 32);
-    let checked = dispatch_with(comp, Some(Checks::ALL), 2, &src, 32);
+    let plain = dispatch_in(CORE, comp, None, 2, &src, 32);
+    let checked = dispatch_in(CORE, comp, Some(Checks::ALL), 2, &src, 32);
     assert_eq!(checked.reports, []);
     assert!(!checked.lost);
     assert_eq!(checked.dst, plain.dst);
@@ -546,7 +559,7 @@ void main() {
             oob(line_of(comp, "dst[i + 1u]"), 7, 8, 8),
         ]
     );
-    let uninit_only = dispatch_with(comp, Some(UNINIT), 1, &[0], 8);
+    let uninit_only = dispatch_in(CORE, comp, Some(UNINIT), 1, &[0], 8);
     let kinds: Vec<(u32, bool)> = uninit_only
         .reports
         .iter()
@@ -589,4 +602,243 @@ fn es_compute_is_sanitized_alike() {
     let bug = es(&neighbours(false));
     let checked = dispatch_in(ContextKind::Gles32, &bug, Some(Checks::ALL), 1, &[0], 8);
     assert_eq!(checked.reports.len(), 2, "{:?}", checked.reports);
+}
+
+const RACE: Checks = Checks {
+    out_of_bounds: false,
+    uninit_shared: false,
+    race: true,
+};
+
+/// A reduction missing the barrier between one step's writes and the next
+/// step's reads of the shared tile: invocation `i` reads `tile[i + s]`,
+/// which invocation `i + s` wrote a step before, between the same two
+/// barriers. On llvmpipe the result is right anyway (a work group runs in
+/// order on one thread); on another driver it would not be.
+const REDUCE: &str = "#version 430
+layout(local_size_x = 16) in;
+layout(std430, binding = 0) buffer Src { float src[]; };
+layout(std430, binding = 1) buffer Dst { float dst[]; };
+shared float tile[16];
+void main() {
+    uint i = gl_LocalInvocationID.x;
+    tile[i] = src[gl_GlobalInvocationID.x];
+    memoryBarrierShared();
+    barrier();
+    for (uint s = 8u; s > 0u; s >>= 1u) {
+        if (i < s) {
+            float other = tile[i + s];
+            tile[i] = tile[i] + other;
+        }
+        SYNC
+    }
+    if (i == 0u) dst[gl_WorkGroupID.x] = tile[0];
+}
+";
+
+fn reduce(fixed: bool) -> String {
+    REDUCE.replace(
+        "SYNC",
+        if fixed {
+            "memoryBarrierShared();\n        barrier();"
+        } else {
+            ""
+        },
+    )
+}
+
+/// The race reports of `reports` as (line, local id, other line, other
+/// local id, element, this access, other access).
+fn races(reports: &[SanitizerReport]) -> Vec<(u32, u32, u32, u32, u32, Access, Access)> {
+    reports
+        .iter()
+        .filter_map(|r| {
+            let (
+                Invocation::Compute { id },
+                SanitizerKind::Race {
+                    element,
+                    access,
+                    other,
+                    other_line,
+                    other_access,
+                    ..
+                },
+            ) = (r.invocation, r.kind)
+            else {
+                return None;
+            };
+            let Invocation::Compute { id: o } = other else {
+                return None;
+            };
+            Some((
+                r.line,
+                id[0],
+                other_line,
+                o[0],
+                element,
+                access,
+                other_access,
+            ))
+        })
+        .collect()
+}
+
+#[test]
+fn reduction_without_a_barrier_races() {
+    let src: Vec<u32> = (0..32).map(|i| (i as f32 * 0.5 + 1.0).to_bits()).collect();
+    let bug = reduce(false);
+    let plain = dispatch_in(CORE, &bug, None, 2, &src, 2);
+    let checked = dispatch_in(CORE, &bug, Some(RACE), 2, &src, 2);
+    let read = line_of(&bug, "float other = tile[i + s]");
+    let write = line_of(&bug, "tile[i] = tile[i] + other");
+    let got = races(&checked.reports);
+    assert_eq!(got.len(), 1, "{:?}", checked.reports);
+    let (line, id, other_line, other, element, access, other_access) = got[0];
+    // Invocation `i` of either work group read what `i + s` wrote at the
+    // step before (s = 4, 2 or 1), no barrier between.
+    assert_eq!(
+        (line, other_line, access, other_access),
+        (read, write, Access::Read, Access::Write)
+    );
+    let (id, other) = (id % 16, other % 16);
+    assert!(
+        [4, 2, 1].contains(&(other - id)) && id < other - id,
+        "{got:?}"
+    );
+    assert_eq!(element, other);
+    assert!(!checked.lost);
+    // Sanitizing changes nothing the kernel computes.
+    assert_eq!(checked.dst, plain.dst);
+
+    let fix = reduce(true);
+    let plain = dispatch_in(CORE, &fix, None, 2, &src, 2);
+    let checked = dispatch_in(CORE, &fix, Some(Checks::ALL), 2, &src, 2);
+    assert_eq!(checked.reports, []);
+    assert_eq!(checked.dst, plain.dst);
+    let sum = |g: usize| {
+        (g * 16..g * 16 + 16)
+            .map(|i| i as f32 * 0.5 + 1.0)
+            .sum::<f32>()
+    };
+    assert_eq!(floats(&checked.dst), [sum(0), sum(1)]);
+}
+
+/// A histogram in shared memory: with atomics nothing races (and a
+/// barrier orders the counts before they are read); with `+= 1u`
+/// invocations of one bin race at that line.
+const HISTOGRAM: &str = "#version 430
+layout(local_size_x = 32) in;
+layout(std430, binding = 0) buffer Src { uint values[]; };
+layout(std430, binding = 1) buffer Dst { uint dst[]; };
+shared uint hist[4];
+void main() {
+    uint i = gl_LocalInvocationIndex;
+    if (i < 4u) hist[i] = 0u;
+    barrier();
+    uint b = values[gl_GlobalInvocationID.x] % 4u;
+    COUNT
+    barrier();
+    if (i < 4u) dst[gl_WorkGroupID.x * 4u + i] = hist[i];
+}
+";
+
+#[test]
+fn atomics_on_shared_memory_do_not_race() {
+    let src: Vec<u32> = (0..64).map(|i| (i * 7 + 3) % 13).collect();
+    let fix = HISTOGRAM.replace("COUNT", "atomicAdd(hist[b], 1u);");
+    let plain = dispatch_in(CORE, &fix, None, 2, &src, 8);
+    let checked = dispatch_in(CORE, &fix, Some(Checks::ALL), 2, &src, 8);
+    assert_eq!(checked.reports, []);
+    assert_eq!(checked.dst, plain.dst);
+    let want: Vec<u32> = (0..8)
+        .map(|k| {
+            let group = &src[k / 4 * 32..k / 4 * 32 + 32];
+            group.iter().filter(|v| **v % 4 == k as u32 % 4).count() as u32
+        })
+        .collect();
+    assert_eq!(checked.dst, want);
+
+    let bug = HISTOGRAM.replace("COUNT", "hist[b] += 1u;");
+    let checked = dispatch_in(CORE, &bug, Some(RACE), 2, &src, 8);
+    let line = line_of(&bug, "hist[b] += 1u");
+    let got = races(&checked.reports);
+    assert_eq!(got.len(), 1, "{:?}", checked.reports);
+    // Which of the two found the other depends on the order they ran in:
+    // a read then a write, or the other way round, or two writes.
+    let (l, id, other_line, other, element, access, other_access) = got[0];
+    assert_eq!((l, other_line), (line, line));
+    assert!(
+        access == Access::Write || other_access == Access::Write,
+        "{got:?}"
+    );
+    assert_ne!(id, other);
+    assert_eq!(src[id as usize] % 4, element);
+    assert_eq!(src[other as usize] % 4, element);
+}
+
+/// A write racing with an atomic function is a race (only two atomics are
+/// not); writes to different fields of one shared struct by two
+/// invocations are not compared.
+#[test]
+fn atomic_against_plain_write_races_and_fields_do_not() {
+    let comp = "#version 430
+layout(local_size_x = 8) in;
+layout(std430, binding = 1) buffer Dst { uint dst[]; };
+struct Pair { uint a; uint b; };
+shared uint count;
+shared Pair pair;
+void main() {
+    uint i = gl_LocalInvocationIndex;
+    if (i == 0u) count = 0u;
+    if (i == 1u) pair.a = 1u;
+    if (i == 2u) pair.b = 2u;
+    barrier();
+    if (i == 3u) count = 5u;
+    atomicAdd(count, 1u);
+    barrier();
+    dst[i] = count + pair.a + pair.b;
+}
+";
+    let checked = dispatch_in(CORE, comp, Some(RACE), 1, &[0], 8);
+    let got = races(&checked.reports);
+    assert_eq!(got.len(), 1, "{:?}", checked.reports);
+    let (line, _, other_line, _, element, _, _) = got[0];
+    let lines = [line, other_line];
+    assert!(lines.contains(&line_of(comp, "count = 5u")), "{got:?}");
+    assert!(lines.contains(&line_of(comp, "atomicAdd(count")), "{got:?}");
+    assert_eq!(element, 0);
+}
+
+/// The barrier epoch wraps every 128 barriers: what an invocation wrote
+/// 128 barriers ago is not taken for a write of the current epoch (the
+/// work group clears the race shadow as the epoch wraps), and races after
+/// the wrap are still found.
+#[test]
+fn races_are_told_apart_across_many_barriers() {
+    let comp = "#version 430
+layout(local_size_x = 8) in;
+layout(std430, binding = 1) buffer Dst { float dst[]; };
+shared float tile[8];
+void main() {
+    uint i = gl_LocalInvocationIndex;
+    tile[i] = float(i);
+    for (int k = 0; k < ROUNDS; k++) {
+        barrier();
+    }
+    float right = tile[(i + 1u) % 8u];
+    RACE
+    dst[i] = right;
+}
+";
+    for rounds in [127, 128, 129, 256, 300] {
+        let src = comp.replace("ROUNDS", &rounds.to_string());
+        let fix = src.replace("RACE", "");
+        let checked = dispatch_in(CORE, &fix, Some(RACE), 1, &[0], 8);
+        assert_eq!(checked.reports, [], "{rounds} barriers");
+        let want: Vec<f32> = (0..8).map(|i| ((i + 1) % 8) as f32).collect();
+        assert_eq!(floats(&checked.dst), want);
+        let bug = src.replace("RACE", "tile[i] = right;");
+        let checked = dispatch_in(CORE, &bug, Some(RACE), 1, &[0], 8);
+        assert_eq!(races(&checked.reports).len(), 1, "{rounds} barriers");
+    }
 }

@@ -198,6 +198,7 @@ fn tricky_shaders_compile_in_every_mode_and_render_the_same() {
                 Mode::Sanitize(Checks {
                     out_of_bounds: true,
                     uninit_shared: false,
+                    race: false,
                 }),
                 layout::new_sanitize_buffer(64, table.probes.len()),
             ),

@@ -16,7 +16,7 @@ pub mod vulkan;
 use serde::{Deserialize, Serialize};
 
 pub use shaderdbg_core::control::{ScreenshotAt, StopFilter, StopReason};
-pub use shaderdbg_core::decode::{SanitizerKind, SanitizerReport};
+pub use shaderdbg_core::decode::{Access, SanitizerKind, SanitizerReport};
 pub use shaderdbg_core::probes::ProbeTable;
 pub use shaderdbg_core::{Hit, HitTag, Invocation, Stage, Type};
 
@@ -24,8 +24,9 @@ pub use shaderdbg_core::{Hit, HitTag, Invocation, Stage, Type};
 /// in the debug core's vocabulary, the agent's probe table in `Stopped`,
 /// the watched value's type in `WatchImage`. Version 4: the sanitizer's
 /// exception filters (`sanitize_oob`, `sanitize_uninit`), its stop reason and
-/// its reports in `Stopped`.
-pub const VERSION: u32 = 4;
+/// its reports in `Stopped`. Version 5: the `sanitize_race` filter and
+/// race reports (`SanitizerKind::Race`).
+pub const VERSION: u32 = 5;
 
 /// Environment variable that names the socket the agent connects to.
 pub const SOCKET_ENV: &str = "SHADERDBG_SOCKET";
@@ -62,12 +63,17 @@ pub struct ExceptionFilters {
     /// wrote, and stop where it reports some.
     #[serde(default)]
     pub sanitize_uninit: bool,
+    /// Sanitize compute dispatches for data races on shared memory (two
+    /// invocations of a work group, no barrier between their accesses),
+    /// and stop where it reports some.
+    #[serde(default)]
+    pub sanitize_race: bool,
 }
 
 impl ExceptionFilters {
     /// Whether any sanitizer check is on.
     pub fn sanitize(&self) -> bool {
-        self.sanitize_oob || self.sanitize_uninit
+        self.sanitize_oob || self.sanitize_uninit || self.sanitize_race
     }
 }
 
@@ -419,7 +425,7 @@ mod tests {
                     nan_inf: true,
                     ..ExceptionFilters::default()
                 }),
-                r#"{"type":"set_exception_filters","nan_inf":true,"gl_error":false,"sanitize_oob":false,"sanitize_uninit":false}"#,
+                r#"{"type":"set_exception_filters","nan_inf":true,"gl_error":false,"sanitize_oob":false,"sanitize_uninit":false,"sanitize_race":false}"#,
             ),
             (ToAgent::Pause, r#"{"type":"pause"}"#),
         ];
@@ -443,17 +449,20 @@ mod tests {
     }
 
     #[test]
-    fn version_4_messages_have_a_stable_shape() {
+    fn version_5_messages_have_a_stable_shape() {
+        assert_eq!(VERSION, 5);
         let filters = ToAgent::SetExceptionFilters(ExceptionFilters {
             sanitize_oob: true,
             sanitize_uninit: true,
+            sanitize_race: true,
             ..ExceptionFilters::default()
         });
-        let text = r#"{"type":"set_exception_filters","nan_inf":false,"gl_error":false,"sanitize_oob":true,"sanitize_uninit":true}"#;
+        let text = r#"{"type":"set_exception_filters","nan_inf":false,"gl_error":false,"sanitize_oob":true,"sanitize_uninit":true,"sanitize_race":true}"#;
         let mut buf = Vec::new();
         write_message(&mut buf, &filters).unwrap();
         assert_eq!(String::from_utf8(buf).unwrap().trim_end(), text);
-        // A version-3 filter message reads with the sanitizer off.
+        // A version-3 filter message reads with the sanitizer off (and a
+        // version-4 one without races).
         let old = r#"{"type":"set_exception_filters","nan_inf":true,"gl_error":false}"#;
         let m: ToAgent = read_message(&mut old.as_bytes()).unwrap().unwrap();
         assert_eq!(
@@ -504,6 +513,20 @@ mod tests {
                     line: 13,
                     invocation: Invocation::Compute { id: [1, 0, 0] },
                 },
+                SanitizerReport {
+                    kind: SanitizerKind::Race {
+                        decl: 4,
+                        element: 3,
+                        access: Access::Read,
+                        other: Invocation::Compute { id: [3, 0, 0] },
+                        other_probe: 7,
+                        other_line: 14,
+                        other_access: Access::Write,
+                    },
+                    probe: 8,
+                    line: 15,
+                    invocation: Invocation::Compute { id: [0, 0, 0] },
+                },
             ],
         };
         let text = concat!(
@@ -511,7 +534,9 @@ mod tests {
             r#""hits":[{"tag":{"breakpoint":0},"probe":5,"line":12,"occurrence":0,"invocation":{"stage":"compute","id":[7,0,0]}}],"#,
             r#""truncated":false,"reason":"sanitizer","probes":{"stage":"compute","probes":[],"vars":[],"functions":[]},"#,
             r#""sanitizer":[{"kind":{"kind":"oob","index":32,"bound":32},"probe":5,"line":12,"invocation":{"stage":"compute","id":[7,0,0]}},"#,
-            r#"{"kind":{"kind":"uninit_read","decl":4,"element":9},"probe":6,"line":13,"invocation":{"stage":"compute","id":[1,0,0]}}]}"#,
+            r#"{"kind":{"kind":"uninit_read","decl":4,"element":9},"probe":6,"line":13,"invocation":{"stage":"compute","id":[1,0,0]}},"#,
+            r#"{"kind":{"kind":"race","decl":4,"element":3,"access":"read","other":{"stage":"compute","id":[3,0,0]},"#,
+            r#""other_probe":7,"other_line":14,"other_access":"write"},"probe":8,"line":15,"invocation":{"stage":"compute","id":[0,0,0]}}]}"#,
         );
         let mut buf = Vec::new();
         write_message(&mut buf, &stopped).unwrap();

@@ -5,7 +5,7 @@
 //!
 //! [`StopReason::Sanitizer`]: shaderdbg_core::StopReason::Sanitizer
 
-pub use shaderdbg_core::decode::{SanitizerKind, SanitizerReport};
+pub use shaderdbg_core::decode::{Access, SanitizerKind, SanitizerReport};
 use shaderdbg_core::types::Type;
 use shaderdbg_core::Invocation;
 
@@ -15,16 +15,20 @@ use crate::stop::{Location, Stop};
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Finding {
     pub report: SanitizerReport,
-    /// `out_of_bounds` or `uninitialized_read`.
+    /// `out_of_bounds`, `uninitialized_read` or `data_race`.
     pub kind: &'static str,
     /// The statement whose access it was.
     pub location: Location,
     pub invocation: Invocation,
+    /// A data race: the other invocation, and where its access was.
+    pub other: Option<(Invocation, Location)>,
     /// The array indexed (out of bounds: when the statement indexes one
-    /// array only; an uninitialized read: the shared variable).
+    /// array only; an uninitialized read or a race: the shared variable).
     pub variable: Option<String>,
     /// What a person reads: `out-of-bounds index 32 into data[] (32
-    /// elements) at compute.comp:14 in compute (7,0,0)`.
+    /// elements) at compute.comp:14 in compute (7,0,0)`; `data race on
+    /// shared float tile[4]: invocation (4,0,0) wrote at line 14,
+    /// invocation (0,0,0) read at line 13, no barrier between`.
     pub text: String,
 }
 
@@ -47,6 +51,7 @@ impl Stop {
             ),
             None => format!("<shader {}>:{}", self.shader, location.line),
         };
+        let mut other = None;
         let (kind, variable, what) = match r.kind {
             SanitizerKind::Oob { index, bound } => {
                 let array = sole_indexed_name(self.line_text(r.line));
@@ -76,15 +81,69 @@ impl Stop {
                     format!("read of shared {shown} before any invocation wrote it"),
                 )
             }
+            SanitizerKind::Race {
+                decl,
+                element,
+                access,
+                other: o,
+                other_line,
+                other_access,
+                ..
+            } => {
+                let var = self.table.vars.get(decl);
+                let name = var.map(|v| v.name.clone());
+                let shown = match (var, &name) {
+                    (Some(v), Some(n)) => match &v.ty {
+                        Type::Array(elem, _) => format!("{elem} {n}[{element}]"),
+                        ty => format!("{ty} {n}"),
+                    },
+                    _ => format!("variable {decl}"),
+                };
+                let at = |line: u32| match line {
+                    0 => "at a line not known".to_string(),
+                    l => format!("at line {}", self.location_of_line(l).line),
+                };
+                let first = format!("{} {} {}", who(&o), did(other_access), at(other_line));
+                let then = format!("{} {} {}", who(&r.invocation), did(access), at(r.line));
+                other = Some((o, self.location_of_line(other_line)));
+                (
+                    "data_race",
+                    name,
+                    format!("data race on shared {shown}: {first}, {then}, no barrier between"),
+                )
+            }
         };
         Finding {
             report: *r,
             kind,
-            text: format!("{what} at {place} in {}", r.invocation),
+            // A race names both invocations and lines itself.
+            text: if other.is_some() {
+                what
+            } else {
+                format!("{what} at {place} in {}", r.invocation)
+            },
             location,
             invocation: r.invocation,
+            other,
             variable,
         }
+    }
+}
+
+/// An invocation as a race report names it: `invocation (3,0,0)` (a
+/// compute invocation by its global id).
+fn who(inv: &Invocation) -> String {
+    match inv {
+        Invocation::Compute { id: [x, y, z] } => format!("invocation ({x},{y},{z})"),
+        other => other.to_string(),
+    }
+}
+
+fn did(access: Access) -> &'static str {
+    match access {
+        Access::Read => "read",
+        Access::Write => "wrote",
+        Access::Atomic => "wrote atomically",
     }
 }
 

@@ -113,6 +113,9 @@ pub struct ExceptionFilters {
     /// The sanitizer's check of shared-memory reads before any write, at
     /// compute dispatches.
     pub sanitize_uninit: bool,
+    /// The sanitizer's check of data races on shared memory, at compute
+    /// dispatches.
+    pub sanitize_race: bool,
 }
 
 /// Something the front end should know about.
@@ -868,6 +871,7 @@ impl Session {
             gl_error: filters.gl_error,
             sanitize_oob: filters.sanitize_oob,
             sanitize_uninit: filters.sanitize_uninit,
+            sanitize_race: filters.sanitize_race,
         }));
     }
 

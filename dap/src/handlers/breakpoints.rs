@@ -16,7 +16,7 @@ use crate::sources::SourceError;
 use crate::state::Adapter;
 
 /// The exception filters offered: (filter, label).
-const EXCEPTION_FILTERS: [(&str, &str); 5] = [
+const EXCEPTION_FILTERS: [(&str, &str); 6] = [
     ("nan_inf", "NaN or Inf written to an output"),
     ("gl_error", "GL error"),
     ("compile_error", "Shader failed to compile"),
@@ -24,6 +24,10 @@ const EXCEPTION_FILTERS: [(&str, &str); 5] = [
     (
         "sanitize_uninit",
         "Shared memory read before written (compute sanitizer)",
+    ),
+    (
+        "sanitize_race",
+        "Data race on shared memory (compute sanitizer)",
     ),
 ];
 
@@ -92,6 +96,7 @@ impl<W: Write> Adapter<W> {
             compile_error: on("compile_error"),
             sanitize_oob: on("sanitize_oob"),
             sanitize_uninit: on("sanitize_uninit"),
+            sanitize_race: on("sanitize_race"),
         }
     }
 

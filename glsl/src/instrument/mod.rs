@@ -142,12 +142,59 @@ pub struct Checks {
     /// shadow index in bounds); their violations are reported only with
     /// `out_of_bounds`.
     pub uninit_shared: bool,
+    /// Data races on shared memory (compute shaders; ignored in other
+    /// stages): two invocations of a work group access one element of a
+    /// shared variable between the same two barriers, at least one writes,
+    /// and not both are atomic functions.
+    ///
+    /// Modelled: each `barrier()` call (in any function) is rewritten to
+    /// one that also counts the barriers the invocation passed, its epoch
+    /// (all invocations of a work group pass barriers together, so the
+    /// epoch orders their accesses). Each element of a shared variable's
+    /// outermost array (the variable if it is no array) gets three shadow
+    /// words (a word per element, whatever the element's size): the last
+    /// writer and two of the readers of the current epoch (the lowest and
+    /// the highest local invocation index, kept with `atomicMin` and
+    /// `atomicMax`), each with the access's step and whether it was
+    /// atomic or wrote only part of the element (a field, component or
+    /// inner element). A write (`atomicExchange` of the writer word)
+    /// reports another invocation's write or read of the element in the
+    /// same epoch; a read reports another invocation's write in the same
+    /// epoch. Two atomic functions never race; two accesses that are both
+    /// to a part of the element are not compared (they may be to
+    /// different parts: never reported, as a race between them is not);
+    /// an access of a whole element and a part of it is. The report names
+    /// this access (its step, read/write/atomic), the other invocation
+    /// (global id), the other access's step (0 when above 4095) and kind,
+    /// and the element. Only conflicts the shadow still holds are found:
+    /// the last writer and two readers per element and epoch (a third
+    /// reader's conflict with a writer that is one of those two is
+    /// missed). Reads of a whole array variable are not checked.
+    ///
+    /// Not modelled: invocations writing the same value (reported, as the
+    /// memory model makes it a race), `barrier()` in divergent control
+    /// flow (undefined behaviour; the epochs of the work group's
+    /// invocations then disagree, which can only hide reports), work
+    /// groups of more than 1024 invocations (no race check), the order
+    /// `memoryBarrierShared()` without `barrier()` gives (none between
+    /// invocations: not a barrier here either). The epoch has 7 bits:
+    /// every 128th barrier the work group clears the race shadow, behind
+    /// one more `barrier()` (executed where the program's own barrier is,
+    /// so as uniformly).
+    ///
+    /// What a sanitized run changes: the program's own memory is only
+    /// changed where an index is out of bounds (see above); the shadows
+    /// are `shared` variables of their own (three words per element for
+    /// races, one for uninitialized reads), so the program's shared
+    /// memory budget must have room for them.
+    pub race: bool,
 }
 
 impl Checks {
     pub const ALL: Checks = Checks {
         out_of_bounds: true,
         uninit_shared: true,
+        race: true,
     };
 }
 

@@ -21,7 +21,25 @@ pub struct Runtime {
     h: &'static str,
     done: HashSet<String>,
     pending: String,
+    /// The sanitizer's race check: elements of the shared variables with a
+    /// race shadow so far (the size of `_sdbg_rw`, `_sdbg_rmin`, `_sdbg_rmax`).
+    race_words: u32,
+    /// Which shared-memory checks the shadows serve (`Checks::uninit_shared`,
+    /// `Checks::race`, in a compute shader).
+    shadow_uninit: bool,
+    shadow_race: bool,
 }
+
+/// Bits of the race shadow words (`_sdbg_rw`: the last writer, `_sdbg_rmin`
+/// / `_sdbg_rmax`: two of the readers; per element of a shared variable's
+/// outermost array). From the top: the barrier epoch (7 bits; `_sdbg_rmin`
+/// stores 127 minus it, so that `atomicMin` keeps the newest epoch), a
+/// presence bit (set in `_sdbg_rw` and `_sdbg_rmax`, clear in `_sdbg_rmin`),
+/// then an access word: atomic, partial (a field, component or inner
+/// element of the element), the local invocation index (10 bits) and the
+/// probe of the access (12 bits, 0 above 4095).
+const RACE_ATOMIC: &str = "0x800000u";
+const RACE_PARTIAL: &str = "0x400000u";
 
 impl Runtime {
     pub fn new(version: Version) -> Runtime {
@@ -29,7 +47,122 @@ impl Runtime {
             h: if version.is_es() { "highp " } else { "" },
             done: HashSet::new(),
             pending: String::new(),
+            race_words: 0,
+            shadow_uninit: false,
+            shadow_race: false,
         }
+    }
+
+    /// What shared-variable shadows check (see [`Self::shadow`]).
+    pub fn set_shadow_checks(&mut self, uninit: bool, race: bool) {
+        self.shadow_uninit = uninit;
+        self.shadow_race = race;
+    }
+
+    /// The flags argument of the shadow helpers for an access.
+    pub fn access_flags(atomic: bool, partial: bool) -> String {
+        match (atomic, partial) {
+            (false, false) => "0u".into(),
+            (true, false) => RACE_ATOMIC.into(),
+            (false, true) => RACE_PARTIAL.into(),
+            (true, true) => "0xc00000u".into(),
+        }
+    }
+
+    /// The race check's part of the prelude: the shadow words of every
+    /// shared element the walk gave a shadow, the barrier epoch, and the
+    /// read and write checks (`_sdbg_rd`, `_sdbg_wr`: element `elem` of
+    /// variable `decl` at shadow word `at`, by the step `p`, flags `f`).
+    /// What needs `gl_WorkGroupSize` is defined in [`Self::epilogue`]
+    /// (after the shader's `local_size` layout).
+    fn race_prelude(&self) -> String {
+        use crate::layout::{
+            SANITIZE_KIND_RACE as RACE, SANITIZE_RACE_ATOMIC as A,
+            SANITIZE_RACE_OTHER_ATOMIC as OA, SANITIZE_RACE_OTHER_WRITE as OW,
+            SANITIZE_RACE_WRITE as W,
+        };
+        let h = self.h;
+        let n = self.race_words;
+        let mut s = format!(
+            "void _sdbg_other_key({h}uint at, {h}uint o);
+void _sdbg_race_clear();
+{h}uint _sdbg_ep = 0u;
+bool _sdbg_race_on = false;
+void _sdbg_barrier() {{
+    barrier();
+    _sdbg_ep = (_sdbg_ep + 1u) & 127u;
+    if (_sdbg_ep == 0u) {{ _sdbg_race_clear(); memoryBarrierShared(); barrier(); }}
+}}
+"
+        );
+        if n == 0 {
+            return s;
+        }
+        let _ = write!(
+            s,
+            "shared {h}uint _sdbg_rw[{n}];
+shared {h}uint _sdbg_rmin[{n}];
+shared {h}uint _sdbg_rmax[{n}];
+{h}uint _sdbg_acc({h}uint p, {h}uint f) {{ return f | (gl_LocalInvocationIndex << 12u) | (p < 4096u ? p : 0u); }}
+bool _sdbg_other({h}uint v, {h}uint a) {{ return ((v ^ a) & 0x3ff000u) != 0u && (v & a & 0xc00000u) == 0u; }}
+{h}uint _sdbg_wkind({h}uint w) {{ return {OW}u | ((w & {RACE_ATOMIC}) != 0u ? {OA}u : 0u); }}
+void _sdbg_rd({h}uint p, {h}uint at, {h}uint elem, {h}uint decl, {h}uint f) {{
+    if (!_sdbg_race_on) return;
+    {h}uint a = _sdbg_acc(p, f);
+    {h}uint w = _sdbg_rw[at];
+    if ((w >> 24u) == ((_sdbg_ep << 1u) | 1u) && _sdbg_other(w, a))
+        _sdbg_report({RACE}u | _sdbg_wkind(w), p, elem, decl, w & 0x3fffffu);
+    atomicMin(_sdbg_rmin[at], ((127u - _sdbg_ep) << 25u) | a);
+    atomicMax(_sdbg_rmax[at], (_sdbg_ep << 25u) | 0x1000000u | a);
+}}
+void _sdbg_wr({h}uint p, {h}uint at, {h}uint elem, {h}uint decl, {h}uint f) {{
+    if (!_sdbg_race_on) return;
+    {h}uint a = _sdbg_acc(p, f);
+    {h}uint kind = {RACE}u | {W}u | ((f & {RACE_ATOMIC}) != 0u ? {A}u : 0u);
+    {h}uint w = atomicExchange(_sdbg_rw[at], (_sdbg_ep << 25u) | 0x1000000u | a);
+    {h}uint r = _sdbg_rmin[at];
+    {h}uint s = _sdbg_rmax[at];
+    if ((w >> 24u) == ((_sdbg_ep << 1u) | 1u) && _sdbg_other(w, a))
+        _sdbg_report(kind | _sdbg_wkind(w), p, elem, decl, w & 0x3fffffu);
+    else if ((r >> 24u) == ((127u - _sdbg_ep) << 1u) && _sdbg_other(r, a))
+        _sdbg_report(kind, p, elem, decl, r & 0x3fffffu);
+    else if ((s >> 24u) == ((_sdbg_ep << 1u) | 1u) && _sdbg_other(s, a))
+        _sdbg_report(kind, p, elem, decl, s & 0x3fffffu);
+}}
+"
+        );
+        s
+    }
+
+    /// What goes after the shader's own text (sanitizing a compute shader
+    /// for races: the helpers that read `gl_WorkGroupSize`, which may only
+    /// be named after the `local_size` layout).
+    pub fn epilogue(&self, mode: &Mode, stage: Stage) -> String {
+        if !matches!(mode, Mode::Sanitize(c) if c.race) || stage != Stage::Compute {
+            return String::new();
+        }
+        let h = self.h;
+        let n = self.race_words;
+        let clear = if n == 0 {
+            String::new()
+        } else {
+            format!(
+                "\n    for ({h}uint i = gl_LocalInvocationIndex; i < {n}u; i += n) {{ _sdbg_rw[i] = 0u; _sdbg_rmin[i] = 0xffffffffu; _sdbg_rmax[i] = 0u; }}"
+            )
+        };
+        format!(
+            "void _sdbg_other_key({h}uint at, {h}uint o) {{
+    {h}uvec3 s = gl_WorkGroupSize;
+    {h}uint l = (o >> 12u) & 1023u;
+    {h}uvec3 id = gl_WorkGroupID * s + uvec3(l % s.x, (l / s.x) % s.y, l / (s.x * s.y));
+    _sdbg_data[at] = id.x; _sdbg_data[at + 1u] = id.y; _sdbg_data[at + 2u] = id.z; _sdbg_data[at + 3u] = o & 4095u;
+}}
+void _sdbg_race_clear() {{
+    {h}uint n = gl_WorkGroupSize.x * gl_WorkGroupSize.y * gl_WorkGroupSize.z;
+    _sdbg_race_on = n <= 1024u;{clear}
+}}
+"
+        )
     }
 
     /// Helpers generated since the last call, to be emitted before the function
@@ -201,21 +334,31 @@ bool _sdbg_bad({h}vec4 v) {{ return any(isnan(v)) || any(isinf(v)); }}
                 // storage write at every check, masked, even when nothing
                 // is out of bounds (16x the dispatch on llvmpipe, against
                 // a few x this way).
+                let race = checks.race && stage == Stage::Compute;
+                let other_key = if race {
+                    format!(
+                        "\n    if ((kind & 0xffu) == {}u) _sdbg_other_key(at + 7u, other);",
+                        crate::layout::SANITIZE_KIND_RACE
+                    )
+                } else {
+                    String::new()
+                };
                 let _ = write!(
                     s,
                     "bool _sdbg_ok = true;
 const bool _sdbg_oob = {report_oob};
-{h}uint _sdbg_r0k = 0u; {h}uint _sdbg_r0p = 0u; {h}uint _sdbg_r0i = 0u; {h}uint _sdbg_r0b = 0u;
-{h}uint _sdbg_r1k = 0u; {h}uint _sdbg_r1p = 0u; {h}uint _sdbg_r1i = 0u; {h}uint _sdbg_r1b = 0u;
+{h}uint _sdbg_r0k = 0u; {h}uint _sdbg_r0p = 0u; {h}uint _sdbg_r0i = 0u; {h}uint _sdbg_r0b = 0u; {h}uint _sdbg_r0o = 0u;
+{h}uint _sdbg_r1k = 0u; {h}uint _sdbg_r1p = 0u; {h}uint _sdbg_r1i = 0u; {h}uint _sdbg_r1b = 0u; {h}uint _sdbg_r1o = 0u;
 bool _sdbg_more = false;
-void _sdbg_report({h}uint kind, {h}uint p, {h}uint idx, {h}uint bound) {{
-    if (_sdbg_r0p == 0u) {{ _sdbg_r0k = kind; _sdbg_r0p = p; _sdbg_r0i = idx; _sdbg_r0b = bound; }}
+void _sdbg_report({h}uint kind, {h}uint p, {h}uint idx, {h}uint bound, {h}uint other) {{
+    if (_sdbg_r0p == 0u) {{ _sdbg_r0k = kind; _sdbg_r0p = p; _sdbg_r0i = idx; _sdbg_r0b = bound; _sdbg_r0o = other; }}
     else if (_sdbg_r0p != p || _sdbg_r0k != kind) {{
-        if (_sdbg_r1p == 0u) {{ _sdbg_r1k = kind; _sdbg_r1p = p; _sdbg_r1i = idx; _sdbg_r1b = bound; }}
+        if (_sdbg_r1p == 0u) {{ _sdbg_r1k = kind; _sdbg_r1p = p; _sdbg_r1i = idx; _sdbg_r1b = bound; _sdbg_r1o = other; }}
         else if (_sdbg_r1p != p || _sdbg_r1k != kind) _sdbg_more = true;
     }}
 }}
-void _sdbg_put({h}uint kind, {h}uint p, {h}uint idx, {h}uint bound) {{
+void _sdbg_key({h}uint at) {{ _sdbg_data[at] = {k0}; _sdbg_data[at + 1u] = {k1}; _sdbg_data[at + 2u] = {k2}; }}
+{race_decls}void _sdbg_put({h}uint kind, {h}uint p, {h}uint idx, {h}uint bound, {h}uint other) {{
     {h}uint flag = p * {SANITIZE_KINDS}u + (kind & 0xffu) - 1u;
     if (flag < _sdbg_san_flags) {{
         if (_sdbg_data[flag] != 0u || atomicOr(_sdbg_data[flag], 1u) != 0u) return;
@@ -223,38 +366,37 @@ void _sdbg_put({h}uint kind, {h}uint p, {h}uint idx, {h}uint bound) {{
     {h}uint i = atomicAdd(_sdbg_san_count, 1u);
     if (i >= _sdbg_san_cap) {{ _sdbg_san_overflow = 1u; return; }}
     {h}uint at = _sdbg_san_flags + i * {SANITIZE_RECORD_WORDS}u;
-    _sdbg_data[at] = kind; _sdbg_data[at + 1u] = p;
-    _sdbg_data[at + 2u] = {k0}; _sdbg_data[at + 3u] = {k1}; _sdbg_data[at + 4u] = {k2};
-    _sdbg_data[at + 5u] = idx; _sdbg_data[at + 6u] = bound;
+    _sdbg_data[at] = kind; _sdbg_data[at + 1u] = p; _sdbg_key(at + 2u);
+    _sdbg_data[at + 5u] = idx; _sdbg_data[at + 6u] = bound;{other_key}
 }}
 void _sdbg_flush() {{
-    if (_sdbg_r0p != 0u) _sdbg_put(_sdbg_r0k, _sdbg_r0p, _sdbg_r0i, _sdbg_r0b);
-    if (_sdbg_r1p != 0u) _sdbg_put(_sdbg_r1k, _sdbg_r1p, _sdbg_r1i, _sdbg_r1b);
+    if (_sdbg_r0p != 0u) _sdbg_put(_sdbg_r0k, _sdbg_r0p, _sdbg_r0i, _sdbg_r0b, _sdbg_r0o);
+    if (_sdbg_r1p != 0u) _sdbg_put(_sdbg_r1k, _sdbg_r1p, _sdbg_r1i, _sdbg_r1b, _sdbg_r1o);
     if (_sdbg_more) _sdbg_san_overflow = 1u;
     _sdbg_r0p = 0u; _sdbg_r1p = 0u; _sdbg_more = false;
 }}
 {h}int _sdbg_cl({h}uint p, {h}int i, {h}int n) {{
     _sdbg_ok = i >= 0 && i < n;
     if (_sdbg_ok) return i;
-    if (_sdbg_oob) _sdbg_report({soob}u, p, uint(i), uint(n));
+    if (_sdbg_oob) _sdbg_report({soob}u, p, uint(i), uint(n), 0u);
     return 0;
 }}
 {h}uint _sdbg_cl({h}uint p, {h}uint i, {h}int n) {{
     _sdbg_ok = n > 0 && i < uint(n);
     if (_sdbg_ok) return i;
-    if (_sdbg_oob) _sdbg_report({oob}u, p, i, uint(n));
+    if (_sdbg_oob) _sdbg_report({oob}u, p, i, uint(n), 0u);
     return 0u;
 }}
 bool _sdbg_chk(bool prev, {h}uint p, {h}int i, {h}int n, out {h}int t) {{
     t = i;
     bool ok = i >= 0 && i < n;
-    if (!ok && _sdbg_oob) _sdbg_report({soob}u, p, uint(i), uint(n));
+    if (!ok && _sdbg_oob) _sdbg_report({soob}u, p, uint(i), uint(n), 0u);
     return prev && ok;
 }}
 bool _sdbg_chk(bool prev, {h}uint p, {h}uint i, {h}int n, out {h}uint t) {{
     t = i;
     bool ok = n > 0 && i < uint(n);
-    if (!ok && _sdbg_oob) _sdbg_report({oob}u, p, i, uint(n));
+    if (!ok && _sdbg_oob) _sdbg_report({oob}u, p, i, uint(n), 0u);
     return prev && ok;
 }}
 ",
@@ -262,6 +404,7 @@ bool _sdbg_chk(bool prev, {h}uint p, {h}uint i, {h}int n, out {h}uint t) {{
                     k1 = key[1],
                     k2 = key[2],
                     report_oob = checks.out_of_bounds,
+                    race_decls = if race { self.race_prelude() } else { String::new() },
                 );
             }
             Mode::Watch { .. } => {
@@ -458,31 +601,59 @@ bool _sdbg_chk(bool prev, {h}uint p, {h}uint i, {h}int n, out {h}uint t) {{
     }
 
     /// The shadow of shared variable `decl` (sanitizer number `k`, `n`
-    /// elements): `_sdbg_sh{k}`, a word per element, nonzero once an
-    /// invocation of the work group wrote the element, and its helpers:
-    /// `_sdbg_mark{k}(i)`, `_sdbg_markall{k}()`, `_sdbg_uchk{k}(p, i)`
-    /// (report a read of `i` if unwritten), `_sdbg_u{k}(p, i)` (bounds check
-    /// and read check, returns the index to read), `_sdbg_wm{k}(p, i)`
-    /// (bounds check and mark, returns the index to write), `_sdbg_uv{k}(p)`
-    /// (read check of element 0, returns 0u).
+    /// elements) and its helpers, for an access by step `p` with flags `f`
+    /// ([`Self::access_flags`]): `_sdbg_mark{k}(p, i, f)` (a write of
+    /// element `i`), `_sdbg_markall{k}(p, f)`, `_sdbg_uchk{k}(p, i, f)` (a
+    /// read of `i`), `_sdbg_u{k}(p, i, f)` (bounds check and read, returns
+    /// the index to read), `_sdbg_wm{k}(p, i, f)` (bounds check and write,
+    /// returns the index to write), `_sdbg_uv{k}(p, f)` (a read of element
+    /// 0, returns 0u). Uninitialized reads: `_sdbg_sh{k}`, a word per
+    /// element, nonzero once an invocation of the work group wrote the
+    /// element. Races: the element's words in the race shadow (see
+    /// [`Self::race_prelude`]).
     pub fn shadow(&mut self, k: usize, n: u32, decl: usize) {
         let h = self.h;
         let uninit = crate::layout::SANITIZE_KIND_UNINIT;
+        let base = self.race_words;
+        if self.shadow_race {
+            self.race_words += n;
+        }
+        let mut s = String::new();
+        if self.shadow_uninit {
+            let _ = writeln!(s, "shared {h}uint _sdbg_sh{k}[{n}];");
+        }
+        for t in ["int", "uint"] {
+            let (mut mark, mut check) = (String::new(), String::new());
+            if self.shadow_uninit {
+                mark.push_str(&format!(" atomicOr(_sdbg_sh{k}[i], 1u);"));
+                check.push_str(&format!(
+                    " if (_sdbg_sh{k}[i] == 0u) _sdbg_report({uninit}u, p, uint(i), {decl}u, 0u);"
+                ));
+            }
+            if self.shadow_race {
+                mark.push_str(&format!(
+                    " _sdbg_wr(p, {base}u + uint(i), uint(i), {decl}u, f);"
+                ));
+                check.push_str(&format!(
+                    " _sdbg_rd(p, {base}u + uint(i), uint(i), {decl}u, f);"
+                ));
+            }
+            let _ = write!(
+                s,
+                "void _sdbg_mark{k}({h}uint p, {h}{t} i, {h}uint f) {{{mark} }}
+void _sdbg_uchk{k}({h}uint p, {h}{t} i, {h}uint f) {{{check} }}
+{h}{t} _sdbg_u{k}({h}uint p, {h}{t} i, {h}uint f) {{ {h}{t} c = _sdbg_cl(p, i, {n}); if (_sdbg_ok) _sdbg_uchk{k}(p, c, f); return c; }}
+{h}{t} _sdbg_wm{k}({h}uint p, {h}{t} i, {h}uint f) {{ {h}{t} c = _sdbg_cl(p, i, {n}); if (_sdbg_ok) _sdbg_mark{k}(p, c, f); return c; }}
+"
+            );
+        }
         let _ = write!(
-            self.pending,
-            "shared {h}uint _sdbg_sh{k}[{n}];
-void _sdbg_mark{k}({h}int i) {{ atomicOr(_sdbg_sh{k}[i], 1u); }}
-void _sdbg_mark{k}({h}uint i) {{ atomicOr(_sdbg_sh{k}[i], 1u); }}
-void _sdbg_markall{k}() {{ for (int i = 0; i < {n}; i++) atomicOr(_sdbg_sh{k}[i], 1u); }}
-void _sdbg_uchk{k}({h}uint p, {h}int i) {{ if (_sdbg_sh{k}[i] == 0u) _sdbg_report({uninit}u, p, uint(i), {decl}u); }}
-void _sdbg_uchk{k}({h}uint p, {h}uint i) {{ if (_sdbg_sh{k}[i] == 0u) _sdbg_report({uninit}u, p, i, {decl}u); }}
-{h}int _sdbg_u{k}({h}uint p, {h}int i) {{ {h}int c = _sdbg_cl(p, i, {n}); if (_sdbg_ok) _sdbg_uchk{k}(p, c); return c; }}
-{h}uint _sdbg_u{k}({h}uint p, {h}uint i) {{ {h}uint c = _sdbg_cl(p, i, {n}); if (_sdbg_ok) _sdbg_uchk{k}(p, c); return c; }}
-{h}int _sdbg_wm{k}({h}uint p, {h}int i) {{ {h}int c = _sdbg_cl(p, i, {n}); if (_sdbg_ok) _sdbg_mark{k}(c); return c; }}
-{h}uint _sdbg_wm{k}({h}uint p, {h}uint i) {{ {h}uint c = _sdbg_cl(p, i, {n}); if (_sdbg_ok) _sdbg_mark{k}(c); return c; }}
-{h}uint _sdbg_uv{k}({h}uint p) {{ _sdbg_uchk{k}(p, 0u); return 0u; }}
+            s,
+            "void _sdbg_markall{k}({h}uint p, {h}uint f) {{ for (int i = 0; i < {n}; i++) _sdbg_mark{k}(p, i, f); }}
+{h}uint _sdbg_uv{k}({h}uint p, {h}uint f) {{ _sdbg_uchk{k}(p, 0u, f); return 0u; }}
 "
         );
+        self.pending.push_str(&s);
     }
 
     /// `_sdbg_shadow_init()`: the invocations of a work group clear the
@@ -490,14 +661,21 @@ void _sdbg_uchk{k}({h}uint p, {h}uint i) {{ if (_sdbg_sh{k}[i] == 0u) _sdbg_repo
     /// then waits at a barrier.
     pub fn shadow_init(&mut self, shadows: &[(usize, u32)]) {
         let h = self.h;
-        let mut body = format!(
-            "    {h}uint n = gl_WorkGroupSize.x * gl_WorkGroupSize.y * gl_WorkGroupSize.z;\n"
-        );
-        for (k, words) in shadows {
+        let mut body = String::new();
+        if self.shadow_uninit {
             let _ = writeln!(
                 body,
-                "    for ({h}uint i = gl_LocalInvocationIndex; i < {words}u; i += n) _sdbg_sh{k}[i] = 0u;"
+                "    {h}uint n = gl_WorkGroupSize.x * gl_WorkGroupSize.y * gl_WorkGroupSize.z;"
             );
+            for (k, words) in shadows {
+                let _ = writeln!(
+                    body,
+                    "    for ({h}uint i = gl_LocalInvocationIndex; i < {words}u; i += n) _sdbg_sh{k}[i] = 0u;"
+                );
+            }
+        }
+        if self.shadow_race {
+            body.push_str("    _sdbg_race_clear();\n");
         }
         let _ = write!(self.pending, "void _sdbg_shadow_init() {{\n{body}}}\n");
     }

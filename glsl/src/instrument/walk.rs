@@ -66,6 +66,13 @@ pub struct Walker<'a> {
     report_oob: bool,
     /// `Checks::uninit_shared` in a compute shader.
     uninit: bool,
+    /// `Checks::race` in a compute shader.
+    race: bool,
+    /// Shared variables get shadows (`uninit` or `race`).
+    shadows: bool,
+    /// Set by [`Self::expr`]'s callers when the expression is the base of
+    /// a field, component or index selection (a read of part of it).
+    read_part: bool,
     /// Shared variables with a shadow: (decl, elements, is an array).
     shared: Vec<(DeclId, u32, bool)>,
     /// After `main`: no more shadows (`main` clears the ones it knows).
@@ -100,6 +107,25 @@ struct Place {
     /// A shared variable with a shadow at its root: its number and the
     /// element written (`None`: unknown, the whole variable).
     shared: Option<(usize, Option<ast::Expr>)>,
+    /// The write is to a part of the element (a field, component, inner
+    /// element).
+    partial: bool,
+    /// The write is an atomic function's (set by the caller).
+    atomic: bool,
+}
+
+impl Place {
+    fn atomic() -> Place {
+        Place {
+            atomic: true,
+            ..Place::default()
+        }
+    }
+
+    /// The flags argument of the shadow helpers for this write.
+    fn flags(&self) -> ast::Expr {
+        var(&Runtime::access_flags(self.atomic, self.partial))
+    }
 }
 
 /// The bound an index is checked against.
@@ -165,10 +191,14 @@ impl<'a> Walker<'a> {
             nan_inline: None,
             nan_slots: 0,
             oob: matches!(mode, Mode::Sanitize(c) if c.out_of_bounds
-                || (c.uninit_shared && parsed.stage == Stage::Compute)),
+                || ((c.uninit_shared || c.race) && parsed.stage == Stage::Compute)),
             report_oob: matches!(mode, Mode::Sanitize(c) if c.out_of_bounds),
             uninit: matches!(mode, Mode::Sanitize(c) if c.uninit_shared)
                 && parsed.stage == Stage::Compute,
+            race: matches!(mode, Mode::Sanitize(c) if c.race) && parsed.stage == Stage::Compute,
+            shadows: matches!(mode, Mode::Sanitize(c) if c.uninit_shared || c.race)
+                && parsed.stage == Stage::Compute,
+            read_part: false,
             shared: Vec::new(),
             shared_frozen: false,
             pre: Vec::new(),
@@ -176,6 +206,7 @@ impl<'a> Walker<'a> {
             san_sites: 0,
             stmt_wrap: None,
         };
+        w.rt.set_shadow_checks(w.uninit, w.race);
         let mut body = String::new();
         for ext in &parsed.tu.0 {
             let ext = match &ext.content {
@@ -231,6 +262,7 @@ impl<'a> Walker<'a> {
             w.nan_slots,
         ));
         glsl.push_str(&body);
+        glsl.push_str(&w.rt.epilogue(mode, parsed.stage));
         let probes = w.table();
         Ok(Output {
             glsl,
@@ -336,7 +368,7 @@ impl<'a> Walker<'a> {
         if is_main && !ends_in_return {
             self.emit_flush(&mut out);
         }
-        if is_main && self.uninit {
+        if is_main && self.shadows {
             // Every shared variable declared so far gets a shadow, cleared
             // before anything else runs.
             for d in 0..self.model.decls.len() {
@@ -894,7 +926,9 @@ impl<'a> Walker<'a> {
                 for &i in &outs {
                     self.nan_check(&args[i]);
                 }
-                let args = self.args(args, &outs);
+                let atomic = is_atomic(&callee);
+                let f = self.barrier_call(f, &callee);
+                let args = self.args(args, &outs, atomic);
                 for t in targets {
                     self.log_write(t, span, &mut after);
                 }
@@ -1033,6 +1067,7 @@ impl Walker<'_> {
     /// `++`, `out` arguments) and `?:` conditions are logged, without changing its
     /// value or the order anything is evaluated in.
     fn expr(&mut self, e: ast::Expr) -> ast::Expr {
+        let part = std::mem::take(&mut self.read_part);
         let span = e.span;
         let sp = crate::diagnostics::span_from_node(span);
         let node = |c| ast::Expr::new(c, span);
@@ -1086,14 +1121,18 @@ impl Walker<'_> {
             }
             ExprData::Bracket(a, i) => {
                 let check = self.oob_check(&a, &i);
+                self.read_part = true;
                 let a = self.expr(*a);
                 let i = self.expr(*i);
                 match check {
-                    Some(c) => ast::Expr::new(self.checked_read(a, i, c).content, span),
+                    Some(c) => ast::Expr::new(self.checked_read(a, i, c, part).content, span),
                     None => node(ExprData::Bracket(Box::new(a), Box::new(i))),
                 }
             }
-            ExprData::Dot(a, f) => node(ExprData::Dot(Box::new(self.expr(*a)), f)),
+            ExprData::Dot(a, f) => {
+                self.read_part = true;
+                node(ExprData::Dot(Box::new(self.expr(*a)), f))
+            }
             ExprData::Comma(a, b) => {
                 let a = self.expr(*a);
                 let b = self.expr(*b);
@@ -1104,7 +1143,9 @@ impl Walker<'_> {
                 let outs = out_params(&self.model, &callee, &args);
                 let targets: Vec<Option<Target>> =
                     outs.iter().map(|&i| self.write_target(&args[i])).collect();
-                let args = self.args(args, &outs);
+                let atomic = is_atomic(&callee);
+                let f = self.barrier_call(f, &callee);
+                let args = self.args(args, &outs, atomic);
                 let mut e = node(ExprData::FunCall(f, args));
                 if ret != Type::Void {
                     for t in targets {
@@ -1113,15 +1154,16 @@ impl Walker<'_> {
                 }
                 e
             }
-            ExprData::Variable(id) if self.uninit => {
+            ExprData::Variable(id) if self.shadows => {
                 // A read of a shared variable that is no array: checked
-                // after it (`_sdbg_keep(v, _sdbg_uv(p))`).
+                // after it (`_sdbg_keep(v, _sdbg_uv(p, f))`).
                 let k = self.shared_of(&id).filter(|&k| !self.shared[k].2);
                 let ty = k.map(|k| self.model.decls[self.shared[k].0].ty.clone());
                 match (k, ty) {
                     (Some(k), Some(ty)) if self.loggable(&ty) => {
                         let keep = self.rt.keep(&ty);
-                        let check = call(&format!("_sdbg_uv{k}"), vec![uint(self.cur_step)]);
+                        let f = var(&Runtime::access_flags(false, part));
+                        let check = call(&format!("_sdbg_uv{k}"), vec![uint(self.cur_step), f]);
                         node(call(&keep, vec![var(id.as_str()), check]).content)
                     }
                     _ => node(ExprData::Variable(id)),
@@ -1133,12 +1175,19 @@ impl Walker<'_> {
 
     /// Call arguments rewritten; those passed to `out`/`inout` parameters
     /// (indices `outs`) as written places.
-    fn args(&mut self, args: Vec<ast::Expr>, outs: &[usize]) -> Vec<ast::Expr> {
+    /// The memory argument of an atomic function (`atomic`) is an atomic
+    /// write.
+    fn args(&mut self, args: Vec<ast::Expr>, outs: &[usize], atomic: bool) -> Vec<ast::Expr> {
         args.into_iter()
             .enumerate()
             .map(|(k, a)| {
                 if outs.contains(&k) {
-                    self.lvalue(a, false, &mut Place::default())
+                    let mut place = if atomic && k == 0 {
+                        Place::atomic()
+                    } else {
+                        Place::default()
+                    };
+                    self.lvalue(a, false, &mut place)
                 } else {
                     self.expr(a)
                 }
@@ -1157,34 +1206,37 @@ impl Walker<'_> {
         if !self.oob {
             return self.expr(e);
         }
-        let e = self.place(e, top, place);
+        let e = self.place(e, top, false, place);
         if !top {
             // A write whose element is unknown (or a variable that is no
             // array) marks the whole variable, before the statement.
             if let Some((k, None)) = place.shared.take() {
+                let args = vec![uint(self.cur_step), place.flags()];
                 self.pre
-                    .push(stmt(call(&format!("_sdbg_markall{k}"), Vec::new())));
+                    .push(stmt(call(&format!("_sdbg_markall{k}"), args)));
             }
         }
         e
     }
 
-    fn place(&mut self, e: ast::Expr, top: bool, place: &mut Place) -> ast::Expr {
+    /// `part`: an outer selection writes only part of `e`.
+    fn place(&mut self, e: ast::Expr, top: bool, part: bool, place: &mut Place) -> ast::Expr {
         let span = e.span;
         match e.content {
             ExprData::Variable(id) => {
                 if let Some(k) = self.shared_of(&id) {
                     place.shared = Some((k, None));
+                    place.partial = part;
                 }
                 ast::Expr::new(ExprData::Variable(id), span)
             }
             ExprData::Dot(b, f) => {
-                let b = self.place(*b, top, place);
+                let b = self.place(*b, top, true, place);
                 ast::Expr::new(ExprData::Dot(Box::new(b), f), span)
             }
             ExprData::Bracket(b, i) => {
                 let check = self.oob_check(&b, &i);
-                let b = self.place(*b, top, place);
+                let b = self.place(*b, top, true, place);
                 let i = self.expr(*i);
                 let Some(c) = check else {
                     return ast::Expr::new(ExprData::Bracket(Box::new(b), Box::new(i)), span);
@@ -1196,12 +1248,14 @@ impl Walker<'_> {
                     place.ok = Some(call("_sdbg_chk", vec![prev, p, i, c.bound.expr(), var(&t)]));
                     if let Some(k) = c.shared {
                         place.shared = Some((k, Some(var(&t))));
+                        place.partial = part;
                     }
                     var(&t)
                 } else if let Some(k) = c.shared {
                     // Marked as the index is known, before the write.
                     place.shared = Some((k, Some(build::boolean(true))));
-                    call(&format!("_sdbg_wm{k}"), vec![p, i])
+                    place.partial = part;
+                    call(&format!("_sdbg_wm{k}"), vec![p, i, place.flags()])
                 } else {
                     call("_sdbg_cl", vec![p, i, c.bound.expr()])
                 };
@@ -1217,26 +1271,32 @@ impl Walker<'_> {
     fn wrap_statement(&mut self, place: Place, els: Option<ast::Expr>, reads: bool) {
         let (mut before, mut after) = (Vec::new(), Vec::new());
         let p = self.cur_step;
-        if let Some((k, elem)) = place.shared {
+        if let Some((k, elem)) = &place.shared {
+            let k = *k;
             let array = self.shared[k].2;
+            let f = place.flags();
+            let read_f = var(&Runtime::access_flags(false, place.partial));
             match elem {
                 Some(i) => {
                     if reads {
                         before.push(stmt(call(
                             &format!("_sdbg_uchk{k}"),
-                            vec![uint(p), i.clone()],
+                            vec![uint(p), i.clone(), read_f],
                         )));
                     }
-                    after.push(stmt(call(&format!("_sdbg_mark{k}"), vec![i])));
+                    after.push(stmt(call(
+                        &format!("_sdbg_mark{k}"),
+                        vec![uint(p), i.clone(), f],
+                    )));
                 }
                 None => {
                     if reads && !array {
                         before.push(stmt(call(
                             &format!("_sdbg_uchk{k}"),
-                            vec![uint(p), uint(0)],
+                            vec![uint(p), uint(0), read_f],
                         )));
                     }
-                    after.push(stmt(call(&format!("_sdbg_markall{k}"), Vec::new())));
+                    after.push(stmt(call(&format!("_sdbg_markall{k}"), vec![uint(p), f])));
                 }
             }
         }
@@ -1253,7 +1313,7 @@ impl Walker<'_> {
     /// The number of the shadow of `decl` if it is a shared variable the
     /// sanitizer tracks (declaring the shadow when first asked).
     fn shared_number(&mut self, decl: DeclId) -> Option<usize> {
-        if !self.uninit || self.model.decls[decl].kind != DeclKind::Global(Storage::Shared) {
+        if !self.shadows || self.model.decls[decl].kind != DeclKind::Global(Storage::Shared) {
             return None;
         }
         if let Some(k) = self.shared.iter().position(|s| s.0 == decl) {
@@ -1274,11 +1334,23 @@ impl Walker<'_> {
     }
 
     fn shared_of(&mut self, id: &ast::Identifier) -> Option<usize> {
-        if !self.uninit {
+        if !self.shadows {
             return None;
         }
         let d = self.model.lookup(id.as_str())?;
         self.shared_number(d)
+    }
+
+    /// The function a call names, `barrier` made `_sdbg_barrier` when
+    /// checking races (it counts the barriers the invocation passed).
+    fn barrier_call(&self, f: ast::FunIdentifier, callee: &Callee) -> ast::FunIdentifier {
+        match callee {
+            Callee::Builtin(sig) if self.race && sig.name == "barrier" => ast::FunIdentifier::new(
+                ast::FunIdentifierData::Expr(Box::new(var("_sdbg_barrier"))),
+                f.span,
+            ),
+            _ => f,
+        }
     }
 
     fn index_temp(&mut self, signed: bool) -> String {
@@ -1289,14 +1361,17 @@ impl Walker<'_> {
 
     /// A read `a[i]` (both rewritten) under check `c`: out of bounds, the
     /// element type's zero value, with the access not performed.
-    fn checked_read(&mut self, a: ast::Expr, i: ast::Expr, c: Check) -> ast::Expr {
+    fn checked_read(&mut self, a: ast::Expr, i: ast::Expr, c: Check, part: bool) -> ast::Expr {
         let p = uint(self.cur_step);
         let model = &self.model;
         let named = |t: &Type| nameable(t, model);
         match c.bound {
             Bound::Const(n) => {
                 let index = match c.shared {
-                    Some(k) => call(&format!("_sdbg_u{k}"), vec![p, i]),
+                    Some(k) => {
+                        let f = var(&Runtime::access_flags(false, part));
+                        call(&format!("_sdbg_u{k}"), vec![p, i, f])
+                    }
                     None => call("_sdbg_cl", vec![p, i, build::int(n as i32)]),
                 };
                 let access = build::bracket(a, index);
@@ -1496,6 +1571,13 @@ fn nameable(ty: &Type, m: &Model) -> bool {
 
 fn is_inc_dec(op: &ast::UnaryOp) -> bool {
     matches!(op.content, ast::UnaryOpData::Inc | ast::UnaryOpData::Dec)
+}
+
+/// Whether a call is of an atomic function on memory (`atomicAdd`, ...;
+/// not the atomic counter functions, which take no shared variable).
+fn is_atomic(callee: &Callee) -> bool {
+    matches!(callee, Callee::Builtin(sig) if sig.name.starts_with("atomic")
+        && !sig.name.starts_with("atomicCounter"))
 }
 
 /// Indices of the arguments passed to `out`/`inout` parameters.

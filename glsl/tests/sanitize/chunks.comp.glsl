@@ -1,18 +1,7 @@
 #version 430 core
 // [7 runtime items as in runtime.sanitize.glsl]
-void _sdbg_put(uint kind, uint p, uint idx, uint bound) {
-    uint flag = p * 2u + (kind & 0xffu) - 1u;
-    if (flag < _sdbg_san_flags) {
-        if (_sdbg_data[flag] != 0u || atomicOr(_sdbg_data[flag], 1u) != 0u) return;
-    }
-    uint i = atomicAdd(_sdbg_san_count, 1u);
-    if (i >= _sdbg_san_cap) { _sdbg_san_overflow = 1u; return; }
-    uint at = _sdbg_san_flags + i * 7u;
-    _sdbg_data[at] = kind; _sdbg_data[at + 1u] = p;
-    _sdbg_data[at + 2u] = gl_GlobalInvocationID.x; _sdbg_data[at + 3u] = gl_GlobalInvocationID.y; _sdbg_data[at + 4u] = gl_GlobalInvocationID.z;
-    _sdbg_data[at + 5u] = idx; _sdbg_data[at + 6u] = bound;
-}
-// [5 runtime items as in runtime.sanitize.glsl]
+void _sdbg_key(uint at) { _sdbg_data[at] = gl_GlobalInvocationID.x; _sdbg_data[at + 1u] = gl_GlobalInvocationID.y; _sdbg_data[at + 2u] = gl_GlobalInvocationID.z; }
+// [6 runtime items as in runtime.sanitize.glsl]
 layout(local_size_x = 4) in;
 layout(std430, binding = 0) buffer Src {
     float src[];

@@ -1,55 +1,55 @@
 layout(std430, binding = 7) buffer _sdbg_Buffer { uint _sdbg_san_count; uint _sdbg_san_cap; uint _sdbg_san_overflow; uint _sdbg_san_flags; uint _sdbg_data[]; };
 bool _sdbg_ok = true;
 const bool _sdbg_oob = true;
-uint _sdbg_r0k = 0u; uint _sdbg_r0p = 0u; uint _sdbg_r0i = 0u; uint _sdbg_r0b = 0u;
-uint _sdbg_r1k = 0u; uint _sdbg_r1p = 0u; uint _sdbg_r1i = 0u; uint _sdbg_r1b = 0u;
+uint _sdbg_r0k = 0u; uint _sdbg_r0p = 0u; uint _sdbg_r0i = 0u; uint _sdbg_r0b = 0u; uint _sdbg_r0o = 0u;
+uint _sdbg_r1k = 0u; uint _sdbg_r1p = 0u; uint _sdbg_r1i = 0u; uint _sdbg_r1b = 0u; uint _sdbg_r1o = 0u;
 bool _sdbg_more = false;
-void _sdbg_report(uint kind, uint p, uint idx, uint bound) {
-    if (_sdbg_r0p == 0u) { _sdbg_r0k = kind; _sdbg_r0p = p; _sdbg_r0i = idx; _sdbg_r0b = bound; }
+void _sdbg_report(uint kind, uint p, uint idx, uint bound, uint other) {
+    if (_sdbg_r0p == 0u) { _sdbg_r0k = kind; _sdbg_r0p = p; _sdbg_r0i = idx; _sdbg_r0b = bound; _sdbg_r0o = other; }
     else if (_sdbg_r0p != p || _sdbg_r0k != kind) {
-        if (_sdbg_r1p == 0u) { _sdbg_r1k = kind; _sdbg_r1p = p; _sdbg_r1i = idx; _sdbg_r1b = bound; }
+        if (_sdbg_r1p == 0u) { _sdbg_r1k = kind; _sdbg_r1p = p; _sdbg_r1i = idx; _sdbg_r1b = bound; _sdbg_r1o = other; }
         else if (_sdbg_r1p != p || _sdbg_r1k != kind) _sdbg_more = true;
     }
 }
-void _sdbg_put(uint kind, uint p, uint idx, uint bound) {
-    uint flag = p * 2u + (kind & 0xffu) - 1u;
+void _sdbg_key(uint at) { _sdbg_data[at] = uint(gl_VertexID); _sdbg_data[at + 1u] = uint(gl_InstanceID); _sdbg_data[at + 2u] = 0u; }
+void _sdbg_put(uint kind, uint p, uint idx, uint bound, uint other) {
+    uint flag = p * 3u + (kind & 0xffu) - 1u;
     if (flag < _sdbg_san_flags) {
         if (_sdbg_data[flag] != 0u || atomicOr(_sdbg_data[flag], 1u) != 0u) return;
     }
     uint i = atomicAdd(_sdbg_san_count, 1u);
     if (i >= _sdbg_san_cap) { _sdbg_san_overflow = 1u; return; }
-    uint at = _sdbg_san_flags + i * 7u;
-    _sdbg_data[at] = kind; _sdbg_data[at + 1u] = p;
-    _sdbg_data[at + 2u] = uint(gl_VertexID); _sdbg_data[at + 3u] = uint(gl_InstanceID); _sdbg_data[at + 4u] = 0u;
+    uint at = _sdbg_san_flags + i * 11u;
+    _sdbg_data[at] = kind; _sdbg_data[at + 1u] = p; _sdbg_key(at + 2u);
     _sdbg_data[at + 5u] = idx; _sdbg_data[at + 6u] = bound;
 }
 void _sdbg_flush() {
-    if (_sdbg_r0p != 0u) _sdbg_put(_sdbg_r0k, _sdbg_r0p, _sdbg_r0i, _sdbg_r0b);
-    if (_sdbg_r1p != 0u) _sdbg_put(_sdbg_r1k, _sdbg_r1p, _sdbg_r1i, _sdbg_r1b);
+    if (_sdbg_r0p != 0u) _sdbg_put(_sdbg_r0k, _sdbg_r0p, _sdbg_r0i, _sdbg_r0b, _sdbg_r0o);
+    if (_sdbg_r1p != 0u) _sdbg_put(_sdbg_r1k, _sdbg_r1p, _sdbg_r1i, _sdbg_r1b, _sdbg_r1o);
     if (_sdbg_more) _sdbg_san_overflow = 1u;
     _sdbg_r0p = 0u; _sdbg_r1p = 0u; _sdbg_more = false;
 }
 int _sdbg_cl(uint p, int i, int n) {
     _sdbg_ok = i >= 0 && i < n;
     if (_sdbg_ok) return i;
-    if (_sdbg_oob) _sdbg_report(257u, p, uint(i), uint(n));
+    if (_sdbg_oob) _sdbg_report(257u, p, uint(i), uint(n), 0u);
     return 0;
 }
 uint _sdbg_cl(uint p, uint i, int n) {
     _sdbg_ok = n > 0 && i < uint(n);
     if (_sdbg_ok) return i;
-    if (_sdbg_oob) _sdbg_report(1u, p, i, uint(n));
+    if (_sdbg_oob) _sdbg_report(1u, p, i, uint(n), 0u);
     return 0u;
 }
 bool _sdbg_chk(bool prev, uint p, int i, int n, out int t) {
     t = i;
     bool ok = i >= 0 && i < n;
-    if (!ok && _sdbg_oob) _sdbg_report(257u, p, uint(i), uint(n));
+    if (!ok && _sdbg_oob) _sdbg_report(257u, p, uint(i), uint(n), 0u);
     return prev && ok;
 }
 bool _sdbg_chk(bool prev, uint p, uint i, int n, out uint t) {
     t = i;
     bool ok = n > 0 && i < uint(n);
-    if (!ok && _sdbg_oob) _sdbg_report(1u, p, i, uint(n));
+    if (!ok && _sdbg_oob) _sdbg_report(1u, p, i, uint(n), 0u);
     return prev && ok;
 }

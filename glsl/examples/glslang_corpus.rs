@@ -3,7 +3,7 @@
 //!
 //! ```text
 //! glsl/tests/corpus/fetch-glslang.sh            # clones glslang's Test/ (pinned)
-//! cargo run -p shaderdbg-glsl --example glslang_corpus -- [DIR] [--false-errors] [--missed] [--group desktop|es|vulkan]
+//! cargo run -p shaderdbg-glsl --example glslang_corpus -- [DIR] [--false-errors] [--missed] [--list] [--group desktop|es|vulkan]
 //! ```
 //!
 //! DIR defaults to `$SHADERDBG_GLSLANG` or where the script puts it. What is
@@ -21,12 +21,14 @@ fn main() -> ExitCode {
     let mut dir = None;
     let mut false_errors = false;
     let mut missed = false;
+    let mut list = false;
     let mut group = Group::Desktop;
     let mut args = std::env::args().skip(1);
     while let Some(a) = args.next() {
         match a.as_str() {
             "--false-errors" => false_errors = true,
             "--missed" => missed = true,
+            "--list" => list = true,
             "--group" => {
                 group = match args.next().as_deref() {
                     Some("desktop") => Group::Desktop,
@@ -53,6 +55,22 @@ fn main() -> ExitCode {
         }
     };
     print!("{}", measure::report(&results));
+    if list {
+        println!();
+        for r in results.iter().filter(|r| r.group == group) {
+            let expected = match &r.expected {
+                measure::Expected::Valid => "valid",
+                measure::Expected::LinkOnly => "link-only",
+                measure::Expected::Invalid(_) if r.on_right_line() => "invalid, right line",
+                measure::Expected::Invalid(_) => "invalid",
+            };
+            let ours = r
+                .ours
+                .first()
+                .map_or("accepted".to_string(), |(l, m)| format!("{l}: {m}"));
+            println!("{} [{expected}] {ours}", r.name);
+        }
+    }
     if false_errors {
         println!("\nfalse errors ({}):", group.name());
         for l in measure::false_errors(&results, group) {

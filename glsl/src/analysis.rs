@@ -10,9 +10,10 @@ use std::sync::Arc;
 
 use glsl_lang::ast::{self, ExprData, StatementData};
 
-use crate::builtins::{self, BuiltinEnv, ParamDir};
+use crate::builtins::{self, BuiltinEnv, ExtSet, ParamDir};
 use crate::diagnostics::{Diagnostic, DiagnosticKind, Span};
 use crate::parse::Parsed;
+use crate::shader::Profile;
 use crate::types::{
     self, parse_type_name, Field, GlslScalar, GlslType, Scalar, StructType, Type, BOOL, INT,
 };
@@ -140,6 +141,11 @@ pub struct Model {
     builtin_decls: HashMap<String, DeclId>,
     scopes: Vec<HashMap<String, DeclId>>,
     current_function: Option<FunctionId>,
+    /// The extensions the shader enables (`#extension`), with what they imply.
+    pub extensions: ExtSet,
+    /// Built-in variables found only through [`Model::legacy_env`] (warned
+    /// about at their first use).
+    deprecated: std::collections::HashSet<DeclId>,
 }
 
 impl Model {
@@ -157,16 +163,70 @@ impl Model {
             builtin_decls: HashMap::new(),
             scopes: vec![HashMap::new()],
             current_function: None,
+            extensions: ExtSet::default(),
+            deprecated: Default::default(),
         }
     }
 
-    /// Analyses a whole shader.
-    pub fn analyze(parsed: &Parsed) -> Model {
+    /// An empty model for a parsed shader: its version, stage and API, the
+    /// extensions its `#extension` lines enable (diagnostics for those that
+    /// do not exist or are misused), GLSL 1.40's implied
+    /// GL_ARB_compatibility. Nothing of its body is walked yet.
+    pub fn for_parsed(parsed: &Parsed) -> Model {
         let mut m = Model::new(BuiltinEnv {
             version: parsed.version,
             stage: parsed.stage,
             api: parsed.api,
         });
+        for e in &parsed.extensions {
+            m.extension_directive(e);
+        }
+        // Drivers that expose GL_ARB_compatibility (Mesa, the proprietary
+        // ones) give GLSL 1.40 shaders the compatibility built-ins.
+        if !parsed.version.is_es() && parsed.version.number == 140 {
+            m.extensions.enable("GL_ARB_compatibility");
+        }
+        if m.extensions.gives_compatibility() && m.env.version.profile == Profile::Core {
+            m.env.version.profile = Profile::Compatibility;
+        }
+        m
+    }
+
+    /// Applies one `#extension` line (GLSL §3.3).
+    fn extension_directive(&mut self, e: &crate::parse::Extension) {
+        let known = builtins::is_extension(&e.name);
+        let behavior = e.behavior.as_str();
+        let error = |m: &mut Model, msg: String| {
+            m.diagnostics.push(Diagnostic::error(e.span, msg));
+        };
+        if e.name == "all" {
+            match behavior {
+                "disable" => self.extensions = ExtSet::default(),
+                "warn" => {}
+                _ => error(
+                    self,
+                    format!("`#extension all : {behavior}`: `all` can only be `warn` or `disable`"),
+                ),
+            }
+            return;
+        }
+        match (known, behavior) {
+            (true, "disable") => self.extensions.disable(&e.name),
+            (true, _) => {
+                self.extensions.enable(&e.name);
+            }
+            (false, "require") => error(self, format!("extension `{}` is not supported", e.name)),
+            (false, "disable") => {}
+            (false, _) => self.diagnostics.push(Diagnostic::warning(
+                e.span,
+                format!("extension `{}` is not supported (ignored)", e.name),
+            )),
+        }
+    }
+
+    /// Analyses a whole shader.
+    pub fn analyze(parsed: &Parsed) -> Model {
+        let mut m = Model::for_parsed(parsed);
         for ext in &parsed.tu.0 {
             m.external(ext);
         }
@@ -272,7 +332,31 @@ impl Model {
         if let Some(&id) = self.builtin_decls.get(name) {
             return Some(id);
         }
-        let var = builtins::variable(name, &self.env)?;
+        let found = builtins::variable_with(name, &self.env, &self.extensions);
+        let legacy = found
+            .is_none()
+            .then(|| self.legacy_env())
+            .flatten()
+            .and_then(|env| builtins::variable_with(name, &env, &self.extensions));
+        let Some(var) = found.or(legacy) else {
+            // A built-in an enabled extension brings that the tables do not
+            // model: known, of unknown type (no errors follow from it).
+            if !self.extensions.lifts(name) {
+                return None;
+            }
+            let id = self.decls.len();
+            self.decls.push(Decl {
+                name: name.to_string(),
+                ty: Type::Error,
+                kind: DeclKind::Builtin(builtins::Storage::In),
+                span: Span::default(),
+                function: None,
+                const_int: None,
+                interface_block: false,
+            });
+            self.builtin_decls.insert(name.to_string(), id);
+            return Some(id);
+        };
         let id = self.decls.len();
         self.decls.push(Decl {
             name: name.to_string(),
@@ -284,7 +368,55 @@ impl Model {
             interface_block: false,
         });
         self.builtin_decls.insert(name.to_string(), id);
+        if legacy.is_some() {
+            self.deprecated.insert(id);
+        }
         Some(id)
+    }
+
+    /// The implicit conversions this shader's version and extensions allow.
+    pub fn conversions(&self) -> Conversions {
+        let v = self.env.version;
+        let ext = |n: &str| self.extensions.contains(n);
+        if v.is_es() {
+            let on = ext("GL_EXT_shader_implicit_conversions");
+            return Conversions {
+                to_float: on,
+                to_uint: on,
+                to_double: false,
+            };
+        }
+        let gpu5 = v.number >= 400 || ext("GL_ARB_gpu_shader5") || ext("GL_NV_gpu_shader5");
+        Conversions {
+            to_float: v.number >= 120,
+            to_uint: gpu5,
+            to_double: gpu5 || ext("GL_ARB_gpu_shader_fp64"),
+        }
+    }
+
+    /// Where a core-profile shader of GLSL 1.40 to 4.10 still finds the
+    /// built-ins 1.40 removed: Mesa and glslang accept them there (with at
+    /// most a warning), so using one is a warning here, not an error.
+    fn legacy_env(&self) -> Option<BuiltinEnv> {
+        let v = self.env.version;
+        (v.profile == Profile::Core && (140..=410).contains(&v.number)).then_some(BuiltinEnv {
+            version: crate::Version {
+                profile: Profile::Compatibility,
+                ..v
+            },
+            ..self.env
+        })
+    }
+
+    fn deprecated_warning(&mut self, span: Option<ast::NodeSpan>, name: &str) {
+        let msg = format!(
+            "`{name}` is not in the core profile of GLSL {} (removed in 1.40; drivers still accept it up to 4.10)",
+            self.env.version.number
+        );
+        self.diagnostics.push(Diagnostic::warning(
+            crate::diagnostics::span_from_node(span),
+            msg,
+        ));
     }
 
     // ---- types --------------------------------------------------------------
@@ -303,6 +435,9 @@ impl Model {
                 Some(s) => Type::Struct(s.clone()),
                 None => match parse_type_name(name.as_str()) {
                     Some(t) => t,
+                    None if builtins::is_extension_type(name.as_str(), &self.extensions) => {
+                        Type::Opaque(name.as_str().to_string())
+                    }
                     None => {
                         self.error(t.span, format!("unknown type `{}`", name.as_str()));
                         Type::Error
@@ -587,7 +722,7 @@ impl Model {
             if let (Type::Array(_, None), Type::Array(_, Some(_))) = (&ty, &init_ty) {
                 ty = init_ty.clone();
             }
-            if !init_ty.converts_to(&ty) {
+            if !self.conversions().ty(&init_ty, &ty) {
                 self.type_error(
                     init.span,
                     format!(
@@ -753,7 +888,7 @@ impl Model {
                     let t = self.expr_type(e);
                     if let Some(f) = self.current_function {
                         let ret = self.functions[f].ret.clone();
-                        if !t.converts_to(&ret) {
+                        if !self.conversions().ty(&t, &ret) {
                             self.type_error(
                                 e.span,
                                 format!("cannot return {t} from a function returning {ret}"),
@@ -817,6 +952,9 @@ impl Model {
         match &e.content {
             ExprData::Variable(id) => match self.lookup(id.as_str()) {
                 Some(d) => {
+                    if self.deprecated.remove(&d) {
+                        self.deprecated_warning(id.span, id.as_str());
+                    }
                     self.references
                         .push((crate::diagnostics::span_from_node(id.span), d));
                     self.decls[d].ty.clone()
@@ -854,9 +992,10 @@ impl Model {
             ExprData::Ternary(c, a, b) => {
                 self.condition(c);
                 let (ta, tb) = (self.expr_type(a), self.expr_type(b));
-                if ta.converts_to(&tb) {
+                let conv = self.conversions();
+                if conv.ty(&ta, &tb) {
                     tb
-                } else if tb.converts_to(&ta) {
+                } else if conv.ty(&tb, &ta) {
                     ta
                 } else {
                     self.type_error(
@@ -870,7 +1009,7 @@ impl Model {
             ExprData::Assignment(lhs, op, rhs) => {
                 let (tl, tr) = (self.expr_type(lhs), self.expr_type(rhs));
                 if op.content == ast::AssignmentOpData::Equal {
-                    if !tr.converts_to(&tl) {
+                    if !self.conversions().ty(&tr, &tl) {
                         self.type_error(e.span, format!("cannot assign {tr} to {tl}"), &[&tr, &tl]);
                     }
                 } else {
@@ -1028,9 +1167,15 @@ impl Model {
                 if let Some(ty) = parse_type_name(name).filter(|t| !matches!(t, Type::Opaque(_))) {
                     return (Callee::Constructor(ty.clone()), ty);
                 }
+                if builtins::is_extension_type(name, &self.extensions) {
+                    // A constructor of an extension's type (`int8_t(x)`,
+                    // `accelerationStructureEXT(addr)`): not modelled.
+                    return (Callee::Unknown, Type::Error);
+                }
                 if arg_types.iter().any(Type::is_error) {
                     return (Callee::Unknown, Type::Error);
                 }
+                let conv = self.conversions();
                 if let Some(ids) = self.functions_by_name.get(name) {
                     let cands: Vec<(FunctionId, Vec<Type>)> = ids
                         .iter()
@@ -1045,17 +1190,35 @@ impl Model {
                             )
                         })
                         .collect();
-                    if let Some(id) = best_overload(&arg_types, cands) {
+                    if let Some(id) = best_overload(&arg_types, cands, conv) {
                         return (Callee::User(id), self.functions[id].ret.clone());
                     }
                 }
-                let builtin = builtins::function_overloads(name, &self.env);
+                let builtin = builtins::function_overloads_with(name, &self.env, &self.extensions);
+                if builtin.is_empty() && self.extensions.lifts(name) {
+                    // An extension's function the tables do not model.
+                    return (Callee::Unknown, Type::Error);
+                }
                 let cands: Vec<(&'static builtins::Signature, Vec<Type>)> = builtin
                     .iter()
                     .map(|s| (*s, s.params.iter().map(|p| p.ty.clone()).collect()))
                     .collect();
-                if let Some(sig) = best_overload(&arg_types, cands) {
+                if let Some(sig) = best_overload(&arg_types, cands, conv) {
                     return (Callee::Builtin(sig), sig.ret.clone());
+                }
+                if builtin.is_empty() {
+                    if let Some(env) = self.legacy_env() {
+                        let legacy =
+                            builtins::function_overloads_with(name, &env, &self.extensions);
+                        let cands: Vec<(&'static builtins::Signature, Vec<Type>)> = legacy
+                            .iter()
+                            .map(|s| (*s, s.params.iter().map(|p| p.ty.clone()).collect()))
+                            .collect();
+                        if let Some(sig) = best_overload(&arg_types, cands, conv) {
+                            self.deprecated_warning(span, name);
+                            return (Callee::Builtin(sig), sig.ret.clone());
+                        }
+                    }
                 }
                 let args: Vec<String> = arg_types.iter().map(Type::to_string).collect();
                 let known = self.functions_by_name.contains_key(name) || !builtin.is_empty();
@@ -1086,6 +1249,7 @@ impl Model {
         span: Option<ast::NodeSpan>,
     ) -> Type {
         use ast::BinaryOpData as B;
+        let conv = self.conversions();
         if a.is_error() || b.is_error() {
             return match op {
                 B::Or
@@ -1102,12 +1266,12 @@ impl Model {
         }
         let result = match op {
             B::Or | B::Xor | B::And => (a == BOOL && b == BOOL).then_some(BOOL),
-            B::Equal | B::NonEqual => (a.converts_to(&b) || b.converts_to(&a)).then_some(BOOL),
+            B::Equal | B::NonEqual => (conv.ty(&a, &b) || conv.ty(&b, &a)).then_some(BOOL),
             B::Lt | B::Gt | B::Lte | B::Gte => match (&a, &b) {
                 (Type::Scalar(x), Type::Scalar(y))
                     if x.is_numeric()
                         && y.is_numeric()
-                        && (x.converts_to(*y) || y.converts_to(*x)) =>
+                        && (conv.scalar(*x, *y) || conv.scalar(*y, *x)) =>
                 {
                     Some(BOOL)
                 }
@@ -1118,13 +1282,13 @@ impl Model {
                 .filter(|s| s.is_integer())
                 .and(b.scalar().filter(|s| s.is_integer()))
                 .map(|_| a.clone()),
-            B::Mult => arithmetic(&a, &b, true),
-            B::Add | B::Sub | B::Div => arithmetic(&a, &b, false),
+            B::Mult => arithmetic(&a, &b, true, conv),
+            B::Add | B::Sub | B::Div => arithmetic(&a, &b, false, conv),
             B::Mod | B::BitAnd | B::BitOr | B::BitXor => {
                 let ints = a.scalar().is_some_and(Scalar::is_integer)
                     && b.scalar().is_some_and(Scalar::is_integer);
                 if ints {
-                    arithmetic(&a, &b, false)
+                    arithmetic(&a, &b, false, conv)
                 } else {
                     None
                 }
@@ -1144,15 +1308,67 @@ impl Model {
     }
 }
 
+/// The implicit conversions a version allows (GLSL §4.1.10): none in GLSL
+/// 1.10 and GLSL ES; int and uint to float from 1.20 (uint exists from
+/// 1.30); int to uint and anything to double from 4.00 (or with
+/// GL_ARB_gpu_shader5 / GL_ARB_gpu_shader_fp64;
+/// GL_EXT_shader_implicit_conversions in ES).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Conversions {
+    to_float: bool,
+    to_uint: bool,
+    to_double: bool,
+}
+
+impl Conversions {
+    /// Every conversion of GLSL 4.60.
+    pub const ALL: Conversions = Conversions {
+        to_float: true,
+        to_uint: true,
+        to_double: true,
+    };
+
+    pub fn scalar(self, from: Scalar, to: Scalar) -> bool {
+        if from == to {
+            return true;
+        }
+        from.converts_to(to)
+            && match to {
+                Scalar::Float => self.to_float,
+                Scalar::Uint => self.to_uint,
+                Scalar::Double => self.to_double,
+                _ => false,
+            }
+    }
+
+    /// Whether a value of type `from` is accepted where `to` is expected.
+    pub fn ty(self, from: &Type, to: &Type) -> bool {
+        if !from.converts_to(to) {
+            return false;
+        }
+        match (from.scalar(), to.scalar()) {
+            (Some(a), Some(b))
+                if matches!(
+                    from,
+                    Type::Scalar(_) | Type::Vector(..) | Type::Matrix { .. }
+                ) =>
+            {
+                self.scalar(a, b)
+            }
+            _ => true,
+        }
+    }
+}
+
 /// Result type of `a op b` for arithmetic operators (GLSL §5.9).
-fn arithmetic(a: &Type, b: &Type, mult: bool) -> Option<Type> {
+fn arithmetic(a: &Type, b: &Type, mult: bool, conv: Conversions) -> Option<Type> {
     let (sa, sb) = (a.scalar()?, b.scalar()?);
     if !sa.is_numeric() || !sb.is_numeric() {
         return None;
     }
-    let s = if sa.converts_to(sb) {
+    let s = if conv.scalar(sa, sb) {
         sb
-    } else if sb.converts_to(sa) {
+    } else if conv.scalar(sb, sa) {
         sa
     } else {
         return None;
@@ -1190,7 +1406,11 @@ fn arithmetic(a: &Type, b: &Type, mult: bool) -> Option<Type> {
 
 /// Picks the overload that matches exactly, else the one needing the fewest
 /// implicit conversions.
-fn best_overload<T: Clone>(args: &[Type], cands: Vec<(T, Vec<Type>)>) -> Option<T> {
+fn best_overload<T: Clone>(
+    args: &[Type],
+    cands: Vec<(T, Vec<Type>)>,
+    conv: Conversions,
+) -> Option<T> {
     let mut best: Option<(usize, T)> = None;
     for (c, params) in cands {
         if params.len() != args.len() {
@@ -1200,7 +1420,7 @@ fn best_overload<T: Clone>(args: &[Type], cands: Vec<(T, Vec<Type>)>) -> Option<
         let ok = args.iter().zip(&params).all(|(a, p)| {
             if a == p {
                 true
-            } else if a.converts_to(p) {
+            } else if conv.ty(a, p) {
                 conversions += 1;
                 true
             } else {
@@ -1407,7 +1627,96 @@ void main() {
         check(
             "#version 330 core\nout vec4 o;\nvoid main() { gl_FragColor = vec4(1); }\n",
             Stage::Fragment,
-            expect!["3:15: undeclared identifier `gl_FragColor`"],
+            expect!["3:15: `gl_FragColor` is not in the core profile of GLSL 330 (removed in 1.40; drivers still accept it up to 4.10)"],
+        );
+        check(
+            "#version 420 core\nuniform sampler2D s;\nvoid main() { gl_FragColor = texture2D(s, vec2(0)); }\n",
+            Stage::Fragment,
+            expect![[r#"
+                3:15: undeclared identifier `gl_FragColor`
+                3:30: `texture2D` is not available in GLSL 420 core fragment shaders"#]],
+        );
+        // GLSL 1.40 has them (GL_ARB_compatibility, which drivers expose).
+        check(
+            "#version 140\nuniform sampler2D s;\nvoid main() { gl_FragColor = texture2D(s, gl_TexCoord[0].xy) * gl_Color; }\n",
+            Stage::Fragment,
+            expect![""],
+        );
+    }
+
+    /// Extensions are data (`builtins/extensions.txt`): what `#extension`
+    /// enables comes into scope, unknown ones are errors only when required.
+    #[test]
+    fn extensions_bring_their_builtins() {
+        let geom = "layout(points) in;\nlayout(points, max_vertices = 1) out;\nvoid main() { EmitStreamVertex(0); }\n";
+        check(
+            &format!("#version 150 core\n{geom}"),
+            Stage::Geometry,
+            expect!["4:15: `EmitStreamVertex` is not available in GLSL 150 core geometry shaders"],
+        );
+        check(
+            &format!("#version 150 core\n#extension GL_ARB_gpu_shader5 : require\n{geom}"),
+            Stage::Geometry,
+            expect![""],
+        );
+        check(
+            "#version 140\n#extension GL_ARB_texture_multisample : enable\nuniform isampler2DMS s;\nout vec4 o;\nvoid main() { o = vec4(texelFetch(s, ivec2(0), 1)) + vec4(textureSize(s), 0, 0); }\n",
+            Stage::Fragment,
+            expect![""],
+        );
+        // Built-ins the tables do not model yet are accepted, untyped.
+        check(
+            "#version 450\n#extension GL_KHR_shader_subgroup_ballot : enable\nlayout(local_size_x = 64) in;\nbuffer B { uvec4 b[]; };\nvoid main() { b[gl_SubgroupInvocationID] = subgroupBallot(true); }\n",
+            Stage::Compute,
+            expect![""],
+        );
+        check(
+            "#version 460\n#extension GL_EXT_ray_query : enable\nlayout(local_size_x = 1) in;\nuniform accelerationStructureEXT tlas;\nvoid main() { rayQueryEXT q; rayQueryInitializeEXT(q, tlas, gl_RayFlagsNoneEXT, 0xFF, vec3(0), 0.0, vec3(1), 1.0); }\n",
+            Stage::Compute,
+            expect![""],
+        );
+        check(
+            "#version 450\n#extension GL_NO_such_thing : require\n#extension GL_NO_other : enable\n#extension all : warn\nvoid main() {}\n",
+            Stage::Fragment,
+            expect![[r#"
+                2:1: extension `GL_NO_such_thing` is not supported
+                3:1: extension `GL_NO_other` is not supported (ignored)"#]],
+        );
+    }
+
+    /// GLSL 1.10 and GLSL ES have no implicit conversions; 1.20 converts
+    /// int to float, 4.00 also int to uint and to double.
+    #[test]
+    fn implicit_conversions_follow_the_version() {
+        let body = "void main() { float f = 1; uint u = 1; double d = 1.0; f = f + 1; }\n";
+        check(
+            &format!(
+                "#version 110\n{}",
+                "void main() { float f = 1; f = f + 1; }\n"
+            ),
+            Stage::Fragment,
+            expect![[r#"
+                2:25: cannot initialize `f` of type float with a value of type int
+                2:32: operator `+` cannot be applied to float and int"#]],
+        );
+        check(
+            &format!("#version 330\n{body}"),
+            Stage::Fragment,
+            expect![[r#"
+                2:37: cannot initialize `u` of type uint with a value of type int
+                2:51: cannot initialize `d` of type double with a value of type float"#]],
+        );
+        check(
+            &format!("#version 400\n{body}"),
+            Stage::Fragment,
+            expect![""],
+        );
+        check(
+            "#version 300 es\nprecision highp float;\nvoid main() { float f = 1; f = f * 2; }\n",
+            Stage::Fragment,
+            expect![[r#"
+                3:25: cannot initialize `f` of type float with a value of type int
+                3:32: operator `*` cannot be applied to float and int"#]],
         );
     }
 

@@ -112,9 +112,11 @@ impl SourceText {
     ) -> Result<(), Diagnostic> {
         let origin_idx = self.origins.len();
         self.origins.push((origin.clone(), src.to_string()));
-        let mut piece_start = 0;
-        let mut offset = 0;
-        for line in src.split_inclusive('\n') {
+        // A UTF-8 byte order mark is no part of the text (drivers skip it).
+        let bom = if src.starts_with('\u{feff}') { 3 } else { 0 };
+        let mut piece_start = bom;
+        let mut offset = bom;
+        for line in src[bom..].split_inclusive('\n') {
             if let Some(path) = include_target(line) {
                 let at = Span::new(
                     self.text.len() + (offset - piece_start),
@@ -280,8 +282,53 @@ fn is_include_extension(line: &str) -> bool {
 /// An `#extension` directive of the shader.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Extension {
+    /// The extension's name, or `all`.
     pub name: String,
+    /// `require`, `enable`, `warn` or `disable`.
     pub behavior: String,
+    /// The directive's place in [`SourceText::text`].
+    pub span: Span,
+}
+
+/// The text glsl-lang parses: `source` with the `#extension` lines that
+/// glsl-lang's registry does not know (it rejects them) blanked, so every
+/// offset stays put. Returns the text and those directives (the analysis
+/// judges them from `builtins/extensions.txt`). Known gap: glsl-lang defines
+/// a macro only for the extensions of its registry (and forbids `#define
+/// GL_...`), so `#ifdef GL_EXT_...` of the others is false.
+fn hide_extensions_glsl_lang_rejects(source: &str) -> (std::borrow::Cow<'_, str>, Vec<Extension>) {
+    use glsl_lang_pp::exts::{names::ExtNameAtom, DEFAULT_REGISTRY};
+    let mut text: Option<String> = None;
+    let mut hidden = Vec::new();
+    let mut offset = 0;
+    for line in source.split_inclusive('\n') {
+        let at = offset;
+        offset += line.len();
+        let Some(rest) = directive(line, "extension") else {
+            continue;
+        };
+        let Some((name, behavior)) = rest.split_once(':') else {
+            continue;
+        };
+        let name = name.trim();
+        let behavior = behavior.split("//").next().unwrap_or("").trim();
+        if name == "all" || DEFAULT_REGISTRY.get(&ExtNameAtom::from(name)).is_some() {
+            continue;
+        }
+        let body = line.trim_end_matches(['\n', '\r']);
+        let t = text.get_or_insert_with(|| source.to_string());
+        t.replace_range(at..at + body.len(), &" ".repeat(body.len()));
+        hidden.push(Extension {
+            name: name.to_string(),
+            behavior: behavior.to_string(),
+            span: Span::new(at, body.len()),
+        });
+    }
+    let text = match text {
+        Some(t) => std::borrow::Cow::Owned(t),
+        None => std::borrow::Cow::Borrowed(source),
+    };
+    (text, hidden)
 }
 
 /// A parsed shader.
@@ -319,17 +366,18 @@ pub fn parse_text(mut source: SourceText, stage: Stage) -> Result<Parsed, Diagno
         default_version: 110,
         ..Default::default()
     };
-    let (tu, _ctx, lexer) = ast::TranslationUnit::parse_with_options(source.text.as_str(), &opts)
+    let (parse_text, hidden) = hide_extensions_glsl_lang_rejects(&source.text);
+    let (tu, _ctx, lexer) = ast::TranslationUnit::parse_with_options(parse_text.as_ref(), &opts)
         .map_err(|e| {
-        let range = e.pos();
-        let start = usize::from(range.start()).min(source.text.len());
-        let len = usize::from(range.len());
-        Diagnostic::error(
-            Span::new(start, len),
-            crate::syntax::syntax_message(e.inner()),
-        )
-        .with_kind(DiagnosticKind::Syntax)
-    })?;
+            let range = e.pos();
+            let start = usize::from(range.start()).min(source.text.len());
+            let len = usize::from(range.len());
+            Diagnostic::error(
+                Span::new(start, len),
+                crate::syntax::syntax_message(e.inner()),
+            )
+            .with_kind(DiagnosticKind::Syntax)
+        })?;
     let directives = lexer.into_directives();
     let mut source_has_version = false;
     let mut version = None;
@@ -350,6 +398,17 @@ pub fn parse_text(mut source: SourceText, stage: Stage) -> Result<Parsed, Diagno
                 });
             }
             DirectiveKind::Extension(e) => extensions.push(Extension {
+                span: {
+                    // The directive without its newline.
+                    let mut span = crate::diagnostics::span_from_node(Some(d.text_range()));
+                    let bytes = source.text.as_bytes();
+                    while span.end > span.start
+                        && matches!(bytes.get(span.end - 1), Some(b'\n' | b'\r'))
+                    {
+                        span.end -= 1;
+                    }
+                    span
+                },
                 name: e.name.to_string(),
                 behavior: match e.behavior {
                     ExtensionBehavior::Require => "require",
@@ -362,6 +421,9 @@ pub fn parse_text(mut source: SourceText, stage: Stage) -> Result<Parsed, Diagno
             _ => {}
         }
     }
+    drop(parse_text);
+    extensions.extend(hidden);
+    extensions.sort_by_key(|e| e.span.start);
     let version = version.unwrap_or(Version::DEFAULT);
     check_version(version).map_err(|m| {
         let at = source.text.find("#version").unwrap_or(0);
@@ -528,7 +590,8 @@ mod tests {
             p.extensions,
             vec![Extension {
                 name: "GL_ARB_separate_shader_objects".into(),
-                behavior: "enable".into()
+                behavior: "enable".into(),
+                span: Span::new(13, 50),
             }]
         );
     }

@@ -79,7 +79,12 @@ pub fn type_specifier_name(ty: &ast::TypeSpecifierNonArrayData) -> String {
         &node,
         &mut glsl_lang::transpiler::glsl::FormattingState::default(),
     );
-    s.trim().to_string()
+    // glsl-lang 0.8.1's transpiler misspells two multisample samplers.
+    match s.trim() {
+        "isampler2MS" => "isampler2DMS".to_string(),
+        "usamplerDMSArray" => "usampler2DMSArray".to_string(),
+        t => t.to_string(),
+    }
 }
 
 /// At most this many expected tokens are listed in a syntax error.

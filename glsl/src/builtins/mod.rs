@@ -97,6 +97,139 @@ pub struct Variable {
     pub storage: Storage,
 }
 
+/// A set of enabled extensions (of `extensions.txt`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub struct ExtSet([u64; table::MAX_EXTENSIONS / 64]);
+
+impl ExtSet {
+    /// Enables an extension and those it implies; false if it is unknown.
+    pub fn enable(&mut self, name: &str) -> bool {
+        let t = &tables().extensions;
+        let Some(&id) = t.index.get(name) else {
+            return false;
+        };
+        for &i in &t.entries[id].implies {
+            self.0[i / 64] |= 1 << (i % 64);
+        }
+        true
+    }
+
+    /// Disables an extension (not those it implied).
+    pub fn disable(&mut self, name: &str) {
+        if let Some(&i) = tables().extensions.index.get(name) {
+            self.0[i / 64] &= !(1 << (i % 64));
+        }
+    }
+
+    /// Enables every known extension (`#extension all : ...` is only for
+    /// `warn` and `disable`; this is for tools that want everything).
+    pub fn all() -> ExtSet {
+        let mut s = ExtSet::default();
+        for i in 0..tables().extensions.entries.len() {
+            s.0[i / 64] |= 1 << (i % 64);
+        }
+        s
+    }
+
+    fn has(&self, i: usize) -> bool {
+        self.0[i / 64] & (1 << (i % 64)) != 0
+    }
+
+    pub fn contains(&self, name: &str) -> bool {
+        tables()
+            .extensions
+            .index
+            .get(name)
+            .is_some_and(|&i| self.has(i))
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.0.iter().all(|w| *w == 0)
+    }
+
+    /// Whether an enabled extension gives the compatibility profile's built-ins.
+    pub fn gives_compatibility(&self) -> bool {
+        let t = &tables().extensions;
+        t.entries
+            .iter()
+            .enumerate()
+            .any(|(i, e)| e.compatibility && self.has(i))
+    }
+
+    /// Whether an enabled extension lifts the built-in `name` (whether or
+    /// not the tables model it).
+    pub fn lifts(&self, name: &str) -> bool {
+        tables()
+            .extensions
+            .lifts
+            .get(name)
+            .is_some_and(|l| l.iter().any(|(i, _)| self.has(*i)))
+    }
+}
+
+/// Whether `name` is an extension of `extensions.txt`.
+pub fn is_extension(name: &str) -> bool {
+    tables().extensions.index.contains_key(name)
+}
+
+/// The type names an extension adds (for the parser).
+pub fn extension_types(name: &str) -> &'static [String] {
+    let t = &tables().extensions;
+    t.index.get(name).map_or(&[], |&i| &t.entries[i].types)
+}
+
+/// Whether `name` is a type an enabled extension adds.
+pub fn is_extension_type(name: &str, exts: &ExtSet) -> bool {
+    tables()
+        .extensions
+        .types
+        .get(name)
+        .is_some_and(|ids| ids.iter().any(|&i| exts.has(i)))
+}
+
+/// [`function_overloads`] with the built-ins the enabled extensions bring.
+pub fn function_overloads_with(
+    name: &str,
+    env: &BuiltinEnv,
+    exts: &ExtSet,
+) -> Vec<&'static Signature> {
+    let t = tables();
+    let lifts: Vec<_> = t
+        .extensions
+        .lifts
+        .get(name)
+        .map(|l| l.iter().filter(|(i, _)| exts.has(*i)).collect())
+        .unwrap_or_default();
+    match t.function_index.get(name) {
+        Some(range) => t.functions[range.clone()]
+            .iter()
+            .filter(|e| {
+                e.avail.allows(env) || lifts.iter().any(|(_, at)| e.avail.allows_at(env, at))
+            })
+            .map(|e| &e.sig)
+            .collect(),
+        None => Vec::new(),
+    }
+}
+
+/// [`variable`] with the built-ins the enabled extensions bring.
+pub fn variable_with(name: &str, env: &BuiltinEnv, exts: &ExtSet) -> Option<&'static Variable> {
+    if let Some(v) = variable(name, env) {
+        return Some(v);
+    }
+    let t = tables();
+    let lifts = t.extensions.lifts.get(name)?;
+    let range = t.variable_index.get(name)?;
+    t.variables[range.clone()]
+        .iter()
+        .find(|e| {
+            lifts
+                .iter()
+                .any(|(i, at)| exts.has(*i) && e.avail.allows_at(env, at))
+        })
+        .map(|e| &e.var)
+}
+
 fn tables() -> &'static table::Tables {
     static TABLES: OnceLock<table::Tables> = OnceLock::new();
     TABLES.get_or_init(table::load)
@@ -297,6 +430,35 @@ mod tests {
                 "{name} exists nowhere"
             );
         }
+    }
+
+    #[test]
+    fn extensions_lift_builtins_from_the_version_that_adopted_them() {
+        let mut exts = ExtSet::default();
+        assert!(!exts.enable("GL_NO_such_extension"));
+        let geom150 = core(150, Stage::Geometry);
+        assert!(function_overloads_with("EmitStreamVertex", &geom150, &exts).is_empty());
+        assert!(exts.enable("GL_ARB_gpu_shader5"));
+        assert_eq!(
+            function_overloads_with("EmitStreamVertex", &geom150, &exts).len(),
+            1
+        );
+        // Stage restrictions still apply.
+        let frag150 = core(150, Stage::Fragment);
+        assert!(function_overloads_with("EmitStreamVertex", &frag150, &exts).is_empty());
+        assert!(variable_with("gl_SampleMaskIn", &frag150, &exts).is_some());
+        // Implied extensions come along; disabling takes one back.
+        let mut sub = ExtSet::default();
+        sub.enable("GL_KHR_shader_subgroup_vote");
+        assert!(sub.contains("GL_KHR_shader_subgroup_basic"));
+        assert!(sub.lifts("gl_SubgroupInvocationID") && sub.lifts("subgroupAll"));
+        sub.disable("GL_KHR_shader_subgroup_vote");
+        assert!(!sub.lifts("subgroupAll"));
+        assert!(is_extension("GL_ARB_compatibility"));
+        let mut compat = ExtSet::default();
+        compat.enable("GL_ARB_compatibility");
+        assert!(compat.gives_compatibility());
+        assert!(is_extension_type("rayQueryEXT", &ExtSet::all()));
     }
 
     #[test]

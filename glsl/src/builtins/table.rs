@@ -72,6 +72,26 @@ impl Avail {
         }
     }
 
+    /// Whether the entry exists in `env`'s stage and API as it does in the
+    /// version `at` names (an extension's lift).
+    pub(super) fn allows_at(&self, env: &BuiltinEnv, at: &LiftAt) -> bool {
+        if self.stages & stage_bit(env.stage) == 0 || self.api.is_some_and(|a| a != env.api) {
+            return false;
+        }
+        let within = |range: Option<(u16, u16)>, v: Option<u16>| {
+            range
+                .zip(v)
+                .is_some_and(|((lo, hi), v)| (lo..=hi).contains(&v))
+        };
+        if at.ext {
+            return self.desktop.is_none() && self.es.is_none();
+        }
+        match env.version.profile {
+            Profile::Es => within(self.es, at.es),
+            Profile::Core | Profile::Compatibility => within(self.desktop, at.desktop),
+        }
+    }
+
     fn intersect(&self, other: &Avail) -> Avail {
         fn range(a: Option<(u16, u16)>, b: Option<(u16, u16)>) -> Option<(u16, u16)> {
             let ((a0, a1), (b0, b1)) = (a?, b?);
@@ -106,10 +126,127 @@ pub(super) struct Tables {
     pub(super) variables: Vec<VarEntry>,
     pub(super) variable_index: HashMap<String, Range<usize>>,
     pub(super) docs: HashMap<&'static str, &'static str>,
+    pub(super) extensions: Extensions,
+}
+
+/// The version an extension lifts built-ins from (a `lift` line's AT).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub(super) struct LiftAt {
+    pub(super) desktop: Option<u16>,
+    pub(super) es: Option<u16>,
+    /// The built-ins that exist only through extensions (`ext`).
+    pub(super) ext: bool,
+}
+
+/// One extension of `extensions.txt`.
+#[derive(Clone, Debug, Default)]
+pub(super) struct ExtEntry {
+    /// Extensions enabling this one enables (itself included).
+    pub(super) implies: Vec<usize>,
+    /// Gives the compatibility profile's built-ins.
+    pub(super) compatibility: bool,
+    pub(super) types: Vec<String>,
+}
+
+/// The parsed `extensions.txt`.
+#[derive(Default)]
+pub(super) struct Extensions {
+    pub(super) entries: Vec<ExtEntry>,
+    pub(super) index: HashMap<String, usize>,
+    /// Built-in name -> (extension, version it is lifted from).
+    pub(super) lifts: HashMap<String, Vec<(usize, LiftAt)>>,
+    /// Type name -> the extensions that add it.
+    pub(super) types: HashMap<String, Vec<usize>>,
+}
+
+pub(super) const MAX_EXTENSIONS: usize = 256;
+
+fn parse_extensions(file: &str, src: &'static str) -> Extensions {
+    let mut docs = Docs::default();
+    let mut ext = Extensions::default();
+    let mut implies: Vec<(Loc, usize, &str)> = Vec::new();
+    for (loc, line) in table_lines(file, src, &mut docs) {
+        let words: Vec<&str> = line.split_whitespace().collect();
+        match words[..] {
+            ["extension", name, ref rest @ ..] => {
+                if !is_identifier(name) {
+                    loc.fail(format_args!("bad extension name `{name}`"));
+                }
+                let id = ext.entries.len();
+                if ext.index.insert(name.to_string(), id).is_some() {
+                    loc.fail(format_args!("second `extension {name}` line"));
+                }
+                let mut entry = ExtEntry {
+                    implies: vec![id],
+                    ..ExtEntry::default()
+                };
+                let mut rest = rest.iter();
+                while let Some(w) = rest.next() {
+                    match *w {
+                        "compatibility" => entry.compatibility = true,
+                        "implies" => match rest.next() {
+                            Some(list) => implies.extend(list.split(',').map(|n| (loc, id, n))),
+                            None => loc.fail("`implies` needs NAME,NAME..."),
+                        },
+                        other => loc.fail(format_args!("unknown token `{other}`")),
+                    }
+                }
+                ext.entries.push(entry);
+            }
+            ["lift", name, at, ref names @ ..] => {
+                let Some(&id) = ext.index.get(name) else {
+                    loc.fail(format_args!("`{name}` has no `extension` line above"))
+                };
+                if names.is_empty() {
+                    loc.fail("`lift` names no built-in");
+                }
+                let mut lift = LiftAt::default();
+                for v in at.split(',') {
+                    if v == "ext" {
+                        lift.ext = true;
+                    } else if let Some(es) = v.strip_prefix("es") {
+                        lift.es = Some(parse_range(loc, es, &ES_VERSIONS).0);
+                    } else {
+                        lift.desktop = Some(parse_range(loc, v, &DESKTOP_VERSIONS).0);
+                    }
+                }
+                for n in names {
+                    if !is_identifier(n) {
+                        loc.fail(format_args!("bad built-in name `{n}`"));
+                    }
+                    ext.lifts.entry(n.to_string()).or_default().push((id, lift));
+                }
+            }
+            ["types", name, ref names @ ..] => {
+                let Some(&id) = ext.index.get(name) else {
+                    loc.fail(format_args!("`{name}` has no `extension` line above"))
+                };
+                for n in names {
+                    if !is_identifier(n) {
+                        loc.fail(format_args!("bad type name `{n}`"));
+                    }
+                    ext.entries[id].types.push(n.to_string());
+                    ext.types.entry(n.to_string()).or_default().push(id);
+                }
+            }
+            _ => loc.fail("expected `extension NAME`, `lift NAME AT NAMES` or `types NAME TYPES`"),
+        }
+    }
+    for (loc, id, n) in implies {
+        match ext.index.get(n) {
+            Some(&other) => ext.entries[id].implies.push(other),
+            None => loc.fail(format_args!("`implies {n}`: no such extension")),
+        }
+    }
+    if ext.entries.len() > MAX_EXTENSIONS {
+        panic!("builtins/{file}: more than {MAX_EXTENSIONS} extensions (widen ExtSet)");
+    }
+    ext
 }
 
 pub(super) fn load() -> Tables {
     let functions = parse_functions("functions.txt", include_str!("functions.txt"));
+    let extensions = parse_extensions("extensions.txt", include_str!("extensions.txt"));
     let variables = parse_variables("variables.txt", include_str!("variables.txt"));
     let mut docs = functions.docs;
     for (name, text) in variables.docs {
@@ -123,6 +260,7 @@ pub(super) fn load() -> Tables {
         variable_index: index(&variables.entries, |e| e.var.name.as_str()),
         variables: variables.entries,
         docs,
+        extensions,
     }
 }
 
@@ -237,8 +375,11 @@ fn parse_tokens(loc: Loc, tokens: &str, allow_g: bool) -> (Avail, Vec<&'static s
         api: None,
     };
     let mut prefixes = PREFIXES.to_vec();
+    let mut ext_only = false;
     for token in tokens.split_whitespace() {
-        if let Some(g) = token.strip_prefix("g=") {
+        if token == "ext" {
+            ext_only = true;
+        } else if let Some(g) = token.strip_prefix("g=") {
             if !allow_g {
                 loc.fail("`g=` is only meaningful in functions.txt");
             }
@@ -283,8 +424,11 @@ fn parse_tokens(loc: Loc, tokens: &str, allow_g: bool) -> (Avail, Vec<&'static s
             }
         }
     }
-    if avail.desktop.is_none() && avail.es.is_none() {
-        loc.fail("no version token (e.g. `110 es100`)");
+    if ext_only && (avail.desktop.is_some() || avail.es.is_some()) {
+        loc.fail("`ext` (only through an extension) with a version token");
+    }
+    if avail.desktop.is_none() && avail.es.is_none() && !ext_only {
+        loc.fail("no version token (e.g. `110 es100`, or `ext`)");
     }
     if avail.stages == 0 {
         avail.stages = ALL_STAGES;

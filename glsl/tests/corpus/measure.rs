@@ -11,7 +11,9 @@
 //!   (files that only take part in another file's link test have none).
 //! - Left out: `hlsl.*` (HLSL), `preprocessor.*` (glslang runs them with `-E`:
 //!   their results are about preprocessing alone), `glsl.-*` (run with
-//!   command-line defines or options we do not replay).
+//!   command-line defines or options we do not replay), and for the same
+//!   reason `glsl.versionOverride.*` (`--glsl-version`) and
+//!   `glsl.autosampledtextures.*` (`--auto-sampled-textures`).
 //! - `#include`s are read from `Test/`, `Test/inc1/`, `Test/inc2/` (the
 //!   suite's include paths).
 //! - Grouped: `vulkan` (`spv.*`, `vk.*`, `glspv.*`: compiled for SPIR-V, with
@@ -213,14 +215,24 @@ pub fn our_errors(src: &str, stage: Stage, includes: &dyn IncludeResolver) -> Ve
 struct TestIncludes(PathBuf);
 
 impl IncludeResolver for TestIncludes {
-    fn resolve(&self, path: &str, _: Option<&str>) -> Result<(String, String), IncludeError> {
-        for dir in ["", "inc1", "inc2"] {
-            let p = self.0.join(dir).join(path);
+    fn resolve(
+        &self,
+        path: &str,
+        includer: Option<&str>,
+    ) -> Result<(String, String), IncludeError> {
+        let path = path.replace('\\', "/");
+        let mut dirs: Vec<PathBuf> = Vec::new();
+        if let Some(dir) = includer.and_then(|i| Path::new(i).parent()) {
+            dirs.push(self.0.join(dir));
+        }
+        dirs.extend(["", "inc1", "inc2"].map(|d| self.0.join(d)));
+        for dir in dirs {
+            let p = dir.join(&path);
             if let Ok(text) = std::fs::read(&p) {
-                return Ok((
-                    path.to_string(),
-                    String::from_utf8_lossy(&text).into_owned(),
-                ));
+                let name = p
+                    .strip_prefix(&self.0)
+                    .map_or(path.clone(), |n| n.display().to_string());
+                return Ok((name, String::from_utf8_lossy(&text).into_owned()));
             }
         }
         Err(format!("{path} not found").into())
@@ -235,9 +247,15 @@ pub fn measure(glslang: &Path) -> std::io::Result<Vec<FileResult>> {
         .filter_map(|e| e.file_name().into_string().ok())
         .filter(|n| stage_of(n).is_some())
         .filter(|n| {
-            !["hlsl.", "preprocessor.", "glsl.-"]
-                .iter()
-                .any(|p| n.starts_with(p))
+            ![
+                "hlsl.",
+                "preprocessor.",
+                "glsl.-",
+                "glsl.versionOverride.",
+                "glsl.autosampledtextures.",
+            ]
+            .iter()
+            .any(|p| n.starts_with(p))
         })
         .collect();
     names.sort();

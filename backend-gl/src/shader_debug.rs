@@ -1,7 +1,13 @@
-//! The GLSL engine as the agent uses it: a shader's runtime sources parsed once,
-//! breakpoints bound to steps, instrumented variants generated. Its probe
-//! table is the one the session decodes with (it travels in `Stopped`), so
-//! agent and session agree on probe ids by construction.
+//! The language engines as the agent uses them: a shader's runtime sources
+//! parsed once, breakpoints bound to steps, instrumented variants generated.
+//! Its probe table is the one the session decodes with (it travels in
+//! `Stopped`), so agent and session agree on probe ids by construction.
+//!
+//! GLSL goes to the GLSL engine. GLSL that naga wrote for a WGSL file and
+//! that names its WGSL in a header (`shaderdbg_wgsl::gl_origin`, what the
+//! built-in host compiles) is debugged as that WGSL: the WGSL engine
+//! instruments the naga module and emits GLSL 4.30 again, so probes, lines
+//! and breakpoint conditions are WGSL's.
 
 use shaderdbg_core::decode::{decode_hits, decode_sanitizer, Hit, SanitizerReport};
 use shaderdbg_core::probes::ProbeTable;
@@ -9,11 +15,21 @@ use shaderdbg_core::{Invocation, Stage, Type};
 use shaderdbg_glsl::instrument::{self, Breakpoint, InstrumentError, Mode, Request, Target};
 use shaderdbg_glsl::parse::{parse, Parsed};
 use shaderdbg_protocol as proto;
+use shaderdbg_wgsl as wgsl;
 
 /// A shader the debugger may set breakpoints in.
 pub struct ShaderDebug {
-    pub parsed: Parsed,
     pub table: ProbeTable,
+    engine: Engine,
+}
+
+enum Engine {
+    Glsl(Parsed),
+    /// GLSL naga wrote from WGSL: the WGSL module and the entry point.
+    Wgsl {
+        parsed: Box<wgsl::Parsed>,
+        entry_point: String,
+    },
 }
 
 /// Why the engine could not serve a request for a shader.
@@ -25,6 +41,9 @@ pub enum ShaderDebugError {
     NoStatement(u32),
     #[error(transparent)]
     Instrument(#[from] InstrumentError),
+    /// The WGSL engine could not instrument or emit.
+    #[error("{0}")]
+    Wgsl(String),
 }
 
 /// A breakpoint after binding: the step it uses and the line it moved to.
@@ -40,13 +59,116 @@ impl ShaderDebug {
     /// Parses runtime sources; the error is what the debugger shows as the
     /// reason breakpoints in this shader stay unverified.
     pub fn new(stage: Stage, sources: &[String]) -> Result<ShaderDebug, ShaderDebugError> {
+        if let Some(origin) = wgsl::gl_origin::extract(&sources.concat()) {
+            return Self::new_wgsl(origin);
+        }
         let strings: Vec<&str> = sources.iter().map(String::as_str).collect();
         let parsed = parse(&strings, stage, None).map_err(|d| ShaderDebugError::Parse {
             line: parsed_location(&strings, d.span.start),
             message: d.message,
         })?;
         let table = instrument::probe_table(&parsed);
-        Ok(ShaderDebug { parsed, table })
+        Ok(ShaderDebug {
+            table,
+            engine: Engine::Glsl(parsed),
+        })
+    }
+
+    fn new_wgsl(origin: wgsl::gl_origin::WgslOrigin) -> Result<ShaderDebug, ShaderDebugError> {
+        let parsed = wgsl::parse(&origin.source).map_err(|e| {
+            let (line, message) = match e {
+                wgsl::ParseError::Syntax { message, line, .. }
+                | wgsl::ParseError::Invalid { message, line, .. } => (line, message),
+            };
+            ShaderDebugError::Parse { line, message }
+        })?;
+        let table = wgsl::probe_table(&parsed, &origin.entry_point)
+            .map_err(|e| ShaderDebugError::Wgsl(e.to_string()))?;
+        Ok(ShaderDebug {
+            table,
+            engine: Engine::Wgsl {
+                parsed: Box::new(parsed),
+                entry_point: origin.entry_point,
+            },
+        })
+    }
+
+    /// The parsed GLSL (`None` for a shader debugged as WGSL).
+    pub fn glsl(&self) -> Option<&Parsed> {
+        match &self.engine {
+            Engine::Glsl(p) => Some(p),
+            Engine::Wgsl { .. } => None,
+        }
+    }
+
+    /// Whether the shader is debugged as WGSL.
+    pub fn is_wgsl(&self) -> bool {
+        matches!(self.engine, Engine::Wgsl { .. })
+    }
+
+    /// The first step of the entry point (`main` in GLSL).
+    fn entry_step(&self) -> Option<&shaderdbg_core::probes::Probe> {
+        match self.engine {
+            Engine::Glsl(_) => self.table.main_entry_step(),
+            Engine::Wgsl { .. } => entry_step(&self.table),
+        }
+    }
+
+    /// GLSL 4.30 core of the WGSL module instrumented for `mode`, the debug
+    /// buffer at GL storage binding `binding` (and the watched value's type).
+    fn wgsl_glsl(
+        &self,
+        mode: wgsl::Mode,
+        target: Target,
+        binding: u32,
+        only: Option<Invocation>,
+    ) -> Result<(String, Option<Type>), ShaderDebugError> {
+        let Engine::Wgsl {
+            parsed,
+            entry_point,
+        } = &self.engine
+        else {
+            return Err(ShaderDebugError::Wgsl("not a WGSL shader".into()));
+        };
+        if target.es {
+            return Err(ShaderDebugError::Wgsl(
+                "WGSL is debugged in desktop GL contexts only (GLSL 4.30 core)".into(),
+            ));
+        }
+        // A group of its own: the module's (group, binding) pairs are
+        // naga's, the GL binding is what the agent found free.
+        let group = parsed
+            .module
+            .global_variables
+            .iter()
+            .filter_map(|(_, g)| g.binding.map(|b| b.group + 1))
+            .max()
+            .unwrap_or(0);
+        let inst = wgsl::instrument(
+            parsed,
+            &wgsl::Request {
+                entry_point: entry_point.clone(),
+                mode,
+                group,
+                binding,
+                only,
+            },
+        )
+        .map_err(|e| ShaderDebugError::Wgsl(e.to_string()))?;
+        // The program's own resources get no `binding =`: the debug draw
+        // copies the application's block bindings and uniforms by name.
+        let glsl = wgsl::emit::to_glsl(&inst, &Default::default())
+            .map_err(|e| ShaderDebugError::Wgsl(e.to_string()))?;
+        Ok((glsl, inst.watch_type))
+    }
+
+    fn wgsl_breakpoints(bps: &[BoundBreakpoint]) -> Vec<wgsl::Breakpoint> {
+        bps.iter()
+            .map(|b| wgsl::Breakpoint {
+                probe: b.probe,
+                condition: b.condition.clone(),
+            })
+            .collect()
     }
 
     /// Binds breakpoints to the step on their line or the next line that has
@@ -59,7 +181,7 @@ impl ShaderDebug {
             .iter()
             .map(|b| {
                 let step = if b.line == 0 {
-                    self.table.main_entry_step()
+                    self.entry_step()
                 } else {
                     self.table.step_for_line(b.line)
                 };
@@ -83,8 +205,13 @@ impl ShaderDebug {
         target: Target,
         binding: u32,
     ) -> Result<instrument::Instrumented, ShaderDebugError> {
+        let Engine::Glsl(parsed) = &self.engine else {
+            return Err(ShaderDebugError::Wgsl(
+                "this is not available for WGSL yet".into(),
+            ));
+        };
         Ok(instrument::instrument(
-            &self.parsed,
+            parsed,
             &Request {
                 mode,
                 target,
@@ -99,7 +226,19 @@ impl ShaderDebug {
         if b.condition.is_none() {
             return Ok(());
         }
-        let target = if self.parsed.version.is_es() {
+        let parsed = match &self.engine {
+            Engine::Glsl(p) => p,
+            Engine::Wgsl { .. } => {
+                let mode = wgsl::Mode::HitTest(Self::wgsl_breakpoints(std::slice::from_ref(b)));
+                return match self.wgsl_glsl(mode, Target::CORE, 0, None) {
+                    Err(ShaderDebugError::Wgsl(e)) if e.starts_with("breakpoint condition") => {
+                        Err(ShaderDebugError::Wgsl(e))
+                    }
+                    _ => Ok(()),
+                };
+            }
+        };
+        let target = if parsed.version.is_es() {
             Target::ES
         } else {
             Target::COMPAT
@@ -109,7 +248,7 @@ impl ShaderDebug {
             condition: b.condition.clone(),
         }]);
         match instrument::instrument(
-            &self.parsed,
+            parsed,
             &Request {
                 mode,
                 target,
@@ -123,14 +262,26 @@ impl ShaderDebug {
 
     /// GLSL of the hit test for these breakpoints (a hit's tag is the
     /// breakpoint's index in `bps`), with NaN/Inf checks after output writes
-    /// when `nan_inf` (tag `HitTag::NanInf`).
+    /// when `nan_inf` (tag `HitTag::NanInf`). `only`: the invocation whose
+    /// hits count (the pixel filter; GLSL shaders get it as a condition
+    /// instead, see `stops::attempts`).
     pub fn hit_test(
         &self,
         bps: &[BoundBreakpoint],
         nan_inf: bool,
         target: Target,
         binding: u32,
+        only: Option<Invocation>,
     ) -> Result<String, ShaderDebugError> {
+        if self.is_wgsl() {
+            let bps = Self::wgsl_breakpoints(bps);
+            let mode = if nan_inf {
+                wgsl::Mode::HitTestNanInf(bps)
+            } else {
+                wgsl::Mode::HitTest(bps)
+            };
+            return Ok(self.wgsl_glsl(mode, target, binding, only)?.0);
+        }
         let bps = bps
             .iter()
             .map(|b| Breakpoint {
@@ -172,6 +323,11 @@ impl ShaderDebug {
         target: Target,
         binding: u32,
     ) -> Result<String, ShaderDebugError> {
+        if self.is_wgsl() {
+            return Ok(self
+                .wgsl_glsl(wgsl::Mode::Record(selector), target, binding, None)?
+                .0);
+        }
         Ok(self
             .instrument(Mode::Record(selector), target, binding)?
             .glsl)
@@ -191,6 +347,17 @@ impl ShaderDebug {
             .step_for_line(line)
             .ok_or(ShaderDebugError::NoStatement(line))?
             .id;
+        if self.is_wgsl() {
+            let mode = wgsl::Mode::Watch {
+                probe,
+                expr: expr.to_string(),
+            };
+            let (glsl, ty) = self.wgsl_glsl(mode, target, binding, None)?;
+            let ty = ty.ok_or_else(|| {
+                ShaderDebugError::Wgsl(format!("watch expression `{expr}`: it has no type here"))
+            })?;
+            return Ok((glsl, ty));
+        }
         let out = self.instrument(
             Mode::Watch {
                 probe,
@@ -210,6 +377,20 @@ impl ShaderDebug {
     pub fn hits(&self, words: &[u32]) -> (Vec<Hit>, bool) {
         decode_hits(words, &self.table)
     }
+}
+
+/// The first step of the entry point: the function the invocation starts
+/// in (its `InvocationStart` probe), whatever its name.
+pub fn entry_step(table: &ProbeTable) -> Option<&shaderdbg_core::probes::Probe> {
+    let entry = table
+        .probes
+        .iter()
+        .find(|p| p.kind == shaderdbg_core::probes::ProbeKind::InvocationStart)?
+        .function;
+    table
+        .probes
+        .iter()
+        .find(|p| p.is_step() && p.function == entry)
 }
 
 fn parsed_location(strings: &[&str], offset: usize) -> u32 {
@@ -252,7 +433,7 @@ mod tests {
         assert_eq!(bound[1].as_ref().map(|b| b.line), Ok(6));
         assert!(bound[2].is_err());
         let ok: Vec<BoundBreakpoint> = bound.into_iter().filter_map(Result::ok).collect();
-        let glsl = d.hit_test(&ok, false, Target::CORE, 5).unwrap();
+        let glsl = d.hit_test(&ok, false, Target::CORE, 5, None).unwrap();
         assert!(glsl.contains("_sdbg_hit1(x > 1.)"), "{glsl}");
     }
 

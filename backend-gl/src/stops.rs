@@ -522,10 +522,10 @@ impl<'a> Stop<'a> {
             } else if self.target.es {
                 let stage = s.stage.ok_or(StopError::UnknownStage)?;
                 let other = shader_debug(s.id, stage, &s.sources)?;
-                out.push((
-                    s.gl_type,
-                    instrument::raise_version(&other.parsed, self.target)?,
-                ));
+                let parsed = other
+                    .glsl()
+                    .ok_or_else(|| ShaderDebugError::Wgsl("WGSL in a GLSL ES program".into()))?;
+                out.push((s.gl_type, instrument::raise_version(parsed, self.target)?));
             } else {
                 out.push((s.gl_type, s.sources.concat()));
             }
@@ -801,7 +801,13 @@ fn attempts(program: &ProgramInfo, bps: &Breakpoints, draw: &DrawCall) -> Vec<At
             .flatten()
             .map(|b| (b.clone(), Role::User))
             .collect();
-        if let (Some([x, y]), Stage::Fragment) = (bps.filter.pixel, stage) {
+        // WGSL conditions see the variables in scope only: a WGSL shader's
+        // hit test selects the pixel itself (`ShaderDebug::hit_test`).
+        let wgsl = s
+            .sources
+            .first()
+            .is_some_and(|t| shaderdbg_wgsl::gl_origin::has_header(t));
+        if let (Some([x, y]), Stage::Fragment, false) = (bps.filter.pixel, stage, wgsl) {
             // The pixel filter is part of the condition: a hit buffer that
             // fills with other pixels' hits must not hide this pixel's
             // (test: cli/tests/run.rs, pixel_filter_finds_its_pixel_...).
@@ -818,12 +824,9 @@ fn attempts(program: &ProgramInfo, bps: &Breakpoints, draw: &DrawCall) -> Vec<At
         {
             // Pixel history: a stop at the start of `main` of every fragment
             // shader invocation at that pixel.
-            lines.push((
-                start(Some(format!(
-                    "uint(gl_FragCoord.x) == {x}u && uint(gl_FragCoord.y) == {y}u"
-                ))),
-                Role::PixelHistory,
-            ));
+            let at_pixel = (!wgsl)
+                .then(|| format!("uint(gl_FragCoord.x) == {x}u && uint(gl_FragCoord.y) == {y}u"));
+            lines.push((start(at_pixel), Role::PixelHistory));
         }
         let nan_inf = bps.exceptions.nan_inf && matches!(stage, Stage::Fragment | Stage::Vertex);
         if !lines.is_empty() || nan_inf {
@@ -930,7 +933,13 @@ fn try_stop(
         binding,
     );
     let words = match stop.run(
-        || Ok(debug.hit_test(&bound, nan_inf, target, binding)?),
+        || {
+            let only = match (filter.pixel, stage) {
+                (Some([x, y]), Stage::Fragment) => Some(Invocation::fragment(x, y)),
+                _ => None,
+            };
+            Ok(debug.hit_test(&bound, nan_inf, target, binding, only)?)
+        },
         &layout::new_hit_buffer(HIT_CAPACITY),
         Some(key),
     ) {

@@ -8,6 +8,7 @@ use std::time::{Duration, Instant};
 use anyhow::{bail, Context, Result};
 use clap::Args;
 use serde_json::{json, Map, Value as Json};
+use shaderdbg_core::Language;
 use shaderdbg_session::binding::FileBreakpoint;
 use shaderdbg_session::breakpoints::HitCondition;
 use shaderdbg_session::launch::LaunchConfig;
@@ -220,7 +221,7 @@ pub(crate) fn parse_pixel(s: &str) -> Result<[u32; 2]> {
 fn is_shader_file(p: &Path) -> bool {
     matches!(
         p.extension().and_then(|e| e.to_str()),
-        Some("frag" | "glsl" | "fs")
+        Some("frag" | "glsl" | "fs" | "wgsl")
     )
 }
 
@@ -564,14 +565,15 @@ pub(crate) fn print_stop(
     }
     let loc = stop.location(stop.cursor);
     let vars = stop.variables(stop.cursor);
+    let lang = stop.language();
     if as_json {
         let mut locals = Map::new();
         for v in vars.iter().filter(|v| v.scope == Scope::Local) {
-            locals.insert(v.name.clone(), json!({"type": v.ty.to_string(), "value": v.value.as_ref().map_or(Json::Null, value_json::value)}));
+            locals.insert(v.name.clone(), json!({"type": v.ty.display_in(lang).to_string(), "value": v.value.as_ref().map_or(Json::Null, value_json::value)}));
         }
         let mut inputs = Map::new();
         for v in vars.iter().filter(|v| v.scope != Scope::Local) {
-            inputs.insert(v.name.clone(), json!({"type": v.ty.to_string(), "value": v.value.as_ref().map_or(Json::Null, value_json::value)}));
+            inputs.insert(v.name.clone(), json!({"type": v.ty.display_in(lang).to_string(), "value": v.value.as_ref().map_or(Json::Null, value_json::value)}));
         }
         let mut j = json!({
             "event": "stopped",
@@ -642,7 +644,12 @@ pub(crate) fn print_stop(
                     .value
                     .as_ref()
                     .map_or("(not written yet)".to_string(), |v| v.to_string());
-                writeln!(out, "  {} {} = {value}", v.ty, v.name)?;
+                match lang {
+                    Language::Glsl => writeln!(out, "  {} {} = {value}", v.ty, v.name)?,
+                    Language::Wgsl => {
+                        writeln!(out, "  {}: {} = {value}", v.name, v.ty.display_in(lang))?
+                    }
+                }
             }
         }
         if with_trace {

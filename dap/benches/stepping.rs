@@ -105,7 +105,7 @@ fn synthetic() -> Stop {
         breakpoints: vec![0],
         file: None,
         map: None,
-        parsed: Arc::new(parsed),
+        parsed: Arc::new(shaderdbg_session::stop::Source::Glsl(parsed)),
         table: Arc::new(table),
         trace,
         cursor: STEPS / 2,

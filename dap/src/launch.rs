@@ -1,6 +1,6 @@
 //! `launch` arguments -> what the session engine starts. A `program` ending
-//! in `.frag`/`.glsl`/`.fs` runs in the built-in host `shaderdbg-host`, found
-//! next to this adapter.
+//! in `.frag`/`.glsl`/`.fs`/`.wgsl` runs in the built-in host
+//! `shaderdbg-host`, found next to this adapter.
 
 use std::path::{Path, PathBuf};
 
@@ -53,7 +53,7 @@ pub struct Plan {
 fn is_shader_file(p: &Path) -> bool {
     matches!(
         p.extension().and_then(|e| e.to_str()),
-        Some("frag" | "glsl" | "fs")
+        Some("frag" | "glsl" | "fs" | "wgsl")
     )
 }
 

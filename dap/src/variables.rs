@@ -2,8 +2,9 @@
 //! expandable parts of vectors, matrices, arrays and structs, with the
 //! `variablesReference` handles that name them while the program is stopped.
 
+use shaderdbg_core::Language;
 use shaderdbg_glsl::{Type, Value};
-pub use shaderdbg_session::present::{format, parts};
+pub use shaderdbg_session::present::{format, format_in, parts};
 use shaderdbg_session::stop::Scope as VarScope;
 
 use crate::protocol::Variable;
@@ -67,6 +68,9 @@ impl ScopeKind {
 #[derive(Default)]
 pub struct Handles {
     items: Vec<Handle>,
+    /// The language type names and values are spelled in (the stop's
+    /// shader's; set where a stop's variables are read).
+    pub language: Language,
 }
 
 impl Handles {
@@ -106,13 +110,13 @@ impl Handles {
                 } else {
                     0
                 };
-                (format(ty, v), r)
+                (format_in(ty, v, self.language), r)
             }
         };
         Variable {
             name: name.to_string(),
             value: text,
-            ty: Some(ty.to_string()),
+            ty: Some(ty.display_in(self.language).to_string()),
             evaluate_name: Some(eval.to_string()),
             variables_reference: reference,
         }

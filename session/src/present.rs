@@ -3,7 +3,7 @@
 //! server's variables, the command line's `print` and logpoint messages all
 //! read values this way.
 
-use shaderdbg_core::{Type, Value};
+use shaderdbg_core::{Language, Type, Value};
 
 /// The parts of a value: (name, type, value, evaluate name).
 pub fn parts(ty: &Type, v: &Value, eval: &str) -> Vec<(String, Type, Value, String)> {
@@ -64,6 +64,12 @@ pub fn parts(ty: &Type, v: &Value, eval: &str) -> Vec<(String, Type, Value, Stri
 /// `mat2(vec2(1.0, 0.0), vec2(0.0, 1.0))`, `float[2](1.0, 2.0)`, `S(1.0, 2)`.
 /// A part never written shows as `?`.
 pub fn format(ty: &Type, v: &Value) -> String {
+    format_in(ty, v, Language::Glsl)
+}
+
+/// [`format`] with type names spelled in `lang`: WGSL writes
+/// `vec2<f32>(1.0, 0.5)`, `array<f32, 2>(1.0, 2.0)`, `S(1.0, 2)`.
+pub fn format_in(ty: &Type, v: &Value, lang: Language) -> String {
     match (ty, v) {
         (_, Value::Undefined) => "?".into(),
         (_, Value::Bool(b)) => b.to_string(),
@@ -75,9 +81,9 @@ pub fn format(ty: &Type, v: &Value) -> String {
         | (Type::Struct(_), Value::Struct(_)) => {
             let items: Vec<String> = parts(ty, v, "")
                 .iter()
-                .map(|(_, t, pv, _)| format(t, pv))
+                .map(|(_, t, pv, _)| format_in(t, pv, lang))
                 .collect();
-            format!("{ty}({})", items.join(", "))
+            format!("{}({})", ty.display_in(lang), items.join(", "))
         }
         // A value whose type is unknown: the engine's own notation.
         (_, other) => other.to_string(),
@@ -135,6 +141,16 @@ mod tests {
             ("k".into(), f(f32::NAN)),
         ]);
         assert_eq!(format(&s, &sv), "Light(true, NaN)");
+        let w = Language::Wgsl;
+        assert_eq!(
+            format_in(&m, &mv, w),
+            "mat2x2<f32>(vec2<f32>(1.0, 0.0), vec2<f32>(0.0, ?))"
+        );
+        assert_eq!(
+            format_in(&a, &Value::List(vec![Value::Uint(1), Value::Uint(2)]), w),
+            "array<u32, 2>(1u, 2u)"
+        );
+        assert_eq!(format_in(&s, &sv, w), "Light(true, NaN)");
         let p = parts(&s, &sv, "l");
         assert_eq!(p[1].0, "k");
         assert_eq!(p[1].3, "l.k");

@@ -13,6 +13,7 @@ use std::sync::Arc;
 
 use shaderdbg_core::decode::{decode, decode_watch, SanitizerReport};
 use shaderdbg_core::probes::ProbeTable;
+use shaderdbg_core::Language;
 use shaderdbg_core::{Hit, HitTag, Invocation, ScreenshotAt, Stage, StopFilter, StopReason};
 use shaderdbg_glsl::parse::parse;
 use shaderdbg_protocol::{self as proto, FromAgent, ToAgent};
@@ -21,7 +22,7 @@ use crate::binding::{Binder, FileBreakpoint};
 use crate::breakpoints::{logpoint_lines, Counts};
 use crate::images::{Screenshot, WatchImage};
 use crate::launch::{launch, Incoming, LaunchConfig, LaunchError, Launched};
-use crate::stop::Stop;
+use crate::stop::{Source, Stop};
 
 #[derive(Debug, thiserror::Error)]
 pub enum SessionError {
@@ -71,8 +72,11 @@ pub enum Halt {
 pub struct ShaderInfo {
     pub shader: u32,
     pub stage: Stage,
-    /// The runtime source (the strings given to `glShaderSource`, concatenated).
+    /// The runtime source (the strings given to `glShaderSource`,
+    /// concatenated; for GLSL naga wrote from WGSL, that WGSL).
     pub source: String,
+    /// The language `source` is in.
+    pub language: Language,
     /// The file it came from, among the breakpoint files and the files named
     /// with [`Session::add_source_file`].
     pub file: Option<PathBuf>,
@@ -170,7 +174,10 @@ pub enum Event {
 
 struct Shader {
     stage: Stage,
+    /// What the program compiled; for GLSL naga wrote from WGSL (with the
+    /// header of `shaderdbg_wgsl::gl_origin`), the WGSL, one string.
     sources: Vec<String>,
+    language: Language,
     compiled: bool,
     info_log: String,
 }
@@ -352,6 +359,13 @@ impl Session {
                 info_log,
                 ..
             } => {
+                // GLSL naga wrote from WGSL is debugged as that WGSL (the
+                // agent instruments the WGSL: its lines are the WGSL's).
+                let (sources, language) =
+                    match shaderdbg_wgsl::gl_origin::extract(&sources.concat()) {
+                        Some(origin) => (vec![origin.source], Language::Wgsl),
+                        None => (sources, Language::Glsl),
+                    };
                 let runtime = sources.concat();
                 let files = self.candidate_files();
                 let file = self.binder.file_of(shader, &runtime, &files);
@@ -360,6 +374,7 @@ impl Session {
                     Shader {
                         stage,
                         sources,
+                        language,
                         compiled,
                         info_log: info_log.clone(),
                     },
@@ -668,12 +683,12 @@ impl Session {
         hit: Option<Hit>,
     ) -> Result<Stop, SessionError> {
         let cur = self.current.clone().ok_or(SessionError::NotStopped)?;
-        let (stage, sources) = {
+        let (stage, sources, language) = {
             let sh = self
                 .shaders
                 .get(&cur.shader)
                 .ok_or_else(|| SessionError::Failed("a stop in an unknown shader".into()))?;
-            (sh.stage, sh.sources.clone())
+            (sh.stage, sh.sources.clone(), sh.language)
         };
         if invocation.stage() != stage {
             return Err(SessionError::Failed(format!(
@@ -690,7 +705,7 @@ impl Session {
                     .copied()
             })
             .unwrap_or_else(|| {
-                let start = table.main_entry_step();
+                let start = crate::stop::entry_step(&table);
                 Hit {
                     tag: HitTag::Breakpoint(0),
                     probe: start.map_or(0, |p| p.id),
@@ -708,8 +723,18 @@ impl Session {
             FromAgent::Recorded { log, .. } => log,
             _ => return Err(SessionError::Failed("unexpected reply".into())),
         };
-        let strings: Vec<&str> = sources.iter().map(String::as_str).collect();
-        let parsed = parse(&strings, stage, None).map_err(|d| SessionError::Failed(d.message))?;
+        let parsed = match language {
+            Language::Glsl => {
+                let strings: Vec<&str> = sources.iter().map(String::as_str).collect();
+                Source::Glsl(
+                    parse(&strings, stage, None).map_err(|d| SessionError::Failed(d.message))?,
+                )
+            }
+            Language::Wgsl => Source::Wgsl(Box::new(
+                shaderdbg_wgsl::parse(&sources.concat())
+                    .map_err(|e| SessionError::Failed(e.to_string()))?,
+            )),
+        };
         let trace =
             decode(&log.words(), &table).map_err(|e| SessionError::Failed(e.to_string()))?;
         let inv = trace.invocations.into_iter().next().ok_or_else(|| {
@@ -810,11 +835,13 @@ impl Session {
             };
             let source = sh.sources.concat();
             let (stage, compiled, info_log) = (sh.stage, sh.compiled, sh.info_log.clone());
+            let language = sh.language;
             let file = self.binder.file_of(shader, &source, &files);
             out.push(ShaderInfo {
                 shader,
                 stage,
                 source,
+                language,
                 file,
                 compiled,
                 info_log,

@@ -7,9 +7,61 @@ use std::sync::Arc;
 
 use shaderdbg_core::decode::{InvocationTrace, SanitizerReport, Write};
 use shaderdbg_core::probes::{PathElem, ProbeTable, Storage, VarKind};
-use shaderdbg_core::{Hit, Invocation, Stage, StopReason, Type, Value};
-use shaderdbg_glsl::parse::Parsed;
+use shaderdbg_core::probes::{Probe, ProbeKind};
+use shaderdbg_core::{Hit, Invocation, Language, Stage, StopReason, Type, Value};
 use shaderdbg_glsl::source_map::SourceMap;
+
+/// A shader's runtime source, parsed by its language's engine (names and
+/// structs for expressions).
+pub enum Source {
+    Glsl(shaderdbg_glsl::parse::Parsed),
+    /// WGSL (what GLSL that naga wrote came from, `shaderdbg_wgsl::gl_origin`).
+    Wgsl(Box<shaderdbg_wgsl::Parsed>),
+}
+
+impl Source {
+    pub fn language(&self) -> Language {
+        match self {
+            Source::Glsl(_) => Language::Glsl,
+            Source::Wgsl(_) => Language::Wgsl,
+        }
+    }
+
+    /// The whole runtime source.
+    pub fn text(&self) -> &str {
+        match self {
+            Source::Glsl(p) => &p.source.text,
+            Source::Wgsl(p) => &p.source,
+        }
+    }
+
+    /// The text of one 1-based line, without its newline.
+    pub fn line_text(&self, line: u32) -> &str {
+        match self {
+            Source::Glsl(p) => p.source.line_text(line),
+            Source::Wgsl(p) => p
+                .source
+                .split('\n')
+                .nth(line.saturating_sub(1) as usize)
+                .map_or("", |l| l.strip_suffix('\r').unwrap_or(l)),
+        }
+    }
+}
+
+/// The first step of a shader's entry point, whatever its name (`main` in
+/// GLSL, the `@fragment`/`@vertex`/`@compute` function in WGSL): the first
+/// step of the function its invocations start in.
+pub fn entry_step(table: &ProbeTable) -> Option<&Probe> {
+    let entry = table
+        .probes
+        .iter()
+        .find(|p| p.kind == ProbeKind::InvocationStart)
+        .map(|p| p.function);
+    match entry {
+        Some(f) => table.probes.iter().find(|p| p.is_step() && p.function == f),
+        None => table.main_entry_step(),
+    }
+}
 
 /// Which scope a variable is shown in.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -68,7 +120,7 @@ pub struct Stop {
     pub file: Option<PathBuf>,
     pub map: Option<SourceMap>,
     /// The runtime source, parsed (names and structs for expressions).
-    pub parsed: Arc<Parsed>,
+    pub parsed: Arc<Source>,
     /// The probe table the agent instrumented the shader with.
     pub table: Arc<ProbeTable>,
     pub trace: InvocationTrace,
@@ -116,7 +168,13 @@ impl Stop {
 
     /// The source text of a runtime line.
     pub fn line_text(&self, runtime_line: u32) -> &str {
-        self.parsed.source.line_text(runtime_line)
+        self.parsed.line_text(runtime_line)
+    }
+
+    /// The language of the shader's source (type names are spelled in it:
+    /// `Type::display_in`).
+    pub fn language(&self) -> Language {
+        self.parsed.language()
     }
 
     /// The variables in scope at `step`, as they are before it executes.

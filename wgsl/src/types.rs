@@ -27,6 +27,15 @@ pub fn core_type(types: &UniqueArena<naga::Type>, ty: Handle<naga::Type>) -> Typ
     }
 }
 
+/// The core type of an expression's resolved type (a struct keeps its name
+/// and members: it always has a handle).
+pub fn core_resolution(types: &UniqueArena<naga::Type>, r: &naga::proc::TypeResolution) -> Type {
+    match r {
+        naga::proc::TypeResolution::Handle(h) => core_type(types, *h),
+        naga::proc::TypeResolution::Value(inner) => core_inner(types, inner),
+    }
+}
+
 /// The core type of a type without a handle (an expression's resolved type).
 pub fn core_inner(types: &UniqueArena<naga::Type>, inner: &TypeInner) -> Type {
     match *inner {

@@ -42,7 +42,7 @@ use crate::expr::ExprError;
 use crate::instrument::InstrumentError;
 use crate::parse::Parsed;
 use crate::runtime::{emit, lit, HitRuntime, Runtime, WatchRuntime, NONE};
-use crate::types::{core_inner, core_type};
+use crate::types::{core_resolution, core_type};
 
 /// What an instrumenting walk needs besides the table walk.
 pub(crate) struct Record<'r> {
@@ -702,7 +702,7 @@ impl<'a> Walker<'a> {
             if matches!(orig.expressions[h], Expression::FunctionArgument(_)) {
                 continue;
             }
-            let ty = core_inner(&self.types, info[h].ty.inner_with(&self.types));
+            let ty = core_resolution(&self.types, &info[h].ty);
             let d = self.var(name.clone(), ty, VarKind::Local, Some(fid));
             self.fx.lets.insert(h, d);
             self.fx.srcs.insert(d, Src::Let(h));

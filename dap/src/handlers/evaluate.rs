@@ -15,6 +15,7 @@ impl<W: Write> Adapter<W> {
     pub fn evaluate(&mut self, a: EvaluateArguments) -> Result<EvaluateResponseBody, Error> {
         let (t, step) = self.frame_or_cursor(a.frame_id)?;
         let expr = a.expression.trim();
+        self.handles.language = self.thread_at(t)?.stop.language();
         let result = {
             let s = self.thread_at(t)?;
             // What the CPU cannot evaluate faithfully (texture lookups,

@@ -63,7 +63,7 @@ impl<W: Write> Adapter<W> {
                 };
                 let s = ds.thread(thread)?;
                 let name = format!("shader {} ({})", s.stop.shader, s.stop.stage);
-                let (shader, text) = (s.stop.shader, s.stop.parsed.source.text.clone());
+                let (shader, text) = (s.stop.shader, s.stop.parsed.text().to_string());
                 let r = self.sources.reference(shader, name, &text);
                 self.sources.source(r)
             }
@@ -140,7 +140,9 @@ impl<W: Write> Adapter<W> {
         let (thread, Some(step)) = self.frame_step(a.frame_id)? else {
             return Ok(ScopesResponseBody::default());
         };
-        let vars = self.thread_at(thread)?.variables(step);
+        let stop = &self.thread_at(thread)?.stop;
+        let vars = stop.variables(step);
+        self.handles.language = stop.language();
         let mut scopes = Vec::new();
         for kind in ScopeKind::ALL {
             let n = vars.iter().filter(|v| kind.holds(v.scope)).count();
@@ -176,7 +178,9 @@ impl<W: Write> Adapter<W> {
                 step,
                 scope,
             } => {
-                let vars = self.thread_at(thread)?.variables(step);
+                let stop = &self.thread_at(thread)?.stop;
+                let vars = stop.variables(step);
+                self.handles.language = stop.language();
                 for v in vars.iter().filter(|v| scope.holds(v.scope)) {
                     out.push(
                         self.handles

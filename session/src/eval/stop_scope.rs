@@ -31,10 +31,14 @@ impl<'a> StopScope<'a> {
         }
     }
 
-    fn with_model<T>(&self, f: impl FnOnce(&mut Model) -> T) -> T {
+    /// `None` for a WGSL shader (its structs come from the probe table).
+    fn with_model<T>(&self, f: impl FnOnce(&mut Model) -> T) -> Option<T> {
+        let crate::stop::Source::Glsl(parsed) = &*self.stop.parsed else {
+            return None;
+        };
         let mut m = self.model.borrow_mut();
-        let m = m.get_or_insert_with(|| Model::analyze(&self.stop.parsed));
-        f(m)
+        let m = m.get_or_insert_with(|| Model::analyze(parsed));
+        Some(f(m))
     }
 }
 
@@ -59,7 +63,19 @@ impl Scope for StopScope<'_> {
     }
 
     fn struct_type(&self, name: &str) -> Option<Arc<StructType>> {
-        self.with_model(|m| m.structs.get(name).cloned())
+        if let Some(found) = self.with_model(|m| m.structs.get(name).cloned()) {
+            return found;
+        }
+        // WGSL: the structs the recorded variables have.
+        fn find(ty: &Type, name: &str) -> Option<Arc<StructType>> {
+            match ty {
+                Type::Struct(s) if s.name == name => Some(s.clone()),
+                Type::Struct(s) => s.fields.iter().find_map(|f| find(&f.ty, name)),
+                Type::Array(e, _) => find(e, name),
+                _ => None,
+            }
+        }
+        self.stop.table.vars.iter().find_map(|v| find(&v.ty, name))
     }
 
     fn is_function(&self, name: &str) -> bool {

@@ -1,0 +1,155 @@
+//! `shaderdbg run effect.wgsl` end to end: the built-in host renders a WGSL
+//! file (naga's GLSL, with the header naming the WGSL), the agent debugs
+//! the WGSL with the WGSL engine, and stops, lines, values and type names
+//! are WGSL's. Values are checked against the same computation on the CPU.
+
+use std::path::{Path, PathBuf};
+
+use serde_json::Value;
+
+mod common;
+use common::{assert_has, shaderdbg};
+
+/// The example, copied to a fresh directory (breakpoints bind by file).
+fn rings(tag: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("shaderdbg-wgsl-{tag}-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    let file = dir.join("rings.wgsl");
+    std::fs::copy(
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("../host/examples/rings.wgsl"),
+        &file,
+    )
+    .expect("copy the example");
+    file
+}
+
+/// The line of `file` that contains `needle` (1-based).
+fn line_of(file: &Path, needle: &str) -> u32 {
+    let text = std::fs::read_to_string(file).expect("read");
+    text.lines()
+        .position(|l| l.contains(needle))
+        .map(|i| i as u32 + 1)
+        .unwrap_or_else(|| panic!("no {needle:?}"))
+}
+
+fn json_events(text: &str) -> Vec<Value> {
+    text.lines()
+        .filter_map(|l| serde_json::from_str(l).ok())
+        .collect()
+}
+
+/// The example's values at pixel (x, y) of the host's default 640x360
+/// frame, before iteration `iter` of the loop: (uv, d, glow).
+fn cpu(x: u32, y: u32, iter: usize) -> ([f32; 2], f32, f32) {
+    let uv = [(x as f32 + 0.5) / 640.0, (y as f32 + 0.5) / 360.0];
+    let p = [uv[0] * 2.0 - 1.0, uv[1] * 2.0 - 1.0];
+    let d = (p[0] * p[0] + p[1] * p[1]).sqrt();
+    let weights = [1.0f32, 0.5, 0.25, 0.125];
+    let mut glow = 0.0f32;
+    for (i, w) in weights.iter().enumerate().take(iter) {
+        let radius = (i as f32 + 1.0) * 0.2;
+        let edge = (d - radius).abs();
+        glow += w * (1.0 - edge / 0.1).clamp(0.0, 1.0);
+    }
+    (uv, d, glow)
+}
+
+#[track_caller]
+fn close(got: &Value, want: f32) {
+    let g = got
+        .as_f64()
+        .unwrap_or_else(|| panic!("not a number: {got}")) as f32;
+    assert!(
+        (g - want).abs() <= 1e-5 * want.abs().max(1.0),
+        "{g} != {want}"
+    );
+}
+
+#[test]
+fn a_wgsl_breakpoint_stops_at_its_line_with_wgsl_values_and_types() {
+    let file = rings("json");
+    let line = line_of(&file, "glow += weights[i]");
+    let bp = format!("{}:{line}", file.display());
+    let f = file.to_str().expect("utf-8 path");
+    let (out, text) = shaderdbg(["run", "--json", "--break", &bp, "--pixel", "100,200", f]);
+    assert!(
+        out.status.success(),
+        "{text}\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let events = json_events(&text);
+    let stops: Vec<&Value> = events.iter().filter(|e| e["event"] == "stopped").collect();
+    assert_eq!(stops.len(), 1, "{text}");
+    let s = stops[0];
+    assert_eq!(s["file"], f, "{s}");
+    assert_eq!(s["line"], line, "{s}");
+    assert_eq!(s["pixel"], serde_json::json!([100, 200]));
+    let locals = &s["locals"];
+    let (uv, d, glow) = cpu(100, 200, 0);
+    assert_eq!(locals["uv"]["type"], "vec2<f32>", "{locals}");
+    close(&locals["uv"]["value"][0], uv[0]);
+    close(&locals["uv"]["value"][1], uv[1]);
+    assert_eq!(locals["d"]["type"], "f32");
+    close(&locals["d"]["value"], d);
+    assert_eq!(locals["glow"]["type"], "f32");
+    close(&locals["glow"]["value"], glow);
+    assert_eq!(locals["i"]["type"], "i32");
+    assert_eq!(locals["i"]["value"], 0);
+    assert_eq!(locals["count"]["type"], "u32");
+    assert_eq!(locals["count"]["value"], 0);
+    assert_eq!(locals["weights"]["type"], "array<f32, 4>");
+    assert_eq!(
+        locals["weights"]["value"],
+        serde_json::json!([1.0, 0.5, 0.25, 0.125])
+    );
+    assert_eq!(locals["r"]["type"], "Ring");
+    close(&locals["r"]["value"]["radius"], 0.2);
+    close(&locals["r"]["value"]["width"], 0.1);
+    let globals = &s["globals"];
+    assert_eq!(globals["pos"]["type"], "vec4<f32>", "{globals}");
+    close(&globals["pos"]["value"][0], 100.5);
+    assert_eq!(s["globals"]["host"]["type"], "Host", "{s}");
+}
+
+/// The readable stop of a conditional WGSL breakpoint, as people see it
+/// (a snapshot: `name: type = value`, WGSL type names, the WGSL line).
+#[test]
+fn a_conditional_wgsl_breakpoint_reads_the_wgsl_way() {
+    let file = rings("text");
+    let line = line_of(&file, "glow += weights[i]");
+    let bp = format!("{}:{line}:i == 2 && count == 2u", file.display());
+    let f = file.to_str().expect("utf-8 path");
+    let (out, text) = shaderdbg(["run", "--break", &bp, "--pixel", "380,200", f]);
+    assert!(
+        out.status.success(),
+        "{text}\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let text = text.replace(f, "FILE");
+    let (uv, d, glow) = cpu(380, 200, 2);
+    assert_has(
+        &text,
+        &[
+            format!("stopped at FILE:{line} in fragment (380,200) (draw 0, frame 0; 1 invocation(s) hit)"),
+            format!("{line:>5} |         glow += weights[i] * ring(d, r);"),
+            format!("  uv: vec2<f32> = ({:?}, {:?})", uv[0], uv[1]),
+            format!("  d: f32 = {d:?}"),
+            format!("  glow: f32 = {glow:?}"),
+        ],
+    );
+    let expected = [
+        "  weights: array<f32, 4> = (1.0, 0.5, 0.25, 0.125)",
+        &format!("  glow: f32 = {glow:?}"),
+        "  count: u32 = 2u",
+        "  i: i32 = 2",
+        "  r: Ring = {radius: 0.6, width: 0.1}",
+        "inputs & uniforms:",
+        "  host: Host = {resolution: (640.0, 360.0), time: 0.0, time_delta: 0.016666668, \
+         frame: 0u, mouse: (0.0, 0.0, 0.0, 0.0)}",
+        "built-ins:",
+        "  pos: vec4<f32> = (380.5, 200.5, 0.5, 1.0)",
+        "",
+    ]
+    .join("\n");
+    assert_has(&text, &[expected]);
+}

@@ -1,0 +1,164 @@
+//! F5 on a `.wgsl` file: the built-in host renders it, the agent debugs the
+//! WGSL (not naga's GLSL), and the adapter shows WGSL lines, WGSL function
+//! names in the stack and WGSL type names; a WGSL condition decides the
+//! stop on the GPU; stepping goes into the helper and back. Values are
+//! checked against the same computation on the CPU.
+
+mod client;
+
+use std::path::{Path, PathBuf};
+
+use client::{single_pass, Client};
+use serde_json::{json, Value};
+
+fn rings() -> (PathBuf, PathBuf) {
+    let dir = std::env::temp_dir().join(format!("shaderdbg-dap-wgsl-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    let file = dir.join("rings.wgsl");
+    std::fs::copy(
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("../host/examples/rings.wgsl"),
+        &file,
+    )
+    .expect("copy the example");
+    (dir, file)
+}
+
+fn line_of(file: &Path, needle: &str) -> i64 {
+    let text = std::fs::read_to_string(file).expect("read");
+    text.lines()
+        .position(|l| l.contains(needle))
+        .map(|i| i as i64 + 1)
+        .unwrap_or_else(|| panic!("no {needle:?}"))
+}
+
+fn frames(c: &mut Client) -> Vec<Value> {
+    let st = c.ok("stackTrace", json!({"threadId": 1}));
+    st["stackFrames"].as_array().expect("frames").clone()
+}
+
+fn locals(c: &mut Client) -> serde_json::Map<String, Value> {
+    let top = frames(c)[0].clone();
+    let scopes = c.ok("scopes", json!({"frameId": top["id"]}));
+    let s = scopes["scopes"]
+        .as_array()
+        .expect("scopes")
+        .iter()
+        .find(|s| s["name"] == "Locals")
+        .expect("Locals")
+        .clone();
+    let vars = c.ok(
+        "variables",
+        json!({"variablesReference": s["variablesReference"]}),
+    );
+    vars["variables"]
+        .as_array()
+        .expect("variables")
+        .iter()
+        .map(|v| (v["name"].as_str().expect("name").to_string(), v.clone()))
+        .collect()
+}
+
+fn step(c: &mut Client, command: &str) -> Value {
+    c.ok(command, json!({"threadId": 1}));
+    c.event("stopped");
+    frames(c)[0].clone()
+}
+
+#[test]
+fn f5_on_a_wgsl_file_stops_steps_and_shows_wgsl_types() {
+    single_pass(); // builds the agent and the host
+    let (dir, file) = rings();
+    let line = line_of(&file, "glow += weights[i]");
+    let helper = line_of(&file, "let edge = abs(");
+
+    let mut c = Client::start();
+    c.ok("initialize", json!({"adapterID": "shaderdbg"}));
+    c.ok(
+        "launch",
+        json!({"program": file, "args": ["--size", "64x64"], "pixel": [3, 4]}),
+    );
+    let set = c.ok(
+        "setBreakpoints",
+        json!({"source": {"path": file}, "breakpoints": [{"line": line, "condition": "i == 2"}]}),
+    );
+    c.ok("configurationDone", Value::Null);
+    assert_eq!(c.event("stopped")["body"]["reason"], "breakpoint");
+    assert_eq!(set["breakpoints"][0]["line"], line);
+    let top = frames(&mut c)[0].clone();
+    assert_eq!(
+        (top["name"].as_str(), top["line"].as_i64()),
+        (Some("fs"), Some(line)),
+        "{top}"
+    );
+    assert_eq!(top["source"]["path"], file.to_str().expect("utf-8"));
+
+    // The CPU's values before the third iteration.
+    let uv = [3.5f32 / 64.0, 4.5f32 / 64.0];
+    let p = [uv[0] * 2.0 - 1.0, uv[1] * 2.0 - 1.0];
+    let d = (p[0] * p[0] + p[1] * p[1]).sqrt();
+    let ring = |radius: f32| (1.0 - (d - radius).abs() / 0.1).clamp(0.0, 1.0);
+    let glow = ring(0.2) + 0.5 * ring(0.4);
+
+    let l = locals(&mut c);
+    assert_eq!(l["uv"]["type"], "vec2<f32>");
+    assert_eq!(
+        l["uv"]["value"],
+        format!("vec2<f32>({:?}, {:?})", uv[0], uv[1])
+    );
+    assert_eq!(l["i"]["type"], "i32");
+    assert_eq!(l["i"]["value"], "2");
+    assert_eq!(l["count"]["type"], "u32");
+    assert_eq!(l["count"]["value"], "2u");
+    assert_eq!(l["weights"]["type"], "array<f32, 4>");
+    assert_eq!(
+        l["weights"]["value"],
+        "array<f32, 4>(1.0, 0.5, 0.25, 0.125)"
+    );
+    assert_eq!(l["r"]["type"], "Ring");
+    assert_eq!(l["r"]["value"], format!("Ring({:?}, 0.1)", 3.0f32 * 0.2));
+    let fields = c.ok(
+        "variables",
+        json!({"variablesReference": l["r"]["variablesReference"]}),
+    );
+    assert_eq!(fields["variables"][0]["name"], "radius");
+    assert_eq!(fields["variables"][0]["type"], "f32");
+    let g: f32 = l["glow"]["value"]
+        .as_str()
+        .expect("text")
+        .parse()
+        .expect("a number");
+    assert!((g - glow).abs() < 1e-5, "{g} vs {glow}");
+    let dv: f32 = l["d"]["value"]
+        .as_str()
+        .expect("text")
+        .parse()
+        .expect("a number");
+    assert!((dv - d).abs() < 1e-5, "{dv} vs {d}");
+    let e = c.ok(
+        "evaluate",
+        json!({"expression": "r.radius", "context": "hover"}),
+    );
+    assert_eq!(e["result"], format!("{:?}", 3.0f32 * 0.2));
+    assert_eq!(e["type"], "f32");
+
+    // Into the helper: WGSL function names in the stack.
+    let inner = step(&mut c, "stepIn");
+    assert_eq!(
+        (inner["name"].as_str(), inner["line"].as_i64()),
+        (Some("ring"), Some(helper))
+    );
+    let fs = frames(&mut c);
+    assert_eq!(
+        (fs[1]["name"].as_str(), fs[1]["line"].as_i64()),
+        (Some("fs"), Some(line))
+    );
+    let back_out = step(&mut c, "stepOut");
+    assert_eq!(back_out["name"], "fs");
+    assert_eq!(step(&mut c, "stepBack")["name"], "ring");
+    assert_eq!(step(&mut c, "reverseContinue")["line"], line);
+
+    c.ok("continue", json!({"threadId": 1}));
+    assert_eq!(c.event("exited")["body"]["exitCode"], 0);
+    c.disconnect();
+    std::fs::remove_dir_all(&dir).expect("clean up");
+}

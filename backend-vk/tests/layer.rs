@@ -36,15 +36,22 @@ struct Seen {
 
 fn debug(args: &[&str], breakpoints: Vec<FileBreakpoint>) -> Seen {
     let dir = shaderdbg_test_support::built();
-    run(&dir.join("vk_triangle"), args, breakpoints)
+    run(&dir.join("vk_triangle"), args, &[], breakpoints)
 }
 
-/// `program ARGS` under the session with these breakpoints, to its end.
-fn run(program: &Path, args: &[&str], breakpoints: Vec<FileBreakpoint>) -> Seen {
+/// `program ARGS` (with `env` added) under the session with these
+/// breakpoints, to its end.
+fn run(
+    program: &Path,
+    args: &[&str],
+    env: &[(String, String)],
+    breakpoints: Vec<FileBreakpoint>,
+) -> Seen {
     let dir = shaderdbg_test_support::built();
     let config = LaunchConfig {
         program: program.to_path_buf(),
         args: args.iter().map(|s| s.to_string()).collect(),
+        env: env.to_vec(),
         agent: Some(dir.join("libshaderdbg_agent.so")),
         ..Default::default()
     };
@@ -83,8 +90,13 @@ fn run(program: &Path, args: &[&str], breakpoints: Vec<FileBreakpoint>) -> Seen 
 }
 
 fn plain(args: &[&str]) -> Vec<String> {
+    plain_with(args, &[])
+}
+
+fn plain_with(args: &[&str], env: &[(String, String)]) -> Vec<String> {
     let app = shaderdbg_test_support::app("vk_triangle");
-    shaderdbg_test_support::stdout_lines(Command::new(app).args(args))
+    let env = env.iter().map(|(k, v)| (k, v));
+    shaderdbg_test_support::stdout_lines(Command::new(app).args(args).envs(env))
 }
 
 #[test]
@@ -143,7 +155,7 @@ fn vkcube_runs_under_the_layer_with_its_shaders_decompiled() {
         "/usr/bin/spirv-cross",
     ]);
     let vkcube = ["-a", "-s", "-screen 0 640x480x24", "vkcube", "--c", "3"];
-    let seen = run(Path::new("/usr/bin/xvfb-run"), &vkcube, vec![]);
+    let seen = run(Path::new("/usr/bin/xvfb-run"), &vkcube, &[], vec![]);
     assert_eq!(seen.exit, Some(0), "{:?}", seen.errors);
     assert!(seen.errors.is_empty(), "{:?}", seen.errors);
     // A swapchain: frames end at presents (`--c 3`), not at submissions.
@@ -152,4 +164,72 @@ fn vkcube_runs_under_the_layer_with_its_shaders_decompiled() {
     assert_eq!(stages, [Stage::Vertex, Stage::Fragment]);
     let frag = &seen.sources[1].1;
     assert!(frag.contains("texture("), "{frag}");
+}
+
+/// The Khronos validation layer (Debian's vulkan-validationlayers), below
+/// ours, reports the same for `vk_triangle` with and without the debugger
+/// (its best-practices warnings included, which shows it is checking): the
+/// layer causes nothing it would report.
+#[test]
+fn the_validation_layer_reports_nothing_that_ours_causes() {
+    shaderdbg_test_support::require_installed(&[
+        "/usr/share/vulkan/explicit_layer.d/VkLayer_khronos_validation.json",
+    ]);
+    let dir = std::env::temp_dir().join(format!("shaderdbg-vk-validation-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    let settings = dir.join("vk_layer_settings.txt");
+    std::fs::write(
+        &settings,
+        "khronos_validation.debug_action = VK_DBG_LAYER_ACTION_LOG_MSG\n\
+         khronos_validation.report_flags = error,warn,perf\n\
+         khronos_validation.enables = VK_VALIDATION_FEATURE_ENABLE_BEST_PRACTICES_EXT\n",
+    )
+    .expect("settings file");
+    let env = [
+        (
+            "VK_INSTANCE_LAYERS".to_string(),
+            "VK_LAYER_KHRONOS_validation".to_string(),
+        ),
+        (
+            "VK_LAYER_SETTINGS_PATH".to_string(),
+            settings.display().to_string(),
+        ),
+    ];
+    // `ID(SEVERITY / TYPE): ...`: the message ids, in order.
+    let reports = |lines: &[String]| -> Vec<String> {
+        lines
+            .iter()
+            .filter_map(|l| {
+                let (id, rest) = l.split_once('(')?;
+                let severity = rest.split_once(" / ")?.0;
+                ["ERROR", "WARN"]
+                    .contains(&severity)
+                    .then(|| format!("{id} {severity}"))
+            })
+            .collect()
+    };
+    let alone = plain_with(&["2", "64"], &env);
+    let expected = reports(&alone);
+    assert!(
+        !expected.is_empty(),
+        "the validation layer reported nothing even with best practices: {alone:?}"
+    );
+    let bp = FileBreakpoint::new(shader_file(), 11, None);
+    let seen = run(
+        &shaderdbg_test_support::app("vk_triangle"),
+        &["2", "64"],
+        &env,
+        vec![bp],
+    );
+    assert_eq!(seen.exit, Some(0), "{:?}", seen.errors);
+    assert_eq!(reports(&seen.output), expected, "{:#?}", seen.output);
+    let frames = |lines: &[String]| -> Vec<String> {
+        lines
+            .iter()
+            .filter(|l| l.starts_with("frame "))
+            .cloned()
+            .collect()
+    };
+    assert_eq!(frames(&seen.output), frames(&alone));
+    let _ = std::fs::remove_dir_all(&dir);
 }

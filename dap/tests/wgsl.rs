@@ -140,6 +140,24 @@ fn f5_on_a_wgsl_file_stops_steps_and_shows_wgsl_types() {
     );
     assert_eq!(e["result"], format!("{:?}", 3.0f32 * 0.2));
     assert_eq!(e["type"], "f32");
+    // WGSL syntax and rules: constructors with template lists, `select`,
+    // suffixed literals, abstract numbers concretized.
+    let e = c.ok(
+        "evaluate",
+        json!({"expression": "vec2<f32>(r.width, f32(i) * 0.5)", "context": "watch"}),
+    );
+    assert_eq!(e["result"], "vec2<f32>(0.1, 1.0)");
+    assert_eq!(e["type"], "vec2<f32>");
+    let e = c.ok(
+        "evaluate",
+        json!({"expression": "select(0u, count + 1u, i == 2)", "context": "repl"}),
+    );
+    assert_eq!(e["result"], "3u");
+    let msg = c.fails(
+        "evaluate",
+        json!({"expression": "weights[i + 5]", "context": "watch"}),
+    );
+    assert!(msg.contains("index"), "{msg}");
 
     // Into the helper: WGSL function names in the stack.
     let inner = step(&mut c, "stepIn");

@@ -63,7 +63,7 @@ pub(crate) struct Compiled {
 }
 
 /// Identifiers the text mentions (to pass only the variables it names).
-fn identifiers(text: &str) -> Vec<&str> {
+pub(crate) fn identifiers(text: &str) -> Vec<&str> {
     let mut out = Vec::new();
     let mut start = None;
     for (i, c) in text

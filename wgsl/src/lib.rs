@@ -7,6 +7,7 @@
 //! [driver runs it] -> `shaderdbg_core::decode`.
 
 pub mod emit;
+pub mod eval;
 pub mod expr;
 pub mod gl_origin;
 pub mod instrument;

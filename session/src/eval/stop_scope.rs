@@ -8,8 +8,11 @@ use shaderdbg_core::types::StructType;
 use shaderdbg_core::{Invocation, Type, Value};
 use shaderdbg_glsl::analysis::Model;
 
+use shaderdbg_core::Language;
+use shaderdbg_wgsl::eval as wgsl_eval;
+
 use super::gpu::{GpuSite, GpuWatch, Slot};
-use super::{parse, Evaluator, Scope, Typed, R};
+use super::{parse, EvalError, Evaluator, Scope, Typed, R};
 use crate::stop::{self, Stop, Variable};
 
 /// The names at a step of a stop: the variables in scope before the step
@@ -100,7 +103,8 @@ pub fn gpu_site(stop: &Stop, step: usize) -> Option<GpuSite> {
     })
 }
 
-/// Evaluates `expr` over the values of `stop` before `step` executes. With
+/// Evaluates `expr` over the values of `stop` before `step` executes (in the
+/// shader's language: WGSL goes to naga's constant evaluator). With
 /// `gpu`, calls the CPU cannot evaluate faithfully go to the GPU (a watch at
 /// the step's line); without it, or for a stage other than fragment and
 /// vertex, they are [`EvalError::NeedsGpu`].
@@ -110,6 +114,9 @@ pub fn evaluate_at(
     expr: &str,
     gpu: Option<&mut dyn GpuWatch>,
 ) -> R<Typed> {
+    if stop.language() == Language::Wgsl {
+        return evaluate_wgsl(stop, step, expr);
+    }
     let scope = StopScope::new(stop, step);
     let e = parse(expr)?;
     let gpu = match (gpu, gpu_site(stop, step)) {
@@ -117,4 +124,34 @@ pub fn evaluate_at(
         _ => None,
     };
     super::shown(Evaluator::new(&scope, gpu).eval(&e)?)
+}
+
+/// A WGSL shader's expression, evaluated by naga's constant evaluator over
+/// the values before `step` (`shaderdbg_wgsl::eval`; WGSL syntax and rules).
+fn evaluate_wgsl(stop: &Stop, step: usize, expr: &str) -> R<Typed> {
+    if expr.len() > super::MAX_EXPR_LEN {
+        return Err(EvalError::Parse(format!(
+            "the expression is longer than {} bytes",
+            super::MAX_EXPR_LEN
+        )));
+    }
+    let vars = stop.variables(step);
+    // Locals first, innermost first: the first of a name wins.
+    let ordered = vars
+        .iter()
+        .filter(|v| v.scope == stop::Scope::Local)
+        .rev()
+        .chain(vars.iter().filter(|v| v.scope != stop::Scope::Local));
+    let in_scope: Vec<wgsl_eval::Var> = ordered
+        .map(|v| wgsl_eval::Var {
+            name: &v.name,
+            ty: &v.ty,
+            value: v.value.as_ref(),
+        })
+        .collect();
+    match wgsl_eval::evaluate(expr, &in_scope) {
+        Ok((ty, value)) => Ok(Typed::new(ty, value)),
+        Err(e @ wgsl_eval::EvalError::Invalid { .. }) => Err(EvalError::Parse(e.to_string())),
+        Err(e @ wgsl_eval::EvalError::NoValue(_)) => Err(EvalError::Invalid(e.to_string())),
+    }
 }

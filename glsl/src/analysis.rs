@@ -146,6 +146,11 @@ pub struct Model {
     /// Built-in variables found only through [`Model::legacy_env`] (warned
     /// about at their first use).
     deprecated: std::collections::HashSet<DeclId>,
+    /// Variables declared `const` (globals and locals).
+    const_decls: std::collections::HashSet<DeclId>,
+    /// How many loops and switches enclose the statement being analysed.
+    loops: usize,
+    switches: usize,
 }
 
 impl Model {
@@ -165,6 +170,9 @@ impl Model {
             current_function: None,
             extensions: ExtSet::default(),
             deprecated: Default::default(),
+            const_decls: Default::default(),
+            loops: 0,
+            switches: 0,
         }
     }
 
@@ -348,7 +356,7 @@ impl Model {
             self.decls.push(Decl {
                 name: name.to_string(),
                 ty: Type::Error,
-                kind: DeclKind::Builtin(builtins::Storage::In),
+                kind: DeclKind::Builtin(builtins::Storage::InOut),
                 span: Span::default(),
                 function: None,
                 const_int: None,
@@ -486,8 +494,23 @@ impl Model {
             let n = match &dim.content {
                 ast::ArraySpecifierDimensionData::Unsized => None,
                 ast::ArraySpecifierDimensionData::ExplicitlySized(e) => {
-                    self.expr_type(e);
-                    self.const_int(e).and_then(|n| u32::try_from(n).ok())
+                    let t = self.expr_type(e);
+                    let n = self.const_int(e);
+                    if !t.is_error() && !matches!(t, Type::Scalar(Scalar::Int | Scalar::Uint)) {
+                        self.type_error(
+                            e.span,
+                            format!("an array size must be an int or uint constant, not {t}"),
+                            &[&t],
+                        );
+                    } else if !self.is_const_expr(e) {
+                        self.error(
+                            e.span,
+                            "an array size must be a constant integer expression",
+                        );
+                    } else if n.is_some_and(|n| n <= 0) {
+                        self.error(e.span, "an array size must be greater than zero");
+                    }
+                    n.and_then(|n| u32::try_from(n).ok())
                 }
             };
             ty = Type::Array(Box::new(ty), n);
@@ -589,7 +612,24 @@ impl Model {
                     && f.params.iter().zip(&params).all(|(a, b)| a.ty == b.ty)
             })
         });
+        if name == "main" && defined {
+            if ret != Type::Void {
+                self.error(proto.ty.span, "`main` must return void");
+            }
+            if !params.is_empty() {
+                self.error(proto.span, "`main` takes no parameters");
+            }
+        }
         if let Some(id) = existing {
+            if self.functions[id].ret != ret && !ret.is_error() {
+                self.error(
+                    proto.span,
+                    format!(
+                        "`{name}` was declared returning {}; overloads must differ in their parameters",
+                        self.functions[id].ret
+                    ),
+                );
+            }
             if defined {
                 if self.functions[id].defined {
                     self.error(proto.span, format!("function `{name}` is already defined"));
@@ -683,6 +723,7 @@ impl Model {
         } else {
             DeclKind::Local
         };
+        self.check_interface_qualifiers(head.ty.qualifier.as_ref(), &base, storage, head.ty.span);
         let mut out = Vec::new();
         if let Some(name) = &head.name {
             let ty = self.apply_array(base.clone(), head.array_specifier.as_ref());
@@ -707,6 +748,48 @@ impl Model {
         out
     }
 
+    /// Rules on what a global's storage qualifier allows: `attribute` and
+    /// `varying` are gone from the core profile of 4.20 and from ES 3.00;
+    /// shader inputs and outputs cannot be (or contain) bool.
+    fn check_interface_qualifiers(
+        &mut self,
+        q: Option<&ast::TypeQualifier>,
+        ty: &Type,
+        storage: Storage,
+        span: Option<ast::NodeSpan>,
+    ) {
+        let v = self.env.version;
+        let removed =
+            (v.is_es() && v.number >= 300) || (v.profile == Profile::Core && v.number >= 420);
+        for spec in q.map(|q| q.qualifiers.as_slice()).unwrap_or_default() {
+            if let ast::TypeQualifierSpecData::Storage(st) = &spec.content {
+                let word = match st.content {
+                    ast::StorageQualifierData::Attribute => "attribute",
+                    ast::StorageQualifierData::Varying => "varying",
+                    _ => continue,
+                };
+                if removed {
+                    self.error(
+                        spec.span,
+                        format!("`{word}` does not exist in GLSL {v}; use `in`/`out`"),
+                    );
+                }
+            }
+        }
+        if matches!(storage, Storage::In | Storage::Out) && contains_bool(ty) {
+            let word = if storage == Storage::In {
+                "input"
+            } else {
+                "output"
+            };
+            self.type_error(
+                span,
+                format!("a shader {word} cannot be or contain bool ({ty})"),
+                &[ty],
+            );
+        }
+    }
+
     fn declare_with_init(
         &mut self,
         name: &ast::Identifier,
@@ -716,6 +799,33 @@ impl Model {
         storage: Storage,
     ) -> DeclId {
         let mut const_int = None;
+        if storage == Storage::Const {
+            match init {
+                None => self.error(
+                    name.span,
+                    format!("the constant `{}` needs an initializer", name.as_str()),
+                ),
+                Some(ast::Initializer {
+                    content: ast::InitializerData::Simple(e),
+                    ..
+                }) => {
+                    // GLSL 4.20 lets a `const` local take any value (a
+                    // read-only variable); before, and in ES, it must be constant.
+                    let v = self.env.version;
+                    let strict = v.is_es() || v.number < 420 || self.current_function.is_none();
+                    if strict && !self.is_const_expr(e) {
+                        self.error(
+                            e.span,
+                            format!(
+                                "the initializer of the constant `{}` is not a constant expression",
+                                name.as_str()
+                            ),
+                        );
+                    }
+                }
+                Some(_) => {}
+            }
+        }
         if let Some(init) = init {
             let init_ty = self.initializer_type(init, &ty);
             // `float a[] = float[](...)` takes its size from the initializer.
@@ -739,7 +849,8 @@ impl Model {
             }
         }
         if let Some(scope) = self.scopes.last() {
-            if self.scopes.len() > 1 && scope.contains_key(name.as_str()) {
+            // Built-ins may be redeclared (`gl_FragCoord` with a layout, ...).
+            if scope.contains_key(name.as_str()) && !name.as_str().starts_with("gl_") {
                 let prev = scope[name.as_str()];
                 if self.decls[prev].function == self.current_function {
                     self.error(
@@ -756,6 +867,9 @@ impl Model {
             crate::diagnostics::span_from_node(name.span),
         );
         self.decls[id].const_int = const_int;
+        if storage == Storage::Const {
+            self.const_decls.insert(id);
+        }
         id
     }
 
@@ -776,6 +890,18 @@ impl Model {
         let mut fields = Vec::new();
         for f in &b.fields {
             let base = self.type_of_specifier(&f.ty);
+            if matches!(storage, Storage::In | Storage::Out) && contains_bool(&base) {
+                let word = if storage == Storage::In {
+                    "input"
+                } else {
+                    "output"
+                };
+                self.type_error(
+                    f.ty.span,
+                    format!("a shader {word} block cannot contain bool ({base})"),
+                    &[&base],
+                );
+            }
             for id in &f.identifiers {
                 let ty = self.apply_array(base.clone(), id.array_spec.as_ref());
                 fields.push((id.ident.clone(), ty));
@@ -849,9 +975,11 @@ impl Model {
                     );
                 }
                 self.push_scope();
+                self.switches += 1;
                 for s in &sw.body {
                     self.statement(s);
                 }
+                self.switches -= 1;
                 self.pop_scope();
             }
             StatementData::CaseLabel(c) => {
@@ -861,6 +989,7 @@ impl Model {
             }
             StatementData::Iteration(it) => {
                 self.push_scope();
+                self.loops += 1;
                 match &it.content {
                     ast::IterationStatementData::While(cond, body) => {
                         self.loop_condition(cond);
@@ -881,14 +1010,43 @@ impl Model {
                         self.scoped_statement(body);
                     }
                 }
+                self.loops -= 1;
                 self.pop_scope();
             }
             StatementData::Jump(j) => {
+                use ast::JumpStatementData as J;
+                match &j.content {
+                    J::Break if self.loops == 0 && self.switches == 0 => {
+                        self.error(j.span, "`break` outside a loop or switch")
+                    }
+                    J::Continue if self.loops == 0 => {
+                        self.error(j.span, "`continue` outside a loop")
+                    }
+                    J::Discard if self.env.stage != crate::Stage::Fragment => self.error(
+                        j.span,
+                        format!(
+                            "`discard` is only allowed in fragment shaders, not in {} shaders",
+                            self.env.stage
+                        ),
+                    ),
+                    J::Return(None) => {
+                        let ret = self.current_function.map(|f| self.functions[f].ret.clone());
+                        if let Some(ret) = ret.filter(|r| *r != Type::Void && !r.is_error()) {
+                            self.error(
+                                j.span,
+                                format!("`return` without a value in a function returning {ret}"),
+                            );
+                        }
+                    }
+                    _ => {}
+                }
                 if let ast::JumpStatementData::Return(Some(e)) = &j.content {
                     let t = self.expr_type(e);
                     if let Some(f) = self.current_function {
                         let ret = self.functions[f].ret.clone();
-                        if !self.conversions().ty(&t, &ret) {
+                        if ret == Type::Void && !t.is_error() {
+                            self.error(e.span, "a void function cannot return a value");
+                        } else if !self.conversions().ty(&t, &ret) {
                             self.type_error(
                                 e.span,
                                 format!("cannot return {t} from a function returning {ret}"),
@@ -975,6 +1133,9 @@ impl Model {
             ExprData::DoubleConst(_) => Type::Scalar(Scalar::Double),
             ExprData::Unary(op, a) => {
                 let t = self.expr_type(a);
+                if matches!(op.content, ast::UnaryOpData::Inc | ast::UnaryOpData::Dec) {
+                    self.check_lvalue(a, "`++`/`--`");
+                }
                 match op.content {
                     ast::UnaryOpData::Not => {
                         if !matches!(t, Type::Scalar(Scalar::Bool) | Type::Error) {
@@ -1008,6 +1169,7 @@ impl Model {
             }
             ExprData::Assignment(lhs, op, rhs) => {
                 let (tl, tr) = (self.expr_type(lhs), self.expr_type(rhs));
+                self.check_lvalue(lhs, "an assignment");
                 if op.content == ast::AssignmentOpData::Equal {
                     if !self.conversions().ty(&tr, &tl) {
                         self.type_error(e.span, format!("cannot assign {tr} to {tl}"), &[&tr, &tl]);
@@ -1043,18 +1205,135 @@ impl Model {
                 }
             }
             ExprData::FunCall(f, args) => {
-                let (_, t) = self.call(f, args, e.span);
+                let (callee, t) = self.call(f, args, e.span);
+                let dirs: Vec<ParamDir> = match &callee {
+                    Callee::User(id) => self.functions[*id].params.iter().map(|p| p.dir).collect(),
+                    Callee::Builtin(sig) => sig.params.iter().map(|p| p.dir).collect(),
+                    _ => Vec::new(),
+                };
+                for (arg, dir) in args.iter().zip(dirs) {
+                    if dir != ParamDir::In {
+                        self.check_lvalue(arg, "an `out` argument");
+                    }
+                }
                 t
             }
             ExprData::Dot(base, field) => {
                 let tb = self.expr_type(base);
                 self.field_type(&tb, field)
             }
-            ExprData::PostInc(a) | ExprData::PostDec(a) => self.expr_type(a),
+            ExprData::PostInc(a) | ExprData::PostDec(a) => {
+                let t = self.expr_type(a);
+                self.check_lvalue(a, "`++`/`--`");
+                t
+            }
             ExprData::Comma(a, b) => {
                 self.expr_type(a);
                 self.expr_type(b)
             }
+        }
+    }
+
+    /// Reports an error if `e` cannot be written (GLSL §5.8: constants,
+    /// uniforms, inputs, values that are not variables). `what` is the
+    /// write (`an assignment`, ...).
+    fn check_lvalue(&mut self, e: &ast::Expr, what: &str) {
+        if let Some(why) = self.not_an_lvalue(e) {
+            self.error(
+                e.span,
+                format!("{what} needs a variable it can write, and this is {why}"),
+            );
+        }
+    }
+
+    /// Why `e` is not writable, or None (also when unsure).
+    fn not_an_lvalue(&mut self, e: &ast::Expr) -> Option<String> {
+        match &e.content {
+            ExprData::Variable(id) => {
+                let d = self.lookup(id.as_str())?;
+                let name = id.as_str();
+                match self.decls[d].kind {
+                    DeclKind::Global(Storage::Const) | DeclKind::Builtin(Storage::Const) => {
+                        Some(format!("the constant `{name}`"))
+                    }
+                    _ if self.const_decls.contains(&d) => Some(format!("the constant `{name}`")),
+                    DeclKind::Global(Storage::Uniform) | DeclKind::Builtin(Storage::Uniform) => {
+                        Some(format!("the uniform `{name}`"))
+                    }
+                    DeclKind::Global(Storage::In) | DeclKind::Builtin(Storage::In) => {
+                        Some(format!("the input `{name}`"))
+                    }
+                    _ => None,
+                }
+            }
+            ExprData::Bracket(base, _) | ExprData::Dot(base, _) => self.not_an_lvalue(base),
+            ExprData::IntConst(_)
+            | ExprData::UIntConst(_)
+            | ExprData::BoolConst(_)
+            | ExprData::FloatConst(_)
+            | ExprData::DoubleConst(_) => Some("a literal".to_string()),
+            ExprData::FunCall(..) => Some("a call's result".to_string()),
+            ExprData::Binary(..)
+            | ExprData::Unary(..)
+            | ExprData::Ternary(..)
+            | ExprData::Assignment(..)
+            | ExprData::PostInc(_)
+            | ExprData::PostDec(_)
+            | ExprData::Comma(..) => Some("a computed value".to_string()),
+        }
+    }
+
+    /// Whether `e` is a constant expression (GLSL §4.3.3); true when unsure.
+    fn is_const_expr(&mut self, e: &ast::Expr) -> bool {
+        match &e.content {
+            ExprData::Variable(id) => match self.lookup(id.as_str()) {
+                Some(d) => {
+                    matches!(
+                        self.decls[d].kind,
+                        DeclKind::Global(Storage::Const) | DeclKind::Builtin(Storage::Const)
+                    ) || self.const_decls.contains(&d)
+                        || self.decls[d].ty.is_error()
+                }
+                None => true,
+            },
+            ExprData::IntConst(_)
+            | ExprData::UIntConst(_)
+            | ExprData::BoolConst(_)
+            | ExprData::FloatConst(_)
+            | ExprData::DoubleConst(_) => true,
+            ExprData::Unary(op, a) => {
+                !matches!(op.content, ast::UnaryOpData::Inc | ast::UnaryOpData::Dec)
+                    && self.is_const_expr(a)
+            }
+            ExprData::Binary(_, a, b) | ExprData::Bracket(a, b) => {
+                self.is_const_expr(a) && self.is_const_expr(b)
+            }
+            ExprData::Ternary(c, a, b) => {
+                self.is_const_expr(c) && self.is_const_expr(a) && self.is_const_expr(b)
+            }
+            ExprData::Dot(base, _) => self.is_const_expr(base),
+            ExprData::FunCall(f, args) => {
+                let user = match &f.content {
+                    ast::FunIdentifierData::Expr(fe) => match &fe.content {
+                        // `a.length()` of a sized array is constant.
+                        ExprData::Dot(_, m) if m.as_str() == "length" => return true,
+                        ExprData::Variable(n) => self.functions_by_name.contains_key(n.as_str()),
+                        _ => false,
+                    },
+                    ast::FunIdentifierData::TypeSpecifier(ts) => match &ts.ty.content {
+                        ast::TypeSpecifierNonArrayData::TypeName(n) => {
+                            !self.structs.contains_key(n.as_str())
+                                && self.functions_by_name.contains_key(n.as_str())
+                        }
+                        _ => false,
+                    },
+                };
+                !user && args.iter().all(|a| self.is_const_expr(a))
+            }
+            ExprData::Assignment(..)
+            | ExprData::PostInc(_)
+            | ExprData::PostDec(_)
+            | ExprData::Comma(..) => false,
         }
     }
 
@@ -1357,6 +1636,16 @@ impl Conversions {
             }
             _ => true,
         }
+    }
+}
+
+/// Whether a type is or contains bool.
+fn contains_bool(t: &Type) -> bool {
+    match t {
+        Type::Scalar(Scalar::Bool) | Type::Vector(Scalar::Bool, _) => true,
+        Type::Array(e, _) => contains_bool(e),
+        Type::Struct(s) => s.fields.iter().any(|f| contains_bool(&f.ty)),
+        _ => false,
     }
 }
 
@@ -1717,6 +2006,108 @@ void main() {
             expect![[r#"
                 3:25: cannot initialize `f` of type float with a value of type int
                 3:32: operator `*` cannot be applied to float and int"#]],
+        );
+    }
+
+    /// Writes to what cannot be written (GLSL §5.8).
+    #[test]
+    fn writes_need_a_writable_variable() {
+        check(
+            r#"#version 330 core
+const float k = 1.0;
+uniform vec4 u;
+in vec2 uv;
+out vec4 o;
+void twice(inout float x) { x *= 2.0; }
+void main() {
+    const int n = 2;
+    k = 2.0;
+    u.x = 1.0;
+    uv[0] += 1.0;
+    n++;
+    gl_FragCoord = vec4(0);
+    twice(u.y);
+    sin(1.0) = 2.0;
+    float f = 1.0;
+    f = 2.0;
+    o.xy = uv;
+    twice(f);
+    twice(o.z);
+}
+"#,
+            Stage::Fragment,
+            expect![[r#"
+                9:5: an assignment needs a variable it can write, and this is the constant `k`
+                10:5: an assignment needs a variable it can write, and this is the uniform `u`
+                11:5: an assignment needs a variable it can write, and this is the input `uv`
+                12:5: `++`/`--` needs a variable it can write, and this is the constant `n`
+                13:5: an assignment needs a variable it can write, and this is the input `gl_FragCoord`
+                14:11: an `out` argument needs a variable it can write, and this is the uniform `u`
+                15:5: an assignment needs a variable it can write, and this is a call's result"#]],
+        );
+    }
+
+    /// Declarations, control flow and functions (GLSL §4-6).
+    #[test]
+    fn semantic_rules_of_declarations_and_statements() {
+        check(
+            r#"#version 330 core
+uniform int count;
+float a[count];
+float b[0];
+const float c;
+const float d = sin(float(count));
+float g;
+float g;
+in bool flag;
+attribute vec4 p;
+int f(int x) { if (x > 0) return; return x; }
+float f(int y) { return 1.0; }
+void v() { return 1; }
+void main() {
+    break;
+    for (int i = 0; i < 2; i++) { if (i == 1) break; continue; }
+    switch (count) { case 0: break; }
+    continue;
+    discard;
+    const int n = 3;
+    float ok[n + 1];
+}
+"#,
+            Stage::Fragment,
+            expect![[r#"
+                3:9: an array size must be a constant integer expression
+                4:9: an array size must be greater than zero
+                5:13: the constant `c` needs an initializer
+                6:17: the initializer of the constant `d` is not a constant expression
+                8:7: `g` is already declared in this scope
+                9:1: a shader input cannot be or contain bool (bool)
+                11:27: `return` without a value in a function returning int
+                12:1: `f` was declared returning int; overloads must differ in their parameters
+                12:1: function `f` is already defined
+                12:25: cannot return float from a function returning int
+                13:19: a void function cannot return a value
+                15:5: `break` outside a loop or switch
+                18:5: `continue` outside a loop"#]],
+        );
+        check(
+            "#version 330 core\nvoid main() { discard; }\nint main(int x) { return 0; }\n",
+            Stage::Vertex,
+            expect![[r#"
+                2:15: `discard` is only allowed in fragment shaders, not in vertex shaders
+                3:1: `main` must return void
+                3:1: `main` takes no parameters"#]],
+        );
+        // 4.20 allows a `const` local with any initializer; ES 3 does not.
+        check(
+            "#version 420 core\nuniform float u;\nout vec4 o;\nvoid main() { const float k = u; o = vec4(k); }\n",
+            Stage::Fragment,
+            expect![""],
+        );
+        check(
+            "#version 300 es\nprecision highp float;\nuniform float u;\nin float varying_x;\nout vec4 o;\nvoid main() { const float k = u; o = vec4(k); }\n",
+            Stage::Fragment,
+            expect!["6:31: the initializer of the constant `k` is not a constant expression"],
         );
     }
 

@@ -16,11 +16,12 @@ use rustyline::hint::Hinter;
 use rustyline::history::DefaultHistory;
 use rustyline::validate::Validator;
 use rustyline::{Context, Editor, Helper};
+use shaderdbg_core::Language;
 use shaderdbg_session::binding::FileBreakpoint;
 use shaderdbg_session::breakpoints::HitCondition;
 use shaderdbg_session::launch::LaunchConfig;
 use shaderdbg_session::stop::{Scope, Stop};
-use shaderdbg_session::{eval, Event, Halt, Session};
+use shaderdbg_session::{eval, present, Event, Halt, Session};
 use shaderdbg_session::{Invocation, StopFilter};
 
 use crate::run::{
@@ -527,9 +528,18 @@ impl Debugger {
         let session = self.session.as_mut();
         let mut gpu = session.map(|s| move |line: u32, e: &str| s.watch(line, e));
         let gpu = gpu.as_mut().map(|g| g as &mut dyn eval::GpuWatch);
-        match eval::evaluate_at(stop, stop.cursor, expr, gpu) {
-            Ok(v) => writeln!(out, "{} {expr} = {v}", v.ty)?,
-            Err(e) => writeln!(out, "{e}")?,
+        match (
+            eval::evaluate_at(stop, stop.cursor, expr, gpu),
+            stop.language(),
+        ) {
+            (Ok(v), Language::Glsl) => writeln!(out, "{} {expr} = {v}", v.ty)?,
+            (Ok(v), lang) => writeln!(
+                out,
+                "{expr}: {} = {}",
+                v.ty.display_in(lang),
+                present::format_in(&v.ty, &v.value, lang)
+            )?,
+            (Err(e), _) => writeln!(out, "{e}")?,
         }
         Ok(())
     }
@@ -633,10 +643,14 @@ impl Debugger {
         if vars.is_empty() {
             writeln!(out, "none")?;
         }
+        let lang = stop.language();
         for v in vars {
-            match v.value {
-                Some(value) => writeln!(out, "{} {} = {value}", v.ty, v.name)?,
-                None => writeln!(out, "{} {} = (not written yet)", v.ty, v.name)?,
+            let value = v
+                .value
+                .map_or("(not written yet)".to_string(), |x| x.to_string());
+            match lang {
+                Language::Glsl => writeln!(out, "{} {} = {value}", v.ty, v.name)?,
+                Language::Wgsl => writeln!(out, "{}: {} = {value}", v.name, v.ty.display_in(lang))?,
             }
         }
         Ok(())

@@ -153,3 +153,58 @@ fn a_conditional_wgsl_breakpoint_reads_the_wgsl_way() {
     .join("\n");
     assert_has(&text, &[expected]);
 }
+
+/// `shaderdbg debug` on a WGSL file: break with a WGSL condition, print
+/// WGSL expressions, list the locals the WGSL way, step into the helper.
+#[test]
+fn the_interactive_debugger_speaks_wgsl() {
+    let file = rings("interactive");
+    let f = file.display();
+    let line = line_of(&file, "glow += weights[i]");
+    let helper = line_of(&file, "let edge = abs(");
+    let commands = format!(
+        "break {f}:{line} if i == 1\n\
+         run\n\
+         print vec2<f32>(r.radius, f32(i))\n\
+         print weights[i] * 2.0\n\
+         info locals\n\
+         step\n\
+         where\n\
+         continue\n"
+    );
+    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_shaderdbg"))
+        .args(["debug", "--pixel", "400,180", "--"])
+        .arg(&file)
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("shaderdbg debug");
+    {
+        use std::io::Write;
+        let mut stdin = child.stdin.take().expect("stdin");
+        stdin.write_all(commands.as_bytes()).expect("commands");
+    }
+    common::single_pass();
+    let out = child.wait_with_output().expect("output");
+    let text = String::from_utf8_lossy(&out.stdout).replace(&f.to_string(), "FILE");
+    assert!(
+        out.status.success(),
+        "{text}\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let (uv, _, glow) = cpu(400, 180, 1);
+    assert_has(
+        &text,
+        &[
+            "vec2<f32>(r.radius, f32(i)): vec2<f32> = vec2<f32>(0.4, 1.0)".to_string(),
+            "weights[i] * 2.0: f32 = 1.0".to_string(),
+            format!("uv: vec2<f32> = ({:?}, {:?})", uv[0], uv[1]),
+            format!("glow: f32 = {glow:?}"),
+            "i: i32 = 1".to_string(),
+            "r: Ring = {radius: 0.4, width: 0.1}".to_string(),
+            format!("#0  ring at FILE:{helper}"),
+            format!("#1  fs at FILE:{line}"),
+        ],
+    );
+}

@@ -276,6 +276,16 @@ pub fn run(a: RunArgs) -> Result<ExitCode> {
     };
     let config = launch_config(&a.target.command)?;
     let mut session = Session::start(&config, breakpoints.clone(), filter)?;
+    // A lone shader file in the built-in host: stops are located in it even
+    // without breakpoints there (pixel history).
+    if let [only] = a.target.command.as_slice() {
+        let only = Path::new(only);
+        if is_shader_file(only) {
+            if let Ok(f) = only.canonicalize() {
+                session.add_source_file(f);
+            }
+        }
+    }
     for file in &a.sources {
         session.add_source_file(
             file.canonicalize()

@@ -208,3 +208,19 @@ fn the_interactive_debugger_speaks_wgsl() {
         ],
     );
 }
+
+/// A pixel and no breakpoints: pixel history stops at the first step of
+/// the WGSL entry point (not `main`), located in the file.
+#[test]
+fn pixel_history_starts_at_the_wgsl_entry_point() {
+    let file = rings("history");
+    let f = file.to_str().expect("utf-8 path");
+    let (out, text) = shaderdbg(["run", "--json", "--pixel", "3,4", f]);
+    assert!(out.status.success(), "{text}");
+    let events = json_events(&text);
+    let stops: Vec<&Value> = events.iter().filter(|e| e["event"] == "stopped").collect();
+    assert_eq!(stops.len(), 1, "{text}");
+    assert_eq!(stops[0]["file"], f);
+    assert_eq!(stops[0]["line"], line_of(&file, "let uv = pos.xy"));
+    assert_eq!(stops[0]["reason"], "pixel_history", "{}", stops[0]);
+}

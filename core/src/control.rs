@@ -37,7 +37,8 @@ pub enum StopReason {
     /// `occurrence` counts reaches of that statement, as for breakpoints.
     NanInf,
     /// The sanitizer found violations in a dispatch (exception filters
-    /// `sanitize_oob`, `sanitize_uninit`): one hit per report, at the line
+    /// `sanitize_oob`, `sanitize_uninit`, `sanitize_race`): one hit per
+    /// report (a race: for the invocation whose access found it), at the line
     /// of the statement whose access it was (occurrence 0), for the
     /// invocation the report names.
     Sanitizer,

@@ -611,34 +611,26 @@ mod tests {
 
     #[test]
     fn sanitizer_records_become_reports_once_per_kind_and_probe() {
-        let mut table = one_step_table();
-        table.stage = Stage::Compute;
-        let mut words = vec![3, 4, 0, layout::sanitize_flag_words(1)];
-        words.extend(vec![0; layout::sanitize_flag_words(1) as usize]);
+        let table = compute_table(1);
         let signed = layout::SANITIZE_KIND_OOB | layout::SANITIZE_INDEX_SIGNED;
-        let record = |head: [u32; 7]| {
-            let mut r = head.to_vec();
-            r.extend([0; layout::SANITIZE_RECORD_WORDS - 7]);
-            r
-        };
-        words.extend(record([signed, 1, 3, 0, 0, (-1i32) as u32, 8]));
-        words.extend(record([signed, 1, 4, 0, 0, 9, 8]));
-        words.extend(record([layout::SANITIZE_KIND_UNINIT, 1, 2, 1, 0, 5, 16]));
+        let mut words = sanitize_buffer(
+            &table,
+            &[
+                [signed, 1, 3, 0, 0, (-1i32) as u32, 8, 0, 0, 0, 0],
+                [signed, 1, 4, 0, 0, 9, 8, 0, 0, 0, 0],
+                [layout::SANITIZE_KIND_UNINIT, 1, 2, 1, 0, 5, 16, 0, 0, 0, 0],
+            ],
+        );
         words.extend([0; layout::SANITIZE_RECORD_WORDS]);
-        let (reports, truncated) = decode_sanitizer(&words, &table);
-        assert!(!truncated);
-        let got: Vec<String> = reports
-            .iter()
-            .map(|r| format!("{:?} line {} {}", r.kind, r.line, r.invocation))
-            .collect();
         assert_eq!(
-            got,
+            described(&words, &table),
             [
                 "Oob { index: -1, bound: 8 } line 5 compute (3,0,0)",
                 "UninitRead { decl: 16, element: 5 } line 5 compute (2,1,0)",
             ]
         );
-        words[0] = 5;
+        // More records than the buffer's capacity (8) were appended.
+        words[0] = 9;
         let (reports, truncated) = decode_sanitizer(&words, &table);
         assert!(truncated);
         assert_eq!(reports.len(), 2);
@@ -646,62 +638,88 @@ mod tests {
         assert!(json.contains(r#""kind":"oob","index":-1"#), "{json}");
     }
 
+    /// A compute table of `steps` steps, step `k` at line `5 + 2 (k - 1)`.
+    fn compute_table(steps: u32) -> ProbeTable {
+        let mut table = one_step_table();
+        table.stage = Stage::Compute;
+        for id in 2..=steps {
+            let mut p = table.probes[0].clone();
+            p.id = id;
+            p.line = 5 + 2 * (id - 1);
+            table.probes.push(p);
+        }
+        table
+    }
+
+    /// A sanitize buffer for `table` holding `records`.
+    fn sanitize_buffer(
+        table: &ProbeTable,
+        records: &[[u32; layout::SANITIZE_RECORD_WORDS]],
+    ) -> Vec<u32> {
+        let flags = layout::sanitize_flag_words(table.probes.len());
+        let mut words = vec![records.len() as u32, 8, 0, flags];
+        words.extend(vec![0; flags as usize]);
+        words.extend(records.iter().flatten());
+        words
+    }
+
+    /// The decoded reports, one line each; the buffer must not be truncated.
+    fn described(words: &[u32], table: &ProbeTable) -> Vec<String> {
+        let (reports, truncated) = decode_sanitizer(words, table);
+        assert!(!truncated);
+        reports
+            .iter()
+            .map(|r| format!("{:?} line {} {}", r.kind, r.line, r.invocation))
+            .collect()
+    }
+
     /// A race names both invocations, both accesses and both lines; the
     /// same pair of steps found from either side is one report.
     #[test]
     fn race_records_name_both_invocations() {
-        let mut table = one_step_table();
-        table.stage = Stage::Compute;
-        let mut second = table.probes[0].clone();
-        second.id = 2;
-        second.line = 7;
-        table.probes.push(second);
-        let flags = layout::sanitize_flag_words(2);
-        let mut words = vec![3, 8, 0, flags];
-        words.extend(vec![0; flags as usize]);
+        let table = compute_table(2);
         let race = layout::SANITIZE_KIND_RACE;
-        // Invocation 4 read at probe 2 what invocation 3 wrote at probe 1.
-        words.extend([
-            race | layout::SANITIZE_RACE_OTHER_WRITE,
-            2,
-            4,
-            0,
-            0,
-            37,
-            6,
-            3,
-            0,
-            0,
-            1,
-        ]);
-        // The same pair seen from the writer: left out.
-        words.extend([
-            race | layout::SANITIZE_RACE_WRITE,
-            1,
-            5,
-            0,
-            0,
-            38,
-            6,
-            6,
-            0,
-            0,
-            2,
-        ]);
-        // An atomic against a plain write, the other's step not known.
-        let flags_atomic = race
+        let atomic_on_write = race
             | layout::SANITIZE_RACE_WRITE
             | layout::SANITIZE_RACE_ATOMIC
             | layout::SANITIZE_RACE_OTHER_WRITE;
-        words.extend([flags_atomic, 1, 9, 0, 0, 0, 6, 8, 0, 0, 0]);
-        let (reports, truncated) = decode_sanitizer(&words, &table);
-        assert!(!truncated);
-        let got: Vec<String> = reports
-            .iter()
-            .map(|r| format!("{:?} line {} {}", r.kind, r.line, r.invocation))
-            .collect();
+        let words = sanitize_buffer(
+            &table,
+            &[
+                // Invocation 4 read at step 2 what invocation 3 wrote at step 1.
+                [
+                    race | layout::SANITIZE_RACE_OTHER_WRITE,
+                    2,
+                    4,
+                    0,
+                    0,
+                    37,
+                    6,
+                    3,
+                    0,
+                    0,
+                    1,
+                ],
+                // The same pair seen from the writer: left out.
+                [
+                    race | layout::SANITIZE_RACE_WRITE,
+                    1,
+                    5,
+                    0,
+                    0,
+                    38,
+                    6,
+                    6,
+                    0,
+                    0,
+                    2,
+                ],
+                // An atomic against a plain write, the other's step not known.
+                [atomic_on_write, 1, 9, 0, 0, 0, 6, 8, 0, 0, 0],
+            ],
+        );
         assert_eq!(
-            got,
+            described(&words, &table),
             [
                 "Race { decl: 6, element: 0, access: Atomic, other: Compute { id: [8, 0, 0] }, \
                  other_probe: 0, other_line: 0, other_access: Write } line 5 compute (9,0,0)",
@@ -709,6 +727,7 @@ mod tests {
                  other_probe: 1, other_line: 5, other_access: Write } line 7 compute (4,0,0)",
             ]
         );
+        let (reports, _) = decode_sanitizer(&words, &table);
         let json = serde_json::to_string(&reports[1]).unwrap();
         assert!(
             json.contains(r#""kind":"race","decl":6,"element":37,"access":"read","other":{"stage":"compute","id":[3,0,0]}"#),

@@ -66,15 +66,7 @@ impl Stop {
                 )
             }
             SanitizerKind::UninitRead { decl, element } => {
-                let var = self.table.vars.get(decl);
-                let name = var.map(|v| v.name.clone());
-                let shown = match (var, &name) {
-                    (Some(v), Some(n)) if matches!(v.ty, Type::Array(..)) => {
-                        format!("{n}[{element}]")
-                    }
-                    (_, Some(n)) => n.clone(),
-                    _ => format!("variable {decl}"),
-                };
+                let (name, shown) = self.shared_element(decl, element, false);
                 (
                     "uninitialized_read",
                     name,
@@ -90,15 +82,7 @@ impl Stop {
                 other_access,
                 ..
             } => {
-                let var = self.table.vars.get(decl);
-                let name = var.map(|v| v.name.clone());
-                let shown = match (var, &name) {
-                    (Some(v), Some(n)) => match &v.ty {
-                        Type::Array(elem, _) => format!("{elem} {n}[{element}]"),
-                        ty => format!("{ty} {n}"),
-                    },
-                    _ => format!("variable {decl}"),
-                };
+                let (name, shown) = self.shared_element(decl, element, true);
                 let at = |line: u32| match line {
                     0 => "at a line not known".to_string(),
                     l => format!("at line {}", self.location_of_line(l).line),
@@ -127,6 +111,26 @@ impl Stop {
             other,
             variable,
         }
+    }
+
+    /// The shared variable `decl`'s name, and its element `element` as a
+    /// report shows it: `tile[5]` (the name alone for a variable that is
+    /// no array), after the element's type if `typed` (`float tile[5]`).
+    fn shared_element(&self, decl: usize, element: u32, typed: bool) -> (Option<String>, String) {
+        let Some(v) = self.table.vars.get(decl) else {
+            return (None, format!("variable {decl}"));
+        };
+        let n = &v.name;
+        let (ty, shown) = match &v.ty {
+            Type::Array(elem, _) => (elem.to_string(), format!("{n}[{element}]")),
+            ty => (ty.to_string(), n.clone()),
+        };
+        let shown = if typed {
+            format!("{ty} {shown}")
+        } else {
+            shown
+        };
+        (Some(n.clone()), shown)
     }
 }
 

@@ -334,10 +334,12 @@ bool _sdbg_bad({h}vec4 v) {{ return any(isnan(v)) || any(isinf(v)); }}
                 // storage write at every check, masked, even when nothing
                 // is out of bounds (16x the dispatch on llvmpipe, against
                 // a few x this way).
+                // A race's record names the other invocation and its step
+                // (`_sdbg_put_other`, empty without the race check).
                 let race = checks.race && stage == Stage::Compute;
-                let other_key = if race {
+                let put_other = if race {
                     format!(
-                        "\n    if ((kind & 0xffu) == {}u) _sdbg_other_key(at + 7u, other);",
+                        "if ((kind & 0xffu) == {}u) _sdbg_other_key(at, other);",
                         crate::layout::SANITIZE_KIND_RACE
                     )
                 } else {
@@ -358,7 +360,8 @@ void _sdbg_report({h}uint kind, {h}uint p, {h}uint idx, {h}uint bound, {h}uint o
     }}
 }}
 void _sdbg_key({h}uint at) {{ _sdbg_data[at] = {k0}; _sdbg_data[at + 1u] = {k1}; _sdbg_data[at + 2u] = {k2}; }}
-{race_decls}void _sdbg_put({h}uint kind, {h}uint p, {h}uint idx, {h}uint bound, {h}uint other) {{
+{race_decls}void _sdbg_put_other({h}uint at, {h}uint kind, {h}uint other) {{ {put_other} }}
+void _sdbg_put({h}uint kind, {h}uint p, {h}uint idx, {h}uint bound, {h}uint other) {{
     {h}uint flag = p * {SANITIZE_KINDS}u + (kind & 0xffu) - 1u;
     if (flag < _sdbg_san_flags) {{
         if (_sdbg_data[flag] != 0u || atomicOr(_sdbg_data[flag], 1u) != 0u) return;
@@ -367,7 +370,7 @@ void _sdbg_key({h}uint at) {{ _sdbg_data[at] = {k0}; _sdbg_data[at + 1u] = {k1};
     if (i >= _sdbg_san_cap) {{ _sdbg_san_overflow = 1u; return; }}
     {h}uint at = _sdbg_san_flags + i * {SANITIZE_RECORD_WORDS}u;
     _sdbg_data[at] = kind; _sdbg_data[at + 1u] = p; _sdbg_key(at + 2u);
-    _sdbg_data[at + 5u] = idx; _sdbg_data[at + 6u] = bound;{other_key}
+    _sdbg_data[at + 5u] = idx; _sdbg_data[at + 6u] = bound; _sdbg_put_other(at + 7u, kind, other);
 }}
 void _sdbg_flush() {{
     if (_sdbg_r0p != 0u) _sdbg_put(_sdbg_r0k, _sdbg_r0p, _sdbg_r0i, _sdbg_r0b, _sdbg_r0o);

@@ -39,19 +39,8 @@ void _sdbg_wr(uint p, uint at, uint elem, uint decl, uint f) {
     else if ((s >> 24u) == ((_sdbg_ep << 1u) | 1u) && _sdbg_other(s, a))
         _sdbg_report(kind, p, elem, decl, s & 0x3fffffu);
 }
-void _sdbg_put(uint kind, uint p, uint idx, uint bound, uint other) {
-    uint flag = p * 3u + (kind & 0xffu) - 1u;
-    if (flag < _sdbg_san_flags) {
-        if (_sdbg_data[flag] != 0u || atomicOr(_sdbg_data[flag], 1u) != 0u) return;
-    }
-    uint i = atomicAdd(_sdbg_san_count, 1u);
-    if (i >= _sdbg_san_cap) { _sdbg_san_overflow = 1u; return; }
-    uint at = _sdbg_san_flags + i * 11u;
-    _sdbg_data[at] = kind; _sdbg_data[at + 1u] = p; _sdbg_key(at + 2u);
-    _sdbg_data[at + 5u] = idx; _sdbg_data[at + 6u] = bound;
-    if ((kind & 0xffu) == 3u) _sdbg_other_key(at + 7u, other);
-}
-// [5 runtime items as in runtime.sanitize.glsl]
+void _sdbg_put_other(uint at, uint kind, uint other) { if ((kind & 0xffu) == 3u) _sdbg_other_key(at, other); }
+// [6 runtime items as in runtime.sanitize.glsl]
 layout(local_size_x = 16) in;
 layout(std430, binding = 0) buffer Src {
     float src[];

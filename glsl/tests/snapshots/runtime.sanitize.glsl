@@ -12,6 +12,7 @@ void _sdbg_report(uint kind, uint p, uint idx, uint bound, uint other) {
     }
 }
 void _sdbg_key(uint at) { _sdbg_data[at] = uint(gl_VertexID); _sdbg_data[at + 1u] = uint(gl_InstanceID); _sdbg_data[at + 2u] = 0u; }
+void _sdbg_put_other(uint at, uint kind, uint other) {  }
 void _sdbg_put(uint kind, uint p, uint idx, uint bound, uint other) {
     uint flag = p * 3u + (kind & 0xffu) - 1u;
     if (flag < _sdbg_san_flags) {
@@ -21,7 +22,7 @@ void _sdbg_put(uint kind, uint p, uint idx, uint bound, uint other) {
     if (i >= _sdbg_san_cap) { _sdbg_san_overflow = 1u; return; }
     uint at = _sdbg_san_flags + i * 11u;
     _sdbg_data[at] = kind; _sdbg_data[at + 1u] = p; _sdbg_key(at + 2u);
-    _sdbg_data[at + 5u] = idx; _sdbg_data[at + 6u] = bound;
+    _sdbg_data[at + 5u] = idx; _sdbg_data[at + 6u] = bound; _sdbg_put_other(at + 7u, kind, other);
 }
 void _sdbg_flush() {
     if (_sdbg_r0p != 0u) _sdbg_put(_sdbg_r0k, _sdbg_r0p, _sdbg_r0i, _sdbg_r0b, _sdbg_r0o);

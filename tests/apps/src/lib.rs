@@ -614,3 +614,52 @@ pub fn bytes_of_u32(words: &[u32]) -> Vec<u8> {
 pub fn bytes_of_f32(values: &[f32]) -> Vec<u8> {
     values.iter().flat_map(|w| w.to_le_bytes()).collect()
 }
+
+/// The compute apps of the sanitizer's tests: `kernel` (a uniform `uint
+/// frame`) reads a storage buffer holding `src` at binding 0 and writes
+/// one of `dst_len` zeroed bytes at binding 1; each of `frames` frames
+/// dispatches `groups` work groups and prints `frame N dst HEX` (FNV-1a of
+/// the output buffer's bytes).
+pub fn run_storage_kernel(
+    kernel: &str,
+    src: &[u8],
+    dst_len: usize,
+    groups: u32,
+    frames: u32,
+) -> anyhow::Result<()> {
+    let lines = with_context(Kind::Core(4, 5), 16, |gl, swap| unsafe {
+        let src_buf = buffer(gl, glow::SHADER_STORAGE_BUFFER, src)?;
+        let dst = gl.create_buffer().map_err(|e| anyhow!(e))?;
+        gl.bind_buffer(glow::SHADER_STORAGE_BUFFER, Some(dst));
+        gl.buffer_data_u8_slice(
+            glow::SHADER_STORAGE_BUFFER,
+            &vec![0u8; dst_len],
+            glow::DYNAMIC_COPY,
+        );
+        gl.bind_buffer(glow::SHADER_STORAGE_BUFFER, None);
+        gl.bind_buffer_base(glow::SHADER_STORAGE_BUFFER, 0, Some(src_buf));
+        gl.bind_buffer_base(glow::SHADER_STORAGE_BUFFER, 1, Some(dst));
+        let kernel = program(gl, &[(glow::COMPUTE_SHADER, kernel)], |_| {})?;
+        let frame_at = gl.get_uniform_location(kernel, "frame");
+        let mut lines = Vec::new();
+        for frame in 0..frames {
+            gl.use_program(Some(kernel));
+            gl.uniform_1_u32(frame_at.as_ref(), frame);
+            gl.dispatch_compute(groups, 1, 1);
+            gl.memory_barrier(glow::BUFFER_UPDATE_BARRIER_BIT);
+            gl.use_program(None);
+            check(gl, "the frame's commands")?;
+            let sum = fnv1a(&read_buffer(gl, dst, dst_len)?);
+            lines.push(format!("frame {frame} dst {sum:016x}"));
+            swap()?;
+        }
+        gl.delete_program(kernel);
+        gl.delete_buffer(src_buf);
+        gl.delete_buffer(dst);
+        Ok(lines)
+    })?;
+    for line in lines {
+        println!("{line}");
+    }
+    Ok(())
+}

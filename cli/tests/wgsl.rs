@@ -154,6 +154,62 @@ fn a_conditional_wgsl_breakpoint_reads_the_wgsl_way() {
     assert_has(&text, &[expected]);
 }
 
+/// `shaderdbg debug --pixel 400,180 FILE` with `commands` piped in: its
+/// output, the file's path replaced by `FILE`.
+fn debug(file: &Path, commands: &str) -> String {
+    common::single_pass();
+    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_shaderdbg"))
+        .args(["debug", "--pixel", "400,180", "--"])
+        .arg(file)
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("shaderdbg debug");
+    {
+        use std::io::Write;
+        let mut stdin = child.stdin.take().expect("stdin");
+        stdin.write_all(commands.as_bytes()).expect("commands");
+    }
+    let out = child.wait_with_output().expect("output");
+    let f = file.display().to_string();
+    let text = String::from_utf8_lossy(&out.stdout).replace(&f, "FILE");
+    assert!(
+        out.status.success(),
+        "{text}\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    text
+}
+
+/// Derivatives need the GPU: a watch of the expression in the stopped
+/// draw, read at this pixel (where the invocation first reaches the line).
+#[test]
+fn wgsl_derivatives_are_evaluated_on_the_gpu() {
+    let file = rings("gpu");
+    let line = line_of(&file, "let d = length(p);");
+    let commands = format!(
+        "break {}:{line}\n\
+         run\n\
+         print dpdx(p.x) * 640.0\n\
+         print dpdy(uv.y) * 360.0\n\
+         continue\n",
+        file.display(),
+    );
+    let text = debug(&file, &commands);
+    // p = uv * 2 - 1, uv = pos.xy / (640, 360): the neighbours' differences.
+    for (expr, want) in [("dpdx(p.x) * 640.0", 2.0f32), ("dpdy(uv.y) * 360.0", 1.0)] {
+        let prefix = format!("{expr}: f32 = ");
+        let got: f32 = text
+            .lines()
+            .find_map(|l| l.strip_prefix(prefix.as_str()))
+            .unwrap_or_else(|| panic!("no {expr} in:\n{text}"))
+            .parse()
+            .expect("a number");
+        assert!((got - want).abs() < 1e-3, "{expr} = {got}\n{text}");
+    }
+}
+
 /// `shaderdbg debug` on a WGSL file: break with a WGSL condition, print
 /// WGSL expressions, list the locals the WGSL way, step into the helper.
 #[test]
@@ -172,27 +228,7 @@ fn the_interactive_debugger_speaks_wgsl() {
          where\n\
          continue\n"
     );
-    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_shaderdbg"))
-        .args(["debug", "--pixel", "400,180", "--"])
-        .arg(&file)
-        .stdin(std::process::Stdio::piped())
-        .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::piped())
-        .spawn()
-        .expect("shaderdbg debug");
-    {
-        use std::io::Write;
-        let mut stdin = child.stdin.take().expect("stdin");
-        stdin.write_all(commands.as_bytes()).expect("commands");
-    }
-    common::single_pass();
-    let out = child.wait_with_output().expect("output");
-    let text = String::from_utf8_lossy(&out.stdout).replace(&f.to_string(), "FILE");
-    assert!(
-        out.status.success(),
-        "{text}\n{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    let text = debug(&file, &commands);
     let (uv, _, glow) = cpu(400, 180, 1);
     assert_has(
         &text,

@@ -153,6 +153,13 @@ fn f5_on_a_wgsl_file_stops_steps_and_shows_wgsl_types() {
         json!({"expression": "select(0u, count + 1u, i == 2)", "context": "repl"}),
     );
     assert_eq!(e["result"], "3u");
+    // Derivatives go to the GPU, which evaluates at the first reach of a
+    // line only: this stop is the third.
+    let msg = c.fails(
+        "evaluate",
+        json!({"expression": "dpdx(d)", "context": "watch"}),
+    );
+    assert!(msg.contains("first reaches line"), "{msg}");
     let msg = c.fails(
         "evaluate",
         json!({"expression": "weights[i + 5]", "context": "watch"}),

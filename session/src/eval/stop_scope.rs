@@ -115,7 +115,7 @@ pub fn evaluate_at(
     gpu: Option<&mut dyn GpuWatch>,
 ) -> R<Typed> {
     if stop.language() == Language::Wgsl {
-        return evaluate_wgsl(stop, step, expr);
+        return evaluate_wgsl(stop, step, expr, gpu);
     }
     let scope = StopScope::new(stop, step);
     let e = parse(expr)?;
@@ -126,9 +126,43 @@ pub fn evaluate_at(
     super::shown(Evaluator::new(&scope, gpu).eval(&e)?)
 }
 
+/// Built-ins of WGSL that only the GPU evaluates (texture access,
+/// derivatives): an expression that calls one is watched on the GPU.
+const WGSL_GPU_ONLY: &[&str] = &["texture", "dpdx", "dpdy", "fwidth"];
+
 /// A WGSL shader's expression, evaluated by naga's constant evaluator over
 /// the values before `step` (`shaderdbg_wgsl::eval`; WGSL syntax and rules).
-fn evaluate_wgsl(stop: &Stop, step: usize, expr: &str) -> R<Typed> {
+/// One that calls a texture or derivative built-in is watched on the GPU
+/// as written, when the cursor is the first time the invocation reaches
+/// its line (where a watch evaluates).
+fn evaluate_wgsl(
+    stop: &Stop,
+    step: usize,
+    expr: &str,
+    gpu: Option<&mut dyn GpuWatch>,
+) -> R<Typed> {
+    let gpu_only = expr
+        .split(|c: char| !(c.is_alphanumeric() || c == '_'))
+        .any(|w| WGSL_GPU_ONLY.iter().any(|p| w.starts_with(p)));
+    if gpu_only {
+        let what = || format!("`{}`", expr.trim());
+        let (Some(gpu), Some(site)) = (gpu, gpu_site(stop, step)) else {
+            return Err(EvalError::NeedsGpu { what: what() });
+        };
+        if !site.first_reach {
+            return Err(EvalError::Gpu(format!(
+                "{} is evaluated on the GPU where the invocation first reaches line {}; \
+                 this is a later reach",
+                what(),
+                site.line
+            )));
+        }
+        let image = gpu
+            .watch(site.line, expr.trim())
+            .map_err(|e| EvalError::Gpu(e.to_string()))?;
+        let value = super::read_slot(&image, &site)?;
+        return Ok(Typed::new(image.ty, value));
+    }
     if expr.len() > super::MAX_EXPR_LEN {
         return Err(EvalError::Parse(format!(
             "the expression is longer than {} bytes",

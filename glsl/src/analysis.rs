@@ -148,6 +148,11 @@ pub struct Model {
     deprecated: std::collections::HashSet<DeclId>,
     /// Variables declared `const` (globals and locals).
     const_decls: std::collections::HashSet<DeclId>,
+    /// How many explicit array sizes `const_int` could not evaluate (a
+    /// declaration that saw one has a size, though its type says none).
+    unevaluated_sizes: usize,
+    /// Variables whose declaration has such a size.
+    sized_decls: std::collections::HashSet<DeclId>,
     /// How many loops and switches enclose the statement being analysed.
     loops: usize,
     switches: usize,
@@ -171,6 +176,8 @@ impl Model {
             extensions: ExtSet::default(),
             deprecated: Default::default(),
             const_decls: Default::default(),
+            unevaluated_sizes: 0,
+            sized_decls: Default::default(),
             loops: 0,
             switches: 0,
         }
@@ -460,6 +467,9 @@ impl Model {
     }
 
     fn declare_struct(&mut self, s: &ast::StructSpecifier) -> Type {
+        if let Some(n) = s.name.as_ref().filter(|n| n.as_str().starts_with("gl_")) {
+            self.reserved_name(n.span, n.as_str());
+        }
         let mut fields = Vec::new();
         for f in &s.fields {
             let base = self.type_of_specifier(&f.ty);
@@ -489,6 +499,15 @@ impl Model {
     /// Wraps `base` in the array dimensions of `spec` (outermost first).
     pub fn apply_array(&mut self, base: Type, spec: Option<&ast::ArraySpecifier>) -> Type {
         let Some(spec) = spec else { return base };
+        for dim in spec.dimensions.iter().skip(1) {
+            if dim.content == ast::ArraySpecifierDimensionData::Unsized {
+                self.error(
+                    spec.span,
+                    "only the outermost dimension of an array of arrays can be left unsized",
+                );
+                break;
+            }
+        }
         let mut ty = base;
         for dim in spec.dimensions.iter().rev() {
             let n = match &dim.content {
@@ -509,6 +528,9 @@ impl Model {
                         );
                     } else if n.is_some_and(|n| n <= 0) {
                         self.error(e.span, "an array size must be greater than zero");
+                    }
+                    if n.is_none() {
+                        self.unevaluated_sizes += 1;
                     }
                     n.and_then(|n| u32::try_from(n).ok())
                 }
@@ -612,6 +634,9 @@ impl Model {
                     && f.params.iter().zip(&params).all(|(a, b)| a.ty == b.ty)
             })
         });
+        if name.starts_with("gl_") {
+            self.reserved_name(proto.name.span, &name);
+        }
         if name == "main" && defined {
             if ret != Type::Void {
                 self.error(proto.ty.span, "`main` must return void");
@@ -713,6 +738,7 @@ impl Model {
         global: bool,
     ) -> Vec<DeclId> {
         let head = &list.head;
+        let sizes_before = self.unevaluated_sizes;
         let base = self.type_of_specifier(&head.ty.ty);
         let mut storage = storage_of(head.ty.qualifier.as_ref());
         if is_varying(head.ty.qualifier.as_ref()) && self.env.stage != crate::Stage::Fragment {
@@ -745,7 +771,26 @@ impl Model {
                 storage,
             ));
         }
+        if self.unevaluated_sizes > sizes_before {
+            self.sized_decls.extend(out.iter().copied());
+        }
         out
+    }
+
+    /// Whether `name` is a built-in variable here (which a shader may redeclare).
+    fn is_builtin_variable(&self, name: &str) -> bool {
+        builtins::variable_with(name, &self.env, &self.extensions).is_some()
+            || self
+                .legacy_env()
+                .is_some_and(|env| builtins::variable_with(name, &env, &self.extensions).is_some())
+            || self.extensions.lifts(name)
+    }
+
+    fn reserved_name(&mut self, span: Option<ast::NodeSpan>, name: &str) {
+        self.error(
+            span,
+            format!("`{name}`: names starting with `gl_` are reserved for built-ins"),
+        );
     }
 
     /// Rules on what a global's storage qualifier allows: `attribute` and
@@ -848,6 +893,9 @@ impl Model {
                 }
             }
         }
+        if name.as_str().starts_with("gl_") && !self.is_builtin_variable(name.as_str()) {
+            self.reserved_name(name.span, name.as_str());
+        }
         if let Some(scope) = self.scopes.last() {
             // Built-ins may be redeclared (`gl_FragCoord` with a layout, ...).
             if scope.contains_key(name.as_str()) && !name.as_str().starts_with("gl_") {
@@ -877,6 +925,9 @@ impl Model {
         match &init.content {
             ast::InitializerData::Simple(e) => self.expr_type(e),
             ast::InitializerData::List(items) => {
+                if items.is_empty() {
+                    self.error(init.span, "an initializer list cannot be empty");
+                }
                 for i in items {
                     self.initializer_type(i, &Type::Error);
                 }
@@ -886,6 +937,15 @@ impl Model {
     }
 
     fn block(&mut self, b: &ast::Block) -> Vec<DeclId> {
+        let sizes_before = self.unevaluated_sizes;
+        let ids = self.block_decls(b);
+        if self.unevaluated_sizes > sizes_before {
+            self.sized_decls.extend(ids.iter().copied());
+        }
+        ids
+    }
+
+    fn block_decls(&mut self, b: &ast::Block) -> Vec<DeclId> {
         let storage = storage_of(Some(&b.qualifier));
         let mut fields = Vec::new();
         for f in &b.fields {
@@ -1189,6 +1249,7 @@ impl Model {
                         &[&ti],
                     );
                 }
+                self.check_index(base, &tb, idx);
                 match tb {
                     Type::Array(elem, _) => *elem,
                     Type::Vector(s, _) => Type::Scalar(s),
@@ -1243,6 +1304,67 @@ impl Model {
                 e.span,
                 format!("{what} needs a variable it can write, and this is {why}"),
             );
+        }
+    }
+
+    /// Constant indices in range (GLSL §5.7, §5.9); arrays declared without
+    /// a size indexed only with constants, outside buffers (§4.1.9).
+    fn check_index(&mut self, base: &ast::Expr, tb: &Type, idx: &ast::Expr) {
+        let n = self.const_int(idx);
+        let size = match tb {
+            Type::Array(_, n) => n.map(i64::from),
+            Type::Vector(_, n) => Some(i64::from(*n)),
+            Type::Matrix { cols, .. } => Some(i64::from(*cols)),
+            _ => return,
+        };
+        match (n, size) {
+            (Some(i), _) if i < 0 => self.error(idx.span, format!("index {i} is negative")),
+            (Some(i), Some(size)) if i >= size => self.error(
+                idx.span,
+                format!("index {i} is out of range: {tb} has {size} elements"),
+            ),
+            (None, None) if !self.is_const_expr(idx) && self.unsized_needs_constant_index(base) => {
+                self.error(
+                    idx.span,
+                    "an array declared without a size can only be indexed with a constant (give it a size)",
+                )
+            }
+            _ => {}
+        }
+    }
+
+    /// Whether the unsized array `e` (or the variable it is part of) can
+    /// only be indexed with constants: not the last member of a buffer, a
+    /// built-in, a per-vertex input or output of the geometry and
+    /// tessellation stages, or a descriptor array (Vulkan,
+    /// GL_EXT_nonuniform_qualifier).
+    fn unsized_needs_constant_index(&mut self, e: &ast::Expr) -> bool {
+        if self.env.api == crate::Api::Vulkan
+            || self.extensions.contains("GL_EXT_nonuniform_qualifier")
+        {
+            return false;
+        }
+        let mut root = e;
+        while let ExprData::Bracket(b, _) | ExprData::Dot(b, _) = &root.content {
+            root = b;
+        }
+        let ExprData::Variable(id) = &root.content else {
+            return false;
+        };
+        let Some(d) = self.lookup(id.as_str()) else {
+            return false;
+        };
+        let per_vertex = matches!(
+            self.env.stage,
+            crate::Stage::Geometry | crate::Stage::TessControl | crate::Stage::TessEvaluation
+        );
+        if self.sized_decls.contains(&d) {
+            return false;
+        }
+        match self.decls[d].kind {
+            DeclKind::Global(Storage::Buffer | Storage::Shared) | DeclKind::Builtin(_) => false,
+            DeclKind::Global(Storage::In | Storage::Out) if per_vertex => false,
+            _ => true,
         }
     }
 
@@ -1392,7 +1514,14 @@ impl Model {
         if let ast::FunIdentifierData::Expr(fe) = &f.content {
             if let ExprData::Dot(base, m) = &fe.content {
                 if m.as_str() == "length" {
-                    self.expr_type(base);
+                    let t = self.expr_type(base);
+                    if matches!(t, Type::Array(_, None)) && self.unsized_needs_constant_index(base)
+                    {
+                        self.error(
+                            span,
+                            "`length()` of an array declared without a size (give it one)",
+                        );
+                    }
                     return (Callee::Length, INT);
                 }
             }
@@ -2108,6 +2237,48 @@ void main() {
             "#version 300 es\nprecision highp float;\nuniform float u;\nin float varying_x;\nout vec4 o;\nvoid main() { const float k = u; o = vec4(k); }\n",
             Stage::Fragment,
             expect!["6:31: the initializer of the constant `k` is not a constant expression"],
+        );
+    }
+
+    /// Indexing (GLSL §4.1.9, §5.7), initializer lists, reserved names.
+    #[test]
+    fn indices_initializers_and_reserved_names() {
+        check(
+            r#"#version 430 core
+uniform float u[];
+uniform float sized[gl_MaxDrawBuffers];
+layout(std430) buffer B { float last[]; };
+float gl_mine;
+struct gl_S { float x; };
+void gl_f() {}
+out vec4 gl_FragColor;
+float inner[2][];
+void main() {
+    vec3 v = vec3(0);
+    mat2 m = mat2(1.0);
+    float a[3] = float[3](1.0, 2.0, 3.0);
+    int i = 1;
+    float x = v[3] + v[-1] + m[2][0] + a[3] + a[i] + v[i];
+    x += u[i] + u[1] + sized[i] + last[i];
+    int n = u.length() + last.length();
+    float e[2] = {};
+    float ok[2] = {1.0, 2.0};
+}
+"#,
+            Stage::Fragment,
+            expect![[r#"
+                5:7: `gl_mine`: names starting with `gl_` are reserved for built-ins
+                6:8: `gl_S`: names starting with `gl_` are reserved for built-ins
+                7:6: `gl_f`: names starting with `gl_` are reserved for built-ins
+                8:10: `gl_FragColor`: names starting with `gl_` are reserved for built-ins
+                9:12: only the outermost dimension of an array of arrays can be left unsized
+                15:17: index 3 is out of range: vec3 has 3 elements
+                15:24: index -1 is negative
+                15:32: index 2 is out of range: mat2 has 2 elements
+                15:42: index 3 is out of range: float[3] has 3 elements
+                16:12: an array declared without a size can only be indexed with a constant (give it a size)
+                17:13: `length()` of an array declared without a size (give it one)
+                18:18: an initializer list cannot be empty"#]],
         );
     }
 

@@ -26,9 +26,10 @@
 //!   each `ERROR: 0:LINE:` gives an expected line. A shader whose only errors
 //!   are the linker's (missing `main`, recursion across the program, ...) is a
 //!   valid compilation unit and is counted in `link_only`, not in either
-//!   total.
-//! - Ours: a parse error or an analysis error rejects; "on the right line" is
-//!   any of our errors on one of the expected lines.
+//!   total. A link test's `.out` has several files' compilations, each
+//!   under its file's name: only the first is this file's.
+//! - Ours: the errors the language server shows (see [`our_errors`]); any
+//!   rejects, and "on the right line" is any of them on an expected line.
 
 #![allow(dead_code)]
 
@@ -36,9 +37,9 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
-use shaderdbg_glsl::analysis::Model;
-use shaderdbg_glsl::parse::{parse, IncludeError, IncludeResolver, SourceText};
-use shaderdbg_glsl::Stage;
+use shaderdbg_glsl::ide::{parse_recovering, Loc, Request};
+use shaderdbg_glsl::parse::{IncludeError, IncludeResolver};
+use shaderdbg_glsl::{Severity, Stage};
 
 /// The glslang commit `fetch-glslang.sh` checks out; the figures snapshot is
 /// of this commit.
@@ -87,8 +88,11 @@ impl FileResult {
         !self.ours.is_empty()
     }
 
+    /// Rejected with an error on an expected line (any error, where
+    /// glslang's give no line: `#version` problems).
     pub fn on_right_line(&self) -> bool {
         match &self.expected {
+            Expected::Invalid(lines) if lines.is_empty() => self.rejected(),
             Expected::Invalid(lines) => self.ours.iter().any(|(l, _)| lines.contains(l)),
             _ => false,
         }
@@ -162,8 +166,14 @@ pub fn expected_of(out: &str) -> Expected {
     let mut error = false;
     let mut link_error = false;
     let mut linking = false;
-    for line in out.lines() {
+    for (i, line) in out.lines().enumerate() {
         if line.starts_with("Linked ") && line.ends_with("stage:") {
+            linking = true;
+            continue;
+        }
+        // A link test's `.out` has each of its files' compilation in turn,
+        // each under the file's name: the first one is this file's.
+        if i > 0 && !line.contains(' ') && stage_of(line).is_some() {
             linking = true;
             continue;
         }
@@ -195,20 +205,34 @@ pub fn expected_of(out: &str) -> Expected {
     }
 }
 
-/// Our errors on a shader: (line, message).
+/// Our errors on a shader, (line, message): those the language server
+/// shows (`ide::recover::parse_recovering`: a syntax error is reported and
+/// the statement around it blanked, so it hides no semantic error before or
+/// after it; the command line stops at the first syntax error).
 pub fn our_errors(src: &str, stage: Stage, includes: &dyn IncludeResolver) -> Vec<(u32, String)> {
-    let line_of = |s: &SourceText, at: usize| s.locate(at).line;
-    match parse(&[src], stage, Some(includes)) {
-        Err(d) => {
-            let line =
-                SourceText::new(&[src], Some(includes)).map_or(1, |s| line_of(&s, d.span.start));
-            vec![(line, d.message)]
-        }
-        Ok(parsed) => Model::analyze(&parsed)
-            .errors()
-            .map(|d| (line_of(&parsed.source, d.span.start), d.message.clone()))
-            .collect(),
-    }
+    let req = Request {
+        text: src,
+        header: "",
+        stage,
+        resolver: Some(includes),
+        header_is_context: false,
+        piece: false,
+        cancelled: &|| false,
+    };
+    let line = |at: usize| src[..at.min(src.len())].matches('\n').count() as u32 + 1;
+    parse_recovering(&req)
+        .diagnostics
+        .into_iter()
+        .filter(|d| d.diagnostic.severity == Severity::Error)
+        .map(|d| {
+            let l = match d.loc {
+                Loc::Text(start, _) => line(start),
+                Loc::Include { site, .. } => site.map_or(0, line),
+                Loc::Header | Loc::Unplaced => 0,
+            };
+            (l, d.diagnostic.message)
+        })
+        .collect()
 }
 
 /// The include paths of glslang's test suite.

@@ -260,3 +260,27 @@ fn pixel_history_starts_at_the_wgsl_entry_point() {
     assert_eq!(stops[0]["line"], line_of(&file, "let uv = pos.xy"));
     assert_eq!(stops[0]["reason"], "pixel_history", "{}", stops[0]);
 }
+
+/// A logpoint in a WGSL file prints WGSL expressions the WGSL way, once
+/// per iteration, and never stops.
+#[test]
+fn wgsl_logpoints_print_wgsl_values() {
+    let file = rings("dprintf");
+    let line = line_of(&file, "glow += weights[i]");
+    let msg = format!(
+        "{}:{line}:i={{i}} r2={{r.radius * 2.0}} v={{vec2<f32>(f32(count), 1.0)}}",
+        file.display()
+    );
+    let f = file.to_str().expect("utf-8 path");
+    let (out, text) = shaderdbg(["run", "--dprintf", &msg, "--pixel", "100,100", f]);
+    assert!(out.status.success(), "{text}");
+    let text = text.replace(f, "FILE");
+    assert_has(
+        &text,
+        &[
+            format!("FILE:{line}: [fragment (100,100)] i=0 r2=0.4 v=vec2<f32>(0.0, 1.0)"),
+            format!("FILE:{line}: [fragment (100,100)] i=3 r2=1.6 v=vec2<f32>(3.0, 1.0)"),
+        ],
+    );
+    assert!(!text.contains("stopped at"), "{text}");
+}

@@ -187,3 +187,51 @@ fn f5_on_a_wgsl_file_stops_steps_and_shows_wgsl_types() {
     c.disconnect();
     std::fs::remove_dir_all(&dir).expect("clean up");
 }
+
+const INF_AT_ONE_PIXEL: &str = "\
+@fragment
+fn fs(@builtin(position) pos: vec4<f32>) -> @location(0) vec4<f32> {
+    let hot = pos.x == 2.5 && pos.y == 3.5;
+    let k = select(1.0, 0.0, hot);
+    let v = 1.0 / k;
+    return vec4<f32>(v, k, 0.0, 1.0);
+}
+";
+
+/// The `nan_inf` exception filter on a WGSL file: the fragment that
+/// returns an infinity stops, at the WGSL `return`, with WGSL values.
+#[test]
+fn nan_inf_in_a_wgsl_file_stops_at_its_return() {
+    single_pass();
+    let dir = std::env::temp_dir().join(format!("shaderdbg-dap-wgsl-inf-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    let file = dir.join("inf.wgsl");
+    std::fs::write(&file, INF_AT_ONE_PIXEL).expect("write");
+    let mut c = Client::start();
+    c.ok("initialize", json!({"adapterID": "shaderdbg"}));
+    c.ok(
+        "launch",
+        json!({"program": file, "args": ["--size", "8x8"]}),
+    );
+    c.ok("setExceptionBreakpoints", json!({"filters": ["nan_inf"]}));
+    c.ok("configurationDone", Value::Null);
+    let s = c.event("stopped")["body"].clone();
+    assert_eq!(s["reason"], "exception", "{s}");
+    let threads = c.ok("threads", Value::Null);
+    let name = threads["threads"][0]["name"]
+        .as_str()
+        .expect("name")
+        .to_string();
+    assert!(name.starts_with("fragment (2,3)"), "{name}");
+    let top = frames(&mut c)[0].clone();
+    assert_eq!(top["line"], line_of(&file, "return vec4"), "{top}");
+    assert_eq!(top["source"]["path"], file.to_str().expect("utf-8"));
+    let l = locals(&mut c);
+    assert_eq!(l["hot"]["value"], "true");
+    assert_eq!(l["v"]["value"], "inf");
+    assert_eq!(l["k"]["type"], "f32");
+    c.ok("continue", json!({"threadId": 1}));
+    assert_eq!(c.event("exited")["body"]["exitCode"], 0);
+    c.disconnect();
+    std::fs::remove_dir_all(&dir).expect("clean up");
+}

@@ -142,6 +142,12 @@ pub fn compile(text: &str, path: &str) -> Result<WgslShader, String> {
         &gl_origin::WgslOrigin {
             entry_point: ep.name.clone(),
             file: path.to_string(),
+            // The prelude follows the file's lines (`with_prelude`).
+            file_lines: if prelude {
+                text.split('\n').count() as u32 - u32::from(text.ends_with('\n'))
+            } else {
+                0
+            },
             source: full.clone(),
         },
         &glsl,
@@ -369,6 +375,8 @@ mod tests {
         let origin = gl_origin::extract(&s.glsl).expect("the header names the WGSL");
         assert_eq!(origin.entry_point, "fs");
         assert_eq!(origin.file, "d.wgsl");
+        assert_eq!(origin.file_lines, 4);
+        assert_eq!(origin.file_part().lines().count(), 4);
         assert!(origin.source.ends_with(PRELUDE), "{}", origin.source);
         assert!(
             s.glsl.contains("layout(std140, binding = 0) uniform"),

@@ -199,7 +199,7 @@ pub fn logpoint_lines(stop: &Stop, runtime_line: u32, message: &str) -> Vec<Stri
         }
         let text = interpolate(message, |expr| {
             match eval::evaluate_at(stop, step, expr, None) {
-                Ok(t) => present::format(&t.ty, &t.value),
+                Ok(t) => present::format_in(&t.ty, &t.value, stop.language()),
                 Err(e) => format!("<{expr}: {e}>"),
             }
         });

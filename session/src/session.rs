@@ -178,6 +178,9 @@ struct Shader {
     /// header of `shaderdbg_wgsl::gl_origin`), the WGSL, one string.
     sources: Vec<String>,
     language: Language,
+    /// What files are matched against: the sources, or for WGSL the part
+    /// of its text that is the file's (`WgslOrigin::file_part`).
+    file_text: String,
     compiled: bool,
     info_log: String,
 }
@@ -312,7 +315,7 @@ impl Session {
         let Some(sh) = self.shaders.get(&shader) else {
             return;
         };
-        let runtime = sh.sources.concat();
+        let runtime = sh.file_text.clone();
         let bound = self.binder.bind(shader, &runtime, &self.breakpoints);
         let had = self.bound.iter().any(|(s, _, _)| *s == shader);
         self.bound.retain(|(s, _, _)| *s != shader);
@@ -361,20 +364,27 @@ impl Session {
             } => {
                 // GLSL naga wrote from WGSL is debugged as that WGSL (the
                 // agent instruments the WGSL: its lines are the WGSL's).
-                let (sources, language) =
+                let (sources, language, file_text) =
                     match shaderdbg_wgsl::gl_origin::extract(&sources.concat()) {
-                        Some(origin) => (vec![origin.source], Language::Wgsl),
-                        None => (sources, Language::Glsl),
+                        Some(origin) => {
+                            let file_text = origin.file_part().to_string();
+                            (vec![origin.source], Language::Wgsl, file_text)
+                        }
+                        None => {
+                            let all = sources.concat();
+                            (sources, Language::Glsl, all)
+                        }
                     };
                 let runtime = sources.concat();
                 let files = self.candidate_files();
-                let file = self.binder.file_of(shader, &runtime, &files);
+                let file = self.binder.file_of(shader, &file_text, &files);
                 self.shaders.insert(
                     shader,
                     Shader {
                         stage,
                         sources,
                         language,
+                        file_text: file_text.clone(),
                         compiled,
                         info_log: info_log.clone(),
                     },
@@ -393,7 +403,7 @@ impl Session {
                     let file_line = match (&file, runtime_line) {
                         (Some(f), Some(l)) => self
                             .binder
-                            .map(shader, &runtime, f)
+                            .map(shader, &file_text, f)
                             .and_then(|m| m.runtime_to_file(l)),
                         _ => None,
                     };
@@ -433,7 +443,7 @@ impl Session {
                     let file = bp.file.clone();
                     let file_line = match (line, self.shaders.get(&shader)) {
                         (Some(l), Some(sh)) => {
-                            let runtime = sh.sources.concat();
+                            let runtime = sh.file_text.clone();
                             self.binder
                                 .map(shader, &runtime, &file)
                                 .and_then(|m| m.runtime_to_file(l))
@@ -683,12 +693,12 @@ impl Session {
         hit: Option<Hit>,
     ) -> Result<Stop, SessionError> {
         let cur = self.current.clone().ok_or(SessionError::NotStopped)?;
-        let (stage, sources, language) = {
+        let (stage, sources, language, file_text) = {
             let sh = self
                 .shaders
                 .get(&cur.shader)
                 .ok_or_else(|| SessionError::Failed("a stop in an unknown shader".into()))?;
-            (sh.stage, sh.sources.clone(), sh.language)
+            (sh.stage, sh.sources.clone(), sh.language, sh.file_text.clone())
         };
         if invocation.stage() != stage {
             return Err(SessionError::Failed(format!(
@@ -746,7 +756,7 @@ impl Session {
             ..hit
         };
         let cursor = Stop::hit_step(&table, &inv, &hit).unwrap_or(0);
-        let runtime = sources.concat();
+        let runtime = file_text;
         let files = self.candidate_files();
         let file = self.binder.file_of(cur.shader, &runtime, &files);
         let map = file
@@ -836,7 +846,8 @@ impl Session {
             let source = sh.sources.concat();
             let (stage, compiled, info_log) = (sh.stage, sh.compiled, sh.info_log.clone());
             let language = sh.language;
-            let file = self.binder.file_of(shader, &source, &files);
+            let file_text = sh.file_text.clone();
+            let file = self.binder.file_of(shader, &file_text, &files);
             out.push(ShaderInfo {
                 shader,
                 stage,

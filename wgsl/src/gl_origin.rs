@@ -6,7 +6,7 @@
 //! shader to the session as WGSL.
 //!
 //! ```text
-//! // shaderdbg-wgsl: entry_point=fs file=/path/to/effect.wgsl
+//! // shaderdbg-wgsl: entry_point=fs file_lines=31 file=/path/to/effect.wgsl
 //! //| <each line of the WGSL text naga compiled>
 //! // shaderdbg-wgsl end
 //! #version 430 core
@@ -14,7 +14,9 @@
 //! ```
 //!
 //! Comments may precede `#version`, so the driver compiles the text as it
-//! would without the header.
+//! would without the header. `file_lines`: how many lines of the text, from
+//! the first, are the file's (the rest is what the program appended, such
+//! as the host's uniform block); breakpoint files are matched against those.
 
 const START: &str = "// shaderdbg-wgsl: ";
 const LINE: &str = "//|";
@@ -27,9 +29,27 @@ pub struct WgslOrigin {
     pub entry_point: String,
     /// The file, as the compiling program named it (may be empty).
     pub file: String,
+    /// How many lines of `source`, from the first, are the file's (0: all).
+    pub file_lines: u32,
     /// The WGSL text compiled (the file's text and whatever the program
     /// added to it; lines are this text's lines).
     pub source: String,
+}
+
+impl WgslOrigin {
+    /// The part of `source` that is the file's (its first `file_lines`
+    /// lines; all of it when that is 0).
+    pub fn file_part(&self) -> &str {
+        if self.file_lines == 0 {
+            return &self.source;
+        }
+        let end = self
+            .source
+            .match_indices('\n')
+            .nth(self.file_lines as usize - 1)
+            .map_or(self.source.len(), |(i, _)| i + 1);
+        &self.source[..end]
+    }
 }
 
 /// `glsl` with the header naming `origin` in front.
@@ -38,6 +58,7 @@ pub fn embed(origin: &WgslOrigin, glsl: &str) -> String {
     out.push_str(START);
     out.push_str("entry_point=");
     out.push_str(&origin.entry_point);
+    out.push_str(&format!(" file_lines={}", origin.file_lines));
     out.push_str(" file=");
     // One line: a newline in the name would end the header.
     out.push_str(&origin.file.replace(['\n', '\r'], " "));
@@ -70,6 +91,10 @@ pub fn extract(glsl: &str) -> Option<WgslOrigin> {
         Some((e, f)) => (e, f),
         None => (rest, ""),
     };
+    let (entry_point, file_lines) = match entry_point.split_once(" file_lines=") {
+        Some((e, n)) => (e, n.parse().ok()?),
+        None => (entry_point, 0),
+    };
     if entry_point.is_empty() {
         return None;
     }
@@ -79,6 +104,7 @@ pub fn extract(glsl: &str) -> Option<WgslOrigin> {
             return Some(WgslOrigin {
                 entry_point: entry_point.to_string(),
                 file: file.to_string(),
+                file_lines,
                 source: source.join("\n"),
             });
         }
@@ -97,6 +123,7 @@ mod tests {
         let origin = WgslOrigin {
             entry_point: "fs".into(),
             file: "/tmp/a b.wgsl".into(),
+            file_lines: 4,
             source:
                 "@fragment\nfn fs() -> @location(0) vec4<f32> {\n\n  return vec4(1.0); // é\n}\n"
                     .into(),
@@ -104,13 +131,17 @@ mod tests {
         let glsl = embed(&origin, "#version 430 core\nvoid main() {}\n");
         assert!(
             glsl.starts_with(
-                "// shaderdbg-wgsl: entry_point=fs file=/tmp/a b.wgsl\n//| @fragment\n"
+                "// shaderdbg-wgsl: entry_point=fs file_lines=4 file=/tmp/a b.wgsl\n//| @fragment\n"
             ),
             "{glsl}"
         );
         assert!(
             glsl.ends_with("// shaderdbg-wgsl end\n#version 430 core\nvoid main() {}\n"),
             "{glsl}"
+        );
+        assert_eq!(
+            origin.file_part(),
+            "@fragment\nfn fs() -> @location(0) vec4<f32> {\n\n  return vec4(1.0); // é\n"
         );
         assert_eq!(extract(&glsl), Some(origin));
         assert_eq!(extract("#version 430 core\nvoid main() {}\n"), None);

@@ -842,3 +842,48 @@ void main() {
         assert_eq!(races(&checked.reports).len(), 1, "{rounds} barriers");
     }
 }
+
+/// Invocations that write the same value to a shared element between two
+/// barriers (a flag set by whoever finds something) do not race; writing
+/// different values (who found it) does.
+#[test]
+fn invocations_writing_the_same_value_do_not_race() {
+    let comp = "#version 430
+layout(local_size_x = 32) in;
+layout(std430, binding = 0) buffer Src { uint values[]; };
+layout(std430, binding = 1) buffer Dst { uint dst[]; };
+shared bool found;
+shared uint marks[2];
+void main() {
+    uint i = gl_LocalInvocationIndex;
+    if (i == 0u) found = false;
+    if (i < 2u) marks[i] = 0u;
+    barrier();
+    if (values[gl_GlobalInvocationID.x] > 5u) {
+        found = true;
+        marks[1] = 7u;
+        WHO
+    }
+    barrier();
+    dst[i] = (found ? 1u : 0u) + marks[1] + marks[0];
+}
+";
+    let src: Vec<u32> = (0..32).map(|i| (i * 7 + 3) % 13).collect();
+    let fix = comp.replace("WHO", "");
+    let plain = dispatch_in(CORE, &fix, None, 1, &src, 32);
+    let checked = dispatch_in(CORE, &fix, Some(Checks::ALL), 1, &src, 32);
+    assert_eq!(checked.reports, []);
+    assert_eq!(checked.dst, plain.dst);
+    assert_eq!(checked.dst, vec![8; 32]);
+
+    let bug = comp.replace("WHO", "marks[0] = i;");
+    let checked = dispatch_in(CORE, &bug, Some(RACE), 1, &src, 32);
+    let got = races(&checked.reports);
+    assert_eq!(got.len(), 1, "{:?}", checked.reports);
+    let (line, _, other_line, _, element, access, other_access) = got[0];
+    let at = line_of(&bug, "marks[0] = i;");
+    assert_eq!(
+        (line, other_line, element, access, other_access),
+        (at, at, 0, Access::Write, Access::Write)
+    );
+}

@@ -151,8 +151,8 @@ pub struct Checks {
     /// one that also counts the barriers the invocation passed, its epoch
     /// (all invocations of a work group pass barriers together, so the
     /// epoch orders their accesses). Each element of a shared variable's
-    /// outermost array (the variable if it is no array) gets three shadow
-    /// words (a word per element, whatever the element's size): the last
+    /// outermost array (the variable if it is no array) gets shadow words
+    /// (per element, whatever the element's size): the last
     /// writer and two of the readers of the current epoch (the lowest and
     /// the highest local invocation index, kept with `atomicMin` and
     /// `atomicMax`), each with the access's step and whether it was
@@ -170,11 +170,18 @@ pub struct Checks {
     /// the last writer and two readers per element and epoch (a third
     /// reader's conflict with a writer that is one of those two is
     /// missed). Reads of a whole array variable are not checked.
+    /// Invocations writing the same value are no race: a plain `=`
+    /// statement writing a whole element keeps the first word of the value
+    /// it writes, in a fourth shadow word per element (`atomicExchange`),
+    /// and a write that finds another's write of the same first word in
+    /// the epoch is not reported (elements of several words whose first
+    /// words agree are taken for equal: that can only hide a report).
+    /// Other writes (compound assignments, `++`, nested assignments,
+    /// `out` arguments, parts of elements) do not compare values.
     ///
-    /// Not modelled: invocations writing the same value (reported, as the
-    /// memory model makes it a race), `barrier()` in divergent control
-    /// flow (undefined behaviour; the epochs of the work group's
-    /// invocations then disagree, which can only hide reports), work
+    /// Not modelled: `barrier()` in divergent control flow (undefined
+    /// behaviour, not reported as such yet; the epochs of the work group's
+    /// invocations then disagree and races are compared across them), work
     /// groups of more than 1024 invocations (no race check), the order
     /// `memoryBarrierShared()` without `barrier()` gives (none between
     /// invocations: not a barrier here either). The epoch has 7 bits:
@@ -184,7 +191,7 @@ pub struct Checks {
     ///
     /// What a sanitized run changes: the program's own memory is only
     /// changed where an index is out of bounds (see above); the shadows
-    /// are `shared` variables of their own (three words per element for
+    /// are `shared` variables of their own (four words per element for
     /// races, one for uninitialized reads), so the program's shared
     /// memory budget must have room for them.
     pub race: bool,

@@ -87,6 +87,7 @@ impl Runtime {
             "void _sdbg_other_key({h}uint at, {h}uint o);
 void _sdbg_race_clear();
 {h}uint _sdbg_ep = 0u;
+{h}uint _sdbg_v = 0u;
 bool _sdbg_race_on = false;
 void _sdbg_barrier() {{
     barrier();
@@ -103,6 +104,7 @@ void _sdbg_barrier() {{
             "shared {h}uint _sdbg_rw[{n}];
 shared {h}uint _sdbg_rmin[{n}];
 shared {h}uint _sdbg_rmax[{n}];
+shared {h}uint _sdbg_rv[{n}];
 {h}uint _sdbg_acc({h}uint p, {h}uint f) {{ return f | (gl_LocalInvocationIndex << 12u) | (p < 4096u ? p : 0u); }}
 bool _sdbg_other({h}uint v, {h}uint a) {{ return ((v ^ a) & 0x3ff000u) != 0u && (v & a & 0xc00000u) == 0u; }}
 {h}uint _sdbg_wkind({h}uint w) {{ return {OW}u | ((w & {RACE_ATOMIC}) != 0u ? {OA}u : 0u); }}
@@ -115,15 +117,20 @@ void _sdbg_rd({h}uint p, {h}uint at, {h}uint elem, {h}uint decl, {h}uint f) {{
     atomicMin(_sdbg_rmin[at], ((127u - _sdbg_ep) << 25u) | a);
     atomicMax(_sdbg_rmax[at], (_sdbg_ep << 25u) | 0x1000000u | a);
 }}
-void _sdbg_wr({h}uint p, {h}uint at, {h}uint elem, {h}uint decl, {h}uint f) {{
+void _sdbg_wr({h}uint p, {h}uint at, {h}uint elem, {h}uint decl, {h}uint f, bool known, {h}uint v) {{
     if (!_sdbg_race_on) return;
     {h}uint a = _sdbg_acc(p, f);
     {h}uint kind = {RACE}u | {W}u | ((f & {RACE_ATOMIC}) != 0u ? {A}u : 0u);
     {h}uint w = atomicExchange(_sdbg_rw[at], (_sdbg_ep << 25u) | 0x1000000u | a);
+    {h}uint ov = atomicExchange(_sdbg_rv[at], v);
     {h}uint r = _sdbg_rmin[at];
     {h}uint s = _sdbg_rmax[at];
-    if ((w >> 24u) == ((_sdbg_ep << 1u) | 1u) && _sdbg_other(w, a))
-        _sdbg_report(kind | _sdbg_wkind(w), p, elem, decl, w & 0x3fffffu);
+    // Two plain writes of a whole element with the same value (its first
+    // word) are no race.
+    bool same = known && ov == v && ((w | a) & 0xc00000u) == 0u;
+    if ((w >> 24u) == ((_sdbg_ep << 1u) | 1u) && _sdbg_other(w, a)) {{
+        if (!same) _sdbg_report(kind | _sdbg_wkind(w), p, elem, decl, w & 0x3fffffu);
+    }}
     else if ((r >> 24u) == ((127u - _sdbg_ep) << 1u) && _sdbg_other(r, a))
         _sdbg_report(kind, p, elem, decl, r & 0x3fffffu);
     else if ((s >> 24u) == ((_sdbg_ep << 1u) | 1u) && _sdbg_other(s, a))
@@ -147,7 +154,7 @@ void _sdbg_wr({h}uint p, {h}uint at, {h}uint elem, {h}uint decl, {h}uint f) {{
             String::new()
         } else {
             format!(
-                "\n    for ({h}uint i = gl_LocalInvocationIndex; i < {n}u; i += n) {{ _sdbg_rw[i] = 0u; _sdbg_rmin[i] = 0xffffffffu; _sdbg_rmax[i] = 0u; }}"
+                "\n    for ({h}uint i = gl_LocalInvocationIndex; i < {n}u; i += n) {{ _sdbg_rw[i] = 0u; _sdbg_rmin[i] = 0xffffffffu; _sdbg_rmax[i] = 0u; _sdbg_rv[i] = 0u; }}"
             )
         };
         format!(
@@ -572,6 +579,58 @@ bool _sdbg_chk(bool prev, {h}uint p, {h}uint i, {h}int n, out {h}uint t) {{
         name
     }
 
+    /// `_sdbg_bits_M(v)`: the first word of `v` as a buffer holds it (the
+    /// race check compares what two invocations wrote by it); `None` for
+    /// types without one (doubles, structs without a usable name).
+    fn bits(&mut self, ty: &Type, named: &dyn Fn(&Type) -> bool) -> Option<String> {
+        let first = match ty {
+            Type::Scalar(s) => match s {
+                Scalar::Float => "floatBitsToUint(v)",
+                Scalar::Int => "uint(v)",
+                Scalar::Uint => "v",
+                Scalar::Bool => "v ? 1u : 0u",
+                Scalar::Double => return None,
+            }
+            .to_string(),
+            Type::Vector(s, _) => format!("{}(v.x)", self.bits(&Type::Scalar(*s), named)?),
+            Type::Matrix { scalar, .. } => {
+                format!("{}(v[0][0])", self.bits(&Type::Scalar(*scalar), named)?)
+            }
+            Type::Array(elem, Some(_)) => format!("{}(v[0])", self.bits(elem, named)?),
+            Type::Struct(st) if named(ty) => {
+                let f = st.fields.first()?;
+                format!("{}(v.{})", self.bits(&f.ty, named)?, f.name)
+            }
+            _ => return None,
+        };
+        let name = format!("_sdbg_bits_{}", ty.mangle());
+        if self.done.insert(name.clone()) {
+            let h = self.h;
+            let _ = writeln!(
+                self.pending,
+                "{h}uint {name}({}) {{ return {first}; }}",
+                self.param(ty, "v")
+            );
+        }
+        Some(name)
+    }
+
+    /// `_sdbg_val_M(v)`: returns `v`, its first word ([`Self::bits`]) kept
+    /// in `_sdbg_v` (declared with the race check's prelude).
+    pub fn value_keeper(&mut self, ty: &Type, named: &dyn Fn(&Type) -> bool) -> Option<String> {
+        let bits = self.bits(ty, named)?;
+        let name = format!("_sdbg_val_{}", ty.mangle());
+        if self.done.insert(name.clone()) {
+            let _ = writeln!(
+                self.pending,
+                "{} {name}({}) {{ _sdbg_v = {bits}(v); return v; }}",
+                self.ret(ty),
+                self.param(ty, "v")
+            );
+        }
+        Some(name)
+    }
+
     /// `_sdbg_pick_M(v)`: `v` if the last bounds check passed (`_sdbg_ok`),
     /// else `M`'s zero value; `None` where the zero value cannot be
     /// spelled (a struct without a usable name).
@@ -610,7 +669,8 @@ bool _sdbg_chk(bool prev, {h}uint p, {h}uint i, {h}int n, out {h}uint t) {{
     /// read of `i`), `_sdbg_u{k}(p, i, f)` (bounds check and read, returns
     /// the index to read), `_sdbg_wm{k}(p, i, f)` (bounds check and write,
     /// returns the index to write), `_sdbg_uv{k}(p, f)` (a read of element
-    /// 0, returns 0u). Uninitialized reads: `_sdbg_sh{k}`, a word per
+    /// 0, returns 0u), `_sdbg_markv{k}(p, i, f, known, v)` (a write whose
+    /// value's first word `v` is `known`: [`Self::bits`]). Uninitialized reads: `_sdbg_sh{k}`, a word per
     /// element, nonzero once an invocation of the work group wrote the
     /// element. Races: the element's words in the race shadow (see
     /// [`Self::race_prelude`]).
@@ -635,7 +695,7 @@ bool _sdbg_chk(bool prev, {h}uint p, {h}uint i, {h}int n, out {h}uint t) {{
             }
             if self.shadow_race {
                 mark.push_str(&format!(
-                    " _sdbg_wr(p, {base}u + uint(i), uint(i), {decl}u, f);"
+                    " _sdbg_wr(p, {base}u + uint(i), uint(i), {decl}u, f, known, v);"
                 ));
                 check.push_str(&format!(
                     " _sdbg_rd(p, {base}u + uint(i), uint(i), {decl}u, f);"
@@ -643,7 +703,8 @@ bool _sdbg_chk(bool prev, {h}uint p, {h}uint i, {h}int n, out {h}uint t) {{
             }
             let _ = write!(
                 s,
-                "void _sdbg_mark{k}({h}uint p, {h}{t} i, {h}uint f) {{{mark} }}
+                "void _sdbg_markv{k}({h}uint p, {h}{t} i, {h}uint f, bool known, {h}uint v) {{{mark} }}
+void _sdbg_mark{k}({h}uint p, {h}{t} i, {h}uint f) {{ _sdbg_markv{k}(p, i, f, false, 0u); }}
 void _sdbg_uchk{k}({h}uint p, {h}{t} i, {h}uint f) {{{check} }}
 {h}{t} _sdbg_u{k}({h}uint p, {h}{t} i, {h}uint f) {{ {h}{t} c = _sdbg_cl(p, i, {n}); if (_sdbg_ok) _sdbg_uchk{k}(p, c, f); return c; }}
 {h}{t} _sdbg_wm{k}({h}uint p, {h}{t} i, {h}uint f) {{ {h}{t} c = _sdbg_cl(p, i, {n}); if (_sdbg_ok) _sdbg_mark{k}(p, c, f); return c; }}

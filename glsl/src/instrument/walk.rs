@@ -899,10 +899,21 @@ impl<'a> Walker<'a> {
                 let mut place = Place::default();
                 let lhs = self.lvalue(*lhs, true, &mut place);
                 let reads = !matches!(op.content, ast::AssignmentOpData::Equal);
-                self.wrap_statement(place, Some(rhs.clone()), reads);
+                // Checking races, the value a plain `=` writes to a whole
+                // shared element is kept (`_sdbg_val_M`) for the check.
+                let val = if reads {
+                    None
+                } else {
+                    self.value_keeper(&place)
+                };
+                let written = match &val {
+                    Some(f) => call(f, vec![rhs.clone()]),
+                    None => rhs.clone(),
+                };
+                self.wrap_statement(place, Some(rhs), reads, val.is_some());
                 self.log_write(t, span, &mut after);
                 ast::Expr::new(
-                    ExprData::Assignment(Box::new(lhs), op, Box::new(rhs)),
+                    ExprData::Assignment(Box::new(lhs), op, Box::new(written)),
                     e.span,
                 )
             }
@@ -984,7 +995,7 @@ impl Walker<'_> {
         self.nan_check(&a);
         let mut place = Place::default();
         let a = self.lvalue(a, true, &mut place);
-        self.wrap_statement(place, None, true);
+        self.wrap_statement(place, None, true, false);
         self.log_write(t, span, after);
         a
     }
@@ -1268,7 +1279,9 @@ impl Walker<'_> {
     /// Sets how the expression statement writing `place` is emitted: under
     /// its bounds checks, with a read check of the element first if the
     /// statement `reads` it (`+=`, `++`), and its shadow mark after.
-    fn wrap_statement(&mut self, place: Place, els: Option<ast::Expr>, reads: bool) {
+    /// `valued`: the statement keeps the written value's first word in
+    /// `_sdbg_v` (see [`Self::value_keeper`]).
+    fn wrap_statement(&mut self, place: Place, els: Option<ast::Expr>, reads: bool, valued: bool) {
         let (mut before, mut after) = (Vec::new(), Vec::new());
         let p = self.cur_step;
         if let Some((k, elem)) = &place.shared {
@@ -1284,10 +1297,15 @@ impl Walker<'_> {
                             vec![uint(p), i.clone(), read_f],
                         )));
                     }
-                    after.push(stmt(call(
-                        &format!("_sdbg_mark{k}"),
-                        vec![uint(p), i.clone(), f],
-                    )));
+                    let mark = if valued {
+                        call(
+                            &format!("_sdbg_markv{k}"),
+                            vec![uint(p), i.clone(), f, build::boolean(true), var("_sdbg_v")],
+                        )
+                    } else {
+                        call(&format!("_sdbg_mark{k}"), vec![uint(p), i.clone(), f])
+                    };
+                    after.push(stmt(mark));
                 }
                 None => {
                     if reads && !array {
@@ -1296,7 +1314,15 @@ impl Walker<'_> {
                             vec![uint(p), uint(0), read_f],
                         )));
                     }
-                    after.push(stmt(call(&format!("_sdbg_markall{k}"), vec![uint(p), f])));
+                    let mark = if valued && !array {
+                        call(
+                            &format!("_sdbg_markv{k}"),
+                            vec![uint(p), uint(0), f, build::boolean(true), var("_sdbg_v")],
+                        )
+                    } else {
+                        call(&format!("_sdbg_markall{k}"), vec![uint(p), f])
+                    };
+                    after.push(stmt(mark));
                 }
             }
         }
@@ -1308,6 +1334,26 @@ impl Walker<'_> {
                 after,
             });
         }
+    }
+
+    /// Checking races, for a statement's plain write of a whole element of
+    /// a shared variable (or of the variable, no array): the helper that
+    /// passes the written value through, keeping its first word in
+    /// `_sdbg_v`, which the race check compares with another invocation's
+    /// write of the element.
+    fn value_keeper(&mut self, place: &Place) -> Option<String> {
+        let (k, elem) = place.shared.as_ref()?;
+        if !self.race || place.partial || place.atomic {
+            return None;
+        }
+        let ty = match (elem, &self.model.decls[self.shared[*k].0].ty) {
+            (Some(_), Type::Array(e, _)) => (**e).clone(),
+            (None, Type::Array(..)) => return None,
+            (None, ty) => ty.clone(),
+            _ => return None,
+        };
+        let model = &self.model;
+        self.rt.value_keeper(&ty, &|t: &Type| nameable(t, model))
     }
 
     /// The number of the shadow of `decl` if it is a shared variable the

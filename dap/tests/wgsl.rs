@@ -166,6 +166,26 @@ fn f5_on_a_wgsl_file_stops_steps_and_shows_wgsl_types() {
     );
     assert!(msg.contains("index"), "{msg}");
 
+    // The values image: a WGSL expression over every fragment of the draw
+    // (before the line first runs), its type spelled the WGSL way.
+    let v = c.ok(
+        "shaderdbg/valuesImage",
+        json!({"expression": "uv * vec2<f32>(1.0, 2.0)"}),
+    );
+    assert_eq!(v["type"], "vec2<f32>");
+    assert_eq!(v["line"], line);
+    assert_eq!(
+        (v["width"].as_u64(), v["height"].as_u64()),
+        (Some(64), Some(64))
+    );
+    let data = base64_decode(v["data"].as_str().expect("data"));
+    let at = |x: usize, y: usize, k: usize| {
+        let i = ((y * 64 + x) * 2 + k) * 4;
+        f32::from_le_bytes(data[i..i + 4].try_into().expect("4 bytes"))
+    };
+    assert_eq!(at(10, 20, 0), 10.5 / 64.0);
+    assert_eq!(at(10, 20, 1), 2.0 * (20.5 / 64.0));
+
     // Into the helper: WGSL function names in the stack.
     let inner = step(&mut c, "stepIn");
     assert_eq!(
@@ -234,4 +254,12 @@ fn nan_inf_in_a_wgsl_file_stops_at_its_return() {
     assert_eq!(c.event("exited")["body"]["exitCode"], 0);
     c.disconnect();
     std::fs::remove_dir_all(&dir).expect("clean up");
+}
+
+/// The bytes of a base64 string of a response.
+fn base64_decode(s: &str) -> Vec<u8> {
+    use base64::Engine;
+    base64::engine::general_purpose::STANDARD
+        .decode(s)
+        .expect("base64")
 }

@@ -60,7 +60,8 @@ impl<W: Write> Adapter<W> {
         let (t, step) = self
             .frame_or_cursor(a.frame_id)
             .map_err(|e| Error::within(VALUES_IMAGE, e))?;
-        let loc = self.thread_at(t)?.stop.location(step);
+        let stop = &self.thread_at(t)?.stop;
+        let (loc, lang) = (stop.location(step), stop.language());
         let expr = a.expression.trim().to_string();
         if expr.is_empty() {
             return Err(Error::within(VALUES_IMAGE, Error::EmptyExpression));
@@ -70,7 +71,9 @@ impl<W: Write> Adapter<W> {
         let img = self
             .call(Some(&title), move |s| s.watch(runtime_line, &expr))?
             .map_err(|e| Error::within(VALUES_IMAGE, e))?;
-        custom::values_image_body(&img, self.line_out(loc.line) as u32)
-            .map_err(|e| Error::within(VALUES_IMAGE, e))
+        let mut body = custom::values_image_body(&img, self.line_out(loc.line) as u32)
+            .map_err(|e| Error::within(VALUES_IMAGE, e))?;
+        body.ty = img.ty.display_in(lang).to_string();
+        Ok(body)
     }
 }

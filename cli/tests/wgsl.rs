@@ -284,3 +284,57 @@ fn wgsl_logpoints_print_wgsl_values() {
     );
     assert!(!text.contains("stopped at"), "{text}");
 }
+
+fn decode_png(path: &Path) -> (u32, u32, Vec<u8>) {
+    let decoder = png::Decoder::new(std::fs::File::open(path).expect("png file"));
+    let mut reader = decoder.read_info().expect("png header");
+    let mut buf = vec![0; reader.output_buffer_size()];
+    let info = reader.next_frame(&mut buf).expect("png data");
+    buf.truncate(info.buffer_size());
+    (info.width, info.height, buf)
+}
+
+/// The frame is the same with and without the debugger: stopped at a
+/// WGSL breakpoint (hit test, recording: debug draws of the instrumented
+/// WGSL), the frame the host drew equals the one it draws alone.
+#[test]
+fn a_wgsl_frame_is_the_same_under_the_debugger() {
+    let file = rings("frame");
+    let dir = file.parent().expect("dir").to_path_buf();
+    let line = line_of(&file, "glow += weights[i]");
+    let bp = format!("{}:{line}:i == 3", file.display());
+    let ours = dir.join("ours.png");
+    let f = file.to_str().expect("utf-8 path");
+    let o = ours.to_str().expect("utf-8 path");
+    let (out, text) = shaderdbg([
+        "run",
+        "--json",
+        "--break",
+        &bp,
+        "--pixel",
+        "320,180",
+        "--screenshot",
+        o,
+        f,
+    ]);
+    assert!(out.status.success(), "{text}");
+    let events = json_events(&text);
+    assert!(events.iter().any(|e| e["event"] == "stopped"), "{text}");
+    assert!(events.iter().any(|e| e["event"] == "screenshot"), "{text}");
+    let host = PathBuf::from(env!("CARGO_BIN_EXE_shaderdbg"))
+        .parent()
+        .expect("bin dir")
+        .join("shaderdbg-host");
+    let reference = dir.join("host.png");
+    let st = std::process::Command::new(host)
+        .arg(&file)
+        .arg("--png")
+        .arg(&reference)
+        .status()
+        .expect("host");
+    assert!(st.success());
+    let (w, h, a) = decode_png(&ours);
+    let (w2, h2, b) = decode_png(&reference);
+    assert_eq!((w, h), (w2, h2));
+    assert!(a == b, "the frame differs under the debugger");
+}

@@ -338,3 +338,25 @@ fn a_wgsl_frame_is_the_same_under_the_debugger() {
     assert_eq!((w, h), (w2, h2));
     assert!(a == b, "the frame differs under the debugger");
 }
+
+/// A WGSL condition that does not compile leaves its breakpoint
+/// unverified with naga's reason and the column; the program runs on.
+#[test]
+fn a_bad_wgsl_condition_is_reported_with_its_column() {
+    let file = rings("badcond");
+    let line = line_of(&file, "glow += weights[i]");
+    let bp = format!("{}:{line}:count > nope", file.display());
+    let f = file.to_str().expect("utf-8 path");
+    let (out, text) = shaderdbg(["run", "--break", &bp, "--pixel", "100,100", f]);
+    assert!(out.status.success(), "{text}");
+    let text = text.replace(f, "FILE");
+    assert_has(
+        &text,
+        &[
+            format!("breakpoint FILE:{line} unverified: breakpoint condition `count > nope`: column 9: "),
+            "program exited with code 0".to_string(),
+        ],
+    );
+    assert!(text.contains("`nope`"), "{text}");
+    assert!(!text.contains("stopped at"), "{text}");
+}

@@ -25,7 +25,8 @@
 //! - [`restart`]: `restart` of a recording returns to the same stop.
 //! - [`breakpoints`]: breakpoints per file, their ids and binding state.
 //! - [`stepping`]: a stop, its cursor and threads, moves through the trace.
-//! - [`variables`]: GLSL-style values, scopes, expandable parts, handles.
+//! - [`variables`]: values in the stop's language (GLSL or WGSL), scopes,
+//!   expandable parts, handles.
 //! - [`evaluate`]: expressions over the values at the cursor.
 
 pub mod breakpoints;

@@ -1,4 +1,5 @@
-//! Values for people: GLSL-style formatting (`vec3(1.0, 0.5, 0.25)`) and the
+//! Values for people: formatting in the stop's language (`vec3(1.0, 0.5,
+//! 0.25)`, WGSL's `vec3<f32>(1.0, 0.5, 0.25)`) and the
 //! expandable parts of vectors, matrices, arrays and structs, with the
 //! `variablesReference` handles that name them while the program is stopped.
 

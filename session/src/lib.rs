@@ -16,9 +16,11 @@
 //! - [`images`]: screenshots (PNG) and watch images (one value per
 //!   fragment of a draw).
 //! - [`eval`]: expressions (watch, hover, console) over the values at a
-//!   stop's cursor, with GLSL semantics; texture sampling and derivatives on
-//!   the GPU through a watch.
-//! - [`present`]: values as text people read (GLSL notation) and their parts.
+//!   stop's cursor, in the shader's language (GLSL semantics, or WGSL's
+//!   through naga's constant evaluator); texture sampling and derivatives
+//!   on the GPU through a watch.
+//! - [`present`]: values as text people read (GLSL or WGSL notation) and
+//!   their parts.
 //! - [`trace`]: apitrace recordings: capture a program, replay it under the
 //!   agent.
 //! - [`json`]: values as JSON (numbers, booleans, arrays for vectors, arrays of

@@ -1,4 +1,5 @@
-//! Values for people: GLSL-style text (`vec3(1.0, 0.5, 0.25)`) and the parts
+//! Values for people: GLSL-style text (`vec3(1.0, 0.5, 0.25)`; WGSL's
+//! `vec3<f32>(1.0, 0.5, 0.25)` with [`format_in`]) and the parts
 //! of vectors, matrices, arrays and structs a front end can expand. The DAP
 //! server's variables, the command line's `print` and logpoint messages all
 //! read values this way.

@@ -31,22 +31,24 @@ struct Outcome {
 
 const CORE: ContextKind = ContextKind::Core45;
 
+/// A kernel of 8 invocations with `float dst[]` at binding 1 and a shared
+/// `float tile[8]`: the header, then `$main`.
+macro_rules! tile8 {
+    ($main:literal) => {
+        concat!(
+            "#version 430\nlayout(local_size_x = 8) in;\n",
+            "layout(std430, binding = 1) buffer Dst { float dst[]; };\n",
+            "shared float tile[8];\n",
+            $main
+        )
+    };
+}
+
 /// Runs `comp` over `groups` work groups with `src` at binding 0 and a
 /// zeroed output of `dst_words` words at binding 1, out-of-bounds checks
 /// only if `sanitize`.
 fn dispatch(comp: &str, sanitize: bool, groups: u32, src: &[u32], dst_words: usize) -> Outcome {
-    let checks = Checks {
-        out_of_bounds: true,
-        ..Checks::default()
-    };
-    dispatch_in(
-        CORE,
-        comp,
-        sanitize.then_some(checks),
-        groups,
-        src,
-        dst_words,
-    )
+    dispatch_in(CORE, comp, sanitize.then_some(OOB), groups, src, dst_words)
 }
 
 /// [`dispatch`] in a context of `kind` with `checks` (none: not sanitized).
@@ -100,6 +102,25 @@ fn dispatch_in(
     }
     Outcome { dst, reports, lost }
 }
+
+/// A fixed twin: `run` (a dispatch with the checks given, or none) under
+/// `checks` reports nothing and computes what it computes unsanitized,
+/// bit for bit; its output.
+fn clean(run: impl Fn(Option<Checks>) -> Outcome, checks: Checks) -> Vec<u32> {
+    let plain = run(None);
+    let checked = run(Some(checks));
+    assert_eq!(checked.reports, []);
+    assert!(!checked.lost);
+    assert_eq!(checked.dst, plain.dst);
+    checked.dst
+}
+
+/// Bounds checks only.
+const OOB: Checks = Checks {
+    out_of_bounds: true,
+    uninit_shared: false,
+    race: false,
+};
 
 fn floats(words: &[u32]) -> Vec<f32> {
     words.iter().map(|w| f32::from_bits(*w)).collect()
@@ -176,11 +197,8 @@ fn off_by_one_in_a_storage_buffer_loop() {
     assert_eq!(floats(&checked.dst), want);
 
     let fix = chunks(true);
-    let plain = dispatch(&fix, false, 2, &chunk_src(), 32);
-    let checked = dispatch(&fix, true, 2, &chunk_src(), 32);
-    assert_eq!(checked.reports, []);
-    assert_eq!(checked.dst, plain.dst);
-    assert_eq!(floats(&checked.dst), want);
+    let dst = clean(|c| dispatch_in(CORE, &fix, c, 2, &chunk_src(), 32), OOB);
+    assert_eq!(floats(&dst), want);
 }
 
 /// A negative index from an unsigned underflow: `i - 1u` at `i = 0`
@@ -232,11 +250,8 @@ fn negative_index_from_an_unsigned_underflow() {
     assert_eq!(floats(&checked.dst), want);
 
     let fix = diffs(true);
-    let plain = dispatch(&fix, false, 1, &src, 8);
-    let checked = dispatch(&fix, true, 1, &src, 8);
-    assert_eq!(checked.reports, []);
-    assert_eq!(checked.dst, plain.dst);
-    assert_eq!(floats(&checked.dst), want);
+    let dst = clean(|c| dispatch_in(CORE, &fix, c, 1, &src, 8), OOB);
+    assert_eq!(floats(&dst), want);
 }
 
 /// An out-of-bounds local array in a loop: the running sums of `1..=id+1`
@@ -285,12 +300,9 @@ fn out_of_bounds_local_array_in_a_loop() {
     assert_eq!(got, (0..8).map(|id| want(id, 6)).collect::<Vec<_>>());
 
     let fix = sums(true);
-    let plain = dispatch(&fix, false, 1, &[0], 8);
-    let checked = dispatch(&fix, true, 1, &[0], 8);
-    assert_eq!(checked.reports, []);
-    assert_eq!(checked.dst, plain.dst);
+    let dst = clean(|c| dispatch_in(CORE, &fix, c, 1, &[0], 8), OOB);
     assert_eq!(
-        floats(&checked.dst),
+        floats(&dst),
         (0..8).map(|id| want(id, 7)).collect::<Vec<_>>()
     );
 }
@@ -300,14 +312,7 @@ fn out_of_bounds_local_array_in_a_loop() {
 #[test]
 fn sanitized_kernels_match_snapshots() {
     let kernels = [
-        (
-            chunks(false),
-            Checks {
-                out_of_bounds: true,
-                ..Checks::default()
-            },
-            "chunks.comp.glsl",
-        ),
+        (chunks(false), OOB, "chunks.comp.glsl"),
         (reduce(false), Checks::ALL, "reduce.comp.glsl"),
     ];
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests");
@@ -330,11 +335,8 @@ fn sanitized_kernels_match_snapshots() {
 /// A shared-memory read before any invocation wrote the element: the
 /// last element of the tile is never written, and two invocations read it
 /// at two lines.
-const NEIGHBOURS: &str = "#version 430
-layout(local_size_x = 8) in;
-layout(std430, binding = 1) buffer Dst { float dst[]; };
-shared float tile[8];
-void main() {
+const NEIGHBOURS: &str = tile8!(
+    "void main() {
     uint i = gl_LocalInvocationID.x;
     WRITE
     memoryBarrierShared();
@@ -342,7 +344,8 @@ void main() {
     float right = tile[(i + 1u) % 8u];
     dst[gl_GlobalInvocationID.x] = tile[i] + right;
 }
-";
+"
+);
 
 fn neighbours(fixed: bool) -> String {
     NEIGHBOURS.replace(
@@ -401,14 +404,11 @@ fn shared_memory_read_before_write() {
     }
 
     let fix = neighbours(true);
-    let plain = dispatch_in(CORE, &fix, None, 2, &[0], 16);
-    let checked = dispatch_in(CORE, &fix, Some(Checks::ALL), 2, &[0], 16);
-    assert_eq!(checked.reports, []);
-    assert_eq!(checked.dst, plain.dst);
+    let dst = clean(|c| dispatch_in(CORE, &fix, c, 2, &[0], 16), Checks::ALL);
     let want: Vec<f32> = (0..16)
         .map(|g| (g % 8) as f32 * 1.5 + ((g + 1) % 8) as f32 * 1.5)
         .collect();
-    assert_eq!(floats(&checked.dst), want);
+    assert_eq!(floats(&dst), want);
 }
 
 /// What the shadow models without false reports: one invocation writes a
@@ -449,11 +449,7 @@ void main() {
 }
 ";
     let src: Vec<u32> = (0..32).map(|i| (i * 7 + 3) % 11).collect();
-    let plain = dispatch_in(CORE, comp, None, 2, &src, 32);
-    let checked = dispatch_in(CORE, comp, Some(Checks::ALL), 2, &src, 32);
-    assert_eq!(checked.reports, []);
-    assert!(!checked.lost);
-    assert_eq!(checked.dst, plain.dst);
+    let dst = clean(|c| dispatch_in(CORE, comp, c, 2, &src, 32), Checks::ALL);
     let want: Vec<u32> = (0..32usize)
         .map(|g| {
             let group = &src[g / 16 * 16..g / 16 * 16 + 16];
@@ -466,7 +462,7 @@ void main() {
             16 * 1000 + hist * 100 + total + (next + 1) + 2
         })
         .collect();
-    assert_eq!(checked.dst, want);
+    assert_eq!(dst, want);
 }
 
 /// Index shapes the rewrite must keep working: matrices and vectors by
@@ -514,13 +510,8 @@ void main() {
 fn index_shapes_are_checked_without_changing_results() {
     // Items of 6 words (vec2 + float[3], std430: 8-byte alignment).
     let src: Vec<u32> = (0..8 * 6).map(|i| (i as f32 * 0.5).to_bits()).collect();
-    let plain = dispatch(SHAPES, false, 1, &src, 8);
-    let checked = dispatch(SHAPES, true, 1, &src, 8);
-    assert_eq!(checked.reports, []);
-    assert_eq!(checked.dst, plain.dst);
-    assert!(floats(&plain.dst)
-        .iter()
-        .all(|f| f.is_finite() && *f != 0.0));
+    let plain = clean(|c| dispatch_in(CORE, SHAPES, c, 1, &src, 8), OOB);
+    assert!(floats(&plain).iter().all(|f| f.is_finite() && *f != 0.0));
 
     let bug = SHAPES.replace("#version 430\n", "#version 430\n#define BUG\n");
     let checked = dispatch(&bug, true, 1, &src, 8);
@@ -528,8 +519,8 @@ fn index_shapes_are_checked_without_changing_results() {
         found(&checked.reports),
         [oob(line_of(&bug, "dst[id + 100u]"), 5, 105, 8)]
     );
-    assert_eq!(checked.dst[..5], plain.dst[..5]);
-    assert_eq!(checked.dst[6..], plain.dst[6..]);
+    assert_eq!(checked.dst[..5], plain[..5]);
+    assert_eq!(checked.dst[6..], plain[6..]);
     assert_eq!(checked.dst[5], 0);
 }
 
@@ -538,11 +529,8 @@ fn index_shapes_are_checked_without_changing_results() {
 /// out-of-bounds index (it still keeps shared indices in bounds).
 #[test]
 fn checks_are_independent() {
-    let comp = "#version 430
-layout(local_size_x = 8) in;
-layout(std430, binding = 1) buffer Dst { float dst[]; };
-shared float tile[8];
-void main() {
+    let comp = tile8!(
+        "void main() {
     uint i = gl_LocalInvocationID.x;
     if (i > 0u) tile[i] = 1.0;
     barrier();
@@ -550,7 +538,8 @@ void main() {
     float b = tile[i + 1u];
     dst[i + 1u] = a + b;
 }
-";
+"
+    );
     let oob_only = dispatch(comp, true, 1, &[0], 8);
     assert_eq!(
         found(&oob_only.reports),
@@ -595,10 +584,8 @@ fn es_compute_is_sanitized_alike() {
         ]
     );
     let fix = es(&neighbours(true));
-    let plain = dispatch_in(ContextKind::Gles32, &fix, None, 2, &[0], 16);
-    let checked = dispatch_in(ContextKind::Gles32, &fix, Some(Checks::ALL), 2, &[0], 16);
-    assert_eq!(checked.reports, []);
-    assert_eq!(checked.dst, plain.dst);
+    let es32 = ContextKind::Gles32;
+    clean(|c| dispatch_in(es32, &fix, c, 2, &[0], 16), Checks::ALL);
     let bug = es(&neighbours(false));
     let checked = dispatch_in(ContextKind::Gles32, &bug, Some(Checks::ALL), 1, &[0], 8);
     assert_eq!(checked.reports.len(), 2, "{:?}", checked.reports);
@@ -711,16 +698,13 @@ fn reduction_without_a_barrier_races() {
     assert_eq!(checked.dst, plain.dst);
 
     let fix = reduce(true);
-    let plain = dispatch_in(CORE, &fix, None, 2, &src, 2);
-    let checked = dispatch_in(CORE, &fix, Some(Checks::ALL), 2, &src, 2);
-    assert_eq!(checked.reports, []);
-    assert_eq!(checked.dst, plain.dst);
+    let dst = clean(|c| dispatch_in(CORE, &fix, c, 2, &src, 2), Checks::ALL);
     let sum = |g: usize| {
         (g * 16..g * 16 + 16)
             .map(|i| i as f32 * 0.5 + 1.0)
             .sum::<f32>()
     };
-    assert_eq!(floats(&checked.dst), [sum(0), sum(1)]);
+    assert_eq!(floats(&dst), [sum(0), sum(1)]);
 }
 
 /// A histogram in shared memory: with atomics nothing races (and a
@@ -746,17 +730,14 @@ void main() {
 fn atomics_on_shared_memory_do_not_race() {
     let src: Vec<u32> = (0..64).map(|i| (i * 7 + 3) % 13).collect();
     let fix = HISTOGRAM.replace("COUNT", "atomicAdd(hist[b], 1u);");
-    let plain = dispatch_in(CORE, &fix, None, 2, &src, 8);
-    let checked = dispatch_in(CORE, &fix, Some(Checks::ALL), 2, &src, 8);
-    assert_eq!(checked.reports, []);
-    assert_eq!(checked.dst, plain.dst);
+    let dst = clean(|c| dispatch_in(CORE, &fix, c, 2, &src, 8), Checks::ALL);
     let want: Vec<u32> = (0..8)
         .map(|k| {
             let group = &src[k / 4 * 32..k / 4 * 32 + 32];
             group.iter().filter(|v| **v % 4 == k as u32 % 4).count() as u32
         })
         .collect();
-    assert_eq!(checked.dst, want);
+    assert_eq!(dst, want);
 
     let bug = HISTOGRAM.replace("COUNT", "hist[b] += 1u;");
     let checked = dispatch_in(CORE, &bug, Some(RACE), 2, &src, 8);
@@ -815,11 +796,8 @@ void main() {
 /// the wrap are still found.
 #[test]
 fn races_are_told_apart_across_many_barriers() {
-    let comp = "#version 430
-layout(local_size_x = 8) in;
-layout(std430, binding = 1) buffer Dst { float dst[]; };
-shared float tile[8];
-void main() {
+    let comp = tile8!(
+        "void main() {
     uint i = gl_LocalInvocationIndex;
     tile[i] = float(i);
     for (int k = 0; k < ROUNDS; k++) {
@@ -829,7 +807,8 @@ void main() {
     RACE
     dst[i] = right;
 }
-";
+"
+    );
     for rounds in [127, 128, 129, 256, 300] {
         let src = comp.replace("ROUNDS", &rounds.to_string());
         let fix = src.replace("RACE", "");
@@ -870,11 +849,8 @@ void main() {
 ";
     let src: Vec<u32> = (0..32).map(|i| (i * 7 + 3) % 13).collect();
     let fix = comp.replace("WHO", "");
-    let plain = dispatch_in(CORE, &fix, None, 1, &src, 32);
-    let checked = dispatch_in(CORE, &fix, Some(Checks::ALL), 1, &src, 32);
-    assert_eq!(checked.reports, []);
-    assert_eq!(checked.dst, plain.dst);
-    assert_eq!(checked.dst, vec![8; 32]);
+    let dst = clean(|c| dispatch_in(CORE, &fix, c, 1, &src, 32), Checks::ALL);
+    assert_eq!(dst, vec![8; 32]);
 
     let bug = comp.replace("WHO", "marks[0] = i;");
     let checked = dispatch_in(CORE, &bug, Some(RACE), 1, &src, 32);

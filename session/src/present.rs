@@ -68,7 +68,7 @@ pub fn format(ty: &Type, v: &Value) -> String {
     format_in(ty, v, Language::Glsl)
 }
 
-/// [`format`] with type names spelled in `lang`: WGSL writes
+/// [`format()`] with type names spelled in `lang`: WGSL writes
 /// `vec2<f32>(1.0, 0.5)`, `array<f32, 2>(1.0, 2.0)`, `S(1.0, 2)`.
 pub fn format_in(ty: &Type, v: &Value, lang: Language) -> String {
     match (ty, v) {

@@ -109,12 +109,7 @@ pub fn evaluate(text: &str, vars: &[Var]) -> Result<(Type, Value), EvalError> {
         let column = e
             .location(&source)
             .filter(|l| l.offset as usize >= start)
-            .map(|l| {
-                text[..(l.offset as usize - start).min(text.len())]
-                    .chars()
-                    .count() as u32
-                    + 1
-            });
+            .map(|l| crate::expr::column(text, start, l.offset as usize));
         invalid(column, e.message())
     })?;
     let (_, g) = module

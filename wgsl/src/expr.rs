@@ -88,7 +88,7 @@ pub(crate) fn identifiers(text: &str) -> Vec<&str> {
 
 /// The column (1-based, characters) of byte `offset` of the wrapper, where
 /// the expression starts at byte `start`.
-fn column(text: &str, start: usize, offset: usize) -> u32 {
+pub(crate) fn column(text: &str, start: usize, offset: usize) -> u32 {
     let rel = offset.saturating_sub(start).min(text.len());
     let rel = (0..=rel)
         .rev()

@@ -3,7 +3,7 @@
 export const DEBUG_TYPE = 'shaderdbg';
 
 /** Shader files the built-in host runs (the adapter's own rule: dap/src/launch.rs). */
-export const HOST_SHADER_EXTENSIONS = ['.frag', '.glsl', '.fs'];
+export const HOST_SHADER_EXTENSIONS = ['.frag', '.glsl', '.fs', '.wgsl'];
 
 export interface LaunchConfig {
   type: string;
@@ -72,11 +72,11 @@ export function resolveConfiguration(config: Partial<LaunchConfig>, active: Acti
   const empty = !config.type && !config.request && !config.name;
   if (empty) {
     if (active === undefined) {
-      return { error: 'shaderdbg: open a fragment shader (.frag, .glsl) to run it in the built-in host, or add a launch.json naming your program.' };
+      return { error: 'shaderdbg: open a fragment shader (.frag, .glsl, .wgsl) to run it in the built-in host, or add a launch.json naming your program.' };
     }
     if (!isHostShader(active.path)) {
       if (active.languageId === 'glsl' || active.languageId === 'wgsl') {
-        return { error: `shaderdbg: ${baseName(active.path)} cannot run on its own: the built-in host runs fragment shaders (.frag, .glsl). Add a launch.json whose "program" is the application that uses this shader.` };
+        return { error: `shaderdbg: ${baseName(active.path)} cannot run on its own: the built-in host runs fragment shaders (.frag, .glsl, .wgsl). Add a launch.json whose "program" is the application that uses this shader.` };
       }
       return { error: 'shaderdbg: the active file is not a shader. Open a fragment shader, or add a launch.json naming your program.' };
     }

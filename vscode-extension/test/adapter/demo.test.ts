@@ -1,81 +1,40 @@
 // The real shaderdbg-dap through @vscode/debugadapter-testsupport's DebugClient
 // on the demo shader in the built-in host: launch, conditional breakpoint,
 // variables, evaluate, step, step back, and the extension's custom requests.
-//
-// Binaries: $SHADERDBG_BIN_DIR (default: target/debug of this checkout).
 import { after, before, test } from 'node:test';
 import * as assert from 'node:assert/strict';
-import { spawn, type ChildProcess } from 'node:child_process';
-import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { DebugClient } from '@vscode/debugadapter-testsupport';
+import type { DebugClient } from '@vscode/debugadapter-testsupport';
 import type { DebugProtocol } from '@vscode/debugprotocol';
-import { BREAK_LINE, CONDITION, DEMO_SHADER, REPO, close, demoStop, numbers } from '../common/demo';
+import { BREAK_LINE, CONDITION, DEMO_SHADER, close, demoStop, numbers } from '../common/demo';
+import { type Adapter, launchAndStop, startAdapter, stopAdapter } from '../common/adapter';
+import * as common from '../common/adapter';
 import { decode, stats, type ValuesImageBody } from '../../src/values';
 
-const BIN = process.env.SHADERDBG_BIN_DIR ?? path.join(REPO, 'target/debug');
-const DAP = path.join(BIN, 'shaderdbg-dap');
 const PIXEL: [number, number] = [200, 150];
 const expected = demoStop(...PIXEL);
 
-let adapter: ChildProcess;
+let adapter: Adapter | undefined;
 let dc: DebugClient;
-let stderr = '';
 
 before(async () => {
-  assert.ok(fs.existsSync(DAP), `${DAP} missing: build the workspace (cargo build) or set SHADERDBG_BIN_DIR`);
   assert.ok(expected, 'the demo pixel hits the condition');
-  // `--port 0`: the adapter picks a port and prints `listening on 127.0.0.1:PORT`; it serves one connection.
-  adapter = spawn(DAP, ['--port', '0'], { stdio: ['ignore', 'ignore', 'pipe'] });
-  const port = await new Promise<number>((resolve, reject) => {
-    adapter.stderr?.on('data', (d: Buffer) => {
-      stderr += d.toString();
-      const m = /listening on 127\.0\.0\.1:(\d+)/.exec(stderr);
-      if (m) resolve(Number(m[1]));
-    });
-    adapter.on('exit', (code) => reject(new Error(`shaderdbg-dap exited (${code}): ${stderr}`)));
-  });
-  dc = new DebugClient('', '', 'shaderdbg');
-  dc.defaultTimeout = 120_000;
-  await dc.start(port);
+  adapter = await startAdapter();
+  dc = adapter.client;
 });
 
-after(async () => {
-  const settle = <T>(p: Promise<T>) => Promise.race([p.catch(() => undefined), new Promise((r) => setTimeout(r, 2000))]);
-  if (adapter?.exitCode === null) await settle(dc.disconnectRequest({ terminateDebuggee: true }));
-  await settle(dc?.stop());
-  if (adapter?.exitCode === null) adapter.kill('SIGKILL');
-});
+after(async () => stopAdapter(adapter));
 
-async function topFrame(): Promise<DebugProtocol.StackFrame> {
-  const threads = await dc.threadsRequest();
-  const st = await dc.stackTraceRequest({ threadId: threads.body.threads[0].id });
-  return st.body.stackFrames[0];
-}
+const topFrame = (): Promise<DebugProtocol.StackFrame> => common.topFrame(dc);
 
 async function locals(frameId: number): Promise<Map<string, string>> {
-  const scopes = await dc.scopesRequest({ frameId });
-  const scope = scopes.body.scopes.find((s) => s.presentationHint === 'locals') ?? scopes.body.scopes[0];
-  const vars = await dc.variablesRequest({ variablesReference: scope.variablesReference });
-  return new Map(vars.body.variables.map((v) => [v.name, v.value]));
+  const vars = await common.locals(dc, frameId);
+  return new Map([...vars].map(([name, v]) => [name, v.value]));
 }
 
 test('demo shader: conditional breakpoint, variables, evaluate, step, step back, custom requests', async () => {
   const e = expected!;
-  // The adapter sends `initialized` right after the initialize response: wait for it before asking.
-  const initialized = dc.waitForEvent('initialized');
-  const init = await dc.initializeRequest({ adapterID: 'shaderdbg', linesStartAt1: true, columnsStartAt1: true, pathFormat: 'path' });
-  assert.ok(init.body?.supportsConditionalBreakpoints && init.body.supportsStepBack && init.body.supportsEvaluateForHovers);
-  const stopped = dc.waitForEvent('stopped');
-  await Promise.all([
-    initialized.then(async () => {
-      const bp = await dc.setBreakpointsRequest({ source: { path: DEMO_SHADER }, breakpoints: [{ line: BREAK_LINE, condition: CONDITION }] });
-      assert.equal(bp.body.breakpoints.length, 1);
-      await dc.configurationDoneRequest();
-    }),
-    dc.launchRequest({ program: DEMO_SHADER, args: ['--frames', '2'], frame: 0, pixel: PIXEL } as DebugProtocol.LaunchRequestArguments),
-  ]);
-  const ev = await stopped as DebugProtocol.StoppedEvent;
+  const ev = await launchAndStop(dc, DEMO_SHADER, [{ line: BREAK_LINE, condition: CONDITION }], { program: DEMO_SHADER, args: ['--frames', '2'], frame: 0, pixel: PIXEL });
   assert.equal(ev.body.reason, 'breakpoint');
 
   console.log('stopped at the breakpoint');

@@ -9,6 +9,13 @@ test('F5 with no launch.json on a fragment shader runs it in the built-in host',
   assert.deepEqual(r.config, hostConfig('/ws/demo.frag'));
 });
 
+test('F5 with no launch.json on a WGSL file runs its fragment entry point in the built-in host', () => {
+  const r = resolveConfiguration({}, { path: '/ws/rings.wgsl', languageId: 'wgsl' });
+  assert.ok('config' in r);
+  assert.deepEqual(r.config, hostConfig('/ws/rings.wgsl'));
+  assert.equal(r.config.program, '/ws/rings.wgsl');
+});
+
 test('F5 with no launch.json on a vertex shader or a non-shader explains what to do', () => {
   const v = resolveConfiguration({}, { path: '/ws/a.vert', languageId: 'glsl' });
   assert.ok('error' in v && /launch\.json/.test(v.error) && /a\.vert/.test(v.error));
@@ -51,6 +58,7 @@ test('bad configurations are refused with a reason', () => {
 
 test('host shader extensions and initial configurations', () => {
   assert.ok(isHostShader('a.FRAG') && isHostShader('b.glsl') && isHostShader('c.fs'));
-  assert.ok(!isHostShader('a.vert') && !isHostShader('a.wgsl'));
+  assert.ok(isHostShader('rings.wgsl') && isHostShader('R.WGSL'));
+  assert.ok(!isHostShader('a.vert') && !isHostShader('a.comp'));
   assert.equal(initialConfigurations()[0].program, '${file}');
 });

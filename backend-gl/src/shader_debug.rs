@@ -437,6 +437,74 @@ mod tests {
         assert!(glsl.contains("_sdbg_hit1(x > 1.)"), "{glsl}");
     }
 
+    /// GLSL with a `gl_origin` header is debugged as its WGSL: the WGSL
+    /// engine's table, WGSL lines, WGSL conditions, line 0 the first step
+    /// of the entry point, naga's GLSL out.
+    #[test]
+    fn glsl_that_names_its_wgsl_is_debugged_as_wgsl() {
+        const WGSL: &str = "fn half(v: f32) -> f32 {
+    return v * 0.5;
+}
+
+@fragment
+fn fs(@builtin(position) pos: vec4<f32>) -> @location(0) vec4<f32> {
+    let x = half(pos.x);
+    return vec4<f32>(x, 0.0, 0.0, 1.0);
+}
+";
+        let origin = wgsl::gl_origin::WgslOrigin {
+            entry_point: "fs".into(),
+            file: "a.wgsl".into(),
+            file_lines: 0,
+            source: WGSL.into(),
+        };
+        let glsl = wgsl::gl_origin::embed(&origin, "#version 430 core\nvoid main() {}\n");
+        let d = ShaderDebug::new(Stage::Fragment, &[glsl]).unwrap();
+        assert!(d.is_wgsl() && d.glsl().is_none());
+        let parsed = wgsl::parse(WGSL).unwrap();
+        assert_eq!(d.table, wgsl::probe_table(&parsed, "fs").unwrap());
+        let bp = |id, line, condition: Option<&str>| proto::LineBreakpoint {
+            id,
+            line,
+            condition: condition.map(str::to_string),
+        };
+        let bound = d.bind(&[bp(0, 0, None), bp(1, 8, Some("x > 1.0")), bp(2, 20, None)]);
+        assert_eq!(
+            bound[0].as_ref().map(|b| b.line),
+            Ok(7),
+            "the entry point's first step"
+        );
+        assert_eq!(bound[1].as_ref().map(|b| b.line), Ok(8));
+        assert!(bound[2].is_err());
+        let ok: Vec<BoundBreakpoint> = bound.into_iter().filter_map(Result::ok).collect();
+        assert_eq!(d.check_condition(&ok[1]), Ok(()));
+        let bad = BoundBreakpoint {
+            condition: Some("x > 1".into()),
+            ..ok[1].clone()
+        };
+        assert!(d.check_condition(&bad).is_ok(), "1 converts to f32 in WGSL");
+        let bad = BoundBreakpoint {
+            condition: Some("y > 1.0".into()),
+            ..ok[1].clone()
+        };
+        let e = d.check_condition(&bad).unwrap_err().to_string();
+        assert!(e.contains("`y`"), "{e}");
+        let out = d.hit_test(
+            &ok,
+            false,
+            Target::CORE,
+            3,
+            Some(Invocation::fragment(1, 2)),
+        );
+        let out = out.unwrap();
+        assert!(out.starts_with("#version 430 core"), "{out}");
+        assert!(out.contains("binding = 3"), "{out}");
+        let e = d.hit_test(&ok, false, Target::ES, 3, None).unwrap_err();
+        assert!(e.to_string().contains("desktop"), "{e}");
+        let (_, ty) = d.watch(8, "pos.xy * x", Target::CORE, 3).unwrap();
+        assert_eq!(ty.to_string(), "vec2");
+    }
+
     #[test]
     fn unparsable_shaders_say_why() {
         let err = ShaderDebug::new(

@@ -1,8 +1,11 @@
 //! What a SPIR-V module says about its source: the `OpSource` text (with
-//! its `OpSourceContinued` pieces and the file named by `OpString`), and the
-//! stages of its entry points. The instruction stream is walked here (four
-//! instructions matter; a full SPIR-V loader in every debugged process
-//! would be much more); opcodes and operand enums are the `spirv` crate's.
+//! its `OpSourceContinued` pieces and the file named by `OpString`) or, in
+//! modules with `NonSemantic.Shader.DebugInfo.100` (`glslangValidator -gVS`,
+//! shaderc's debug info), the compilation unit's `DebugSource` text (with
+//! its `DebugSourceContinued` pieces), and the stages of its entry points.
+//! The instruction stream is walked here (a few instructions matter; a full
+//! SPIR-V loader in every debugged process would be much more); opcodes and
+//! operand enums are the `spirv` crate's.
 
 use shaderdbg_core::Stage;
 use spirv::{ExecutionModel, Op};
@@ -10,6 +13,13 @@ use spirv::{ExecutionModel, Op};
 pub use spirv::SourceLanguage as Language;
 
 const HEADER_WORDS: usize = 5;
+
+/// The extended instruction set whose `DebugSource` carries the source.
+const DEBUG_INFO_SET: &str = "NonSemantic.Shader.DebugInfo.100";
+/// Its instruction numbers (NonSemantic.Shader.DebugInfo.100, section 4).
+const DEBUG_COMPILATION_UNIT: u32 = 1;
+const DEBUG_SOURCE: u32 = 35;
+const DEBUG_SOURCE_CONTINUED: u32 = 102;
 
 /// The source text embedded in a module, as the compiler recorded it.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -53,6 +63,7 @@ pub fn read(words: &[u32]) -> Result<ModuleInfo, SpirvError> {
     let mut info = ModuleInfo::default();
     let mut strings: Vec<(u32, String)> = Vec::new();
     let mut source: Option<(Language, u32, Option<u32>, String)> = None;
+    let mut debug_info = DebugInfo::default();
     let mut at = HEADER_WORDS;
     while at < words.len() {
         let count = (words[at] >> 16) as usize;
@@ -76,6 +87,17 @@ pub fn read(words: &[u32]) -> Result<ModuleInfo, SpirvError> {
                     text.push_str(&string(operands));
                 }
             }
+            Some(Op::ExtInstImport)
+                if operands.len() >= 2 && string(&operands[1..]) == DEBUG_INFO_SET =>
+            {
+                debug_info.set = Some(operands[0]);
+            }
+            Some(Op::Constant) if operands.len() >= 3 => {
+                debug_info.constants.push((operands[1], operands[2]));
+            }
+            Some(Op::ExtInst) if operands.len() >= 4 && Some(operands[2]) == debug_info.set => {
+                debug_info.instruction(operands[1], operands[3], &operands[4..]);
+            }
             Some(Op::EntryPoint) if operands.len() >= 3 => info.entry_points.push(EntryPoint {
                 stage: ExecutionModel::from_u32(operands[0]).and_then(stage),
                 name: string(&operands[2..]),
@@ -83,6 +105,18 @@ pub fn read(words: &[u32]) -> Result<ModuleInfo, SpirvError> {
             _ => {}
         }
         at += count;
+    }
+    let find_string = |id: u32| {
+        strings
+            .iter()
+            .find(|(i, _)| *i == id)
+            .map(|(_, s)| s.clone())
+    };
+    // Without `OpSource` text: the compilation unit's `DebugSource`.
+    if source.as_ref().is_none_or(|(.., text)| text.is_empty()) {
+        if let Some(from_debug_info) = debug_info.source(&find_string) {
+            source = Some(from_debug_info);
+        }
     }
     info.source =
         source
@@ -99,6 +133,71 @@ pub fn read(words: &[u32]) -> Result<ModuleInfo, SpirvError> {
                 text,
             });
     Ok(info)
+}
+
+/// What `NonSemantic.Shader.DebugInfo.100` instructions said, as the walk
+/// meets them (every operand is an id).
+#[derive(Default)]
+struct DebugInfo {
+    /// The id of the imported set.
+    set: Option<u32>,
+    /// `OpConstant` result id -> its first value word.
+    constants: Vec<(u32, u32)>,
+    /// `DebugSource` result id -> (file string id, text string ids).
+    sources: Vec<(u32, u32, Vec<u32>)>,
+    /// `DebugCompilationUnit`: (its `DebugSource` id, language constant id).
+    unit: Option<(u32, u32)>,
+    /// The `DebugSource` that `DebugSourceContinued` pieces extend.
+    last_source: Option<usize>,
+}
+
+impl DebugInfo {
+    fn instruction(&mut self, result: u32, number: u32, args: &[u32]) {
+        match (number, args) {
+            (DEBUG_SOURCE, [file, rest @ ..]) => {
+                self.sources
+                    .push((result, *file, rest.iter().take(1).copied().collect()));
+                self.last_source = Some(self.sources.len() - 1);
+            }
+            (DEBUG_SOURCE_CONTINUED, [text, ..]) => {
+                if let Some(i) = self.last_source {
+                    self.sources[i].2.push(*text);
+                }
+            }
+            (DEBUG_COMPILATION_UNIT, [_version, _dwarf, source, language, ..]) => {
+                self.unit.get_or_insert((*source, *language));
+            }
+            _ => self.last_source = None,
+        }
+    }
+
+    /// The compilation unit's source (else the first one with text).
+    fn source(
+        &self,
+        string: &impl Fn(u32) -> Option<String>,
+    ) -> Option<(Language, u32, Option<u32>, String)> {
+        let text_of = |ids: &[u32]| ids.iter().filter_map(|id| string(*id)).collect::<String>();
+        let (unit_source, language) = match self.unit {
+            Some((source, language)) => (Some(source), self.constant(language)),
+            None => (None, None),
+        };
+        let (_, file, texts) = self
+            .sources
+            .iter()
+            .find(|(id, ..)| Some(*id) == unit_source)
+            .or_else(|| self.sources.iter().find(|(.., t)| !t.is_empty()))?;
+        let language = language
+            .and_then(Language::from_u32)
+            .unwrap_or(Language::Unknown);
+        Some((language, 0, Some(*file), text_of(texts)))
+    }
+
+    fn constant(&self, id: u32) -> Option<u32> {
+        self.constants
+            .iter()
+            .find(|(i, _)| *i == id)
+            .map(|(_, v)| *v)
+    }
 }
 
 /// The stage of an execution model, where the debugger knows it.
@@ -183,6 +282,77 @@ mod tests {
         assert_eq!(src.version, 450);
         assert_eq!(src.file.as_deref(), Some("shader.frag"));
         assert_eq!(src.text, "#version 450\nvoid main() {\n}\n");
+    }
+
+    /// `OpExtInst` of the debug-info set (id 2) with result `id`.
+    fn debug(id: u32, number: u32, args: &[u32]) -> Vec<u32> {
+        inst(Op::ExtInst, &[[1, id, 2, number].as_slice(), args].concat())
+    }
+
+    #[test]
+    fn debug_info_source_is_recovered_with_its_continuations() {
+        let mut m = vec![spirv::MAGIC_NUMBER, 0x0001_0000, 0, 100, 0];
+        m.extend(inst(
+            Op::ExtInstImport,
+            &[[2].as_slice(), &lit(DEBUG_INFO_SET)].concat(),
+        ));
+        m.extend(inst(
+            Op::EntryPoint,
+            &[[0, 1].as_slice(), &lit("main")].concat(),
+        ));
+        let strings = [
+            (10, "inc.glsl"),
+            (11, "float twice(float x) { return 2.0 * x; }\n"),
+            (12, "shader.vert"),
+            (13, "#version 450\n#include \"inc.glsl\"\n"),
+            (14, "void main() {}\n"),
+        ];
+        for (id, text) in strings {
+            m.extend(inst(Op::String, &[[id].as_slice(), &lit(text)].concat()));
+        }
+        // uint 2 (GLSL, the language of the compilation unit).
+        m.extend(inst(Op::Constant, &[3, 20, 2]));
+        // An included file first, then the unit's own file in two pieces.
+        m.extend(debug(30, DEBUG_SOURCE, &[10, 11]));
+        m.extend(debug(31, DEBUG_SOURCE, &[12, 13]));
+        m.extend(debug(32, DEBUG_SOURCE_CONTINUED, &[14]));
+        m.extend(debug(33, DEBUG_COMPILATION_UNIT, &[20, 20, 31, 20]));
+        let info = read(&m).expect("reads");
+        let src = info.source.expect("source");
+        assert_eq!(src.language, Language::GLSL);
+        assert_eq!(src.file.as_deref(), Some("shader.vert"));
+        assert_eq!(
+            src.text,
+            "#version 450\n#include \"inc.glsl\"\nvoid main() {}\n"
+        );
+        assert_eq!(info.entry_points[0].stage, Some(Stage::Vertex));
+    }
+
+    #[test]
+    fn glslang_nonsemantic_debug_info_carries_the_file() {
+        let file = concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/../tests/vk-apps/shaders/vk_triangle.frag"
+        );
+        let out = std::env::temp_dir().join(format!("shaderdbg-gvs-{}.spv", std::process::id()));
+        let status = std::process::Command::new("glslangValidator")
+            .args(["-V", "--quiet", "-gVS", "-o"])
+            .arg(&out)
+            .arg(file)
+            .status()
+            .expect("glslangValidator (cargo xtask setup installs it)");
+        assert!(status.success());
+        let bytes = std::fs::read(&out).expect("the module");
+        let _ = std::fs::remove_file(&out);
+        let src = read(&words_of(&bytes))
+            .expect("reads")
+            .source
+            .expect("source");
+        let text = std::fs::read_to_string(file).expect("the file");
+        assert_eq!(src.language, Language::GLSL);
+        assert_eq!(src.file.as_deref(), Some(file));
+        // glslang puts `// OpModuleProcessed` lines and a `#line` first.
+        assert!(src.text.ends_with(&text), "{}", src.text);
     }
 
     #[test]

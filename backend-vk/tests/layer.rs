@@ -125,6 +125,20 @@ fn embedded_glsl_binds_to_the_file_and_frames_are_unchanged() {
     assert!(message.contains("Vulkan"), "{message}");
 }
 
+/// SPIR-V whose source travels in NonSemantic.Shader.DebugInfo.100
+/// (`glslangValidator -gVS`, what shaderc writes): the same binding as `-g`.
+#[test]
+fn nonsemantic_debug_info_binds_to_the_file() {
+    let bp = FileBreakpoint::new(shader_file(), 11, None);
+    let seen = debug(&["2", "32", "nonsemantic"], vec![bp]);
+    assert_eq!(seen.exit, Some(0));
+    assert_eq!(seen.output, plain(&["2", "32", "nonsemantic"]));
+    assert!(seen.errors.is_empty(), "{:?}", seen.errors);
+    assert_eq!(seen.loaded[1], (Stage::Fragment, Some(shader_file())));
+    let text = std::fs::read_to_string(shader_file()).expect("the file");
+    assert!(seen.sources[1].1.ends_with(&text), "{}", seen.sources[1].1);
+}
+
 #[test]
 fn modules_without_source_are_decompiled_and_run_unchanged() {
     let seen = debug(&["2", "32", "plain"], vec![]);

@@ -1,7 +1,9 @@
 //! Compiles the test shaders to SPIR-V with glslangValidator (Debian's
-//! glslang-tools; `cargo xtask setup` installs it), each twice: with debug
-//! information (`-g`: the GLSL source travels in the module) and without
-//! (the layer must decompile those).
+//! glslang-tools; `cargo xtask setup` installs it), each three times: with
+//! debug information (`-g`: the GLSL source travels in `OpSource`), with
+//! NonSemantic.Shader.DebugInfo.100 (`-gVS`: the source travels in
+//! `DebugSource`, as shaderc writes it), and without (the layer must
+//! decompile those).
 
 use std::path::PathBuf;
 use std::process::Command;
@@ -11,12 +13,16 @@ fn main() {
     for name in ["vk_triangle.vert", "vk_triangle.frag"] {
         let src = PathBuf::from("shaders").join(name);
         println!("cargo:rerun-if-changed={}", src.display());
-        for (suffix, debug) in [("g.spv", true), ("spv", false)] {
+        for (suffix, debug) in [
+            ("g.spv", Some("-g")),
+            ("gvs.spv", Some("-gVS")),
+            ("spv", None),
+        ] {
             let dst = out.join(format!("{name}.{suffix}"));
             let mut cmd = Command::new("glslangValidator");
             cmd.arg("-V").arg("--quiet");
-            if debug {
-                cmd.arg("-g");
+            if let Some(flag) = debug {
+                cmd.arg(flag);
             }
             let status = cmd
                 .arg("-o")

@@ -21,15 +21,44 @@ macro_rules! built_spirv {
     };
 }
 
-/// The shaders of `vk_triangle`: `(vertex, fragment)`, with debug
-/// information (the GLSL embedded) or without.
-pub fn triangle_shaders(debug_info: bool) -> (Vec<u32>, Vec<u32>) {
-    if debug_info {
-        let vertex = built_spirv!("vk_triangle.vert.g.spv");
-        (vertex, built_spirv!("vk_triangle.frag.g.spv"))
-    } else {
-        let vertex = built_spirv!("vk_triangle.vert.spv");
-        (vertex, built_spirv!("vk_triangle.frag.spv"))
+/// What the SPIR-V of the test shaders says about their source.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum DebugInfo {
+    /// `glslangValidator -g`: the GLSL in `OpSource`.
+    Source,
+    /// `glslangValidator -gVS`: the GLSL in NonSemantic.Shader.DebugInfo.100's
+    /// `DebugSource`.
+    NonSemantic,
+    /// No source at all.
+    None,
+}
+
+impl DebugInfo {
+    /// From a program argument: `plain` (none), `nonsemantic`, else `-g`.
+    pub fn from_arg(arg: Option<&str>) -> DebugInfo {
+        match arg {
+            Some("plain") => DebugInfo::None,
+            Some("nonsemantic") => DebugInfo::NonSemantic,
+            _ => DebugInfo::Source,
+        }
+    }
+}
+
+/// The shaders of `vk_triangle`: `(vertex, fragment)`, built with `debug_info`.
+pub fn triangle_shaders(debug_info: DebugInfo) -> (Vec<u32>, Vec<u32>) {
+    match debug_info {
+        DebugInfo::Source => (
+            built_spirv!("vk_triangle.vert.g.spv"),
+            built_spirv!("vk_triangle.frag.g.spv"),
+        ),
+        DebugInfo::NonSemantic => (
+            built_spirv!("vk_triangle.vert.gvs.spv"),
+            built_spirv!("vk_triangle.frag.gvs.spv"),
+        ),
+        DebugInfo::None => (
+            built_spirv!("vk_triangle.vert.spv"),
+            built_spirv!("vk_triangle.frag.spv"),
+        ),
     }
 }
 
@@ -111,8 +140,8 @@ pub struct Scene {
 }
 
 impl Scene {
-    /// Creates the scene; `debug_info` picks the SPIR-V built with `-g`.
-    pub fn new(size: u32, debug_info: bool) -> anyhow::Result<Scene> {
+    /// Creates the scene; `debug_info` picks how its SPIR-V was built.
+    pub fn new(size: u32, debug_info: DebugInfo) -> anyhow::Result<Scene> {
         // SAFETY: every Vulkan object below is created, used on this thread
         // and destroyed in order (Drop); each create info outlives its call.
         unsafe {

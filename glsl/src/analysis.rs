@@ -148,6 +148,10 @@ pub struct Model {
     deprecated: std::collections::HashSet<DeclId>,
     /// Variables declared `const` (globals and locals).
     const_decls: std::collections::HashSet<DeclId>,
+    /// Whether a compute shader has declared its work group size so far.
+    work_group_size_declared: bool,
+    /// The name and argument types of the call being resolved.
+    call_args: Option<(String, Vec<Type>)>,
     /// How many explicit array sizes `const_int` could not evaluate (a
     /// declaration that saw one has a size, though its type says none).
     unevaluated_sizes: usize,
@@ -177,6 +181,8 @@ impl Model {
             deprecated: Default::default(),
             const_decls: Default::default(),
             unevaluated_sizes: 0,
+            call_args: None,
+            work_group_size_declared: false,
             sized_decls: Default::default(),
             loops: 0,
             switches: 0,
@@ -348,8 +354,7 @@ impl Model {
             return Some(id);
         }
         let found = builtins::variable_with(name, &self.env, &self.extensions);
-        let legacy = found
-            .is_none()
+        let legacy = (found.is_none() && matches!(name, "gl_FragColor" | "gl_FragData"))
             .then(|| self.legacy_env())
             .flatten()
             .and_then(|env| builtins::variable_with(name, &env, &self.extensions));
@@ -409,9 +414,11 @@ impl Model {
         }
     }
 
-    /// Where a core-profile shader of GLSL 1.40 to 4.10 still finds the
-    /// built-ins 1.40 removed: Mesa and glslang accept them there (with at
-    /// most a warning), so using one is a warning here, not an error.
+    /// Where a core-profile shader of GLSL 1.40 to 4.10 still finds
+    /// `gl_FragColor`, `gl_FragData` and the deprecated texture lookups
+    /// (`texture2D`, `shadow2D`, ...): Mesa relegates them to the
+    /// compatibility profile only from 4.20, glslang warns, so using one is
+    /// a warning here, not an error.
     fn legacy_env(&self) -> Option<BuiltinEnv> {
         let v = self.env.version;
         (v.profile == Profile::Core && (140..=410).contains(&v.number)).then_some(BuiltinEnv {
@@ -726,9 +733,11 @@ impl Model {
                 self.init_declarator_list(list, global)
             }
             ast::DeclarationData::Block(b) => self.block(b),
-            ast::DeclarationData::Precision(..)
-            | ast::DeclarationData::Invariant(_)
-            | ast::DeclarationData::TypeOnly(_) => Vec::new(),
+            ast::DeclarationData::TypeOnly(q) => {
+                self.check_qualifiers(q, None, global, true);
+                Vec::new()
+            }
+            ast::DeclarationData::Precision(..) | ast::DeclarationData::Invariant(_) => Vec::new(),
         }
     }
 
@@ -750,6 +759,9 @@ impl Model {
             DeclKind::Local
         };
         self.check_interface_qualifiers(head.ty.qualifier.as_ref(), &base, storage, head.ty.span);
+        if let Some(q) = &head.ty.qualifier {
+            self.check_qualifiers(q, head.name.as_ref().map(|n| n.as_str()), global, false);
+        }
         let mut out = Vec::new();
         if let Some(name) = &head.name {
             let ty = self.apply_array(base.clone(), head.array_specifier.as_ref());
@@ -791,6 +803,222 @@ impl Model {
             span,
             format!("`{name}`: names starting with `gl_` are reserved for built-ins"),
         );
+    }
+
+    /// Qualifier rules (GLSL §4.3-4.5): what may qualify a local variable,
+    /// `patch`/`centroid`/`sample` and interpolation qualifiers where the
+    /// stage has no interpolation, layout identifiers of another stage, depth
+    /// layouts on anything but `gl_FragDepth`, work group sizes below 1.
+    /// `name` is the declared variable's (None for blocks and defaults).
+    fn check_qualifiers(
+        &mut self,
+        q: &ast::TypeQualifier,
+        name: Option<&str>,
+        global: bool,
+        standalone: bool,
+    ) {
+        use crate::Stage as S;
+        use ast::StorageQualifierData as Q;
+        let stage = self.env.stage;
+        let storage = storage_of(Some(q));
+        let es = self.env.version.is_es();
+        // Vertex inputs and fragment outputs are not interpolated.
+        let not_interpolated = match (stage, storage) {
+            (S::Vertex, Storage::In) => Some("vertex shader inputs"),
+            (S::Fragment, Storage::Out) => Some("fragment shader outputs"),
+            _ => None,
+        };
+        for spec in &q.qualifiers {
+            match &spec.content {
+                ast::TypeQualifierSpecData::Storage(st) => {
+                    let word = match st.content {
+                        Q::In => "in",
+                        Q::Out => "out",
+                        Q::Uniform => "uniform",
+                        Q::Buffer => "buffer",
+                        Q::Shared => "shared",
+                        Q::Attribute => "attribute",
+                        Q::Varying => "varying",
+                        Q::Patch => "patch",
+                        Q::Centroid => "centroid",
+                        Q::Sample => "sample",
+                        _ => continue,
+                    };
+                    match st.content {
+                        Q::Patch | Q::Centroid | Q::Sample if !global => self.error(
+                            spec.span,
+                            format!("`{word}` qualifies shader inputs and outputs, not local variables"),
+                        ),
+                        _ if !global && !matches!(st.content, Q::Patch | Q::Centroid | Q::Sample) => {
+                            self.error(
+                                spec.span,
+                                format!("`{word}` variables must be declared outside functions"),
+                            )
+                        }
+                        Q::Patch
+                            if !matches!(
+                                (stage, storage),
+                                (S::TessControl, Storage::Out) | (S::TessEvaluation, Storage::In)
+                            ) =>
+                        {
+                            self.error(
+                                spec.span,
+                                "`patch` qualifies tessellation control outputs and tessellation evaluation inputs only",
+                            )
+                        }
+                        Q::Centroid | Q::Sample => {
+                            if let Some(what) = not_interpolated {
+                                self.error(spec.span, format!("`{word}` cannot qualify {what}"));
+                            }
+                        }
+                        _ => {}
+                    }
+                }
+                ast::TypeQualifierSpecData::Interpolation(_) if global => {
+                    if let Some(what) = not_interpolated {
+                        self.error(
+                            spec.span,
+                            format!("interpolation qualifiers cannot qualify {what}"),
+                        );
+                    }
+                }
+                ast::TypeQualifierSpecData::Layout(l) => {
+                    for id in &l.ids {
+                        let ast::LayoutQualifierSpecData::Identifier(ident, value) = &id.content
+                        else {
+                            continue;
+                        };
+                        // Desktop layout identifiers are case-insensitive.
+                        let lname = if es {
+                            ident.as_str().to_string()
+                        } else {
+                            ident.as_str().to_ascii_lowercase()
+                        };
+                        if let Some(stages) = layout_stages(&lname) {
+                            if !stages.contains(&stage) {
+                                self.error(
+                                    id.span,
+                                    format!(
+                                        "`{}` is not a layout qualifier of {stage} shaders",
+                                        ident.as_str()
+                                    ),
+                                );
+                            }
+                        }
+                        if !standalone && STANDALONE_LAYOUTS.contains(&lname.as_str()) {
+                            self.error(
+                                id.span,
+                                format!(
+                                    "`{}` can only be in a declaration of its own (`layout({}) in;`)",
+                                    ident.as_str(),
+                                    ident.as_str()
+                                ),
+                            );
+                        }
+                        if standalone && stage == S::Compute && lname.starts_with("local_size_") {
+                            self.work_group_size_declared = true;
+                        }
+                        if let Some(needs) = self.layout_needs(&lname, storage) {
+                            self.error(id.span, format!("`{}` needs {needs}", ident.as_str()));
+                        }
+                        if lname.starts_with("depth_") && name.is_some_and(|n| n != "gl_FragDepth")
+                        {
+                            self.error(
+                                id.span,
+                                format!("`{}` applies to gl_FragDepth only", ident.as_str()),
+                            );
+                        }
+                        if lname.starts_with("local_size_") && !lname.ends_with("_id") {
+                            if let Some(n) = value.as_deref().and_then(|v| self.const_int(v)) {
+                                if n < 1 {
+                                    self.error(
+                                        id.span,
+                                        format!("`{}` must be at least 1", ident.as_str()),
+                                    );
+                                }
+                            }
+                        }
+                    }
+                }
+                _ => {}
+            }
+        }
+    }
+
+    /// `offset` on block members is GLSL 4.40 (GL_ARB_enhanced_layouts).
+    fn check_member_offsets(&mut self, b: &ast::Block) {
+        let v = self.env.version;
+        if self.env.api == crate::Api::Vulkan
+            || v.is_es()
+            || v.number >= 440
+            || self.extensions.contains("GL_ARB_enhanced_layouts")
+        {
+            return;
+        }
+        for f in &b.fields {
+            for spec in f.qualifier.iter().flat_map(|q| &q.qualifiers) {
+                let ast::TypeQualifierSpecData::Layout(l) = &spec.content else {
+                    continue;
+                };
+                for id in &l.ids {
+                    if let ast::LayoutQualifierSpecData::Identifier(i, _) = &id.content {
+                        if i.as_str().eq_ignore_ascii_case("offset") {
+                            self.error(
+                                id.span,
+                                "`offset` on a block member needs GLSL 4.40 or GL_ARB_enhanced_layouts",
+                            );
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    /// What a layout identifier (lower case) needs that this shader lacks
+    /// (version or extension), if anything. Vulkan GLSL has them all.
+    fn layout_needs(&self, lname: &str, storage: Storage) -> Option<String> {
+        let v = self.env.version;
+        if self.env.api == crate::Api::Vulkan || v.is_es() {
+            return None;
+        }
+        let ext = |names: &[&str]| names.iter().any(|n| self.extensions.contains(n));
+        let (min, exts): (u16, &[&str]) = match lname {
+            "binding" => (
+                420,
+                &[
+                    "GL_ARB_shading_language_420pack",
+                    "GL_ARB_shader_storage_buffer_object",
+                    "GL_ARB_shader_atomic_counters",
+                    "GL_ARB_shader_image_load_store",
+                    "GL_ARB_bindless_texture",
+                ],
+            ),
+            "component" | "xfb_buffer" | "xfb_offset" | "xfb_stride" | "align" => {
+                (440, &["GL_ARB_enhanced_layouts"])
+            }
+            "std430" => (430, &["GL_ARB_shader_storage_buffer_object"]),
+            "location" if storage == Storage::Uniform => {
+                (430, &["GL_ARB_explicit_uniform_location"])
+            }
+            "location" => (
+                330,
+                &[
+                    "GL_ARB_explicit_attrib_location",
+                    "GL_ARB_separate_shader_objects",
+                    "GL_ARB_enhanced_layouts",
+                ],
+            ),
+            _ => return None,
+        };
+        (v.number < min && !ext(exts)).then(|| {
+            let names: Vec<&str> = exts.to_vec();
+            format!(
+                "GLSL {}.{:02} or {}",
+                min / 100,
+                min % 100,
+                names.join(" or ")
+            )
+        })
     }
 
     /// Rules on what a global's storage qualifier allows: `attribute` and
@@ -946,6 +1174,8 @@ impl Model {
     }
 
     fn block_decls(&mut self, b: &ast::Block) -> Vec<DeclId> {
+        self.check_qualifiers(&b.qualifier, None, true, false);
+        self.check_member_offsets(b);
         let storage = storage_of(Some(&b.qualifier));
         let mut fields = Vec::new();
         for f in &b.fields {
@@ -1172,6 +1402,16 @@ impl Model {
                 Some(d) => {
                     if self.deprecated.remove(&d) {
                         self.deprecated_warning(id.span, id.as_str());
+                    }
+                    if id.as_str() == "gl_WorkGroupSize"
+                        && self.env.stage == crate::Stage::Compute
+                        && !self.work_group_size_declared
+                        && self.current_function.is_some()
+                    {
+                        self.error(
+                            id.span,
+                            "`gl_WorkGroupSize` is read before `layout(local_size_x = ...) in;` declares it",
+                        );
                     }
                     self.references
                         .push((crate::diagnostics::span_from_node(id.span), d));
@@ -1510,6 +1750,136 @@ impl Model {
         args: &[ast::Expr],
         span: Option<ast::NodeSpan>,
     ) -> (Callee, Type) {
+        self.call_args = None;
+        let (callee, ty) = self.resolve_call(f, args, span);
+        let Some((name, arg_types)) = self.call_args.take() else {
+            return (callee, ty);
+        };
+        match &callee {
+            Callee::Constructor(t) => self.check_constructor(t, &arg_types, span),
+            Callee::Builtin(_) | Callee::Unknown => {
+                let sig = match &callee {
+                    Callee::Builtin(sig) => Some(*sig),
+                    _ => None,
+                };
+                for (i, arg) in args.iter().enumerate() {
+                    let param = sig.and_then(|s| s.params.get(i)).map(|p| p.name.as_str());
+                    if builtins::constant_argument(&name, i, param) && !self.is_const_expr(arg) {
+                        self.error(
+                            arg.span,
+                            format!(
+                                "argument {} of `{name}` must be a constant expression",
+                                i + 1
+                            ),
+                        );
+                    }
+                }
+            }
+            _ => {}
+        }
+        (callee, ty)
+    }
+
+    /// The argument count and kinds a constructor takes (GLSL §5.4).
+    fn check_constructor(&mut self, ty: &Type, args: &[Type], span: Option<ast::NodeSpan>) {
+        let unmodelled = |t: &Type| matches!(t, Type::Opaque(n) if builtins::is_extension_type(n, &ExtSet::all()));
+        if args.iter().any(|t| t.is_error() || unmodelled(t)) || ty.is_error() {
+            return;
+        }
+        let size = |t: &Type| -> Option<u32> {
+            match t {
+                Type::Scalar(_) => Some(1),
+                Type::Vector(_, n) => Some(u32::from(*n)),
+                Type::Matrix { cols, rows, .. } => Some(u32::from(*cols) * u32::from(*rows)),
+                _ => None,
+            }
+        };
+        match ty {
+            Type::Scalar(_) | Type::Vector(..) | Type::Matrix { .. } => {
+                let Some(need) = size(ty) else { return };
+                if args.is_empty() {
+                    self.error(span, format!("`{ty}(...)` needs arguments"));
+                    return;
+                }
+                if let Some(bad) = args.iter().find(|a| size(a).is_none()) {
+                    let msg = format!("cannot construct {ty} from a value of type {bad}");
+                    self.type_error(span, msg, &[bad]);
+                    return;
+                }
+                let matrix_arg = args.iter().any(|a| matches!(a, Type::Matrix { .. }));
+                if args.len() == 1 {
+                    // One scalar fills; one matrix makes any matrix; one
+                    // vector or matrix must have enough components.
+                    let a = &args[0];
+                    let enough = size(a).is_some_and(|n| n >= need);
+                    let fills = matches!(a, Type::Scalar(_))
+                        || (matches!(ty, Type::Matrix { .. }) && matches!(a, Type::Matrix { .. }));
+                    if !fills && !enough {
+                        self.error(
+                            span,
+                            format!(
+                                "not enough data for `{ty}(...)`: {} of {need} components",
+                                size(a).unwrap_or(0)
+                            ),
+                        );
+                    }
+                    return;
+                }
+                if matrix_arg && matches!(ty, Type::Matrix { .. }) {
+                    self.error(
+                        span,
+                        format!("a matrix argument to `{ty}(...)` must be its only argument"),
+                    );
+                    return;
+                }
+                let mut have = 0;
+                for (i, a) in args.iter().enumerate() {
+                    if have >= need {
+                        self.error(
+                            span,
+                            format!(
+                                "too many arguments to `{ty}(...)`: argument {} is not used",
+                                i + 1
+                            ),
+                        );
+                        return;
+                    }
+                    have += size(a).unwrap_or(0);
+                }
+                if have < need {
+                    self.error(
+                        span,
+                        format!("not enough data for `{ty}(...)`: {have} of {need} components"),
+                    );
+                }
+            }
+            Type::Struct(st) if args.len() != st.fields.len() => {
+                self.error(
+                    span,
+                    format!(
+                        "`{}(...)` takes {} arguments, one per field, not {}",
+                        st.name,
+                        st.fields.len(),
+                        args.len()
+                    ),
+                );
+            }
+            Type::Array(_, Some(n)) if args.len() as u32 != *n => {
+                self.error(
+                    span,
+                    format!("`{ty}(...)` takes {n} arguments, not {}", args.len()),
+                );
+            }
+            _ => {}
+        }
+    }
+
+    fn resolve_call(
+        &mut self,
+        f: &ast::FunIdentifier,
+        args: &[ast::Expr],
+        span: Option<ast::NodeSpan>,
+    ) -> (Callee, Type) {
         // `a.length()` parses as a call of the expression `a.length`.
         if let ast::FunIdentifierData::Expr(fe) = &f.content {
             if let ExprData::Dot(base, m) = &fe.content {
@@ -1553,6 +1923,7 @@ impl Model {
                         if let Type::Array(elem, None) = ty {
                             ty = Type::Array(elem, Some(args.len() as u32));
                         }
+                        self.call_args = Some((String::new(), arg_types.clone()));
                         return (Callee::Constructor(ty.clone()), ty);
                     }
                 }
@@ -1565,6 +1936,7 @@ impl Model {
                 name.as_str().to_string()
             }
         };
+        self.call_args = Some((name.clone(), arg_types.clone()));
         let name = name.as_str();
         {
             {
@@ -1615,7 +1987,9 @@ impl Model {
                     return (Callee::Builtin(sig), sig.ret.clone());
                 }
                 if builtin.is_empty() {
-                    if let Some(env) = self.legacy_env() {
+                    let deprecated_lookup =
+                        name.starts_with("texture") || name.starts_with("shadow");
+                    if let Some(env) = self.legacy_env().filter(|_| deprecated_lookup) {
                         let legacy =
                             builtins::function_overloads_with(name, &env, &self.extensions);
                         let cands: Vec<(&'static builtins::Signature, Vec<Type>)> = legacy
@@ -1766,6 +2140,71 @@ impl Conversions {
             _ => true,
         }
     }
+}
+
+/// Layout identifiers that only a declaration of their own (`layout(...)
+/// in;`) may carry.
+const STANDALONE_LAYOUTS: [&str; 23] = [
+    "vertices",
+    "quads",
+    "isolines",
+    "triangles",
+    "equal_spacing",
+    "fractional_even_spacing",
+    "fractional_odd_spacing",
+    "cw",
+    "ccw",
+    "point_mode",
+    "points",
+    "lines",
+    "lines_adjacency",
+    "triangles_adjacency",
+    "line_strip",
+    "triangle_strip",
+    "max_vertices",
+    "invocations",
+    "local_size_x",
+    "local_size_y",
+    "local_size_z",
+    "early_fragment_tests",
+    "local_size_variable",
+];
+
+/// The stages a stage-specific layout identifier (lower case) exists in;
+/// None for those of every stage (or unknown here).
+fn layout_stages(name: &str) -> Option<&'static [crate::Stage]> {
+    use crate::Stage as S;
+    Some(match name {
+        "vertices" => &[S::TessControl],
+        "quads"
+        | "isolines"
+        | "equal_spacing"
+        | "fractional_even_spacing"
+        | "fractional_odd_spacing"
+        | "cw"
+        | "ccw"
+        | "point_mode" => &[S::TessEvaluation],
+        "triangles" => &[S::Geometry, S::TessEvaluation],
+        "points"
+        | "lines"
+        | "lines_adjacency"
+        | "triangles_adjacency"
+        | "line_strip"
+        | "triangle_strip"
+        | "max_vertices"
+        | "invocations"
+        | "stream" => &[S::Geometry],
+        "local_size_x" | "local_size_y" | "local_size_z" => &[S::Compute],
+        "origin_upper_left"
+        | "pixel_center_integer"
+        | "early_fragment_tests"
+        | "depth_any"
+        | "depth_greater"
+        | "depth_less"
+        | "depth_unchanged"
+        | "index" => &[S::Fragment],
+        _ => return None,
+    })
 }
 
 /// Whether a type is or contains bool.
@@ -2279,6 +2718,91 @@ void main() {
                 16:12: an array declared without a size can only be indexed with a constant (give it a size)
                 17:13: `length()` of an array declared without a size (give it one)
                 18:18: an initializer list cannot be empty"#]],
+        );
+    }
+
+    /// Qualifiers: where they may stand, layout identifiers of other
+    /// stages or later versions (GLSL §4.3-4.4).
+    #[test]
+    fn qualifier_rules() {
+        check(
+            r#"#version 400 core
+layout(vertices = 4) out;
+layout(quads) in;
+patch in vec4 pin;
+patch out vec4 pout;
+layout(binding = 1) uniform sampler2D s;
+layout(location = 1) out vec4 o[];
+layout(std140) uniform U { layout(offset = 0) vec4 a; };
+void main() {
+    shared float sh;
+    uniform float un;
+    const float ok = 1.0;
+}
+"#,
+            Stage::TessControl,
+            expect![[r#"
+                3:8: `quads` is not a layout qualifier of tessellation control shaders
+                4:1: `patch` qualifies tessellation control outputs and tessellation evaluation inputs only
+                6:8: `binding` needs GLSL 4.20 or GL_ARB_shading_language_420pack or GL_ARB_shader_storage_buffer_object or GL_ARB_shader_atomic_counters or GL_ARB_shader_image_load_store or GL_ARB_bindless_texture
+                8:35: `offset` on a block member needs GLSL 4.40 or GL_ARB_enhanced_layouts
+                10:5: `shared` variables must be declared outside functions
+                11:5: `uniform` variables must be declared outside functions"#]],
+        );
+        check(
+            "#version 330 core\nflat in vec4 v;\nsample out vec4 o;\nlayout(depth_less) in float d;\nlayout(LOCATION = 0) out vec4 o2;\nvoid main() {}\n",
+            Stage::Fragment,
+            expect![[r#"
+                3:1: `sample` cannot qualify fragment shader outputs
+                4:8: `depth_less` applies to gl_FragDepth only"#]],
+        );
+        check(
+            "#version 450\nlayout(triangles, equal_spacing) in;\nlayout(cw) in vec4 x;\nvoid main() {}\n",
+            Stage::TessEvaluation,
+            expect!["3:8: `cw` can only be in a declaration of its own (`layout(cw) in;`)"],
+        );
+        check(
+            "#version 450\nvoid f() { uvec3 a = gl_WorkGroupSize; }\nlayout(local_size_x = 0) in;\nvoid main() { uvec3 b = gl_WorkGroupSize; }\n",
+            Stage::Compute,
+            expect![[r#"
+                2:22: `gl_WorkGroupSize` is read before `layout(local_size_x = ...) in;` declares it
+                3:8: `local_size_x` must be at least 1"#]],
+        );
+    }
+
+    /// Constructors take the data they need (GLSL §5.4); some built-in
+    /// arguments must be constant.
+    #[test]
+    fn constructors_and_constant_arguments() {
+        check(
+            r#"#version 450
+struct S { float a; int b; };
+uniform sampler2D t;
+in vec3 v;
+out vec4 o;
+void main() {
+    vec4 ok = vec4(v, 1.0) + vec4(1.0) + vec4(mat2(1.0)) + vec4(v.xy, v.xy);
+    mat3 m = mat3(mat4(1.0)) + mat3(v, v, v);
+    vec4 few = vec4(v);
+    vec2 extra = vec2(1.0, 2.0, 3.0);
+    mat2 mixed = mat2(mat2(1.0), 1.0);
+    S s1 = S(1.0, 2);
+    S s2 = S(1.0);
+    float a[2] = float[2](1.0, 2.0, 3.0);
+    vec4 b = vec4(s1);
+    int i = 1;
+    o = textureOffset(t, v.xy, ivec2(1)) + textureOffset(t, v.xy, ivec2(i));
+}
+"#,
+            Stage::Fragment,
+            expect![[r#"
+                9:16: not enough data for `vec4(...)`: 3 of 4 components
+                10:18: too many arguments to `vec2(...)`: argument 3 is not used
+                11:18: a matrix argument to `mat2(...)` must be its only argument
+                13:12: `S(...)` takes 2 arguments, one per field, not 1
+                14:18: `float[2](...)` takes 2 arguments, not 3
+                15:14: cannot construct vec4 from a value of type S
+                17:67: argument 3 of `textureOffset` must be a constant expression"#]],
         );
     }
 

@@ -167,6 +167,18 @@ impl ExtSet {
     }
 }
 
+/// Whether argument `index` (0-based) of the built-in function `name`,
+/// whose parameter there is named `param` if the tables model it, must be
+/// a constant expression (`const` lines of functions.txt).
+pub fn constant_argument(name: &str, index: usize, param: Option<&str>) -> bool {
+    tables().const_args.get(name).is_some_and(|args| {
+        args.iter().any(|a| match a {
+            table::ConstArg::Index(i) => *i == index,
+            table::ConstArg::Param(p) => param == Some(p.as_str()),
+        })
+    })
+}
+
 /// Whether `name` is an extension of `extensions.txt`.
 pub fn is_extension(name: &str) -> bool {
     tables().extensions.index.contains_key(name)

@@ -127,6 +127,7 @@ pub(super) struct Tables {
     pub(super) variable_index: HashMap<String, Range<usize>>,
     pub(super) docs: HashMap<&'static str, &'static str>,
     pub(super) extensions: Extensions,
+    pub(super) const_args: HashMap<String, Vec<ConstArg>>,
 }
 
 /// The version an extension lifts built-ins from (a `lift` line's AT).
@@ -261,6 +262,7 @@ pub(super) fn load() -> Tables {
         variables: variables.entries,
         docs,
         extensions,
+        const_args: functions.const_args,
     }
 }
 
@@ -557,6 +559,16 @@ fn array_of(ty: Type, size: Option<Option<u32>>) -> Type {
 struct ParsedFunctions {
     entries: Vec<FnEntry>,
     docs: HashMap<&'static str, &'static str>,
+    const_args: HashMap<String, Vec<ConstArg>>,
+}
+
+/// An argument of a built-in function that must be a constant expression.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(super) enum ConstArg {
+    /// By position (0-based), for functions the tables do not model.
+    Index(usize),
+    /// By the parameter's name in the table.
+    Param(String),
 }
 
 /// One alternative of a `define`d parameter macro.
@@ -573,7 +585,25 @@ fn parse_functions(file: &str, src: &'static str) -> ParsedFunctions {
     let mut macros: HashMap<String, Vec<MacroAlt>> = HashMap::new();
     let mut names_at: HashMap<String, usize> = HashMap::new();
 
+    let mut const_args: HashMap<String, Vec<ConstArg>> = HashMap::new();
     for (loc, line) in table_lines(file, src, &mut docs) {
+        if let Some(rest) = line.strip_prefix("const ") {
+            let mut words = rest.split_whitespace();
+            let Some(name) = words.next().filter(|n| is_identifier(n)) else {
+                loc.fail("expected `const NAME ARG...`")
+            };
+            for w in words {
+                let arg = match w.parse::<usize>() {
+                    Ok(i) => ConstArg::Index(i),
+                    Err(_) if is_identifier(w) => ConstArg::Param(w.to_string()),
+                    Err(_) => loc.fail(format_args!(
+                        "bad argument `{w}` (an index or a parameter name)"
+                    )),
+                };
+                const_args.entry(name.to_string()).or_default().push(arg);
+            }
+            continue;
+        }
         // `RET NAME(PARAMS) TOKENS` or `define MACRO(TEXT) TOKENS`.
         let (Some(open), Some(close)) = (line.find('('), line.find(')')) else {
             loc.fail("expected `RET NAME(PARAMS) VERSIONS [STAGES]`")
@@ -643,6 +673,7 @@ fn parse_functions(file: &str, src: &'static str) -> ParsedFunctions {
     ParsedFunctions {
         entries,
         docs: docs.text,
+        const_args,
     }
 }
 

@@ -35,7 +35,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 
 use glow::HasContext;
-use shaderdbg_core::decode::HitTag;
+use shaderdbg_core::decode::{HitTag, SanitizerKind};
 use shaderdbg_core::{layout, Invocation, Stage};
 use shaderdbg_glsl::instrument::{self, Target};
 use shaderdbg_protocol::{self as proto, FromAgent, ToAgent};
@@ -1071,7 +1071,7 @@ fn try_sanitize(
     if reports.is_empty() {
         return false;
     }
-    let hits: Vec<proto::Hit> = reports
+    let mut hits: Vec<proto::Hit> = reports
         .iter()
         .enumerate()
         .map(|(i, r)| proto::Hit {
@@ -1082,6 +1082,28 @@ fn try_sanitize(
             invocation: r.invocation,
         })
         .collect();
+    // A race's other invocation stops too, at its access (tagged with the
+    // report's index, after the one hit per report).
+    hits.extend(
+        reports
+            .iter()
+            .enumerate()
+            .filter_map(|(i, r)| match r.kind {
+                SanitizerKind::Race {
+                    other,
+                    other_probe,
+                    other_line,
+                    ..
+                } if other_probe != 0 => Some(proto::Hit {
+                    tag: HitTag::Breakpoint(i as u32),
+                    probe: other_probe,
+                    line: other_line,
+                    occurrence: 0,
+                    invocation: other,
+                }),
+                _ => None,
+            }),
+    );
     let _turn = conversation();
     if with_breakpoints(|b| b.generation) != generation {
         return false;

@@ -207,12 +207,11 @@ fn reduction_without_a_barrier_stops_with_both_invocations() {
         let (i, j) = (id[0] % 16, o[0] % 16);
         assert!([4, 2, 1].contains(&(j - i)) && i < j - i, "{r:?}");
         assert_eq!(element, j);
-        // The hit names the reading invocation; it records like any stop's.
-        assert_eq!(stop.hits.len(), 1);
-        assert_eq!(
-            (stop.hits[0].line, stop.hits[0].invocation),
-            (read, r.invocation)
-        );
+        // A hit for each invocation, at its access: the reader (it records
+        // like any stop's), then the writer.
+        let hits: Vec<(u32, proto::Invocation)> =
+            stop.hits.iter().map(|h| (h.line, h.invocation)).collect();
+        assert_eq!(hits, [(read, r.invocation), (write, other)]);
         let words = stop.recording.clone().expect("a recording");
         let (trace, _) = stop.shader.decode(&words);
         assert!(trace.invocations[0]

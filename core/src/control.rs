@@ -38,9 +38,9 @@ pub enum StopReason {
     NanInf,
     /// The sanitizer found violations in a dispatch (exception filters
     /// `sanitize_oob`, `sanitize_uninit`, `sanitize_race`): one hit per
-    /// report (a race: for the invocation whose access found it), at the line
-    /// of the statement whose access it was (occurrence 0), for the
-    /// invocation the report names.
+    /// report, at the line of the statement whose access it was
+    /// (occurrence 0), for the invocation the report names; a race also
+    /// has a hit for the other invocation, at the line of its access.
     Sanitizer,
 }
 

@@ -614,20 +614,26 @@ fn sanitizer_race_stops_with_both_invocations_in_the_description() {
         d.ends_with(",0,0) read at line 18, no barrier between"),
         "{d}"
     );
+    // Both invocations are threads: the reader at its read, the writer
+    // at its write.
     let threads = c.ok("threads", Value::Null);
     let threads = threads["threads"].as_array().unwrap();
-    assert_eq!(threads.len(), 1, "{threads:?}");
-    let reader = d.rsplit("invocation ").next().unwrap_or_default();
-    let reader = reader.split(' ').next().unwrap_or_default();
-    assert!(
-        threads[0]["name"]
-            .as_str()
-            .unwrap()
-            .starts_with(&format!("compute {reader}")),
-        "{threads:?} {d}"
+    assert_eq!(threads.len(), 2, "{threads:?}");
+    let named = |who: &str| who.split(' ').next().unwrap_or_default().to_string();
+    let mut parts = d.split("invocation ").skip(1);
+    let (writer, reader) = (
+        named(parts.next().unwrap_or_default()),
+        named(parts.next().unwrap_or_default()),
     );
-    let frame = top(&mut c, s["threadId"].as_i64().expect("thread"));
-    assert_eq!(frame["line"], 18, "{frame}");
+    for (thread, (who, line)) in threads.iter().zip([(reader, 18), (writer, 19)]) {
+        let name = thread["name"].as_str().unwrap();
+        assert!(
+            name.starts_with(&format!("compute {who}")),
+            "{threads:?} {d}"
+        );
+        let frame = top(&mut c, thread["id"].as_i64().expect("thread"));
+        assert_eq!(frame["line"], line, "{name}: {frame}");
+    }
     c.ok("continue", json!({"threadId": 1}));
     assert_eq!(c.event("exited")["body"]["exitCode"], 0);
     c.disconnect();

@@ -164,7 +164,9 @@ pub enum FromAgent {
         probes: ProbeTable,
         /// `StopReason::Sanitizer`: what the sanitizer found, in the core
         /// decoder's order; hit `i` is tagged `HitTag::Breakpoint(i)` and
-        /// names report `i`'s invocation, probe and line.
+        /// names report `i`'s invocation, probe and line; then, for each
+        /// race report `i` whose other access's step is known, a hit tagged
+        /// `HitTag::Breakpoint(i)` for the other invocation at that step.
         #[serde(default, skip_serializing_if = "Vec::is_empty")]
         sanitizer: Vec<SanitizerReport>,
     },

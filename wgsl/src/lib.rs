@@ -5,6 +5,11 @@
 //! Pipeline: [`parse::parse`] -> [`instrument::instrument`] (or
 //! [`instrument::probe_table`]) -> [`emit`] (GLSL for GL, WGSL to read) ->
 //! [driver runs it] -> `shaderdbg_core::decode`.
+//!
+//! Around it: [`gl_origin`], the header by which GLSL that naga wrote for
+//! GL names the WGSL it came from (so the GL agent debugs the WGSL), and
+//! [`eval`], WGSL expressions over recorded values on the CPU (naga's
+//! constant evaluator).
 
 pub mod emit;
 pub mod eval;

@@ -139,6 +139,33 @@ fn nonsemantic_debug_info_binds_to_the_file() {
     assert!(seen.sources[1].1.ends_with(&text), "{}", seen.sources[1].1);
 }
 
+/// Three threads with an instance, a device and a queue each, rendering at
+/// once: every module is announced and bound, the frames are the ones the
+/// program renders alone.
+#[test]
+fn instances_and_devices_on_several_threads_run_unchanged() {
+    let app = shaderdbg_test_support::app("vk_threads");
+    let args = ["3", "3", "32"];
+    let alone = shaderdbg_test_support::stdout_lines(Command::new(&app).args(args));
+    let bp = FileBreakpoint::new(shader_file(), 11, None);
+    let seen = run(&app, &args, &[], vec![bp]);
+    assert_eq!(seen.exit, Some(0), "{:?}", seen.errors);
+    assert!(seen.errors.is_empty(), "{:?}", seen.errors);
+    assert_eq!(seen.output, alone);
+    assert_eq!(seen.output.len(), 9);
+    let fragments: Vec<&Option<PathBuf>> = seen
+        .loaded
+        .iter()
+        .filter(|(stage, _)| *stage == Stage::Fragment)
+        .map(|(_, file)| file)
+        .collect();
+    assert_eq!(fragments.len(), 3, "{:?}", seen.loaded);
+    assert!(fragments
+        .iter()
+        .all(|f| f.as_deref() == Some(shader_file().as_path())));
+    assert_eq!(seen.loaded.len(), 6);
+}
+
 #[test]
 fn modules_without_source_are_decompiled_and_run_unchanged() {
     let seen = debug(&["2", "32", "plain"], vec![]);

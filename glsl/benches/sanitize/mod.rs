@@ -116,40 +116,63 @@ pub fn sanitize_overhead(runs: usize) {
     let sync = gl.create_storage_buffer(2, &[0u8; 4]).expect("ssbo");
     for (name, comp, groups, local) in KERNELS {
         let parsed = parse(&[comp], Stage::Compute, None).expect("parses");
-        let time = |mode: Mode| {
-            let out = instrument(
-                &parsed,
-                &Request {
-                    mode,
-                    target: Target::CORE,
-                    binding: 7,
-                },
-            )
-            .expect("instruments");
-            let program = gl
-                .compile_program(&[(GlStage::Compute, &out.glsl)])
-                .unwrap_or_else(|e| panic!("{e}\n{}", out.glsl));
-            let report = gl
-                .create_storage_buffer(7, &layout::new_sanitize_buffer(64, out.probes.probes.len()))
-                .expect("ssbo");
-            let t = median(runs, || {
-                gl.dispatch_compute(&program, *groups, 1, 1)
-                    .expect("dispatch");
-                gl.read_storage_buffer(&sync).expect("read")
-            });
+        // Plain, every check but races, every check: each sanitized kernel
+        // with its own report buffer, dispatched in turn (the load of a
+        // shared machine changes alike for all three).
+        let modes = [
+            Mode::Plain,
+            Mode::Sanitize(Checks {
+                race: false,
+                ..Checks::ALL
+            }),
+            Mode::Sanitize(Checks::ALL),
+        ];
+        let kernels: Vec<_> = modes
+            .into_iter()
+            .zip(7..)
+            .map(|(mode, binding)| {
+                let out = instrument(
+                    &parsed,
+                    &Request {
+                        mode,
+                        target: Target::CORE,
+                        binding,
+                    },
+                )
+                .expect("instruments");
+                let program = gl
+                    .compile_program(&[(GlStage::Compute, &out.glsl)])
+                    .unwrap_or_else(|e| panic!("{e}\n{}", out.glsl));
+                let report = gl
+                    .create_storage_buffer(
+                        binding,
+                        &layout::new_sanitize_buffer(64, out.probes.probes.len()),
+                    )
+                    .expect("ssbo");
+                (program, report, out.probes)
+            })
+            .collect();
+        let mut times = vec![Vec::new(); kernels.len()];
+        for _ in 0..runs {
+            for (k, (program, _, _)) in kernels.iter().enumerate() {
+                times[k].push(median(1, || {
+                    gl.dispatch_compute(program, *groups, 1, 1)
+                        .expect("dispatch");
+                    gl.read_storage_buffer(&sync).expect("read")
+                }));
+            }
+        }
+        let [plain, no_race, checked] = [0, 1, 2].map(|k| {
+            times[k].sort();
+            times[k][runs / 2]
+        });
+        for (program, report, probes) in kernels {
             let words = layout::to_words(&gl.read_storage_buffer(&report).expect("read"));
-            let (reports, _) = shaderdbg_core::decode::decode_sanitizer(&words, &out.probes);
+            let (reports, _) = shaderdbg_core::decode::decode_sanitizer(&words, &probes);
             assert!(reports.is_empty(), "{name}: {reports:?}");
             gl.delete_storage_buffer(report).expect("delete");
             gl.delete_program(program).expect("delete");
-            t
-        };
-        let plain = time(Mode::Plain);
-        let no_race = time(Mode::Sanitize(Checks {
-            race: false,
-            ..Checks::ALL
-        }));
-        let checked = time(Mode::Sanitize(Checks::ALL));
+        }
         println!(
             "sanitize {name}, {} invocations: {:.2} ms plain, {:.2} ms sanitized, {:.1}x (target <= 10x; the race check {:.1}x of the other checks), median of {runs}",
             groups * local,

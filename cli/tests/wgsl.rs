@@ -8,19 +8,12 @@ use std::path::{Path, PathBuf};
 use serde_json::Value;
 
 mod common;
-use common::{assert_has, shaderdbg};
+use common::{assert_has, decode_png, json_events, shaderdbg};
 
 /// The example, copied to a fresh directory (breakpoints bind by file).
 fn rings(tag: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("shaderdbg-wgsl-{tag}-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).expect("temp dir");
-    let file = dir.join("rings.wgsl");
-    std::fs::copy(
-        Path::new(env!("CARGO_MANIFEST_DIR")).join("../host/examples/rings.wgsl"),
-        &file,
-    )
-    .expect("copy the example");
-    file
+    let example = Path::new(env!("CARGO_MANIFEST_DIR")).join("../host/examples/rings.wgsl");
+    shaderdbg_test_support::fresh_copy(&example, &format!("wgsl-{tag}"))
 }
 
 /// The line of `file` that contains `needle` (1-based).
@@ -30,12 +23,6 @@ fn line_of(file: &Path, needle: &str) -> u32 {
         .position(|l| l.contains(needle))
         .map(|i| i as u32 + 1)
         .unwrap_or_else(|| panic!("no {needle:?}"))
-}
-
-fn json_events(text: &str) -> Vec<Value> {
-    text.lines()
-        .filter_map(|l| serde_json::from_str(l).ok())
-        .collect()
 }
 
 /// The example's values at pixel (x, y) of the host's default 640x360
@@ -285,15 +272,6 @@ fn wgsl_logpoints_print_wgsl_values() {
     assert!(!text.contains("stopped at"), "{text}");
 }
 
-fn decode_png(path: &Path) -> (u32, u32, Vec<u8>) {
-    let decoder = png::Decoder::new(std::fs::File::open(path).expect("png file"));
-    let mut reader = decoder.read_info().expect("png header");
-    let mut buf = vec![0; reader.output_buffer_size()];
-    let info = reader.next_frame(&mut buf).expect("png data");
-    buf.truncate(info.buffer_size());
-    (info.width, info.height, buf)
-}
-
 /// The frame is the same with and without the debugger: stopped at a
 /// WGSL breakpoint (hit test, recording: debug draws of the instrumented
 /// WGSL), the frame the host drew equals the one it draws alone.
@@ -359,4 +337,35 @@ fn a_bad_wgsl_condition_is_reported_with_its_column() {
     );
     assert!(text.contains("`nope`"), "{text}");
     assert!(!text.contains("stopped at"), "{text}");
+}
+
+/// Two breakpoints on one line with different conditions: each hears its
+/// own status (the bad condition's breakpoint alone is unverified) and the
+/// stop is for the good one.
+#[test]
+fn breakpoints_on_one_line_get_their_own_status() {
+    let file = rings("sameline");
+    let line = line_of(&file, "glow += weights[i]");
+    let bad = format!("{}:{line}:nope > 1.0", file.display());
+    let good = format!("{}:{line}:i == 1", file.display());
+    let f = file.to_str().expect("utf-8 path");
+    let (out, text) = shaderdbg([
+        "run", "--json", "--break", &bad, "--break", &good, "--pixel", "100,100", f,
+    ]);
+    assert!(out.status.success(), "{text}");
+    let events = json_events(&text);
+    let statuses: Vec<&Value> = events
+        .iter()
+        .filter(|e| e["event"] == "breakpoint")
+        .collect();
+    assert_eq!(statuses.len(), 2, "{text}");
+    let verified: Vec<bool> = statuses
+        .iter()
+        .map(|e| e["verified"].as_bool().expect("verified"))
+        .collect();
+    assert_eq!(verified, [false, true], "{text}");
+    let stops: Vec<&Value> = events.iter().filter(|e| e["event"] == "stopped").collect();
+    assert_eq!(stops.len(), 1, "{text}");
+    assert_eq!(stops[0]["breakpoints"], serde_json::json!([2]));
+    assert_eq!(stops[0]["locals"]["i"]["value"], 1);
 }

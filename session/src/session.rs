@@ -195,6 +195,11 @@ pub struct Session {
     shaders: BTreeMap<u32, Shader>,
     /// (shader, runtime line) -> breakpoint index, for reports.
     bound: Vec<(u32, u32, usize)>,
+    /// Per shader, the (line, condition) of each line breakpoint sent and
+    /// not answered yet: the agent answers each with one
+    /// `BreakpointStatus`, in order, so a status belongs to the file
+    /// breakpoints with that line *and condition*.
+    awaiting_status: HashMap<u32, VecDeque<(u32, Option<String>)>>,
     queue: VecDeque<Event>,
     next_request: u64,
     exited: bool,
@@ -229,6 +234,7 @@ impl Session {
             binder: Binder::default(),
             shaders: BTreeMap::new(),
             bound: Vec::new(),
+            awaiting_status: HashMap::new(),
             queue: VecDeque::new(),
             next_request: 1,
             exited: false,
@@ -335,6 +341,10 @@ impl Session {
             }
         }
         if !lines.is_empty() || had || force {
+            self.awaiting_status
+                .entry(shader)
+                .or_default()
+                .extend(lines.iter().map(|l| (l.line, l.condition.clone())));
             self.send(&ToAgent::SetBreakpoints {
                 shader,
                 breakpoints: lines,
@@ -430,10 +440,29 @@ impl Session {
                 line,
                 message,
             } => {
+                // The condition of the line breakpoint answered, when the
+                // answers are in step with what was sent.
+                let expected = self
+                    .awaiting_status
+                    .get_mut(&shader)
+                    .and_then(VecDeque::pop_front);
+                let condition = match expected {
+                    Some((l, c)) if l == requested_line => Some(c),
+                    _ => {
+                        self.awaiting_status.remove(&shader);
+                        None
+                    }
+                };
                 let indices: Vec<usize> = self
                     .bound
                     .iter()
-                    .filter(|(s, l, _)| *s == shader && *l == requested_line)
+                    .filter(|(s, l, i)| {
+                        *s == shader
+                            && *l == requested_line
+                            && condition.as_ref().is_none_or(|c| {
+                                self.breakpoints.get(*i).map(|b| &b.condition) == Some(c)
+                            })
+                    })
                     .map(|(_, _, i)| *i)
                     .collect();
                 for index in indices {

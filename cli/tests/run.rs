@@ -7,7 +7,7 @@ use std::process::{Command, Output};
 use serde_json::Value;
 
 mod common;
-use common::{assert_has, shaderdbg, single_pass};
+use common::{assert_has, decode_png, json_events, of_kind, shaderdbg, single_pass};
 
 fn shader_file() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -38,16 +38,6 @@ fn run_app(args: &[&str], app_args: &[&str]) -> (Output, Vec<Value>) {
 }
 
 /// The JSON events among `text`'s lines (the rest is the program's own output).
-fn json_events(text: &str) -> Vec<Value> {
-    text.lines()
-        .filter_map(|l| serde_json::from_str(l).ok())
-        .collect()
-}
-
-fn of_kind<'a>(events: &'a [Value], kind: &str) -> Vec<&'a Value> {
-    events.iter().filter(|e| e["event"] == kind).collect()
-}
-
 #[test]
 fn conditional_breakpoint_at_a_pixel_with_trace() {
     let bp = format!("{}:9:p.x > 1.5", shader_file().display());
@@ -172,10 +162,7 @@ fn glmark2_breakpoint_in_light_phong_hits_and_records() {
         .output()
         .expect("xvfb-run shaderdbg");
     let text = String::from_utf8_lossy(&out.stdout);
-    let events: Vec<Value> = text
-        .lines()
-        .filter_map(|l| serde_json::from_str(l).ok())
-        .collect();
+    let events = json_events(&text);
     let stops = of_kind(&events, "stopped");
     assert_eq!(
         stops.len(),
@@ -251,15 +238,6 @@ fn pixel_filter_finds_its_pixel_in_a_draw_where_every_fragment_hits() {
     let stops = of_kind(&events, "stopped");
     assert_eq!(stops.len(), 1, "{text}");
     assert_eq!(stops[0]["pixel"], serde_json::json!([600, 350]), "{text}");
-}
-
-fn decode_png(path: &Path) -> (u32, u32, Vec<u8>) {
-    let decoder = png::Decoder::new(std::fs::File::open(path).expect("png file"));
-    let mut reader = decoder.read_info().expect("png header");
-    let mut buf = vec![0; reader.output_buffer_size()];
-    let info = reader.next_frame(&mut buf).expect("png data");
-    buf.truncate(info.buffer_size());
-    (info.width, info.height, buf)
 }
 
 /// `--screenshot` writes the frame the program drew: the same image the

@@ -12,6 +12,9 @@ use std::path::Path;
 
 use serde_json::Value;
 
+mod common;
+use common::{json_events, of_kind};
+
 const SHADER: &str = "/usr/share/glmark2/shaders/light-phong.frag";
 
 /// `shaderdbg run --json ARGS -- TRACE` under Xvfb: the one stop.
@@ -25,18 +28,15 @@ fn replay_stop(trace: &Path, args: &[&str]) -> Value {
         .output()
         .expect("xvfb-run shaderdbg run");
     let text = String::from_utf8_lossy(&out.stdout);
-    let events: Vec<Value> = text
-        .lines()
-        .filter_map(|l| serde_json::from_str(l).ok())
-        .collect();
-    let stops: Vec<&Value> = events.iter().filter(|e| e["event"] == "stopped").collect();
+    let events = json_events(&text);
+    let stops = of_kind(&events, "stopped");
     assert_eq!(
         stops.len(),
         1,
         "{text}\n{}",
         String::from_utf8_lossy(&out.stderr)
     );
-    let exited: Vec<&Value> = events.iter().filter(|e| e["event"] == "exited").collect();
+    let exited = of_kind(&events, "exited");
     assert_eq!(exited.len(), 1, "{text}");
     assert_eq!(exited[0]["code"], 0, "{text}");
     stops[0].clone()

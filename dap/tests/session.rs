@@ -44,31 +44,12 @@ fn start(extra: Value, condition: Option<&str>) -> (Client, Value) {
 }
 
 fn top_frame(c: &mut Client) -> Value {
-    let st = c.ok("stackTrace", json!({"threadId": 1}));
-    st["stackFrames"][0].clone()
+    c.frames()[0].clone()
 }
 
 /// name -> variable, of one scope of the top frame.
 fn scope_vars(c: &mut Client, scope: &str) -> serde_json::Map<String, Value> {
-    let frame = top_frame(c);
-    let scopes = c.ok("scopes", json!({"frameId": frame["id"]}));
-    let s = scopes["scopes"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|s| s["name"] == scope)
-        .unwrap_or_else(|| panic!("no scope {scope}: {scopes}"))
-        .clone();
-    let vars = c.ok(
-        "variables",
-        json!({"variablesReference": s["variablesReference"]}),
-    );
-    vars["variables"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|v| (v["name"].as_str().unwrap().to_string(), v.clone()))
-        .collect()
+    c.scope_vars(scope)
 }
 
 fn evaluate(c: &mut Client, expr: &str, context: &str) -> Value {

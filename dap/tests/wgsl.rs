@@ -12,14 +12,9 @@ use client::{single_pass, Client};
 use serde_json::{json, Value};
 
 fn rings() -> (PathBuf, PathBuf) {
-    let dir = std::env::temp_dir().join(format!("shaderdbg-dap-wgsl-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).expect("temp dir");
-    let file = dir.join("rings.wgsl");
-    std::fs::copy(
-        Path::new(env!("CARGO_MANIFEST_DIR")).join("../host/examples/rings.wgsl"),
-        &file,
-    )
-    .expect("copy the example");
+    let example = Path::new(env!("CARGO_MANIFEST_DIR")).join("../host/examples/rings.wgsl");
+    let file = shaderdbg_test_support::fresh_copy(&example, "dap-wgsl");
+    let dir = file.parent().expect("its directory").to_path_buf();
     (dir, file)
 }
 
@@ -32,30 +27,11 @@ fn line_of(file: &Path, needle: &str) -> i64 {
 }
 
 fn frames(c: &mut Client) -> Vec<Value> {
-    let st = c.ok("stackTrace", json!({"threadId": 1}));
-    st["stackFrames"].as_array().expect("frames").clone()
+    c.frames()
 }
 
 fn locals(c: &mut Client) -> serde_json::Map<String, Value> {
-    let top = frames(c)[0].clone();
-    let scopes = c.ok("scopes", json!({"frameId": top["id"]}));
-    let s = scopes["scopes"]
-        .as_array()
-        .expect("scopes")
-        .iter()
-        .find(|s| s["name"] == "Locals")
-        .expect("Locals")
-        .clone();
-    let vars = c.ok(
-        "variables",
-        json!({"variablesReference": s["variablesReference"]}),
-    );
-    vars["variables"]
-        .as_array()
-        .expect("variables")
-        .iter()
-        .map(|v| (v["name"].as_str().expect("name").to_string(), v.clone()))
-        .collect()
+    c.scope_vars("Locals")
 }
 
 fn step(c: &mut Client, command: &str) -> Value {

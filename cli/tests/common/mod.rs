@@ -8,6 +8,8 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 use std::sync::OnceLock;
 
+use serde_json::Value;
+
 /// Builds the agent library and the test apps once (cargo cannot make another
 /// package's binaries a dependency of these tests).
 pub fn single_pass() -> &'static Path {
@@ -18,15 +20,30 @@ pub fn single_pass() -> &'static Path {
 /// The bundled demo shader, copied to a fresh directory (breakpoints bind by
 /// file, and tests run in parallel).
 pub fn demo_shader(tag: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("shaderdbg-cli-{tag}-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).expect("temp dir");
-    let file = dir.join("demo.frag");
-    std::fs::copy(
-        Path::new(env!("CARGO_MANIFEST_DIR")).join("demo/demo.frag"),
-        &file,
-    )
-    .expect("copy demo shader");
-    file
+    let demo = Path::new(env!("CARGO_MANIFEST_DIR")).join("demo/demo.frag");
+    shaderdbg_test_support::fresh_copy(&demo, &format!("cli-{tag}"))
+}
+
+/// The JSON events of `shaderdbg run --json` output, in order.
+pub fn json_events(text: &str) -> Vec<Value> {
+    text.lines()
+        .filter_map(|l| serde_json::from_str(l).ok())
+        .collect()
+}
+
+/// The events of one kind (`stopped`, `exited`, ...).
+pub fn of_kind<'a>(events: &'a [Value], kind: &str) -> Vec<&'a Value> {
+    events.iter().filter(|e| e["event"] == kind).collect()
+}
+
+/// A PNG file: (width, height, RGBA bytes).
+pub fn decode_png(path: &Path) -> (u32, u32, Vec<u8>) {
+    let decoder = png::Decoder::new(std::fs::File::open(path).expect("png file"));
+    let mut reader = decoder.read_info().expect("png header");
+    let mut buf = vec![0; reader.output_buffer_size()];
+    let info = reader.next_frame(&mut buf).expect("png data");
+    buf.truncate(info.buffer_size());
+    (info.width, info.height, buf)
 }
 
 /// Asserts that `text` contains every one of `wanted`, showing the whole

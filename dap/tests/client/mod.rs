@@ -189,6 +189,35 @@ impl Client {
         })
     }
 
+    /// The stack frames of thread 1 (the stopped invocation), top first.
+    pub fn frames(&mut self) -> Vec<Value> {
+        let st = self.ok("stackTrace", json!({"threadId": 1}));
+        st["stackFrames"].as_array().expect("stackFrames").clone()
+    }
+
+    /// name -> variable, of the scope called `scope` of the top frame.
+    pub fn scope_vars(&mut self, scope: &str) -> serde_json::Map<String, Value> {
+        let frame = self.frames()[0].clone();
+        let scopes = self.ok("scopes", json!({"frameId": frame["id"]}));
+        let s = scopes["scopes"]
+            .as_array()
+            .expect("scopes")
+            .iter()
+            .find(|s| s["name"] == scope)
+            .unwrap_or_else(|| panic!("no scope {scope}: {scopes}"))
+            .clone();
+        let vars = self.ok(
+            "variables",
+            json!({"variablesReference": s["variablesReference"]}),
+        );
+        vars["variables"]
+            .as_array()
+            .expect("variables")
+            .iter()
+            .map(|v| (v["name"].as_str().expect("name").to_string(), v.clone()))
+            .collect()
+    }
+
     /// Closes the adapter's input, as a client that goes away does.
     /// `disconnect`; the adapter then exits successfully.
     pub fn disconnect(&mut self) {

@@ -88,6 +88,18 @@ pub fn require_installed(paths: &[&str]) {
     }
 }
 
+/// `file` copied into a fresh directory of its own
+/// (`$TMPDIR/shaderdbg-TAG-PID/`), same name: breakpoints bind by file, and
+/// tests run in parallel.
+pub fn fresh_copy(file: &Path, tag: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("shaderdbg-{tag}-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    let name = file.file_name().expect("a file name");
+    let copy = dir.join(name);
+    std::fs::copy(file, &copy).unwrap_or_else(|e| panic!("copy {}: {e}", file.display()));
+    copy
+}
+
 /// `xvfb-run` on a fresh display of `width`x`height` (24 bits), ready for
 /// the program to run under it (`.arg(program)`): a window for GLX and
 /// Vulkan programs on a machine without X. Fails if Xvfb is not installed.

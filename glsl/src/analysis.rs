@@ -148,6 +148,10 @@ pub struct Model {
     deprecated: std::collections::HashSet<DeclId>,
     /// Variables declared `const` (globals and locals).
     const_decls: std::collections::HashSet<DeclId>,
+    /// Inputs (true) and outputs with an explicit location: the variables
+    /// there, with their component range, scalar type and qualifiers.
+    #[allow(clippy::type_complexity)]
+    locations: HashMap<(bool, i64), Vec<(String, (i64, i64), Scalar, Vec<String>)>>,
     /// Whether a compute shader has declared its work group size so far.
     work_group_size_declared: bool,
     /// The name and argument types of the call being resolved.
@@ -183,6 +187,7 @@ impl Model {
             unevaluated_sizes: 0,
             call_args: None,
             work_group_size_declared: false,
+            locations: HashMap::new(),
             sized_decls: Default::default(),
             loops: 0,
             switches: 0,
@@ -761,6 +766,9 @@ impl Model {
         self.check_interface_qualifiers(head.ty.qualifier.as_ref(), &base, storage, head.ty.span);
         if let Some(q) = &head.ty.qualifier {
             self.check_qualifiers(q, head.name.as_ref().map(|n| n.as_str()), global, false);
+            if let (Some(name), true) = (&head.name, global) {
+                self.check_location(q, name, &base, head.array_specifier.as_ref(), storage);
+            }
         }
         let mut out = Vec::new();
         if let Some(name) = &head.name {
@@ -791,7 +799,10 @@ impl Model {
 
     /// Whether `name` is a built-in variable here (which a shader may redeclare).
     fn is_builtin_variable(&self, name: &str) -> bool {
-        builtins::variable_with(name, &self.env, &self.extensions).is_some()
+        // Any stage's: extensions bring built-ins to more stages than the
+        // tables list (`gl_Layer` in vertex shaders, ...).
+        builtins::is_builtin_variable(name)
+            || builtins::variable_with(name, &self.env, &self.extensions).is_some()
             || self
                 .legacy_env()
                 .is_some_and(|env| builtins::variable_with(name, &env, &self.extensions).is_some())
@@ -945,6 +956,158 @@ impl Model {
         }
     }
 
+    /// Shader inputs and outputs that share a location (GLSL §4.4.1): their
+    /// components must not overlap, and they must have the same basic type
+    /// and the same interpolation and auxiliary qualifiers. Also: no
+    /// transform feedback offset on an array without a size.
+    fn check_location(
+        &mut self,
+        q: &ast::TypeQualifier,
+        name: &ast::Identifier,
+        base: &Type,
+        array: Option<&ast::ArraySpecifier>,
+        storage: Storage,
+    ) {
+        let no_size = array.is_some_and(|a| {
+            a.dimensions
+                .first()
+                .is_some_and(|d| d.content == ast::ArraySpecifierDimensionData::Unsized)
+        });
+        let int_value = |m: &mut Model, id: &str| -> Option<i64> {
+            q.qualifiers
+                .iter()
+                .find_map(|spec| match &spec.content {
+                    ast::TypeQualifierSpecData::Layout(l) => {
+                        l.ids.iter().find_map(|i| match &i.content {
+                            ast::LayoutQualifierSpecData::Identifier(n, Some(v))
+                                if n.as_str().eq_ignore_ascii_case(id) =>
+                            {
+                                Some(v.as_ref().clone())
+                            }
+                            _ => None,
+                        })
+                    }
+                    _ => None,
+                })
+                .and_then(|e| m.const_int(&e))
+        };
+        let has_xfb_offset = q.qualifiers.iter().any(|spec| match &spec.content {
+            ast::TypeQualifierSpecData::Layout(l) => l.ids.iter().any(|i| {
+                matches!(&i.content, ast::LayoutQualifierSpecData::Identifier(n, _) if n.as_str().eq_ignore_ascii_case("xfb_offset"))
+            }),
+            _ => false,
+        });
+        if has_xfb_offset && no_size {
+            self.error(
+                name.span,
+                format!(
+                    "`{}`: an array without a size cannot be captured by transform feedback",
+                    name.as_str()
+                ),
+            );
+        }
+        if !matches!(storage, Storage::In | Storage::Out) || name.as_str().starts_with("gl_") {
+            return;
+        }
+        let Some(location) = int_value(self, "location") else {
+            return;
+        };
+        let component = int_value(self, "component").unwrap_or(0);
+        // Per-vertex arrays of the geometry and tessellation stages: the element.
+        let per_vertex = matches!(
+            self.env.stage,
+            crate::Stage::Geometry | crate::Stage::TessControl | crate::Stage::TessEvaluation
+        );
+        if array.is_some() && !per_vertex {
+            return;
+        }
+        let elem = base;
+        let (scalar, count) = match elem {
+            Type::Scalar(s) => (*s, 1),
+            Type::Vector(s, n) => (*s, i64::from(*n)),
+            _ => return,
+        };
+        let width = if scalar == Scalar::Double { 2 } else { 1 };
+        let range = (component, component + count * width);
+        // Interpolation and auxiliary qualifiers, as written.
+        let mut quals: Vec<String> = q
+            .qualifiers
+            .iter()
+            .filter_map(|spec| match &spec.content {
+                ast::TypeQualifierSpecData::Interpolation(i) => Some(format!("{:?}", i.content)),
+                ast::TypeQualifierSpecData::Storage(st)
+                    if matches!(
+                        st.content,
+                        ast::StorageQualifierData::Centroid
+                            | ast::StorageQualifierData::Sample
+                            | ast::StorageQualifierData::Patch
+                    ) =>
+                {
+                    Some(format!("{:?}", st.content))
+                }
+                _ => None,
+            })
+            .collect();
+        quals.sort();
+        let key = (storage == Storage::In, location);
+        let others = self.locations.entry(key).or_default().clone();
+        for (other, (lo, hi), other_scalar, other_quals) in &others {
+            if range.0 < *hi && *lo < range.1 {
+                self.error(
+                    name.span,
+                    format!(
+                        "`{}` uses location {location} where `{other}` is (components overlap)",
+                        name.as_str()
+                    ),
+                );
+                return;
+            }
+            // int and uint count as one type here (GLSL 4.60 §4.4.1.2).
+            let basic = |s: Scalar| if s == Scalar::Uint { Scalar::Int } else { s };
+            if basic(*other_scalar) != basic(scalar) || *other_quals != quals {
+                self.error(
+                    name.span,
+                    format!(
+                        "`{}` shares location {location} with `{other}`: they must have the same basic type and interpolation",
+                        name.as_str()
+                    ),
+                );
+                return;
+            }
+        }
+        self.locations.entry(key).or_default().push((
+            name.as_str().to_string(),
+            range,
+            scalar,
+            quals,
+        ));
+    }
+
+    /// `gl_` names of blocks: only the built-in blocks (`gl_PerVertex`,
+    /// `gl_in`, `gl_out`, ...) may be redeclared, with their own members.
+    fn check_block_names(&mut self, b: &ast::Block) {
+        const BUILTIN_BLOCKS: [&str; 2] = ["gl_PerVertex", "gl_PerFragment"];
+        let builtin_block = BUILTIN_BLOCKS.contains(&b.name.as_str());
+        if b.name.as_str().starts_with("gl_") && !builtin_block {
+            self.reserved_name(b.name.span, b.name.as_str());
+        }
+        if let Some(inst) = &b.identifier {
+            let n = inst.ident.as_str();
+            if n.starts_with("gl_") && !(builtin_block && self.is_builtin_variable(n)) {
+                self.reserved_name(inst.ident.span, n);
+            }
+        }
+        if !builtin_block {
+            for f in &b.fields {
+                for id in &f.identifiers {
+                    if id.ident.as_str().starts_with("gl_") {
+                        self.reserved_name(id.ident.span, id.ident.as_str());
+                    }
+                }
+            }
+        }
+    }
+
     /// `offset` on block members is GLSL 4.40 (GL_ARB_enhanced_layouts).
     fn check_member_offsets(&mut self, b: &ast::Block) {
         let v = self.env.version;
@@ -1085,7 +1248,10 @@ impl Model {
                     // GLSL 4.20 lets a `const` local take any value (a
                     // read-only variable); before, and in ES, it must be constant.
                     let v = self.env.version;
-                    let strict = v.is_es() || v.number < 420 || self.current_function.is_none();
+                    let strict = v.is_es()
+                        || (v.number < 420
+                            && !self.extensions.contains("GL_ARB_shading_language_420pack"))
+                        || self.current_function.is_none();
                     if strict && !self.is_const_expr(e) {
                         self.error(
                             e.span,
@@ -1197,6 +1363,7 @@ impl Model {
                 fields.push((id.ident.clone(), ty));
             }
         }
+        self.check_block_names(b);
         match &b.identifier {
             Some(inst) => {
                 let st = Type::Struct(Arc::new(StructType {
@@ -1764,7 +1931,12 @@ impl Model {
                 };
                 for (i, arg) in args.iter().enumerate() {
                     let param = sig.and_then(|s| s.params.get(i)).map(|p| p.name.as_str());
-                    if builtins::constant_argument(&name, i, param) && !self.is_const_expr(arg) {
+                    let non_const_offsets = name.contains("Offset")
+                        && self.extensions.contains("GL_EXT_texture_offset_non_const");
+                    if builtins::constant_argument(&name, i, param)
+                        && !non_const_offsets
+                        && !self.is_const_expr(arg)
+                    {
                         self.error(
                             arg.span,
                             format!(
@@ -2709,7 +2881,6 @@ void main() {
                 5:7: `gl_mine`: names starting with `gl_` are reserved for built-ins
                 6:8: `gl_S`: names starting with `gl_` are reserved for built-ins
                 7:6: `gl_f`: names starting with `gl_` are reserved for built-ins
-                8:10: `gl_FragColor`: names starting with `gl_` are reserved for built-ins
                 9:12: only the outermost dimension of an array of arrays can be left unsized
                 15:17: index 3 is out of range: vec3 has 3 elements
                 15:24: index -1 is negative
@@ -2767,6 +2938,41 @@ void main() {
             expect![[r#"
                 2:22: `gl_WorkGroupSize` is read before `layout(local_size_x = ...) in;` declares it
                 3:8: `local_size_x` must be at least 1"#]],
+        );
+    }
+
+    /// Locations shared by inputs or outputs (GLSL §4.4.1), transform
+    /// feedback of unsized arrays, `gl_` names in blocks.
+    #[test]
+    fn locations_and_block_names() {
+        check(
+            r#"#version 450
+layout(location = 0, component = 0) flat in uint u;
+layout(location = 0, component = 1) flat in int i;
+layout(location = 1, component = 0) in float f;
+layout(location = 1, component = 2) flat in float g;
+layout(location = 2) in vec4 full;
+layout(location = 2, component = 3) in float over;
+layout(location = 3, component = 0) in double d;
+layout(location = 3, component = 2) in float e;
+in gl_mine { int a; } blk;
+in Mine { int gl_a; } gl_inst;
+out vec4 o;
+void main() {}
+"#,
+            Stage::Fragment,
+            expect![[r#"
+                5:51: `g` shares location 1 with `f`: they must have the same basic type and interpolation
+                7:46: `over` uses location 2 where `full` is (components overlap)
+                9:46: `e` shares location 3 with `d`: they must have the same basic type and interpolation
+                10:4: `gl_mine`: names starting with `gl_` are reserved for built-ins
+                11:23: `gl_inst`: names starting with `gl_` are reserved for built-ins
+                11:15: `gl_a`: names starting with `gl_` are reserved for built-ins"#]],
+        );
+        check(
+            "#version 450\nlayout(xfb_offset = 0) out vec4 xs[];\nvoid main() {}\n",
+            Stage::Vertex,
+            expect!["2:33: `xs`: an array without a size cannot be captured by transform feedback"],
         );
     }
 

@@ -179,6 +179,11 @@ pub fn constant_argument(name: &str, index: usize, param: Option<&str>) -> bool 
     })
 }
 
+/// Whether `name` is a built-in variable in some version and stage.
+pub fn is_builtin_variable(name: &str) -> bool {
+    tables().variable_index.contains_key(name)
+}
+
 /// Whether `name` is an extension of `extensions.txt`.
 pub fn is_extension(name: &str) -> bool {
     tables().extensions.index.contains_key(name)

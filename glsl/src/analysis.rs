@@ -2082,7 +2082,17 @@ impl Model {
                     .is_none_or(|n| self.structs.contains_key(n) || parse_type_name(n).is_some());
                 let before = self.diagnostics.len();
                 let mut ty = self.type_of_specifier(ts);
+                let bindless = self.extensions.contains("GL_ARB_bindless_texture")
+                    || self.extensions.contains("GL_NV_bindless_texture");
                 match (&ty, base_name) {
+                    // A sampler or image from a handle (GL_ARB_bindless_texture).
+                    (Type::Opaque(n), _)
+                        if bindless && (n.contains("sampler") || n.contains("image")) =>
+                    {
+                        self.diagnostics.truncate(before);
+                        self.call_args = None;
+                        return (Callee::Constructor(ty.clone()), ty);
+                    }
                     (Type::Opaque(n), _) if ts.array_specifier.is_none() => {
                         self.diagnostics.truncate(before);
                         n.clone()

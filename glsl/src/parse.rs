@@ -304,6 +304,11 @@ fn hide_extensions_glsl_lang_rejects(source: &str) -> (std::borrow::Cow<'_, str>
     for line in source.split_inclusive('\n') {
         let at = offset;
         offset += line.len();
+        if let Some(new_line) = conditional_on_hidden_extension(line) {
+            let t = text.get_or_insert_with(|| source.to_string());
+            t.replace_range(at..at + line.len(), &new_line);
+            continue;
+        }
         let Some(rest) = directive(line, "extension") else {
             continue;
         };
@@ -329,6 +334,55 @@ fn hide_extensions_glsl_lang_rejects(source: &str) -> (std::borrow::Cow<'_, str>
         None => std::borrow::Cow::Borrowed(source),
     };
     (text, hidden)
+}
+
+/// A `#if`/`#ifdef`/`#ifndef`/`#elif` line that tests the macro of an
+/// extension we support but glsl-lang's registry does not know (so it
+/// defines no macro for it, and forbids `#define GL_...`), rewritten at the
+/// same length: `defined` and `#ifdef` of it test `__LINE__` (always
+/// defined), its value is `1`.
+fn conditional_on_hidden_extension(line: &str) -> Option<String> {
+    use glsl_lang_pp::exts::{names::ExtNameAtom, DEFAULT_REGISTRY};
+    let kind = ["ifdef", "ifndef", "if", "elif"]
+        .into_iter()
+        .find(|k| directive(line, k).is_some())?;
+    if !line.contains("GL_") {
+        return None;
+    }
+    let mut out = String::with_capacity(line.len());
+    let mut changed = false;
+    let mut rest = line;
+    let mut after_defined = kind != "if" && kind != "elif";
+    while !rest.is_empty() {
+        let word_len = rest
+            .find(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+            .unwrap_or(rest.len());
+        if word_len == 0 {
+            let c = rest.chars().next().unwrap_or(' ');
+            out.push(c);
+            if !c.is_whitespace() && c != '(' {
+                after_defined = kind == "ifdef" || kind == "ifndef";
+            }
+            rest = &rest[c.len_utf8()..];
+            continue;
+        }
+        let word = &rest[..word_len];
+        rest = &rest[word_len..];
+        let hidden = word.starts_with("GL_")
+            && word.len() >= "__LINE__".len()
+            && crate::builtins::is_extension(word)
+            && DEFAULT_REGISTRY.get(&ExtNameAtom::from(word)).is_none();
+        if hidden {
+            let with = if after_defined { "__LINE__" } else { "1" };
+            out.push_str(&format!("{with:<width$}", width = word.len()));
+            changed = true;
+        } else {
+            out.push_str(word);
+        }
+        after_defined =
+            word == "defined" || ((kind == "ifdef" || kind == "ifndef") && word == kind);
+    }
+    changed.then_some(out)
 }
 
 /// A parsed shader.
@@ -579,6 +633,30 @@ mod tests {
         );
         assert_eq!(p.source.locate(off).line, 4);
         assert_eq!(p.source.line_of(off), 6);
+    }
+
+    /// Extensions glsl-lang does not know are hidden from it, and their
+    /// macros tested as defined (we support them), offsets unchanged.
+    #[test]
+    fn extensions_glsl_lang_does_not_know() {
+        let src = "#version 450\n#extension GL_ARB_bindless_texture : require\n#ifndef GL_ARB_bindless_texture\n#error no\n#endif\n#if defined(GL_ARB_bindless_texture) && GL_ARB_bindless_texture == 1\nout vec4 o;\n#endif\n#ifdef GL_NOT_AN_EXTENSION\n#error no\n#endif\nvoid main() { o = vec4(1); }\n";
+        let p = parse_ok(src, Stage::Fragment);
+        assert_eq!(p.source.text, src);
+        assert_eq!(
+            p.extensions,
+            vec![Extension {
+                name: "GL_ARB_bindless_texture".into(),
+                behavior: "require".into(),
+                span: Span::new(13, 44),
+            }]
+        );
+        assert_eq!(
+            conditional_on_hidden_extension(
+                "#if defined(GL_ARB_bindless_texture) && GL_ARB_bindless_texture\n"
+            )
+            .as_deref(),
+            Some("#if defined(__LINE__               ) && 1                      \n")
+        );
     }
 
     #[test]

@@ -552,6 +552,13 @@ fn print_finding(out: &mut impl Write, f: &Finding, as_json: bool) -> Result<()>
                 }
                 j["other_access"] = json!(other_access);
             }
+            SanitizerKind::DivergentBarrier {
+                arrived,
+                invocations,
+            } => {
+                j["arrived"] = json!(arrived);
+                j["invocations"] = json!(invocations);
+            }
         }
         writeln!(out, "{j}")?;
     } else {

@@ -408,6 +408,11 @@ pub enum SanitizerKind {
         other_line: u32,
         other_access: Access,
     },
+    /// A `barrier()` (the report's step) that `arrived` of the work group's
+    /// `invocations` reached: in divergent control flow, or after some
+    /// invocations returned (undefined behaviour; barrier epochs, and so
+    /// race reports, are then not to be trusted).
+    DivergentBarrier { arrived: u32, invocations: u32 },
 }
 
 /// How an invocation touched memory, in a race report.
@@ -483,6 +488,10 @@ pub fn decode_sanitizer(words: &[u32], table: &ProbeTable) -> (Vec<SanitizerRepo
                         layout::SANITIZE_RACE_OTHER_WRITE,
                         layout::SANITIZE_RACE_OTHER_ATOMIC,
                     ),
+                },
+                layout::SANITIZE_KIND_BARRIER => SanitizerKind::DivergentBarrier {
+                    arrived: r.index,
+                    invocations: r.bound,
                 },
                 _ => return None,
             };
@@ -613,12 +622,14 @@ mod tests {
     fn sanitizer_records_become_reports_once_per_kind_and_probe() {
         let table = compute_table(1);
         let signed = layout::SANITIZE_KIND_OOB | layout::SANITIZE_INDEX_SIGNED;
+        let barrier = layout::SANITIZE_KIND_BARRIER;
         let mut words = sanitize_buffer(
             &table,
             &[
                 [signed, 1, 3, 0, 0, (-1i32) as u32, 8, 0, 0, 0, 0],
                 [signed, 1, 4, 0, 0, 9, 8, 0, 0, 0, 0],
                 [layout::SANITIZE_KIND_UNINIT, 1, 2, 1, 0, 5, 16, 0, 0, 0, 0],
+                [barrier, 1, 6, 0, 0, 12, 16, 0, 0, 0, 0],
             ],
         );
         words.extend([0; layout::SANITIZE_RECORD_WORDS]);
@@ -626,6 +637,7 @@ mod tests {
             described(&words, &table),
             [
                 "Oob { index: -1, bound: 8 } line 5 compute (3,0,0)",
+                "DivergentBarrier { arrived: 12, invocations: 16 } line 5 compute (6,0,0)",
                 "UninitRead { decl: 16, element: 5 } line 5 compute (2,1,0)",
             ]
         );
@@ -633,7 +645,7 @@ mod tests {
         words[0] = 9;
         let (reports, truncated) = decode_sanitizer(&words, &table);
         assert!(truncated);
-        assert_eq!(reports.len(), 2);
+        assert_eq!(reports.len(), 3);
         let json = serde_json::to_string(&reports[0]).unwrap();
         assert!(json.contains(r#""kind":"oob","index":-1"#), "{json}");
     }

@@ -130,8 +130,12 @@ pub const SANITIZE_KIND_UNINIT: u32 = 2;
 /// Two invocations of a work group accessed one shared element between the
 /// same two barriers, at least one writing, not both atomically.
 pub const SANITIZE_KIND_RACE: u32 = 3;
+/// A `barrier()` that not every invocation of the work group reached (in
+/// divergent control flow, or after some returned): `index` is how many
+/// did, `bound` the work group's size.
+pub const SANITIZE_KIND_BARRIER: u32 = 4;
 /// How many kinds there are (dedup words per probe).
-pub const SANITIZE_KINDS: u32 = 3;
+pub const SANITIZE_KINDS: u32 = 4;
 /// Set in a record's `kind` word when its `index` is a signed `int`.
 pub const SANITIZE_INDEX_SIGNED: u32 = 0x100;
 /// A race: set in the `kind` word when the reporting invocation's access

@@ -863,3 +863,54 @@ void main() {
         (at, at, 0, Access::Write, Access::Write)
     );
 }
+
+/// A prefix sum with a `barrier()` inside divergent control flow
+/// (undefined behaviour: not every invocation reaches it) says so: the
+/// barrier reached by 15 of 16 invocations. Its fixed twin (the barrier
+/// where all reach it) reports nothing.
+const SCAN: &str = "#version 430
+layout(local_size_x = 16) in;
+layout(std430, binding = 0) buffer Src { float src[]; };
+layout(std430, binding = 1) buffer Dst { float dst[]; };
+shared float tile[16];
+void main() {
+    uint i = gl_LocalInvocationID.x;
+    tile[i] = src[gl_GlobalInvocationID.x];
+    barrier();
+    for (uint s = 1u; s < 16u; s <<= 1u) {
+        STEP
+        barrier();
+    }
+    dst[gl_GlobalInvocationID.x] = tile[i];
+}
+";
+
+#[test]
+fn barrier_in_divergent_control_flow_is_reported() {
+    let src: Vec<u32> = (0..16).map(|i| (i as f32 + 1.0).to_bits()).collect();
+    let bug = SCAN.replace(
+        "STEP",
+        "if (i >= s) {\n            float t = tile[i - s];\n            barrier();\n            tile[i] += t;\n        }",
+    );
+    let checked = dispatch_in(CORE, &bug, Some(RACE), 1, &src, 16);
+    let inner = line_of(&bug, "            barrier();");
+    let divergent: Vec<(u32, SanitizerKind)> = checked
+        .reports
+        .iter()
+        .filter(|r| matches!(r.kind, SanitizerKind::DivergentBarrier { .. }))
+        .map(|r| (r.line, r.kind))
+        .collect();
+    let want = SanitizerKind::DivergentBarrier {
+        arrived: 15,
+        invocations: 16,
+    };
+    assert_eq!(divergent, [(inner, want)], "{:?}", checked.reports);
+
+    let fix = SCAN.replace(
+        "STEP",
+        "float t = i >= s ? tile[i - s] : 0.0;\n        barrier();\n        tile[i] += t;",
+    );
+    let dst = clean(|c| dispatch_in(CORE, &fix, c, 1, &src, 16), Checks::ALL);
+    let want: Vec<f32> = (1..=16).map(|n| (n * (n + 1) / 2) as f32).collect();
+    assert_eq!(floats(&dst), want);
+}

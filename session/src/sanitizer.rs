@@ -15,7 +15,8 @@ use crate::stop::{Location, Stop};
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Finding {
     pub report: SanitizerReport,
-    /// `out_of_bounds`, `uninitialized_read` or `data_race`.
+    /// `out_of_bounds`, `uninitialized_read`, `data_race` or
+    /// `divergent_barrier`.
     pub kind: &'static str,
     /// The statement whose access it was.
     pub location: Location,
@@ -96,6 +97,17 @@ impl Stop {
                     format!("data race on shared {shown}: {first}, {then}, no barrier between"),
                 )
             }
+            SanitizerKind::DivergentBarrier {
+                arrived,
+                invocations,
+            } => (
+                "divergent_barrier",
+                None,
+                format!(
+                    "barrier() reached by {arrived} of the work group's {invocations} invocations \
+                     (in divergent control flow, or after a return)"
+                ),
+            ),
         };
         Finding {
             report: *r,

@@ -148,9 +148,15 @@ pub struct Checks {
     /// and not both are atomic functions.
     ///
     /// Modelled: each `barrier()` call (in any function) is rewritten to
-    /// one that also counts the barriers the invocation passed, its epoch
-    /// (all invocations of a work group pass barriers together, so the
-    /// epoch orders their accesses). Each element of a shared variable's
+    /// one that also counts the work group's barriers (a shared generation
+    /// word, advanced once after each barrier): the epoch of the accesses
+    /// until the next one (all invocations of a work group pass barriers
+    /// together, so the epoch orders their accesses). It counts the
+    /// invocations that arrive, too: a barrier that not all of the work
+    /// group reached (in divergent control flow, or after some returned;
+    /// undefined behaviour) is reported, with how many did
+    /// (`SANITIZE_KIND_BARRIER`); an invocation that skipped one counts the
+    /// following barriers as the others do. Each element of a shared variable's
     /// outermost array (the variable if it is no array) gets shadow words
     /// (per element, whatever the element's size): the last
     /// writer and two of the readers of the current epoch (the lowest and
@@ -179,9 +185,9 @@ pub struct Checks {
     /// Other writes (compound assignments, `++`, nested assignments,
     /// `out` arguments, parts of elements) do not compare values.
     ///
-    /// Not modelled: `barrier()` in divergent control flow (undefined
-    /// behaviour, not reported as such yet; the epochs of the work group's
-    /// invocations then disagree and races are compared across them), work
+    /// Not modelled: the order of accesses around a barrier that not all
+    /// invocations reached (reported as such; until the next barrier the
+    /// epochs of the invocations that skipped it lag behind), work
     /// groups of more than 1024 invocations (no race check), the order
     /// `memoryBarrierShared()` without `barrier()` gives (none between
     /// invocations: not a barrier here either). The epoch has 7 bits:

@@ -83,15 +83,33 @@ impl Runtime {
         };
         let h = self.h;
         let n = self.race_words;
+        let divergent = crate::layout::SANITIZE_KIND_BARRIER;
+        // The work group's barrier generation is one shared word
+        // (`_sdbg_gen`, advanced once after each barrier), so an invocation
+        // that skipped a barrier (divergent control flow) counts the next
+        // ones as the others do. `_sdbg_arrive`: arrivals at the barriers
+        // of the last three generations (the one waited at, the one before,
+        // which slower invocations may still be reading, and the next,
+        // which is cleared).
         let mut s = format!(
             "void _sdbg_other_key({h}uint at, {h}uint o);
 void _sdbg_race_clear();
+void _sdbg_race_init();
 {h}uint _sdbg_ep = 0u;
 {h}uint _sdbg_v = 0u;
 bool _sdbg_race_on = false;
-void _sdbg_barrier() {{
+{h}uint _sdbg_wg = 0u;
+shared {h}uint _sdbg_gen;
+shared {h}uint _sdbg_arrive[3];
+void _sdbg_barrier({h}uint p) {{
+    {h}uint g = atomicAdd(_sdbg_gen, 0u);
+    atomicAdd(_sdbg_arrive[g % 3u], 1u);
     barrier();
-    _sdbg_ep = (_sdbg_ep + 1u) & 127u;
+    {h}uint arrived = atomicAdd(_sdbg_arrive[g % 3u], 0u);
+    _sdbg_arrive[(g + 2u) % 3u] = 0u;
+    atomicCompSwap(_sdbg_gen, g, g + 1u);
+    if (arrived != _sdbg_wg) _sdbg_report({divergent}u, p, arrived, _sdbg_wg, 0u);
+    _sdbg_ep = (g + 1u) & 127u;
     if (_sdbg_ep == 0u) {{ _sdbg_race_clear(); memoryBarrierShared(); barrier(); }}
 }}
 "
@@ -167,6 +185,12 @@ void _sdbg_wr({h}uint p, {h}uint at, {h}uint elem, {h}uint decl, {h}uint f, bool
 void _sdbg_race_clear() {{
     {h}uint n = gl_WorkGroupSize.x * gl_WorkGroupSize.y * gl_WorkGroupSize.z;
     _sdbg_race_on = n <= 1024u;{clear}
+}}
+void _sdbg_race_init() {{
+    _sdbg_wg = gl_WorkGroupSize.x * gl_WorkGroupSize.y * gl_WorkGroupSize.z;
+    if (gl_LocalInvocationIndex < 3u) _sdbg_arrive[gl_LocalInvocationIndex] = 0u;
+    if (gl_LocalInvocationIndex == 0u) _sdbg_gen = 0u;
+    _sdbg_race_clear();
 }}
 "
         )
@@ -739,7 +763,7 @@ void _sdbg_uchk{k}({h}uint p, {h}{t} i, {h}uint f) {{{check} }}
             }
         }
         if self.shadow_race {
-            body.push_str("    _sdbg_race_clear();\n");
+            body.push_str("    _sdbg_race_init();\n");
         }
         let _ = write!(self.pending, "void _sdbg_shadow_init() {{\n{body}}}\n");
     }

@@ -375,7 +375,9 @@ impl<'a> Walker<'a> {
                 self.shared_number(d);
             }
             self.shared_frozen = true;
-            if !self.shared.is_empty() {
+            // The race check counts arrivals at barriers in shared words
+            // of its own, with or without shared variables.
+            if !self.shared.is_empty() || self.race {
                 let shadows: Vec<(usize, u32)> = self
                     .shared
                     .iter()
@@ -938,8 +940,8 @@ impl<'a> Walker<'a> {
                     self.nan_check(&args[i]);
                 }
                 let atomic = is_atomic(&callee);
-                let f = self.barrier_call(f, &callee);
                 let args = self.args(args, &outs, atomic);
+                let (f, args) = self.barrier_call(f, &callee, args);
                 for t in targets {
                     self.log_write(t, span, &mut after);
                 }
@@ -1155,8 +1157,8 @@ impl Walker<'_> {
                 let targets: Vec<Option<Target>> =
                     outs.iter().map(|&i| self.write_target(&args[i])).collect();
                 let atomic = is_atomic(&callee);
-                let f = self.barrier_call(f, &callee);
                 let args = self.args(args, &outs, atomic);
+                let (f, args) = self.barrier_call(f, &callee, args);
                 let mut e = node(ExprData::FunCall(f, args));
                 if ret != Type::Void {
                     for t in targets {
@@ -1387,15 +1389,24 @@ impl Walker<'_> {
         self.shared_number(d)
     }
 
-    /// The function a call names, `barrier` made `_sdbg_barrier` when
-    /// checking races (it counts the barriers the invocation passed).
-    fn barrier_call(&self, f: ast::FunIdentifier, callee: &Callee) -> ast::FunIdentifier {
+    /// The function a call names and its arguments, `barrier()` made
+    /// `_sdbg_barrier(p)` when checking races (it counts the barriers the
+    /// invocation passed, and the invocations that reached this one).
+    fn barrier_call(
+        &self,
+        f: ast::FunIdentifier,
+        callee: &Callee,
+        args: Vec<ast::Expr>,
+    ) -> (ast::FunIdentifier, Vec<ast::Expr>) {
         match callee {
-            Callee::Builtin(sig) if self.race && sig.name == "barrier" => ast::FunIdentifier::new(
-                ast::FunIdentifierData::Expr(Box::new(var("_sdbg_barrier"))),
-                f.span,
+            Callee::Builtin(sig) if self.race && sig.name == "barrier" => (
+                ast::FunIdentifier::new(
+                    ast::FunIdentifierData::Expr(Box::new(var("_sdbg_barrier"))),
+                    f.span,
+                ),
+                vec![uint(self.cur_step)],
             ),
-            _ => f,
+            _ => (f, args),
         }
     }
 

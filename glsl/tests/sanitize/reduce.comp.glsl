@@ -3,12 +3,22 @@
 void _sdbg_key(uint at) { _sdbg_data[at] = gl_GlobalInvocationID.x; _sdbg_data[at + 1u] = gl_GlobalInvocationID.y; _sdbg_data[at + 2u] = gl_GlobalInvocationID.z; }
 void _sdbg_other_key(uint at, uint o);
 void _sdbg_race_clear();
+void _sdbg_race_init();
 uint _sdbg_ep = 0u;
 uint _sdbg_v = 0u;
 bool _sdbg_race_on = false;
-void _sdbg_barrier() {
+uint _sdbg_wg = 0u;
+shared uint _sdbg_gen;
+shared uint _sdbg_arrive[3];
+void _sdbg_barrier(uint p) {
+    uint g = atomicAdd(_sdbg_gen, 0u);
+    atomicAdd(_sdbg_arrive[g % 3u], 1u);
     barrier();
-    _sdbg_ep = (_sdbg_ep + 1u) & 127u;
+    uint arrived = atomicAdd(_sdbg_arrive[g % 3u], 0u);
+    _sdbg_arrive[(g + 2u) % 3u] = 0u;
+    atomicCompSwap(_sdbg_gen, g, g + 1u);
+    if (arrived != _sdbg_wg) _sdbg_report(4u, p, arrived, _sdbg_wg, 0u);
+    _sdbg_ep = (g + 1u) & 127u;
     if (_sdbg_ep == 0u) { _sdbg_race_clear(); memoryBarrierShared(); barrier(); }
 }
 shared uint _sdbg_rw[16];
@@ -80,7 +90,7 @@ uint _sdbg_t3;
 void _sdbg_shadow_init() {
     uint n = gl_WorkGroupSize.x * gl_WorkGroupSize.y * gl_WorkGroupSize.z;
     for (uint i = gl_LocalInvocationIndex; i < 16u; i += n) _sdbg_sh0[i] = 0u;
-    _sdbg_race_clear();
+    _sdbg_race_init();
 }
 void main() {
     _sdbg_shadow_init();
@@ -92,7 +102,7 @@ void main() {
         _sdbg_markv0(8u, _sdbg_t1, 0u, true, _sdbg_v);
     } else _sdbg_chk(true, 8u, gl_GlobalInvocationID.x, src.length(), _sdbg_t0) ? src[_sdbg_t0] : _sdbg_zero_float();
     memoryBarrierShared();
-    _sdbg_barrier();
+    _sdbg_barrier(10u);
     for (uint s = 8u; s > 0u; s >>= 1u) {
         if (i < s) {
             float other = _sdbg_pick_float(tile[_sdbg_u0(18u, i + s, 0u)]);
@@ -117,4 +127,10 @@ void _sdbg_race_clear() {
     uint n = gl_WorkGroupSize.x * gl_WorkGroupSize.y * gl_WorkGroupSize.z;
     _sdbg_race_on = n <= 1024u;
     for (uint i = gl_LocalInvocationIndex; i < 16u; i += n) { _sdbg_rw[i] = 0u; _sdbg_rmin[i] = 0xffffffffu; _sdbg_rmax[i] = 0u; _sdbg_rv[i] = 0u; }
+}
+void _sdbg_race_init() {
+    _sdbg_wg = gl_WorkGroupSize.x * gl_WorkGroupSize.y * gl_WorkGroupSize.z;
+    if (gl_LocalInvocationIndex < 3u) _sdbg_arrive[gl_LocalInvocationIndex] = 0u;
+    if (gl_LocalInvocationIndex == 0u) _sdbg_gen = 0u;
+    _sdbg_race_clear();
 }

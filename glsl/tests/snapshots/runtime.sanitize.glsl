@@ -14,7 +14,7 @@ void _sdbg_report(uint kind, uint p, uint idx, uint bound, uint other) {
 void _sdbg_key(uint at) { _sdbg_data[at] = uint(gl_VertexID); _sdbg_data[at + 1u] = uint(gl_InstanceID); _sdbg_data[at + 2u] = 0u; }
 void _sdbg_put_other(uint at, uint kind, uint other) {  }
 void _sdbg_put(uint kind, uint p, uint idx, uint bound, uint other) {
-    uint flag = p * 3u + (kind & 0xffu) - 1u;
+    uint flag = p * 4u + (kind & 0xffu) - 1u;
     if (flag < _sdbg_san_flags) {
         if (_sdbg_data[flag] != 0u || atomicOr(_sdbg_data[flag], 1u) != 0u) return;
     }

@@ -1973,6 +1973,12 @@ impl Model {
                     self.error(span, format!("`{ty}(...)` needs arguments"));
                     return;
                 }
+                // A bindless handle from a sampler or image (`uvec2(s)`).
+                let bindless = self.extensions.contains("GL_ARB_bindless_texture")
+                    || self.extensions.contains("GL_NV_bindless_texture");
+                if bindless && args.len() == 1 && matches!(args[0], Type::Opaque(_)) {
+                    return;
+                }
                 if let Some(bad) = args.iter().find(|a| size(a).is_none()) {
                     let msg = format!("cannot construct {ty} from a value of type {bad}");
                     self.type_error(span, msg, &[bad]);

@@ -385,6 +385,116 @@ fn conditional_on_hidden_extension(line: &str) -> Option<String> {
     changed.then_some(out)
 }
 
+/// Qualifier keywords: after `invariant`, one of them makes glsl-lang's
+/// grammar happy.
+const QUALIFIER_WORDS: [&str; 20] = [
+    "in",
+    "out",
+    "inout",
+    "uniform",
+    "buffer",
+    "varying",
+    "attribute",
+    "centroid",
+    "sample",
+    "patch",
+    "flat",
+    "smooth",
+    "noperspective",
+    "highp",
+    "mediump",
+    "lowp",
+    "layout",
+    "precise",
+    "const",
+    "shared",
+];
+
+/// glsl-lang's grammar wants another qualifier after `invariant`, so a
+/// block member `invariant vec4 v;` (GLSL 1.50 and later) does not parse.
+/// Blanks each `invariant` directly followed by a type and a name; returns
+/// the text and where those types start, for [`restore_lone_invariants`].
+fn hide_lone_invariants(
+    text: std::borrow::Cow<'_, str>,
+) -> (std::borrow::Cow<'_, str>, Vec<usize>) {
+    let word_at = |s: &str, i: usize| -> usize {
+        s[i..]
+            .find(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+            .map_or(s.len(), |n| i + n)
+    };
+    let skip_space = |s: &str, i: usize| -> usize {
+        s[i..]
+            .find(|c: char| !c.is_whitespace())
+            .map_or(s.len(), |n| i + n)
+    };
+    let mut found = Vec::new();
+    let mut types = Vec::new();
+    let src = text.as_ref();
+    let mut at = 0;
+    while let Some(n) = src[at..].find("invariant") {
+        let i = at + n;
+        at = i + "invariant".len();
+        let before = src[..i].chars().next_back();
+        if before.is_some_and(|c| c.is_ascii_alphanumeric() || c == '_') {
+            continue;
+        }
+        // Not in a comment (a line comment, or an unclosed block comment).
+        let line_start = src[..i].rfind('\n').map_or(0, |p| p + 1);
+        if src[line_start..i].contains("//") || src[..i].rfind("/*") > src[..i].rfind("*/") {
+            continue;
+        }
+        let w1 = skip_space(src, at);
+        let w1_end = word_at(src, w1);
+        if w1_end == w1 || w1 == at || QUALIFIER_WORDS.contains(&&src[w1..w1_end]) {
+            continue;
+        }
+        let w2 = skip_space(src, w1_end);
+        if word_at(src, w2) == w2 || w2 == w1_end {
+            continue;
+        }
+        found.push(i);
+        types.push(w1);
+    }
+    if found.is_empty() {
+        return (text, types);
+    }
+    let mut owned = text.into_owned();
+    for i in found {
+        owned.replace_range(i..i + "invariant".len(), "         ");
+    }
+    (std::borrow::Cow::Owned(owned), types)
+}
+
+/// Puts back the `invariant` qualifier [`hide_lone_invariants`] took from
+/// block members (and struct fields), on the members whose type starts at
+/// one of `types`.
+fn restore_lone_invariants(tu: &mut ast::TranslationUnit, types: &[usize]) {
+    if types.is_empty() {
+        return;
+    }
+    let starts_at = |f: &ast::StructFieldSpecifier| {
+        f.ty.span
+            .is_some_and(|s| types.contains(&usize::from(s.start().offset)))
+    };
+    let invariant = || -> ast::TypeQualifier {
+        ast::TypeQualifierData {
+            qualifiers: vec![ast::TypeQualifierSpecData::Invariant.into()],
+        }
+        .into()
+    };
+    for ext in &mut tu.0 {
+        if let ast::ExternalDeclarationData::Declaration(d) = &mut ext.content {
+            if let ast::DeclarationData::Block(b) = &mut d.content {
+                for f in &mut b.fields {
+                    if f.qualifier.is_none() && starts_at(f) {
+                        f.qualifier = Some(invariant());
+                    }
+                }
+            }
+        }
+    }
+}
+
 /// A parsed shader.
 #[derive(Clone, Debug)]
 pub struct Parsed {
@@ -421,8 +531,9 @@ pub fn parse_text(mut source: SourceText, stage: Stage) -> Result<Parsed, Diagno
         ..Default::default()
     };
     let (parse_text, hidden) = hide_extensions_glsl_lang_rejects(&source.text);
-    let (tu, _ctx, lexer) = ast::TranslationUnit::parse_with_options(parse_text.as_ref(), &opts)
-        .map_err(|e| {
+    let (parse_text, lone_invariants) = hide_lone_invariants(parse_text);
+    let (mut tu, _ctx, lexer) =
+        ast::TranslationUnit::parse_with_options(parse_text.as_ref(), &opts).map_err(|e| {
             let range = e.pos();
             let start = usize::from(range.start()).min(source.text.len());
             let len = usize::from(range.len());
@@ -432,6 +543,7 @@ pub fn parse_text(mut source: SourceText, stage: Stage) -> Result<Parsed, Diagno
             )
             .with_kind(DiagnosticKind::Syntax)
         })?;
+    restore_lone_invariants(&mut tu, &lone_invariants);
     let directives = lexer.into_directives();
     let mut source_has_version = false;
     let mut version = None;

@@ -8,7 +8,7 @@ use shaderdbg_glsl::instrument::{instrument, Mode, Request, Target};
 use shaderdbg_glsl::parse::parse;
 use shaderdbg_glsl::Stage;
 
-const SHADERS: [(&str, Stage, &str); 5] = [
+const SHADERS: [(&str, Stage, &str); 10] = [
     (
         "gpu_shader5",
         Stage::Geometry,
@@ -34,17 +34,52 @@ const SHADERS: [(&str, Stage, &str); 5] = [
         Stage::Compute,
         "#version 450\n#extension GL_KHR_shader_subgroup_ballot : enable\nlayout(local_size_x = 64) in;\nlayout(std430, binding = 0) buffer B { uvec4 b[]; };\nvoid main() {\n    b[gl_SubgroupInvocationID] = subgroupBallot(true);\n}\n",
     ),
+    (
+        "bindless",
+        Stage::Fragment,
+        "#version 450\n#extension GL_ARB_bindless_texture : require\nlayout(bindless_sampler) uniform;\nstruct Mat { sampler2D albedo; float k; };\nlayout(std430, binding = 0) buffer Mats { Mat mats[]; uvec2 handles[]; };\nuniform sampler2D direct;\nin vec2 uv;\nout vec4 o;\nvoid main() {\n    uvec2 h = uvec2(direct);\n    sampler2D s = sampler2D(handles[0]);\n    o = texture(mats[0].albedo, uv) + texture(s, uv) * mats[0].k;\n}\n",
+    ),
+    (
+        "demote_interlock",
+        Stage::Fragment,
+        "#version 450\n#extension GL_EXT_demote_to_helper_invocation : require\n#extension GL_ARB_fragment_shader_interlock : require\nlayout(pixel_interlock_ordered) in;\nout vec4 o;\nvoid main() {\n    beginInvocationInterlockARB();\n    if (gl_FragCoord.x < 1.0) demote;\n    bool h = helperInvocationEXT();\n    endInvocationInterlockARB();\n    o = vec4(h ? 1.0 : 0.0);\n}\n",
+    ),
+    (
+        "viewport_array2",
+        Stage::Vertex,
+        "#version 450\n#extension GL_NV_viewport_array2 : require\nlayout(viewport_relative) out highp int gl_Layer;\nvoid main() {\n    gl_ViewportMask[0] = 1;\n    gl_Layer = 0;\n    gl_Position = vec4(0);\n}\n",
+    ),
+    (
+        "gated_functions_130",
+        Stage::Fragment,
+        "#version 130\n#extension GL_ARB_texture_cube_map_array : enable\n#extension GL_ARB_shading_language_packing : enable\n#extension GL_ARB_shader_texture_lod : enable\nuniform samplerCubeArray c;\nuniform sampler2D t;\nout vec4 o;\nvoid main() {\n    uint p = packUnorm4x8(vec4(0.5));\n    o = texture(c, vec4(0.0)) + texture2DLod(t, vec2(0.0), 1.0) + texture2DGradARB(t, vec2(0), vec2(0), vec2(0)) + unpackUnorm4x8(p);\n}\n",
+    ),
+    (
+        "invariant_members_layout_case",
+        Stage::Vertex,
+        "#version 150\n#extension GL_ARB_explicit_attrib_location : enable\ninvariant gl_Position;\nout Block { invariant vec4 v; } b;\nlayout(ROW_MAJOR, Std140) uniform;\nlayout(Location = 1) in vec4 p;\nvoid main() { b.v = p; gl_Position = p; }\n",
+    ),
 ];
 
 #[test]
 fn extension_shaders_analyse_and_instrument() {
+    let mut failures = Vec::new();
     for (name, stage, src) in SHADERS {
-        let parsed = parse(&[src], stage, None).unwrap_or_else(|d| panic!("{name}: {}", d.message));
+        let parsed = match parse(&[src], stage, None) {
+            Ok(p) => p,
+            Err(d) => {
+                failures.push(format!("{name}: {}", d.message));
+                continue;
+            }
+        };
         let errors: Vec<String> = Model::analyze(&parsed)
             .errors()
             .map(|d| d.message.clone())
             .collect();
-        assert!(errors.is_empty(), "{name}: {errors:?}");
+        if !errors.is_empty() {
+            failures.push(format!("{name}: {errors:?}"));
+            continue;
+        }
         let invocation = match stage {
             Stage::Compute => Some(Invocation::Compute { id: [0, 0, 0] }),
             Stage::Fragment => Some(Invocation::fragment(0, 0)),
@@ -61,6 +96,13 @@ fn extension_shaders_analyse_and_instrument() {
                 },
             )
             .unwrap_or_else(|e| panic!("{name}: {e}"));
+            if name == "invariant_members_layout_case" {
+                assert!(
+                    out.glsl.contains("invariant vec4 v"),
+                    "{name}: {}",
+                    out.glsl
+                );
+            }
             for e in &parsed.extensions {
                 let line = format!("#extension {} : {}", e.name, e.behavior);
                 assert!(
@@ -71,4 +113,5 @@ fn extension_shaders_analyse_and_instrument() {
             }
         }
     }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
 }

@@ -402,7 +402,7 @@ impl Model {
     /// The implicit conversions this shader's version and extensions allow.
     pub fn conversions(&self) -> Conversions {
         let v = self.env.version;
-        let ext = |n: &str| self.extensions.contains(n);
+        let ext = |n: &str| !self.extensions.is_empty() && self.extensions.contains(n);
         if v.is_es() {
             let on = ext("GL_EXT_shader_implicit_conversions");
             return Conversions {

@@ -301,10 +301,17 @@ fn hide_extensions_glsl_lang_rejects(source: &str) -> (std::borrow::Cow<'_, str>
     let mut text: Option<String> = None;
     let mut hidden = Vec::new();
     let mut offset = 0;
+    let es = source
+        .lines()
+        .find_map(|l| directive(l, "version"))
+        .is_some_and(|v| {
+            let v = v.split("//").next().unwrap_or("");
+            v.split_whitespace().any(|w| w == "es" || w == "100")
+        });
     for line in source.split_inclusive('\n') {
         let at = offset;
         offset += line.len();
-        if let Some(new_line) = conditional_on_hidden_extension(line) {
+        if let Some(new_line) = conditional_on_hidden_extension(line, es) {
             let t = text.get_or_insert_with(|| source.to_string());
             t.replace_range(at..at + line.len(), &new_line);
             continue;
@@ -340,8 +347,9 @@ fn hide_extensions_glsl_lang_rejects(source: &str) -> (std::borrow::Cow<'_, str>
 /// extension we support but glsl-lang's registry does not know (so it
 /// defines no macro for it, and forbids `#define GL_...`), rewritten at the
 /// same length: `defined` and `#ifdef` of it test `__LINE__` (always
-/// defined), its value is `1`.
-fn conditional_on_hidden_extension(line: &str) -> Option<String> {
+/// defined), its value is `1`. Not for `GL_OES_*` in desktop shaders nor
+/// `GL_ARB_*` in ES ones (`es`), which drivers of the other API lack.
+fn conditional_on_hidden_extension(line: &str, es: bool) -> Option<String> {
     use glsl_lang_pp::exts::{names::ExtNameAtom, DEFAULT_REGISTRY};
     let kind = ["ifdef", "ifndef", "if", "elif"]
         .into_iter()
@@ -368,7 +376,14 @@ fn conditional_on_hidden_extension(line: &str) -> Option<String> {
         }
         let word = &rest[..word_len];
         rest = &rest[word_len..];
+        // ES-only and desktop-only families stay undefined in the other API.
+        let other_api = if es {
+            word.starts_with("GL_ARB_")
+        } else {
+            word.starts_with("GL_OES_")
+        };
         let hidden = word.starts_with("GL_")
+            && !other_api
             && word.len() >= "__LINE__".len()
             && crate::builtins::is_extension(word)
             && DEFAULT_REGISTRY.get(&ExtNameAtom::from(word)).is_none();
@@ -764,7 +779,8 @@ mod tests {
         );
         assert_eq!(
             conditional_on_hidden_extension(
-                "#if defined(GL_ARB_bindless_texture) && GL_ARB_bindless_texture\n"
+                "#if defined(GL_ARB_bindless_texture) && GL_ARB_bindless_texture\n",
+                false
             )
             .as_deref(),
             Some("#if defined(__LINE__               ) && 1                      \n")

@@ -914,3 +914,21 @@ fn barrier_in_divergent_control_flow_is_reported() {
     let want: Vec<f32> = (1..=16).map(|n| (n * (n + 1) / 2) as f32).collect();
     assert_eq!(floats(&dst), want);
 }
+
+/// Barriers without shared variables: counted (all arrive), nothing else.
+#[test]
+fn barriers_without_shared_memory_report_nothing() {
+    let comp = "#version 430
+layout(local_size_x = 8) in;
+layout(std430, binding = 1) buffer Dst { uint dst[]; };
+void main() {
+    uint i = gl_LocalInvocationIndex;
+    dst[i] = i;
+    memoryBarrierBuffer();
+    barrier();
+    dst[i] += 1u;
+}
+";
+    let dst = clean(|c| dispatch_in(CORE, comp, c, 1, &[0], 8), Checks::ALL);
+    assert_eq!(dst, (1..=8).collect::<Vec<u32>>());
+}

@@ -376,8 +376,10 @@ impl<'a> Walker<'a> {
             }
             self.shared_frozen = true;
             // The race check counts arrivals at barriers in shared words
-            // of its own, with or without shared variables.
-            if !self.shared.is_empty() || self.race {
+            // of its own, with or without shared variables (the source
+            // text says whether there may be barriers).
+            let barriers = self.race && self.parsed.source.text.contains("barrier");
+            if !self.shared.is_empty() || barriers {
                 let shadows: Vec<(usize, u32)> = self
                     .shared
                     .iter()

@@ -3,7 +3,7 @@
 //!
 //! ```text
 //! glsl/tests/corpus/fetch-glslang.sh            # clones glslang's Test/ (pinned)
-//! cargo run -p shaderdbg-glsl --example glslang_corpus -- [DIR] [--false-errors] [--missed] [--list] [--group desktop|es|vulkan]
+//! cargo run -p shaderdbg-glsl --example glslang_corpus -- [DIR] [--false-errors] [--missed] [--list] [--stray] [--group desktop|es|vulkan]
 //! ```
 //!
 //! DIR defaults to `$SHADERDBG_GLSLANG` or where the script puts it. What is
@@ -22,6 +22,7 @@ fn main() -> ExitCode {
     let mut false_errors = false;
     let mut missed = false;
     let mut list = false;
+    let mut stray = false;
     let mut group = Group::Desktop;
     let mut args = std::env::args().skip(1);
     while let Some(a) = args.next() {
@@ -29,6 +30,7 @@ fn main() -> ExitCode {
             "--false-errors" => false_errors = true,
             "--missed" => missed = true,
             "--list" => list = true,
+            "--stray" => stray = true,
             "--group" => {
                 group = match args.next().as_deref() {
                     Some("desktop") => Group::Desktop,
@@ -69,6 +71,24 @@ fn main() -> ExitCode {
                 .first()
                 .map_or("accepted".to_string(), |(l, m)| format!("{l}: {m}"));
             println!("{} [{expected}] {ours}", r.name);
+        }
+    }
+    if stray {
+        println!(
+            "\nour errors off glslang's lines in invalid files ({}):",
+            group.name()
+        );
+        for r in results.iter().filter(|r| r.group == group) {
+            let measure::Expected::Invalid(lines) = &r.expected else {
+                continue;
+            };
+            for (l, m) in r
+                .ours
+                .iter()
+                .filter(|(l, _)| !lines.is_empty() && !lines.contains(l))
+            {
+                println!("{}:{l}: {m}", r.name);
+            }
         }
     }
     if false_errors {

@@ -151,7 +151,7 @@ pub struct Model {
     /// Inputs (true) and outputs with an explicit location: the variables
     /// there, with their component range, scalar type and qualifiers.
     #[allow(clippy::type_complexity)]
-    locations: HashMap<(bool, i64), Vec<(String, (i64, i64), Scalar, Vec<String>)>>,
+    locations: HashMap<(bool, i64, i64), Vec<(String, (i64, i64), Scalar, Vec<String>)>>,
     /// Whether a compute shader has declared its work group size so far.
     work_group_size_declared: bool,
     /// The name and argument types of the call being resolved.
@@ -204,18 +204,26 @@ impl Model {
             stage: parsed.stage,
             api: parsed.api,
         });
+        m.implied_extensions(parsed);
         for e in &parsed.extensions {
             m.extension_directive(e);
         }
-        // Drivers that expose GL_ARB_compatibility (Mesa, the proprietary
-        // ones) give GLSL 1.40 shaders the compatibility built-ins.
-        if !parsed.version.is_es() && parsed.version.number == 140 {
-            m.extensions.enable("GL_ARB_compatibility");
-        }
-        if m.extensions.gives_compatibility() && m.env.version.profile == Profile::Core {
-            m.env.version.profile = Profile::Compatibility;
-        }
         m
+    }
+
+    /// GLSL 1.40's GL_ARB_compatibility: drivers that expose it (Mesa, the
+    /// proprietary ones) give 1.40 shaders the compatibility built-ins.
+    fn implied_extensions(&mut self, parsed: &Parsed) {
+        if !parsed.version.is_es() && parsed.version.number == 140 {
+            self.extensions.enable("GL_ARB_compatibility");
+        }
+        self.apply_compatibility();
+    }
+
+    fn apply_compatibility(&mut self) {
+        if self.extensions.gives_compatibility() && self.env.version.profile == Profile::Core {
+            self.env.version.profile = Profile::Compatibility;
+        }
     }
 
     /// Applies one `#extension` line (GLSL §3.3).
@@ -240,6 +248,7 @@ impl Model {
             (true, "disable") => self.extensions.disable(&e.name),
             (true, _) => {
                 self.extensions.enable(&e.name);
+                self.apply_compatibility();
             }
             (false, "require") => error(self, format!("extension `{}` is not supported", e.name)),
             (false, "disable") => {}
@@ -251,10 +260,25 @@ impl Model {
     }
 
     /// Analyses a whole shader.
+    /// Each `#extension` line counts from where it stands (one may
+    /// `disable` what an earlier one enabled).
     pub fn analyze(parsed: &Parsed) -> Model {
-        let mut m = Model::for_parsed(parsed);
+        let mut m = Model::new(BuiltinEnv {
+            version: parsed.version,
+            stage: parsed.stage,
+            api: parsed.api,
+        });
+        m.implied_extensions(parsed);
+        let mut pending = parsed.extensions.iter().peekable();
         for ext in &parsed.tu.0 {
+            let start = crate::diagnostics::span_from_node(ext.span).start;
+            while let Some(e) = pending.next_if(|e| e.span.start < start) {
+                m.extension_directive(e);
+            }
             m.external(ext);
+        }
+        for e in pending {
+            m.extension_directive(e);
         }
         m
     }
@@ -511,15 +535,6 @@ impl Model {
     /// Wraps `base` in the array dimensions of `spec` (outermost first).
     pub fn apply_array(&mut self, base: Type, spec: Option<&ast::ArraySpecifier>) -> Type {
         let Some(spec) = spec else { return base };
-        for dim in spec.dimensions.iter().skip(1) {
-            if dim.content == ast::ArraySpecifierDimensionData::Unsized {
-                self.error(
-                    spec.span,
-                    "only the outermost dimension of an array of arrays can be left unsized",
-                );
-                break;
-            }
-        }
         let mut ty = base;
         for dim in spec.dimensions.iter().rev() {
             let n = match &dim.content {
@@ -771,6 +786,14 @@ impl Model {
             }
         }
         let mut out = Vec::new();
+        // (An initializer may size the inner dimensions too.)
+        if head.initializer.is_none() {
+            self.check_inner_unsized(head.ty.ty.array_specifier.as_ref());
+            self.check_inner_unsized(head.array_specifier.as_ref());
+        }
+        for tail in list.tail.iter().filter(|t| t.initializer.is_none()) {
+            self.check_inner_unsized(tail.ident.array_spec.as_ref());
+        }
         if let Some(name) = &head.name {
             let ty = self.apply_array(base.clone(), head.array_specifier.as_ref());
             out.push(self.declare_with_init(
@@ -1006,7 +1029,12 @@ impl Model {
                 ),
             );
         }
-        if !matches!(storage, Storage::In | Storage::Out) || name.as_str().starts_with("gl_") {
+        // Vertex inputs may alias (GLSL §4.4.1.1).
+        let vertex_input = self.env.stage == crate::Stage::Vertex && storage == Storage::In;
+        if !matches!(storage, Storage::In | Storage::Out)
+            || name.as_str().starts_with("gl_")
+            || vertex_input
+        {
             return;
         }
         let Some(location) = int_value(self, "location") else {
@@ -1049,7 +1077,10 @@ impl Model {
             })
             .collect();
         quals.sort();
-        let key = (storage == Storage::In, location);
+        // Fragment outputs of another `index` (dual-source blending) are
+        // other places.
+        let index = int_value(self, "index").unwrap_or(0);
+        let key = (storage == Storage::In, location, index);
         let others = self.locations.entry(key).or_default().clone();
         for (other, (lo, hi), other_scalar, other_quals) in &others {
             if range.0 < *hi && *lo < range.1 {
@@ -1184,6 +1215,23 @@ impl Model {
         })
     }
 
+    /// Only the outermost dimension of a declared array may be unsized
+    /// (array constructors may leave them all to their arguments).
+    fn check_inner_unsized(&mut self, spec: Option<&ast::ArraySpecifier>) {
+        let Some(spec) = spec else { return };
+        if spec
+            .dimensions
+            .iter()
+            .skip(1)
+            .any(|d| d.content == ast::ArraySpecifierDimensionData::Unsized)
+        {
+            self.error(
+                spec.span,
+                "only the outermost dimension of an array of arrays can be left unsized",
+            );
+        }
+    }
+
     /// Rules on what a global's storage qualifier allows: `attribute` and
     /// `varying` are gone from the core profile of 4.20 and from ES 3.00;
     /// shader inputs and outputs cannot be (or contain) bool.
@@ -1294,7 +1342,12 @@ impl Model {
             // Built-ins may be redeclared (`gl_FragCoord` with a layout, ...).
             if scope.contains_key(name.as_str()) && !name.as_str().starts_with("gl_") {
                 let prev = scope[name.as_str()];
-                if self.decls[prev].function == self.current_function {
+                // An array declared without a size may be redeclared with one.
+                let sizes = matches!(
+                    (&self.decls[prev].ty, &ty),
+                    (Type::Array(a, None), Type::Array(b, Some(_))) if a == b
+                );
+                if self.decls[prev].function == self.current_function && !sizes {
                     self.error(
                         name.span,
                         format!("`{}` is already declared in this scope", name.as_str()),
@@ -1319,7 +1372,7 @@ impl Model {
         match &init.content {
             ast::InitializerData::Simple(e) => self.expr_type(e),
             ast::InitializerData::List(items) => {
-                if items.is_empty() {
+                if items.is_empty() && !self.extensions.contains("GL_EXT_null_initializer") {
                     self.error(init.span, "an initializer list cannot be empty");
                 }
                 for i in items {
@@ -2708,6 +2761,14 @@ void main() {
             "#version 140\n#extension GL_ARB_texture_multisample : enable\nuniform isampler2DMS s;\nout vec4 o;\nvoid main() { o = vec4(texelFetch(s, ivec2(0), 1)) + vec4(textureSize(s), 0, 0); }\n",
             Stage::Fragment,
             expect![""],
+        );
+        // Each line counts from where it stands.
+        check(
+            "#version 150 core\nlayout(points) in;\nlayout(points, max_vertices = 1) out;\nvoid a() { EmitStreamVertex(0); }\n#extension GL_ARB_gpu_shader5 : enable\nvoid b() { EmitStreamVertex(0); }\n#extension GL_ARB_gpu_shader5 : disable\nvoid main() { EmitStreamVertex(0); }\n",
+            Stage::Geometry,
+            expect![[r#"
+                4:12: `EmitStreamVertex` is not available in GLSL 150 core geometry shaders
+                8:15: `EmitStreamVertex` is not available in GLSL 150 core geometry shaders"#]],
         );
         // Built-ins the tables do not model yet are accepted, untyped.
         check(

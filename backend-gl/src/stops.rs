@@ -367,12 +367,22 @@ fn report_binding(
 /// A shader by name, in any context: the shader object, else the copy a
 /// linked program keeps of it. Applications commonly delete their shaders
 /// right after linking; the program still runs them, so breakpoints set
-/// later must still bind.
+/// later must still bind. Names are per context: the same name can be
+/// another thread's shader, created but not compiled yet, so a compiled one
+/// of this thread's context comes first, then any compiled one.
 fn find_shader(id: u32) -> Option<ShaderInfo> {
     let contexts = state::contexts();
-    contexts
+    let objects: Vec<ShaderInfo> = contexts
         .iter()
-        .find_map(|c| state::shader(*c, id))
+        .filter_map(|c| state::shader(*c, id))
+        .collect();
+    let here = state::current_context();
+    objects
+        .iter()
+        .find(|s| s.compile_status && s.context == here)
+        .or_else(|| objects.iter().find(|s| s.compile_status))
+        .or_else(|| objects.first())
+        .cloned()
         .or_else(|| {
             contexts.iter().find_map(|c| {
                 state::programs(*c)

@@ -62,6 +62,9 @@ const DEBIAN_PACKAGES: &[&str] = &[
     // The Khronos validation layer: run together with ours, it reports what
     // ours would get wrong.
     "vulkan-validationlayers",
+    // piglit, a GL conformance suite: its compute-shader tests, run by its
+    // own shader_runner under the sanitizer, are shaders nobody here wrote.
+    "piglit",
     // The VS Code extension's end-to-end test (cargo xtask test): Debian's
     // headless Chromium, driven by playwright-core, loads code-server's
     // workbench; fonts so it renders text.

@@ -250,7 +250,8 @@ pub fn instrument(parsed: &Parsed, req: &Request) -> Result<Instrumented, Instru
     if let Mode::Record(sel) = &req.mode {
         check_selector(parsed.stage, sel)?;
     }
-    let out = walk::Walker::run(parsed, &req.mode, version, req.binding)?;
+    let mode = checkable(parsed, &req.mode);
+    let out = walk::Walker::run(parsed, &mode, version, req.binding)?;
     Ok(Instrumented {
         glsl: out.glsl,
         version,
@@ -258,6 +259,28 @@ pub fn instrument(parsed: &Parsed, req: &Request) -> Result<Instrumented, Instru
         watch_words: out.watch_words,
         watch_type: out.watch_type,
     })
+}
+
+/// `mode` as this shader can carry it: the shared-memory checks (uninit,
+/// race) need `gl_WorkGroupSize`, which a compute shader may name only if it
+/// declares its `local_size` itself; one whose size another shader of its
+/// program declares (piglit's `separate-global-id-2`) is sanitized for
+/// out-of-bounds accesses only.
+fn checkable<'m>(parsed: &Parsed, mode: &'m Mode) -> std::borrow::Cow<'m, Mode> {
+    match mode {
+        Mode::Sanitize(c)
+            if parsed.stage == crate::Stage::Compute
+                && (c.uninit_shared || c.race)
+                && !parsed.source.text.contains("local_size") =>
+        {
+            std::borrow::Cow::Owned(Mode::Sanitize(Checks {
+                uninit_shared: false,
+                race: false,
+                ..*c
+            }))
+        }
+        _ => std::borrow::Cow::Borrowed(mode),
+    }
 }
 
 /// The probe table of a shader (the same ids every mode uses).
@@ -367,6 +390,48 @@ fn span_of<T: glsl_lang::ast::NodeContent>(n: &ast::Node<T>) -> Span {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn sanitized(src: &str) -> String {
+        let parsed = crate::parse::parse(&[src], crate::Stage::Compute, None).expect("parses");
+        let all = Checks {
+            out_of_bounds: true,
+            uninit_shared: true,
+            race: true,
+        };
+        let req = Request {
+            mode: Mode::Sanitize(all),
+            target: Target::CORE,
+            binding: 7,
+        };
+        instrument(&parsed, &req).expect("instruments").glsl
+    }
+
+    /// piglit's `simple-barrier`: `barrier()` of GL_ARB_compute_shader in a
+    /// 3.30 shader counts for the race check like the core one (it was left
+    /// alone, so every barrier looked absent and a read after three of them
+    /// was reported as a race).
+    #[test]
+    fn extension_barriers_count_for_the_race_check() {
+        let src = "#version 330\n#extension GL_ARB_compute_shader: enable\nlayout(local_size_x = 8) in;\nshared uint s[8];\nvoid main() {\n    s[gl_LocalInvocationIndex] = 1u;\n    barrier();\n    uint x = s[(gl_LocalInvocationIndex + 1u) % 8u];\n}\n";
+        let out = sanitized(src);
+        let main = &out[out.find("void main()").expect("main")..];
+        assert!(main.contains("_sdbg_barrier("), "{main}");
+        assert!(!main.contains("\n    barrier();\n    uint x"), "{main}");
+    }
+
+    /// piglit's `separate-global-id-2`: a compute shader whose `local_size`
+    /// another shader of the program declares cannot name
+    /// `gl_WorkGroupSize`; it is sanitized for out-of-bounds accesses only.
+    #[test]
+    fn a_shader_without_its_work_group_size_is_checked_for_bounds_only() {
+        let src = "#version 430\nshared uint s[4];\nuniform uint k;\nbuffer B { uint v[]; };\nvoid main() {\n    s[k] = 1u;\n    v[k] = s[k];\n}\n";
+        let out = sanitized(src);
+        assert!(!out.contains("gl_WorkGroupSize"), "{out}");
+        assert!(out.contains("_sdbg_cl"), "bounds are still checked: {out}");
+        let sized =
+            sanitized(&src.replace("shared uint", "layout(local_size_x = 4) in;\nshared uint"));
+        assert!(sized.contains("gl_WorkGroupSize"), "{sized}");
+    }
 
     #[test]
     fn versions_are_raised_to_what_storage_buffers_need() {

@@ -1400,16 +1400,22 @@ impl Walker<'_> {
         callee: &Callee,
         args: Vec<ast::Expr>,
     ) -> (ast::FunIdentifier, Vec<ast::Expr>) {
-        match callee {
-            Callee::Builtin(sig) if self.race && sig.name == "barrier" => (
-                ast::FunIdentifier::new(
-                    ast::FunIdentifierData::Expr(Box::new(var("_sdbg_barrier"))),
-                    f.span,
-                ),
-                vec![uint(self.cur_step)],
-            ),
-            _ => (f, args),
+        // An extension's built-in the tables do not give a signature
+        // (`barrier` of GL_ARB_compute_shader in a 3.30 shader) is
+        // `Callee::Unknown`: the name decides.
+        let is_barrier = match callee {
+            Callee::Builtin(sig) => sig.name == "barrier",
+            Callee::Unknown => fun_name(&f) == Some("barrier"),
+            _ => false,
+        };
+        if !(self.race && is_barrier) {
+            return (f, args);
         }
+        let barrier = ast::FunIdentifierData::Expr(Box::new(var("_sdbg_barrier")));
+        (
+            ast::FunIdentifier::new(barrier, f.span),
+            vec![uint(self.cur_step)],
+        )
     }
 
     fn index_temp(&mut self, signed: bool) -> String {
@@ -1667,6 +1673,17 @@ fn has_side_effects(e: &ast::Expr) -> bool {
         ExprData::Dot(a, _) => has_side_effects(a),
         ExprData::FunCall(_, args) => args.iter().any(has_side_effects),
         _ => false,
+    }
+}
+
+/// The name a call names, when it is a plain name (not a constructor).
+fn fun_name(f: &ast::FunIdentifier) -> Option<&str> {
+    match &f.content {
+        ast::FunIdentifierData::Expr(fe) => match &fe.content {
+            ExprData::Variable(n) => Some(n.as_str()),
+            _ => None,
+        },
+        ast::FunIdentifierData::TypeSpecifier(_) => None,
     }
 }
 

@@ -1,0 +1,123 @@
+//! The sanitizer on compute shaders nobody here wrote: piglit's
+//! `arb_compute_shader/execution` tests (Debian's `piglit`, a GL conformance
+//! suite) run by piglit's own `shader_runner` under `shaderdbg run
+//! --sanitize all`. Every check is on (out-of-bounds, unwritten shared
+//! reads, shared-memory races), every dispatch is sanitized, and the
+//! requirement is zero reports and the same piglit result as without us.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+mod common;
+use common::{json_events, of_kind, single_pass};
+
+const PIGLIT: &str = "/usr/lib/x86_64-linux-gnu/piglit";
+
+/// `PIGLIT: {"result": "pass" }` -> `pass`.
+fn piglit_result(text: &str) -> Option<String> {
+    let line = text.lines().find(|l| l.contains("PIGLIT: {"))?;
+    let after = line.split("\"result\"").nth(1)?;
+    Some(after.split('"').nth(1)?.to_string())
+}
+
+fn shader_runner(test: &Path) -> Command {
+    let mut cmd = Command::new(Path::new(PIGLIT).join("bin/shader_runner"));
+    cmd.arg(test)
+        .args(["-auto", "-fbo"])
+        .env("PIGLIT_PLATFORM", "surfaceless_egl")
+        .env_remove("DISPLAY");
+    cmd
+}
+
+/// What is wrong with `test` under the sanitizer, if anything.
+fn check(test: &Path) -> Option<String> {
+    let name = test.file_name()?.to_string_lossy().into_owned();
+    let alone = shader_runner(test).output().expect("shader_runner");
+    let expected = piglit_result(&String::from_utf8_lossy(&alone.stdout));
+    let runner = shader_runner(test);
+    let out = Command::new(env!("CARGO_BIN_EXE_shaderdbg"))
+        .args([
+            "run",
+            "--sanitize",
+            "all",
+            "--json",
+            "--timeout",
+            "120",
+            "--",
+        ])
+        .arg(runner.get_program())
+        .args(runner.get_args())
+        .env("PIGLIT_PLATFORM", "surfaceless_egl")
+        .env_remove("DISPLAY")
+        .output()
+        .expect("shaderdbg run");
+    let text = String::from_utf8_lossy(&out.stdout);
+    let events = json_events(&text);
+    let output: String = of_kind(&events, "output")
+        .iter()
+        .filter_map(|e| e["text"].as_str())
+        .map(|l| format!("{l}\n"))
+        .collect();
+    let wrong = [
+        ("sanitizer reports", of_kind(&events, "sanitizer").len()),
+        ("stops", of_kind(&events, "stopped").len()),
+        ("errors", of_kind(&events, "error").len()),
+    ];
+    let mut why: Vec<String> = wrong
+        .iter()
+        .filter(|(_, n)| *n > 0)
+        .map(|(what, n)| format!("{n} {what}"))
+        .collect();
+    let result = piglit_result(&output);
+    if result != expected {
+        why.push(format!("piglit says {result:?}, alone {expected:?}"));
+    }
+    (!why.is_empty()).then(|| {
+        let errors: Vec<String> = of_kind(&events, "error")
+            .iter()
+            .chain(of_kind(&events, "sanitizer").iter())
+            .map(|e| e.to_string())
+            .collect();
+        format!("{name}: {}\n  {}", why.join(", "), errors.join("\n  "))
+    })
+}
+
+#[test]
+fn piglit_compute_shaders_run_sanitized_with_no_reports_and_the_same_results() {
+    single_pass(); // builds the agent
+    let dir = Path::new(PIGLIT).join("tests/spec/arb_compute_shader/execution");
+    shaderdbg_test_support::require_installed(&[
+        &format!("{PIGLIT}/bin/shader_runner"),
+        dir.to_str().expect("utf-8 path"),
+    ]);
+    let mut tests: Vec<PathBuf> = std::fs::read_dir(&dir)
+        .expect("piglit's compute tests")
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.extension().is_some_and(|e| e == "shader_test"))
+        .collect();
+    tests.sort();
+    assert!(
+        tests.len() >= 20,
+        "{} tests in {}",
+        tests.len(),
+        dir.display()
+    );
+    // Two at a time: each is a short program under its own session.
+    let failures: Vec<String> = std::thread::scope(|s| {
+        let halves: Vec<_> = tests
+            .chunks(tests.len().div_ceil(2))
+            .map(|part| s.spawn(move || part.iter().filter_map(|t| check(t)).collect::<Vec<_>>()))
+            .collect();
+        halves
+            .into_iter()
+            .flat_map(|h| h.join().expect("a checking thread"))
+            .collect()
+    });
+    assert!(
+        failures.is_empty(),
+        "{} of {} piglit compute tests:\n{}",
+        failures.len(),
+        tests.len(),
+        failures.join("\n")
+    );
+}

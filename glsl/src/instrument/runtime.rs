@@ -85,9 +85,11 @@ impl Runtime {
         let n = self.race_words;
         let divergent = crate::layout::SANITIZE_KIND_BARRIER;
         // The work group's barrier generation is one shared word
-        // (`_sdbg_gen`, advanced once after each barrier), so an invocation
+        // (`_sdbg_gen`, advanced after each barrier by every invocation
+        // that passed it, all storing the same value), so an invocation
         // that skipped a barrier (divergent control flow) counts the next
-        // ones as the others do. `_sdbg_arrive`: arrivals at the barriers
+        // ones as the others do. A barrier orders shared memory: only the
+        // arrivals need an atomic. `_sdbg_arrive`: arrivals at the barriers
         // of the last three generations (the one waited at, the one before,
         // which slower invocations may still be reading, and the next,
         // which is cleared).
@@ -102,12 +104,12 @@ bool _sdbg_race_on = false;
 shared {h}uint _sdbg_gen;
 shared {h}uint _sdbg_arrive[3];
 void _sdbg_barrier({h}uint p) {{
-    {h}uint g = atomicAdd(_sdbg_gen, 0u);
+    {h}uint g = _sdbg_gen;
     atomicAdd(_sdbg_arrive[g % 3u], 1u);
     barrier();
-    {h}uint arrived = atomicAdd(_sdbg_arrive[g % 3u], 0u);
+    {h}uint arrived = _sdbg_arrive[g % 3u];
     _sdbg_arrive[(g + 2u) % 3u] = 0u;
-    atomicCompSwap(_sdbg_gen, g, g + 1u);
+    _sdbg_gen = g + 1u;
     if (arrived != _sdbg_wg) _sdbg_report({divergent}u, p, arrived, _sdbg_wg, 0u);
     _sdbg_ep = (g + 1u) & 127u;
     if (_sdbg_ep == 0u) {{ _sdbg_race_clear(); memoryBarrierShared(); barrier(); }}

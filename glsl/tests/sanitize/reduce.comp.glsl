@@ -11,12 +11,12 @@ uint _sdbg_wg = 0u;
 shared uint _sdbg_gen;
 shared uint _sdbg_arrive[3];
 void _sdbg_barrier(uint p) {
-    uint g = atomicAdd(_sdbg_gen, 0u);
+    uint g = _sdbg_gen;
     atomicAdd(_sdbg_arrive[g % 3u], 1u);
     barrier();
-    uint arrived = atomicAdd(_sdbg_arrive[g % 3u], 0u);
+    uint arrived = _sdbg_arrive[g % 3u];
     _sdbg_arrive[(g + 2u) % 3u] = 0u;
-    atomicCompSwap(_sdbg_gen, g, g + 1u);
+    _sdbg_gen = g + 1u;
     if (arrived != _sdbg_wg) _sdbg_report(4u, p, arrived, _sdbg_wg, 0u);
     _sdbg_ep = (g + 1u) & 127u;
     if (_sdbg_ep == 0u) { _sdbg_race_clear(); memoryBarrierShared(); barrier(); }

@@ -152,6 +152,8 @@ pub struct Model {
     /// there, with their component range, scalar type and qualifiers.
     #[allow(clippy::type_complexity)]
     locations: HashMap<(bool, i64, i64), Vec<(String, (i64, i64), Scalar, Vec<String>)>>,
+    /// Types given a default precision by a `precision` statement so far.
+    default_precisions: std::collections::HashSet<String>,
     /// Whether a compute shader has declared its work group size so far.
     work_group_size_declared: bool,
     /// The name and argument types of the call being resolved.
@@ -187,6 +189,7 @@ impl Model {
             unevaluated_sizes: 0,
             call_args: None,
             work_group_size_declared: false,
+            default_precisions: Default::default(),
             locations: HashMap::new(),
             sized_decls: Default::default(),
             loops: 0,
@@ -757,7 +760,17 @@ impl Model {
                 self.check_qualifiers(q, None, global, true);
                 Vec::new()
             }
-            ast::DeclarationData::Precision(..) | ast::DeclarationData::Invariant(_) => Vec::new(),
+            ast::DeclarationData::Precision(_, ts) => {
+                let t = self.type_of_specifier(ts);
+                let name = match &t {
+                    Type::Scalar(Scalar::Float) => "float".to_string(),
+                    Type::Opaque(n) => n.clone(),
+                    _ => String::new(),
+                };
+                self.default_precisions.insert(name);
+                Vec::new()
+            }
+            ast::DeclarationData::Invariant(_) => Vec::new(),
         }
     }
 
@@ -779,6 +792,9 @@ impl Model {
             DeclKind::Local
         };
         self.check_interface_qualifiers(head.ty.qualifier.as_ref(), &base, storage, head.ty.span);
+        if head.name.is_some() {
+            self.check_precision(head.ty.qualifier.as_ref(), &base, head.ty.span);
+        }
         if let Some(q) = &head.ty.qualifier {
             self.check_qualifiers(q, head.name.as_ref().map(|n| n.as_str()), global, false);
             if let (Some(name), true) = (&head.name, global) {
@@ -1213,6 +1229,54 @@ impl Model {
                 names.join(" or ")
             )
         })
+    }
+
+    /// GLSL ES: a type without a default precision (float in fragment
+    /// shaders; samplers other than sampler2D/samplerCube, images) needs a
+    /// precision qualifier or a `precision` statement before (GLSL ES 3.20
+    /// §4.7.4).
+    fn check_precision(
+        &mut self,
+        q: Option<&ast::TypeQualifier>,
+        ty: &Type,
+        span: Option<ast::NodeSpan>,
+    ) {
+        if !self.env.version.is_es() {
+            return;
+        }
+        let has_precision = q.is_some_and(|q| {
+            q.qualifiers
+                .iter()
+                .any(|s| matches!(s.content, ast::TypeQualifierSpecData::Precision(_)))
+        });
+        if has_precision {
+            return;
+        }
+        let mut t = ty;
+        while let Type::Array(e, _) = t {
+            t = e;
+        }
+        let needs = match t {
+            Type::Scalar(Scalar::Float) | Type::Vector(Scalar::Float, _) | Type::Matrix { .. } => {
+                (self.env.stage == crate::Stage::Fragment).then(|| "float".to_string())
+            }
+            Type::Opaque(n)
+                if (n.contains("sampler") || n.contains("image"))
+                    && !matches!(
+                        n.as_str(),
+                        "sampler2D" | "samplerCube" | "samplerExternalOES"
+                    ) =>
+            {
+                Some(n.clone())
+            }
+            _ => None,
+        };
+        if let Some(name) = needs.filter(|n| !self.default_precisions.contains(n)) {
+            self.error(
+                span,
+                format!("`{name}` has no default precision here: give it one (`precision mediump {name};`) or qualify the declaration"),
+            );
+        }
     }
 
     /// Only the outermost dimension of a declared array may be unsized
@@ -3015,6 +3079,23 @@ void main() {
             expect![[r#"
                 2:22: `gl_WorkGroupSize` is read before `layout(local_size_x = ...) in;` declares it
                 3:8: `local_size_x` must be at least 1"#]],
+        );
+    }
+
+    /// GLSL ES: float in fragment shaders and most samplers need a precision.
+    #[test]
+    fn es_default_precision() {
+        check(
+            "#version 300 es\nuniform highp sampler3D a;\nuniform sampler2DArray b;\nuniform sampler2D c;\nin vec2 uv;\nprecision mediump float;\nin vec2 uv2;\nout vec4 o;\nvoid main() { float f = 1.0; o = vec4(uv + uv2, f, 1.0); }\n",
+            Stage::Fragment,
+            expect![[r#"
+                3:1: `sampler2DArray` has no default precision here: give it one (`precision mediump sampler2DArray;`) or qualify the declaration
+                5:1: `float` has no default precision here: give it one (`precision mediump float;`) or qualify the declaration"#]],
+        );
+        check(
+            "#version 300 es\nin vec4 p;\nvoid main() { float f = 1.0; gl_Position = p * f; }\n",
+            Stage::Vertex,
+            expect![""],
         );
     }
 

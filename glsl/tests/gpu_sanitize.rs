@@ -31,6 +31,24 @@ struct Outcome {
 
 const CORE: ContextKind = ContextKind::Core45;
 
+/// A kernel of 16 invocations that copies `float src[]` (binding 0) into
+/// a shared `float tile[16]` (and has `float dst[]` at binding 1), then
+/// `$rest` (of `main`, invocation `i`).
+macro_rules! tile16 {
+    ($rest:literal) => {
+        concat!(
+            "#version 430\nlayout(local_size_x = 16) in;\n",
+            "layout(std430, binding = 0) buffer Src { float src[]; };\n",
+            "layout(std430, binding = 1) buffer Dst { float dst[]; };\n",
+            "shared float tile[16];\n",
+            "void main() {\n",
+            "    uint i = gl_LocalInvocationID.x;\n",
+            "    tile[i] = src[gl_GlobalInvocationID.x];\n",
+            $rest
+        )
+    };
+}
+
 /// A kernel of 8 invocations with `float dst[]` at binding 1 and a shared
 /// `float tile[8]`: the header, then `$main`.
 macro_rules! tile8 {
@@ -602,15 +620,8 @@ const RACE: Checks = Checks {
 /// which invocation `i + s` wrote a step before, between the same two
 /// barriers. On llvmpipe the result is right anyway (a work group runs in
 /// order on one thread); on another driver it would not be.
-const REDUCE: &str = "#version 430
-layout(local_size_x = 16) in;
-layout(std430, binding = 0) buffer Src { float src[]; };
-layout(std430, binding = 1) buffer Dst { float dst[]; };
-shared float tile[16];
-void main() {
-    uint i = gl_LocalInvocationID.x;
-    tile[i] = src[gl_GlobalInvocationID.x];
-    memoryBarrierShared();
+const REDUCE: &str = tile16!(
+    "    memoryBarrierShared();
     barrier();
     for (uint s = 8u; s > 0u; s >>= 1u) {
         if (i < s) {
@@ -621,7 +632,8 @@ void main() {
     }
     if (i == 0u) dst[gl_WorkGroupID.x] = tile[0];
 }
-";
+"
+);
 
 fn reduce(fixed: bool) -> String {
     REDUCE.replace(
@@ -868,22 +880,16 @@ void main() {
 /// (undefined behaviour: not every invocation reaches it) says so: the
 /// barrier reached by 15 of 16 invocations. Its fixed twin (the barrier
 /// where all reach it) reports nothing.
-const SCAN: &str = "#version 430
-layout(local_size_x = 16) in;
-layout(std430, binding = 0) buffer Src { float src[]; };
-layout(std430, binding = 1) buffer Dst { float dst[]; };
-shared float tile[16];
-void main() {
-    uint i = gl_LocalInvocationID.x;
-    tile[i] = src[gl_GlobalInvocationID.x];
-    barrier();
+const SCAN: &str = tile16!(
+    "    barrier();
     for (uint s = 1u; s < 16u; s <<= 1u) {
         STEP
         barrier();
     }
     dst[gl_GlobalInvocationID.x] = tile[i];
 }
-";
+"
+);
 
 #[test]
 fn barrier_in_divergent_control_flow_is_reported() {

@@ -24,8 +24,9 @@ pub use shaderdbg_core::{Hit, HitTag, Invocation, Stage, Type};
 /// in the debug core's vocabulary, the agent's probe table in `Stopped`,
 /// the watched value's type in `WatchImage`. Version 4: the sanitizer's
 /// exception filters (`sanitize_oob`, `sanitize_uninit`), its stop reason and
-/// its reports in `Stopped`. Version 5: the `sanitize_race` filter and
-/// race reports (`SanitizerKind::Race`).
+/// its reports in `Stopped`. Version 5: the `sanitize_race` filter, race
+/// and divergent-barrier reports (`SanitizerKind::Race`,
+/// `SanitizerKind::DivergentBarrier`), a hit for a race's other invocation.
 pub const VERSION: u32 = 5;
 
 /// Environment variable that names the socket the agent connects to.

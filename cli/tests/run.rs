@@ -133,6 +133,41 @@ fn bad_conditions_and_files_are_reported_not_fatal() {
     assert!(String::from_utf8_lossy(&out.stderr).contains("cannot start /nonexistent/program"));
 }
 
+/// A program that ends without using OpenGL or Vulkan (piglit's
+/// shader_runner when a test is skipped, a wrapper script, a typo in the
+/// arguments) is no error: its output and exit status are the user's, and a
+/// note says there was nothing to debug. It was "exited before the agent
+/// connected", exit 2, its output lost.
+#[test]
+fn a_program_that_never_uses_gl_keeps_its_output_and_exit_status() {
+    let (out, text) = shaderdbg([
+        "run",
+        "--json",
+        "--",
+        "/bin/sh",
+        "-c",
+        "echo hello; echo oops >&2; exit 3",
+    ]);
+    let events = json_events(&text);
+    let output: Vec<(&str, &str)> = of_kind(&events, "output")
+        .iter()
+        .map(|e| (e["stream"].as_str().unwrap(), e["text"].as_str().unwrap()))
+        .collect();
+    assert!(output.contains(&("stdout", "hello")), "{text}");
+    assert!(output.contains(&("stderr", "oops")), "{text}");
+    let notes = of_kind(&events, "error");
+    assert!(
+        notes.len() == 1
+            && notes[0]["message"]
+                .as_str()
+                .unwrap()
+                .contains("never connected"),
+        "{text}"
+    );
+    assert_eq!(of_kind(&events, "exited")[0]["code"], 3, "{text}");
+    assert_eq!(out.status.code(), Some(3));
+}
+
 /// glmark2 (GLX under Xvfb; shaders loaded from files with a header prepended
 /// and `$DO_LIGHTS$` replaced at run time): a breakpoint set in the shader file
 /// binds, hits, and records values consistent with the condition.

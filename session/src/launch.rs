@@ -32,12 +32,6 @@ pub enum LaunchError {
         program: String,
         source: std::io::Error,
     },
-    #[error("{program} exited ({status}) before the agent connected{stderr}")]
-    ExitedEarly {
-        program: String,
-        status: String,
-        stderr: String,
-    },
     #[error(
         "{0} did not load the agent within {1:?} (is it a dynamically linked OpenGL or Vulkan program?)"
     )]
@@ -54,6 +48,8 @@ pub enum Incoming {
     Agent(FromAgent),
     /// The agent's connection closed (the program exited or crashed).
     AgentGone,
+    /// The program ended before the agent connected.
+    NeverConnected,
     Output {
         stderr: bool,
         line: String,
@@ -63,7 +59,9 @@ pub enum Incoming {
 /// A program running under the agent.
 pub struct Launched {
     pub child: Child,
-    pub writer: UnixStream,
+    /// The connection to the agent; `None` when the program ended before
+    /// it connected (it never used OpenGL or Vulkan).
+    pub writer: Option<UnixStream>,
     pub pid: u32,
     socket_dir: PathBuf,
 }
@@ -140,10 +138,16 @@ pub fn launch(config: &LaunchConfig, tx: Sender<Incoming>) -> Result<Launched, L
             Ok((s, _)) => break s,
             Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => {
                 if let Ok(Some(status)) = child.try_wait() {
-                    return Err(LaunchError::ExitedEarly {
-                        program,
-                        status: status.to_string(),
-                        stderr: String::new(),
+                    // A program that never used OpenGL or Vulkan: nothing
+                    // to debug, but its output and exit are the user's.
+                    tracing::info!("{program} exited ({status}) before the agent connected");
+                    let _ = tx.send(Incoming::NeverConnected);
+                    let _ = tx.send(Incoming::AgentGone);
+                    return Ok(Launched {
+                        child,
+                        writer: None,
+                        pid,
+                        socket_dir,
                     });
                 }
                 if Instant::now() > deadline {
@@ -199,7 +203,7 @@ pub fn launch(config: &LaunchConfig, tx: Sender<Incoming>) -> Result<Launched, L
     });
     Ok(Launched {
         child,
-        writer,
+        writer: Some(writer),
         pid,
         socket_dir,
     })

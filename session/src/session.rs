@@ -255,7 +255,10 @@ impl Session {
     }
 
     fn send(&mut self, msg: &ToAgent) {
-        if let Err(e) = proto::write_message(&mut self.launched.writer, msg) {
+        let Some(writer) = self.launched.writer.as_mut() else {
+            return;
+        };
+        if let Err(e) = proto::write_message(writer, msg) {
             tracing::debug!("agent gone: {e}");
         }
     }
@@ -301,6 +304,11 @@ impl Session {
                 self.exited = true;
                 self.current = None;
             }
+            Incoming::NeverConnected => self.queue.push_back(Event::AgentError(
+                "the program ended before it used OpenGL or Vulkan (the agent never \
+                 connected): nothing to debug"
+                    .into(),
+            )),
             Incoming::Agent(m) => self.agent_message(m),
         }
     }
@@ -727,7 +735,12 @@ impl Session {
                 .shaders
                 .get(&cur.shader)
                 .ok_or_else(|| SessionError::Failed("a stop in an unknown shader".into()))?;
-            (sh.stage, sh.sources.clone(), sh.language, sh.file_text.clone())
+            (
+                sh.stage,
+                sh.sources.clone(),
+                sh.language,
+                sh.file_text.clone(),
+            )
         };
         if invocation.stage() != stage {
             return Err(SessionError::Failed(format!(

@@ -11,7 +11,6 @@
 use glsl_lang::ast::{self, StatementData};
 
 use crate::analysis::{DeclId, DeclKind, FunctionId, Model};
-use crate::builtins::BuiltinEnv;
 use crate::diagnostics::Span;
 use crate::parse::Parsed;
 use crate::types::Type;
@@ -73,11 +72,7 @@ fn contains(s: Span, offset: usize) -> bool {
 
 /// Walks `parsed` up to `offset` (a byte offset into its source text).
 pub fn scope_at(parsed: &Parsed, offset: usize) -> ScopeAt {
-    let mut m = Model::new(BuiltinEnv {
-        version: parsed.version,
-        stage: parsed.stage,
-        api: parsed.api,
-    });
+    let mut m = Model::for_parsed(parsed);
     let mut function = None;
     for ext in &parsed.tu.0 {
         let s = span(ext);

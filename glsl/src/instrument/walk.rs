@@ -161,11 +161,6 @@ impl<'a> Walker<'a> {
         out_version: Version,
         binding: u32,
     ) -> Result<Output, InstrumentError> {
-        let env = BuiltinEnv {
-            version: parsed.version,
-            stage: parsed.stage,
-            api: parsed.api,
-        };
         let breakpoints = match mode {
             Mode::HitTest(bps) | Mode::HitTestNanInf(bps) => bps
                 .iter()
@@ -177,7 +172,8 @@ impl<'a> Walker<'a> {
         let mut w = Walker {
             parsed,
             mode,
-            model: Model::new(env),
+            // The enabled extensions too (their built-ins resolve).
+            model: Model::for_parsed(parsed),
             rt: Runtime::new(out_version),
             probes: Vec::new(),
             record: matches!(mode, Mode::Record(_)),

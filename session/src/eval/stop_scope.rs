@@ -135,12 +135,7 @@ const WGSL_GPU_ONLY: &[&str] = &["texture", "dpdx", "dpdy", "fwidth"];
 /// One that calls a texture or derivative built-in is watched on the GPU
 /// as written, when the cursor is the first time the invocation reaches
 /// its line (where a watch evaluates).
-fn evaluate_wgsl(
-    stop: &Stop,
-    step: usize,
-    expr: &str,
-    gpu: Option<&mut dyn GpuWatch>,
-) -> R<Typed> {
+fn evaluate_wgsl(stop: &Stop, step: usize, expr: &str, gpu: Option<&mut dyn GpuWatch>) -> R<Typed> {
     let gpu_only = expr
         .split(|c: char| !(c.is_alphanumeric() || c == '_'))
         .any(|w| WGSL_GPU_ONLY.iter().any(|p| w.starts_with(p)));

@@ -10,6 +10,7 @@
 pub mod control;
 pub mod decode;
 pub mod layout;
+pub mod modes;
 pub mod probes;
 pub mod stage;
 pub mod types;

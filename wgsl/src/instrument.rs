@@ -15,40 +15,7 @@ use crate::parse::{error_chain, validator, Parsed};
 use crate::runtime;
 use crate::walk::{Kind, Record, Walker};
 
-/// A breakpoint for the hit test.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Breakpoint {
-    /// A step (statement or `discard`) of the probe table.
-    pub probe: ProbeId,
-    /// A WGSL boolean expression evaluated in the scope of the step.
-    pub condition: Option<String>,
-}
-
-/// What to instrument for.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum Mode {
-    /// Only assign probes; the module is returned unchanged.
-    Plain,
-    /// Log every step, condition, loop iteration, call, return and write of
-    /// the selected invocation (the record layout of `core::layout`).
-    Record(Invocation),
-    /// For all invocations, one hit per breakpoint whose condition held:
-    /// the first reach of its step where it did (its occurrence counts the
-    /// reaches before), tagged with the breakpoint's index. Kept in private
-    /// registers and written when the invocation ends (a `return` of the
-    /// entry point, its end, a `discard`): the hit layout of `core::layout`.
-    HitTest(Vec<Breakpoint>),
-    /// [`Mode::HitTest`] plus a check of every value the entry point returns
-    /// (`f32` scalars and vectors, members of a result struct included): a
-    /// hit tagged `layout::HIT_TAG_NAN_INF` at the returning step when one
-    /// has a NaN or an infinity in it.
-    HitTestNanInf(Vec<Breakpoint>),
-    /// The value of `expr` (WGSL, in the scope of step `probe`) the first
-    /// time each invocation reaches the step: the watch layout of
-    /// `core::layout`, slots by pixel (`y * width + x`) for fragments, by
-    /// vertex index for vertices.
-    Watch { probe: ProbeId, expr: String },
-}
+pub use shaderdbg_core::modes::{Breakpoint, Mode};
 
 #[derive(Clone, Debug)]
 pub struct Request {
@@ -131,6 +98,11 @@ pub fn instrument(parsed: &Parsed, req: &Request) -> Result<Instrumented, Instru
             })
         }
         Mode::Record(sel) => check_selector(sel, table.stage)?,
+        Mode::Sanitize(_) => {
+            return Err(InstrumentError::Unsupported(
+                "the sanitizer is not built for WGSL yet".into(),
+            ))
+        }
         Mode::HitTest(bps) | Mode::HitTestNanInf(bps) => {
             for b in bps {
                 check_step(&table, b.probe)?;
@@ -190,7 +162,8 @@ pub fn instrument(parsed: &Parsed, req: &Request) -> Result<Instrumented, Instru
             hit_rt = Some(runtime::build_hits(target, &probes, nan_inf, only))
         }
         Mode::Watch { .. } => watch_rt = Some(runtime::build_watch(target)),
-        Mode::Plain => {}
+        // Answered before the walk.
+        Mode::Plain | Mode::Sanitize(_) => {}
     }
     let kind = match (&req.mode, &record_rt, &hit_rt, &watch_rt) {
         (Mode::Record(select), Some(rt), _, _) => Kind::Record {

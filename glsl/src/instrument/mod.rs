@@ -3,6 +3,124 @@
 //! or capture a watch expression. The emitted GLSL keeps every original name,
 //! interface and output; the original computation always runs to its end, and
 //! every inserted expression is evaluated in the order the original would be.
+//!
+//! # What [`Mode::Sanitize`] checks, and how
+//!
+//! The [`Checks`] are the debug core's (every engine's vocabulary); this is
+//! how the GLSL engine carries them out.
+//!
+//! **Out of bounds** (`out_of_bounds`): every indexing of an array (local,
+//! global, shared, uniform block member, storage-buffer member, the
+//! runtime-sized last member against its `length()`) and every indexing of a
+//! vector or matrix by a non-constant index is checked against its bound.
+//! An out-of-bounds access is not performed: a read yields the element
+//! type's zero value (a struct type without a name to construct it with: the
+//! element at index 0), and a write that is the assignment or `++`/`--` of
+//! an expression statement is skipped (its right-hand side is still
+//! evaluated). In other places a write can be (a nested assignment, `++` in
+//! an expression, an `out`/`inout` argument) the index is clamped to 0 and
+//! the access lands there. Every original expression is evaluated once, in
+//! the original order; in-bounds accesses are unchanged, so a shader without
+//! out-of-bounds accesses computes bit-identical results. Not checked:
+//! runtime-sized arrays reached through a non-constant index of an array of
+//! blocks (`bufs[k].data[i]`), unsized arrays that are not storage-buffer
+//! members, image loads and stores.
+//!
+//! The report's probe is the step of the statement that made the access
+//! (a loop's condition and increment: the loop statement's step), so two
+//! accesses of one statement share a report.
+//!
+//! **Uninitialized shared reads** (`uninit_shared`): reads of
+//! shared-memory elements no invocation of the work group has
+//! written (compute shaders; ignored in other stages).
+//!
+//! Modelled: each `shared` variable declared before the end of `main`
+//! gets a shadow of one word per element of its outermost array (one
+//! word for a variable that is no array), cleared by the work group
+//! when `main` starts (followed by `memoryBarrierShared(); barrier();`)
+//! and set with `atomicOr` by every write: after an expression
+//! statement's assignment, `++`/`--` (which, like `+=`, first check the
+//! element is written), and, before the statement or as the index is
+//! computed, by writes elsewhere (nested assignments, `out`/`inout`
+//! arguments, atomic functions). A read of an element (`tile[i]`, a
+//! read of a variable that is no array) whose shadow word is 0 is
+//! reported with the element and the variable. A write to part of an
+//! element (a field, a swizzle, an inner index) marks the whole
+//! element, and a write to the whole array marks every element:
+//! this can only hide reports, never make false ones.
+//!
+//! Not modelled: barriers (a read of an element another invocation
+//! wrote without a barrier in between is not reported here; that is a
+//! race), the old value atomic functions read (never reported), reads
+//! of a whole array variable (`float copy[8] = tile;`), shared
+//! variables declared after `main`, runtime-sized shared arrays.
+//! The shadow is read with plain loads, as the program reads its data:
+//! its visibility across invocations is the program's own (llvmpipe
+//! runs a work group on one thread).
+//!
+//! Bounds checks of shared arrays come with this check (they keep the
+//! shadow index in bounds); their violations are reported only with
+//! `out_of_bounds`.
+//!
+//! **Data races** (`race`): data races on shared memory (compute shaders; ignored in other
+//! stages): two invocations of a work group access one element of a
+//! shared variable between the same two barriers, at least one writes,
+//! and not both are atomic functions.
+//!
+//! Modelled: each `barrier()` call (in any function) is rewritten to
+//! one that also counts the work group's barriers (a shared generation
+//! word, advanced once after each barrier): the epoch of the accesses
+//! until the next one (all invocations of a work group pass barriers
+//! together, so the epoch orders their accesses). It counts the
+//! invocations that arrive, too: a barrier that not all of the work
+//! group reached (in divergent control flow, or after some returned;
+//! undefined behaviour) is reported, with how many did
+//! (`SANITIZE_KIND_BARRIER`); an invocation that skipped one counts the
+//! following barriers as the others do. Each element of a shared variable's
+//! outermost array (the variable if it is no array) gets shadow words
+//! (per element, whatever the element's size): the last
+//! writer and two of the readers of the current epoch (the lowest and
+//! the highest local invocation index, kept with `atomicMin` and
+//! `atomicMax`), each with the access's step and whether it was
+//! atomic or wrote only part of the element (a field, component or
+//! inner element). A write (`atomicExchange` of the writer word)
+//! reports another invocation's write or read of the element in the
+//! same epoch; a read reports another invocation's write in the same
+//! epoch. Two atomic functions never race; two accesses that are both
+//! to a part of the element are not compared (they may be to
+//! different parts: never reported, as a race between them is not);
+//! an access of a whole element and a part of it is. The report names
+//! this access (its step, read/write/atomic), the other invocation
+//! (global id), the other access's step (0 when above 4095) and kind,
+//! and the element. Only conflicts the shadow still holds are found:
+//! the last writer and two readers per element and epoch (a third
+//! reader's conflict with a writer that is one of those two is
+//! missed). Reads of a whole array variable are not checked.
+//! Invocations writing the same value are no race: a plain `=`
+//! statement writing a whole element keeps the first word of the value
+//! it writes, in a fourth shadow word per element (`atomicExchange`),
+//! and a write that finds another's write of the same first word in
+//! the epoch is not reported (elements of several words whose first
+//! words agree are taken for equal: that can only hide a report).
+//! Other writes (compound assignments, `++`, nested assignments,
+//! `out` arguments, parts of elements) do not compare values.
+//!
+//! Not modelled: the order of accesses around a barrier that not all
+//! invocations reached (reported as such; until the next barrier the
+//! epochs of the invocations that skipped it lag behind), work
+//! groups of more than 1024 invocations (no race check), the order
+//! `memoryBarrierShared()` without `barrier()` gives (none between
+//! invocations: not a barrier here either). The epoch has 7 bits:
+//! every 128th barrier the work group clears the race shadow, behind
+//! one more `barrier()` (executed where the program's own barrier is,
+//! so as uniformly).
+//!
+//! What a sanitized run changes: the program's own memory is only
+//! changed where an index is out of bounds (see above); the shadows
+//! are `shared` variables of their own (four words per element for
+//! races, one for uninitialized reads), so the program's shared
+//! memory budget must have room for them.
+//!
 
 mod build;
 mod runtime;
@@ -40,176 +158,7 @@ impl Target {
     };
 }
 
-/// A breakpoint for the hit test.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Breakpoint {
-    pub probe: ProbeId,
-    /// A GLSL boolean expression evaluated in the scope of the statement.
-    pub condition: Option<String>,
-}
-
-/// What to instrument for.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum Mode {
-    /// Only assign probes; the output is the shader with the version raised.
-    Plain,
-    /// Log every step and every value written by the selected invocation (a
-    /// fragment without a primitive: every primitive's fragment at that pixel).
-    Record(Invocation),
-    /// For all invocations, one hit per breakpoint whose condition held: the
-    /// first reach of its step where it did (its occurrence counts the
-    /// reaches before). Kept in registers while the shader runs and written
-    /// when the invocation ends (end of `main`, a `return` in it, a
-    /// `discard`), so a breakpoint in a hot loop costs a compare and an add
-    /// per iteration, not a storage write.
-    HitTest(Vec<Breakpoint>),
-    /// [`Mode::HitTest`] plus a check after every statement that writes a
-    /// shader output (`out` variables, `gl_FragColor`, `gl_FragData[i]`,
-    /// `gl_FragDepth`, `gl_Position`): a hit, tagged
-    /// [`crate::layout::HIT_TAG_NAN_INF`], when the written float value has a
-    /// NaN or infinity in it. Its probe is the writing statement's step and
-    /// its occurrence counts reaches of that step, as for breakpoints.
-    HitTestNanInf(Vec<Breakpoint>),
-    /// The value of `expr` at step `probe` (first time reached), for all invocations.
-    /// Slots are indexed by pixel (`y * width + x`) for fragments, by
-    /// `gl_VertexID` for vertices, by linear global id for compute.
-    Watch { probe: ProbeId, expr: String },
-    /// For all invocations, checks on the GPU (the sanitizer; see
-    /// [`Checks`]). Violations go to the report buffer of
-    /// `core::layout` (`new_sanitize_buffer`), once per kind and step;
-    /// `core::decode::decode_sanitizer` reads them. As with hit tests, an
-    /// invocation keeps its violations in registers (two distinct kinds
-    /// and steps; a third sets the buffer's overflow flag) and writes them
-    /// when it ends (end of `main`, a `return` in it, a `discard`): a
-    /// storage write at every check would cost a masked atomic per check
-    /// on SIMD drivers even where nothing is out of bounds.
-    Sanitize(Checks),
-}
-
-/// What [`Mode::Sanitize`] checks.
-///
-/// **Out of bounds** (`out_of_bounds`): every indexing of an array (local,
-/// global, shared, uniform block member, storage-buffer member, the
-/// runtime-sized last member against its `length()`) and every indexing of a
-/// vector or matrix by a non-constant index is checked against its bound.
-/// An out-of-bounds access is not performed: a read yields the element
-/// type's zero value (a struct type without a name to construct it with: the
-/// element at index 0), and a write that is the assignment or `++`/`--` of
-/// an expression statement is skipped (its right-hand side is still
-/// evaluated). In other places a write can be (a nested assignment, `++` in
-/// an expression, an `out`/`inout` argument) the index is clamped to 0 and
-/// the access lands there. Every original expression is evaluated once, in
-/// the original order; in-bounds accesses are unchanged, so a shader without
-/// out-of-bounds accesses computes bit-identical results. Not checked:
-/// runtime-sized arrays reached through a non-constant index of an array of
-/// blocks (`bufs[k].data[i]`), unsized arrays that are not storage-buffer
-/// members, image loads and stores.
-///
-/// The report's probe is the step of the statement that made the access
-/// (a loop's condition and increment: the loop statement's step), so two
-/// accesses of one statement share a report.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct Checks {
-    pub out_of_bounds: bool,
-    /// Reads of shared-memory elements no invocation of the work group has
-    /// written (compute shaders; ignored in other stages).
-    ///
-    /// Modelled: each `shared` variable declared before the end of `main`
-    /// gets a shadow of one word per element of its outermost array (one
-    /// word for a variable that is no array), cleared by the work group
-    /// when `main` starts (followed by `memoryBarrierShared(); barrier();`)
-    /// and set with `atomicOr` by every write: after an expression
-    /// statement's assignment, `++`/`--` (which, like `+=`, first check the
-    /// element is written), and, before the statement or as the index is
-    /// computed, by writes elsewhere (nested assignments, `out`/`inout`
-    /// arguments, atomic functions). A read of an element (`tile[i]`, a
-    /// read of a variable that is no array) whose shadow word is 0 is
-    /// reported with the element and the variable. A write to part of an
-    /// element (a field, a swizzle, an inner index) marks the whole
-    /// element, and a write to the whole array marks every element:
-    /// this can only hide reports, never make false ones.
-    ///
-    /// Not modelled: barriers (a read of an element another invocation
-    /// wrote without a barrier in between is not reported here; that is a
-    /// race), the old value atomic functions read (never reported), reads
-    /// of a whole array variable (`float copy[8] = tile;`), shared
-    /// variables declared after `main`, runtime-sized shared arrays.
-    /// The shadow is read with plain loads, as the program reads its data:
-    /// its visibility across invocations is the program's own (llvmpipe
-    /// runs a work group on one thread).
-    ///
-    /// Bounds checks of shared arrays come with this check (they keep the
-    /// shadow index in bounds); their violations are reported only with
-    /// `out_of_bounds`.
-    pub uninit_shared: bool,
-    /// Data races on shared memory (compute shaders; ignored in other
-    /// stages): two invocations of a work group access one element of a
-    /// shared variable between the same two barriers, at least one writes,
-    /// and not both are atomic functions.
-    ///
-    /// Modelled: each `barrier()` call (in any function) is rewritten to
-    /// one that also counts the work group's barriers (a shared generation
-    /// word, advanced once after each barrier): the epoch of the accesses
-    /// until the next one (all invocations of a work group pass barriers
-    /// together, so the epoch orders their accesses). It counts the
-    /// invocations that arrive, too: a barrier that not all of the work
-    /// group reached (in divergent control flow, or after some returned;
-    /// undefined behaviour) is reported, with how many did
-    /// (`SANITIZE_KIND_BARRIER`); an invocation that skipped one counts the
-    /// following barriers as the others do. Each element of a shared variable's
-    /// outermost array (the variable if it is no array) gets shadow words
-    /// (per element, whatever the element's size): the last
-    /// writer and two of the readers of the current epoch (the lowest and
-    /// the highest local invocation index, kept with `atomicMin` and
-    /// `atomicMax`), each with the access's step and whether it was
-    /// atomic or wrote only part of the element (a field, component or
-    /// inner element). A write (`atomicExchange` of the writer word)
-    /// reports another invocation's write or read of the element in the
-    /// same epoch; a read reports another invocation's write in the same
-    /// epoch. Two atomic functions never race; two accesses that are both
-    /// to a part of the element are not compared (they may be to
-    /// different parts: never reported, as a race between them is not);
-    /// an access of a whole element and a part of it is. The report names
-    /// this access (its step, read/write/atomic), the other invocation
-    /// (global id), the other access's step (0 when above 4095) and kind,
-    /// and the element. Only conflicts the shadow still holds are found:
-    /// the last writer and two readers per element and epoch (a third
-    /// reader's conflict with a writer that is one of those two is
-    /// missed). Reads of a whole array variable are not checked.
-    /// Invocations writing the same value are no race: a plain `=`
-    /// statement writing a whole element keeps the first word of the value
-    /// it writes, in a fourth shadow word per element (`atomicExchange`),
-    /// and a write that finds another's write of the same first word in
-    /// the epoch is not reported (elements of several words whose first
-    /// words agree are taken for equal: that can only hide a report).
-    /// Other writes (compound assignments, `++`, nested assignments,
-    /// `out` arguments, parts of elements) do not compare values.
-    ///
-    /// Not modelled: the order of accesses around a barrier that not all
-    /// invocations reached (reported as such; until the next barrier the
-    /// epochs of the invocations that skipped it lag behind), work
-    /// groups of more than 1024 invocations (no race check), the order
-    /// `memoryBarrierShared()` without `barrier()` gives (none between
-    /// invocations: not a barrier here either). The epoch has 7 bits:
-    /// every 128th barrier the work group clears the race shadow, behind
-    /// one more `barrier()` (executed where the program's own barrier is,
-    /// so as uniformly).
-    ///
-    /// What a sanitized run changes: the program's own memory is only
-    /// changed where an index is out of bounds (see above); the shadows
-    /// are `shared` variables of their own (four words per element for
-    /// races, one for uninitialized reads), so the program's shared
-    /// memory budget must have room for them.
-    pub race: bool,
-}
-
-impl Checks {
-    pub const ALL: Checks = Checks {
-        out_of_bounds: true,
-        uninit_shared: true,
-        race: true,
-    };
-}
+pub use shaderdbg_core::modes::{Breakpoint, Checks, Mode};
 
 /// Options of [`instrument`].
 #[derive(Clone, Debug)]

@@ -4,6 +4,22 @@
 //! adds (every check over every check but races). A dispatch is timed
 //! with the read-back of a one-word buffer, which waits for it.
 
+/// The storage buffers and the 256-wide shared tile the shared-memory
+/// kernels start with.
+macro_rules! tile256 {
+    ($body:literal) => {
+        concat!(
+            "#version 430
+layout(local_size_x = 256) in;
+layout(std430, binding = 0) buffer Src { float src[]; };
+layout(std430, binding = 1) buffer Dst { float dst[]; };
+shared float tile[256];
+",
+            $body
+        )
+    };
+}
+
 use shaderdbg_core::layout;
 use shaderdbg_gl_headless::{ContextKind, Headless, Stage as GlStage};
 use shaderdbg_glsl::instrument::{instrument, Checks, Mode, Request, Target};
@@ -56,12 +72,8 @@ void main() {
     ),
     (
         "shared tile (write, barrier, 3 neighbour reads)",
-        "#version 430
-layout(local_size_x = 256) in;
-layout(std430, binding = 0) buffer Src { float src[]; };
-layout(std430, binding = 1) buffer Dst { float dst[]; };
-shared float tile[256];
-void main() {
+        tile256!(
+            "void main() {
     uint i = gl_LocalInvocationID.x;
     uint g = gl_GlobalInvocationID.x;
     tile[i] = src[g];
@@ -71,18 +83,15 @@ void main() {
     float r = tile[(i + 1u) % 256u];
     dst[g] = l - 2.0 * tile[i] + r;
 }
-",
+"
+        ),
         1 << 12,
         256,
     ),
     (
         "shared reduction (16 barriers, 2 reads + 1 write per step)",
-        "#version 430
-layout(local_size_x = 256) in;
-layout(std430, binding = 0) buffer Src { float src[]; };
-layout(std430, binding = 1) buffer Dst { float dst[]; };
-shared float tile[256];
-void main() {
+        tile256!(
+            "void main() {
     uint i = gl_LocalInvocationID.x;
     tile[i] = src[gl_GlobalInvocationID.x];
     memoryBarrierShared();
@@ -96,7 +105,8 @@ void main() {
     }
     if (i == 0u) dst[gl_WorkGroupID.x] = tile[0];
 }
-",
+"
+        ),
         1 << 10,
         256,
     ),

@@ -498,10 +498,10 @@ impl Model {
                     }
                 },
             },
-            other => {
+            other => crate::syntax::basic_type(other).unwrap_or_else(|| {
                 let s = crate::syntax::type_specifier_name(other);
                 parse_type_name(&s).unwrap_or(Type::Opaque(s))
-            }
+            }),
         }
     }
 
@@ -2041,15 +2041,15 @@ impl Model {
         };
         match &callee {
             Callee::Constructor(t) => self.check_constructor(t, &arg_types, span),
-            Callee::Builtin(_) | Callee::Unknown => {
+            Callee::Builtin(_) | Callee::Unknown if builtins::has_constant_arguments(&name) => {
                 let sig = match &callee {
                     Callee::Builtin(sig) => Some(*sig),
                     _ => None,
                 };
+                let non_const_offsets = name.contains("Offset")
+                    && self.extensions.contains("GL_EXT_texture_offset_non_const");
                 for (i, arg) in args.iter().enumerate() {
                     let param = sig.and_then(|s| s.params.get(i)).map(|p| p.name.as_str());
-                    let non_const_offsets = name.contains("Offset")
-                        && self.extensions.contains("GL_EXT_texture_offset_non_const");
                     if builtins::constant_argument(&name, i, param)
                         && !non_const_offsets
                         && !self.is_const_expr(arg)
@@ -2228,7 +2228,7 @@ impl Model {
                         if let Type::Array(elem, None) = ty {
                             ty = Type::Array(elem, Some(args.len() as u32));
                         }
-                        self.call_args = Some((String::new(), arg_types.clone()));
+                        self.call_args = Some((String::new(), arg_types));
                         return (Callee::Constructor(ty.clone()), ty);
                     }
                 }
@@ -2241,8 +2241,19 @@ impl Model {
                 name.as_str().to_string()
             }
         };
-        self.call_args = Some((name.clone(), arg_types.clone()));
-        let name = name.as_str();
+        let r = self.resolve_named(&name, &arg_types, span);
+        self.call_args = Some((name, arg_types));
+        r
+    }
+
+    /// Resolves a call of `name` (a function or a type) with arguments of
+    /// `arg_types`.
+    fn resolve_named(
+        &mut self,
+        name: &str,
+        arg_types: &[Type],
+        span: Option<ast::NodeSpan>,
+    ) -> (Callee, Type) {
         {
             {
                 if let Some(s) = self.structs.get(name) {
@@ -2262,20 +2273,11 @@ impl Model {
                 }
                 let conv = self.conversions();
                 if let Some(ids) = self.functions_by_name.get(name) {
-                    let cands: Vec<(FunctionId, Vec<Type>)> = ids
+                    let functions = &self.functions;
+                    let cands = ids
                         .iter()
-                        .map(|&id| {
-                            (
-                                id,
-                                self.functions[id]
-                                    .params
-                                    .iter()
-                                    .map(|p| p.ty.clone())
-                                    .collect(),
-                            )
-                        })
-                        .collect();
-                    if let Some(id) = best_overload(&arg_types, cands, conv) {
+                        .map(|&id| (id, functions[id].params.iter().map(|p| &p.ty)));
+                    if let Some(id) = best_overload(arg_types, cands, conv) {
                         return (Callee::User(id), self.functions[id].ret.clone());
                     }
                 }
@@ -2284,11 +2286,8 @@ impl Model {
                     // An extension's function the tables do not model.
                     return (Callee::Unknown, Type::Error);
                 }
-                let cands: Vec<(&'static builtins::Signature, Vec<Type>)> = builtin
-                    .iter()
-                    .map(|s| (*s, s.params.iter().map(|p| p.ty.clone()).collect()))
-                    .collect();
-                if let Some(sig) = best_overload(&arg_types, cands, conv) {
+                let cands = builtin.iter().map(|s| (*s, s.params.iter().map(|p| &p.ty)));
+                if let Some(sig) = best_overload(arg_types, cands, conv) {
                     return (Callee::Builtin(sig), sig.ret.clone());
                 }
                 if builtin.is_empty() {
@@ -2297,11 +2296,8 @@ impl Model {
                     if let Some(env) = self.legacy_env().filter(|_| deprecated_lookup) {
                         let legacy =
                             builtins::function_overloads_with(name, &env, &self.extensions);
-                        let cands: Vec<(&'static builtins::Signature, Vec<Type>)> = legacy
-                            .iter()
-                            .map(|s| (*s, s.params.iter().map(|p| p.ty.clone()).collect()))
-                            .collect();
-                        if let Some(sig) = best_overload(&arg_types, cands, conv) {
+                        let cands = legacy.iter().map(|s| (*s, s.params.iter().map(|p| &p.ty)));
+                        if let Some(sig) = best_overload(arg_types, cands, conv) {
                             self.deprecated_warning(span, name);
                             return (Callee::Builtin(sig), sig.ret.clone());
                         }
@@ -2568,18 +2564,21 @@ fn arithmetic(a: &Type, b: &Type, mult: bool, conv: Conversions) -> Option<Type>
 
 /// Picks the overload that matches exactly, else the one needing the fewest
 /// implicit conversions.
-fn best_overload<T: Clone>(
+fn best_overload<'t, T, P>(
     args: &[Type],
-    cands: Vec<(T, Vec<Type>)>,
+    cands: impl IntoIterator<Item = (T, P)>,
     conv: Conversions,
-) -> Option<T> {
+) -> Option<T>
+where
+    P: ExactSizeIterator<Item = &'t Type>,
+{
     let mut best: Option<(usize, T)> = None;
     for (c, params) in cands {
         if params.len() != args.len() {
             continue;
         }
         let mut conversions = 0;
-        let ok = args.iter().zip(&params).all(|(a, p)| {
+        let ok = args.iter().zip(params).all(|(a, p)| {
             if a == p {
                 true
             } else if conv.ty(a, p) {

@@ -87,6 +87,57 @@ pub fn type_specifier_name(ty: &ast::TypeSpecifierNonArrayData) -> String {
     }
 }
 
+/// The type of a scalar, vector or matrix type specifier (what
+/// `parse_type_name` gives for its [`type_specifier_name`], without spelling
+/// it); None for the others (samplers, images, ...).
+pub fn basic_type(ty: &ast::TypeSpecifierNonArrayData) -> Option<crate::Type> {
+    use crate::types::{Scalar as S, Type as T};
+    use ast::TypeSpecifierNonArrayData as D;
+    let mat = |scalar, cols, rows| T::Matrix { scalar, cols, rows };
+    Some(match ty {
+        D::Void => T::Void,
+        D::Bool => T::Scalar(S::Bool),
+        D::Int => T::Scalar(S::Int),
+        D::UInt => T::Scalar(S::Uint),
+        D::Float => T::Scalar(S::Float),
+        D::Double => T::Scalar(S::Double),
+        D::Vec2 => T::Vector(S::Float, 2),
+        D::Vec3 => T::Vector(S::Float, 3),
+        D::Vec4 => T::Vector(S::Float, 4),
+        D::DVec2 => T::Vector(S::Double, 2),
+        D::DVec3 => T::Vector(S::Double, 3),
+        D::DVec4 => T::Vector(S::Double, 4),
+        D::BVec2 => T::Vector(S::Bool, 2),
+        D::BVec3 => T::Vector(S::Bool, 3),
+        D::BVec4 => T::Vector(S::Bool, 4),
+        D::IVec2 => T::Vector(S::Int, 2),
+        D::IVec3 => T::Vector(S::Int, 3),
+        D::IVec4 => T::Vector(S::Int, 4),
+        D::UVec2 => T::Vector(S::Uint, 2),
+        D::UVec3 => T::Vector(S::Uint, 3),
+        D::UVec4 => T::Vector(S::Uint, 4),
+        D::Mat2 | D::Mat22 => mat(S::Float, 2, 2),
+        D::Mat3 | D::Mat33 => mat(S::Float, 3, 3),
+        D::Mat4 | D::Mat44 => mat(S::Float, 4, 4),
+        D::Mat23 => mat(S::Float, 2, 3),
+        D::Mat24 => mat(S::Float, 2, 4),
+        D::Mat32 => mat(S::Float, 3, 2),
+        D::Mat34 => mat(S::Float, 3, 4),
+        D::Mat42 => mat(S::Float, 4, 2),
+        D::Mat43 => mat(S::Float, 4, 3),
+        D::DMat2 | D::DMat22 => mat(S::Double, 2, 2),
+        D::DMat3 | D::DMat33 => mat(S::Double, 3, 3),
+        D::DMat4 | D::DMat44 => mat(S::Double, 4, 4),
+        D::DMat23 => mat(S::Double, 2, 3),
+        D::DMat24 => mat(S::Double, 2, 4),
+        D::DMat32 => mat(S::Double, 3, 2),
+        D::DMat34 => mat(S::Double, 3, 4),
+        D::DMat42 => mat(S::Double, 4, 2),
+        D::DMat43 => mat(S::Double, 4, 3),
+        _ => return None,
+    })
+}
+
 /// At most this many expected tokens are listed in a syntax error.
 const MAX_EXPECTED: usize = 6;
 
@@ -169,6 +220,68 @@ mod tests {
             message("void main() { float x = f(1; }\n"),
             "unexpected `;`, expected a `)` or `,`"
         );
+    }
+
+    /// The direct mapping agrees with spelling the type and parsing the name.
+    #[test]
+    fn basic_types_match_their_names() {
+        use ast::TypeSpecifierNonArrayData as D;
+        let all = [
+            D::Void,
+            D::Bool,
+            D::Int,
+            D::UInt,
+            D::Float,
+            D::Double,
+            D::Vec2,
+            D::Vec3,
+            D::Vec4,
+            D::DVec2,
+            D::DVec3,
+            D::DVec4,
+            D::BVec2,
+            D::BVec3,
+            D::BVec4,
+            D::IVec2,
+            D::IVec3,
+            D::IVec4,
+            D::UVec2,
+            D::UVec3,
+            D::UVec4,
+            D::Mat2,
+            D::Mat3,
+            D::Mat4,
+            D::Mat22,
+            D::Mat23,
+            D::Mat24,
+            D::Mat32,
+            D::Mat33,
+            D::Mat34,
+            D::Mat42,
+            D::Mat43,
+            D::Mat44,
+            D::DMat2,
+            D::DMat3,
+            D::DMat4,
+            D::DMat22,
+            D::DMat23,
+            D::DMat24,
+            D::DMat32,
+            D::DMat33,
+            D::DMat34,
+            D::DMat42,
+            D::DMat43,
+            D::DMat44,
+        ];
+        for t in all {
+            let name = type_specifier_name(&t);
+            assert_eq!(
+                basic_type(&t),
+                crate::types::parse_type_name(&name),
+                "{name}"
+            );
+        }
+        assert_eq!(basic_type(&D::Sampler2D), None);
     }
 
     #[test]

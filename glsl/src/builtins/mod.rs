@@ -179,6 +179,12 @@ pub fn constant_argument(name: &str, index: usize, param: Option<&str>) -> bool 
     })
 }
 
+/// Whether some argument of the built-in function `name` must be a
+/// constant expression (a `const` line of functions.txt names it).
+pub fn has_constant_arguments(name: &str) -> bool {
+    tables().const_args.contains_key(name)
+}
+
 /// Whether `name` is a built-in variable in some version and stage.
 pub fn is_builtin_variable(name: &str) -> bool {
     tables().variable_index.contains_key(name)

@@ -25,8 +25,8 @@ use shaderdbg_session::{eval, present, Event, Halt, Session};
 use shaderdbg_session::{Invocation, StopFilter};
 
 use crate::run::{
-    launch_config, parse_break, parse_dprintf, print_stop, write_source_line, Binding,
-    BreakpointArgs, TargetArgs,
+    launch_config, parse_break, parse_dprintf, print_stop_with, sanitize_filters,
+    write_source_line, Binding, BreakpointArgs, SanitizeCheck, TargetArgs,
 };
 
 #[derive(Args)]
@@ -34,6 +34,11 @@ pub struct DebugArgs {
     /// Breakpoints to start with.
     #[command(flatten)]
     pub breakpoints: BreakpointArgs,
+    /// Sanitize compute dispatches and stop at each report, as `run
+    /// --sanitize` (`oob`, `uninit`, `race`, `all`; comma-separated);
+    /// `continue` goes to the dispatch's next report, then on.
+    #[arg(long, value_name = "CHECKS", value_delimiter = ',')]
+    pub sanitize: Vec<SanitizeCheck>,
     #[command(flatten)]
     pub target: TargetArgs,
 }
@@ -94,6 +99,7 @@ struct Debugger {
     /// Blocked outside a draw (compile error, GL error) until `continue`.
     halted: bool,
     exit_code: Option<i32>,
+    sanitize: Vec<SanitizeCheck>,
 }
 
 pub fn run(a: DebugArgs) -> Result<ExitCode> {
@@ -111,6 +117,7 @@ pub fn run(a: DebugArgs) -> Result<ExitCode> {
         stop: None,
         halted: false,
         exit_code: None,
+        sanitize: a.sanitize,
     };
     let out = &mut std::io::stdout().lock();
     writeln!(
@@ -405,7 +412,12 @@ impl Debugger {
             return Ok(());
         }
         match Session::start(&self.config, self.breakpoints.clone(), self.filter) {
-            Ok(s) => self.session = Some(s),
+            Ok(mut s) => {
+                if !self.sanitize.is_empty() {
+                    s.set_exception_filters(sanitize_filters(&self.sanitize));
+                }
+                self.session = Some(s)
+            }
             Err(e) => {
                 writeln!(out, "cannot start the program: {e}")?;
                 return Ok(());
@@ -418,7 +430,10 @@ impl Debugger {
         match self.session.as_mut() {
             None => writeln!(out, "the program is not running; `run` starts it")?,
             Some(s) => {
-                if self.stop.take().is_some() || std::mem::take(&mut self.halted) {
+                if self.stop.take().is_some() {
+                    // A sanitizer stop's next report first.
+                    s.continue_();
+                } else if std::mem::take(&mut self.halted) {
                     s.resume();
                 }
                 self.wait(out)?;
@@ -466,7 +481,8 @@ impl Debugger {
                 }
                 Event::AgentError(m) => writeln!(out, "agent: {m}")?,
                 Event::Stopped(stop) => {
-                    print_stop(out, &stop, false, false)?;
+                    let finding: Vec<_> = stop.finding().into_iter().collect();
+                    print_stop_with(out, &stop, &finding, false, false)?;
                     self.stop = Some(stop);
                     return Ok(());
                 }
@@ -560,7 +576,8 @@ impl Debugger {
         };
         match session.record_hit(hit) {
             Ok(new) => {
-                print_stop(out, &new, false, false)?;
+                let finding: Vec<_> = new.finding().into_iter().collect();
+                print_stop_with(out, &new, &finding, false, false)?;
                 self.stop = Some(Box::new(new));
             }
             Err(e) => writeln!(out, "cannot record that invocation: {e}")?,

@@ -67,7 +67,7 @@ pub enum SanitizeCheck {
 }
 
 /// The exception filters `--sanitize` asks for.
-fn sanitize_filters(checks: &[SanitizeCheck]) -> ExceptionFilters {
+pub(crate) fn sanitize_filters(checks: &[SanitizeCheck]) -> ExceptionFilters {
     let on = |c| checks.contains(&c) || checks.contains(&SanitizeCheck::All);
     ExceptionFilters {
         sanitize_oob: on(SanitizeCheck::Oob),
@@ -577,8 +577,20 @@ pub(crate) fn print_stop(
     as_json: bool,
     with_trace: bool,
 ) -> Result<()> {
-    for f in stop.findings() {
-        print_finding(out, &f, as_json)?;
+    print_stop_with(out, stop, &stop.findings(), as_json, with_trace)
+}
+
+/// A stop with these of its sanitizer findings (`shaderdbg run`: all of
+/// them; `shaderdbg debug`: the one the stop shows).
+pub(crate) fn print_stop_with(
+    out: &mut impl Write,
+    stop: &Stop,
+    findings: &[Finding],
+    as_json: bool,
+    with_trace: bool,
+) -> Result<()> {
+    for f in findings {
+        print_finding(out, f, as_json)?;
     }
     let loc = stop.location(stop.cursor);
     let vars = stop.variables(stop.cursor);

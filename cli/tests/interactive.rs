@@ -199,3 +199,30 @@ fn quitting_while_stopped_ends_the_program() {
     assert!(ok, "{text}");
     assert_has(&text, &["stopped at", "program ended"]);
 }
+
+/// `debug --sanitize`: each report of a dispatch is a stop of its own;
+/// `continue` goes from the first (src[] at line 12) to the second (dst[]
+/// at line 13), then the program runs to its end.
+#[test]
+fn sanitizer_continue_goes_to_the_next_report() {
+    let app = shaderdbg_test_support::app("oob_compute");
+    let app = app.to_str().expect("utf-8 path");
+    let (ok, text) = session(
+        &["--sanitize", "oob", "--", app, "1"],
+        "run\ncontinue\ncontinue\nquit\n",
+    );
+    assert!(ok, "{text}");
+    let src = text
+        .find("out-of-bounds index 32 into src[] (32 elements) at ")
+        .unwrap_or_else(|| panic!("{text}"));
+    let dst = text
+        .find("out-of-bounds index 32 into dst[] (32 elements) at ")
+        .unwrap_or_else(|| panic!("{text}"));
+    let end = text
+        .find("program exited with code 0")
+        .unwrap_or_else(|| panic!("{text}"));
+    assert!(src < dst && dst < end, "{text}");
+    assert_eq!(text.matches("into dst[]").count(), 1, "{text}");
+    assert!(text[src..dst].contains(":12 in compute (7,0,0)"), "{text}");
+    assert!(text[dst..end].contains(":13 in compute (7,0,0)"), "{text}");
+}

@@ -102,6 +102,7 @@ fn synthetic() -> Stop {
         truncated: false,
         reason: StopReason::Breakpoint,
         sanitizer: Vec::new(),
+        report: 0,
         breakpoints: vec![0],
         file: None,
         map: None,

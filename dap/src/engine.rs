@@ -19,7 +19,11 @@ pub type Job = Box<dyn FnOnce(&mut Session) + Send>;
 
 /// What the dispatcher asks of the running session.
 pub enum Command {
+    /// Leave the stop: the program runs on.
     Resume,
+    /// Continue from the stop: a sanitizer stop's next report first
+    /// ([`Session::continue_`]), else as `Resume`.
+    Continue,
     /// Remove every breakpoint and let the program run to its end.
     Detach,
     Kill,
@@ -31,6 +35,7 @@ impl std::fmt::Debug for Command {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.write_str(match self {
             Command::Resume => "Resume",
+            Command::Continue => "Continue",
             Command::Detach => "Detach",
             Command::Kill => "Kill",
             Command::Call(_) => "Call",
@@ -139,6 +144,7 @@ fn run(
         loop {
             match commands.try_recv() {
                 Ok(Command::Resume) => session.resume(),
+                Ok(Command::Continue) => session.continue_(),
                 Ok(Command::Detach) => session.detach(),
                 Ok(Command::Kill) => session.kill(),
                 Ok(Command::Call(f)) => f(&mut session),

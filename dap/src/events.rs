@@ -244,7 +244,8 @@ impl<W: Write> Adapter<W> {
             match seek.arrival(ordinal, &key) {
                 Arrival::Skip => {
                     self.stops = ordinal;
-                    self.resume();
+                    // A sanitizer stop's next report is a stop of its own.
+                    self.continue_program();
                     return;
                 }
                 Arrival::Found => {
@@ -272,12 +273,13 @@ impl<W: Write> Adapter<W> {
                 Some("NaN or Inf written to an output".to_string()),
             ),
             StopReason::Sanitizer => {
-                // Each report on the console too: the description is one line.
-                let texts: Vec<String> = stop.findings().into_iter().map(|f| f.text).collect();
-                for t in &texts {
+                // One stop per report (`continue` goes to the next); on
+                // the console too.
+                let text = stop.finding().map(|f| f.text);
+                if let Some(t) = &text {
                     self.out.event(Event::console(format!("sanitizer: {t}\n")));
                 }
-                ("exception", Some(texts.join("; ")))
+                ("exception", text)
             }
             _ if pixel_history => match &mut self.pixel_debug {
                 Some(pd) if stop.frame == pd.frame => {

@@ -214,6 +214,16 @@ impl<W: Write> Adapter<W> {
         }
     }
 
+    /// `continue` past the recording: a sanitizer stop's next report comes
+    /// as a new stop before the program resumes.
+    pub fn continue_program(&mut self) {
+        self.handles.clear();
+        self.state = State::Running;
+        if let Some(e) = &self.engine {
+            e.send(Command::Continue);
+        }
+    }
+
     /// Detaches from (or kills) the program if it still runs.
     pub fn release(&mut self, how: Command) {
         if let Some(e) = &self.engine {

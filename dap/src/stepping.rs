@@ -24,7 +24,8 @@ pub enum Move {
 }
 
 /// A stop at a draw: one thread per invocation that hit (the one shown
-/// first is thread 1), each recorded when first looked at.
+/// first is thread 1; a sanitizer stop: the invocations of its report),
+/// each recorded when first looked at.
 pub struct DrawStop {
     /// Each invocation's first hit; thread id = index + 1.
     pub invocations: Vec<Hit>,
@@ -37,7 +38,8 @@ pub struct DrawStop {
 impl DrawStop {
     pub fn new(stop: Box<Stop>) -> DrawStop {
         let mut invocations: Vec<Hit> = vec![stop.hit];
-        for h in &stop.hits {
+        // A sanitizer stop: the invocations of the report shown.
+        for h in &stop.invocations() {
             if invocations.len() >= MAX_THREADS {
                 break;
             }

@@ -550,7 +550,8 @@ fn nan_inf_exception_stops_at_the_writing_fragment() {
 
 /// `sanitize_oob`: the off-by-one kernel of `oob_compute` stops as an
 /// exception, described like the command line's report, with the reported
-/// invocation as the thread and its trace at the reported statement.
+/// invocation as the thread and its trace at the reported statement; each
+/// report of the dispatch is a stop of its own.
 #[test]
 fn sanitizer_exception_stops_at_the_out_of_bounds_statement() {
     let mut c = launched(
@@ -561,32 +562,33 @@ fn sanitizer_exception_stops_at_the_out_of_bounds_statement() {
             json!({"filters": ["sanitize_oob"]}),
         )],
     );
-    let s = stopped(&mut c);
-    assert_eq!(s["reason"], "exception", "{s}");
-    let d = s["description"].as_str().unwrap();
-    assert!(
-        d.starts_with("out-of-bounds index 32 into src[] (32 elements) at "),
-        "{d}"
-    );
-    assert!(
-        d.contains("; out-of-bounds index 32 into dst[] (32 elements) at "),
-        "{d}"
-    );
-    assert!(d.ends_with(":13 in compute (7,0,0)"), "{d}");
-    let threads = c.ok("threads", Value::Null);
-    let threads = threads["threads"].as_array().unwrap();
-    assert_eq!(threads.len(), 1, "one invocation: {threads:?}");
-    assert!(threads[0]["name"]
-        .as_str()
-        .unwrap()
-        .starts_with("compute (7,0,0)"));
-    let frame = top(&mut c, s["threadId"].as_i64().expect("thread"));
-    assert_eq!(frame["line"], 12, "{frame}");
-    assert_eq!(eval(&mut c, "base"), "28u");
-    // The next dispatch (frame 1) has the same bug.
-    c.ok("continue", json!({"threadId": 1}));
-    assert_eq!(stopped(&mut c)["reason"], "exception");
-    c.ok("continue", json!({"threadId": 1}));
+    // One stop per report: `continue` goes to the next report of the
+    // dispatch (the agent stays at it), then to the next dispatch (frame 1
+    // has the same two bugs), then the program ends.
+    for frame in 0..2 {
+        for (array, line) in [("src", 12), ("dst", 13)] {
+            let s = stopped(&mut c);
+            assert_eq!(s["reason"], "exception", "{s}");
+            let d = s["description"].as_str().unwrap();
+            assert_eq!(
+                d.split(" at ").next(),
+                Some(format!("out-of-bounds index 32 into {array}[] (32 elements)").as_str()),
+                "frame {frame}: {d}"
+            );
+            assert!(d.ends_with(&format!(":{line} in compute (7,0,0)")), "{d}");
+            let threads = c.ok("threads", Value::Null);
+            let threads = threads["threads"].as_array().unwrap();
+            assert_eq!(threads.len(), 1, "one invocation: {threads:?}");
+            assert!(threads[0]["name"]
+                .as_str()
+                .unwrap()
+                .starts_with("compute (7,0,0)"));
+            let frame = top(&mut c, s["threadId"].as_i64().expect("thread"));
+            assert_eq!(frame["line"], line, "{frame}");
+            assert_eq!(eval(&mut c, "base"), "28u");
+            c.ok("continue", json!({"threadId": 1}));
+        }
+    }
     assert_eq!(c.event("exited")["body"]["exitCode"], 0);
     c.disconnect();
 }
@@ -637,6 +639,99 @@ fn sanitizer_race_stops_with_both_invocations_in_the_description() {
     c.ok("continue", json!({"threadId": 1}));
     assert_eq!(c.event("exited")["body"]["exitCode"], 0);
     c.disconnect();
+}
+
+/// A race stop, message by message (the transcript): the
+/// exception stop with its description, both invocations as threads, the
+/// stack of each, the reader's locals, `continue` to the program's end.
+/// Paths and work groups normalised, the program's output and process
+/// events left out.
+#[test]
+fn sanitizer_race_transcript_snapshot() {
+    let program = app("race_compute");
+    let mut c = launched(
+        false,
+        json!({"program": program, "args": ["1"]}),
+        &[(
+            "setExceptionBreakpoints",
+            json!({"filters": ["sanitize_race"]}),
+        )],
+    );
+    stopped(&mut c);
+    let threads = c.ok("threads", Value::Null);
+    let ids: Vec<i64> = threads["threads"]
+        .as_array()
+        .expect("threads")
+        .iter()
+        .filter_map(|t| t["id"].as_i64())
+        .collect();
+    assert_eq!(ids.len(), 2, "{threads}");
+    let mut frames = Vec::new();
+    for id in &ids {
+        let st = c.ok("stackTrace", json!({"threadId": id}));
+        frames.push(st["stackFrames"][0].clone());
+    }
+    let scopes = c.ok("scopes", json!({"frameId": frames[0]["id"]}));
+    let locals = scopes["scopes"][0]["variablesReference"].clone();
+    c.ok("variables", json!({"variablesReference": locals}));
+    // Each further report of the dispatch is a stop of its own.
+    loop {
+        c.ok("continue", json!({"threadId": 1}));
+        let e = c.wait("a stop or the end", |v| {
+            v["type"] == "event" && (v["event"] == "stopped" || v["event"] == "exited")
+        });
+        if e["event"] == "exited" {
+            assert_eq!(e["body"]["exitCode"], 0, "{e}");
+            break;
+        }
+    }
+    c.event("terminated");
+    c.disconnect();
+
+    let root = client::repo_root().display().to_string();
+    let text =
+        c.render(|v| !["output", "process", "exited"].contains(&v["event"].as_str().unwrap_or("")));
+    let text = text
+        .lines()
+        .map(|l| {
+            let mut v: Value = serde_json::from_str(&l[3..]).expect("json");
+            if l.starts_with("<- ") {
+                if let Some(o) = v.as_object_mut() {
+                    o.remove("seq");
+                }
+            }
+            format!(
+                "{}{}\n",
+                &l[..3],
+                v.to_string()
+                    .replace(&program.display().to_string(), "$APP")
+                    .replace(&root, "$ROOT")
+            )
+        })
+        .collect::<String>();
+    expect_test::expect_file!["snapshots/race.dap"].assert_eq(&within_work_group(&text, 16));
+}
+
+/// Compute invocations `(x,0,0)` as `(x mod size,0,0)`: which of
+/// race_compute's two work groups reports the race first varies (llvmpipe
+/// runs them on threads of their own), the race within it does not.
+fn within_work_group(text: &str, size: u32) -> String {
+    let mut out = String::new();
+    let mut rest = text;
+    while let Some(at) = rest.find('(') {
+        out.push_str(&rest[..=at]);
+        rest = &rest[at + 1..];
+        let digits = rest.chars().take_while(char::is_ascii_digit).count();
+        match rest[..digits].parse::<u32>() {
+            Ok(x) if rest[digits..].starts_with(",0,0)") => {
+                out.push_str(&(x % size).to_string());
+                rest = &rest[digits..];
+            }
+            _ => {}
+        }
+    }
+    out.push_str(rest);
+    out
 }
 
 /// `gl_error`: the program halts in the call that raised the error; the

@@ -7,7 +7,7 @@
 
 pub use shaderdbg_core::decode::{Access, SanitizerKind, SanitizerReport};
 use shaderdbg_core::types::Type;
-use shaderdbg_core::Invocation;
+use shaderdbg_core::{Hit, HitTag, Invocation, StopReason};
 
 use crate::stop::{Location, Stop};
 
@@ -36,10 +36,35 @@ pub struct Finding {
 impl Stop {
     /// The sanitizer's reports at this stop, described (empty for other stops).
     pub fn findings(&self) -> Vec<Finding> {
-        self.sanitizer.iter().map(|r| self.finding(r)).collect()
+        self.sanitizer.iter().map(|r| self.describe(r)).collect()
     }
 
-    fn finding(&self, r: &SanitizerReport) -> Finding {
+    /// The report this stop shows, described (a sanitizer stop shows one
+    /// report at a time; `None` for other stops).
+    pub fn finding(&self) -> Option<Finding> {
+        if self.reason != StopReason::Sanitizer {
+            return None;
+        }
+        self.sanitizer.get(self.report).map(|r| self.describe(r))
+    }
+
+    /// The invocations of the report shown, each at its access (a race:
+    /// both); for other stops, every hit of the draw.
+    pub fn report_hits(&self) -> Vec<Hit> {
+        if self.reason != StopReason::Sanitizer {
+            return self.hits.clone();
+        }
+        let Ok(report) = u32::try_from(self.report) else {
+            return Vec::new();
+        };
+        self.hits
+            .iter()
+            .filter(|h| h.tag == HitTag::Breakpoint(report))
+            .copied()
+            .collect()
+    }
+
+    fn describe(&self, r: &SanitizerReport) -> Finding {
         let location = self.location_of_line(r.line);
         let place = match &location.file {
             Some(f) => format!(

@@ -98,6 +98,9 @@ pub struct CurrentStop {
     pub probes: Arc<ProbeTable>,
     /// [`StopReason::Sanitizer`]: the reports (hit `i` is report `i`'s).
     pub sanitizer: Vec<SanitizerReport>,
+    /// [`StopReason::Sanitizer`]: the report shown (one stop per report:
+    /// [`Session::continue_`] goes to the next before the program resumes).
+    pub report: usize,
 }
 
 /// Which exceptional events stop the program (DAP exception breakpoints,
@@ -521,6 +524,7 @@ impl Session {
                     reason,
                     probes: Arc::new(probes),
                     sanitizer,
+                    report: 0,
                 });
                 let first = if reason == StopReason::Breakpoint {
                     self.breakpoint_hits(shader, &hits)
@@ -815,6 +819,7 @@ impl Session {
             truncated: cur.truncated,
             reason: cur.reason,
             sanitizer: cur.sanitizer.clone(),
+            report: cur.report,
             breakpoints: Vec::new(),
             file,
             map,
@@ -1033,7 +1038,46 @@ impl Session {
         }
     }
 
-    /// Leaves the current stop (or halt).
+    /// Continues from the current stop: at a sanitizer stop with a report
+    /// after the one shown, stops at that report ([`Event::Stopped`], its
+    /// first invocation recorded; the agent stays stopped at the dispatch);
+    /// else leaves the stop as [`Session::resume`] does.
+    pub fn continue_(&mut self) {
+        loop {
+            let next = self.current.as_mut().and_then(|c| {
+                if c.reason != StopReason::Sanitizer || c.report + 1 >= c.sanitizer.len() {
+                    return None;
+                }
+                c.report += 1;
+                let report = u32::try_from(c.report).ok()?;
+                c.hits
+                    .iter()
+                    .find(|h| h.tag == HitTag::Breakpoint(report))
+                    .copied()
+            });
+            let Some(hit) = next else {
+                // A report without its hit (the agent's hit buffer was
+                // full) is skipped; after the last one the program goes on.
+                if self.current.as_ref().is_some_and(|c| {
+                    c.reason == StopReason::Sanitizer && c.report + 1 < c.sanitizer.len()
+                }) {
+                    continue;
+                }
+                self.resume();
+                return;
+            };
+            match self.record_in_current(hit.invocation, Some(hit)) {
+                Ok(stop) => {
+                    self.queue.push_back(Event::Stopped(Box::new(stop)));
+                    return;
+                }
+                Err(e) => self.queue.push_back(Event::AgentError(e.to_string())),
+            }
+        }
+    }
+
+    /// Leaves the current stop (or halt): the program runs on (a sanitizer
+    /// stop's reports after the one shown are not shown).
     pub fn resume(&mut self) {
         self.current = None;
         self.send(&ToAgent::Resume);

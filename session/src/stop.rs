@@ -114,6 +114,9 @@ pub struct Stop {
     /// dispatch (hit `i` is report `i`'s); described by
     /// [`Stop::findings`](crate::sanitizer).
     pub sanitizer: Vec<SanitizerReport>,
+    /// [`StopReason::Sanitizer`]: the report this stop shows (index into
+    /// `sanitizer`; [`Stop::finding`](crate::sanitizer) describes it).
+    pub report: usize,
     /// For a breakpoint stop: the breakpoints (indices into the session's
     /// list) the stop is for.
     pub breakpoints: Vec<usize>,
@@ -283,14 +286,14 @@ impl Stop {
         from.checked_sub(1).filter(|&i| i < self.trace.steps.len())
     }
 
-    /// Every invocation that hit at this draw, once each (its first hit), in
-    /// the agent's order. Linear in the hits: a draw can have 65,536.
+    /// Every invocation that hit at this draw (a sanitizer stop: of the
+    /// report shown), once each (its first hit), in the agent's order.
+    /// Linear in the hits: a draw can have 65,536.
     pub fn invocations(&self) -> Vec<Hit> {
         let mut seen = std::collections::HashSet::new();
-        self.hits
-            .iter()
+        self.report_hits()
+            .into_iter()
             .filter(|h| seen.insert(h.invocation))
-            .copied()
             .collect()
     }
 

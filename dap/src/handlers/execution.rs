@@ -68,7 +68,7 @@ impl<W: Write> Adapter<W> {
                 Ok(continued(false))
             }
             None => {
-                self.resume();
+                self.continue_program();
                 Ok(continued(true))
             }
         }

@@ -13,7 +13,7 @@ use std::path::Path;
 use serde_json::Value;
 
 mod common;
-use common::{json_events, of_kind};
+use common::one_stop;
 
 const SHADER: &str = "/usr/share/glmark2/shaders/light-phong.frag";
 
@@ -27,19 +27,7 @@ fn replay_stop(trace: &Path, args: &[&str]) -> Value {
         .arg(trace)
         .output()
         .expect("xvfb-run shaderdbg run");
-    let text = String::from_utf8_lossy(&out.stdout);
-    let events = json_events(&text);
-    let stops = of_kind(&events, "stopped");
-    assert_eq!(
-        stops.len(),
-        1,
-        "{text}\n{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let exited = of_kind(&events, "exited");
-    assert_eq!(exited.len(), 1, "{text}");
-    assert_eq!(exited[0]["code"], 0, "{text}");
-    stops[0].clone()
+    one_stop(&out).0
 }
 
 fn vector(v: &Value, name: &str) -> Vec<f64> {

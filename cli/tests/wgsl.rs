@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 use serde_json::Value;
 
 mod common;
-use common::{assert_has, decode_png, json_events, shaderdbg};
+use common::{assert_has, decode_png, host_image, json_events, shaderdbg};
 
 /// The example, copied to a fresh directory (breakpoints bind by file).
 fn rings(tag: &str) -> PathBuf {
@@ -299,20 +299,8 @@ fn a_wgsl_frame_is_the_same_under_the_debugger() {
     let events = json_events(&text);
     assert!(events.iter().any(|e| e["event"] == "stopped"), "{text}");
     assert!(events.iter().any(|e| e["event"] == "screenshot"), "{text}");
-    let host = PathBuf::from(env!("CARGO_BIN_EXE_shaderdbg"))
-        .parent()
-        .expect("bin dir")
-        .join("shaderdbg-host");
-    let reference = dir.join("host.png");
-    let st = std::process::Command::new(host)
-        .arg(&file)
-        .arg("--png")
-        .arg(&reference)
-        .status()
-        .expect("host");
-    assert!(st.success());
     let (w, h, a) = decode_png(&ours);
-    let (w2, h2, b) = decode_png(&reference);
+    let (w2, h2, b) = host_image(&file, &dir.join("host.png"));
     assert_eq!((w, h), (w2, h2));
     assert!(a == b, "the frame differs under the debugger");
 }

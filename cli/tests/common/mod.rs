@@ -36,6 +36,41 @@ pub fn of_kind<'a>(events: &'a [Value], kind: &str) -> Vec<&'a Value> {
     events.iter().filter(|e| e["event"] == kind).collect()
 }
 
+/// The JSON events of a finished `shaderdbg run --json`, checked to hold
+/// exactly one stop and an exit with code 0: (that stop, every event).
+#[track_caller]
+pub fn one_stop(out: &Output) -> (Value, Vec<Value>) {
+    let text = String::from_utf8_lossy(&out.stdout);
+    let events = json_events(&text);
+    let stops = of_kind(&events, "stopped");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(stops.len(), 1, "{text}\n{stderr}");
+    let stop = stops[0].clone();
+    let exited = of_kind(&events, "exited");
+    assert!(
+        exited.len() == 1 && exited[0]["code"] == 0,
+        "{text}\n{stderr}"
+    );
+    (stop, events)
+}
+
+/// `file` rendered by the built-in host alone (`shaderdbg-host FILE --png
+/// REFERENCE`), decoded: the image a frame under the debugger must equal.
+pub fn host_image(file: &Path, reference: &Path) -> (u32, u32, Vec<u8>) {
+    let host = PathBuf::from(env!("CARGO_BIN_EXE_shaderdbg"))
+        .parent()
+        .expect("bin dir")
+        .join("shaderdbg-host");
+    let st = Command::new(host)
+        .arg(file)
+        .arg("--png")
+        .arg(reference)
+        .status()
+        .expect("host");
+    assert!(st.success());
+    decode_png(reference)
+}
+
 /// A PNG file: (width, height, RGBA bytes).
 pub fn decode_png(path: &Path) -> (u32, u32, Vec<u8>) {
     let decoder = png::Decoder::new(std::fs::File::open(path).expect("png file"));

@@ -224,5 +224,7 @@ fn sanitizer_continue_goes_to_the_next_report() {
     assert!(src < dst && dst < end, "{text}");
     assert_eq!(text.matches("into dst[]").count(), 1, "{text}");
     assert!(text[src..dst].contains(":12 in compute (7,0,0)"), "{text}");
+    // At the loop's last iteration, the one out of bounds.
+    assert!(text[src..dst].contains("uint k = 4u"), "{text}");
     assert!(text[dst..end].contains(":13 in compute (7,0,0)"), "{text}");
 }

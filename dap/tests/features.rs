@@ -586,6 +586,8 @@ fn sanitizer_exception_stops_at_the_out_of_bounds_statement() {
             let frame = top(&mut c, s["threadId"].as_i64().expect("thread"));
             assert_eq!(frame["line"], line, "{frame}");
             assert_eq!(eval(&mut c, "base"), "28u");
+            // At the execution that went out of bounds (the loop's last).
+            assert_eq!(eval(&mut c, "k"), "4u");
             c.ok("continue", json!({"threadId": 1}));
         }
     }

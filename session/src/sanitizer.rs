@@ -7,6 +7,7 @@
 
 pub use shaderdbg_core::decode::{Access, SanitizerKind, SanitizerReport};
 use shaderdbg_core::types::Type;
+use shaderdbg_core::value::Value;
 use shaderdbg_core::{Hit, HitTag, Invocation, StopReason};
 
 use crate::stop::{Location, Stop};
@@ -62,6 +63,57 @@ impl Stop {
             .filter(|h| h.tag == HitTag::Breakpoint(report))
             .copied()
             .collect()
+    }
+
+    /// A sanitizer stop's step of the reported statement that made the
+    /// report (the stop's hit is at the statement's first execution by the
+    /// invocation; reports carry no occurrence): the first execution where
+    /// an index in the statement (out of bounds: into any array; a race or
+    /// an uninitialized read: into the shared variable) is the reported
+    /// one, over the recorded values. `None` where no index tells.
+    pub(crate) fn failing_step(&self) -> Option<usize> {
+        if self.reason != StopReason::Sanitizer || self.hit.probe == 0 {
+            return None;
+        }
+        let HitTag::Breakpoint(i) = self.hit.tag else {
+            return None;
+        };
+        let r = self.sanitizer.get(usize::try_from(i).ok()?)?;
+        let (array, wanted) = match r.kind {
+            SanitizerKind::Oob { index, .. } => (None, index),
+            SanitizerKind::UninitRead { decl, element }
+            | SanitizerKind::Race { decl, element, .. } => {
+                let v = self.table.vars.get(decl)?;
+                if !matches!(v.ty, Type::Array(..)) {
+                    return None;
+                }
+                (Some(v.name.as_str()), i64::from(element))
+            }
+            SanitizerKind::DivergentBarrier { .. } => return None,
+        };
+        let indices: Vec<String> = indexings(self.line_text(self.hit.line))
+            .into_iter()
+            .filter(|(name, _)| array.is_none_or(|a| a == name))
+            .map(|(_, index)| index)
+            .collect();
+        if indices.is_empty() {
+            return None;
+        }
+        self.trace
+            .steps
+            .iter()
+            .enumerate()
+            .filter(|(_, s)| s.probe == self.hit.probe)
+            .take(MAX_OCCURRENCES)
+            .map(|(step, _)| step)
+            .find(|&step| {
+                indices.iter().any(|e| {
+                    crate::eval::evaluate_at(self, step, e, None)
+                        .ok()
+                        .and_then(|t| integer(&t.value))
+                        == Some(wanted)
+                })
+            })
     }
 
     fn describe(&self, r: &SanitizerReport) -> Finding {
@@ -188,6 +240,62 @@ fn did(access: Access) -> &'static str {
     }
 }
 
+/// Executions of a statement [`Stop::failing_step`] looks at, at most.
+const MAX_OCCURRENCES: usize = 4096;
+
+fn integer(v: &Value) -> Option<i64> {
+    match v {
+        Value::Int(i) => Some(i64::from(*i)),
+        Value::Uint(u) => Some(i64::from(*u)),
+        _ => None,
+    }
+}
+
+/// Each indexing `name[index]` in a statement's text (nested ones too), as
+/// (name, index text).
+fn indexings(line: &str) -> Vec<(String, String)> {
+    let code = line.split("//").next().unwrap_or(line);
+    let bytes = code.as_bytes();
+    let mut out = Vec::new();
+    let mut i = 0;
+    while i < bytes.len() {
+        let c = bytes[i];
+        if !(c.is_ascii_alphabetic() || c == b'_') {
+            i += 1;
+            continue;
+        }
+        let start = i;
+        while i < bytes.len() && (bytes[i].is_ascii_alphanumeric() || bytes[i] == b'_') {
+            i += 1;
+        }
+        let mut j = i;
+        while j < bytes.len() && bytes[j].is_ascii_whitespace() {
+            j += 1;
+        }
+        if bytes.get(j) != Some(&b'[') {
+            continue;
+        }
+        let mut depth = 0usize;
+        let close = (j..bytes.len()).find(|&k| {
+            match bytes[k] {
+                b'[' => depth += 1,
+                b']' => depth -= 1,
+                _ => {}
+            }
+            depth == 0
+        });
+        if let Some(k) = close {
+            out.push((
+                code[start..i].to_string(),
+                code[j + 1..k].trim().to_string(),
+            ));
+        }
+        // Indexings inside the index are looked at too.
+        i = j + 1;
+    }
+    out
+}
+
 /// The one name indexed (`name[`) in a statement's text, if there is exactly
 /// one: the report does not name the array, its statement usually does.
 fn sole_indexed_name(line: &str) -> Option<String> {
@@ -227,7 +335,31 @@ fn sole_indexed_name(line: &str) -> Option<String> {
 
 #[cfg(test)]
 mod tests {
-    use super::sole_indexed_name;
+    use super::{indexings, sole_indexed_name};
+
+    #[test]
+    fn indexings_are_found_with_their_index_text_nested_ones_too() {
+        let pairs = |s: &str| indexings(s);
+        let own = |v: &[(&str, &str)]| -> Vec<(String, String)> {
+            v.iter()
+                .map(|(a, b)| (a.to_string(), b.to_string()))
+                .collect()
+        };
+        assert_eq!(
+            pairs("    float v = src[base + k];"),
+            own(&[("src", "base + k")])
+        );
+        assert_eq!(
+            pairs("tile[i] = tile[i + s] + w[idx[j]]; // a[1]"),
+            own(&[
+                ("tile", "i"),
+                ("tile", "i + s"),
+                ("w", "idx[j]"),
+                ("idx", "j")
+            ])
+        );
+        assert_eq!(pairs("x = a[ (1 + 2) ;"), own(&[]));
+    }
 
     #[test]
     fn the_array_of_a_statement_is_named_only_when_it_is_the_only_one() {

@@ -808,7 +808,7 @@ impl Session {
         let map = file
             .as_ref()
             .and_then(|f| self.binder.map(cur.shader, &runtime, f).cloned());
-        Ok(Stop {
+        let mut stop = Stop {
             shader: cur.shader,
             stage,
             frame: cur.frame,
@@ -827,7 +827,11 @@ impl Session {
             table,
             trace: inv,
             cursor,
-        })
+        };
+        if let Some(step) = stop.failing_step() {
+            stop.cursor = step;
+        }
+        Ok(stop)
     }
 
     /// The draw the program is stopped at, if it is.

@@ -10,7 +10,7 @@ use std::sync::Arc;
 
 use glsl_lang::ast::{self, ExprData, StatementData};
 
-use crate::builtins::{self, BuiltinEnv, ExtSet, ParamDir};
+use crate::builtins::{self, BuiltinEnv, ExtSet, NameMap, ParamDir};
 use crate::diagnostics::{Diagnostic, DiagnosticKind, Span};
 use crate::parse::Parsed;
 use crate::shader::Profile;
@@ -122,6 +122,9 @@ pub struct FieldRef {
     pub field: String,
 }
 
+/// A set of declarations (hashed as [`NameMap`]'s keys are).
+type IdSet = std::collections::HashSet<DeclId, std::hash::BuildHasherDefault<builtins::NameHasher>>;
+
 /// The semantic model of one shader, built by walking it.
 pub struct Model {
     pub env: BuiltinEnv,
@@ -137,17 +140,17 @@ pub struct Model {
     /// the field name's span, the struct's name and the field's name. The
     /// base may be any expression (an array element, a call's result, ...).
     pub field_references: Vec<FieldRef>,
-    functions_by_name: HashMap<String, Vec<FunctionId>>,
-    builtin_decls: HashMap<String, DeclId>,
-    scopes: Vec<HashMap<String, DeclId>>,
+    functions_by_name: NameMap<Vec<FunctionId>>,
+    builtin_decls: NameMap<DeclId>,
+    scopes: Vec<NameMap<DeclId>>,
     current_function: Option<FunctionId>,
     /// The extensions the shader enables (`#extension`), with what they imply.
     pub extensions: ExtSet,
     /// Built-in variables found only through [`Model::legacy_env`] (warned
     /// about at their first use).
-    deprecated: std::collections::HashSet<DeclId>,
+    deprecated: IdSet,
     /// Variables declared `const` (globals and locals).
-    const_decls: std::collections::HashSet<DeclId>,
+    const_decls: IdSet,
     /// Inputs (true) and outputs with an explicit location: the variables
     /// there, with their component range, scalar type and qualifiers.
     #[allow(clippy::type_complexity)]
@@ -162,7 +165,7 @@ pub struct Model {
     /// declaration that saw one has a size, though its type says none).
     unevaluated_sizes: usize,
     /// Variables whose declaration has such a size.
-    sized_decls: std::collections::HashSet<DeclId>,
+    sized_decls: IdSet,
     /// How many loops and switches enclose the statement being analysed.
     loops: usize,
     switches: usize,
@@ -179,9 +182,9 @@ impl Model {
             diagnostics: Vec::new(),
             references: Vec::new(),
             field_references: Vec::new(),
-            functions_by_name: HashMap::new(),
-            builtin_decls: HashMap::new(),
-            scopes: vec![HashMap::new()],
+            functions_by_name: NameMap::default(),
+            builtin_decls: NameMap::default(),
+            scopes: vec![NameMap::default()],
             current_function: None,
             extensions: ExtSet::default(),
             deprecated: Default::default(),
@@ -326,7 +329,7 @@ impl Model {
     // ---- scopes -------------------------------------------------------------
 
     pub fn push_scope(&mut self) {
-        self.scopes.push(HashMap::new());
+        self.scopes.push(NameMap::default());
     }
 
     pub fn pop_scope(&mut self) {

@@ -90,7 +90,10 @@ pub fn parse_type_name(name: &str) -> Option<Type> {
     if let Some(s) = scalar(name) {
         return Some(Type::Scalar(s));
     }
-    let (prefix, rest) = match name.find("vec").or_else(|| name.find("mat")) {
+    // Where `vec` or `mat` starts; only a prefix of at most one letter
+    // (`b`, `i`, `u`, `d`) can make a type name, so look no further.
+    let at = |word: &str| (0..=1).find(|&i| name.get(i..).is_some_and(|r| r.starts_with(word)));
+    let (prefix, rest) = match at("vec").or_else(|| at("mat")) {
         Some(i) => name.split_at(i),
         None => ("", name),
     };

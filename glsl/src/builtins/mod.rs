@@ -97,6 +97,50 @@ pub struct Variable {
     pub storage: Storage,
 }
 
+/// A map keyed by identifiers, for the built-in tables and the analysis's
+/// private maps (looked up at every identifier and call; nothing iterates
+/// them in an order that shows): FxHash's multiply-rotate instead of
+/// SipHash, which is built against hostile keys and costs more than the
+/// lookup here.
+pub(crate) type NameMap<V> =
+    std::collections::HashMap<String, V, std::hash::BuildHasherDefault<NameHasher>>;
+
+#[derive(Default, Clone, Copy)]
+pub(crate) struct NameHasher(u64);
+
+impl NameHasher {
+    fn add(&mut self, word: u64) {
+        self.0 = (self.0.rotate_left(5) ^ word).wrapping_mul(0x517c_c1b7_2722_0a95);
+    }
+}
+
+impl std::hash::Hasher for NameHasher {
+    fn write(&mut self, bytes: &[u8]) {
+        let mut words = bytes.chunks_exact(8);
+        for w in &mut words {
+            self.add(u64::from_le_bytes(w.try_into().unwrap_or_default()));
+        }
+        let rest = words.remainder();
+        if !rest.is_empty() {
+            let mut last = [0u8; 8];
+            last[..rest.len()].copy_from_slice(rest);
+            self.add(u64::from_le_bytes(last));
+        }
+    }
+
+    fn write_u8(&mut self, b: u8) {
+        self.add(u64::from(b));
+    }
+
+    fn write_usize(&mut self, n: usize) {
+        self.add(n as u64);
+    }
+
+    fn finish(&self) -> u64 {
+        self.0
+    }
+}
+
 /// A set of enabled extensions (of `extensions.txt`).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
 pub struct ExtSet([u64; table::MAX_EXTENSIONS / 64]);
@@ -136,11 +180,12 @@ impl ExtSet {
     }
 
     pub fn contains(&self, name: &str) -> bool {
-        tables()
-            .extensions
-            .index
-            .get(name)
-            .is_some_and(|&i| self.has(i))
+        !self.is_empty()
+            && tables()
+                .extensions
+                .index
+                .get(name)
+                .is_some_and(|&i| self.has(i))
     }
 
     pub fn is_empty(&self) -> bool {
@@ -159,11 +204,12 @@ impl ExtSet {
     /// Whether an enabled extension lifts the built-in `name` (whether or
     /// not the tables model it).
     pub fn lifts(&self, name: &str) -> bool {
-        tables()
-            .extensions
-            .lifts
-            .get(name)
-            .is_some_and(|l| l.iter().any(|(i, _)| self.has(*i)))
+        !self.is_empty()
+            && tables()
+                .extensions
+                .lifts
+                .get(name)
+                .is_some_and(|l| l.iter().any(|(i, _)| self.has(*i)))
     }
 }
 
@@ -203,11 +249,12 @@ pub fn extension_types(name: &str) -> &'static [String] {
 
 /// Whether `name` is a type an enabled extension adds.
 pub fn is_extension_type(name: &str, exts: &ExtSet) -> bool {
-    tables()
-        .extensions
-        .types
-        .get(name)
-        .is_some_and(|ids| ids.iter().any(|&i| exts.has(i)))
+    !exts.is_empty()
+        && tables()
+            .extensions
+            .types
+            .get(name)
+            .is_some_and(|ids| ids.iter().any(|&i| exts.has(i)))
 }
 
 /// [`function_overloads`] with the built-ins the enabled extensions bring.
@@ -217,12 +264,10 @@ pub fn function_overloads_with(
     exts: &ExtSet,
 ) -> Vec<&'static Signature> {
     let t = tables();
-    let lifts: Vec<_> = t
-        .extensions
-        .lifts
-        .get(name)
-        .map(|l| l.iter().filter(|(i, _)| exts.has(*i)).collect())
-        .unwrap_or_default();
+    let lifts: Vec<_> = match t.extensions.lifts.get(name) {
+        Some(l) if !exts.is_empty() => l.iter().filter(|(i, _)| exts.has(*i)).collect(),
+        _ => Vec::new(),
+    };
     match t.function_index.get(name) {
         Some(range) => t.functions[range.clone()]
             .iter()
@@ -239,6 +284,9 @@ pub fn function_overloads_with(
 pub fn variable_with(name: &str, env: &BuiltinEnv, exts: &ExtSet) -> Option<&'static Variable> {
     if let Some(v) = variable(name, env) {
         return Some(v);
+    }
+    if exts.is_empty() {
+        return None;
     }
     let t = tables();
     let lifts = t.extensions.lifts.get(name)?;

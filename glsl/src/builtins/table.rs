@@ -5,6 +5,8 @@
 //! The file formats are described at the top of each table.
 
 use std::collections::{HashMap, HashSet};
+
+use super::NameMap;
 use std::ops::Range;
 use std::sync::Arc;
 
@@ -122,12 +124,12 @@ pub(super) struct VarEntry {
 /// the indexes map a name to its run of entries.
 pub(super) struct Tables {
     pub(super) functions: Vec<FnEntry>,
-    pub(super) function_index: HashMap<String, Range<usize>>,
+    pub(super) function_index: NameMap<Range<usize>>,
     pub(super) variables: Vec<VarEntry>,
-    pub(super) variable_index: HashMap<String, Range<usize>>,
+    pub(super) variable_index: NameMap<Range<usize>>,
     pub(super) docs: HashMap<&'static str, &'static str>,
     pub(super) extensions: Extensions,
-    pub(super) const_args: HashMap<String, Vec<ConstArg>>,
+    pub(super) const_args: NameMap<Vec<ConstArg>>,
 }
 
 /// The version an extension lifts built-ins from (a `lift` line's AT).
@@ -153,11 +155,11 @@ pub(super) struct ExtEntry {
 #[derive(Default)]
 pub(super) struct Extensions {
     pub(super) entries: Vec<ExtEntry>,
-    pub(super) index: HashMap<String, usize>,
+    pub(super) index: NameMap<usize>,
     /// Built-in name -> (extension, version it is lifted from).
-    pub(super) lifts: HashMap<String, Vec<(usize, LiftAt)>>,
+    pub(super) lifts: NameMap<Vec<(usize, LiftAt)>>,
     /// Type name -> the extensions that add it.
-    pub(super) types: HashMap<String, Vec<usize>>,
+    pub(super) types: NameMap<Vec<usize>>,
 }
 
 pub(super) const MAX_EXTENSIONS: usize = 256;
@@ -267,8 +269,8 @@ pub(super) fn load() -> Tables {
 }
 
 /// Maps each name to the range of (name-sorted) entries that carry it.
-fn index<T>(entries: &[T], name: impl Fn(&T) -> &str) -> HashMap<String, Range<usize>> {
-    let mut map = HashMap::new();
+fn index<T>(entries: &[T], name: impl Fn(&T) -> &str) -> NameMap<Range<usize>> {
+    let mut map = NameMap::default();
     let mut start = 0;
     for i in 1..=entries.len() {
         if i == entries.len() || name(&entries[i]) != name(&entries[start]) {
@@ -559,7 +561,7 @@ fn array_of(ty: Type, size: Option<Option<u32>>) -> Type {
 struct ParsedFunctions {
     entries: Vec<FnEntry>,
     docs: HashMap<&'static str, &'static str>,
-    const_args: HashMap<String, Vec<ConstArg>>,
+    const_args: NameMap<Vec<ConstArg>>,
 }
 
 /// An argument of a built-in function that must be a constant expression.
@@ -585,7 +587,7 @@ fn parse_functions(file: &str, src: &'static str) -> ParsedFunctions {
     let mut macros: HashMap<String, Vec<MacroAlt>> = HashMap::new();
     let mut names_at: HashMap<String, usize> = HashMap::new();
 
-    let mut const_args: HashMap<String, Vec<ConstArg>> = HashMap::new();
+    let mut const_args: NameMap<Vec<ConstArg>> = NameMap::default();
     for (loc, line) in table_lines(file, src, &mut docs) {
         if let Some(rest) = line.strip_prefix("const ") {
             let mut words = rest.split_whitespace();

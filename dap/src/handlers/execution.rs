@@ -1,7 +1,9 @@
 //! `continue`, `next`, `stepIn`, `stepOut`, `stepBack`, `reverseContinue`,
 //! `pause`. Within a stop these move through the recorded trace
 //! ([`crate::stepping`]); `continue` past the last breakpoint of the
-//! recording, and any step at a halt, resume the program.
+//! recording goes on (a sanitizer stop's next report first, as a stop of
+//! its own: [`shaderdbg_session::Session::continue_`]), and any step at a
+//! halt resumes the program.
 
 use std::io::Write;
 

@@ -54,6 +54,18 @@ fn main() {
         ast::TranslationUnit::parse_with_options(src.as_str(), &opts).unwrap()
     });
     println!("  glsl-lang (pp + lexer + parser): {}", ms(glsl_lang));
+    // For comparison only: glsl-lang's minimal lexer (no preprocessor: no
+    // macros, no conditionals), which the engine cannot use in general.
+    let min_lexer = median(runs, || {
+        use glsl_lang::parse::Parse;
+        ast::TranslationUnit::parse_with_options::<glsl_lang::lexer::min::str::Lexer>(
+            src.as_str(),
+            &opts,
+        )
+        .map(|(tu, _, _)| tu.0.len())
+        .expect("the generated shader has no macros")
+    });
+    println!("  glsl-lang, minimal lexer (no pp): {}", ms(min_lexer));
     let limits = median(runs, || shaderdbg_glsl::limits::check(&src).is_ok());
     println!("  limits::check:                   {}", ms(limits));
     let ours = median(runs, || parse(&[&src], Stage::Fragment, None).unwrap());

@@ -169,6 +169,50 @@ pub struct Model {
     /// How many loops and switches enclose the statement being analysed.
     loops: usize,
     switches: usize,
+    /// Built-in overloads already resolved.
+    builtin_calls: BuiltinCalls,
+}
+
+/// The built-in overload each (name, argument types) resolved to, for the
+/// environment and extensions they were resolved in: a shader calls the
+/// same few built-ins with the same types over and over, and resolving one
+/// filters the tables and tries every overload.
+#[derive(Default)]
+struct BuiltinCalls {
+    /// What the entries hold for (emptied when it changes).
+    env: Option<(BuiltinEnv, ExtSet)>,
+    by_name: NameMap<Vec<(Vec<Type>, &'static builtins::Signature)>>,
+}
+
+impl BuiltinCalls {
+    /// Argument-type lists kept per name at most (a name called with more
+    /// is resolved each time beyond them).
+    const PER_NAME: usize = 16;
+
+    fn get(
+        &mut self,
+        name: &str,
+        args: &[Type],
+        env: BuiltinEnv,
+        exts: ExtSet,
+    ) -> Option<&'static builtins::Signature> {
+        if self.env != Some((env, exts)) {
+            self.by_name.clear();
+            self.env = Some((env, exts));
+            return None;
+        }
+        let known = self.by_name.get(name)?;
+        known.iter().find(|(a, _)| a == args).map(|(_, sig)| *sig)
+    }
+
+    /// Records what `get` (just before, with the same environment) did
+    /// not know.
+    fn insert(&mut self, name: &str, args: &[Type], sig: &'static builtins::Signature) {
+        let known = self.by_name.entry(name.to_string()).or_default();
+        if known.len() < Self::PER_NAME {
+            known.push((args.to_vec(), sig));
+        }
+    }
 }
 
 impl Model {
@@ -197,6 +241,7 @@ impl Model {
             sized_decls: Default::default(),
             loops: 0,
             switches: 0,
+            builtin_calls: BuiltinCalls::default(),
         }
     }
 
@@ -2284,6 +2329,12 @@ impl Model {
                         return (Callee::User(id), self.functions[id].ret.clone());
                     }
                 }
+                if let Some(sig) =
+                    self.builtin_calls
+                        .get(name, arg_types, self.env, self.extensions)
+                {
+                    return (Callee::Builtin(sig), sig.ret.clone());
+                }
                 let builtin = builtins::function_overloads_with(name, &self.env, &self.extensions);
                 if builtin.is_empty() && self.extensions.lifts(name) {
                     // An extension's function the tables do not model.
@@ -2291,6 +2342,7 @@ impl Model {
                 }
                 let cands = builtin.iter().map(|s| (*s, s.params.iter().map(|p| &p.ty)));
                 if let Some(sig) = best_overload(arg_types, cands, conv) {
+                    self.builtin_calls.insert(name, arg_types, sig);
                     return (Callee::Builtin(sig), sig.ret.clone());
                 }
                 if builtin.is_empty() {
@@ -2853,6 +2905,19 @@ void main() {
             expect![[r#"
                 2:1: extension `GL_NO_such_thing` is not supported
                 3:1: extension `GL_NO_other` is not supported (ignored)"#]],
+        );
+    }
+
+    /// A built-in called again with other argument types resolves to
+    /// another overload (resolutions are remembered per argument types).
+    #[test]
+    fn repeated_builtin_calls_resolve_per_argument_types() {
+        check(
+            "#version 450\nout vec4 o;\nvoid main() {\n  float a = abs(-1.0);\n  int b = abs(-1);\n  int c = abs(-1.0);\n  float d = abs(-1);\n  ivec2 e = abs(vec2(1.0));\n  o = vec4(a, b, c, d) + vec4(e, abs(ivec2(1)));\n}\n",
+            Stage::Fragment,
+            expect![[r#"
+                6:11: cannot initialize `c` of type int with a value of type float
+                8:13: cannot initialize `e` of type ivec2 with a value of type vec2"#]],
         );
     }
 

@@ -9,6 +9,7 @@ use serde_json::Value;
 mod common;
 use common::{
     assert_has, decode_png, host_image, json_events, of_kind, one_stop, shaderdbg, single_pass,
+    GLMARK2_PHONG,
 };
 
 fn shader_file() -> PathBuf {
@@ -190,12 +191,8 @@ fn glmark2_breakpoint_in_light_phong_hits_and_records() {
             "--break",
             "/usr/share/glmark2/shaders/light-phong.frag:18:normalized_normal.z > 0.5",
             "--",
-            "/usr/bin/glmark2",
-            "-b",
-            "shading:shading=phong:duration=0.5",
-            "--size",
-            "160x120",
         ])
+        .args(GLMARK2_PHONG)
         .output()
         .expect("xvfb-run shaderdbg");
     let (s, _) = one_stop(&out);

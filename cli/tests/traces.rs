@@ -13,7 +13,7 @@ use std::path::Path;
 use serde_json::Value;
 
 mod common;
-use common::one_stop;
+use common::{one_stop, GLMARK2_PHONG};
 
 const SHADER: &str = "/usr/share/glmark2/shaders/light-phong.frag";
 
@@ -64,14 +64,8 @@ fn a_glmark2_capture_replays_under_the_debugger_with_consistent_values() {
             .arg(env!("CARGO_BIN_EXE_shaderdbg"))
             .args(["capture", "-o"])
             .arg(&trace)
-            .args([
-                "--",
-                "/usr/bin/glmark2",
-                "-b",
-                "shading:shading=phong:duration=0.5",
-                "--size",
-                "160x120",
-            ]),
+            .arg("--")
+            .args(GLMARK2_PHONG),
     );
     let size = std::fs::metadata(&trace).map_or(0, |m| m.len());
     assert!(size > 0, "no trace written at {}", trace.display());

@@ -5,7 +5,7 @@
 //! lexer and parser, as `parse` calls it), our `parse` (glsl-lang plus the
 //! text passes around it), the limits check, the analysis, and both.
 
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use glsl_lang::ast;
 use glsl_lang::parse::ParseOptions;
@@ -18,16 +18,9 @@ mod support;
 
 /// The median and the minimum of `runs` runs (the machine may be shared:
 /// the minimum is the steadier figure then).
-fn median<T>(runs: usize, mut f: impl FnMut() -> T) -> (Duration, Duration) {
-    let mut times: Vec<Duration> = (0..runs)
-        .map(|_| {
-            let t = Instant::now();
-            std::hint::black_box(f());
-            t.elapsed()
-        })
-        .collect();
-    times.sort();
-    (times[runs / 2], times[0])
+fn median<T>(runs: usize, f: impl FnMut() -> T) -> (Duration, Duration) {
+    let times = shaderdbg_test_support::bench::times(runs, f);
+    (times[times.len() / 2], times[0])
 }
 
 fn ms((median, min): (Duration, Duration)) -> String {

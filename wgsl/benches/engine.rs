@@ -6,23 +6,13 @@
 //! with the GLSL naga emits for it.
 
 use std::fmt::Write;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use shaderdbg_core::Invocation;
 use shaderdbg_wgsl::emit::to_glsl;
 use shaderdbg_wgsl::{instrument, parse, probe_table, Mode, Request};
 
-fn median<T>(runs: usize, mut f: impl FnMut() -> T) -> Duration {
-    let mut times: Vec<Duration> = (0..runs)
-        .map(|_| {
-            let t = Instant::now();
-            std::hint::black_box(f());
-            t.elapsed()
-        })
-        .collect();
-    times.sort();
-    times[times.len() / 2]
-}
+use shaderdbg_test_support::bench::median;
 
 fn ms(d: Duration) -> f64 {
     d.as_secs_f64() * 1e3

@@ -36,6 +36,16 @@ pub fn of_kind<'a>(events: &'a [Value], kind: &str) -> Vec<&'a Value> {
     events.iter().filter(|e| e["event"] == kind).collect()
 }
 
+/// glmark2 as the end-to-end tests run it: its Phong shading scene, half a
+/// second, a small window (under Xvfb).
+pub const GLMARK2_PHONG: &[&str] = &[
+    "/usr/bin/glmark2",
+    "-b",
+    "shading:shading=phong:duration=0.5",
+    "--size",
+    "160x120",
+];
+
 /// The JSON events of a finished `shaderdbg run --json`, checked to hold
 /// exactly one stop and an exit with code 0: (that stop, every event).
 #[track_caller]

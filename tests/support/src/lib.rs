@@ -203,9 +203,17 @@ pub mod bench {
     use std::time::{Duration, Instant};
 
     /// Runs `f` `n` times (after one warm-up run) and returns the median duration.
-    pub fn median<T>(n: usize, mut f: impl FnMut() -> T) -> Duration {
+    pub fn median<T>(n: usize, f: impl FnMut() -> T) -> Duration {
+        let times = times(n, f);
+        times[times.len() / 2]
+    }
+
+    /// Runs `f` `n` times (at least once, after one warm-up run): the
+    /// durations, shortest first (on a shared machine the minimum is the
+    /// steadier figure, the median the typical one).
+    pub fn times<T>(n: usize, mut f: impl FnMut() -> T) -> Vec<Duration> {
         black_box(f());
-        let mut times: Vec<Duration> = (0..n)
+        let mut times: Vec<Duration> = (0..n.max(1))
             .map(|_| {
                 let t = Instant::now();
                 black_box(f());
@@ -213,6 +221,6 @@ pub mod bench {
             })
             .collect();
         times.sort();
-        times[n / 2]
+        times
     }
 }

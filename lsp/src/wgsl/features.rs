@@ -380,9 +380,7 @@ impl View<'_> {
     pub fn completion(&self, offset: usize) -> Vec<CompletionItem> {
         let offset = offset.min(self.text.len());
         let before = &self.text[..offset];
-        let word_start = before
-            .rfind(|c: char| !(c.is_alphanumeric() || c == '_'))
-            .map_or(0, |i| i + 1);
+        let word_start = name_start(before);
         let head = before[..word_start].trim_end();
         if let Some(dot) = head.strip_suffix('.') {
             return self.member_completions(dot.len());
@@ -477,9 +475,7 @@ impl View<'_> {
             }
             return element(&self.type_before(open?)?);
         }
-        let start = text
-            .rfind(|c: char| !(c.is_alphanumeric() || c == '_'))
-            .map_or(0, |i| i + 1);
+        let start = name_start(text);
         let name = &text[start..];
         if name.is_empty() {
             return None;
@@ -528,9 +524,7 @@ impl View<'_> {
             }
         }
         let callee = before[..open?].trim_end();
-        let start = callee
-            .rfind(|c: char| !(c.is_alphanumeric() || c == '_'))
-            .map_or(0, |i| i + 1);
+        let start = name_start(callee);
         let (i, _) = self.resolve(start)?;
         let d = &self.decls[i];
         if d.kind != Kind::Function {
@@ -646,6 +640,16 @@ impl View<'_> {
     }
 }
 
+/// Where the name that `text` ends with starts (`text.len()` if it ends
+/// with no name character).
+fn name_start(text: &str) -> usize {
+    text.char_indices()
+        .rev()
+        .take_while(|(_, c)| c.is_alphanumeric() || *c == '_')
+        .last()
+        .map_or(text.len(), |(i, _)| i)
+}
+
 fn item(label: &str, kind: CompletionItemKind, detail: Option<String>) -> CompletionItem {
     CompletionItem {
         label: label.to_string(),
@@ -706,6 +710,15 @@ fn split_top_level(s: &str) -> Vec<&str> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn names_start_after_any_character() {
+        assert_eq!(name_start("a + bcd"), 4);
+        assert_eq!(name_start("x\u{2014}uv"), 4);
+        assert_eq!(name_start("light."), 6);
+        assert_eq!(name_start("abc"), 0);
+        assert_eq!(name_start(""), 0);
+    }
 
     #[test]
     fn element_and_component_types() {

@@ -1094,18 +1094,6 @@ macro_rules! glsl_or_wgsl {
             }
         )
     }};
-    ($self:ident, at $tdp:expr, |$off:ident, $glsl:ident| $g:expr, |$wview:ident| $w:expr) => {{
-        let tdp: &TextDocumentPositionParams = &$tdp;
-        glsl_or_wgsl!(
-            $self,
-            &tdp.text_document.uri,
-            |text, lines, $glsl| {
-                let $off = offset_of(text, lines, tdp.position)?;
-                $g
-            },
-            |$wview| $w
-        )
-    }};
     ($self:ident, $uri:expr, |$text:ident, $lines:ident, $glsl:ident| $g:expr, |$wview:ident| $w:expr) => {{
         let uri: &Uri = $uri;
         let (text, lines, lang, snap) = $self.state.view(uri).await?;

@@ -251,9 +251,14 @@ impl View<'_> {
         out
     }
 
-    /// Every name that refers to a declaration, with the declaration's index.
-    fn occurrences(&self) -> Vec<((usize, usize), usize)> {
-        self.names()
+    /// The names among `spans` that refer to a declaration, with its index
+    /// (resolving is a walk over the declarations: only the names a
+    /// request can use are resolved).
+    fn occurrences(
+        &self,
+        spans: impl IntoIterator<Item = (usize, usize)>,
+    ) -> Vec<((usize, usize), usize)> {
+        spans
             .into_iter()
             .filter_map(|span| {
                 let (i, s) = self.resolve(span.0)?;
@@ -265,8 +270,13 @@ impl View<'_> {
     /// The occurrences of the declaration named at `offset`.
     fn uses_of_name_at(&self, offset: usize) -> Option<(usize, Vec<(usize, usize)>)> {
         let (target, _) = self.resolve(offset)?;
+        let name = self.decls[target].name.as_str();
+        let same_text = self
+            .names()
+            .into_iter()
+            .filter(|s| &self.text[s.0..s.1] == name);
         let spans = self
-            .occurrences()
+            .occurrences(same_text)
             .into_iter()
             .filter(|(_, i)| *i == target)
             .map(|(s, _)| s)
@@ -619,16 +629,19 @@ impl View<'_> {
         let stop_line_end = self.lines.line_end(self.text, self.lines.line_of(stop));
         let body = self.decls[f].span;
         let mut out: Vec<InlineValue> = Vec::new();
-        for (span, i) in self.occurrences() {
+        let shown = |span: &(usize, usize)| {
+            span.0 >= body.0.max(s) && span.1 <= e && span.0 <= stop_line_end
+        };
+        let in_view = self.names().into_iter().filter(shown);
+        for (span, i) in self.occurrences(in_view) {
             let d = &self.decls[i];
-            let shown = span.0 >= body.0.max(s) && span.1 <= e && span.0 <= stop_line_end;
             let variable = match d.function {
                 Some(_) => matches!(d.kind, Kind::Var | Kind::Let | Kind::Param),
                 None => d.kind == Kind::Var,
             };
             let visible = d.function.is_none() || self.visible_at(i, stop);
             let written = span == d.name_span || self.written_at(span.1);
-            if shown && variable && visible && written {
+            if variable && visible && written {
                 out.push(InlineValue::VariableLookup(InlineValueVariableLookup {
                     range: self.range(span),
                     variable_name: Some(d.name.clone()),

@@ -373,13 +373,14 @@ impl View<'_> {
             .position(|d| d.kind == Kind::Function && d.span.0 <= offset && offset < d.span.1)
     }
 
-    /// Whether declaration `i` can be named at `offset`.
-    fn visible_at(&self, i: usize, offset: usize) -> bool {
+    /// Whether declaration `i` can be named at `offset`, which lies in
+    /// function `here` ([`Self::function_at`]).
+    fn visible_at(&self, i: usize, offset: usize, here: Option<usize>) -> bool {
         let d = &self.decls[i];
         match d.function {
             None => d.kind != Kind::Member,
             Some(f) => {
-                Some(f) == self.function_at(offset)
+                Some(f) == here
                     && d.scope.0 <= offset
                     && offset <= d.scope.1
                     && d.name_span.1 <= offset
@@ -397,8 +398,9 @@ impl View<'_> {
         }
         let mut items: Vec<CompletionItem> = Vec::new();
         // Inner declarations first, so that they shadow outer ones.
+        let here = self.function_at(offset);
         let mut visible: Vec<usize> = (0..self.decls.len())
-            .filter(|&i| self.visible_at(i, offset))
+            .filter(|&i| self.visible_at(i, offset, here))
             .collect();
         visible.sort_by_key(|&i| std::cmp::Reverse(self.decls[i].scope.0));
         for i in visible {
@@ -639,7 +641,7 @@ impl View<'_> {
                 Some(_) => matches!(d.kind, Kind::Var | Kind::Let | Kind::Param),
                 None => d.kind == Kind::Var,
             };
-            let visible = d.function.is_none() || self.visible_at(i, stop);
+            let visible = d.function.is_none() || self.visible_at(i, stop, Some(f));
             let written = span == d.name_span || self.written_at(span.1);
             if variable && visible && written {
                 out.push(InlineValue::VariableLookup(InlineValueVariableLookup {

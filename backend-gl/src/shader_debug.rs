@@ -123,18 +123,39 @@ impl ShaderDebug {
         binding: u32,
         only: Option<Invocation>,
     ) -> Result<(String, Option<Type>), ShaderDebugError> {
-        let Engine::Wgsl {
-            parsed,
-            entry_point,
-        } = &self.engine
-        else {
+        if !self.is_wgsl() {
             return Err(ShaderDebugError::Wgsl("not a WGSL shader".into()));
-        };
+        }
         if target.es {
             return Err(ShaderDebugError::Wgsl(
                 "WGSL is debugged in desktop GL contexts only (GLSL 4.30 core)".into(),
             ));
         }
+        let inst = self
+            .wgsl_instrument(mode, binding, only)
+            .map_err(|e| ShaderDebugError::Wgsl(e.to_string()))?;
+        // The program's own resources get no `binding =`: the debug draw
+        // copies the application's block bindings and uniforms by name.
+        let glsl = wgsl::emit::to_glsl(&inst, &Default::default())
+            .map_err(|e| ShaderDebugError::Wgsl(e.to_string()))?;
+        Ok((glsl, inst.watch_type))
+    }
+
+    /// The WGSL module instrumented for `mode` (no GLSL emitted), the debug
+    /// buffer at GL storage binding `binding`.
+    fn wgsl_instrument(
+        &self,
+        mode: wgsl::Mode,
+        binding: u32,
+        only: Option<Invocation>,
+    ) -> Result<wgsl::Instrumented, wgsl::InstrumentError> {
+        let Engine::Wgsl {
+            parsed,
+            entry_point,
+        } = &self.engine
+        else {
+            unreachable!("wgsl_instrument is called for WGSL shaders only");
+        };
         // A group of its own: the module's (group, binding) pairs are
         // naga's, the GL binding is what the agent found free.
         let group = parsed
@@ -144,7 +165,7 @@ impl ShaderDebug {
             .filter_map(|(_, g)| g.binding.map(|b| b.group + 1))
             .max()
             .unwrap_or(0);
-        let inst = wgsl::instrument(
+        wgsl::instrument(
             parsed,
             &wgsl::Request {
                 entry_point: entry_point.clone(),
@@ -154,12 +175,6 @@ impl ShaderDebug {
                 only,
             },
         )
-        .map_err(|e| ShaderDebugError::Wgsl(e.to_string()))?;
-        // The program's own resources get no `binding =`: the debug draw
-        // copies the application's block bindings and uniforms by name.
-        let glsl = wgsl::emit::to_glsl(&inst, &Default::default())
-            .map_err(|e| ShaderDebugError::Wgsl(e.to_string()))?;
-        Ok((glsl, inst.watch_type))
     }
 
     fn wgsl_breakpoints(bps: &[BoundBreakpoint]) -> Vec<wgsl::Breakpoint> {
@@ -229,10 +244,11 @@ impl ShaderDebug {
         let parsed = match &self.engine {
             Engine::Glsl(p) => p,
             Engine::Wgsl { .. } => {
+                // Instrumenting checks the condition; no GLSL is emitted.
                 let mode = wgsl::Mode::HitTest(Self::wgsl_breakpoints(std::slice::from_ref(b)));
-                return match self.wgsl_glsl(mode, Target::CORE, 0, None) {
-                    Err(ShaderDebugError::Wgsl(e)) if e.starts_with("breakpoint condition") => {
-                        Err(ShaderDebugError::Wgsl(e))
+                return match self.wgsl_instrument(mode, 0, None) {
+                    Err(e @ wgsl::InstrumentError::Condition { .. }) => {
+                        Err(ShaderDebugError::Wgsl(e.to_string()))
                     }
                     _ => Ok(()),
                 };

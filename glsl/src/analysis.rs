@@ -887,13 +887,10 @@ impl Model {
     /// Whether `name` is a built-in variable here (which a shader may redeclare).
     fn is_builtin_variable(&self, name: &str) -> bool {
         // Any stage's: extensions bring built-ins to more stages than the
-        // tables list (`gl_Layer` in vertex shaders, ...).
-        builtins::is_builtin_variable(name)
-            || builtins::variable_with(name, &self.env, &self.extensions).is_some()
-            || self
-                .legacy_env()
-                .is_some_and(|env| builtins::variable_with(name, &env, &self.extensions).is_some())
-            || self.extensions.lifts(name)
+        // tables list (`gl_Layer` in vertex shaders, ...). That covers what
+        // `variable_with` finds here or in the legacy environment (it finds
+        // only names of the tables' index).
+        builtins::is_builtin_variable(name) || self.extensions.lifts(name)
     }
 
     fn reserved_name(&mut self, span: Option<ast::NodeSpan>, name: &str) {

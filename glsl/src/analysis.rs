@@ -2114,6 +2114,13 @@ impl Model {
         (callee, ty)
     }
 
+    /// Whether samplers and images convert to and from handles
+    /// (GL_ARB_bindless_texture, GL_NV_bindless_texture).
+    fn bindless(&self) -> bool {
+        self.extensions.contains("GL_ARB_bindless_texture")
+            || self.extensions.contains("GL_NV_bindless_texture")
+    }
+
     /// The argument count and kinds a constructor takes (GLSL §5.4).
     fn check_constructor(&mut self, ty: &Type, args: &[Type], span: Option<ast::NodeSpan>) {
         let unmodelled = |t: &Type| matches!(t, Type::Opaque(n) if builtins::is_extension_type(n, &ExtSet::all()));
@@ -2136,9 +2143,7 @@ impl Model {
                     return;
                 }
                 // A bindless handle from a sampler or image (`uvec2(s)`).
-                let bindless = self.extensions.contains("GL_ARB_bindless_texture")
-                    || self.extensions.contains("GL_NV_bindless_texture");
-                if bindless && args.len() == 1 && matches!(args[0], Type::Opaque(_)) {
+                if args.len() == 1 && matches!(args[0], Type::Opaque(_)) && self.bindless() {
                     return;
                 }
                 if let Some(bad) = args.iter().find(|a| size(a).is_none()) {
@@ -2250,12 +2255,10 @@ impl Model {
                     .is_none_or(|n| self.structs.contains_key(n) || parse_type_name(n).is_some());
                 let before = self.diagnostics.len();
                 let mut ty = self.type_of_specifier(ts);
-                let bindless = self.extensions.contains("GL_ARB_bindless_texture")
-                    || self.extensions.contains("GL_NV_bindless_texture");
                 match (&ty, base_name) {
                     // A sampler or image from a handle (GL_ARB_bindless_texture).
                     (Type::Opaque(n), _)
-                        if bindless && (n.contains("sampler") || n.contains("image")) =>
+                        if (n.contains("sampler") || n.contains("image")) && self.bindless() =>
                     {
                         self.diagnostics.truncate(before);
                         self.call_args = None;

@@ -51,18 +51,16 @@ impl Stop {
 
     /// The invocations of the report shown, each at its access (a race:
     /// both); for other stops, every hit of the draw.
-    pub fn report_hits(&self) -> Vec<Hit> {
-        if self.reason != StopReason::Sanitizer {
-            return self.hits.clone();
-        }
-        let Ok(report) = u32::try_from(self.report) else {
-            return Vec::new();
-        };
+    /// Borrowed, not copied: [`Stop::invocations`] goes over them (a draw
+    /// can have 65,536 hits).
+    pub fn report_hits(&self) -> impl Iterator<Item = &Hit> {
+        // `Some(tag)`: a sanitizer stop shows the hits of its report (none
+        // when the index has no tag).
+        let only = (self.reason == StopReason::Sanitizer)
+            .then(|| u32::try_from(self.report).ok().map(HitTag::Breakpoint));
         self.hits
             .iter()
-            .filter(|h| h.tag == HitTag::Breakpoint(report))
-            .copied()
-            .collect()
+            .filter(move |h| only.is_none_or(|tag| tag == Some(h.tag)))
     }
 
     /// A sanitizer stop's step of the reported statement that made the

@@ -292,8 +292,8 @@ impl Stop {
     pub fn invocations(&self) -> Vec<Hit> {
         let mut seen = std::collections::HashSet::new();
         self.report_hits()
-            .into_iter()
             .filter(|h| seen.insert(h.invocation))
+            .copied()
             .collect()
     }
 

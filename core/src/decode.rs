@@ -497,12 +497,12 @@ pub fn decode_sanitizer(words: &[u32], table: &ProbeTable) -> (Vec<SanitizerRepo
             };
             // One report per kind and probe; a race per pair of probes
             // (either access may be the one that found it).
-            let other = match kind {
-                SanitizerKind::Race { other_probe, .. } => other_probe,
-                _ => 0,
+            let pair = match kind {
+                SanitizerKind::Race { other_probe, .. } if other_probe != 0 => {
+                    (r.probe.min(other_probe), r.probe.max(other_probe))
+                }
+                _ => (r.probe, 0),
             };
-            let pair = (r.probe.min(other), r.probe.max(other));
-            let pair = if other == 0 { (r.probe, 0) } else { pair };
             if !seen.insert((r.kind & 0xff, pair)) {
                 return None;
             }

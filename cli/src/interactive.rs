@@ -26,7 +26,7 @@ use shaderdbg_session::{Invocation, StopFilter};
 
 use crate::run::{
     launch_config, parse_break, parse_dprintf, print_stop_with, sanitize_filters,
-    write_source_line, Binding, BreakpointArgs, SanitizeCheck, TargetArgs,
+    write_declaration, write_source_line, Binding, BreakpointArgs, SanitizeCheck, TargetArgs,
 };
 
 #[derive(Args)]
@@ -544,18 +544,16 @@ impl Debugger {
         let session = self.session.as_mut();
         let mut gpu = session.map(|s| move |line: u32, e: &str| s.watch(line, e));
         let gpu = gpu.as_mut().map(|g| g as &mut dyn eval::GpuWatch);
-        match (
-            eval::evaluate_at(stop, stop.cursor, expr, gpu),
-            stop.language(),
-        ) {
-            (Ok(v), Language::Glsl) => writeln!(out, "{} {expr} = {v}", v.ty)?,
-            (Ok(v), lang) => writeln!(
-                out,
-                "{expr}: {} = {}",
-                v.ty.display_in(lang),
-                present::format_in(&v.ty, &v.value, lang)
-            )?,
-            (Err(e), _) => writeln!(out, "{e}")?,
+        let lang = stop.language();
+        match eval::evaluate_at(stop, stop.cursor, expr, gpu) {
+            Ok(v) => {
+                let value = match lang {
+                    Language::Glsl => v.to_string(),
+                    Language::Wgsl => present::format_in(&v.ty, &v.value, lang),
+                };
+                write_declaration(out, "", expr, &v.ty, &value, lang)?
+            }
+            Err(e) => writeln!(out, "{e}")?,
         }
         Ok(())
     }
@@ -665,10 +663,7 @@ impl Debugger {
             let value = v
                 .value
                 .map_or("(not written yet)".to_string(), |x| x.to_string());
-            match lang {
-                Language::Glsl => writeln!(out, "{} {} = {value}", v.ty, v.name)?,
-                Language::Wgsl => writeln!(out, "{}: {} = {value}", v.name, v.ty.display_in(lang))?,
-            }
+            write_declaration(out, "", &v.name, &v.ty, &value, lang)?;
         }
         Ok(())
     }

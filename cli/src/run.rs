@@ -8,7 +8,7 @@ use std::time::{Duration, Instant};
 use anyhow::{bail, Context, Result};
 use clap::Args;
 use serde_json::{json, Map, Value as Json};
-use shaderdbg_core::Language;
+use shaderdbg_core::{Language, Type};
 use shaderdbg_session::binding::FileBreakpoint;
 use shaderdbg_session::breakpoints::HitCondition;
 use shaderdbg_session::launch::LaunchConfig;
@@ -504,6 +504,23 @@ pub(crate) fn write_source_line(
     Ok(())
 }
 
+/// A name with its type and value as the stop's language declares it:
+/// `vec2 uv = ...` in GLSL, `uv: vec2<f32> = ...` in WGSL, after `indent`.
+pub(crate) fn write_declaration(
+    out: &mut impl Write,
+    indent: &str,
+    name: &str,
+    ty: &Type,
+    value: &str,
+    lang: Language,
+) -> Result<()> {
+    match lang {
+        Language::Glsl => writeln!(out, "{indent}{ty} {name} = {value}")?,
+        Language::Wgsl => writeln!(out, "{indent}{name}: {} = {value}", ty.display_in(lang))?,
+    }
+    Ok(())
+}
+
 /// A stop reason as JSON names it (`breakpoint`, `sanitizer`, ...).
 fn reason_name(reason: StopReason) -> Json {
     serde_json::to_value(reason).unwrap_or(Json::Null)
@@ -673,12 +690,7 @@ pub(crate) fn print_stop_with(
                     .value
                     .as_ref()
                     .map_or("(not written yet)".to_string(), |v| v.to_string());
-                match lang {
-                    Language::Glsl => writeln!(out, "  {} {} = {value}", v.ty, v.name)?,
-                    Language::Wgsl => {
-                        writeln!(out, "  {}: {} = {value}", v.name, v.ty.display_in(lang))?
-                    }
-                }
+                write_declaration(out, "  ", &v.name, &v.ty, &value, lang)?;
             }
         }
         if with_trace {

@@ -252,83 +252,87 @@ fn integer(v: &Value) -> Option<i64> {
 /// Each indexing `name[index]` in a statement's text (nested ones too), as
 /// (name, index text).
 fn indexings(line: &str) -> Vec<(String, String)> {
-    let code = line.split("//").next().unwrap_or(line);
+    let code = code_of(line);
     let bytes = code.as_bytes();
-    let mut out = Vec::new();
-    let mut i = 0;
-    while i < bytes.len() {
-        let c = bytes[i];
-        if !(c.is_ascii_alphabetic() || c == b'_') {
-            i += 1;
-            continue;
-        }
-        let start = i;
-        while i < bytes.len() && (bytes[i].is_ascii_alphanumeric() || bytes[i] == b'_') {
-            i += 1;
-        }
-        let mut j = i;
-        while j < bytes.len() && bytes[j].is_ascii_whitespace() {
-            j += 1;
-        }
-        if bytes.get(j) != Some(&b'[') {
-            continue;
-        }
-        let mut depth = 0usize;
-        let close = (j..bytes.len()).find(|&k| {
-            match bytes[k] {
-                b'[' => depth += 1,
-                b']' => depth -= 1,
-                _ => {}
-            }
-            depth == 0
-        });
-        if let Some(k) = close {
-            out.push((
-                code[start..i].to_string(),
-                code[j + 1..k].trim().to_string(),
-            ));
-        }
-        // Indexings inside the index are looked at too.
-        i = j + 1;
-    }
-    out
+    bracketed_names(code)
+        .filter_map(|(name, open)| {
+            let mut depth = 0usize;
+            let close = (open..bytes.len()).find(|&k| {
+                match bytes[k] {
+                    b'[' => depth += 1,
+                    b']' => depth -= 1,
+                    _ => {}
+                }
+                depth == 0
+            })?;
+            Some((
+                code[name].to_string(),
+                code[open + 1..close].trim().to_string(),
+            ))
+        })
+        .collect()
 }
 
 /// The one name indexed (`name[`) in a statement's text, if there is exactly
 /// one: the report does not name the array, its statement usually does.
 fn sole_indexed_name(line: &str) -> Option<String> {
-    let code = line.split("//").next().unwrap_or(line);
+    let code = code_of(line);
     let bytes = code.as_bytes();
     let mut names: Vec<&str> = Vec::new();
-    let mut i = 0;
-    while i < bytes.len() {
-        let c = bytes[i];
-        if c.is_ascii_alphabetic() || c == b'_' {
-            let start = i;
-            while i < bytes.len() && (bytes[i].is_ascii_alphanumeric() || bytes[i] == b'_') {
-                i += 1;
-            }
-            let name = &code[start..i];
-            let mut j = i;
-            while j < bytes.len() && bytes[j].is_ascii_whitespace() {
-                j += 1;
-            }
-            let member = start > 0 && bytes[start - 1] == b'.';
-            if j < bytes.len() && bytes[j] == b'[' && !member && !names.contains(&name) {
-                names.push(name);
-            }
-        } else if c.is_ascii_digit() {
-            while i < bytes.len() && (bytes[i].is_ascii_alphanumeric() || bytes[i] == b'.') {
-                i += 1;
-            }
-        } else {
-            i += 1;
+    for (name, _) in bracketed_names(code) {
+        let member = name.start > 0 && bytes[name.start - 1] == b'.';
+        let name = &code[name];
+        if !member && !names.contains(&name) {
+            names.push(name);
         }
     }
     match names.as_slice() {
         [one] => Some(one.to_string()),
         _ => None,
     }
+}
+
+/// A statement's text without its `//` comment.
+fn code_of(line: &str) -> &str {
+    line.split("//").next().unwrap_or(line)
+}
+
+/// Each name in `code` followed by `[` (whitespace between allowed),
+/// nested ones too: (the name's byte range, the byte index of its `[`).
+/// Numbers are skipped whole (`1e5`, `2u` are no names).
+fn bracketed_names(code: &str) -> impl Iterator<Item = (std::ops::Range<usize>, usize)> + '_ {
+    let bytes = code.as_bytes();
+    let mut i = 0;
+    std::iter::from_fn(move || {
+        while i < bytes.len() {
+            let c = bytes[i];
+            if c.is_ascii_digit() {
+                while i < bytes.len() && (bytes[i].is_ascii_alphanumeric() || bytes[i] == b'.') {
+                    i += 1;
+                }
+                continue;
+            }
+            if !(c.is_ascii_alphabetic() || c == b'_') {
+                i += 1;
+                continue;
+            }
+            let start = i;
+            while i < bytes.len() && (bytes[i].is_ascii_alphanumeric() || bytes[i] == b'_') {
+                i += 1;
+            }
+            let end = i;
+            let mut j = i;
+            while j < bytes.len() && bytes[j].is_ascii_whitespace() {
+                j += 1;
+            }
+            if bytes.get(j) == Some(&b'[') {
+                // The index is looked at next: indexings inside it too.
+                i = j + 1;
+                return Some((start..end, j));
+            }
+        }
+        None
+    })
 }
 
 #[cfg(test)]

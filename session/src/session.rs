@@ -1048,27 +1048,21 @@ impl Session {
     /// else leaves the stop as [`Session::resume`] does.
     pub fn continue_(&mut self) {
         loop {
-            let next = self.current.as_mut().and_then(|c| {
-                if c.reason != StopReason::Sanitizer || c.report + 1 >= c.sanitizer.len() {
-                    return None;
-                }
-                c.report += 1;
-                let report = u32::try_from(c.report).ok()?;
-                c.hits
-                    .iter()
-                    .find(|h| h.tag == HitTag::Breakpoint(report))
-                    .copied()
-            });
-            let Some(hit) = next else {
-                // A report without its hit (the agent's hit buffer was
-                // full) is skipped; after the last one the program goes on.
-                if self.current.as_ref().is_some_and(|c| {
-                    c.reason == StopReason::Sanitizer && c.report + 1 < c.sanitizer.len()
-                }) {
-                    continue;
-                }
+            let Some(c) = self
+                .current
+                .as_mut()
+                .filter(|c| c.reason == StopReason::Sanitizer && c.report + 1 < c.sanitizer.len())
+            else {
+                // After the last report the program goes on.
                 self.resume();
                 return;
+            };
+            c.report += 1;
+            let tag = u32::try_from(c.report).ok().map(HitTag::Breakpoint);
+            let Some(hit) = c.hits.iter().find(|h| Some(h.tag) == tag).copied() else {
+                // A report without its hit (the agent's hit buffer was
+                // full) is skipped.
+                continue;
             };
             match self.record_in_current(hit.invocation, Some(hit)) {
                 Ok(stop) => {

@@ -205,6 +205,12 @@ fn run_step(step: Step, log: Option<&Path>, ci: bool) -> Outcome {
 /// prints a one-line summary. Fails if any step failed.
 pub fn test(extra: &[String]) -> Result<()> {
     let ci = std::env::var_os("CI").is_some();
+    if ci {
+        // A clean CI build does not reuse incremental state, and it cost
+        // gigabytes of disk (a CI run once failed with "No space left").
+        std::env::set_var("CARGO_INCREMENTAL", "0");
+        report_disk("start");
+    }
     let started = Instant::now();
     let has_extension = extension::dir().join("package.json").exists();
     let skip_e2e = std::env::var(extension::SKIP_E2E_VAR).is_ok_and(|v| v == "1");
@@ -307,6 +313,9 @@ pub fn test(extra: &[String]) -> Result<()> {
             ));
         }
     }
+    if ci {
+        report_disk("end");
+    }
     summary(&outcomes, started.elapsed())
 }
 
@@ -342,4 +351,29 @@ fn summary(outcomes: &[Outcome], took: Duration) -> Result<()> {
         );
         bail!("test failed: {}", failed.join("; "))
     }
+}
+
+/// Prints the free space of the disk under the workspace and the size of
+/// `target/`, so a CI log shows how close a run came to filling the disk.
+fn report_disk(when: &str) {
+    let free = Command::new("df")
+        .args(["-h", "--output=avail", "."])
+        .output();
+    let used = Command::new("du").args(["-sh", "target"]).output();
+    let text = |o: std::io::Result<std::process::Output>| {
+        o.ok()
+            .map(|o| {
+                String::from_utf8_lossy(&o.stdout)
+                    .split_whitespace()
+                    .last()
+                    .unwrap_or("?")
+                    .to_string()
+            })
+            .unwrap_or_else(|| "?".into())
+    };
+    say!(
+        "test: disk at {when}: {} free, target/ {}",
+        text(free),
+        text(used)
+    );
 }

@@ -356,24 +356,16 @@ fn summary(outcomes: &[Outcome], took: Duration) -> Result<()> {
 /// Prints the free space of the disk under the workspace and the size of
 /// `target/`, so a CI log shows how close a run came to filling the disk.
 fn report_disk(when: &str) {
-    let free = Command::new("df")
-        .args(["-h", "--output=avail", "."])
-        .output();
-    let used = Command::new("du").args(["-sh", "target"]).output();
-    let text = |o: std::io::Result<std::process::Output>| {
-        o.ok()
-            .map(|o| {
-                String::from_utf8_lossy(&o.stdout)
-                    .split_whitespace()
-                    .last()
-                    .unwrap_or("?")
-                    .to_string()
-            })
-            .unwrap_or_else(|| "?".into())
+    // `df --output=avail` prints a header line, then the figure; `du -s`
+    // prints the figure, then the path.
+    let word = |cmd: &mut Command, last: bool| -> String {
+        let out = cmd.output().ok();
+        let text = out.map(|o| String::from_utf8_lossy(&o.stdout).into_owned());
+        let mut words = text.as_deref().unwrap_or("").split_whitespace();
+        let w = if last { words.last() } else { words.next() };
+        w.unwrap_or("?").to_string()
     };
-    say!(
-        "test: disk at {when}: {} free, target/ {}",
-        text(free),
-        text(used)
-    );
+    let free = word(Command::new("df").args(["-h", "--output=avail", "."]), true);
+    let used = word(Command::new("du").args(["-sh", "target"]), false);
+    say!("test: disk at {when}: {free} free, target/ {used}");
 }

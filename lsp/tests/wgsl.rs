@@ -399,3 +399,118 @@ fn wgsl_navigation_completion_and_inline_values() {
     );
     c.shutdown();
 }
+
+/// Signature help in calls of WGSL built-in functions, over stdio: every
+/// overload the specification lists, the one the arguments typed so far fit
+/// active (the texture's type picks `textureSample`'s), the parameter the
+/// cursor is in, the descriptions; a user function of the same name wins.
+#[test]
+fn wgsl_signature_help_for_builtin_functions() {
+    let uri = "file:///tmp/shaderdbg-lsp-test/builtins.wgsl";
+    let src = r#"@group(0) @binding(0) var tex: texture_2d<f32>;
+@group(0) @binding(1) var shadow: texture_depth_2d;
+@group(0) @binding(2) var samp: sampler;
+
+@fragment
+fn main(@location(0) uv: vec2<f32>) -> @location(0) vec4<f32> {
+    let a = mix(vec3<f32>(0.0), vec3<f32>(1.0), 0.5);
+    let b = clamp(uv.x, 0.0, 1.0);
+    let c = textureSample(tex, samp, uv);
+    let d = textureSample(shadow, samp, uv, vec2<i32>(1, 0));
+    let e = dot(a, a);
+    let f = select(a, a, vec3<bool>(b > 0.5));
+    let g = bitcast<u32>(e);
+    return vec4<f32>(a * b * e + f + c.rgb * d, f32(g));
+}
+"#;
+    let (mut c, d) = Client::start_open(uri, "wgsl", src);
+    assert_eq!(show_diagnostics(&d), "");
+
+    // One line per request: the active overload with the active parameter
+    // in [brackets], then `active/overloads`.
+    let mut shown = Vec::new();
+    for snippet in [
+        "mix($0vec3<f32>(0.0)",
+        "vec3<f32>(1.0), 0.$05)",
+        "clamp(uv.x, 0$0.0, 1.0)",
+        "textureSample(tex, samp, $0uv)",
+        "textureSample(shadow, samp, uv, $0vec2<i32>(1, 0))",
+        "dot(a, $0a)",
+        "select(a, a, $0vec3<bool>",
+        "bitcast<u32>($0e)",
+    ] {
+        let sig = c.request(
+            "textDocument/signatureHelp",
+            at_cursor(uri, src, snippet, json!({})),
+        );
+        let active = sig["activeSignature"].as_u64().unwrap() as usize;
+        let all = sig["signatures"].as_array().unwrap();
+        let s = &all[active];
+        let label = s["label"].as_str().unwrap();
+        let p = sig["activeParameter"].as_u64().unwrap() as usize;
+        let offsets = &s["parameters"][p]["label"];
+        let (from, to) = (
+            offsets[0].as_u64().unwrap() as usize,
+            offsets[1].as_u64().unwrap() as usize,
+        );
+        shown.push(format!(
+            "{}[{}]{} {}/{}",
+            &label[..from],
+            &label[from..to],
+            &label[to..],
+            active,
+            all.len()
+        ));
+    }
+    expect![[r#"
+        fn mix([e1: T], e2: T, e3: T) -> T 0/2
+        fn mix(e1: T, e2: T, [e3: T]) -> T 0/2
+        fn clamp(e: T, [low: T], high: T) -> T 0/1
+        fn textureSample(t: texture_2d<f32>, s: sampler, [coords: vec2<f32>]) -> vec4<f32> 1/14
+        fn textureSample(t: texture_depth_2d, s: sampler, coords: vec2<f32>, [offset: vec2<i32>]) -> f32 9/14
+        fn dot(e1: vecN<T>, [e2: vecN<T>]) -> T 0/1
+        fn select(f: T, t: T, [cond: bool]) -> T 0/2
+        fn bitcast<T>([e: T]) -> T 0/9"#]]
+    .assert_eq(&shown.join("\n"));
+
+    // The descriptions: of the overload with what its type parameters range
+    // over, and of the parameter.
+    let sig = c.request(
+        "textDocument/signatureHelp",
+        at_cursor(uri, src, "textureSample(tex, samp, $0uv)", json!({})),
+    );
+    let s = &sig["signatures"][1];
+    assert_eq!(s["documentation"], "Samples a texture.");
+    expect!["The texture coordinates used for sampling."]
+        .assert_eq(s["parameters"][2]["documentation"].as_str().unwrap());
+    let sig = c.request(
+        "textDocument/signatureHelp",
+        at_cursor(uri, src, "clamp(uv.x, 0$0.0, 1.0)", json!({})),
+    );
+    let doc = sig["signatures"][0]["documentation"].as_str().unwrap();
+    assert!(
+        doc.starts_with("Restricts the value of e within a range."),
+        "{doc}"
+    );
+    assert!(
+        doc.contains(
+            "Where S is AbstractInt, AbstractFloat, i32, u32, f32, or f16; T is S, or vecN<S>"
+        ),
+        "{doc}"
+    );
+
+    // A function of the shader named like a built-in shadows it.
+    let own = format!(
+        "fn clamp(x: f32) -> f32 {{ return x; }}\n{}",
+        src.replace("clamp(uv.x, 0.0, 1.0)", "clamp(uv.x)")
+    );
+    c.replace_all(uri, 2, &own);
+    let _ = c.diagnostics(uri, 2);
+    let sig = c.request(
+        "textDocument/signatureHelp",
+        at_cursor(uri, &own, "clamp(uv$0.x)", json!({})),
+    );
+    expect!["fn clamp(x: f32) -> f32"].assert_eq(sig["signatures"][0]["label"].as_str().unwrap());
+    assert_eq!(sig["signatures"].as_array().unwrap().len(), 1);
+    c.shutdown();
+}

@@ -6,7 +6,7 @@
 
 use tower_lsp_server::gen_lsp_types::*;
 
-use super::{after_attribute, tokens, Kind, Tok, View};
+use super::{after_attribute, builtins, tokens, Kind, Tok, View};
 
 /// WGSL keywords: never a name, offered by completion.
 const KEYWORDS: &[&str] = &[
@@ -93,7 +93,7 @@ const TYPES: &[&str] = &[
 ];
 
 /// The built-in functions of the WGSL specification (section 17).
-const BUILTIN_FUNCTIONS: &[&str] = &[
+pub(super) const BUILTIN_FUNCTIONS: &[&str] = &[
     "abs",
     "acos",
     "acosh",
@@ -535,13 +535,33 @@ impl View<'_> {
                 _ => {}
             }
         }
-        let callee = before[..open?].trim_end();
-        let start = name_start(callee);
-        let (i, _) = self.resolve(start)?;
-        let d = &self.decls[i];
-        if d.kind != Kind::Function {
-            return None;
+        let open = open?;
+        let mut callee = before[..open].trim_end();
+        // `bitcast<f32>(`: the name before the template list.
+        if let Some(inner) = callee.strip_suffix('>') {
+            let mut depth = 1;
+            for (i, c) in inner.char_indices().rev() {
+                match c {
+                    '>' => depth += 1,
+                    '<' => depth -= 1,
+                    _ => {}
+                }
+                if depth == 0 {
+                    callee = inner[..i].trim_end();
+                    break;
+                }
+            }
         }
+        let start = name_start(callee);
+        let user = self
+            .resolve(start)
+            .map(|(i, _)| &self.decls[i])
+            .filter(|d| d.kind == Kind::Function);
+        let Some(d) = user else {
+            let name = &callee[start..];
+            let f = builtins::function(name)?;
+            return Some(self.builtin_signature_help(f, open + 1, offset, commas));
+        };
         let label = self.type_of(d)?;
         let params = label
             .split_once('(')
@@ -566,6 +586,84 @@ impl View<'_> {
             active_signature: Some(0),
             active_parameter: Some(ActiveParameter::Int(commas)),
         })
+    }
+
+    /// Signature help in a call of built-in function `f` whose arguments
+    /// start at `args_start`: every overload, the one the arguments typed
+    /// so far fit active, the parameter the cursor is in active.
+    fn builtin_signature_help(
+        &self,
+        f: &builtins::Function,
+        args_start: usize,
+        offset: usize,
+        commas: u32,
+    ) -> SignatureHelp {
+        let args_text = &self.text[args_start..offset.min(self.text.len())];
+        let mut known = Vec::new();
+        let mut at = args_start;
+        let pieces = split_arguments(args_text);
+        // Every argument before the one being typed.
+        for piece in pieces.iter().take(pieces.len().saturating_sub(1)) {
+            let start = at + self.text[at..].find(piece).unwrap_or(0);
+            known.push(self.argument_type(piece, start + piece.len()));
+            at = start + piece.len();
+            at += self.text[at..].find(',').map_or(0, |c| c + 1);
+        }
+        let active = builtins::choose(f, commas as usize, &known);
+        let signatures = f
+            .overloads
+            .iter()
+            .map(|o| {
+                let mut doc = o.doc.clone();
+                if !o.parameterization.is_empty() {
+                    doc.push_str(&format!("\n\nWhere {}", o.parameterization));
+                }
+                SignatureInformation {
+                    label: o.label.clone(),
+                    documentation: (!doc.is_empty()).then_some(Documentation::String(doc)),
+                    parameters: Some(
+                        o.params
+                            .iter()
+                            .zip(&o.param_decls)
+                            .map(|(&(s, e), (name, _))| ParameterInformation {
+                                label: ParameterInformationLabel::Tuple((
+                                    utf16_len(&o.label[..s]),
+                                    utf16_len(&o.label[..e]),
+                                )),
+                                documentation: f
+                                    .param_docs
+                                    .get(name)
+                                    .map(|d| Documentation::String(d.clone())),
+                            })
+                            .collect(),
+                    ),
+                    active_parameter: Some(ActiveParameter::Int(commas)),
+                }
+            })
+            .collect();
+        SignatureHelp {
+            signatures,
+            active_signature: Some(active as u32),
+            active_parameter: Some(ActiveParameter::Int(commas)),
+        }
+    }
+
+    /// The type of a call's argument `arg` that ends at `end`, where it can
+    /// be known from the text: a literal, a constructor, a name, a member,
+    /// an element.
+    fn argument_type(&self, arg: &str, end: usize) -> Option<String> {
+        let arg = arg.trim();
+        if let Some(t) = builtins::type_of_literal_or_constructor(arg) {
+            return Some(t);
+        }
+        let path = arg.starts_with(|c: char| c.is_alphabetic() || c == '_')
+            && arg
+                .chars()
+                .all(|c| c.is_alphanumeric() || matches!(c, '_' | '.' | '[' | ']'));
+        if !path {
+            return None;
+        }
+        self.type_before(end)
     }
 
     /// Names as semantic tokens (the server's legend): declared names by
@@ -655,6 +753,30 @@ impl View<'_> {
     }
 }
 
+/// The arguments of a call, split at the commas outside parentheses and
+/// brackets (as signature help counts them), trimmed.
+fn split_arguments(s: &str) -> Vec<&str> {
+    let mut out = Vec::new();
+    let (mut depth, mut start) = (0i32, 0);
+    for (i, c) in s.char_indices() {
+        match c {
+            '(' | '[' => depth += 1,
+            ')' | ']' => depth -= 1,
+            ',' if depth == 0 => {
+                out.push(s[start..i].trim());
+                start = i + 1;
+            }
+            _ => {}
+        }
+    }
+    out.push(s[start..].trim());
+    out
+}
+
+fn utf16_len(s: &str) -> u32 {
+    s.encode_utf16().count() as u32
+}
+
 /// Where the name that `text` ends with starts (`text.len()` if it ends
 /// with no name character).
 fn name_start(text: &str) -> usize {
@@ -704,7 +826,7 @@ fn element(ty: &str) -> Option<String> {
 }
 
 /// `a: f32, b: array<f32, 4>` -> ["a: f32", "b: array<f32, 4>"].
-fn split_top_level(s: &str) -> Vec<&str> {
+pub(super) fn split_top_level(s: &str) -> Vec<&str> {
     let mut out = Vec::new();
     let (mut depth, mut start) = (0i32, 0);
     for (i, c) in s.char_indices() {

@@ -3,6 +3,7 @@
 //! (which also works on text naga rejects) with types from the last module
 //! naga accepted. The other requests are in [`features`].
 
+pub mod builtins;
 pub mod features;
 
 use std::collections::HashMap;

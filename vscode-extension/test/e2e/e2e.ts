@@ -8,13 +8,18 @@
 // built-in host), and checks: "Paused on breakpoint" on line 21, VARIABLES
 // against values computed here for the stopped pixel, the debug hover,
 // inline values, F10 and Step Back, the values view and the frame view.
+// Then the same for a WGSL file (rings.wgsl): a gutter breakpoint with a
+// WGSL condition, F5, the stop on the WGSL line, VARIABLES with WGSL values
+// and type names, Step Back and F10; and, in the editor, the language
+// server's signature help for a WGSL built-in.
 // Screenshots in $E2E_DIR/shots. Prints "N passed, M failed"; exit 1 on any failure.
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { execFileSync, spawn } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as net from 'node:net';
 import * as path from 'node:path';
-import { BREAK_LINE, CONDITION, DEMO_SHADER, close, demoStop } from '../common/demo';
+import { BREAK_LINE, CONDITION, DEMO_SHADER, close, demoStop, numbers } from '../common/demo';
+import { RINGS_CONDITION, RINGS_LINE, RINGS_SHADER, ringsStop } from '../common/rings';
 
 const need = (name: string): string => {
   const v = process.env[name];
@@ -61,6 +66,9 @@ fs.mkdirSync(SHOTS, { recursive: true });
 const SHADER = path.join(WS, 'demo.frag');
 fs.copyFileSync(DEMO_SHADER, SHADER);
 const LINE_TEXT = fs.readFileSync(SHADER, 'utf8').split('\n')[BREAK_LINE - 1].trim();
+const WGSL = path.join(WS, 'rings.wgsl');
+fs.copyFileSync(RINGS_SHADER, WGSL);
+const WGSL_LINE_TEXT = fs.readFileSync(WGSL, 'utf8').split('\n')[RINGS_LINE - 1].trim();
 fs.writeFileSync(path.join(USER_DATA, 'User/settings.json'), JSON.stringify({
   'security.workspace.trust.enabled': false,
   'workbench.startupEditor': 'none',
@@ -77,6 +85,8 @@ fs.writeFileSync(path.join(USER_DATA, 'User/settings.json'), JSON.stringify({
   'editor.hover.delay': 300,
   'debug.toolBarLocation': 'floating',
   'debug.inlineValues': 'on',
+  // VARIABLES shows `name: type = value` (the WGSL part checks type names).
+  'debug.showVariableTypes': true,
 }, null, 2));
 
 // ------------------------------------------------------------------ install the extension
@@ -106,6 +116,18 @@ await new Promise<void>((res, rej) => {
 let browser: Browser | undefined;
 let page: Page | undefined;
 const shot = async (name: string): Promise<void> => { if (page) { const p = path.join(SHOTS, `${name}.png`); await page.screenshot({ path: p }); log('screenshot', p); } };
+
+/** The rows of VARIABLES as VS Code shows them with `debug.showVariableTypes`:
+ *  `name: type = value` (`name = value` where the adapter gives no type). */
+function variableRows(text: string): Map<string, { type?: string; value: string }> {
+  const rows = new Map<string, { type?: string; value: string }>();
+  // The name, type and value of a row may come as lines of their own: `uv: \nvec2 =\nvec2(...)`.
+  for (const line of text.replace(/([:=])[ \t]*\n/g, '$1 ').split('\n')) {
+    const r = /^\s*([A-Za-z_][\w.[\]]*)\s*(?::\s*(.*?)\s*=|[:=])\s*(.*)$/.exec(line);
+    if (r && !rows.has(r[1])) rows.set(r[1], { type: r[2], value: r[3].trim() });
+  }
+  return rows;
+}
 
 /** The output channel "shaderdbg" as VS Code logs it under the user-data dir. */
 function outputChannelText(): string {
@@ -161,11 +183,6 @@ try {
 
   // ---------------------------------------------------------------- 2. breakpoint: gutter click, then a condition
   const lineBox = async (n: number) => editor.locator('.margin-view-overlays .line-numbers').filter({ hasText: new RegExp(`^\\s*${n}\\s*$`) }).boundingBox();
-  const lb = await lineBox(BREAK_LINE);
-  const margin = await editor.locator('div.margin[role=presentation]').boundingBox();
-  if (!lb || !margin) throw new Error('no line box / margin');
-  const gx = margin.x + Math.max(4, (lb.x - margin.x) / 2), gy = lb.y + lb.height / 2;
-  await pg.mouse.move(gx, gy); await sleep(200); await pg.mouse.click(gx, gy);
   const glyphOnLine = async (sel: string, n: number): Promise<boolean> => {
     const g = editor.locator(sel).first();
     await g.waitFor({ timeout: 10000 }).catch(() => undefined);
@@ -173,23 +190,32 @@ try {
     const l = await lineBox(n);
     return !!b && !!l && Math.abs(b.y + b.height / 2 - (l.y + l.height / 2)) < l.height / 2 + 1;
   };
-  check(`breakpoint glyph on line ${BREAK_LINE} after a gutter click`, await glyphOnLine('.codicon-debug-breakpoint', BREAK_LINE));
-  // right-click the glyph -> Edit Breakpoint -> type the condition
-  const widget = pg.locator('.breakpoint-widget');
-  for (let attempt = 1; attempt <= 3 && !(await widget.isVisible()); attempt++) {
-    await pg.mouse.click(gx, gy, { button: 'right' });
-    const item = pg.getByRole('menuitem', { name: /Edit Breakpoint/ }).first();
-    await item.waitFor({ timeout: 10000 });
+  /** A gutter click on line `n` of the active editor, then "Edit Breakpoint" and `condition`. */
+  const conditionalBreakpoint = async (n: number, condition: string, file: string): Promise<void> => {
+    const lb = await lineBox(n);
+    const margin = await editor.locator('div.margin[role=presentation]').boundingBox();
+    if (!lb || !margin) throw new Error('no line box / margin');
+    const gx = margin.x + Math.max(4, (lb.x - margin.x) / 2), gy = lb.y + lb.height / 2;
+    await pg.mouse.move(gx, gy); await sleep(200); await pg.mouse.click(gx, gy);
+    check(`breakpoint glyph on line ${n} of ${file} after a gutter click`, await glyphOnLine('.codicon-debug-breakpoint', n));
+    // right-click the glyph -> Edit Breakpoint -> type the condition
+    const widget = pg.locator('.breakpoint-widget');
+    for (let attempt = 1; attempt <= 3 && !(await widget.isVisible()); attempt++) {
+      await pg.mouse.click(gx, gy, { button: 'right' });
+      const item = pg.getByRole('menuitem', { name: /Edit Breakpoint/ }).first();
+      await item.waitFor({ timeout: 10000 });
+      await sleep(300);
+      await item.click();
+      await widget.waitFor({ timeout: 3000 }).catch(() => undefined);
+      if (!(await widget.isVisible())) { log(`edit-breakpoint attempt ${attempt} showed no widget`); await pg.keyboard.press('Escape'); }
+    }
+    await widget.waitFor({ timeout: 5000 });
     await sleep(300);
-    await item.click();
-    await widget.waitFor({ timeout: 3000 }).catch(() => undefined);
-    if (!(await widget.isVisible())) { log(`edit-breakpoint attempt ${attempt} showed no widget`); await pg.keyboard.press('Escape'); }
-  }
-  await widget.waitFor({ timeout: 5000 });
-  await sleep(300);
-  await pg.keyboard.type(CONDITION);
-  await pg.keyboard.press('Enter');
-  check('conditional breakpoint glyph', await glyphOnLine('.codicon-debug-breakpoint-conditional', BREAK_LINE));
+    await pg.keyboard.type(condition);
+    await pg.keyboard.press('Enter');
+    check(`conditional breakpoint glyph in ${file}`, await glyphOnLine('.codicon-debug-breakpoint-conditional', n));
+  };
+  await conditionalBreakpoint(BREAK_LINE, CONDITION, 'demo.frag');
   await shot('02-conditional-breakpoint');
 
   // ---------------------------------------------------------------- 3. F5 (no launch.json: the configuration provider)
@@ -218,7 +244,8 @@ try {
   // ---------------------------------------------------------------- 4. VARIABLES against the CPU computation
   const vars = pg.locator('.debug-variables');
   const varsText = await poll(async () => { const t = await vars.innerText(); return /falloff/.test(t) && t; }, 15000) || '';
-  const value = (name: string): string | undefined => new RegExp(`(?:^|\\n)${name}\\s*[:=]?\\s*([^\\n]+)`).exec(varsText)?.[1]?.trim();
+  console.log(`VARIABLES at the GLSL stop: ${JSON.stringify(varsText)}`);
+  const value = (name: string): string | undefined => variableRows(varsText).get(name)?.value;
   const nums = (s: string | undefined): number[] => ((s ?? '').replace(/^[A-Za-z_]\w*\(/, '').match(/-?\d+(?:\.\d+)?(?:e[-+]?\d+)?/gi) ?? []).map(Number);
   if (expected) {
     check('VARIABLES: falloff', close(nums(value('falloff')), [expected.falloff]), `${value('falloff')} vs ${expected.falloff}`);
@@ -249,10 +276,10 @@ try {
   await pg.mouse.move(700, 600);
 
   // ---------------------------------------------------------------- 6. F10 and Step Back
-  const arrowLine = async (): Promise<number | undefined> => {
+  const arrowLine = async (around = BREAK_LINE): Promise<number | undefined> => {
     const b = await editor.locator('.codicon-debug-stackframe').first().boundingBox().catch(() => null);
     if (!b) return undefined;
-    for (let n = BREAK_LINE - 8; n <= BREAK_LINE + 8; n++) {
+    for (let n = around - 8; n <= around + 8; n++) {
       const l = await lineBox(n);
       if (l && Math.abs(b.y + b.height / 2 - (l.y + l.height / 2)) < l.height / 2) return n;
     }
@@ -345,6 +372,88 @@ try {
   await pg.locator('.debug-toolbar').first().waitFor({ state: 'hidden', timeout: 20000 }).catch(() => undefined);
   check('debug session stopped (toolbar gone)', !(await pg.locator('.debug-toolbar').first().isVisible().catch(() => false)));
   await shot('09-stopped');
+
+  // ---------------------------------------------------------------- 10. a WGSL file: gutter breakpoint with a WGSL condition, F5
+  await runCommand('View: Close All Editor Groups').catch(() => log('no "Close All Editor Groups"'));
+  await pg.keyboard.press('Escape');
+  await pg.keyboard.press('Control+P');
+  await qi.waitFor({ state: 'visible' });
+  await qi.fill('rings.wgsl');
+  await pg.locator('.quick-input-list .monaco-list-row', { hasText: 'rings.wgsl' }).first().waitFor();
+  await pg.keyboard.press('Enter');
+  const wgslLine = editor.locator('.view-line', { hasText: WGSL_LINE_TEXT });
+  await wgslLine.waitFor({ timeout: 30000 });
+  check('rings.wgsl open in the editor', await pg.locator('.tab.active', { hasText: 'rings.wgsl' }).isVisible());
+  const wgslLang = await poll(async () => { const t = await pg.locator('.statusbar').innerText(); return /WGSL/.test(t) && t; }, 15000);
+  check('status bar language is WGSL', !!wgslLang, String(wgslLang));
+  await conditionalBreakpoint(RINGS_LINE, RINGS_CONDITION, 'rings.wgsl');
+  await shot('10-wgsl-conditional-breakpoint');
+  const stopsBefore = (outputChannelText().match(/stopped: \w+/g) ?? []).length;
+  await wgslLine.click();
+  await pg.keyboard.press('F5');
+  await Promise.race([picker.waitFor({ timeout: 120000 }), pausedText.waitFor({ timeout: 120000 })]).catch(() => undefined);
+  if (await picker.isVisible().catch(() => false)) { log('"Select debugger" picker -> shaderdbg'); await picker.first().click(); }
+  await pausedText.waitFor({ timeout: 120000 });
+  await callStack.locator('.monaco-list-row', { hasText: `${RINGS_LINE}:` }).first().waitFor({ timeout: 15000 }).catch(() => undefined);
+  const wgslStack = await callStack.innerText();
+  const wgslReason = await poll(() => { const all = outputChannelText().match(/stopped: \w+/g) ?? []; return Promise.resolve(all.length > stopsBefore && all[all.length - 1]); }, 10000);
+  check('WGSL: stopped with reason "breakpoint"', wgslReason === 'stopped: breakpoint', String(wgslReason));
+  check(`WGSL: CALL STACK shows fs rings.wgsl ${RINGS_LINE}`, new RegExp(`\\bfs\\b[\\s\\S]*rings\\.wgsl\\s*${RINGS_LINE}:`).test(wgslStack), JSON.stringify(wgslStack));
+  check(`WGSL: current-line arrow on line ${RINGS_LINE}`, await glyphOnLine('.codicon-debug-stackframe', RINGS_LINE));
+  const wpx = /fragment \((\d+), ?(\d+)\)/.exec(wgslStack);
+  check('WGSL: the stopped fragment is named in CALL STACK', !!wpx, JSON.stringify(wgslStack));
+  const rings = wpx ? ringsStop(Number(wpx[1]), Number(wpx[2])) : undefined;
+  check('WGSL: the condition holds at that pixel (computed here)', !!rings);
+
+  // ---------------------------------------------------------------- 11. VARIABLES: WGSL values and type names
+  const wgslVarsText = await poll(async () => { const t = await vars.innerText(); return /\bglow\b/.test(t) && /\bcount\b/.test(t) && t; }, 15000) || '';
+  console.log(`VARIABLES at the WGSL stop: ${JSON.stringify(wgslVarsText)}`);
+  const wv = variableRows(wgslVarsText);
+  const typeOf = (name: string): string | undefined => wv.get(name)?.type;
+  const valueOf = (name: string): number[] => numbers(wv.get(name)?.value ?? '');
+  check('WGSL VARIABLES: i is the i32 2', typeOf('i') === 'i32' && close(valueOf('i'), [2]), JSON.stringify(wv.get('i')));
+  check('WGSL VARIABLES: count is the u32 2, spelled 2u', typeOf('count') === 'u32' && wv.get('count')?.value === '2u', JSON.stringify(wv.get('count')));
+  check('WGSL VARIABLES: uv is a vec2<f32>', typeOf('uv') === 'vec2<f32>', JSON.stringify(wv.get('uv')));
+  check('WGSL VARIABLES: d is an f32', typeOf('d') === 'f32', JSON.stringify(wv.get('d')));
+  check('WGSL VARIABLES: weights is an array<f32, 4>', /^array<f32,\s*4>$/.test(typeOf('weights') ?? ''), JSON.stringify(wv.get('weights')));
+  check('WGSL VARIABLES: r is the Ring of iteration 2', typeOf('r') === 'Ring' && close(valueOf('r'), [rings?.radius ?? NaN, 0.1]), JSON.stringify(wv.get('r')));
+  if (rings) {
+    check('WGSL VARIABLES: uv', close(valueOf('uv'), rings.uv), `${wv.get('uv')?.value} vs ${rings.uv.join(', ')}`);
+    check('WGSL VARIABLES: d', close(valueOf('d'), [rings.d]), `${wv.get('d')?.value} vs ${rings.d}`);
+    check('WGSL VARIABLES: glow', close(valueOf('glow'), [rings.glow], 1e-5), `${wv.get('glow')?.value} vs ${rings.glow}`);
+  }
+  await shot('11-wgsl-paused');
+
+  // ---------------------------------------------------------------- 12. Step Back and F10 on the WGSL lines
+  await pg.locator('.debug-toolbar .codicon-debug-step-back').first().click();
+  const wgslBack = await poll(async () => ((await arrowLine(RINGS_LINE)) === RINGS_LINE - 1 ? RINGS_LINE - 1 : undefined), 15000);
+  check(`WGSL: Step Back goes to line ${RINGS_LINE - 1} (let r = Ring(...))`, wgslBack === RINGS_LINE - 1, String(await arrowLine(RINGS_LINE)));
+  const backVars = await poll(async () => { const t = await vars.innerText(); return /\bglow\b/.test(t) && t; }, 15000) || '';
+  check('WGSL: after Step Back, i is still 2', close(numbers(variableRows(backVars).get('i')?.value ?? ''), [2]), JSON.stringify(variableRows(backVars).get('i')));
+  await shot('12-wgsl-after-step-back');
+  await wgslLine.click();
+  await pg.keyboard.press('F10');
+  const wgslNext = await poll(async () => ((await arrowLine(RINGS_LINE)) === RINGS_LINE ? RINGS_LINE : undefined), 15000);
+  check(`WGSL: F10 returns to line ${RINGS_LINE}`, wgslNext === RINGS_LINE, String(await arrowLine(RINGS_LINE)));
+
+  await wgslLine.click();
+  await pg.keyboard.press('Shift+F5');
+  await pg.locator('.debug-toolbar').first().waitFor({ state: 'hidden', timeout: 20000 }).catch(() => undefined);
+  check('WGSL debug session stopped (toolbar gone)', !(await pg.locator('.debug-toolbar').first().isVisible().catch(() => false)));
+
+  // ---------------------------------------------------------------- 13. signature help for a WGSL built-in
+  await wgslLine.click();
+  await pg.keyboard.press('Control+End');
+  await pg.keyboard.press('Enter');
+  await pg.keyboard.type('fn probe(a: f32) -> f32 { return mix(a, ', { delay: 20 });
+  const hints = pg.locator('.parameter-hints-widget');
+  const hintText = await poll(async () => { const t = (await hints.isVisible()) ? await hints.innerText() : ''; return /mix\(/.test(t) && t; }, 10000) || '';
+  const activeParam = await hints.locator('.signature .parameter.active').first().innerText().catch(() => '');
+  check('WGSL: signature help for mix shows fn mix(e1: T, e2: T, e3: T) -> T', hintText.includes('fn mix(e1: T, e2: T, e3: T) -> T'), JSON.stringify(hintText));
+  check('WGSL: the active parameter is e2', activeParam === 'e2: T', JSON.stringify(activeParam));
+  check('WGSL: mix has 2 overloads', /\b1\/2\b/.test(hintText), JSON.stringify(hintText));
+  await shot('13-wgsl-signature-help');
+  await pg.keyboard.press('Escape');
   const out = outputChannelText();
   check('the language server started', /language server started/.test(out), out.slice(-800));
 } catch (e) {

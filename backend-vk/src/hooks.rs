@@ -46,7 +46,8 @@ fn intercepted(name: &CStr) -> Option<(Void, bool)> {
         b"vkQueueSubmit2" | b"vkQueueSubmit2KHR" => {
             hook!(PFN_vkQueueSubmit2, queue_submit2, DEVICE)
         }
-        _ => return None,
+        // The replay buffer's: command pools and buffers, every vkCmd*.
+        other => return crate::replay::intercepted(other).map(|f| (f, DEVICE)),
     })
 }
 
@@ -220,6 +221,8 @@ unsafe extern "system" fn create_device(
     }
     // SAFETY: on success the next layer wrote a valid device.
     let device = unsafe { *out };
+    // SAFETY: the loader's create info, as passed.
+    let set_loader_data = unsafe { loader::set_device_loader_data(&*info) };
     // SAFETY: lookups by name through the next layer, typed as named.
     let data = unsafe {
         DeviceData {
@@ -234,6 +237,11 @@ unsafe extern "system" fn create_device(
             create_swapchain: typed(gdpa(device, c"vkCreateSwapchainKHR".as_ptr())),
             frames: Default::default(),
             presents: Default::default(),
+            replay: {
+                let mut r = crate::replay::DeviceReplay::load(|name| gdpa(device, name.as_ptr()));
+                r.shadows.set_loader_data = set_loader_data;
+                r
+            },
         }
     };
     // SAFETY: a created device is a valid dispatchable handle.
@@ -247,6 +255,17 @@ unsafe extern "system" fn destroy_device(
     device: vk::Device,
     allocator: *const vk::AllocationCallbacks<'_>,
 ) {
+    if device != vk::Device::null() {
+        // SAFETY: a non-null device is a valid dispatchable handle.
+        if let Some(d) = dispatch::DEVICES.get(unsafe { key(device) }) {
+            // SAFETY: the application destroys the device: nothing is pending.
+            unsafe { d.replay.destroy_pools(device) };
+            if crate::replay::self_check() {
+                // The self-check's report, asked for by its environment variable.
+                eprintln!("{}", d.replay.self_check.summary());
+            }
+        }
+    }
     // SAFETY: the app's arguments.
     unsafe { forget_and_destroy(&dispatch::DEVICES, device, allocator, |d| d.destroy_device) }
 }
@@ -325,7 +344,7 @@ type Submit<I> = unsafe extern "system" fn(vk::Queue, u32, *const I, vk::Fence) 
 ///
 /// # Safety
 /// The arguments are the application's, valid for `vkQueueSubmit[2]`.
-unsafe fn submit<I>(
+unsafe fn submit<I: crate::replay::Submission>(
     queue: vk::Queue,
     count: u32,
     submits: *const I,
@@ -337,8 +356,13 @@ unsafe fn submit<I>(
     let Some((data, submit)) = data.and_then(|d| Some((d.clone(), next(&d)?))) else {
         return vk::Result::ERROR_INITIALIZATION_FAILED;
     };
-    // SAFETY: the app's arguments, down the chain.
-    let result = unsafe { submit(queue, count, submits, fence) };
+    let result = if crate::replay::self_check() {
+        // SAFETY: the app's arguments.
+        unsafe { crate::replay::submit_shadows(&data, queue, count, submits, fence, submit) }
+    } else {
+        // SAFETY: the app's arguments, down the chain.
+        unsafe { submit(queue, count, submits, fence) }
+    };
     if result == vk::Result::SUCCESS && !data.presents.load(Ordering::Relaxed) {
         end_frame(&data);
     }

@@ -18,6 +18,7 @@ mod agent;
 mod dispatch;
 mod hooks;
 mod loader;
+mod replay;
 pub mod source;
 pub mod spirv;
 

@@ -13,6 +13,13 @@ const LOADER_INSTANCE_CREATE_INFO: i32 = 47;
 const LOADER_DEVICE_CREATE_INFO: i32 = 48;
 /// `VK_LAYER_LINK_INFO`: the create info that carries the chain link.
 const LAYER_LINK_INFO: u32 = 0;
+/// `VK_LOADER_DATA_CALLBACK`: the create info that carries
+/// `pfnSetDeviceLoaderData`.
+const LOADER_DATA_CALLBACK: u32 = 1;
+
+/// `PFN_vkSetDeviceLoaderData`: makes a dispatchable object a layer created
+/// itself (a command buffer) dispatchable through the loader.
+pub type SetDeviceLoaderData = unsafe extern "system" fn(vk::Device, *mut c_void) -> vk::Result;
 /// `LAYER_NEGOTIATE_INTERFACE_STRUCT`.
 pub const NEGOTIATE_INTERFACE_STRUCT: u32 = 1;
 /// The loader–layer interface version this layer speaks.
@@ -120,6 +127,31 @@ pub unsafe fn device_link(
         link.next_get_instance_proc_addr,
         link.next_get_device_proc_addr,
     ))
+}
+
+/// The loader's `pfnSetDeviceLoaderData` from `vkCreateDevice`'s chain.
+///
+/// # Safety
+/// `info` is the application's valid `VkDeviceCreateInfo` as the loader passed it.
+pub unsafe fn set_device_loader_data(info: &vk::DeviceCreateInfo) -> Option<SetDeviceLoaderData> {
+    let mut at = info.p_next;
+    while !at.is_null() {
+        // SAFETY: every structure in a pNext chain starts with sType/pNext.
+        let base = unsafe { &*(at as *const BaseIn) };
+        if base.s_type == LOADER_DEVICE_CREATE_INFO {
+            // SAFETY: a structure of this sType is the loader's create info,
+            // whose union holds the callback when `function` says so.
+            let info = unsafe { &*(at as *const LayerCreateInfo<c_void>) };
+            if info.function == LOADER_DATA_CALLBACK && !info.layer_info.is_null() {
+                // SAFETY: as above; the union member is a function pointer.
+                return Some(unsafe {
+                    std::mem::transmute::<*mut c_void, SetDeviceLoaderData>(info.layer_info)
+                });
+            }
+        }
+        at = base.p_next;
+    }
+    None
 }
 
 /// The loader's dispatch key of a dispatchable handle: the pointer to its

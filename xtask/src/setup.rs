@@ -53,6 +53,9 @@ const DEBIAN_PACKAGES: &[&str] = &[
     // software Vulkan device) that the Vulkan layer's tests run on.
     "libvulkan1",
     "mesa-vulkan-drivers",
+    // The Vulkan registry (/usr/share/vulkan/registry/vk.xml): the layer's
+    // replay buffer is generated from it at build time (backend-vk/build.rs).
+    "libvulkan-dev",
     // vkcube and vulkaninfo: a real Vulkan program nobody here wrote, and a
     // look at what a machine's Vulkan stack gives us.
     "vulkan-tools",

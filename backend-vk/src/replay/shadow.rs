@@ -1,0 +1,161 @@
+//! Shadow command buffers: this layer's own command buffers, recorded from
+//! a replay-buffer recording, submitted in place of the application's.
+
+use std::collections::HashMap;
+use std::ffi::c_void;
+use std::sync::Mutex;
+
+use ash::vk;
+
+use super::{replay_one, DeviceReplay};
+use crate::loader::SetDeviceLoaderData;
+
+/// A shadow command buffer and the pool it came from.
+#[derive(Clone, Copy, Debug)]
+pub struct Shadow {
+    pub cb: vk::CommandBuffer,
+    pool: vk::CommandPool,
+}
+
+/// This layer's command pools, one per queue family (a pool is externally
+/// synchronized: the mutex is held while any of its buffers is recorded
+/// or freed).
+#[derive(Default)]
+pub struct Shadows {
+    pools: Mutex<HashMap<u32, vk::CommandPool>>,
+    pub set_loader_data: Option<SetDeviceLoaderData>,
+}
+
+impl DeviceReplay {
+    /// Records a shadow of the application's `cb`: the same commands, in a
+    /// command buffer of this layer's own, ready to submit on a queue of
+    /// the same family.
+    ///
+    /// # Safety
+    /// `device` is this replay buffer's device; `cb` is in the executable
+    /// state (the application is submitting it).
+    pub unsafe fn shadow(
+        &self,
+        device: vk::Device,
+        cb: vk::CommandBuffer,
+    ) -> Result<Shadow, String> {
+        let rec = self
+            .recording(cb)
+            .ok_or("a command buffer this layer did not see allocated")?;
+        let rec = rec.lock().unwrap_or_else(|e| e.into_inner());
+        let cmds = rec.commands().map_err(|e| e.0.to_string())?;
+        let begin = rec.begin.ok_or("a command buffer never begun")?;
+        let family = {
+            let pools = self.pools.read().unwrap_or_else(|e| e.into_inner());
+            *pools
+                .get(&vk::Handle::as_raw(rec.pool))
+                .ok_or("a command pool this layer did not see created")?
+        };
+        let life = &self.life;
+        let (Some(create), Some(allocate), Some(begin_cb), Some(end_cb)) = (
+            life.create_command_pool,
+            life.allocate_command_buffers,
+            life.begin_command_buffer,
+            life.end_command_buffer,
+        ) else {
+            return Err("the device lacks a command-buffer command".into());
+        };
+        let set_loader_data = self
+            .shadows
+            .set_loader_data
+            .ok_or("the loader gave no vkSetDeviceLoaderData")?;
+        let mut pools = self.shadows.pools.lock().unwrap_or_else(|e| e.into_inner());
+        let pool = match pools.get(&family) {
+            Some(p) => *p,
+            None => {
+                let info = vk::CommandPoolCreateInfo::default()
+                    .queue_family_index(family)
+                    .flags(vk::CommandPoolCreateFlags::RESET_COMMAND_BUFFER);
+                let mut pool = vk::CommandPool::null();
+                // SAFETY: a valid create info, down the chain.
+                let r = unsafe { create(device, &info, std::ptr::null(), &mut pool) };
+                if r != vk::Result::SUCCESS {
+                    return Err(format!("creating a command pool: {r}"));
+                }
+                pools.insert(family, pool);
+                pool
+            }
+        };
+        let info = vk::CommandBufferAllocateInfo::default()
+            .command_pool(pool)
+            .level(rec.level)
+            .command_buffer_count(1);
+        let mut shadow = vk::CommandBuffer::null();
+        // SAFETY: a valid allocate info for one buffer, down the chain.
+        let r = unsafe { allocate(device, &info, &mut shadow) };
+        if r != vk::Result::SUCCESS {
+            return Err(format!("allocating a command buffer: {r}"));
+        }
+        let free = |shadow: vk::CommandBuffer| {
+            if let Some(free) = life.free_command_buffers {
+                // SAFETY: a buffer of this pool, not pending.
+                unsafe { free(device, pool, 1, &shadow) };
+            }
+        };
+        // A dispatchable object made below the loader needs its dispatch
+        // table before anything is called on it.
+        // SAFETY: a command buffer the chain below just created.
+        let r =
+            unsafe { set_loader_data(device, vk::Handle::as_raw(shadow) as usize as *mut c_void) };
+        if r != vk::Result::SUCCESS {
+            free(shadow);
+            return Err(format!("vkSetDeviceLoaderData: {r}"));
+        }
+        // SAFETY: the begin info recorded with the application's buffer.
+        let r = unsafe { begin_cb(shadow, begin.0) };
+        if r != vk::Result::SUCCESS {
+            free(shadow);
+            return Err(format!("beginning the shadow: {r}"));
+        }
+        for cmd in cmds {
+            // SAFETY: the recording is alive (its lock is held).
+            if let Err(missing) = unsafe { replay_one(&self.next, shadow, cmd) } {
+                // SAFETY: ends the recording so that it can be freed.
+                let _ = unsafe { end_cb(shadow) };
+                free(shadow);
+                return Err(format!("the device lacks {}", missing.0));
+            }
+        }
+        // SAFETY: the shadow is recording.
+        let r = unsafe { end_cb(shadow) };
+        if r != vk::Result::SUCCESS {
+            free(shadow);
+            return Err(format!("ending the shadow: {r}"));
+        }
+        Ok(Shadow { cb: shadow, pool })
+    }
+
+    /// Destroys this layer's command pools (before the device goes).
+    ///
+    /// # Safety
+    /// `device` is this replay buffer's device; no shadow is pending.
+    pub unsafe fn destroy_pools(&self, device: vk::Device) {
+        let mut pools = self.shadows.pools.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(destroy) = self.life.destroy_command_pool {
+            for (_, pool) in pools.drain() {
+                // SAFETY: a pool this layer created on `device`, idle.
+                unsafe { destroy(device, pool, std::ptr::null()) };
+            }
+        }
+    }
+
+    /// Frees shadows recorded by [`DeviceReplay::shadow`].
+    ///
+    /// # Safety
+    /// None of `shadows` is pending execution.
+    pub unsafe fn free_shadows(&self, device: vk::Device, shadows: &[Shadow]) {
+        let Some(free) = self.life.free_command_buffers else {
+            return;
+        };
+        let _pools = self.shadows.pools.lock().unwrap_or_else(|e| e.into_inner());
+        for s in shadows {
+            // SAFETY: a buffer of that pool, not pending (the contract).
+            unsafe { free(device, s.pool, 1, &s.cb) };
+        }
+    }
+}

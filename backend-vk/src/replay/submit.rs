@@ -1,0 +1,207 @@
+//! Submitting shadows in place of the application's command buffers.
+//!
+//! For now only the replay self-check does this (`SHADERDBG_VK_SHADOW=1`):
+//! every submission goes through shadow copies, so that a program's frames
+//! show whether the replay buffer reproduces its command buffers exactly.
+//! At `vkDestroyDevice` the layer prints one line to stderr saying how many
+//! buffers went through shadows and why any did not.
+
+use std::collections::BTreeMap;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Mutex, OnceLock};
+
+use ash::vk;
+
+use super::Shadow;
+use crate::dispatch::DeviceData;
+
+/// Whether the replay self-check is on.
+pub fn self_check() -> bool {
+    static ON: OnceLock<bool> = OnceLock::new();
+    *ON.get_or_init(|| std::env::var("SHADERDBG_VK_SHADOW").is_ok_and(|v| v == "1"))
+}
+
+/// What the self-check saw on one device.
+#[derive(Default)]
+pub struct SelfCheck {
+    shadowed: AtomicU64,
+    /// Buffers submitted as the application recorded them, by reason.
+    refused: Mutex<BTreeMap<String, u64>>,
+}
+
+impl SelfCheck {
+    /// The line printed when the device is destroyed.
+    pub fn summary(&self) -> String {
+        let refused = self.refused.lock().unwrap_or_else(|e| e.into_inner());
+        let mut s = format!(
+            "shaderdbg replay self-check: {} command buffers submitted as shadows, {} as recorded",
+            self.shadowed.load(Ordering::Relaxed),
+            refused.values().sum::<u64>()
+        );
+        for (why, n) in refused.iter() {
+            s.push_str(&format!("; {n}x {why}"));
+        }
+        s
+    }
+}
+
+/// A submit info whose command buffers can be swapped.
+pub trait Submission: Copy {
+    /// Its command buffers.
+    ///
+    /// # Safety
+    /// `self` is a valid submit info.
+    unsafe fn command_buffers(&self) -> Vec<vk::CommandBuffer>;
+
+    /// A copy naming `cbs` instead (their storage is pushed onto `keep`).
+    ///
+    /// # Safety
+    /// `self` is a valid submit info; `cbs` has as many buffers as it names.
+    unsafe fn replaced(&self, cbs: Vec<vk::CommandBuffer>, keep: &mut Keep) -> Self;
+}
+
+/// Storage for the arrays replaced submit infos point to.
+#[derive(Default)]
+pub struct Keep {
+    buffers: Vec<Vec<vk::CommandBuffer>>,
+    infos: Vec<Vec<vk::CommandBufferSubmitInfo<'static>>>,
+}
+
+impl Submission for vk::SubmitInfo<'_> {
+    unsafe fn command_buffers(&self) -> Vec<vk::CommandBuffer> {
+        if self.p_command_buffers.is_null() {
+            return Vec::new();
+        }
+        // SAFETY: a valid submit info names this many buffers.
+        unsafe {
+            std::slice::from_raw_parts(self.p_command_buffers, self.command_buffer_count as usize)
+        }
+        .to_vec()
+    }
+
+    unsafe fn replaced(&self, cbs: Vec<vk::CommandBuffer>, keep: &mut Keep) -> Self {
+        let mut copy = *self;
+        copy.p_command_buffers = cbs.as_ptr();
+        keep.buffers.push(cbs);
+        copy
+    }
+}
+
+impl Submission for vk::SubmitInfo2<'_> {
+    unsafe fn command_buffers(&self) -> Vec<vk::CommandBuffer> {
+        if self.p_command_buffer_infos.is_null() {
+            return Vec::new();
+        }
+        // SAFETY: a valid submit info names this many buffer infos.
+        unsafe {
+            std::slice::from_raw_parts(
+                self.p_command_buffer_infos,
+                self.command_buffer_info_count as usize,
+            )
+        }
+        .iter()
+        .map(|i| i.command_buffer)
+        .collect()
+    }
+
+    unsafe fn replaced(&self, cbs: Vec<vk::CommandBuffer>, keep: &mut Keep) -> Self {
+        // SAFETY: a valid submit info names this many buffer infos.
+        let old = unsafe {
+            std::slice::from_raw_parts(
+                self.p_command_buffer_infos,
+                self.command_buffer_info_count as usize,
+            )
+        };
+        let infos: Vec<vk::CommandBufferSubmitInfo<'static>> = old
+            .iter()
+            .zip(cbs)
+            .map(|(i, cb)| vk::CommandBufferSubmitInfo {
+                command_buffer: cb,
+                device_mask: i.device_mask,
+                p_next: i.p_next,
+                ..Default::default()
+            })
+            .collect();
+        let mut copy = *self;
+        copy.p_command_buffer_infos = infos.as_ptr();
+        keep.infos.push(infos);
+        copy
+    }
+}
+
+/// The next layer's `vkQueueSubmit` or `vkQueueSubmit2`.
+pub type Submit<I> = unsafe extern "system" fn(vk::Queue, u32, *const I, vk::Fence) -> vk::Result;
+
+/// Submits shadows of the application's command buffers in their place,
+/// waits for the queue and frees them; where a buffer cannot be shadowed,
+/// the application's own submission goes down unchanged.
+///
+/// # Safety
+/// The arguments are the application's, valid for `vkQueueSubmit[2]`.
+pub unsafe fn submit_shadows<I: Submission>(
+    data: &DeviceData,
+    queue: vk::Queue,
+    count: u32,
+    submits: *const I,
+    fence: vk::Fence,
+    next: Submit<I>,
+) -> vk::Result {
+    let infos: &[I] = if submits.is_null() {
+        &[]
+    } else {
+        // SAFETY: the application names `count` submit infos.
+        unsafe { std::slice::from_raw_parts(submits, count as usize) }
+    };
+    let replay = &data.replay;
+    let mut shadows: Vec<Shadow> = Vec::new();
+    let mut keep = Keep::default();
+    let mut replaced = Vec::with_capacity(infos.len());
+    let mut refused = None;
+    'infos: for info in infos {
+        let mut these = Vec::new();
+        // SAFETY: a valid submit info.
+        for cb in unsafe { info.command_buffers() } {
+            // SAFETY: the application is submitting `cb`: it is executable.
+            match unsafe { replay.shadow(data.handle, cb) } {
+                Ok(s) => {
+                    these.push(s.cb);
+                    shadows.push(s);
+                }
+                Err(why) => {
+                    refused = Some(why);
+                    break 'infos;
+                }
+            }
+        }
+        // SAFETY: `these` replaces each of the info's buffers.
+        replaced.push(unsafe { info.replaced(these, &mut keep) });
+    }
+    let check = &replay.self_check;
+    if let Some(why) = refused {
+        // SAFETY: none of the shadows was submitted.
+        unsafe { replay.free_shadows(data.handle, &shadows) };
+        let n: usize = infos
+            .iter()
+            // SAFETY: valid submit infos.
+            .map(|i| unsafe { i.command_buffers() }.len())
+            .sum();
+        let mut refused = check.refused.lock().unwrap_or_else(|e| e.into_inner());
+        *refused.entry(why).or_default() += n as u64;
+        // SAFETY: the application's arguments, down the chain.
+        return unsafe { next(queue, count, submits, fence) };
+    }
+    // SAFETY: the application's submission with shadows in place of its
+    // buffers; every other member is the application's.
+    let result = unsafe { next(queue, count, replaced.as_ptr(), fence) };
+    check
+        .shadowed
+        .fetch_add(shadows.len() as u64, Ordering::Relaxed);
+    // A check, not the fast path: wait so that the shadows can be freed now.
+    if let Some(wait) = replay.life.queue_wait_idle {
+        // SAFETY: a queue of this device.
+        let _ = unsafe { wait(queue) };
+    }
+    // SAFETY: the queue is idle.
+    unsafe { replay.free_shadows(data.handle, &shadows) };
+    result
+}

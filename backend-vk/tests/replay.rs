@@ -1,0 +1,164 @@
+//! The replay buffer against real programs on lavapipe: with the
+//! self-check on (`SHADERDBG_VK_SHADOW=1`) every command buffer a program
+//! submits is replaced by a shadow the layer recorded from its copy of the
+//! program's commands. The frames must not change, no buffer may be left
+//! out, and the Khronos validation layer below ours must find nothing new.
+
+use std::path::PathBuf;
+use std::process::{Command, Output};
+
+/// A directory holding the layer's manifest (as the session writes it).
+fn layer_dir() -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("shaderdbg-vk-replay-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    let library = shaderdbg_test_support::built().join(shaderdbg_protocol::vulkan::LIBRARY);
+    std::fs::write(
+        dir.join(shaderdbg_protocol::vulkan::MANIFEST),
+        shaderdbg_protocol::vulkan::manifest(&library.display().to_string()),
+    )
+    .expect("manifest");
+    dir
+}
+
+/// `cmd` with our layer enabled (above any the program's environment adds)
+/// and the self-check on.
+fn with_self_check(cmd: &mut Command, below: &[&str]) -> Output {
+    let mut layers = vec![shaderdbg_protocol::vulkan::LAYER_NAME];
+    layers.extend_from_slice(below);
+    cmd.env("VK_ADD_LAYER_PATH", layer_dir())
+        .env("VK_INSTANCE_LAYERS", layers.join(":"))
+        .env("SHADERDBG_VK_SHADOW", "1")
+        .output()
+        .expect("program runs")
+}
+
+/// `(shadowed, recorded)` from the self-check's line on stderr.
+fn summary(stderr: &[u8]) -> (u64, u64) {
+    let text = String::from_utf8_lossy(stderr);
+    let line = text
+        .lines()
+        .find(|l| l.starts_with("shaderdbg replay self-check:"))
+        .unwrap_or_else(|| panic!("no self-check line in stderr: {text}"));
+    let numbers: Vec<u64> = line
+        .split(|c: char| !c.is_ascii_digit())
+        .filter_map(|w| w.parse().ok())
+        .collect();
+    assert!(numbers.len() >= 2, "unexpected self-check line: {line}");
+    assert!(
+        numbers[1] == 0,
+        "command buffers submitted without a shadow: {line}"
+    );
+    (numbers[0], numbers[1])
+}
+
+fn stdout(out: &Output) -> Vec<String> {
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .map(str::to_string)
+        .collect()
+}
+
+/// Frames of `app ARGS` alone and through shadows are identical.
+fn frames_unchanged(app: &str, args: &[&str], sort: bool) -> u64 {
+    let program = shaderdbg_test_support::app(app);
+    let mut alone = shaderdbg_test_support::stdout_lines(Command::new(&program).args(args));
+    let out = with_self_check(Command::new(&program).args(args), &[]);
+    let mut shadowed = stdout(&out);
+    if sort {
+        // Threads print in the order they finish.
+        alone.sort();
+        shadowed.sort();
+    }
+    assert!(!alone.is_empty());
+    assert_eq!(shadowed, alone, "frames differ when replayed from shadows");
+    summary(&out.stderr).0
+}
+
+#[test]
+fn the_triangle_replayed_from_shadows_renders_the_same_frames() {
+    let n = frames_unchanged("vk_triangle", &["3", "64"], false);
+    assert_eq!(n, 3, "one command buffer per frame");
+}
+
+#[test]
+fn a_draw_heavy_program_replayed_from_shadows_renders_the_same_frames() {
+    let n = frames_unchanged("vk_api_heavy", &["2", "300"], false);
+    assert!(n >= 2, "{n}");
+}
+
+#[test]
+fn devices_on_several_threads_replayed_from_shadows_render_the_same_frames() {
+    let n = frames_unchanged("vk_threads", &[], true);
+    assert!(n >= 2, "{n}");
+}
+
+/// vkcube (nobody here wrote it) records its command buffers once per
+/// swapchain image and submits them again every frame: all go through
+/// shadows.
+#[test]
+fn vkcube_runs_replayed_from_shadows() {
+    shaderdbg_test_support::require_installed(&["/usr/bin/vkcube", "/usr/bin/xvfb-run"]);
+    let out = with_self_check(
+        Command::new("/usr/bin/xvfb-run").args([
+            "-a",
+            "-s",
+            "-screen 0 640x480x24",
+            "vkcube",
+            "--c",
+            "20",
+        ]),
+        &[],
+    );
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let (shadowed, _) = summary(&out.stderr);
+    assert!(shadowed >= 20, "{shadowed}");
+}
+
+/// The validation layer below ours checks our pools, shadows and
+/// submissions: it reports what it reports for the program alone.
+#[test]
+fn the_validation_layer_finds_nothing_in_the_shadows() {
+    shaderdbg_test_support::require_installed(&[
+        "/usr/share/vulkan/explicit_layer.d/VkLayer_khronos_validation.json",
+    ]);
+    let settings = layer_dir().join("vk_layer_settings.txt");
+    std::fs::write(
+        &settings,
+        "khronos_validation.debug_action = VK_DBG_LAYER_ACTION_LOG_MSG\n\
+         khronos_validation.report_flags = error,warn\n",
+    )
+    .expect("settings");
+    let program = shaderdbg_test_support::app("vk_triangle");
+    let reports = |out: &Output| -> Vec<String> {
+        String::from_utf8_lossy(&out.stdout)
+            .lines()
+            .chain(String::from_utf8_lossy(&out.stderr).lines())
+            .filter(|l| l.contains("(ERROR /") || l.contains("(WARN /"))
+            .map(|l| l.split('(').next().unwrap_or(l).to_string())
+            .collect()
+    };
+    let alone = Command::new(&program)
+        .args(["2", "64"])
+        .env("VK_INSTANCE_LAYERS", "VK_LAYER_KHRONOS_validation")
+        .env("VK_LAYER_SETTINGS_PATH", &settings)
+        .output()
+        .expect("runs");
+    let out = with_self_check(
+        Command::new(&program)
+            .args(["2", "64"])
+            .env("VK_LAYER_SETTINGS_PATH", &settings),
+        &["VK_LAYER_KHRONOS_validation"],
+    );
+    assert!(out.status.success());
+    assert_eq!(summary(&out.stderr).0, 2);
+    assert_eq!(reports(&out), reports(&alone));
+}

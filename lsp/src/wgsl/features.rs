@@ -553,15 +553,15 @@ impl View<'_> {
             }
         }
         let start = name_start(callee);
-        let user = self
-            .resolve(start)
-            .map(|(i, _)| &self.decls[i])
-            .filter(|d| d.kind == Kind::Function);
-        let Some(d) = user else {
-            let name = &callee[start..];
-            let f = builtins::function(name)?;
+        // A declaration of the shader's shadows the built-in of that name.
+        let Some((i, _)) = self.resolve(start) else {
+            let f = builtins::function(&callee[start..])?;
             return Some(self.builtin_signature_help(f, open + 1, offset, commas));
         };
+        let d = &self.decls[i];
+        if d.kind != Kind::Function {
+            return None;
+        }
         let label = self.type_of(d)?;
         let params = label
             .split_once('(')

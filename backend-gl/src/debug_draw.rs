@@ -982,6 +982,167 @@ impl SavedImages {
     }
 }
 
+/// Whether `program` can write anything but the framebuffer and
+/// transform feedback: it has storage blocks (read-only ones included: GL
+/// does not say which are), atomic counter buffers, or image uniforms on
+/// units bound for writing.
+///
+/// # Safety
+/// A GL context must be current on this thread.
+pub unsafe fn writes_storage(gl: &glow::Context, program: glow::Program) -> bool {
+    // SAFETY: resource and binding queries on the context this function's caller
+    // keeps current.
+    unsafe {
+        resource_count(program, glow::SHADER_STORAGE_BLOCK) > 0
+            || resource_count(program, glow::ATOMIC_COUNTER_BUFFER) > 0
+            || image_units(gl, program).into_iter().any(|unit| {
+                gl.get_parameter_indexed_i32(glow::IMAGE_BINDING_ACCESS, unit) as u32
+                    != glow::READ_ONLY
+            })
+    }
+}
+
+/// Whether `program` has subroutine uniforms in any stage (their values
+/// are context state that `glUseProgram` resets).
+///
+/// # Safety
+/// A GL context must be current on this thread.
+pub unsafe fn has_subroutines(gl: &glow::Context, program: glow::Program) -> bool {
+    // SAFETY: glGetProgramStageiv on the context this function's caller keeps current,
+    // with a live GLint for its single value; only where GL 4.0 has it.
+    unsafe {
+        let v = gl.version();
+        if v.is_embedded || (v.major, v.minor) < (4, 0) {
+            return false;
+        }
+        [
+            glow::VERTEX_SHADER,
+            glow::TESS_CONTROL_SHADER,
+            glow::TESS_EVALUATION_SHADER,
+            glow::GEOMETRY_SHADER,
+            glow::FRAGMENT_SHADER,
+        ]
+        .into_iter()
+        .any(|stage| {
+            let mut n = 0i32;
+            crate::real::glGetProgramStageiv(
+                program.0.get(),
+                stage,
+                glow::ACTIVE_SUBROUTINE_UNIFORMS,
+                &mut n,
+            );
+            n > 0
+        })
+    }
+}
+
+/// The texture binding query of a sampler type's target.
+fn sampler_binding(t: u32) -> Option<u32> {
+    Some(match t {
+        glow::SAMPLER_1D
+        | glow::SAMPLER_1D_SHADOW
+        | glow::INT_SAMPLER_1D
+        | glow::UNSIGNED_INT_SAMPLER_1D => glow::TEXTURE_BINDING_1D,
+        glow::SAMPLER_2D
+        | glow::SAMPLER_2D_SHADOW
+        | glow::INT_SAMPLER_2D
+        | glow::UNSIGNED_INT_SAMPLER_2D => glow::TEXTURE_BINDING_2D,
+        glow::SAMPLER_3D | glow::INT_SAMPLER_3D | glow::UNSIGNED_INT_SAMPLER_3D => {
+            glow::TEXTURE_BINDING_3D
+        }
+        glow::SAMPLER_CUBE
+        | glow::SAMPLER_CUBE_SHADOW
+        | glow::INT_SAMPLER_CUBE
+        | glow::UNSIGNED_INT_SAMPLER_CUBE => glow::TEXTURE_BINDING_CUBE_MAP,
+        glow::SAMPLER_1D_ARRAY
+        | glow::SAMPLER_1D_ARRAY_SHADOW
+        | glow::INT_SAMPLER_1D_ARRAY
+        | glow::UNSIGNED_INT_SAMPLER_1D_ARRAY => glow::TEXTURE_BINDING_1D_ARRAY,
+        glow::SAMPLER_2D_ARRAY
+        | glow::SAMPLER_2D_ARRAY_SHADOW
+        | glow::INT_SAMPLER_2D_ARRAY
+        | glow::UNSIGNED_INT_SAMPLER_2D_ARRAY => glow::TEXTURE_BINDING_2D_ARRAY,
+        glow::SAMPLER_2D_MULTISAMPLE
+        | glow::INT_SAMPLER_2D_MULTISAMPLE
+        | glow::UNSIGNED_INT_SAMPLER_2D_MULTISAMPLE => glow::TEXTURE_BINDING_2D_MULTISAMPLE,
+        glow::SAMPLER_2D_MULTISAMPLE_ARRAY
+        | glow::INT_SAMPLER_2D_MULTISAMPLE_ARRAY
+        | glow::UNSIGNED_INT_SAMPLER_2D_MULTISAMPLE_ARRAY => {
+            glow::TEXTURE_BINDING_2D_MULTISAMPLE_ARRAY
+        }
+        glow::SAMPLER_BUFFER | glow::INT_SAMPLER_BUFFER | glow::UNSIGNED_INT_SAMPLER_BUFFER => {
+            glow::TEXTURE_BINDING_BUFFER
+        }
+        glow::SAMPLER_2D_RECT
+        | glow::SAMPLER_2D_RECT_SHADOW
+        | glow::INT_SAMPLER_2D_RECT
+        | glow::UNSIGNED_INT_SAMPLER_2D_RECT => glow::TEXTURE_BINDING_RECTANGLE,
+        glow::SAMPLER_CUBE_MAP_ARRAY
+        | glow::SAMPLER_CUBE_MAP_ARRAY_SHADOW
+        | glow::INT_SAMPLER_CUBE_MAP_ARRAY
+        | glow::UNSIGNED_INT_SAMPLER_CUBE_MAP_ARRAY => glow::TEXTURE_BINDING_CUBE_MAP_ARRAY,
+        _ => return None,
+    })
+}
+
+/// Whether `program` samples a texture attached to the framebuffer bound
+/// for drawing (a feedback loop: a draw after it would read what it
+/// wrote). The active texture unit is put back.
+///
+/// # Safety
+/// A GL context must be current on this thread.
+pub unsafe fn samples_render_target(gl: &glow::Context, program: glow::Program) -> bool {
+    // SAFETY: glow calls on the context this function's caller keeps current (its
+    // contract); glow passes GL only pointers into live Rust values of the sizes it
+    // asks for; the active unit changed here is put back.
+    unsafe {
+        if gl.get_parameter_i32(glow::DRAW_FRAMEBUFFER_BINDING) == 0 {
+            return false;
+        }
+        let colors = gl
+            .get_parameter_i32(glow::MAX_COLOR_ATTACHMENTS)
+            .clamp(1, 32) as u32;
+        let attached: Vec<i32> = (0..colors)
+            .map(|i| glow::COLOR_ATTACHMENT0 + i)
+            .chain([glow::DEPTH_ATTACHMENT, glow::STENCIL_ATTACHMENT])
+            .filter_map(|a| {
+                let param =
+                    |p| gl.get_framebuffer_attachment_parameter_i32(glow::DRAW_FRAMEBUFFER, a, p);
+                (param(glow::FRAMEBUFFER_ATTACHMENT_OBJECT_TYPE) as u32 == glow::TEXTURE)
+                    .then(|| param(glow::FRAMEBUFFER_ATTACHMENT_OBJECT_NAME))
+            })
+            .collect();
+        if attached.is_empty() {
+            return false;
+        }
+        let active = gl.get_parameter_i32(glow::ACTIVE_TEXTURE) as u32;
+        let mut found = false;
+        'uniforms: for (utype, names) in uniform_elements(gl, program) {
+            if !is_sampler(utype) {
+                continue;
+            }
+            let Some(binding) = sampler_binding(utype) else {
+                found = true;
+                break;
+            };
+            for name in names {
+                let Some(loc) = gl.get_uniform_location(program, &name) else {
+                    continue;
+                };
+                let mut unit = [0i32; 1];
+                gl.get_uniform_i32(program, &loc, &mut unit);
+                gl.active_texture(glow::TEXTURE0 + unit[0].max(0) as u32);
+                if attached.contains(&gl.get_parameter_i32(binding)) {
+                    found = true;
+                    break 'uniforms;
+                }
+            }
+        }
+        gl.active_texture(active);
+        found
+    }
+}
+
 /// A storage-buffer binding `program` does not use, for the debug buffer.
 ///
 /// # Safety
@@ -1367,6 +1528,54 @@ pub unsafe fn debug_draw(
     contents: &[u8],
     draw: &mut dyn FnMut(),
 ) -> Result<Vec<u32>, DebugDrawError> {
+    // SAFETY: this function's contract is `instrumented_draw`'s.
+    unsafe { instrumented_draw(gl, program, binding, contents, draw, Pass::Debug) }
+}
+
+/// Runs `draw` (the application's own call) once with `program` current
+/// and a debug buffer initialised from `contents` bound at `binding`,
+/// *instead of* the application's program: nothing is masked and nothing
+/// is saved, the draw's results are the application's (the one-pass hit
+/// test, see [`crate::stops`]). The caller makes sure the program writes
+/// no storage buffer, image or atomic counter (the draw writes only the
+/// framebuffer, as the original would) and that `program` computes the
+/// original's outputs. Program and binding are restored; returns the
+/// buffer's words.
+///
+/// # Safety
+/// A GL context must be current on this thread.
+pub unsafe fn one_pass_draw(
+    gl: &glow::Context,
+    program: glow::Program,
+    binding: u32,
+    contents: &[u8],
+    draw: &mut dyn FnMut(),
+) -> Result<Vec<u32>, DebugDrawError> {
+    // SAFETY: this function's contract is `instrumented_draw`'s.
+    unsafe { instrumented_draw(gl, program, binding, contents, draw, Pass::Application) }
+}
+
+/// Whose draw an instrumented draw is.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Pass {
+    /// The agent's own: writes masked, storage and images put back.
+    Debug,
+    /// The application's, with the instrumented program (one pass).
+    Application,
+}
+
+/// [`debug_draw`] and [`one_pass_draw`].
+///
+/// # Safety
+/// A GL context must be current on this thread.
+unsafe fn instrumented_draw(
+    gl: &glow::Context,
+    program: glow::Program,
+    binding: u32,
+    contents: &[u8],
+    draw: &mut dyn FnMut(),
+    pass: Pass,
+) -> Result<Vec<u32>, DebugDrawError> {
     // SAFETY: glow calls on the context this function's caller keeps current (its
     // contract); glow passes GL only pointers into live Rust values of the sizes it
     // asks for. The debug buffer is created here with `contents.len()` bytes and
@@ -1379,16 +1588,20 @@ pub unsafe fn debug_draw(
         gl.bind_buffer(glow::SHADER_STORAGE_BUFFER, Some(buffer));
         gl.buffer_data_u8_slice(glow::SHADER_STORAGE_BUFFER, contents, glow::DYNAMIC_READ);
         gl.bind_buffer_base(glow::SHADER_STORAGE_BUFFER, binding, Some(buffer));
-        let images = match SavedImages::save(gl, program) {
-            Ok(i) => i,
-            Err(e) => {
-                saved.restore(gl);
-                gl.delete_buffer(buffer);
-                return Err(e);
-            }
-        };
-        let storage = SavedBuffers::save(gl, program, binding);
-        saved.mask_writes(gl);
+        let mut put_back = None;
+        if pass == Pass::Debug {
+            let images = match SavedImages::save(gl, program) {
+                Ok(i) => i,
+                Err(e) => {
+                    saved.restore(gl);
+                    gl.delete_buffer(buffer);
+                    return Err(e);
+                }
+            };
+            let storage = SavedBuffers::save(gl, program, binding);
+            saved.mask_writes(gl);
+            put_back = Some((storage, images));
+        }
         gl.use_program(Some(program));
         draw();
         gl.memory_barrier(
@@ -1397,8 +1610,10 @@ pub unsafe fn debug_draw(
                 | glow::SHADER_IMAGE_ACCESS_BARRIER_BIT
                 | glow::TEXTURE_UPDATE_BARRIER_BIT,
         );
-        storage.restore(gl);
-        images.restore(gl);
+        if let Some((storage, images)) = put_back {
+            storage.restore(gl);
+            images.restore(gl);
+        }
         // Mapping works on desktop GL and GLES alike (GLES has no glGetBufferSubData).
         gl.bind_buffer(glow::SHADER_STORAGE_BUFFER, Some(buffer));
         let ptr = gl.map_buffer_range(

@@ -168,6 +168,28 @@ unsafe fn query_buffer(gl: &glow::Context) -> u32 {
     }
 }
 
+/// Whether a pipeline statistics query is active (GL 4.6 or
+/// `ARB_pipeline_statistics_query`). An instrumented program has side
+/// effects, so the driver may not cull its fragments early: its shader
+/// invocation counts can differ from the original's, and such a draw is
+/// never the application's own (the one-pass hit test, [`crate::stops`]).
+///
+/// # Safety
+/// A GL context must be current on this thread (`gl` loaded for it).
+pub unsafe fn statistics_active(gl: &glow::Context) -> bool {
+    // SAFETY: query state queries on the context the caller keeps current (this
+    // function's contract), only where the targets exist.
+    unsafe {
+        let v = gl.version();
+        let has = !v.is_embedded
+            && ((v.major, v.minor) >= (4, 6)
+                || gl
+                    .supported_extensions()
+                    .contains("GL_ARB_pipeline_statistics_query"));
+        has && SUMMED_TARGETS[1..].iter().any(|t| current(*t, 0) != 0)
+    }
+}
+
 /// The application's counting queries, ended for the agent's work and begun
 /// again afterwards (see the module documentation).
 pub struct CountingQueriesAside {

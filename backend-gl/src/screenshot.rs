@@ -190,6 +190,300 @@ unsafe fn read(gl: &glow::Context, ctx: ContextKey, fb: u32) -> Result<Image, Sc
     }
 }
 
+/// What a screenshot of the draw framebuffer needs from before a draw that
+/// the hit test ran itself (one pass, [`crate::stops`]): a copy of what
+/// [`draw_framebuffer`] would read then, made on the GPU.
+pub enum BeforeDraw {
+    /// A copy of colour attachment 0 (or of the back buffer), in a private
+    /// framebuffer of this context: [`before_draw`] reads it.
+    Saved(glow::Framebuffer),
+    /// Nothing to copy: reading this framebuffer fails before the draw as
+    /// after it (no colour attachment 0, a multisampled framebuffer
+    /// object, an integer format, no surface size), so a screenshot reads
+    /// it live and fails the same way.
+    Unreadable,
+}
+
+/// Why the draw framebuffer cannot be copied exactly (the hit test then
+/// runs in two passes).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum SaveError {
+    #[error("colour format {0} has no exact copy")]
+    Format(String),
+    #[error("{0}")]
+    Create(String),
+}
+
+/// The private copy of one context: (framebuffer, renderbuffer, format,
+/// width, height), kept for the next one-pass draw.
+type Copy = (glow::Framebuffer, glow::Renderbuffer, u32, i32, i32);
+
+thread_local! {
+    static COPIES: std::cell::RefCell<std::collections::HashMap<ContextKey, Copy>> =
+        std::cell::RefCell::new(std::collections::HashMap::new());
+}
+
+/// The sized format that holds the colour buffer bound for reading
+/// (`attachment` of the read framebuffer) bit for bit, from its component
+/// type, sizes and encoding: `Ok(None)` when `glReadPixels` as RGBA8 cannot
+/// read it (integer formats).
+///
+/// # Safety
+/// A GL context must be current on this thread.
+unsafe fn copy_format(gl: &glow::Context, attachment: u32) -> Result<Option<u32>, SaveError> {
+    // SAFETY: attachment queries on the read framebuffer of the context this
+    // function's caller keeps current.
+    unsafe {
+        let param =
+            |p| gl.get_framebuffer_attachment_parameter_i32(glow::READ_FRAMEBUFFER, attachment, p);
+        let ty = param(glow::FRAMEBUFFER_ATTACHMENT_COMPONENT_TYPE) as u32;
+        let srgb = param(glow::FRAMEBUFFER_ATTACHMENT_COLOR_ENCODING) as u32 == glow::SRGB;
+        let sizes = [
+            param(glow::FRAMEBUFFER_ATTACHMENT_RED_SIZE),
+            param(glow::FRAMEBUFFER_ATTACHMENT_GREEN_SIZE),
+            param(glow::FRAMEBUFFER_ATTACHMENT_BLUE_SIZE),
+            param(glow::FRAMEBUFFER_ATTACHMENT_ALPHA_SIZE),
+        ];
+        let format = match (ty, srgb, sizes) {
+            (glow::INT | glow::UNSIGNED_INT, _, _) => return Ok(None),
+            (glow::UNSIGNED_NORMALIZED, true, [8, 8, 8, 0 | 8]) => glow::SRGB8_ALPHA8,
+            (glow::UNSIGNED_NORMALIZED, false, s) => match s {
+                [8, 8, 8, 8] => glow::RGBA8,
+                [8, 8, 8, 0] => glow::RGB8,
+                [8, 8, 0, 0] => glow::RG8,
+                [8, 0, 0, 0] => glow::R8,
+                [5, 6, 5, 0] => glow::RGB565,
+                [4, 4, 4, 4] => glow::RGBA4,
+                [5, 5, 5, 1] => glow::RGB5_A1,
+                [10, 10, 10, 2] => glow::RGB10_A2,
+                [16, 16, 16, 16] => glow::RGBA16,
+                [16, 16, 0, 0] => glow::RG16,
+                [16, 0, 0, 0] => glow::R16,
+                _ => return Err(SaveError::Format(format!("unorm {s:?}"))),
+            },
+            (glow::FLOAT, false, s) => match s {
+                [16, 16, 16, 0 | 16] => glow::RGBA16F,
+                [16, 16, 0, 0] => glow::RG16F,
+                [16, 0, 0, 0] => glow::R16F,
+                [32, 32, 32, 0 | 32] => glow::RGBA32F,
+                [32, 32, 0, 0] => glow::RG32F,
+                [32, 0, 0, 0] => glow::R32F,
+                [11, 11, 10, 0] => glow::R11F_G11F_B10F,
+                _ => return Err(SaveError::Format(format!("float {s:?}"))),
+            },
+            (ty, srgb, s) => {
+                return Err(SaveError::Format(format!(
+                    "type {ty:#06x}{} {s:?}",
+                    if srgb { " sRGB" } else { "" }
+                )))
+            }
+        };
+        Ok(Some(format))
+    }
+}
+
+/// Copies what [`draw_framebuffer`] would read now into a private
+/// framebuffer of `ctx` (one per context, reused), before a draw the hit
+/// test runs itself. The copy is a `glBlitFramebuffer` into a renderbuffer
+/// of the same sized format (scissor test, rasterizer discard and sRGB
+/// conversion off while it runs), so reading it later gives the pixels a
+/// read before the draw would have given. Every piece of state touched is
+/// put back.
+///
+/// # Safety
+/// `ctx` is current on this thread.
+pub unsafe fn save_draw_framebuffer(
+    gl: &glow::Context,
+    ctx: ContextKey,
+) -> Result<BeforeDraw, SaveError> {
+    // SAFETY: glow calls on `ctx`, which this function's caller keeps current; the
+    // framebuffer and renderbuffer written are this agent's private ones; every
+    // binding, read buffer and enable changed is captured first and put back.
+    unsafe {
+        let es = gl.version().is_embedded;
+        let fb = gl.get_parameter_i32(glow::DRAW_FRAMEBUFFER_BINDING).max(0) as u32;
+        if fb != 0 && gl.get_parameter_i32(glow::SAMPLE_BUFFERS) > 0 {
+            // glReadPixels cannot read a multisampled framebuffer object.
+            return Ok(BeforeDraw::Unreadable);
+        }
+        let saved_read_fb = gl.get_parameter_i32(glow::READ_FRAMEBUFFER_BINDING);
+        gl.bind_framebuffer(glow::READ_FRAMEBUFFER, framebuffer(fb));
+        let saved_read_buffer = gl.get_parameter_i32(glow::READ_BUFFER);
+        let put_back = |gl: &glow::Context| {
+            gl.read_buffer(saved_read_buffer as u32);
+            gl.bind_framebuffer(glow::READ_FRAMEBUFFER, framebuffer(saved_read_fb as u32));
+        };
+        // What `read` reads: the source buffer, its size, its format.
+        let source = (|| {
+            if fb == 0 {
+                let Some((w, h)) = surface_size(ctx) else {
+                    return Ok(None);
+                };
+                let double = es || gl.get_parameter_bool(glow::DOUBLEBUFFER);
+                let (source, attachment) = match (double, es) {
+                    (_, true) => (glow::BACK, glow::BACK),
+                    (true, false) => (glow::BACK, glow::BACK_LEFT),
+                    (false, false) => (glow::FRONT, glow::FRONT_LEFT),
+                };
+                Ok(copy_format(gl, attachment)?.map(|f| (source, w, h, f)))
+            } else {
+                let ty = gl.get_framebuffer_attachment_parameter_i32(
+                    glow::READ_FRAMEBUFFER,
+                    glow::COLOR_ATTACHMENT0,
+                    glow::FRAMEBUFFER_ATTACHMENT_OBJECT_TYPE,
+                ) as u32;
+                if ty == glow::NONE {
+                    return Ok(None);
+                }
+                let Ok((w, h)) = attachment_size(gl, fb) else {
+                    return Ok(None);
+                };
+                Ok(copy_format(gl, glow::COLOR_ATTACHMENT0)?
+                    .map(|f| (glow::COLOR_ATTACHMENT0, w, h, f)))
+            }
+        })();
+        let (source, width, height, format) = match source {
+            Ok(Some((_, w, h, _))) if w <= 0 || h <= 0 || w > MAX_SIDE || h > MAX_SIDE => {
+                put_back(gl);
+                return Ok(BeforeDraw::Unreadable);
+            }
+            Ok(Some(s)) => s,
+            Ok(None) => {
+                put_back(gl);
+                return Ok(BeforeDraw::Unreadable);
+            }
+            Err(e) => {
+                put_back(gl);
+                return Err(e);
+            }
+        };
+        let copy = match private_copy(gl, ctx, format, width, height) {
+            Ok(c) => c,
+            Err(e) => {
+                put_back(gl);
+                return Err(e);
+            }
+        };
+        let scissor = gl.is_enabled(glow::SCISSOR_TEST);
+        let discard = gl.is_enabled(glow::RASTERIZER_DISCARD);
+        let srgb = !es && gl.is_enabled(glow::FRAMEBUFFER_SRGB);
+        gl.read_buffer(source);
+        gl.bind_framebuffer(glow::DRAW_FRAMEBUFFER, Some(copy));
+        gl.disable(glow::SCISSOR_TEST);
+        gl.disable(glow::RASTERIZER_DISCARD);
+        if srgb {
+            gl.disable(glow::FRAMEBUFFER_SRGB);
+        }
+        gl.blit_framebuffer(
+            0,
+            0,
+            width,
+            height,
+            0,
+            0,
+            width,
+            height,
+            glow::COLOR_BUFFER_BIT,
+            glow::NEAREST,
+        );
+        if srgb {
+            gl.enable(glow::FRAMEBUFFER_SRGB);
+        }
+        if discard {
+            gl.enable(glow::RASTERIZER_DISCARD);
+        }
+        if scissor {
+            gl.enable(glow::SCISSOR_TEST);
+        }
+        gl.bind_framebuffer(glow::DRAW_FRAMEBUFFER, framebuffer(fb));
+        put_back(gl);
+        Ok(BeforeDraw::Saved(copy))
+    }
+}
+
+/// This context's private framebuffer with a single-sampled renderbuffer of
+/// `format` and that size at colour attachment 0 (made, or remade, as
+/// needed). The renderbuffer binding is put back.
+///
+/// # Safety
+/// `ctx` is current on this thread; the caller puts the draw framebuffer
+/// binding back (this binds the private one for drawing).
+unsafe fn private_copy(
+    gl: &glow::Context,
+    ctx: ContextKey,
+    format: u32,
+    width: i32,
+    height: i32,
+) -> Result<glow::Framebuffer, SaveError> {
+    // SAFETY: glow calls on `ctx`, current (this function's contract); the objects
+    // are created here or are this context's cached private ones.
+    unsafe {
+        if let Some((f, _, fmt, w, h)) = COPIES.with(|c| c.borrow().get(&ctx).copied()) {
+            if (fmt, w, h) == (format, width, height) {
+                return Ok(f);
+            }
+        }
+        let saved_rb = gl.get_parameter_i32(glow::RENDERBUFFER_BINDING);
+        let (f, rb) = match COPIES.with(|c| c.borrow().get(&ctx).copied()) {
+            Some((f, rb, ..)) => (f, rb),
+            None => {
+                let rb = gl.create_renderbuffer().map_err(SaveError::Create)?;
+                let f = match gl.create_framebuffer() {
+                    Ok(f) => f,
+                    Err(e) => {
+                        gl.delete_renderbuffer(rb);
+                        return Err(SaveError::Create(e));
+                    }
+                };
+                (f, rb)
+            }
+        };
+        gl.bind_renderbuffer(glow::RENDERBUFFER, Some(rb));
+        gl.renderbuffer_storage(glow::RENDERBUFFER, format, width, height);
+        gl.bind_framebuffer(glow::DRAW_FRAMEBUFFER, Some(f));
+        gl.framebuffer_renderbuffer(
+            glow::DRAW_FRAMEBUFFER,
+            glow::COLOR_ATTACHMENT0,
+            glow::RENDERBUFFER,
+            Some(rb),
+        );
+        gl.bind_renderbuffer(
+            glow::RENDERBUFFER,
+            std::num::NonZeroU32::new(saved_rb as u32).map(glow::NativeRenderbuffer),
+        );
+        let status = gl.check_framebuffer_status(glow::DRAW_FRAMEBUFFER);
+        if status != glow::FRAMEBUFFER_COMPLETE {
+            COPIES.with(|c| c.borrow_mut().remove(&ctx));
+            gl.delete_framebuffer(f);
+            gl.delete_renderbuffer(rb);
+            return Err(SaveError::Create(format!(
+                "private framebuffer incomplete ({status:#06x}) for format {format:#06x}"
+            )));
+        }
+        COPIES.with(|c| c.borrow_mut().insert(ctx, (f, rb, format, width, height)));
+        Ok(f)
+    }
+}
+
+/// A screenshot of what the draw framebuffer held before the draw.
+///
+/// # Safety
+/// `ctx` is current on this thread.
+pub unsafe fn before_draw(
+    gl: &glow::Context,
+    ctx: ContextKey,
+    saved: &BeforeDraw,
+) -> Result<Image, ScreenshotError> {
+    // SAFETY: `read` and `draw_framebuffer` need `ctx` current, which this
+    // function's caller guarantees; the saved framebuffer is this context's.
+    unsafe {
+        match saved {
+            BeforeDraw::Saved(f) => read(gl, ctx, f.0.get()),
+            BeforeDraw::Unreadable => draw_framebuffer(gl, ctx),
+        }
+    }
+}
+
 fn framebuffer(name: u32) -> Option<glow::Framebuffer> {
     std::num::NonZeroU32::new(name).map(glow::NativeFramebuffer)
 }

@@ -73,16 +73,23 @@ pub fn on_program_linked(info: &ProgramInfo) {
 }
 
 /// A draw or dispatch is about to run; `run_original` runs it. With a
-/// debugger attached and breakpoints in the program, the hit test runs first
-/// and, if something hit, the application stops here.
+/// debugger attached and breakpoints in the program, the hit test runs
+/// and, if something hit, the application stops here. Where it can, the
+/// hit test is the application's call itself, run once with the
+/// instrumented program (one pass: `run_original` is called inside
+/// [`crate::stops::at_draw`], and a stop comes after the draw); otherwise
+/// it runs first as a debug draw and the original afterwards.
 pub fn on_draw(ctx: ContextKey, draw: &DrawCall, run_original: &mut dyn FnMut()) {
     if trace_enabled() {
         record(Event::Draw(draw.clone()));
     }
+    let mut ran = false;
     if let Some(dbg) = crate::debugger::get() {
-        crate::stops::at_draw(dbg, ctx, draw);
+        ran = crate::stops::at_draw(dbg, ctx, draw, run_original);
     }
-    run_original();
+    if !ran {
+        run_original();
+    }
 }
 
 /// The GL call `call` raised `error` (only checked while the debugger's

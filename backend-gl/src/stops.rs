@@ -464,6 +464,9 @@ struct Stop<'a> {
     gl: Rc<glow::Context>,
     target: Target,
     binding: u32,
+    /// Set when the hit test was the draw itself (one pass): what the draw
+    /// framebuffer held before it, for screenshots.
+    before: Option<crate::screenshot::BeforeDraw>,
 }
 
 impl<'a> Stop<'a> {
@@ -518,6 +521,7 @@ impl<'a> Stop<'a> {
             gl,
             target,
             binding,
+            before: None,
         })
     }
 
@@ -600,8 +604,36 @@ impl<'a> Stop<'a> {
         // context, which the caller keeps current; the programs are ones this
         // agent built in it (or the application's, only read from).
         unsafe {
+            let program = self.instrumented(gl, original, replacement, cache)?;
+            let result = debug_draw::debug_draw(gl, program, self.binding, buffer, &mut || {
+                if let Err(e) = self.draw.replay() {
+                    tracing::warn!("{e}");
+                }
+            });
+            keep(gl, cache, program);
+            Ok(result?)
+        }
+    }
+
+    /// The instrumented program: the cached one for `cache` (its uniforms
+    /// and block bindings copied from `original` now), or one built with
+    /// `replacement`.
+    ///
+    /// # Safety
+    /// `gl` is the stopped draw's context, current on this thread, and
+    /// `original` is the application's program in it.
+    unsafe fn instrumented(
+        &self,
+        gl: &glow::Context,
+        original: glow::Program,
+        replacement: impl FnOnce() -> Result<String, StopError>,
+        cache: Option<HitKey>,
+    ) -> Result<glow::Program, StopError> {
+        // SAFETY: GL calls on the stopped draw's context, which the caller keeps
+        // current; the cached program is one this agent built in it.
+        unsafe {
             let cached = cache.and_then(|k| HIT_PROGRAMS.with(|m| m.borrow().get(&k).copied()));
-            let program = match cached {
+            Ok(match cached {
                 Some(p) => {
                     debug_draw::copy_uniforms(gl, original, p);
                     debug_draw::copy_block_bindings(gl, original, p);
@@ -615,33 +647,132 @@ impl<'a> Stop<'a> {
                     log_own_errors(self.ctx);
                     built?.program
                 }
-            };
-            let result = debug_draw::debug_draw(gl, program, self.binding, buffer, &mut || {
-                if let Err(e) = self.draw.replay() {
-                    tracing::warn!("{e}");
-                }
-            });
-            match cache {
-                // One cached program per application program: the one of an
-                // older breakpoint set (or binding) goes.
-                Some(k) => HIT_PROGRAMS.with(|m| {
-                    let mut m = m.borrow_mut();
-                    let stale: Vec<HitKey> = m
-                        .keys()
-                        .filter(|o| (o.0, o.1, o.2) == (k.0, k.1, k.2) && **o != k)
-                        .copied()
-                        .collect();
-                    for o in stale {
-                        if let Some(p) = m.remove(&o) {
-                            gl.delete_program(p);
-                        }
-                    }
-                    m.insert(k, program);
-                }),
-                None => gl.delete_program(program),
-            }
-            Ok(result?)
+            })
         }
+    }
+
+    /// Why this draw's hit test cannot be the draw itself, or what a
+    /// screenshot while stopped will need once it has run: the one-pass
+    /// hit test runs the instrumented program *instead of* the
+    /// application's, so it must compute the same outputs, write nothing
+    /// else the application sees, and leave every later debug draw
+    /// (recordings, watch images) the inputs the draw had.
+    ///
+    /// # Safety
+    /// The draw's context is current on this thread.
+    unsafe fn one_pass(&self) -> Result<crate::screenshot::BeforeDraw, String> {
+        let gl = &*self.gl;
+        if self.draw.args.is_compute() {
+            return Err("a dispatch writes storage".into());
+        }
+        if gl_error_filter() {
+            return Err("the gl_error filter checks the application's call alone".into());
+        }
+        let texts = || self.program.shaders.iter().flat_map(|s| &s.sources);
+        let has = |words: &[&str]| texts().any(|t| words.iter().any(|w| t.contains(w)));
+        if has(&["framebuffer_fetch", "gl_LastFrag", "pixel_local_storage"]) {
+            return Err("the program reads the framebuffer (framebuffer fetch)".into());
+        }
+        if has(&["early_fragment_tests"]) {
+            return Err("early fragment tests would see the draw's own depth and stencil".into());
+        }
+        if texts().any(|t| shaderdbg_wgsl::gl_origin::has_header(t)) {
+            return Err(
+                "WGSL: the hit test is naga's re-emission, not the application's GLSL".into(),
+            );
+        }
+        if self
+            .program
+            .frag_data_locations
+            .iter()
+            .any(|f| f.index != 0)
+        {
+            return Err("outputs bound with an index (dual-source blending)".into());
+        }
+        let Some(program) = native_program(self.program.id) else {
+            return Err("no program".into());
+        };
+        // SAFETY: state queries on the draw's context, current (this function's
+        // contract).
+        unsafe {
+            if debug_draw::writes_storage(gl, program) {
+                return Err(
+                    "the program can write storage buffers, images or atomic counters".into(),
+                );
+            }
+            if gl.get_parameter_bool(glow::TRANSFORM_FEEDBACK_ACTIVE) {
+                return Err("transform feedback is active".into());
+            }
+            if crate::queries::statistics_active(gl) {
+                return Err("a pipeline statistics query is active".into());
+            }
+            if debug_draw::has_subroutines(gl, program) {
+                return Err("the program has subroutine uniforms".into());
+            }
+            if debug_draw::samples_render_target(gl, program) {
+                return Err("the program samples a texture the draw renders to".into());
+            }
+            let before = crate::screenshot::save_draw_framebuffer(gl, self.ctx);
+            log_own_errors(self.ctx);
+            before.map_err(|e| format!("the framebuffer cannot be saved for screenshots: {e}"))
+        }
+    }
+
+    /// The hit test: in one pass (the instrumented program runs the
+    /// application's call `original` instead of its program, once) where
+    /// [`Self::one_pass`] allows, else as a debug draw before the
+    /// application's. (the hit buffer's words, whether `original` ran.)
+    fn hit_test(
+        &mut self,
+        replacement: impl FnOnce() -> Result<String, StopError>,
+        buffer: &[u8],
+        key: HitKey,
+        original: Option<&mut dyn FnMut()>,
+    ) -> (Result<Vec<u32>, StopError>, bool) {
+        let (frame, index) = (self.draw.frame, self.draw.index);
+        let one_pass = original.and_then(|o| {
+            // SAFETY: the draw's context is current on this thread.
+            match unsafe { self.one_pass() } {
+                Ok(before) => Some((o, before)),
+                Err(why) => {
+                    tracing::debug!(ctx = %self.ctx, frame, draw = index, "hit test in two passes: {why}");
+                    None
+                }
+            }
+        });
+        let Some((original, before)) = one_pass else {
+            return (self.run(replacement, buffer, Some(key)), false);
+        };
+        let mut ran = false;
+        let gl = &*self.gl;
+        // SAFETY: the draw's context is current on this thread; the
+        // application's call runs with its own arguments and state but for
+        // the program and the debug buffer's binding, both put back.
+        let result = unsafe {
+            native_program(self.program.id)
+                .ok_or(StopError::NoProgram)
+                .and_then(|app| {
+                    let program = self.instrumented(gl, app, replacement, Some(key))?;
+                    let ctx = self.ctx;
+                    let result =
+                        debug_draw::one_pass_draw(gl, program, self.binding, buffer, &mut || {
+                            // Errors of the agent's set-up are its own; the draw's
+                            // are the application's.
+                            log_own_errors(ctx);
+                            original();
+                            ran = true;
+                            crate::errors::stash_pending(ctx);
+                        });
+                    keep(gl, Some(key), program);
+                    log_own_errors(ctx);
+                    Ok(result?)
+                })
+        };
+        if ran {
+            tracing::debug!(ctx = %self.ctx, frame, draw = index, "hit test in one pass: the draw ran instrumented, once");
+            self.before = Some(before);
+        }
+        (result, ran)
     }
 
     fn record(&mut self, dbg: &Debugger, request: u64, selector: Invocation) {
@@ -666,7 +797,13 @@ impl<'a> Stop<'a> {
 
     fn screenshot(&mut self, dbg: &Debugger, request: u64) {
         // SAFETY: the draw's context is current.
-        let image = unsafe { crate::screenshot::draw_framebuffer(&self.gl, self.ctx) };
+        let image = unsafe {
+            match &self.before {
+                // The draw has run (one pass): its framebuffer as it was before.
+                Some(before) => crate::screenshot::before_draw(&self.gl, self.ctx, before),
+                None => crate::screenshot::draw_framebuffer(&self.gl, self.ctx),
+            }
+        };
         log_own_errors(self.ctx);
         dbg.send(&match image {
             Ok(img) => FromAgent::Screenshot {
@@ -718,6 +855,37 @@ impl<'a> Stop<'a> {
                 request: Some(request),
                 message: e.to_string(),
             }),
+        }
+    }
+}
+
+/// Keeps an instrumented program under its `cache` key (one per
+/// application program: the one of an older breakpoint set, or binding,
+/// goes), or deletes it when it has none.
+///
+/// # Safety
+/// `gl`'s context is current on this thread and `program` is one the agent
+/// built in it.
+unsafe fn keep(gl: &glow::Context, cache: Option<HitKey>, program: glow::Program) {
+    // SAFETY: deleting programs this agent built, on their context (the
+    // caller's contract).
+    unsafe {
+        match cache {
+            Some(k) => HIT_PROGRAMS.with(|m| {
+                let mut m = m.borrow_mut();
+                let stale: Vec<HitKey> = m
+                    .keys()
+                    .filter(|o| (o.0, o.1, o.2) == (k.0, k.1, k.2) && **o != k)
+                    .copied()
+                    .collect();
+                for o in stale {
+                    if let Some(p) = m.remove(&o) {
+                        gl.delete_program(p);
+                    }
+                }
+                m.insert(k, program);
+            }),
+            None => gl.delete_program(program),
         }
     }
 }
@@ -852,7 +1020,17 @@ fn attempts(program: &ProgramInfo, bps: &Breakpoints, draw: &DrawCall) -> Vec<At
     out
 }
 
-pub fn at_draw(dbg: &Debugger, ctx: ContextKey, draw: &DrawCall) {
+/// At a draw or dispatch: the hit tests, and a stop if something hit.
+/// `run_original` is the application's call: where the hit test can be
+/// the draw itself (one pass, see [`Stop::one_pass`]) it runs inside, with
+/// the instrumented program, and `true` says so (the caller must not run
+/// it again); `false`: it has not run.
+pub fn at_draw(
+    dbg: &Debugger,
+    ctx: ContextKey,
+    draw: &DrawCall,
+    run_original: &mut dyn FnMut(),
+) -> bool {
     drain(dbg);
     // Most draws have nothing to debug: answer that without copying the
     // program's shadow state (all its sources).
@@ -865,10 +1043,10 @@ pub fn at_draw(dbg: &Debugger, ctx: ContextKey, draw: &DrawCall) {
     });
     let idle = !busy;
     if idle {
-        return;
+        return false;
     }
     let Some(program) = state::program(ctx, draw.program) else {
-        return;
+        return false;
     };
     let (plan, filter, generation, exceptions, pause) = with_breakpoints(|b| {
         (
@@ -879,9 +1057,22 @@ pub fn at_draw(dbg: &Debugger, ctx: ContextKey, draw: &DrawCall) {
             b.pause,
         )
     });
+    // One hit test can be the draw itself: where the draw has only one.
+    let mut original = (plan.len() == 1).then_some(run_original);
+    let mut ran = false;
     for attempt in plan {
-        if try_stop(dbg, ctx, draw, &program, attempt, filter, generation) {
-            return;
+        let (stopped, r) = try_stop(
+            dbg,
+            ctx,
+            draw,
+            &program,
+            attempt,
+            (filter, generation),
+            original.take(),
+        );
+        ran |= r;
+        if stopped {
+            return ran;
         }
     }
     // Breakpoints (and a pause) win over the sanitizer at the same dispatch.
@@ -892,19 +1083,22 @@ pub fn at_draw(dbg: &Debugger, ctx: ContextKey, draw: &DrawCall) {
     {
         try_sanitize(dbg, ctx, draw, &program, exceptions, generation);
     }
+    ran
 }
 
 /// Runs one hit test; stops (and serves the debugger until `Resume`) if
-/// something hit. `true` when it stopped.
+/// something hit. With `original` (the application's call) the hit test
+/// runs in one pass where that is safe. (whether it stopped, whether the
+/// application's call ran).
 fn try_stop(
     dbg: &Debugger,
     ctx: ContextKey,
     draw: &DrawCall,
     program: &ProgramInfo,
     attempt: Attempt,
-    filter: proto::StopFilter,
-    generation: u64,
-) -> bool {
+    (filter, generation): (proto::StopFilter, u64),
+    original: Option<&mut dyn FnMut()>,
+) -> (bool, bool) {
     let Attempt {
         shader,
         stage,
@@ -916,7 +1110,7 @@ fn try_stop(
         Ok(d) => d,
         Err(e) => {
             tracing::debug!(shader, "breakpoints stay unverified: {e}");
-            return false;
+            return (false, false);
         }
     };
     let requested: Vec<proto::LineBreakpoint> = lines.iter().map(|(b, _)| b.clone()).collect();
@@ -928,10 +1122,10 @@ fn try_stop(
         .unzip();
     let (roles, ids): (Vec<Role>, Vec<u32>) = roles_ids.into_iter().unzip();
     if bound.is_empty() && !nan_inf {
-        return false;
+        return (false, false);
     }
     let Some(mut stop) = Stop::prepare(ctx, draw, program, shader, &debug) else {
-        return false;
+        return (false, false);
     };
     let (target, binding) = (stop.target, stop.binding);
     let key = (
@@ -942,7 +1136,7 @@ fn try_stop(
         sources_hash(&stop.program),
         binding,
     );
-    let words = match stop.run(
+    let (words, ran) = stop.hit_test(
         || {
             let only = match (filter.pixel, stage) {
                 (Some([x, y]), Stage::Fragment) => Some(Invocation::fragment(x, y)),
@@ -951,15 +1145,17 @@ fn try_stop(
             Ok(debug.hit_test(&bound, nan_inf, target, binding, only)?)
         },
         &layout::new_hit_buffer(HIT_CAPACITY),
-        Some(key),
-    ) {
+        key,
+        original,
+    );
+    let words = match words {
         Ok(w) => w,
         Err(e) => {
             dbg.send(&FromAgent::Error {
                 request: None,
                 message: format!("shader {shader}: hit test failed: {e}"),
             });
-            return false;
+            return (false, ran);
         }
     };
     let (mut hits, truncated) = debug.hits(&words);
@@ -1004,13 +1200,13 @@ fn try_stop(
     .find(|(_, h)| !h.is_empty())
     .unwrap_or((proto::StopReason::Breakpoint, Vec::new()));
     if hits.is_empty() {
-        return false;
+        return (false, ran);
     }
     let _turn = conversation();
     // While this thread waited for its turn, the debugger may have changed
     // what stops (or detached): hits of an older breakpoint set do not stop.
     if with_breakpoints(|b| b.generation) != generation {
-        return false;
+        return (false, ran);
     }
     if reason == proto::StopReason::Pause {
         with_breakpoints(|b| {
@@ -1019,7 +1215,7 @@ fn try_stop(
         });
     }
     stop.announce(dbg, hits, truncated, reason, Vec::new());
-    true
+    (true, ran)
 }
 
 /// Capacity of the sanitizer's report buffer, in records (reports are

@@ -34,6 +34,17 @@ impl Session {
     /// Starts test app `app` with `args` under the agent, accepts its
     /// connection and exchanges `Hello`.
     pub fn start(app: &str, args: &[&str], tag: &str) -> Session {
+        Self::start_with_env(app, args, tag, &[])
+    }
+
+    /// [`Session::start`] with more environment variables for the app
+    /// (`SHADERDBG_LOG`, to read what the agent did).
+    pub fn start_with_env(
+        app: &str,
+        args: &[&str],
+        tag: &str,
+        env: &[(&str, &std::ffi::OsStr)],
+    ) -> Session {
         let dir = profile_dir().join(format!("tmp-dbg-{app}-{tag}-{}", std::process::id()));
         let _ = std::fs::remove_dir_all(&dir);
         std::fs::create_dir_all(&dir).expect("socket dir");
@@ -46,6 +57,7 @@ impl Session {
             .env(proto::SOCKET_ENV, &path)
             .env_remove("SHADERDBG_TRACE_FILE")
             .env_remove("SHADERDBG_DISABLE")
+            .envs(env.iter().copied())
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())
             .spawn()

@@ -1,0 +1,334 @@
+//! The one-pass hit test (`stops.rs`, `Stop::one_pass`): where it is safe,
+//! a draw with breakpoints runs once, with the instrumented program instead
+//! of the application's, and a stop comes after it. The agent says which it
+//! did in its log (`SHADERDBG_LOG`): "hit test in one pass" or "hit test in
+//! two passes: <why>". Frames are compared with a run without the agent,
+//! pixel for pixel (the apps print checksums or pixels); a one-pass stop
+//! must give the hits, recordings, watch images and "before the draw"
+//! screenshot a two-pass stop gives (the `gl_error` exception filter forces
+//! two passes, and `features plain` raises no GL error).
+
+mod common;
+
+use std::collections::HashMap;
+use std::ffi::OsStr;
+
+use common::debugger::{final_values, run_plain, Session, Shader};
+use common::profile_dir;
+use shaderdbg_glsl::Value;
+use shaderdbg_protocol::{self as proto, FromAgent, ToAgent};
+
+const ONE_PASS: &str = "hit test in one pass";
+const TWO_PASSES: &str = "hit test in two passes";
+
+/// The `gl_error` exception filter alone (forces two passes).
+const GL_ERROR: proto::ExceptionFilters = proto::ExceptionFilters {
+    nan_inf: false,
+    gl_error: true,
+    sanitize_oob: false,
+    sanitize_uninit: false,
+    sanitize_race: false,
+};
+
+/// What a debugged run gave.
+#[derive(Default)]
+struct Run {
+    /// (frame, hits) per stop.
+    stops: Vec<(u64, Vec<proto::Hit>)>,
+    /// `Screenshot { at: Now }` per stop: (width, height, RGBA).
+    shots: Vec<(u32, u32, Vec<u8>)>,
+    /// The final values of the recording of the selected fragment, per stop.
+    values: Vec<HashMap<String, Value>>,
+    /// The watch image of the watched expression, per stop.
+    watches: Vec<Vec<u32>>,
+    errors: Vec<String>,
+    stdout: String,
+    /// The agent's log.
+    log: String,
+}
+
+impl Run {
+    fn count(&self, what: &str) -> usize {
+        self.log.lines().filter(|l| l.contains(what)).count()
+    }
+}
+
+/// Runs `app args` under the agent with `filters`, a breakpoint on the
+/// line containing `needle` (with `condition`) in every shader that has
+/// it; at every stop takes a screenshot, records `fragment` and watches
+/// `watch` at the breakpoint's line.
+fn run(
+    app: &str,
+    args: &[&str],
+    tag: &str,
+    filters: Option<proto::ExceptionFilters>,
+    (needle, condition): (&str, &str),
+    fragment: (u32, u32),
+    watch: &str,
+) -> Run {
+    let log = profile_dir().join(format!("one-pass-{tag}-{}.log", std::process::id()));
+    let _ = std::fs::remove_file(&log);
+    let mut s = Session::start_with_env(
+        app,
+        args,
+        tag,
+        &[
+            ("SHADERDBG_LOG", log.as_os_str()),
+            ("SHADERDBG_LOG_LEVEL", OsStr::new("debug")),
+        ],
+    );
+    if let Some(f) = filters {
+        s.send(&ToAgent::SetExceptionFilters(f));
+    }
+    let mut out = Run::default();
+    let mut shaders: HashMap<u32, (Shader, u32)> = HashMap::new();
+    let mut request = 1000;
+    while let Some(msg) = s.recv() {
+        match msg {
+            FromAgent::ShaderCompiled {
+                shader,
+                stage,
+                sources,
+                ..
+            } => {
+                let sh = Shader {
+                    id: shader,
+                    stage,
+                    sources,
+                };
+                if sh.sources.concat().contains(needle) {
+                    let line = sh.line_of(needle);
+                    s.send(&ToAgent::SetBreakpoints {
+                        shader,
+                        breakpoints: vec![common::debugger::bp(line, Some(condition))],
+                    });
+                    shaders.insert(shader, (sh, line));
+                }
+                s.send(&ToAgent::Resume);
+            }
+            FromAgent::Stopped {
+                frame,
+                shader,
+                hits,
+                ..
+            } => {
+                let (sh, line) = shaders.get(&shader).expect("a stop in our shader").clone();
+                out.stops.push((frame, hits));
+                request += 1;
+                s.send(&ToAgent::Screenshot {
+                    request,
+                    at: proto::ScreenshotAt::Now,
+                });
+                match s.recv() {
+                    Some(FromAgent::Screenshot {
+                        request: r,
+                        width,
+                        height,
+                        rgba,
+                        ..
+                    }) if r == request => out.shots.push((width, height, rgba.0)),
+                    other => panic!("expected screenshot {request}, got {other:?}"),
+                }
+                let (trace, table) =
+                    s.record_decoded(&sh, proto::Invocation::fragment(fragment.0, fragment.1));
+                assert_eq!(trace.invocations.len(), 1);
+                out.values.push(final_values(&trace.invocations[0], &table));
+                let (_, _, _, data) = s.watch(line, watch).expect("a watch image");
+                out.watches.push(data);
+                s.send(&ToAgent::Resume);
+            }
+            FromAgent::Error { message, .. } => out.errors.push(message),
+            _ => {}
+        }
+    }
+    out.stdout = s.finish();
+    out.log = std::fs::read_to_string(&log).unwrap_or_default();
+    let _ = std::fs::remove_file(&log);
+    out
+}
+
+const FEATURES: [&str; 4] = ["plain", "3", "64", "48"];
+
+/// The fragment at (10, 10) only.
+const AT_10_10: &str = "int(gl_FragCoord.x) == 10 && int(gl_FragCoord.y) == 10";
+
+#[test]
+fn a_draw_with_a_never_hit_breakpoint_runs_once_and_its_frames_are_unchanged() {
+    let r = run(
+        "features",
+        &FEATURES,
+        "never",
+        None,
+        ("color.b = 0.5 / d;", "uv.x < 0.0"),
+        (0, 0),
+        "uv",
+    );
+    assert!(r.stops.is_empty(), "never-true condition: no stop");
+    assert!(r.errors.is_empty(), "{:?}", r.errors);
+    assert_eq!(
+        r.stdout,
+        run_plain("features", &FEATURES),
+        "frames differ under the agent"
+    );
+    // One draw per frame, each its own hit test.
+    assert_eq!(r.count(ONE_PASS), 3, "{}", r.log);
+    assert_eq!(r.count(TWO_PASSES), 0, "{}", r.log);
+}
+
+#[test]
+fn a_one_pass_stop_gives_what_a_two_pass_stop_gives() {
+    let debugged = |tag, filters| {
+        run(
+            "features",
+            &FEATURES,
+            tag,
+            filters,
+            ("color.b = 0.5 / d;", AT_10_10),
+            (10, 10),
+            "uv",
+        )
+    };
+    let one = debugged("stop-one", None);
+    let two = debugged("stop-two", Some(GL_ERROR));
+    let plain = run_plain("features", &FEATURES);
+    for r in [&one, &two] {
+        assert!(r.errors.is_empty(), "{:?}", r.errors);
+        assert_eq!(r.stdout, plain, "frames differ under the agent");
+        assert_eq!(r.stops.len(), 3, "one stop per frame");
+    }
+    assert_eq!(one.count(ONE_PASS), 3, "{}", one.log);
+    assert_eq!(one.count(TWO_PASSES), 0, "{}", one.log);
+    assert_eq!(two.count(ONE_PASS), 0, "{}", two.log);
+    assert_eq!(
+        two.log
+            .lines()
+            .filter(|l| l.contains(TWO_PASSES) && l.contains("gl_error filter"))
+            .count(),
+        3,
+        "{}",
+        two.log
+    );
+    assert_eq!(one.stops, two.stops, "the same hits");
+    assert_eq!(one.values, two.values, "the same recordings");
+    assert_eq!(one.watches, two.watches, "the same watch images");
+    assert_eq!(one.shots, two.shots, "the same screenshots");
+    // Before the draw: the clear colour everywhere, though the draw has run.
+    for (w, h, rgba) in &one.shots {
+        assert_eq!((*w, *h), (64, 48));
+        assert!(
+            rgba.chunks(4).all(|p| p == [26, 51, 76, 255]),
+            "{:?}",
+            &rgba[..8]
+        );
+    }
+    use shaderdbg_glsl::Value::{Float, List};
+    let uv = List(vec![Float(10.5 / 64.0), Float(10.5 / 48.0)]);
+    assert_eq!(one.values[0].get("uv"), Some(&uv), "{:?}", one.values[0]);
+}
+
+#[test]
+fn programs_that_write_images_run_two_passes_and_stop() {
+    let args = ["image", "2", "64", "48"];
+    let r = run(
+        "features",
+        &args,
+        "image",
+        None,
+        ("imageAtomicAdd(counts", AT_10_10),
+        (10, 10),
+        "p",
+    );
+    assert!(r.errors.is_empty(), "{:?}", r.errors);
+    assert_eq!(
+        r.stdout,
+        run_plain("features", &args),
+        "frames or images differ under the agent"
+    );
+    assert_eq!(r.stops.len(), 2, "one stop per frame");
+    assert_eq!(r.count(ONE_PASS), 0, "{}", r.log);
+    assert_eq!(
+        r.log
+            .lines()
+            .filter(|l| l.contains(TWO_PASSES) && l.contains("can write storage"))
+            .count(),
+        2,
+        "{}",
+        r.log
+    );
+    for values in &r.values {
+        use shaderdbg_glsl::Value::{Float, List};
+        let want = List(vec![
+            Float(10.5 / 64.0),
+            Float(10.5 / 48.0),
+            Float(0.75),
+            Float(1.0),
+        ]);
+        assert_eq!(values.get("c"), Some(&want), "{values:?}");
+    }
+}
+
+/// A full fragment shader for the built-in host that writes a storage
+/// buffer (bound to nothing by the host: llvmpipe drops the writes; what
+/// matters is that the program has a storage block).
+const SINK: &str = "#version 430 core
+layout(std430, binding = 3) buffer Sink {
+    uint touched[];
+};
+uniform vec3 iResolution;
+out vec4 fragColor;
+void main() {
+    vec2 uv = gl_FragCoord.xy / iResolution.xy;
+    vec3 c = vec3(uv, 0.75);
+    touched[0] = 1u;
+    fragColor = vec4(c, 1.0);
+}
+";
+
+#[test]
+fn programs_that_write_a_storage_buffer_run_two_passes_and_stop() {
+    let dir = profile_dir().join(format!("one-pass-sink-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("dir");
+    let shader = dir.join("sink.frag");
+    std::fs::write(&shader, SINK).expect("shader");
+    let path = shader.to_string_lossy().into_owned();
+    let args = [
+        path.as_str(),
+        "--size",
+        "64x48",
+        "--frames",
+        "2",
+        "--print-pixel",
+        "10,10",
+        "--print-pixel",
+        "40,30",
+    ];
+    let r = run(
+        "shaderdbg-host",
+        &args,
+        "sink",
+        None,
+        ("touched[0] = 1u;", AT_10_10),
+        (10, 10),
+        "c",
+    );
+    let plain = run_plain("shaderdbg-host", &args);
+    let _ = std::fs::remove_dir_all(&dir);
+    assert!(r.errors.is_empty(), "{:?}", r.errors);
+    assert_eq!(r.stdout, plain, "pixels differ under the agent");
+    assert_eq!(r.stops.len(), 2, "one stop per frame");
+    assert_eq!(r.count(ONE_PASS), 0, "{}", r.log);
+    assert_eq!(
+        r.log
+            .lines()
+            .filter(|l| l.contains(TWO_PASSES) && l.contains("can write storage"))
+            .count(),
+        2,
+        "{}",
+        r.log
+    );
+    for values in &r.values {
+        use shaderdbg_glsl::Value::{Float, List};
+        let want = List(vec![Float(10.5 / 64.0), Float(10.5 / 48.0), Float(0.75)]);
+        assert_eq!(values.get("c"), Some(&want), "{values:?}");
+    }
+}

@@ -8,11 +8,11 @@ use std::time::{Duration, Instant};
 use anyhow::{bail, Context, Result};
 use clap::Args;
 use serde_json::{json, Map, Value as Json};
-use shaderdbg_core::{Language, Type};
+use shaderdbg_core::{Language, Type, Value};
 use shaderdbg_session::binding::FileBreakpoint;
 use shaderdbg_session::breakpoints::HitCondition;
 use shaderdbg_session::launch::LaunchConfig;
-use shaderdbg_session::sanitizer::{Finding, SanitizerKind};
+use shaderdbg_session::sanitizer::{Finding, Memory, SanitizerKind};
 use shaderdbg_session::stop::{Scope, Stop};
 use shaderdbg_session::{json as value_json, trace, Event, ExceptionFilters, Session};
 use shaderdbg_session::{Invocation, ScreenshotAt, StopFilter, StopReason};
@@ -555,6 +555,7 @@ fn print_finding(out: &mut impl Write, f: &Finding, as_json: bool) -> Result<()>
                 element,
                 access,
                 other_access,
+                memory,
                 ..
             } => {
                 j["variable"] = json!(f.variable);
@@ -568,6 +569,20 @@ fn print_finding(out: &mut impl Write, f: &Finding, as_json: bool) -> Result<()>
                     j["other_line"] = json!(at.line);
                 }
                 j["other_access"] = json!(other_access);
+                j["memory"] = json!(match memory {
+                    Memory::Shared => "shared",
+                    Memory::Storage { .. } => "storage",
+                });
+                let value = |v: &Option<Value>| v.as_ref().map_or(Json::Null, value_json::value);
+                if f.value_written.is_some() {
+                    j["value_written"] = value(&f.value_written);
+                }
+                if f.value_read.is_some() {
+                    j["value_read"] = value(&f.value_read);
+                }
+                if f.other_value_written.is_some() {
+                    j["other_value_written"] = value(&f.other_value_written);
+                }
             }
             SanitizerKind::DivergentBarrier {
                 arrived,

@@ -647,3 +647,86 @@ fn sanitize_race_prints_both_invocations_and_lines() {
     assert!(of_kind(&events, "sanitizer").is_empty(), "{events:#?}");
     assert!(of_kind(&events, "stopped").is_empty());
 }
+
+/// `--sanitize race` on a storage buffer: both work groups of
+/// `storage_race_compute` write the same output elements; the printed
+/// line names the block member and element, both invocations with their
+/// work groups, and the line; `--json` carries the values written; the
+/// fixed kernel (each invocation its own element) reports nothing.
+#[test]
+fn sanitize_race_on_a_storage_buffer_between_work_groups() {
+    let kernel = kernel_file("storage_race.comp");
+    let source = kernel.to_str().expect("utf-8 path");
+    let out = run_compute(
+        "storage_race_compute",
+        &["--sanitize", "race", "--source", source],
+    );
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let text = String::from_utf8_lossy(&out.stdout);
+    let line = text
+        .lines()
+        .find(|l| l.starts_with("data race on storage buffer Dst.dst["))
+        .unwrap_or_else(|| panic!("no race reported:\n{text}"));
+    let groups = [
+        "of workgroup (0,0,0) wrote at line 16",
+        "of workgroup (1,0,0) wrote at line 16",
+    ];
+    for g in groups {
+        assert!(line.contains(g), "{line}");
+    }
+    assert!(line.ends_with(", nothing orders them"), "{line}");
+    assert!(
+        text.contains(&format!("stopped at {source}:16 in compute (")),
+        "{text}"
+    );
+
+    let out = run_compute("storage_race_compute", &["--sanitize", "race", "--json"]);
+    assert!(out.status.success());
+    let events = json_events(&String::from_utf8_lossy(&out.stdout));
+    let reports = of_kind(&events, "sanitizer");
+    assert_eq!(reports.len(), 1, "{events:#?}");
+    let r = reports[0];
+    assert_eq!(r["kind"], "data_race");
+    assert_eq!(r["memory"], "storage");
+    assert_eq!(r["variable"], "Dst.dst");
+    assert_eq!(
+        (r["line"].clone(), r["other_line"].clone()),
+        (16.into(), 16.into())
+    );
+    assert_eq!(
+        (r["access"].clone(), r["other_access"].clone()),
+        ("write".into(), "write".into())
+    );
+    let id = r["invocation_id"][0].as_u64().expect("id");
+    let other = r["other_invocation_id"][0].as_u64().expect("other id");
+    assert_eq!(r["element"].as_u64(), Some(id % 8), "{r}");
+    assert_eq!((id % 8, id / 8 != other / 8), (other % 8, true), "{r}");
+    // Each wrote src[global id] * 2 (frame 0), src[k] = k + 1.
+    assert_eq!(
+        r["value_written"].as_f64(),
+        Some(2.0 * (id + 1) as f64),
+        "{r}"
+    );
+    // The other's value is known unless the two wrote the shadow at once.
+    let theirs = r["other_value_written"].as_f64();
+    assert!(
+        [None, Some(2.0 * (other + 1) as f64)].contains(&theirs),
+        "{r}"
+    );
+
+    let app = shaderdbg_test_support::app("storage_race_compute");
+    let out = Command::new(env!("CARGO_BIN_EXE_shaderdbg"))
+        .args(["run", "--sanitize", "all", "--json", "--"])
+        .arg(&app)
+        .args(["1", "--fixed"])
+        .output()
+        .expect("shaderdbg run");
+    assert!(out.status.success());
+    let events = json_events(&String::from_utf8_lossy(&out.stdout));
+    assert!(of_kind(&events, "sanitizer").is_empty(), "{events:#?}");
+    assert!(of_kind(&events, "stopped").is_empty());
+}

@@ -393,12 +393,16 @@ pub enum SanitizerKind {
     /// variable that is no array) that no invocation of the work group had
     /// written.
     UninitRead { decl: DeclId, element: u32 },
-    /// A data race on element `element` of the shared variable `decl`:
-    /// this report's invocation made `access` and the invocation `other`
-    /// (of the same work group) made `other_access` at step `other_probe`
-    /// (0 and line 0: not known) with no barrier between them, at least one
-    /// of them writing and not both atomic. The report's own access is the
-    /// later one in the order the GPU ran them.
+    /// A data race on element `element` of the shared variable `decl`, or
+    /// of a storage-buffer member (`memory`): this report's invocation
+    /// made `access` and the invocation `other` made `other_access` at
+    /// step `other_probe` (0 and line 0: not known) with nothing ordering
+    /// them (shared memory: the same work group, no barrier between;
+    /// storage: another work group, or the same one and no barrier
+    /// between), at least one of them writing and not both atomic. The
+    /// report's own access is the later one in the order the GPU ran them.
+    /// `value`: the first word of the value this access wrote or read,
+    /// `other_value`: of the value the other access wrote, where known.
     Race {
         decl: DeclId,
         element: u32,
@@ -407,12 +411,39 @@ pub enum SanitizerKind {
         other_probe: ProbeId,
         other_line: u32,
         other_access: Access,
+        #[serde(default, skip_serializing_if = "Memory::is_shared")]
+        memory: Memory,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        value: Option<u32>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        other_value: Option<u32>,
     },
     /// A `barrier()` (the report's step) that `arrived` of the work group's
     /// `invocations` reached: in divergent control flow, or after some
     /// invocations returned (undefined behaviour; barrier epochs, and so
     /// race reports, are then not to be trusted).
     DivergentBarrier { arrived: u32, invocations: u32 },
+}
+
+/// Which memory a race is on.
+#[derive(
+    Clone, Copy, Debug, Default, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize,
+)]
+#[serde(rename_all = "snake_case")]
+pub enum Memory {
+    /// A `shared` variable (`decl`).
+    #[default]
+    Shared,
+    /// A storage-buffer member: `decl` is the member (a block without an
+    /// instance name), or the block's instance and `member` the index of
+    /// the member in it.
+    Storage { member: Option<u32> },
+}
+
+impl Memory {
+    pub fn is_shared(&self) -> bool {
+        *self == Memory::Shared
+    }
 }
 
 /// How an invocation touched memory, in a race report.
@@ -473,7 +504,11 @@ pub fn decode_sanitizer(words: &[u32], table: &ProbeTable) -> (Vec<SanitizerRepo
                     element: r.index,
                 },
                 layout::SANITIZE_KIND_RACE => SanitizerKind::Race {
-                    decl: r.bound as DeclId,
+                    decl: if r.kind & layout::SANITIZE_RACE_STORAGE != 0 {
+                        (r.bound & ((1 << layout::SANITIZE_MEMBER_SHIFT) - 1)) as DeclId
+                    } else {
+                        r.bound as DeclId
+                    },
                     element: r.index,
                     access: Access::from_flags(
                         r.kind,
@@ -488,6 +523,16 @@ pub fn decode_sanitizer(words: &[u32], table: &ProbeTable) -> (Vec<SanitizerRepo
                         layout::SANITIZE_RACE_OTHER_WRITE,
                         layout::SANITIZE_RACE_OTHER_ATOMIC,
                     ),
+                    memory: if r.kind & layout::SANITIZE_RACE_STORAGE != 0 {
+                        Memory::Storage {
+                            member: (r.bound >> layout::SANITIZE_MEMBER_SHIFT).checked_sub(1),
+                        }
+                    } else {
+                        Memory::Shared
+                    },
+                    value: (r.kind & layout::SANITIZE_VALUE_KNOWN != 0).then_some(r.value),
+                    other_value: (r.kind & layout::SANITIZE_OTHER_VALUE_KNOWN != 0)
+                        .then_some(r.other_value),
                 },
                 layout::SANITIZE_KIND_BARRIER => SanitizerKind::DivergentBarrier {
                     arrived: r.index,
@@ -626,10 +671,24 @@ mod tests {
         let mut words = sanitize_buffer(
             &table,
             &[
-                [signed, 1, 3, 0, 0, (-1i32) as u32, 8, 0, 0, 0, 0],
-                [signed, 1, 4, 0, 0, 9, 8, 0, 0, 0, 0],
-                [layout::SANITIZE_KIND_UNINIT, 1, 2, 1, 0, 5, 16, 0, 0, 0, 0],
-                [barrier, 1, 6, 0, 0, 12, 16, 0, 0, 0, 0],
+                [signed, 1, 3, 0, 0, (-1i32) as u32, 8, 0, 0, 0, 0, 0, 0],
+                [signed, 1, 4, 0, 0, 9, 8, 0, 0, 0, 0, 0, 0],
+                [
+                    layout::SANITIZE_KIND_UNINIT,
+                    1,
+                    2,
+                    1,
+                    0,
+                    5,
+                    16,
+                    0,
+                    0,
+                    0,
+                    0,
+                    0,
+                    0,
+                ],
+                [barrier, 1, 6, 0, 0, 12, 16, 0, 0, 0, 0, 0, 0],
             ],
         );
         words.extend([0; layout::SANITIZE_RECORD_WORDS]);
@@ -711,6 +770,8 @@ mod tests {
                     0,
                     0,
                     1,
+                    0,
+                    0,
                 ],
                 // The same pair seen from the writer: left out.
                 [
@@ -725,24 +786,100 @@ mod tests {
                     0,
                     0,
                     2,
+                    0,
+                    0,
                 ],
                 // An atomic against a plain write, the other's step not known.
-                [atomic_on_write, 1, 9, 0, 0, 0, 6, 8, 0, 0, 0],
+                [atomic_on_write, 1, 9, 0, 0, 0, 6, 8, 0, 0, 0, 0, 0],
             ],
         );
         assert_eq!(
             described(&words, &table),
             [
                 "Race { decl: 6, element: 0, access: Atomic, other: Compute { id: [8, 0, 0] }, \
-                 other_probe: 0, other_line: 0, other_access: Write } line 5 compute (9,0,0)",
+                 other_probe: 0, other_line: 0, other_access: Write, memory: Shared, value: None, \
+                 other_value: None } line 5 compute (9,0,0)",
                 "Race { decl: 6, element: 37, access: Read, other: Compute { id: [3, 0, 0] }, \
-                 other_probe: 1, other_line: 5, other_access: Write } line 7 compute (4,0,0)",
+                 other_probe: 1, other_line: 5, other_access: Write, memory: Shared, value: None, \
+                 other_value: None } line 7 compute (4,0,0)",
             ]
         );
         let (reports, _) = decode_sanitizer(&words, &table);
         let json = serde_json::to_string(&reports[1]).unwrap();
         assert!(
             json.contains(r#""kind":"race","decl":6,"element":37,"access":"read","other":{"stage":"compute","id":[3,0,0]}"#),
+            "{json}"
+        );
+        let back: SanitizerReport = serde_json::from_str(&json).unwrap();
+        assert_eq!(back, reports[1]);
+    }
+
+    /// A race on a storage buffer names the block member (an
+    /// instance-named block's by its index) and carries the values known.
+    #[test]
+    fn storage_race_records_name_the_member_and_the_values() {
+        let table = compute_table(2);
+        let kind = layout::SANITIZE_KIND_RACE
+            | layout::SANITIZE_RACE_STORAGE
+            | layout::SANITIZE_RACE_WRITE
+            | layout::SANITIZE_RACE_OTHER_WRITE
+            | layout::SANITIZE_VALUE_KNOWN
+            | layout::SANITIZE_OTHER_VALUE_KNOWN;
+        let member = 9 | (2 << layout::SANITIZE_MEMBER_SHIFT);
+        let words = sanitize_buffer(
+            &table,
+            &[
+                [kind, 2, 35, 0, 0, 3, member, 3, 0, 0, 1, 7, 5],
+                [
+                    layout::SANITIZE_KIND_RACE | layout::SANITIZE_RACE_STORAGE,
+                    1,
+                    1,
+                    0,
+                    0,
+                    4,
+                    11,
+                    40,
+                    0,
+                    0,
+                    0,
+                    0,
+                    0,
+                ],
+            ],
+        );
+        let (reports, _) = decode_sanitizer(&words, &table);
+        let kinds: Vec<_> = reports.iter().map(|r| r.kind).collect();
+        assert!(
+            matches!(
+                kinds[0],
+                SanitizerKind::Race {
+                    decl: 11,
+                    element: 4,
+                    memory: Memory::Storage { member: None },
+                    value: None,
+                    other_value: None,
+                    ..
+                }
+            ),
+            "{kinds:?}"
+        );
+        assert!(
+            matches!(
+                kinds[1],
+                SanitizerKind::Race {
+                    decl: 9,
+                    element: 3,
+                    memory: Memory::Storage { member: Some(1) },
+                    value: Some(7),
+                    other_value: Some(5),
+                    ..
+                }
+            ),
+            "{kinds:?}"
+        );
+        let json = serde_json::to_string(&reports[1]).unwrap();
+        assert!(
+            json.contains(r#""memory":{"storage":{"member":1}},"value":7,"other_value":5"#),
             "{json}"
         );
         let back: SanitizerReport = serde_json::from_str(&json).unwrap();

@@ -9,7 +9,7 @@
 //! | record | `len` (words used), `cap`, `overflow`, `invocations` | entries `[probe, tag, payload...]`; payload size from the probe table |
 //! | hit    | `count` (hits, may exceed cap), `cap` (records), 0, 0 | records of [`HIT_RECORD_WORDS`]: `[probe, occurrence, key0, key1, key2, tag]`; for breakpoints one per invocation and breakpoint (its first reach where the condition held) |
 //! | watch  | `width`, `height`, `stride` (words per slot), 0   | one slot per pixel/invocation: `[times reached, value...]` |
-//! | sanitize | `count` (records, may exceed cap), `cap` (records), `overflow`, `flags` | `flags` dedup words, then records of [`SANITIZE_RECORD_WORDS`]: `[kind, probe, key0, key1, key2, index, bound, other0, other1, other2, other_probe]` (see [`new_sanitize_buffer`]) |
+//! | sanitize | `count` (records, may exceed cap), `cap` (records), `overflow`, `flags` | `flags` dedup words, then records of [`SANITIZE_RECORD_WORDS`]: `[kind, probe, key0, key1, key2, index, bound, other0, other1, other2, other_probe, value, other_value]`, then the storage race shadow (see [`new_sanitize_buffer`]) |
 //!
 //! The host zeroes a buffer and writes the header fields it owns (`cap`; `width`,
 //! `height`, `stride`) before the draw. Probe ids start at 1, so a zero word where
@@ -106,7 +106,7 @@ pub fn read_hits(words: &[u32]) -> (Vec<HitRecord>, bool) {
 //
 // | mode     | header                                                   | data |
 // |----------|----------------------------------------------------------|------|
-// | sanitize | `count` (records appended, may exceed cap), `cap` (records), `overflow` (1 once a record was lost), `flags` (dedup words before the records) | `flags` dedup words (one per probe and kind: `probe * SANITIZE_KINDS + kind - 1`), then records of [`SANITIZE_RECORD_WORDS`]: `[kind, probe, key0, key1, key2, index, bound, other0, other1, other2, other_probe]` |
+// | sanitize | `count` (records appended, may exceed cap), `cap` (records), `overflow` (1 once a record was lost), `flags` (dedup words before the records) | `flags` dedup words (one per probe and kind: `probe * SANITIZE_KINDS + kind - 1`), then records of [`SANITIZE_RECORD_WORDS`]: `[kind, probe, key0, key1, key2, index, bound, other0, other1, other2, other_probe, value, other_value]`, then the storage race shadow: [`SANITIZE_SHADOW_SLOT_WORDS`] words per slot (one slot per element of a storage-buffer member), as many slots as the rest of the buffer holds |
 //
 // The shader appends a record only for the first violation of each (kind,
 // probe) (`atomicOr` on its dedup word); where the dedup word would lie at
@@ -115,11 +115,30 @@ pub fn read_hits(words: &[u32]) -> (Vec<HitRecord>, bool) {
 // violations than it keeps (the GLSL engine keeps two).
 
 /// Words of one sanitizer record: `[kind, probe, key0, key1, key2, index,
-/// bound, other0, other1, other2, other_probe]` (an uninitialized read or a
-/// race: `index` is the element, `bound` the variable's `DeclId`; a race:
-/// `other*` the key of the other invocation and the probe of its access,
-/// 0 where not known; other kinds: `other*` are 0).
-pub const SANITIZE_RECORD_WORDS: usize = 11;
+/// bound, other0, other1, other2, other_probe, value, other_value]` (an
+/// uninitialized read or a race: `index` is the element, `bound` the
+/// variable's `DeclId`; a race on a storage buffer
+/// ([`SANITIZE_RACE_STORAGE`]): `bound` is the `DeclId` of the block
+/// member (a block without an instance name) or of the block's instance,
+/// plus the member's index + 1 shifted left by [`SANITIZE_MEMBER_SHIFT`];
+/// a race: `other*` the key of the other invocation and the probe of its
+/// access, 0 where not known, `value` the first word of the value this
+/// access wrote or read ([`SANITIZE_VALUE_KNOWN`]), `other_value` of the
+/// value the other access wrote ([`SANITIZE_OTHER_VALUE_KNOWN`]); other
+/// kinds: `other*` and the values are 0).
+pub const SANITIZE_RECORD_WORDS: usize = 13;
+/// A storage race's `bound`: the member of an instance-named block, + 1,
+/// above this bit (0: the `DeclId` is the member's own).
+pub const SANITIZE_MEMBER_SHIFT: u32 = 20;
+/// Words per slot of the storage race shadow after the records: the last
+/// writer (invocation, flags, a hash of the value) and its generation and
+/// step, two readers (the same two words each), and the last written
+/// value's first word.
+pub const SANITIZE_SHADOW_SLOT_WORDS: usize = 7;
+/// Storage race shadow slots [`new_sanitize_buffer`] makes room for (one
+/// per element of the storage-buffer members a shader accesses; elements
+/// past what the shadow holds are not checked for races).
+pub const SANITIZE_DEFAULT_SHADOW_SLOTS: u32 = 1 << 16;
 /// Index of the header word holding the number of dedup words before the records.
 pub const SANITIZE_FLAGS_INDEX: usize = 3;
 /// Index of the header word set to 1 when a record was lost (buffer full).
@@ -147,18 +166,43 @@ pub const SANITIZE_RACE_ATOMIC: u32 = 0x400;
 pub const SANITIZE_RACE_OTHER_WRITE: u32 = 0x800;
 /// A race: set when the other invocation's access was an atomic function.
 pub const SANITIZE_RACE_OTHER_ATOMIC: u32 = 0x1000;
+/// A race on a storage-buffer element (else on a shared variable's).
+pub const SANITIZE_RACE_STORAGE: u32 = 0x2000;
+/// A race: the record's `value` word is known (the first word of the value
+/// this access wrote or read).
+pub const SANITIZE_VALUE_KNOWN: u32 = 0x4000;
+/// A race: the record's `other_value` word is known (the first word of
+/// the value the other access wrote).
+pub const SANITIZE_OTHER_VALUE_KNOWN: u32 = 0x8000;
 
 /// The dedup words a sanitize buffer needs for a probe table of `probes` probes.
 pub fn sanitize_flag_words(probes: usize) -> u32 {
     (probes as u32 + 1) * SANITIZE_KINDS
 }
 
-/// Builds a zeroed sanitize buffer with room for `cap_records` records and
-/// the dedup words of a probe table of `probes` probes.
+/// Builds a zeroed sanitize buffer with room for `cap_records` records,
+/// the dedup words of a probe table of `probes` probes, and
+/// [`SANITIZE_DEFAULT_SHADOW_SLOTS`] storage race shadow slots.
 pub fn new_sanitize_buffer(cap_records: u32, probes: usize) -> Vec<u8> {
+    new_sanitize_buffer_with_shadow(cap_records, probes, SANITIZE_DEFAULT_SHADOW_SLOTS)
+}
+
+/// [`new_sanitize_buffer`] with `shadow_slots` storage race shadow slots
+/// (one per element of the storage-buffer members the shader accesses
+/// suffices; the words of the bound storage ranges always do).
+pub fn new_sanitize_buffer_with_shadow(
+    cap_records: u32,
+    probes: usize,
+    shadow_slots: u32,
+) -> Vec<u8> {
     let flags = sanitize_flag_words(probes);
-    let mut words =
-        vec![0u32; HEADER_WORDS + flags as usize + cap_records as usize * SANITIZE_RECORD_WORDS];
+    let mut words = vec![
+        0u32;
+        HEADER_WORDS
+            + flags as usize
+            + cap_records as usize * SANITIZE_RECORD_WORDS
+            + shadow_slots as usize * SANITIZE_SHADOW_SLOT_WORDS
+    ];
     words[CAP_INDEX] = cap_records;
     words[SANITIZE_FLAGS_INDEX] = flags;
     to_bytes(&words)
@@ -179,6 +223,10 @@ pub struct SanitizeRecord {
     pub other: [u32; 3],
     /// A race: the probe of the other invocation's access (0: unknown).
     pub other_probe: u32,
+    /// A race: the first word of the value this access wrote or read.
+    pub value: u32,
+    /// A race: the first word of the value the other access wrote.
+    pub other_value: u32,
 }
 
 /// Reads the records of a sanitize buffer; `true` in the second field if some
@@ -200,6 +248,8 @@ pub fn read_sanitize(words: &[u32]) -> (Vec<SanitizeRecord>, bool) {
             bound: r[6],
             other: [r[7], r[8], r[9]],
             other_probe: r[10],
+            value: r[11],
+            other_value: r[12],
         })
         .collect();
     (records, count > cap || header(SANITIZE_OVERFLOW_INDEX) != 0)

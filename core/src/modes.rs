@@ -67,7 +67,11 @@ pub struct Checks {
     /// Data races on shared memory: two invocations of a work group access
     /// one element between the same two barriers, at least one writes, and
     /// not both are atomic (compute shaders); and barriers not every
-    /// invocation reached.
+    /// invocation reached. Data races on storage buffers: two invocations
+    /// of one dispatch or draw access one element, at least one writes,
+    /// not both are atomic, and no barrier orders them (only invocations
+    /// of one work group are ordered by one; compute, fragment and vertex
+    /// shaders).
     pub race: bool,
 }
 

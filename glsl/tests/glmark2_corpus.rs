@@ -865,14 +865,7 @@ impl Checker {
             "hit test, every step, conditional",
             Mode::HitTest(conditional),
         ));
-        modes.push((
-            "sanitize",
-            Mode::Sanitize(Checks {
-                out_of_bounds: true,
-                uninit_shared: false,
-                race: false,
-            }),
-        ));
+        modes.push(("sanitize", Mode::Sanitize(Checks::ALL)));
         modes.push(("plain", Mode::Plain));
         for (name, mode) in modes {
             let req = Request {

@@ -7,7 +7,7 @@
 use std::path::Path;
 
 use expect_test::expect_file;
-use shaderdbg_core::decode::{decode_sanitizer, Access, SanitizerKind, SanitizerReport};
+use shaderdbg_core::decode::{decode_sanitizer, Access, Memory, SanitizerKind, SanitizerReport};
 use shaderdbg_core::layout;
 use shaderdbg_core::Invocation;
 use shaderdbg_gl_headless::{ContextKind, Headless, Stage as GlStage};
@@ -937,4 +937,319 @@ void main() {
 ";
     let dst = clean(|c| dispatch_in(CORE, comp, c, 1, &[0], 8), Checks::ALL);
     assert_eq!(dst, (1..=8).collect::<Vec<u32>>());
+}
+
+/// The race reports of `reports` on storage buffers: (line, global id,
+/// other line, other global id, element, this access, other access).
+fn storage_races(reports: &[SanitizerReport]) -> Vec<(u32, u32, u32, u32, u32, Access, Access)> {
+    let storage: Vec<SanitizerReport> = reports
+        .iter()
+        .filter(|r| {
+            matches!(
+                r.kind,
+                SanitizerKind::Race {
+                    memory: Memory::Storage { .. },
+                    ..
+                }
+            )
+        })
+        .copied()
+        .collect();
+    races(&storage)
+}
+
+/// Two work groups writing the same output element race (nothing orders
+/// invocations of different work groups within a dispatch); writing each
+/// its own element, or the same value, does not.
+const SCATTER: &str = "#version 430
+layout(local_size_x = 8) in;
+layout(std430, binding = 0) buffer Src { float src[]; };
+layout(std430, binding = 1) buffer Dst { float dst[]; };
+void main() {
+    uint i = gl_LocalInvocationID.x;
+    float v = src[gl_GlobalInvocationID.x];
+    dst[INDEX] = VALUE;
+}
+";
+
+#[test]
+fn two_work_groups_writing_the_same_output_element_race() {
+    let src: Vec<u32> = (0..16).map(|i| (i as f32 + 1.0).to_bits()).collect();
+    let bug = SCATTER.replace("INDEX", "i").replace("VALUE", "v");
+    let plain = dispatch_in(CORE, &bug, None, 2, &src, 16);
+    let checked = dispatch_in(CORE, &bug, Some(RACE), 2, &src, 16);
+    let at = line_of(&bug, "dst[i] = v;");
+    let got = storage_races(&checked.reports);
+    assert_eq!(got.len(), 1, "{:?}", checked.reports);
+    let (line, id, other_line, other, element, access, other_access) = got[0];
+    assert_eq!(
+        (line, other_line, access, other_access),
+        (at, at, Access::Write, Access::Write)
+    );
+    assert_eq!((id % 8, other % 8, element), (element, element, id % 8));
+    assert_ne!(id / 8, other / 8, "{got:?}");
+    // The values both wrote travel with the report.
+    let SanitizerKind::Race {
+        value, other_value, ..
+    } = checked.reports[0].kind
+    else {
+        unreachable!()
+    };
+    assert_eq!(value, Some(src[id as usize]));
+    // The other's value is known unless the two wrote the shadow at once.
+    assert!(
+        [None, Some(src[other as usize])].contains(&other_value),
+        "{other_value:?}"
+    );
+    assert!(!checked.lost);
+    assert_eq!(checked.dst, plain.dst);
+
+    let fix = SCATTER
+        .replace("INDEX", "gl_GlobalInvocationID.x")
+        .replace("VALUE", "v");
+    let dst = clean(|c| dispatch_in(CORE, &fix, c, 2, &src, 16), Checks::ALL);
+    assert_eq!(dst, src);
+    let same = SCATTER.replace("INDEX", "i").replace("VALUE", "1.0");
+    clean(|c| dispatch_in(CORE, &same, c, 2, &src, 16), Checks::ALL);
+}
+
+/// Within a work group, `barrier()` (with `memoryBarrierBuffer()`)
+/// orders storage accesses: a neighbour's element read after it is no
+/// race, read without it is; across work groups nothing orders them.
+const NEIGHBOUR: &str = "#version 430
+layout(local_size_x = 8) in;
+layout(std430, binding = 1) buffer Dst { uint dst[]; };
+layout(std430, binding = 0) buffer Src { uint got[]; };
+void main() {
+    uint i = gl_LocalInvocationID.x;
+    uint base = gl_WorkGroupID.x * 8u;
+    dst[base + i] = i + 1u;
+    SYNC
+    got[base + i] = dst[NEXT];
+}
+";
+
+#[test]
+fn storage_accesses_are_ordered_by_barriers_within_a_work_group_only() {
+    let sync = "memoryBarrierBuffer();\n    barrier();";
+    let within = "base + (i + 1u) % 8u";
+    let fix = NEIGHBOUR.replace("SYNC", sync).replace("NEXT", within);
+    let src = vec![0u32; 16];
+    clean(|c| dispatch_in(CORE, &fix, c, 2, &src, 16), Checks::ALL);
+
+    let read = line_of(NEIGHBOUR, "got[base + i]");
+    let write = line_of(NEIGHBOUR, "dst[base + i] = i + 1u;");
+    // No barrier: a neighbour of the same work group.
+    let bug = NEIGHBOUR.replace("SYNC", "").replace("NEXT", within);
+    let checked = dispatch_in(CORE, &bug, Some(RACE), 2, &src, 16);
+    let got = storage_races(&checked.reports);
+    assert_eq!(got.len(), 1, "{:?}", checked.reports);
+    let (line, id, other_line, other, ..) = got[0];
+    assert_eq!(id / 8, other / 8, "{got:?}");
+    assert_eq!([line, other_line].iter().filter(|l| **l == read).count(), 1);
+    assert!([line, other_line].contains(&write), "{got:?}");
+
+    // A barrier, but the last invocation reads the next work group's
+    // first element.
+    let across = NEIGHBOUR
+        .replace("SYNC", sync)
+        .replace("NEXT", "(base + i + 1u) % 16u");
+    let checked = dispatch_in(CORE, &across, Some(RACE), 2, &src, 16);
+    let got = storage_races(&checked.reports);
+    assert!(!got.is_empty(), "{:?}", checked.reports);
+    for (_, id, _, other, element, ..) in got {
+        assert_ne!(id / 8, other / 8, "{:?}", checked.reports);
+        assert!([0, 8].contains(&element), "{:?}", checked.reports);
+    }
+}
+
+/// Atomic functions on a storage buffer never race with each other; a
+/// plain `+=` of the same counters from two work groups does. The block
+/// has an instance name: reports name its member.
+const STORAGE_HISTOGRAM: &str = "#version 430
+layout(local_size_x = 16) in;
+layout(std430, binding = 0) buffer Src { uint values[]; };
+layout(std430, binding = 1) buffer Hist { uint total; uint bins[4]; } h;
+void main() {
+    uint b = values[gl_GlobalInvocationID.x] % 4u;
+    COUNT
+}
+";
+
+#[test]
+fn atomics_on_storage_buffers_do_not_race() {
+    let src: Vec<u32> = (0..32).map(|i| (i * 7 + 3) % 13).collect();
+    let fix = STORAGE_HISTOGRAM.replace(
+        "COUNT",
+        "atomicAdd(h.bins[b], 1u);\n    atomicAdd(h.total, 1u);",
+    );
+    let dst = clean(|c| dispatch_in(CORE, &fix, c, 2, &src, 5), Checks::ALL);
+    assert_eq!(dst[0], 32);
+    let bug = STORAGE_HISTOGRAM.replace("COUNT", "h.bins[b] += 1u;");
+    let checked = dispatch_in(CORE, &bug, Some(RACE), 2, &src, 5);
+    let got = storage_races(&checked.reports);
+    assert_eq!(got.len(), 1, "{:?}", checked.reports);
+    let SanitizerKind::Race {
+        memory, element, ..
+    } = checked.reports[0].kind
+    else {
+        unreachable!()
+    };
+    assert_eq!(memory, Memory::Storage { member: Some(1) });
+    assert!(element < 4);
+}
+
+/// A write whose value is not known (`+=`) followed, between the same
+/// two barriers, by another invocation's `= 0u` of the same element is a
+/// race: the unknown value used to be kept as 0 and taken for the same
+/// value as the `= 0u`.
+#[test]
+fn a_write_of_an_unknown_value_is_not_taken_for_the_same_value() {
+    let comp = "#version 430
+layout(local_size_x = 8) in;
+layout(std430, binding = 1) buffer Dst { uint dst[]; };
+shared uint marks[2];
+void main() {
+    uint i = gl_LocalInvocationIndex;
+    if (i < 2u) marks[i] = 5u;
+    barrier();
+    if (i == 0u) marks[1] += 1u;
+    if (i == 1u) marks[1] = ZERO;
+    barrier();
+    dst[i] = marks[1];
+}
+";
+    let bug = comp.replace("ZERO", "0u");
+    let checked = dispatch_in(CORE, &bug, Some(RACE), 1, &[0], 8);
+    let got = races(&checked.reports);
+    assert_eq!(got.len(), 1, "{:?}", checked.reports);
+    let (line, id, other_line, other, element, access, other_access) = got[0];
+    assert_eq!(
+        (line, id, other_line, other, element, access, other_access),
+        (
+            line_of(&bug, "marks[1] = 0u"),
+            1,
+            line_of(&bug, "marks[1] += 1u"),
+            0,
+            1,
+            Access::Write,
+            Access::Write
+        )
+    );
+    let SanitizerKind::Race {
+        value, other_value, ..
+    } = checked.reports[0].kind
+    else {
+        unreachable!()
+    };
+    assert_eq!((value, other_value), (Some(0), None));
+}
+
+/// Fragments writing a storage buffer: two fragments writing one word
+/// with different values race, atomics do not; an index one past the
+/// buffer's end is reported at its fragment.
+const FRAGMENT_SSBO: &str = "#version 430
+layout(std430, binding = 1) buffer Hits { uint hits[]; };
+out vec4 color;
+void main() {
+    uvec2 p = uvec2(gl_FragCoord.xy);
+    WRITE
+    color = vec4(1.0);
+}
+";
+
+const FULLSCREEN_VS: &str = "#version 430
+void main() {
+    vec2 p = vec2(gl_VertexID == 1 ? 3.0 : -1.0, gl_VertexID == 2 ? 3.0 : -1.0);
+    gl_Position = vec4(p, 0.0, 1.0);
+}
+";
+
+/// Draws a full-screen triangle over 4x4 pixels with `frag` sanitized
+/// with `checks` (none: plain), `hits` of 16 words at binding 1.
+fn draw_fragments(frag: &str, checks: Option<Checks>) -> Outcome {
+    let gl = Headless::new(CORE, 4, 4).expect("context");
+    let parsed = parse(&[frag], Stage::Fragment, None).expect("parses");
+    let mode = checks.map_or(Mode::Plain, Mode::Sanitize);
+    let req = Request {
+        mode,
+        target: Target::CORE,
+        binding: BINDING,
+    };
+    let out = instrument(&parsed, &req).expect("instruments");
+    let program = gl
+        .compile_program(&[
+            (GlStage::Vertex, FULLSCREEN_VS),
+            (GlStage::Fragment, &out.glsl),
+        ])
+        .unwrap_or_else(|e| panic!("{e}\n{}", out.glsl));
+    let hits = gl
+        .create_storage_buffer(DST_BINDING, &[0u8; 64])
+        .expect("ssbo");
+    let report_buf = gl
+        .create_storage_buffer(
+            BINDING,
+            &layout::new_sanitize_buffer(64, out.probes.probes.len()),
+        )
+        .expect("ssbo");
+    gl.draw_fullscreen(&program).expect("draw");
+    let dst = layout::to_words(&gl.read_storage_buffer(&hits).expect("read"));
+    let words = layout::to_words(&gl.read_storage_buffer(&report_buf).expect("read"));
+    let (reports, lost) = decode_sanitizer(&words, &out.probes);
+    Outcome { dst, reports, lost }
+}
+
+#[test]
+fn fragments_writing_a_storage_buffer_are_sanitized() {
+    let frag = |w: &str| FRAGMENT_SSBO.replace("WRITE", w);
+    // Each fragment its own word, in bounds: nothing.
+    let own = frag("hits[p.y * 4u + p.x] = p.x + 1u;");
+    let dst = clean(|c| draw_fragments(&own, c), Checks::ALL);
+    assert_eq!(dst, (0..16).map(|k| k % 4 + 1).collect::<Vec<u32>>());
+    let atomic = frag("atomicMax(hits[0], p.x);");
+    let dst = clean(|c| draw_fragments(&atomic, c), Checks::ALL);
+    assert_eq!(dst[0], 3);
+
+    let bug = frag("hits[0] = p.x;");
+    let checked = draw_fragments(&bug, Some(RACE));
+    let at = line_of(&bug, "hits[0] = p.x;");
+    let got: Vec<_> = checked
+        .reports
+        .iter()
+        .filter_map(|r| match (r.invocation, r.kind) {
+            (
+                Invocation::Fragment { x, .. },
+                SanitizerKind::Race {
+                    other: Invocation::Fragment { x: ox, .. },
+                    other_line,
+                    element,
+                    memory: Memory::Storage { member: None },
+                    ..
+                },
+            ) => Some((r.line, other_line, element, x != ox)),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(got, [(at, at, 0, true)], "{:?}", checked.reports);
+
+    let oob_bug = frag("hits[p.y * 4u + p.x + 1u] = 1u;");
+    let checked = draw_fragments(&oob_bug, Some(Checks::ALL));
+    let got: Vec<_> = checked
+        .reports
+        .iter()
+        .map(|r| (r.line, r.invocation.pixel(), r.kind))
+        .collect();
+    assert_eq!(
+        got,
+        [(
+            line_of(&oob_bug, "hits[p.y"),
+            Some([3, 3]),
+            SanitizerKind::Oob {
+                index: 16,
+                bound: 16
+            }
+        )],
+        "{:?}",
+        checked.reports
+    );
 }

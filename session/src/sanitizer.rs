@@ -5,7 +5,7 @@
 //!
 //! [`StopReason::Sanitizer`]: shaderdbg_core::StopReason::Sanitizer
 
-pub use shaderdbg_core::decode::{Access, SanitizerKind, SanitizerReport};
+pub use shaderdbg_core::decode::{Access, Memory, SanitizerKind, SanitizerReport};
 use shaderdbg_core::types::Type;
 use shaderdbg_core::value::Value;
 use shaderdbg_core::{Hit, HitTag, Invocation, StopReason};
@@ -13,7 +13,7 @@ use shaderdbg_core::{Hit, HitTag, Invocation, StopReason};
 use crate::stop::{Location, Stop};
 
 /// One sanitizer report, described.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct Finding {
     pub report: SanitizerReport,
     /// `out_of_bounds`, `uninitialized_read`, `data_race` or
@@ -25,8 +25,16 @@ pub struct Finding {
     /// A data race: the other invocation, and where its access was.
     pub other: Option<(Invocation, Location)>,
     /// The array indexed (out of bounds: when the statement indexes one
-    /// array only; an uninitialized read or a race: the shared variable).
+    /// array only; an uninitialized read or a race: the shared variable,
+    /// or the storage buffer's block and member, `Dst.dst`).
     pub variable: Option<String>,
+    /// A race: the value written, where known (this access's if it
+    /// wrote, else the other's), as the element's first scalar.
+    pub value_written: Option<Value>,
+    /// A race: the value this access read, where known.
+    pub value_read: Option<Value>,
+    /// A race of two writes: the value the other access wrote, where known.
+    pub other_value_written: Option<Value>,
     /// What a person reads: `out-of-bounds index 32 into data[] (32
     /// elements) at compute.comp:14 in compute (7,0,0)`; `data race on
     /// shared float tile[4]: invocation (4,0,0) wrote at line 14,
@@ -79,19 +87,30 @@ impl Stop {
         let r = self.sanitizer.get(usize::try_from(i).ok()?)?;
         let (array, wanted) = match r.kind {
             SanitizerKind::Oob { index, .. } => (None, index),
-            SanitizerKind::UninitRead { decl, element }
-            | SanitizerKind::Race { decl, element, .. } => {
+            SanitizerKind::UninitRead { decl, element } => {
                 let v = self.table.vars.get(decl)?;
                 if !matches!(v.ty, Type::Array(..)) {
                     return None;
                 }
-                (Some(v.name.as_str()), i64::from(element))
+                (Some(v.name.clone()), i64::from(element))
+            }
+            SanitizerKind::Race {
+                decl,
+                element,
+                memory,
+                ..
+            } => {
+                let (name, ty) = self.raced(decl, memory)?;
+                if !matches!(ty, Type::Array(..)) {
+                    return None;
+                }
+                (Some(name), i64::from(element))
             }
             SanitizerKind::DivergentBarrier { .. } => return None,
         };
         let indices: Vec<String> = indexings(self.line_text(self.hit.line))
             .into_iter()
-            .filter(|(name, _)| array.is_none_or(|a| a == name))
+            .filter(|(name, _)| array.as_ref().is_none_or(|a| a == name))
             .map(|(_, index)| index)
             .collect();
         if indices.is_empty() {
@@ -128,6 +147,7 @@ impl Stop {
             None => format!("<shader {}>:{}", self.shader, location.line),
         };
         let mut other = None;
+        let (mut value_written, mut value_read, mut other_value_written) = (None, None, None);
         let (kind, variable, what) = match r.kind {
             SanitizerKind::Oob { index, bound } => {
                 let array = sole_indexed_name(self.line_text(r.line));
@@ -156,21 +176,82 @@ impl Stop {
                 other: o,
                 other_line,
                 other_access,
+                memory,
+                value,
+                other_value,
                 ..
             } => {
-                let (name, shown) = self.shared_element(decl, element, true);
                 let at = |line: u32| match line {
                     0 => "at a line not known".to_string(),
                     l => format!("at line {}", self.location_of_line(l).line),
                 };
-                let first = format!("{} {} {}", who(&o), did(other_access), at(other_line));
-                let then = format!("{} {} {}", who(&r.invocation), did(access), at(r.line));
+                let size = match memory {
+                    Memory::Shared => None,
+                    Memory::Storage { .. } => self.work_group_size(),
+                };
+                let inv = |i: &Invocation| match (i, size) {
+                    (Invocation::Compute { id }, Some(s)) => format!(
+                        "{} of workgroup ({},{},{})",
+                        who(i),
+                        id[0] / s[0],
+                        id[1] / s[1],
+                        id[2] / s[2]
+                    ),
+                    _ => who(i),
+                };
+                let first = format!("{} {} {}", inv(&o), did(other_access), at(other_line));
+                let then = format!("{} {} {}", inv(&r.invocation), did(access), at(r.line));
                 other = Some((o, self.location_of_line(other_line)));
-                (
-                    "data_race",
-                    name,
-                    format!("data race on shared {shown}: {first}, {then}, no barrier between"),
-                )
+                let elem_ty = self.raced(decl, memory).map(|(_, t)| match t {
+                    Type::Array(e, _) => *e,
+                    t => t,
+                });
+                let typed = |w: Option<u32>| {
+                    let w = w?;
+                    elem_ty.as_ref().and_then(|t| first_scalar(t, w))
+                };
+                let (own, theirs) = (typed(value), typed(other_value));
+                match access {
+                    Access::Read => value_read = own,
+                    _ => value_written = own,
+                }
+                if other_access != Access::Read {
+                    if access == Access::Read {
+                        value_written = theirs;
+                    } else {
+                        other_value_written = theirs;
+                    }
+                }
+                match memory {
+                    Memory::Shared => {
+                        let (name, shown) = self.shared_element(decl, element, true);
+                        (
+                            "data_race",
+                            name,
+                            format!(
+                                "data race on shared {shown}: {first}, {then}, no barrier between"
+                            ),
+                        )
+                    }
+                    Memory::Storage { member } => {
+                        let name = self.storage_name(decl, member);
+                        let array = self
+                            .raced(decl, memory)
+                            .is_some_and(|(_, t)| matches!(t, Type::Array(..)));
+                        let shown = match &name {
+                            Some(n) if array => format!("{n}[{element}]"),
+                            Some(n) => n.clone(),
+                            None => format!("variable {decl}"),
+                        };
+                        (
+                            "data_race",
+                            name,
+                            format!(
+                                "data race on storage buffer {shown}: {first}, {then}, nothing orders them"
+                            ),
+                        )
+                    }
+                }
             }
             SanitizerKind::DivergentBarrier {
                 arrived,
@@ -197,7 +278,84 @@ impl Stop {
             invocation: r.invocation,
             other,
             variable,
+            value_written,
+            value_read,
+            other_value_written,
         }
+    }
+
+    /// The variable a race is on, as the shader names it where it indexes
+    /// it (a member of an instance-named block: the member's name), and
+    /// its type.
+    fn raced(&self, decl: usize, memory: Memory) -> Option<(String, Type)> {
+        let v = self.table.vars.get(decl)?;
+        match (memory, &v.ty) {
+            (Memory::Storage { member: Some(m) }, Type::Struct(st)) => {
+                let f = st.fields.get(m as usize)?;
+                Some((f.name.clone(), f.ty.clone()))
+            }
+            _ => Some((v.name.clone(), v.ty.clone())),
+        }
+    }
+
+    /// A storage-buffer member as a race report names it: its block's
+    /// name and the member's, `Dst.dst` (the member alone where the block
+    /// is not found).
+    fn storage_name(&self, decl: usize, member: Option<u32>) -> Option<String> {
+        let v = self.table.vars.get(decl)?;
+        if let (Some(m), Type::Struct(st)) = (member, &v.ty) {
+            let f = st.fields.get(m as usize)?;
+            return Some(format!("{}.{}", st.name, f.name));
+        }
+        Some(match self.block_of(&v.name) {
+            Some(block) => format!("{block}.{}", v.name),
+            None => v.name.clone(),
+        })
+    }
+
+    /// The name of the storage block without an instance name that
+    /// declares `member`.
+    fn block_of(&self, member: &str) -> Option<String> {
+        use glsl_lang::ast;
+        let crate::stop::Source::Glsl(p) = &*self.parsed else {
+            return None;
+        };
+        p.tu.0.iter().find_map(|ext| {
+            let ast::ExternalDeclarationData::Declaration(d) = &ext.content else {
+                return None;
+            };
+            let ast::DeclarationData::Block(b) = &d.content else {
+                return None;
+            };
+            let declares = b.identifier.is_none()
+                && b.fields
+                    .iter()
+                    .any(|f| f.identifiers.iter().any(|i| i.ident.as_str() == member));
+            declares.then(|| b.name.as_str().to_string())
+        })
+    }
+
+    /// A compute shader's `local_size`, from its source (1 where a
+    /// dimension is not given; `None` where a size is not a number).
+    fn work_group_size(&self) -> Option<[u32; 3]> {
+        let text = self.parsed.text();
+        let mut size = [1u32; 3];
+        let mut found = false;
+        for (k, axis) in ["local_size_x", "local_size_y", "local_size_z"]
+            .iter()
+            .enumerate()
+        {
+            let Some(at) = text.find(axis) else { continue };
+            let rest = text[at + axis.len()..].trim_start().strip_prefix('=')?;
+            let digits: String = rest
+                .trim_start()
+                .chars()
+                .take_while(|c| c.is_ascii_digit())
+                .collect();
+            size[k] = digits.parse().ok().filter(|n| *n > 0)?;
+            found = true;
+        }
+        found.then_some(size)
     }
 
     /// The shared variable `decl`'s name, and its element `element` as a
@@ -227,6 +385,27 @@ fn who(inv: &Invocation) -> String {
     match inv {
         Invocation::Compute { id: [x, y, z] } => format!("invocation ({x},{y},{z})"),
         other => other.to_string(),
+    }
+}
+
+/// A value's first word (what a race report carries) as the first scalar
+/// of type `ty` (the whole value for a scalar).
+fn first_scalar(ty: &Type, word: u32) -> Option<Value> {
+    use shaderdbg_core::Scalar;
+    match ty {
+        Type::Scalar(s) => Some(match s {
+            Scalar::Float => Value::Float(f32::from_bits(word)),
+            Scalar::Int => Value::Int(word as i32),
+            Scalar::Uint => Value::Uint(word),
+            Scalar::Bool => Value::Bool(word != 0),
+            Scalar::Double => return None,
+        }),
+        Type::Vector(s, _) | Type::Matrix { scalar: s, .. } => {
+            first_scalar(&Type::Scalar(*s), word)
+        }
+        Type::Array(e, _) => first_scalar(e, word),
+        Type::Struct(st) => first_scalar(&st.fields.first()?.ty, word),
+        _ => None,
     }
 }
 

@@ -1,8 +1,10 @@
 //! The sanitizer's cost on llvmpipe: each kernel dispatched plain and
 //! sanitized (`Mode::Sanitize`, every check), the sanitized time over the
 //! plain one (issue 13's target: at most 10x), and what the race check
-//! adds (every check over every check but races). A dispatch is timed
-//! with the read-back of a one-word buffer, which waits for it.
+//! adds (every check over every check but races: shared memory and, with
+//! a shadow slot for every word of the storage buffers, storage buffers).
+//! A dispatch is timed with the read-back of a one-word buffer, which
+//! waits for it.
 
 /// The storage buffers and the 256-wide shared tile the shared-memory
 /// kernels start with.
@@ -42,6 +44,24 @@ void main() {
         float v = src[base + k];
         dst[base + k] = v * 2.0 + 1.0;
     }
+}
+",
+        1 << 12,
+        64,
+    ),
+    (
+        "storage stencil (write, barrier, 2 neighbour reads in the work group)",
+        "#version 430
+layout(local_size_x = 64) in;
+layout(std430, binding = 0) buffer Src { float src[]; };
+layout(std430, binding = 1) buffer Dst { float dst[]; };
+void main() {
+    uint i = gl_LocalInvocationID.x;
+    uint base = gl_WorkGroupID.x * 64u;
+    dst[base + i] = src[base + i] * 0.5;
+    memoryBarrierBuffer();
+    barrier();
+    src[base + i] = dst[base + (i + 63u) % 64u] + dst[base + (i + 1u) % 64u];
 }
 ",
         1 << 12,
@@ -156,7 +176,13 @@ pub fn sanitize_overhead(runs: usize) {
                 let report = gl
                     .create_storage_buffer(
                         binding,
-                        &layout::new_sanitize_buffer(64, out.probes.probes.len()),
+                        // A shadow slot for every word of the two storage
+                        // buffers (the race check on storage buffers).
+                        &layout::new_sanitize_buffer_with_shadow(
+                            64,
+                            out.probes.probes.len(),
+                            2 << 20,
+                        ),
                     )
                     .expect("ssbo");
                 (program, report, out.probes)

@@ -115,11 +115,74 @@
 //! one more `barrier()` (executed where the program's own barrier is,
 //! so as uniformly).
 //!
+//! A write whose value is not known (any but a plain `=` of a whole
+//! element) says so in its writer word (a "value known" bit; the probe
+//! then has 11 bits, 0 above 2047), so a later `= 0` is not taken for a
+//! write of the same value as it (the value shadow holds 0 for it).
+//!
+//! **Data races on storage buffers** (`race`, compute, fragment and
+//! vertex shaders): two invocations of one dispatch or draw access one
+//! element of a storage-buffer member (each element of its outermost
+//! array, runtime-sized ones to their `length()`; a member that is no
+//! array is one element), at least one writes, not both are atomic
+//! functions, and nothing orders them. Only `barrier()` orders storage
+//! accesses, and only those of one work group (of a compute shader):
+//! invocations of different work groups, fragments, vertices are never
+//! ordered within one dispatch or draw.
+//!
+//! Modelled: the shadow lies in the report buffer after the records
+//! (`layout::SANITIZE_SHADOW_SLOT_WORDS` words per slot, as many slots as
+//! the buffer holds; the host zeroes it), each member's elements in
+//! consecutive slots (laid out by `_sdbg_sinit` as `main` starts). A
+//! slot keeps the last writer and, per parity of the invocation, the
+//! last reader: each an access word (the invocation, atomic, partial,
+//! value known and a 6-bit hash of the value's first word; written with
+//! `atomicExchange`) and a generation word (the work group's barrier
+//! generation, 20 bits, and the step), and the last written value's
+//! first word. A write reports another invocation's write, else a read;
+//! a read another's write; when the two are of different work groups
+//! (or stages without work groups), or of one work group with the same
+//! barrier generation. As for shared memory: two atomic functions, two
+//! partial accesses, and two plain `=` writes of whole elements whose
+//! values hash alike (1 in 64 of different values do: that can only hide
+//! a report) are not compared. The report names the member (the block's
+//! instance and the member's index, or the member: `SANITIZE_MEMBER_SHIFT`),
+//! the element, both invocations (a compute invocation by its global
+//! id; a fragment by its pixel, the other's primitive not known; a
+//! vertex by vertex and instance) and both steps, and the values where
+//! known: the value this access wrote, or read (the read value is taken
+//! right after the read), and the value the other wrote (not known when
+//! its value word and access word were written apart by two writers at
+//! once).
+//!
+//! Not modelled: `barrier()` is taken to order the storage accesses of
+//! a work group with or without `memoryBarrierBuffer()` (the
+//! specification asks for both; drivers order them with `barrier()`
+//! alone, so a report would be noise): a missing memory barrier is not
+//! reported. Aliasing (one buffer bound to two blocks, or two ranges
+//! that overlap) is not seen: each block has its own shadow. Members of
+//! `readonly` blocks and `readonly` members (nothing writes them),
+//! arrays of blocks, storage blocks declared after `main`: no shadow.
+//! Elements beyond the slots the buffer holds, invocations beyond what
+//! an access word names (a compute dispatch of more than 2^22
+//! invocations; fragments at x or y >= 2048; vertices >= 65536 or
+//! instances >= 64): not checked. Two accesses are found only while the
+//! shadow holds them (the last writer and two readers per element); the
+//! access words of two writers at once can pair one's invocation with
+//! the other's step (only when both wrote the element at once, itself a
+//! race unless both were atomic). Generations have 20 bits (a million
+//! barriers). Dispatches and draws are not compared with each other
+//! (the agent's shadow is fresh for each).
+//!
 //! What a sanitized run changes: the program's own memory is only
 //! changed where an index is out of bounds (see above); the shadows
 //! are `shared` variables of their own (four words per element for
 //! races, one for uninitialized reads), so the program's shared
-//! memory budget must have room for them.
+//! memory budget must have room for them; the storage race shadow is
+//! in the report buffer. Storage-buffer arrays with a race shadow are
+//! bounds-checked (reported only with `out_of_bounds`) to keep the
+//! shadow's index in bounds: an out-of-bounds access is not performed
+//! then either.
 //!
 
 mod build;

@@ -28,6 +28,12 @@ pub struct Runtime {
     /// `Checks::race`, in a compute shader).
     shadow_uninit: bool,
     shadow_race: bool,
+    /// The race check on storage buffers, in a shader of this stage.
+    storage_race: bool,
+    stage: Stage,
+    /// Storage-buffer members with a race shadow: (number, elements (0:
+    /// runtime-sized), how generated code names the member).
+    storage: Vec<(usize, u32, String)>,
 }
 
 /// Bits of the race shadow words (`_sdbg_rw`: the last writer, `_sdbg_rmin`
@@ -37,9 +43,13 @@ pub struct Runtime {
 /// presence bit (set in `_sdbg_rw` and `_sdbg_rmax`, clear in `_sdbg_rmin`),
 /// then an access word: atomic, partial (a field, component or inner
 /// element of the element), the local invocation index (10 bits) and the
-/// probe of the access (12 bits, 0 above 4095).
+/// probe of the access (12 bits, 0 above 4095; a write's: [`RACE_KNOWN`]
+/// and 11 bits, 0 above 2047).
 const RACE_ATOMIC: &str = "0x800000u";
 const RACE_PARTIAL: &str = "0x400000u";
+/// A write's access word: the value it wrote is known (kept in
+/// `_sdbg_rv`); the probe then has 11 bits (0 above 2047).
+const RACE_KNOWN: &str = "0x800u";
 
 impl Runtime {
     pub fn new(version: Version) -> Runtime {
@@ -50,7 +60,17 @@ impl Runtime {
             race_words: 0,
             shadow_uninit: false,
             shadow_race: false,
+            storage_race: false,
+            stage: Stage::Compute,
+            storage: Vec::new(),
         }
+    }
+
+    /// Whether storage-buffer members get race shadows (see
+    /// [`Self::storage_shadow`]), in a shader of `stage`.
+    pub fn set_storage_race(&mut self, on: bool, stage: Stage) {
+        self.storage_race = on;
+        self.stage = stage;
     }
 
     /// What shared-variable shadows check (see [`Self::shadow`]).
@@ -77,9 +97,9 @@ impl Runtime {
     /// (after the shader's `local_size` layout).
     fn race_prelude(&self) -> String {
         use crate::layout::{
-            SANITIZE_KIND_RACE as RACE, SANITIZE_RACE_ATOMIC as A,
-            SANITIZE_RACE_OTHER_ATOMIC as OA, SANITIZE_RACE_OTHER_WRITE as OW,
-            SANITIZE_RACE_WRITE as W,
+            SANITIZE_KIND_RACE as RACE, SANITIZE_OTHER_VALUE_KNOWN as OK,
+            SANITIZE_RACE_ATOMIC as A, SANITIZE_RACE_OTHER_ATOMIC as OA,
+            SANITIZE_RACE_OTHER_WRITE as OW, SANITIZE_RACE_WRITE as W, SANITIZE_VALUE_KNOWN as VK,
         };
         let h = self.h;
         let n = self.race_words;
@@ -98,7 +118,6 @@ impl Runtime {
 void _sdbg_race_clear();
 void _sdbg_race_init();
 {h}uint _sdbg_ep = 0u;
-{h}uint _sdbg_v = 0u;
 bool _sdbg_race_on = false;
 {h}uint _sdbg_wg = 0u;
 shared {h}uint _sdbg_gen;
@@ -111,6 +130,7 @@ void _sdbg_barrier({h}uint p) {{
     _sdbg_arrive[(g + 2u) % 3u] = 0u;
     _sdbg_gen = g + 1u;
     if (arrived != _sdbg_wg) _sdbg_report({divergent}u, p, arrived, _sdbg_wg, 0u);
+    _sdbg_g = g + 1u;
     _sdbg_ep = (g + 1u) & 127u;
     if (_sdbg_ep == 0u) {{ _sdbg_race_clear(); memoryBarrierShared(); barrier(); }}
 }}
@@ -125,48 +145,260 @@ void _sdbg_barrier({h}uint p) {{
 shared {h}uint _sdbg_rmin[{n}];
 shared {h}uint _sdbg_rmax[{n}];
 shared {h}uint _sdbg_rv[{n}];
-{h}uint _sdbg_acc({h}uint p, {h}uint f) {{ return f | (gl_LocalInvocationIndex << 12u) | (p < 4096u ? p : 0u); }}
+{h}uint _sdbg_acc({h}uint p, {h}uint f) {{ return f | (gl_LocalInvocationIndex << 12u) | (p < 2048u ? p : 0u); }}
 bool _sdbg_other({h}uint v, {h}uint a) {{ return ((v ^ a) & 0x3ff000u) != 0u && (v & a & 0xc00000u) == 0u; }}
-{h}uint _sdbg_wkind({h}uint w) {{ return {OW}u | ((w & {RACE_ATOMIC}) != 0u ? {OA}u : 0u); }}
+{h}uint _sdbg_wkind({h}uint w) {{ return {OW}u | ((w & {RACE_ATOMIC}) != 0u ? {OA}u : 0u) | ((w & {RACE_KNOWN}) != 0u ? {OK}u : 0u); }}
 void _sdbg_rd({h}uint p, {h}uint at, {h}uint elem, {h}uint decl, {h}uint f) {{
+    _sdbg_rpend = false;
     if (!_sdbg_race_on) return;
     {h}uint a = _sdbg_acc(p, f);
     {h}uint w = _sdbg_rw[at];
     if ((w >> 24u) == ((_sdbg_ep << 1u) | 1u) && _sdbg_other(w, a))
-        _sdbg_report({RACE}u | _sdbg_wkind(w), p, elem, decl, w & 0x3fffffu);
+        _sdbg_rep({RACE}u | _sdbg_wkind(w), p, elem, decl, w & 0x3fffffu, 0u, 0u, _sdbg_rv[at]);
     atomicMin(_sdbg_rmin[at], ((127u - _sdbg_ep) << 25u) | a);
     atomicMax(_sdbg_rmax[at], (_sdbg_ep << 25u) | 0x1000000u | a);
 }}
 void _sdbg_wr({h}uint p, {h}uint at, {h}uint elem, {h}uint decl, {h}uint f, bool known, {h}uint v) {{
     if (!_sdbg_race_on) return;
-    {h}uint a = _sdbg_acc(p, f);
-    {h}uint kind = {RACE}u | {W}u | ((f & {RACE_ATOMIC}) != 0u ? {A}u : 0u);
+    // A write whose value is known (a plain `=` of a whole element)
+    // says so in its access word; the value's first word is kept apart.
+    {h}uint a = _sdbg_acc(p, f) | (known ? {RACE_KNOWN} : 0u);
+    {h}uint kind = {RACE}u | {W}u | ((f & {RACE_ATOMIC}) != 0u ? {A}u : 0u) | (known ? {VK}u : 0u);
     {h}uint w = atomicExchange(_sdbg_rw[at], (_sdbg_ep << 25u) | 0x1000000u | a);
     {h}uint ov = atomicExchange(_sdbg_rv[at], v);
     {h}uint r = _sdbg_rmin[at];
     {h}uint s = _sdbg_rmax[at];
-    // Two plain writes of a whole element with the same value (its first
-    // word) are no race.
-    bool same = known && ov == v && ((w | a) & 0xc00000u) == 0u;
+    // Two plain writes of a whole element with the same known value (its
+    // first word) are no race; a write whose value is not known is never
+    // taken for one of the same value.
+    bool same = known && (w & {RACE_KNOWN}) != 0u && ov == v && ((w | a) & 0xc00000u) == 0u;
     if ((w >> 24u) == ((_sdbg_ep << 1u) | 1u) && _sdbg_other(w, a)) {{
-        if (!same) _sdbg_report(kind | _sdbg_wkind(w), p, elem, decl, w & 0x3fffffu);
+        if (!same) _sdbg_rep(kind | _sdbg_wkind(w), p, elem, decl, w & 0x3fffffu, 0u, v, ov);
     }}
     else if ((r >> 24u) == ((127u - _sdbg_ep) << 1u) && _sdbg_other(r, a))
-        _sdbg_report(kind, p, elem, decl, r & 0x3fffffu);
+        _sdbg_rep(kind, p, elem, decl, r & 0x3fffffu, 0u, v, 0u);
     else if ((s >> 24u) == ((_sdbg_ep << 1u) | 1u) && _sdbg_other(s, a))
-        _sdbg_report(kind, p, elem, decl, s & 0x3fffffu);
+        _sdbg_rep(kind, p, elem, decl, s & 0x3fffffu, 0u, v, 0u);
 }}
 "
         );
         s
     }
 
+    /// The race check on storage buffers: the write and read checks
+    /// (`_sdbg_swr`, `_sdbg_srd`: slot `slot` of the shadow, element
+    /// `elem` of the member `decl` (`SANITIZE_MEMBER_SHIFT`), by the step
+    /// `p`, flags `f`).
+    ///
+    /// The shadow lies in the report buffer after the records, as many
+    /// slots of [`crate::layout::SANITIZE_SHADOW_SLOT_WORDS`] words as
+    /// fit; each storage member's elements have consecutive slots
+    /// (`_sdbg_sb{k}`, from `_sdbg_sinit`). A slot: the last writer's
+    /// access word and its generation word, two readers' (even and odd
+    /// invocations), and the last written value's first word. An access
+    /// word: present (bit 31), atomic (30), partial (29), value known
+    /// (28), a 6-bit hash of the value's first word (27..22), the
+    /// invocation (21..0: a compute shader's linear global id, a
+    /// fragment's `x | y << 11`, a vertex's `vertex | instance << 16`;
+    /// invocations beyond those bits are not checked). A generation word:
+    /// the work group's barrier generation (20 bits, compute) and the
+    /// step (12 bits, 0 above 4095). Two accesses are ordered only if
+    /// they are of one work group with a `barrier()` between.
+    fn storage_prelude(&self) -> String {
+        use crate::layout::{
+            SANITIZE_KIND_RACE as RACE, SANITIZE_OTHER_VALUE_KNOWN as OK,
+            SANITIZE_RACE_ATOMIC as A, SANITIZE_RACE_OTHER_ATOMIC as OA,
+            SANITIZE_RACE_OTHER_WRITE as OW, SANITIZE_RACE_STORAGE as ST, SANITIZE_RACE_WRITE as W,
+            SANITIZE_RECORD_WORDS as RW, SANITIZE_SHADOW_SLOT_WORDS as SW,
+            SANITIZE_VALUE_KNOWN as VK,
+        };
+        let h = self.h;
+        let wgsame = if self.stage == Stage::Compute {
+            format!("bool _sdbg_swgsame({h}uint id);\n")
+        } else {
+            format!("bool _sdbg_swgsame({h}uint id) {{ return false; }}\n")
+        };
+        format!(
+            "void _sdbg_sinit();
+void _sdbg_sother_key({h}uint at, {h}uint o, {h}uint og);
+{wgsame}{h}uint _sdbg_sid = 0xffffffffu;
+{h}uint _sdbg_sb = 0u;
+{h}uint _sdbg_scap = 0u;
+void _sdbg_sbase() {{
+    _sdbg_sb = _sdbg_san_flags + _sdbg_san_cap * {RW}u;
+    {h}uint len = uint(_sdbg_data.length());
+    _sdbg_scap = len > _sdbg_sb ? (len - _sdbg_sb) / {SW}u : 0u;
+}}
+{h}uint _sdbg_sh6({h}uint v) {{ return (v * 0x9e3779b1u) >> 26u; }}
+bool _sdbg_sconf({h}uint o, {h}uint og, {h}uint me) {{
+    if ((o & 0x80000000u) == 0u || ((o ^ me) & 0x3fffffu) == 0u || (o & me & 0x60000000u) != 0u) return false;
+    return !_sdbg_swgsame(o & 0x3fffffu) || (og >> 12u) == (_sdbg_g & 0xfffffu);
+}}
+{h}uint _sdbg_swkind({h}uint w, {h}uint wv) {{
+    bool known = (w & 0x10000000u) != 0u && _sdbg_sh6(wv) == ((w >> 22u) & 63u);
+    return {OW}u | ((w & 0x40000000u) != 0u ? {OA}u : 0u) | (known ? {OK}u : 0u);
+}}
+void _sdbg_swr({h}uint p, {h}uint slot, {h}uint elem, {h}uint decl, {h}uint f, bool known, {h}uint v) {{
+    if (_sdbg_sid == 0xffffffffu || slot >= _sdbg_scap) return;
+    {h}uint at = _sdbg_sb + slot * {SW}u;
+    {h}uint me = 0x80000000u | ((f & {RACE_ATOMIC}) != 0u ? 0x40000000u : 0u) | ((f & {RACE_PARTIAL}) != 0u ? 0x20000000u : 0u)
+        | (known ? 0x10000000u | (_sdbg_sh6(v) << 22u) : 0u) | _sdbg_sid;
+    {h}uint mg = ((_sdbg_g & 0xfffffu) << 12u) | (p < 4096u ? p : 0u);
+    {h}uint kind = {RACE}u | {ST}u | {W}u | ((f & {RACE_ATOMIC}) != 0u ? {A}u : 0u) | (known ? {VK}u : 0u);
+    {h}uint w = atomicExchange(_sdbg_data[at], me);
+    {h}uint wg = atomicExchange(_sdbg_data[at + 1u], mg);
+    {h}uint wv = atomicExchange(_sdbg_data[at + 6u], v);
+    if (_sdbg_sconf(w, wg, me)) {{
+        // Two plain writes of a whole element whose values are known and
+        // hash alike are no race.
+        if (!known || (w & 0x7fc00000u) != (me & 0x7fc00000u))
+            _sdbg_rep(kind | _sdbg_swkind(w, wv), p, elem, decl, w, wg, v, wv);
+        return;
+    }}
+    for ({h}uint r = at + 2u; r < at + 6u; r += 2u) {{
+        {h}uint o = _sdbg_data[r];
+        {h}uint og = _sdbg_data[r + 1u];
+        if (_sdbg_sconf(o, og, me)) {{ _sdbg_rep(kind, p, elem, decl, o, og, v, 0u); return; }}
+    }}
+}}
+void _sdbg_srd({h}uint p, {h}uint slot, {h}uint elem, {h}uint decl, {h}uint f) {{
+    _sdbg_rpend = false;
+    if (_sdbg_sid == 0xffffffffu || slot >= _sdbg_scap) return;
+    {h}uint at = _sdbg_sb + slot * {SW}u;
+    {h}uint me = 0x80000000u | ((f & {RACE_PARTIAL}) != 0u ? 0x20000000u : 0u) | _sdbg_sid;
+    {h}uint mg = ((_sdbg_g & 0xfffffu) << 12u) | (p < 4096u ? p : 0u);
+    {h}uint w = _sdbg_data[at];
+    {h}uint wg = _sdbg_data[at + 1u];
+    {h}uint wv = _sdbg_data[at + 6u];
+    if (_sdbg_sconf(w, wg, me)) _sdbg_rep({RACE}u | {ST}u | _sdbg_swkind(w, wv), p, elem, decl, w, wg, 0u, wv);
+    {h}uint r = at + 2u + (_sdbg_sid & 1u) * 2u;
+    atomicExchange(_sdbg_data[r], me);
+    atomicExchange(_sdbg_data[r + 1u], mg);
+}}
+"
+        )
+    }
+
+    /// The race shadow of storage-buffer member number `k` (`words`
+    /// elements, 0: runtime-sized; `access` names it in generated code,
+    /// `code` in reports) and its helpers, named as [`Self::shadow`]'s
+    /// (plus `_sdbg_ui{k}(p, i, f)`: the read of element `i`, in bounds,
+    /// returns `i`). Its slots start at `_sdbg_sb{k}`, its length is
+    /// `_sdbg_sn{k}`, both set by `_sdbg_sinit`.
+    pub fn storage_shadow(&mut self, k: usize, words: u32, access: &str, code: u32) {
+        let h = self.h;
+        self.storage.push((k, words, access.to_string()));
+        let mut s = format!("{h}uint _sdbg_sb{k} = 0u;\n{h}int _sdbg_sn{k} = 0;\n");
+        for t in ["int", "uint"] {
+            let _ = write!(
+                s,
+                "void _sdbg_markv{k}({h}uint p, {h}{t} i, {h}uint f, bool known, {h}uint v) {{ _sdbg_swr(p, _sdbg_sb{k} + uint(i), uint(i), {code}u, f, known, v); }}
+void _sdbg_mark{k}({h}uint p, {h}{t} i, {h}uint f) {{ _sdbg_markv{k}(p, i, f, false, 0u); }}
+void _sdbg_uchk{k}({h}uint p, {h}{t} i, {h}uint f) {{ _sdbg_srd(p, _sdbg_sb{k} + uint(i), uint(i), {code}u, f); }}
+{h}{t} _sdbg_ui{k}({h}uint p, {h}{t} i, {h}uint f) {{ _sdbg_uchk{k}(p, i, f); return i; }}
+{h}{t} _sdbg_u{k}({h}uint p, {h}{t} i, {h}uint f) {{ {h}{t} c = _sdbg_cl(p, i, _sdbg_sn{k}); if (_sdbg_ok) _sdbg_uchk{k}(p, c, f); return c; }}
+{h}{t} _sdbg_wm{k}({h}uint p, {h}{t} i, {h}uint f) {{ {h}{t} c = _sdbg_cl(p, i, _sdbg_sn{k}); if (_sdbg_ok) _sdbg_mark{k}(p, c, f); return c; }}
+"
+            );
+        }
+        let _ = write!(
+            s,
+            "void _sdbg_markall{k}({h}uint p, {h}uint f) {{ for (int i = 0; i < _sdbg_sn{k}; i++) _sdbg_mark{k}(p, i, f); }}
+{h}uint _sdbg_uv{k}({h}uint p, {h}uint f) {{ _sdbg_uchk{k}(p, 0u, f); return 0u; }}
+"
+        );
+        self.pending.push_str(&s);
+    }
+
+    /// The storage race check's part of the epilogue: `_sdbg_sinit` (this
+    /// invocation's id, the shadow's place, each member's slots),
+    /// `_sdbg_sother_key` (the key of the invocation of an access word)
+    /// and, in a compute shader, `_sdbg_swgsame` (whether an access word's
+    /// invocation is of this work group).
+    fn storage_epilogue(&self) -> String {
+        if !self.storage_race || self.storage.is_empty() {
+            return String::new();
+        }
+        let h = self.h;
+        let (id, key, wg) = match self.stage {
+            Stage::Compute => (
+                format!(
+                    "{h}uvec3 n = gl_NumWorkGroups * gl_WorkGroupSize;
+    {h}uvec3 g = gl_GlobalInvocationID;
+    if (n.x <= 0x400000u && n.y <= 0x400000u / n.x && n.z <= 0x400000u / (n.x * n.y))
+        _sdbg_sid = g.x + n.x * (g.y + n.y * g.z);"
+                ),
+                format!(
+                    "{h}uvec3 n = gl_NumWorkGroups * gl_WorkGroupSize;
+    {h}uint id = o & 0x3fffffu;
+    _sdbg_data[at] = id % n.x; _sdbg_data[at + 1u] = (id / n.x) % n.y; _sdbg_data[at + 2u] = id / (n.x * n.y);"
+                ),
+                format!(
+                    "bool _sdbg_swgsame({h}uint id) {{
+    {h}uvec3 n = gl_NumWorkGroups * gl_WorkGroupSize;
+    {h}uvec3 g = uvec3(id % n.x, (id / n.x) % n.y, id / (n.x * n.y));
+    return all(equal(g / gl_WorkGroupSize, gl_WorkGroupID));
+}}
+"
+                ),
+            ),
+            Stage::Fragment => (
+                format!(
+                    "{h}uvec2 c = uvec2(gl_FragCoord.xy);
+    if (c.x < 2048u && c.y < 2048u) _sdbg_sid = c.x | (c.y << 11u);"
+                ),
+                format!(
+                    "_sdbg_data[at] = o & 2047u; _sdbg_data[at + 1u] = (o >> 11u) & 2047u; _sdbg_data[at + 2u] = {NONE};"
+                ),
+                String::new(),
+            ),
+            _ => (
+                "if (gl_VertexID >= 0 && gl_VertexID < 65536 && gl_InstanceID >= 0 && gl_InstanceID < 64)
+        _sdbg_sid = uint(gl_VertexID) | (uint(gl_InstanceID) << 16u);"
+                    .to_string(),
+                "_sdbg_data[at] = o & 0xffffu; _sdbg_data[at + 1u] = (o >> 16u) & 63u; _sdbg_data[at + 2u] = 0u;"
+                    .to_string(),
+                String::new(),
+            ),
+        };
+        let mut bases = String::new();
+        for (k, words, access) in &self.storage {
+            let n = if *words == 0 {
+                format!("int({access}.length())")
+            } else {
+                words.to_string()
+            };
+            let _ = write!(
+                bases,
+                "\n    _sdbg_sb{k} = _sdbg_sx; _sdbg_sn{k} = {n}; _sdbg_sx += uint(_sdbg_sn{k});"
+            );
+        }
+        format!(
+            "void _sdbg_sinit() {{
+    _sdbg_sbase();
+    {id}
+    {h}uint _sdbg_sx = 0u;{bases}
+}}
+void _sdbg_sother_key({h}uint at, {h}uint o, {h}uint og) {{
+    {key}
+    _sdbg_data[at + 3u] = og & 4095u;
+}}
+{wg}"
+        )
+    }
+
     /// What goes after the shader's own text (sanitizing a compute shader
     /// for races: the helpers that read `gl_WorkGroupSize`, which may only
-    /// be named after the `local_size` layout).
+    /// be named after the `local_size` layout; the storage race check's
+    /// helpers that name the storage-buffer members).
     pub fn epilogue(&self, mode: &Mode, stage: Stage) -> String {
+        let storage = if matches!(mode, Mode::Sanitize(c) if c.race) {
+            self.storage_epilogue()
+        } else {
+            String::new()
+        };
         if !matches!(mode, Mode::Sanitize(c) if c.race) || stage != Stage::Compute {
-            return String::new();
+            return storage;
         }
         let h = self.h;
         let n = self.race_words;
@@ -182,7 +414,7 @@ void _sdbg_wr({h}uint p, {h}uint at, {h}uint elem, {h}uint decl, {h}uint f, bool
     {h}uvec3 s = gl_WorkGroupSize;
     {h}uint l = (o >> 12u) & 1023u;
     {h}uvec3 id = gl_WorkGroupID * s + uvec3(l % s.x, (l / s.x) % s.y, l / (s.x * s.y));
-    _sdbg_data[at] = id.x; _sdbg_data[at + 1u] = id.y; _sdbg_data[at + 2u] = id.z; _sdbg_data[at + 3u] = o & 4095u;
+    _sdbg_data[at] = id.x; _sdbg_data[at + 1u] = id.y; _sdbg_data[at + 2u] = id.z; _sdbg_data[at + 3u] = o & 2047u;
 }}
 void _sdbg_race_clear() {{
     {h}uint n = gl_WorkGroupSize.x * gl_WorkGroupSize.y * gl_WorkGroupSize.z;
@@ -194,7 +426,7 @@ void _sdbg_race_init() {{
     if (gl_LocalInvocationIndex == 0u) _sdbg_gen = 0u;
     _sdbg_race_clear();
 }}
-"
+{storage}"
         )
     }
 
@@ -370,31 +602,61 @@ bool _sdbg_bad({h}vec4 v) {{ return any(isnan(v)) || any(isinf(v)); }}
                 // A race's record names the other invocation and its step
                 // (`_sdbg_put_other`, empty without the race check).
                 let race = checks.race && stage == Stage::Compute;
-                let put_other = if race {
-                    format!(
-                        "if ((kind & 0xffu) == {}u) _sdbg_other_key(at, other);",
+                let storage = self.storage_race && !self.storage.is_empty();
+                let mut put_other = String::new();
+                if race {
+                    let _ = write!(
+                        put_other,
+                        "if ((kind & {}u) == {}u) _sdbg_other_key(at, other); ",
+                        0xff | crate::layout::SANITIZE_RACE_STORAGE,
                         crate::layout::SANITIZE_KIND_RACE
-                    )
+                    );
+                }
+                if storage {
+                    let _ = write!(
+                        put_other,
+                        "if ((kind & {}u) != 0u) _sdbg_sother_key(at, other, og); ",
+                        crate::layout::SANITIZE_RACE_STORAGE
+                    );
+                }
+                let mut race_decls = if race {
+                    self.race_prelude()
                 } else {
                     String::new()
                 };
+                if storage {
+                    race_decls.push_str(&self.storage_prelude());
+                }
                 let _ = write!(
                     s,
                     "bool _sdbg_ok = true;
 const bool _sdbg_oob = {report_oob};
-{h}uint _sdbg_r0k = 0u; {h}uint _sdbg_r0p = 0u; {h}uint _sdbg_r0i = 0u; {h}uint _sdbg_r0b = 0u; {h}uint _sdbg_r0o = 0u;
-{h}uint _sdbg_r1k = 0u; {h}uint _sdbg_r1p = 0u; {h}uint _sdbg_r1i = 0u; {h}uint _sdbg_r1b = 0u; {h}uint _sdbg_r1o = 0u;
+{h}uint _sdbg_v = 0u;
+{h}uint _sdbg_g = 0u;
+{h}uint _sdbg_r0k = 0u; {h}uint _sdbg_r0p = 0u; {h}uint _sdbg_r0i = 0u; {h}uint _sdbg_r0b = 0u; {h}uint _sdbg_r0o = 0u; {h}uint _sdbg_r0g = 0u; {h}uint _sdbg_r0v = 0u; {h}uint _sdbg_r0w = 0u;
+{h}uint _sdbg_r1k = 0u; {h}uint _sdbg_r1p = 0u; {h}uint _sdbg_r1i = 0u; {h}uint _sdbg_r1b = 0u; {h}uint _sdbg_r1o = 0u; {h}uint _sdbg_r1g = 0u; {h}uint _sdbg_r1v = 0u; {h}uint _sdbg_r1w = 0u;
 bool _sdbg_more = false;
-void _sdbg_report({h}uint kind, {h}uint p, {h}uint idx, {h}uint bound, {h}uint other) {{
-    if (_sdbg_r0p == 0u) {{ _sdbg_r0k = kind; _sdbg_r0p = p; _sdbg_r0i = idx; _sdbg_r0b = bound; _sdbg_r0o = other; }}
-    else if (_sdbg_r0p != p || _sdbg_r0k != kind) {{
-        if (_sdbg_r1p == 0u) {{ _sdbg_r1k = kind; _sdbg_r1p = p; _sdbg_r1i = idx; _sdbg_r1b = bound; _sdbg_r1o = other; }}
-        else if (_sdbg_r1p != p || _sdbg_r1k != kind) _sdbg_more = true;
+bool _sdbg_rpend = false;
+{h}uint _sdbg_rlast = 0u;
+void _sdbg_rep({h}uint kind, {h}uint p, {h}uint idx, {h}uint bound, {h}uint other, {h}uint og, {h}uint v, {h}uint w) {{
+    _sdbg_rpend = false;
+    if (_sdbg_r0p == 0u) {{ _sdbg_r0k = kind; _sdbg_r0p = p; _sdbg_r0i = idx; _sdbg_r0b = bound; _sdbg_r0o = other; _sdbg_r0g = og; _sdbg_r0v = v; _sdbg_r0w = w; _sdbg_rlast = 0u; _sdbg_rpend = true; }}
+    else if (_sdbg_r0p != p || ((_sdbg_r0k ^ kind) & 0xffu) != 0u) {{
+        if (_sdbg_r1p == 0u) {{ _sdbg_r1k = kind; _sdbg_r1p = p; _sdbg_r1i = idx; _sdbg_r1b = bound; _sdbg_r1o = other; _sdbg_r1g = og; _sdbg_r1v = v; _sdbg_r1w = w; _sdbg_rlast = 1u; _sdbg_rpend = true; }}
+        else if (_sdbg_r1p != p || ((_sdbg_r1k ^ kind) & 0xffu) != 0u) _sdbg_more = true;
     }}
+    // A read's race report takes the value read, right after the read.
+    if ((kind & {race_read_mask}u) != {race_kind}u) _sdbg_rpend = false;
 }}
+void _sdbg_rcap({h}uint b) {{
+    if (!_sdbg_rpend) return;
+    if (_sdbg_rlast == 0u) {{ _sdbg_r0v = b; _sdbg_r0k |= {value_known}u; }} else {{ _sdbg_r1v = b; _sdbg_r1k |= {value_known}u; }}
+    _sdbg_rpend = false;
+}}
+void _sdbg_report({h}uint kind, {h}uint p, {h}uint idx, {h}uint bound, {h}uint other) {{ _sdbg_rep(kind, p, idx, bound, other, 0u, 0u, 0u); }}
 void _sdbg_key({h}uint at) {{ _sdbg_data[at] = {k0}; _sdbg_data[at + 1u] = {k1}; _sdbg_data[at + 2u] = {k2}; }}
-{race_decls}void _sdbg_put_other({h}uint at, {h}uint kind, {h}uint other) {{ {put_other} }}
-void _sdbg_put({h}uint kind, {h}uint p, {h}uint idx, {h}uint bound, {h}uint other) {{
+{race_decls}void _sdbg_put_other({h}uint at, {h}uint kind, {h}uint other, {h}uint og) {{ {put_other}}}
+void _sdbg_put({h}uint kind, {h}uint p, {h}uint idx, {h}uint bound, {h}uint other, {h}uint og, {h}uint v, {h}uint w) {{
     {h}uint flag = p * {SANITIZE_KINDS}u + (kind & 0xffu) - 1u;
     if (flag < _sdbg_san_flags) {{
         if (_sdbg_data[flag] != 0u || atomicOr(_sdbg_data[flag], 1u) != 0u) return;
@@ -403,11 +665,12 @@ void _sdbg_put({h}uint kind, {h}uint p, {h}uint idx, {h}uint bound, {h}uint othe
     if (i >= _sdbg_san_cap) {{ _sdbg_san_overflow = 1u; return; }}
     {h}uint at = _sdbg_san_flags + i * {SANITIZE_RECORD_WORDS}u;
     _sdbg_data[at] = kind; _sdbg_data[at + 1u] = p; _sdbg_key(at + 2u);
-    _sdbg_data[at + 5u] = idx; _sdbg_data[at + 6u] = bound; _sdbg_put_other(at + 7u, kind, other);
+    _sdbg_data[at + 5u] = idx; _sdbg_data[at + 6u] = bound; _sdbg_put_other(at + 7u, kind, other, og);
+    _sdbg_data[at + 11u] = v; _sdbg_data[at + 12u] = w;
 }}
 void _sdbg_flush() {{
-    if (_sdbg_r0p != 0u) _sdbg_put(_sdbg_r0k, _sdbg_r0p, _sdbg_r0i, _sdbg_r0b, _sdbg_r0o);
-    if (_sdbg_r1p != 0u) _sdbg_put(_sdbg_r1k, _sdbg_r1p, _sdbg_r1i, _sdbg_r1b, _sdbg_r1o);
+    if (_sdbg_r0p != 0u) _sdbg_put(_sdbg_r0k, _sdbg_r0p, _sdbg_r0i, _sdbg_r0b, _sdbg_r0o, _sdbg_r0g, _sdbg_r0v, _sdbg_r0w);
+    if (_sdbg_r1p != 0u) _sdbg_put(_sdbg_r1k, _sdbg_r1p, _sdbg_r1i, _sdbg_r1b, _sdbg_r1o, _sdbg_r1g, _sdbg_r1v, _sdbg_r1w);
     if (_sdbg_more) _sdbg_san_overflow = 1u;
     _sdbg_r0p = 0u; _sdbg_r1p = 0u; _sdbg_more = false;
 }}
@@ -440,7 +703,9 @@ bool _sdbg_chk(bool prev, {h}uint p, {h}uint i, {h}int n, out {h}uint t) {{
                     k1 = key[1],
                     k2 = key[2],
                     report_oob = checks.out_of_bounds,
-                    race_decls = if race { self.race_prelude() } else { String::new() },
+                    race_read_mask = 0xff | crate::layout::SANITIZE_RACE_WRITE,
+                    race_kind = crate::layout::SANITIZE_KIND_RACE,
+                    value_known = crate::layout::SANITIZE_VALUE_KNOWN,
                 );
             }
             Mode::Watch { .. } => {
@@ -650,6 +915,23 @@ bool _sdbg_chk(bool prev, {h}uint p, {h}uint i, {h}int n, out {h}uint t) {{
             let _ = writeln!(
                 self.pending,
                 "{} {name}({}) {{ _sdbg_v = {bits}(v); return v; }}",
+                self.ret(ty),
+                self.param(ty, "v")
+            );
+        }
+        Some(name)
+    }
+
+    /// `_sdbg_rval_M(v)`: returns `v`; if the race check just reported the
+    /// read of `v` (`_sdbg_rpend`), the report takes its first word as
+    /// the value read. `None` as for [`Self::bits`].
+    pub fn read_capture(&mut self, ty: &Type, named: &dyn Fn(&Type) -> bool) -> Option<String> {
+        let bits = self.bits(ty, named)?;
+        let name = format!("_sdbg_rval_{}", ty.mangle());
+        if self.done.insert(name.clone()) {
+            let _ = writeln!(
+                self.pending,
+                "{} {name}({}) {{ if (_sdbg_rpend) _sdbg_rcap({bits}(v)); return v; }}",
                 self.ret(ty),
                 self.param(ty, "v")
             );

@@ -66,15 +66,22 @@ pub struct Walker<'a> {
     report_oob: bool,
     /// `Checks::uninit_shared` in a compute shader.
     uninit: bool,
-    /// `Checks::race` in a compute shader.
+    /// `Checks::race` in a compute shader (shared memory, barriers).
     race: bool,
-    /// Shared variables get shadows (`uninit` or `race`).
+    /// `Checks::race` on storage buffers (compute, fragment and vertex
+    /// shaders).
+    srace: bool,
+    /// Shared variables (`uninit` or `race`) or storage-buffer members
+    /// (`srace`) get shadows.
     shadows: bool,
+    /// Storage-buffer variables never shadowed: members of `readonly`
+    /// blocks and members, instances of arrays of blocks (by name).
+    untracked: std::collections::HashSet<String>,
     /// Set by [`Self::expr`]'s callers when the expression is the base of
     /// a field, component or index selection (a read of part of it).
     read_part: bool,
-    /// Shared variables with a shadow: (decl, elements, is an array).
-    shared: Vec<(DeclId, u32, bool)>,
+    /// Shared variables and storage-buffer members with a shadow.
+    shared: Vec<Shadowed>,
     /// After `main`: no more shadows (`main` clears the ones it knows).
     shared_frozen: bool,
     /// Statements to run before the statement being walked (shadow marks
@@ -87,6 +94,19 @@ pub struct Walker<'a> {
     /// Set by [`Self::expression_statement`] when the statement's write is
     /// checked or shadowed.
     stmt_wrap: Option<StmtWrap>,
+}
+
+/// A variable the sanitizer keeps a shadow of: a shared variable, or a
+/// storage-buffer member (`storage`).
+struct Shadowed {
+    /// The variable, or an instance-named block's instance.
+    decl: DeclId,
+    /// The member of an instance-named block.
+    member: Option<usize>,
+    /// Elements of the outermost array (1: no array; 0: runtime-sized).
+    words: u32,
+    array: bool,
+    storage: bool,
 }
 
 /// How an expression statement that writes is emitted when sanitizing:
@@ -187,13 +207,23 @@ impl<'a> Walker<'a> {
             nan_inline: None,
             nan_slots: 0,
             oob: matches!(mode, Mode::Sanitize(c) if c.out_of_bounds
-                || ((c.uninit_shared || c.race) && parsed.stage == Stage::Compute)),
+                || ((c.uninit_shared || c.race) && parsed.stage == Stage::Compute)
+                || (c.race && matches!(parsed.stage, Stage::Fragment | Stage::Vertex))),
             report_oob: matches!(mode, Mode::Sanitize(c) if c.out_of_bounds),
             uninit: matches!(mode, Mode::Sanitize(c) if c.uninit_shared)
                 && parsed.stage == Stage::Compute,
             race: matches!(mode, Mode::Sanitize(c) if c.race) && parsed.stage == Stage::Compute,
+            srace: matches!(mode, Mode::Sanitize(c) if c.race)
+                && matches!(
+                    parsed.stage,
+                    Stage::Compute | Stage::Fragment | Stage::Vertex
+                ),
             shadows: matches!(mode, Mode::Sanitize(c) if c.uninit_shared || c.race)
-                && parsed.stage == Stage::Compute,
+                && matches!(
+                    parsed.stage,
+                    Stage::Compute | Stage::Fragment | Stage::Vertex
+                ),
+            untracked: untracked_storage(parsed),
             read_part: false,
             shared: Vec::new(),
             shared_frozen: false,
@@ -203,6 +233,7 @@ impl<'a> Walker<'a> {
             stmt_wrap: None,
         };
         w.rt.set_shadow_checks(w.uninit, w.race);
+        w.rt.set_storage_race(w.srace, parsed.stage);
         let mut body = String::new();
         for ext in &parsed.tu.0 {
             let ext = match &ext.content {
@@ -365,30 +396,41 @@ impl<'a> Walker<'a> {
             self.emit_flush(&mut out);
         }
         if is_main && self.shadows {
-            // Every shared variable declared so far gets a shadow, cleared
-            // before anything else runs.
+            // Every shared variable and storage-buffer member declared so
+            // far gets a shadow, cleared before anything else runs.
             for d in 0..self.model.decls.len() {
-                self.shared_number(d);
+                self.shadow_number(d, None);
+                let members = match &self.model.decls[d].ty {
+                    Type::Struct(st) if self.model.decls[d].interface_block => st.fields.len(),
+                    _ => 0,
+                };
+                for m in 0..members {
+                    self.shadow_number(d, Some(m));
+                }
             }
             self.shared_frozen = true;
             // The race check counts arrivals at barriers in shared words
             // of its own, with or without shared variables (the source
             // text says whether there may be barriers).
             let barriers = self.race && self.parsed.source.text.contains("barrier");
-            if !self.shared.is_empty() || barriers {
-                let shadows: Vec<(usize, u32)> = self
-                    .shared
-                    .iter()
-                    .enumerate()
-                    .map(|(k, s)| (k, s.1))
-                    .collect();
-                self.rt.shadow_init(&shadows);
+            let shared: Vec<(usize, u32)> = self
+                .shared
+                .iter()
+                .enumerate()
+                .filter(|(_, s)| !s.storage)
+                .map(|(k, s)| (k, s.words))
+                .collect();
+            if !shared.is_empty() || barriers {
+                self.rt.shadow_init(&shared);
                 let init = [
                     stmt(call("_sdbg_shadow_init", Vec::new())),
                     stmt(call("memoryBarrierShared", Vec::new())),
                     stmt(call("barrier", Vec::new())),
                 ];
                 out.splice(0..0, init);
+            }
+            if self.shared.iter().any(|s| s.storage) {
+                out.insert(0, stmt(call("_sdbg_sinit", Vec::new())));
             }
         }
         def.statement.statement_list = out;
@@ -1136,8 +1178,37 @@ impl Walker<'_> {
                 let a = self.expr(*a);
                 let i = self.expr(*i);
                 match check {
-                    Some(c) => ast::Expr::new(self.checked_read(a, i, c, part).content, span),
+                    Some(c) => {
+                        let raced = c.shared.filter(|&k| self.raced(k));
+                        let elem = c.elem.clone();
+                        let read = self.checked_read(a, i, c, part);
+                        let read = match raced {
+                            Some(_) => self.capture_read(read, &elem),
+                            None => read,
+                        };
+                        ast::Expr::new(read.content, span)
+                    }
                     None => node(ExprData::Bracket(Box::new(a), Box::new(i))),
+                }
+            }
+            ExprData::Dot(a, f) if self.shadows && self.member_of(&a, &f).is_some() => {
+                // A read of a storage-buffer member of an instance-named
+                // block: as a variable's below.
+                let k = self.member_of(&a, &f).filter(|&k| !self.shared[k].array);
+                let ty = k.map(|_| {
+                    self.model
+                        .expr_type(&node(ExprData::Dot(a.clone(), f.clone())))
+                });
+                let read = node(ExprData::Dot(a, f));
+                match (k, ty) {
+                    (Some(k), Some(ty)) if self.loggable(&ty) => {
+                        let keep = self.rt.keep(&ty);
+                        let fl = var(&Runtime::access_flags(false, part));
+                        let check = call(&format!("_sdbg_uv{k}"), vec![uint(self.cur_step), fl]);
+                        let read = call(&keep, vec![read, check]);
+                        node(self.capture_read(read, &ty).content)
+                    }
+                    _ => read,
                 }
             }
             ExprData::Dot(a, f) => {
@@ -1166,16 +1237,23 @@ impl Walker<'_> {
                 e
             }
             ExprData::Variable(id) if self.shadows => {
-                // A read of a shared variable that is no array: checked
-                // after it (`_sdbg_keep(v, _sdbg_uv(p, f))`).
-                let k = self.shared_of(&id).filter(|&k| !self.shared[k].2);
-                let ty = k.map(|k| self.model.decls[self.shared[k].0].ty.clone());
+                // A read of a shared variable (a storage-buffer member)
+                // that is no array: checked after it (`_sdbg_keep(v,
+                // _sdbg_uv(p, f))`).
+                let k = self.shared_of(&id).filter(|&k| !self.shared[k].array);
+                let ty = k.map(|k| self.model.decls[self.shared[k].decl].ty.clone());
                 match (k, ty) {
                     (Some(k), Some(ty)) if self.loggable(&ty) => {
                         let keep = self.rt.keep(&ty);
                         let f = var(&Runtime::access_flags(false, part));
                         let check = call(&format!("_sdbg_uv{k}"), vec![uint(self.cur_step), f]);
-                        node(call(&keep, vec![var(id.as_str()), check]).content)
+                        let read = call(&keep, vec![var(id.as_str()), check]);
+                        let read = if self.raced(k) {
+                            self.capture_read(read, &ty)
+                        } else {
+                            read
+                        };
+                        node(read.content)
                     }
                     _ => node(ExprData::Variable(id)),
                 }
@@ -1242,6 +1320,11 @@ impl Walker<'_> {
                 ast::Expr::new(ExprData::Variable(id), span)
             }
             ExprData::Dot(b, f) => {
+                if let Some(k) = self.member_of(&b, &f) {
+                    place.shared = Some((k, None));
+                    place.partial = part;
+                    return ast::Expr::new(ExprData::Dot(b, f), span);
+                }
                 let b = self.place(*b, top, true, place);
                 ast::Expr::new(ExprData::Dot(Box::new(b), f), span)
             }
@@ -1286,7 +1369,7 @@ impl Walker<'_> {
         let p = self.cur_step;
         if let Some((k, elem)) = &place.shared {
             let k = *k;
-            let array = self.shared[k].2;
+            let array = self.shared[k].array;
             let f = place.flags();
             let read_f = var(&Runtime::access_flags(false, place.partial));
             match elem {
@@ -1343,10 +1426,13 @@ impl Walker<'_> {
     /// write of the element.
     fn value_keeper(&mut self, place: &Place) -> Option<String> {
         let (k, elem) = place.shared.as_ref()?;
-        if !self.race || place.partial || place.atomic {
+        if place.partial || place.atomic {
             return None;
         }
-        let ty = match (elem, &self.model.decls[self.shared[*k].0].ty) {
+        if !(self.race || self.shared[*k].storage) {
+            return None;
+        }
+        let ty = match (elem, &self.shadowed_type(*k)) {
             (Some(_), Type::Array(e, _)) => (**e).clone(),
             (None, Type::Array(..)) => return None,
             (None, ty) => ty.clone(),
@@ -1356,27 +1442,115 @@ impl Walker<'_> {
         self.rt.value_keeper(&ty, &|t: &Type| nameable(t, model))
     }
 
-    /// The number of the shadow of `decl` if it is a shared variable the
+    /// The number of the shadow of `decl` (an instance-named block's
+    /// `member`) if it is a shared variable or storage-buffer member the
     /// sanitizer tracks (declaring the shadow when first asked).
-    fn shared_number(&mut self, decl: DeclId) -> Option<usize> {
-        if !self.shadows || self.model.decls[decl].kind != DeclKind::Global(Storage::Shared) {
+    fn shadow_number(&mut self, decl: DeclId, member: Option<usize>) -> Option<usize> {
+        if !self.shadows {
             return None;
         }
-        if let Some(k) = self.shared.iter().position(|s| s.0 == decl) {
+        let d = &self.model.decls[decl];
+        let storage = match d.kind {
+            DeclKind::Global(Storage::Shared)
+                if member.is_none() && self.parsed.stage == Stage::Compute =>
+            {
+                false
+            }
+            DeclKind::Global(Storage::Buffer) if self.srace => true,
+            _ => return None,
+        };
+        if let Some(k) = self
+            .shared
+            .iter()
+            .position(|s| s.decl == decl && s.member == member)
+        {
             return Some(k);
         }
-        if self.shared_frozen {
+        if self.shared_frozen || (storage && self.untracked.contains(&d.name)) {
             return None;
         }
-        let (words, array) = match self.model.decls[decl].ty {
+        let (ty, access) = match (member, &d.ty) {
+            (Some(m), Type::Struct(st)) if storage && d.interface_block => {
+                let f = st.fields.get(m)?;
+                (f.ty.clone(), format!("{}.{}", d.name, f.name))
+            }
+            (None, ty) if !d.interface_block => (ty.clone(), d.name.clone()),
+            _ => return None,
+        };
+        let (words, array) = match ty {
             Type::Array(_, Some(n)) => (n, true),
+            Type::Array(_, None) if storage => (0, true),
             Type::Array(_, None) => return None,
             _ => (1, false),
         };
         let k = self.shared.len();
-        self.shared.push((decl, words, array));
-        self.rt.shadow(k, words, decl);
+        self.shared.push(Shadowed {
+            decl,
+            member,
+            words,
+            array,
+            storage,
+        });
+        if storage {
+            let code = decl as u32
+                | member.map_or(0, |m| {
+                    (m as u32 + 1) << crate::layout::SANITIZE_MEMBER_SHIFT
+                });
+            self.rt.storage_shadow(k, words, &access, code);
+        } else {
+            self.rt.shadow(k, words, decl);
+        }
         Some(k)
+    }
+
+    /// Whether shadow `k` is checked for races.
+    fn raced(&self, k: usize) -> bool {
+        if self.shared[k].storage {
+            self.srace
+        } else {
+            self.race
+        }
+    }
+
+    /// A race-checked read `read` of a value of type `ty`, passed
+    /// through `_sdbg_rval_M` (a race report of the read takes the value).
+    fn capture_read(&mut self, read: ast::Expr, ty: &Type) -> ast::Expr {
+        let model = &self.model;
+        match self.rt.read_capture(ty, &|t: &Type| nameable(t, model)) {
+            Some(f) => call(&f, vec![read]),
+            None => read,
+        }
+    }
+
+    /// The type of the variable (member) shadow `k` tracks.
+    fn shadowed_type(&self, k: usize) -> Type {
+        let s = &self.shared[k];
+        let ty = &self.model.decls[s.decl].ty;
+        match (s.member, ty) {
+            (Some(m), Type::Struct(st)) => st.fields.get(m).map_or(Type::Void, |f| f.ty.clone()),
+            _ => ty.clone(),
+        }
+    }
+
+    /// The shadow of `base.f` when `base` names an instance-named
+    /// storage block and `f` a member the sanitizer tracks.
+    fn member_of(&mut self, base: &ast::Expr, f: &ast::Identifier) -> Option<usize> {
+        if !self.srace {
+            return None;
+        }
+        let ExprData::Variable(id) = &base.content else {
+            return None;
+        };
+        let d = self.model.lookup(id.as_str())?;
+        let decl = &self.model.decls[d];
+        if !decl.interface_block || decl.kind != DeclKind::Global(Storage::Buffer) {
+            return None;
+        }
+        let Type::Struct(st) = &decl.ty else {
+            return None;
+        };
+        let m = st.fields.iter().position(|x| x.name == f.as_str())?;
+        self.shadow_number(d, Some(m))
     }
 
     fn shared_of(&mut self, id: &ast::Identifier) -> Option<usize> {
@@ -1384,7 +1558,7 @@ impl Walker<'_> {
             return None;
         }
         let d = self.model.lookup(id.as_str())?;
-        self.shared_number(d)
+        self.shadow_number(d, None)
     }
 
     /// The function a call names and its arguments, `barrier()` made
@@ -1448,11 +1622,29 @@ impl Walker<'_> {
                     let t = self.index_temp(c.signed);
                     let chk = call(
                         "_sdbg_chk",
-                        vec![build::boolean(true), p, i, c.bound.expr(), var(&t)],
+                        vec![build::boolean(true), p.clone(), i, c.bound.expr(), var(&t)],
                     );
-                    build::ternary(chk, build::bracket(a, var(&t)), call(&z, Vec::new()))
+                    // A storage array with a race shadow: the read is
+                    // checked where it is made (in bounds).
+                    let index = match c.shared {
+                        Some(k) => {
+                            let f = var(&Runtime::access_flags(false, part));
+                            call(&format!("_sdbg_ui{k}"), vec![p, var(&t), f])
+                        }
+                        None => var(&t),
+                    };
+                    build::ternary(chk, build::bracket(a, index), call(&z, Vec::new()))
                 }
-                None => build::bracket(a, call("_sdbg_cl", vec![p, i, c.bound.expr()])),
+                None => {
+                    let index = match c.shared {
+                        Some(k) => {
+                            let f = var(&Runtime::access_flags(false, part));
+                            call(&format!("_sdbg_u{k}"), vec![p, i, f])
+                        }
+                        None => call("_sdbg_cl", vec![p, i, c.bound.expr()]),
+                    };
+                    build::bracket(a, index)
+                }
             },
         }
     }
@@ -1464,7 +1656,8 @@ impl Walker<'_> {
             return None;
         }
         let shared = match &base.content {
-            ExprData::Variable(id) => self.shared_of(id).filter(|&k| self.shared[k].2),
+            ExprData::Variable(id) => self.shared_of(id).filter(|&k| self.shared[k].array),
+            ExprData::Dot(b, f) => self.member_of(b, f).filter(|&k| self.shared[k].array),
             _ => None,
         };
         if !self.report_oob && shared.is_none() {
@@ -1712,4 +1905,45 @@ fn calls_user_function(e: &ast::Expr, model: &Model) -> bool {
         }
         _ => false,
     }
+}
+
+/// The storage-buffer variables the race check leaves alone, by name:
+/// members of `readonly` blocks and `readonly` members (nothing writes
+/// them, so nothing races on them), and arrays of blocks (not modelled).
+fn untracked_storage(parsed: &Parsed) -> std::collections::HashSet<String> {
+    use ast::{StorageQualifierData as S, TypeQualifierSpecData as Q};
+    let has = |q: Option<&ast::TypeQualifier>, want: S| {
+        q.is_some_and(|q| {
+            q.qualifiers
+                .iter()
+                .any(|x| matches!(&x.content, Q::Storage(s) if s.content == want))
+        })
+    };
+    let mut out = std::collections::HashSet::new();
+    for ext in &parsed.tu.0 {
+        let ast::ExternalDeclarationData::Declaration(d) = &ext.content else {
+            continue;
+        };
+        let ast::DeclarationData::Block(b) = &d.content else {
+            continue;
+        };
+        if !has(Some(&b.qualifier), S::Buffer) {
+            continue;
+        }
+        let readonly = has(Some(&b.qualifier), S::ReadOnly);
+        match &b.identifier {
+            Some(inst) if inst.array_spec.is_some() || readonly => {
+                out.insert(inst.ident.as_str().to_string());
+            }
+            Some(_) => {}
+            None => {
+                for f in &b.fields {
+                    if readonly || has(f.qualifier.as_ref(), S::ReadOnly) {
+                        out.extend(f.identifiers.iter().map(|i| i.ident.as_str().to_string()));
+                    }
+                }
+            }
+        }
+    }
+    out
 }

@@ -1,11 +1,10 @@
 #version 430 core
-// [7 runtime items as in runtime.sanitize.glsl]
+// [13 runtime items as in runtime.sanitize.glsl]
 void _sdbg_key(uint at) { _sdbg_data[at] = gl_GlobalInvocationID.x; _sdbg_data[at + 1u] = gl_GlobalInvocationID.y; _sdbg_data[at + 2u] = gl_GlobalInvocationID.z; }
 void _sdbg_other_key(uint at, uint o);
 void _sdbg_race_clear();
 void _sdbg_race_init();
 uint _sdbg_ep = 0u;
-uint _sdbg_v = 0u;
 bool _sdbg_race_on = false;
 uint _sdbg_wg = 0u;
 shared uint _sdbg_gen;
@@ -18,6 +17,7 @@ void _sdbg_barrier(uint p) {
     _sdbg_arrive[(g + 2u) % 3u] = 0u;
     _sdbg_gen = g + 1u;
     if (arrived != _sdbg_wg) _sdbg_report(4u, p, arrived, _sdbg_wg, 0u);
+    _sdbg_g = g + 1u;
     _sdbg_ep = (g + 1u) & 127u;
     if (_sdbg_ep == 0u) { _sdbg_race_clear(); memoryBarrierShared(); barrier(); }
 }
@@ -25,38 +25,99 @@ shared uint _sdbg_rw[16];
 shared uint _sdbg_rmin[16];
 shared uint _sdbg_rmax[16];
 shared uint _sdbg_rv[16];
-uint _sdbg_acc(uint p, uint f) { return f | (gl_LocalInvocationIndex << 12u) | (p < 4096u ? p : 0u); }
+uint _sdbg_acc(uint p, uint f) { return f | (gl_LocalInvocationIndex << 12u) | (p < 2048u ? p : 0u); }
 bool _sdbg_other(uint v, uint a) { return ((v ^ a) & 0x3ff000u) != 0u && (v & a & 0xc00000u) == 0u; }
-uint _sdbg_wkind(uint w) { return 2048u | ((w & 0x800000u) != 0u ? 4096u : 0u); }
+uint _sdbg_wkind(uint w) { return 2048u | ((w & 0x800000u) != 0u ? 4096u : 0u) | ((w & 0x800u) != 0u ? 32768u : 0u); }
 void _sdbg_rd(uint p, uint at, uint elem, uint decl, uint f) {
+    _sdbg_rpend = false;
     if (!_sdbg_race_on) return;
     uint a = _sdbg_acc(p, f);
     uint w = _sdbg_rw[at];
     if ((w >> 24u) == ((_sdbg_ep << 1u) | 1u) && _sdbg_other(w, a))
-        _sdbg_report(3u | _sdbg_wkind(w), p, elem, decl, w & 0x3fffffu);
+        _sdbg_rep(3u | _sdbg_wkind(w), p, elem, decl, w & 0x3fffffu, 0u, 0u, _sdbg_rv[at]);
     atomicMin(_sdbg_rmin[at], ((127u - _sdbg_ep) << 25u) | a);
     atomicMax(_sdbg_rmax[at], (_sdbg_ep << 25u) | 0x1000000u | a);
 }
 void _sdbg_wr(uint p, uint at, uint elem, uint decl, uint f, bool known, uint v) {
     if (!_sdbg_race_on) return;
-    uint a = _sdbg_acc(p, f);
-    uint kind = 3u | 512u | ((f & 0x800000u) != 0u ? 1024u : 0u);
+    // A write whose value is known (a plain `=` of a whole element)
+    // says so in its access word; the value's first word is kept apart.
+    uint a = _sdbg_acc(p, f) | (known ? 0x800u : 0u);
+    uint kind = 3u | 512u | ((f & 0x800000u) != 0u ? 1024u : 0u) | (known ? 16384u : 0u);
     uint w = atomicExchange(_sdbg_rw[at], (_sdbg_ep << 25u) | 0x1000000u | a);
     uint ov = atomicExchange(_sdbg_rv[at], v);
     uint r = _sdbg_rmin[at];
     uint s = _sdbg_rmax[at];
-    // Two plain writes of a whole element with the same value (its first
-    // word) are no race.
-    bool same = known && ov == v && ((w | a) & 0xc00000u) == 0u;
+    // Two plain writes of a whole element with the same known value (its
+    // first word) are no race; a write whose value is not known is never
+    // taken for one of the same value.
+    bool same = known && (w & 0x800u) != 0u && ov == v && ((w | a) & 0xc00000u) == 0u;
     if ((w >> 24u) == ((_sdbg_ep << 1u) | 1u) && _sdbg_other(w, a)) {
-        if (!same) _sdbg_report(kind | _sdbg_wkind(w), p, elem, decl, w & 0x3fffffu);
+        if (!same) _sdbg_rep(kind | _sdbg_wkind(w), p, elem, decl, w & 0x3fffffu, 0u, v, ov);
     }
     else if ((r >> 24u) == ((127u - _sdbg_ep) << 1u) && _sdbg_other(r, a))
-        _sdbg_report(kind, p, elem, decl, r & 0x3fffffu);
+        _sdbg_rep(kind, p, elem, decl, r & 0x3fffffu, 0u, v, 0u);
     else if ((s >> 24u) == ((_sdbg_ep << 1u) | 1u) && _sdbg_other(s, a))
-        _sdbg_report(kind, p, elem, decl, s & 0x3fffffu);
+        _sdbg_rep(kind, p, elem, decl, s & 0x3fffffu, 0u, v, 0u);
 }
-void _sdbg_put_other(uint at, uint kind, uint other) { if ((kind & 0xffu) == 3u) _sdbg_other_key(at, other); }
+void _sdbg_sinit();
+void _sdbg_sother_key(uint at, uint o, uint og);
+bool _sdbg_swgsame(uint id);
+uint _sdbg_sid = 0xffffffffu;
+uint _sdbg_sb = 0u;
+uint _sdbg_scap = 0u;
+void _sdbg_sbase() {
+    _sdbg_sb = _sdbg_san_flags + _sdbg_san_cap * 13u;
+    uint len = uint(_sdbg_data.length());
+    _sdbg_scap = len > _sdbg_sb ? (len - _sdbg_sb) / 7u : 0u;
+}
+uint _sdbg_sh6(uint v) { return (v * 0x9e3779b1u) >> 26u; }
+bool _sdbg_sconf(uint o, uint og, uint me) {
+    if ((o & 0x80000000u) == 0u || ((o ^ me) & 0x3fffffu) == 0u || (o & me & 0x60000000u) != 0u) return false;
+    return !_sdbg_swgsame(o & 0x3fffffu) || (og >> 12u) == (_sdbg_g & 0xfffffu);
+}
+uint _sdbg_swkind(uint w, uint wv) {
+    bool known = (w & 0x10000000u) != 0u && _sdbg_sh6(wv) == ((w >> 22u) & 63u);
+    return 2048u | ((w & 0x40000000u) != 0u ? 4096u : 0u) | (known ? 32768u : 0u);
+}
+void _sdbg_swr(uint p, uint slot, uint elem, uint decl, uint f, bool known, uint v) {
+    if (_sdbg_sid == 0xffffffffu || slot >= _sdbg_scap) return;
+    uint at = _sdbg_sb + slot * 7u;
+    uint me = 0x80000000u | ((f & 0x800000u) != 0u ? 0x40000000u : 0u) | ((f & 0x400000u) != 0u ? 0x20000000u : 0u)
+        | (known ? 0x10000000u | (_sdbg_sh6(v) << 22u) : 0u) | _sdbg_sid;
+    uint mg = ((_sdbg_g & 0xfffffu) << 12u) | (p < 4096u ? p : 0u);
+    uint kind = 3u | 8192u | 512u | ((f & 0x800000u) != 0u ? 1024u : 0u) | (known ? 16384u : 0u);
+    uint w = atomicExchange(_sdbg_data[at], me);
+    uint wg = atomicExchange(_sdbg_data[at + 1u], mg);
+    uint wv = atomicExchange(_sdbg_data[at + 6u], v);
+    if (_sdbg_sconf(w, wg, me)) {
+        // Two plain writes of a whole element whose values are known and
+        // hash alike are no race.
+        if (!known || (w & 0x7fc00000u) != (me & 0x7fc00000u))
+            _sdbg_rep(kind | _sdbg_swkind(w, wv), p, elem, decl, w, wg, v, wv);
+        return;
+    }
+    for (uint r = at + 2u; r < at + 6u; r += 2u) {
+        uint o = _sdbg_data[r];
+        uint og = _sdbg_data[r + 1u];
+        if (_sdbg_sconf(o, og, me)) { _sdbg_rep(kind, p, elem, decl, o, og, v, 0u); return; }
+    }
+}
+void _sdbg_srd(uint p, uint slot, uint elem, uint decl, uint f) {
+    _sdbg_rpend = false;
+    if (_sdbg_sid == 0xffffffffu || slot >= _sdbg_scap) return;
+    uint at = _sdbg_sb + slot * 7u;
+    uint me = 0x80000000u | ((f & 0x400000u) != 0u ? 0x20000000u : 0u) | _sdbg_sid;
+    uint mg = ((_sdbg_g & 0xfffffu) << 12u) | (p < 4096u ? p : 0u);
+    uint w = _sdbg_data[at];
+    uint wg = _sdbg_data[at + 1u];
+    uint wv = _sdbg_data[at + 6u];
+    if (_sdbg_sconf(w, wg, me)) _sdbg_rep(3u | 8192u | _sdbg_swkind(w, wv), p, elem, decl, w, wg, 0u, wv);
+    uint r = at + 2u + (_sdbg_sid & 1u) * 2u;
+    atomicExchange(_sdbg_data[r], me);
+    atomicExchange(_sdbg_data[r + 1u], mg);
+}
+void _sdbg_put_other(uint at, uint kind, uint other, uint og) { if ((kind & 8447u) == 3u) _sdbg_other_key(at, other); if ((kind & 8192u) != 0u) _sdbg_sother_key(at, other, og); }
 // [6 runtime items as in runtime.sanitize.glsl]
 layout(local_size_x = 16) in;
 layout(std430, binding = 0) buffer Src {
@@ -66,54 +127,91 @@ layout(std430, binding = 1) buffer Dst {
     float dst[];
 };
 shared float tile[16];
+uint _sdbg_sb0 = 0u;
+int _sdbg_sn0 = 0;
+void _sdbg_markv0(uint p, int i, uint f, bool known, uint v) { _sdbg_swr(p, _sdbg_sb0 + uint(i), uint(i), 0u, f, known, v); }
+void _sdbg_mark0(uint p, int i, uint f) { _sdbg_markv0(p, i, f, false, 0u); }
+void _sdbg_uchk0(uint p, int i, uint f) { _sdbg_srd(p, _sdbg_sb0 + uint(i), uint(i), 0u, f); }
+int _sdbg_ui0(uint p, int i, uint f) { _sdbg_uchk0(p, i, f); return i; }
+int _sdbg_u0(uint p, int i, uint f) { int c = _sdbg_cl(p, i, _sdbg_sn0); if (_sdbg_ok) _sdbg_uchk0(p, c, f); return c; }
+int _sdbg_wm0(uint p, int i, uint f) { int c = _sdbg_cl(p, i, _sdbg_sn0); if (_sdbg_ok) _sdbg_mark0(p, c, f); return c; }
+void _sdbg_markv0(uint p, uint i, uint f, bool known, uint v) { _sdbg_swr(p, _sdbg_sb0 + uint(i), uint(i), 0u, f, known, v); }
+void _sdbg_mark0(uint p, uint i, uint f) { _sdbg_markv0(p, i, f, false, 0u); }
+void _sdbg_uchk0(uint p, uint i, uint f) { _sdbg_srd(p, _sdbg_sb0 + uint(i), uint(i), 0u, f); }
+uint _sdbg_ui0(uint p, uint i, uint f) { _sdbg_uchk0(p, i, f); return i; }
+uint _sdbg_u0(uint p, uint i, uint f) { uint c = _sdbg_cl(p, i, _sdbg_sn0); if (_sdbg_ok) _sdbg_uchk0(p, c, f); return c; }
+uint _sdbg_wm0(uint p, uint i, uint f) { uint c = _sdbg_cl(p, i, _sdbg_sn0); if (_sdbg_ok) _sdbg_mark0(p, c, f); return c; }
+void _sdbg_markall0(uint p, uint f) { for (int i = 0; i < _sdbg_sn0; i++) _sdbg_mark0(p, i, f); }
+uint _sdbg_uv0(uint p, uint f) { _sdbg_uchk0(p, 0u, f); return 0u; }
 float _sdbg_zero_float() { return float(0); }
 uint _sdbg_t0;
-shared uint _sdbg_sh0[16];
-void _sdbg_markv0(uint p, int i, uint f, bool known, uint v) { atomicOr(_sdbg_sh0[i], 1u); _sdbg_wr(p, 0u + uint(i), uint(i), 2u, f, known, v); }
-void _sdbg_mark0(uint p, int i, uint f) { _sdbg_markv0(p, i, f, false, 0u); }
-void _sdbg_uchk0(uint p, int i, uint f) { if (_sdbg_sh0[i] == 0u) _sdbg_report(2u, p, uint(i), 2u, 0u); _sdbg_rd(p, 0u + uint(i), uint(i), 2u, f); }
-int _sdbg_u0(uint p, int i, uint f) { int c = _sdbg_cl(p, i, 16); if (_sdbg_ok) _sdbg_uchk0(p, c, f); return c; }
-int _sdbg_wm0(uint p, int i, uint f) { int c = _sdbg_cl(p, i, 16); if (_sdbg_ok) _sdbg_mark0(p, c, f); return c; }
-void _sdbg_markv0(uint p, uint i, uint f, bool known, uint v) { atomicOr(_sdbg_sh0[i], 1u); _sdbg_wr(p, 0u + uint(i), uint(i), 2u, f, known, v); }
-void _sdbg_mark0(uint p, uint i, uint f) { _sdbg_markv0(p, i, f, false, 0u); }
-void _sdbg_uchk0(uint p, uint i, uint f) { if (_sdbg_sh0[i] == 0u) _sdbg_report(2u, p, uint(i), 2u, 0u); _sdbg_rd(p, 0u + uint(i), uint(i), 2u, f); }
-uint _sdbg_u0(uint p, uint i, uint f) { uint c = _sdbg_cl(p, i, 16); if (_sdbg_ok) _sdbg_uchk0(p, c, f); return c; }
-uint _sdbg_wm0(uint p, uint i, uint f) { uint c = _sdbg_cl(p, i, 16); if (_sdbg_ok) _sdbg_mark0(p, c, f); return c; }
-void _sdbg_markall0(uint p, uint f) { for (int i = 0; i < 16; i++) _sdbg_mark0(p, i, f); }
-uint _sdbg_uv0(uint p, uint f) { _sdbg_uchk0(p, 0u, f); return 0u; }
-uint _sdbg_t1;
 uint _sdbg_bits_float(float v) { return floatBitsToUint(v); }
+float _sdbg_rval_float(float v) { if (_sdbg_rpend) _sdbg_rcap(_sdbg_bits_float(v)); return v; }
+shared uint _sdbg_sh1[16];
+void _sdbg_markv1(uint p, int i, uint f, bool known, uint v) { atomicOr(_sdbg_sh1[i], 1u); _sdbg_wr(p, 0u + uint(i), uint(i), 2u, f, known, v); }
+void _sdbg_mark1(uint p, int i, uint f) { _sdbg_markv1(p, i, f, false, 0u); }
+void _sdbg_uchk1(uint p, int i, uint f) { if (_sdbg_sh1[i] == 0u) _sdbg_report(2u, p, uint(i), 2u, 0u); _sdbg_rd(p, 0u + uint(i), uint(i), 2u, f); }
+int _sdbg_u1(uint p, int i, uint f) { int c = _sdbg_cl(p, i, 16); if (_sdbg_ok) _sdbg_uchk1(p, c, f); return c; }
+int _sdbg_wm1(uint p, int i, uint f) { int c = _sdbg_cl(p, i, 16); if (_sdbg_ok) _sdbg_mark1(p, c, f); return c; }
+void _sdbg_markv1(uint p, uint i, uint f, bool known, uint v) { atomicOr(_sdbg_sh1[i], 1u); _sdbg_wr(p, 0u + uint(i), uint(i), 2u, f, known, v); }
+void _sdbg_mark1(uint p, uint i, uint f) { _sdbg_markv1(p, i, f, false, 0u); }
+void _sdbg_uchk1(uint p, uint i, uint f) { if (_sdbg_sh1[i] == 0u) _sdbg_report(2u, p, uint(i), 2u, 0u); _sdbg_rd(p, 0u + uint(i), uint(i), 2u, f); }
+uint _sdbg_u1(uint p, uint i, uint f) { uint c = _sdbg_cl(p, i, 16); if (_sdbg_ok) _sdbg_uchk1(p, c, f); return c; }
+uint _sdbg_wm1(uint p, uint i, uint f) { uint c = _sdbg_cl(p, i, 16); if (_sdbg_ok) _sdbg_mark1(p, c, f); return c; }
+void _sdbg_markall1(uint p, uint f) { for (int i = 0; i < 16; i++) _sdbg_mark1(p, i, f); }
+uint _sdbg_uv1(uint p, uint f) { _sdbg_uchk1(p, 0u, f); return 0u; }
+uint _sdbg_t1;
 float _sdbg_val_float(float v) { _sdbg_v = _sdbg_bits_float(v); return v; }
 float _sdbg_pick_float(float v) { return _sdbg_ok ? v : float(0); }
 uint _sdbg_t2;
+uint _sdbg_sb2 = 0u;
+int _sdbg_sn2 = 0;
+void _sdbg_markv2(uint p, int i, uint f, bool known, uint v) { _sdbg_swr(p, _sdbg_sb2 + uint(i), uint(i), 1u, f, known, v); }
+void _sdbg_mark2(uint p, int i, uint f) { _sdbg_markv2(p, i, f, false, 0u); }
+void _sdbg_uchk2(uint p, int i, uint f) { _sdbg_srd(p, _sdbg_sb2 + uint(i), uint(i), 1u, f); }
+int _sdbg_ui2(uint p, int i, uint f) { _sdbg_uchk2(p, i, f); return i; }
+int _sdbg_u2(uint p, int i, uint f) { int c = _sdbg_cl(p, i, _sdbg_sn2); if (_sdbg_ok) _sdbg_uchk2(p, c, f); return c; }
+int _sdbg_wm2(uint p, int i, uint f) { int c = _sdbg_cl(p, i, _sdbg_sn2); if (_sdbg_ok) _sdbg_mark2(p, c, f); return c; }
+void _sdbg_markv2(uint p, uint i, uint f, bool known, uint v) { _sdbg_swr(p, _sdbg_sb2 + uint(i), uint(i), 1u, f, known, v); }
+void _sdbg_mark2(uint p, uint i, uint f) { _sdbg_markv2(p, i, f, false, 0u); }
+void _sdbg_uchk2(uint p, uint i, uint f) { _sdbg_srd(p, _sdbg_sb2 + uint(i), uint(i), 1u, f); }
+uint _sdbg_ui2(uint p, uint i, uint f) { _sdbg_uchk2(p, i, f); return i; }
+uint _sdbg_u2(uint p, uint i, uint f) { uint c = _sdbg_cl(p, i, _sdbg_sn2); if (_sdbg_ok) _sdbg_uchk2(p, c, f); return c; }
+uint _sdbg_wm2(uint p, uint i, uint f) { uint c = _sdbg_cl(p, i, _sdbg_sn2); if (_sdbg_ok) _sdbg_mark2(p, c, f); return c; }
+void _sdbg_markall2(uint p, uint f) { for (int i = 0; i < _sdbg_sn2; i++) _sdbg_mark2(p, i, f); }
+uint _sdbg_uv2(uint p, uint f) { _sdbg_uchk2(p, 0u, f); return 0u; }
 uint _sdbg_t3;
 void _sdbg_shadow_init() {
     uint n = gl_WorkGroupSize.x * gl_WorkGroupSize.y * gl_WorkGroupSize.z;
-    for (uint i = gl_LocalInvocationIndex; i < 16u; i += n) _sdbg_sh0[i] = 0u;
+    for (uint i = gl_LocalInvocationIndex; i < 16u; i += n) _sdbg_sh1[i] = 0u;
     _sdbg_race_init();
 }
 void main() {
+    _sdbg_sinit();
     _sdbg_shadow_init();
     memoryBarrierShared();
     barrier();
     uint i = gl_LocalInvocationID.x;
     if (_sdbg_chk(true, 8u, i, 16, _sdbg_t1)) {
-        tile[_sdbg_t1] = _sdbg_val_float(_sdbg_chk(true, 8u, gl_GlobalInvocationID.x, src.length(), _sdbg_t0) ? src[_sdbg_t0] : _sdbg_zero_float());
-        _sdbg_markv0(8u, _sdbg_t1, 0u, true, _sdbg_v);
-    } else _sdbg_chk(true, 8u, gl_GlobalInvocationID.x, src.length(), _sdbg_t0) ? src[_sdbg_t0] : _sdbg_zero_float();
+        tile[_sdbg_t1] = _sdbg_val_float(_sdbg_rval_float(_sdbg_chk(true, 8u, gl_GlobalInvocationID.x, src.length(), _sdbg_t0) ? src[_sdbg_ui0(8u, _sdbg_t0, 0u)] : _sdbg_zero_float()));
+        _sdbg_markv1(8u, _sdbg_t1, 0u, true, _sdbg_v);
+    } else _sdbg_rval_float(_sdbg_chk(true, 8u, gl_GlobalInvocationID.x, src.length(), _sdbg_t0) ? src[_sdbg_ui0(8u, _sdbg_t0, 0u)] : _sdbg_zero_float());
     memoryBarrierShared();
     _sdbg_barrier(10u);
     for (uint s = 8u; s > 0u; s >>= 1u) {
         if (i < s) {
-            float other = _sdbg_pick_float(tile[_sdbg_u0(18u, i + s, 0u)]);
+            float other = _sdbg_rval_float(_sdbg_pick_float(tile[_sdbg_u1(18u, i + s, 0u)]));
             if (_sdbg_chk(true, 20u, i, 16, _sdbg_t2)) {
-                tile[_sdbg_t2] = _sdbg_val_float(_sdbg_pick_float(tile[_sdbg_u0(20u, i, 0u)]) + other);
-                _sdbg_markv0(20u, _sdbg_t2, 0u, true, _sdbg_v);
-            } else _sdbg_pick_float(tile[_sdbg_u0(20u, i, 0u)]) + other;
+                tile[_sdbg_t2] = _sdbg_val_float(_sdbg_rval_float(_sdbg_pick_float(tile[_sdbg_u1(20u, i, 0u)])) + other);
+                _sdbg_markv1(20u, _sdbg_t2, 0u, true, _sdbg_v);
+            } else _sdbg_rval_float(_sdbg_pick_float(tile[_sdbg_u1(20u, i, 0u)])) + other;
         }
     }
     if (i == 0u) {
-        if (_sdbg_chk(true, 23u, gl_WorkGroupID.x, dst.length(), _sdbg_t3)) dst[_sdbg_t3] = _sdbg_pick_float(tile[_sdbg_u0(23u, 0, 0u)]); else _sdbg_pick_float(tile[_sdbg_u0(23u, 0, 0u)]);
+        if (_sdbg_chk(true, 23u, gl_WorkGroupID.x, dst.length(), _sdbg_t3)) {
+            dst[_sdbg_t3] = _sdbg_val_float(_sdbg_rval_float(_sdbg_pick_float(tile[_sdbg_u1(23u, 0, 0u)])));
+            _sdbg_markv2(23u, _sdbg_t3, 0u, true, _sdbg_v);
+        } else _sdbg_rval_float(_sdbg_pick_float(tile[_sdbg_u1(23u, 0, 0u)]));
     }
     _sdbg_flush();
 }
@@ -121,7 +219,7 @@ void _sdbg_other_key(uint at, uint o) {
     uvec3 s = gl_WorkGroupSize;
     uint l = (o >> 12u) & 1023u;
     uvec3 id = gl_WorkGroupID * s + uvec3(l % s.x, (l / s.x) % s.y, l / (s.x * s.y));
-    _sdbg_data[at] = id.x; _sdbg_data[at + 1u] = id.y; _sdbg_data[at + 2u] = id.z; _sdbg_data[at + 3u] = o & 4095u;
+    _sdbg_data[at] = id.x; _sdbg_data[at + 1u] = id.y; _sdbg_data[at + 2u] = id.z; _sdbg_data[at + 3u] = o & 2047u;
 }
 void _sdbg_race_clear() {
     uint n = gl_WorkGroupSize.x * gl_WorkGroupSize.y * gl_WorkGroupSize.z;
@@ -133,4 +231,25 @@ void _sdbg_race_init() {
     if (gl_LocalInvocationIndex < 3u) _sdbg_arrive[gl_LocalInvocationIndex] = 0u;
     if (gl_LocalInvocationIndex == 0u) _sdbg_gen = 0u;
     _sdbg_race_clear();
+}
+void _sdbg_sinit() {
+    _sdbg_sbase();
+    uvec3 n = gl_NumWorkGroups * gl_WorkGroupSize;
+    uvec3 g = gl_GlobalInvocationID;
+    if (n.x <= 0x400000u && n.y <= 0x400000u / n.x && n.z <= 0x400000u / (n.x * n.y))
+        _sdbg_sid = g.x + n.x * (g.y + n.y * g.z);
+    uint _sdbg_sx = 0u;
+    _sdbg_sb0 = _sdbg_sx; _sdbg_sn0 = int(src.length()); _sdbg_sx += uint(_sdbg_sn0);
+    _sdbg_sb2 = _sdbg_sx; _sdbg_sn2 = int(dst.length()); _sdbg_sx += uint(_sdbg_sn2);
+}
+void _sdbg_sother_key(uint at, uint o, uint og) {
+    uvec3 n = gl_NumWorkGroups * gl_WorkGroupSize;
+    uint id = o & 0x3fffffu;
+    _sdbg_data[at] = id % n.x; _sdbg_data[at + 1u] = (id / n.x) % n.y; _sdbg_data[at + 2u] = id / (n.x * n.y);
+    _sdbg_data[at + 3u] = og & 4095u;
+}
+bool _sdbg_swgsame(uint id) {
+    uvec3 n = gl_NumWorkGroups * gl_WorkGroupSize;
+    uvec3 g = uvec3(id % n.x, (id / n.x) % n.y, id / (n.x * n.y));
+    return all(equal(g / gl_WorkGroupSize, gl_WorkGroupID));
 }

@@ -1,32 +1,46 @@
 layout(std430, binding = 7) buffer _sdbg_Buffer { uint _sdbg_san_count; uint _sdbg_san_cap; uint _sdbg_san_overflow; uint _sdbg_san_flags; uint _sdbg_data[]; };
 bool _sdbg_ok = true;
 const bool _sdbg_oob = true;
-uint _sdbg_r0k = 0u; uint _sdbg_r0p = 0u; uint _sdbg_r0i = 0u; uint _sdbg_r0b = 0u; uint _sdbg_r0o = 0u;
-uint _sdbg_r1k = 0u; uint _sdbg_r1p = 0u; uint _sdbg_r1i = 0u; uint _sdbg_r1b = 0u; uint _sdbg_r1o = 0u;
+uint _sdbg_v = 0u;
+uint _sdbg_g = 0u;
+uint _sdbg_r0k = 0u; uint _sdbg_r0p = 0u; uint _sdbg_r0i = 0u; uint _sdbg_r0b = 0u; uint _sdbg_r0o = 0u; uint _sdbg_r0g = 0u; uint _sdbg_r0v = 0u; uint _sdbg_r0w = 0u;
+uint _sdbg_r1k = 0u; uint _sdbg_r1p = 0u; uint _sdbg_r1i = 0u; uint _sdbg_r1b = 0u; uint _sdbg_r1o = 0u; uint _sdbg_r1g = 0u; uint _sdbg_r1v = 0u; uint _sdbg_r1w = 0u;
 bool _sdbg_more = false;
-void _sdbg_report(uint kind, uint p, uint idx, uint bound, uint other) {
-    if (_sdbg_r0p == 0u) { _sdbg_r0k = kind; _sdbg_r0p = p; _sdbg_r0i = idx; _sdbg_r0b = bound; _sdbg_r0o = other; }
-    else if (_sdbg_r0p != p || _sdbg_r0k != kind) {
-        if (_sdbg_r1p == 0u) { _sdbg_r1k = kind; _sdbg_r1p = p; _sdbg_r1i = idx; _sdbg_r1b = bound; _sdbg_r1o = other; }
-        else if (_sdbg_r1p != p || _sdbg_r1k != kind) _sdbg_more = true;
+bool _sdbg_rpend = false;
+uint _sdbg_rlast = 0u;
+void _sdbg_rep(uint kind, uint p, uint idx, uint bound, uint other, uint og, uint v, uint w) {
+    _sdbg_rpend = false;
+    if (_sdbg_r0p == 0u) { _sdbg_r0k = kind; _sdbg_r0p = p; _sdbg_r0i = idx; _sdbg_r0b = bound; _sdbg_r0o = other; _sdbg_r0g = og; _sdbg_r0v = v; _sdbg_r0w = w; _sdbg_rlast = 0u; _sdbg_rpend = true; }
+    else if (_sdbg_r0p != p || ((_sdbg_r0k ^ kind) & 0xffu) != 0u) {
+        if (_sdbg_r1p == 0u) { _sdbg_r1k = kind; _sdbg_r1p = p; _sdbg_r1i = idx; _sdbg_r1b = bound; _sdbg_r1o = other; _sdbg_r1g = og; _sdbg_r1v = v; _sdbg_r1w = w; _sdbg_rlast = 1u; _sdbg_rpend = true; }
+        else if (_sdbg_r1p != p || ((_sdbg_r1k ^ kind) & 0xffu) != 0u) _sdbg_more = true;
     }
+    // A read's race report takes the value read, right after the read.
+    if ((kind & 767u) != 3u) _sdbg_rpend = false;
 }
+void _sdbg_rcap(uint b) {
+    if (!_sdbg_rpend) return;
+    if (_sdbg_rlast == 0u) { _sdbg_r0v = b; _sdbg_r0k |= 16384u; } else { _sdbg_r1v = b; _sdbg_r1k |= 16384u; }
+    _sdbg_rpend = false;
+}
+void _sdbg_report(uint kind, uint p, uint idx, uint bound, uint other) { _sdbg_rep(kind, p, idx, bound, other, 0u, 0u, 0u); }
 void _sdbg_key(uint at) { _sdbg_data[at] = uint(gl_VertexID); _sdbg_data[at + 1u] = uint(gl_InstanceID); _sdbg_data[at + 2u] = 0u; }
-void _sdbg_put_other(uint at, uint kind, uint other) {  }
-void _sdbg_put(uint kind, uint p, uint idx, uint bound, uint other) {
+void _sdbg_put_other(uint at, uint kind, uint other, uint og) { }
+void _sdbg_put(uint kind, uint p, uint idx, uint bound, uint other, uint og, uint v, uint w) {
     uint flag = p * 4u + (kind & 0xffu) - 1u;
     if (flag < _sdbg_san_flags) {
         if (_sdbg_data[flag] != 0u || atomicOr(_sdbg_data[flag], 1u) != 0u) return;
     }
     uint i = atomicAdd(_sdbg_san_count, 1u);
     if (i >= _sdbg_san_cap) { _sdbg_san_overflow = 1u; return; }
-    uint at = _sdbg_san_flags + i * 11u;
+    uint at = _sdbg_san_flags + i * 13u;
     _sdbg_data[at] = kind; _sdbg_data[at + 1u] = p; _sdbg_key(at + 2u);
-    _sdbg_data[at + 5u] = idx; _sdbg_data[at + 6u] = bound; _sdbg_put_other(at + 7u, kind, other);
+    _sdbg_data[at + 5u] = idx; _sdbg_data[at + 6u] = bound; _sdbg_put_other(at + 7u, kind, other, og);
+    _sdbg_data[at + 11u] = v; _sdbg_data[at + 12u] = w;
 }
 void _sdbg_flush() {
-    if (_sdbg_r0p != 0u) _sdbg_put(_sdbg_r0k, _sdbg_r0p, _sdbg_r0i, _sdbg_r0b, _sdbg_r0o);
-    if (_sdbg_r1p != 0u) _sdbg_put(_sdbg_r1k, _sdbg_r1p, _sdbg_r1i, _sdbg_r1b, _sdbg_r1o);
+    if (_sdbg_r0p != 0u) _sdbg_put(_sdbg_r0k, _sdbg_r0p, _sdbg_r0i, _sdbg_r0b, _sdbg_r0o, _sdbg_r0g, _sdbg_r0v, _sdbg_r0w);
+    if (_sdbg_r1p != 0u) _sdbg_put(_sdbg_r1k, _sdbg_r1p, _sdbg_r1i, _sdbg_r1b, _sdbg_r1o, _sdbg_r1g, _sdbg_r1v, _sdbg_r1w);
     if (_sdbg_more) _sdbg_san_overflow = 1u;
     _sdbg_r0p = 0u; _sdbg_r1p = 0u; _sdbg_more = false;
 }

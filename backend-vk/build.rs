@@ -31,16 +31,71 @@ const DEFAULT_XML: &str = "/usr/share/vulkan/registry/vk.xml";
 /// them still works; its command buffers are marked not replayable.
 const OPAQUE_COMMANDS: &[&str] = &[];
 
-/// Structure members that are pointers whose validity depends on another
-/// member (`noautovalidity`) but that are safe to follow when non-null and
-/// counted (the registry's own valid-usage says so).
-const FOLLOWED_NOAUTOVALIDITY: &[(&str, &str)] = &[
-    ("VkRenderPassBeginInfo", "pClearValues"),
-    ("VkCommandBufferBeginInfo", "pInheritanceInfo"),
+/// Structure members that are pointers whose validity depends on other
+/// members (`noautovalidity`), with the Rust condition (over `s`, the
+/// structure) under which the registry's valid usage says they are valid;
+/// otherwise the copy holds null. Helpers are in `src/replay/mod.rs`.
+const FOLLOWED_NOAUTOVALIDITY: &[(&str, &str, &str)] = &[
+    ("VkRenderPassBeginInfo", "pClearValues", "true"),
+    ("VkCommandBufferBeginInfo", "pInheritanceInfo", "true"),
+    ("VkGraphicsPipelineCreateInfo", "pStages", "true"),
+    ("VkGraphicsPipelineCreateInfo", "pVertexInputState", "true"),
+    (
+        "VkGraphicsPipelineCreateInfo",
+        "pInputAssemblyState",
+        "true",
+    ),
+    (
+        "VkGraphicsPipelineCreateInfo",
+        "pRasterizationState",
+        "true",
+    ),
+    ("VkGraphicsPipelineCreateInfo", "pDynamicState", "true"),
+    // Ignored when the viewports and scissors are dynamic state, which the
+    // structure cannot see: followed when non-null (programs pass null then).
+    ("VkPipelineViewportStateCreateInfo", "pViewports", "true"),
+    ("VkPipelineViewportStateCreateInfo", "pScissors", "true"),
+    // Dynamic rendering's attachment formats (ignored only by pipeline
+    // libraries that have no fragment output).
+    (
+        "VkPipelineRenderingCreateInfo",
+        "pColorAttachmentFormats",
+        "true",
+    ),
+    (
+        "VkGraphicsPipelineCreateInfo",
+        "pTessellationState",
+        "has_tessellation(s.p_stages, s.stage_count)",
+    ),
+    (
+        "VkGraphicsPipelineCreateInfo",
+        "pViewportState",
+        "!discards(s.p_rasterization_state)",
+    ),
+    (
+        "VkGraphicsPipelineCreateInfo",
+        "pMultisampleState",
+        "!discards(s.p_rasterization_state)",
+    ),
+    (
+        "VkGraphicsPipelineCreateInfo",
+        "pDepthStencilState",
+        "!discards(s.p_rasterization_state)",
+    ),
+    (
+        "VkGraphicsPipelineCreateInfo",
+        "pColorBlendState",
+        "!discards(s.p_rasterization_state)",
+    ),
 ];
 
 /// Extra roots: structures the layer copies outside a `vkCmd*` command.
-const ROOT_STRUCTS: &[&str] = &["VkCommandBufferBeginInfo"];
+const ROOT_STRUCTS: &[&str] = &[
+    "VkCommandBufferBeginInfo",
+    "VkGraphicsPipelineCreateInfo",
+    "VkComputePipelineCreateInfo",
+    "VkPipelineLayoutCreateInfo",
+];
 
 #[derive(Clone, Debug)]
 struct Decl {
@@ -422,10 +477,22 @@ impl Gen<'_> {
                 "{place} = copy_chain(a, {place}.cast())?.cast_mut().cast();\n"
             ));
         }
-        if d.noauto && !follow && !FOLLOWED_NOAUTOVALIDITY.contains(&(owner, d.name.as_str())) {
+        let condition = FOLLOWED_NOAUTOVALIDITY
+            .iter()
+            .find(|(o, m, _)| d.noauto && *o == owner && *m == d.name)
+            .map(|(_, _, c)| *c);
+        if d.noauto && !follow && condition.is_none() {
             return Err(format!(
                 "`{owner}::{}` is valid only for some values of another member",
                 d.name
+            ));
+        }
+        if let Some(c) = condition.filter(|c| *c != "true") {
+            let mut plain = d.clone();
+            plain.noauto = false;
+            let copy = self.copy_pointee(owner, &plain, place, count, follow)?;
+            return Ok(format!(
+                "if {c} {{\n{copy}}} else {{\n    {place} = std::ptr::null();\n}}\n"
             ));
         }
         let ty = self.resolve(&d.ty).to_string();
@@ -494,7 +561,7 @@ impl Gen<'_> {
         }
         let _ = writeln!(
             self.out,
-            "#[allow(non_snake_case, unused_variables, clippy::all)]\npub(super) unsafe fn fix_{name}(a: &mut Arena, p: *mut u8) -> Result<(), NotReplayable> {{"
+            "#[allow(non_snake_case, unused_variables, clippy::all)]\npub(crate) unsafe fn fix_{name}(a: &mut Arena, p: *mut u8) -> Result<(), NotReplayable> {{"
         );
         if let Some(why) = unsupported {
             let _ = writeln!(self.out, "    Err(NotReplayable({why:?}))\n}}\n");
@@ -626,7 +693,7 @@ impl Gen<'_> {
                 None
             };
             for (p, (a, t)) in params.iter().zip(args.iter().zip(&sig)).skip(1) {
-                let _ = writeln!(fields, "    {a}: {t},");
+                let _ = writeln!(fields, "    pub {a}: {t},");
                 if p.ptr == 0 && p.array.is_none() {
                     continue;
                 }

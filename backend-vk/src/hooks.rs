@@ -47,7 +47,11 @@ fn intercepted(name: &CStr) -> Option<(Void, bool)> {
             hook!(PFN_vkQueueSubmit2, queue_submit2, DEVICE)
         }
         // The replay buffer's: command pools and buffers, every vkCmd*.
-        other => return crate::replay::intercepted(other).map(|f| (f, DEVICE)),
+        other => {
+            return crate::pipelines::intercepted(other)
+                .or_else(|| crate::replay::intercepted(other))
+                .map(|f| (f, DEVICE))
+        }
     })
 }
 
@@ -237,6 +241,10 @@ unsafe extern "system" fn create_device(
             create_swapchain: typed(gdpa(device, c"vkCreateSwapchainKHR".as_ptr())),
             frames: Default::default(),
             presents: Default::default(),
+            pipelines: crate::pipelines::Pipelines::new(
+                crate::pipelines::Next::load(|name| gdpa(device, name.as_ptr())),
+                memory_properties(gipa, instance, physical_device),
+            ),
             replay: {
                 let mut r = crate::replay::DeviceReplay::load(|name| gdpa(device, name.as_ptr()));
                 r.shadows.set_loader_data = set_loader_data;
@@ -249,6 +257,30 @@ unsafe extern "system" fn create_device(
     result
 }
 
+/// The memory types of a physical device, through the next layer.
+///
+/// # Safety
+/// `gipa` is the next layer's; `physical` a valid physical device of `instance`.
+unsafe fn memory_properties(
+    gipa: vk::PFN_vkGetInstanceProcAddr,
+    instance: vk::Instance,
+    physical: vk::PhysicalDevice,
+) -> vk::PhysicalDeviceMemoryProperties {
+    let mut props = vk::PhysicalDeviceMemoryProperties::default();
+    // SAFETY: looked up by its name, through the next layer.
+    let get: Option<vk::PFN_vkGetPhysicalDeviceMemoryProperties> = unsafe {
+        typed(gipa(
+            instance,
+            c"vkGetPhysicalDeviceMemoryProperties".as_ptr(),
+        ))
+    };
+    if let Some(get) = get {
+        // SAFETY: per this function's contract.
+        unsafe { get(physical, &mut props) };
+    }
+    props
+}
+
 /// # Safety
 /// Called by the application as `vkDestroyDevice`.
 unsafe extern "system" fn destroy_device(
@@ -259,8 +291,11 @@ unsafe extern "system" fn destroy_device(
         // SAFETY: a non-null device is a valid dispatchable handle.
         if let Some(d) = dispatch::DEVICES.get(unsafe { key(device) }) {
             // SAFETY: the application destroys the device: nothing is pending.
-            unsafe { d.replay.destroy_pools(device) };
-            if crate::replay::self_check() {
+            unsafe {
+                d.pipelines.destroy_all(device);
+                d.replay.destroy_pools(device);
+            }
+            if crate::replay::self_check().is_some() {
                 // The self-check's report, asked for by its environment variable.
                 eprintln!("{}", d.replay.self_check.summary());
             }
@@ -286,13 +321,20 @@ unsafe extern "system" fn create_shader_module(
     // SAFETY: the app's arguments, down the chain.
     let result = unsafe { create(device, info, allocator, out) };
     if result == vk::Result::SUCCESS {
+        // SAFETY: a valid create info names code_size bytes at p_code.
+        let code = unsafe {
+            let info = &*info;
+            std::slice::from_raw_parts(info.p_code, info.code_size / 4)
+        };
+        if let Some(d) = &data {
+            // SAFETY: written on success.
+            d.pipelines.remember_module(unsafe { *out }, code);
+        }
         if let Some(dbg) = agent::debugger() {
-            // SAFETY: a valid create info names code_size bytes at p_code.
-            let code = unsafe {
-                let info = &*info;
-                std::slice::from_raw_parts(info.p_code as *const u8, info.code_size)
-            };
-            agent::announce_module(dbg, vk::Handle::as_raw(device), code);
+            // SAFETY: the same words, as bytes.
+            let bytes =
+                unsafe { std::slice::from_raw_parts(code.as_ptr().cast::<u8>(), code.len() * 4) };
+            agent::announce_module(dbg, vk::Handle::as_raw(device), bytes);
         }
     }
     result
@@ -356,7 +398,7 @@ unsafe fn submit<I: crate::replay::Submission>(
     let Some((data, submit)) = data.and_then(|d| Some((d.clone(), next(&d)?))) else {
         return vk::Result::ERROR_INITIALIZATION_FAILED;
     };
-    let result = if crate::replay::self_check() {
+    let result = if crate::replay::self_check().is_some() {
         // SAFETY: the app's arguments.
         unsafe { crate::replay::submit_shadows(&data, queue, count, submits, fence, submit) }
     } else {

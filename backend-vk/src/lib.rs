@@ -7,8 +7,12 @@
 //! shader module (`spirv`, `source`: the GLSL the compiler embedded, or
 //! GLSL naga decompiles when there is none) announced to the session so
 //! that editor files bind to it by content, and frames ending at
-//! `vkQueuePresentKHR`. Not yet: instrumented pipelines and stops
-//! (breakpoints are answered "not placed", with that reason).
+//! `vkQueuePresentKHR`; the replay buffer (`replay`: every command
+//! buffer's commands deep-copied as recorded, shadows recorded from the
+//! copies) and pipeline twins (`pipelines`: the application's pipeline made
+//! again with the debug set added), exercised by a self-check. Not yet:
+//! instrumented twins and stops (breakpoints are answered "not placed",
+//! with that reason).
 
 // The crate is named as the loader expects the library to be.
 #![allow(non_snake_case)]
@@ -18,6 +22,7 @@ mod agent;
 mod dispatch;
 mod hooks;
 mod loader;
+mod pipelines;
 mod replay;
 pub mod source;
 pub mod spirv;

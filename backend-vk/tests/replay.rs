@@ -1,8 +1,11 @@
 //! The replay buffer against real programs on lavapipe: with the
 //! self-check on (`SHADERDBG_VK_SHADOW=1`) every command buffer a program
 //! submits is replaced by a shadow the layer recorded from its copy of the
-//! program's commands. The frames must not change, no buffer may be left
-//! out, and the Khronos validation layer below ours must find nothing new.
+//! program's commands; with `SHADERDBG_VK_SHADOW=twins` the shadows also
+//! bind each pipeline's twin (made again by the layer from its copy of the
+//! create info, with the debug set added to its layout) and the debug set.
+//! The frames must not change, no buffer may be left out, and the Khronos
+//! validation layer below ours must find nothing new.
 
 use std::path::PathBuf;
 use std::process::{Command, Output};
@@ -21,13 +24,13 @@ fn layer_dir() -> PathBuf {
 }
 
 /// `cmd` with our layer enabled (above any the program's environment adds)
-/// and the self-check on.
-fn with_self_check(cmd: &mut Command, below: &[&str]) -> Output {
+/// and the self-check on in `mode` (`1` or `twins`).
+fn with_self_check(cmd: &mut Command, below: &[&str], mode: &str) -> Output {
     let mut layers = vec![shaderdbg_protocol::vulkan::LAYER_NAME];
     layers.extend_from_slice(below);
     cmd.env("VK_ADD_LAYER_PATH", layer_dir())
         .env("VK_INSTANCE_LAYERS", layers.join(":"))
-        .env("SHADERDBG_VK_SHADOW", "1")
+        .env("SHADERDBG_VK_SHADOW", mode)
         .output()
         .expect("program runs")
 }
@@ -63,20 +66,31 @@ fn stdout(out: &Output) -> Vec<String> {
         .collect()
 }
 
-/// Frames of `app ARGS` alone and through shadows are identical.
+/// Frames of `app ARGS` alone and through shadows (with and without
+/// twins) are identical; the number of shadows submitted.
 fn frames_unchanged(app: &str, args: &[&str], sort: bool) -> u64 {
     let program = shaderdbg_test_support::app(app);
     let mut alone = shaderdbg_test_support::stdout_lines(Command::new(&program).args(args));
-    let out = with_self_check(Command::new(&program).args(args), &[]);
-    let mut shadowed = stdout(&out);
     if sort {
         // Threads print in the order they finish.
         alone.sort();
-        shadowed.sort();
     }
     assert!(!alone.is_empty());
-    assert_eq!(shadowed, alone, "frames differ when replayed from shadows");
-    summary(&out.stderr).0
+    let mut counts = Vec::new();
+    for mode in ["1", "twins"] {
+        let out = with_self_check(Command::new(&program).args(args), &[], mode);
+        let mut shadowed = stdout(&out);
+        if sort {
+            shadowed.sort();
+        }
+        assert_eq!(
+            shadowed, alone,
+            "frames differ when replayed from shadows ({mode})"
+        );
+        counts.push(summary(&out.stderr).0);
+    }
+    assert_eq!(counts[0], counts[1]);
+    counts[0]
 }
 
 #[test]
@@ -98,29 +112,56 @@ fn devices_on_several_threads_replayed_from_shadows_render_the_same_frames() {
 }
 
 /// vkcube (nobody here wrote it) records its command buffers once per
-/// swapchain image and submits them again every frame: all go through
-/// shadows.
+/// swapchain image and submits them again every frame, and destroys its
+/// shader modules as soon as its pipeline exists (twins are made from the
+/// code the layer kept): all go through shadows, and the validation layer
+/// below ours reports nothing.
 #[test]
 fn vkcube_runs_replayed_from_shadows() {
-    shaderdbg_test_support::require_installed(&["/usr/bin/vkcube", "/usr/bin/xvfb-run"]);
-    let out = with_self_check(
-        Command::new("/usr/bin/xvfb-run").args([
-            "-a",
-            "-s",
-            "-screen 0 640x480x24",
-            "vkcube",
-            "--c",
-            "20",
-        ]),
-        &[],
-    );
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let (shadowed, _) = summary(&out.stderr);
-    assert!(shadowed >= 20, "{shadowed}");
+    shaderdbg_test_support::require_installed(&[
+        "/usr/bin/vkcube",
+        "/usr/bin/xvfb-run",
+        "/usr/share/vulkan/explicit_layer.d/VkLayer_khronos_validation.json",
+    ]);
+    for mode in ["1", "twins"] {
+        let out = with_self_check(
+            Command::new("/usr/bin/xvfb-run")
+                .args(["-a", "-s", "-screen 0 640x480x24", "vkcube", "--c", "20"])
+                .env("VK_LAYER_SETTINGS_PATH", settings()),
+            &["VK_LAYER_KHRONOS_validation"],
+            mode,
+        );
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let (shadowed, _) = summary(&out.stderr);
+        assert!(shadowed >= 20, "{shadowed}");
+        assert_eq!(reports(&out), Vec::<String>::new(), "{mode}");
+    }
+}
+
+/// The validation layer's settings: log errors and warnings.
+fn settings() -> PathBuf {
+    let settings = layer_dir().join("vk_layer_settings.txt");
+    std::fs::write(
+        &settings,
+        "khronos_validation.debug_action = VK_DBG_LAYER_ACTION_LOG_MSG\n\
+         khronos_validation.report_flags = error,warn\n",
+    )
+    .expect("settings");
+    settings
+}
+
+/// The validation layer's reports (message ids) in a program's output.
+fn reports(out: &Output) -> Vec<String> {
+    String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .chain(String::from_utf8_lossy(&out.stderr).lines())
+        .filter(|l| l.contains("(ERROR /") || l.contains("(WARN /"))
+        .map(|l| l.split('(').next().unwrap_or(l).to_string())
+        .collect()
 }
 
 /// The validation layer below ours checks our pools, shadows and
@@ -130,35 +171,24 @@ fn the_validation_layer_finds_nothing_in_the_shadows() {
     shaderdbg_test_support::require_installed(&[
         "/usr/share/vulkan/explicit_layer.d/VkLayer_khronos_validation.json",
     ]);
-    let settings = layer_dir().join("vk_layer_settings.txt");
-    std::fs::write(
-        &settings,
-        "khronos_validation.debug_action = VK_DBG_LAYER_ACTION_LOG_MSG\n\
-         khronos_validation.report_flags = error,warn\n",
-    )
-    .expect("settings");
+    let settings = settings();
     let program = shaderdbg_test_support::app("vk_triangle");
-    let reports = |out: &Output| -> Vec<String> {
-        String::from_utf8_lossy(&out.stdout)
-            .lines()
-            .chain(String::from_utf8_lossy(&out.stderr).lines())
-            .filter(|l| l.contains("(ERROR /") || l.contains("(WARN /"))
-            .map(|l| l.split('(').next().unwrap_or(l).to_string())
-            .collect()
-    };
     let alone = Command::new(&program)
         .args(["2", "64"])
         .env("VK_INSTANCE_LAYERS", "VK_LAYER_KHRONOS_validation")
         .env("VK_LAYER_SETTINGS_PATH", &settings)
         .output()
         .expect("runs");
-    let out = with_self_check(
-        Command::new(&program)
-            .args(["2", "64"])
-            .env("VK_LAYER_SETTINGS_PATH", &settings),
-        &["VK_LAYER_KHRONOS_validation"],
-    );
-    assert!(out.status.success());
-    assert_eq!(summary(&out.stderr).0, 2);
-    assert_eq!(reports(&out), reports(&alone));
+    for mode in ["1", "twins"] {
+        let out = with_self_check(
+            Command::new(&program)
+                .args(["2", "64"])
+                .env("VK_LAYER_SETTINGS_PATH", &settings),
+            &["VK_LAYER_KHRONOS_validation"],
+            mode,
+        );
+        assert!(out.status.success());
+        assert_eq!(summary(&out.stderr).0, 2);
+        assert_eq!(reports(&out), reports(&alone), "{mode}");
+    }
 }

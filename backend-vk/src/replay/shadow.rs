@@ -7,7 +7,7 @@ use std::sync::Mutex;
 
 use ash::vk;
 
-use super::{replay_one, DeviceReplay};
+use super::{replay_one, Cmd, DeviceReplay};
 use crate::loader::SetDeviceLoaderData;
 
 /// A shadow command buffer and the pool it came from.
@@ -34,10 +34,14 @@ impl DeviceReplay {
     /// # Safety
     /// `device` is this replay buffer's device; `cb` is in the executable
     /// state (the application is submitting it).
+    ///
+    /// `substitute` sees each command first and may record its own version
+    /// instead (it returns whether it did).
     pub unsafe fn shadow(
         &self,
         device: vk::Device,
         cb: vk::CommandBuffer,
+        substitute: &mut dyn FnMut(vk::CommandBuffer, &Cmd) -> Result<bool, String>,
     ) -> Result<Shadow, String> {
         let rec = self
             .recording(cb)
@@ -113,12 +117,19 @@ impl DeviceReplay {
             return Err(format!("beginning the shadow: {r}"));
         }
         for cmd in cmds {
-            // SAFETY: the recording is alive (its lock is held).
-            if let Err(missing) = unsafe { replay_one(&self.next, shadow, cmd) } {
-                // SAFETY: ends the recording so that it can be freed.
-                let _ = unsafe { end_cb(shadow) };
+            let done = match substitute(shadow, cmd) {
+                Ok(true) => Ok(()),
+                Ok(false) => {
+                    // SAFETY: the recording is alive (its lock is held).
+                    unsafe { replay_one(&self.next, shadow, cmd) }
+                        .map_err(|missing| format!("the device lacks {}", missing.0))
+                }
+                Err(e) => Err(e),
+            };
+            if let Err(why) = done {
+                // A buffer may be freed while recording.
                 free(shadow);
-                return Err(format!("the device lacks {}", missing.0));
+                return Err(why);
             }
         }
         // SAFETY: the shadow is recording.

@@ -12,13 +12,26 @@ use std::sync::{Mutex, OnceLock};
 
 use ash::vk;
 
-use super::Shadow;
+use super::{Cmd, Shadow};
 use crate::dispatch::DeviceData;
 
-/// Whether the replay self-check is on.
-pub fn self_check() -> bool {
-    static ON: OnceLock<bool> = OnceLock::new();
-    *ON.get_or_init(|| std::env::var("SHADERDBG_VK_SHADOW").is_ok_and(|v| v == "1"))
+/// What the replay self-check does (`SHADERDBG_VK_SHADOW`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SelfCheckMode {
+    /// `1`: shadows replay the application's commands as recorded.
+    Shadows,
+    /// `twins`: shadows also bind every pipeline's twin and the debug set.
+    Twins,
+}
+
+/// The replay self-check asked for, if any.
+pub fn self_check() -> Option<SelfCheckMode> {
+    static MODE: OnceLock<Option<SelfCheckMode>> = OnceLock::new();
+    *MODE.get_or_init(|| match std::env::var("SHADERDBG_VK_SHADOW").as_deref() {
+        Ok("1") => Some(SelfCheckMode::Shadows),
+        Ok("twins") => Some(SelfCheckMode::Twins),
+        _ => None,
+    })
 }
 
 /// What the self-check saw on one device.
@@ -161,8 +174,17 @@ pub unsafe fn submit_shadows<I: Submission>(
         let mut these = Vec::new();
         // SAFETY: a valid submit info.
         for cb in unsafe { info.command_buffers() } {
+            let twins = self_check() == Some(SelfCheckMode::Twins);
+            let mut substitute = |shadow: vk::CommandBuffer, cmd: &Cmd| {
+                if !twins {
+                    return Ok(false);
+                }
+                // SAFETY: the shadow is recording; the pipelines are alive
+                // (the application's buffer is executable).
+                unsafe { bind_twin(data, shadow, cmd) }
+            };
             // SAFETY: the application is submitting `cb`: it is executable.
-            match unsafe { replay.shadow(data.handle, cb) } {
+            match unsafe { replay.shadow(data.handle, cb, &mut substitute) } {
                 Ok(s) => {
                     these.push(s.cb);
                     shadows.push(s);
@@ -204,4 +226,42 @@ pub unsafe fn submit_shadows<I: Submission>(
     // SAFETY: the queue is idle.
     unsafe { replay.free_shadows(data.handle, &shadows) };
     result
+}
+
+/// Binds the twin of a pipeline the application binds, and the debug set
+/// after it.
+///
+/// # Safety
+/// `shadow` is recording; the pipeline of `cmd` is alive.
+unsafe fn bind_twin(
+    data: &DeviceData,
+    shadow: vk::CommandBuffer,
+    cmd: &Cmd,
+) -> Result<bool, String> {
+    let Cmd::CmdBindPipeline(a) = cmd else {
+        return Ok(false);
+    };
+    let p = &data.pipelines;
+    // SAFETY: per this function's contract.
+    let twin = unsafe { p.twin(data.handle, a.pipeline)? };
+    let set = p.debug_descriptor_set().ok_or("no debug set")?;
+    let (Some(bind), Some(bind_sets)) = (p.next.cmd_bind_pipeline, p.next.cmd_bind_descriptor_sets)
+    else {
+        return Err("the device lacks vkCmdBindPipeline".into());
+    };
+    // SAFETY: per this function's contract.
+    unsafe {
+        bind(shadow, a.pipeline_bind_point, twin.pipeline);
+        bind_sets(
+            shadow,
+            a.pipeline_bind_point,
+            twin.layout,
+            twin.set,
+            1,
+            &set,
+            0,
+            std::ptr::null(),
+        );
+    }
+    Ok(true)
 }

@@ -1,0 +1,812 @@
+//! Pipelines, their layouts, and their *twins*: a twin is the same
+//! pipeline created again by the layer with one more descriptor set (the
+//! debug set, holding the debug buffer instrumented shaders write), placed
+//! after the application's sets so that the application's bindings stay
+//! valid for it (pipeline layouts are compatible for every set below the
+//! last). Shadow command buffers bind a twin where the application bound
+//! its pipeline, and the debug set with it. Instrumented shader modules go
+//! into the twin in place of the application's.
+
+use std::collections::HashMap;
+use std::ffi::CStr;
+use std::mem::{align_of, size_of};
+use std::sync::{Arc, Mutex, RwLock};
+
+use ash::vk;
+
+use crate::dispatch::{self, key, DeviceData};
+use crate::replay::{self, Arena};
+
+/// The debug buffer's size (a first version: fixed).
+pub const DEBUG_BUFFER_BYTES: u64 = 1 << 20;
+
+/// The next layer's commands this module uses, of one device.
+#[derive(Default)]
+pub struct Next {
+    create_graphics_pipelines: Option<vk::PFN_vkCreateGraphicsPipelines>,
+    create_compute_pipelines: Option<vk::PFN_vkCreateComputePipelines>,
+    destroy_pipeline: Option<vk::PFN_vkDestroyPipeline>,
+    create_pipeline_layout: Option<vk::PFN_vkCreatePipelineLayout>,
+    destroy_pipeline_layout: Option<vk::PFN_vkDestroyPipelineLayout>,
+    create_descriptor_set_layout: Option<vk::PFN_vkCreateDescriptorSetLayout>,
+    destroy_descriptor_set_layout: Option<vk::PFN_vkDestroyDescriptorSetLayout>,
+    create_descriptor_pool: Option<vk::PFN_vkCreateDescriptorPool>,
+    destroy_descriptor_pool: Option<vk::PFN_vkDestroyDescriptorPool>,
+    allocate_descriptor_sets: Option<vk::PFN_vkAllocateDescriptorSets>,
+    update_descriptor_sets: Option<vk::PFN_vkUpdateDescriptorSets>,
+    create_shader_module: Option<vk::PFN_vkCreateShaderModule>,
+    destroy_shader_module: Option<vk::PFN_vkDestroyShaderModule>,
+    create_buffer: Option<vk::PFN_vkCreateBuffer>,
+    destroy_buffer: Option<vk::PFN_vkDestroyBuffer>,
+    get_buffer_memory_requirements: Option<vk::PFN_vkGetBufferMemoryRequirements>,
+    allocate_memory: Option<vk::PFN_vkAllocateMemory>,
+    free_memory: Option<vk::PFN_vkFreeMemory>,
+    bind_buffer_memory: Option<vk::PFN_vkBindBufferMemory>,
+    pub cmd_bind_pipeline: Option<vk::PFN_vkCmdBindPipeline>,
+    pub cmd_bind_descriptor_sets: Option<vk::PFN_vkCmdBindDescriptorSets>,
+}
+
+impl Next {
+    /// # Safety
+    /// `get` answers as the next layer's `vkGetDeviceProcAddr` for one device.
+    pub unsafe fn load(get: impl Fn(&CStr) -> vk::PFN_vkVoidFunction) -> Self {
+        let t = |name: &CStr| get(name);
+        // SAFETY: each looked up by the name of the type it is given.
+        unsafe {
+            Next {
+                create_graphics_pipelines: typed(t(c"vkCreateGraphicsPipelines")),
+                create_compute_pipelines: typed(t(c"vkCreateComputePipelines")),
+                destroy_pipeline: typed(t(c"vkDestroyPipeline")),
+                create_pipeline_layout: typed(t(c"vkCreatePipelineLayout")),
+                destroy_pipeline_layout: typed(t(c"vkDestroyPipelineLayout")),
+                create_descriptor_set_layout: typed(t(c"vkCreateDescriptorSetLayout")),
+                destroy_descriptor_set_layout: typed(t(c"vkDestroyDescriptorSetLayout")),
+                create_descriptor_pool: typed(t(c"vkCreateDescriptorPool")),
+                destroy_descriptor_pool: typed(t(c"vkDestroyDescriptorPool")),
+                allocate_descriptor_sets: typed(t(c"vkAllocateDescriptorSets")),
+                update_descriptor_sets: typed(t(c"vkUpdateDescriptorSets")),
+                create_shader_module: typed(t(c"vkCreateShaderModule")),
+                destroy_shader_module: typed(t(c"vkDestroyShaderModule")),
+                create_buffer: typed(t(c"vkCreateBuffer")),
+                destroy_buffer: typed(t(c"vkDestroyBuffer")),
+                get_buffer_memory_requirements: typed(t(c"vkGetBufferMemoryRequirements")),
+                allocate_memory: typed(t(c"vkAllocateMemory")),
+                free_memory: typed(t(c"vkFreeMemory")),
+                bind_buffer_memory: typed(t(c"vkBindBufferMemory")),
+                cmd_bind_pipeline: typed(t(c"vkCmdBindPipeline")),
+                cmd_bind_descriptor_sets: typed(t(c"vkCmdBindDescriptorSets")),
+            }
+        }
+    }
+}
+
+/// Gives a looked-up command its type.
+///
+/// # Safety
+/// `F` is the function pointer type of the command looked up.
+unsafe fn typed<F: Copy>(f: vk::PFN_vkVoidFunction) -> Option<F> {
+    // SAFETY: per this function's contract; fn pointers are pointer-sized.
+    f.map(|f| unsafe { std::mem::transmute_copy::<unsafe extern "system" fn(), F>(&f) })
+}
+
+/// A deep copy of a create info, in its own arena.
+struct Copied<T> {
+    _arena: Arena,
+    info: *const T,
+}
+
+// SAFETY: the copy points only into its own arena, which moves with it and
+// is never written after the copy is made.
+unsafe impl<T> Send for Copied<T> {}
+// SAFETY: as above; shared access only reads.
+unsafe impl<T> Sync for Copied<T> {}
+
+impl<T> Copied<T> {
+    /// # Safety
+    /// `info` is a valid `T` whose pointers are valid; `fix` is `T`'s fix-up.
+    unsafe fn new(info: *const T, fix: replay::Fix) -> Result<Self, replay::NotReplayable> {
+        let mut arena = Arena::default();
+        // SAFETY: per this function's contract.
+        let q = unsafe {
+            let q = arena.copy(info.cast(), size_of::<T>(), align_of::<T>());
+            fix(&mut arena, q.cast_mut())?;
+            q
+        };
+        Ok(Copied {
+            _arena: arena,
+            info: q.cast(),
+        })
+    }
+
+    fn get(&self) -> &T {
+        // SAFETY: points into the arena this value owns.
+        unsafe { &*self.info }
+    }
+}
+
+enum PipelineInfo {
+    /// The create info, and the code of each stage's module (by stage
+    /// index; none where the module came in the stage's `pNext` chain, whose
+    /// copy holds the code): programs may destroy modules once their
+    /// pipelines exist, and twins are made later.
+    Graphics(
+        Copied<vk::GraphicsPipelineCreateInfo<'static>>,
+        Vec<Option<Code>>,
+    ),
+    Compute(
+        Copied<vk::ComputePipelineCreateInfo<'static>>,
+        Vec<Option<Code>>,
+    ),
+    /// Why this pipeline cannot have a twin.
+    Unusable(&'static str),
+}
+
+/// A shader module's SPIR-V words.
+pub type Code = Arc<Vec<u32>>;
+
+/// A pipeline of the layer's own standing in for an application's.
+#[derive(Clone, Copy, Debug)]
+pub struct Twin {
+    pub pipeline: vk::Pipeline,
+    pub layout: vk::PipelineLayout,
+    /// Where the debug set is bound.
+    pub set: u32,
+}
+
+/// The debug buffer and the descriptor set that holds it.
+struct DebugSet {
+    layout: vk::DescriptorSetLayout,
+    pool: vk::DescriptorPool,
+    set: vk::DescriptorSet,
+    buffer: vk::Buffer,
+    memory: vk::DeviceMemory,
+}
+
+/// Pipelines of one device.
+#[derive(Default)]
+pub struct Pipelines {
+    pub next: Next,
+    /// The physical device's memory types (for the debug buffer).
+    pub memory: vk::PhysicalDeviceMemoryProperties,
+    infos: RwLock<HashMap<u64, Arc<PipelineInfo>>>,
+    /// Live shader modules' code, by handle.
+    modules: RwLock<HashMap<u64, Code>>,
+    layouts: RwLock<HashMap<u64, Arc<Copied<vk::PipelineLayoutCreateInfo<'static>>>>>,
+    twins: Mutex<HashMap<u64, Twin>>,
+    debug: Mutex<Option<DebugSet>>,
+}
+
+type Void = unsafe extern "system" fn();
+
+macro_rules! hook {
+    ($pfn:ident, $f:ident) => {
+        // SAFETY: cast to the untyped PFN_vkVoidFunction; callers cast it
+        // back to the type its name implies, which is the type it has.
+        Some(unsafe { std::mem::transmute::<vk::$pfn, Void>($f) })
+    };
+}
+
+/// This module's hooks.
+pub fn intercepted(name: &[u8]) -> Option<Void> {
+    match name {
+        b"vkCreateGraphicsPipelines" => hook!(PFN_vkCreateGraphicsPipelines, create_graphics),
+        b"vkCreateComputePipelines" => hook!(PFN_vkCreateComputePipelines, create_compute),
+        b"vkDestroyPipeline" => hook!(PFN_vkDestroyPipeline, destroy_pipeline),
+        b"vkDestroyShaderModule" => hook!(PFN_vkDestroyShaderModule, destroy_module),
+        b"vkCreatePipelineLayout" => hook!(PFN_vkCreatePipelineLayout, create_layout),
+        b"vkDestroyPipelineLayout" => hook!(PFN_vkDestroyPipelineLayout, destroy_layout),
+        _ => None,
+    }
+}
+
+fn device(device: vk::Device) -> Option<Arc<DeviceData>> {
+    if device == vk::Device::null() {
+        return None;
+    }
+    // SAFETY: a non-null device is a valid dispatchable handle.
+    dispatch::DEVICES.get(unsafe { key(device) })
+}
+
+/// Remembers copies of the create infos of `count` pipelines just created.
+///
+/// # Safety
+/// `infos` and `out` are the application's, after a successful call.
+unsafe fn remember<T>(
+    d: &DeviceData,
+    count: u32,
+    infos: *const T,
+    out: *const vk::Pipeline,
+    fix: replay::Fix,
+    stages: fn(&T) -> &[vk::PipelineShaderStageCreateInfo<'static>],
+    wrap: fn(Copied<T>, Vec<Option<Code>>) -> PipelineInfo,
+) {
+    // SAFETY: per this function's contract.
+    let (infos, out) = unsafe {
+        (
+            std::slice::from_raw_parts(infos, count as usize),
+            std::slice::from_raw_parts(out, count as usize),
+        )
+    };
+    let mut map = d.pipelines.infos.write().unwrap_or_else(|e| e.into_inner());
+    for (info, p) in infos.iter().zip(out) {
+        if *p == vk::Pipeline::null() {
+            continue;
+        }
+        // SAFETY: the application's valid create info.
+        let copied = match unsafe { Copied::new(info, fix) } {
+            Ok(c) => {
+                let modules = d
+                    .pipelines
+                    .modules
+                    .read()
+                    .unwrap_or_else(|e| e.into_inner());
+                let code = stages(c.get())
+                    .iter()
+                    .map(|st| modules.get(&vk::Handle::as_raw(st.module)).cloned())
+                    .collect();
+                drop(modules);
+                wrap(c, code)
+            }
+            Err(why) => PipelineInfo::Unusable(why.0),
+        };
+        map.insert(vk::Handle::as_raw(*p), Arc::new(copied));
+    }
+}
+
+unsafe extern "system" fn create_graphics(
+    dev: vk::Device,
+    cache: vk::PipelineCache,
+    count: u32,
+    infos: *const vk::GraphicsPipelineCreateInfo<'_>,
+    allocator: *const vk::AllocationCallbacks<'_>,
+    out: *mut vk::Pipeline,
+) -> vk::Result {
+    let Some(d) = device(dev) else {
+        return vk::Result::ERROR_INITIALIZATION_FAILED;
+    };
+    let Some(next) = d.pipelines.next.create_graphics_pipelines else {
+        return vk::Result::ERROR_INITIALIZATION_FAILED;
+    };
+    // SAFETY: the application's arguments, down the chain.
+    let result = unsafe { next(dev, cache, count, infos, allocator, out) };
+    if result == vk::Result::SUCCESS {
+        // SAFETY: after a successful call.
+        unsafe {
+            remember(
+                &d,
+                count,
+                infos.cast::<vk::GraphicsPipelineCreateInfo<'static>>(),
+                out,
+                replay::fix_graphics_pipeline,
+                |i| stage_slice(i.p_stages, i.stage_count),
+                PipelineInfo::Graphics,
+            )
+        };
+    }
+    result
+}
+
+unsafe extern "system" fn create_compute(
+    dev: vk::Device,
+    cache: vk::PipelineCache,
+    count: u32,
+    infos: *const vk::ComputePipelineCreateInfo<'_>,
+    allocator: *const vk::AllocationCallbacks<'_>,
+    out: *mut vk::Pipeline,
+) -> vk::Result {
+    let Some(d) = device(dev) else {
+        return vk::Result::ERROR_INITIALIZATION_FAILED;
+    };
+    let Some(next) = d.pipelines.next.create_compute_pipelines else {
+        return vk::Result::ERROR_INITIALIZATION_FAILED;
+    };
+    // SAFETY: the application's arguments, down the chain.
+    let result = unsafe { next(dev, cache, count, infos, allocator, out) };
+    if result == vk::Result::SUCCESS {
+        // SAFETY: after a successful call.
+        unsafe {
+            remember(
+                &d,
+                count,
+                infos.cast::<vk::ComputePipelineCreateInfo<'static>>(),
+                out,
+                replay::fix_compute_pipeline,
+                |i| std::slice::from_ref(&i.stage),
+                PipelineInfo::Compute,
+            )
+        };
+    }
+    result
+}
+
+/// A create info's stages.
+fn stage_slice<'a>(
+    p: *const vk::PipelineShaderStageCreateInfo<'static>,
+    n: u32,
+) -> &'a [vk::PipelineShaderStageCreateInfo<'static>] {
+    if p.is_null() {
+        return &[];
+    }
+    // SAFETY: a (copied) create info names `n` stages at `p`, alive as long
+    // as the copy, which outlives every use here.
+    unsafe { std::slice::from_raw_parts(p, n as usize) }
+}
+
+unsafe extern "system" fn destroy_module(
+    dev: vk::Device,
+    module: vk::ShaderModule,
+    allocator: *const vk::AllocationCallbacks<'_>,
+) {
+    let Some(d) = device(dev) else { return };
+    let Some(next) = d.pipelines.next.destroy_shader_module else {
+        return;
+    };
+    // SAFETY: the application's arguments, down the chain.
+    unsafe { next(dev, module, allocator) };
+    let mut modules = d
+        .pipelines
+        .modules
+        .write()
+        .unwrap_or_else(|e| e.into_inner());
+    modules.remove(&vk::Handle::as_raw(module));
+}
+
+unsafe extern "system" fn destroy_pipeline(
+    dev: vk::Device,
+    pipeline: vk::Pipeline,
+    allocator: *const vk::AllocationCallbacks<'_>,
+) {
+    let Some(d) = device(dev) else { return };
+    let Some(next) = d.pipelines.next.destroy_pipeline else {
+        return;
+    };
+    // SAFETY: the application's arguments, down the chain.
+    unsafe { next(dev, pipeline, allocator) };
+    let raw = vk::Handle::as_raw(pipeline);
+    let p = &d.pipelines;
+    p.infos
+        .write()
+        .unwrap_or_else(|e| e.into_inner())
+        .remove(&raw);
+    let twin = p
+        .twins
+        .lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .remove(&raw);
+    if let Some(t) = twin {
+        // SAFETY: the application destroys its pipeline only when no
+        // command buffer using it is pending, so neither is the twin's shadow.
+        unsafe { p.destroy_twin(dev, t) };
+    }
+}
+
+unsafe extern "system" fn create_layout(
+    dev: vk::Device,
+    info: *const vk::PipelineLayoutCreateInfo<'_>,
+    allocator: *const vk::AllocationCallbacks<'_>,
+    out: *mut vk::PipelineLayout,
+) -> vk::Result {
+    let Some(d) = device(dev) else {
+        return vk::Result::ERROR_INITIALIZATION_FAILED;
+    };
+    let Some(next) = d.pipelines.next.create_pipeline_layout else {
+        return vk::Result::ERROR_INITIALIZATION_FAILED;
+    };
+    // SAFETY: the application's arguments, down the chain.
+    let result = unsafe { next(dev, info, allocator, out) };
+    if result == vk::Result::SUCCESS {
+        // SAFETY: the application's valid create info; the layout written.
+        let copied = unsafe { Copied::new(info.cast(), replay::fix_pipeline_layout) };
+        if let Ok(c) = copied {
+            // SAFETY: written on success.
+            let raw = vk::Handle::as_raw(unsafe { *out });
+            let mut map = d
+                .pipelines
+                .layouts
+                .write()
+                .unwrap_or_else(|e| e.into_inner());
+            map.insert(raw, Arc::new(c));
+        }
+    }
+    result
+}
+
+unsafe extern "system" fn destroy_layout(
+    dev: vk::Device,
+    layout: vk::PipelineLayout,
+    allocator: *const vk::AllocationCallbacks<'_>,
+) {
+    let Some(d) = device(dev) else { return };
+    let Some(next) = d.pipelines.next.destroy_pipeline_layout else {
+        return;
+    };
+    // SAFETY: the application's arguments, down the chain.
+    unsafe { next(dev, layout, allocator) };
+    let mut map = d
+        .pipelines
+        .layouts
+        .write()
+        .unwrap_or_else(|e| e.into_inner());
+    map.remove(&vk::Handle::as_raw(layout));
+}
+
+impl Pipelines {
+    /// Keeps a module's code (for twins made after the module is gone).
+    pub fn remember_module(&self, module: vk::ShaderModule, code: &[u32]) {
+        let mut modules = self.modules.write().unwrap_or_else(|e| e.into_inner());
+        modules.insert(vk::Handle::as_raw(module), Arc::new(code.to_vec()));
+    }
+
+    pub fn new(next: Next, memory: vk::PhysicalDeviceMemoryProperties) -> Self {
+        Pipelines {
+            next,
+            memory,
+            ..Default::default()
+        }
+    }
+
+    /// The twin of the application's `pipeline`, made on first use.
+    ///
+    /// # Safety
+    /// `dev` is this device; `pipeline` is alive.
+    pub unsafe fn twin(&self, dev: vk::Device, pipeline: vk::Pipeline) -> Result<Twin, String> {
+        let raw = vk::Handle::as_raw(pipeline);
+        let mut twins = self.twins.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(t) = twins.get(&raw) {
+            return Ok(*t);
+        }
+        let info = self
+            .infos
+            .read()
+            .unwrap_or_else(|e| e.into_inner())
+            .get(&raw)
+            .cloned()
+            .ok_or("a pipeline this layer did not see created")?;
+        let app_layout = match &*info {
+            PipelineInfo::Graphics(c, _) => c.get().layout,
+            PipelineInfo::Compute(c, _) => c.get().layout,
+            PipelineInfo::Unusable(why) => return Err(why.to_string()),
+        };
+        let layout_info = self
+            .layouts
+            .read()
+            .unwrap_or_else(|e| e.into_inner())
+            .get(&vk::Handle::as_raw(app_layout))
+            .cloned()
+            .ok_or("a pipeline layout this layer did not see created")?;
+        // SAFETY: `dev` is this device.
+        let debug_layout = unsafe { self.debug_set(dev)? }.0;
+        let app = layout_info.get();
+        let mut sets: Vec<vk::DescriptorSetLayout> = if app.p_set_layouts.is_null() {
+            Vec::new()
+        } else {
+            // SAFETY: the copy holds `set_layout_count` layouts.
+            unsafe { std::slice::from_raw_parts(app.p_set_layouts, app.set_layout_count as usize) }
+                .to_vec()
+        };
+        let set = sets.len() as u32;
+        sets.push(debug_layout);
+        let mut twin_layout_info = *app;
+        twin_layout_info.set_layout_count = sets.len() as u32;
+        twin_layout_info.p_set_layouts = sets.as_ptr();
+        let (Some(create_layout), Some(destroy_layout)) = (
+            self.next.create_pipeline_layout,
+            self.next.destroy_pipeline_layout,
+        ) else {
+            return Err("the device lacks vkCreatePipelineLayout".into());
+        };
+        let mut layout = vk::PipelineLayout::null();
+        // SAFETY: the application's layout with one more set, down the chain.
+        let r = unsafe { create_layout(dev, &twin_layout_info, std::ptr::null(), &mut layout) };
+        if r != vk::Result::SUCCESS {
+            return Err(format!("creating the twin's layout: {r}"));
+        }
+        let mut out = vk::Pipeline::null();
+        let mut modules = Vec::new();
+        let r = match &*info {
+            PipelineInfo::Graphics(c, code) => {
+                let mut i = *c.get();
+                // SAFETY: `dev` is this device.
+                let stages = unsafe {
+                    self.fresh_stages(
+                        dev,
+                        stage_slice(i.p_stages, i.stage_count),
+                        code,
+                        &mut modules,
+                    )
+                };
+                match stages {
+                    Ok(stages) => {
+                        i.p_stages = stages.as_ptr();
+                        i.layout = layout;
+                        i.flags &= !vk::PipelineCreateFlags::DERIVATIVE;
+                        i.base_pipeline_handle = vk::Pipeline::null();
+                        i.base_pipeline_index = -1;
+                        match self.next.create_graphics_pipelines {
+                            // SAFETY: the application's create info (copied)
+                            // with the twin's layout and modules.
+                            Some(f) => unsafe {
+                                f(
+                                    dev,
+                                    vk::PipelineCache::null(),
+                                    1,
+                                    &i,
+                                    std::ptr::null(),
+                                    &mut out,
+                                )
+                            },
+                            None => vk::Result::ERROR_INITIALIZATION_FAILED,
+                        }
+                    }
+                    Err(r) => r,
+                }
+            }
+            PipelineInfo::Compute(c, code) => {
+                let mut i = *c.get();
+                // SAFETY: `dev` is this device.
+                let stages = unsafe {
+                    self.fresh_stages(dev, std::slice::from_ref(&i.stage), code, &mut modules)
+                };
+                match stages {
+                    Ok(stages) => {
+                        i.stage = stages[0];
+                        i.layout = layout;
+                        i.flags &= !vk::PipelineCreateFlags::DERIVATIVE;
+                        i.base_pipeline_handle = vk::Pipeline::null();
+                        i.base_pipeline_index = -1;
+                        match self.next.create_compute_pipelines {
+                            // SAFETY: as above.
+                            Some(f) => unsafe {
+                                f(
+                                    dev,
+                                    vk::PipelineCache::null(),
+                                    1,
+                                    &i,
+                                    std::ptr::null(),
+                                    &mut out,
+                                )
+                            },
+                            None => vk::Result::ERROR_INITIALIZATION_FAILED,
+                        }
+                    }
+                    Err(r) => r,
+                }
+            }
+            PipelineInfo::Unusable(why) => return Err(why.to_string()),
+        };
+        if let Some(destroy) = self.next.destroy_shader_module {
+            for m in modules {
+                // SAFETY: modules of the layer's own; a pipeline keeps what it needs.
+                unsafe { destroy(dev, m, std::ptr::null()) };
+            }
+        }
+        if r != vk::Result::SUCCESS {
+            // SAFETY: the layout just created, unused.
+            unsafe { destroy_layout(dev, layout, std::ptr::null()) };
+            return Err(format!("creating the twin pipeline: {r}"));
+        }
+        let twin = Twin {
+            pipeline: out,
+            layout,
+            set,
+        };
+        twins.insert(raw, twin);
+        Ok(twin)
+    }
+
+    /// `stages` with each module made afresh from the code kept for it (the
+    /// application's may be gone); the modules made are pushed on `made`.
+    ///
+    /// # Safety
+    /// `dev` is this device.
+    unsafe fn fresh_stages(
+        &self,
+        dev: vk::Device,
+        stages: &[vk::PipelineShaderStageCreateInfo<'static>],
+        code: &[Option<Code>],
+        made: &mut Vec<vk::ShaderModule>,
+    ) -> Result<Vec<vk::PipelineShaderStageCreateInfo<'static>>, vk::Result> {
+        let create = self
+            .next
+            .create_shader_module
+            .ok_or(vk::Result::ERROR_INITIALIZATION_FAILED)?;
+        let mut out = stages.to_vec();
+        for (st, code) in out.iter_mut().zip(code) {
+            let Some(code) = code else {
+                // The module is in the stage's pNext chain (copied), or absent.
+                continue;
+            };
+            let info = vk::ShaderModuleCreateInfo::default().code(code);
+            let mut module = vk::ShaderModule::null();
+            // SAFETY: the application's code, down the chain.
+            let r = unsafe { create(dev, &info, std::ptr::null(), &mut module) };
+            if r != vk::Result::SUCCESS {
+                return Err(r);
+            }
+            made.push(module);
+            st.module = module;
+        }
+        Ok(out)
+    }
+
+    /// The debug set's layout and the set, made on first use.
+    ///
+    /// # Safety
+    /// `dev` is this device.
+    unsafe fn debug_set(
+        &self,
+        dev: vk::Device,
+    ) -> Result<(vk::DescriptorSetLayout, vk::DescriptorSet), String> {
+        let mut debug = self.debug.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(d) = &*debug {
+            return Ok((d.layout, d.set));
+        }
+        let n = &self.next;
+        let (
+            Some(create_dsl),
+            Some(create_pool),
+            Some(allocate_sets),
+            Some(update_sets),
+            Some(create_buffer),
+            Some(requirements),
+            Some(allocate_memory),
+            Some(bind_memory),
+        ) = (
+            n.create_descriptor_set_layout,
+            n.create_descriptor_pool,
+            n.allocate_descriptor_sets,
+            n.update_descriptor_sets,
+            n.create_buffer,
+            n.get_buffer_memory_requirements,
+            n.allocate_memory,
+            n.bind_buffer_memory,
+        )
+        else {
+            return Err("the device lacks a descriptor or buffer command".into());
+        };
+        let check = |r: vk::Result, what: &str| {
+            if r == vk::Result::SUCCESS {
+                Ok(())
+            } else {
+                Err(format!("{what}: {r}"))
+            }
+        };
+        let binding = [vk::DescriptorSetLayoutBinding::default()
+            .binding(0)
+            .descriptor_type(vk::DescriptorType::STORAGE_BUFFER)
+            .descriptor_count(1)
+            .stage_flags(vk::ShaderStageFlags::ALL)];
+        let info = vk::DescriptorSetLayoutCreateInfo::default().bindings(&binding);
+        let mut layout = vk::DescriptorSetLayout::null();
+        // SAFETY: valid create infos of the layer's own, down the chain (here and below).
+        unsafe {
+            check(
+                create_dsl(dev, &info, std::ptr::null(), &mut layout),
+                "the debug set layout",
+            )?;
+            let sizes = [vk::DescriptorPoolSize {
+                ty: vk::DescriptorType::STORAGE_BUFFER,
+                descriptor_count: 1,
+            }];
+            let info = vk::DescriptorPoolCreateInfo::default()
+                .max_sets(1)
+                .pool_sizes(&sizes);
+            let mut pool = vk::DescriptorPool::null();
+            check(
+                create_pool(dev, &info, std::ptr::null(), &mut pool),
+                "the debug descriptor pool",
+            )?;
+            let layouts = [layout];
+            let info = vk::DescriptorSetAllocateInfo::default()
+                .descriptor_pool(pool)
+                .set_layouts(&layouts);
+            let mut set = vk::DescriptorSet::null();
+            check(allocate_sets(dev, &info, &mut set), "the debug set")?;
+            let info = vk::BufferCreateInfo::default()
+                .size(DEBUG_BUFFER_BYTES)
+                .usage(vk::BufferUsageFlags::STORAGE_BUFFER | vk::BufferUsageFlags::TRANSFER_DST)
+                .sharing_mode(vk::SharingMode::EXCLUSIVE);
+            let mut buffer = vk::Buffer::null();
+            check(
+                create_buffer(dev, &info, std::ptr::null(), &mut buffer),
+                "the debug buffer",
+            )?;
+            let mut req = vk::MemoryRequirements::default();
+            requirements(dev, buffer, &mut req);
+            let wanted =
+                vk::MemoryPropertyFlags::HOST_VISIBLE | vk::MemoryPropertyFlags::HOST_COHERENT;
+            let mem = &self.memory;
+            let index = (0..mem.memory_type_count)
+                .find(|&i| {
+                    req.memory_type_bits & (1 << i) != 0
+                        && mem.memory_types[i as usize].property_flags.contains(wanted)
+                })
+                .ok_or("no host-visible, coherent memory for the debug buffer")?;
+            let info = vk::MemoryAllocateInfo::default()
+                .allocation_size(req.size)
+                .memory_type_index(index);
+            let mut memory = vk::DeviceMemory::null();
+            check(
+                allocate_memory(dev, &info, std::ptr::null(), &mut memory),
+                "the debug buffer's memory",
+            )?;
+            check(
+                bind_memory(dev, buffer, memory, 0),
+                "binding the debug buffer's memory",
+            )?;
+            let buffers = [vk::DescriptorBufferInfo {
+                buffer,
+                offset: 0,
+                range: vk::WHOLE_SIZE,
+            }];
+            let write = vk::WriteDescriptorSet::default()
+                .dst_set(set)
+                .dst_binding(0)
+                .descriptor_type(vk::DescriptorType::STORAGE_BUFFER)
+                .buffer_info(&buffers);
+            update_sets(dev, 1, &write, 0, std::ptr::null());
+            *debug = Some(DebugSet {
+                layout,
+                pool,
+                set,
+                buffer,
+                memory,
+            });
+            Ok((layout, set))
+        }
+    }
+
+    /// The debug set, if made.
+    pub fn debug_descriptor_set(&self) -> Option<vk::DescriptorSet> {
+        let debug = self.debug.lock().unwrap_or_else(|e| e.into_inner());
+        debug.as_ref().map(|d| d.set)
+    }
+
+    /// # Safety
+    /// `t` is not in use by any pending command buffer.
+    unsafe fn destroy_twin(&self, dev: vk::Device, t: Twin) {
+        // SAFETY: per this function's contract.
+        unsafe {
+            if let Some(f) = self.next.destroy_pipeline {
+                f(dev, t.pipeline, std::ptr::null());
+            }
+            if let Some(f) = self.next.destroy_pipeline_layout {
+                f(dev, t.layout, std::ptr::null());
+            }
+        }
+    }
+
+    /// Destroys every object of the layer's own (before the device goes).
+    ///
+    /// # Safety
+    /// Nothing of the device is pending.
+    pub unsafe fn destroy_all(&self, dev: vk::Device) {
+        let twins: Vec<Twin> = {
+            let mut twins = self.twins.lock().unwrap_or_else(|e| e.into_inner());
+            twins.drain().map(|(_, t)| t).collect()
+        };
+        for t in twins {
+            // SAFETY: per this function's contract.
+            unsafe { self.destroy_twin(dev, t) };
+        }
+        let debug = self.debug.lock().unwrap_or_else(|e| e.into_inner()).take();
+        if let Some(d) = debug {
+            let n = &self.next;
+            // SAFETY: objects of the layer's own, idle (the contract).
+            unsafe {
+                if let Some(f) = n.destroy_descriptor_pool {
+                    f(dev, d.pool, std::ptr::null());
+                }
+                if let Some(f) = n.destroy_descriptor_set_layout {
+                    f(dev, d.layout, std::ptr::null());
+                }
+                if let Some(f) = n.destroy_buffer {
+                    f(dev, d.buffer, std::ptr::null());
+                }
+                if let Some(f) = n.free_memory {
+                    f(dev, d.memory, std::ptr::null());
+                }
+            }
+        }
+    }
+}

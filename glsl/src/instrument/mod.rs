@@ -166,7 +166,9 @@
 //! Elements beyond the slots the buffer holds, invocations beyond what
 //! an access word names (a compute dispatch of more than 2^22
 //! invocations; fragments at x or y >= 2048; vertices >= 65536 or
-//! instances >= 64): not checked. Two accesses are found only while the
+//! instances >= 64): not checked. Fragments of one pixel (of different
+//! primitives, or samples) are one invocation to the check: never
+//! compared with each other (overdraw races are missed). Two accesses are found only while the
 //! shadow holds them (the last writer and two readers per element); the
 //! access words of two writers at once can pair one's invocation with
 //! the other's step (only when both wrote the element at once, itself a

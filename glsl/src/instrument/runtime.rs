@@ -198,7 +198,8 @@ void _sdbg_wr({h}uint p, {h}uint at, {h}uint elem, {h}uint decl, {h}uint f, bool
     /// invocations), and the last written value's first word. An access
     /// word: present (bit 31), atomic (30), partial (29), value known
     /// (28), a 6-bit hash of the value's first word (27..22), the
-    /// invocation (21..0: a compute shader's linear global id, a
+    /// invocation (21..0: a compute shader's work group, linear, times
+    /// its size plus the local index; a
     /// fragment's `x | y << 11`, a vertex's `vertex | instance << 16`;
     /// invocations beyond those bits are not checked). A generation word:
     /// the work group's barrier generation (20 bits, compute) and the
@@ -213,8 +214,14 @@ void _sdbg_wr({h}uint p, {h}uint at, {h}uint elem, {h}uint decl, {h}uint f, bool
             SANITIZE_VALUE_KNOWN as VK,
         };
         let h = self.h;
+        // Ids are work-group major (the work group's first id, then the
+        // local index): one subtraction tells whether an id is of this
+        // work group (a division per check cost 2x on llvmpipe, which
+        // scalarizes integer division).
         let wgsame = if self.stage == Stage::Compute {
-            format!("bool _sdbg_swgsame({h}uint id);\n")
+            format!(
+                "{h}uint _sdbg_swg0 = 0u;\n{h}uint _sdbg_swgn = 0u;\nbool _sdbg_swgsame({h}uint id) {{ return id - _sdbg_swg0 < _sdbg_swgn; }}\n"
+            )
         } else {
             format!("bool _sdbg_swgsame({h}uint id) {{ return false; }}\n")
         };
@@ -230,8 +237,14 @@ void _sdbg_sbase() {{
     _sdbg_scap = len > _sdbg_sb ? (len - _sdbg_sb) / {SW}u : 0u;
 }}
 {h}uint _sdbg_sh6({h}uint v) {{ return (v * 0x9e3779b1u) >> 26u; }}
-bool _sdbg_sconf({h}uint o, {h}uint og, {h}uint me) {{
-    if ((o & 0x80000000u) == 0u || ((o ^ me) & 0x3fffffu) == 0u || (o & me & 0x60000000u) != 0u) return false;
+// Whether `o` is another invocation's access that can conflict with
+// `me` (not two atomics, not two partial accesses), and whether nothing
+// orders it (generation word `og`) with this one. Generation words are
+// read only where needed: most accesses find no other's.
+bool _sdbg_sother({h}uint o, {h}uint me) {{
+    return (o & 0x80000000u) != 0u && ((o ^ me) & 0x3fffffu) != 0u && (o & me & 0x60000000u) == 0u;
+}}
+bool _sdbg_sunord({h}uint o, {h}uint og) {{
     return !_sdbg_swgsame(o & 0x3fffffu) || (og >> 12u) == (_sdbg_g & 0xfffffu);
 }}
 {h}uint _sdbg_swkind({h}uint w, {h}uint wv) {{
@@ -247,18 +260,24 @@ void _sdbg_swr({h}uint p, {h}uint slot, {h}uint elem, {h}uint decl, {h}uint f, b
     {h}uint kind = {RACE}u | {ST}u | {W}u | ((f & {RACE_ATOMIC}) != 0u ? {A}u : 0u) | (known ? {VK}u : 0u);
     {h}uint w = atomicExchange(_sdbg_data[at], me);
     {h}uint wg = atomicExchange(_sdbg_data[at + 1u], mg);
-    {h}uint wv = atomicExchange(_sdbg_data[at + 6u], v);
-    if (_sdbg_sconf(w, wg, me)) {{
+    // The value word only shows the value (its hash in the access word
+    // decides): a plain store, and none for a value not known.
+    if (_sdbg_sother(w, me) && _sdbg_sunord(w, wg)) {{
+        {h}uint wv = _sdbg_data[at + 6u];
+        if (known) _sdbg_data[at + 6u] = v;
         // Two plain writes of a whole element whose values are known and
         // hash alike are no race.
         if (!known || (w & 0x7fc00000u) != (me & 0x7fc00000u))
             _sdbg_rep(kind | _sdbg_swkind(w, wv), p, elem, decl, w, wg, v, wv);
         return;
     }}
+    if (known) _sdbg_data[at + 6u] = v;
     for ({h}uint r = at + 2u; r < at + 6u; r += 2u) {{
         {h}uint o = _sdbg_data[r];
-        {h}uint og = _sdbg_data[r + 1u];
-        if (_sdbg_sconf(o, og, me)) {{ _sdbg_rep(kind, p, elem, decl, o, og, v, 0u); return; }}
+        if (_sdbg_sother(o, me)) {{
+            {h}uint og = _sdbg_data[r + 1u];
+            if (_sdbg_sunord(o, og)) {{ _sdbg_rep(kind, p, elem, decl, o, og, v, 0u); return; }}
+        }}
     }}
 }}
 void _sdbg_srd({h}uint p, {h}uint slot, {h}uint elem, {h}uint decl, {h}uint f) {{
@@ -268,12 +287,18 @@ void _sdbg_srd({h}uint p, {h}uint slot, {h}uint elem, {h}uint decl, {h}uint f) {
     {h}uint me = 0x80000000u | ((f & {RACE_PARTIAL}) != 0u ? 0x20000000u : 0u) | _sdbg_sid;
     {h}uint mg = ((_sdbg_g & 0xfffffu) << 12u) | (p < 4096u ? p : 0u);
     {h}uint w = _sdbg_data[at];
-    {h}uint wg = _sdbg_data[at + 1u];
-    {h}uint wv = _sdbg_data[at + 6u];
-    if (_sdbg_sconf(w, wg, me)) _sdbg_rep({RACE}u | {ST}u | _sdbg_swkind(w, wv), p, elem, decl, w, wg, 0u, wv);
+    if (_sdbg_sother(w, me)) {{
+        {h}uint wg = _sdbg_data[at + 1u];
+        if (_sdbg_sunord(w, wg))
+            _sdbg_rep({RACE}u | {ST}u | _sdbg_swkind(w, _sdbg_data[at + 6u]), p, elem, decl, w, wg, 0u, _sdbg_data[at + 6u]);
+    }}
+    // This invocation's reader record, unless it holds this read already
+    // (a stale look can only leave a read out).
     {h}uint r = at + 2u + (_sdbg_sid & 1u) * 2u;
-    atomicExchange(_sdbg_data[r], me);
-    atomicExchange(_sdbg_data[r + 1u], mg);
+    if (_sdbg_data[r] != me || _sdbg_data[r + 1u] != mg) {{
+        atomicExchange(_sdbg_data[r], me);
+        atomicExchange(_sdbg_data[r + 1u], mg);
+    }}
 }}
 "
         )
@@ -324,23 +349,24 @@ void _sdbg_uchk{k}({h}uint p, {h}{t} i, {h}uint f) {{ _sdbg_srd(p, _sdbg_sb{k} +
             Stage::Compute => (
                 format!(
                     "{h}uvec3 n = gl_NumWorkGroups * gl_WorkGroupSize;
-    {h}uvec3 g = gl_GlobalInvocationID;
-    if (n.x <= 0x400000u && n.y <= 0x400000u / n.x && n.z <= 0x400000u / (n.x * n.y))
-        _sdbg_sid = g.x + n.x * (g.y + n.y * g.z);"
+    {h}uvec3 w = gl_NumWorkGroups;
+    {h}uint s = gl_WorkGroupSize.x * gl_WorkGroupSize.y * gl_WorkGroupSize.z;
+    if (n.x <= 0x400000u && n.y <= 0x400000u / n.x && n.z <= 0x400000u / (n.x * n.y)) {{
+        _sdbg_swgn = s;
+        _sdbg_swg0 = (gl_WorkGroupID.x + w.x * (gl_WorkGroupID.y + w.y * gl_WorkGroupID.z)) * s;
+        _sdbg_sid = _sdbg_swg0 + gl_LocalInvocationIndex;
+    }}"
                 ),
                 format!(
-                    "{h}uvec3 n = gl_NumWorkGroups * gl_WorkGroupSize;
+                    "{h}uvec3 w = gl_NumWorkGroups;
+    {h}uvec3 s = gl_WorkGroupSize;
     {h}uint id = o & 0x3fffffu;
-    _sdbg_data[at] = id % n.x; _sdbg_data[at + 1u] = (id / n.x) % n.y; _sdbg_data[at + 2u] = id / (n.x * n.y);"
+    {h}uint g = id / (s.x * s.y * s.z);
+    {h}uint l = id % (s.x * s.y * s.z);
+    {h}uvec3 c = uvec3(g % w.x, (g / w.x) % w.y, g / (w.x * w.y)) * s + uvec3(l % s.x, (l / s.x) % s.y, l / (s.x * s.y));
+    _sdbg_data[at] = c.x; _sdbg_data[at + 1u] = c.y; _sdbg_data[at + 2u] = c.z;"
                 ),
-                format!(
-                    "bool _sdbg_swgsame({h}uint id) {{
-    {h}uvec3 n = gl_NumWorkGroups * gl_WorkGroupSize;
-    {h}uvec3 g = uvec3(id % n.x, (id / n.x) % n.y, id / (n.x * n.y));
-    return all(equal(g / gl_WorkGroupSize, gl_WorkGroupID));
-}}
-"
-                ),
+                String::new(),
             ),
             Stage::Fragment => (
                 format!(

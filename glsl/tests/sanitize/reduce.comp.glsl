@@ -62,7 +62,9 @@ void _sdbg_wr(uint p, uint at, uint elem, uint decl, uint f, bool known, uint v)
 }
 void _sdbg_sinit();
 void _sdbg_sother_key(uint at, uint o, uint og);
-bool _sdbg_swgsame(uint id);
+uint _sdbg_swg0 = 0u;
+uint _sdbg_swgn = 0u;
+bool _sdbg_swgsame(uint id) { return id - _sdbg_swg0 < _sdbg_swgn; }
 uint _sdbg_sid = 0xffffffffu;
 uint _sdbg_sb = 0u;
 uint _sdbg_scap = 0u;
@@ -72,8 +74,14 @@ void _sdbg_sbase() {
     _sdbg_scap = len > _sdbg_sb ? (len - _sdbg_sb) / 7u : 0u;
 }
 uint _sdbg_sh6(uint v) { return (v * 0x9e3779b1u) >> 26u; }
-bool _sdbg_sconf(uint o, uint og, uint me) {
-    if ((o & 0x80000000u) == 0u || ((o ^ me) & 0x3fffffu) == 0u || (o & me & 0x60000000u) != 0u) return false;
+// Whether `o` is another invocation's access that can conflict with
+// `me` (not two atomics, not two partial accesses), and whether nothing
+// orders it (generation word `og`) with this one. Generation words are
+// read only where needed: most accesses find no other's.
+bool _sdbg_sother(uint o, uint me) {
+    return (o & 0x80000000u) != 0u && ((o ^ me) & 0x3fffffu) != 0u && (o & me & 0x60000000u) == 0u;
+}
+bool _sdbg_sunord(uint o, uint og) {
     return !_sdbg_swgsame(o & 0x3fffffu) || (og >> 12u) == (_sdbg_g & 0xfffffu);
 }
 uint _sdbg_swkind(uint w, uint wv) {
@@ -89,18 +97,24 @@ void _sdbg_swr(uint p, uint slot, uint elem, uint decl, uint f, bool known, uint
     uint kind = 3u | 8192u | 512u | ((f & 0x800000u) != 0u ? 1024u : 0u) | (known ? 16384u : 0u);
     uint w = atomicExchange(_sdbg_data[at], me);
     uint wg = atomicExchange(_sdbg_data[at + 1u], mg);
-    uint wv = atomicExchange(_sdbg_data[at + 6u], v);
-    if (_sdbg_sconf(w, wg, me)) {
+    // The value word only shows the value (its hash in the access word
+    // decides): a plain store, and none for a value not known.
+    if (_sdbg_sother(w, me) && _sdbg_sunord(w, wg)) {
+        uint wv = _sdbg_data[at + 6u];
+        if (known) _sdbg_data[at + 6u] = v;
         // Two plain writes of a whole element whose values are known and
         // hash alike are no race.
         if (!known || (w & 0x7fc00000u) != (me & 0x7fc00000u))
             _sdbg_rep(kind | _sdbg_swkind(w, wv), p, elem, decl, w, wg, v, wv);
         return;
     }
+    if (known) _sdbg_data[at + 6u] = v;
     for (uint r = at + 2u; r < at + 6u; r += 2u) {
         uint o = _sdbg_data[r];
-        uint og = _sdbg_data[r + 1u];
-        if (_sdbg_sconf(o, og, me)) { _sdbg_rep(kind, p, elem, decl, o, og, v, 0u); return; }
+        if (_sdbg_sother(o, me)) {
+            uint og = _sdbg_data[r + 1u];
+            if (_sdbg_sunord(o, og)) { _sdbg_rep(kind, p, elem, decl, o, og, v, 0u); return; }
+        }
     }
 }
 void _sdbg_srd(uint p, uint slot, uint elem, uint decl, uint f) {
@@ -110,12 +124,18 @@ void _sdbg_srd(uint p, uint slot, uint elem, uint decl, uint f) {
     uint me = 0x80000000u | ((f & 0x400000u) != 0u ? 0x20000000u : 0u) | _sdbg_sid;
     uint mg = ((_sdbg_g & 0xfffffu) << 12u) | (p < 4096u ? p : 0u);
     uint w = _sdbg_data[at];
-    uint wg = _sdbg_data[at + 1u];
-    uint wv = _sdbg_data[at + 6u];
-    if (_sdbg_sconf(w, wg, me)) _sdbg_rep(3u | 8192u | _sdbg_swkind(w, wv), p, elem, decl, w, wg, 0u, wv);
+    if (_sdbg_sother(w, me)) {
+        uint wg = _sdbg_data[at + 1u];
+        if (_sdbg_sunord(w, wg))
+            _sdbg_rep(3u | 8192u | _sdbg_swkind(w, _sdbg_data[at + 6u]), p, elem, decl, w, wg, 0u, _sdbg_data[at + 6u]);
+    }
+    // This invocation's reader record, unless it holds this read already
+    // (a stale look can only leave a read out).
     uint r = at + 2u + (_sdbg_sid & 1u) * 2u;
-    atomicExchange(_sdbg_data[r], me);
-    atomicExchange(_sdbg_data[r + 1u], mg);
+    if (_sdbg_data[r] != me || _sdbg_data[r + 1u] != mg) {
+        atomicExchange(_sdbg_data[r], me);
+        atomicExchange(_sdbg_data[r + 1u], mg);
+    }
 }
 void _sdbg_put_other(uint at, uint kind, uint other, uint og) { if ((kind & 8447u) == 3u) _sdbg_other_key(at, other); if ((kind & 8192u) != 0u) _sdbg_sother_key(at, other, og); }
 // [6 runtime items as in runtime.sanitize.glsl]
@@ -235,21 +255,24 @@ void _sdbg_race_init() {
 void _sdbg_sinit() {
     _sdbg_sbase();
     uvec3 n = gl_NumWorkGroups * gl_WorkGroupSize;
-    uvec3 g = gl_GlobalInvocationID;
-    if (n.x <= 0x400000u && n.y <= 0x400000u / n.x && n.z <= 0x400000u / (n.x * n.y))
-        _sdbg_sid = g.x + n.x * (g.y + n.y * g.z);
+    uvec3 w = gl_NumWorkGroups;
+    uint s = gl_WorkGroupSize.x * gl_WorkGroupSize.y * gl_WorkGroupSize.z;
+    if (n.x <= 0x400000u && n.y <= 0x400000u / n.x && n.z <= 0x400000u / (n.x * n.y)) {
+        _sdbg_swgn = s;
+        _sdbg_swg0 = (gl_WorkGroupID.x + w.x * (gl_WorkGroupID.y + w.y * gl_WorkGroupID.z)) * s;
+        _sdbg_sid = _sdbg_swg0 + gl_LocalInvocationIndex;
+    }
     uint _sdbg_sx = 0u;
     _sdbg_sb0 = _sdbg_sx; _sdbg_sn0 = int(src.length()); _sdbg_sx += uint(_sdbg_sn0);
     _sdbg_sb2 = _sdbg_sx; _sdbg_sn2 = int(dst.length()); _sdbg_sx += uint(_sdbg_sn2);
 }
 void _sdbg_sother_key(uint at, uint o, uint og) {
-    uvec3 n = gl_NumWorkGroups * gl_WorkGroupSize;
+    uvec3 w = gl_NumWorkGroups;
+    uvec3 s = gl_WorkGroupSize;
     uint id = o & 0x3fffffu;
-    _sdbg_data[at] = id % n.x; _sdbg_data[at + 1u] = (id / n.x) % n.y; _sdbg_data[at + 2u] = id / (n.x * n.y);
+    uint g = id / (s.x * s.y * s.z);
+    uint l = id % (s.x * s.y * s.z);
+    uvec3 c = uvec3(g % w.x, (g / w.x) % w.y, g / (w.x * w.y)) * s + uvec3(l % s.x, (l / s.x) % s.y, l / (s.x * s.y));
+    _sdbg_data[at] = c.x; _sdbg_data[at + 1u] = c.y; _sdbg_data[at + 2u] = c.z;
     _sdbg_data[at + 3u] = og & 4095u;
-}
-bool _sdbg_swgsame(uint id) {
-    uvec3 n = gl_NumWorkGroups * gl_WorkGroupSize;
-    uvec3 g = uvec3(id % n.x, (id / n.x) % n.y, id / (n.x * n.y));
-    return all(equal(g / gl_WorkGroupSize, gl_WorkGroupID));
 }

@@ -633,6 +633,9 @@ fn sanitize_race_prints_both_invocations_and_lines() {
     let (id, other) = (&r["invocation_id"][0], &r["other_invocation_id"][0]);
     assert_eq!(r["element"].as_u64(), other.as_u64().map(|o| o % 16), "{r}");
     assert!(id.as_u64() < other.as_u64(), "{r}");
+    // The value read (taken right after the read) is the one written.
+    assert!(r["value_read"].is_f64(), "{r}");
+    assert_eq!(r["value_read"], r["value_written"], "{r}");
 
     // The fixed kernel, under every check.
     let app = shaderdbg_test_support::app("race_compute");
@@ -729,4 +732,65 @@ fn sanitize_race_on_a_storage_buffer_between_work_groups() {
     let events = json_events(&String::from_utf8_lossy(&out.stdout));
     assert!(of_kind(&events, "sanitizer").is_empty(), "{events:#?}");
     assert!(of_kind(&events, "stopped").is_empty());
+}
+
+/// `--sanitize` on a draw: the fragments of `fragment_ssbo` race on two
+/// words of a storage buffer and the last one marks one past its end.
+/// Ignored until the GL agent sanitizes draws: it runs the sanitizer at
+/// compute dispatches only (`backend-gl` `stops::at_draw` calls
+/// `try_sanitize` for `draw.args.is_compute()`, and `try_sanitize` takes
+/// the program's compute shader). The engine finds both in this shader
+/// (`glsl/tests/gpu_sanitize.rs`,
+/// `the_fragment_ssbo_app_shader_is_found_at_its_lines`).
+#[test]
+#[ignore = "the GL agent sanitizes compute dispatches only (backend-gl stops::at_draw)"]
+fn sanitize_a_fragment_shader_writing_a_storage_buffer() {
+    let out = run_compute("fragment_ssbo", &["--sanitize", "race", "--json"]);
+    assert!(out.status.success());
+    let events = json_events(&String::from_utf8_lossy(&out.stdout));
+    let reports = of_kind(&events, "sanitizer");
+    let races: Vec<_> = reports
+        .iter()
+        .map(|r| (r["kind"].clone(), r["memory"].clone(), r["line"].clone()))
+        .collect();
+    assert!(
+        races.contains(&("data_race".into(), "storage".into(), 18.into())),
+        "{events:#?}"
+    );
+    assert!(
+        reports.iter().any(|r| r["variable"] == "Hits.count"),
+        "{events:#?}"
+    );
+
+    let out = run_compute("fragment_ssbo", &["--sanitize", "oob", "--json"]);
+    assert!(out.status.success());
+    let events = json_events(&String::from_utf8_lossy(&out.stdout));
+    let reports = of_kind(&events, "sanitizer");
+    assert_eq!(reports.len(), 1, "{events:#?}");
+    let r = reports[0];
+    assert_eq!(
+        (r["kind"].clone(), r["line"].clone()),
+        ("out_of_bounds".into(), 20.into())
+    );
+    assert_eq!(
+        (r["index"].clone(), r["bound"].clone()),
+        (256.into(), 256.into())
+    );
+    assert!(
+        r["invocation"]
+            .as_str()
+            .is_some_and(|i| i.starts_with("fragment (15,15)")),
+        "{r}"
+    );
+
+    let app = shaderdbg_test_support::app("fragment_ssbo");
+    let out = Command::new(env!("CARGO_BIN_EXE_shaderdbg"))
+        .args(["run", "--sanitize", "all", "--json", "--"])
+        .arg(&app)
+        .args(["1", "--fixed"])
+        .output()
+        .expect("shaderdbg run");
+    assert!(out.status.success());
+    let events = json_events(&String::from_utf8_lossy(&out.stdout));
+    assert!(of_kind(&events, "sanitizer").is_empty(), "{events:#?}");
 }

@@ -705,6 +705,18 @@ fn reduction_without_a_barrier_races() {
         "{got:?}"
     );
     assert_eq!(element, other);
+    // The value read is taken right after the read: what the other wrote.
+    let read: Vec<_> = checked
+        .reports
+        .iter()
+        .filter_map(|r| match r.kind {
+            SanitizerKind::Race {
+                value, other_value, ..
+            } => Some((value, other_value)),
+            _ => None,
+        })
+        .collect();
+    assert!(read[0].0.is_some() && read[0].0 == read[0].1, "{read:?}");
     assert!(!checked.lost);
     // Sanitizing changes nothing the kernel computes.
     assert_eq!(checked.dst, plain.dst);
@@ -1168,7 +1180,13 @@ void main() {
 /// Draws a full-screen triangle over 4x4 pixels with `frag` sanitized
 /// with `checks` (none: plain), `hits` of 16 words at binding 1.
 fn draw_fragments(frag: &str, checks: Option<Checks>) -> Outcome {
-    let gl = Headless::new(CORE, 4, 4).expect("context");
+    draw_fragments_over(frag, checks, 4, 16)
+}
+
+/// [`draw_fragments`] over `size` x `size` pixels, `words` words at
+/// binding 1.
+fn draw_fragments_over(frag: &str, checks: Option<Checks>, size: u32, words: usize) -> Outcome {
+    let gl = Headless::new(CORE, size, size).expect("context");
     let parsed = parse(&[frag], Stage::Fragment, None).expect("parses");
     let mode = checks.map_or(Mode::Plain, Mode::Sanitize);
     let req = Request {
@@ -1184,7 +1202,7 @@ fn draw_fragments(frag: &str, checks: Option<Checks>) -> Outcome {
         ])
         .unwrap_or_else(|e| panic!("{e}\n{}", out.glsl));
     let hits = gl
-        .create_storage_buffer(DST_BINDING, &[0u8; 64])
+        .create_storage_buffer(DST_BINDING, &vec![0u8; words * 4])
         .expect("ssbo");
     let report_buf = gl
         .create_storage_buffer(
@@ -1252,4 +1270,50 @@ fn fragments_writing_a_storage_buffer_are_sanitized() {
         "{:?}",
         checked.reports
     );
+}
+
+/// The fragment shader of the `fragment_ssbo` test app: its racy count
+/// and last pixel and its mark one past the end are found at their lines
+/// (what the agent will report once it sanitizes draws); `FIXED` reports
+/// nothing.
+#[test]
+fn the_fragment_ssbo_app_shader_is_found_at_its_lines() {
+    let frag = include_str!("../../tests/apps/shaders/fragment_ssbo.frag");
+    let words = 2 + 16 * 16;
+    // Each check alone: an invocation keeps two reports (the last pixel
+    // has three: the third would be lost, and say so).
+    let found = |checks| {
+        let checked = draw_fragments_over(frag, Some(checks), 16, words);
+        let mut got: Vec<(u32, &str)> = checked
+            .reports
+            .iter()
+            .map(|r| {
+                let what = match r.kind {
+                    SanitizerKind::Oob {
+                        index: 256,
+                        bound: 256,
+                    } if r.invocation.pixel() == Some([15, 15]) => "oob",
+                    SanitizerKind::Race {
+                        memory: Memory::Storage { member: None },
+                        element: 0,
+                        ..
+                    } => "race",
+                    _ => "other",
+                };
+                (r.line, what)
+            })
+            .collect();
+        got.sort();
+        got.dedup();
+        assert!(!checked.lost, "{:?}", checked.reports);
+        got
+    };
+    let line = |needle| line_of(frag, needle);
+    assert_eq!(
+        found(RACE),
+        [(line("count += 1u"), "race"), (line("last = k"), "race")]
+    );
+    assert_eq!(found(OOB), [(line("seen[k + 1u]"), "oob")]);
+    let fixed = frag.replacen("#version 430\n", "#version 430\n#define FIXED\n", 1);
+    clean(|c| draw_fragments_over(&fixed, c, 16, words), Checks::ALL);
 }

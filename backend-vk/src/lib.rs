@@ -19,6 +19,7 @@
 #![deny(unsafe_op_in_unsafe_fn, clippy::undocumented_unsafe_blocks)]
 
 mod agent;
+mod compile;
 mod dispatch;
 mod hooks;
 mod loader;

@@ -144,6 +144,9 @@ enum PipelineInfo {
 /// A shader module's SPIR-V words.
 pub type Code = Arc<Vec<u32>>;
 
+/// What a twin runs in place of each of the application's modules.
+pub type CodeFor<'a> = &'a dyn Fn(&Code) -> Result<Code, String>;
+
 /// A pipeline of the layer's own standing in for an application's.
 #[derive(Clone, Copy, Debug)]
 pub struct Twin {
@@ -172,7 +175,8 @@ pub struct Pipelines {
     /// Live shader modules' code, by handle.
     modules: RwLock<HashMap<u64, Code>>,
     layouts: RwLock<HashMap<u64, Arc<Copied<vk::PipelineLayoutCreateInfo<'static>>>>>,
-    twins: Mutex<HashMap<u64, Twin>>,
+    /// By application pipeline and variant.
+    twins: Mutex<HashMap<(u64, u64), Twin>>,
     debug: Mutex<Option<DebugSet>>,
 }
 
@@ -368,12 +372,12 @@ unsafe extern "system" fn destroy_pipeline(
         .write()
         .unwrap_or_else(|e| e.into_inner())
         .remove(&raw);
-    let twin = p
-        .twins
-        .lock()
-        .unwrap_or_else(|e| e.into_inner())
-        .remove(&raw);
-    if let Some(t) = twin {
+    let gone: Vec<Twin> = {
+        let mut twins = p.twins.lock().unwrap_or_else(|e| e.into_inner());
+        let keys: Vec<(u64, u64)> = twins.keys().filter(|k| k.0 == raw).copied().collect();
+        keys.iter().filter_map(|k| twins.remove(k)).collect()
+    };
+    for t in gone {
         // SAFETY: the application destroys its pipeline only when no
         // command buffer using it is pending, so neither is the twin's shadow.
         unsafe { p.destroy_twin(dev, t) };
@@ -445,14 +449,22 @@ impl Pipelines {
         }
     }
 
-    /// The twin of the application's `pipeline`, made on first use.
+    /// The twin of the application's `pipeline` whose stages run the code
+    /// `code_for` makes of each stage's module, made on first use; `variant`
+    /// names that code (twins are kept per pipeline and variant).
     ///
     /// # Safety
     /// `dev` is this device; `pipeline` is alive.
-    pub unsafe fn twin(&self, dev: vk::Device, pipeline: vk::Pipeline) -> Result<Twin, String> {
+    pub unsafe fn twin(
+        &self,
+        dev: vk::Device,
+        pipeline: vk::Pipeline,
+        variant: u64,
+        code_for: CodeFor<'_>,
+    ) -> Result<Twin, String> {
         let raw = vk::Handle::as_raw(pipeline);
         let mut twins = self.twins.lock().unwrap_or_else(|e| e.into_inner());
-        if let Some(t) = twins.get(&raw) {
+        if let Some(t) = twins.get(&(raw, variant)) {
             return Ok(*t);
         }
         let info = self
@@ -512,6 +524,7 @@ impl Pipelines {
                         dev,
                         stage_slice(i.p_stages, i.stage_count),
                         code,
+                        code_for,
                         &mut modules,
                     )
                 };
@@ -538,14 +551,24 @@ impl Pipelines {
                             None => vk::Result::ERROR_INITIALIZATION_FAILED,
                         }
                     }
-                    Err(r) => r,
+                    Err(why) => {
+                        // SAFETY: objects of the layer's own, unused.
+                        unsafe { self.destroy_partial(dev, layout, &modules) };
+                        return Err(why);
+                    }
                 }
             }
             PipelineInfo::Compute(c, code) => {
                 let mut i = *c.get();
                 // SAFETY: `dev` is this device.
                 let stages = unsafe {
-                    self.fresh_stages(dev, std::slice::from_ref(&i.stage), code, &mut modules)
+                    self.fresh_stages(
+                        dev,
+                        std::slice::from_ref(&i.stage),
+                        code,
+                        code_for,
+                        &mut modules,
+                    )
                 };
                 match stages {
                     Ok(stages) => {
@@ -569,7 +592,11 @@ impl Pipelines {
                             None => vk::Result::ERROR_INITIALIZATION_FAILED,
                         }
                     }
-                    Err(r) => r,
+                    Err(why) => {
+                        // SAFETY: objects of the layer's own, unused.
+                        unsafe { self.destroy_partial(dev, layout, &modules) };
+                        return Err(why);
+                    }
                 }
             }
             PipelineInfo::Unusable(why) => return Err(why.to_string()),
@@ -590,7 +617,7 @@ impl Pipelines {
             layout,
             set,
         };
-        twins.insert(raw, twin);
+        twins.insert((raw, variant), twin);
         Ok(twin)
     }
 
@@ -604,29 +631,54 @@ impl Pipelines {
         dev: vk::Device,
         stages: &[vk::PipelineShaderStageCreateInfo<'static>],
         code: &[Option<Code>],
+        code_for: CodeFor<'_>,
         made: &mut Vec<vk::ShaderModule>,
-    ) -> Result<Vec<vk::PipelineShaderStageCreateInfo<'static>>, vk::Result> {
+    ) -> Result<Vec<vk::PipelineShaderStageCreateInfo<'static>>, String> {
         let create = self
             .next
             .create_shader_module
-            .ok_or(vk::Result::ERROR_INITIALIZATION_FAILED)?;
+            .ok_or("the device lacks vkCreateShaderModule")?;
         let mut out = stages.to_vec();
         for (st, code) in out.iter_mut().zip(code) {
             let Some(code) = code else {
                 // The module is in the stage's pNext chain (copied), or absent.
                 continue;
             };
-            let info = vk::ShaderModuleCreateInfo::default().code(code);
+            let code = code_for(code)?;
+            let info = vk::ShaderModuleCreateInfo::default().code(&code);
             let mut module = vk::ShaderModule::null();
-            // SAFETY: the application's code, down the chain.
+            // SAFETY: SPIR-V words, down the chain.
             let r = unsafe { create(dev, &info, std::ptr::null(), &mut module) };
             if r != vk::Result::SUCCESS {
-                return Err(r);
+                return Err(format!("creating the twin's shader module: {r}"));
             }
             made.push(module);
             st.module = module;
         }
         Ok(out)
+    }
+
+    /// Destroys a twin's layout and modules made before its creation failed.
+    ///
+    /// # Safety
+    /// The objects are the layer's own and unused.
+    unsafe fn destroy_partial(
+        &self,
+        dev: vk::Device,
+        layout: vk::PipelineLayout,
+        modules: &[vk::ShaderModule],
+    ) {
+        // SAFETY: per this function's contract.
+        unsafe {
+            if let Some(f) = self.next.destroy_shader_module {
+                for m in modules {
+                    f(dev, *m, std::ptr::null());
+                }
+            }
+            if let Some(f) = self.next.destroy_pipeline_layout {
+                f(dev, layout, std::ptr::null());
+            }
+        }
     }
 
     /// The debug set's layout and the set, made on first use.

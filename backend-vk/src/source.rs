@@ -104,7 +104,18 @@ fn spirv_cross(bytes: &[u8], stage: Stage, entry_point: &str) -> Result<String, 
     use std::io::Write;
     use std::process::{Command, Stdio};
     let mut child = Command::new("spirv-cross")
-        .args(["-", "--vulkan-semantics", "--entry", entry_point, "--stage"])
+        // GLSL 4.60 whatever the module's source version: below 4.10,
+        // SPIRV-Cross leaves out `location` qualifiers, and the GLSL would
+        // not compile back to SPIR-V (vkcube's modules say 4.00).
+        .args([
+            "-",
+            "--vulkan-semantics",
+            "--version",
+            "460",
+            "--entry",
+            entry_point,
+            "--stage",
+        ])
         .arg(stage.short_name())
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())

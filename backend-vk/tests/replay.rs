@@ -3,7 +3,9 @@
 //! submits is replaced by a shadow the layer recorded from its copy of the
 //! program's commands; with `SHADERDBG_VK_SHADOW=twins` the shadows also
 //! bind each pipeline's twin (made again by the layer from its copy of the
-//! create info, with the debug set added to its layout) and the debug set.
+//! create info, with the debug set added to its layout) and the debug set;
+//! with `recompiled` the twins' modules are compiled again (glslang) from
+//! the source the layer recovered: embedded, or decompiled.
 //! The frames must not change, no buffer may be left out, and the Khronos
 //! validation layer below ours must find nothing new.
 
@@ -66,6 +68,8 @@ fn stdout(out: &Output) -> Vec<String> {
         .collect()
 }
 
+const MODES: [&str; 3] = ["1", "twins", "recompiled"];
+
 /// Frames of `app ARGS` alone and through shadows (with and without
 /// twins) are identical; the number of shadows submitted.
 fn frames_unchanged(app: &str, args: &[&str], sort: bool) -> u64 {
@@ -77,7 +81,7 @@ fn frames_unchanged(app: &str, args: &[&str], sort: bool) -> u64 {
     }
     assert!(!alone.is_empty());
     let mut counts = Vec::new();
-    for mode in ["1", "twins"] {
+    for mode in MODES {
         let out = with_self_check(Command::new(&program).args(args), &[], mode);
         let mut shadowed = stdout(&out);
         if sort {
@@ -89,14 +93,19 @@ fn frames_unchanged(app: &str, args: &[&str], sort: bool) -> u64 {
         );
         counts.push(summary(&out.stderr).0);
     }
-    assert_eq!(counts[0], counts[1]);
+    assert!(counts.iter().all(|n| *n == counts[0]), "{counts:?}");
     counts[0]
 }
 
+/// With its modules' GLSL embedded by `glslangValidator -g` (`OpSource`)
+/// and `-gVS` (NonSemantic.Shader.DebugInfo.100), and without any (the
+/// source is SPIRV-Cross's).
 #[test]
 fn the_triangle_replayed_from_shadows_renders_the_same_frames() {
-    let n = frames_unchanged("vk_triangle", &["3", "64"], false);
-    assert_eq!(n, 3, "one command buffer per frame");
+    for debug_info in ["source", "nonsemantic", "plain"] {
+        let n = frames_unchanged("vk_triangle", &["3", "64", debug_info], false);
+        assert_eq!(n, 3, "one command buffer per frame");
+    }
 }
 
 #[test]
@@ -114,7 +123,8 @@ fn devices_on_several_threads_replayed_from_shadows_render_the_same_frames() {
 /// vkcube (nobody here wrote it) records its command buffers once per
 /// swapchain image and submits them again every frame, and destroys its
 /// shader modules as soon as its pipeline exists (twins are made from the
-/// code the layer kept): all go through shadows, and the validation layer
+/// code the layer kept; its modules carry no source, and SPIRV-Cross's
+/// GLSL compiles back): all go through shadows, and the validation layer
 /// below ours reports nothing.
 #[test]
 fn vkcube_runs_replayed_from_shadows() {
@@ -123,7 +133,7 @@ fn vkcube_runs_replayed_from_shadows() {
         "/usr/bin/xvfb-run",
         "/usr/share/vulkan/explicit_layer.d/VkLayer_khronos_validation.json",
     ]);
-    for mode in ["1", "twins"] {
+    for mode in MODES {
         let out = with_self_check(
             Command::new("/usr/bin/xvfb-run")
                 .args(["-a", "-s", "-screen 0 640x480x24", "vkcube", "--c", "20"])
@@ -179,7 +189,7 @@ fn the_validation_layer_finds_nothing_in_the_shadows() {
         .env("VK_LAYER_SETTINGS_PATH", &settings)
         .output()
         .expect("runs");
-    for mode in ["1", "twins"] {
+    for mode in MODES {
         let out = with_self_check(
             Command::new(&program)
                 .args(["2", "64"])

@@ -14,6 +14,7 @@ use ash::vk;
 
 use super::{Cmd, Shadow};
 use crate::dispatch::DeviceData;
+use crate::pipelines::{Code, CodeFor};
 
 /// What the replay self-check does (`SHADERDBG_VK_SHADOW`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -22,6 +23,9 @@ pub enum SelfCheckMode {
     Shadows,
     /// `twins`: shadows also bind every pipeline's twin and the debug set.
     Twins,
+    /// `recompiled`: twins run modules compiled again (shaderc) from the
+    /// source the layer recovered (embedded or decompiled).
+    Recompiled,
 }
 
 /// The replay self-check asked for, if any.
@@ -30,6 +34,7 @@ pub fn self_check() -> Option<SelfCheckMode> {
     *MODE.get_or_init(|| match std::env::var("SHADERDBG_VK_SHADOW").as_deref() {
         Ok("1") => Some(SelfCheckMode::Shadows),
         Ok("twins") => Some(SelfCheckMode::Twins),
+        Ok("recompiled") => Some(SelfCheckMode::Recompiled),
         _ => None,
     })
 }
@@ -174,14 +179,16 @@ pub unsafe fn submit_shadows<I: Submission>(
         let mut these = Vec::new();
         // SAFETY: a valid submit info.
         for cb in unsafe { info.command_buffers() } {
-            let twins = self_check() == Some(SelfCheckMode::Twins);
+            let mode = self_check();
             let mut substitute = |shadow: vk::CommandBuffer, cmd: &Cmd| {
-                if !twins {
-                    return Ok(false);
-                }
+                let code_for: (u64, CodeFor<'_>) = match mode {
+                    Some(SelfCheckMode::Twins) => (0, &|c| Ok(c.clone())),
+                    Some(SelfCheckMode::Recompiled) => (1, &recompiled),
+                    _ => return Ok(false),
+                };
                 // SAFETY: the shadow is recording; the pipelines are alive
                 // (the application's buffer is executable).
-                unsafe { bind_twin(data, shadow, cmd) }
+                unsafe { bind_twin(data, shadow, cmd, code_for.0, code_for.1) }
             };
             // SAFETY: the application is submitting `cb`: it is executable.
             match unsafe { replay.shadow(data.handle, cb, &mut substitute) } {
@@ -237,13 +244,15 @@ unsafe fn bind_twin(
     data: &DeviceData,
     shadow: vk::CommandBuffer,
     cmd: &Cmd,
+    variant: u64,
+    code_for: CodeFor<'_>,
 ) -> Result<bool, String> {
     let Cmd::CmdBindPipeline(a) = cmd else {
         return Ok(false);
     };
     let p = &data.pipelines;
     // SAFETY: per this function's contract.
-    let twin = unsafe { p.twin(data.handle, a.pipeline)? };
+    let twin = unsafe { p.twin(data.handle, a.pipeline, variant, code_for)? };
     let set = p.debug_descriptor_set().ok_or("no debug set")?;
     let (Some(bind), Some(bind_sets)) = (p.next.cmd_bind_pipeline, p.next.cmd_bind_descriptor_sets)
     else {
@@ -264,4 +273,24 @@ unsafe fn bind_twin(
         );
     }
     Ok(true)
+}
+
+/// A module compiled again from the source the layer recovered for it.
+fn recompiled(code: &Code) -> Result<Code, String> {
+    // SAFETY: reinterpreting words as bytes.
+    let bytes = unsafe { std::slice::from_raw_parts(code.as_ptr().cast::<u8>(), code.len() * 4) };
+    let source = crate::source::of_module(bytes).map_err(|e| e.to_string())?;
+    if matches!(
+        source.origin,
+        crate::source::Origin::Decompiled(crate::source::Decompiler::Naga)
+    ) {
+        return Err("naga decompiles to OpenGL GLSL, which does not compile for Vulkan".into());
+    }
+    let name = format!("module.{}", source.stage.short_name());
+    crate::compile::glsl_to_spirv(
+        crate::compile::compilable(&source.text),
+        source.stage,
+        &name,
+    )
+    .map(std::sync::Arc::new)
 }

@@ -1,0 +1,105 @@
+//! GLSL to SPIR-V inside the layer, for twins whose modules are compiled
+//! from source (instrumented GLSL, or the recovered source itself in the
+//! self-check): glslang's `glslangValidator` (Debian's `glslang-tools`),
+//! run as a child process like SPIRV-Cross for decompiling.
+//!
+//! Considered and rejected: shaderc through Debian's `libshaderc1`, whose
+//! library does not load (it leaves glslang's and SPIRV-Tools' symbols
+//! undefined: bookworm ships those only as static libraries); the `shaderc`
+//! crate, which builds glslang from source (minutes on every clean build);
+//! naga's GLSL front end, which reads only part of Vulkan GLSL (no combined
+//! image samplers, which vkcube uses).
+
+use std::io::Write;
+use std::process::{Command, Stdio};
+use std::sync::atomic::{AtomicU64, Ordering};
+
+use shaderdbg_core::Stage;
+
+/// The GLSL glslang embedded with `-g`, as it compiles again: glslang
+/// records its processing options as `// OpModuleProcessed` lines and a
+/// `#line 1` before the source, and `#version` must come first.
+pub fn compilable(embedded: &str) -> &str {
+    let mut rest = embedded;
+    while let Some(after) = rest.strip_prefix("// OpModuleProcessed") {
+        rest = after.split_once('\n').map_or("", |(_, r)| r);
+    }
+    match rest.strip_prefix("#line 1\n") {
+        Some(r) if rest.len() != embedded.len() => r,
+        _ => rest,
+    }
+}
+
+/// Compiles Vulkan GLSL to SPIR-V words; the error is glslang's message
+/// (`name` is the file name its messages give).
+pub fn glsl_to_spirv(source: &str, stage: Stage, name: &str) -> Result<Vec<u32>, String> {
+    static N: AtomicU64 = AtomicU64::new(0);
+    let out = std::env::temp_dir().join(format!(
+        "shaderdbg-vk-{}-{}.spv",
+        std::process::id(),
+        N.fetch_add(1, Ordering::Relaxed)
+    ));
+    let mut child = Command::new("glslangValidator")
+        .args(["-V", "--target-env", "vulkan1.0", "--stdin", "-S"])
+        .arg(stage.short_name())
+        .arg("-o")
+        .arg(&out)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .map_err(|e| format!("cannot run glslangValidator (Debian's glslang-tools): {e}"))?;
+    let mut stdin = child.stdin.take().ok_or("no stdin")?;
+    let text = source.to_string();
+    // Written on a thread: glslang may report before it has read everything.
+    let writer = std::thread::spawn(move || stdin.write_all(text.as_bytes()));
+    let result = child.wait_with_output().map_err(|e| e.to_string())?;
+    let _ = writer.join();
+    let code = std::fs::read(&out);
+    let _ = std::fs::remove_file(&out);
+    if !result.status.success() {
+        // glslang names its input `stdin`; say the name the caller gave.
+        let msg = String::from_utf8_lossy(&result.stdout).replace("stdin", name);
+        let msg: Vec<&str> = msg
+            .lines()
+            .filter(|l| l.starts_with("ERROR:") && !l.contains("compilation errors"))
+            .collect();
+        return Err(msg.join("\n"));
+    }
+    let bytes = code.map_err(|e| format!("glslang wrote no module: {e}"))?;
+    Ok(bytes
+        .chunks_exact(4)
+        .map(|w| u32::from_le_bytes([w[0], w[1], w[2], w[3]]))
+        .collect())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn compiles_vulkan_glsl_and_reports_errors_with_lines() {
+        let ok = glsl_to_spirv(
+            "#version 450\nlayout(location = 0) out vec4 c;\nvoid main() { c = vec4(1.0); }\n",
+            Stage::Fragment,
+            "t.frag",
+        )
+        .expect("compiles");
+        assert_eq!(ok[0], 0x0723_0203, "SPIR-V magic");
+        let err = glsl_to_spirv(
+            "#version 450\nvoid main() { x = 1; }\n",
+            Stage::Fragment,
+            "t.frag",
+        )
+        .expect_err("undeclared");
+        assert!(err.contains("t.frag:2"), "{err}");
+    }
+
+    #[test]
+    fn glslang_s_processing_header_is_dropped_and_nothing_else() {
+        let embedded = "// OpModuleProcessed client vulkan100\n// OpModuleProcessed entry-point main\n#line 1\n#version 450\nvoid main() {}\n";
+        assert_eq!(compilable(embedded), "#version 450\nvoid main() {}\n");
+        let plain = "#line 1\n#version 450\n";
+        assert_eq!(compilable(plain), plain);
+    }
+}

@@ -95,6 +95,8 @@ const ROOT_STRUCTS: &[&str] = &[
     "VkGraphicsPipelineCreateInfo",
     "VkComputePipelineCreateInfo",
     "VkPipelineLayoutCreateInfo",
+    // Its chain is copied to enable the debug features (src/features.rs).
+    "VkDeviceCreateInfo",
 ];
 
 #[derive(Clone, Debug)]

@@ -218,8 +218,23 @@ unsafe extern "system" fn create_device(
     let Some(create) = create else {
         return vk::Result::ERROR_INITIALIZATION_FAILED;
     };
-    // SAFETY: the app's arguments, down the chain.
-    let result = unsafe { create(physical_device, info, allocator, out) };
+    // Instrumented shaders write the debug buffer from every stage.
+    // SAFETY: looked up by its name, through the next layer.
+    let get_features: Option<vk::PFN_vkGetPhysicalDeviceFeatures> =
+        unsafe { typed(gipa(instance, c"vkGetPhysicalDeviceFeatures".as_ptr())) };
+    let mut supported = vk::PhysicalDeviceFeatures::default();
+    if let Some(get) = get_features {
+        // SAFETY: a valid physical device of this instance.
+        unsafe { get(physical_device, &mut supported) };
+    }
+    let mut keep = crate::features::Modified::default();
+    // SAFETY: the loader's create info; `keep` lives until the call returns.
+    let with_features =
+        unsafe { crate::features::with_debug_features(info.cast(), &supported, &mut keep) };
+    // SAFETY: the app's arguments, down the chain (the create info a copy
+    // with the debug features where it needed them).
+    let result = unsafe { create(physical_device, with_features.cast(), allocator, out) };
+    drop(keep);
     if result != vk::Result::SUCCESS {
         return result;
     }

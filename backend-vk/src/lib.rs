@@ -21,6 +21,7 @@
 mod agent;
 mod compile;
 mod dispatch;
+mod features;
 mod hooks;
 mod loader;
 mod pipelines;

@@ -121,6 +121,11 @@ unsafe fn discards(raster: *const vk::PipelineRasterizationStateCreateInfo) -> b
     unsafe { raster.as_ref() }.is_some_and(|r| r.rasterizer_discard_enable == vk::TRUE)
 }
 
+/// The size of a structure that may sit in a `pNext` chain, by `sType`.
+pub fn chained_size(s_type: vk::StructureType) -> Option<usize> {
+    chained(s_type).map(|(size, _, _)| size)
+}
+
 /// Copies a `pNext` chain into the arena.
 ///
 /// # Safety

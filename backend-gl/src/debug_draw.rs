@@ -1514,7 +1514,7 @@ fn native_program(name: i32) -> Option<glow::Program> {
 
 /// Runs `draw` once with `program` current, every write masked and a debug
 /// buffer initialised from `contents` bound at `binding`; returns the buffer's
-/// words afterwards. All state is restored, even when `draw` fails, and so are
+/// words afterwards (the part `readback` says). All state is restored, even when `draw` fails, and so are
 /// the contents of the storage and atomic counter buffers the program can
 /// write ([`SavedBuffers`]) and of the images it can write ([`SavedImages`];
 /// an image that cannot be saved is an error, and nothing is drawn).
@@ -1525,11 +1525,20 @@ pub unsafe fn debug_draw(
     gl: &glow::Context,
     program: glow::Program,
     binding: u32,
-    contents: &[u8],
+    (contents, readback): (&[u8], Readback),
     draw: &mut dyn FnMut(),
 ) -> Result<Vec<u32>, DebugDrawError> {
     // SAFETY: this function's contract is `instrumented_draw`'s.
-    unsafe { instrumented_draw(gl, program, binding, contents, draw, Pass::Debug) }
+    unsafe {
+        instrumented_draw(
+            gl,
+            program,
+            binding,
+            (contents, readback),
+            draw,
+            Pass::Debug,
+        )
+    }
 }
 
 /// Runs `draw` (the application's own call) once with `program` current
@@ -1540,7 +1549,7 @@ pub unsafe fn debug_draw(
 /// no storage buffer, image or atomic counter (the draw writes only the
 /// framebuffer, as the original would) and that `program` computes the
 /// original's outputs. Program and binding are restored; returns the
-/// buffer's words.
+/// buffer's words (the part `readback` says).
 ///
 /// # Safety
 /// A GL context must be current on this thread.
@@ -1548,11 +1557,20 @@ pub unsafe fn one_pass_draw(
     gl: &glow::Context,
     program: glow::Program,
     binding: u32,
-    contents: &[u8],
+    (contents, readback): (&[u8], Readback),
     draw: &mut dyn FnMut(),
 ) -> Result<Vec<u32>, DebugDrawError> {
     // SAFETY: this function's contract is `instrumented_draw`'s.
-    unsafe { instrumented_draw(gl, program, binding, contents, draw, Pass::Application) }
+    unsafe {
+        instrumented_draw(
+            gl,
+            program,
+            binding,
+            (contents, readback),
+            draw,
+            Pass::Application,
+        )
+    }
 }
 
 /// Whose draw an instrumented draw is.
@@ -1572,7 +1590,7 @@ unsafe fn instrumented_draw(
     gl: &glow::Context,
     program: glow::Program,
     binding: u32,
-    contents: &[u8],
+    (contents, readback): (&[u8], Readback),
     draw: &mut dyn FnMut(),
     pass: Pass,
 ) -> Result<Vec<u32>, DebugDrawError> {
@@ -1584,9 +1602,19 @@ unsafe fn instrumented_draw(
     // caller's `draw` runs on the same context.
     unsafe {
         let saved = SavedState::save(gl, binding);
-        let buffer = gl.create_buffer().map_err(DebugDrawError::Create)?;
+        // A hit buffer is kept for the context's next hit test (only the part
+        // a draw used is put back to its initial contents afterwards):
+        // uploading all of it at every draw cost as much as reading it.
+        let keep = (readback == Readback::Hits).then(crate::state::current_context);
+        let kept = keep.and_then(|ctx| take_kept(ctx, contents.len()));
+        let buffer = match kept {
+            Some(b) => b,
+            None => gl.create_buffer().map_err(DebugDrawError::Create)?,
+        };
         gl.bind_buffer(glow::SHADER_STORAGE_BUFFER, Some(buffer));
-        gl.buffer_data_u8_slice(glow::SHADER_STORAGE_BUFFER, contents, glow::DYNAMIC_READ);
+        if kept.is_none() {
+            gl.buffer_data_u8_slice(glow::SHADER_STORAGE_BUFFER, contents, glow::DYNAMIC_READ);
+        }
         gl.bind_buffer_base(glow::SHADER_STORAGE_BUFFER, binding, Some(buffer));
         let mut put_back = None;
         if pass == Pass::Debug {
@@ -1616,25 +1644,144 @@ unsafe fn instrumented_draw(
         }
         // Mapping works on desktop GL and GLES alike (GLES has no glGetBufferSubData).
         gl.bind_buffer(glow::SHADER_STORAGE_BUFFER, Some(buffer));
+        let total = contents.len() / 4;
+        let words = match read_words(gl, 0, total.min(HEADER_WORDS)) {
+            Ok(header) => {
+                let n = readback.words(&header, total);
+                if n <= header.len() {
+                    Ok(header)
+                } else {
+                    read_words(gl, 0, n)
+                }
+            }
+            Err(e) => Err(e),
+        };
+        match (keep, &words) {
+            (Some(ctx), Ok(w)) => {
+                // Back to the initial contents where the draw wrote (the header
+                // and the records it counted; it writes nowhere else).
+                let used = readback.words(w, total).max(HEADER_WORDS.min(total)) * 4;
+                gl.buffer_sub_data_u8_slice(glow::SHADER_STORAGE_BUFFER, 0, &contents[..used]);
+                put_kept(gl, ctx, buffer, contents.len());
+            }
+            _ => gl.delete_buffer(buffer),
+        }
+        saved.restore(gl);
+        words
+    }
+}
+
+/// A hit buffer kept per context between hit tests: (buffer, bytes).
+type Kept = (glow::Buffer, usize);
+
+static KEPT: std::sync::Mutex<Vec<(crate::state::ContextKey, Kept)>> =
+    std::sync::Mutex::new(Vec::new());
+
+/// The hit buffer kept for `ctx`, if it has `len` bytes (taken: a thread
+/// stopped in a draw and another drawing in the same context cannot share
+/// it).
+fn take_kept(ctx: crate::state::ContextKey, len: usize) -> Option<glow::Buffer> {
+    let mut kept = KEPT.lock().unwrap_or_else(|e| e.into_inner());
+    let i = kept.iter().position(|(c, (_, l))| *c == ctx && *l == len)?;
+    Some(kept.swap_remove(i).1 .0)
+}
+
+/// Keeps `buffer` (`len` bytes, back to its initial contents) for `ctx`'s
+/// next hit test; one per context.
+///
+/// # Safety
+/// `ctx` is current on this thread and `buffer` is the agent's, in it.
+unsafe fn put_kept(
+    gl: &glow::Context,
+    ctx: crate::state::ContextKey,
+    buffer: glow::Buffer,
+    len: usize,
+) {
+    let mut kept = KEPT.lock().unwrap_or_else(|e| e.into_inner());
+    if let Some(i) = kept.iter().position(|(c, _)| *c == ctx) {
+        let (_, (old, _)) = kept.swap_remove(i);
+        // SAFETY: an agent buffer of this context (the caller's contract).
+        unsafe { gl.delete_buffer(old) };
+    }
+    kept.push((ctx, (buffer, len)));
+}
+
+/// `ctx` was destroyed, and its buffers with it.
+pub fn forget_context(ctx: crate::state::ContextKey) {
+    let mut kept = KEPT.lock().unwrap_or_else(|e| e.into_inner());
+    kept.retain(|(c, _)| *c != ctx);
+}
+
+/// How much of a debug buffer is read back after its draw: the header
+/// says how much the shaders used, and a hit buffer or a recording is
+/// mostly empty (reading all of a 1.5 MiB hit buffer cost more than the
+/// one-pass hit test's own draw over the plain one).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Readback {
+    /// Every word (watch and sanitizer buffers).
+    Whole,
+    /// The header and the hit records written (`count`, at most `cap`).
+    Hits,
+    /// The header and the log words written (`len`, at most `cap`).
+    Record,
+}
+
+const HEADER_WORDS: usize = shaderdbg_core::layout::HEADER_WORDS;
+
+impl Readback {
+    /// The words to read of a buffer of `total` words with this `header`.
+    fn words(self, header: &[u32], total: usize) -> usize {
+        let used = |i: usize| {
+            let n = header.first().copied().unwrap_or(0);
+            let cap = header.get(i).copied().unwrap_or(0);
+            n.min(cap) as usize
+        };
+        let n = match self {
+            Readback::Whole => return total,
+            Readback::Hits => {
+                HEADER_WORDS
+                    + used(shaderdbg_core::layout::CAP_INDEX)
+                        * shaderdbg_core::layout::HIT_RECORD_WORDS
+            }
+            Readback::Record => HEADER_WORDS + used(shaderdbg_core::layout::CAP_INDEX),
+        };
+        n.min(total)
+    }
+}
+
+/// Words `offset .. offset + count` of the buffer bound to
+/// `GL_SHADER_STORAGE_BUFFER`, through a read mapping.
+///
+/// # Safety
+/// A GL context must be current on this thread, with a buffer of at least
+/// `(offset + count) * 4` bytes bound there.
+unsafe fn read_words(
+    gl: &glow::Context,
+    offset: usize,
+    count: usize,
+) -> Result<Vec<u32>, DebugDrawError> {
+    // SAFETY: the mapped range is `count * 4` bytes of the bound buffer (this
+    // function's contract), so a non-null `ptr` is valid for that many bytes until
+    // the unmap, and is copied out before it.
+    unsafe {
+        if count == 0 {
+            return Ok(Vec::new());
+        }
         let ptr = gl.map_buffer_range(
             glow::SHADER_STORAGE_BUFFER,
-            0,
-            contents.len() as i32,
+            (offset * 4) as i32,
+            (count * 4) as i32,
             glow::MAP_READ_BIT,
         );
-        let bytes = if ptr.is_null() {
-            Err(DebugDrawError::Map)
-        } else {
-            let bytes = std::slice::from_raw_parts(ptr, contents.len()).to_vec();
-            gl.unmap_buffer(glow::SHADER_STORAGE_BUFFER);
-            Ok(bytes)
-        };
-        saved.restore(gl);
-        gl.delete_buffer(buffer);
-        Ok(bytes?
+        if ptr.is_null() {
+            return Err(DebugDrawError::Map);
+        }
+        let words = std::slice::from_raw_parts(ptr, count * 4)
             .chunks_exact(4)
             .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]))
-            .collect())
+            .collect();
+        gl.unmap_buffer(glow::SHADER_STORAGE_BUFFER);
+        Ok(words)
     }
 }
 

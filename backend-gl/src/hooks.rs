@@ -1017,6 +1017,8 @@ pub(crate) fn context_destroyed<R: Copy>(orig: &mut Original<'_, R>, ctx: Contex
         tracing::debug!(%ctx, "context destroyed");
         state::context_destroyed(ctx);
         crate::queries::forget_context(ctx);
+        crate::screenshot::forget_context(ctx);
+        crate::debug_draw::forget_context(ctx);
     }
 }
 

@@ -216,11 +216,24 @@ pub enum SaveError {
 
 /// The private copy of one context: (framebuffer, renderbuffer, format,
 /// width, height), kept for the next one-pass draw.
-type Copy = (glow::Framebuffer, glow::Renderbuffer, u32, i32, i32);
+type PrivateCopy = (glow::Framebuffer, glow::Renderbuffer, u32, i32, i32);
 
-thread_local! {
-    static COPIES: std::cell::RefCell<std::collections::HashMap<ContextKey, Copy>> =
-        std::cell::RefCell::new(std::collections::HashMap::new());
+/// The private copies, by context (a context can move between threads; its
+/// entry goes when it is destroyed: [`forget_context`]).
+static COPIES: std::sync::Mutex<Option<std::collections::HashMap<ContextKey, PrivateCopy>>> =
+    std::sync::Mutex::new(None);
+
+fn with_copies<T>(
+    f: impl FnOnce(&mut std::collections::HashMap<ContextKey, PrivateCopy>) -> T,
+) -> T {
+    let mut c = COPIES.lock().unwrap_or_else(|e| e.into_inner());
+    f(c.get_or_insert_with(Default::default))
+}
+
+/// `ctx` was destroyed, and its objects with it: a new context with the
+/// same handle must not use their names.
+pub fn forget_context(ctx: ContextKey) {
+    with_copies(|c| c.remove(&ctx));
 }
 
 /// The sized format that holds the colour buffer bound for reading
@@ -301,6 +314,11 @@ pub unsafe fn save_draw_framebuffer(
     // binding, read buffer and enable changed is captured first and put back.
     unsafe {
         let es = gl.version().is_embedded;
+        if gl.version().major < 3 {
+            return Err(SaveError::Create(
+                "no glBlitFramebuffer before GL 3.0 / GLES 3.0".into(),
+            ));
+        }
         let fb = gl.get_parameter_i32(glow::DRAW_FRAMEBUFFER_BINDING).max(0) as u32;
         if fb != 0 && gl.get_parameter_i32(glow::SAMPLE_BUFFERS) > 0 {
             // glReadPixels cannot read a multisampled framebuffer object.
@@ -418,13 +436,13 @@ unsafe fn private_copy(
     // SAFETY: glow calls on `ctx`, current (this function's contract); the objects
     // are created here or are this context's cached private ones.
     unsafe {
-        if let Some((f, _, fmt, w, h)) = COPIES.with(|c| c.borrow().get(&ctx).copied()) {
+        if let Some((f, _, fmt, w, h)) = with_copies(|c| c.get(&ctx).copied()) {
             if (fmt, w, h) == (format, width, height) {
                 return Ok(f);
             }
         }
         let saved_rb = gl.get_parameter_i32(glow::RENDERBUFFER_BINDING);
-        let (f, rb) = match COPIES.with(|c| c.borrow().get(&ctx).copied()) {
+        let (f, rb) = match with_copies(|c| c.get(&ctx).copied()) {
             Some((f, rb, ..)) => (f, rb),
             None => {
                 let rb = gl.create_renderbuffer().map_err(SaveError::Create)?;
@@ -453,14 +471,14 @@ unsafe fn private_copy(
         );
         let status = gl.check_framebuffer_status(glow::DRAW_FRAMEBUFFER);
         if status != glow::FRAMEBUFFER_COMPLETE {
-            COPIES.with(|c| c.borrow_mut().remove(&ctx));
+            with_copies(|c| c.remove(&ctx));
             gl.delete_framebuffer(f);
             gl.delete_renderbuffer(rb);
             return Err(SaveError::Create(format!(
                 "private framebuffer incomplete ({status:#06x}) for format {format:#06x}"
             )));
         }
-        COPIES.with(|c| c.borrow_mut().insert(ctx, (f, rb, format, width, height)));
+        with_copies(|c| c.insert(ctx, (f, rb, format, width, height)));
         Ok(f)
     }
 }

@@ -68,6 +68,12 @@ enum StopError {
 
 /// Capacity of the hit buffer, in hits.
 const HIT_CAPACITY: u32 = 1 << 16;
+/// A new hit buffer's contents (the same for every hit test: built once).
+fn hit_buffer() -> &'static [u8] {
+    static BUFFER: std::sync::OnceLock<Vec<u8>> = std::sync::OnceLock::new();
+    BUFFER.get_or_init(|| layout::new_hit_buffer(HIT_CAPACITY))
+}
+
 /// Capacity of a recording, in words (16 MiB).
 const RECORD_WORDS: u32 = 4 << 20;
 
@@ -553,7 +559,7 @@ impl<'a> Stop<'a> {
     fn run(
         &self,
         replacement: impl FnOnce() -> Result<String, StopError>,
-        buffer: &[u8],
+        buffer: (&[u8], debug_draw::Readback),
         cache: Option<HitKey>,
     ) -> Result<Vec<u32>, StopError> {
         let gl = &*self.gl;
@@ -597,7 +603,7 @@ impl<'a> Stop<'a> {
         gl: &glow::Context,
         original: glow::Program,
         replacement: impl FnOnce() -> Result<String, StopError>,
-        buffer: &[u8],
+        buffer: (&[u8], debug_draw::Readback),
         cache: Option<HitKey>,
     ) -> Result<Vec<u32>, StopError> {
         // SAFETY: every call below is a GL call on the stopped draw's
@@ -725,7 +731,7 @@ impl<'a> Stop<'a> {
     fn hit_test(
         &mut self,
         replacement: impl FnOnce() -> Result<String, StopError>,
-        buffer: &[u8],
+        buffer: (&[u8], debug_draw::Readback),
         key: HitKey,
         original: Option<&mut dyn FnMut()>,
     ) -> (Result<Vec<u32>, StopError>, bool) {
@@ -778,7 +784,10 @@ impl<'a> Stop<'a> {
     fn record(&mut self, dbg: &Debugger, request: u64, selector: Invocation) {
         let result = self.run(
             || Ok(self.debug.record(selector, self.target, self.binding)?),
-            &layout::new_record_buffer(RECORD_WORDS),
+            (
+                &layout::new_record_buffer(RECORD_WORDS),
+                debug_draw::Readback::Record,
+            ),
             None,
         );
         match result {
@@ -837,7 +846,10 @@ impl<'a> Stop<'a> {
                 let words = ty.words().unwrap_or(0);
                 let data = self.run(
                     || Ok(glsl),
-                    &layout::new_watch_buffer(width, height, words),
+                    (
+                        &layout::new_watch_buffer(width, height, words),
+                        debug_draw::Readback::Whole,
+                    ),
                     None,
                 )?;
                 Ok((ty, words, data))
@@ -1144,7 +1156,7 @@ fn try_stop(
             };
             Ok(debug.hit_test(&bound, nan_inf, target, binding, only)?)
         },
-        &layout::new_hit_buffer(HIT_CAPACITY),
+        (hit_buffer(), debug_draw::Readback::Hits),
         key,
         original,
     );
@@ -1261,7 +1273,10 @@ fn try_sanitize(
     let (target, binding) = (stop.target, stop.binding);
     let words = match stop.run(
         || Ok(debug.sanitize(checks, target, binding)?),
-        &layout::new_sanitize_buffer(SANITIZE_CAPACITY, debug.table.probes.len()),
+        (
+            &layout::new_sanitize_buffer(SANITIZE_CAPACITY, debug.table.probes.len()),
+            debug_draw::Readback::Whole,
+        ),
         None,
     ) {
         Ok(w) => w,

@@ -52,13 +52,20 @@ void _sdbg_wr(uint p, uint at, uint elem, uint decl, uint f, bool known, uint v)
     // first word) are no race; a write whose value is not known is never
     // taken for one of the same value.
     bool same = known && (w & 0x800u) != 0u && ov == v && ((w | a) & 0xc00000u) == 0u;
+    // One report call site (see `_sdbg_swr`).
+    bool hit = true;
+    uint o = w;
     if ((w >> 24u) == ((_sdbg_ep << 1u) | 1u) && _sdbg_other(w, a)) {
-        if (!same) _sdbg_rep(kind | _sdbg_wkind(w), p, elem, decl, w & 0x3fffffu, 0u, v, ov);
+        hit = !same;
+        kind |= _sdbg_wkind(w);
     }
-    else if ((r >> 24u) == ((127u - _sdbg_ep) << 1u) && _sdbg_other(r, a))
-        _sdbg_rep(kind, p, elem, decl, r & 0x3fffffu, 0u, v, 0u);
-    else if ((s >> 24u) == ((_sdbg_ep << 1u) | 1u) && _sdbg_other(s, a))
-        _sdbg_rep(kind, p, elem, decl, s & 0x3fffffu, 0u, v, 0u);
+    else {
+        ov = 0u;
+        if ((r >> 24u) == ((127u - _sdbg_ep) << 1u) && _sdbg_other(r, a)) o = r;
+        else if ((s >> 24u) == ((_sdbg_ep << 1u) | 1u) && _sdbg_other(s, a)) o = s;
+        else hit = false;
+    }
+    if (hit) _sdbg_rep(kind, p, elem, decl, o & 0x3fffffu, 0u, v, ov);
 }
 void _sdbg_sinit();
 void _sdbg_sother_key(uint at, uint o, uint og);
@@ -97,25 +104,39 @@ void _sdbg_swr(uint p, uint slot, uint elem, uint decl, uint f, bool known, uint
     uint kind = 3u | 8192u | 512u | ((f & 0x800000u) != 0u ? 1024u : 0u) | (known ? 16384u : 0u);
     uint w = atomicExchange(_sdbg_data[at], me);
     uint wg = atomicExchange(_sdbg_data[at + 1u], mg);
-    // The value word only shows the value (its hash in the access word
-    // decides): a plain store, and none for a value not known.
-    if (_sdbg_sother(w, me) && _sdbg_sunord(w, wg)) {
-        uint wv = _sdbg_data[at + 6u];
-        if (known) _sdbg_data[at + 6u] = v;
+    // The other access found (its access and generation words), and the
+    // value it wrote, for one report call site: llvmpipe runs an inlined
+    // call's code, masked, even where no lane takes its branch (three
+    // call sites cost a tenth of the dispatch).
+    uint o = w;
+    uint og = wg;
+    uint ov = 0u;
+    bool hit = _sdbg_sother(w, me) && _sdbg_sunord(w, wg);
+    if (hit) {
+        // The value word only shows the value (its hash in the access
+        // word decides): a plain store, and none for a value not known.
+        ov = _sdbg_data[at + 6u];
+        kind |= _sdbg_swkind(w, ov);
         // Two plain writes of a whole element whose values are known and
         // hash alike are no race.
-        if (!known || (w & 0x7fc00000u) != (me & 0x7fc00000u))
-            _sdbg_rep(kind | _sdbg_swkind(w, wv), p, elem, decl, w, wg, v, wv);
-        return;
-    }
-    if (known) _sdbg_data[at + 6u] = v;
-    for (uint r = at + 2u; r < at + 6u; r += 2u) {
-        uint o = _sdbg_data[r];
-        if (_sdbg_sother(o, me)) {
-            uint og = _sdbg_data[r + 1u];
-            if (_sdbg_sunord(o, og)) { _sdbg_rep(kind, p, elem, decl, o, og, v, 0u); return; }
+        hit = !known || (w & 0x7fc00000u) != (me & 0x7fc00000u);
+    } else {
+        // The two readers, without a loop.
+        uint r0 = _sdbg_data[at + 2u];
+        uint r1 = _sdbg_data[at + 4u];
+        bool o0 = _sdbg_sother(r0, me);
+        bool o1 = _sdbg_sother(r1, me);
+        if (o0 || o1) {
+            uint g0 = o0 ? _sdbg_data[at + 3u] : 0u;
+            uint g1 = o1 ? _sdbg_data[at + 5u] : 0u;
+            bool h0 = o0 && _sdbg_sunord(r0, g0);
+            hit = h0 || (o1 && _sdbg_sunord(r1, g1));
+            o = h0 ? r0 : r1;
+            og = h0 ? g0 : g1;
         }
     }
+    if (known) _sdbg_data[at + 6u] = v;
+    if (hit) _sdbg_rep(kind, p, elem, decl, o, og, v, ov);
 }
 void _sdbg_srd(uint p, uint slot, uint elem, uint decl, uint f) {
     _sdbg_rpend = false;

@@ -1060,6 +1060,29 @@ fn storage_accesses_are_ordered_by_barriers_within_a_work_group_only() {
     assert_eq!(id / 8, other / 8, "{got:?}");
     assert_eq!([line, other_line].iter().filter(|l| **l == read).count(), 1);
     assert!([line, other_line].contains(&write), "{got:?}");
+    // The values: what the writer wrote (`i + 1u`), and what the reader
+    // read, taken right after the read (where the reader found the race).
+    let SanitizerKind::Race {
+        access,
+        value,
+        other_value,
+        ..
+    } = checked.reports[0].kind
+    else {
+        unreachable!()
+    };
+    let (writer, reader) = if access == Access::Read {
+        (other, id)
+    } else {
+        (id, other)
+    };
+    assert_eq!((writer % 8 + 7) % 8, reader % 8, "{got:?}");
+    if access == Access::Read {
+        assert_eq!(value, Some(writer % 8 + 1));
+        assert!([None, value].contains(&other_value), "{other_value:?}");
+    } else {
+        assert_eq!(value, Some(writer % 8 + 1));
+    }
 
     // A barrier, but the last invocation reads the next work group's
     // first element.

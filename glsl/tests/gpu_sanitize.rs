@@ -1340,3 +1340,79 @@ fn the_fragment_ssbo_app_shader_is_found_at_its_lines() {
     let fixed = frag.replacen("#version 430\n", "#version 430\n#define FIXED\n", 1);
     clean(|c| draw_fragments_over(&fixed, c, 16, words), Checks::ALL);
 }
+
+/// Vertices writing a storage buffer: the three vertices of a triangle
+/// writing one word with their own ids race; atomics do not.
+#[test]
+fn vertices_writing_a_storage_buffer_race() {
+    let vs = |write: &str| {
+        format!(
+            "#version 430
+layout(std430, binding = 1) buffer Hits {{ uint hits[]; }};
+void main() {{
+    vec2 p = vec2(gl_VertexID == 1 ? 3.0 : -1.0, gl_VertexID == 2 ? 3.0 : -1.0);
+    {write}
+    gl_Position = vec4(p, 0.0, 1.0);
+}}
+"
+        )
+    };
+    let fs = "#version 430\nout vec4 color;\nvoid main() { color = vec4(1.0); }\n";
+    let draw = |vert: &str, checks: Option<Checks>| {
+        let gl = Headless::new(CORE, 4, 4).expect("context");
+        let parsed = parse(&[vert], Stage::Vertex, None).expect("parses");
+        let req = Request {
+            mode: checks.map_or(Mode::Plain, Mode::Sanitize),
+            target: Target::CORE,
+            binding: BINDING,
+        };
+        let out = instrument(&parsed, &req).expect("instruments");
+        let program = gl
+            .compile_program(&[(GlStage::Vertex, &out.glsl), (GlStage::Fragment, fs)])
+            .unwrap_or_else(|e| panic!("{e}\n{}", out.glsl));
+        let hits = gl
+            .create_storage_buffer(DST_BINDING, &[0u8; 16])
+            .expect("ssbo");
+        let report_buf = gl
+            .create_storage_buffer(
+                BINDING,
+                &layout::new_sanitize_buffer(64, out.probes.probes.len()),
+            )
+            .expect("ssbo");
+        gl.draw_fullscreen(&program).expect("draw");
+        let dst = layout::to_words(&gl.read_storage_buffer(&hits).expect("read"));
+        let words = layout::to_words(&gl.read_storage_buffer(&report_buf).expect("read"));
+        let (reports, lost) = decode_sanitizer(&words, &out.probes);
+        Outcome { dst, reports, lost }
+    };
+    let atomic = vs("atomicAdd(hits[0], 1u);");
+    let dst = clean(|c| draw(&atomic, c), Checks::ALL);
+    assert!(dst[0] >= 3, "{dst:?}");
+
+    let bug = vs("hits[0] = uint(gl_VertexID) + 1u;");
+    let checked = draw(&bug, Some(RACE));
+    let at = line_of(&bug, "hits[0] = uint(gl_VertexID)");
+    let got: Vec<_> = checked
+        .reports
+        .iter()
+        .filter_map(|r| match (r.invocation, r.kind) {
+            (
+                Invocation::Vertex { vertex, .. },
+                SanitizerKind::Race {
+                    other: Invocation::Vertex { vertex: o, .. },
+                    other_line,
+                    value,
+                    memory: Memory::Storage { member: None },
+                    ..
+                },
+            ) => Some((
+                r.line,
+                other_line,
+                vertex != o,
+                value == Some(vertex as u32 + 1),
+            )),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(got, [(at, at, true, true)], "{:?}", checked.reports);
+}

@@ -1908,8 +1908,10 @@ fn calls_user_function(e: &ast::Expr, model: &Model) -> bool {
 }
 
 /// The storage-buffer variables the race check leaves alone, by name:
-/// members of `readonly` blocks and `readonly` members (nothing writes
-/// them, so nothing races on them), and arrays of blocks (not modelled).
+/// members of `readonly` blocks and `readonly` members, and those the
+/// shader never writes (nothing writes them in a dispatch or draw of it,
+/// so nothing races on them: see [`written_roots`]), and arrays of
+/// blocks (not modelled).
 fn untracked_storage(parsed: &Parsed) -> std::collections::HashSet<String> {
     use ast::{StorageQualifierData as S, TypeQualifierSpecData as Q};
     let has = |q: Option<&ast::TypeQualifier>, want: S| {
@@ -1919,6 +1921,7 @@ fn untracked_storage(parsed: &Parsed) -> std::collections::HashSet<String> {
                 .any(|x| matches!(&x.content, Q::Storage(s) if s.content == want))
         })
     };
+    let written = written_roots(parsed);
     let mut out = std::collections::HashSet::new();
     for ext in &parsed.tu.0 {
         let ast::ExternalDeclarationData::Declaration(d) = &ext.content else {
@@ -1932,18 +1935,72 @@ fn untracked_storage(parsed: &Parsed) -> std::collections::HashSet<String> {
         }
         let readonly = has(Some(&b.qualifier), S::ReadOnly);
         match &b.identifier {
-            Some(inst) if inst.array_spec.is_some() || readonly => {
+            Some(inst)
+                if inst.array_spec.is_some()
+                    || readonly
+                    || !written.contains(inst.ident.as_str()) =>
+            {
                 out.insert(inst.ident.as_str().to_string());
             }
             Some(_) => {}
             None => {
                 for f in &b.fields {
-                    if readonly || has(f.qualifier.as_ref(), S::ReadOnly) {
-                        out.extend(f.identifiers.iter().map(|i| i.ident.as_str().to_string()));
-                    }
+                    let skip = readonly || has(f.qualifier.as_ref(), S::ReadOnly);
+                    out.extend(
+                        f.identifiers
+                            .iter()
+                            .map(|i| i.ident.as_str())
+                            .filter(|n| skip || !written.contains(*n))
+                            .map(str::to_string),
+                    );
                 }
             }
         }
     }
     out
+}
+
+/// The names at the root of every place the shader may write, wherever
+/// they are declared (a local of the same name counts too: that can only
+/// keep a shadow): assignment targets, `++`/`--` operands, and every
+/// argument of a function call (an `out` parameter, an atomic function's
+/// memory), constructors aside.
+fn written_roots(parsed: &Parsed) -> std::collections::HashSet<String> {
+    use glsl_lang::visitor::{Host, Visit, Visitor};
+    fn root(e: &ast::Expr) -> Option<&str> {
+        match &e.content {
+            ExprData::Variable(id) => Some(id.as_str()),
+            ExprData::Dot(b, _) | ExprData::Bracket(b, _) => root(b),
+            _ => None,
+        }
+    }
+    struct Roots(std::collections::HashSet<String>);
+    impl Roots {
+        fn add(&mut self, e: &ast::Expr) {
+            if let Some(n) = root(e) {
+                self.0.insert(n.to_string());
+            }
+        }
+    }
+    impl Visitor for Roots {
+        fn visit_expr(&mut self, e: &ast::Expr) -> Visit {
+            match &e.content {
+                ExprData::Assignment(lhs, _, _) => self.add(lhs),
+                ExprData::PostInc(a) | ExprData::PostDec(a) => self.add(a),
+                ExprData::Unary(op, a) if is_inc_dec(op) => self.add(a),
+                ExprData::FunCall(f, args)
+                    if !matches!(f.content, ast::FunIdentifierData::TypeSpecifier(_)) =>
+                {
+                    for a in args {
+                        self.add(a);
+                    }
+                }
+                _ => {}
+            }
+            Visit::Children
+        }
+    }
+    let mut roots = Roots(std::collections::HashSet::new());
+    parsed.tu.visit(&mut roots);
+    roots.0
 }

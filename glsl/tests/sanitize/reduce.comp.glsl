@@ -168,63 +168,47 @@ layout(std430, binding = 1) buffer Dst {
     float dst[];
 };
 shared float tile[16];
-uint _sdbg_sb0 = 0u;
-int _sdbg_sn0 = 0;
-void _sdbg_markv0(uint p, int i, uint f, bool known, uint v) { _sdbg_swr(p, _sdbg_sb0 + uint(i), uint(i), 0u, f, known, v); }
-void _sdbg_mark0(uint p, int i, uint f) { _sdbg_markv0(p, i, f, false, 0u); }
-void _sdbg_uchk0(uint p, int i, uint f) { _sdbg_srd(p, _sdbg_sb0 + uint(i), uint(i), 0u, f); }
-int _sdbg_ui0(uint p, int i, uint f) { _sdbg_uchk0(p, i, f); return i; }
-int _sdbg_u0(uint p, int i, uint f) { int c = _sdbg_cl(p, i, _sdbg_sn0); if (_sdbg_ok) _sdbg_uchk0(p, c, f); return c; }
-int _sdbg_wm0(uint p, int i, uint f) { int c = _sdbg_cl(p, i, _sdbg_sn0); if (_sdbg_ok) _sdbg_mark0(p, c, f); return c; }
-void _sdbg_markv0(uint p, uint i, uint f, bool known, uint v) { _sdbg_swr(p, _sdbg_sb0 + uint(i), uint(i), 0u, f, known, v); }
-void _sdbg_mark0(uint p, uint i, uint f) { _sdbg_markv0(p, i, f, false, 0u); }
-void _sdbg_uchk0(uint p, uint i, uint f) { _sdbg_srd(p, _sdbg_sb0 + uint(i), uint(i), 0u, f); }
-uint _sdbg_ui0(uint p, uint i, uint f) { _sdbg_uchk0(p, i, f); return i; }
-uint _sdbg_u0(uint p, uint i, uint f) { uint c = _sdbg_cl(p, i, _sdbg_sn0); if (_sdbg_ok) _sdbg_uchk0(p, c, f); return c; }
-uint _sdbg_wm0(uint p, uint i, uint f) { uint c = _sdbg_cl(p, i, _sdbg_sn0); if (_sdbg_ok) _sdbg_mark0(p, c, f); return c; }
-void _sdbg_markall0(uint p, uint f) { for (int i = 0; i < _sdbg_sn0; i++) _sdbg_mark0(p, i, f); }
-uint _sdbg_uv0(uint p, uint f) { _sdbg_uchk0(p, 0u, f); return 0u; }
 float _sdbg_zero_float() { return float(0); }
 uint _sdbg_t0;
-uint _sdbg_bits_float(float v) { return floatBitsToUint(v); }
-float _sdbg_rval_float(float v) { if (_sdbg_rpend) _sdbg_rcap(_sdbg_bits_float(v)); return v; }
-shared uint _sdbg_sh1[16];
-void _sdbg_markv1(uint p, int i, uint f, bool known, uint v) { atomicOr(_sdbg_sh1[i], 1u); _sdbg_wr(p, 0u + uint(i), uint(i), 2u, f, known, v); }
-void _sdbg_mark1(uint p, int i, uint f) { _sdbg_markv1(p, i, f, false, 0u); }
-void _sdbg_uchk1(uint p, int i, uint f) { if (_sdbg_sh1[i] == 0u) _sdbg_report(2u, p, uint(i), 2u, 0u); _sdbg_rd(p, 0u + uint(i), uint(i), 2u, f); }
-int _sdbg_u1(uint p, int i, uint f) { int c = _sdbg_cl(p, i, 16); if (_sdbg_ok) _sdbg_uchk1(p, c, f); return c; }
-int _sdbg_wm1(uint p, int i, uint f) { int c = _sdbg_cl(p, i, 16); if (_sdbg_ok) _sdbg_mark1(p, c, f); return c; }
-void _sdbg_markv1(uint p, uint i, uint f, bool known, uint v) { atomicOr(_sdbg_sh1[i], 1u); _sdbg_wr(p, 0u + uint(i), uint(i), 2u, f, known, v); }
-void _sdbg_mark1(uint p, uint i, uint f) { _sdbg_markv1(p, i, f, false, 0u); }
-void _sdbg_uchk1(uint p, uint i, uint f) { if (_sdbg_sh1[i] == 0u) _sdbg_report(2u, p, uint(i), 2u, 0u); _sdbg_rd(p, 0u + uint(i), uint(i), 2u, f); }
-uint _sdbg_u1(uint p, uint i, uint f) { uint c = _sdbg_cl(p, i, 16); if (_sdbg_ok) _sdbg_uchk1(p, c, f); return c; }
-uint _sdbg_wm1(uint p, uint i, uint f) { uint c = _sdbg_cl(p, i, 16); if (_sdbg_ok) _sdbg_mark1(p, c, f); return c; }
-void _sdbg_markall1(uint p, uint f) { for (int i = 0; i < 16; i++) _sdbg_mark1(p, i, f); }
-uint _sdbg_uv1(uint p, uint f) { _sdbg_uchk1(p, 0u, f); return 0u; }
+shared uint _sdbg_sh0[16];
+void _sdbg_markv0(uint p, int i, uint f, bool known, uint v) { atomicOr(_sdbg_sh0[i], 1u); _sdbg_wr(p, 0u + uint(i), uint(i), 2u, f, known, v); }
+void _sdbg_mark0(uint p, int i, uint f) { _sdbg_markv0(p, i, f, false, 0u); }
+void _sdbg_uchk0(uint p, int i, uint f) { if (_sdbg_sh0[i] == 0u) _sdbg_report(2u, p, uint(i), 2u, 0u); _sdbg_rd(p, 0u + uint(i), uint(i), 2u, f); }
+int _sdbg_u0(uint p, int i, uint f) { int c = _sdbg_cl(p, i, 16); if (_sdbg_ok) _sdbg_uchk0(p, c, f); return c; }
+int _sdbg_wm0(uint p, int i, uint f) { int c = _sdbg_cl(p, i, 16); if (_sdbg_ok) _sdbg_mark0(p, c, f); return c; }
+void _sdbg_markv0(uint p, uint i, uint f, bool known, uint v) { atomicOr(_sdbg_sh0[i], 1u); _sdbg_wr(p, 0u + uint(i), uint(i), 2u, f, known, v); }
+void _sdbg_mark0(uint p, uint i, uint f) { _sdbg_markv0(p, i, f, false, 0u); }
+void _sdbg_uchk0(uint p, uint i, uint f) { if (_sdbg_sh0[i] == 0u) _sdbg_report(2u, p, uint(i), 2u, 0u); _sdbg_rd(p, 0u + uint(i), uint(i), 2u, f); }
+uint _sdbg_u0(uint p, uint i, uint f) { uint c = _sdbg_cl(p, i, 16); if (_sdbg_ok) _sdbg_uchk0(p, c, f); return c; }
+uint _sdbg_wm0(uint p, uint i, uint f) { uint c = _sdbg_cl(p, i, 16); if (_sdbg_ok) _sdbg_mark0(p, c, f); return c; }
+void _sdbg_markall0(uint p, uint f) { for (int i = 0; i < 16; i++) _sdbg_mark0(p, i, f); }
+uint _sdbg_uv0(uint p, uint f) { _sdbg_uchk0(p, 0u, f); return 0u; }
 uint _sdbg_t1;
+uint _sdbg_bits_float(float v) { return floatBitsToUint(v); }
 float _sdbg_val_float(float v) { _sdbg_v = _sdbg_bits_float(v); return v; }
 float _sdbg_pick_float(float v) { return _sdbg_ok ? v : float(0); }
+float _sdbg_rval_float(float v) { if (_sdbg_rpend) _sdbg_rcap(_sdbg_bits_float(v)); return v; }
 uint _sdbg_t2;
-uint _sdbg_sb2 = 0u;
-int _sdbg_sn2 = 0;
-void _sdbg_markv2(uint p, int i, uint f, bool known, uint v) { _sdbg_swr(p, _sdbg_sb2 + uint(i), uint(i), 1u, f, known, v); }
-void _sdbg_mark2(uint p, int i, uint f) { _sdbg_markv2(p, i, f, false, 0u); }
-void _sdbg_uchk2(uint p, int i, uint f) { _sdbg_srd(p, _sdbg_sb2 + uint(i), uint(i), 1u, f); }
-int _sdbg_ui2(uint p, int i, uint f) { _sdbg_uchk2(p, i, f); return i; }
-int _sdbg_u2(uint p, int i, uint f) { int c = _sdbg_cl(p, i, _sdbg_sn2); if (_sdbg_ok) _sdbg_uchk2(p, c, f); return c; }
-int _sdbg_wm2(uint p, int i, uint f) { int c = _sdbg_cl(p, i, _sdbg_sn2); if (_sdbg_ok) _sdbg_mark2(p, c, f); return c; }
-void _sdbg_markv2(uint p, uint i, uint f, bool known, uint v) { _sdbg_swr(p, _sdbg_sb2 + uint(i), uint(i), 1u, f, known, v); }
-void _sdbg_mark2(uint p, uint i, uint f) { _sdbg_markv2(p, i, f, false, 0u); }
-void _sdbg_uchk2(uint p, uint i, uint f) { _sdbg_srd(p, _sdbg_sb2 + uint(i), uint(i), 1u, f); }
-uint _sdbg_ui2(uint p, uint i, uint f) { _sdbg_uchk2(p, i, f); return i; }
-uint _sdbg_u2(uint p, uint i, uint f) { uint c = _sdbg_cl(p, i, _sdbg_sn2); if (_sdbg_ok) _sdbg_uchk2(p, c, f); return c; }
-uint _sdbg_wm2(uint p, uint i, uint f) { uint c = _sdbg_cl(p, i, _sdbg_sn2); if (_sdbg_ok) _sdbg_mark2(p, c, f); return c; }
-void _sdbg_markall2(uint p, uint f) { for (int i = 0; i < _sdbg_sn2; i++) _sdbg_mark2(p, i, f); }
-uint _sdbg_uv2(uint p, uint f) { _sdbg_uchk2(p, 0u, f); return 0u; }
+uint _sdbg_sb1 = 0u;
+int _sdbg_sn1 = 0;
+void _sdbg_markv1(uint p, int i, uint f, bool known, uint v) { _sdbg_swr(p, _sdbg_sb1 + uint(i), uint(i), 1u, f, known, v); }
+void _sdbg_mark1(uint p, int i, uint f) { _sdbg_markv1(p, i, f, false, 0u); }
+void _sdbg_uchk1(uint p, int i, uint f) { _sdbg_srd(p, _sdbg_sb1 + uint(i), uint(i), 1u, f); }
+int _sdbg_ui1(uint p, int i, uint f) { _sdbg_uchk1(p, i, f); return i; }
+int _sdbg_u1(uint p, int i, uint f) { int c = _sdbg_cl(p, i, _sdbg_sn1); if (_sdbg_ok) _sdbg_uchk1(p, c, f); return c; }
+int _sdbg_wm1(uint p, int i, uint f) { int c = _sdbg_cl(p, i, _sdbg_sn1); if (_sdbg_ok) _sdbg_mark1(p, c, f); return c; }
+void _sdbg_markv1(uint p, uint i, uint f, bool known, uint v) { _sdbg_swr(p, _sdbg_sb1 + uint(i), uint(i), 1u, f, known, v); }
+void _sdbg_mark1(uint p, uint i, uint f) { _sdbg_markv1(p, i, f, false, 0u); }
+void _sdbg_uchk1(uint p, uint i, uint f) { _sdbg_srd(p, _sdbg_sb1 + uint(i), uint(i), 1u, f); }
+uint _sdbg_ui1(uint p, uint i, uint f) { _sdbg_uchk1(p, i, f); return i; }
+uint _sdbg_u1(uint p, uint i, uint f) { uint c = _sdbg_cl(p, i, _sdbg_sn1); if (_sdbg_ok) _sdbg_uchk1(p, c, f); return c; }
+uint _sdbg_wm1(uint p, uint i, uint f) { uint c = _sdbg_cl(p, i, _sdbg_sn1); if (_sdbg_ok) _sdbg_mark1(p, c, f); return c; }
+void _sdbg_markall1(uint p, uint f) { for (int i = 0; i < _sdbg_sn1; i++) _sdbg_mark1(p, i, f); }
+uint _sdbg_uv1(uint p, uint f) { _sdbg_uchk1(p, 0u, f); return 0u; }
 uint _sdbg_t3;
 void _sdbg_shadow_init() {
     uint n = gl_WorkGroupSize.x * gl_WorkGroupSize.y * gl_WorkGroupSize.z;
-    for (uint i = gl_LocalInvocationIndex; i < 16u; i += n) _sdbg_sh1[i] = 0u;
+    for (uint i = gl_LocalInvocationIndex; i < 16u; i += n) _sdbg_sh0[i] = 0u;
     _sdbg_race_init();
 }
 void main() {
@@ -234,25 +218,25 @@ void main() {
     barrier();
     uint i = gl_LocalInvocationID.x;
     if (_sdbg_chk(true, 8u, i, 16, _sdbg_t1)) {
-        tile[_sdbg_t1] = _sdbg_val_float(_sdbg_rval_float(_sdbg_chk(true, 8u, gl_GlobalInvocationID.x, src.length(), _sdbg_t0) ? src[_sdbg_ui0(8u, _sdbg_t0, 0u)] : _sdbg_zero_float()));
-        _sdbg_markv1(8u, _sdbg_t1, 0u, true, _sdbg_v);
-    } else _sdbg_rval_float(_sdbg_chk(true, 8u, gl_GlobalInvocationID.x, src.length(), _sdbg_t0) ? src[_sdbg_ui0(8u, _sdbg_t0, 0u)] : _sdbg_zero_float());
+        tile[_sdbg_t1] = _sdbg_val_float(_sdbg_chk(true, 8u, gl_GlobalInvocationID.x, src.length(), _sdbg_t0) ? src[_sdbg_t0] : _sdbg_zero_float());
+        _sdbg_markv0(8u, _sdbg_t1, 0u, true, _sdbg_v);
+    } else _sdbg_chk(true, 8u, gl_GlobalInvocationID.x, src.length(), _sdbg_t0) ? src[_sdbg_t0] : _sdbg_zero_float();
     memoryBarrierShared();
     _sdbg_barrier(10u);
     for (uint s = 8u; s > 0u; s >>= 1u) {
         if (i < s) {
-            float other = _sdbg_rval_float(_sdbg_pick_float(tile[_sdbg_u1(18u, i + s, 0u)]));
+            float other = _sdbg_rval_float(_sdbg_pick_float(tile[_sdbg_u0(18u, i + s, 0u)]));
             if (_sdbg_chk(true, 20u, i, 16, _sdbg_t2)) {
-                tile[_sdbg_t2] = _sdbg_val_float(_sdbg_rval_float(_sdbg_pick_float(tile[_sdbg_u1(20u, i, 0u)])) + other);
-                _sdbg_markv1(20u, _sdbg_t2, 0u, true, _sdbg_v);
-            } else _sdbg_rval_float(_sdbg_pick_float(tile[_sdbg_u1(20u, i, 0u)])) + other;
+                tile[_sdbg_t2] = _sdbg_val_float(_sdbg_rval_float(_sdbg_pick_float(tile[_sdbg_u0(20u, i, 0u)])) + other);
+                _sdbg_markv0(20u, _sdbg_t2, 0u, true, _sdbg_v);
+            } else _sdbg_rval_float(_sdbg_pick_float(tile[_sdbg_u0(20u, i, 0u)])) + other;
         }
     }
     if (i == 0u) {
         if (_sdbg_chk(true, 23u, gl_WorkGroupID.x, dst.length(), _sdbg_t3)) {
-            dst[_sdbg_t3] = _sdbg_val_float(_sdbg_rval_float(_sdbg_pick_float(tile[_sdbg_u1(23u, 0, 0u)])));
-            _sdbg_markv2(23u, _sdbg_t3, 0u, true, _sdbg_v);
-        } else _sdbg_rval_float(_sdbg_pick_float(tile[_sdbg_u1(23u, 0, 0u)]));
+            dst[_sdbg_t3] = _sdbg_val_float(_sdbg_rval_float(_sdbg_pick_float(tile[_sdbg_u0(23u, 0, 0u)])));
+            _sdbg_markv1(23u, _sdbg_t3, 0u, true, _sdbg_v);
+        } else _sdbg_rval_float(_sdbg_pick_float(tile[_sdbg_u0(23u, 0, 0u)]));
     }
     _sdbg_flush();
 }
@@ -284,8 +268,7 @@ void _sdbg_sinit() {
         _sdbg_sid = _sdbg_swg0 + gl_LocalInvocationIndex;
     }
     uint _sdbg_sx = 0u;
-    _sdbg_sb0 = _sdbg_sx; _sdbg_sn0 = int(src.length()); _sdbg_sx += uint(_sdbg_sn0);
-    _sdbg_sb2 = _sdbg_sx; _sdbg_sn2 = int(dst.length()); _sdbg_sx += uint(_sdbg_sn2);
+    _sdbg_sb1 = _sdbg_sx; _sdbg_sn1 = int(dst.length()); _sdbg_sx += uint(_sdbg_sn1);
 }
 void _sdbg_sother_key(uint at, uint o, uint og) {
     uvec3 w = gl_NumWorkGroups;

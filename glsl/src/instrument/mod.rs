@@ -161,8 +161,11 @@
 //! alone, so a report would be noise): a missing memory barrier is not
 //! reported. Aliasing (one buffer bound to two blocks, or two ranges
 //! that overlap) is not seen: each block has its own shadow. Members of
-//! `readonly` blocks and `readonly` members (nothing writes them),
-//! arrays of blocks, storage blocks declared after `main`: no shadow.
+//! `readonly` blocks, `readonly` members, and members the shader never
+//! writes (none is at the root of an assignment, `++`/`--` or function
+//! argument: nothing writes them in a dispatch or draw of this shader;
+//! another stage of the same draw writing them is not seen), arrays of
+//! blocks, storage blocks declared after `main`: no shadow.
 //! Elements beyond the slots the buffer holds, invocations beyond what
 //! an access word names (a compute dispatch of more than 2^22
 //! invocations; fragments at x or y >= 2048; vertices >= 65536 or

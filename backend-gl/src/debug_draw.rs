@@ -1002,6 +1002,21 @@ pub unsafe fn writes_storage(gl: &glow::Context, program: glow::Program) -> bool
     }
 }
 
+/// Whether [`copy_uniforms`] copies every default-block uniform of
+/// `program` (it copies float, int, uint and bool vectors and matrices,
+/// samplers and images; not doubles or 64-bit integers).
+///
+/// # Safety
+/// A GL context must be current on this thread.
+pub unsafe fn copies_every_uniform(gl: &glow::Context, program: glow::Program) -> bool {
+    // SAFETY: uniform queries on the context this function's caller keeps current.
+    unsafe {
+        uniform_elements(gl, program)
+            .iter()
+            .all(|(t, _)| uniform_kind(*t).is_some())
+    }
+}
+
 /// Whether `program` has subroutine uniforms in any stage (their values
 /// are context state that `glUseProgram` resets).
 ///

@@ -712,6 +712,9 @@ impl<'a> Stop<'a> {
             if crate::queries::statistics_active(gl) {
                 return Err("a pipeline statistics query is active".into());
             }
+            if !debug_draw::copies_every_uniform(gl, program) {
+                return Err("a uniform's type is not copied into instrumented programs".into());
+            }
             if debug_draw::has_subroutines(gl, program) {
                 return Err("the program has subroutine uniforms".into());
             }

@@ -10,8 +10,7 @@
 //! naga's GLSL front end, which reads only part of Vulkan GLSL (no combined
 //! image samplers, which vkcube uses).
 
-use std::io::Write;
-use std::process::{Command, Stdio};
+use std::process::Command;
 use std::sync::atomic::{AtomicU64, Ordering};
 
 use shaderdbg_core::Stage;
@@ -39,22 +38,13 @@ pub fn glsl_to_spirv(source: &str, stage: Stage, name: &str) -> Result<Vec<u32>,
         std::process::id(),
         N.fetch_add(1, Ordering::Relaxed)
     ));
-    let mut child = Command::new("glslangValidator")
-        .args(["-V", "--target-env", "vulkan1.0", "--stdin", "-S"])
+    let mut cmd = Command::new("glslangValidator");
+    cmd.args(["-V", "--target-env", "vulkan1.0", "--stdin", "-S"])
         .arg(stage.short_name())
         .arg("-o")
-        .arg(&out)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .map_err(|e| format!("cannot run glslangValidator (Debian's glslang-tools): {e}"))?;
-    let mut stdin = child.stdin.take().ok_or("no stdin")?;
-    let text = source.to_string();
-    // Written on a thread: glslang may report before it has read everything.
-    let writer = std::thread::spawn(move || stdin.write_all(text.as_bytes()));
-    let result = child.wait_with_output().map_err(|e| e.to_string())?;
-    let _ = writer.join();
+        .arg(&out);
+    let result = crate::child::run_piped(&mut cmd, source.as_bytes().to_vec())
+        .map_err(|e| format!("{e} (glslangValidator is Debian's glslang-tools)"))?;
     let code = std::fs::read(&out);
     let _ = std::fs::remove_file(&out);
     if !result.status.success() {

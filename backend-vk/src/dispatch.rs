@@ -76,3 +76,24 @@ pub unsafe fn key<H: vk::Handle>(h: H) -> usize {
     // SAFETY: per this function's contract.
     unsafe { dispatch_key(h.as_raw()) }
 }
+
+/// `PFN_vkVoidFunction` without the `Option`.
+pub type Void = unsafe extern "system" fn();
+
+/// Gives a looked-up command its type.
+///
+/// # Safety
+/// `F` is the function pointer type of the command looked up.
+pub unsafe fn typed<F: Copy>(f: vk::PFN_vkVoidFunction) -> Option<F> {
+    // SAFETY: per this function's contract; fn pointers are pointer-sized.
+    f.map(|f| unsafe { std::mem::transmute_copy::<Void, F>(&f) })
+}
+
+/// The device data of a device (null: none).
+pub fn device(device: vk::Device) -> Option<Arc<DeviceData>> {
+    if device == vk::Device::null() {
+        return None;
+    }
+    // SAFETY: a non-null device is a valid dispatchable handle.
+    DEVICES.get(unsafe { key(device) })
+}

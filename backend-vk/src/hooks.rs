@@ -8,10 +8,8 @@ use std::sync::atomic::Ordering;
 
 use ash::vk;
 
-use crate::dispatch::{self, key, DeviceData, InstanceData};
+use crate::dispatch::{self, key, typed, DeviceData, InstanceData, Void};
 use crate::{agent, loader};
-
-type Void = unsafe extern "system" fn();
 
 /// Whether an intercepted command is a device command (answered by
 /// `vkGetInstanceProcAddr` only where the chain below has it).
@@ -21,10 +19,7 @@ const DEVICE: bool = true;
 /// `(our function as PFN_vkVoidFunction, is a device command)`.
 macro_rules! hook {
     ($pfn:ident, $f:ident, $level:ident) => {
-        // SAFETY: the function is cast to the untyped PFN_vkVoidFunction the
-        // loader expects; callers cast it back to the type its name implies,
-        // which is the type it has.
-        (unsafe { std::mem::transmute::<vk::$pfn, Void>($f) }, $level)
+        (untyped!($pfn, $f), $level)
     };
 }
 
@@ -102,15 +97,6 @@ pub unsafe extern "system" fn get_device_proc_addr(
         Some((ours, true)) => next.map(|_| ours),
         _ => next,
     }
-}
-
-/// Looks a command up through `gpa` and gives it its type.
-///
-/// # Safety
-/// `F` is the function pointer type of the command `name`.
-unsafe fn typed<F: Copy>(f: vk::PFN_vkVoidFunction) -> Option<F> {
-    // SAFETY: per this function's contract; fn pointers are pointer-sized.
-    f.map(|f| unsafe { std::mem::transmute_copy::<Void, F>(&f) })
 }
 
 /// # Safety

@@ -18,7 +18,18 @@
 #![allow(non_snake_case)]
 #![deny(unsafe_op_in_unsafe_fn, clippy::undocumented_unsafe_blocks)]
 
+/// One of this layer's hooks as the untyped `PFN_vkVoidFunction` the loader
+/// and applications get (`$pfn` is the command's function pointer type).
+macro_rules! untyped {
+    ($pfn:ident, $f:ident) => {
+        // SAFETY: the function has the type its command's name implies;
+        // callers cast the pointer back to that type.
+        unsafe { std::mem::transmute::<ash::vk::$pfn, $crate::dispatch::Void>($f) }
+    };
+}
+
 mod agent;
+mod child;
 mod compile;
 mod dispatch;
 mod features;

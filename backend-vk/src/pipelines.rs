@@ -14,7 +14,7 @@ use std::sync::{Arc, Mutex, RwLock};
 
 use ash::vk;
 
-use crate::dispatch::{self, key, DeviceData};
+use crate::dispatch::{device, typed, DeviceData, Void};
 use crate::replay::{self, Arena};
 
 /// The debug buffer's size (a first version: fixed).
@@ -42,6 +42,7 @@ pub struct Next {
     allocate_memory: Option<vk::PFN_vkAllocateMemory>,
     free_memory: Option<vk::PFN_vkFreeMemory>,
     bind_buffer_memory: Option<vk::PFN_vkBindBufferMemory>,
+    map_memory: Option<vk::PFN_vkMapMemory>,
     pub cmd_bind_pipeline: Option<vk::PFN_vkCmdBindPipeline>,
     pub cmd_bind_descriptor_sets: Option<vk::PFN_vkCmdBindDescriptorSets>,
 }
@@ -73,20 +74,12 @@ impl Next {
                 allocate_memory: typed(t(c"vkAllocateMemory")),
                 free_memory: typed(t(c"vkFreeMemory")),
                 bind_buffer_memory: typed(t(c"vkBindBufferMemory")),
+                map_memory: typed(t(c"vkMapMemory")),
                 cmd_bind_pipeline: typed(t(c"vkCmdBindPipeline")),
                 cmd_bind_descriptor_sets: typed(t(c"vkCmdBindDescriptorSets")),
             }
         }
     }
-}
-
-/// Gives a looked-up command its type.
-///
-/// # Safety
-/// `F` is the function pointer type of the command looked up.
-unsafe fn typed<F: Copy>(f: vk::PFN_vkVoidFunction) -> Option<F> {
-    // SAFETY: per this function's contract; fn pointers are pointer-sized.
-    f.map(|f| unsafe { std::mem::transmute_copy::<unsafe extern "system" fn(), F>(&f) })
 }
 
 /// A deep copy of a create info, in its own arena.
@@ -144,8 +137,9 @@ enum PipelineInfo {
 /// A shader module's SPIR-V words.
 pub type Code = Arc<Vec<u32>>;
 
-/// What a twin runs in place of each of the application's modules.
-pub type CodeFor<'a> = &'a dyn Fn(&Code) -> Result<Code, String>;
+/// What a twin runs in place of each of the application's modules (given
+/// the number of the debug set in the twin's layout).
+pub type CodeFor<'a> = &'a dyn Fn(&Code, u32) -> Result<Code, String>;
 
 /// A pipeline of the layer's own standing in for an application's.
 #[derive(Clone, Copy, Debug)]
@@ -163,7 +157,13 @@ struct DebugSet {
     set: vk::DescriptorSet,
     buffer: vk::Buffer,
     memory: vk::DeviceMemory,
+    /// The buffer's memory, mapped for as long as it lives (coherent).
+    words: *mut u32,
 }
+
+// SAFETY: `words` is host memory of the device's, used under the mutex
+// that holds this value.
+unsafe impl Send for DebugSet {}
 
 /// Pipelines of one device.
 #[derive(Default)]
@@ -180,13 +180,9 @@ pub struct Pipelines {
     debug: Mutex<Option<DebugSet>>,
 }
 
-type Void = unsafe extern "system" fn();
-
 macro_rules! hook {
     ($pfn:ident, $f:ident) => {
-        // SAFETY: cast to the untyped PFN_vkVoidFunction; callers cast it
-        // back to the type its name implies, which is the type it has.
-        Some(unsafe { std::mem::transmute::<vk::$pfn, Void>($f) })
+        Some(untyped!($pfn, $f))
     };
 }
 
@@ -201,14 +197,6 @@ pub fn intercepted(name: &[u8]) -> Option<Void> {
         b"vkDestroyPipelineLayout" => hook!(PFN_vkDestroyPipelineLayout, destroy_layout),
         _ => None,
     }
-}
-
-fn device(device: vk::Device) -> Option<Arc<DeviceData>> {
-    if device == vk::Device::null() {
-        return None;
-    }
-    // SAFETY: a non-null device is a valid dispatchable handle.
-    dispatch::DEVICES.get(unsafe { key(device) })
 }
 
 /// Remembers copies of the create infos of `count` pipelines just created.
@@ -257,6 +245,49 @@ unsafe fn remember<T>(
     }
 }
 
+/// The next layer's `vkCreateGraphicsPipelines` or `vkCreateComputePipelines`.
+type CreatePipelines<I> = unsafe extern "system" fn(
+    vk::Device,
+    vk::PipelineCache,
+    u32,
+    *const I,
+    *const vk::AllocationCallbacks<'_>,
+    *mut vk::Pipeline,
+) -> vk::Result;
+
+/// Creates pipelines down the chain, then remembers copies of their create
+/// infos (see [`remember`]).
+///
+/// # Safety
+/// The arguments are the application's, valid for the command.
+#[allow(clippy::too_many_arguments)]
+unsafe fn create_pipelines<I>(
+    dev: vk::Device,
+    cache: vk::PipelineCache,
+    count: u32,
+    infos: *const I,
+    allocator: *const vk::AllocationCallbacks<'_>,
+    out: *mut vk::Pipeline,
+    next: impl FnOnce(&Next) -> Option<CreatePipelines<I>>,
+    fix: replay::Fix,
+    stages: fn(&I) -> &[vk::PipelineShaderStageCreateInfo<'static>],
+    wrap: fn(Copied<I>, Vec<Option<Code>>) -> PipelineInfo,
+) -> vk::Result {
+    let Some(d) = device(dev) else {
+        return vk::Result::ERROR_INITIALIZATION_FAILED;
+    };
+    let Some(next) = next(&d.pipelines.next) else {
+        return vk::Result::ERROR_INITIALIZATION_FAILED;
+    };
+    // SAFETY: the application's arguments, down the chain.
+    let result = unsafe { next(dev, cache, count, infos, allocator, out) };
+    if result == vk::Result::SUCCESS {
+        // SAFETY: after a successful call.
+        unsafe { remember(&d, count, infos, out, fix, stages, wrap) };
+    }
+    result
+}
+
 unsafe extern "system" fn create_graphics(
     dev: vk::Device,
     cache: vk::PipelineCache,
@@ -265,29 +296,21 @@ unsafe extern "system" fn create_graphics(
     allocator: *const vk::AllocationCallbacks<'_>,
     out: *mut vk::Pipeline,
 ) -> vk::Result {
-    let Some(d) = device(dev) else {
-        return vk::Result::ERROR_INITIALIZATION_FAILED;
-    };
-    let Some(next) = d.pipelines.next.create_graphics_pipelines else {
-        return vk::Result::ERROR_INITIALIZATION_FAILED;
-    };
-    // SAFETY: the application's arguments, down the chain.
-    let result = unsafe { next(dev, cache, count, infos, allocator, out) };
-    if result == vk::Result::SUCCESS {
-        // SAFETY: after a successful call.
-        unsafe {
-            remember(
-                &d,
-                count,
-                infos.cast::<vk::GraphicsPipelineCreateInfo<'static>>(),
-                out,
-                replay::fix_graphics_pipeline,
-                |i| stage_slice(i.p_stages, i.stage_count),
-                PipelineInfo::Graphics,
-            )
-        };
+    // SAFETY: the application's arguments.
+    unsafe {
+        create_pipelines(
+            dev,
+            cache,
+            count,
+            infos.cast::<vk::GraphicsPipelineCreateInfo<'static>>(),
+            allocator,
+            out,
+            |n| n.create_graphics_pipelines,
+            replay::fix_graphics_pipeline,
+            |i| stage_slice(i.p_stages, i.stage_count),
+            PipelineInfo::Graphics,
+        )
     }
-    result
 }
 
 unsafe extern "system" fn create_compute(
@@ -298,29 +321,21 @@ unsafe extern "system" fn create_compute(
     allocator: *const vk::AllocationCallbacks<'_>,
     out: *mut vk::Pipeline,
 ) -> vk::Result {
-    let Some(d) = device(dev) else {
-        return vk::Result::ERROR_INITIALIZATION_FAILED;
-    };
-    let Some(next) = d.pipelines.next.create_compute_pipelines else {
-        return vk::Result::ERROR_INITIALIZATION_FAILED;
-    };
-    // SAFETY: the application's arguments, down the chain.
-    let result = unsafe { next(dev, cache, count, infos, allocator, out) };
-    if result == vk::Result::SUCCESS {
-        // SAFETY: after a successful call.
-        unsafe {
-            remember(
-                &d,
-                count,
-                infos.cast::<vk::ComputePipelineCreateInfo<'static>>(),
-                out,
-                replay::fix_compute_pipeline,
-                |i| std::slice::from_ref(&i.stage),
-                PipelineInfo::Compute,
-            )
-        };
+    // SAFETY: the application's arguments.
+    unsafe {
+        create_pipelines(
+            dev,
+            cache,
+            count,
+            infos.cast::<vk::ComputePipelineCreateInfo<'static>>(),
+            allocator,
+            out,
+            |n| n.create_compute_pipelines,
+            replay::fix_compute_pipeline,
+            |i| std::slice::from_ref(&i.stage),
+            PipelineInfo::Compute,
+        )
     }
-    result
 }
 
 /// A create info's stages.
@@ -525,6 +540,7 @@ impl Pipelines {
                         stage_slice(i.p_stages, i.stage_count),
                         code,
                         code_for,
+                        set,
                         &mut modules,
                     )
                 };
@@ -567,6 +583,7 @@ impl Pipelines {
                         std::slice::from_ref(&i.stage),
                         code,
                         code_for,
+                        set,
                         &mut modules,
                     )
                 };
@@ -632,6 +649,7 @@ impl Pipelines {
         stages: &[vk::PipelineShaderStageCreateInfo<'static>],
         code: &[Option<Code>],
         code_for: CodeFor<'_>,
+        set: u32,
         made: &mut Vec<vk::ShaderModule>,
     ) -> Result<Vec<vk::PipelineShaderStageCreateInfo<'static>>, String> {
         let create = self
@@ -644,7 +662,7 @@ impl Pipelines {
                 // The module is in the stage's pNext chain (copied), or absent.
                 continue;
             };
-            let code = code_for(code)?;
+            let code = code_for(code, set)?;
             let info = vk::ShaderModuleCreateInfo::default().code(&code);
             let mut module = vk::ShaderModule::null();
             // SAFETY: SPIR-V words, down the chain.
@@ -786,6 +804,19 @@ impl Pipelines {
                 bind_memory(dev, buffer, memory, 0),
                 "binding the debug buffer's memory",
             )?;
+            let map = self.next.map_memory.ok_or("the device lacks vkMapMemory")?;
+            let mut words = std::ptr::null_mut();
+            check(
+                map(
+                    dev,
+                    memory,
+                    0,
+                    vk::WHOLE_SIZE,
+                    vk::MemoryMapFlags::empty(),
+                    &mut words,
+                ),
+                "mapping the debug buffer",
+            )?;
             let buffers = [vk::DescriptorBufferInfo {
                 buffer,
                 offset: 0,
@@ -803,9 +834,25 @@ impl Pipelines {
                 set,
                 buffer,
                 memory,
+                words: words.cast(),
             });
             Ok((layout, set))
         }
+    }
+
+    /// Runs `f` on the debug buffer's words (host-coherent memory), if it
+    /// was made.
+    ///
+    /// # Safety
+    /// The device is not using the buffer (no shadow that binds it is
+    /// pending).
+    pub unsafe fn with_debug_words<R>(&self, f: impl FnOnce(&mut [u32]) -> R) -> Option<R> {
+        let debug = self.debug.lock().unwrap_or_else(|e| e.into_inner());
+        let d = debug.as_ref()?;
+        // SAFETY: the mapping covers the whole buffer; per this function's contract.
+        let words =
+            unsafe { std::slice::from_raw_parts_mut(d.words, (DEBUG_BUFFER_BYTES / 4) as usize) };
+        Some(f(words))
     }
 
     /// The debug set, if made.

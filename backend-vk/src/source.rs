@@ -101,36 +101,21 @@ pub fn of_module(bytes: &[u8]) -> Result<RuntimeSource, SourceError> {
 /// Vulkan GLSL for one entry point, written by `spirv-cross`; the error
 /// says why not in words.
 fn spirv_cross(bytes: &[u8], stage: Stage, entry_point: &str) -> Result<String, String> {
-    use std::io::Write;
-    use std::process::{Command, Stdio};
-    let mut child = Command::new("spirv-cross")
-        // GLSL 4.60 whatever the module's source version: below 4.10,
-        // SPIRV-Cross leaves out `location` qualifiers, and the GLSL would
-        // not compile back to SPIR-V (vkcube's modules say 4.00).
-        .args([
-            "-",
-            "--vulkan-semantics",
-            "--version",
-            "460",
-            "--entry",
-            entry_point,
-            "--stage",
-        ])
-        .arg(stage.short_name())
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .map_err(|e| format!("cannot run spirv-cross: {e}"))?;
-    let mut stdin = child.stdin.take().ok_or("no stdin")?;
-    // Written on a thread: a large module could fill the pipe while the
-    // child waits for us to read its output.
-    let code = bytes.to_vec();
-    let writer = std::thread::spawn(move || stdin.write_all(&code));
-    let out = child
-        .wait_with_output()
-        .map_err(|e| format!("spirv-cross: {e}"))?;
-    let _ = writer.join();
+    let mut cmd = std::process::Command::new("spirv-cross");
+    // GLSL 4.60 whatever the module's source version: below 4.10,
+    // SPIRV-Cross leaves out `location` qualifiers, and the GLSL would not
+    // compile back to SPIR-V (vkcube's modules say 4.00).
+    cmd.args([
+        "-",
+        "--vulkan-semantics",
+        "--version",
+        "460",
+        "--entry",
+        entry_point,
+        "--stage",
+    ])
+    .arg(stage.short_name());
+    let out = crate::child::run_piped(&mut cmd, bytes.to_vec())?;
     if !out.status.success() {
         return Err(format!(
             "spirv-cross failed: {}",

@@ -5,7 +5,10 @@
 //! bind each pipeline's twin (made again by the layer from its copy of the
 //! create info, with the debug set added to its layout) and the debug set;
 //! with `recompiled` the twins' modules are compiled again (glslang) from
-//! the source the layer recovered: embedded, or decompiled.
+//! the source the layer recovered: embedded, or decompiled; with
+//! `instrumented` that source is instrumented by the GLSL engine (Vulkan
+//! dialect) for a hit test at the first step of `main` before compiling,
+//! and the layer counts the hits the debug buffer received.
 //! The frames must not change, no buffer may be left out, and the Khronos
 //! validation layer below ours must find nothing new.
 
@@ -68,7 +71,7 @@ fn stdout(out: &Output) -> Vec<String> {
         .collect()
 }
 
-const MODES: [&str; 3] = ["1", "twins", "recompiled"];
+const MODES: [&str; 4] = ["1", "twins", "recompiled", "instrumented"];
 
 /// Frames of `app ARGS` alone and through shadows (with and without
 /// twins) are identical; the number of shadows submitted.
@@ -200,5 +203,37 @@ fn the_validation_layer_finds_nothing_in_the_shadows() {
         assert!(out.status.success());
         assert_eq!(summary(&out.stderr).0, 2);
         assert_eq!(reports(&out), reports(&alone), "{mode}");
+    }
+}
+
+/// `, N hits` of the self-check line (`instrumented`).
+fn hits(stderr: &[u8]) -> u64 {
+    let text = String::from_utf8_lossy(stderr);
+    text.lines()
+        .find(|l| l.starts_with("shaderdbg replay self-check:"))
+        .and_then(|l| l.rsplit_once(", ")?.1.strip_suffix(" hits")?.parse().ok())
+        .unwrap_or_else(|| panic!("no hit count in: {text}"))
+}
+
+/// The instrumented twins run: with no condition, every invocation of the
+/// entry step hits, so each frame of the 64x64 triangle gives one hit per
+/// pixel (the triangle covers the image) and one per vertex (3), whatever
+/// the module carried (embedded source, NonSemantic debug info, none).
+#[test]
+fn instrumented_twins_report_a_hit_for_every_invocation() {
+    let program = shaderdbg_test_support::app("vk_triangle");
+    for debug_info in ["source", "nonsemantic", "plain"] {
+        let out = with_self_check(
+            Command::new(&program).args(["3", "64", debug_info]),
+            &[],
+            "instrumented",
+        );
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        assert_eq!(summary(&out.stderr).0, 3);
+        assert_eq!(hits(&out.stderr), 3 * (64 * 64 + 3), "{debug_info}");
     }
 }

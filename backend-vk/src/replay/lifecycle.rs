@@ -8,8 +8,8 @@ use std::sync::{Arc, Mutex};
 
 use ash::vk;
 
-use super::{device_of, fix_VkCommandBufferBeginInfo, typed, BeginInfo, Recording};
-use crate::dispatch::{self, key};
+use super::{device_of, fix_VkCommandBufferBeginInfo, BeginInfo, Recording};
+use crate::dispatch::{self, device, typed, Void};
 
 /// The next layer's command-buffer and pool commands of one device.
 #[derive(Default)]
@@ -46,13 +46,9 @@ impl Next {
     }
 }
 
-type Void = unsafe extern "system" fn();
-
 macro_rules! hook {
     ($pfn:ident, $f:ident) => {
-        // SAFETY: cast to the untyped PFN_vkVoidFunction; callers cast it
-        // back to the type its name implies, which is the type it has.
-        Some(unsafe { std::mem::transmute::<vk::$pfn, Void>($f) })
+        Some(untyped!($pfn, $f))
     };
 }
 
@@ -75,14 +71,6 @@ pub fn intercepted(name: &[u8]) -> Option<Void> {
             unsafe { std::mem::transmute::<*const (), Void>(f) }
         }),
     }
-}
-
-fn device(device: vk::Device) -> Option<Arc<dispatch::DeviceData>> {
-    if device == vk::Device::null() {
-        return None;
-    }
-    // SAFETY: a non-null device is a valid dispatchable handle.
-    dispatch::DEVICES.get(unsafe { key(device) })
 }
 
 unsafe extern "system" fn create_command_pool(

@@ -27,7 +27,7 @@ pub use lifecycle::intercepted;
 pub use shadow::{Shadow, Shadows};
 pub use submit::{self_check, submit_shadows, Submission};
 
-use crate::dispatch::{self, key, DeviceData};
+use crate::dispatch::{self, key, typed, DeviceData};
 
 /// Why a command buffer cannot be replayed.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -156,15 +156,6 @@ unsafe fn copy_chain(a: &mut Arena, p: *const c_void) -> Result<*const c_void, N
         }
     }
     Ok(q.cast())
-}
-
-/// Gives a looked-up command its type.
-///
-/// # Safety
-/// `F` is the function pointer type of the command looked up.
-unsafe fn typed<F: Copy>(f: vk::PFN_vkVoidFunction) -> Option<F> {
-    // SAFETY: per this function's contract; fn pointers are pointer-sized.
-    f.map(|f| unsafe { std::mem::transmute_copy::<unsafe extern "system" fn(), F>(&f) })
 }
 
 /// The device data of a command buffer (it shares its device's key).

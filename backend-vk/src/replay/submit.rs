@@ -26,6 +26,11 @@ pub enum SelfCheckMode {
     /// `recompiled`: twins run modules compiled again (shaderc) from the
     /// source the layer recovered (embedded or decompiled).
     Recompiled,
+    /// `instrumented`: twins run the recovered source instrumented (GLSL
+    /// engine, Vulkan dialect) for a hit test at the first step of `main`
+    /// with no condition (every invocation hits), compiled again; the
+    /// summary counts the hits the debug buffer received.
+    Instrumented,
 }
 
 /// The replay self-check asked for, if any.
@@ -35,6 +40,7 @@ pub fn self_check() -> Option<SelfCheckMode> {
         Ok("1") => Some(SelfCheckMode::Shadows),
         Ok("twins") => Some(SelfCheckMode::Twins),
         Ok("recompiled") => Some(SelfCheckMode::Recompiled),
+        Ok("instrumented") => Some(SelfCheckMode::Instrumented),
         _ => None,
     })
 }
@@ -43,6 +49,8 @@ pub fn self_check() -> Option<SelfCheckMode> {
 #[derive(Default)]
 pub struct SelfCheck {
     shadowed: AtomicU64,
+    /// Hits the instrumented twins wrote (`instrumented`).
+    hits: AtomicU64,
     /// Buffers submitted as the application recorded them, by reason.
     refused: Mutex<BTreeMap<String, u64>>,
 }
@@ -56,6 +64,9 @@ impl SelfCheck {
             self.shadowed.load(Ordering::Relaxed),
             refused.values().sum::<u64>()
         );
+        if self_check() == Some(SelfCheckMode::Instrumented) {
+            s.push_str(&format!(", {} hits", self.hits.load(Ordering::Relaxed)));
+        }
         for (why, n) in refused.iter() {
             s.push_str(&format!("; {n}x {why}"));
         }
@@ -182,8 +193,9 @@ pub unsafe fn submit_shadows<I: Submission>(
             let mode = self_check();
             let mut substitute = |shadow: vk::CommandBuffer, cmd: &Cmd| {
                 let code_for: (u64, CodeFor<'_>) = match mode {
-                    Some(SelfCheckMode::Twins) => (0, &|c| Ok(c.clone())),
-                    Some(SelfCheckMode::Recompiled) => (1, &recompiled),
+                    Some(SelfCheckMode::Twins) => (0, &|c, _| Ok(c.clone())),
+                    Some(SelfCheckMode::Recompiled) => (1, &|c, _| recompiled(c)),
+                    Some(SelfCheckMode::Instrumented) => (2, &instrumented),
                     _ => return Ok(false),
                 };
                 // SAFETY: the shadow is recording; the pipelines are alive
@@ -219,6 +231,12 @@ pub unsafe fn submit_shadows<I: Submission>(
         // SAFETY: the application's arguments, down the chain.
         return unsafe { next(queue, count, submits, fence) };
     }
+    let counting = self_check() == Some(SelfCheckMode::Instrumented);
+    if counting {
+        // SAFETY: nothing is pending on the debug buffer (every earlier
+        // self-check submission was waited for).
+        unsafe { data.pipelines.with_debug_words(reset_hits) };
+    }
     // SAFETY: the application's submission with shadows in place of its
     // buffers; every other member is the application's.
     let result = unsafe { next(queue, count, replaced.as_ptr(), fence) };
@@ -229,6 +247,13 @@ pub unsafe fn submit_shadows<I: Submission>(
     if let Some(wait) = replay.life.queue_wait_idle {
         // SAFETY: a queue of this device.
         let _ = unsafe { wait(queue) };
+    }
+    if counting {
+        // SAFETY: the queue is idle.
+        let hits = unsafe { data.pipelines.with_debug_words(|w| w[0].min(w[1])) };
+        check
+            .hits
+            .fetch_add(u64::from(hits.unwrap_or(0)), Ordering::Relaxed);
     }
     // SAFETY: the queue is idle.
     unsafe { replay.free_shadows(data.handle, &shadows) };
@@ -275,8 +300,15 @@ unsafe fn bind_twin(
     Ok(true)
 }
 
-/// A module compiled again from the source the layer recovered for it.
-fn recompiled(code: &Code) -> Result<Code, String> {
+/// The hit-test header of the debug buffer (hit count, capacity), empty.
+fn reset_hits(words: &mut [u32]) {
+    const HIT_WORDS: usize = 6;
+    words[0] = 0;
+    words[1] = ((words.len() - 4) / HIT_WORDS) as u32;
+}
+
+/// The source the layer recovered for a module, as Vulkan GLSL.
+fn recovered(code: &Code) -> Result<crate::source::RuntimeSource, String> {
     // SAFETY: reinterpreting words as bytes.
     let bytes = unsafe { std::slice::from_raw_parts(code.as_ptr().cast::<u8>(), code.len() * 4) };
     let source = crate::source::of_module(bytes).map_err(|e| e.to_string())?;
@@ -286,6 +318,32 @@ fn recompiled(code: &Code) -> Result<Code, String> {
     ) {
         return Err("naga decompiles to OpenGL GLSL, which does not compile for Vulkan".into());
     }
+    Ok(source)
+}
+
+/// A module instrumented for a hit test at the first step of `main`
+/// (no condition), the debug buffer in descriptor set `set`.
+fn instrumented(code: &Code, set: u32) -> Result<Code, String> {
+    use shaderdbg_glsl::instrument::{self, Breakpoint, Mode};
+    let source = recovered(code)?;
+    let text = crate::compile::compilable(&source.text);
+    let mut parsed =
+        shaderdbg_glsl::parse::parse(&[text], source.stage, None).map_err(|d| d.to_string())?;
+    parsed.api = shaderdbg_glsl::Api::Vulkan;
+    let table = instrument::probe_table(&parsed);
+    let entry = table.main_entry_step().ok_or("no step in main")?;
+    let mode = Mode::HitTest(vec![Breakpoint {
+        probe: entry.id,
+        condition: None,
+    }]);
+    let inst = instrument::instrument_vulkan(&parsed, &mode, set).map_err(|e| e.to_string())?;
+    let name = format!("instrumented.{}", source.stage.short_name());
+    crate::compile::glsl_to_spirv(&inst.glsl, source.stage, &name).map(std::sync::Arc::new)
+}
+
+/// A module compiled again from the source the layer recovered for it.
+fn recompiled(code: &Code) -> Result<Code, String> {
+    let source = recovered(code)?;
     let name = format!("module.{}", source.stage.short_name());
     crate::compile::glsl_to_spirv(
         crate::compile::compilable(&source.text),

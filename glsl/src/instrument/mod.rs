@@ -264,11 +264,48 @@ pub enum InstrumentError {
 /// Instruments a parsed shader.
 pub fn instrument(parsed: &Parsed, req: &Request) -> Result<Instrumented, InstrumentError> {
     let version = output_version(parsed.version, req.target)?;
-    if let Mode::Record(sel) = &req.mode {
+    let dialect = runtime::Dialect::Gl {
+        binding: req.binding,
+    };
+    instrument_in(parsed, &req.mode, version, dialect)
+}
+
+/// Instruments a Vulkan GLSL shader (`GL_KHR_vulkan_glsl`, as compiled to
+/// SPIR-V for a Vulkan pipeline): the debug buffer is binding 0 of
+/// descriptor set `set`, invocations are named by Vulkan's built-ins, and
+/// the shader keeps its `#version`. The shader must have been parsed as
+/// Vulkan GLSL (`parsed.api`: the text alone does not always tell, and the
+/// probe table depends on it).
+pub fn instrument_vulkan(
+    parsed: &Parsed,
+    mode: &Mode,
+    set: u32,
+) -> Result<Instrumented, InstrumentError> {
+    if parsed.api != crate::Api::Vulkan {
+        return Err(InstrumentError::Unsupported(
+            "instrumenting for Vulkan a shader parsed as OpenGL GLSL".into(),
+        ));
+    }
+    // Vulkan GLSL has no profiles; `core` (how a desktop version prints) is
+    // accepted and means nothing there.
+    let version = Version {
+        profile: crate::Profile::Core,
+        ..parsed.version
+    };
+    instrument_in(parsed, mode, version, runtime::Dialect::Vulkan { set })
+}
+
+fn instrument_in(
+    parsed: &Parsed,
+    mode: &Mode,
+    version: Version,
+    dialect: runtime::Dialect,
+) -> Result<Instrumented, InstrumentError> {
+    if let Mode::Record(sel) = mode {
         check_selector(parsed.stage, sel)?;
     }
-    let mode = checkable(parsed, &req.mode);
-    let out = walk::Walker::run(parsed, &mode, version, req.binding)?;
+    let mode = checkable(parsed, mode);
+    let out = walk::Walker::run(parsed, &mode, version, dialect)?;
     Ok(Instrumented {
         glsl: out.glsl,
         version,
@@ -303,7 +340,12 @@ fn checkable<'m>(parsed: &Parsed, mode: &'m Mode) -> std::borrow::Cow<'m, Mode> 
 /// The probe table of a shader (the same ids every mode uses).
 pub fn probe_table(parsed: &Parsed) -> ProbeTable {
     // Plain mode has no inputs that can fail, and the version only affects text.
-    match walk::Walker::run(parsed, &Mode::Plain, parsed.version, 0) {
+    match walk::Walker::run(
+        parsed,
+        &Mode::Plain,
+        parsed.version,
+        runtime::Dialect::Gl { binding: 0 },
+    ) {
         Ok(out) => out.probes,
         Err(_) => unreachable!("plain instrumentation cannot fail"),
     }
@@ -313,7 +355,8 @@ pub fn probe_table(parsed: &Parsed) -> ProbeTable {
 /// of a program whose stages must agree on a version (GLSL ES).
 pub fn raise_version(parsed: &Parsed, target: Target) -> Result<String, InstrumentError> {
     let version = output_version(parsed.version, target)?;
-    Ok(walk::Walker::run(parsed, &Mode::Plain, version, 0)?.glsl)
+    let dialect = runtime::Dialect::Gl { binding: 0 };
+    Ok(walk::Walker::run(parsed, &Mode::Plain, version, dialect)?.glsl)
 }
 
 /// The `#version` an instrumented shader needs: storage buffers and atomics are

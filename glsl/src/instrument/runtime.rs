@@ -15,7 +15,50 @@ use shaderdbg_core::Invocation;
 /// Marks "no slot" in generated code.
 const NONE: &str = "0xffffffffu";
 
+/// Where the debug buffer is declared and which built-ins name an
+/// invocation: OpenGL's, or Vulkan GLSL's (`GL_KHR_vulkan_glsl`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Dialect {
+    /// The debug buffer at this storage-buffer binding.
+    Gl { binding: u32 },
+    /// The debug buffer at binding 0 of this descriptor set;
+    /// `gl_VertexIndex`/`gl_InstanceIndex`; no `gl_PrimitiveID` in fragment
+    /// shaders (it needs the geometry capability).
+    Vulkan { set: u32 },
+}
+
+impl Dialect {
+    fn vulkan(self) -> bool {
+        matches!(self, Dialect::Vulkan { .. })
+    }
+
+    fn vertex_id(self) -> &'static str {
+        if self.vulkan() {
+            "gl_VertexIndex"
+        } else {
+            "gl_VertexID"
+        }
+    }
+
+    fn instance_id(self) -> &'static str {
+        if self.vulkan() {
+            "gl_InstanceIndex"
+        } else {
+            "gl_InstanceID"
+        }
+    }
+
+    /// The debug buffer's layout qualifiers.
+    fn buffer_layout(self) -> String {
+        match self {
+            Dialect::Gl { binding } => format!("std430, binding = {binding}"),
+            Dialect::Vulkan { set } => format!("std430, set = {set}, binding = 0"),
+        }
+    }
+}
+
 pub struct Runtime {
+    dialect: Dialect,
     /// `"highp "` in GLSL ES (values must not lose precision on the way to the
     /// buffer), empty on desktop.
     h: &'static str,
@@ -52,8 +95,9 @@ const RACE_PARTIAL: &str = "0x400000u";
 const RACE_KNOWN: &str = "0x800u";
 
 impl Runtime {
-    pub fn new(version: Version) -> Runtime {
+    pub fn new(version: Version, dialect: Dialect) -> Runtime {
         Runtime {
+            dialect,
             h: if version.is_es() { "highp " } else { "" },
             done: HashSet::new(),
             pending: String::new(),
@@ -400,9 +444,12 @@ void _sdbg_uchk{k}({h}uint p, {h}{t} i, {h}uint f) {{ _sdbg_srd(p, _sdbg_sb{k} +
                 String::new(),
             ),
             _ => (
-                "if (gl_VertexID >= 0 && gl_VertexID < 65536 && gl_InstanceID >= 0 && gl_InstanceID < 64)
-        _sdbg_sid = uint(gl_VertexID) | (uint(gl_InstanceID) << 16u);"
-                    .to_string(),
+                format!(
+                    "if ({v} >= 0 && {v} < 65536 && {i} >= 0 && {i} < 64)
+        _sdbg_sid = uint({v}) | (uint({i}) << 16u);",
+                    v = self.dialect.vertex_id(),
+                    i = self.dialect.instance_id()
+                ),
                 "_sdbg_data[at] = o & 0xffffu; _sdbg_data[at + 1u] = (o >> 16u) & 63u; _sdbg_data[at + 2u] = 0u;"
                     .to_string(),
                 String::new(),
@@ -489,17 +536,17 @@ void _sdbg_race_init() {{
         mode: &Mode,
         stage: Stage,
         version: Version,
-        binding: u32,
         breakpoints: &[u32],
         nan_slots: usize,
     ) -> String {
         let h = self.h;
-        let key = invocation_key(stage, version);
+        let key = invocation_key(stage, version, self.dialect);
         let mut s = String::new();
         let buffer = |s: &mut String, header: [&str; 4]| {
             let _ = writeln!(
                 s,
-                "layout(std430, binding = {binding}) buffer _sdbg_Buffer {{ {h}uint {}; {h}uint {}; {h}uint {}; {h}uint {}; {h}uint _sdbg_data[]; }};",
+                "layout({}) buffer _sdbg_Buffer {{ {h}uint {}; {h}uint {}; {h}uint {}; {h}uint {}; {h}uint _sdbg_data[]; }};",
+                self.dialect.buffer_layout(),
                 header[0], header[1], header[2], header[3]
             );
         };
@@ -515,7 +562,7 @@ void _sdbg_race_init() {{
                         "_sdbg_invocations",
                     ],
                 );
-                let select = selector_condition(sel);
+                let select = selector_condition(sel, self.dialect);
                 let _ = write!(
                     s,
                     "bool _sdbg_active = false;
@@ -769,7 +816,7 @@ bool _sdbg_chk(bool prev, {h}uint p, {h}uint i, {h}int n, out {h}uint t) {{
                     Stage::Fragment => format!(
                         "{h}uvec2 c = uvec2(gl_FragCoord.xy);\n    if (c.x >= _sdbg_w_width || c.y >= _sdbg_w_height) return {NONE};\n    {h}uint idx = c.y * _sdbg_w_width + c.x;"
                     ),
-                    Stage::Vertex => format!("{h}uint idx = uint(gl_VertexID);"),
+                    Stage::Vertex => format!("{h}uint idx = uint({});", self.dialect.vertex_id()),
                     Stage::Compute => format!(
                         "{h}uvec3 n = gl_NumWorkGroups * gl_WorkGroupSize;\n    {h}uint idx = gl_GlobalInvocationID.x + n.x * (gl_GlobalInvocationID.y + n.y * gl_GlobalInvocationID.z);"
                     ),
@@ -1164,8 +1211,10 @@ fn base_and_dims(ty: &Type) -> (String, String) {
 }
 
 /// The words that identify an invocation (`Invocation::key` reads them back).
-fn invocation_key(stage: Stage, version: Version) -> [String; 4] {
-    let prim = if !version.is_es() || version.number >= 320 {
+fn invocation_key(stage: Stage, version: Version, dialect: Dialect) -> [String; 4] {
+    let prim = if dialect.vulkan() {
+        NONE
+    } else if !version.is_es() || version.number >= 320 {
         "uint(gl_PrimitiveID)"
     } else {
         NONE
@@ -1180,7 +1229,11 @@ fn invocation_key(stage: Stage, version: Version) -> [String; 4] {
     };
     match stage {
         Stage::Fragment => k("uint(gl_FragCoord.x)", "uint(gl_FragCoord.y)", prim),
-        Stage::Vertex => k("uint(gl_VertexID)", "uint(gl_InstanceID)", "0u"),
+        Stage::Vertex => k(
+            &format!("uint({})", dialect.vertex_id()),
+            &format!("uint({})", dialect.instance_id()),
+            "0u",
+        ),
         Stage::Compute => k(
             "gl_GlobalInvocationID.x",
             "gl_GlobalInvocationID.y",
@@ -1192,20 +1245,24 @@ fn invocation_key(stage: Stage, version: Version) -> [String; 4] {
     }
 }
 
-fn selector_condition(sel: &Invocation) -> String {
+fn selector_condition(sel: &Invocation, dialect: Dialect) -> String {
     match sel {
         Invocation::Fragment {
             x, y, primitive, ..
         } => {
             let mut s = format!("(uint(gl_FragCoord.x) == {x}u && uint(gl_FragCoord.y) == {y}u");
-            if let Some(p) = primitive {
+            if let Some(p) = primitive.filter(|_| !dialect.vulkan()) {
                 let _ = write!(s, " && uint(gl_PrimitiveID) == {p}u");
             }
             s.push(')');
             s
         }
         Invocation::Vertex { vertex, instance } => {
-            format!("(gl_VertexID == {vertex} && gl_InstanceID == {instance})")
+            format!(
+                "({} == {vertex} && {} == {instance})",
+                dialect.vertex_id(),
+                dialect.instance_id()
+            )
         }
         Invocation::Compute { id } => format!(
             "all(equal(gl_GlobalInvocationID, uvec3({}u, {}u, {}u)))",

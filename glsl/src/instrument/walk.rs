@@ -7,7 +7,7 @@ use glsl_lang::ast::{self, ExprData, StatementData};
 use glsl_lang::transpiler::glsl::{show_external_declaration, FormattingState};
 
 use super::build::{self, call, stmt, uint, var};
-use super::runtime::Runtime;
+use super::runtime::{Dialect, Runtime};
 use super::{parse_expr, span_of, ExprError, InstrumentError, Mode};
 use crate::analysis::{Callee, DeclId, DeclKind, Model, Storage};
 use crate::builtins::{self, BuiltinEnv, ParamDir};
@@ -179,7 +179,7 @@ impl<'a> Walker<'a> {
         parsed: &'a Parsed,
         mode: &'a Mode,
         out_version: Version,
-        binding: u32,
+        dialect: Dialect,
     ) -> Result<Output, InstrumentError> {
         let breakpoints = match mode {
             Mode::HitTest(bps) | Mode::HitTestNanInf(bps) => bps
@@ -194,7 +194,7 @@ impl<'a> Walker<'a> {
             mode,
             // The enabled extensions too (their built-ins resolve).
             model: Model::for_parsed(parsed),
-            rt: Runtime::new(out_version),
+            rt: Runtime::new(out_version, dialect),
             probes: Vec::new(),
             record: matches!(mode, Mode::Record(_)),
             breakpoints,
@@ -280,14 +280,10 @@ impl<'a> Walker<'a> {
             Mode::HitTest(bps) | Mode::HitTestNanInf(bps) => bps.iter().map(|b| b.probe).collect(),
             _ => Vec::new(),
         };
-        glsl.push_str(&w.rt.prelude(
-            mode,
-            parsed.stage,
-            out_version,
-            binding,
-            &hit_probes,
-            w.nan_slots,
-        ));
+        glsl.push_str(
+            &w.rt
+                .prelude(mode, parsed.stage, out_version, &hit_probes, w.nan_slots),
+        );
         glsl.push_str(&body);
         glsl.push_str(&w.rt.epilogue(mode, parsed.stage));
         let probes = w.table();
@@ -452,6 +448,11 @@ impl<'a> Walker<'a> {
         // up in the newest dialect of the shader's family.
         let builtin_inputs: &[&str] = match self.parsed.stage {
             Stage::Fragment => &["gl_FragCoord", "gl_FrontFacing"],
+            // By the API the shader is written for, not by the dialect it is
+            // instrumented in: probe ids must not depend on the mode.
+            Stage::Vertex if self.parsed.api == crate::Api::Vulkan => {
+                &["gl_VertexIndex", "gl_InstanceIndex"]
+            }
             Stage::Vertex => &["gl_VertexID", "gl_InstanceID"],
             Stage::Compute => &[
                 "gl_GlobalInvocationID",

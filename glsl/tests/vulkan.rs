@@ -1,0 +1,133 @@
+//! Vulkan GLSL instrumented for a Vulkan pipeline (`instrument_vulkan`):
+//! every mode of the Vulkan test programs' shaders compiles to SPIR-V with
+//! glslang (`glslangValidator -V`, as the layer compiles twins), with the
+//! debug buffer in the descriptor set asked for and Vulkan's built-ins.
+
+use std::io::Write;
+use std::path::Path;
+use std::process::{Command, Stdio};
+
+use shaderdbg_core::{Invocation, Stage};
+use shaderdbg_glsl::instrument::{self, Breakpoint, Checks, Mode};
+
+fn shader(name: &str) -> String {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../tests/vk-apps/shaders")
+        .join(name);
+    std::fs::read_to_string(path).expect("shader")
+}
+
+/// glslang's verdict on `glsl` as Vulkan GLSL of `stage` (its messages on failure).
+fn compiles_for_vulkan(glsl: &str, stage: Stage) -> Result<(), String> {
+    shaderdbg_test_support::require_installed(&["/usr/bin/glslangValidator"]);
+    let out = std::env::temp_dir().join(format!(
+        "shaderdbg-vulkan-{}-{}.spv",
+        std::process::id(),
+        stage.short_name()
+    ));
+    let mut child = Command::new("glslangValidator")
+        .args(["-V", "--stdin", "-S", stage.short_name(), "-o"])
+        .arg(&out)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .expect("glslangValidator runs");
+    child
+        .stdin
+        .take()
+        .expect("stdin")
+        .write_all(glsl.as_bytes())
+        .expect("write");
+    let result = child.wait_with_output().expect("waits");
+    let _ = std::fs::remove_file(&out);
+    if result.status.success() {
+        Ok(())
+    } else {
+        Err(String::from_utf8_lossy(&result.stdout).into_owned())
+    }
+}
+
+fn modes(stage: Stage, table: &shaderdbg_core::probes::ProbeTable) -> Vec<(&'static str, Mode)> {
+    let entry = table.main_entry_step().expect("a step in main").id;
+    let selector = match stage {
+        Stage::Vertex => Invocation::Vertex {
+            vertex: 1,
+            instance: 0,
+        },
+        _ => Invocation::fragment(3, 4),
+    };
+    vec![
+        ("plain", Mode::Plain),
+        (
+            "hit test",
+            Mode::HitTest(vec![Breakpoint {
+                probe: entry,
+                condition: None,
+            }]),
+        ),
+        ("record", Mode::Record(selector)),
+        (
+            "sanitize",
+            Mode::Sanitize(Checks {
+                out_of_bounds: true,
+                ..Default::default()
+            }),
+        ),
+    ]
+}
+
+#[test]
+fn every_mode_of_the_vulkan_test_shaders_compiles_to_spirv() {
+    for (file, stage) in [
+        ("vk_triangle.frag", Stage::Fragment),
+        ("vk_triangle.vert", Stage::Vertex),
+    ] {
+        let text = shader(file);
+        let mut parsed = shaderdbg_glsl::parse::parse(&[&text], stage, None).expect("parses");
+        parsed.api = shaderdbg_glsl::Api::Vulkan;
+        let table = instrument::probe_table(&parsed);
+        for (name, mode) in modes(stage, &table) {
+            let inst = instrument::instrument_vulkan(&parsed, &mode, 3)
+                .unwrap_or_else(|e| panic!("{file} {name}: {e}"));
+            if !matches!(mode, Mode::Plain) {
+                assert!(
+                    inst.glsl
+                        .contains("layout(std430, set = 3, binding = 0) buffer _sdbg_Buffer"),
+                    "{file} {name}:\n{}",
+                    inst.glsl
+                );
+            }
+            assert!(!inst.glsl.contains("gl_VertexID"), "{file} {name}");
+            assert!(!inst.glsl.contains("gl_PrimitiveID"), "{file} {name}");
+            if let Err(e) = compiles_for_vulkan(&inst.glsl, stage) {
+                panic!("{file} {name} does not compile:\n{e}\n{}", inst.glsl);
+            }
+        }
+    }
+}
+
+/// The same shader instrumented for OpenGL names GL's built-ins, so the
+/// Vulkan dialect is what makes the difference above.
+#[test]
+fn the_gl_dialect_names_gl_built_ins() {
+    let text = shader("vk_triangle.vert");
+    let mut parsed = shaderdbg_glsl::parse::parse(&[&text], Stage::Vertex, None).expect("parses");
+    parsed.api = shaderdbg_glsl::Api::Vulkan;
+    let mode = Mode::Record(Invocation::Vertex {
+        vertex: 1,
+        instance: 0,
+    });
+    let gl = instrument::instrument(
+        &parsed,
+        &instrument::Request {
+            mode: mode.clone(),
+            target: instrument::Target::CORE,
+            binding: 7,
+        },
+    )
+    .expect("instruments");
+    assert!(gl.glsl.contains("gl_VertexID"));
+    assert!(gl.glsl.contains("binding = 7"));
+    let vk = instrument::instrument_vulkan(&parsed, &mode, 1).expect("instruments");
+    assert!(vk.glsl.contains("gl_VertexIndex == 1"), "{}", vk.glsl);
+}

@@ -41,7 +41,9 @@ pub struct RunArgs {
     /// report printed: `oob` (an index out of its array's bounds), `uninit`
     /// (a shared-memory read before any invocation wrote it), `race` (two
     /// invocations of a work group access a shared element with no barrier
-    /// between, one writing), `all`; comma-separated. Off by default.
+    /// between, or two invocations of a dispatch a storage-buffer element
+    /// with nothing ordering them, one writing), `all`; comma-separated.
+    /// Off by default.
     #[arg(long, value_name = "CHECKS", value_delimiter = ',')]
     pub sanitize: Vec<SanitizeCheck>,
     /// A shader file the program's shaders may come from (it loads it
@@ -60,7 +62,7 @@ pub enum SanitizeCheck {
     Oob,
     /// Shared memory read before any invocation wrote it.
     Uninit,
-    /// A data race on shared memory.
+    /// A data race on shared memory or a storage buffer.
     Race,
     /// Every check.
     All,

@@ -223,7 +223,12 @@ impl<'a> Walker<'a> {
                     parsed.stage,
                     Stage::Compute | Stage::Fragment | Stage::Vertex
                 ),
-            untracked: untracked_storage(parsed),
+            // Only the race check asks (it walks the whole shader).
+            untracked: if matches!(mode, Mode::Sanitize(c) if c.race) {
+                untracked_storage(parsed)
+            } else {
+                Default::default()
+            },
             read_part: false,
             shared: Vec::new(),
             shared_frozen: false,

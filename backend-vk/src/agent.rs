@@ -1,20 +1,17 @@
 //! The layer's side of the conversation with the session: shader modules
-//! are announced with the source they are debugged in, and frames end at
-//! presents. Stopping inside a Vulkan submission is not built yet, so every
-//! breakpoint the session binds to a module is answered "not placed" with
-//! that reason, and the program runs untouched.
+//! are announced with the source they are debugged in, breakpoints are
+//! bound to their steps (`breakpoints`), a submission whose hit test found
+//! hits stops (`stop`: the session's recordings are answered by
+//! re-executing the submission's shadows), and frames end at presents.
 
 use std::sync::atomic::{AtomicU32, Ordering};
 use std::sync::{Mutex, MutexGuard};
 
+use shaderdbg_core::Invocation;
 pub use shaderdbg_protocol::agent::{debugger, Debugger};
 use shaderdbg_protocol::{FromAgent, ToAgent};
 
 use crate::source::{self, Origin};
-
-/// Why a breakpoint in a Vulkan program is not placed (yet).
-pub const NOT_YET: &str = "the shader was found in this Vulkan program, but stopping in \
-                           Vulkan submissions is not built yet (the program runs untouched)";
 
 /// One conversation with the debugger at a time: replies are not addressed
 /// to threads, so two threads announcing modules at once would take each
@@ -25,8 +22,9 @@ fn conversation() -> MutexGuard<'static, ()> {
 }
 
 /// Tells the session about a new shader module and answers it until it
-/// lets the program go on. `context` names the device.
-pub fn announce_module(dbg: &Debugger, context: u64, code: &[u8]) {
+/// lets the program go on. `context` names the device. The module's id for
+/// the session.
+pub fn announce_module(dbg: &Debugger, context: u64, code: &[u8]) -> Option<u32> {
     static NEXT_ID: AtomicU32 = AtomicU32::new(1);
     let shader = NEXT_ID.fetch_add(1, Ordering::Relaxed);
     let _turn = conversation();
@@ -38,6 +36,9 @@ pub fn announce_module(dbg: &Debugger, context: u64, code: &[u8]) {
                 Origin::Decompiled(by) => format!("no source in the SPIR-V: decompiled by {by:?}"),
             };
             tracing::info!(shader, entry = %src.entry_point, "module: {origin}");
+            if let Err(why) = crate::breakpoints::register(shader, src.stage, &src.text) {
+                tracing::info!(shader, "not debuggable: {why}");
+            }
             dbg.send(&FromAgent::ShaderCompiled {
                 context,
                 shader,
@@ -46,56 +47,100 @@ pub fn announce_module(dbg: &Debugger, context: u64, code: &[u8]) {
                 compiled: true,
                 info_log: String::new(),
             });
-            serve(dbg);
+            serve(dbg, &mut |_| Err(NOT_STOPPED.into()));
+            Some(shader)
         }
-        Err(e) => dbg.send(&FromAgent::Error {
-            request: None,
-            message: format!("shader module {shader} cannot be debugged: {e}"),
-        }),
+        Err(e) => {
+            dbg.send(&FromAgent::Error {
+                request: None,
+                message: format!("shader module {shader} cannot be debugged: {e}"),
+            });
+            None
+        }
     }
+}
+
+const NOT_STOPPED: &str = "not stopped at a submission";
+
+/// Reports a stop and answers the session until it resumes the program:
+/// `record` makes a recording of one invocation of the stopped submission.
+pub fn stop(
+    dbg: &Debugger,
+    stopped: FromAgent,
+    record: &mut dyn FnMut(Invocation) -> Result<Vec<u32>, String>,
+) {
+    let _turn = conversation();
+    dbg.send(&stopped);
+    let shader = match stopped {
+        FromAgent::Stopped { shader, .. } => shader,
+        _ => 0,
+    };
+    serve(dbg, &mut |(request, selector)| {
+        let log = record(selector)?;
+        Ok(FromAgent::Recorded {
+            request,
+            shader,
+            selector,
+            log: shaderdbg_protocol::Blob::from_words(&log),
+        })
+    });
 }
 
 /// A frame ended at a present on `context`.
 pub fn frame_end(dbg: &Debugger, context: u64, frame: u64) {
     let _turn = conversation();
     while let Some(msg) = dbg.try_recv() {
-        handle(dbg, msg);
+        handle(dbg, msg, &mut |_| Err(NOT_STOPPED.into()));
     }
     dbg.send(&FromAgent::FrameEnd { context, frame });
 }
 
+/// What answers a `Record` request: the reply, or the error to send.
+type Recorder<'a> = &'a mut dyn FnMut((u64, Invocation)) -> Result<FromAgent, String>;
+
 /// Answers the debugger until it says `Resume` (or is gone).
-fn serve(dbg: &Debugger) {
+fn serve(dbg: &Debugger, record: Recorder<'_>) {
     while let Some(msg) = dbg.recv() {
-        if handle(dbg, msg) {
+        if handle(dbg, msg, record) {
             return;
         }
     }
 }
 
 /// Handles one message; `true` when it ends the wait.
-fn handle(dbg: &Debugger, msg: ToAgent) -> bool {
+fn handle(dbg: &Debugger, msg: ToAgent, record: Recorder<'_>) -> bool {
     match msg {
         ToAgent::SetBreakpoints {
             shader,
             breakpoints,
         } => {
-            for bp in breakpoints {
+            let placed = crate::breakpoints::set(shader, &breakpoints);
+            for (bp, placed) in breakpoints.iter().zip(placed) {
+                let (line, message) = match placed {
+                    Ok(line) => (Some(line), None),
+                    Err(why) => (None, Some(why)),
+                };
                 dbg.send(&FromAgent::BreakpointStatus {
                     shader,
                     requested_line: bp.line,
-                    line: None,
-                    message: Some(NOT_YET.into()),
+                    line,
+                    message,
                 });
             }
             false
         }
-        ToAgent::Record { request, .. }
-        | ToAgent::Watch { request, .. }
-        | ToAgent::Screenshot { request, .. } => {
+        ToAgent::Record { request, selector } => {
+            let reply = record((request, selector)).unwrap_or_else(|message| FromAgent::Error {
+                request: Some(request),
+                message,
+            });
+            dbg.send(&reply);
+            false
+        }
+        ToAgent::Watch { request, .. } | ToAgent::Screenshot { request, .. } => {
             dbg.send(&FromAgent::Error {
                 request: Some(request),
-                message: "not stopped at a draw (the Vulkan layer does not stop yet)".into(),
+                message: "not available in Vulkan programs yet".into(),
             });
             false
         }
@@ -103,6 +148,10 @@ fn handle(dbg: &Debugger, msg: ToAgent) -> bool {
         | ToAgent::SetStopFilter(_)
         | ToAgent::SetExceptionFilters(_)
         | ToAgent::Pause => false,
-        ToAgent::Resume | ToAgent::Detach => true,
+        ToAgent::Resume => true,
+        ToAgent::Detach => {
+            crate::breakpoints::clear();
+            true
+        }
     }
 }

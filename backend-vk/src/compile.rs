@@ -16,16 +16,20 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use shaderdbg_core::Stage;
 
 /// The GLSL glslang embedded with `-g`, as it compiles again: glslang
-/// records its processing options as `// OpModuleProcessed` lines and a
-/// `#line 1` before the source, and `#version` must come first.
-pub fn compilable(embedded: &str) -> &str {
+/// records its processing options as `// OpModuleProcessed` comment lines
+/// and a `#line 1` before the source, and `#version` must come before any
+/// directive. The `#line 1` becomes an empty line, so that every line keeps
+/// its number in the text the session shows (breakpoints and probes are in
+/// those numbers).
+pub fn compilable(embedded: &str) -> std::borrow::Cow<'_, str> {
     let mut rest = embedded;
     while let Some(after) = rest.strip_prefix("// OpModuleProcessed") {
         rest = after.split_once('\n').map_or("", |(_, r)| r);
     }
+    let header = embedded.len() - rest.len();
     match rest.strip_prefix("#line 1\n") {
-        Some(r) if rest.len() != embedded.len() => r,
-        _ => rest,
+        Some(r) if header > 0 => format!("{}\n{r}", &embedded[..header]).into(),
+        _ => embedded.into(),
     }
 }
 
@@ -88,7 +92,10 @@ mod tests {
     #[test]
     fn glslang_s_processing_header_is_dropped_and_nothing_else() {
         let embedded = "// OpModuleProcessed client vulkan100\n// OpModuleProcessed entry-point main\n#line 1\n#version 450\nvoid main() {}\n";
-        assert_eq!(compilable(embedded), "#version 450\nvoid main() {}\n");
+        assert_eq!(
+            compilable(embedded),
+            "// OpModuleProcessed client vulkan100\n// OpModuleProcessed entry-point main\n\n#version 450\nvoid main() {}\n"
+        );
         let plain = "#line 1\n#version 450\n";
         assert_eq!(compilable(plain), plain);
     }

@@ -327,15 +327,15 @@ unsafe extern "system" fn create_shader_module(
             let info = &*info;
             std::slice::from_raw_parts(info.p_code, info.code_size / 4)
         };
-        if let Some(d) = &data {
-            // SAFETY: written on success.
-            d.pipelines.remember_module(unsafe { *out }, code);
-        }
-        if let Some(dbg) = agent::debugger() {
+        let shader = agent::debugger().and_then(|dbg| {
             // SAFETY: the same words, as bytes.
             let bytes =
                 unsafe { std::slice::from_raw_parts(code.as_ptr().cast::<u8>(), code.len() * 4) };
-            agent::announce_module(dbg, vk::Handle::as_raw(device), bytes);
+            agent::announce_module(dbg, vk::Handle::as_raw(device), bytes)
+        });
+        if let Some(d) = &data {
+            // SAFETY: written on success.
+            d.pipelines.remember_module(unsafe { *out }, code, shader);
         }
     }
     result
@@ -403,8 +403,14 @@ unsafe fn submit<I: crate::replay::Submission>(
         // SAFETY: the app's arguments.
         unsafe { crate::replay::submit_shadows(&data, queue, count, submits, fence, submit) }
     } else {
-        // SAFETY: the app's arguments, down the chain.
-        unsafe { submit(queue, count, submits, fence) }
+        // SAFETY: the app's arguments (down the chain, instrumented where a
+        // module has breakpoints).
+        unsafe { crate::stops::submit(&data, queue, count, submits, fence, submit) }.unwrap_or_else(
+            || {
+                // SAFETY: the app's arguments, down the chain.
+                unsafe { submit(queue, count, submits, fence) }
+            },
+        )
     };
     if result == vk::Result::SUCCESS && !data.presents.load(Ordering::Relaxed) {
         end_frame(&data);

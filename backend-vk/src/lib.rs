@@ -29,6 +29,7 @@ macro_rules! untyped {
 }
 
 mod agent;
+mod breakpoints;
 mod child;
 mod compile;
 mod dispatch;
@@ -39,6 +40,7 @@ mod pipelines;
 mod replay;
 pub mod source;
 pub mod spirv;
+mod stops;
 
 use ash::vk;
 

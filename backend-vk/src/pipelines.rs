@@ -17,8 +17,9 @@ use ash::vk;
 use crate::dispatch::{device, typed, DeviceData, Void};
 use crate::replay::{self, Arena};
 
-/// The debug buffer's size (a first version: fixed).
-pub const DEBUG_BUFFER_BYTES: u64 = 1 << 20;
+/// The debug buffer's size (fixed: room for the hits of a 1080p draw and a
+/// recording of four million words).
+pub const DEBUG_BUFFER_BYTES: u64 = 16 << 20;
 
 /// The next layer's commands this module uses, of one device.
 #[derive(Default)]
@@ -43,6 +44,9 @@ pub struct Next {
     free_memory: Option<vk::PFN_vkFreeMemory>,
     bind_buffer_memory: Option<vk::PFN_vkBindBufferMemory>,
     map_memory: Option<vk::PFN_vkMapMemory>,
+    create_render_pass: Option<vk::PFN_vkCreateRenderPass>,
+    create_render_pass2: Option<vk::PFN_vkCreateRenderPass2>,
+    destroy_render_pass: Option<vk::PFN_vkDestroyRenderPass>,
     pub cmd_bind_pipeline: Option<vk::PFN_vkCmdBindPipeline>,
     pub cmd_bind_descriptor_sets: Option<vk::PFN_vkCmdBindDescriptorSets>,
 }
@@ -75,6 +79,10 @@ impl Next {
                 free_memory: typed(t(c"vkFreeMemory")),
                 bind_buffer_memory: typed(t(c"vkBindBufferMemory")),
                 map_memory: typed(t(c"vkMapMemory")),
+                create_render_pass: typed(t(c"vkCreateRenderPass")),
+                create_render_pass2: typed(t(c"vkCreateRenderPass2"))
+                    .or_else(|| typed(t(c"vkCreateRenderPass2KHR"))),
+                destroy_render_pass: typed(t(c"vkDestroyRenderPass")),
                 cmd_bind_pipeline: typed(t(c"vkCmdBindPipeline")),
                 cmd_bind_descriptor_sets: typed(t(c"vkCmdBindDescriptorSets")),
             }
@@ -124,11 +132,11 @@ enum PipelineInfo {
     /// pipelines exist, and twins are made later.
     Graphics(
         Copied<vk::GraphicsPipelineCreateInfo<'static>>,
-        Vec<Option<Code>>,
+        Vec<Option<StageCode>>,
     ),
     Compute(
         Copied<vk::ComputePipelineCreateInfo<'static>>,
-        Vec<Option<Code>>,
+        Vec<Option<StageCode>>,
     ),
     /// Why this pipeline cannot have a twin.
     Unusable(&'static str),
@@ -137,9 +145,17 @@ enum PipelineInfo {
 /// A shader module's SPIR-V words.
 pub type Code = Arc<Vec<u32>>;
 
+/// A stage's module as the layer kept it: its code, and the id the session
+/// knows it by (none if it could not be announced).
+#[derive(Clone, Debug)]
+pub struct StageCode {
+    pub code: Code,
+    pub shader: Option<u32>,
+}
+
 /// What a twin runs in place of each of the application's modules (given
 /// the number of the debug set in the twin's layout).
-pub type CodeFor<'a> = &'a dyn Fn(&Code, u32) -> Result<Code, String>;
+pub type CodeFor<'a> = &'a dyn Fn(&StageCode, u32) -> Result<Code, String>;
 
 /// A pipeline of the layer's own standing in for an application's.
 #[derive(Clone, Copy, Debug)]
@@ -173,7 +189,10 @@ pub struct Pipelines {
     pub memory: vk::PhysicalDeviceMemoryProperties,
     infos: RwLock<HashMap<u64, Arc<PipelineInfo>>>,
     /// Live shader modules' code, by handle.
-    modules: RwLock<HashMap<u64, Code>>,
+    modules: RwLock<HashMap<u64, StageCode>>,
+    /// Render passes by handle: whether one of their attachments is loaded
+    /// (`VK_ATTACHMENT_LOAD_OP_LOAD`, colour or stencil).
+    render_passes: RwLock<HashMap<u64, bool>>,
     layouts: RwLock<HashMap<u64, Arc<Copied<vk::PipelineLayoutCreateInfo<'static>>>>>,
     /// By application pipeline and variant.
     twins: Mutex<HashMap<(u64, u64), Twin>>,
@@ -195,6 +214,11 @@ pub fn intercepted(name: &[u8]) -> Option<Void> {
         b"vkDestroyShaderModule" => hook!(PFN_vkDestroyShaderModule, destroy_module),
         b"vkCreatePipelineLayout" => hook!(PFN_vkCreatePipelineLayout, create_layout),
         b"vkDestroyPipelineLayout" => hook!(PFN_vkDestroyPipelineLayout, destroy_layout),
+        b"vkCreateRenderPass" => hook!(PFN_vkCreateRenderPass, create_render_pass),
+        b"vkCreateRenderPass2" | b"vkCreateRenderPass2KHR" => {
+            hook!(PFN_vkCreateRenderPass2, create_render_pass2)
+        }
+        b"vkDestroyRenderPass" => hook!(PFN_vkDestroyRenderPass, destroy_render_pass),
         _ => None,
     }
 }
@@ -210,7 +234,7 @@ unsafe fn remember<T>(
     out: *const vk::Pipeline,
     fix: replay::Fix,
     stages: fn(&T) -> &[vk::PipelineShaderStageCreateInfo<'static>],
-    wrap: fn(Copied<T>, Vec<Option<Code>>) -> PipelineInfo,
+    wrap: fn(Copied<T>, Vec<Option<StageCode>>) -> PipelineInfo,
 ) {
     // SAFETY: per this function's contract.
     let (infos, out) = unsafe {
@@ -271,7 +295,7 @@ unsafe fn create_pipelines<I>(
     next: impl FnOnce(&Next) -> Option<CreatePipelines<I>>,
     fix: replay::Fix,
     stages: fn(&I) -> &[vk::PipelineShaderStageCreateInfo<'static>],
-    wrap: fn(Copied<I>, Vec<Option<Code>>) -> PipelineInfo,
+    wrap: fn(Copied<I>, Vec<Option<StageCode>>) -> PipelineInfo,
 ) -> vk::Result {
     let Some(d) = device(dev) else {
         return vk::Result::ERROR_INITIALIZATION_FAILED;
@@ -430,6 +454,115 @@ unsafe extern "system" fn create_layout(
     result
 }
 
+/// Remembers whether a render pass just created loads an attachment.
+fn remember_render_pass(d: &DeviceData, pass: vk::RenderPass, loads: bool) {
+    let mut passes = d
+        .pipelines
+        .render_passes
+        .write()
+        .unwrap_or_else(|e| e.into_inner());
+    passes.insert(vk::Handle::as_raw(pass), loads);
+}
+
+/// Whether an attachment of `format` is loaded (`stencil`: its stencil
+/// load op, which only formats with stencil have; programs leave it at
+/// its default, which is `LOAD`).
+fn loads(format: vk::Format, load: vk::AttachmentLoadOp, stencil: vk::AttachmentLoadOp) -> bool {
+    let has_stencil = matches!(
+        format,
+        vk::Format::S8_UINT
+            | vk::Format::D16_UNORM_S8_UINT
+            | vk::Format::D24_UNORM_S8_UINT
+            | vk::Format::D32_SFLOAT_S8_UINT
+    );
+    load == vk::AttachmentLoadOp::LOAD || (has_stencil && stencil == vk::AttachmentLoadOp::LOAD)
+}
+
+unsafe extern "system" fn create_render_pass(
+    dev: vk::Device,
+    info: *const vk::RenderPassCreateInfo<'_>,
+    allocator: *const vk::AllocationCallbacks<'_>,
+    out: *mut vk::RenderPass,
+) -> vk::Result {
+    let Some(d) = device(dev) else {
+        return vk::Result::ERROR_INITIALIZATION_FAILED;
+    };
+    let Some(next) = d.pipelines.next.create_render_pass else {
+        return vk::Result::ERROR_INITIALIZATION_FAILED;
+    };
+    // SAFETY: the application's arguments, down the chain.
+    let result = unsafe { next(dev, info, allocator, out) };
+    if result == vk::Result::SUCCESS {
+        // SAFETY: a valid create info; the pass written on success.
+        let (attachments, pass) = unsafe {
+            let i = &*info;
+            let a = if i.p_attachments.is_null() {
+                &[][..]
+            } else {
+                std::slice::from_raw_parts(i.p_attachments, i.attachment_count as usize)
+            };
+            (a, *out)
+        };
+        let l = attachments
+            .iter()
+            .any(|a| loads(a.format, a.load_op, a.stencil_load_op));
+        remember_render_pass(&d, pass, l);
+    }
+    result
+}
+
+unsafe extern "system" fn create_render_pass2(
+    dev: vk::Device,
+    info: *const vk::RenderPassCreateInfo2<'_>,
+    allocator: *const vk::AllocationCallbacks<'_>,
+    out: *mut vk::RenderPass,
+) -> vk::Result {
+    let Some(d) = device(dev) else {
+        return vk::Result::ERROR_INITIALIZATION_FAILED;
+    };
+    let Some(next) = d.pipelines.next.create_render_pass2 else {
+        return vk::Result::ERROR_INITIALIZATION_FAILED;
+    };
+    // SAFETY: the application's arguments, down the chain.
+    let result = unsafe { next(dev, info, allocator, out) };
+    if result == vk::Result::SUCCESS {
+        // SAFETY: a valid create info; the pass written on success.
+        let (attachments, pass) = unsafe {
+            let i = &*info;
+            let a = if i.p_attachments.is_null() {
+                &[][..]
+            } else {
+                std::slice::from_raw_parts(i.p_attachments, i.attachment_count as usize)
+            };
+            (a, *out)
+        };
+        let l = attachments
+            .iter()
+            .any(|a| loads(a.format, a.load_op, a.stencil_load_op));
+        remember_render_pass(&d, pass, l);
+    }
+    result
+}
+
+unsafe extern "system" fn destroy_render_pass(
+    dev: vk::Device,
+    pass: vk::RenderPass,
+    allocator: *const vk::AllocationCallbacks<'_>,
+) {
+    let Some(d) = device(dev) else { return };
+    let Some(next) = d.pipelines.next.destroy_render_pass else {
+        return;
+    };
+    // SAFETY: the application's arguments, down the chain.
+    unsafe { next(dev, pass, allocator) };
+    let mut passes = d
+        .pipelines
+        .render_passes
+        .write()
+        .unwrap_or_else(|e| e.into_inner());
+    passes.remove(&vk::Handle::as_raw(pass));
+}
+
 unsafe extern "system" fn destroy_layout(
     dev: vk::Device,
     layout: vk::PipelineLayout,
@@ -451,9 +584,45 @@ unsafe extern "system" fn destroy_layout(
 
 impl Pipelines {
     /// Keeps a module's code (for twins made after the module is gone).
-    pub fn remember_module(&self, module: vk::ShaderModule, code: &[u32]) {
+    pub fn remember_module(&self, module: vk::ShaderModule, code: &[u32], shader: Option<u32>) {
         let mut modules = self.modules.write().unwrap_or_else(|e| e.into_inner());
-        modules.insert(vk::Handle::as_raw(module), Arc::new(code.to_vec()));
+        let code = Arc::new(code.to_vec());
+        modules.insert(vk::Handle::as_raw(module), StageCode { code, shader });
+    }
+
+    /// The stages' modules of an application's pipeline.
+    fn stages_of(&self, pipeline: vk::Pipeline) -> Vec<StageCode> {
+        let infos = self.infos.read().unwrap_or_else(|e| e.into_inner());
+        match infos.get(&vk::Handle::as_raw(pipeline)).map(|i| &**i) {
+            Some(PipelineInfo::Graphics(_, c) | PipelineInfo::Compute(_, c)) => {
+                c.iter().flatten().cloned().collect()
+            }
+            _ => Vec::new(),
+        }
+    }
+
+    /// The session's ids of the modules of an application's pipeline.
+    pub fn shaders_of(&self, pipeline: vk::Pipeline) -> Vec<u32> {
+        self.stages_of(pipeline)
+            .iter()
+            .filter_map(|s| s.shader)
+            .collect()
+    }
+
+    /// Whether one of the pipeline's modules declares storage it could write.
+    pub fn may_write_storage(&self, pipeline: vk::Pipeline) -> bool {
+        self.stages_of(pipeline)
+            .iter()
+            .any(|s| crate::spirv::declares_writable_storage(&s.code))
+    }
+
+    /// Whether a render pass loads one of its attachments (unknown: yes).
+    pub fn render_pass_loads(&self, pass: vk::RenderPass) -> bool {
+        let passes = self.render_passes.read().unwrap_or_else(|e| e.into_inner());
+        passes
+            .get(&vk::Handle::as_raw(pass))
+            .copied()
+            .unwrap_or(true)
     }
 
     pub fn new(next: Next, memory: vk::PhysicalDeviceMemoryProperties) -> Self {
@@ -647,7 +816,7 @@ impl Pipelines {
         &self,
         dev: vk::Device,
         stages: &[vk::PipelineShaderStageCreateInfo<'static>],
-        code: &[Option<Code>],
+        code: &[Option<StageCode>],
         code_for: CodeFor<'_>,
         set: u32,
         made: &mut Vec<vk::ShaderModule>,

@@ -55,6 +55,35 @@ pub enum SpirvError {
 }
 
 /// Reads the words of a module (`pCode` of `VkShaderModuleCreateInfo`).
+/// Whether a module declares storage the shader could write: storage
+/// buffers (the `StorageBuffer` storage class, or `Uniform` blocks decorated
+/// `BufferBlock`), storage images and texel buffers, or workgroup-less
+/// atomics targets. Conservative: a declaration counts even if read only.
+pub fn declares_writable_storage(words: &[u32]) -> bool {
+    let mut at = HEADER_WORDS;
+    while at < words.len() {
+        let count = (words[at] >> 16) as usize;
+        if count == 0 || at + count > words.len() {
+            return true;
+        }
+        let operands = &words[at + 1..at + count];
+        let writable = match Op::from_u32(words[at] & 0xffff) {
+            Some(Op::TypePointer) => {
+                operands.get(1) == Some(&(spirv::StorageClass::StorageBuffer as u32))
+            }
+            Some(Op::Decorate) => operands.get(1) == Some(&(spirv::Decoration::BufferBlock as u32)),
+            // `Sampled` 2: used without a sampler, i.e. a storage image.
+            Some(Op::TypeImage) => operands.get(6) == Some(&2),
+            _ => false,
+        };
+        if writable {
+            return true;
+        }
+        at += count;
+    }
+    false
+}
+
 pub fn read(words: &[u32]) -> Result<ModuleInfo, SpirvError> {
     let magic = words.first().copied().unwrap_or(0);
     if words.len() < HEADER_WORDS || magic != spirv::MAGIC_NUMBER {
@@ -234,6 +263,27 @@ pub fn words_of(bytes: &[u8]) -> Vec<u32> {
 
 #[cfg(test)]
 mod tests {
+
+    #[test]
+    fn storage_a_shader_could_write_is_found_and_uniforms_are_not() {
+        let compile =
+            |src: &str, stage| crate::compile::glsl_to_spirv(src, stage, "t").expect("compiles");
+        let ssbo = compile(
+            "#version 450\nlayout(local_size_x = 1) in;\nlayout(set = 0, binding = 0) buffer B { uint v[]; };\nvoid main() { v[0] = 1u; }\n",
+            Stage::Compute,
+        );
+        assert!(declares_writable_storage(&ssbo));
+        let image = compile(
+            "#version 450\nlayout(local_size_x = 1) in;\nlayout(set = 0, binding = 0, r32f) uniform image2D img;\nvoid main() { imageStore(img, ivec2(0), vec4(1.0)); }\n",
+            Stage::Compute,
+        );
+        assert!(declares_writable_storage(&image));
+        let ubo = compile(
+            "#version 450\nlayout(set = 0, binding = 0) uniform U { vec4 c; };\nlayout(location = 0) out vec4 o;\nvoid main() { o = c; }\n",
+            Stage::Fragment,
+        );
+        assert!(!declares_writable_storage(&ubo));
+    }
     use super::*;
 
     /// Packs a string operand as SPIR-V does.

@@ -25,7 +25,7 @@ use ash::vk;
 pub use arena::Arena;
 pub use lifecycle::intercepted;
 pub use shadow::{Shadow, Shadows};
-pub use submit::{self_check, submit_shadows, Submission};
+pub use submit::{bind_twin, self_check, submit_shadows, Keep, Submission};
 
 use crate::dispatch::{self, key, typed, DeviceData};
 
@@ -53,6 +53,7 @@ mod generated {
     use super::*;
     include!(concat!(env!("OUT_DIR"), "/replay_generated.rs"));
 }
+pub(crate) use generated::Cmd;
 use generated::*;
 pub(crate) use generated::{
     fix_VkComputePipelineCreateInfo as fix_compute_pipeline,
@@ -239,6 +240,31 @@ impl DeviceReplay {
     fn recording(&self, cb: vk::CommandBuffer) -> Option<Arc<Mutex<Recording>>> {
         let map = self.recordings.read().unwrap_or_else(|e| e.into_inner());
         map.get(&vk::Handle::as_raw(cb)).cloned()
+    }
+
+    /// Runs `f` on `cb`'s recorded commands, if it has a recording (a
+    /// recording that cannot be replayed gives no commands).
+    pub fn with_commands<R>(
+        &self,
+        cb: vk::CommandBuffer,
+        f: impl FnOnce(&[Cmd]) -> R,
+    ) -> Option<R> {
+        let rec = self.recording(cb)?;
+        let rec = rec.lock().unwrap_or_else(|e| e.into_inner());
+        Some(f(rec.commands().unwrap_or(&[])))
+    }
+
+    /// The pipelines `cb` binds, in order.
+    pub fn pipelines_bound(&self, cb: vk::CommandBuffer) -> Vec<vk::Pipeline> {
+        self.with_commands(cb, |cmds| {
+            cmds.iter()
+                .filter_map(|c| match c {
+                    Cmd::CmdBindPipeline(a) => Some(a.pipeline),
+                    _ => None,
+                })
+                .collect()
+        })
+        .unwrap_or_default()
     }
 
     /// Appends what `copy` makes of a command to `cb`'s recording.

@@ -74,7 +74,8 @@ impl DeviceReplay {
             None => {
                 let info = vk::CommandPoolCreateInfo::default()
                     .queue_family_index(family)
-                    .flags(vk::CommandPoolCreateFlags::RESET_COMMAND_BUFFER);
+                    // Shadows are freed, never reset; they live one submission.
+                    .flags(vk::CommandPoolCreateFlags::TRANSIENT);
                 let mut pool = vk::CommandPool::null();
                 // SAFETY: a valid create info, down the chain.
                 let r = unsafe { create(device, &info, std::ptr::null(), &mut pool) };

@@ -193,9 +193,9 @@ pub unsafe fn submit_shadows<I: Submission>(
             let mode = self_check();
             let mut substitute = |shadow: vk::CommandBuffer, cmd: &Cmd| {
                 let code_for: (u64, CodeFor<'_>) = match mode {
-                    Some(SelfCheckMode::Twins) => (0, &|c, _| Ok(c.clone())),
-                    Some(SelfCheckMode::Recompiled) => (1, &|c, _| recompiled(c)),
-                    Some(SelfCheckMode::Instrumented) => (2, &instrumented),
+                    Some(SelfCheckMode::Twins) => (0, &|c, _| Ok(c.code.clone())),
+                    Some(SelfCheckMode::Recompiled) => (1, &|c, _| recompiled(&c.code)),
+                    Some(SelfCheckMode::Instrumented) => (2, &|c, set| instrumented(&c.code, set)),
                     _ => return Ok(false),
                 };
                 // SAFETY: the shadow is recording; the pipelines are alive
@@ -265,7 +265,7 @@ pub unsafe fn submit_shadows<I: Submission>(
 ///
 /// # Safety
 /// `shadow` is recording; the pipeline of `cmd` is alive.
-unsafe fn bind_twin(
+pub unsafe fn bind_twin(
     data: &DeviceData,
     shadow: vk::CommandBuffer,
     cmd: &Cmd,
@@ -328,7 +328,7 @@ fn instrumented(code: &Code, set: u32) -> Result<Code, String> {
     let source = recovered(code)?;
     let text = crate::compile::compilable(&source.text);
     let mut parsed =
-        shaderdbg_glsl::parse::parse(&[text], source.stage, None).map_err(|d| d.to_string())?;
+        shaderdbg_glsl::parse::parse(&[&text], source.stage, None).map_err(|d| d.to_string())?;
     parsed.api = shaderdbg_glsl::Api::Vulkan;
     let table = instrument::probe_table(&parsed);
     let entry = table.main_entry_step().ok_or("no step in main")?;
@@ -346,7 +346,7 @@ fn recompiled(code: &Code) -> Result<Code, String> {
     let source = recovered(code)?;
     let name = format!("module.{}", source.stage.short_name());
     crate::compile::glsl_to_spirv(
-        crate::compile::compilable(&source.text),
+        &crate::compile::compilable(&source.text),
         source.stage,
         &name,
     )

@@ -1,0 +1,379 @@
+//! Submissions that stop. When a submission runs a pipeline one of whose
+//! modules has breakpoints, the layer submits shadows of its command
+//! buffers in their place, with that pipeline's twin running the module
+//! instrumented for the hit test (one pass: the twin computes what the
+//! pipeline computes, the debug buffer is the only extra write), waits for
+//! it, and reads the hits. With hits, the application's thread stops inside
+//! `vkQueueSubmit` until the session resumes it; a recording of one
+//! invocation re-executes the shadows with the module instrumented to
+//! record it — only where running the buffers again gives what running
+//! them once gave (no attachment loaded, no storage a shader could write,
+//! no secondary buffers), otherwise the recording is refused with why.
+//!
+//! One module is hit-tested per submission: the first with breakpoints,
+//! in the order the buffers bind pipelines.
+
+use std::collections::hash_map::DefaultHasher;
+use std::hash::{Hash, Hasher};
+use std::sync::Arc;
+
+use ash::vk;
+use shaderdbg_core::control::StopReason;
+use shaderdbg_core::decode::{decode_hits, HitTag};
+use shaderdbg_core::{layout, Invocation};
+use shaderdbg_protocol::FromAgent;
+
+use crate::breakpoints::{self, Bound, ModuleDebug};
+use crate::dispatch::DeviceData;
+use crate::pipelines::{Code, StageCode, DEBUG_BUFFER_BYTES};
+use crate::replay::{Cmd, Shadow, Submission};
+
+/// The next layer's `vkQueueSubmit` or `vkQueueSubmit2`.
+pub type Submit<I> = unsafe extern "system" fn(vk::Queue, u32, *const I, vk::Fence) -> vk::Result;
+
+fn variant(what: &impl Hash) -> u64 {
+    let mut h = DefaultHasher::new();
+    what.hash(&mut h);
+    // Variants 0-2 are the self-check's.
+    h.finish() | 1 << 63
+}
+
+/// Shadows of `cbs` whose pipelines running `shader` run it as `code`;
+/// the error says why one could not be made (the ones made are freed).
+///
+/// # Safety
+/// `cbs` are executable (being submitted); their pipelines are alive.
+unsafe fn shadows(
+    data: &DeviceData,
+    cbs: &[vk::CommandBuffer],
+    shader: u32,
+    variant: u64,
+    code: &dyn Fn(u32) -> Result<Code, String>,
+) -> Result<Vec<Shadow>, String> {
+    let code_for = |sc: &StageCode, set: u32| {
+        if sc.shader == Some(shader) {
+            code(set)
+        } else {
+            Ok(sc.code.clone())
+        }
+    };
+    let mut made = Vec::new();
+    for cb in cbs {
+        let mut substitute = |shadow: vk::CommandBuffer, cmd: &Cmd| {
+            // SAFETY: the shadow is recording; the pipelines are alive.
+            unsafe { crate::replay::bind_twin(data, shadow, cmd, variant, &code_for) }
+        };
+        // SAFETY: per this function's contract.
+        match unsafe { data.replay.shadow(data.handle, *cb, &mut substitute) } {
+            Ok(s) => made.push(s),
+            Err(why) => {
+                // SAFETY: none was submitted.
+                unsafe { data.replay.free_shadows(data.handle, &made) };
+                return Err(why);
+            }
+        }
+    }
+    Ok(made)
+}
+
+/// Writes `header` (a fresh buffer's first words) to the debug buffer.
+///
+/// # Safety
+/// Nothing pending uses the debug buffer.
+unsafe fn reset(data: &DeviceData, header: &[u32]) {
+    // SAFETY: per this function's contract.
+    unsafe {
+        data.pipelines.with_debug_words(|w| {
+            w[..header.len()].copy_from_slice(header);
+        })
+    };
+}
+
+/// Capacity words of the debug buffer after its header.
+fn capacity() -> u32 {
+    (DEBUG_BUFFER_BYTES / 4) as u32 - layout::HEADER_WORDS as u32
+}
+
+/// Debugs a submission if it runs a module with breakpoints: `None` when it
+/// does not (the caller submits it as usual), else what the application's
+/// submission returned.
+///
+/// # Safety
+/// The arguments are the application's, valid for `vkQueueSubmit[2]`.
+pub unsafe fn submit<I: Submission>(
+    data: &DeviceData,
+    queue: vk::Queue,
+    count: u32,
+    submits: *const I,
+    fence: vk::Fence,
+    next: Submit<I>,
+) -> Option<vk::Result> {
+    if !breakpoints::any() {
+        return None;
+    }
+    let dbg = crate::agent::debugger()?;
+    let infos: &[I] = if submits.is_null() {
+        &[]
+    } else {
+        // SAFETY: the application names `count` submit infos.
+        unsafe { std::slice::from_raw_parts(submits, count as usize) }
+    };
+    // SAFETY: valid submit infos.
+    let cbs: Vec<vk::CommandBuffer> = infos
+        .iter()
+        .flat_map(|i| unsafe { i.command_buffers() })
+        .collect();
+    let (shader, bound, module) = cbs
+        .iter()
+        .flat_map(|cb| data.replay.pipelines_bound(*cb))
+        .flat_map(|p| data.pipelines.shaders_of(p))
+        .find_map(|sh| {
+            let b = breakpoints::of(sh);
+            (!b.is_empty()).then_some(())?;
+            Some((sh, b, breakpoints::module(sh)?))
+        })?;
+    let mode = ModuleDebug::hit_test(&bound);
+    let code = |set: u32| module.spirv(&mode, set).map(Arc::new);
+    // SAFETY: the application is submitting `cbs`.
+    let hit_shadows =
+        match unsafe { shadows(data, &cbs, shader, variant(&(shader, &bound)), &code) } {
+            Ok(s) => s,
+            Err(why) => {
+                dbg.send(&FromAgent::Error {
+                    request: None,
+                    message: format!(
+                        "shader {shader}: the hit test cannot run in this submission: {why}"
+                    ),
+                });
+                return None;
+            }
+        };
+    let mut keep = crate::replay::Keep::default();
+    let mut at = 0;
+    let replaced: Vec<I> = infos
+        .iter()
+        .map(|info| {
+            // SAFETY: a valid submit info.
+            let n = unsafe { info.command_buffers() }.len();
+            let these = hit_shadows[at..at + n].iter().map(|s| s.cb).collect();
+            at += n;
+            // SAFETY: `these` replaces each of the info's buffers.
+            unsafe { info.replaced(these, &mut keep) }
+        })
+        .collect();
+    let header = layout::to_words(&layout::new_hit_buffer(0));
+    let cap = capacity() / layout::HIT_RECORD_WORDS as u32;
+    // SAFETY: nothing pending uses the debug buffer (every use is waited for).
+    unsafe {
+        reset(data, &header);
+        data.pipelines
+            .with_debug_words(|w| w[layout::CAP_INDEX] = cap);
+    }
+    // SAFETY: the application's submission with shadows in place of its
+    // buffers; every other member is the application's.
+    let result = unsafe { next(queue, count, replaced.as_ptr(), fence) };
+    let wait = data.replay.life.queue_wait_idle;
+    if let Some(wait) = wait {
+        // SAFETY: a queue of this device.
+        let _ = unsafe { wait(queue) };
+    }
+    // SAFETY: the queue is idle.
+    let words = unsafe { data.pipelines.with_debug_words(|w| hit_words(w)) }.unwrap_or_default();
+    // SAFETY: the queue is idle.
+    unsafe { data.replay.free_shadows(data.handle, &hit_shadows) };
+    if result != vk::Result::SUCCESS {
+        return Some(result);
+    }
+    let (hits, truncated) = decode_hits(&words, &module.table);
+    let hits = tagged(hits, &bound);
+    if hits.is_empty() {
+        return Some(result);
+    }
+    let stopped = FromAgent::Stopped {
+        context: vk::Handle::as_raw(data.handle),
+        frame: data.frames.load(std::sync::atomic::Ordering::Relaxed),
+        draw: 0,
+        program: 0,
+        shader,
+        hits,
+        truncated,
+        reason: StopReason::Breakpoint,
+        probes: module.table.clone(),
+        sanitizer: Vec::new(),
+    };
+    let mut record = |selector: Invocation| {
+        // SAFETY: the application's thread waits here; its buffers are
+        // still executable and their objects alive.
+        unsafe { record(data, queue, &cbs, shader, &module, selector) }
+    };
+    crate::agent::stop(dbg, stopped, &mut record);
+    Some(result)
+}
+
+/// The used part of a hit buffer.
+fn hit_words(w: &[u32]) -> Vec<u32> {
+    let n = w[0].min(w[layout::CAP_INDEX]) as usize;
+    w[..(layout::HEADER_WORDS + n * layout::HIT_RECORD_WORDS).min(w.len())].to_vec()
+}
+
+/// Hits tagged with the session's ids of their breakpoints (decoded tags
+/// are indices into `bound`), each invocation and step once.
+fn tagged(
+    hits: Vec<shaderdbg_core::decode::Hit>,
+    bound: &[Bound],
+) -> Vec<shaderdbg_core::decode::Hit> {
+    let mut out: Vec<_> = hits
+        .into_iter()
+        .filter_map(|h| match h.tag {
+            HitTag::Breakpoint(i) => Some(shaderdbg_core::decode::Hit {
+                tag: HitTag::Breakpoint(bound.get(i as usize)?.id),
+                ..h
+            }),
+            _ => None,
+        })
+        .collect();
+    out.dedup();
+    out
+}
+
+/// Why running `cbs` again would not give what running them once gave, if so.
+fn not_reexecutable(data: &DeviceData, cbs: &[vk::CommandBuffer]) -> Option<String> {
+    for cb in cbs {
+        let why = data.replay.with_commands(*cb, |cmds| {
+            for cmd in cmds {
+                let why = match *cmd {
+                    // SAFETY: recorded arguments point into the recording.
+                    Cmd::CmdBeginRenderPass(a) => unsafe {
+                        let info = &*a.p_render_pass_begin.cast::<vk::RenderPassBeginInfo>();
+                        data.pipelines
+                            .render_pass_loads(info.render_pass)
+                            .then_some("a render pass loads an attachment it draws to")
+                    },
+                    // SAFETY: as above.
+                    Cmd::CmdBeginRenderPass2(a) => unsafe {
+                        let info = &*a.p_render_pass_begin.cast::<vk::RenderPassBeginInfo>();
+                        data.pipelines
+                            .render_pass_loads(info.render_pass)
+                            .then_some("a render pass loads an attachment it draws to")
+                    },
+                    // SAFETY: as above.
+                    Cmd::CmdBeginRendering(a) => unsafe {
+                        rendering_loads(&*a.p_rendering_info.cast::<vk::RenderingInfo>())
+                            .then_some("dynamic rendering loads an attachment it draws to")
+                    },
+                    Cmd::CmdBindPipeline(a) => data
+                        .pipelines
+                        .may_write_storage(a.pipeline)
+                        .then_some("a pipeline declares storage its shaders could write"),
+                    Cmd::CmdExecuteCommands(_) => Some("it executes secondary command buffers"),
+                    _ => None,
+                };
+                if why.is_some() {
+                    return why;
+                }
+            }
+            None
+        });
+        match why {
+            Some(Some(why)) => return Some(why.to_string()),
+            Some(None) => {}
+            None => return Some("a command buffer this layer did not record".into()),
+        }
+    }
+    None
+}
+
+/// Whether dynamic rendering loads one of its attachments.
+///
+/// # Safety
+/// `info` and what it points to are valid.
+unsafe fn rendering_loads(info: &vk::RenderingInfo) -> bool {
+    let colors = if info.p_color_attachments.is_null() {
+        &[][..]
+    } else {
+        // SAFETY: per this function's contract.
+        unsafe {
+            std::slice::from_raw_parts(
+                info.p_color_attachments,
+                info.color_attachment_count as usize,
+            )
+        }
+    };
+    // SAFETY: per this function's contract (null or valid).
+    let others = unsafe {
+        [
+            info.p_depth_attachment.as_ref(),
+            info.p_stencil_attachment.as_ref(),
+        ]
+    };
+    colors
+        .iter()
+        .chain(others.into_iter().flatten())
+        .any(|a| a.load_op == vk::AttachmentLoadOp::LOAD)
+}
+
+/// A recording of `selector` by running the buffers again with the module
+/// instrumented to record it.
+///
+/// # Safety
+/// `cbs` are executable and their objects alive; the application waits.
+unsafe fn record(
+    data: &DeviceData,
+    queue: vk::Queue,
+    cbs: &[vk::CommandBuffer],
+    shader: u32,
+    module: &ModuleDebug,
+    selector: Invocation,
+) -> Result<Vec<u32>, String> {
+    if let Some(why) = not_reexecutable(data, cbs) {
+        return Err(format!(
+            "recording needs the submission to run again, and {why}: running it again would not give what running it once gave"
+        ));
+    }
+    let mode = ModuleDebug::record(selector);
+    let code = |set: u32| module.spirv(&mode, set).map(Arc::new);
+    // SAFETY: per this function's contract.
+    let made = unsafe {
+        shadows(
+            data,
+            cbs,
+            shader,
+            variant(&(shader, "record", selector)),
+            &code,
+        )?
+    };
+    let header = layout::to_words(&layout::new_record_buffer(0));
+    let submit = data.queue_submit.ok_or("the device lacks vkQueueSubmit")?;
+    let handles: Vec<vk::CommandBuffer> = made.iter().map(|s| s.cb).collect();
+    let info = vk::SubmitInfo::default().command_buffers(&handles);
+    // SAFETY: the application waits in its own submission; the earlier
+    // submission of the shadows was waited for.
+    let words = unsafe {
+        reset(data, &header);
+        data.pipelines
+            .with_debug_words(|w| w[layout::CAP_INDEX] = capacity());
+        let r = submit(queue, 1, &info, vk::Fence::null());
+        if let Some(wait) = data.replay.life.queue_wait_idle {
+            let _ = wait(queue);
+        }
+        data.replay.free_shadows(data.handle, &made);
+        if r != vk::Result::SUCCESS {
+            return Err(format!("submitting the recording: {r}"));
+        }
+        data.pipelines.with_debug_words(|w| trim_record(w))
+    };
+    words.ok_or_else(|| "no debug buffer".into())
+}
+
+/// The used part of a record buffer, its capacity word set to what is used
+/// (as the session decodes it).
+fn trim_record(words: &[u32]) -> Vec<u32> {
+    let used = words.first().copied().unwrap_or(0) as usize;
+    let cap = words.get(layout::CAP_INDEX).copied().unwrap_or(0) as usize;
+    let end = (layout::HEADER_WORDS + used.min(cap)).min(words.len());
+    let mut out = words[..end].to_vec();
+    if let Some(c) = out.get_mut(layout::CAP_INDEX) {
+        *c = used.min(cap) as u32;
+    }
+    out
+}

@@ -1,0 +1,140 @@
+//! Stops in a Vulkan program through the command line: `shaderdbg run
+//! --break vk_triangle.frag:LINE:COND -- vk_triangle` on lavapipe stops at
+//! the first fragment where the condition holds, with the values the
+//! shader computes there (checked against the same formulas on the CPU),
+//! and the frames are the ones the program renders alone.
+
+mod common;
+
+use std::path::PathBuf;
+use std::process::Command;
+
+use common::{json_events, of_kind, shaderdbg};
+use serde_json::Value;
+
+fn fragment_shader() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("../tests/vk-apps/shaders/vk_triangle.frag")
+        .canonicalize()
+        .expect("shader")
+}
+
+fn app() -> PathBuf {
+    shaderdbg_test_support::app("vk_triangle")
+}
+
+fn frames(lines: impl Iterator<Item = String>) -> Vec<String> {
+    lines.filter(|l| l.starts_with("frame ")).collect()
+}
+
+/// The program's own output lines among `run --json` events.
+fn program_output(events: &[Value]) -> Vec<String> {
+    of_kind(events, "output")
+        .iter()
+        .filter_map(|e| e["text"].as_str().map(str::to_string))
+        .collect()
+}
+
+fn f32s(v: &Value) -> Vec<f32> {
+    v.as_array()
+        .map(|a| {
+            a.iter()
+                .filter_map(|x| x.as_f64())
+                .map(|x| x as f32)
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+/// `ring` of `vk_triangle.frag` at pixel (x, y), frame time `t`.
+fn ring(x: u32, y: u32, t: f32) -> f32 {
+    let p = [(x as f32 + 0.5) / 32.0, (y as f32 + 0.5) / 32.0];
+    let d = ((p[0] - 1.0).powi(2) + (p[1] - 1.0).powi(2)).sqrt();
+    let v = d * 2.0 - t;
+    v - v.floor()
+}
+
+#[test]
+fn a_conditional_breakpoint_stops_at_the_first_fragment_where_it_holds() {
+    for debug_info in ["source", "nonsemantic"] {
+        let bp = format!("{}:12:ring > 0.9 && p.x > 1.0", fragment_shader().display());
+        let (out, text) = shaderdbg([
+            "run",
+            "--json",
+            "--break",
+            &bp,
+            "--",
+            app().to_str().expect("path"),
+            "2",
+            "64",
+            debug_info,
+        ]);
+        let events = json_events(&text);
+        let stops = of_kind(&events, "stopped");
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(
+            stops.len(),
+            2,
+            "one stop per frame ({debug_info}):\n{text}\n{stderr}"
+        );
+        for (frame, stop) in stops.iter().enumerate() {
+            assert_eq!(stop["line"], 12);
+            assert_eq!(stop["stage"], "fragment");
+            assert_eq!(stop["frame"], frame as u64);
+            let t = frame as f32 * 0.125;
+            let [x, y] = [stop["pixel"][0].as_u64(), stop["pixel"][1].as_u64()]
+                .map(|v| v.expect("pixel") as u32);
+            // The first fragment in row order where the condition holds.
+            let holds = |x: u32, y: u32| ring(x, y, t) > 0.9 && (x as f32 + 0.5) / 32.0 > 1.0;
+            let first = (0..64)
+                .flat_map(|y| (0..64).map(move |x| (x, y)))
+                .find(|&(x, y)| holds(x, y))
+                .expect("some fragment");
+            assert_eq!((x, y), first, "{stop}");
+            let locals = &stop["locals"];
+            assert_eq!(
+                f32s(&locals["p"]["value"]),
+                [(x as f32 + 0.5) / 32.0, (y as f32 + 0.5) / 32.0]
+            );
+            assert_eq!(locals["t"]["value"].as_f64().map(|v| v as f32), Some(t));
+            let r = locals["ring"]["value"].as_f64().expect("ring") as f32;
+            assert!((r - ring(x, y, t)).abs() < 1e-5, "{r} vs {}", ring(x, y, t));
+        }
+        let alone = Command::new(app())
+            .args(["2", "64", debug_info])
+            .output()
+            .expect("runs");
+        let alone = String::from_utf8_lossy(&alone.stdout);
+        assert_eq!(
+            frames(program_output(&events).into_iter()),
+            frames(alone.lines().map(str::to_string)),
+            "frames differ under the debugger"
+        );
+    }
+}
+
+#[test]
+fn a_condition_that_does_not_compile_leaves_the_breakpoint_unverified_with_why() {
+    let bp = format!("{}:11:ring > 0.5", fragment_shader().display());
+    let (out, text) = shaderdbg([
+        "run",
+        "--json",
+        "--break",
+        &bp,
+        "--",
+        app().to_str().expect("path"),
+        "1",
+        "32",
+    ]);
+    assert!(out.status.success(), "{text}");
+    let events = json_events(&text);
+    let bound = of_kind(&events, "breakpoint");
+    assert_eq!(bound.len(), 1, "{text}");
+    assert_eq!(bound[0]["verified"], false);
+    let message = bound[0]["message"].as_str().unwrap_or("");
+    assert!(
+        message.contains("undeclared identifier `ring`"),
+        "{message}"
+    );
+    assert!(of_kind(&events, "stopped").is_empty());
+}

@@ -27,6 +27,8 @@ struct Seen {
     output: Vec<String>,
     errors: Vec<String>,
     frames_seen_as_stops: usize,
+    /// The variables at the first stop, by name.
+    first_stop: Vec<(String, Option<shaderdbg_core::Value>)>,
     /// The sources of the shaders the session knows, by stage, at exit.
     sources: Vec<(Stage, String)>,
     /// Frames ended, as the session counted them.
@@ -71,7 +73,18 @@ fn run(
                 line,
             } => seen.output.push(line),
             Event::AgentError(m) => seen.errors.push(m),
-            Event::Stopped(_) | Event::Halted(_) => {
+            Event::Stopped(stop) => {
+                if seen.frames_seen_as_stops == 0 {
+                    seen.first_stop = stop
+                        .variables(stop.cursor)
+                        .into_iter()
+                        .map(|v| (v.name, v.value))
+                        .collect();
+                }
+                seen.frames_seen_as_stops += 1;
+                session.resume();
+            }
+            Event::Halted(_) => {
                 seen.frames_seen_as_stops += 1;
                 session.resume();
             }
@@ -270,5 +283,60 @@ fn the_validation_layer_reports_nothing_that_ours_causes() {
             .collect()
     };
     assert_eq!(frames(&seen.output), frames(&alone));
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// vkcube's fragment shader has no source in its SPIR-V: the GLSL the layer
+/// decompiled, saved to a file, is a file breakpoints bind to by content.
+/// A breakpoint on its `texture` line stops with the interpolated texture
+/// coordinate inside [0, 1] (the cube's faces are textured edge to edge),
+/// and vkcube runs to its end.
+#[test]
+fn vkcube_stops_in_its_decompiled_fragment_shader() {
+    shaderdbg_test_support::require_installed(&[
+        "/usr/bin/vkcube",
+        "/usr/bin/xvfb-run",
+        "/usr/bin/spirv-cross",
+    ]);
+    let vkcube = ["-a", "-s", "-screen 0 640x480x24", "vkcube", "--c", "3"];
+    let xvfb = Path::new("/usr/bin/xvfb-run");
+    let first = run(xvfb, &vkcube, &[], vec![]);
+    let frag = &first.sources[1].1;
+    let dir = std::env::temp_dir().join(format!("shaderdbg-vkcube-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    let file = dir.join("cube.frag");
+    std::fs::write(&file, frag).expect("write");
+    let line = frag
+        .lines()
+        .position(|l| l.contains("texture("))
+        .expect("a texture call") as u32
+        + 1;
+    let seen = run(
+        xvfb,
+        &vkcube,
+        &[],
+        vec![FileBreakpoint::new(file.clone(), line, None)],
+    );
+    assert_eq!(seen.exit, Some(0), "{:?}", seen.errors);
+    assert!(
+        seen.frames_seen_as_stops >= 1,
+        "{:?} {:?}",
+        seen.bound,
+        seen.errors
+    );
+    let texcoord = seen
+        .first_stop
+        .iter()
+        .find(|(n, _)| n == "texcoord")
+        .and_then(|(_, v)| v.clone());
+    let Some(shaderdbg_core::Value::List(c)) = texcoord else {
+        panic!("no texcoord at the stop: {:?}", seen.first_stop);
+    };
+    for v in &c[..2] {
+        let shaderdbg_core::Value::Float(f) = v else {
+            panic!("{c:?}");
+        };
+        assert!((0.0..=1.0).contains(f), "{c:?}");
+    }
     let _ = std::fs::remove_dir_all(&dir);
 }

@@ -132,6 +132,21 @@ pub unsafe fn submit<I: Submission>(
             (!b.is_empty()).then_some(())?;
             Some((sh, b, breakpoints::module(sh)?))
         })?;
+    // A stop needs a recording, which runs the buffers again: where that
+    // is not safe, the submission runs as the application made it, and the
+    // session hears why once.
+    if let Some(why) = not_reexecutable(data, &cbs) {
+        if said_once(shader, &why) {
+            dbg.send(&FromAgent::Error {
+                request: None,
+                message: format!(
+                    "breakpoints in shader {shader} cannot stop in this submission: recording an \
+                     invocation runs the submission again, and {why}"
+                ),
+            });
+        }
+        return None;
+    }
     let mode = ModuleDebug::hit_test(&bound);
     let code = |set: u32| module.spirv(&mode, set).map(Arc::new);
     // SAFETY: the application is submitting `cbs`.
@@ -208,6 +223,17 @@ pub unsafe fn submit<I: Submission>(
     };
     crate::agent::stop(dbg, stopped, &mut record);
     Some(result)
+}
+
+/// Whether `why` is new for `shader` (each reason is said once).
+fn said_once(shader: u32, why: &str) -> bool {
+    static SAID: std::sync::Mutex<Vec<(u32, String)>> = std::sync::Mutex::new(Vec::new());
+    let mut said = SAID.lock().unwrap_or_else(|e| e.into_inner());
+    if said.iter().any(|(s, w)| *s == shader && w == why) {
+        return false;
+    }
+    said.push((shader, why.to_string()));
+    true
 }
 
 /// The used part of a hit buffer.

@@ -253,7 +253,8 @@ pub enum ToAgent {
         #[serde(flatten)]
         at: ScreenshotAt,
     },
-    /// Leave the current stop (run the original draw and go on).
+    /// Leave the current stop and go on (running the original draw, unless
+    /// the hit test ran in its place: one pass, or a Vulkan submission).
     Resume,
     /// Remove every breakpoint and let the program run on unobserved.
     Detach,

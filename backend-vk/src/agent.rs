@@ -47,7 +47,7 @@ pub fn announce_module(dbg: &Debugger, context: u64, code: &[u8]) -> Option<u32>
                 compiled: true,
                 info_log: String::new(),
             });
-            serve(dbg, &mut |_| Err(NOT_STOPPED.into()));
+            serve(dbg, &mut |_, _| Err(NOT_STOPPED.into()));
             Some(shader)
         }
         Err(e) => {
@@ -62,53 +62,55 @@ pub fn announce_module(dbg: &Debugger, context: u64, code: &[u8]) -> Option<u32>
 
 const NOT_STOPPED: &str = "not stopped at a submission";
 
+/// What the session asks of a stopped submission.
+pub enum Ask {
+    /// A recording of one invocation.
+    Record(Invocation),
+    /// The value of an expression at a line for every fragment.
+    Watch { line: u32, expr: String },
+}
+
 /// Reports a stop and answers the session until it resumes the program:
-/// `record` makes a recording of one invocation of the stopped submission.
-pub fn stop(
-    dbg: &Debugger,
-    stopped: FromAgent,
-    record: &mut dyn FnMut(Invocation) -> Result<Vec<u32>, String>,
-) {
+/// `answer` makes a recording or a values image of the stopped submission
+/// (the reply for request `u64`, or the error to send).
+pub fn stop(dbg: &Debugger, stopped: FromAgent, answer: Answer<'_>) {
     let _turn = conversation();
     dbg.send(&stopped);
-    let shader = match stopped {
-        FromAgent::Stopped { shader, .. } => shader,
-        _ => 0,
-    };
-    serve(dbg, &mut |(request, selector)| {
-        let log = record(selector)?;
-        Ok(FromAgent::Recorded {
-            request,
-            shader,
-            selector,
-            log: shaderdbg_protocol::Blob::from_words(&log),
-        })
-    });
+    serve(dbg, answer);
 }
 
 /// A frame ended at a present on `context`.
 pub fn frame_end(dbg: &Debugger, context: u64, frame: u64) {
     let _turn = conversation();
     while let Some(msg) = dbg.try_recv() {
-        handle(dbg, msg, &mut |_| Err(NOT_STOPPED.into()));
+        handle(dbg, msg, &mut |_, _| Err(NOT_STOPPED.into()));
     }
     dbg.send(&FromAgent::FrameEnd { context, frame });
 }
 
-/// What answers a `Record` request: the reply, or the error to send.
-type Recorder<'a> = &'a mut dyn FnMut((u64, Invocation)) -> Result<FromAgent, String>;
+/// What answers a request of the session while stopped: the reply, or the
+/// error to send.
+pub type Answer<'a> = &'a mut dyn FnMut(u64, Ask) -> Result<FromAgent, String>;
 
 /// Answers the debugger until it says `Resume` (or is gone).
-fn serve(dbg: &Debugger, record: Recorder<'_>) {
+fn serve(dbg: &Debugger, answer: Answer<'_>) {
     while let Some(msg) = dbg.recv() {
-        if handle(dbg, msg, record) {
+        if handle(dbg, msg, answer) {
             return;
         }
     }
 }
 
+/// Sends an answer, or the error it came to.
+fn reply(dbg: &Debugger, request: u64, answer: Result<FromAgent, String>) {
+    dbg.send(&answer.unwrap_or_else(|message| FromAgent::Error {
+        request: Some(request),
+        message,
+    }));
+}
+
 /// Handles one message; `true` when it ends the wait.
-fn handle(dbg: &Debugger, msg: ToAgent, record: Recorder<'_>) -> bool {
+fn handle(dbg: &Debugger, msg: ToAgent, answer: Answer<'_>) -> bool {
     match msg {
         ToAgent::SetBreakpoints {
             shader,
@@ -130,14 +132,18 @@ fn handle(dbg: &Debugger, msg: ToAgent, record: Recorder<'_>) -> bool {
             false
         }
         ToAgent::Record { request, selector } => {
-            let reply = record((request, selector)).unwrap_or_else(|message| FromAgent::Error {
-                request: Some(request),
-                message,
-            });
-            dbg.send(&reply);
+            reply(dbg, request, answer(request, Ask::Record(selector)));
             false
         }
-        ToAgent::Watch { request, .. } | ToAgent::Screenshot { request, .. } => {
+        ToAgent::Watch {
+            request,
+            line,
+            expr,
+        } => {
+            reply(dbg, request, answer(request, Ask::Watch { line, expr }));
+            false
+        }
+        ToAgent::Screenshot { request, .. } => {
             dbg.send(&FromAgent::Error {
                 request: Some(request),
                 message: "not available in Vulkan programs yet".into(),

@@ -138,6 +138,38 @@ impl ModuleDebug {
         crate::compile::glsl_to_spirv(&inst.glsl, self.stage, &name)
     }
 
+    /// SPIR-V (for a debug set number) of the module instrumented to watch
+    /// `expr` at the step of `line`, and the expression's type.
+    #[allow(clippy::type_complexity)]
+    pub fn watch_spirv(
+        &self,
+        line: u32,
+        expr: &str,
+    ) -> Result<
+        (
+            impl Fn(u32) -> Result<Vec<u32>, String> + '_,
+            shaderdbg_core::Type,
+        ),
+        String,
+    > {
+        let probe = self
+            .table
+            .step_for_line(line)
+            .ok_or_else(|| format!("no statement at or after line {line}"))?
+            .id;
+        let mode = Mode::Watch {
+            probe,
+            expr: expr.to_string(),
+        };
+        // The type, and errors in the expression, from a first instrumentation.
+        let inst =
+            instrument::instrument_vulkan(&self.parsed, &mode, 0).map_err(|e| e.to_string())?;
+        let ty = inst
+            .watch_type
+            .ok_or_else(|| format!("watch expression `{expr}`: it has no type here"))?;
+        Ok((move |set| self.spirv(&mode, set), ty))
+    }
+
     /// The hit-test mode for `bound` (tags are indices into it).
     pub fn hit_test(bound: &[Bound]) -> Mode {
         Mode::HitTest(

@@ -23,6 +23,7 @@ use shaderdbg_core::decode::{decode_hits, HitTag};
 use shaderdbg_core::{layout, Invocation};
 use shaderdbg_protocol::FromAgent;
 
+use crate::agent::Ask;
 use crate::breakpoints::{self, Bound, ModuleDebug};
 use crate::dispatch::DeviceData;
 use crate::pipelines::{Code, StageCode, DEBUG_BUFFER_BYTES};
@@ -216,12 +217,23 @@ pub unsafe fn submit<I: Submission>(
         probes: module.table.clone(),
         sanitizer: Vec::new(),
     };
-    let mut record = |selector: Invocation| {
-        // SAFETY: the application's thread waits here; its buffers are
-        // still executable and their objects alive.
-        unsafe { record(data, queue, &cbs, shader, &module, selector) }
+    let mut answer = |request: u64, ask: Ask| match ask {
+        // SAFETY (both): the application's thread waits here; its buffers
+        // are still executable and their objects alive.
+        Ask::Record(selector) => {
+            let log = unsafe { record(data, queue, &cbs, shader, &module, selector)? };
+            Ok(FromAgent::Recorded {
+                request,
+                shader,
+                selector,
+                log: shaderdbg_protocol::Blob::from_words(&log),
+            })
+        }
+        Ask::Watch { line, expr } => unsafe {
+            watch(data, queue, &cbs, shader, &module, line, &expr).map(|w| w.reply(request))
+        },
     };
-    crate::agent::stop(dbg, stopped, &mut record);
+    crate::agent::stop(dbg, stopped, &mut answer);
     Some(result)
 }
 
@@ -338,11 +350,62 @@ unsafe fn rendering_loads(info: &vk::RenderingInfo) -> bool {
         .any(|a| a.load_op == vk::AttachmentLoadOp::LOAD)
 }
 
+/// Runs `cbs` again as shadows whose pipelines running `shader` run
+/// `code` instead, the debug buffer first holding `buffer` (a fresh
+/// buffer's words); what `read` makes of the debug buffer afterwards.
+///
+/// # Safety
+/// `cbs` are executable and their objects alive; the application waits.
+unsafe fn rerun<R>(
+    data: &DeviceData,
+    queue: vk::Queue,
+    cbs: &[vk::CommandBuffer],
+    shader: u32,
+    variant: u64,
+    code: &dyn Fn(u32) -> Result<Code, String>,
+    buffer: &[u32],
+    read: impl FnOnce(&mut [u32]) -> R,
+) -> Result<R, String> {
+    if let Some(why) = not_reexecutable(data, cbs) {
+        return Err(format!(
+            "this needs the submission to run again, and {why}: running it again would not give what running it once gave"
+        ));
+    }
+    if buffer.len() * 4 > DEBUG_BUFFER_BYTES as usize {
+        return Err(format!(
+            "the debug buffer holds {} bytes, this needs {}",
+            DEBUG_BUFFER_BYTES,
+            buffer.len() * 4
+        ));
+    }
+    // SAFETY: per this function's contract.
+    let made = unsafe { shadows(data, cbs, shader, variant, code)? };
+    let submit = data.queue_submit.ok_or("the device lacks vkQueueSubmit")?;
+    let handles: Vec<vk::CommandBuffer> = made.iter().map(|s| s.cb).collect();
+    let info = vk::SubmitInfo::default().command_buffers(&handles);
+    // SAFETY: the application waits in its own submission; the earlier
+    // submission of the shadows was waited for.
+    unsafe {
+        reset(data, buffer);
+        let r = submit(queue, 1, &info, vk::Fence::null());
+        if let Some(wait) = data.replay.life.queue_wait_idle {
+            let _ = wait(queue);
+        }
+        data.replay.free_shadows(data.handle, &made);
+        if r != vk::Result::SUCCESS {
+            return Err(format!("submitting again: {r}"));
+        }
+        data.pipelines
+            .with_debug_words(read)
+            .ok_or_else(|| "no debug buffer".into())
+    }
+}
+
 /// A recording of `selector` by running the buffers again with the module
 /// instrumented to record it.
 ///
 /// # Safety
-/// `cbs` are executable and their objects alive; the application waits.
+/// As [`rerun`].
 unsafe fn record(
     data: &DeviceData,
     queue: vk::Queue,
@@ -351,44 +414,113 @@ unsafe fn record(
     module: &ModuleDebug,
     selector: Invocation,
 ) -> Result<Vec<u32>, String> {
-    if let Some(why) = not_reexecutable(data, cbs) {
-        return Err(format!(
-            "recording needs the submission to run again, and {why}: running it again would not give what running it once gave"
-        ));
-    }
     let mode = ModuleDebug::record(selector);
     let code = |set: u32| module.spirv(&mode, set).map(Arc::new);
+    let mut header = layout::to_words(&layout::new_record_buffer(0));
+    header[layout::CAP_INDEX] = capacity();
+    let v = variant(&(shader, "record", selector));
     // SAFETY: per this function's contract.
-    let made = unsafe {
-        shadows(
-            data,
-            cbs,
-            shader,
-            variant(&(shader, "record", selector)),
-            &code,
-        )?
+    unsafe {
+        rerun(data, queue, cbs, shader, v, &code, &header, |w| {
+            trim_record(w)
+        })
+    }
+}
+
+/// A values image: the value of `expr` at `line` for every fragment of the
+/// render area, by running the buffers again with the module instrumented
+/// to watch it.
+///
+/// # Safety
+/// As [`rerun`].
+unsafe fn watch(
+    data: &DeviceData,
+    queue: vk::Queue,
+    cbs: &[vk::CommandBuffer],
+    shader: u32,
+    module: &ModuleDebug,
+    line: u32,
+    expr: &str,
+) -> Result<Watched, String> {
+    let (code, ty) = module.watch_spirv(line, expr)?;
+    let words = ty
+        .words()
+        .ok_or("the expression's type cannot be shown as an image")?;
+    let (width, height) = render_area(data, cbs).ok_or("the submission draws in no render pass")?;
+    let buffer = layout::to_words(&layout::new_watch_buffer(width, height, words));
+    let code = |set: u32| code(set).map(Arc::new);
+    let v = variant(&(shader, "watch", line, expr));
+    // SAFETY: per this function's contract.
+    let data_words = unsafe {
+        rerun(data, queue, cbs, shader, v, &code, &buffer, |w| {
+            w[..buffer.len()].to_vec()
+        })?
     };
-    let header = layout::to_words(&layout::new_record_buffer(0));
-    let submit = data.queue_submit.ok_or("the device lacks vkQueueSubmit")?;
-    let handles: Vec<vk::CommandBuffer> = made.iter().map(|s| s.cb).collect();
-    let info = vk::SubmitInfo::default().command_buffers(&handles);
-    // SAFETY: the application waits in its own submission; the earlier
-    // submission of the shadows was waited for.
-    let words = unsafe {
-        reset(data, &header);
-        data.pipelines
-            .with_debug_words(|w| w[layout::CAP_INDEX] = capacity());
-        let r = submit(queue, 1, &info, vk::Fence::null());
-        if let Some(wait) = data.replay.life.queue_wait_idle {
-            let _ = wait(queue);
+    Ok(Watched {
+        width,
+        height,
+        ty,
+        value_words: words,
+        // Slots are `y * width + x` in Vulkan's framebuffer coordinates
+        // (y down), as the stop's pixel is, so that the session reads the
+        // stopped fragment's slot; shown as an image it is upside down
+        // (the protocol's images are bottom row first): the image needs
+        // its origin on the wire.
+        data: data_words,
+    })
+}
+
+/// A values image, ready to send.
+struct Watched {
+    width: u32,
+    height: u32,
+    ty: shaderdbg_core::Type,
+    value_words: u32,
+    data: Vec<u32>,
+}
+
+impl Watched {
+    fn reply(self, request: u64) -> FromAgent {
+        FromAgent::WatchImage {
+            request,
+            width: self.width,
+            height: self.height,
+            ty: self.ty,
+            value_words: self.value_words,
+            data: shaderdbg_protocol::Blob::from_words(&self.data),
         }
-        data.replay.free_shadows(data.handle, &made);
-        if r != vk::Result::SUCCESS {
-            return Err(format!("submitting the recording: {r}"));
-        }
-        data.pipelines.with_debug_words(|w| trim_record(w))
-    };
-    words.ok_or_else(|| "no debug buffer".into())
+    }
+}
+
+/// The extent of the largest render area the buffers draw in.
+fn render_area(data: &DeviceData, cbs: &[vk::CommandBuffer]) -> Option<(u32, u32)> {
+    let mut area: Option<(u32, u32)> = None;
+    for cb in cbs {
+        data.replay.with_commands(*cb, |cmds| {
+            for cmd in cmds {
+                // SAFETY: recorded arguments point into the recording.
+                let rect = unsafe {
+                    match *cmd {
+                        Cmd::CmdBeginRenderPass(a) => {
+                            (*a.p_render_pass_begin.cast::<vk::RenderPassBeginInfo>()).render_area
+                        }
+                        Cmd::CmdBeginRenderPass2(a) => {
+                            (*a.p_render_pass_begin.cast::<vk::RenderPassBeginInfo>()).render_area
+                        }
+                        Cmd::CmdBeginRendering(a) => {
+                            (*a.p_rendering_info.cast::<vk::RenderingInfo>()).render_area
+                        }
+                        _ => continue,
+                    }
+                };
+                let w = (rect.offset.x.max(0) as u32) + rect.extent.width;
+                let h = (rect.offset.y.max(0) as u32) + rect.extent.height;
+                let (aw, ah) = area.unwrap_or((0, 0));
+                area = Some((aw.max(w), ah.max(h)));
+            }
+        });
+    }
+    area
 }
 
 /// The used part of a record buffer, its capacity word set to what is used

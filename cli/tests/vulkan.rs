@@ -138,3 +138,49 @@ fn a_condition_that_does_not_compile_leaves_the_breakpoint_unverified_with_why()
     );
     assert!(of_kind(&events, "stopped").is_empty());
 }
+
+/// `print` of what only the GPU computes (derivatives) at a Vulkan stop
+/// goes to the layer as a watch: the submission runs again with the value
+/// captured for every fragment, and the stopped fragment's is shown.
+#[test]
+fn derivatives_at_a_vulkan_stop_are_evaluated_on_the_gpu() {
+    use std::io::Write;
+    common::single_pass();
+    let bp = format!("{}:12", fragment_shader().display());
+    let mut child = Command::new(env!("CARGO_BIN_EXE_shaderdbg"))
+        .args(["debug", "--break", &bp, "--"])
+        .arg(app())
+        .args(["1", "64"])
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("shaderdbg debug runs");
+    child
+        .stdin
+        .take()
+        .expect("stdin")
+        .write_all(b"run\nprint dFdx(p.x * p.y)\nprint dFdy(p.y)\ncontinue\n")
+        .expect("commands");
+    let out = child.wait_with_output().expect("waits");
+    let text = String::from_utf8_lossy(&out.stdout);
+    // Stopped at fragment (0,0): p = (0.5, 0.5) / 32; across a pixel in x,
+    // p.x * p.y changes by p.y / 32, and p.y by 1 / 32 across one in y.
+    let p_y = 0.5f32 / 32.0;
+    let value = |name: &str| -> f32 {
+        text.lines()
+            .find_map(|l| l.strip_prefix(&format!("float {name} = ")))
+            .and_then(|v| v.trim().parse().ok())
+            .unwrap_or_else(|| {
+                panic!(
+                    "no {name} in:\n{text}\n{}",
+                    String::from_utf8_lossy(&out.stderr)
+                )
+            })
+    };
+    assert!(
+        (value("dFdx(p.x * p.y)") - p_y / 32.0).abs() < 1e-7,
+        "{text}"
+    );
+    assert_eq!(value("dFdy(p.y)"), 1.0 / 32.0, "{text}");
+}

@@ -218,9 +218,9 @@ pub unsafe fn submit<I: Submission>(
         sanitizer: Vec::new(),
     };
     let mut answer = |request: u64, ask: Ask| match ask {
-        // SAFETY (both): the application's thread waits here; its buffers
-        // are still executable and their objects alive.
         Ask::Record(selector) => {
+            // SAFETY: the application's thread waits here; its buffers are
+            // still executable and their objects alive.
             let log = unsafe { record(data, queue, &cbs, shader, &module, selector)? };
             Ok(FromAgent::Recorded {
                 request,
@@ -229,9 +229,11 @@ pub unsafe fn submit<I: Submission>(
                 log: shaderdbg_protocol::Blob::from_words(&log),
             })
         }
-        Ask::Watch { line, expr } => unsafe {
-            watch(data, queue, &cbs, shader, &module, line, &expr).map(|w| w.reply(request))
-        },
+        Ask::Watch { line, expr } => {
+            // SAFETY: as above.
+            let w = unsafe { watch(data, queue, &cbs, shader, &module, line, &expr)? };
+            Ok(w.reply(request))
+        }
     };
     crate::agent::stop(dbg, stopped, &mut answer);
     Some(result)
@@ -356,6 +358,7 @@ unsafe fn rendering_loads(info: &vk::RenderingInfo) -> bool {
 ///
 /// # Safety
 /// `cbs` are executable and their objects alive; the application waits.
+#[allow(clippy::too_many_arguments)]
 unsafe fn rerun<R>(
     data: &DeviceData,
     queue: vk::Queue,

@@ -12,6 +12,11 @@
 // WGSL condition, F5, the stop on the WGSL line, VARIABLES with WGSL values
 // and type names, Step Back and F10; and, in the editor, the language
 // server's signature help for a WGSL built-in.
+// Then a Vulkan program: a launch.json naming the built test program
+// vk_triangle (tests/vk-apps; the session enables our Vulkan layer),
+// vk_triangle.frag open, a gutter breakpoint with a condition, F5, the stop on
+// its line at the first fragment where the condition holds, VARIABLES against
+// the CPU's values for that fragment, Step Back, Shift+F5.
 // Screenshots in $E2E_DIR/shots. Prints "N passed, M failed"; exit 1 on any failure.
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { execFileSync, spawn } from 'node:child_process';
@@ -20,6 +25,7 @@ import * as net from 'node:net';
 import * as path from 'node:path';
 import { BREAK_LINE, CONDITION, DEMO_SHADER, close, demoStop, numbers } from '../common/demo';
 import { RINGS_CONDITION, RINGS_LINE, RINGS_SHADER, ringsStop } from '../common/rings';
+import { VK_APP, VK_ARGS, VK_CONDITION, VK_LINE, VK_SHADER, vkFirstStop, vkLocals } from '../common/vk_triangle';
 
 const need = (name: string): string => {
   const v = process.env[name];
@@ -69,6 +75,9 @@ const LINE_TEXT = fs.readFileSync(SHADER, 'utf8').split('\n')[BREAK_LINE - 1].tr
 const WGSL = path.join(WS, 'rings.wgsl');
 fs.copyFileSync(RINGS_SHADER, WGSL);
 const WGSL_LINE_TEXT = fs.readFileSync(WGSL, 'utf8').split('\n')[RINGS_LINE - 1].trim();
+const VK_FRAG = path.join(WS, 'vk_triangle.frag');
+fs.copyFileSync(VK_SHADER, VK_FRAG);
+const VK_LINE_TEXT = fs.readFileSync(VK_FRAG, 'utf8').split('\n')[VK_LINE - 1].trim();
 fs.writeFileSync(path.join(USER_DATA, 'User/settings.json'), JSON.stringify({
   'security.workspace.trust.enabled': false,
   'workbench.startupEditor': 'none',
@@ -454,6 +463,82 @@ try {
   check('WGSL: mix has 2 overloads', /\b1\/2\b/.test(hintText), JSON.stringify(hintText));
   await shot('13-wgsl-signature-help');
   await pg.keyboard.press('Escape');
+
+  // ---------------------------------------------------------------- 14. a Vulkan program: launch.json, gutter breakpoint, F5
+  // The launch.json comes only now: the sessions above are F5 without one.
+  check(`the Vulkan test program is built (${VK_APP})`, fs.existsSync(VK_APP), 'cargo build -p shaderdbg-vk-test-apps');
+  const VK_CONFIG = 'Debug vk_triangle (Vulkan)';
+  fs.mkdirSync(path.join(WS, '.vscode'), { recursive: true });
+  fs.writeFileSync(path.join(WS, '.vscode/launch.json'), JSON.stringify({
+    version: '0.2.0',
+    configurations: [{ type: 'shaderdbg', request: 'launch', name: VK_CONFIG, program: VK_APP, args: VK_ARGS, cwd: '${workspaceFolder}' }],
+  }, null, 2));
+  await runCommand('File: Revert File').catch(() => log('no "Revert File"'));
+  await runCommand('View: Close All Editor Groups').catch(() => log('no "Close All Editor Groups"'));
+  await pg.keyboard.press('Escape');
+  await pg.keyboard.press('Control+P');
+  await qi.waitFor({ state: 'visible' });
+  await qi.fill('vk_triangle.frag');
+  await pg.locator('.quick-input-list .monaco-list-row', { hasText: 'vk_triangle.frag' }).first().waitFor();
+  await pg.keyboard.press('Enter');
+  const vkLine = editor.locator('.view-line', { hasText: VK_LINE_TEXT });
+  await vkLine.waitFor({ timeout: 30000 });
+  check('vk_triangle.frag open in the editor', await pg.locator('.tab.active', { hasText: 'vk_triangle.frag' }).isVisible());
+  await conditionalBreakpoint(VK_LINE, VK_CONDITION, 'vk_triangle.frag');
+  // The Run and Debug view's configuration: the one launch.json names (F5 starts it).
+  await runCommand('View: Show Run and Debug');
+  const selected = await poll(async () => {
+    const t = await pg.locator('.part.sidebar .start-debug-action-item select').first()
+      .evaluate((s: HTMLSelectElement) => s.selectedOptions[0]?.text ?? '').catch(() => '');
+    return t === VK_CONFIG && t;
+  }, 15000);
+  check(`Run and Debug selects "${VK_CONFIG}" from launch.json`, !!selected, String(selected));
+  log('Run and Debug configuration:', JSON.stringify(selected));
+  await shot('14-vulkan-conditional-breakpoint');
+  const vkStopsBefore = (outputChannelText().match(/stopped: \w+/g) ?? []).length;
+  await vkLine.click();
+  await pg.keyboard.press('F5');
+  await Promise.race([picker.waitFor({ timeout: 120000 }), pausedText.waitFor({ timeout: 120000 })]).catch(() => undefined);
+  if (await picker.isVisible().catch(() => false)) { log('"Select debugger" picker -> shaderdbg'); await picker.first().click(); }
+  await pausedText.waitFor({ timeout: 120000 });
+  await callStack.locator('.monaco-list-row', { hasText: `${VK_LINE}:` }).first().waitFor({ timeout: 15000 }).catch(() => undefined);
+  const vkStack = await callStack.innerText();
+  const vkReason = await poll(() => { const all = outputChannelText().match(/stopped: \w+/g) ?? []; return Promise.resolve(all.length > vkStopsBefore && all[all.length - 1]); }, 10000);
+  check('Vulkan: stopped with reason "breakpoint"', vkReason === 'stopped: breakpoint', String(vkReason));
+  check(`Vulkan: CALL STACK shows main vk_triangle.frag ${VK_LINE}`, new RegExp(`\\bmain\\b[\\s\\S]*vk_triangle\\.frag\\s*${VK_LINE}:`).test(vkStack), JSON.stringify(vkStack));
+  check(`Vulkan: current-line arrow on line ${VK_LINE}`, await glyphOnLine('.codicon-debug-stackframe', VK_LINE));
+  const vpx = /fragment \((\d+), ?(\d+)\)/.exec(vkStack);
+  const first = vkFirstStop(0);
+  check('Vulkan: the stopped fragment is the first in row order where the condition holds (computed here)',
+    !!vpx && !!first && Number(vpx[1]) === first.x && Number(vpx[2]) === first.y && first.x === 32 && first.y === 0,
+    `${JSON.stringify(vkStack)} vs ${JSON.stringify(first)}`);
+  await shot('15-vulkan-paused');
+
+  // ---------------------------------------------------------------- 15. VARIABLES: p, t, ring against the CPU
+  const vkVarsText = await poll(async () => { const t = await vars.innerText(); return /\bring\b/.test(t) && /\bp\b/.test(t) && t; }, 15000) || '';
+  console.log(`VARIABLES at the Vulkan stop: ${JSON.stringify(vkVarsText)}`);
+  const vv = variableRows(vkVarsText);
+  const vk = vkLocals(vpx ? Number(vpx[1]) : 32, vpx ? Number(vpx[2]) : 0, 0);
+  const vkValue = (name: string): number[] => numbers(vv.get(name)?.value ?? '');
+  check('Vulkan VARIABLES: p = vec2(1.015625, 0.015625)', close(vkValue('p'), vk.p, 1e-6) && close(vk.p, [1.015625, 0.015625], 0), JSON.stringify(vv.get('p')));
+  check('Vulkan VARIABLES: t = 0 (frame 0)', close(vkValue('t'), [vk.t], 0) && vk.t === 0, JSON.stringify(vv.get('t')));
+  check('Vulkan VARIABLES: ring', close(vkValue('ring'), [vk.ring], 1e-5) && vk.ring > 0.9, `${JSON.stringify(vv.get('ring'))} vs ${vk.ring}`);
+  const vkInline = await poll(async () => { const m = /\bring\s=\s(-?[\d.]+)/.exec(await editor.innerText()); return m ? m[1] : undefined; }, 10000);
+  check('Vulkan: inline value of ring in the editor', close([num(vkInline)], [vk.ring], 1e-5), String(vkInline));
+  const vkStatus = await pg.locator('.statusbar').innerText().catch(() => '');
+  check(`Vulkan: the session is launch.json's "${VK_CONFIG}" (status bar)`, vkStatus.includes(VK_CONFIG), JSON.stringify(vkStatus));
+
+  // ---------------------------------------------------------------- 16. Step Back, then Shift+F5
+  await pg.locator('.debug-toolbar .codicon-debug-step-back').first().click();
+  const vkBack = await poll(async () => ((await arrowLine(VK_LINE)) === VK_LINE - 1 ? VK_LINE - 1 : undefined), 15000);
+  check(`Vulkan: Step Back goes to line ${VK_LINE - 1} (float ring = ...)`, vkBack === VK_LINE - 1, String(await arrowLine(VK_LINE)));
+  await shot('16-vulkan-after-step-back');
+  await vkLine.click();
+  await pg.keyboard.press('Shift+F5');
+  await pg.locator('.debug-toolbar').first().waitFor({ state: 'hidden', timeout: 20000 }).catch(() => undefined);
+  check('Vulkan debug session stopped (toolbar gone)', !(await pg.locator('.debug-toolbar').first().isVisible().catch(() => false)));
+  await shot('17-vulkan-stopped');
+
   const out = outputChannelText();
   check('the language server started', /language server started/.test(out), out.slice(-800));
 } catch (e) {

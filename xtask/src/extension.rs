@@ -51,7 +51,12 @@ pub fn code_server_entry() -> PathBuf {
     e2e_dir().join("cs/node_modules/code-server/out/node/entry.js")
 }
 
-/// `cargo build [--release] -p <the packages of the bundled binaries>`.
+/// The package of the Vulkan test program (`vk_triangle`) that the
+/// extension's adapter and end-to-end tests launch from `target/debug`.
+pub const TEST_PROGRAMS: &str = "shaderdbg-vk-test-apps";
+
+/// `cargo build [--release] -p <the packages of the bundled binaries>`; the
+/// debug build (the tests') also builds [`TEST_PROGRAMS`].
 pub fn build_binaries(release: bool) -> Command {
     let mut args = vec!["build"];
     if release {
@@ -59,6 +64,9 @@ pub fn build_binaries(release: bool) -> Command {
     }
     for p in PACKAGES {
         args.extend(["-p", p]);
+    }
+    if !release {
+        args.extend(["-p", TEST_PROGRAMS]);
     }
     cargo(args)
 }

@@ -478,37 +478,98 @@ fn loads(format: vk::Format, load: vk::AttachmentLoadOp, stencil: vk::Attachment
     load == vk::AttachmentLoadOp::LOAD || (has_stencil && stencil == vk::AttachmentLoadOp::LOAD)
 }
 
-unsafe extern "system" fn create_render_pass(
+/// A render pass create info (1 or 2): what [`remember_render_pass`] needs.
+trait RenderPassInfo {
+    /// Whether one of its attachments is loaded.
+    ///
+    /// # Safety
+    /// The info is valid.
+    unsafe fn loads(&self) -> bool;
+}
+
+/// `attachment_count` attachments at `p`, or none.
+///
+/// # Safety
+/// `p` is null or points to `n` values.
+unsafe fn slice<'a, T>(p: *const T, n: u32) -> &'a [T] {
+    if p.is_null() {
+        &[]
+    } else {
+        // SAFETY: per this function's contract.
+        unsafe { std::slice::from_raw_parts(p, n as usize) }
+    }
+}
+
+impl RenderPassInfo for vk::RenderPassCreateInfo<'_> {
+    unsafe fn loads(&self) -> bool {
+        // SAFETY: a valid info names its attachments.
+        unsafe { slice(self.p_attachments, self.attachment_count) }
+            .iter()
+            .any(|a| loads(a.format, a.load_op, a.stencil_load_op))
+    }
+}
+
+impl RenderPassInfo for vk::RenderPassCreateInfo2<'_> {
+    unsafe fn loads(&self) -> bool {
+        // SAFETY: a valid info names its attachments.
+        unsafe { slice(self.p_attachments, self.attachment_count) }
+            .iter()
+            .any(|a| loads(a.format, a.load_op, a.stencil_load_op))
+    }
+}
+
+/// The next layer's `vkCreateRenderPass` or `vkCreateRenderPass2`.
+type CreateRenderPass<I> = unsafe extern "system" fn(
+    vk::Device,
+    *const I,
+    *const vk::AllocationCallbacks<'_>,
+    *mut vk::RenderPass,
+) -> vk::Result;
+
+/// Creates a render pass down the chain, then remembers whether it loads
+/// an attachment.
+///
+/// # Safety
+/// The arguments are the application's, valid for the command.
+unsafe fn create_pass<I: RenderPassInfo>(
     dev: vk::Device,
-    info: *const vk::RenderPassCreateInfo<'_>,
+    info: *const I,
     allocator: *const vk::AllocationCallbacks<'_>,
     out: *mut vk::RenderPass,
+    next: impl FnOnce(&Next) -> Option<CreateRenderPass<I>>,
 ) -> vk::Result {
     let Some(d) = device(dev) else {
         return vk::Result::ERROR_INITIALIZATION_FAILED;
     };
-    let Some(next) = d.pipelines.next.create_render_pass else {
+    let Some(next) = next(&d.pipelines.next) else {
         return vk::Result::ERROR_INITIALIZATION_FAILED;
     };
     // SAFETY: the application's arguments, down the chain.
     let result = unsafe { next(dev, info, allocator, out) };
     if result == vk::Result::SUCCESS {
         // SAFETY: a valid create info; the pass written on success.
-        let (attachments, pass) = unsafe {
-            let i = &*info;
-            let a = if i.p_attachments.is_null() {
-                &[][..]
-            } else {
-                std::slice::from_raw_parts(i.p_attachments, i.attachment_count as usize)
-            };
-            (a, *out)
-        };
-        let l = attachments
-            .iter()
-            .any(|a| loads(a.format, a.load_op, a.stencil_load_op));
-        remember_render_pass(&d, pass, l);
+        let (loads, pass) = unsafe { ((*info).loads(), *out) };
+        remember_render_pass(&d, pass, loads);
     }
     result
+}
+
+unsafe extern "system" fn create_render_pass(
+    dev: vk::Device,
+    info: *const vk::RenderPassCreateInfo<'_>,
+    allocator: *const vk::AllocationCallbacks<'_>,
+    out: *mut vk::RenderPass,
+) -> vk::Result {
+    // SAFETY: the application's arguments.
+    unsafe {
+        create_pass(
+            dev,
+            info.cast::<vk::RenderPassCreateInfo<'static>>(),
+            allocator,
+            out,
+            |n| n.create_render_pass,
+        )
+    }
 }
 
 unsafe extern "system" fn create_render_pass2(
@@ -517,31 +578,16 @@ unsafe extern "system" fn create_render_pass2(
     allocator: *const vk::AllocationCallbacks<'_>,
     out: *mut vk::RenderPass,
 ) -> vk::Result {
-    let Some(d) = device(dev) else {
-        return vk::Result::ERROR_INITIALIZATION_FAILED;
-    };
-    let Some(next) = d.pipelines.next.create_render_pass2 else {
-        return vk::Result::ERROR_INITIALIZATION_FAILED;
-    };
-    // SAFETY: the application's arguments, down the chain.
-    let result = unsafe { next(dev, info, allocator, out) };
-    if result == vk::Result::SUCCESS {
-        // SAFETY: a valid create info; the pass written on success.
-        let (attachments, pass) = unsafe {
-            let i = &*info;
-            let a = if i.p_attachments.is_null() {
-                &[][..]
-            } else {
-                std::slice::from_raw_parts(i.p_attachments, i.attachment_count as usize)
-            };
-            (a, *out)
-        };
-        let l = attachments
-            .iter()
-            .any(|a| loads(a.format, a.load_op, a.stencil_load_op));
-        remember_render_pass(&d, pass, l);
+    // SAFETY: the application's arguments.
+    unsafe {
+        create_pass(
+            dev,
+            info.cast::<vk::RenderPassCreateInfo2<'static>>(),
+            allocator,
+            out,
+            |n| n.create_render_pass2,
+        )
     }
-    result
 }
 
 unsafe extern "system" fn destroy_render_pass(

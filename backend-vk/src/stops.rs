@@ -425,7 +425,7 @@ unsafe fn record(
     // SAFETY: per this function's contract.
     unsafe {
         rerun(data, queue, cbs, shader, v, &code, &header, |w| {
-            trim_record(w)
+            layout::trim_record(w)
         })
     }
 }
@@ -524,17 +524,4 @@ fn render_area(data: &DeviceData, cbs: &[vk::CommandBuffer]) -> Option<(u32, u32
         });
     }
     area
-}
-
-/// The used part of a record buffer, its capacity word set to what is used
-/// (as the session decodes it).
-fn trim_record(words: &[u32]) -> Vec<u32> {
-    let used = words.first().copied().unwrap_or(0) as usize;
-    let cap = words.get(layout::CAP_INDEX).copied().unwrap_or(0) as usize;
-    let end = (layout::HEADER_WORDS + used.min(cap)).min(words.len());
-    let mut out = words[..end].to_vec();
-    if let Some(c) = out.get_mut(layout::CAP_INDEX) {
-        *c = used.min(cap) as u32;
-    }
-    out
 }

@@ -53,6 +53,19 @@ pub fn new_watch_buffer(width: u32, height: u32, value_words: u32) -> Vec<u8> {
     to_bytes(&words)
 }
 
+/// The used part of a record buffer read back whole, its capacity word set
+/// to what is used (as the session decodes it).
+pub fn trim_record(words: &[u32]) -> Vec<u32> {
+    let used = words.first().copied().unwrap_or(0) as usize;
+    let cap = words.get(CAP_INDEX).copied().unwrap_or(0) as usize;
+    let end = (HEADER_WORDS + used.min(cap)).min(words.len());
+    let mut out = words[..end].to_vec();
+    if let Some(c) = out.get_mut(CAP_INDEX) {
+        *c = used.min(cap) as u32;
+    }
+    out
+}
+
 pub fn to_bytes(words: &[u32]) -> Vec<u8> {
     words.iter().flat_map(|w| w.to_le_bytes()).collect()
 }

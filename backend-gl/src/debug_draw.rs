@@ -543,6 +543,61 @@ unsafe fn storage_blocks(_gl: &glow::Context, program: glow::Program) -> Vec<(St
     }
 }
 
+/// Words of the storage ranges bound to `program`'s storage blocks (the
+/// debug buffer's `skip` binding left out), each block counted at least at
+/// its own size (`GL_BUFFER_DATA_SIZE`, the fixed part of a block bound to
+/// a smaller range): one storage race shadow slot per word is enough for
+/// every element the blocks' members have (`shaderdbg_core::layout`).
+///
+/// # Safety
+/// A GL context must be current on this thread.
+pub unsafe fn bound_storage_words(gl: &glow::Context, program: glow::Program, skip: u32) -> u64 {
+    // SAFETY: resource and indexed state queries on the context the caller
+    // keeps current; the copy-read binding changed to ask a buffer's size is
+    // put back.
+    unsafe {
+        let mut words = 0u64;
+        let read = gl.get_parameter_i32(glow::COPY_READ_BUFFER_BINDING);
+        let mut rebind = false;
+        for i in 0..resource_count(program, glow::SHADER_STORAGE_BLOCK) {
+            let property = |p| resource_property(program, glow::SHADER_STORAGE_BLOCK, i, p);
+            let Some(binding) = property(glow::BUFFER_BINDING).map(|b| b.max(0) as u32) else {
+                continue;
+            };
+            if binding == skip {
+                continue;
+            }
+            let own = property(glow::BUFFER_DATA_SIZE).unwrap_or(0).max(0) as u64;
+            let mut size = 0u64;
+            if let Some(buffer) = native_buffer(
+                gl.get_parameter_indexed_i32(glow::SHADER_STORAGE_BUFFER_BINDING, binding),
+            ) {
+                let start = gl
+                    .get_parameter_indexed_i64(glow::SHADER_STORAGE_BUFFER_START, binding)
+                    .max(0) as u64;
+                let bound = gl
+                    .get_parameter_indexed_i64(glow::SHADER_STORAGE_BUFFER_SIZE, binding)
+                    .max(0) as u64;
+                size = if bound > 0 {
+                    bound
+                } else {
+                    // Bound with glBindBufferBase: the whole buffer.
+                    rebind = true;
+                    gl.bind_buffer(glow::COPY_READ_BUFFER, Some(buffer));
+                    let total =
+                        gl.get_buffer_parameter_i32(glow::COPY_READ_BUFFER, glow::BUFFER_SIZE);
+                    (total.max(0) as u64).saturating_sub(start)
+                };
+            }
+            words = words.saturating_add(size.max(own).div_ceil(4));
+        }
+        if rebind {
+            gl.bind_buffer(glow::COPY_READ_BUFFER, native_buffer(read));
+        }
+        words
+    }
+}
+
 /// Bindings of a program's atomic counter buffers.
 ///
 /// # Safety
@@ -1739,6 +1794,9 @@ pub enum Readback {
     Hits,
     /// The header and the log words written (`len`, at most `cap`).
     Record,
+    /// The header, the dedup words and the sanitizer records written
+    /// (`count`, at most `cap`), not the storage race shadow after them.
+    Sanitize,
 }
 
 const HEADER_WORDS: usize = shaderdbg_core::layout::HEADER_WORDS;
@@ -1759,6 +1817,16 @@ impl Readback {
                         * shaderdbg_core::layout::HIT_RECORD_WORDS
             }
             Readback::Record => HEADER_WORDS + used(shaderdbg_core::layout::CAP_INDEX),
+            Readback::Sanitize => {
+                let flags = header
+                    .get(shaderdbg_core::layout::SANITIZE_FLAGS_INDEX)
+                    .copied()
+                    .unwrap_or(0) as usize;
+                HEADER_WORDS.saturating_add(flags).saturating_add(
+                    used(shaderdbg_core::layout::CAP_INDEX)
+                        * shaderdbg_core::layout::SANITIZE_RECORD_WORDS,
+                )
+            }
         };
         n.min(total)
     }

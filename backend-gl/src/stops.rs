@@ -20,9 +20,11 @@
 //! - Stop reasons: breakpoints, `Pause` (the next draw, every invocation at
 //!   the start of `main`), pixel history, and NaN/Inf written to an output
 //!   (exception filter); the hit record's tag word says which. With a
-//!   sanitizer filter on, a dispatch that did not stop for those runs its
-//!   compute shader sanitized ([`try_sanitize`]) and stops where it reports
-//!   something (`StopReason::Sanitizer`, the reports in `Stopped`). The `gl_error`
+//!   sanitizer filter on, a dispatch or draw that did not stop for those
+//!   runs its shaders sanitized ([`try_sanitize`]: the compute shader, or
+//!   the fragment then the vertex shader, each as a debug draw before the
+//!   application's) and stops where one reports something
+//!   (`StopReason::Sanitizer`, the reports in `Stopped`). The `gl_error`
 //!   filter makes every intercepted call check `glGetError` and wait in
 //!   [`at_gl_error`].
 //! - Screenshots: `Now` while stopped, `FrameEnd` at the swap ([`at_swap`]).
@@ -399,11 +401,20 @@ fn find_shader(id: u32) -> Option<ShaderInfo> {
         })
 }
 
-/// Key of a cached hit-test program: context, program, breakpoint generation,
-/// the program's shader sources (a relinked program with other sources
-/// gets a new one) and the debug buffer's binding (the one free in the
-/// program can change with `glShaderStorageBlockBinding`).
-type HitKey = (ContextKey, u32, u32, u64, u64, u32);
+/// Key of a cached instrumented program: context, program, debugged
+/// shader, what it is instrumented for, breakpoint generation, the
+/// program's shader sources (a relinked program with other sources gets a
+/// new one) and the debug buffer's binding (the one free in the program
+/// can change with `glShaderStorageBlockBinding`).
+type HitKey = (ContextKey, u32, u32, Purpose, u64, u64, u32);
+
+/// What a cached instrumented program is for: a shader can have both at
+/// once (breakpoints and a sanitizer filter), each kept.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+enum Purpose {
+    HitTest,
+    Sanitize,
+}
 
 thread_local! {
     /// The agent's own GL function tables, per context (current on this thread).
@@ -890,7 +901,7 @@ unsafe fn keep(gl: &glow::Context, cache: Option<HitKey>, program: glow::Program
                 let mut m = m.borrow_mut();
                 let stale: Vec<HitKey> = m
                     .keys()
-                    .filter(|o| (o.0, o.1, o.2) == (k.0, k.1, k.2) && **o != k)
+                    .filter(|o| (o.0, o.1, o.2, o.3) == (k.0, k.1, k.2, k.3) && **o != k)
                     .copied()
                     .collect();
                 for o in stale {
@@ -1054,7 +1065,7 @@ pub fn at_draw(
             || (b.filter.pixel_history && b.filter.pixel.is_some())
             || b.pause
             || b.exceptions.nan_inf
-            || (b.exceptions.sanitize() && draw.args.is_compute())
+            || b.exceptions.sanitize()
     });
     let idle = !busy;
     if idle {
@@ -1072,8 +1083,16 @@ pub fn at_draw(
             b.pause,
         )
     });
-    // One hit test can be the draw itself: where the draw has only one.
-    let mut original = (plan.len() == 1).then_some(run_original);
+    // Breakpoints (and a pause) win over the sanitizer at the same draw.
+    let sanitize = exceptions.sanitize()
+        && !pause
+        && filter.frame.is_none_or(|f| f == draw.frame)
+        // A draw has no shared memory: only these checks apply to it.
+        && (draw.args.is_compute() || exceptions.sanitize_oob || exceptions.sanitize_race);
+    // One hit test can be the draw itself: where the draw has only one, and
+    // is not sanitized after it (the sanitize pass is a debug draw that
+    // must come before the application's draw: its stop is inside it).
+    let mut original = (plan.len() == 1 && !sanitize).then_some(run_original);
     let mut ran = false;
     for attempt in plan {
         let (stopped, r) = try_stop(
@@ -1090,12 +1109,7 @@ pub fn at_draw(
             return ran;
         }
     }
-    // Breakpoints (and a pause) win over the sanitizer at the same dispatch.
-    if exceptions.sanitize()
-        && draw.args.is_compute()
-        && !pause
-        && filter.frame.is_none_or(|f| f == draw.frame)
-    {
+    if sanitize {
         try_sanitize(dbg, ctx, draw, &program, exceptions, generation);
     }
     ran
@@ -1147,6 +1161,7 @@ fn try_stop(
         ctx,
         stop.program.id,
         shader,
+        Purpose::HitTest,
         generation,
         sources_hash(&stop.program),
         binding,
@@ -1237,11 +1252,18 @@ fn try_stop(
 /// deduplicated per kind and step on the GPU, so few are ever written).
 const SANITIZE_CAPACITY: u32 = 1024;
 
-/// With a sanitizer filter on, at a dispatch: runs the compute shader
-/// sanitized as a debug dispatch (the application's buffers and images
-/// put back, as for a hit test) and, if it reported something, stops with
-/// `StopReason::Sanitizer` (and serves the debugger until `Resume`). `true`
-/// when it stopped.
+/// Storage race shadow slots a sanitize buffer gets at most (28 MiB of
+/// shadow); elements past them are not checked for races.
+const SANITIZE_MAX_SHADOW_SLOTS: u64 = 1 << 20;
+
+/// With a sanitizer filter on, at a dispatch or draw: runs its shaders
+/// sanitized, one at a time (the compute shader; the fragment shader, then
+/// the vertex shader), each as a debug draw (writes masked, the
+/// application's buffers and images put back, as for a hit test) before
+/// the application's own call, which runs as it would without the
+/// debugger. At the first that reports something, stops with
+/// `StopReason::Sanitizer` (and serves the debugger until `Resume`).
+/// `true` when it stopped.
 fn try_sanitize(
     dbg: &Debugger,
     ctx: ContextKey,
@@ -1250,21 +1272,74 @@ fn try_sanitize(
     exceptions: proto::ExceptionFilters,
     generation: u64,
 ) -> bool {
-    let Some(s) = program
-        .shaders
-        .iter()
-        .find(|s| s.stage == Some(state::Stage::Compute))
-    else {
-        return false;
+    let order: &[(state::Stage, Stage)] = if draw.args.is_compute() {
+        &[(state::Stage::Compute, Stage::Compute)]
+    } else {
+        &[
+            (state::Stage::Fragment, Stage::Fragment),
+            (state::Stage::Vertex, Stage::Vertex),
+        ]
     };
+    let shaders: Vec<(&ShaderInfo, Stage)> = order
+        .iter()
+        .flat_map(|(want, stage)| {
+            program
+                .shaders
+                .iter()
+                .filter(move |s| s.stage == Some(*want))
+                .map(move |s| (s, *stage))
+        })
+        .collect();
+    shaders.into_iter().any(|(s, stage)| {
+        sanitize_shader(dbg, ctx, draw, program, (s, stage), exceptions, generation)
+    })
+}
+
+/// Tells the debugger why a shader is not sanitized, once per shader and
+/// filter generation: the same reason at every draw of a frame would only
+/// bury the others.
+fn tell_once(dbg: &Debugger, key: (u32, u64), message: String) {
+    static TOLD: Mutex<Vec<(u32, u64)>> = Mutex::new(Vec::new());
+    let mut told = TOLD.lock().unwrap_or_else(|e| e.into_inner());
+    if told.contains(&key) {
+        tracing::debug!("{message}");
+        return;
+    }
+    told.retain(|(s, _)| *s != key.0);
+    told.push(key);
+    drop(told);
+    dbg.send(&FromAgent::Error {
+        request: None,
+        message,
+    });
+}
+
+/// [`try_sanitize`] of one shader.
+fn sanitize_shader(
+    dbg: &Debugger,
+    ctx: ContextKey,
+    draw: &DrawCall,
+    program: &ProgramInfo,
+    (s, stage): (&ShaderInfo, Stage),
+    exceptions: proto::ExceptionFilters,
+    generation: u64,
+) -> bool {
     let shader = s.id;
-    let debug = match shader_debug(shader, Stage::Compute, &s.sources) {
+    let debug = match shader_debug(shader, stage, &s.sources) {
         Ok(d) => d,
         Err(e) => {
             tracing::debug!(shader, "not sanitized: {e}");
             return false;
         }
     };
+    if debug.is_wgsl() {
+        tell_once(
+            dbg,
+            (shader, generation),
+            format!("shader {shader}: not sanitized: the sanitizer is not available for WGSL yet"),
+        );
+        return false;
+    }
     let checks = instrument::Checks {
         out_of_bounds: exceptions.sanitize_oob,
         uninit_shared: exceptions.sanitize_uninit,
@@ -1274,24 +1349,49 @@ fn try_sanitize(
         return false;
     };
     let (target, binding) = (stop.target, stop.binding);
+    // One shadow slot per word of the storage the program has bound (its
+    // members' elements take no more), rather than a fixed number that
+    // could be too few or far too many.
+    let Some(app) = native_program(program.id) else {
+        return false;
+    };
+    // SAFETY: the draw's context is current on this thread.
+    let words = unsafe { debug_draw::bound_storage_words(&stop.gl, app, binding) };
+    log_own_errors(ctx);
+    let slots = words.clamp(16, SANITIZE_MAX_SHADOW_SLOTS) as u32;
+    let key = (
+        ctx,
+        program.id,
+        shader,
+        Purpose::Sanitize,
+        generation,
+        sources_hash(program),
+        binding,
+    );
     let words = match stop.run(
         || Ok(debug.sanitize(checks, target, binding)?),
         (
-            &layout::new_sanitize_buffer(SANITIZE_CAPACITY, debug.table.probes.len()),
-            debug_draw::Readback::Whole,
+            &layout::new_sanitize_buffer_with_shadow(
+                SANITIZE_CAPACITY,
+                debug.table.probes.len(),
+                slots,
+            ),
+            debug_draw::Readback::Sanitize,
         ),
-        None,
+        Some(key),
     ) {
         Ok(w) => w,
         Err(e) => {
-            dbg.send(&FromAgent::Error {
-                request: None,
-                message: format!("shader {shader}: sanitizing failed: {e}"),
-            });
+            tell_once(
+                dbg,
+                (shader, generation),
+                format!("shader {shader}: sanitizing failed: {e}"),
+            );
             return false;
         }
     };
     let (reports, truncated) = debug.sanitizer_reports(&words);
+    tracing::debug!(%ctx, frame = draw.frame, draw = draw.index, shader, slots, "sanitized: {} reports", reports.len());
     if reports.is_empty() {
         return false;
     }

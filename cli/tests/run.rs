@@ -735,15 +735,12 @@ fn sanitize_race_on_a_storage_buffer_between_work_groups() {
 }
 
 /// `--sanitize` on a draw: the fragments of `fragment_ssbo` race on two
-/// words of a storage buffer and the last one marks one past its end.
-/// Ignored until the GL agent sanitizes draws: it runs the sanitizer at
-/// compute dispatches only (`backend-gl` `stops::at_draw` calls
-/// `try_sanitize` for `draw.args.is_compute()`, and `try_sanitize` takes
-/// the program's compute shader). The engine finds both in this shader
-/// (`glsl/tests/gpu_sanitize.rs`,
+/// words of a storage buffer and the last one marks one past its end. The
+/// GL agent runs the draw's fragment shader sanitized as a debug draw
+/// before the application's (`backend-gl` `stops::try_sanitize`); the
+/// engine finds both in this shader (`glsl/tests/gpu_sanitize.rs`,
 /// `the_fragment_ssbo_app_shader_is_found_at_its_lines`).
 #[test]
-#[ignore = "the GL agent sanitizes compute dispatches only (backend-gl stops::at_draw)"]
 fn sanitize_a_fragment_shader_writing_a_storage_buffer() {
     let out = run_compute("fragment_ssbo", &["--sanitize", "race", "--json"]);
     assert!(out.status.success());

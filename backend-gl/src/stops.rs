@@ -1264,6 +1264,15 @@ const SANITIZE_MAX_SHADOW_SLOTS: u64 = 1 << 20;
 /// debugger. At the first that reports something, stops with
 /// `StopReason::Sanitizer` (and serves the debugger until `Resume`).
 /// `true` when it stopped.
+///
+/// Never in one pass (the sanitized program running the application's
+/// call, as a one-pass hit test does): a sanitized shader does not compute
+/// what the application's does where the checks fire (an out-of-bounds
+/// read yields zero, such a write is skipped or its index clamped, see
+/// `instrument::Checks`), so its pictures and buffers could differ from a
+/// run without the debugger exactly where the bugs are; and the programs
+/// sanitized are mostly ones that write storage, which one pass excludes
+/// anyway.
 fn try_sanitize(
     dbg: &Debugger,
     ctx: ContextKey,

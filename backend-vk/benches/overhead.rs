@@ -1,51 +1,152 @@
 //! What the Vulkan layer costs an application, printed as figures (never
-//! asserted): instructions of `vk_api_heavy` (3 frames x 2000 draws, a
-//! pipeline bind and a push constant per draw, 4 submissions per frame, on
-//! lavapipe) without the layer and with it enabled and no debugger,
-//! counted by `valgrind --tool=callgrind` (deterministic, unlike wall-clock
-//! time on a shared machine), and the wall-clock time of both (median of 5).
+//! asserted), on `vk_api_heavy` (2000 draws a frame, a pipeline bind and a
+//! push constant per draw, 4 submissions per frame, on lavapipe with
+//! `LP_NUM_THREADS=0` so that rendering runs in the counted thread):
+//!
+//! - instructions (`valgrind --tool=callgrind`: deterministic, unlike
+//!   wall-clock time on a shared machine) of 3 frames without the layer and
+//!   with it enabled and no debugger (target: at most 1% more);
+//! - instructions per frame with a debugger (the socket protocol, scripted)
+//!   and a breakpoint in the fragment shader whose condition never holds,
+//!   so that every submission is hit-tested and nothing stops, against the
+//!   layer with a debugger and no breakpoint (target: at most 2x): runs of
+//!   2 and 6 frames, the difference over 4, so that start-up and the twin's
+//!   compilation cancel;
+//! - wall-clock time of the first comparison (median of 5).
 //!
 //! Run with `cargo bench -p shaderdbg-backend-vk` (or `cargo xtask bench`).
 
+use std::io::BufReader;
+use std::os::unix::net::UnixListener;
 use std::path::Path;
 use std::process::Command;
 
-const ARGS: [&str; 3] = ["3", "2000", "4"];
+use shaderdbg_protocol::{self as proto, FromAgent, ToAgent};
 
-/// `vk_api_heavy`, with the layer enabled through the loader's environment
-/// (a manifest in `manifest_dir`) or not.
-fn app(dir: &Path, layer: Option<&Path>) -> Command {
+const DRAWS: &str = "2000";
+const SUBMITS: &str = "4";
+
+/// `vk_api_heavy FRAMES`, with the layer enabled through the loader's
+/// environment (a manifest in `manifest_dir`) or not.
+fn app(dir: &Path, layer: Option<&Path>, frames: u32) -> Command {
     let mut cmd = Command::new(dir.join("vk_api_heavy"));
-    cmd.args(ARGS)
+    cmd.args([&frames.to_string(), DRAWS, SUBMITS])
         .env("LP_NUM_THREADS", "0")
-        // Both runs compile their pipelines: no cache from the other run.
+        // Every run compiles its pipelines: no cache from another run.
         .env("MESA_SHADER_CACHE_DISABLE", "true")
         .env_remove("VK_INSTANCE_LAYERS")
-        .env_remove("SHADERDBG_SOCKET");
+        .env_remove(proto::SOCKET_ENV);
     if let Some(manifest_dir) = layer {
         cmd.env("VK_ADD_LAYER_PATH", manifest_dir)
-            .env("VK_INSTANCE_LAYERS", shaderdbg_protocol::vulkan::LAYER_NAME);
+            .env("VK_INSTANCE_LAYERS", proto::vulkan::LAYER_NAME);
     }
     cmd
 }
 
-fn callgrind(dir: &Path, layer: Option<&Path>) -> Option<u64> {
-    let plain = app(dir, layer);
-    let mut cmd = Command::new("valgrind");
-    cmd.args(["--tool=callgrind", "--callgrind-out-file=/dev/null"])
-        .arg(plain.get_program())
-        .args(plain.get_args());
-    for (k, v) in plain.get_envs() {
+/// `cmd` under callgrind (children not traced: glslang, which compiles the
+/// twin, runs once per run and is not the application's work).
+fn under_callgrind(cmd: &Command) -> Command {
+    let mut c = Command::new("valgrind");
+    c.args(["--tool=callgrind", "--callgrind-out-file=/dev/null"])
+        .arg(cmd.get_program())
+        .args(cmd.get_args());
+    for (k, v) in cmd.get_envs() {
         match v {
-            Some(v) => cmd.env(k, v),
-            None => cmd.env_remove(k),
+            Some(v) => c.env(k, v),
+            None => c.env_remove(k),
         };
     }
-    let out = cmd.output().ok()?;
-    String::from_utf8_lossy(&out.stderr)
+    c
+}
+
+fn collected(stderr: &str) -> Option<u64> {
+    stderr
         .lines()
         .find_map(|l| l.split("Collected :").nth(1))
         .and_then(|n| n.trim().parse().ok())
+}
+
+fn callgrind(cmd: &Command) -> Option<u64> {
+    let out = under_callgrind(cmd).output().ok()?;
+    collected(&String::from_utf8_lossy(&out.stderr))
+}
+
+/// Runs `cmd` with a scripted debugger on the socket: when the fragment
+/// shader is announced, a breakpoint on its first line containing
+/// `needle` with `condition` (none: no breakpoint); every stop resumed.
+/// The program's stderr.
+fn debugged(dir: &Path, mut cmd: Command, breakpoint: Option<(&str, &str)>) -> String {
+    let sock_dir = dir.join(format!("vk-bench-sock-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&sock_dir);
+    std::fs::create_dir_all(&sock_dir).expect("socket dir");
+    let path = sock_dir.join("agent.sock");
+    let listener = UnixListener::bind(&path).expect("bind");
+    let child = cmd
+        .env(proto::SOCKET_ENV, &path)
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("spawn");
+    let (stream, _) = listener.accept().expect("accept");
+    let mut w = stream.try_clone().expect("clone");
+    let mut r = BufReader::new(stream);
+    while let Ok(Some(msg)) = proto::read_message::<_, FromAgent>(&mut r) {
+        match msg {
+            FromAgent::Hello { .. } => proto::write_message(
+                &mut w,
+                &ToAgent::Hello {
+                    version: proto::VERSION,
+                },
+            )
+            .expect("hello"),
+            FromAgent::ShaderCompiled {
+                shader,
+                sources,
+                stage,
+                ..
+            } => {
+                let text = sources.concat();
+                if let Some((needle, condition)) =
+                    breakpoint.filter(|_| stage == shaderdbg_core::Stage::Fragment)
+                {
+                    let line = text
+                        .lines()
+                        .position(|l| l.contains(needle))
+                        .unwrap_or_else(|| panic!("no `{needle}` in the fragment shader:\n{text}"));
+                    proto::write_message(
+                        &mut w,
+                        &ToAgent::SetBreakpoints {
+                            shader,
+                            breakpoints: vec![proto::LineBreakpoint {
+                                id: 0,
+                                line: line as u32 + 1,
+                                condition: Some(condition.to_string()),
+                            }],
+                        },
+                    )
+                    .expect("breakpoints");
+                }
+                proto::write_message(&mut w, &ToAgent::Resume).expect("resume");
+            }
+            // A breakpoint that does not bind measures nothing: say so.
+            FromAgent::BreakpointStatus {
+                line: None,
+                message,
+                ..
+            } => panic!("the bench's breakpoint did not bind: {message:?}"),
+            FromAgent::Stopped { .. } => panic!("the never-true breakpoint stopped"),
+            FromAgent::Error { message, .. } => panic!("the layer reported: {message}"),
+            _ => {}
+        }
+    }
+    let out = child.wait_with_output().expect("wait");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let _ = std::fs::remove_dir_all(&sock_dir);
+    String::from_utf8_lossy(&out.stderr).into_owned()
 }
 
 fn main() {
@@ -53,23 +154,46 @@ fn main() {
     let manifest_dir =
         std::env::temp_dir().join(format!("shaderdbg-vk-bench-{}", std::process::id()));
     std::fs::create_dir_all(&manifest_dir).expect("manifest dir");
-    let library = dir.join(shaderdbg_protocol::vulkan::LIBRARY);
+    let library = dir.join(proto::vulkan::LIBRARY);
     std::fs::write(
-        manifest_dir.join(shaderdbg_protocol::vulkan::MANIFEST),
-        shaderdbg_protocol::vulkan::manifest(&library.display().to_string()),
+        manifest_dir.join(proto::vulkan::MANIFEST),
+        proto::vulkan::manifest(&library.display().to_string()),
     )
     .expect("manifest");
     let layer = Some(manifest_dir.as_path());
-    match (callgrind(&dir, None), callgrind(&dir, layer)) {
+    match (
+        callgrind(&app(&dir, None, 3)),
+        callgrind(&app(&dir, layer, 3)),
+    ) {
         (Some(base), Some(with)) => println!(
             "layer enabled, no debugger (vk_api_heavy, 6000 draws, 12 submits): {base} -> {with} instructions, {:+.2}%",
             (with as f64 / base as f64 - 1.0) * 100.0
         ),
         _ => println!("callgrind: valgrind is not installed or failed; skipped"),
     }
+    // The decompiled fragment shader's `ring` line; `t` (the push constant)
+    // is never negative.
+    let never = Some(("float ring", "t < -1.0"));
+    let per_frame = |breakpoint: Option<(&str, &str)>| -> Option<f64> {
+        let count = |frames| {
+            let cmd = under_callgrind(&app(&dir, layer, frames));
+            collected(&debugged(&dir, cmd, breakpoint))
+        };
+        let (a, b) = (count(2)?, count(6)?);
+        Some(b.saturating_sub(a) as f64 / 4.0)
+    };
+    match (per_frame(None), per_frame(never)) {
+        (Some(plain), Some(hit)) => println!(
+            "never-true breakpoint in the fragment shader, instructions per frame (2000 draws, 4 submits): {:.1}M with the debugger and no breakpoint, {:.1}M with the hit test ({:.2}x the frame)",
+            plain / 1e6,
+            hit / 1e6,
+            hit / plain
+        ),
+        _ => println!("hit test: valgrind is not installed or failed; skipped"),
+    }
     let time = |layer: Option<&Path>| {
         shaderdbg_test_support::bench::median(5, || {
-            let out = app(&dir, layer).output().expect("vk_api_heavy runs");
+            let out = app(&dir, layer, 3).output().expect("vk_api_heavy runs");
             assert!(
                 out.status.success(),
                 "{}",

@@ -37,15 +37,49 @@ pub struct DeviceData {
     pub replay: crate::replay::DeviceReplay,
 }
 
+/// Hashes a handle or dispatch key (a pointer, or a number the driver
+/// chose) with one multiplication: every `vkCmd*` looks up its device and
+/// its command buffer's recording, and the standard library's SipHash is
+/// made for keys an attacker chooses, not for these.
+#[derive(Default, Clone, Copy)]
+pub struct HandleHasher(u64);
+
+impl std::hash::Hasher for HandleHasher {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+
+    fn write(&mut self, bytes: &[u8]) {
+        for b in bytes {
+            self.write_u64(u64::from(*b));
+        }
+    }
+
+    fn write_u64(&mut self, n: u64) {
+        self.0 = (self.0.rotate_left(5) ^ n).wrapping_mul(0x9e37_79b9_7f4a_7c15);
+    }
+
+    fn write_usize(&mut self, n: usize) {
+        self.write_u64(n as u64);
+    }
+
+    fn write_u32(&mut self, n: u32) {
+        self.write_u64(u64::from(n));
+    }
+}
+
+/// A map keyed by handles (see [`HandleHasher`]).
+pub type HandleMap<K, V> = HashMap<K, V, std::hash::BuildHasherDefault<HandleHasher>>;
+
 /// Live objects of one kind by dispatch key.
-pub struct Registry<T>(OnceLock<RwLock<HashMap<usize, Arc<T>>>>);
+pub struct Registry<T>(OnceLock<RwLock<HandleMap<usize, Arc<T>>>>);
 
 impl<T> Registry<T> {
     const fn new() -> Self {
         Registry(OnceLock::new())
     }
 
-    fn map(&self) -> &RwLock<HashMap<usize, Arc<T>>> {
+    fn map(&self) -> &RwLock<HandleMap<usize, Arc<T>>> {
         self.0.get_or_init(Default::default)
     }
 

@@ -187,15 +187,15 @@ pub struct Pipelines {
     pub next: Next,
     /// The physical device's memory types (for the debug buffer).
     pub memory: vk::PhysicalDeviceMemoryProperties,
-    infos: RwLock<HashMap<u64, Arc<PipelineInfo>>>,
+    infos: RwLock<crate::dispatch::HandleMap<u64, Arc<PipelineInfo>>>,
     /// Live shader modules' code, by handle.
-    modules: RwLock<HashMap<u64, StageCode>>,
+    modules: RwLock<crate::dispatch::HandleMap<u64, StageCode>>,
     /// Render passes by handle: whether one of their attachments is loaded
     /// (`VK_ATTACHMENT_LOAD_OP_LOAD`, colour or stencil).
-    render_passes: RwLock<HashMap<u64, bool>>,
+    render_passes: RwLock<crate::dispatch::HandleMap<u64, bool>>,
     layouts: RwLock<HashMap<u64, Arc<Copied<vk::PipelineLayoutCreateInfo<'static>>>>>,
     /// By application pipeline and variant.
-    twins: Mutex<HashMap<(u64, u64), Twin>>,
+    twins: Mutex<crate::dispatch::HandleMap<(u64, u64), Twin>>,
     debug: Mutex<Option<DebugSet>>,
 }
 

@@ -15,7 +15,6 @@ mod lifecycle;
 mod shadow;
 mod submit;
 
-use std::collections::HashMap;
 use std::ffi::{c_void, CStr};
 use std::mem::{align_of, size_of};
 use std::sync::{Arc, Mutex, RwLock};
@@ -217,9 +216,9 @@ impl Recording {
 pub struct DeviceReplay {
     pub next: CmdNext,
     pub life: lifecycle::Next,
-    recordings: RwLock<HashMap<u64, Arc<Mutex<Recording>>>>,
+    recordings: RwLock<crate::dispatch::HandleMap<u64, Arc<Mutex<Recording>>>>,
     /// Command pools by handle: their queue family.
-    pools: RwLock<HashMap<u64, u32>>,
+    pools: RwLock<crate::dispatch::HandleMap<u64, u32>>,
     pub shadows: Shadows,
     pub self_check: submit::SelfCheck,
 }

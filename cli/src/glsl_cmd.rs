@@ -50,6 +50,9 @@ pub struct InstrumentArgs {
     /// Capture an expression at LINE for every invocation.
     #[arg(long, value_name = "LINE:EXPR")]
     watch: Option<String>,
+    /// Instrument for the sanitizer with these checks (comma-separated).
+    #[arg(long, value_enum, value_delimiter = ',')]
+    sanitize: Vec<crate::run::SanitizeCheck>,
     /// The context the program runs in.
     #[arg(long, value_enum, default_value = "compat")]
     target: TargetArg,
@@ -254,6 +257,13 @@ fn instrument_cmd(a: InstrumentArgs) -> Result<ExitCode> {
             probe: step_at(line)?,
             expr: expr.to_string(),
         }
+    } else if !a.sanitize.is_empty() {
+        let f = crate::run::sanitize_filters(&a.sanitize);
+        Mode::Sanitize(shaderdbg_glsl::instrument::Checks {
+            out_of_bounds: f.sanitize_oob,
+            uninit_shared: f.sanitize_uninit,
+            race: f.sanitize_race,
+        })
     } else {
         Mode::Plain
     };

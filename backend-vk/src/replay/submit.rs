@@ -302,9 +302,9 @@ pub unsafe fn bind_twin(
 
 /// The hit-test header of the debug buffer (hit count, capacity), empty.
 fn reset_hits(words: &mut [u32]) {
-    const HIT_WORDS: usize = 6;
+    use shaderdbg_core::layout::{CAP_INDEX, HEADER_WORDS, HIT_RECORD_WORDS};
     words[0] = 0;
-    words[1] = ((words.len() - 4) / HIT_WORDS) as u32;
+    words[CAP_INDEX] = ((words.len() - HEADER_WORDS) / HIT_RECORD_WORDS) as u32;
 }
 
 /// The source the layer recovered for a module, as Vulkan GLSL.

@@ -1822,11 +1822,25 @@ fn nameable(ty: &Type, m: &Model) -> bool {
         Type::Struct(s) => {
             !s.name.starts_with("_anon")
                 && !m.local_structs.contains(&s.name)
+                && !is_block(&s.name, m)
                 && s.fields.iter().all(|f| nameable(&f.ty, m))
         }
         Type::Array(e, _) => nameable(e, m),
         _ => true,
     }
+}
+
+/// Whether `name` names an interface block (an element of an array of
+/// blocks is typed as a struct of the block's name, but a block name is not
+/// a type: no value of it can be written, so none is picked or zeroed).
+fn is_block(name: &str, m: &Model) -> bool {
+    m.decls.iter().any(|d| {
+        let mut ty = &d.ty;
+        while let Type::Array(e, _) = ty {
+            ty = e;
+        }
+        d.interface_block && matches!(ty, Type::Struct(s) if s.name == name)
+    })
 }
 
 fn is_inc_dec(op: &ast::UnaryOp) -> bool {

@@ -9,6 +9,7 @@ use std::sync::atomic::Ordering;
 use ash::vk;
 
 use crate::dispatch::{self, key, typed, DeviceData, InstanceData, Void};
+use crate::replay::Submit;
 use crate::{agent, loader};
 
 /// Whether an intercepted command is a device command (answered by
@@ -378,9 +379,6 @@ unsafe extern "system" fn create_swapchain(
     }
     result
 }
-
-/// The next layer's `vkQueueSubmit` or `vkQueueSubmit2`.
-type Submit<I> = unsafe extern "system" fn(vk::Queue, u32, *const I, vk::Fence) -> vk::Result;
 
 /// Submits down the chain with `next` of the queue's device; a program
 /// without a swapchain then ends a frame.

@@ -375,23 +375,50 @@ fn stage_slice<'a>(
     unsafe { std::slice::from_raw_parts(p, n as usize) }
 }
 
+/// The next layer's destroy command of a non-dispatchable object.
+type Destroy<H> = unsafe extern "system" fn(vk::Device, H, *const vk::AllocationCallbacks<'_>);
+
+/// Destroys an application's object down the chain, then `forget` drops
+/// what the layer kept of it.
+///
+/// # Safety
+/// The arguments are the application's, valid for the command.
+unsafe fn destroy<H: vk::Handle + Copy>(
+    dev: vk::Device,
+    h: H,
+    allocator: *const vk::AllocationCallbacks<'_>,
+    next: impl FnOnce(&Next) -> Option<Destroy<H>>,
+    forget: impl FnOnce(&Pipelines, u64),
+) {
+    let Some(d) = device(dev) else { return };
+    let Some(next) = next(&d.pipelines.next) else {
+        return;
+    };
+    // SAFETY: the application's arguments, down the chain.
+    unsafe { next(dev, h, allocator) };
+    forget(&d.pipelines, vk::Handle::as_raw(h));
+}
+
+/// Removes `raw` from a map of what the layer keeps per object.
+fn forget<V, S: std::hash::BuildHasher>(map: &RwLock<HashMap<u64, V, S>>, raw: u64) {
+    map.write().unwrap_or_else(|e| e.into_inner()).remove(&raw);
+}
+
 unsafe extern "system" fn destroy_module(
     dev: vk::Device,
     module: vk::ShaderModule,
     allocator: *const vk::AllocationCallbacks<'_>,
 ) {
-    let Some(d) = device(dev) else { return };
-    let Some(next) = d.pipelines.next.destroy_shader_module else {
-        return;
-    };
-    // SAFETY: the application's arguments, down the chain.
-    unsafe { next(dev, module, allocator) };
-    let mut modules = d
-        .pipelines
-        .modules
-        .write()
-        .unwrap_or_else(|e| e.into_inner());
-    modules.remove(&vk::Handle::as_raw(module));
+    // SAFETY: the application's arguments.
+    unsafe {
+        destroy(
+            dev,
+            module,
+            allocator,
+            |n| n.destroy_shader_module,
+            |p, raw| forget(&p.modules, raw),
+        )
+    }
 }
 
 unsafe extern "system" fn destroy_pipeline(
@@ -399,27 +426,63 @@ unsafe extern "system" fn destroy_pipeline(
     pipeline: vk::Pipeline,
     allocator: *const vk::AllocationCallbacks<'_>,
 ) {
-    let Some(d) = device(dev) else { return };
-    let Some(next) = d.pipelines.next.destroy_pipeline else {
-        return;
+    let forget_twins = |p: &Pipelines, raw: u64| {
+        forget(&p.infos, raw);
+        let gone: Vec<Twin> = {
+            let mut twins = p.twins.lock().unwrap_or_else(|e| e.into_inner());
+            let keys: Vec<(u64, u64)> = twins.keys().filter(|k| k.0 == raw).copied().collect();
+            keys.iter().filter_map(|k| twins.remove(k)).collect()
+        };
+        for t in gone {
+            // SAFETY: the application destroys its pipeline only when no
+            // command buffer using it is pending, so neither is the twin's
+            // shadow.
+            unsafe { p.destroy_twin(dev, t) };
+        }
     };
-    // SAFETY: the application's arguments, down the chain.
-    unsafe { next(dev, pipeline, allocator) };
-    let raw = vk::Handle::as_raw(pipeline);
-    let p = &d.pipelines;
-    p.infos
-        .write()
-        .unwrap_or_else(|e| e.into_inner())
-        .remove(&raw);
-    let gone: Vec<Twin> = {
-        let mut twins = p.twins.lock().unwrap_or_else(|e| e.into_inner());
-        let keys: Vec<(u64, u64)> = twins.keys().filter(|k| k.0 == raw).copied().collect();
-        keys.iter().filter_map(|k| twins.remove(k)).collect()
-    };
-    for t in gone {
-        // SAFETY: the application destroys its pipeline only when no
-        // command buffer using it is pending, so neither is the twin's shadow.
-        unsafe { p.destroy_twin(dev, t) };
+    // SAFETY: the application's arguments.
+    unsafe {
+        destroy(
+            dev,
+            pipeline,
+            allocator,
+            |n| n.destroy_pipeline,
+            forget_twins,
+        )
+    }
+}
+
+unsafe extern "system" fn destroy_render_pass(
+    dev: vk::Device,
+    pass: vk::RenderPass,
+    allocator: *const vk::AllocationCallbacks<'_>,
+) {
+    // SAFETY: the application's arguments.
+    unsafe {
+        destroy(
+            dev,
+            pass,
+            allocator,
+            |n| n.destroy_render_pass,
+            |p, raw| forget(&p.render_passes, raw),
+        )
+    }
+}
+
+unsafe extern "system" fn destroy_layout(
+    dev: vk::Device,
+    layout: vk::PipelineLayout,
+    allocator: *const vk::AllocationCallbacks<'_>,
+) {
+    // SAFETY: the application's arguments.
+    unsafe {
+        destroy(
+            dev,
+            layout,
+            allocator,
+            |n| n.destroy_pipeline_layout,
+            |p, raw| forget(&p.layouts, raw),
+        )
     }
 }
 
@@ -588,44 +651,6 @@ unsafe extern "system" fn create_render_pass2(
             |n| n.create_render_pass2,
         )
     }
-}
-
-unsafe extern "system" fn destroy_render_pass(
-    dev: vk::Device,
-    pass: vk::RenderPass,
-    allocator: *const vk::AllocationCallbacks<'_>,
-) {
-    let Some(d) = device(dev) else { return };
-    let Some(next) = d.pipelines.next.destroy_render_pass else {
-        return;
-    };
-    // SAFETY: the application's arguments, down the chain.
-    unsafe { next(dev, pass, allocator) };
-    let mut passes = d
-        .pipelines
-        .render_passes
-        .write()
-        .unwrap_or_else(|e| e.into_inner());
-    passes.remove(&vk::Handle::as_raw(pass));
-}
-
-unsafe extern "system" fn destroy_layout(
-    dev: vk::Device,
-    layout: vk::PipelineLayout,
-    allocator: *const vk::AllocationCallbacks<'_>,
-) {
-    let Some(d) = device(dev) else { return };
-    let Some(next) = d.pipelines.next.destroy_pipeline_layout else {
-        return;
-    };
-    // SAFETY: the application's arguments, down the chain.
-    unsafe { next(dev, layout, allocator) };
-    let mut map = d
-        .pipelines
-        .layouts
-        .write()
-        .unwrap_or_else(|e| e.into_inner());
-    map.remove(&vk::Handle::as_raw(layout));
 }
 
 impl Pipelines {

@@ -27,10 +27,7 @@ use crate::agent::Ask;
 use crate::breakpoints::{self, Bound, ModuleDebug};
 use crate::dispatch::DeviceData;
 use crate::pipelines::{Code, StageCode, DEBUG_BUFFER_BYTES};
-use crate::replay::{Cmd, Shadow, Submission};
-
-/// The next layer's `vkQueueSubmit` or `vkQueueSubmit2`.
-pub type Submit<I> = unsafe extern "system" fn(vk::Queue, u32, *const I, vk::Fence) -> vk::Result;
+use crate::replay::{Cmd, Shadow, Submission, Submit};
 
 fn variant(what: &impl Hash) -> u64 {
     let mut h = DefaultHasher::new();

@@ -23,6 +23,22 @@ fn app() -> PathBuf {
     shaderdbg_test_support::app("vk_triangle")
 }
 
+/// `shaderdbg run --json --break vk_triangle.frag:BREAKPOINT -- vk_triangle ARGS`.
+fn run_json(breakpoint: &str, args: &[&str]) -> (std::process::Output, String) {
+    let bp = format!("{}:{breakpoint}", fragment_shader().display());
+    let app = app();
+    let mut all = vec![
+        "run",
+        "--json",
+        "--break",
+        &bp,
+        "--",
+        app.to_str().expect("path"),
+    ];
+    all.extend_from_slice(args);
+    shaderdbg(all)
+}
+
 fn frames(lines: impl Iterator<Item = String>) -> Vec<String> {
     lines.filter(|l| l.starts_with("frame ")).collect()
 }
@@ -57,18 +73,7 @@ fn ring(x: u32, y: u32, t: f32) -> f32 {
 #[test]
 fn a_conditional_breakpoint_stops_at_the_first_fragment_where_it_holds() {
     for debug_info in ["source", "nonsemantic"] {
-        let bp = format!("{}:12:ring > 0.9 && p.x > 1.0", fragment_shader().display());
-        let (out, text) = shaderdbg([
-            "run",
-            "--json",
-            "--break",
-            &bp,
-            "--",
-            app().to_str().expect("path"),
-            "2",
-            "64",
-            debug_info,
-        ]);
+        let (out, text) = run_json("12:ring > 0.9 && p.x > 1.0", &["2", "64", debug_info]);
         let events = json_events(&text);
         let stops = of_kind(&events, "stopped");
         let stderr = String::from_utf8_lossy(&out.stderr);
@@ -115,17 +120,7 @@ fn a_conditional_breakpoint_stops_at_the_first_fragment_where_it_holds() {
 
 #[test]
 fn a_condition_that_does_not_compile_leaves_the_breakpoint_unverified_with_why() {
-    let bp = format!("{}:11:ring > 0.5", fragment_shader().display());
-    let (out, text) = shaderdbg([
-        "run",
-        "--json",
-        "--break",
-        &bp,
-        "--",
-        app().to_str().expect("path"),
-        "1",
-        "32",
-    ]);
+    let (out, text) = run_json("11:ring > 0.5", &["1", "32"]);
     assert!(out.status.success(), "{text}");
     let events = json_events(&text);
     let bound = of_kind(&events, "breakpoint");

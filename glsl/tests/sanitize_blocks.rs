@@ -5,8 +5,7 @@
 //! (it did: `Data _sdbg_pick_S_Data(Data v)`, a syntax error); the index is
 //! clamped instead, and the result compiles.
 
-use std::io::Write;
-use std::process::{Command, Stdio};
+mod common;
 
 use shaderdbg_glsl::instrument::{instrument, Checks, Mode, Request, Target};
 use shaderdbg_glsl::parse::parse;
@@ -31,30 +30,6 @@ void main() {
 }
 ";
 
-/// glslang's verdict on `glsl` as OpenGL GLSL of `stage`.
-fn glslang_accepts(glsl: &str, stage: &str) -> Result<(), String> {
-    shaderdbg_test_support::require_installed(&["/usr/bin/glslangValidator"]);
-    let mut child = Command::new("glslangValidator")
-        .args(["--stdin", "-S", stage])
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .spawn()
-        .expect("glslangValidator runs");
-    child
-        .stdin
-        .take()
-        .expect("stdin")
-        .write_all(glsl.as_bytes())
-        .expect("write");
-    let out = child.wait_with_output().expect("waits");
-    let text = String::from_utf8_lossy(&out.stdout).into_owned();
-    if out.status.success() {
-        Ok(())
-    } else {
-        Err(text)
-    }
-}
-
 #[test]
 fn an_array_of_storage_blocks_is_checked_by_clamping_and_compiles() {
     let parsed = parse(&[INDIRECT], Stage::Fragment, None).expect("parses");
@@ -69,7 +44,7 @@ fn an_array_of_storage_blocks_is_checked_by_clamping_and_compiles() {
     .expect("instruments");
     assert!(!out.glsl.contains("_sdbg_pick_S_Data"), "{}", out.glsl);
     assert!(out.glsl.contains("data[_sdbg_cl("), "{}", out.glsl);
-    if let Err(e) = glslang_accepts(&out.glsl, "frag") {
+    if let Err(e) = common::glslang(&out.glsl, "frag", false) {
         panic!("{e}\n{}", out.glsl);
     }
 }

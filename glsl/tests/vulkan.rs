@@ -3,48 +3,18 @@
 //! glslang (`glslangValidator -V`, as the layer compiles twins), with the
 //! debug buffer in the descriptor set asked for and Vulkan's built-ins.
 
-use std::io::Write;
 use std::path::Path;
-use std::process::{Command, Stdio};
 
 use shaderdbg_core::{Invocation, Stage};
 use shaderdbg_glsl::instrument::{self, Breakpoint, Checks, Mode};
+
+mod common;
 
 fn shader(name: &str) -> String {
     let path = Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("../tests/vk-apps/shaders")
         .join(name);
     std::fs::read_to_string(path).expect("shader")
-}
-
-/// glslang's verdict on `glsl` as Vulkan GLSL of `stage` (its messages on failure).
-fn compiles_for_vulkan(glsl: &str, stage: Stage) -> Result<(), String> {
-    shaderdbg_test_support::require_installed(&["/usr/bin/glslangValidator"]);
-    let out = std::env::temp_dir().join(format!(
-        "shaderdbg-vulkan-{}-{}.spv",
-        std::process::id(),
-        stage.short_name()
-    ));
-    let mut child = Command::new("glslangValidator")
-        .args(["-V", "--stdin", "-S", stage.short_name(), "-o"])
-        .arg(&out)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .spawn()
-        .expect("glslangValidator runs");
-    child
-        .stdin
-        .take()
-        .expect("stdin")
-        .write_all(glsl.as_bytes())
-        .expect("write");
-    let result = child.wait_with_output().expect("waits");
-    let _ = std::fs::remove_file(&out);
-    if result.status.success() {
-        Ok(())
-    } else {
-        Err(String::from_utf8_lossy(&result.stdout).into_owned())
-    }
 }
 
 fn modes(stage: Stage, table: &shaderdbg_core::probes::ProbeTable) -> Vec<(&'static str, Mode)> {
@@ -99,7 +69,7 @@ fn every_mode_of_the_vulkan_test_shaders_compiles_to_spirv() {
             }
             assert!(!inst.glsl.contains("gl_VertexID"), "{file} {name}");
             assert!(!inst.glsl.contains("gl_PrimitiveID"), "{file} {name}");
-            if let Err(e) = compiles_for_vulkan(&inst.glsl, stage) {
+            if let Err(e) = common::glslang(&inst.glsl, stage.short_name(), true) {
                 panic!("{file} {name} does not compile:\n{e}\n{}", inst.glsl);
             }
         }

@@ -67,3 +67,39 @@ pub fn without_runtime(glsl: &str, runtime: &str, name: &str) -> String {
     }
     text
 }
+
+/// glslang's verdict on `glsl` as a shader of `stage` (`frag`, `vert`,
+/// ...): OpenGL GLSL, or with `vulkan` Vulkan GLSL compiled to SPIR-V
+/// (`-V`). The error is glslang's output.
+pub fn glslang(glsl: &str, stage: &str, vulkan: bool) -> Result<(), String> {
+    use std::io::Write;
+    use std::process::{Command, Stdio};
+    shaderdbg_test_support::require_installed(&["/usr/bin/glslangValidator"]);
+    let out = std::env::temp_dir().join(format!(
+        "shaderdbg-glslang-{}-{stage}-{vulkan}.spv",
+        std::process::id()
+    ));
+    let mut cmd = Command::new("glslangValidator");
+    if vulkan {
+        cmd.arg("-V").arg("-o").arg(&out);
+    }
+    let mut child = cmd
+        .args(["--stdin", "-S", stage])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .expect("glslangValidator runs");
+    child
+        .stdin
+        .take()
+        .expect("stdin")
+        .write_all(glsl.as_bytes())
+        .expect("write");
+    let result = child.wait_with_output().expect("waits");
+    let _ = std::fs::remove_file(&out);
+    if result.status.success() {
+        Ok(())
+    } else {
+        Err(String::from_utf8_lossy(&result.stdout).into_owned())
+    }
+}

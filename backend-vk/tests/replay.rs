@@ -117,6 +117,21 @@ fn a_draw_heavy_program_replayed_from_shadows_renders_the_same_frames() {
     assert!(n >= 2, "{n}");
 }
 
+/// A compute dispatch writing a storage buffer (descriptor set 0; the
+/// twins' debug set is set 1): the buffer's checksums are unchanged in
+/// every mode, and the instrumented twin hits once per invocation.
+#[test]
+fn a_compute_dispatch_replayed_from_shadows_writes_the_same_buffer() {
+    let n = frames_unchanged("vk_compute", &["2", "256"], false);
+    assert_eq!(n, 2);
+    let out = with_self_check(
+        Command::new(shaderdbg_test_support::app("vk_compute")).args(["2", "256", "plain"]),
+        &[],
+        "instrumented",
+    );
+    assert_eq!(hits(&out.stderr), 2 * 256);
+}
+
 #[test]
 fn devices_on_several_threads_replayed_from_shadows_render_the_same_frames() {
     let n = frames_unchanged("vk_threads", &[], true);

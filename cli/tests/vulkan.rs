@@ -179,3 +179,51 @@ fn derivatives_at_a_vulkan_stop_are_evaluated_on_the_gpu() {
     );
     assert_eq!(value("dFdy(p.y)"), 1.0 / 32.0, "{text}");
 }
+
+/// A breakpoint in a compute shader that writes a storage buffer binds,
+/// but a stop's recording would run the dispatch a second time over its
+/// own results: the program runs as it would alone (the same buffer
+/// checksums) and the session is told why, once.
+#[test]
+fn a_compute_shader_writing_storage_says_why_it_cannot_stop() {
+    let shader = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("../tests/vk-apps/shaders/vk_compute.comp")
+        .canonicalize()
+        .expect("shader");
+    let bp = format!("{}:15", shader.display());
+    let program = shaderdbg_test_support::app("vk_compute");
+    let (out, text) = shaderdbg([
+        "run",
+        "--json",
+        "--break",
+        &bp,
+        "--",
+        program.to_str().expect("path"),
+        "3",
+        "256",
+    ]);
+    assert!(out.status.success(), "{text}");
+    let events = json_events(&text);
+    assert_eq!(
+        of_kind(&events, "breakpoint")[0]["verified"],
+        true,
+        "{text}"
+    );
+    assert!(of_kind(&events, "stopped").is_empty(), "{text}");
+    let errors = of_kind(&events, "error");
+    assert_eq!(errors.len(), 1, "said once: {text}");
+    let message = errors[0]["message"].as_str().unwrap_or("");
+    assert!(message.contains("storage"), "{message}");
+    let alone = Command::new(&program)
+        .args(["3", "256"])
+        .output()
+        .expect("runs");
+    assert_eq!(
+        frames(program_output(&events).into_iter()),
+        frames(
+            String::from_utf8_lossy(&alone.stdout)
+                .lines()
+                .map(str::to_string)
+        )
+    );
+}

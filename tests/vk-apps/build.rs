@@ -10,7 +10,7 @@ use std::process::Command;
 
 fn main() {
     let out = PathBuf::from(std::env::var_os("OUT_DIR").expect("OUT_DIR"));
-    for name in ["vk_triangle.vert", "vk_triangle.frag"] {
+    for name in ["vk_triangle.vert", "vk_triangle.frag", "vk_compute.comp"] {
         let src = PathBuf::from("shaders").join(name);
         println!("cargo:rerun-if-changed={}", src.display());
         for (suffix, debug) in [

@@ -31,6 +31,8 @@ pub struct DeviceData {
     /// The program made a swapchain: frames end at presents; until then
     /// (a program without a window), at every submission.
     pub presents: AtomicBool,
+    /// Storage buffers and descriptor sets, for snapshots.
+    pub storage: crate::snapshots::Storage,
     /// The application's pipelines and layouts, and their twins.
     pub pipelines: crate::pipelines::Pipelines,
     /// Every command buffer's commands, for shadow copies.

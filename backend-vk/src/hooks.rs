@@ -45,6 +45,7 @@ fn intercepted(name: &CStr) -> Option<(Void, bool)> {
         // The replay buffer's: command pools and buffers, every vkCmd*.
         other => {
             return crate::pipelines::intercepted(other)
+                .or_else(|| crate::snapshots::intercepted(other))
                 .or_else(|| crate::replay::intercepted(other))
                 .map(|f| (f, DEVICE))
         }
@@ -243,6 +244,9 @@ unsafe extern "system" fn create_device(
             create_swapchain: typed(gdpa(device, c"vkCreateSwapchainKHR".as_ptr())),
             frames: Default::default(),
             presents: Default::default(),
+            storage: crate::snapshots::Storage::new(crate::snapshots::Next::load(|name| {
+                gdpa(device, name.as_ptr())
+            })),
             pipelines: crate::pipelines::Pipelines::new(
                 crate::pipelines::Next::load(|name| gdpa(device, name.as_ptr())),
                 memory_properties(gipa, instance, physical_device),
@@ -294,6 +298,7 @@ unsafe extern "system" fn destroy_device(
         if let Some(d) = dispatch::DEVICES.get(unsafe { key(device) }) {
             // SAFETY: the application destroys the device: nothing is pending.
             unsafe {
+                d.storage.drop_taken(&d);
                 d.pipelines.destroy_all(device);
                 d.replay.destroy_pools(device);
             }

@@ -38,6 +38,7 @@ mod hooks;
 mod loader;
 mod pipelines;
 mod replay;
+mod snapshots;
 pub mod source;
 pub mod spirv;
 mod stops;

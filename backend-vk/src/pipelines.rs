@@ -680,11 +680,15 @@ impl Pipelines {
             .collect()
     }
 
-    /// Whether one of the pipeline's modules declares storage it could write.
-    pub fn may_write_storage(&self, pipeline: vk::Pipeline) -> bool {
-        self.stages_of(pipeline)
-            .iter()
-            .any(|s| crate::spirv::declares_writable_storage(&s.code))
+    /// The storage the pipeline's modules declare that they could write.
+    pub fn writable_storage(&self, pipeline: vk::Pipeline) -> crate::spirv::WritableStorage {
+        let mut all = crate::spirv::WritableStorage::default();
+        for s in self.stages_of(pipeline) {
+            let w = crate::spirv::writable_storage(&s.code);
+            all.buffers |= w.buffers;
+            all.images |= w.images;
+        }
+        all
     }
 
     /// Whether a render pass loads one of its attachments (unknown: yes).

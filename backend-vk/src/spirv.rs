@@ -55,33 +55,55 @@ pub enum SpirvError {
 }
 
 /// Reads the words of a module (`pCode` of `VkShaderModuleCreateInfo`).
-/// Whether a module declares storage the shader could write: storage
-/// buffers (the `StorageBuffer` storage class, or `Uniform` blocks decorated
-/// `BufferBlock`), storage images and texel buffers, or workgroup-less
-/// atomics targets. Conservative: a declaration counts even if read only.
-pub fn declares_writable_storage(words: &[u32]) -> bool {
+/// What storage a module declares that its shader could write.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct WritableStorage {
+    /// Storage buffers (the `StorageBuffer` storage class, or `Uniform`
+    /// blocks decorated `BufferBlock`).
+    pub buffers: bool,
+    /// Storage images (images used without a sampler).
+    pub images: bool,
+}
+
+/// The storage a module declares that its shader could write.
+/// Conservative: a declaration counts even if it is only read; a module
+/// that cannot be read counts as declaring everything.
+pub fn writable_storage(words: &[u32]) -> WritableStorage {
+    let mut found = WritableStorage::default();
     let mut at = HEADER_WORDS;
     while at < words.len() {
         let count = (words[at] >> 16) as usize;
         if count == 0 || at + count > words.len() {
-            return true;
+            return WritableStorage {
+                buffers: true,
+                images: true,
+            };
         }
         let operands = &words[at + 1..at + count];
-        let writable = match Op::from_u32(words[at] & 0xffff) {
-            Some(Op::TypePointer) => {
-                operands.get(1) == Some(&(spirv::StorageClass::StorageBuffer as u32))
+        match Op::from_u32(words[at] & 0xffff) {
+            Some(Op::TypePointer)
+                if operands.get(1) == Some(&(spirv::StorageClass::StorageBuffer as u32)) =>
+            {
+                found.buffers = true
             }
-            Some(Op::Decorate) => operands.get(1) == Some(&(spirv::Decoration::BufferBlock as u32)),
+            Some(Op::Decorate)
+                if operands.get(1) == Some(&(spirv::Decoration::BufferBlock as u32)) =>
+            {
+                found.buffers = true
+            }
             // `Sampled` 2: used without a sampler, i.e. a storage image.
-            Some(Op::TypeImage) => operands.get(6) == Some(&2),
-            _ => false,
-        };
-        if writable {
-            return true;
+            Some(Op::TypeImage) if operands.get(6) == Some(&2) => found.images = true,
+            _ => {}
         }
         at += count;
     }
-    false
+    found
+}
+
+/// Whether a module declares any storage its shader could write.
+pub fn declares_writable_storage(words: &[u32]) -> bool {
+    let w = writable_storage(words);
+    w.buffers || w.images
 }
 
 pub fn read(words: &[u32]) -> Result<ModuleInfo, SpirvError> {

@@ -145,6 +145,20 @@ pub unsafe fn submit<I: Submission>(
         }
         return None;
     }
+    let family = cbs.first().and_then(|cb| data.replay.family_of(*cb))?;
+    // The storage the submission may write, as it is before it runs.
+    let taken = storage_ranges(data, &cbs).and_then(|ranges| {
+        // SAFETY: the application is submitting: nothing pending uses its
+        // storage (a program must not submit work racing with it).
+        unsafe { data.storage.take(data, queue, family, &ranges) }
+    });
+    if let Err(why) = taken {
+        dbg.send(&FromAgent::Error {
+            request: None,
+            message: format!("shader {shader}: the storage cannot be kept for a stop: {why}"),
+        });
+        return None;
+    }
     let mode = ModuleDebug::hit_test(&bound);
     let code = |set: u32| module.spirv(&mode, set).map(Arc::new);
     // SAFETY: the application is submitting `cbs`.
@@ -200,6 +214,8 @@ pub unsafe fn submit<I: Submission>(
     let (hits, truncated) = decode_hits(&words, &module.table);
     let hits = tagged(hits, &bound);
     if hits.is_empty() {
+        // SAFETY: the hit test was waited for.
+        unsafe { data.storage.drop_taken(data) };
         return Some(result);
     }
     let stopped = FromAgent::Stopped {
@@ -233,6 +249,8 @@ pub unsafe fn submit<I: Submission>(
         }
     };
     crate::agent::stop(dbg, stopped, &mut answer);
+    // SAFETY: the last re-execution was waited for.
+    unsafe { data.storage.drop_taken(data) };
     Some(result)
 }
 
@@ -300,8 +318,9 @@ fn not_reexecutable(data: &DeviceData, cbs: &[vk::CommandBuffer]) -> Option<Stri
                     },
                     Cmd::CmdBindPipeline(a) => data
                         .pipelines
-                        .may_write_storage(a.pipeline)
-                        .then_some("a pipeline declares storage its shaders could write"),
+                        .writable_storage(a.pipeline)
+                        .images
+                        .then_some("a pipeline declares storage images its shaders could write"),
                     Cmd::CmdExecuteCommands(_) => Some("it executes secondary command buffers"),
                     _ => None,
                 };
@@ -317,7 +336,37 @@ fn not_reexecutable(data: &DeviceData, cbs: &[vk::CommandBuffer]) -> Option<Stri
             None => return Some("a command buffer this layer did not record".into()),
         }
     }
-    None
+    // Storage buffers are put back before each re-execution (snapshots).
+    storage_ranges(data, cbs).err()
+}
+
+/// The storage buffer ranges the buffers bind, where a pipeline they bind
+/// declares storage buffers (empty otherwise), or why they cannot be kept.
+fn storage_ranges(
+    data: &DeviceData,
+    cbs: &[vk::CommandBuffer],
+) -> Result<Vec<crate::snapshots::Range>, String> {
+    let writes = cbs
+        .iter()
+        .flat_map(|cb| data.replay.pipelines_bound(*cb))
+        .any(|p| data.pipelines.writable_storage(p).buffers);
+    if !writes {
+        return Ok(Vec::new());
+    }
+    let mut all = Vec::new();
+    for cb in cbs {
+        let ranges = data
+            .replay
+            .with_commands(*cb, |cmds| data.storage.bound(cmds))
+            .unwrap_or_else(|| Err("a command buffer this layer did not record".into()))
+            .map_err(|why| format!("storage buffers cannot be kept for it: {why}"))?;
+        for r in ranges {
+            if !all.contains(&r) {
+                all.push(r);
+            }
+        }
+    }
+    Ok(all)
 }
 
 /// Whether dynamic rendering loads one of its attachments.
@@ -378,6 +427,13 @@ unsafe fn rerun<R>(
             buffer.len() * 4
         ));
     }
+    let family = cbs
+        .first()
+        .and_then(|cb| data.replay.family_of(*cb))
+        .ok_or("a command buffer this layer did not see allocated")?;
+    // The storage as it was before the submission ran.
+    // SAFETY: the earlier submissions were waited for.
+    unsafe { data.storage.restore(data, queue, family)? };
     // SAFETY: per this function's contract.
     let made = unsafe { shadows(data, cbs, shader, variant, code)? };
     let submit = data.queue_submit.ok_or("the device lacks vkQueueSubmit")?;

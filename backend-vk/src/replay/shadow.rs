@@ -142,6 +142,77 @@ impl DeviceReplay {
         Ok(Shadow { cb: shadow, pool })
     }
 
+    /// A command buffer of the layer's own for a queue of `family`, with
+    /// what `record` records in it (ended, ready to submit once).
+    ///
+    /// # Safety
+    /// `device` is this replay buffer's device.
+    pub unsafe fn one_time(
+        &self,
+        device: vk::Device,
+        family: u32,
+        record: &mut dyn FnMut(vk::CommandBuffer),
+    ) -> Result<Shadow, String> {
+        let life = &self.life;
+        let (Some(create), Some(allocate), Some(begin), Some(end)) = (
+            life.create_command_pool,
+            life.allocate_command_buffers,
+            life.begin_command_buffer,
+            life.end_command_buffer,
+        ) else {
+            return Err("the device lacks a command-buffer command".into());
+        };
+        let set_loader_data = self
+            .shadows
+            .set_loader_data
+            .ok_or("the loader gave no vkSetDeviceLoaderData")?;
+        let mut pools = self.shadows.pools.lock().unwrap_or_else(|e| e.into_inner());
+        let pool = match pools.get(&family) {
+            Some(p) => *p,
+            None => {
+                let info = vk::CommandPoolCreateInfo::default()
+                    .queue_family_index(family)
+                    .flags(vk::CommandPoolCreateFlags::TRANSIENT);
+                let mut pool = vk::CommandPool::null();
+                // SAFETY: a valid create info, down the chain.
+                let r = unsafe { create(device, &info, std::ptr::null(), &mut pool) };
+                if r != vk::Result::SUCCESS {
+                    return Err(format!("creating a command pool: {r}"));
+                }
+                pools.insert(family, pool);
+                pool
+            }
+        };
+        let info = vk::CommandBufferAllocateInfo::default()
+            .command_pool(pool)
+            .level(vk::CommandBufferLevel::PRIMARY)
+            .command_buffer_count(1);
+        let mut cb = vk::CommandBuffer::null();
+        // SAFETY: valid infos of the layer's own, down the chain; the buffer
+        // is made dispatchable before it is used.
+        unsafe {
+            let r = allocate(device, &info, &mut cb);
+            if r != vk::Result::SUCCESS {
+                return Err(format!("allocating a command buffer: {r}"));
+            }
+            let _ = set_loader_data(device, vk::Handle::as_raw(cb) as usize as *mut c_void);
+            let info = vk::CommandBufferBeginInfo::default()
+                .flags(vk::CommandBufferUsageFlags::ONE_TIME_SUBMIT);
+            let _ = begin(cb, &info);
+            record(cb);
+            let _ = end(cb);
+        }
+        Ok(Shadow { cb, pool })
+    }
+
+    /// The queue family of the pool `cb` was allocated from.
+    pub fn family_of(&self, cb: vk::CommandBuffer) -> Option<u32> {
+        let rec = self.recording(cb)?;
+        let pool = rec.lock().unwrap_or_else(|e| e.into_inner()).pool;
+        let pools = self.pools.read().unwrap_or_else(|e| e.into_inner());
+        pools.get(&vk::Handle::as_raw(pool)).copied()
+    }
+
     /// Destroys this layer's command pools (before the device goes).
     ///
     /// # Safety

@@ -1,0 +1,421 @@
+//! Storage buffers a submission may write, kept as they were before it, so
+//! that a stop's recording can run the submission again from the same
+//! state: the layer tracks which buffers each descriptor set holds
+//! (`vkUpdateDescriptorSets`) and each buffer's size (`vkCreateBuffer`,
+//! which also gets transfer usage added to storage buffers so that they
+//! can be copied), and copies the storage ranges bound by a submission's
+//! command buffers before the hit test and back before each re-execution.
+//! After the last re-execution the buffers hold what one execution gives.
+
+use std::collections::HashMap;
+use std::ffi::CStr;
+use std::sync::{Mutex, RwLock};
+
+use ash::vk;
+
+use crate::dispatch::{device, typed, DeviceData, HandleMap, Void};
+use crate::replay::Cmd;
+
+/// The next layer's commands this module uses, of one device.
+#[derive(Default)]
+pub struct Next {
+    create_buffer: Option<vk::PFN_vkCreateBuffer>,
+    destroy_buffer: Option<vk::PFN_vkDestroyBuffer>,
+    update_descriptor_sets: Option<vk::PFN_vkUpdateDescriptorSets>,
+    get_buffer_memory_requirements: Option<vk::PFN_vkGetBufferMemoryRequirements>,
+    allocate_memory: Option<vk::PFN_vkAllocateMemory>,
+    free_memory: Option<vk::PFN_vkFreeMemory>,
+    bind_buffer_memory: Option<vk::PFN_vkBindBufferMemory>,
+    cmd_copy_buffer: Option<vk::PFN_vkCmdCopyBuffer>,
+    cmd_pipeline_barrier: Option<vk::PFN_vkCmdPipelineBarrier>,
+}
+
+impl Next {
+    /// # Safety
+    /// `get` answers as the next layer's `vkGetDeviceProcAddr` for one device.
+    pub unsafe fn load(get: impl Fn(&CStr) -> vk::PFN_vkVoidFunction) -> Self {
+        // SAFETY: each looked up by the name of the type it is given.
+        unsafe {
+            Next {
+                create_buffer: typed(get(c"vkCreateBuffer")),
+                destroy_buffer: typed(get(c"vkDestroyBuffer")),
+                update_descriptor_sets: typed(get(c"vkUpdateDescriptorSets")),
+                get_buffer_memory_requirements: typed(get(c"vkGetBufferMemoryRequirements")),
+                allocate_memory: typed(get(c"vkAllocateMemory")),
+                free_memory: typed(get(c"vkFreeMemory")),
+                bind_buffer_memory: typed(get(c"vkBindBufferMemory")),
+                cmd_copy_buffer: typed(get(c"vkCmdCopyBuffer")),
+                cmd_pipeline_barrier: typed(get(c"vkCmdPipelineBarrier")),
+            }
+        }
+    }
+}
+
+/// A storage range: buffer, offset, size in bytes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Range {
+    pub buffer: vk::Buffer,
+    pub offset: u64,
+    pub size: u64,
+}
+
+/// A descriptor set's storage buffer ranges by (binding, array element).
+type SetStorage = HashMap<(u32, u32), Range>;
+
+/// What the layer knows of buffers and descriptor sets on one device.
+#[derive(Default)]
+pub struct Storage {
+    pub next: Next,
+    /// Buffers by handle: size, and whether they can be copied both ways.
+    buffers: RwLock<HandleMap<u64, (u64, bool)>>,
+    /// Descriptor sets by handle: storage buffer ranges by (binding, element).
+    sets: RwLock<HandleMap<u64, SetStorage>>,
+    /// The snapshot of the current stop, if one was taken.
+    taken: Mutex<Option<Taken>>,
+}
+
+/// Copies of storage ranges in a buffer of the layer's own.
+pub struct Taken {
+    ranges: Vec<(Range, u64)>,
+    buffer: vk::Buffer,
+    memory: vk::DeviceMemory,
+}
+
+macro_rules! hook {
+    ($pfn:ident, $f:ident) => {
+        Some(untyped!($pfn, $f))
+    };
+}
+
+/// This module's hooks.
+pub fn intercepted(name: &[u8]) -> Option<Void> {
+    match name {
+        b"vkCreateBuffer" => hook!(PFN_vkCreateBuffer, create_buffer),
+        b"vkDestroyBuffer" => hook!(PFN_vkDestroyBuffer, destroy_buffer),
+        b"vkUpdateDescriptorSets" => hook!(PFN_vkUpdateDescriptorSets, update_descriptor_sets),
+        _ => None,
+    }
+}
+
+unsafe extern "system" fn create_buffer(
+    dev: vk::Device,
+    info: *const vk::BufferCreateInfo<'_>,
+    allocator: *const vk::AllocationCallbacks<'_>,
+    out: *mut vk::Buffer,
+) -> vk::Result {
+    let Some(d) = device(dev) else {
+        return vk::Result::ERROR_INITIALIZATION_FAILED;
+    };
+    let Some(next) = d.storage.next.create_buffer else {
+        return vk::Result::ERROR_INITIALIZATION_FAILED;
+    };
+    // Storage buffers can also be copied from and to (snapshots); the
+    // usage changes nothing else the application sees.
+    // SAFETY: the application's valid create info.
+    let mut copy = unsafe { *info };
+    let storage = copy.usage.contains(vk::BufferUsageFlags::STORAGE_BUFFER);
+    if storage {
+        copy.usage |= vk::BufferUsageFlags::TRANSFER_SRC | vk::BufferUsageFlags::TRANSFER_DST;
+    }
+    // SAFETY: the application's arguments (the usage widened), down the chain.
+    let result = unsafe { next(dev, &copy, allocator, out) };
+    if result == vk::Result::SUCCESS {
+        // SAFETY: written on success.
+        let raw = vk::Handle::as_raw(unsafe { *out });
+        let mut buffers = d.storage.buffers.write().unwrap_or_else(|e| e.into_inner());
+        buffers.insert(raw, (copy.size, storage));
+    }
+    result
+}
+
+unsafe extern "system" fn destroy_buffer(
+    dev: vk::Device,
+    buffer: vk::Buffer,
+    allocator: *const vk::AllocationCallbacks<'_>,
+) {
+    let Some(d) = device(dev) else { return };
+    let Some(next) = d.storage.next.destroy_buffer else {
+        return;
+    };
+    // SAFETY: the application's arguments, down the chain.
+    unsafe { next(dev, buffer, allocator) };
+    let mut buffers = d.storage.buffers.write().unwrap_or_else(|e| e.into_inner());
+    buffers.remove(&vk::Handle::as_raw(buffer));
+}
+
+unsafe extern "system" fn update_descriptor_sets(
+    dev: vk::Device,
+    write_count: u32,
+    writes: *const vk::WriteDescriptorSet<'_>,
+    copy_count: u32,
+    copies: *const vk::CopyDescriptorSet<'_>,
+) {
+    let Some(d) = device(dev) else { return };
+    let Some(next) = d.storage.next.update_descriptor_sets else {
+        return;
+    };
+    // SAFETY: the application's arguments, down the chain.
+    unsafe { next(dev, write_count, writes, copy_count, copies) };
+    let writes = if writes.is_null() {
+        &[][..]
+    } else {
+        // SAFETY: the application names `write_count` writes.
+        unsafe { std::slice::from_raw_parts(writes, write_count as usize) }
+    };
+    let mut sets = d.storage.sets.write().unwrap_or_else(|e| e.into_inner());
+    for w in writes {
+        let storage = matches!(
+            w.descriptor_type,
+            vk::DescriptorType::STORAGE_BUFFER | vk::DescriptorType::STORAGE_BUFFER_DYNAMIC
+        );
+        if !storage || w.p_buffer_info.is_null() {
+            continue;
+        }
+        // SAFETY: storage buffer writes name `descriptor_count` buffer infos.
+        let infos =
+            unsafe { std::slice::from_raw_parts(w.p_buffer_info, w.descriptor_count as usize) };
+        let set = sets.entry(vk::Handle::as_raw(w.dst_set)).or_default();
+        for (i, b) in infos.iter().enumerate() {
+            set.insert(
+                (w.dst_binding, w.dst_array_element + i as u32),
+                Range {
+                    buffer: b.buffer,
+                    offset: b.offset,
+                    size: b.range,
+                },
+            );
+        }
+    }
+}
+
+impl Storage {
+    pub fn new(next: Next) -> Self {
+        Storage {
+            next,
+            ..Default::default()
+        }
+    }
+
+    /// The storage ranges the recorded commands bind (whole buffers for
+    /// `VK_WHOLE_SIZE` and dynamic offsets), or why they cannot all be
+    /// copied.
+    pub fn bound(&self, cmds: &[Cmd]) -> Result<Vec<Range>, String> {
+        let sets = self.sets.read().unwrap_or_else(|e| e.into_inner());
+        let buffers = self.buffers.read().unwrap_or_else(|e| e.into_inner());
+        let mut out = Vec::new();
+        for cmd in cmds {
+            let Cmd::CmdBindDescriptorSets(a) = cmd else {
+                continue;
+            };
+            if a.p_descriptor_sets.is_null() {
+                continue;
+            }
+            // SAFETY: the recording holds `descriptor_set_count` sets.
+            let bound = unsafe {
+                std::slice::from_raw_parts(
+                    a.p_descriptor_sets.cast::<vk::DescriptorSet>(),
+                    a.descriptor_set_count as usize,
+                )
+            };
+            for s in bound {
+                for r in sets
+                    .get(&vk::Handle::as_raw(*s))
+                    .into_iter()
+                    .flat_map(|m| m.values())
+                {
+                    let Some(&(size, copyable)) = buffers.get(&vk::Handle::as_raw(r.buffer)) else {
+                        return Err("a storage buffer this layer did not see created".into());
+                    };
+                    if !copyable {
+                        return Err("a storage buffer the layer could not make copyable".into());
+                    }
+                    // Dynamic offsets move the range: keep the whole buffer.
+                    let whole = r.size == vk::WHOLE_SIZE || a.dynamic_offset_count > 0;
+                    let range = if whole {
+                        Range {
+                            buffer: r.buffer,
+                            offset: 0,
+                            size,
+                        }
+                    } else {
+                        *r
+                    };
+                    if !out.contains(&range) {
+                        out.push(range);
+                    }
+                }
+            }
+        }
+        Ok(out)
+    }
+}
+
+/// Copies `ranges` into a buffer of the layer's own (`back`: from it into
+/// the application's buffers), submitted alone on `queue` and waited for.
+///
+/// # Safety
+/// The ranges' buffers are alive and not in use by the device.
+unsafe fn copy(
+    data: &DeviceData,
+    queue: vk::Queue,
+    family: u32,
+    taken: &Taken,
+    back: bool,
+) -> Result<(), String> {
+    let n = &data.storage.next;
+    let (Some(copy), Some(barrier)) = (n.cmd_copy_buffer, n.cmd_pipeline_barrier) else {
+        return Err("the device lacks vkCmdCopyBuffer".into());
+    };
+    let submit = data.queue_submit.ok_or("the device lacks vkQueueSubmit")?;
+    // SAFETY: per this function's contract.
+    unsafe {
+        let made = data.replay.one_time(data.handle, family, &mut |cb| {
+            for (r, at) in &taken.ranges {
+                let region = vk::BufferCopy {
+                    src_offset: if back { *at } else { r.offset },
+                    dst_offset: if back { r.offset } else { *at },
+                    size: r.size,
+                };
+                let (src, dst) = if back {
+                    (taken.buffer, r.buffer)
+                } else {
+                    (r.buffer, taken.buffer)
+                };
+                copy(cb, src, dst, 1, &region);
+            }
+            // The copies are done before anything submitted after them.
+            let all = vk::MemoryBarrier::default()
+                .src_access_mask(vk::AccessFlags::TRANSFER_WRITE)
+                .dst_access_mask(vk::AccessFlags::MEMORY_READ | vk::AccessFlags::MEMORY_WRITE);
+            barrier(
+                cb,
+                vk::PipelineStageFlags::TRANSFER,
+                vk::PipelineStageFlags::ALL_COMMANDS,
+                vk::DependencyFlags::empty(),
+                1,
+                &all,
+                0,
+                std::ptr::null(),
+                0,
+                std::ptr::null(),
+            );
+        })?;
+        let cbs = [made.cb];
+        let info = vk::SubmitInfo::default().command_buffers(&cbs);
+        let r = submit(queue, 1, &info, vk::Fence::null());
+        if let Some(wait) = data.replay.life.queue_wait_idle {
+            let _ = wait(queue);
+        }
+        data.replay.free_shadows(data.handle, &[made]);
+        if r != vk::Result::SUCCESS {
+            return Err(format!("copying the storage: {r}"));
+        }
+        Ok(())
+    }
+}
+
+impl Storage {
+    /// Takes a snapshot of `ranges` (replacing the last one).
+    ///
+    /// # Safety
+    /// The ranges' buffers are alive and not in use by the device.
+    pub unsafe fn take(
+        &self,
+        data: &DeviceData,
+        queue: vk::Queue,
+        family: u32,
+        ranges: &[Range],
+    ) -> Result<(), String> {
+        // SAFETY: nothing uses the last snapshot any more.
+        unsafe { self.drop_taken(data) };
+        if ranges.is_empty() {
+            return Ok(());
+        }
+        let n = &self.next;
+        let (Some(create), Some(reqs), Some(alloc), Some(bind)) = (
+            n.create_buffer,
+            n.get_buffer_memory_requirements,
+            n.allocate_memory,
+            n.bind_buffer_memory,
+        ) else {
+            return Err("the device lacks a buffer command".into());
+        };
+        let mut placed = Vec::new();
+        let mut size = 0u64;
+        for r in ranges {
+            placed.push((*r, size));
+            size += r.size.next_multiple_of(256);
+        }
+        let info = vk::BufferCreateInfo::default()
+            .size(size)
+            .usage(vk::BufferUsageFlags::TRANSFER_SRC | vk::BufferUsageFlags::TRANSFER_DST);
+        let mut buffer = vk::Buffer::null();
+        // SAFETY: valid create infos of the layer's own, down the chain.
+        unsafe {
+            let r = create(data.handle, &info, std::ptr::null(), &mut buffer);
+            if r != vk::Result::SUCCESS {
+                return Err(format!("the snapshot buffer: {r}"));
+            }
+            let mut req = vk::MemoryRequirements::default();
+            reqs(data.handle, buffer, &mut req);
+            let mem = &data.pipelines.memory;
+            let index = (0..mem.memory_type_count)
+                .find(|&i| req.memory_type_bits & (1 << i) != 0)
+                .ok_or("no memory for the snapshot")?;
+            let info = vk::MemoryAllocateInfo::default()
+                .allocation_size(req.size)
+                .memory_type_index(index);
+            let mut memory = vk::DeviceMemory::null();
+            let r = alloc(data.handle, &info, std::ptr::null(), &mut memory);
+            if r != vk::Result::SUCCESS {
+                return Err(format!("the snapshot's memory: {r}"));
+            }
+            let _ = bind(data.handle, buffer, memory, 0);
+            let taken = Taken {
+                ranges: placed,
+                buffer,
+                memory,
+            };
+            copy(data, queue, family, &taken, false)?;
+            *self.taken.lock().unwrap_or_else(|e| e.into_inner()) = Some(taken);
+        }
+        Ok(())
+    }
+
+    /// Puts the snapshot back into the application's buffers.
+    ///
+    /// # Safety
+    /// The buffers are alive and not in use by the device.
+    pub unsafe fn restore(
+        &self,
+        data: &DeviceData,
+        queue: vk::Queue,
+        family: u32,
+    ) -> Result<(), String> {
+        let taken = self.taken.lock().unwrap_or_else(|e| e.into_inner());
+        match &*taken {
+            // SAFETY: per this function's contract.
+            Some(t) => unsafe { copy(data, queue, family, t, true) },
+            None => Ok(()),
+        }
+    }
+
+    /// Frees the snapshot.
+    ///
+    /// # Safety
+    /// Nothing pending uses it.
+    pub unsafe fn drop_taken(&self, data: &DeviceData) {
+        let taken = self.taken.lock().unwrap_or_else(|e| e.into_inner()).take();
+        if let Some(t) = taken {
+            // SAFETY: per this function's contract.
+            unsafe {
+                if let Some(f) = self.next.destroy_buffer {
+                    f(data.handle, t.buffer, std::ptr::null());
+                }
+                if let Some(f) = self.next.free_memory {
+                    f(data.handle, t.memory, std::ptr::null());
+                }
+            }
+        }
+    }
+}

@@ -150,10 +150,15 @@ fn handle(dbg: &Debugger, msg: ToAgent, answer: Answer<'_>) -> bool {
             });
             false
         }
-        ToAgent::Hello { .. }
-        | ToAgent::SetStopFilter(_)
-        | ToAgent::SetExceptionFilters(_)
-        | ToAgent::Pause => false,
+        ToAgent::SetStopFilter(filter) => {
+            crate::breakpoints::set_filter(filter);
+            false
+        }
+        ToAgent::Pause => {
+            crate::breakpoints::request_pause();
+            false
+        }
+        ToAgent::Hello { .. } | ToAgent::SetExceptionFilters(_) => false,
         ToAgent::Resume => true,
         ToAgent::Detach => {
             crate::breakpoints::clear();

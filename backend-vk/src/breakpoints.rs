@@ -6,6 +6,7 @@
 use std::collections::HashMap;
 use std::sync::{Arc, LazyLock, Mutex, MutexGuard};
 
+use shaderdbg_core::control::StopFilter;
 use shaderdbg_core::probes::ProbeTable;
 use shaderdbg_core::{Invocation, Stage};
 use shaderdbg_glsl::instrument::{self, Breakpoint, Mode};
@@ -33,6 +34,9 @@ pub struct Bound {
 struct State {
     modules: HashMap<u32, Arc<ModuleDebug>>,
     breakpoints: HashMap<u32, Vec<Bound>>,
+    filter: StopFilter,
+    /// A pause was asked: stop at the next submission with a module.
+    pause: bool,
 }
 
 fn state() -> MutexGuard<'static, State> {
@@ -118,9 +122,34 @@ pub fn clear() {
     state().breakpoints.clear();
 }
 
-/// Whether any module has breakpoints.
+/// Whether any module has breakpoints, or a pause waits.
 pub fn any() -> bool {
-    !state().breakpoints.is_empty()
+    let st = state();
+    st.pause || !st.breakpoints.is_empty()
+}
+
+/// Where stops may happen (`--frame`, `--pixel`).
+pub fn set_filter(filter: StopFilter) {
+    state().filter = filter;
+}
+
+pub fn filter() -> StopFilter {
+    state().filter
+}
+
+/// Asks for a stop at the next submission that runs a module.
+pub fn request_pause() {
+    state().pause = true;
+}
+
+/// Takes the pause request, if there is one.
+pub fn take_pause() -> bool {
+    std::mem::take(&mut state().pause)
+}
+
+/// Whether a pause waits (without taking it).
+pub fn pause_pending() -> bool {
+    state().pause
 }
 
 /// The module registered as `shader`.

@@ -121,15 +121,45 @@ pub unsafe fn submit<I: Submission>(
         .iter()
         .flat_map(|i| unsafe { i.command_buffers() })
         .collect();
-    let (shader, bound, module) = cbs
+    let frame = data.frames.load(std::sync::atomic::Ordering::Relaxed);
+    let filter = breakpoints::filter();
+    if filter.frame.is_some_and(|f| f != frame) {
+        return None;
+    }
+    let shaders: Vec<u32> = cbs
         .iter()
         .flat_map(|cb| data.replay.pipelines_bound(*cb))
         .flat_map(|p| data.pipelines.shaders_of(p))
-        .find_map(|sh| {
+        .collect();
+    // A pause stops every invocation of the first module at the start of
+    // its `main`; else the first module with breakpoints is hit-tested.
+    let paused = breakpoints::pause_pending()
+        .then(|| {
+            shaders.iter().find_map(|&sh| {
+                let module = breakpoints::module(sh)?;
+                let entry = module.table.main_entry_step()?;
+                let b = Bound {
+                    id: 0,
+                    line: entry.line,
+                    probe: entry.id,
+                    condition: None,
+                };
+                Some((sh, vec![b], module))
+            })
+        })
+        .flatten();
+    let reason = if paused.is_some() {
+        StopReason::Pause
+    } else {
+        StopReason::Breakpoint
+    };
+    let (shader, bound, module) = paused.or_else(|| {
+        shaders.iter().find_map(|&sh| {
             let b = breakpoints::of(sh);
             (!b.is_empty()).then_some(())?;
             Some((sh, b, breakpoints::module(sh)?))
-        })?;
+        })
+    })?;
     // A stop needs a recording, which runs the buffers again: where that
     // is not safe, the submission runs as the application made it, and the
     // session hears why once.
@@ -212,21 +242,30 @@ pub unsafe fn submit<I: Submission>(
         return Some(result);
     }
     let (hits, truncated) = decode_hits(&words, &module.table);
-    let hits = tagged(hits, &bound);
+    let mut hits = tagged(hits, &bound);
+    if let Some(pixel) = filter
+        .pixel
+        .filter(|_| module.stage == shaderdbg_core::Stage::Fragment)
+    {
+        hits.retain(|h| h.invocation.pixel() == Some(pixel));
+    }
     if hits.is_empty() {
         // SAFETY: the hit test was waited for.
         unsafe { data.storage.drop_taken(data) };
         return Some(result);
     }
+    if reason == StopReason::Pause {
+        breakpoints::take_pause();
+    }
     let stopped = FromAgent::Stopped {
         context: vk::Handle::as_raw(data.handle),
-        frame: data.frames.load(std::sync::atomic::Ordering::Relaxed),
+        frame,
         draw: 0,
         program: 0,
         shader,
         hits,
         truncated,
-        reason: StopReason::Breakpoint,
+        reason,
         probes: module.table.clone(),
         sanitizer: Vec::new(),
     };

@@ -340,3 +340,50 @@ fn vkcube_stops_in_its_decompiled_fragment_shader() {
     }
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// Pause (the debugger's pause button) stops the next submission that runs
+/// a module, every invocation of its first module at the start of `main`,
+/// once; the program then runs to its end with its frames unchanged.
+#[test]
+fn pause_stops_the_next_submission_once() {
+    let dir = shaderdbg_test_support::built();
+    let config = LaunchConfig {
+        program: shaderdbg_test_support::app("vk_triangle"),
+        args: ["3", "64"].iter().map(|s| s.to_string()).collect(),
+        agent: Some(dir.join("libshaderdbg_agent.so")),
+        ..Default::default()
+    };
+    let mut session = Session::start(&config, vec![], StopFilter::default()).expect("starts");
+    session.pause();
+    let mut reasons = Vec::new();
+    let mut output = Vec::new();
+    let deadline = Instant::now() + Duration::from_secs(120);
+    while Instant::now() < deadline {
+        let Some(event) = session.next_event(Duration::from_millis(100)) else {
+            continue;
+        };
+        match event {
+            Event::Stopped(stop) => {
+                reasons.push((stop.reason, stop.stage, stop.hits.len()));
+                session.resume();
+            }
+            Event::Output {
+                stderr: false,
+                line,
+            } => output.push(line),
+            Event::Exited { code, .. } => {
+                assert_eq!(code, Some(0));
+                assert_eq!(reasons.len(), 1, "{reasons:?}");
+                let (reason, stage, hits) = reasons[0];
+                assert_eq!(reason, shaderdbg_core::control::StopReason::Pause);
+                // The vertex shader is the pipeline's first module: its
+                // three vertices.
+                assert_eq!((stage, hits), (Stage::Vertex, 3));
+                assert_eq!(output, plain(&["3", "64"]));
+                return;
+            }
+            _ => {}
+        }
+    }
+    panic!("vk_triangle did not finish under the debugger");
+}

@@ -229,3 +229,36 @@ fn a_compute_breakpoint_stops_and_the_storage_ends_as_without_the_debugger() {
         "the storage differs after the stops"
     );
 }
+
+/// `--frame` and `--pixel` apply in Vulkan programs as in GL: one stop,
+/// in that frame, at that fragment.
+#[test]
+fn frame_and_pixel_filters_pick_the_stop() {
+    let bp = format!("{}:12", fragment_shader().display());
+    let app = app();
+    let (out, text) = shaderdbg([
+        "run",
+        "--json",
+        "--frame",
+        "1",
+        "--pixel",
+        "10,20",
+        "--break",
+        &bp,
+        "--",
+        app.to_str().expect("path"),
+        "3",
+        "64",
+    ]);
+    assert!(out.status.success(), "{text}");
+    let events = json_events(&text);
+    let stops = of_kind(&events, "stopped");
+    assert_eq!(stops.len(), 1, "{text}");
+    assert_eq!(stops[0]["frame"], 1);
+    assert_eq!(stops[0]["pixel"], serde_json::json!([10, 20]));
+    let t = 0.125f32;
+    assert_eq!(
+        stops[0]["locals"]["t"]["value"].as_f64().map(|v| v as f32),
+        Some(t)
+    );
+}

@@ -809,7 +809,7 @@ impl<'a> Stop<'a> {
                 request,
                 shader: self.shader,
                 selector,
-                log: proto::Blob::from_words(&trim_record(&words)),
+                log: proto::Blob::from_words(&layout::trim_record(&words)),
             }),
             Err(e) => dbg.send(&FromAgent::Error {
                 request: Some(request),
@@ -916,18 +916,6 @@ unsafe fn keep(gl: &glow::Context, cache: Option<HitKey>, program: glow::Program
     }
 }
 
-/// The used part of a record buffer (header and written words), so a
-/// recording does not ship megabytes of zeros.
-fn trim_record(words: &[u32]) -> Vec<u32> {
-    let used = words.first().copied().unwrap_or(0) as usize;
-    let cap = words.get(layout::CAP_INDEX).copied().unwrap_or(0) as usize;
-    let end = (layout::HEADER_WORDS + used.min(cap)).min(words.len());
-    let mut out = words[..end].to_vec();
-    if let Some(c) = out.get_mut(layout::CAP_INDEX) {
-        *c = used.min(cap) as u32;
-    }
-    out
-}
 
 fn native_program(id: u32) -> Option<glow::Program> {
     std::num::NonZeroU32::new(id).map(glow::NativeProgram)

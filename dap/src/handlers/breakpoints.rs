@@ -20,14 +20,14 @@ const EXCEPTION_FILTERS: [(&str, &str); 6] = [
     ("nan_inf", "NaN or Inf written to an output"),
     ("gl_error", "GL error"),
     ("compile_error", "Shader failed to compile"),
-    ("sanitize_oob", "Out-of-bounds index (compute sanitizer)"),
+    ("sanitize_oob", "Out-of-bounds index (sanitizer)"),
     (
         "sanitize_uninit",
-        "Shared memory read before written (compute sanitizer)",
+        "Shared memory read before written (sanitizer)",
     ),
     (
         "sanitize_race",
-        "Data race on shared memory (compute sanitizer)",
+        "Data race on shared memory or a storage buffer (sanitizer)",
     ),
 ];
 

@@ -916,7 +916,6 @@ unsafe fn keep(gl: &glow::Context, cache: Option<HitKey>, program: glow::Program
     }
 }
 
-
 fn native_program(id: u32) -> Option<glow::Program> {
     std::num::NonZeroU32::new(id).map(glow::NativeProgram)
 }

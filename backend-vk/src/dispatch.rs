@@ -125,6 +125,20 @@ pub unsafe fn typed<F: Copy>(f: vk::PFN_vkVoidFunction) -> Option<F> {
     f.map(|f| unsafe { std::mem::transmute_copy::<Void, F>(&f) })
 }
 
+/// The `n` values an API structure points to (null: none). Vulkan allows a
+/// null pointer with any count where nothing is read.
+///
+/// # Safety
+/// `p` is null or points to `n` live values, alive for `'a`.
+pub unsafe fn array<'a, T>(p: *const T, n: u32) -> &'a [T] {
+    if p.is_null() {
+        &[]
+    } else {
+        // SAFETY: per this function's contract.
+        unsafe { std::slice::from_raw_parts(p, n as usize) }
+    }
+}
+
 /// The device data of a device (null: none).
 pub fn device(device: vk::Device) -> Option<Arc<DeviceData>> {
     if device == vk::Device::null() {

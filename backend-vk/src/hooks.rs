@@ -334,10 +334,11 @@ unsafe extern "system" fn create_shader_module(
             std::slice::from_raw_parts(info.p_code, info.code_size / 4)
         };
         let shader = agent::debugger().and_then(|dbg| {
-            // SAFETY: the same words, as bytes.
-            let bytes =
-                unsafe { std::slice::from_raw_parts(code.as_ptr().cast::<u8>(), code.len() * 4) };
-            agent::announce_module(dbg, vk::Handle::as_raw(device), bytes)
+            agent::announce_module(
+                dbg,
+                vk::Handle::as_raw(device),
+                crate::spirv::bytes_of(code),
+            )
         });
         if let Some(d) = &data {
             // SAFETY: written on success.

@@ -14,7 +14,7 @@ use std::sync::{Arc, Mutex, RwLock};
 
 use ash::vk;
 
-use crate::dispatch::{device, typed, DeviceData, Void};
+use crate::dispatch::{array, device, typed, DeviceData, Void};
 use crate::replay::{self, Arena};
 
 /// The debug buffer's size (fixed: room for the hits of a 1080p draw and a
@@ -279,6 +279,32 @@ type CreatePipelines<I> = unsafe extern "system" fn(
     *mut vk::Pipeline,
 ) -> vk::Result;
 
+/// Creates one pipeline of the layer's own down the chain.
+///
+/// # Safety
+/// `info` is valid; `dev` is the device `create` belongs to.
+unsafe fn create_one<I>(
+    create: Option<CreatePipelines<I>>,
+    dev: vk::Device,
+    info: &I,
+    out: &mut vk::Pipeline,
+) -> vk::Result {
+    match create {
+        // SAFETY: per this function's contract.
+        Some(f) => unsafe {
+            f(
+                dev,
+                vk::PipelineCache::null(),
+                1,
+                info,
+                std::ptr::null(),
+                out,
+            )
+        },
+        None => vk::Result::ERROR_INITIALIZATION_FAILED,
+    }
+}
+
 /// Creates pipelines down the chain, then remembers copies of their create
 /// infos (see [`remember`]).
 ///
@@ -367,12 +393,9 @@ fn stage_slice<'a>(
     p: *const vk::PipelineShaderStageCreateInfo<'static>,
     n: u32,
 ) -> &'a [vk::PipelineShaderStageCreateInfo<'static>] {
-    if p.is_null() {
-        return &[];
-    }
     // SAFETY: a (copied) create info names `n` stages at `p`, alive as long
     // as the copy, which outlives every use here.
-    unsafe { std::slice::from_raw_parts(p, n as usize) }
+    unsafe { array(p, n) }
 }
 
 /// The next layer's destroy command of a non-dispatchable object.
@@ -550,23 +573,10 @@ trait RenderPassInfo {
     unsafe fn loads(&self) -> bool;
 }
 
-/// `attachment_count` attachments at `p`, or none.
-///
-/// # Safety
-/// `p` is null or points to `n` values.
-unsafe fn slice<'a, T>(p: *const T, n: u32) -> &'a [T] {
-    if p.is_null() {
-        &[]
-    } else {
-        // SAFETY: per this function's contract.
-        unsafe { std::slice::from_raw_parts(p, n as usize) }
-    }
-}
-
 impl RenderPassInfo for vk::RenderPassCreateInfo<'_> {
     unsafe fn loads(&self) -> bool {
         // SAFETY: a valid info names its attachments.
-        unsafe { slice(self.p_attachments, self.attachment_count) }
+        unsafe { array(self.p_attachments, self.attachment_count) }
             .iter()
             .any(|a| loads(a.format, a.load_op, a.stencil_load_op))
     }
@@ -575,7 +585,7 @@ impl RenderPassInfo for vk::RenderPassCreateInfo<'_> {
 impl RenderPassInfo for vk::RenderPassCreateInfo2<'_> {
     unsafe fn loads(&self) -> bool {
         // SAFETY: a valid info names its attachments.
-        unsafe { slice(self.p_attachments, self.attachment_count) }
+        unsafe { array(self.p_attachments, self.attachment_count) }
             .iter()
             .any(|a| loads(a.format, a.load_op, a.stencil_load_op))
     }
@@ -748,13 +758,8 @@ impl Pipelines {
         // SAFETY: `dev` is this device.
         let debug_layout = unsafe { self.debug_set(dev)? }.0;
         let app = layout_info.get();
-        let mut sets: Vec<vk::DescriptorSetLayout> = if app.p_set_layouts.is_null() {
-            Vec::new()
-        } else {
-            // SAFETY: the copy holds `set_layout_count` layouts.
-            unsafe { std::slice::from_raw_parts(app.p_set_layouts, app.set_layout_count as usize) }
-                .to_vec()
-        };
+        // SAFETY: the copy holds `set_layout_count` layouts.
+        let mut sets = unsafe { array(app.p_set_layouts, app.set_layout_count) }.to_vec();
         let set = sets.len() as u32;
         sets.push(debug_layout);
         let mut twin_layout_info = *app;
@@ -772,93 +777,50 @@ impl Pipelines {
         if r != vk::Result::SUCCESS {
             return Err(format!("creating the twin's layout: {r}"));
         }
-        let mut out = vk::Pipeline::null();
-        let mut modules = Vec::new();
-        let r = match &*info {
+        let (app_stages, code) = match &*info {
             PipelineInfo::Graphics(c, code) => {
-                let mut i = *c.get();
-                // SAFETY: `dev` is this device.
-                let stages = unsafe {
-                    self.fresh_stages(
-                        dev,
-                        stage_slice(i.p_stages, i.stage_count),
-                        code,
-                        code_for,
-                        set,
-                        &mut modules,
-                    )
-                };
-                match stages {
-                    Ok(stages) => {
-                        i.p_stages = stages.as_ptr();
-                        i.layout = layout;
-                        i.flags &= !vk::PipelineCreateFlags::DERIVATIVE;
-                        i.base_pipeline_handle = vk::Pipeline::null();
-                        i.base_pipeline_index = -1;
-                        match self.next.create_graphics_pipelines {
-                            // SAFETY: the application's create info (copied)
-                            // with the twin's layout and modules.
-                            Some(f) => unsafe {
-                                f(
-                                    dev,
-                                    vk::PipelineCache::null(),
-                                    1,
-                                    &i,
-                                    std::ptr::null(),
-                                    &mut out,
-                                )
-                            },
-                            None => vk::Result::ERROR_INITIALIZATION_FAILED,
-                        }
-                    }
-                    Err(why) => {
-                        // SAFETY: objects of the layer's own, unused.
-                        unsafe { self.destroy_partial(dev, layout, &modules) };
-                        return Err(why);
-                    }
-                }
+                (stage_slice(c.get().p_stages, c.get().stage_count), code)
             }
-            PipelineInfo::Compute(c, code) => {
+            PipelineInfo::Compute(c, code) => (std::slice::from_ref(&c.get().stage), code),
+            PipelineInfo::Unusable(why) => return Err(why.to_string()),
+        };
+        let mut modules = Vec::new();
+        // SAFETY: `dev` is this device.
+        let stages =
+            unsafe { self.fresh_stages(dev, app_stages, code, code_for, set, &mut modules) };
+        let stages = match stages {
+            Ok(s) => s,
+            Err(why) => {
+                // SAFETY: objects of the layer's own, unused.
+                unsafe { self.destroy_partial(dev, layout, &modules) };
+                return Err(why);
+            }
+        };
+        // The application's create info (copied) with the twin's layout and
+        // modules, derived from no other pipeline.
+        macro_rules! twin_of {
+            ($i:ident) => {
+                $i.layout = layout;
+                $i.flags &= !vk::PipelineCreateFlags::DERIVATIVE;
+                $i.base_pipeline_handle = vk::Pipeline::null();
+                $i.base_pipeline_index = -1;
+            };
+        }
+        let mut out = vk::Pipeline::null();
+        let r = match &*info {
+            PipelineInfo::Graphics(c, _) => {
                 let mut i = *c.get();
-                // SAFETY: `dev` is this device.
-                let stages = unsafe {
-                    self.fresh_stages(
-                        dev,
-                        std::slice::from_ref(&i.stage),
-                        code,
-                        code_for,
-                        set,
-                        &mut modules,
-                    )
-                };
-                match stages {
-                    Ok(stages) => {
-                        i.stage = stages[0];
-                        i.layout = layout;
-                        i.flags &= !vk::PipelineCreateFlags::DERIVATIVE;
-                        i.base_pipeline_handle = vk::Pipeline::null();
-                        i.base_pipeline_index = -1;
-                        match self.next.create_compute_pipelines {
-                            // SAFETY: as above.
-                            Some(f) => unsafe {
-                                f(
-                                    dev,
-                                    vk::PipelineCache::null(),
-                                    1,
-                                    &i,
-                                    std::ptr::null(),
-                                    &mut out,
-                                )
-                            },
-                            None => vk::Result::ERROR_INITIALIZATION_FAILED,
-                        }
-                    }
-                    Err(why) => {
-                        // SAFETY: objects of the layer's own, unused.
-                        unsafe { self.destroy_partial(dev, layout, &modules) };
-                        return Err(why);
-                    }
-                }
+                i.p_stages = stages.as_ptr();
+                twin_of!(i);
+                // SAFETY: a valid create info, down the chain.
+                unsafe { create_one(self.next.create_graphics_pipelines, dev, &i, &mut out) }
+            }
+            PipelineInfo::Compute(c, _) => {
+                let mut i = *c.get();
+                i.stage = stages[0];
+                twin_of!(i);
+                // SAFETY: as above.
+                unsafe { create_one(self.next.create_compute_pipelines, dev, &i, &mut out) }
             }
             PipelineInfo::Unusable(why) => return Err(why.to_string()),
         };

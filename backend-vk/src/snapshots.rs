@@ -13,7 +13,7 @@ use std::sync::{Mutex, RwLock};
 
 use ash::vk;
 
-use crate::dispatch::{device, typed, DeviceData, HandleMap, Void};
+use crate::dispatch::{array, device, typed, DeviceData, HandleMap, Void};
 use crate::replay::Cmd;
 
 /// The next layer's commands this module uses, of one device.
@@ -156,12 +156,8 @@ unsafe extern "system" fn update_descriptor_sets(
     };
     // SAFETY: the application's arguments, down the chain.
     unsafe { next(dev, write_count, writes, copy_count, copies) };
-    let writes = if writes.is_null() {
-        &[][..]
-    } else {
-        // SAFETY: the application names `write_count` writes.
-        unsafe { std::slice::from_raw_parts(writes, write_count as usize) }
-    };
+    // SAFETY: the application names `write_count` writes.
+    let writes = unsafe { array(writes, write_count) };
     let mut sets = d.storage.sets.write().unwrap_or_else(|e| e.into_inner());
     for w in writes {
         let storage = matches!(
@@ -207,14 +203,11 @@ impl Storage {
             let Cmd::CmdBindDescriptorSets(a) = cmd else {
                 continue;
             };
-            if a.p_descriptor_sets.is_null() {
-                continue;
-            }
             // SAFETY: the recording holds `descriptor_set_count` sets.
             let bound = unsafe {
-                std::slice::from_raw_parts(
+                array(
                     a.p_descriptor_sets.cast::<vk::DescriptorSet>(),
-                    a.descriptor_set_count as usize,
+                    a.descriptor_set_count,
                 )
             };
             for s in bound {

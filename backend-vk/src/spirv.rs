@@ -283,6 +283,13 @@ pub fn words_of(bytes: &[u8]) -> Vec<u32> {
         .collect()
 }
 
+/// SPIR-V words as the bytes `pCode` holds (native order, as the module
+/// was given).
+pub fn bytes_of(words: &[u32]) -> &[u8] {
+    // SAFETY: any u32 is four valid bytes; the slice covers the same memory.
+    unsafe { std::slice::from_raw_parts(words.as_ptr().cast::<u8>(), words.len() * 4) }
+}
+
 #[cfg(test)]
 mod tests {
 

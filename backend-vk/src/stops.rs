@@ -25,7 +25,7 @@ use shaderdbg_protocol::FromAgent;
 
 use crate::agent::Ask;
 use crate::breakpoints::{self, Bound, ModuleDebug};
-use crate::dispatch::DeviceData;
+use crate::dispatch::{array, DeviceData};
 use crate::pipelines::{Code, StageCode, DEBUG_BUFFER_BYTES};
 use crate::replay::{Cmd, Shadow, Submission, Submit};
 
@@ -110,12 +110,8 @@ pub unsafe fn submit<I: Submission>(
         return None;
     }
     let dbg = crate::agent::debugger()?;
-    let infos: &[I] = if submits.is_null() {
-        &[]
-    } else {
-        // SAFETY: the application names `count` submit infos.
-        unsafe { std::slice::from_raw_parts(submits, count as usize) }
-    };
+    // SAFETY: the application names `count` submit infos.
+    let infos = unsafe { array(submits, count) };
     // SAFETY: valid submit infos.
     let cbs: Vec<vk::CommandBuffer> = infos
         .iter()
@@ -413,17 +409,8 @@ fn storage_ranges(
 /// # Safety
 /// `info` and what it points to are valid.
 unsafe fn rendering_loads(info: &vk::RenderingInfo) -> bool {
-    let colors = if info.p_color_attachments.is_null() {
-        &[][..]
-    } else {
-        // SAFETY: per this function's contract.
-        unsafe {
-            std::slice::from_raw_parts(
-                info.p_color_attachments,
-                info.color_attachment_count as usize,
-            )
-        }
-    };
+    // SAFETY: per this function's contract.
+    let colors = unsafe { array(info.p_color_attachments, info.color_attachment_count) };
     // SAFETY: per this function's contract (null or valid).
     let others = unsafe {
         [

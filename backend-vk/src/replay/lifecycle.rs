@@ -200,11 +200,8 @@ unsafe extern "system" fn free_command_buffers(
     };
     // SAFETY: the application's arguments, down the chain.
     unsafe { next(dev, pool, count, cbs) };
-    if cbs.is_null() {
-        return;
-    }
     // SAFETY: the application passed `count` handles.
-    let cbs = unsafe { std::slice::from_raw_parts(cbs, count as usize) };
+    let cbs = unsafe { dispatch::array(cbs, count) };
     let mut map = d
         .replay
         .recordings

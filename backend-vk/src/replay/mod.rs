@@ -100,13 +100,10 @@ fn count(n: impl Count) -> usize {
 /// # Safety
 /// `stages` is null or points to `n` stage infos.
 unsafe fn has_tessellation(stages: *const vk::PipelineShaderStageCreateInfo, n: u32) -> bool {
-    if stages.is_null() {
-        return false;
-    }
     let tess =
         vk::ShaderStageFlags::TESSELLATION_CONTROL | vk::ShaderStageFlags::TESSELLATION_EVALUATION;
     // SAFETY: per this function's contract.
-    unsafe { std::slice::from_raw_parts(stages, n as usize) }
+    unsafe { dispatch::array(stages, n) }
         .iter()
         .any(|st| st.stage.intersects(tess))
 }

@@ -55,6 +55,63 @@ impl DeviceReplay {
                 .get(&vk::Handle::as_raw(rec.pool))
                 .ok_or("a command pool this layer did not see created")?
         };
+        let mut replay = |shadow: vk::CommandBuffer| -> Result<(), String> {
+            for cmd in cmds {
+                if !substitute(shadow, cmd)? {
+                    // SAFETY: the recording is alive (its lock is held).
+                    unsafe { replay_one(&self.next, shadow, cmd) }
+                        .map_err(|missing| format!("the device lacks {}", missing.0))?;
+                }
+            }
+            Ok(())
+        };
+        // SAFETY: the begin info recorded with the application's buffer.
+        unsafe { self.recorded(device, family, rec.level, begin.0, &mut replay) }
+    }
+
+    /// A command buffer of the layer's own for a queue of `family`, with
+    /// what `record` records in it (ended, ready to submit once).
+    ///
+    /// # Safety
+    /// `device` is this replay buffer's device.
+    pub unsafe fn one_time(
+        &self,
+        device: vk::Device,
+        family: u32,
+        record: &mut dyn FnMut(vk::CommandBuffer),
+    ) -> Result<Shadow, String> {
+        let begin = vk::CommandBufferBeginInfo::default()
+            .flags(vk::CommandBufferUsageFlags::ONE_TIME_SUBMIT);
+        // SAFETY: per this function's contract; a valid begin info.
+        unsafe {
+            self.recorded(
+                device,
+                family,
+                vk::CommandBufferLevel::PRIMARY,
+                &begin,
+                &mut |cb| {
+                    record(cb);
+                    Ok(())
+                },
+            )
+        }
+    }
+
+    /// A command buffer of the layer's own pool for `family` (made on first
+    /// use), begun with `begin`, with what `record` records in it, ended;
+    /// freed again if anything fails. The pools' lock is held throughout (a
+    /// pool is externally synchronized).
+    ///
+    /// # Safety
+    /// `device` is this replay buffer's device; `begin` is valid.
+    unsafe fn recorded(
+        &self,
+        device: vk::Device,
+        family: u32,
+        level: vk::CommandBufferLevel,
+        begin: *const vk::CommandBufferBeginInfo<'_>,
+        record: &mut dyn FnMut(vk::CommandBuffer) -> Result<(), String>,
+    ) -> Result<Shadow, String> {
         let life = &self.life;
         let (Some(create), Some(allocate), Some(begin_cb), Some(end_cb)) = (
             life.create_command_pool,
@@ -88,121 +145,47 @@ impl DeviceReplay {
         };
         let info = vk::CommandBufferAllocateInfo::default()
             .command_pool(pool)
-            .level(rec.level)
+            .level(level)
             .command_buffer_count(1);
-        let mut shadow = vk::CommandBuffer::null();
+        let mut cb = vk::CommandBuffer::null();
         // SAFETY: a valid allocate info for one buffer, down the chain.
-        let r = unsafe { allocate(device, &info, &mut shadow) };
+        let r = unsafe { allocate(device, &info, &mut cb) };
         if r != vk::Result::SUCCESS {
             return Err(format!("allocating a command buffer: {r}"));
         }
-        let free = |shadow: vk::CommandBuffer| {
-            if let Some(free) = life.free_command_buffers {
-                // SAFETY: a buffer of this pool, not pending.
-                unsafe { free(device, pool, 1, &shadow) };
-            }
-        };
-        // A dispatchable object made below the loader needs its dispatch
-        // table before anything is called on it.
-        // SAFETY: a command buffer the chain below just created.
-        let r =
-            unsafe { set_loader_data(device, vk::Handle::as_raw(shadow) as usize as *mut c_void) };
-        if r != vk::Result::SUCCESS {
-            free(shadow);
-            return Err(format!("vkSetDeviceLoaderData: {r}"));
-        }
-        // SAFETY: the begin info recorded with the application's buffer.
-        let r = unsafe { begin_cb(shadow, begin.0) };
-        if r != vk::Result::SUCCESS {
-            free(shadow);
-            return Err(format!("beginning the shadow: {r}"));
-        }
-        for cmd in cmds {
-            let done = match substitute(shadow, cmd) {
-                Ok(true) => Ok(()),
-                Ok(false) => {
-                    // SAFETY: the recording is alive (its lock is held).
-                    unsafe { replay_one(&self.next, shadow, cmd) }
-                        .map_err(|missing| format!("the device lacks {}", missing.0))
-                }
-                Err(e) => Err(e),
-            };
-            if let Err(why) = done {
-                // A buffer may be freed while recording.
-                free(shadow);
-                return Err(why);
-            }
-        }
-        // SAFETY: the shadow is recording.
-        let r = unsafe { end_cb(shadow) };
-        if r != vk::Result::SUCCESS {
-            free(shadow);
-            return Err(format!("ending the shadow: {r}"));
-        }
-        Ok(Shadow { cb: shadow, pool })
-    }
-
-    /// A command buffer of the layer's own for a queue of `family`, with
-    /// what `record` records in it (ended, ready to submit once).
-    ///
-    /// # Safety
-    /// `device` is this replay buffer's device.
-    pub unsafe fn one_time(
-        &self,
-        device: vk::Device,
-        family: u32,
-        record: &mut dyn FnMut(vk::CommandBuffer),
-    ) -> Result<Shadow, String> {
-        let life = &self.life;
-        let (Some(create), Some(allocate), Some(begin), Some(end)) = (
-            life.create_command_pool,
-            life.allocate_command_buffers,
-            life.begin_command_buffer,
-            life.end_command_buffer,
-        ) else {
-            return Err("the device lacks a command-buffer command".into());
-        };
-        let set_loader_data = self
-            .shadows
-            .set_loader_data
-            .ok_or("the loader gave no vkSetDeviceLoaderData")?;
-        let mut pools = self.shadows.pools.lock().unwrap_or_else(|e| e.into_inner());
-        let pool = match pools.get(&family) {
-            Some(p) => *p,
-            None => {
-                let info = vk::CommandPoolCreateInfo::default()
-                    .queue_family_index(family)
-                    .flags(vk::CommandPoolCreateFlags::TRANSIENT);
-                let mut pool = vk::CommandPool::null();
-                // SAFETY: a valid create info, down the chain.
-                let r = unsafe { create(device, &info, std::ptr::null(), &mut pool) };
-                if r != vk::Result::SUCCESS {
-                    return Err(format!("creating a command pool: {r}"));
-                }
-                pools.insert(family, pool);
-                pool
-            }
-        };
-        let info = vk::CommandBufferAllocateInfo::default()
-            .command_pool(pool)
-            .level(vk::CommandBufferLevel::PRIMARY)
-            .command_buffer_count(1);
-        let mut cb = vk::CommandBuffer::null();
-        // SAFETY: valid infos of the layer's own, down the chain; the buffer
-        // is made dispatchable before it is used.
-        unsafe {
-            let r = allocate(device, &info, &mut cb);
+        let mut filled = || -> Result<(), String> {
+            // A dispatchable object made below the loader needs its dispatch
+            // table before anything is called on it.
+            // SAFETY: a command buffer the chain below just created.
+            let r =
+                unsafe { set_loader_data(device, vk::Handle::as_raw(cb) as usize as *mut c_void) };
             if r != vk::Result::SUCCESS {
-                return Err(format!("allocating a command buffer: {r}"));
+                return Err(format!("vkSetDeviceLoaderData: {r}"));
             }
-            let _ = set_loader_data(device, vk::Handle::as_raw(cb) as usize as *mut c_void);
-            let info = vk::CommandBufferBeginInfo::default()
-                .flags(vk::CommandBufferUsageFlags::ONE_TIME_SUBMIT);
-            let _ = begin(cb, &info);
-            record(cb);
-            let _ = end(cb);
+            // SAFETY: per this function's contract.
+            let r = unsafe { begin_cb(cb, begin) };
+            if r != vk::Result::SUCCESS {
+                return Err(format!("beginning the buffer: {r}"));
+            }
+            record(cb)?;
+            // SAFETY: the buffer is recording.
+            let r = unsafe { end_cb(cb) };
+            if r != vk::Result::SUCCESS {
+                return Err(format!("ending the buffer: {r}"));
+            }
+            Ok(())
+        };
+        match filled() {
+            Ok(()) => Ok(Shadow { cb, pool }),
+            Err(why) => {
+                if let Some(free) = life.free_command_buffers {
+                    // SAFETY: a buffer of this pool, not pending (a buffer may
+                    // be freed while recording).
+                    unsafe { free(device, pool, 1, &cb) };
+                }
+                Err(why)
+            }
         }
-        Ok(Shadow { cb, pool })
     }
 
     /// The queue family of the pool `cb` was allocated from.

@@ -13,7 +13,7 @@ use std::sync::{Mutex, OnceLock};
 use ash::vk;
 
 use super::{Cmd, Shadow};
-use crate::dispatch::DeviceData;
+use crate::dispatch::{array, DeviceData};
 use crate::pipelines::{Code, CodeFor};
 
 /// What the replay self-check does (`SHADERDBG_VK_SHADOW`).
@@ -98,14 +98,8 @@ pub struct Keep {
 
 impl Submission for vk::SubmitInfo<'_> {
     unsafe fn command_buffers(&self) -> Vec<vk::CommandBuffer> {
-        if self.p_command_buffers.is_null() {
-            return Vec::new();
-        }
         // SAFETY: a valid submit info names this many buffers.
-        unsafe {
-            std::slice::from_raw_parts(self.p_command_buffers, self.command_buffer_count as usize)
-        }
-        .to_vec()
+        unsafe { array(self.p_command_buffers, self.command_buffer_count) }.to_vec()
     }
 
     unsafe fn replaced(&self, cbs: Vec<vk::CommandBuffer>, keep: &mut Keep) -> Self {
@@ -118,29 +112,16 @@ impl Submission for vk::SubmitInfo<'_> {
 
 impl Submission for vk::SubmitInfo2<'_> {
     unsafe fn command_buffers(&self) -> Vec<vk::CommandBuffer> {
-        if self.p_command_buffer_infos.is_null() {
-            return Vec::new();
-        }
         // SAFETY: a valid submit info names this many buffer infos.
-        unsafe {
-            std::slice::from_raw_parts(
-                self.p_command_buffer_infos,
-                self.command_buffer_info_count as usize,
-            )
-        }
-        .iter()
-        .map(|i| i.command_buffer)
-        .collect()
+        unsafe { array(self.p_command_buffer_infos, self.command_buffer_info_count) }
+            .iter()
+            .map(|i| i.command_buffer)
+            .collect()
     }
 
     unsafe fn replaced(&self, cbs: Vec<vk::CommandBuffer>, keep: &mut Keep) -> Self {
         // SAFETY: a valid submit info names this many buffer infos.
-        let old = unsafe {
-            std::slice::from_raw_parts(
-                self.p_command_buffer_infos,
-                self.command_buffer_info_count as usize,
-            )
-        };
+        let old = unsafe { array(self.p_command_buffer_infos, self.command_buffer_info_count) };
         let infos: Vec<vk::CommandBufferSubmitInfo<'static>> = old
             .iter()
             .zip(cbs)
@@ -175,12 +156,8 @@ pub unsafe fn submit_shadows<I: Submission>(
     fence: vk::Fence,
     next: Submit<I>,
 ) -> vk::Result {
-    let infos: &[I] = if submits.is_null() {
-        &[]
-    } else {
-        // SAFETY: the application names `count` submit infos.
-        unsafe { std::slice::from_raw_parts(submits, count as usize) }
-    };
+    // SAFETY: the application names `count` submit infos.
+    let infos = unsafe { array(submits, count) };
     let replay = &data.replay;
     let mut shadows: Vec<Shadow> = Vec::new();
     let mut keep = Keep::default();
@@ -309,9 +286,8 @@ fn reset_hits(words: &mut [u32]) {
 
 /// The source the layer recovered for a module, as Vulkan GLSL.
 fn recovered(code: &Code) -> Result<crate::source::RuntimeSource, String> {
-    // SAFETY: reinterpreting words as bytes.
-    let bytes = unsafe { std::slice::from_raw_parts(code.as_ptr().cast::<u8>(), code.len() * 4) };
-    let source = crate::source::of_module(bytes).map_err(|e| e.to_string())?;
+    let source =
+        crate::source::of_module(crate::spirv::bytes_of(code)).map_err(|e| e.to_string())?;
     if matches!(
         source.origin,
         crate::source::Origin::Decompiled(crate::source::Decompiler::Naga)

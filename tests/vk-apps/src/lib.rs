@@ -116,6 +116,61 @@ impl Drop for Cleanup {
     }
 }
 
+/// An instance, and a device with one queue of the first family that has
+/// the flags asked for, on the first Vulkan device. The caller destroys the
+/// device, then the instance.
+pub struct Gpu {
+    pub entry: ash::Entry,
+    pub instance: ash::Instance,
+    pub physical: vk::PhysicalDevice,
+    pub device: ash::Device,
+    pub family: u32,
+    pub queue: vk::Queue,
+}
+
+impl Gpu {
+    pub fn new(flags: vk::QueueFlags) -> anyhow::Result<Gpu> {
+        // SAFETY: the objects are created on this thread; each create info
+        // outlives its call; the caller destroys them.
+        unsafe {
+            let entry = ash::Entry::load().context("loading libvulkan")?;
+            let app = vk::ApplicationInfo::default().api_version(vk::API_VERSION_1_0);
+            let instance = entry.create_instance(
+                &vk::InstanceCreateInfo::default().application_info(&app),
+                None,
+            )?;
+            let physical = *instance
+                .enumerate_physical_devices()?
+                .first()
+                .ok_or_else(|| anyhow!("no Vulkan device"))?;
+            let family = instance
+                .get_physical_device_queue_family_properties(physical)
+                .iter()
+                .position(|q| q.queue_flags.contains(flags))
+                .ok_or_else(|| anyhow!("no queue with flags {:#x}", flags.as_raw()))?
+                as u32;
+            let priorities = [1.0];
+            let queues = [vk::DeviceQueueCreateInfo::default()
+                .queue_family_index(family)
+                .queue_priorities(&priorities)];
+            let device = instance.create_device(
+                physical,
+                &vk::DeviceCreateInfo::default().queue_create_infos(&queues),
+                None,
+            )?;
+            let queue = device.get_device_queue(family, 0);
+            Ok(Gpu {
+                entry,
+                instance,
+                physical,
+                device,
+                family,
+                queue,
+            })
+        }
+    }
+}
+
 /// Everything to draw `vk_triangle.{vert,frag}` into a SIZE x SIZE RGBA8
 /// image offscreen (no swapchain) and read it back: instance, device, one
 /// queue, render pass, pipeline (push constant `t` for the fragment
@@ -145,31 +200,14 @@ impl Scene {
         // SAFETY: every Vulkan object below is created, used on this thread
         // and destroyed in order (Drop); each create info outlives its call.
         unsafe {
-            let entry = ash::Entry::load().context("loading libvulkan")?;
-            let app = vk::ApplicationInfo::default().api_version(vk::API_VERSION_1_0);
-            let instance = entry.create_instance(
-                &vk::InstanceCreateInfo::default().application_info(&app),
-                None,
-            )?;
-            let physical = *instance
-                .enumerate_physical_devices()?
-                .first()
-                .ok_or_else(|| anyhow!("no Vulkan device"))?;
-            let family = instance
-                .get_physical_device_queue_family_properties(physical)
-                .iter()
-                .position(|q| q.queue_flags.contains(vk::QueueFlags::GRAPHICS))
-                .ok_or_else(|| anyhow!("no graphics queue"))? as u32;
-            let priorities = [1.0];
-            let queues = [vk::DeviceQueueCreateInfo::default()
-                .queue_family_index(family)
-                .queue_priorities(&priorities)];
-            let device = instance.create_device(
+            let Gpu {
+                entry,
+                instance,
                 physical,
-                &vk::DeviceCreateInfo::default().queue_create_infos(&queues),
-                None,
-            )?;
-            let queue = device.get_device_queue(family, 0);
+                device,
+                family,
+                queue,
+            } = Gpu::new(vk::QueueFlags::GRAPHICS)?;
             let mut cleanup = Cleanup::new(&device);
             let memory_types = instance.get_physical_device_memory_properties(physical);
             let memory_for = |req: vk::MemoryRequirements, flags: vk::MemoryPropertyFlags| {

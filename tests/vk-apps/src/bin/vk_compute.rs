@@ -4,9 +4,9 @@
 //! buffer per frame. A program whose submission cannot simply run twice:
 //! its shader writes storage.
 
-use anyhow::{anyhow, Context};
+use anyhow::anyhow;
 use ash::vk;
-use shaderdbg_vk_test_apps::{arg, fnv1a, spirv, Cleanup, DebugInfo};
+use shaderdbg_vk_test_apps::{arg, fnv1a, spirv, Cleanup, DebugInfo, Gpu};
 
 macro_rules! built {
     ($file:literal) => {
@@ -29,31 +29,14 @@ fn main() -> anyhow::Result<()> {
     // SAFETY: every Vulkan object is created, used on this thread and
     // destroyed in order (Cleanup, then the device and instance).
     unsafe {
-        let entry = ash::Entry::load().context("loading libvulkan")?;
-        let app = vk::ApplicationInfo::default().api_version(vk::API_VERSION_1_0);
-        let instance = entry.create_instance(
-            &vk::InstanceCreateInfo::default().application_info(&app),
-            None,
-        )?;
-        let physical = *instance
-            .enumerate_physical_devices()?
-            .first()
-            .ok_or_else(|| anyhow!("no Vulkan device"))?;
-        let family = instance
-            .get_physical_device_queue_family_properties(physical)
-            .iter()
-            .position(|q| q.queue_flags.contains(vk::QueueFlags::COMPUTE))
-            .ok_or_else(|| anyhow!("no compute queue"))? as u32;
-        let priorities = [1.0];
-        let queues = [vk::DeviceQueueCreateInfo::default()
-            .queue_family_index(family)
-            .queue_priorities(&priorities)];
-        let device = instance.create_device(
+        let Gpu {
+            entry: _entry,
+            instance,
             physical,
-            &vk::DeviceCreateInfo::default().queue_create_infos(&queues),
-            None,
-        )?;
-        let queue = device.get_device_queue(family, 0);
+            device,
+            family,
+            queue,
+        } = Gpu::new(vk::QueueFlags::COMPUTE)?;
         let sums = {
             let mut cleanup = Cleanup::new(&device);
             let bytes = u64::from(count) * 4;

@@ -214,14 +214,8 @@ pub unsafe fn submit<I: Submission>(
             unsafe { info.replaced(these, &mut keep) }
         })
         .collect();
-    let header = layout::to_words(&layout::new_hit_buffer(0));
-    let cap = capacity() / layout::HIT_RECORD_WORDS as u32;
     // SAFETY: nothing pending uses the debug buffer (every use is waited for).
-    unsafe {
-        reset(data, &header);
-        data.pipelines
-            .with_debug_words(|w| w[layout::CAP_INDEX] = cap);
-    }
+    unsafe { data.pipelines.with_debug_words(crate::replay::reset_hits) };
     // SAFETY: the application's submission with shadows in place of its
     // buffers; every other member is the application's.
     let result = unsafe { next(queue, count, replaced.as_ptr(), fence) };

@@ -277,10 +277,11 @@ pub unsafe fn bind_twin(
     Ok(true)
 }
 
-/// The hit-test header of the debug buffer (hit count, capacity), empty.
-fn reset_hits(words: &mut [u32]) {
+/// The debug buffer as an empty hit buffer (header: no hits, the capacity
+/// the buffer holds).
+pub fn reset_hits(words: &mut [u32]) {
     use shaderdbg_core::layout::{CAP_INDEX, HEADER_WORDS, HIT_RECORD_WORDS};
-    words[0] = 0;
+    words[..HEADER_WORDS].fill(0);
     words[CAP_INDEX] = ((words.len() - HEADER_WORDS) / HIT_RECORD_WORDS) as u32;
 }
 

@@ -1014,7 +1014,15 @@ fn two_work_groups_writing_the_same_output_element_race() {
         "{other_value:?}"
     );
     assert!(!checked.lost);
-    assert_eq!(checked.dst, plain.dst);
+    // A race: which work group writes last is up to the driver's threads,
+    // in either run. What the sanitized run may write is what some run of
+    // the program writes: each element one of its two writers' values.
+    for run in [&plain.dst, &checked.dst] {
+        for (e, v) in run.iter().enumerate().take(8) {
+            assert!([src[e], src[e + 8]].contains(v), "{run:?}");
+        }
+        assert_eq!(run[8..], plain.dst[8..]);
+    }
 
     let fix = SCATTER
         .replace("INDEX", "gl_GlobalInvocationID.x")

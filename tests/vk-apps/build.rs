@@ -3,14 +3,37 @@
 //! debug information (`-g`: the GLSL source travels in `OpSource`), with
 //! NonSemantic.Shader.DebugInfo.100 (`-gVS`: the source travels in
 //! `DebugSource`, as shaderc writes it), and without (the layer must
-//! decompile those).
+//! decompile those). `shaders.rs` in OUT_DIR lists them all for
+//! `shaderdbg_vk_test_apps::shader`.
 
+use std::fmt::Write;
 use std::path::PathBuf;
 use std::process::Command;
 
+/// Every shader in `shaders/`, by file name.
+const SHADERS: &[&str] = &[
+    "vk_triangle.vert",
+    "vk_triangle.frag",
+    "vk_compute.comp",
+    "vk_textured.vert",
+    "vk_textured.frag",
+    "vk_sets.frag",
+    "vk_spec.frag",
+];
+
 fn main() {
     let out = PathBuf::from(std::env::var_os("OUT_DIR").expect("OUT_DIR"));
-    for name in ["vk_triangle.vert", "vk_triangle.frag", "vk_compute.comp"] {
+    // (name, [-g, -gVS, plain]) for each shader.
+    let mut table = String::from("pub(crate) const BUILT: &[(&str, [&[u8]; 3])] = &[\n");
+    for &name in SHADERS {
+        let built = |suffix: &str| out.join(format!("{name}.{suffix}"));
+        let _ = writeln!(
+            table,
+            "    ({name:?}, [include_bytes!({:?}), include_bytes!({:?}), include_bytes!({:?})]),",
+            built("g.spv"),
+            built("gvs.spv"),
+            built("spv"),
+        );
         let src = PathBuf::from("shaders").join(name);
         println!("cargo:rerun-if-changed={}", src.display());
         for (suffix, debug) in [
@@ -33,4 +56,6 @@ fn main() {
             assert!(status.success(), "glslangValidator failed on {name}");
         }
     }
+    table.push_str("];\n");
+    std::fs::write(out.join("shaders.rs"), table).expect("writing shaders.rs");
 }

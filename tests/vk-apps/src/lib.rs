@@ -14,13 +14,6 @@ pub fn spirv(bytes: &[u8]) -> Vec<u32> {
         .collect()
 }
 
-/// The words of a SPIR-V file build.rs wrote.
-macro_rules! built_spirv {
-    ($file:literal) => {
-        spirv(include_bytes!(concat!(env!("OUT_DIR"), "/", $file)))
-    };
-}
-
 /// What the SPIR-V of the test shaders says about their source.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum DebugInfo {
@@ -44,22 +37,30 @@ impl DebugInfo {
     }
 }
 
+// `BUILT`: every shader build.rs compiled, `-g`, `-gVS` and plain.
+include!(concat!(env!("OUT_DIR"), "/shaders.rs"));
+
+/// The SPIR-V of `shaders/NAME` (a file name: `vk_triangle.frag`), built
+/// with `debug_info`.
+pub fn shader(name: &str, debug_info: DebugInfo) -> anyhow::Result<Vec<u32>> {
+    let (_, builds) = BUILT
+        .iter()
+        .find(|(n, _)| *n == name)
+        .ok_or_else(|| anyhow!("no shader {name} (build.rs lists what it builds)"))?;
+    let bytes = match debug_info {
+        DebugInfo::Source => builds[0],
+        DebugInfo::NonSemantic => builds[1],
+        DebugInfo::None => builds[2],
+    };
+    Ok(spirv(bytes))
+}
+
 /// The shaders of `vk_triangle`: `(vertex, fragment)`, built with `debug_info`.
-pub fn triangle_shaders(debug_info: DebugInfo) -> (Vec<u32>, Vec<u32>) {
-    match debug_info {
-        DebugInfo::Source => (
-            built_spirv!("vk_triangle.vert.g.spv"),
-            built_spirv!("vk_triangle.frag.g.spv"),
-        ),
-        DebugInfo::NonSemantic => (
-            built_spirv!("vk_triangle.vert.gvs.spv"),
-            built_spirv!("vk_triangle.frag.gvs.spv"),
-        ),
-        DebugInfo::None => (
-            built_spirv!("vk_triangle.vert.spv"),
-            built_spirv!("vk_triangle.frag.spv"),
-        ),
-    }
+pub fn triangle_shaders(debug_info: DebugInfo) -> anyhow::Result<(Vec<u32>, Vec<u32>)> {
+    Ok((
+        shader("vk_triangle.vert", debug_info)?,
+        shader("vk_triangle.frag", debug_info)?,
+    ))
 }
 
 /// The `i`-th command-line argument, or `default`.
@@ -77,6 +78,23 @@ pub fn fnv1a(bytes: &[u8]) -> u64 {
     bytes.iter().fold(0xcbf2_9ce4_8422_2325, |h, &b| {
         (h ^ b as u64).wrapping_mul(0x0000_0100_0000_01b3)
     })
+}
+
+/// The side of the texture of `vk_textured` and `vk_sets`.
+pub const TEXTURE_SIZE: u32 = 8;
+
+/// The RGBA8 texels of that texture, rows top first: texel (x, y) is
+/// `(32x + 16, 32y + 16, 255 - 16(x + y), 255)`.
+pub fn texture_rgba() -> Vec<u8> {
+    (0..TEXTURE_SIZE)
+        .flat_map(|y| (0..TEXTURE_SIZE).map(move |x| (x, y)))
+        .flat_map(|(x, y)| [32 * x + 16, 32 * y + 16, 255 - 16 * (x + y), 255].map(|c| c as u8))
+        .collect()
+}
+
+/// Numbers as the bytes a buffer holds them in (little-endian).
+pub fn le_bytes<const N: usize, T: Copy>(values: &[T], bytes: impl Fn(T) -> [u8; N]) -> Vec<u8> {
+    values.iter().flat_map(|&v| bytes(v)).collect()
 }
 
 /// One object's destruction.
@@ -171,15 +189,58 @@ impl Gpu {
     }
 }
 
-/// Everything to draw `vk_triangle.{vert,frag}` into a SIZE x SIZE RGBA8
-/// image offscreen (no swapchain) and read it back: instance, device, one
-/// queue, render pass, pipeline (push constant `t` for the fragment
-/// shader), a command buffer and a fence. Dropped in the right order.
+/// What a scene's graphics pipeline is made of: its two shaders (entry
+/// `main`), its layout's descriptor set layouts and push-constant ranges,
+/// and the fragment shader's specialization.
+pub struct Shaders<'a> {
+    pub vertex: &'a [u32],
+    pub fragment: &'a [u32],
+    pub set_layouts: &'a [vk::DescriptorSetLayout],
+    pub push_constants: &'a [vk::PushConstantRange],
+    pub specialization: Option<&'a vk::SpecializationInfo<'a>>,
+}
+
+/// A host-visible, host-coherent buffer, mapped for as long as it lives
+/// (the scene's cleanup frees it).
+pub struct HostBuffer {
+    pub buffer: vk::Buffer,
+    ptr: *mut u8,
+    size: usize,
+}
+
+impl HostBuffer {
+    /// Writes `bytes` at the start of the buffer. The caller makes sure no
+    /// submission that reads it is in flight.
+    pub fn write(&self, bytes: &[u8]) -> anyhow::Result<()> {
+        anyhow::ensure!(bytes.len() <= self.size, "{} bytes do not fit", bytes.len());
+        // SAFETY: the mapping covers `size` bytes and lives as long as the
+        // buffer's memory.
+        unsafe { std::ptr::copy_nonoverlapping(bytes.as_ptr(), self.ptr, bytes.len()) };
+        Ok(())
+    }
+}
+
+/// One binding of a descriptor set made by [`Scene::descriptor_set`]
+/// (binding N is the N-th), visible to the fragment shader.
+pub enum Binding {
+    UniformBuffer(vk::Buffer),
+    StorageBuffer(vk::Buffer),
+    /// A combined image sampler, the image in `SHADER_READ_ONLY_OPTIMAL`.
+    Texture(vk::ImageView, vk::Sampler),
+}
+
+/// Everything to draw into a SIZE x SIZE RGBA8 image offscreen (no
+/// swapchain) and read it back: instance, device, one queue, render pass,
+/// a graphics pipeline (`vk_triangle.{vert,frag}` with push constant `t`
+/// for the fragment shader from [`Scene::new`], any [`Shaders`] through
+/// [`Scene::set_pipeline`]), a command buffer and a fence. Dropped in the
+/// right order.
 pub struct Scene {
     _entry: ash::Entry,
     instance: ash::Instance,
     device: ash::Device,
     queue: vk::Queue,
+    memory_types: vk::PhysicalDeviceMemoryProperties,
     render_pass: vk::RenderPass,
     framebuffer: vk::Framebuffer,
     pipeline: vk::Pipeline,
@@ -189,14 +250,32 @@ pub struct Scene {
     buffer: vk::Buffer,
     buffer_memory: vk::DeviceMemory,
     bytes: u64,
+    pool: vk::CommandPool,
     cmd: vk::CommandBuffer,
     fence: vk::Fence,
     cleanup: Option<Cleanup>,
 }
 
 impl Scene {
-    /// Creates the scene; `debug_info` picks how its SPIR-V was built.
+    /// The scene of `vk_triangle`; `debug_info` picks how its SPIR-V was built.
     pub fn new(size: u32, debug_info: DebugInfo) -> anyhow::Result<Scene> {
+        let (vertex, fragment) = triangle_shaders(debug_info)?;
+        let mut scene = Scene::offscreen(size)?;
+        let push = [vk::PushConstantRange::default()
+            .stage_flags(vk::ShaderStageFlags::FRAGMENT)
+            .size(4)];
+        scene.set_pipeline(&Shaders {
+            vertex: &vertex,
+            fragment: &fragment,
+            set_layouts: &[],
+            push_constants: &push,
+            specialization: None,
+        })?;
+        Ok(scene)
+    }
+
+    /// A scene without a pipeline yet ([`Scene::set_pipeline`]).
+    pub fn offscreen(size: u32) -> anyhow::Result<Scene> {
         // SAFETY: every Vulkan object below is created, used on this thread
         // and destroyed in order (Drop); each create info outlives its call.
         unsafe {
@@ -208,80 +287,25 @@ impl Scene {
                 family,
                 queue,
             } = Gpu::new(vk::QueueFlags::GRAPHICS)?;
-            let mut cleanup = Cleanup::new(&device);
             let memory_types = instance.get_physical_device_memory_properties(physical);
-            let memory_for = |req: vk::MemoryRequirements, flags: vk::MemoryPropertyFlags| {
-                (0..memory_types.memory_type_count)
-                    .find(|&i| {
-                        req.memory_type_bits & (1 << i) != 0
-                            && memory_types.memory_types[i as usize]
-                                .property_flags
-                                .contains(flags)
-                    })
-                    .ok_or_else(|| anyhow!("no memory type with flags {:#x}", flags.as_raw()))
-            };
-
+            let mut cleanup = Cleanup::new(&device);
             let format = vk::Format::R8G8B8A8_UNORM;
             let extent = vk::Extent3D {
                 width: size,
                 height: size,
                 depth: 1,
             };
-            let image = device.create_image(
-                &vk::ImageCreateInfo::default()
-                    .image_type(vk::ImageType::TYPE_2D)
-                    .format(format)
-                    .extent(extent)
-                    .mip_levels(1)
-                    .array_layers(1)
-                    .samples(vk::SampleCountFlags::TYPE_1)
-                    .usage(
-                        vk::ImageUsageFlags::COLOR_ATTACHMENT | vk::ImageUsageFlags::TRANSFER_SRC,
-                    ),
-                None,
-            )?;
-            cleanup.add(move |d| d.destroy_image(image, None));
-            let req = device.get_image_memory_requirements(image);
-            let image_memory = device.allocate_memory(
-                &vk::MemoryAllocateInfo::default()
-                    .allocation_size(req.size)
-                    .memory_type_index(memory_for(req, vk::MemoryPropertyFlags::empty())?),
-                None,
-            )?;
-            cleanup.add(move |d| d.free_memory(image_memory, None));
-            device.bind_image_memory(image, image_memory, 0)?;
-            let color_range = vk::ImageSubresourceRange::default()
-                .aspect_mask(vk::ImageAspectFlags::COLOR)
-                .level_count(1)
-                .layer_count(1);
-            let view = device.create_image_view(
-                &vk::ImageViewCreateInfo::default()
-                    .image(image)
-                    .view_type(vk::ImageViewType::TYPE_2D)
-                    .format(format)
-                    .subresource_range(color_range),
-                None,
-            )?;
-            cleanup.add(move |d| d.destroy_image_view(view, None));
+            let usage = vk::ImageUsageFlags::COLOR_ATTACHMENT | vk::ImageUsageFlags::TRANSFER_SRC;
+            let (image, view) =
+                image_2d(&device, &memory_types, &mut cleanup, extent, format, usage)?;
             let bytes = (size * size * 4) as u64;
-            let buffer = device.create_buffer(
-                &vk::BufferCreateInfo::default()
-                    .size(bytes)
-                    .usage(vk::BufferUsageFlags::TRANSFER_DST),
-                None,
+            let (buffer, buffer_memory) = host_buffer(
+                &device,
+                &memory_types,
+                &mut cleanup,
+                bytes,
+                vk::BufferUsageFlags::TRANSFER_DST,
             )?;
-            cleanup.add(move |d| d.destroy_buffer(buffer, None));
-            let req = device.get_buffer_memory_requirements(buffer);
-            let host =
-                vk::MemoryPropertyFlags::HOST_VISIBLE | vk::MemoryPropertyFlags::HOST_COHERENT;
-            let buffer_memory = device.allocate_memory(
-                &vk::MemoryAllocateInfo::default()
-                    .allocation_size(req.size)
-                    .memory_type_index(memory_for(req, host)?),
-                None,
-            )?;
-            cleanup.add(move |d| d.free_memory(buffer_memory, None));
-            device.bind_buffer_memory(buffer, buffer_memory, 0)?;
 
             let attachment = [vk::AttachmentDescription::default()
                 .format(format)
@@ -315,34 +339,106 @@ impl Scene {
             )?;
             cleanup.add(move |d| d.destroy_framebuffer(framebuffer, None));
 
-            let (vert_code, frag_code) = triangle_shaders(debug_info);
-            let vert = device.create_shader_module(
-                &vk::ShaderModuleCreateInfo::default().code(&vert_code),
+            let pool = device.create_command_pool(
+                &vk::CommandPoolCreateInfo::default()
+                    .queue_family_index(family)
+                    .flags(vk::CommandPoolCreateFlags::RESET_COMMAND_BUFFER),
                 None,
             )?;
-            cleanup.add(move |d| d.destroy_shader_module(vert, None));
-            let frag = device.create_shader_module(
-                &vk::ShaderModuleCreateInfo::default().code(&frag_code),
-                None,
-            )?;
-            cleanup.add(move |d| d.destroy_shader_module(frag, None));
-            let push = [vk::PushConstantRange::default()
-                .stage_flags(vk::ShaderStageFlags::FRAGMENT)
-                .size(4)];
+            cleanup.add(move |d| d.destroy_command_pool(pool, None));
+            let cmd = device.allocate_command_buffers(
+                &vk::CommandBufferAllocateInfo::default()
+                    .command_pool(pool)
+                    .command_buffer_count(1),
+            )?[0];
+            let fence = device.create_fence(&vk::FenceCreateInfo::default(), None)?;
+            cleanup.add(move |d| d.destroy_fence(fence, None));
+
+            Ok(Scene {
+                _entry: entry,
+                instance,
+                device,
+                queue,
+                memory_types,
+                render_pass,
+                framebuffer,
+                pipeline: vk::Pipeline::null(),
+                layout: vk::PipelineLayout::null(),
+                image,
+                extent,
+                buffer,
+                buffer_memory,
+                bytes,
+                pool,
+                cmd,
+                fence,
+                cleanup: Some(cleanup),
+            })
+        }
+    }
+
+    /// The device, to make what the scene's pipeline reads.
+    pub fn device(&self) -> &ash::Device {
+        &self.device
+    }
+
+    /// The pipeline's layout ([`Scene::set_pipeline`]).
+    pub fn layout(&self) -> vk::PipelineLayout {
+        self.layout
+    }
+
+    /// The pipeline ([`Scene::set_pipeline`]).
+    pub fn pipeline(&self) -> vk::Pipeline {
+        self.pipeline
+    }
+
+    /// The scene's cleanup, to register what a program makes itself.
+    fn cleanup(&mut self) -> anyhow::Result<&mut Cleanup> {
+        self.cleanup
+            .as_mut()
+            .ok_or_else(|| anyhow!("scene dropped"))
+    }
+
+    /// Creates the pipeline (and its layout) the scene draws with, for a
+    /// full-viewport draw of triangles without vertex buffers.
+    pub fn set_pipeline(&mut self, shaders: &Shaders) -> anyhow::Result<()> {
+        let size = self.extent.width;
+        let device = self.device.clone();
+        let render_pass = self.render_pass;
+        let cleanup = self.cleanup()?;
+        // SAFETY: the device is alive; each create info outlives its call;
+        // the objects are destroyed by the cleanup.
+        unsafe {
+            let module = |code: &[u32], cleanup: &mut Cleanup| -> anyhow::Result<_> {
+                let m = device.create_shader_module(
+                    &vk::ShaderModuleCreateInfo::default().code(code),
+                    None,
+                )?;
+                cleanup.add(move |d| d.destroy_shader_module(m, None));
+                Ok(m)
+            };
+            let vert = module(shaders.vertex, cleanup)?;
+            let frag = module(shaders.fragment, cleanup)?;
             let layout = device.create_pipeline_layout(
-                &vk::PipelineLayoutCreateInfo::default().push_constant_ranges(&push),
+                &vk::PipelineLayoutCreateInfo::default()
+                    .set_layouts(shaders.set_layouts)
+                    .push_constant_ranges(shaders.push_constants),
                 None,
             )?;
             cleanup.add(move |d| d.destroy_pipeline_layout(layout, None));
+            let mut fragment_stage = vk::PipelineShaderStageCreateInfo::default()
+                .stage(vk::ShaderStageFlags::FRAGMENT)
+                .module(frag)
+                .name(c"main");
+            if let Some(spec) = shaders.specialization {
+                fragment_stage = fragment_stage.specialization_info(spec);
+            }
             let stages = [
                 vk::PipelineShaderStageCreateInfo::default()
                     .stage(vk::ShaderStageFlags::VERTEX)
                     .module(vert)
                     .name(c"main"),
-                vk::PipelineShaderStageCreateInfo::default()
-                    .stage(vk::ShaderStageFlags::FRAGMENT)
-                    .module(frag)
-                    .name(c"main"),
+                fragment_stage,
             ];
             let vertex_input = vk::PipelineVertexInputStateCreateInfo::default();
             let assembly = vk::PipelineInputAssemblyStateCreateInfo::default()
@@ -389,40 +485,331 @@ impl Scene {
                 .create_graphics_pipelines(vk::PipelineCache::null(), &[pipeline_info], None)
                 .map_err(|(_, e)| e)?[0];
             cleanup.add(move |d| d.destroy_pipeline(pipeline, None));
+            self.layout = layout;
+            self.pipeline = pipeline;
+        }
+        Ok(())
+    }
 
-            let pool = device.create_command_pool(
-                &vk::CommandPoolCreateInfo::default()
-                    .queue_family_index(family)
-                    .flags(vk::CommandPoolCreateFlags::RESET_COMMAND_BUFFER),
+    /// A host-visible buffer of `size` bytes for `usage`, mapped.
+    pub fn host_buffer(
+        &mut self,
+        size: u64,
+        usage: vk::BufferUsageFlags,
+    ) -> anyhow::Result<HostBuffer> {
+        let device = self.device.clone();
+        let types = self.memory_types;
+        let (buffer, memory) = host_buffer(&device, &types, self.cleanup()?, size, usage)?;
+        // SAFETY: the memory is host-visible and not mapped yet; freeing it
+        // (the cleanup) unmaps it.
+        let ptr = unsafe { device.map_memory(memory, 0, size, vk::MemoryMapFlags::empty())? };
+        Ok(HostBuffer {
+            buffer,
+            ptr: ptr.cast(),
+            size: size as usize,
+        })
+    }
+
+    /// A WIDTH x HEIGHT RGBA8 texture holding `rgba` (rows top first),
+    /// uploaded through a staging buffer in a submission of its own (one
+    /// frame, to the layer, in a program without a swapchain), and a
+    /// nearest-texel sampler clamped to the edge.
+    pub fn texture(
+        &mut self,
+        width: u32,
+        height: u32,
+        rgba: &[u8],
+    ) -> anyhow::Result<(vk::ImageView, vk::Sampler)> {
+        anyhow::ensure!(rgba.len() == (width * height * 4) as usize, "texture size");
+        let staging = self.host_buffer(rgba.len() as u64, vk::BufferUsageFlags::TRANSFER_SRC)?;
+        staging.write(rgba)?;
+        let device = self.device.clone();
+        let types = self.memory_types;
+        let extent = vk::Extent3D {
+            width,
+            height,
+            depth: 1,
+        };
+        let usage = vk::ImageUsageFlags::SAMPLED | vk::ImageUsageFlags::TRANSFER_DST;
+        let format = vk::Format::R8G8B8A8_UNORM;
+        let pool = self.pool;
+        let cleanup = self.cleanup()?;
+        let (image, view) = image_2d(&device, &types, cleanup, extent, format, usage)?;
+        // SAFETY: the device is alive; the upload is waited for before the
+        // staging buffer can go; the sampler is destroyed by the cleanup.
+        unsafe {
+            let sampler = device.create_sampler(
+                &vk::SamplerCreateInfo::default()
+                    .mag_filter(vk::Filter::NEAREST)
+                    .min_filter(vk::Filter::NEAREST)
+                    .mipmap_mode(vk::SamplerMipmapMode::NEAREST)
+                    .address_mode_u(vk::SamplerAddressMode::CLAMP_TO_EDGE)
+                    .address_mode_v(vk::SamplerAddressMode::CLAMP_TO_EDGE)
+                    .address_mode_w(vk::SamplerAddressMode::CLAMP_TO_EDGE),
                 None,
             )?;
-            cleanup.add(move |d| d.destroy_command_pool(pool, None));
+            cleanup.add(move |d| d.destroy_sampler(sampler, None));
             let cmd = device.allocate_command_buffers(
                 &vk::CommandBufferAllocateInfo::default()
                     .command_pool(pool)
                     .command_buffer_count(1),
             )?[0];
-            let fence = device.create_fence(&vk::FenceCreateInfo::default(), None)?;
-            cleanup.add(move |d| d.destroy_fence(fence, None));
-
-            Ok(Scene {
-                _entry: entry,
-                instance,
-                device,
-                queue,
-                render_pass,
-                framebuffer,
-                pipeline,
-                layout,
-                image,
-                extent,
-                buffer,
-                buffer_memory,
-                bytes,
+            let range = vk::ImageSubresourceRange::default()
+                .aspect_mask(vk::ImageAspectFlags::COLOR)
+                .level_count(1)
+                .layer_count(1);
+            let to_transfer = vk::ImageMemoryBarrier::default()
+                .dst_access_mask(vk::AccessFlags::TRANSFER_WRITE)
+                .old_layout(vk::ImageLayout::UNDEFINED)
+                .new_layout(vk::ImageLayout::TRANSFER_DST_OPTIMAL)
+                .src_queue_family_index(vk::QUEUE_FAMILY_IGNORED)
+                .dst_queue_family_index(vk::QUEUE_FAMILY_IGNORED)
+                .image(image)
+                .subresource_range(range);
+            let to_shader = to_transfer
+                .src_access_mask(vk::AccessFlags::TRANSFER_WRITE)
+                .dst_access_mask(vk::AccessFlags::SHADER_READ)
+                .old_layout(vk::ImageLayout::TRANSFER_DST_OPTIMAL)
+                .new_layout(vk::ImageLayout::SHADER_READ_ONLY_OPTIMAL);
+            let begin = vk::CommandBufferBeginInfo::default()
+                .flags(vk::CommandBufferUsageFlags::ONE_TIME_SUBMIT);
+            device.begin_command_buffer(cmd, &begin)?;
+            let none = vk::DependencyFlags::empty();
+            device.cmd_pipeline_barrier(
                 cmd,
-                fence,
-                cleanup: Some(cleanup),
+                vk::PipelineStageFlags::TOP_OF_PIPE,
+                vk::PipelineStageFlags::TRANSFER,
+                none,
+                &[],
+                &[],
+                &[to_transfer],
+            );
+            let region = vk::BufferImageCopy::default()
+                .image_subresource(
+                    vk::ImageSubresourceLayers::default()
+                        .aspect_mask(vk::ImageAspectFlags::COLOR)
+                        .layer_count(1),
+                )
+                .image_extent(extent);
+            device.cmd_copy_buffer_to_image(
+                cmd,
+                staging.buffer,
+                image,
+                vk::ImageLayout::TRANSFER_DST_OPTIMAL,
+                &[region],
+            );
+            device.cmd_pipeline_barrier(
+                cmd,
+                vk::PipelineStageFlags::TRANSFER,
+                vk::PipelineStageFlags::FRAGMENT_SHADER,
+                none,
+                &[],
+                &[],
+                &[to_shader],
+            );
+            device.end_command_buffer(cmd)?;
+            self.submit(cmd)?;
+            // Destroying the pool would free it too; the upload is done.
+            device.free_command_buffers(pool, &[cmd]);
+            Ok((view, sampler))
+        }
+    }
+
+    /// A descriptor set (from a pool of its own) with `bindings` (binding N
+    /// is `bindings[N]`, whole buffers), and its layout.
+    pub fn descriptor_set(
+        &mut self,
+        bindings: &[Binding],
+    ) -> anyhow::Result<(vk::DescriptorSetLayout, vk::DescriptorSet)> {
+        let kind = |b: &Binding| match b {
+            Binding::UniformBuffer(_) => vk::DescriptorType::UNIFORM_BUFFER,
+            Binding::StorageBuffer(_) => vk::DescriptorType::STORAGE_BUFFER,
+            Binding::Texture(..) => vk::DescriptorType::COMBINED_IMAGE_SAMPLER,
+        };
+        let layout_bindings: Vec<_> = (0u32..)
+            .zip(bindings)
+            .map(|(i, b)| {
+                vk::DescriptorSetLayoutBinding::default()
+                    .binding(i)
+                    .descriptor_type(kind(b))
+                    .descriptor_count(1)
+                    .stage_flags(vk::ShaderStageFlags::FRAGMENT)
             })
+            .collect();
+        let sizes: Vec<_> = bindings
+            .iter()
+            .map(|b| vk::DescriptorPoolSize {
+                ty: kind(b),
+                descriptor_count: 1,
+            })
+            .collect();
+        let device = self.device.clone();
+        let cleanup = self.cleanup()?;
+        // SAFETY: the device is alive; the infos outlive their calls; the
+        // layout and pool are destroyed by the cleanup.
+        unsafe {
+            let layout = device.create_descriptor_set_layout(
+                &vk::DescriptorSetLayoutCreateInfo::default().bindings(&layout_bindings),
+                None,
+            )?;
+            cleanup.add(move |d| d.destroy_descriptor_set_layout(layout, None));
+            let pool = device.create_descriptor_pool(
+                &vk::DescriptorPoolCreateInfo::default()
+                    .max_sets(1)
+                    .pool_sizes(&sizes),
+                None,
+            )?;
+            cleanup.add(move |d| d.destroy_descriptor_pool(pool, None));
+            let layouts = [layout];
+            let set = device.allocate_descriptor_sets(
+                &vk::DescriptorSetAllocateInfo::default()
+                    .descriptor_pool(pool)
+                    .set_layouts(&layouts),
+            )?[0];
+            let buffers: Vec<[vk::DescriptorBufferInfo; 1]> = bindings
+                .iter()
+                .map(|b| match b {
+                    Binding::UniformBuffer(buffer) | Binding::StorageBuffer(buffer) => {
+                        [vk::DescriptorBufferInfo {
+                            buffer: *buffer,
+                            offset: 0,
+                            range: vk::WHOLE_SIZE,
+                        }]
+                    }
+                    Binding::Texture(..) => [vk::DescriptorBufferInfo::default()],
+                })
+                .collect();
+            let images: Vec<[vk::DescriptorImageInfo; 1]> = bindings
+                .iter()
+                .map(|b| match b {
+                    Binding::Texture(view, sampler) => [vk::DescriptorImageInfo {
+                        sampler: *sampler,
+                        image_view: *view,
+                        image_layout: vk::ImageLayout::SHADER_READ_ONLY_OPTIMAL,
+                    }],
+                    _ => [vk::DescriptorImageInfo::default()],
+                })
+                .collect();
+            let writes: Vec<_> = (0u32..)
+                .zip(bindings)
+                .map(|(i, b)| {
+                    let write = vk::WriteDescriptorSet::default()
+                        .dst_set(set)
+                        .dst_binding(i)
+                        .descriptor_type(kind(b));
+                    match b {
+                        Binding::Texture(..) => write.image_info(&images[i as usize]),
+                        _ => write.buffer_info(&buffers[i as usize]),
+                    }
+                })
+                .collect();
+            device.update_descriptor_sets(&writes, &[]);
+            Ok((layout, set))
+        }
+    }
+
+    /// The scene's own command buffer, for programs that record their
+    /// frame once ([`Scene::record`]) and submit it every frame.
+    pub fn command_buffer(&self) -> vk::CommandBuffer {
+        self.cmd
+    }
+
+    /// Records a frame into `cmd`: a render pass that clears the image,
+    /// `draw` inside it, and the copy of the image to the read-back buffer.
+    pub fn record(
+        &self,
+        cmd: vk::CommandBuffer,
+        draw: impl FnOnce(&ash::Device, vk::CommandBuffer),
+    ) -> anyhow::Result<()> {
+        let d = &self.device;
+        let area = vk::Rect2D {
+            offset: vk::Offset2D::default(),
+            extent: vk::Extent2D {
+                width: self.extent.width,
+                height: self.extent.height,
+            },
+        };
+        // SAFETY: the scene's objects are alive; the command buffer is not
+        // in use (each submission is waited for).
+        unsafe {
+            d.begin_command_buffer(cmd, &vk::CommandBufferBeginInfo::default())?;
+            let clear = [vk::ClearValue {
+                color: vk::ClearColorValue {
+                    float32: [0.0, 0.0, 0.0, 1.0],
+                },
+            }];
+            d.cmd_begin_render_pass(
+                cmd,
+                &vk::RenderPassBeginInfo::default()
+                    .render_pass(self.render_pass)
+                    .framebuffer(self.framebuffer)
+                    .render_area(area)
+                    .clear_values(&clear),
+                vk::SubpassContents::INLINE,
+            );
+            draw(d, cmd);
+            d.cmd_end_render_pass(cmd);
+            let region = vk::BufferImageCopy::default()
+                .image_subresource(
+                    vk::ImageSubresourceLayers::default()
+                        .aspect_mask(vk::ImageAspectFlags::COLOR)
+                        .layer_count(1),
+                )
+                .image_extent(self.extent);
+            let layout = vk::ImageLayout::TRANSFER_SRC_OPTIMAL;
+            d.cmd_copy_image_to_buffer(cmd, self.image, layout, self.buffer, &[region]);
+            d.end_command_buffer(cmd)?;
+        }
+        Ok(())
+    }
+
+    /// Records into `cmd` a frame of one draw of `vertices` vertices with
+    /// the scene's pipeline and `sets` bound as sets 0, 1, ...
+    pub fn record_draw(
+        &self,
+        cmd: vk::CommandBuffer,
+        sets: &[vk::DescriptorSet],
+        vertices: u32,
+    ) -> anyhow::Result<()> {
+        self.record(cmd, |d, cmd| {
+            let graphics = vk::PipelineBindPoint::GRAPHICS;
+            // SAFETY: recording into `cmd`; the sets match the pipeline's
+            // layout (the caller made both).
+            unsafe {
+                d.cmd_bind_pipeline(cmd, graphics, self.pipeline);
+                d.cmd_bind_descriptor_sets(cmd, graphics, self.layout, 0, sets, &[]);
+                d.cmd_draw(cmd, vertices, 1, 0, 0);
+            }
+        })
+    }
+
+    /// Submits `cmd` alone and waits for it.
+    pub fn submit(&self, cmd: vk::CommandBuffer) -> anyhow::Result<()> {
+        let d = &self.device;
+        let cmds = [cmd];
+        let submit = [vk::SubmitInfo::default().command_buffers(&cmds)];
+        // SAFETY: the queue and fence are the scene's; the fence is reset
+        // once signalled, so the next submission can use it.
+        unsafe {
+            d.queue_submit(self.queue, &submit, self.fence)?;
+            d.wait_for_fences(&[self.fence], true, u64::MAX)?;
+            d.reset_fences(&[self.fence])?;
+        }
+        Ok(())
+    }
+
+    /// The checksum of the image the last submitted frame copied back.
+    pub fn checksum(&self) -> anyhow::Result<u64> {
+        let d = &self.device;
+        // SAFETY: the read-back buffer is host-visible and no submission
+        // is in flight.
+        unsafe {
+            let flags = vk::MemoryMapFlags::empty();
+            let ptr = d.map_memory(self.buffer_memory, 0, self.bytes, flags)?;
+            let pixels = std::slice::from_raw_parts(ptr as *const u8, self.bytes as usize);
+            let sum = fnv1a(pixels);
+            d.unmap_memory(self.buffer_memory);
+            Ok(sum)
         }
     }
 
@@ -431,65 +818,120 @@ impl Scene {
     /// `t` (the push constant), submitted and waited for; then returns the
     /// checksum of the image (the last submission's draws).
     pub fn frame(&self, submissions: &[Vec<f32>]) -> anyhow::Result<u64> {
-        let d = &self.device;
-        let size = self.extent.width;
-        let area = vk::Rect2D {
-            offset: vk::Offset2D::default(),
-            extent: vk::Extent2D {
-                width: size,
-                height: size,
-            },
-        };
-        // SAFETY: the scene's objects are alive; the command buffer is not
-        // in use (each submission is waited for).
-        unsafe {
-            for ts in submissions {
-                let cmd = self.cmd;
-                d.begin_command_buffer(cmd, &vk::CommandBufferBeginInfo::default())?;
-                let clear = [vk::ClearValue {
-                    color: vk::ClearColorValue {
-                        float32: [0.0, 0.0, 0.0, 1.0],
-                    },
-                }];
-                d.cmd_begin_render_pass(
-                    cmd,
-                    &vk::RenderPassBeginInfo::default()
-                        .render_pass(self.render_pass)
-                        .framebuffer(self.framebuffer)
-                        .render_area(area)
-                        .clear_values(&clear),
-                    vk::SubpassContents::INLINE,
-                );
+        for ts in submissions {
+            self.record(self.cmd, |d, cmd| {
                 for t in ts {
-                    d.cmd_bind_pipeline(cmd, vk::PipelineBindPoint::GRAPHICS, self.pipeline);
-                    let stage = vk::ShaderStageFlags::FRAGMENT;
-                    d.cmd_push_constants(cmd, self.layout, stage, 0, &t.to_le_bytes());
-                    d.cmd_draw(cmd, 3, 1, 0, 0);
+                    // SAFETY: recording into `cmd`, with the scene's
+                    // pipeline and its layout's push-constant range.
+                    unsafe {
+                        d.cmd_bind_pipeline(cmd, vk::PipelineBindPoint::GRAPHICS, self.pipeline);
+                        let stage = vk::ShaderStageFlags::FRAGMENT;
+                        d.cmd_push_constants(cmd, self.layout, stage, 0, &t.to_le_bytes());
+                        d.cmd_draw(cmd, 3, 1, 0, 0);
+                    }
                 }
-                d.cmd_end_render_pass(cmd);
-                let region = vk::BufferImageCopy::default()
-                    .image_subresource(
-                        vk::ImageSubresourceLayers::default()
-                            .aspect_mask(vk::ImageAspectFlags::COLOR)
-                            .layer_count(1),
-                    )
-                    .image_extent(self.extent);
-                let layout = vk::ImageLayout::TRANSFER_SRC_OPTIMAL;
-                d.cmd_copy_image_to_buffer(cmd, self.image, layout, self.buffer, &[region]);
-                d.end_command_buffer(cmd)?;
-                let cmds = [cmd];
-                let submit = [vk::SubmitInfo::default().command_buffers(&cmds)];
-                d.queue_submit(self.queue, &submit, self.fence)?;
-                d.wait_for_fences(&[self.fence], true, u64::MAX)?;
-                d.reset_fences(&[self.fence])?;
-            }
-            let flags = vk::MemoryMapFlags::empty();
-            let ptr = d.map_memory(self.buffer_memory, 0, self.bytes, flags)?;
-            let pixels = std::slice::from_raw_parts(ptr as *const u8, self.bytes as usize);
-            let sum = fnv1a(pixels);
-            d.unmap_memory(self.buffer_memory);
-            Ok(sum)
+            })?;
+            self.submit(self.cmd)?;
         }
+        self.checksum()
+    }
+}
+
+/// A memory type of `types` for `req` with `flags`.
+fn memory_type(
+    types: &vk::PhysicalDeviceMemoryProperties,
+    req: vk::MemoryRequirements,
+    flags: vk::MemoryPropertyFlags,
+) -> anyhow::Result<u32> {
+    (0..types.memory_type_count)
+        .find(|&i| {
+            req.memory_type_bits & (1 << i) != 0
+                && types.memory_types[i as usize]
+                    .property_flags
+                    .contains(flags)
+        })
+        .ok_or_else(|| anyhow!("no memory type with flags {:#x}", flags.as_raw()))
+}
+
+/// A 2D image of one level and layer with its memory and a view,
+/// registered with `cleanup`.
+fn image_2d(
+    device: &ash::Device,
+    types: &vk::PhysicalDeviceMemoryProperties,
+    cleanup: &mut Cleanup,
+    extent: vk::Extent3D,
+    format: vk::Format,
+    usage: vk::ImageUsageFlags,
+) -> anyhow::Result<(vk::Image, vk::ImageView)> {
+    // SAFETY: the device is alive; each create info outlives its call; the
+    // cleanup destroys the objects in reverse order.
+    unsafe {
+        let image = device.create_image(
+            &vk::ImageCreateInfo::default()
+                .image_type(vk::ImageType::TYPE_2D)
+                .format(format)
+                .extent(extent)
+                .mip_levels(1)
+                .array_layers(1)
+                .samples(vk::SampleCountFlags::TYPE_1)
+                .usage(usage),
+            None,
+        )?;
+        cleanup.add(move |d| d.destroy_image(image, None));
+        let req = device.get_image_memory_requirements(image);
+        let memory = device.allocate_memory(
+            &vk::MemoryAllocateInfo::default()
+                .allocation_size(req.size)
+                .memory_type_index(memory_type(types, req, vk::MemoryPropertyFlags::empty())?),
+            None,
+        )?;
+        cleanup.add(move |d| d.free_memory(memory, None));
+        device.bind_image_memory(image, memory, 0)?;
+        let view = device.create_image_view(
+            &vk::ImageViewCreateInfo::default()
+                .image(image)
+                .view_type(vk::ImageViewType::TYPE_2D)
+                .format(format)
+                .subresource_range(
+                    vk::ImageSubresourceRange::default()
+                        .aspect_mask(vk::ImageAspectFlags::COLOR)
+                        .level_count(1)
+                        .layer_count(1),
+                ),
+            None,
+        )?;
+        cleanup.add(move |d| d.destroy_image_view(view, None));
+        Ok((image, view))
+    }
+}
+
+/// A buffer of `size` bytes in host-visible, host-coherent memory,
+/// registered with `cleanup`.
+fn host_buffer(
+    device: &ash::Device,
+    types: &vk::PhysicalDeviceMemoryProperties,
+    cleanup: &mut Cleanup,
+    size: u64,
+    usage: vk::BufferUsageFlags,
+) -> anyhow::Result<(vk::Buffer, vk::DeviceMemory)> {
+    // SAFETY: as for `image_2d`.
+    unsafe {
+        let buffer = device.create_buffer(
+            &vk::BufferCreateInfo::default().size(size).usage(usage),
+            None,
+        )?;
+        cleanup.add(move |d| d.destroy_buffer(buffer, None));
+        let req = device.get_buffer_memory_requirements(buffer);
+        let host = vk::MemoryPropertyFlags::HOST_VISIBLE | vk::MemoryPropertyFlags::HOST_COHERENT;
+        let memory = device.allocate_memory(
+            &vk::MemoryAllocateInfo::default()
+                .allocation_size(req.size)
+                .memory_type_index(memory_type(types, req, host)?),
+            None,
+        )?;
+        cleanup.add(move |d| d.free_memory(memory, None));
+        device.bind_buffer_memory(buffer, memory, 0)?;
+        Ok((buffer, memory))
     }
 }
 

@@ -1,0 +1,55 @@
+//! `vk_sets [FRAMES] [SIZE] [plain|nonsemantic]`: a full-screen draw whose
+//! fragment shader (`shaders/vk_sets.frag`) reads three descriptor sets:
+//! set 0 a uniform buffer (`scale = (0.5, 0.25, 1, 1)` and the frame
+//! number), set 1 a storage buffer (a palette of four colours, [`PALETTE`]),
+//! set 2 the 8x8 texture of [`texture_rgba`] (uploaded in a submission of
+//! its own before the first frame); so the layer's debug set is set 3.
+//! Records and submits one command buffer per frame; prints `frame N
+//! checksum HEX` for FRAMES (default 3) frames of SIZE x SIZE (default 64).
+
+use ash::vk;
+use shaderdbg_vk_test_apps::{
+    arg, le_bytes, shader, texture_rgba, Binding, DebugInfo, Scene, Shaders, TEXTURE_SIZE,
+};
+
+/// The palette in set 1.
+const PALETTE: [[f32; 4]; 4] = [
+    [0.1, 0.2, 0.3, 1.0],
+    [0.9, 0.1, 0.5, 1.0],
+    [0.3, 0.8, 0.2, 1.0],
+    [0.7, 0.6, 0.9, 1.0],
+];
+
+fn main() -> anyhow::Result<()> {
+    let frames: u32 = arg(0, "FRAMES", 3)?;
+    let size: u32 = arg(1, "SIZE", 64)?;
+    let debug_info = DebugInfo::from_arg(std::env::args().nth(3).as_deref());
+    let mut scene = Scene::offscreen(size)?;
+    let (view, sampler) = scene.texture(TEXTURE_SIZE, TEXTURE_SIZE, &texture_rgba())?;
+    // std140: vec4 scale, int frame, padded to 32 bytes.
+    let params = scene.host_buffer(32, vk::BufferUsageFlags::UNIFORM_BUFFER)?;
+    let palette = scene.host_buffer(64, vk::BufferUsageFlags::STORAGE_BUFFER)?;
+    palette.write(&le_bytes(PALETTE.as_flattened(), f32::to_le_bytes))?;
+    let sets = [
+        scene.descriptor_set(&[Binding::UniformBuffer(params.buffer)])?,
+        scene.descriptor_set(&[Binding::StorageBuffer(palette.buffer)])?,
+        scene.descriptor_set(&[Binding::Texture(view, sampler)])?,
+    ];
+    scene.set_pipeline(&Shaders {
+        vertex: &shader("vk_triangle.vert", debug_info)?,
+        fragment: &shader("vk_sets.frag", debug_info)?,
+        set_layouts: &sets.map(|(layout, _)| layout),
+        push_constants: &[],
+        specialization: None,
+    })?;
+    let cmd = scene.command_buffer();
+    for frame in 0..frames {
+        let mut bytes = le_bytes(&[0.5f32, 0.25, 1.0, 1.0], f32::to_le_bytes);
+        bytes.extend((frame as i32).to_le_bytes());
+        params.write(&bytes)?;
+        scene.record_draw(cmd, &sets.map(|(_, set)| set), 3)?;
+        scene.submit(cmd)?;
+        println!("frame {frame} checksum {:016x}", scene.checksum()?);
+    }
+    Ok(())
+}

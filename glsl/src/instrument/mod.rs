@@ -191,6 +191,7 @@
 //!
 
 mod build;
+mod legacy;
 mod runtime;
 mod walk;
 
@@ -387,11 +388,15 @@ pub fn output_version(v: Version, target: Target) -> Result<Version, InstrumentE
     let legacy = v.profile == Profile::Compatibility
         || (v.is_es() && v.number == 100)
         || (profileless && v.number < 140);
-    if legacy && !target.compatibility {
+    // In a core context, desktop GLSL before 1.40 is raised to 4.30 core
+    // and its legacy syntax translated (`legacy`); compatibility-profile
+    // and ES 1.00 shaders cannot be.
+    if legacy && !target.compatibility && (v.profile == Profile::Compatibility || v.is_es()) {
         return Err(InstrumentError::Unsupported(format!(
             "GLSL {v} needs a compatibility-profile context to be raised to 4.30"
         )));
     }
+    let legacy = legacy && target.compatibility;
     let compatibility = legacy || (target.compatibility && (profileless || v.is_es()));
     Ok(Version {
         number: 430,
@@ -498,6 +503,10 @@ mod tests {
         let v = |number, profile| Version { number, profile };
         let cases = [
             (v(110, Profile::Core), Target::COMPAT, "430 compatibility"),
+            // Translated (`legacy`): `#version 430 compatibility` does not
+            // compile in a core context, where drivers take GLSL 1.10-1.30.
+            (v(110, Profile::Core), Target::CORE, "430 core"),
+            (v(130, Profile::Core), Target::CORE, "430 core"),
             (v(140, Profile::Core), Target::CORE, "430 core"),
             (v(330, Profile::Core), Target::CORE, "430 core"),
             (v(330, Profile::Core), Target::COMPAT, "430 core"),
@@ -518,7 +527,7 @@ mod tests {
                 "{from}"
             );
         }
-        assert!(output_version(v(110, Profile::Core), Target::CORE).is_err());
+        assert!(output_version(v(150, Profile::Compatibility), Target::CORE).is_err());
         assert!(output_version(v(100, Profile::Es), Target::ES).is_err());
         assert!(output_version(v(330, Profile::Core), Target::ES).is_err());
     }

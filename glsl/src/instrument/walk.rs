@@ -289,6 +289,11 @@ impl<'a> Walker<'a> {
             &w.rt
                 .prelude(mode, parsed.stage, out_version, &hit_probes, w.nan_slots),
         );
+        if super::legacy::needed(parsed.version, out_version) {
+            let (decls, core) = super::legacy::to_core(&body, parsed.stage)?;
+            glsl.push_str(&decls);
+            body = core;
+        }
         glsl.push_str(&body);
         glsl.push_str(&w.rt.epilogue(mode, parsed.stage));
         let probes = w.table();

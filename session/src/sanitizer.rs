@@ -381,9 +381,20 @@ impl Stop {
 
 /// An invocation as a race report names it: `invocation (3,0,0)` (a
 /// compute invocation by its global id).
+/// An invocation as a race report names it. Fragments by their pixel
+/// alone: the storage check knows the other fragment's pixel but not its
+/// primitive (and compares fragments by pixel), so naming one side's
+/// primitive read as if the two differed by it.
 fn who(inv: &Invocation) -> String {
     match inv {
         Invocation::Compute { id: [x, y, z] } => format!("invocation ({x},{y},{z})"),
+        Invocation::Fragment { x, y, sample, .. } => Invocation::Fragment {
+            x: *x,
+            y: *y,
+            primitive: None,
+            sample: *sample,
+        }
+        .to_string(),
         other => other.to_string(),
     }
 }
@@ -516,7 +527,30 @@ fn bracketed_names(code: &str) -> impl Iterator<Item = (std::ops::Range<usize>, 
 
 #[cfg(test)]
 mod tests {
-    use super::{indexings, sole_indexed_name};
+    use super::{indexings, sole_indexed_name, who};
+    use shaderdbg_core::Invocation;
+
+    /// The fragment race report named its own fragment with its primitive
+    /// (`fragment (15,15) prim 0`) and the other without (not known).
+    #[test]
+    fn race_reports_name_fragments_by_pixel_on_both_sides() {
+        let known = Invocation::Fragment {
+            x: 15,
+            y: 15,
+            primitive: Some(0),
+            sample: None,
+        };
+        let unknown = Invocation::Fragment {
+            x: 14,
+            y: 14,
+            primitive: None,
+            sample: None,
+        };
+        assert_eq!(who(&known), "fragment (15,15)");
+        assert_eq!(who(&unknown), "fragment (14,14)");
+        let compute = Invocation::Compute { id: [3, 0, 0] };
+        assert_eq!(who(&compute), "invocation (3,0,0)");
+    }
 
     #[test]
     fn indexings_are_found_with_their_index_text_nested_ones_too() {

@@ -132,6 +132,46 @@ fn a_compute_dispatch_replayed_from_shadows_writes_the_same_buffer() {
     assert_eq!(hits(&out.stderr), 2 * 256);
 }
 
+/// Frames unchanged in every mode for `app FRAMES 64 DEBUG_INFO`, with
+/// embedded source and without (decompiled), `submissions` shadows per
+/// run; instrumented, `hits` hits per frame (every fragment and vertex).
+fn frames_and_hits_unchanged(app: &str, submissions: u64, hits_per_frame: u64) {
+    let program = shaderdbg_test_support::app(app);
+    for debug_info in ["source", "plain"] {
+        let n = frames_unchanged(app, &["3", "64", debug_info], false);
+        assert_eq!(n, submissions, "{app} {debug_info}");
+        let out = with_self_check(
+            Command::new(&program).args(["3", "64", debug_info]),
+            &[],
+            "instrumented",
+        );
+        assert_eq!(hits(&out.stderr), 3 * hits_per_frame, "{app} {debug_info}");
+    }
+}
+
+/// A texture uploaded by a submission of its own, sampled through a
+/// combined image sampler, with a uniform buffer in the same set; the
+/// frame's command buffer recorded once and submitted every frame. The
+/// quad covers the middle 32x32 pixels and has 6 vertices.
+#[test]
+fn a_textured_quad_replayed_from_shadows_renders_the_same_frames() {
+    frames_and_hits_unchanged("vk_textured", 1 + 3, 32 * 32 + 6);
+}
+
+/// Three descriptor sets (uniform buffer, storage buffer, texture): the
+/// twins' debug set is set 3.
+#[test]
+fn a_draw_reading_three_descriptor_sets_replayed_from_shadows_renders_the_same_frames() {
+    frames_and_hits_unchanged("vk_sets", 1 + 3, 64 * 64 + 3);
+}
+
+/// Specialization constants set to other values than their defaults: the
+/// twins (also those recompiled from recovered source) keep them.
+#[test]
+fn specialized_pipelines_replayed_from_shadows_render_the_same_frames() {
+    frames_and_hits_unchanged("vk_spec", 3, 64 * 64 + 3);
+}
+
 #[test]
 fn devices_on_several_threads_replayed_from_shadows_render_the_same_frames() {
     let n = frames_unchanged("vk_threads", &[], true);

@@ -1,0 +1,267 @@
+//! Stops through the command line in the Vulkan test programs that use
+//! what `vk_triangle` does not (`shaderdbg run --json --break
+//! SHADER:LINE:COND -- APP FRAMES 64 DEBUG_INFO`, lavapipe): a sampled
+//! texture in a command buffer recorded once, three descriptor sets, and
+//! specialization constants. Each conditional breakpoint stops once per
+//! frame at the first fragment in row order where the condition holds,
+//! computed here on the CPU from the pixel and the program's inputs (the
+//! texture's generating function, the uniform, storage and specialization
+//! values), and the locals recorded there equal those computed values; the
+//! frames are the ones the program renders alone.
+
+mod common;
+
+use std::path::PathBuf;
+use std::process::Command;
+
+use common::{json_events, of_kind, shaderdbg};
+use serde_json::Value;
+
+/// The side of the programs' target image.
+const SIZE: u32 = 64;
+
+/// A stop of a run, with the values read from it.
+struct Stop(Value);
+
+impl Stop {
+    fn pixel(&self) -> (u32, u32) {
+        let at = |i: usize| self.0["pixel"][i].as_u64().expect("pixel") as u32;
+        (at(0), at(1))
+    }
+
+    fn local(&self, name: &str) -> &Value {
+        let value = &self.0["locals"][name]["value"];
+        assert!(!value.is_null(), "no local {name} in {}", self.0);
+        value
+    }
+
+    fn float(&self, name: &str) -> f32 {
+        self.local(name).as_f64().expect("a number") as f32
+    }
+
+    fn int(&self, name: &str) -> i64 {
+        self.local(name).as_i64().expect("an integer")
+    }
+
+    /// A vector local's components.
+    fn floats(&self, name: &str) -> Vec<f32> {
+        let v = self.local(name).as_array().expect("a vector");
+        v.iter()
+            .map(|x| x.as_f64().expect("a number") as f32)
+            .collect()
+    }
+
+    /// Asserts the vector local `name` is `want`, to within `eps` per
+    /// component.
+    #[track_caller]
+    fn assert_near(&self, name: &str, want: &[f32], eps: f32) {
+        let got = self.floats(name);
+        assert_eq!(got.len(), want.len(), "{name}: {got:?} vs {want:?}");
+        for (g, w) in got.iter().zip(want) {
+            assert!(
+                (g - w).abs() <= eps,
+                "{name}: {got:?} vs {want:?}\n{}",
+                self.0
+            );
+        }
+    }
+}
+
+/// Runs `APP FRAMES 64 DEBUG_INFO` under `shaderdbg run --json` with a
+/// breakpoint at `line` of `shaders/SHADER` if `condition`, checks that
+/// every frame line it prints equals the one it prints alone, and returns
+/// the stops (`frames` of them, each in the fragment stage at `line`).
+fn stops(
+    app: &str,
+    shader: &str,
+    line: u32,
+    condition: &str,
+    frames: usize,
+    debug_info: &str,
+) -> Vec<Stop> {
+    let file = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("../tests/vk-apps/shaders")
+        .join(shader)
+        .canonicalize()
+        .expect("shader");
+    let breakpoint = format!("{}:{line}:{condition}", file.display());
+    let program = shaderdbg_test_support::app(app);
+    let args = [frames.to_string(), SIZE.to_string(), debug_info.to_string()];
+    let (out, text) = shaderdbg(
+        ["run", "--json", "--break", &breakpoint, "--"]
+            .map(String::from)
+            .into_iter()
+            .chain([program.display().to_string()])
+            .chain(args.clone()),
+    );
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{text}\n{stderr}");
+    let events = json_events(&text);
+    let under_debugger: Vec<&str> = of_kind(&events, "output")
+        .iter()
+        .filter_map(|e| e["text"].as_str())
+        .filter(|l| l.starts_with("frame "))
+        .collect();
+    let alone = shaderdbg_test_support::stdout_lines(Command::new(&program).args(&args));
+    assert_eq!(under_debugger, alone, "frames differ under the debugger");
+    assert_eq!(alone.len(), frames, "{alone:?}");
+    let stops: Vec<Stop> = of_kind(&events, "stopped")
+        .into_iter()
+        .map(|s| Stop(s.clone()))
+        .collect();
+    assert_eq!(
+        stops.len(),
+        frames,
+        "one stop per frame ({app} {debug_info}):\n{text}\n{stderr}"
+    );
+    for stop in &stops {
+        assert_eq!(stop.0["stage"], "fragment", "{}", stop.0);
+        assert_eq!(stop.0["line"], line, "{}", stop.0);
+        assert_eq!(stop.0["file"], file.display().to_string(), "{}", stop.0);
+    }
+    stops
+}
+
+/// The first pixel in row order where `holds`.
+fn first_pixel(holds: impl Fn(u32, u32) -> bool) -> (u32, u32) {
+    (0..SIZE)
+        .flat_map(|y| (0..SIZE).map(move |x| (x, y)))
+        .find(|&(x, y)| holds(x, y))
+        .expect("the condition holds somewhere")
+}
+
+/// Texel (i, j) of the programs' 8x8 texture as the shader reads it (RGBA8
+/// unorm): `(32i + 16, 32j + 16, 255 - 16(i + j), 255) / 255`.
+fn texel(i: u32, j: u32) -> [f32; 4] {
+    [32 * i + 16, 32 * j + 16, 255 - 16 * (i + j), 255].map(|c| c as f32 / 255.0)
+}
+
+fn mul(a: [f32; 4], b: [f32; 4]) -> [f32; 4] {
+    std::array::from_fn(|i| a[i] * b[i])
+}
+
+/// The first program frame is the layer's frame 1 when a texture upload
+/// (a submission of its own, in a program without a swapchain) came first.
+fn assert_frames(stops: &[Stop], first: u64) {
+    for (i, stop) in stops.iter().enumerate() {
+        assert_eq!(stop.0["frame"], first + i as u64, "{}", stop.0);
+    }
+}
+
+/// `vk_textured`: the quad covers pixels 16..48 of the 64x64 target, with
+/// uv = (pixel + 0.5) / 32 - 0.5; the nearest of the 8x8 texels is
+/// `(pixel - 16) / 4`; the tint is `(1, 0.5 + 0.25 frame, 0.25, 1)`. The
+/// command buffer is recorded once and submitted every frame, so the frames
+/// differ only by the uniform buffer, and so do the stops.
+#[test]
+fn a_textured_quad_stops_where_the_sampled_texel_meets_the_condition() {
+    for debug_info in ["source", "nonsemantic"] {
+        let stops = stops(
+            "vk_textured",
+            "vk_textured.frag",
+            15,
+            "shaded.g > 0.4 && texel.r > 0.5",
+            3,
+            debug_info,
+        );
+        assert_frames(&stops, 1);
+        for (frame, stop) in stops.iter().enumerate() {
+            let tint = [1.0, 0.5 + 0.25 * frame as f32, 0.25, 1.0];
+            let inside = |p: u32| (16..48).contains(&p);
+            let texel_at = |x: u32, y: u32| texel((x - 16) / 4, (y - 16) / 4);
+            let first = first_pixel(|x, y| {
+                inside(x) && inside(y) && {
+                    let t = texel_at(x, y);
+                    mul(t, tint)[1] > 0.4 && t[0] > 0.5
+                }
+            });
+            let (x, y) = stop.pixel();
+            assert_eq!((x, y), first, "frame {frame}: {}", stop.0);
+            let uv = |p: u32| (p as f32 + 0.5) / 32.0 - 0.5;
+            stop.assert_near("st", &[uv(x), uv(y)], 1e-5);
+            stop.assert_near("texel", &texel_at(x, y), 1e-6);
+            stop.assert_near("shaded", &mul(texel_at(x, y), tint), 1e-6);
+        }
+    }
+}
+
+/// `vk_sets`: per 8x8 cell (cx, cy) of the target, `base` is palette
+/// colour `(cx + cy + frame) % 4` (set 1, a storage buffer), `texel` is
+/// texel (cx % 8, cy % 8) (set 2), `mixed = base * scale + texel` with
+/// `scale = (0.5, 0.25, 1, 1)` (set 0, with the frame number).
+#[test]
+fn a_draw_reading_three_descriptor_sets_stops_with_each_sets_values() {
+    const PALETTE: [[f32; 4]; 4] = [
+        [0.1, 0.2, 0.3, 1.0],
+        [0.9, 0.1, 0.5, 1.0],
+        [0.3, 0.8, 0.2, 1.0],
+        [0.7, 0.6, 0.9, 1.0],
+    ];
+    const SCALE: [f32; 4] = [0.5, 0.25, 1.0, 1.0];
+    for debug_info in ["source", "nonsemantic"] {
+        let stops = stops(
+            "vk_sets",
+            "vk_sets.frag",
+            19,
+            "mixed.r > 0.9 && base.b > 0.4",
+            2,
+            debug_info,
+        );
+        assert_frames(&stops, 1);
+        for (frame, stop) in stops.iter().enumerate() {
+            let values = |x: u32, y: u32| {
+                let (cx, cy) = (x / 8, y / 8);
+                let base = PALETTE[(cx + cy + frame as u32) as usize % 4];
+                let texel = texel(cx % 8, cy % 8);
+                let mixed: [f32; 4] = std::array::from_fn(|i| base[i] * SCALE[i] + texel[i]);
+                (base, texel, mixed)
+            };
+            let first = first_pixel(|x, y| {
+                let (base, _, mixed) = values(x, y);
+                mixed[0] > 0.9 && base[2] > 0.4
+            });
+            let (x, y) = stop.pixel();
+            assert_eq!((x, y), first, "frame {frame}: {}", stop.0);
+            let (base, texel, mixed) = values(x, y);
+            assert_eq!(stop.local("cell"), &serde_json::json!([x / 8, y / 8]));
+            assert_eq!(stop.floats("base"), base, "{}", stop.0);
+            stop.assert_near("texel", &texel, 1e-6);
+            stop.assert_near("mixed", &mixed, 1e-6);
+        }
+    }
+}
+
+/// `vk_spec`: the pipeline specializes `GAIN` to 2.5 and `BANDS` to 5
+/// (defaults 1.0 and 2); `wave = fract(p.x * 2.5 + 0.125 frame)` (exact in
+/// binary), `band = int(p.y * 5)`, `level = wave * (band + 1) / 5`, with
+/// p = (pixel + 0.5) / 64.
+#[test]
+fn specialization_constants_have_the_pipelines_values_at_a_stop() {
+    for debug_info in ["source", "nonsemantic"] {
+        let stops = stops(
+            "vk_spec",
+            "vk_spec.frag",
+            18,
+            "band == 3 && wave > 0.75",
+            2,
+            debug_info,
+        );
+        assert_frames(&stops, 0);
+        for (frame, stop) in stops.iter().enumerate() {
+            let t = frame as f32 * 0.125;
+            let p = |c: u32| (c as f32 + 0.5) / 64.0;
+            let wave = |x: u32| (p(x) * 2.5 + t).fract();
+            let band = |y: u32| (p(y) * 5.0) as i64;
+            let first = first_pixel(|x, y| band(y) == 3 && wave(x) > 0.75);
+            let (x, y) = stop.pixel();
+            assert_eq!((x, y), first, "frame {frame}: {}", stop.0);
+            assert_eq!(stop.float("gain"), 2.5, "{}", stop.0);
+            assert_eq!(stop.int("bands"), 5, "{}", stop.0);
+            stop.assert_near("p", &[p(x), p(y)], 0.0);
+            assert_eq!(stop.float("wave"), wave(x), "{}", stop.0);
+            assert_eq!(stop.int("band"), 3, "{}", stop.0);
+            let level = wave(x) * 4.0 / 5.0;
+            assert!((stop.float("level") - level).abs() < 1e-6, "{}", stop.0);
+        }
+    }
+}

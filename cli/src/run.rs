@@ -549,6 +549,25 @@ fn print_finding(out: &mut impl Write, f: &Finding, as_json: bool) -> Result<()>
                 j["bound"] = json!(bound);
                 j["array"] = json!(f.variable);
             }
+            SanitizerKind::ImageOob {
+                op,
+                dims,
+                coord,
+                size,
+                lod,
+                ..
+            } => {
+                j["image"] = json!(f.variable);
+                j["access"] = json!(op.name());
+                if lod {
+                    j["level"] = json!(coord[0]);
+                    j["levels"] = json!(size[0]);
+                } else {
+                    let n = usize::from(dims).clamp(1, 3);
+                    j["coordinate"] = json!(coord[..n]);
+                    j["size"] = json!(size[..n]);
+                }
+            }
             SanitizerKind::UninitRead { element, .. } => {
                 j["variable"] = json!(f.variable);
                 j["element"] = json!(element);

@@ -389,6 +389,18 @@ pub enum SanitizerKind {
     /// An index outside `0..bound` (`index` as the shader computed it: a
     /// negative `int`, or a `uint` as is).
     Oob { index: i64, bound: u32 },
+    /// An image access `op` at coordinate `coord` (its first `dims`
+    /// components) outside `0..size` (the image's size at the level read);
+    /// with `lod`, the level `coord[0]` was outside `0..size[0]` levels.
+    /// `image`: the image or sampler variable, where known.
+    ImageOob {
+        image: Option<DeclId>,
+        op: ImageOp,
+        dims: u8,
+        coord: [i32; 3],
+        size: [u32; 3],
+        lod: bool,
+    },
     /// A read of element `element` of the shared variable `decl` (0 for a
     /// variable that is no array) that no invocation of the work group had
     /// written.
@@ -423,6 +435,31 @@ pub enum SanitizerKind {
     /// invocations returned (undefined behaviour; barrier epochs, and so
     /// race reports, are then not to be trusted).
     DivergentBarrier { arrived: u32, invocations: u32 },
+}
+
+/// The image function of an [`SanitizerKind::ImageOob`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+pub enum ImageOp {
+    #[serde(rename = "imageLoad")]
+    Load,
+    #[serde(rename = "imageStore")]
+    Store,
+    #[serde(rename = "imageAtomic")]
+    Atomic,
+    #[serde(rename = "texelFetch")]
+    Fetch,
+}
+
+impl ImageOp {
+    /// The function as GLSL names it (the atomic ones by their family).
+    pub fn name(self) -> &'static str {
+        match self {
+            ImageOp::Load => "imageLoad",
+            ImageOp::Store => "imageStore",
+            ImageOp::Atomic => "imageAtomic",
+            ImageOp::Fetch => "texelFetch",
+        }
+    }
 }
 
 /// Which memory a race is on.
@@ -491,6 +528,22 @@ pub fn decode_sanitizer(words: &[u32], table: &ProbeTable) -> (Vec<SanitizerRepo
         .iter()
         .filter_map(|r| {
             let kind = match r.kind & 0xff {
+                layout::SANITIZE_KIND_OOB if r.kind & layout::SANITIZE_OOB_IMAGE != 0 => {
+                    let decl = r.kind >> layout::SANITIZE_IMAGE_DECL_SHIFT;
+                    SanitizerKind::ImageOob {
+                        image: (decl != layout::SANITIZE_IMAGE_NO_DECL).then_some(decl as DeclId),
+                        op: match (r.kind >> layout::SANITIZE_IMAGE_OP_SHIFT) & 3 {
+                            0 => ImageOp::Load,
+                            1 => ImageOp::Store,
+                            2 => ImageOp::Atomic,
+                            _ => ImageOp::Fetch,
+                        },
+                        dims: ((r.kind >> layout::SANITIZE_IMAGE_DIMS_SHIFT) & 3).max(1) as u8,
+                        coord: [r.index as i32, r.other[0] as i32, r.other[1] as i32],
+                        size: [r.bound, r.value, r.other_value],
+                        lod: r.kind & layout::SANITIZE_IMAGE_LOD != 0,
+                    }
+                }
                 layout::SANITIZE_KIND_OOB => SanitizerKind::Oob {
                     index: if r.kind & layout::SANITIZE_INDEX_SIGNED != 0 {
                         i64::from(r.index as i32)
@@ -707,6 +760,55 @@ mod tests {
         assert_eq!(reports.len(), 3);
         let json = serde_json::to_string(&reports[0]).unwrap();
         assert!(json.contains(r#""kind":"oob","index":-1"#), "{json}");
+    }
+
+    #[test]
+    fn image_records_become_image_reports() {
+        let table = compute_table(2);
+        let store = layout::SANITIZE_KIND_OOB
+            | layout::SANITIZE_INDEX_SIGNED
+            | layout::SANITIZE_OOB_IMAGE
+            | (2 << layout::SANITIZE_IMAGE_DIMS_SHIFT)
+            | (1 << layout::SANITIZE_IMAGE_OP_SHIFT)
+            | (3 << layout::SANITIZE_IMAGE_DECL_SHIFT);
+        let fetch = layout::SANITIZE_KIND_OOB
+            | layout::SANITIZE_INDEX_SIGNED
+            | layout::SANITIZE_OOB_IMAGE
+            | layout::SANITIZE_IMAGE_LOD
+            | (1 << layout::SANITIZE_IMAGE_DIMS_SHIFT)
+            | (3 << layout::SANITIZE_IMAGE_OP_SHIFT)
+            | (layout::SANITIZE_IMAGE_NO_DECL << layout::SANITIZE_IMAGE_DECL_SHIFT);
+        let words = sanitize_buffer(
+            &table,
+            &[
+                [store, 1, 16, 2, 0, 16, 16, 2, (-1i32) as u32, 0, 0, 8, 1],
+                [fetch, 2, 0, 0, 0, 3, 2, 0, 0, 0, 0, 0, 0],
+            ],
+        );
+        let (reports, _) = decode_sanitizer(&words, &table);
+        assert_eq!(
+            reports.iter().map(|r| r.kind).collect::<Vec<_>>(),
+            [
+                SanitizerKind::ImageOob {
+                    image: Some(3),
+                    op: ImageOp::Store,
+                    dims: 2,
+                    coord: [16, 2, -1],
+                    size: [16, 8, 1],
+                    lod: false,
+                },
+                SanitizerKind::ImageOob {
+                    image: None,
+                    op: ImageOp::Fetch,
+                    dims: 1,
+                    coord: [3, 0, 0],
+                    size: [2, 0, 0],
+                    lod: true,
+                },
+            ]
+        );
+        let json = serde_json::to_string(&reports[0].kind).unwrap();
+        assert!(json.contains(r#""op":"imageStore""#), "{json}");
     }
 
     /// A compute table of `steps` steps, step `k` at line `5 + 2 (k - 1)`.

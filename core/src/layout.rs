@@ -187,6 +187,27 @@ pub const SANITIZE_VALUE_KNOWN: u32 = 0x4000;
 /// A race: the record's `other_value` word is known (the first word of
 /// the value the other access wrote).
 pub const SANITIZE_OTHER_VALUE_KNOWN: u32 = 0x8000;
+/// Out of bounds: set in the `kind` word when the access was an image's
+/// (`imageLoad`, `imageStore`, `imageAtomic*`, `texelFetch`). The record
+/// then holds the coordinate in `index`, `other[0]`, `other[1]` (signed)
+/// and the image's size at that level in `bound`, `value`, `other_value`;
+/// the `kind` word says how many components count
+/// ([`SANITIZE_IMAGE_DIMS_SHIFT`]), whether the level was out of range
+/// ([`SANITIZE_IMAGE_LOD`]: then `index` is the level and `bound` the
+/// number of levels), which function ([`SANITIZE_IMAGE_OP_SHIFT`]) and the
+/// image variable ([`SANITIZE_IMAGE_DECL_SHIFT`]).
+pub const SANITIZE_OOB_IMAGE: u32 = 0x1_0000;
+/// The coordinate's component count (1..=3), 2 bits at this shift.
+pub const SANITIZE_IMAGE_DIMS_SHIFT: u32 = 17;
+/// The level of detail of a `texelFetch` was out of range.
+pub const SANITIZE_IMAGE_LOD: u32 = 1 << 19;
+/// The function, 2 bits at this shift: 0 `imageLoad`, 1 `imageStore`, 2
+/// an `imageAtomic*`, 3 `texelFetch`.
+pub const SANITIZE_IMAGE_OP_SHIFT: u32 = 20;
+/// The image or sampler variable's declaration, 10 bits at this shift
+/// ([`SANITIZE_IMAGE_NO_DECL`]: not known).
+pub const SANITIZE_IMAGE_DECL_SHIFT: u32 = 22;
+pub const SANITIZE_IMAGE_NO_DECL: u32 = 0x3ff;
 
 /// The dedup words a sanitize buffer needs for a probe table of `probes` probes.
 pub fn sanitize_flag_words(probes: usize) -> u32 {

@@ -5,7 +5,7 @@
 //!
 //! [`StopReason::Sanitizer`]: shaderdbg_core::StopReason::Sanitizer
 
-pub use shaderdbg_core::decode::{Access, Memory, SanitizerKind, SanitizerReport};
+pub use shaderdbg_core::decode::{Access, ImageOp, Memory, SanitizerKind, SanitizerReport};
 use shaderdbg_core::types::Type;
 use shaderdbg_core::value::Value;
 use shaderdbg_core::{Hit, HitTag, Invocation, StopReason};
@@ -106,7 +106,7 @@ impl Stop {
                 }
                 (Some(name), i64::from(element))
             }
-            SanitizerKind::DivergentBarrier { .. } => return None,
+            SanitizerKind::DivergentBarrier { .. } | SanitizerKind::ImageOob { .. } => return None,
         };
         let indices: Vec<String> = indexings(self.line_text(self.hit.line))
             .into_iter()
@@ -160,6 +160,45 @@ impl Stop {
                     array,
                     format!("out-of-bounds index {index}{into} ({bound} {elements})"),
                 )
+            }
+            SanitizerKind::ImageOob {
+                image,
+                op,
+                dims,
+                coord,
+                size,
+                lod,
+            } => {
+                let name = image
+                    .and_then(|d| self.table.vars.get(d))
+                    .map(|v| v.name.clone());
+                let from = match op {
+                    ImageOp::Store | ImageOp::Atomic => "into",
+                    ImageOp::Load | ImageOp::Fetch => "from",
+                };
+                let of = name
+                    .as_ref()
+                    .map_or(String::new(), |n| format!(" {from} {n}"));
+                let n = usize::from(dims).clamp(1, 3);
+                let what = if lod {
+                    let levels = if size[0] == 1 { "level" } else { "levels" };
+                    format!(
+                        "out-of-bounds {}{of} at level {} ({} {levels})",
+                        op.name(),
+                        coord[0],
+                        size[0]
+                    )
+                } else {
+                    let at: Vec<String> = coord[..n].iter().map(i32::to_string).collect();
+                    let extent: Vec<String> = size[..n].iter().map(u32::to_string).collect();
+                    format!(
+                        "out-of-bounds {}{of} at ({}) (image {})",
+                        op.name(),
+                        at.join(","),
+                        extent.join("x")
+                    )
+                };
+                ("out_of_bounds", name, what)
             }
             SanitizerKind::UninitRead { decl, element } => {
                 let (name, shown) = self.shared_element(decl, element, false);

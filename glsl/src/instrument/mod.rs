@@ -24,7 +24,20 @@
 //! out-of-bounds accesses computes bit-identical results. Not checked:
 //! runtime-sized arrays reached through a non-constant index of an array of
 //! blocks (`bufs[k].data[i]`), unsized arrays that are not storage-buffer
-//! members, image loads and stores.
+//! members.
+//!
+//! Image accesses (`imageLoad`, `imageStore`, `imageAtomic*`,
+//! `texelFetch`) are checked against the image's size at the level
+//! accessed (`imageSize`, `textureSize`; a cube's faces, a cube array's
+//! layer-faces), a `texelFetch`'s level against `textureQueryLevels`
+//! first; the report carries the function, the image variable, the
+//! coordinate and the size. Unlike an array's, an out-of-bounds image
+//! access is performed: OpenGL defines it (a store or atomic has no
+//! effect, a load returns zeros; a `texelFetch` an undefined value with
+//! no other effect), so the sanitized run computes what the unsanitized
+//! one does. Not checked: multisample sample indices, image or level
+//! arguments with side effects, `texelFetch` levels other than the
+//! constant 0 in GLSL ES (no `textureQueryLevels`), `texelFetchOffset`.
 //!
 //! The report's probe is the step of the statement that made the access
 //! (a loop's condition and increment: the loop statement's step), so two

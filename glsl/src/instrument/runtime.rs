@@ -697,7 +697,12 @@ bool _sdbg_bad({h}vec4 v) {{ return any(isnan(v)) || any(isinf(v)); }}
                 // (`_sdbg_put_other`, empty without the race check).
                 let race = checks.race && stage == Stage::Compute;
                 let storage = self.storage_race && !self.storage.is_empty();
-                let mut put_other = String::new();
+                // An image's out-of-bounds record keeps the coordinate's
+                // other components where a race keeps the other invocation.
+                let mut put_other = format!(
+                    "if ((kind & {img}u) != 0u) {{ _sdbg_data[at] = other; _sdbg_data[at + 1u] = og; }} ",
+                    img = crate::layout::SANITIZE_OOB_IMAGE
+                );
                 if race {
                     let _ = write!(
                         put_other,
@@ -792,7 +797,36 @@ bool _sdbg_chk(bool prev, {h}uint p, {h}uint i, {h}int n, out {h}uint t) {{
     if (!ok && _sdbg_oob) _sdbg_report({oob}u, p, i, uint(n), 0u);
     return prev && ok;
 }}
+void _sdbg_irep({h}uint p, {h}uint t, {h}ivec3 c, {h}ivec3 s) {{
+    _sdbg_rep({img}u | t, p, uint(c.x), uint(s.x), uint(c.y), uint(c.z), uint(s.y), uint(s.z));
+}}
+{h}int _sdbg_ic({h}uint p, {h}int c, {h}int s, {h}uint t) {{
+    if (_sdbg_oob && (c < 0 || c >= s)) _sdbg_irep(p, t, ivec3(c, 0, 0), ivec3(s, 0, 0));
+    return c;
+}}
+{h}ivec2 _sdbg_ic({h}uint p, {h}ivec2 c, {h}ivec2 s, {h}uint t) {{
+    if (_sdbg_oob && (any(lessThan(c, ivec2(0))) || any(greaterThanEqual(c, s)))) _sdbg_irep(p, t, ivec3(c, 0), ivec3(s, 0));
+    return c;
+}}
+{h}ivec3 _sdbg_ic({h}uint p, {h}ivec3 c, {h}ivec3 s, {h}uint t) {{
+    if (_sdbg_oob && (any(lessThan(c, ivec3(0))) || any(greaterThanEqual(c, s)))) _sdbg_irep(p, t, c, s);
+    return c;
+}}
+{h}int _sdbg_tc({h}uint p, {h}int c, {h}int l, {h}int n, {h}int s, {h}uint t) {{
+    if (l < 0 || l >= n) {{ if (_sdbg_oob) _sdbg_irep(p, t | {lod}u, ivec3(l, 0, 0), ivec3(n, 0, 0)); return c; }}
+    return _sdbg_ic(p, c, s, t);
+}}
+{h}ivec2 _sdbg_tc({h}uint p, {h}ivec2 c, {h}int l, {h}int n, {h}ivec2 s, {h}uint t) {{
+    if (l < 0 || l >= n) {{ if (_sdbg_oob) _sdbg_irep(p, t | {lod}u, ivec3(l, 0, 0), ivec3(n, 0, 0)); return c; }}
+    return _sdbg_ic(p, c, s, t);
+}}
+{h}ivec3 _sdbg_tc({h}uint p, {h}ivec3 c, {h}int l, {h}int n, {h}ivec3 s, {h}uint t) {{
+    if (l < 0 || l >= n) {{ if (_sdbg_oob) _sdbg_irep(p, t | {lod}u, ivec3(l, 0, 0), ivec3(n, 0, 0)); return c; }}
+    return _sdbg_ic(p, c, s, t);
+}}
 ",
+                    img = crate::layout::SANITIZE_OOB_IMAGE | soob,
+                    lod = crate::layout::SANITIZE_IMAGE_LOD,
                     k0 = key[0],
                     k1 = key[1],
                     k2 = key[2],

@@ -992,6 +992,7 @@ impl<'a> Walker<'a> {
                 }
                 let atomic = is_atomic(&callee);
                 let args = self.args(args, &outs, atomic);
+                let args = self.image_check(&callee, args);
                 let (f, args) = self.barrier_call(f, &callee, args);
                 for t in targets {
                     self.log_write(t, span, &mut after);
@@ -1238,6 +1239,7 @@ impl Walker<'_> {
                     outs.iter().map(|&i| self.write_target(&args[i])).collect();
                 let atomic = is_atomic(&callee);
                 let args = self.args(args, &outs, atomic);
+                let args = self.image_check(&callee, args);
                 let (f, args) = self.barrier_call(f, &callee, args);
                 let mut e = node(ExprData::FunCall(f, args));
                 if ret != Type::Void {
@@ -1597,6 +1599,128 @@ impl Walker<'_> {
             ast::FunIdentifier::new(barrier, f.span),
             vec![uint(self.cur_step)],
         )
+    }
+
+    /// `Checks::out_of_bounds`: the arguments (rewritten) of an image
+    /// access (`imageLoad`, `imageStore`, `imageAtomic*`, `texelFetch`)
+    /// with the coordinate passed through a check against the image's size
+    /// at the level accessed (`_sdbg_ic(p, c, size, tag)`, or for a
+    /// `texelFetch` with a level `_sdbg_tc(p, c, lod, levels, size, tag)`,
+    /// which checks the level first). The helpers return the coordinate as
+    /// it was: the access runs as the unsanitized shader's would. OpenGL
+    /// defines invalid image accesses (a store or atomic has no effect, a
+    /// load returns zeros) and leaves an out-of-range `texelFetch`'s value
+    /// undefined without other effects, so performing it changes nothing
+    /// (where skipping a load would pick one undefined value over another).
+    /// Not checked: a sample index of a multisample image; an image or
+    /// level argument with side effects (it would be evaluated twice);
+    /// a level that is not the constant 0 in GLSL ES (no
+    /// `textureQueryLevels` there).
+    fn image_check(&mut self, callee: &Callee, mut args: Vec<ast::Expr>) -> Vec<ast::Expr> {
+        if !self.report_oob || args.len() < 2 {
+            return args;
+        }
+        let Callee::Builtin(sig) = callee else {
+            return args;
+        };
+        let op: u32 = match sig.name.as_str() {
+            "imageLoad" => 0,
+            "imageStore" => 1,
+            n if n.starts_with("imageAtomic") => 2,
+            "texelFetch" => 3,
+            _ => return args,
+        };
+        let Some(Type::Opaque(name)) = sig.params.first().map(|p| &p.ty) else {
+            return args;
+        };
+        let base = name
+            .strip_prefix(['i', 'u'])
+            .filter(|b| b.starts_with("image") || b.starts_with("sampler"))
+            .unwrap_or(name);
+        let image = args[0].clone();
+        if has_side_effects(&image) || calls_user_function(&image, &self.model) {
+            return args;
+        }
+        let size_of = |f: &str, extra: Vec<ast::Expr>| {
+            let mut a = vec![image.clone()];
+            a.extend(extra);
+            call(f, a)
+        };
+        // (components, bound expression, whether a level argument follows).
+        let (dims, bound, lod) = match base {
+            "image1D" | "imageBuffer" => (1, size_of("imageSize", vec![]), false),
+            "image2D" | "image2DRect" | "image1DArray" | "image2DMS" => {
+                (2, size_of("imageSize", vec![]), false)
+            }
+            "image3D" | "image2DArray" | "image2DMSArray" => {
+                (3, size_of("imageSize", vec![]), false)
+            }
+            // A cube's third coordinate is the face; a cube array's is
+            // `layer * 6 + face`.
+            "imageCube" => (
+                3,
+                call("ivec3", vec![size_of("imageSize", vec![]), build::int(6)]),
+                false,
+            ),
+            "imageCubeArray" => (
+                3,
+                ExprData::Binary(
+                    ast::BinaryOpData::Mult.into(),
+                    Box::new(size_of("imageSize", vec![])),
+                    Box::new(call(
+                        "ivec3",
+                        vec![build::int(1), build::int(1), build::int(6)],
+                    )),
+                )
+                .into(),
+                false,
+            ),
+            "samplerBuffer" => (1, size_of("textureSize", vec![]), false),
+            "sampler2DRect" | "sampler2DMS" => (2, size_of("textureSize", vec![]), false),
+            "sampler2DMSArray" => (3, size_of("textureSize", vec![]), false),
+            "sampler1D" => (1, ast::Expr::from(ExprData::IntConst(0)), true),
+            "sampler2D" | "sampler1DArray" => (2, ExprData::IntConst(0).into(), true),
+            "sampler3D" | "sampler2DArray" => (3, ExprData::IntConst(0).into(), true),
+            _ => return args,
+        };
+        let decl = match &image.content {
+            ExprData::Variable(id) => self.model.lookup(id.as_str()),
+            ExprData::Bracket(b, _) => match &b.content {
+                ExprData::Variable(id) => self.model.lookup(id.as_str()),
+                _ => None,
+            },
+            _ => None,
+        }
+        .and_then(|d| u32::try_from(d).ok())
+        .filter(|&d| d < crate::layout::SANITIZE_IMAGE_NO_DECL)
+        .unwrap_or(crate::layout::SANITIZE_IMAGE_NO_DECL);
+        let tag = (op << crate::layout::SANITIZE_IMAGE_OP_SHIFT)
+            | (dims << crate::layout::SANITIZE_IMAGE_DIMS_SHIFT)
+            | (decl << crate::layout::SANITIZE_IMAGE_DECL_SHIFT);
+        let p = uint(self.cur_step);
+        let coord = args[1].clone();
+        let checked = if lod {
+            let Some(level) = args.get(2).cloned() else {
+                return args;
+            };
+            if has_side_effects(&level) || calls_user_function(&level, &self.model) {
+                return args;
+            }
+            let size = size_of("textureSize", vec![level.clone()]);
+            if self.parsed.version.is_es() {
+                if self.model.const_int(&level) != Some(0) {
+                    return args;
+                }
+                call("_sdbg_ic", vec![p, coord, size, uint(tag)])
+            } else {
+                let levels = size_of("textureQueryLevels", vec![]);
+                call("_sdbg_tc", vec![p, coord, level, levels, size, uint(tag)])
+            }
+        } else {
+            call("_sdbg_ic", vec![p, coord, bound, uint(tag)])
+        };
+        args[1] = checked;
+        args
     }
 
     fn index_temp(&mut self, signed: bool) -> String {

@@ -1,7 +1,7 @@
 #version 430 core
 // [13 runtime items as in runtime.sanitize.glsl]
 void _sdbg_key(uint at) { _sdbg_data[at] = uint(gl_FragCoord.x); _sdbg_data[at + 1u] = uint(gl_FragCoord.y); _sdbg_data[at + 2u] = uint(gl_PrimitiveID); }
-// [7 runtime items as in runtime.sanitize.glsl]
+// [14 runtime items as in runtime.sanitize.glsl]
 out vec4 color;
 uniform float scale;
 float twice(float v, out float sq) {

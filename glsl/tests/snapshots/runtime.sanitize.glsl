@@ -25,7 +25,7 @@ void _sdbg_rcap(uint b) {
 }
 void _sdbg_report(uint kind, uint p, uint idx, uint bound, uint other) { _sdbg_rep(kind, p, idx, bound, other, 0u, 0u, 0u); }
 void _sdbg_key(uint at) { _sdbg_data[at] = uint(gl_VertexID); _sdbg_data[at + 1u] = uint(gl_InstanceID); _sdbg_data[at + 2u] = 0u; }
-void _sdbg_put_other(uint at, uint kind, uint other, uint og) { }
+void _sdbg_put_other(uint at, uint kind, uint other, uint og) { if ((kind & 65536u) != 0u) { _sdbg_data[at] = other; _sdbg_data[at + 1u] = og; } }
 void _sdbg_put(uint kind, uint p, uint idx, uint bound, uint other, uint og, uint v, uint w) {
     uint flag = p * 4u + (kind & 0xffu) - 1u;
     if (flag < _sdbg_san_flags) {
@@ -67,4 +67,31 @@ bool _sdbg_chk(bool prev, uint p, uint i, int n, out uint t) {
     bool ok = n > 0 && i < uint(n);
     if (!ok && _sdbg_oob) _sdbg_report(1u, p, i, uint(n), 0u);
     return prev && ok;
+}
+void _sdbg_irep(uint p, uint t, ivec3 c, ivec3 s) {
+    _sdbg_rep(65793u | t, p, uint(c.x), uint(s.x), uint(c.y), uint(c.z), uint(s.y), uint(s.z));
+}
+int _sdbg_ic(uint p, int c, int s, uint t) {
+    if (_sdbg_oob && (c < 0 || c >= s)) _sdbg_irep(p, t, ivec3(c, 0, 0), ivec3(s, 0, 0));
+    return c;
+}
+ivec2 _sdbg_ic(uint p, ivec2 c, ivec2 s, uint t) {
+    if (_sdbg_oob && (any(lessThan(c, ivec2(0))) || any(greaterThanEqual(c, s)))) _sdbg_irep(p, t, ivec3(c, 0), ivec3(s, 0));
+    return c;
+}
+ivec3 _sdbg_ic(uint p, ivec3 c, ivec3 s, uint t) {
+    if (_sdbg_oob && (any(lessThan(c, ivec3(0))) || any(greaterThanEqual(c, s)))) _sdbg_irep(p, t, c, s);
+    return c;
+}
+int _sdbg_tc(uint p, int c, int l, int n, int s, uint t) {
+    if (l < 0 || l >= n) { if (_sdbg_oob) _sdbg_irep(p, t | 524288u, ivec3(l, 0, 0), ivec3(n, 0, 0)); return c; }
+    return _sdbg_ic(p, c, s, t);
+}
+ivec2 _sdbg_tc(uint p, ivec2 c, int l, int n, ivec2 s, uint t) {
+    if (l < 0 || l >= n) { if (_sdbg_oob) _sdbg_irep(p, t | 524288u, ivec3(l, 0, 0), ivec3(n, 0, 0)); return c; }
+    return _sdbg_ic(p, c, s, t);
+}
+ivec3 _sdbg_tc(uint p, ivec3 c, int l, int n, ivec3 s, uint t) {
+    if (l < 0 || l >= n) { if (_sdbg_oob) _sdbg_irep(p, t | 524288u, ivec3(l, 0, 0), ivec3(n, 0, 0)); return c; }
+    return _sdbg_ic(p, c, s, t);
 }

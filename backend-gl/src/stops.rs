@@ -154,6 +154,7 @@ pub fn announce_shader(dbg: &Debugger, info: &ShaderInfo) {
         sources: info.sources.clone(),
         compiled: info.compile_status,
         info_log: info.info_log.clone(),
+        language: shaderdbg_core::Language::Glsl,
     });
     serve(dbg, None);
 }

@@ -7,7 +7,7 @@
 use std::sync::atomic::{AtomicU32, Ordering};
 use std::sync::{Mutex, MutexGuard};
 
-use shaderdbg_core::Invocation;
+use shaderdbg_core::{Invocation, Language};
 pub use shaderdbg_protocol::agent::{debugger, Debugger};
 use shaderdbg_protocol::{FromAgent, ToAgent};
 
@@ -21,43 +21,69 @@ fn conversation() -> MutexGuard<'static, ()> {
     TURN.lock().unwrap_or_else(|e| e.into_inner())
 }
 
-/// Tells the session about a new shader module and answers it until it
-/// lets the program go on. `context` names the device. The module's id for
-/// the session.
-pub fn announce_module(dbg: &Debugger, context: u64, code: &[u8]) -> Option<u32> {
+/// Tells the session about a new shader module, one shader per entry point
+/// (naga writes all of a WGSL module's entry points into one module), and
+/// answers it until it lets the program go on. `context` names the device.
+/// The session's id of each entry point, by name.
+pub fn announce_module(dbg: &Debugger, context: u64, code: &[u32]) -> Vec<(String, u32)> {
     static NEXT_ID: AtomicU32 = AtomicU32::new(1);
-    let shader = NEXT_ID.fetch_add(1, Ordering::Relaxed);
     let _turn = conversation();
-    match source::of_module(code) {
-        Ok(src) => {
-            let origin = match &src.origin {
-                Origin::Embedded { file: Some(f) } => format!("source embedded from {f}"),
-                Origin::Embedded { file: None } => "source embedded".into(),
-                Origin::Decompiled(by) => format!("no source in the SPIR-V: decompiled by {by:?}"),
-            };
-            tracing::info!(shader, entry = %src.entry_point, "module: {origin}");
-            if let Err(why) = crate::breakpoints::register(shader, src.stage, &src.text) {
-                tracing::info!(shader, "not debuggable: {why}");
-            }
-            dbg.send(&FromAgent::ShaderCompiled {
-                context,
-                shader,
-                stage: src.stage,
-                sources: vec![src.text],
-                compiled: true,
-                info_log: String::new(),
-            });
-            serve(dbg, &mut |_, _| Err(NOT_STOPPED.into()));
-            Some(shader)
-        }
+    let sources = match source::of_module(crate::spirv::bytes_of(code)) {
+        Ok(s) => s,
         Err(e) => {
+            let shader = NEXT_ID.fetch_add(1, Ordering::Relaxed);
             dbg.send(&FromAgent::Error {
                 request: None,
                 message: format!("shader module {shader} cannot be debugged: {e}"),
             });
-            None
+            return Vec::new();
         }
+    };
+    // A WGSL module is debugged as its WGSL only under the options naga
+    // wrote it with (found once for all its entry points).
+    let wgsl = sources
+        .iter()
+        .find(|s| s.language == Language::Wgsl)
+        .map(|s| {
+            let file = match &s.origin {
+                Origin::Embedded { file } => file.as_deref(),
+                Origin::Decompiled(_) => None,
+            };
+            crate::wgsl::recompiled(&s.text, file, code).map(std::sync::Arc::new)
+        });
+    let mut ids = Vec::new();
+    for src in sources {
+        let shader = NEXT_ID.fetch_add(1, Ordering::Relaxed);
+        let origin = match &src.origin {
+            Origin::Embedded { file: Some(f) } => format!("source embedded from {f}"),
+            Origin::Embedded { file: None } => "source embedded".into(),
+            Origin::Decompiled(by) => format!("no source in the SPIR-V: decompiled by {by:?}"),
+        };
+        tracing::info!(shader, entry = %src.entry_point, "module: {origin}");
+        let registered = match &wgsl {
+            Some(Ok(module)) => {
+                crate::breakpoints::register_wgsl(shader, src.stage, &src.entry_point, module)
+            }
+            Some(Err(why)) => Err(why.clone()),
+            None => crate::breakpoints::register(shader, src.stage, &src.entry_point, &src.text),
+        };
+        if let Err(why) = registered {
+            tracing::info!(shader, "not debuggable: {why}");
+            crate::breakpoints::unusable(shader, why);
+        }
+        dbg.send(&FromAgent::ShaderCompiled {
+            context,
+            shader,
+            stage: src.stage,
+            sources: vec![src.text],
+            compiled: true,
+            info_log: String::new(),
+            language: src.language,
+        });
+        serve(dbg, &mut |_, _| Err(NOT_STOPPED.into()));
+        ids.push((src.entry_point, shader));
     }
+    ids
 }
 
 const NOT_STOPPED: &str = "not stopped at a submission";

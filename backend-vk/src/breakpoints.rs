@@ -1,7 +1,8 @@
 //! Breakpoints in Vulkan shader modules: each module's recovered source,
-//! parsed as Vulkan GLSL with its probe table, the breakpoints the session
-//! set in it bound to steps, and the instrumented SPIR-V for a hit test or
-//! a recording (GLSL engine, Vulkan dialect, compiled by glslang).
+//! parsed with its probe table (Vulkan GLSL for the GLSL engine, or WGSL
+//! for the WGSL engine), the breakpoints the session set in it bound to
+//! steps, and the instrumented SPIR-V for a hit test or a recording (GLSL
+//! compiled by glslang; WGSL written by naga under the program's options).
 
 use std::collections::HashMap;
 use std::sync::{Arc, LazyLock, Mutex, MutexGuard};
@@ -13,11 +14,17 @@ use shaderdbg_glsl::instrument::{self, Breakpoint, Mode};
 use shaderdbg_glsl::parse::Parsed;
 use shaderdbg_protocol::LineBreakpoint;
 
-/// A module the session can set breakpoints in.
+/// An entry point of a module the session can set breakpoints in.
 pub struct ModuleDebug {
     pub stage: Stage,
-    parsed: Parsed,
+    pub entry_point: String,
+    engine: Engine,
     pub table: ProbeTable,
+}
+
+enum Engine {
+    Glsl(Parsed),
+    Wgsl(Arc<crate::wgsl::WgslModule>),
 }
 
 /// A breakpoint bound to a step.
@@ -33,6 +40,8 @@ pub struct Bound {
 #[derive(Default)]
 struct State {
     modules: HashMap<u32, Arc<ModuleDebug>>,
+    /// Why a module announced to the session cannot be debugged.
+    unusable: HashMap<u32, String>,
     breakpoints: HashMap<u32, Vec<Bound>>,
     filter: StopFilter,
     /// A pause was asked: stop at the next submission with a module.
@@ -44,9 +53,9 @@ fn state() -> MutexGuard<'static, State> {
     STATE.lock().unwrap_or_else(|e| e.into_inner())
 }
 
-/// Remembers a module's recovered source (as Vulkan GLSL) under `shader`;
-/// the error says why it cannot be debugged.
-pub fn register(shader: u32, stage: Stage, text: &str) -> Result<(), String> {
+/// Remembers an entry point's recovered source (as Vulkan GLSL) under
+/// `shader`; the error says why it cannot be debugged.
+pub fn register(shader: u32, stage: Stage, entry_point: &str, text: &str) -> Result<(), String> {
     let text = crate::compile::compilable(text);
     let mut parsed =
         shaderdbg_glsl::parse::parse(&[&text], stage, None).map_err(|d| d.to_string())?;
@@ -54,11 +63,36 @@ pub fn register(shader: u32, stage: Stage, text: &str) -> Result<(), String> {
     let table = instrument::probe_table(&parsed);
     let module = ModuleDebug {
         stage,
-        parsed,
+        entry_point: entry_point.to_string(),
+        engine: Engine::Glsl(parsed),
         table,
     };
     state().modules.insert(shader, Arc::new(module));
     Ok(())
+}
+
+/// Remembers an entry point of a WGSL module under `shader`.
+pub fn register_wgsl(
+    shader: u32,
+    stage: Stage,
+    entry_point: &str,
+    module: &Arc<crate::wgsl::WgslModule>,
+) -> Result<(), String> {
+    let table =
+        shaderdbg_wgsl::probe_table(&module.parsed, entry_point).map_err(|e| e.to_string())?;
+    let module = ModuleDebug {
+        stage,
+        entry_point: entry_point.to_string(),
+        engine: Engine::Wgsl(module.clone()),
+        table,
+    };
+    state().modules.insert(shader, Arc::new(module));
+    Ok(())
+}
+
+/// Remembers why `shader` cannot be debugged (its breakpoints say it).
+pub fn unusable(shader: u32, why: String) {
+    state().unusable.insert(shader, why);
 }
 
 /// Binds the session's breakpoints of `shader` to steps: each to the step
@@ -67,21 +101,27 @@ pub fn register(shader: u32, stage: Stage, text: &str) -> Result<(), String> {
 pub fn set(shader: u32, requested: &[LineBreakpoint]) -> Vec<Result<u32, String>> {
     let mut st = state();
     let Some(module) = st.modules.get(&shader).cloned() else {
-        return requested
-            .iter()
-            .map(|_| Err("the module's source could not be read as Vulkan GLSL".into()))
-            .collect();
+        let why = st.unusable.get(&shader).cloned().unwrap_or_else(|| {
+            "the module's source could not be read as Vulkan GLSL or WGSL".into()
+        });
+        return requested.iter().map(|_| Err(why.clone())).collect();
     };
     let mut bound = Vec::new();
     let out = requested
         .iter()
         .map(|b| {
-            let step = if b.line == 0 {
-                module.table.main_entry_step()
-            } else {
-                module.table.step_for_line(b.line)
+            let step = match &module.engine {
+                Engine::Wgsl(wgsl) if b.line > 0 => {
+                    wgsl.step_for_line(&module.table, &module.entry_point, b.line)?
+                }
+                _ if b.line == 0 => {
+                    entry_step(&module.table).ok_or("the entry point has no statement")?
+                }
+                _ => module
+                    .table
+                    .step_for_line(b.line)
+                    .ok_or_else(|| format!("no statement at or after line {}", b.line))?,
             };
-            let step = step.ok_or_else(|| format!("no statement at or after line {}", b.line))?;
             let b = Bound {
                 id: b.id,
                 line: step.line,
@@ -91,9 +131,7 @@ pub fn set(shader: u32, requested: &[LineBreakpoint]) -> Vec<Result<u32, String>
             // A condition that does not compile is said now, not at the
             // first submission.
             if b.condition.is_some() {
-                let mode = ModuleDebug::hit_test(std::slice::from_ref(&b));
-                instrument::instrument_vulkan(&module.parsed, &mode, 0)
-                    .map_err(|e| e.to_string())?;
+                module.check(&ModuleDebug::hit_test(std::slice::from_ref(&b)))?;
             }
             let line = b.line;
             bound.push(b);
@@ -106,6 +144,21 @@ pub fn set(shader: u32, requested: &[LineBreakpoint]) -> Vec<Result<u32, String>
         st.breakpoints.insert(shader, bound);
     }
     out
+}
+
+/// The first step of the function invocations start in (`main` in GLSL,
+/// the entry point's function in WGSL).
+fn entry_step(table: &ProbeTable) -> Option<&shaderdbg_core::probes::Probe> {
+    use shaderdbg_core::probes::ProbeKind;
+    let start = table
+        .probes
+        .iter()
+        .find(|p| p.kind == ProbeKind::InvocationStart)
+        .map(|p| p.function);
+    match start {
+        Some(f) => table.probes.iter().find(|p| p.is_step() && p.function == f),
+        None => table.main_entry_step(),
+    }
 }
 
 /// The breakpoints of `shader` (empty: none).
@@ -158,17 +211,50 @@ pub fn module(shader: u32) -> Option<Arc<ModuleDebug>> {
 }
 
 impl ModuleDebug {
-    /// SPIR-V of the module instrumented for `mode`, the debug buffer in
-    /// descriptor set `set`.
-    pub fn spirv(&self, mode: &Mode, set: u32) -> Result<Vec<u32>, String> {
-        let inst =
-            instrument::instrument_vulkan(&self.parsed, mode, set).map_err(|e| e.to_string())?;
-        let name = format!("module.{}", self.stage.short_name());
-        crate::compile::glsl_to_spirv(&inst.glsl, self.stage, &name)
+    /// SPIR-V of the entry point instrumented for `mode`, the debug buffer
+    /// in descriptor set `set`, and a watch expression's type.
+    fn instrumented(
+        &self,
+        mode: &Mode,
+        set: u32,
+    ) -> Result<(Vec<u32>, Option<shaderdbg_core::Type>), String> {
+        match &self.engine {
+            Engine::Glsl(parsed) => {
+                let inst =
+                    instrument::instrument_vulkan(parsed, mode, set).map_err(|e| e.to_string())?;
+                let name = format!("module.{}", self.stage.short_name());
+                let code = crate::compile::glsl_to_spirv(
+                    &inst.glsl,
+                    self.stage,
+                    &self.entry_point,
+                    &name,
+                )?;
+                Ok((code, inst.watch_type))
+            }
+            Engine::Wgsl(module) => module.spirv(&self.entry_point, mode, set),
+        }
     }
 
-    /// SPIR-V (for a debug set number) of the module instrumented to watch
-    /// `expr` at the step of `line`, and the expression's type.
+    /// Whether `mode` instruments (a condition or a watch expression that
+    /// does not compile says why), and a watch expression's type; nothing
+    /// is compiled.
+    fn check(&self, mode: &Mode) -> Result<Option<shaderdbg_core::Type>, String> {
+        match &self.engine {
+            Engine::Glsl(parsed) => instrument::instrument_vulkan(parsed, mode, 0)
+                .map(|i| i.watch_type)
+                .map_err(|e| e.to_string()),
+            Engine::Wgsl(module) => module.check(&self.entry_point, mode),
+        }
+    }
+
+    /// SPIR-V of the entry point instrumented for `mode`, the debug buffer
+    /// in descriptor set `set`.
+    pub fn spirv(&self, mode: &Mode, set: u32) -> Result<Vec<u32>, String> {
+        self.instrumented(mode, set).map(|(code, _)| code)
+    }
+
+    /// SPIR-V (for a debug set number) of the entry point instrumented to
+    /// watch `expr` at the step of `line`, and the expression's type.
     #[allow(clippy::type_complexity)]
     pub fn watch_spirv(
         &self,
@@ -190,11 +276,9 @@ impl ModuleDebug {
             probe,
             expr: expr.to_string(),
         };
-        // The type, and errors in the expression, from a first instrumentation.
-        let inst =
-            instrument::instrument_vulkan(&self.parsed, &mode, 0).map_err(|e| e.to_string())?;
-        let ty = inst
-            .watch_type
+        // The type, and errors in the expression, before any compiling.
+        let ty = self
+            .check(&mode)?
             .ok_or_else(|| format!("watch expression `{expr}`: it has no type here"))?;
         Ok((move |set| self.spirv(&mode, set), ty))
     }

@@ -33,9 +33,16 @@ pub fn compilable(embedded: &str) -> std::borrow::Cow<'_, str> {
     }
 }
 
-/// Compiles Vulkan GLSL to SPIR-V words; the error is glslang's message
-/// (`name` is the file name its messages give).
-pub fn glsl_to_spirv(source: &str, stage: Stage, name: &str) -> Result<Vec<u32>, String> {
+/// Compiles Vulkan GLSL to SPIR-V words whose entry point (`main` in the
+/// GLSL) is named `entry_point` (the name the application's pipeline stage
+/// gives: decompiled GLSL calls every entry point `main`); the error is
+/// glslang's message (`name` is the file name its messages give).
+pub fn glsl_to_spirv(
+    source: &str,
+    stage: Stage,
+    entry_point: &str,
+    name: &str,
+) -> Result<Vec<u32>, String> {
     static N: AtomicU64 = AtomicU64::new(0);
     let out = std::env::temp_dir().join(format!(
         "shaderdbg-vk-{}-{}.spv",
@@ -44,9 +51,11 @@ pub fn glsl_to_spirv(source: &str, stage: Stage, name: &str) -> Result<Vec<u32>,
     ));
     let mut cmd = Command::new("glslangValidator");
     cmd.args(["-V", "--target-env", "vulkan1.0", "--stdin", "-S"])
-        .arg(stage.short_name())
-        .arg("-o")
-        .arg(&out);
+        .arg(stage.short_name());
+    if entry_point != "main" {
+        cmd.args(["-e", entry_point, "--source-entrypoint", "main"]);
+    }
+    cmd.arg("-o").arg(&out);
     let result = crate::child::run_piped(&mut cmd, source.as_bytes().to_vec())
         .map_err(|e| format!("{e} (glslangValidator is Debian's glslang-tools)"))?;
     let code = std::fs::read(&out);
@@ -76,6 +85,7 @@ mod tests {
         let ok = glsl_to_spirv(
             "#version 450\nlayout(location = 0) out vec4 c;\nvoid main() { c = vec4(1.0); }\n",
             Stage::Fragment,
+            "main",
             "t.frag",
         )
         .expect("compiles");
@@ -83,10 +93,25 @@ mod tests {
         let err = glsl_to_spirv(
             "#version 450\nvoid main() { x = 1; }\n",
             Stage::Fragment,
+            "main",
             "t.frag",
         )
         .expect_err("undeclared");
         assert!(err.contains("t.frag:2"), "{err}");
+    }
+
+    #[test]
+    fn the_entry_point_takes_the_name_the_pipeline_gives() {
+        let code = glsl_to_spirv(
+            "#version 450\nlayout(location = 0) out vec4 c;\nvoid main() { c = vec4(1.0); }\n",
+            Stage::Fragment,
+            "fs_main",
+            "t.frag",
+        )
+        .expect("compiles");
+        let info = crate::spirv::read(&code).expect("reads");
+        let names: Vec<&str> = info.entry_points.iter().map(|e| e.name.as_str()).collect();
+        assert_eq!(names, ["fs_main"]);
     }
 
     #[test]

@@ -333,16 +333,12 @@ unsafe extern "system" fn create_shader_module(
             let info = &*info;
             std::slice::from_raw_parts(info.p_code, info.code_size / 4)
         };
-        let shader = agent::debugger().and_then(|dbg| {
-            agent::announce_module(
-                dbg,
-                vk::Handle::as_raw(device),
-                crate::spirv::bytes_of(code),
-            )
-        });
+        let shaders = agent::debugger()
+            .map(|dbg| agent::announce_module(dbg, vk::Handle::as_raw(device), code))
+            .unwrap_or_default();
         if let Some(d) = &data {
             // SAFETY: written on success.
-            d.pipelines.remember_module(unsafe { *out }, code, shader);
+            d.pipelines.remember_module(unsafe { *out }, code, shaders);
         }
     }
     result

@@ -42,6 +42,7 @@ mod snapshots;
 pub mod source;
 pub mod spirv;
 mod stops;
+mod wgsl;
 
 use ash::vk;
 

@@ -145,12 +145,37 @@ enum PipelineInfo {
 /// A shader module's SPIR-V words.
 pub type Code = Arc<Vec<u32>>;
 
-/// A stage's module as the layer kept it: its code, and the id the session
-/// knows it by (none if it could not be announced).
+/// A stage's module as the layer kept it: its code, the entry point the
+/// stage runs, and the id the session knows that entry point by (none if
+/// it could not be announced).
 #[derive(Clone, Debug)]
 pub struct StageCode {
     pub code: Code,
+    pub entry_point: String,
     pub shader: Option<u32>,
+}
+
+/// A live shader module: its code and the session's id of each of its
+/// entry points.
+#[derive(Clone, Debug)]
+struct ModuleCode {
+    code: Code,
+    shaders: Vec<(String, u32)>,
+}
+
+impl ModuleCode {
+    /// What a stage running `entry_point` of this module runs.
+    fn stage(&self, entry_point: &str) -> StageCode {
+        StageCode {
+            code: self.code.clone(),
+            entry_point: entry_point.to_string(),
+            shader: self
+                .shaders
+                .iter()
+                .find(|(name, _)| name == entry_point)
+                .map(|(_, id)| *id),
+        }
+    }
 }
 
 /// What a twin runs in place of each of the application's modules (given
@@ -189,7 +214,7 @@ pub struct Pipelines {
     pub memory: vk::PhysicalDeviceMemoryProperties,
     infos: RwLock<crate::dispatch::HandleMap<u64, Arc<PipelineInfo>>>,
     /// Live shader modules' code, by handle.
-    modules: RwLock<crate::dispatch::HandleMap<u64, StageCode>>,
+    modules: RwLock<crate::dispatch::HandleMap<u64, ModuleCode>>,
     /// Render passes by handle: whether one of their attachments is loaded
     /// (`VK_ATTACHMENT_LOAD_OP_LOAD`, colour or stencil).
     render_passes: RwLock<crate::dispatch::HandleMap<u64, bool>>,
@@ -258,7 +283,12 @@ unsafe fn remember<T>(
                     .unwrap_or_else(|e| e.into_inner());
                 let code = stages(c.get())
                     .iter()
-                    .map(|st| modules.get(&vk::Handle::as_raw(st.module)).cloned())
+                    .map(|st| {
+                        let module = modules.get(&vk::Handle::as_raw(st.module))?;
+                        // SAFETY: the copy's entry point names are NUL-terminated strings.
+                        let name = unsafe { st.name_as_c_str() }?;
+                        Some(module.stage(&name.to_string_lossy()))
+                    })
                     .collect();
                 drop(modules);
                 wrap(c, code)
@@ -664,11 +694,17 @@ unsafe extern "system" fn create_render_pass2(
 }
 
 impl Pipelines {
-    /// Keeps a module's code (for twins made after the module is gone).
-    pub fn remember_module(&self, module: vk::ShaderModule, code: &[u32], shader: Option<u32>) {
+    /// Keeps a module's code (for twins made after the module is gone) and
+    /// the session's ids of its entry points, by name.
+    pub fn remember_module(
+        &self,
+        module: vk::ShaderModule,
+        code: &[u32],
+        shaders: Vec<(String, u32)>,
+    ) {
         let mut modules = self.modules.write().unwrap_or_else(|e| e.into_inner());
         let code = Arc::new(code.to_vec());
-        modules.insert(vk::Handle::as_raw(module), StageCode { code, shader });
+        modules.insert(vk::Handle::as_raw(module), ModuleCode { code, shaders });
     }
 
     /// The stages' modules of an application's pipeline.

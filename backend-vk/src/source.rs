@@ -36,6 +36,8 @@ pub struct RuntimeSource {
     pub entry_point: String,
     pub text: String,
     pub origin: Origin,
+    /// GLSL (embedded or decompiled), or WGSL (embedded by naga).
+    pub language: shaderdbg_core::Language,
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -44,7 +46,7 @@ pub enum SourceError {
     Spirv(#[from] spirv::SpirvError),
     #[error("the module has no entry point of a stage the debugger knows")]
     NoEntryPoint,
-    #[error("the module's source is {0:?}, not GLSL")]
+    #[error("the module's source is {0:?}, not GLSL or WGSL")]
     NotGlsl(Language),
     #[error("SPIRV-Cross: {0}; {1}")]
     Decompile(String, Box<SourceError>),
@@ -56,45 +58,68 @@ pub enum SourceError {
     NagaGlsl(String),
 }
 
-/// The source of a module, or why there is none to debug in.
-pub fn of_module(bytes: &[u8]) -> Result<RuntimeSource, SourceError> {
+/// The source of each entry point of a module (of a stage the debugger
+/// knows; naga writes all of a WGSL module's entry points into one SPIR-V
+/// module), or why there is none to debug in.
+pub fn of_module(bytes: &[u8]) -> Result<Vec<RuntimeSource>, SourceError> {
+    use shaderdbg_core::Language as Lang;
     let words = spirv::words_of(bytes);
     let ModuleInfo {
         entry_points,
         source,
     } = spirv::read(&words)?;
-    let (stage, entry_point) = entry_points
-        .iter()
-        .find_map(|e| Some((e.stage?, e.name.clone())))
-        .ok_or(SourceError::NoEntryPoint)?;
+    let known: Vec<(Stage, String)> = entry_points
+        .into_iter()
+        .filter_map(|e| Some((e.stage?, e.name)))
+        .collect();
+    if known.is_empty() {
+        return Err(SourceError::NoEntryPoint);
+    }
+    let each = |text: &str, origin: Origin, language| {
+        known
+            .iter()
+            .map(|(stage, entry_point)| RuntimeSource {
+                stage: *stage,
+                entry_point: entry_point.clone(),
+                text: text.to_string(),
+                origin: origin.clone(),
+                language,
+            })
+            .collect()
+    };
     match source {
         Some(EmbeddedSource {
             language: Language::GLSL | Language::ESSL,
             file,
             text,
             ..
-        }) => Ok(RuntimeSource {
-            stage,
-            entry_point,
+        }) => Ok(each(&text, Origin::Embedded { file }, Lang::Glsl)),
+        Some(EmbeddedSource {
+            language: Language::WGSL,
+            file,
             text,
-            origin: Origin::Embedded { file },
-        }),
+            ..
+        }) => Ok(each(&text, Origin::Embedded { file }, Lang::Wgsl)),
         Some(EmbeddedSource { language, .. }) => Err(SourceError::NotGlsl(language)),
-        None => {
-            let (text, by) = match spirv_cross(bytes, stage, &entry_point) {
-                Ok(text) => (text, Decompiler::SpirvCross),
-                Err(why) => match naga(bytes, stage, &entry_point) {
-                    Ok(text) => (text, Decompiler::Naga),
-                    Err(e) => return Err(SourceError::Decompile(why, Box::new(e))),
-                },
-            };
-            Ok(RuntimeSource {
-                stage,
-                entry_point,
-                text,
-                origin: Origin::Decompiled(by),
+        None => known
+            .iter()
+            .map(|(stage, entry_point)| {
+                let (text, by) = match spirv_cross(bytes, *stage, entry_point) {
+                    Ok(text) => (text, Decompiler::SpirvCross),
+                    Err(why) => match naga(bytes, *stage, entry_point) {
+                        Ok(text) => (text, Decompiler::Naga),
+                        Err(e) => return Err(SourceError::Decompile(why, Box::new(e))),
+                    },
+                };
+                Ok(RuntimeSource {
+                    stage: *stage,
+                    entry_point: entry_point.clone(),
+                    text,
+                    origin: Origin::Decompiled(by),
+                    language: Lang::Glsl,
+                })
             })
-        }
+            .collect(),
     }
 }
 

@@ -106,6 +106,41 @@ pub fn declares_writable_storage(words: &[u32]) -> bool {
     w.buffers || w.images
 }
 
+/// The descriptor set and binding of each named resource variable (names
+/// from `OpName`, numbers from `OpDecorate`), in no particular order.
+pub fn named_bindings(words: &[u32]) -> Vec<(String, u32, u32)> {
+    let mut names = std::collections::HashMap::new();
+    let mut sets = std::collections::HashMap::new();
+    let mut bindings = Vec::new();
+    let mut at = HEADER_WORDS;
+    while at < words.len() {
+        let count = (words[at] >> 16) as usize;
+        if count == 0 || at + count > words.len() {
+            break;
+        }
+        let operands = &words[at + 1..at + count];
+        match (Op::from_u32(words[at] & 0xffff), operands) {
+            (Some(Op::Name), [id, name @ ..]) => {
+                names.insert(*id, string(name));
+            }
+            (Some(Op::Decorate), [id, d, n, ..])
+                if *d == spirv::Decoration::DescriptorSet as u32 =>
+            {
+                sets.insert(*id, *n);
+            }
+            (Some(Op::Decorate), [id, d, n, ..]) if *d == spirv::Decoration::Binding as u32 => {
+                bindings.push((*id, *n));
+            }
+            _ => {}
+        }
+        at += count;
+    }
+    bindings
+        .into_iter()
+        .filter_map(|(id, binding)| Some((names.get(&id)?.clone(), *sets.get(&id)?, binding)))
+        .collect()
+}
+
 pub fn read(words: &[u32]) -> Result<ModuleInfo, SpirvError> {
     let magic = words.first().copied().unwrap_or(0);
     if words.len() < HEADER_WORDS || magic != spirv::MAGIC_NUMBER {
@@ -295,8 +330,9 @@ mod tests {
 
     #[test]
     fn storage_a_shader_could_write_is_found_and_uniforms_are_not() {
-        let compile =
-            |src: &str, stage| crate::compile::glsl_to_spirv(src, stage, "t").expect("compiles");
+        let compile = |src: &str, stage| {
+            crate::compile::glsl_to_spirv(src, stage, "main", "t").expect("compiles")
+        };
         let ssbo = compile(
             "#version 450\nlayout(local_size_x = 1) in;\nlayout(set = 0, binding = 0) buffer B { uint v[]; };\nvoid main() { v[0] = 1u; }\n",
             Stage::Compute,

@@ -47,6 +47,11 @@ pub struct LineBreakpoint {
     pub condition: Option<String>,
 }
 
+/// `ShaderCompiled::language`'s default, left out of messages.
+fn is_glsl(l: &shaderdbg_core::Language) -> bool {
+    *l == shaderdbg_core::Language::Glsl
+}
+
 /// Which exceptional events stop the program (DAP exception breakpoints).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ExceptionFilters {
@@ -130,6 +135,11 @@ pub enum FromAgent {
         sources: Vec<String>,
         compiled: bool,
         info_log: String,
+        /// The language of `sources` (WGSL: a SPIR-V module naga wrote from
+        /// WGSL, whose text the Vulkan layer recovered; GLSL that names its
+        /// WGSL in a header is still announced as GLSL).
+        #[serde(default, skip_serializing_if = "is_glsl")]
+        language: shaderdbg_core::Language,
     },
     ProgramLinked {
         context: u64,
@@ -317,6 +327,16 @@ mod tests {
                 sources: vec!["#version 100\n".into(), "void main() {}\n".into()],
                 compiled: true,
                 info_log: String::new(),
+                language: shaderdbg_core::Language::Glsl,
+            },
+            FromAgent::ShaderCompiled {
+                context: 1,
+                shader: 4,
+                stage: Stage::Fragment,
+                sources: vec!["@fragment fn fs() {}\n".into()],
+                compiled: true,
+                info_log: String::new(),
+                language: shaderdbg_core::Language::Wgsl,
             },
             FromAgent::Recorded {
                 request: 7,

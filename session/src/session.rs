@@ -381,12 +381,17 @@ impl Session {
                 sources,
                 compiled,
                 info_log,
+                language,
                 ..
             } => {
                 // GLSL naga wrote from WGSL is debugged as that WGSL (the
                 // agent instruments the WGSL: its lines are the WGSL's).
-                let (sources, language, file_text) =
-                    match shaderdbg_wgsl::gl_origin::extract(&sources.concat()) {
+                let (sources, language, file_text) = match language {
+                    Language::Wgsl => {
+                        let all = sources.concat();
+                        (sources, Language::Wgsl, all)
+                    }
+                    Language::Glsl => match shaderdbg_wgsl::gl_origin::extract(&sources.concat()) {
                         Some(origin) => {
                             let file_text = origin.file_part().to_string();
                             (vec![origin.source], Language::Wgsl, file_text)
@@ -395,7 +400,8 @@ impl Session {
                             let all = sources.concat();
                             (sources, Language::Glsl, all)
                         }
-                    };
+                    },
+                };
                 let runtime = sources.concat();
                 let files = self.candidate_files();
                 let file = self.binder.file_of(shader, &file_text, &files);

@@ -29,6 +29,20 @@ pub enum ParseError {
     },
 }
 
+impl Parsed {
+    /// The same text with another module made from it (naga's compaction
+    /// of the module to one entry point, as a program's pipeline compiles
+    /// it); spans stay the text's.
+    pub fn with_module(&self, module: naga::Module, info: ModuleInfo) -> Parsed {
+        Parsed {
+            source: self.source.clone(),
+            module,
+            info,
+            line_starts: self.line_starts.clone(),
+        }
+    }
+}
+
 /// The validator shaders are checked with: every capability, since the
 /// program that loads the shader decided what its device allows.
 pub(crate) fn validator() -> Validator {
@@ -101,6 +115,52 @@ impl Parsed {
     pub fn entry_point(&self, name: &str) -> Option<usize> {
         self.module.entry_points.iter().position(|e| e.name == name)
     }
+
+    /// Each function's and entry point's name with the first and last
+    /// line of its body (from its statements' and locals' spans), in
+    /// source order; a function with no statement has none.
+    pub fn function_lines(&self) -> Vec<(String, u32, u32)> {
+        let functions = self
+            .module
+            .functions
+            .iter()
+            .map(|(_, f)| f)
+            .chain(self.module.entry_points.iter().map(|e| &e.function));
+        let mut out: Vec<(String, u32, u32)> = functions
+            .filter_map(|f| {
+                let spans = f
+                    .body
+                    .span_iter()
+                    .map(|(_, s)| *s)
+                    .chain(
+                        f.local_variables
+                            .iter()
+                            .map(|(h, _)| f.local_variables.get_span(h)),
+                    )
+                    .filter(naga::Span::is_defined);
+                let (mut first, mut last) = (u32::MAX, 0);
+                for span in spans {
+                    let range = span.to_range()?;
+                    first = first.min(self.line_of(range.start));
+                    last = last.max(self.line_of(range.end.saturating_sub(1)));
+                }
+                (first <= last).then(|| (f.name.clone().unwrap_or_default(), first, last))
+            })
+            .collect();
+        out.sort_by_key(|(_, first, _)| *first);
+        out
+    }
+
+    /// The function a breakpoint on `line` belongs to: the one whose body
+    /// spans the line, else the first that starts after it.
+    pub fn function_for_line(&self, line: u32) -> Option<String> {
+        let lines = self.function_lines();
+        lines
+            .iter()
+            .find(|(_, first, last)| (*first..=*last).contains(&line))
+            .or_else(|| lines.iter().find(|(_, first, _)| *first > line))
+            .map(|(name, ..)| name.clone())
+    }
 }
 
 #[cfg(test)]
@@ -119,5 +179,21 @@ mod tests {
         let ok = parse("fn f() -> f32 {\n  return 1.0;\n}\n").unwrap();
         assert_eq!(ok.line_of(0), 1);
         assert_eq!(ok.line_of(16), 2);
+    }
+
+    #[test]
+    fn a_line_belongs_to_the_function_around_it_or_the_next_one() {
+        let p = parse(
+            "@fragment\nfn fs() -> @location(0) vec4<f32> {\n  var a = 1.0;\n  a += 2.0;\n  return vec4<f32>(a);\n}\n\n@vertex\nfn vs() -> @builtin(position) vec4<f32> {\n  return vec4<f32>(0.0);\n}\n",
+        )
+        .unwrap();
+        assert_eq!(
+            p.function_lines(),
+            [("fs".to_string(), 3, 5), ("vs".to_string(), 10, 10)]
+        );
+        assert_eq!(p.function_for_line(4).as_deref(), Some("fs"));
+        assert_eq!(p.function_for_line(1).as_deref(), Some("fs"));
+        assert_eq!(p.function_for_line(7).as_deref(), Some("vs"));
+        assert_eq!(p.function_for_line(11), None);
     }
 }

@@ -14,7 +14,7 @@ use ash::vk;
 
 use super::{Cmd, Shadow};
 use crate::dispatch::{array, DeviceData};
-use crate::pipelines::{Code, CodeFor};
+use crate::pipelines::{Code, CodeFor, StageCode};
 
 /// What the replay self-check does (`SHADERDBG_VK_SHADOW`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -171,8 +171,8 @@ pub unsafe fn submit_shadows<I: Submission>(
             let mut substitute = |shadow: vk::CommandBuffer, cmd: &Cmd| {
                 let code_for: (u64, CodeFor<'_>) = match mode {
                     Some(SelfCheckMode::Twins) => (0, &|c, _| Ok(c.code.clone())),
-                    Some(SelfCheckMode::Recompiled) => (1, &|c, _| recompiled(&c.code)),
-                    Some(SelfCheckMode::Instrumented) => (2, &|c, set| instrumented(&c.code, set)),
+                    Some(SelfCheckMode::Recompiled) => (1, &|c, _| recompiled(c)),
+                    Some(SelfCheckMode::Instrumented) => (2, &|c, set| instrumented(c, set)),
                     _ => return Ok(false),
                 };
                 // SAFETY: the shadow is recording; the pipelines are alive
@@ -285,10 +285,16 @@ pub fn reset_hits(words: &mut [u32]) {
     words[CAP_INDEX] = ((words.len() - HEADER_WORDS) / HIT_RECORD_WORDS) as u32;
 }
 
-/// The source the layer recovered for a module, as Vulkan GLSL.
-fn recovered(code: &Code) -> Result<crate::source::RuntimeSource, String> {
-    let source =
-        crate::source::of_module(crate::spirv::bytes_of(code)).map_err(|e| e.to_string())?;
+/// The source the layer recovered for a stage's entry point, as Vulkan GLSL.
+fn recovered(stage: &StageCode) -> Result<crate::source::RuntimeSource, String> {
+    let source = crate::source::of_module(crate::spirv::bytes_of(&stage.code))
+        .map_err(|e| e.to_string())?
+        .into_iter()
+        .find(|s| s.entry_point == stage.entry_point)
+        .ok_or("the module has no such entry point")?;
+    if source.language != shaderdbg_core::Language::Glsl {
+        return Err("the self-check compiles GLSL only".into());
+    }
     if matches!(
         source.origin,
         crate::source::Origin::Decompiled(crate::source::Decompiler::Naga)
@@ -300,7 +306,7 @@ fn recovered(code: &Code) -> Result<crate::source::RuntimeSource, String> {
 
 /// A module instrumented for a hit test at the first step of `main`
 /// (no condition), the debug buffer in descriptor set `set`.
-fn instrumented(code: &Code, set: u32) -> Result<Code, String> {
+fn instrumented(code: &StageCode, set: u32) -> Result<Code, String> {
     use shaderdbg_glsl::instrument::{self, Breakpoint, Mode};
     let source = recovered(code)?;
     let text = crate::compile::compilable(&source.text);
@@ -315,16 +321,18 @@ fn instrumented(code: &Code, set: u32) -> Result<Code, String> {
     }]);
     let inst = instrument::instrument_vulkan(&parsed, &mode, set).map_err(|e| e.to_string())?;
     let name = format!("instrumented.{}", source.stage.short_name());
-    crate::compile::glsl_to_spirv(&inst.glsl, source.stage, &name).map(std::sync::Arc::new)
+    crate::compile::glsl_to_spirv(&inst.glsl, source.stage, &source.entry_point, &name)
+        .map(std::sync::Arc::new)
 }
 
 /// A module compiled again from the source the layer recovered for it.
-fn recompiled(code: &Code) -> Result<Code, String> {
+fn recompiled(code: &StageCode) -> Result<Code, String> {
     let source = recovered(code)?;
     let name = format!("module.{}", source.stage.short_name());
     crate::compile::glsl_to_spirv(
         &crate::compile::compilable(&source.text),
         source.stage,
+        &source.entry_point,
         &name,
     )
     .map(std::sync::Arc::new)

@@ -44,6 +44,8 @@ pub fn built() -> &'static Path {
             "-p",
             "shaderdbg-vk-test-apps",
             "-p",
+            "shaderdbg-wgpu-test-apps",
+            "-p",
             "shaderdbg-host",
             "--target-dir",
         ]);
@@ -67,6 +69,7 @@ pub fn built() -> &'static Path {
             "libVkLayer_shaderdbg.so",
             "single_pass",
             "vk_triangle",
+            "wgpu_quad",
             "shaderdbg-host",
         ] {
             assert!(dir.join(name).exists(), "{name} was not built");

@@ -1,0 +1,443 @@
+//! SPIR-V that naga wrote from WGSL (wgpu's Vulkan backend): the module
+//! carries the WGSL text when the program asked for debug information
+//! (`wgpu::InstanceFlags::DEBUG`, the default in debug builds). The WGSL
+//! is debugged with the WGSL engine, and an instrumented module must
+//! compute what the program's does, so the writer options wgpu used are
+//! found, not guessed: the WGSL is written again under each candidate set
+//! of options, and the module is debuggable only under the options that
+//! give back the program's SPIR-V word for word. That needs the naga the
+//! program's wgpu uses (wgpu and naga share their version numbers); with
+//! another, no candidate matches and the breakpoints say so.
+
+use naga::back::spv::{self, WriterFlags, ZeroInitializeWorkgroupMemoryMode as ZeroInit};
+use naga::proc::{BoundsCheckPolicies, BoundsCheckPolicy as Policy};
+
+/// A WGSL module as a pipeline stage of the program runs it (compacted to
+/// its entry point), and the options under which naga writes the
+/// program's SPIR-V from it (without the debug information, for
+/// instrumented twins).
+pub struct WgslModule {
+    pub parsed: shaderdbg_wgsl::Parsed,
+    pub options: spv::Options<'static>,
+    /// Which function of the whole WGSL text a breakpoint's line is in
+    /// (the module is compacted to one entry point's functions).
+    function_of_line: Box<dyn Fn(u32) -> Option<String> + Send + Sync>,
+}
+
+/// The WGSL module `words` was written from, with its writer options;
+/// `file` is the file name the module records. wgpu writes one entry point
+/// per module (at pipeline creation: the WGSL module compacted to that
+/// entry point, its bindings renumbered densely per bind group). The error
+/// says why the module cannot be debugged as that WGSL.
+pub fn recompiled(source: &str, file: Option<&str>, words: &[u32]) -> Result<WgslModule, String> {
+    let parsed =
+        shaderdbg_wgsl::parse(source).map_err(|e| format!("the WGSL does not parse: {e}"))?;
+    let info = crate::spirv::read(words).map_err(|e| e.to_string())?;
+    let entry_point = match info.entry_points.as_slice() {
+        [one] => {
+            let stage = match one.stage {
+                Some(shaderdbg_core::Stage::Vertex) => naga::ShaderStage::Vertex,
+                Some(shaderdbg_core::Stage::Fragment) => naga::ShaderStage::Fragment,
+                Some(shaderdbg_core::Stage::Compute) => naga::ShaderStage::Compute,
+                _ => return Err("an entry point of a stage the WGSL engine does not debug".into()),
+            };
+            Some((stage, one.name.clone()))
+        }
+        _ => None,
+    };
+    let (module, module_info) = naga::back::pipeline_constants::process_overrides(
+        &parsed.module,
+        &parsed.info,
+        entry_point.as_ref().map(|(s, n)| (*s, n.as_str())),
+        &Default::default(),
+    )
+    .map_err(|e| format!("the module's override constants: {e}"))?;
+    let functions = parsed.function_lines();
+    let function_of_line = Box::new(move |line: u32| {
+        functions
+            .iter()
+            .find(|(_, first, last)| (*first..=*last).contains(&line))
+            .or_else(|| functions.iter().find(|(_, first, _)| *first > line))
+            .map(|(name, ..)| name.clone())
+    });
+    let parsed = parsed.with_module(module.into_owned(), module_info.into_owned());
+    let binding_map = binding_map(&parsed.module, words);
+    let pipeline = entry_point
+        .as_ref()
+        .map(|(shader_stage, name)| spv::PipelineOptions {
+            shader_stage: *shader_stage,
+            entry_point: name.clone(),
+        });
+    let version = words.get(1).copied().unwrap_or(0);
+    let lang_version = ((version >> 16) as u8, (version >> 8) as u8);
+    for mut options in candidates(lang_version) {
+        options.binding_map = binding_map.clone();
+        let mut with_debug = options.clone();
+        with_debug.debug_info = Some(spv::DebugInfo {
+            source_code: source,
+            file_name: file.unwrap_or(""),
+            language: spv::SourceLanguage::WGSL,
+        });
+        with_debug.flags |= WriterFlags::DEBUG;
+        match spv::write_vec(&parsed.module, &parsed.info, &with_debug, pipeline.as_ref()) {
+            Ok(again) if again == words => {
+                return Ok(WgslModule {
+                    parsed,
+                    options,
+                    function_of_line,
+                })
+            }
+            Ok(_) => {}
+            Err(e) => return Err(format!("naga cannot write the module again: {e}")),
+        }
+    }
+    Err(format!(
+        "naga {NAGA_VERSION} does not write this module again from its WGSL under any of \
+         wgpu's options (is the program's wgpu of another version? wgpu {NAGA_VERSION} is \
+         the one this debugger's naga belongs to)"
+    ))
+}
+
+/// The descriptor set and binding the module gives each resource of the
+/// WGSL, by name (wgpu renumbers a bind group's bindings densely).
+fn binding_map(module: &naga::Module, words: &[u32]) -> spv::BindingMap {
+    let named = crate::spirv::named_bindings(words);
+    module
+        .global_variables
+        .iter()
+        .filter_map(|(_, g)| {
+            let rb = g.binding?;
+            let name = g.name.as_deref()?;
+            let (_, set, binding) = named.iter().find(|(n, ..)| n == name)?;
+            let binding_array_size = match module.types[g.ty].inner {
+                naga::TypeInner::BindingArray {
+                    size: naga::ArraySize::Constant(n),
+                    ..
+                } => Some(n.get()),
+                _ => None,
+            };
+            Some((
+                rb,
+                spv::BindingInfo {
+                    descriptor_set: *set,
+                    binding: *binding,
+                    binding_array_size,
+                },
+            ))
+        })
+        .collect()
+}
+
+/// The naga this layer was built with.
+const NAGA_VERSION: &str = "30";
+
+/// The writer options wgpu's Vulkan backend may have used, most likely
+/// first (wgpu-hal's `vulkan/adapter.rs` and `device.rs`): they differ by
+/// what the device supports (robust buffer and image access, zero-
+/// initialized workgroup memory), by vendor (Qualcomm: no varying labels),
+/// by the program's runtime checks (off: no bounds checks) and by
+/// ray-tracing diagnostics. Debug information is set by the caller.
+fn candidates(lang_version: (u8, u8)) -> impl Iterator<Item = spv::Options<'static>> {
+    let checks = [
+        (Policy::Restrict, Policy::Restrict, Policy::Restrict),
+        (Policy::Restrict, Policy::Unchecked, Policy::Unchecked),
+        (Policy::Restrict, Policy::Unchecked, Policy::Restrict),
+        (Policy::Restrict, Policy::Restrict, Policy::Unchecked),
+        (Policy::Unchecked, Policy::Unchecked, Policy::Unchecked),
+    ];
+    let zero_init = [ZeroInit::Native, ZeroInit::Polyfill, ZeroInit::None];
+    let printing = [true, false];
+    let labels = [true, false];
+    checks
+        .into_iter()
+        .flat_map(move |(index, buffer, image_load)| {
+            zero_init.into_iter().flat_map(move |zero| {
+                printing.into_iter().flat_map(move |print| {
+                    labels.into_iter().map(move |label| {
+                        let mut flags = WriterFlags::FORCE_POINT_SIZE;
+                        flags.set(WriterFlags::LABEL_VARYINGS, label);
+                        flags.set(
+                            WriterFlags::PRINT_ON_RAY_QUERY_INITIALIZATION_FAIL
+                                | WriterFlags::PRINT_ON_TRACE_RAYS_FAIL,
+                            print,
+                        );
+                        spv::Options {
+                            lang_version,
+                            flags,
+                            fake_missing_bindings: false,
+                            capabilities: None,
+                            bounds_check_policies: BoundsCheckPolicies {
+                                index,
+                                buffer,
+                                image_load,
+                                binding_array: Policy::Unchecked,
+                            },
+                            zero_initialize_workgroup_memory: zero,
+                            use_storage_input_output_16: false,
+                            debug_info: None,
+                            task_dispatch_limits: None,
+                            ..spv::Options::default()
+                        }
+                    })
+                })
+            })
+        })
+}
+
+impl WgslModule {
+    /// The step of `table` a breakpoint on `line` binds to: the first step
+    /// at or after it in the function the line is in, or why there is none
+    /// (a line of another entry point's functions).
+    pub fn step_for_line<'t>(
+        &self,
+        table: &'t shaderdbg_core::probes::ProbeTable,
+        entry_point: &str,
+        line: u32,
+    ) -> Result<&'t shaderdbg_core::probes::Probe, String> {
+        let function = (self.function_of_line)(line)
+            .ok_or_else(|| format!("no statement at or after line {line}"))?;
+        let f = table
+            .functions
+            .iter()
+            .position(|f| f.name == function)
+            .ok_or_else(|| {
+                format!("line {line} is in `{function}`, which entry point `{entry_point}` does not run")
+            })?;
+        table
+            .probes
+            .iter()
+            .filter(|p| p.is_step() && p.function == Some(f) && p.line >= line)
+            .min_by_key(|p| (p.line, p.id))
+            .ok_or_else(|| format!("no statement at or after line {line} in `{function}`"))
+    }
+
+    /// The first descriptor set no resource of the module uses.
+    pub fn free_set(&self) -> u32 {
+        self.options
+            .binding_map
+            .values()
+            .map(|b| b.descriptor_set + 1)
+            .max()
+            .unwrap_or(0)
+    }
+
+    /// SPIR-V of `entry_point` instrumented for `mode`, the debug buffer at
+    /// set `set`, binding 0, written under the program's options; a watch
+    /// expression's type.
+    pub fn spirv(
+        &self,
+        entry_point: &str,
+        mode: &shaderdbg_core::modes::Mode,
+        set: u32,
+    ) -> Result<(Vec<u32>, Option<shaderdbg_core::Type>), String> {
+        let inst = shaderdbg_wgsl::instrument(&self.parsed, &self.request(entry_point, mode, set))
+            .map_err(|e| e.to_string())?;
+        let mut options = self.options.clone();
+        if let Some(debug) = inst.debug_binding {
+            options.binding_map.insert(
+                debug,
+                spv::BindingInfo {
+                    descriptor_set: set,
+                    binding: 0,
+                    binding_array_size: None,
+                },
+            );
+        }
+        let words = shaderdbg_wgsl::emit::to_spirv(&inst, &options).map_err(|e| e.to_string())?;
+        Ok((words, inst.watch_type))
+    }
+
+    /// Whether `mode` instruments (a condition or a watch expression that
+    /// does not compile says why), and a watch expression's type.
+    pub fn check(
+        &self,
+        entry_point: &str,
+        mode: &shaderdbg_core::modes::Mode,
+    ) -> Result<Option<shaderdbg_core::Type>, String> {
+        shaderdbg_wgsl::instrument(
+            &self.parsed,
+            &self.request(entry_point, mode, self.free_set()),
+        )
+        .map(|i| i.watch_type)
+        .map_err(|e| e.to_string())
+    }
+
+    /// The debug buffer goes to a WGSL group no resource uses (the set the
+    /// twin's layout adds), binding 0.
+    fn request(
+        &self,
+        entry_point: &str,
+        mode: &shaderdbg_core::modes::Mode,
+        set: u32,
+    ) -> shaderdbg_wgsl::Request {
+        let group = self
+            .parsed
+            .module
+            .global_variables
+            .iter()
+            .filter_map(|(_, g)| g.binding.map(|b| b.group + 1))
+            .max()
+            .unwrap_or(0)
+            .max(set);
+        shaderdbg_wgsl::Request {
+            entry_point: entry_point.to_string(),
+            mode: mode.clone(),
+            group,
+            binding: 0,
+            only: None,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const SHADER: &str = "\
+struct U { t: f32 }
+@group(0) @binding(3) var<uniform> u: U;
+@group(0) @binding(5) var<storage, read> s: array<f32>;
+@vertex fn vs(@builtin(vertex_index) i: u32) -> @builtin(position) vec4<f32> {
+    return vec4<f32>(f32(i), 0.0, 0.0, 1.0);
+}
+@fragment fn fs(@builtin(position) p: vec4<f32>) -> @location(0) vec4<f32> {
+    let a = p.x * u.t + s[u32(p.y)];
+    return vec4<f32>(a, 0.0, 0.0, 1.0);
+}
+";
+
+    /// The fragment entry point's SPIR-V as wgpu writes it at pipeline
+    /// creation on a device with robust buffer access and no zero-
+    /// initialization feature (one of the candidates, not the first): the
+    /// module compacted to the entry point, binding 3 renumbered to 0.
+    fn as_wgpu_writes(source: &str, file: &str) -> Vec<u32> {
+        let parsed = shaderdbg_wgsl::parse(source).expect("parses");
+        let (module, info) = naga::back::pipeline_constants::process_overrides(
+            &parsed.module,
+            &parsed.info,
+            Some((naga::ShaderStage::Fragment, "fs")),
+            &Default::default(),
+        )
+        .expect("compacts");
+        let options = spv::Options {
+            lang_version: (1, 6),
+            flags: WriterFlags::DEBUG
+                | WriterFlags::LABEL_VARYINGS
+                | WriterFlags::FORCE_POINT_SIZE
+                | WriterFlags::PRINT_ON_RAY_QUERY_INITIALIZATION_FAIL
+                | WriterFlags::PRINT_ON_TRACE_RAYS_FAIL,
+            fake_missing_bindings: false,
+            binding_map: [(3, 0), (5, 1)]
+                .into_iter()
+                .map(|(wgsl, vk)| {
+                    let rb = naga::ResourceBinding {
+                        group: 0,
+                        binding: wgsl,
+                    };
+                    let info = spv::BindingInfo {
+                        descriptor_set: 0,
+                        binding: vk,
+                        binding_array_size: None,
+                    };
+                    (rb, info)
+                })
+                .collect(),
+            bounds_check_policies: BoundsCheckPolicies {
+                index: Policy::Restrict,
+                buffer: Policy::Unchecked,
+                image_load: Policy::Restrict,
+                binding_array: Policy::Unchecked,
+            },
+            zero_initialize_workgroup_memory: ZeroInit::Polyfill,
+            use_storage_input_output_16: false,
+            debug_info: Some(spv::DebugInfo {
+                source_code: source,
+                file_name: file,
+                language: spv::SourceLanguage::WGSL,
+            }),
+            ..spv::Options::default()
+        };
+        let pipeline = spv::PipelineOptions {
+            shader_stage: naga::ShaderStage::Fragment,
+            entry_point: "fs".into(),
+        };
+        spv::write_vec(&module, &info, &options, Some(&pipeline)).expect("writes")
+    }
+
+    #[test]
+    fn the_options_that_write_the_module_again_are_found() {
+        let words = as_wgpu_writes(SHADER, "quad.wgsl");
+        let m = recompiled(SHADER, Some("quad.wgsl"), &words).expect("found");
+        assert_eq!(m.options.bounds_check_policies.buffer, Policy::Unchecked);
+        assert_eq!(m.options.lang_version, (1, 6));
+        let renumbered: Vec<u32> = m.options.binding_map.values().map(|b| b.binding).collect();
+        assert_eq!(renumbered, [0, 1]);
+        assert_eq!(m.free_set(), 1);
+        let names: Vec<&str> = m
+            .parsed
+            .module
+            .entry_points
+            .iter()
+            .map(|e| e.name.as_str())
+            .collect();
+        assert_eq!(names, ["fs"], "compacted to the module's entry point");
+    }
+
+    #[test]
+    fn breakpoints_bind_in_the_function_their_line_is_in() {
+        let words = as_wgpu_writes(SHADER, "quad.wgsl");
+        let m = recompiled(SHADER, Some("quad.wgsl"), &words).expect("found");
+        let table = shaderdbg_wgsl::probe_table(&m.parsed, "fs").expect("table");
+        // Line 5 is the vertex entry point's: the fragment's must not take it.
+        let err = m.step_for_line(&table, "fs", 5).err();
+        assert_eq!(
+            err.as_deref(),
+            Some("line 5 is in `vs`, which entry point `fs` does not run")
+        );
+        assert_eq!(m.step_for_line(&table, "fs", 7).map(|p| p.line), Ok(8));
+        assert_eq!(m.step_for_line(&table, "fs", 9).map(|p| p.line), Ok(9));
+    }
+
+    #[test]
+    fn a_module_naga_did_not_write_from_that_text_is_refused() {
+        let words = as_wgpu_writes(SHADER, "quad.wgsl");
+        // The text changed after compiling: not the module's source.
+        let edited = SHADER.replace("p.x * u.t", "p.y * u.t");
+        let err = recompiled(&edited, Some("quad.wgsl"), &words).err();
+        assert!(
+            err.as_deref()
+                .is_some_and(|e| e.contains("does not write this module again")),
+            "{err:?}"
+        );
+    }
+
+    #[test]
+    fn instrumented_entry_points_keep_their_names_and_put_the_debug_buffer_in_the_free_set() {
+        let words = as_wgpu_writes(SHADER, "quad.wgsl");
+        let m = recompiled(SHADER, Some("quad.wgsl"), &words).expect("found");
+        let table = shaderdbg_wgsl::probe_table(&m.parsed, "fs").expect("table");
+        let step = table.step_for_line(9).expect("a step on line 9");
+        let mode = shaderdbg_core::modes::Mode::HitTest(vec![shaderdbg_core::modes::Breakpoint {
+            probe: step.id,
+            condition: Some("a > 2.0".into()),
+        }]);
+        m.check("fs", &mode).expect("the condition compiles");
+        let (code, _) = m.spirv("fs", &mode, m.free_set()).expect("instrumented");
+        let info = crate::spirv::read(&code).expect("reads");
+        let names: Vec<&str> = info.entry_points.iter().map(|e| e.name.as_str()).collect();
+        assert_eq!(names, ["fs"]);
+        let back =
+            naga::front::spv::parse_u8_slice(crate::spirv::bytes_of(&code), &Default::default())
+                .expect("naga reads it back");
+        let sets: Vec<(u32, u32)> = back
+            .global_variables
+            .iter()
+            .filter_map(|(_, g)| g.binding.map(|b| (b.group, b.binding)))
+            .collect();
+        assert!(sets.contains(&(1, 0)), "the debug buffer: {sets:?}");
+        assert!(
+            sets.contains(&(0, 0)) && sets.contains(&(0, 1)),
+            "the program's, renumbered: {sets:?}"
+        );
+    }
+}

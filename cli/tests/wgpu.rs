@@ -1,0 +1,169 @@
+//! A wgpu program's WGSL debugged through the Vulkan layer: `shaderdbg run
+//! --break wgpu_quad.wgsl:LINE:COND -- wgpu_quad` on lavapipe. wgpu
+//! compiles the WGSL with naga into SPIR-V that carries the WGSL (wgpu's
+//! `InstanceFlags::DEBUG`); the layer binds the file to it, instruments the
+//! WGSL with the WGSL engine and writes it with naga under the options the
+//! program's wgpu used. Values are checked against the same computation on
+//! the CPU; frames against a run without the debugger.
+
+mod common;
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use common::{json_events, of_kind, shaderdbg};
+use serde_json::Value;
+
+/// The program's shader, copied to a fresh directory (breakpoints bind by
+/// file content, and tests run in parallel).
+fn shader(tag: &str) -> PathBuf {
+    let file =
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/wgpu-apps/shaders/wgpu_quad.wgsl");
+    shaderdbg_test_support::fresh_copy(&file, &format!("wgpu-{tag}"))
+}
+
+fn app() -> PathBuf {
+    shaderdbg_test_support::app("wgpu_quad")
+}
+
+/// The line of `file` that contains `needle` (1-based).
+fn line_of(file: &Path, needle: &str) -> u32 {
+    let text = std::fs::read_to_string(file).expect("read");
+    text.lines()
+        .position(|l| l.contains(needle))
+        .map(|i| i as u32 + 1)
+        .unwrap_or_else(|| panic!("no {needle:?}"))
+}
+
+/// `shaderdbg run --json --break BREAKPOINT -- wgpu_quad ARGS`.
+fn run_json(breakpoint: &str, args: &[&str]) -> (std::process::Output, String) {
+    let app = app();
+    let mut all = vec![
+        "run",
+        "--json",
+        "--break",
+        breakpoint,
+        "--",
+        app.to_str().expect("path"),
+    ];
+    all.extend_from_slice(args);
+    shaderdbg(all)
+}
+
+fn frames(lines: impl Iterator<Item = String>) -> Vec<String> {
+    lines.filter(|l| l.starts_with("frame ")).collect()
+}
+
+/// The program's own output lines among `run --json` events.
+fn program_output(events: &[Value]) -> Vec<String> {
+    of_kind(events, "output")
+        .iter()
+        .filter_map(|e| e["text"].as_str().map(str::to_string))
+        .collect()
+}
+
+fn alone(args: &[&str]) -> Vec<String> {
+    let out = Command::new(app()).args(args).output().expect("runs");
+    assert!(out.status.success(), "{out:?}");
+    frames(
+        String::from_utf8_lossy(&out.stdout)
+            .lines()
+            .map(str::to_string),
+    )
+}
+
+fn f32s(v: &Value) -> Vec<f32> {
+    v.as_array()
+        .map(|a| {
+            a.iter()
+                .filter_map(Value::as_f64)
+                .map(|x| x as f32)
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+fn fract(x: f32) -> f32 {
+    x - x.floor()
+}
+
+/// `ring` of `wgpu_quad.wgsl`.
+fn ring(p: [f32; 2], t: f32) -> f32 {
+    let d = ((p[0] - 1.0).powi(2) + (p[1] - 1.0).powi(2)).sqrt();
+    fract(d * 2.0 - t)
+}
+
+/// `fs_main`'s `p`, `bands` and `r` at pixel (x, y) (Vulkan's: origin top
+/// left, as `@builtin(position)`), frame time `t`.
+fn cpu(x: u32, y: u32, t: f32) -> ([f32; 2], u32, f32) {
+    let p = [(x as f32 + 0.5) / 32.0, (y as f32 + 0.5) / 32.0];
+    let bands = (0..3)
+        .filter(|k| ring(p, t + *k as f32 * 0.25) > 0.5)
+        .count() as u32;
+    (p, bands, ring(p, t))
+}
+
+#[test]
+fn a_conditional_breakpoint_in_a_wgpu_program_s_wgsl_stops_with_the_values_of_the_cpu() {
+    let file = shader("stop");
+    let line = line_of(&file, "return vec4<f32>(fract(p.x + t), r");
+    let bp = format!("{}:{line}:r > 0.9 && bands == 2u", file.display());
+    let (out, text) = run_json(&bp, &["2", "64"]);
+    let events = json_events(&text);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    let stops = of_kind(&events, "stopped");
+    assert_eq!(stops.len(), 2, "one stop per frame:\n{text}\n{stderr}");
+    for (frame, stop) in stops.iter().enumerate() {
+        assert_eq!(stop["line"], line, "{stop}");
+        assert_eq!(stop["stage"], "fragment");
+        assert_eq!(stop["frame"], frame as u64);
+        let t = frame as f32 * 0.125;
+        let [x, y] = [stop["pixel"][0].as_u64(), stop["pixel"][1].as_u64()]
+            .map(|v| v.expect("pixel") as u32);
+        // The first fragment in row order where the condition holds.
+        let first = (0..64)
+            .flat_map(|y| (0..64).map(move |x| (x, y)))
+            .find(|&(x, y)| {
+                let (_, bands, r) = cpu(x, y, t);
+                r > 0.9 && bands == 2
+            })
+            .expect("some fragment");
+        assert_eq!((x, y), first, "{stop}");
+        let (p, bands, r) = cpu(x, y, t);
+        let locals = &stop["locals"];
+        assert_eq!(f32s(&locals["p"]["value"]), p, "{locals}");
+        assert_eq!(locals["t"]["value"].as_f64().map(|v| v as f32), Some(t));
+        assert_eq!(locals["bands"]["value"].as_u64(), Some(u64::from(bands)));
+        let got = locals["r"]["value"].as_f64().expect("r") as f32;
+        assert!((got - r).abs() < 1e-5, "{got} vs {r}");
+        assert_eq!(
+            locals["p"]["type"], "vec2<f32>",
+            "WGSL type names: {locals}"
+        );
+    }
+    assert_eq!(
+        frames(program_output(&events).into_iter()),
+        alone(&["2", "64"]),
+        "frames differ under the debugger"
+    );
+}
+
+#[test]
+fn without_the_wgsl_in_the_spirv_the_breakpoint_says_why_and_the_program_runs_as_alone() {
+    let file = shader("nodebug");
+    let line = line_of(&file, "let r = ring(p, t);");
+    let bp = format!("{}:{line}", file.display());
+    let (out, text) = run_json(&bp, &["1", "32", "nodebug"]);
+    assert!(out.status.success(), "{text}");
+    let events = json_events(&text);
+    assert!(of_kind(&events, "stopped").is_empty(), "{text}");
+    let bound = of_kind(&events, "breakpoint");
+    assert!(
+        bound.iter().all(|b| b["verified"] == false),
+        "no module has the file's text: {text}"
+    );
+    assert_eq!(
+        frames(program_output(&events).into_iter()),
+        alone(&["1", "32", "nodebug"])
+    );
+}

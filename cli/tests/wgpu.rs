@@ -167,3 +167,71 @@ fn without_the_wgsl_in_the_spirv_the_breakpoint_says_why_and_the_program_runs_as
         alone(&["1", "32", "nodebug"])
     );
 }
+
+/// `shaderdbg debug -- wgpu_quad` with commands piped in: a breakpoint in
+/// a function the fragment entry point calls, the WGSL call stack, stepping
+/// forward and back, and WGSL expressions over the recorded values.
+#[test]
+fn stepping_back_and_the_call_stack_in_a_wgpu_program() {
+    use std::io::Write;
+    let file = shader("debug");
+    let f = file.display();
+    let line = line_of(&file, "return fract(d * 2.0 - t);");
+    let caller = line_of(&file, "if ring(p, t + f32(k) * 0.25) > 0.5");
+    let increment = line_of(&file, "bands += 1u;");
+    let commands = format!(
+        "break {f}:{line} if d > 1.2\nrun\nprint d\nwhere\nnext\nnext\nback\n\
+         print p - vec2<f32>(1.0)\ncontinue\nquit\n"
+    );
+    let app = app();
+    let mut child = Command::new(env!("CARGO_BIN_EXE_shaderdbg"))
+        .args(["debug", "--", app.to_str().expect("path"), "1", "64"])
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("shaderdbg debug");
+    child
+        .stdin
+        .take()
+        .expect("stdin")
+        .write_all(commands.as_bytes())
+        .expect("commands");
+    let out = child.wait_with_output().expect("output");
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "{text}");
+    // The first fragment in row order calls ring(p, t) with d > 1.2: (0, 0).
+    let p = 0.5f32 / 32.0;
+    let d = ((p - 1.0).powi(2) * 2.0).sqrt();
+    for want in [
+        format!("stopped at {f}:{line} in fragment (0,0)"),
+        format!("#0  ring at {f}:{line}"),
+        format!("#1  fs_main at {f}:{caller}"),
+        format!(
+            "p - vec2<f32>(1.0): vec2<f32> = vec2<f32>({}, {})",
+            p - 1.0,
+            p - 1.0
+        ),
+        "program exited with code 0".to_string(),
+    ] {
+        assert!(text.contains(&want), "no `{want}` in:\n{text}");
+    }
+    let printed: f32 = text
+        .lines()
+        .find_map(|l| l.strip_prefix("d: f32 = "))
+        .and_then(|v| v.trim().parse().ok())
+        .unwrap_or_else(|| panic!("no d printed:\n{text}"));
+    assert!((printed - d).abs() < 1e-6, "{printed} vs {d}");
+    // next, next, back: the caller's loop body, the loop, the body again.
+    let numbers: Vec<u32> = text
+        .lines()
+        .filter_map(|l| l.split(" | ").next()?.trim().parse().ok())
+        .collect();
+    let looping = line_of(&file, "for (var k = 0u; k < 3u; k++)");
+    assert!(
+        numbers
+            .windows(4)
+            .any(|w| w == [line, increment, looping, increment]),
+        "{numbers:?}\n{text}"
+    );
+}

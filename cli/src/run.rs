@@ -60,7 +60,8 @@ pub struct RunArgs {
 pub enum SanitizeCheck {
     /// Indexing out of bounds.
     Oob,
-    /// Shared memory read before any invocation wrote it.
+    /// Shared memory read before any invocation wrote it, or a local
+    /// read before it was written.
     Uninit,
     /// A data race on shared memory or a storage buffer.
     Race,

@@ -62,7 +62,9 @@ pub struct Checks {
     /// reported, and not performed.
     pub out_of_bounds: bool,
     /// Reads of shared-memory elements no invocation of the work group has
-    /// written (compute shaders).
+    /// written (compute shaders); and, in every stage, reads of locals
+    /// declared without an initializer (and of `out` parameters) before
+    /// the invocation wrote the part read (the name predates the latter).
     pub uninit_shared: bool,
     /// Data races on shared memory: two invocations of a work group access
     /// one element between the same two barriers, at least one writes, and

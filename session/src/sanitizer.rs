@@ -6,6 +6,7 @@
 //! [`StopReason::Sanitizer`]: shaderdbg_core::StopReason::Sanitizer
 
 pub use shaderdbg_core::decode::{Access, ImageOp, Memory, SanitizerKind, SanitizerReport};
+use shaderdbg_core::probes::VarKind;
 use shaderdbg_core::types::Type;
 use shaderdbg_core::value::Value;
 use shaderdbg_core::{Hit, HitTag, Invocation, StopReason};
@@ -199,6 +200,20 @@ impl Stop {
                     )
                 };
                 ("out_of_bounds", name, what)
+            }
+            SanitizerKind::UninitRead { decl, element }
+                if self
+                    .table
+                    .vars
+                    .get(decl)
+                    .is_some_and(|v| matches!(v.kind, VarKind::Local | VarKind::Param)) =>
+            {
+                let (name, shown) = self.local_part(decl, element);
+                (
+                    "uninitialized_read",
+                    name,
+                    format!("read of {shown} before it was written"),
+                )
             }
             SanitizerKind::UninitRead { decl, element } => {
                 let (name, shown) = self.shared_element(decl, element, false);
@@ -400,6 +415,39 @@ impl Stop {
     /// The shared variable `decl`'s name, and its element `element` as a
     /// report shows it: `tile[5]` (the name alone for a variable that is
     /// no array), after the element's type if `typed` (`float tile[5]`).
+    /// A local (an `out` parameter) and the part an uninitialized read
+    /// names: `element` is the component of a vector, column of a matrix,
+    /// element of an array or field of a struct of at most 32 (the
+    /// engine's mask; larger ones are one part): `local vec4 v.y`,
+    /// `local float a[3]`, `out parameter S s.b`.
+    fn local_part(&self, decl: usize, element: u32) -> (Option<String>, String) {
+        let Some(v) = self.table.vars.get(decl) else {
+            return (None, format!("variable {decl}"));
+        };
+        let n = &v.name;
+        let part = match &v.ty {
+            Type::Vector(_, c) if element < u32::from(*c) => ["x", "y", "z", "w"]
+                .get(element as usize)
+                .map(|c| format!("{n}.{c}")),
+            Type::Matrix { cols, .. } if element < u32::from(*cols) => {
+                Some(format!("{n}[{element}]"))
+            }
+            Type::Array(_, Some(len)) if *len <= 32 => Some(format!("{n}[{element}]")),
+            Type::Struct(st) if st.fields.len() <= 32 => st
+                .fields
+                .get(element as usize)
+                .map(|f| format!("{n}.{}", f.name)),
+            _ => None,
+        };
+        let what = if v.kind == VarKind::Param {
+            "out parameter"
+        } else {
+            "local"
+        };
+        let shown = format!("{what} {} {}", v.ty, part.unwrap_or_else(|| n.clone()));
+        (Some(n.clone()), shown)
+    }
+
     fn shared_element(&self, decl: usize, element: u32, typed: bool) -> (Option<String>, String) {
         let Some(v) = self.table.vars.get(decl) else {
             return (None, format!("variable {decl}"));
@@ -419,8 +467,7 @@ impl Stop {
 }
 
 /// An invocation as a race report names it: `invocation (3,0,0)` (a
-/// compute invocation by its global id).
-/// An invocation as a race report names it. Fragments by their pixel
+/// compute invocation by its global id). Fragments by their pixel
 /// alone: the storage check knows the other fragment's pixel but not its
 /// primitive (and compares fragments by pixel), so naming one side's
 /// primitive read as if the two differed by it.

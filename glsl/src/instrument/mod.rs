@@ -75,6 +75,32 @@
 //! shadow index in bounds); their violations are reported only with
 //! `out_of_bounds`.
 //!
+//! **Uninitialized locals** (`uninit_shared`, every stage): a read of a
+//! local declared without an initializer, or of an `out` parameter,
+//! before the invocation wrote the part read, on the path it took.
+//!
+//! Modelled: each such variable has a mask (a global `uint`: GLSL has no
+//! recursion, so one instance of a function's locals is live at a time)
+//! cleared where it is declared (each time: a local of a loop body is
+//! undefined again each iteration) and at the function's start for an
+//! `out` parameter, with a bit per part: a vector's components, a
+//! matrix's columns, an array's elements, a struct's fields (at most 32;
+//! more: one bit for the whole variable, set by any write). A write sets
+//! the bits of what it writes after an expression statement (an
+//! assignment, `++`/`--`, `out`/`inout` arguments; a dynamic index is
+//! evaluated again when the statement has no other write in it), and the
+//! bits of the whole variable before the statement for writes nested in
+//! expressions. A read (`_sdbg_keep(v, _sdbg_lr(p, decl, mask, need))`)
+//! checks the bits of the part it reads (a swizzle's components, a
+//! dynamic index's element), and `+=`, `++` check before the statement.
+//! A write to part of a part (a component of an element) sets the whole
+//! part: like marking whole variables early, this can only hide a report,
+//! never make a false one. Not checked: reads through `inout` arguments
+//! (the callee may only write), reads with a dynamic index that has side
+//! effects, values of types generated code cannot name (local structs).
+//! (A `for` initializer declaring such a local moves before the loop, in
+//! a block of its own, to clear the mask.)
+//!
 //! **Data races** (`race`): data races on shared memory (compute shaders; ignored in other
 //! stages): two invocations of a work group access one element of a
 //! shared variable between the same two barriers, at least one writes,

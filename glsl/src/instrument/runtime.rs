@@ -797,6 +797,13 @@ bool _sdbg_chk(bool prev, {h}uint p, {h}uint i, {h}int n, out {h}uint t) {{
     if (!ok && _sdbg_oob) _sdbg_report({oob}u, p, i, uint(n), 0u);
     return prev && ok;
 }}
+{h}uint _sdbg_lr({h}uint p, {h}uint d, {h}uint m, {h}uint need) {{
+    {h}uint miss = need & ~m;
+    if (miss != 0u) _sdbg_report({uninit}u, p, uint(findLSB(miss)), d, 0u);
+    return 0u;
+}}
+{h}uint _sdbg_bit({h}int i, {h}int n) {{ return i >= 0 && i < n ? 1u << uint(i) : 0u; }}
+{h}uint _sdbg_bit({h}uint i, {h}int n) {{ return i < uint(n) ? 1u << i : 0u; }}
 void _sdbg_irep({h}uint p, {h}uint t, {h}ivec3 c, {h}ivec3 s) {{
     _sdbg_rep({img}u | t, p, uint(c.x), uint(s.x), uint(c.y), uint(c.z), uint(s.y), uint(s.z));
 }}
@@ -826,6 +833,7 @@ void _sdbg_irep({h}uint p, {h}uint t, {h}ivec3 c, {h}ivec3 s) {{
 }}
 ",
                     img = crate::layout::SANITIZE_OOB_IMAGE | soob,
+                    uninit = crate::layout::SANITIZE_KIND_UNINIT,
                     lod = crate::layout::SANITIZE_IMAGE_LOD,
                     k0 = key[0],
                     k1 = key[1],
@@ -953,6 +961,18 @@ void _sdbg_irep({h}uint p, {h}uint t, {h}ivec3 c, {h}ivec3 s) {{
     }
 
     /// `_sdbg_keep_M(v, ignored)`: returns `v`; lets a log call ride along an expression.
+    /// The mask of uninitialized local number `k` (a bit per part
+    /// written), declared once at global scope: GLSL has no recursion, so
+    /// one instance of a function's locals is live at a time, and the
+    /// local's declaration clears it.
+    pub fn local_mask(&mut self, k: usize) -> String {
+        let name = format!("_sdbg_m{k}");
+        if self.done.insert(name.clone()) {
+            let _ = writeln!(self.pending, "{}uint {name} = 0u;", self.h);
+        }
+        name
+    }
+
     pub fn keep(&mut self, ty: &Type) -> String {
         let name = format!("_sdbg_keep_{}", ty.mangle());
         if self.done.insert(name.clone()) {

@@ -94,6 +94,15 @@ pub struct Walker<'a> {
     /// Set by [`Self::expression_statement`] when the statement's write is
     /// checked or shadowed.
     stmt_wrap: Option<StmtWrap>,
+    /// `Checks::uninit_shared` (every stage): reads of locals declared
+    /// without an initializer, and of `out` parameters, before a write.
+    ulocal: bool,
+    /// Those variables, each with the number of its mask (`_sdbg_m{k}`:
+    /// a bit per part written, see [`part_count`]).
+    locals: HashMap<DeclId, usize>,
+    /// The root of the read [`Self::expr`] is rewriting under its check
+    /// (not checked again as the walk reaches it).
+    skip_root: Option<DeclId>,
 }
 
 /// A variable the sanitizer keeps a shadow of: a shared variable, or a
@@ -206,9 +215,13 @@ impl<'a> Walker<'a> {
             nan_pending: Vec::new(),
             nan_inline: None,
             nan_slots: 0,
+            // Uninitialized locals need places kept as places (`lvalue`).
             oob: matches!(mode, Mode::Sanitize(c) if c.out_of_bounds
-                || ((c.uninit_shared || c.race) && parsed.stage == Stage::Compute)
-                || (c.race && matches!(parsed.stage, Stage::Fragment | Stage::Vertex))),
+            || c.uninit_shared
+            || (c.race && matches!(
+                parsed.stage,
+                Stage::Compute | Stage::Fragment | Stage::Vertex
+            ))),
             report_oob: matches!(mode, Mode::Sanitize(c) if c.out_of_bounds),
             uninit: matches!(mode, Mode::Sanitize(c) if c.uninit_shared)
                 && parsed.stage == Stage::Compute,
@@ -236,6 +249,9 @@ impl<'a> Walker<'a> {
             cur_step: 0,
             san_sites: 0,
             stmt_wrap: None,
+            ulocal: matches!(mode, Mode::Sanitize(c) if c.uninit_shared),
+            locals: HashMap::new(),
+            skip_root: None,
         };
         w.rt.set_shadow_checks(w.uninit, w.race);
         w.rt.set_storage_race(w.srace, parsed.stage);
@@ -376,6 +392,8 @@ impl<'a> Walker<'a> {
         self.emit_step(p, &mut out);
         for d in params {
             if matches!(self.model.decls[d].kind, DeclKind::Param(ParamDir::Out)) {
+                // Undefined until the function writes it.
+                out.extend(self.track_local(d));
                 continue;
             }
             let span = self.model.decls[d].span;
@@ -799,7 +817,9 @@ impl<'a> Walker<'a> {
                     }
                     ast::ForInitStatementData::Declaration(d) => {
                         let (d, writes) = self.local_declaration(*d);
-                        if self.record && !writes.is_empty() {
+                        // (Sanitizing, `writes` clears an uninitialized
+                        // variable's mask.)
+                        if !writes.is_empty() {
                             // `for (int i = 0; ...)` cannot log `i` in place: declare it
                             // in a block around the loop instead (same scope for the loop).
                             hoisted = Some((d, writes));
@@ -918,6 +938,9 @@ impl<'a> Walker<'a> {
         let ids = self.model.declaration(&original, false);
         let mut writes = Vec::new();
         for (id, init) in ids.into_iter().zip(initialized) {
+            if !init {
+                writes.extend(self.track_local(id));
+            }
             if init {
                 let span = self.model.decls[id].span;
                 let t = self.var_target(id);
@@ -948,6 +971,13 @@ impl<'a> Walker<'a> {
             ExprData::Assignment(lhs, op, rhs) => {
                 let t = self.write_target(&lhs);
                 self.nan_check(&lhs);
+                if !matches!(op.content, ast::AssignmentOpData::Equal) {
+                    let check = self.local_check(&lhs);
+                    self.pre.extend(check);
+                }
+                // Marked after the statement; an index re-evaluated then
+                // must read what it read before (no other write in it).
+                after.extend(self.local_mark(&lhs, !has_side_effects(&rhs)));
                 let rhs = self.expr(*rhs);
                 let mut place = Place::default();
                 let lhs = self.lvalue(*lhs, true, &mut place);
@@ -989,6 +1019,10 @@ impl<'a> Walker<'a> {
                     outs.iter().map(|&i| self.write_target(&args[i])).collect();
                 for &i in &outs {
                     self.nan_check(&args[i]);
+                }
+                let precise = !args.iter().any(has_side_effects);
+                for &i in &outs {
+                    after.extend(self.local_mark(&args[i], precise));
                 }
                 let atomic = is_atomic(&callee);
                 let args = self.args(args, &outs, atomic);
@@ -1047,6 +1081,9 @@ impl Walker<'_> {
     ) -> ast::Expr {
         let t = self.write_target(&a);
         self.nan_check(&a);
+        let check = self.local_check(&a);
+        self.pre.extend(check);
+        after.extend(self.local_mark(&a, true));
         let mut place = Place::default();
         let a = self.lvalue(a, true, &mut place);
         self.wrap_statement(place, None, true, false);
@@ -1133,6 +1170,43 @@ impl Walker<'_> {
     /// value or the order anything is evaluated in.
     fn expr(&mut self, e: ast::Expr) -> ast::Expr {
         let part = std::mem::take(&mut self.read_part);
+        if self.ulocal {
+            self.read_part = part;
+            match self.local_read(e) {
+                Ok(checked) => {
+                    self.read_part = false;
+                    return checked;
+                }
+                Err(e) => return self.expr_unchecked(e),
+            }
+        }
+        self.expr_inner(e, part)
+    }
+
+    /// [`Self::expr`] without the uninitialized-local check at its top.
+    fn expr_unchecked(&mut self, e: ast::Expr) -> ast::Expr {
+        let part = std::mem::take(&mut self.read_part);
+        self.expr_inner(e, part)
+    }
+
+    fn expr_inner(&mut self, e: ast::Expr, part: bool) -> ast::Expr {
+        // Writes nested in expressions mark their variable before the
+        // statement (where the index they write may not be known yet: the
+        // whole variable; this can only hide a report).
+        if self.ulocal {
+            let written: Vec<&ast::Expr> = match &e.content {
+                ExprData::Assignment(lhs, ..) | ExprData::PostInc(lhs) | ExprData::PostDec(lhs) => {
+                    vec![lhs]
+                }
+                ExprData::Unary(op, a) if is_inc_dec(op) => vec![a],
+                _ => Vec::new(),
+            };
+            let marks: Vec<ast::Statement> = written
+                .into_iter()
+                .filter_map(|w| self.local_mark(w, false))
+                .collect();
+            self.pre.extend(marks);
+        }
         let span = e.span;
         let sp = crate::diagnostics::span_from_node(span);
         let node = |c| ast::Expr::new(c, span);
@@ -1235,6 +1309,10 @@ impl Walker<'_> {
             ExprData::FunCall(f, args) => {
                 let (callee, ret) = self.model.call(&f, &args, span);
                 let outs = out_params(&self.model, &callee, &args);
+                for &i in &outs {
+                    let mark = self.local_mark(&args[i], false);
+                    self.pre.extend(mark);
+                }
                 let targets: Vec<Option<Target>> =
                     outs.iter().map(|&i| self.write_target(&args[i])).collect();
                 let atomic = is_atomic(&callee);
@@ -1723,6 +1801,154 @@ impl Walker<'_> {
         args
     }
 
+    /// Sanitizing for uninitialized reads, `decl` (a local without an
+    /// initializer, an `out` parameter) gets a mask, cleared where it is
+    /// declared (the statement returned).
+    fn track_local(&mut self, decl: DeclId) -> Option<ast::Statement> {
+        if !self.ulocal || matches!(self.model.decls[decl].ty, Type::Opaque(_) | Type::Error) {
+            return None;
+        }
+        let k = self.locals.len();
+        self.locals.insert(decl, k);
+        let mask = self.rt.local_mask(k);
+        Some(stmt(assign(&mask, ast::AssignmentOpData::Equal, uint(0))))
+    }
+
+    /// The tracked local at the root of `e` (a variable, field, component
+    /// or element of one) and the selection made right below it (`None`:
+    /// `e` is the variable).
+    fn local_chain<'e>(&mut self, e: &'e ast::Expr) -> Option<(DeclId, Option<&'e ast::Expr>)> {
+        let mut first = None;
+        let mut at = e;
+        loop {
+            match &at.content {
+                ExprData::Variable(id) => {
+                    let d = self.model.lookup(id.as_str())?;
+                    return self.locals.contains_key(&d).then_some((d, first));
+                }
+                ExprData::Dot(b, _) | ExprData::Bracket(b, _) => {
+                    first = Some(at);
+                    at = b;
+                }
+                _ => return None,
+            }
+        }
+    }
+
+    /// The mask bits of the part of `decl` that `first` selects (see
+    /// [`Self::local_chain`]). A dynamic index is re-evaluated
+    /// (`_sdbg_bit(i, n)`) if it has no side effects and `dynamic`; else
+    /// the bits are `fallback`'s: `None` (a read: not checked) or every
+    /// bit (a write: marks the whole variable).
+    fn part_bits(
+        &mut self,
+        decl: DeclId,
+        first: Option<&ast::Expr>,
+        dynamic: bool,
+        write: bool,
+    ) -> Option<ast::Expr> {
+        let ty = self.model.decls[decl].ty.clone();
+        let n = part_count(&ty);
+        let all = uint(full_mask(n));
+        if n == 1 {
+            return Some(uint(1));
+        }
+        let fallback = write.then_some(all.clone());
+        let Some(sel) = first else {
+            return Some(all);
+        };
+        match &sel.content {
+            ExprData::Dot(_, f) => match &ty {
+                Type::Struct(st) => st
+                    .fields
+                    .iter()
+                    .position(|x| x.name == f.as_str())
+                    .map(|i| uint(1 << i))
+                    .or(fallback),
+                Type::Vector(..) => swizzle_bits(f.as_str()).map(uint).or(fallback),
+                _ => fallback,
+            },
+            ExprData::Bracket(_, i) => match self.model.const_int(i) {
+                Some(k) if (0..i64::from(n)).contains(&k) => Some(uint(1 << k)),
+                Some(_) => Some(uint(0)),
+                None if dynamic && !has_side_effects(i) && !calls_user_function(i, &self.model) => {
+                    Some(call("_sdbg_bit", vec![(**i).clone(), build::int(n as i32)]))
+                }
+                None => fallback,
+            },
+            _ => fallback,
+        }
+    }
+
+    /// `_sdbg_mK |= bits;` for a write to `lhs` if a tracked local is at
+    /// its root (`precise`: a dynamic index may be re-evaluated after the
+    /// write).
+    fn local_mark(&mut self, lhs: &ast::Expr, precise: bool) -> Option<ast::Statement> {
+        if !self.ulocal {
+            return None;
+        }
+        let (decl, first) = self.local_chain(lhs)?;
+        let bits = self.part_bits(decl, first, precise, true)?;
+        let mask = self.rt.local_mask(self.locals[&decl]);
+        Some(stmt(assign(&mask, ast::AssignmentOpData::Or, bits)))
+    }
+
+    /// The check of a read of `e` (its part of a tracked local), as a
+    /// statement before the one that reads (`+=`, `++`).
+    fn local_check(&mut self, e: &ast::Expr) -> Option<ast::Statement> {
+        if !self.ulocal {
+            return None;
+        }
+        self.local_check_expr(e).map(stmt)
+    }
+
+    fn local_check_expr(&mut self, e: &ast::Expr) -> Option<ast::Expr> {
+        let (decl, first) = self.local_chain(e)?;
+        let need = self.part_bits(decl, first, true, false)?;
+        let mask = self.rt.local_mask(self.locals[&decl]);
+        Some(call(
+            "_sdbg_lr",
+            vec![uint(self.cur_step), uint(decl as u32), var(&mask), need],
+        ))
+    }
+
+    /// A read of (a part of) a tracked local, rewritten and checked after
+    /// it: `_sdbg_keep_T(e, _sdbg_lr(p, decl, mask, need))`; `Err(e)` when
+    /// `e` is no such read (or its type cannot be passed through).
+    fn local_read(&mut self, e: ast::Expr) -> Result<ast::Expr, ast::Expr> {
+        if !matches!(
+            e.content,
+            ExprData::Variable(_) | ExprData::Dot(..) | ExprData::Bracket(..)
+        ) {
+            return Err(e);
+        }
+        let Some((decl, _)) = self.local_chain(&e) else {
+            return Err(e);
+        };
+        if self.skip_root == Some(decl) {
+            if matches!(e.content, ExprData::Variable(_)) {
+                self.skip_root = None;
+            }
+            return Err(e);
+        }
+        let ty = self.model.expr_type(&e);
+        if !self.loggable(&ty) {
+            return Err(e);
+        }
+        let Some(check) = self.local_check_expr(&e) else {
+            return Err(e);
+        };
+        let keep = self.rt.keep(&ty);
+        let span = e.span;
+        let outer = self.skip_root.replace(decl);
+        let inner = self.expr_unchecked(e);
+        self.skip_root = outer;
+        Ok(ast::Expr::new(
+            call(&keep, vec![inner, check]).content,
+            span,
+        ))
+    }
+
     fn index_temp(&mut self, signed: bool) -> String {
         let site = self.san_sites;
         self.san_sites += 1;
@@ -1942,6 +2168,44 @@ impl Walker<'_> {
             _ => None,
         }
     }
+}
+
+/// `lhs op rhs` for a generated variable.
+fn assign(lhs: &str, op: ast::AssignmentOpData, rhs: ast::Expr) -> ast::Expr {
+    ExprData::Assignment(Box::new(var(lhs)), op.into(), Box::new(rhs)).into()
+}
+
+/// The parts an uninitialized local's mask tracks: components of a
+/// vector, columns of a matrix, elements of an array and fields of a
+/// struct of at most 32 (a write to any part of one marks it); else one
+/// bit for the whole variable (any write marks it: that can only hide a
+/// report).
+fn part_count(ty: &Type) -> u32 {
+    match ty {
+        Type::Vector(_, n) => u32::from(*n),
+        Type::Matrix { cols, .. } => u32::from(*cols),
+        Type::Array(_, Some(n)) if (1..=32).contains(n) => *n,
+        Type::Struct(st) if (1..=32).contains(&st.fields.len()) => st.fields.len() as u32,
+        _ => 1,
+    }
+}
+
+fn full_mask(n: u32) -> u32 {
+    if n >= 32 {
+        u32::MAX
+    } else {
+        (1 << n) - 1
+    }
+}
+
+/// The components a swizzle names, as mask bits.
+fn swizzle_bits(s: &str) -> Option<u32> {
+    s.chars().try_fold(0, |bits, c| {
+        let i = ["xrs", "ygt", "zbp", "waq"]
+            .iter()
+            .position(|set| set.contains(c))?;
+        Some(bits | 1 << i)
+    })
 }
 
 /// Whether generated code at global scope can name `ty` (anonymous and

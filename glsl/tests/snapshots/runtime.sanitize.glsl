@@ -68,6 +68,13 @@ bool _sdbg_chk(bool prev, uint p, uint i, int n, out uint t) {
     if (!ok && _sdbg_oob) _sdbg_report(1u, p, i, uint(n), 0u);
     return prev && ok;
 }
+uint _sdbg_lr(uint p, uint d, uint m, uint need) {
+    uint miss = need & ~m;
+    if (miss != 0u) _sdbg_report(2u, p, uint(findLSB(miss)), d, 0u);
+    return 0u;
+}
+uint _sdbg_bit(int i, int n) { return i >= 0 && i < n ? 1u << uint(i) : 0u; }
+uint _sdbg_bit(uint i, int n) { return i < uint(n) ? 1u << i : 0u; }
 void _sdbg_irep(uint p, uint t, ivec3 c, ivec3 s) {
     _sdbg_rep(65793u | t, p, uint(c.x), uint(s.x), uint(c.y), uint(c.z), uint(s.y), uint(s.z));
 }

@@ -12,20 +12,26 @@
 //! The frames must not change, no buffer may be left out, and the Khronos
 //! validation layer below ours must find nothing new.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
+use std::sync::OnceLock;
 
 /// A directory holding the layer's manifest (as the session writes it).
-fn layer_dir() -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("shaderdbg-vk-replay-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).expect("temp dir");
-    let library = shaderdbg_test_support::built().join(shaderdbg_protocol::vulkan::LIBRARY);
-    std::fs::write(
-        dir.join(shaderdbg_protocol::vulkan::MANIFEST),
-        shaderdbg_protocol::vulkan::manifest(&library.display().to_string()),
-    )
-    .expect("manifest");
-    dir
+/// Written once: rewriting it while another test's program starts let the
+/// loader read it half-written, and that program ran without our layer.
+fn layer_dir() -> &'static Path {
+    static DIR: OnceLock<PathBuf> = OnceLock::new();
+    DIR.get_or_init(|| {
+        let dir = std::env::temp_dir().join(format!("shaderdbg-vk-replay-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).expect("temp dir");
+        let library = shaderdbg_test_support::built().join(shaderdbg_protocol::vulkan::LIBRARY);
+        std::fs::write(
+            dir.join(shaderdbg_protocol::vulkan::MANIFEST),
+            shaderdbg_protocol::vulkan::manifest(&library.display().to_string()),
+        )
+        .expect("manifest");
+        dir
+    })
 }
 
 /// `cmd` with our layer enabled (above any the program's environment adds)
@@ -210,16 +216,20 @@ fn vkcube_runs_replayed_from_shadows() {
     }
 }
 
-/// The validation layer's settings: log errors and warnings.
-fn settings() -> PathBuf {
-    let settings = layer_dir().join("vk_layer_settings.txt");
-    std::fs::write(
-        &settings,
-        "khronos_validation.debug_action = VK_DBG_LAYER_ACTION_LOG_MSG\n\
-         khronos_validation.report_flags = error,warn\n",
-    )
-    .expect("settings");
-    settings
+/// The validation layer's settings: log errors and warnings (written once,
+/// as the manifest).
+fn settings() -> &'static Path {
+    static SETTINGS: OnceLock<PathBuf> = OnceLock::new();
+    SETTINGS.get_or_init(|| {
+        let settings = layer_dir().join("vk_layer_settings.txt");
+        std::fs::write(
+            &settings,
+            "khronos_validation.debug_action = VK_DBG_LAYER_ACTION_LOG_MSG\n\
+             khronos_validation.report_flags = error,warn\n",
+        )
+        .expect("settings");
+        settings
+    })
 }
 
 /// The validation layer's reports (message ids) in a program's output.
@@ -236,11 +246,26 @@ fn reports(out: &Output) -> Vec<String> {
 /// submissions: it reports what it reports for the program alone.
 #[test]
 fn the_validation_layer_finds_nothing_in_the_shadows() {
+    validation_unchanged("vk_triangle", 2);
+}
+
+/// The same for the texture (and its upload), the three descriptor sets
+/// (the debug set fourth) and the specialized pipeline.
+#[test]
+fn the_validation_layer_finds_nothing_in_textures_sets_and_specialization() {
+    validation_unchanged("vk_textured", 1 + 2);
+    validation_unchanged("vk_sets", 1 + 2);
+    validation_unchanged("vk_spec", 2);
+}
+
+/// `app 2 64` in every mode with the validation layer below ours reports
+/// what it reports alone, through `submissions` shadows.
+fn validation_unchanged(app: &str, submissions: u64) {
     shaderdbg_test_support::require_installed(&[
         "/usr/share/vulkan/explicit_layer.d/VkLayer_khronos_validation.json",
     ]);
     let settings = settings();
-    let program = shaderdbg_test_support::app("vk_triangle");
+    let program = shaderdbg_test_support::app(app);
     let alone = Command::new(&program)
         .args(["2", "64"])
         .env("VK_INSTANCE_LAYERS", "VK_LAYER_KHRONOS_validation")
@@ -255,9 +280,9 @@ fn the_validation_layer_finds_nothing_in_the_shadows() {
             &["VK_LAYER_KHRONOS_validation"],
             mode,
         );
-        assert!(out.status.success());
-        assert_eq!(summary(&out.stderr).0, 2);
-        assert_eq!(reports(&out), reports(&alone), "{mode}");
+        assert!(out.status.success(), "{app} {mode}");
+        assert_eq!(summary(&out.stderr).0, submissions, "{app} {mode}");
+        assert_eq!(reports(&out), reports(&alone), "{app} {mode}");
     }
 }
 

@@ -7,14 +7,17 @@
 //! computed here on the CPU from the pixel and the program's inputs (the
 //! texture's generating function, the uniform, storage and specialization
 //! values), and the locals recorded there equal those computed values; the
-//! frames are the ones the program renders alone.
+//! frames are the ones the program renders alone, and the Khronos
+//! validation layer, enabled below ours, reports what it reports for the
+//! program alone.
 
 mod common;
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::Command;
+use std::sync::OnceLock;
 
-use common::{json_events, of_kind, shaderdbg};
+use common::{json_events, of_kind};
 use serde_json::Value;
 
 /// The side of the programs' target image.
@@ -68,9 +71,11 @@ impl Stop {
 }
 
 /// Runs `APP FRAMES 64 DEBUG_INFO` under `shaderdbg run --json` with a
-/// breakpoint at `line` of `shaders/SHADER` if `condition`, checks that
-/// every frame line it prints equals the one it prints alone, and returns
-/// the stops (`frames` of them, each in the fragment stage at `line`).
+/// breakpoint at `line` of `shaders/SHADER` if `condition` and the
+/// validation layer below ours, checks that every frame line it prints
+/// and every report of the validation layer are those of the program
+/// alone, and returns the stops (`frames` of them, each in the fragment
+/// stage at `line`).
 fn stops(
     app: &str,
     shader: &str,
@@ -87,24 +92,44 @@ fn stops(
     let breakpoint = format!("{}:{line}:{condition}", file.display());
     let program = shaderdbg_test_support::app(app);
     let args = [frames.to_string(), SIZE.to_string(), debug_info.to_string()];
-    let (out, text) = shaderdbg(
-        ["run", "--json", "--break", &breakpoint, "--"]
-            .map(String::from)
-            .into_iter()
-            .chain([program.display().to_string()])
-            .chain(args.clone()),
-    );
+    common::single_pass();
+    // The session puts ours above the layers the environment asks for.
+    let out = validated(&mut Command::new(env!("CARGO_BIN_EXE_shaderdbg")))
+        .args(["run", "--json", "--break", &breakpoint, "--"])
+        .arg(&program)
+        .args(&args)
+        .output()
+        .expect("runs shaderdbg");
+    let text = String::from_utf8_lossy(&out.stdout);
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(out.status.success(), "{text}\n{stderr}");
     let events = json_events(&text);
     let under_debugger: Vec<&str> = of_kind(&events, "output")
         .iter()
         .filter_map(|e| e["text"].as_str())
-        .filter(|l| l.starts_with("frame "))
+        .chain(stderr.lines())
         .collect();
-    let alone = shaderdbg_test_support::stdout_lines(Command::new(&program).args(&args));
-    assert_eq!(under_debugger, alone, "frames differ under the debugger");
-    assert_eq!(alone.len(), frames, "{alone:?}");
+    let alone = validated(Command::new(&program).args(&args))
+        .output()
+        .expect("runs");
+    assert!(alone.status.success(), "{alone:?}");
+    let alone = [&alone.stdout, &alone.stderr].map(|o| String::from_utf8_lossy(o).into_owned());
+    let alone: Vec<&str> = alone.iter().flat_map(|o| o.lines()).collect();
+    let frame_lines = |lines: &[&str]| -> Vec<String> {
+        let frames = lines.iter().filter(|l| l.starts_with("frame "));
+        frames.map(|l| l.to_string()).collect()
+    };
+    assert_eq!(
+        frame_lines(&under_debugger),
+        frame_lines(&alone),
+        "frames differ under the debugger"
+    );
+    assert_eq!(frame_lines(&alone).len(), frames, "{alone:?}");
+    assert_eq!(
+        validation_reports(&under_debugger),
+        validation_reports(&alone),
+        "the validation layer reports something of ours:\n{text}\n{stderr}"
+    );
     let stops: Vec<Stop> = of_kind(&events, "stopped")
         .into_iter()
         .map(|s| Stop(s.clone()))
@@ -120,6 +145,49 @@ fn stops(
         assert_eq!(stop.0["file"], file.display().to_string(), "{}", stop.0);
     }
     stops
+}
+
+/// `cmd` with the Khronos validation layer enabled, logging errors and
+/// warnings.
+fn validated(cmd: &mut Command) -> &mut Command {
+    cmd.env("VK_INSTANCE_LAYERS", "VK_LAYER_KHRONOS_validation")
+        .env("VK_LAYER_SETTINGS_PATH", validation_settings())
+}
+
+/// The message ids of the validation layer's errors and warnings among
+/// `lines`, each once. Each kind once: `-gVS` modules declare
+/// SPV_KHR_non_semantic_info, which a Vulkan 1.0 device on lavapipe cannot
+/// enable, so the programs alone have that report for their modules, and
+/// the layer's modules made from the same code have it again.
+fn validation_reports<'a>(lines: &[&'a str]) -> Vec<&'a str> {
+    let reports = lines
+        .iter()
+        .filter(|l| l.contains("(ERROR /") || l.contains("(WARN /"));
+    let mut ids: Vec<&str> = reports.map(|l| l.split('(').next().unwrap_or(l)).collect();
+    ids.sort_unstable();
+    ids.dedup();
+    ids
+}
+
+/// The validation layer's settings: log errors and warnings. Written once
+/// (tests run in parallel; a program must not read it half-written).
+fn validation_settings() -> &'static Path {
+    static SETTINGS: OnceLock<PathBuf> = OnceLock::new();
+    SETTINGS.get_or_init(|| {
+        shaderdbg_test_support::require_installed(&[
+            "/usr/share/vulkan/explicit_layer.d/VkLayer_khronos_validation.json",
+        ]);
+        let dir = std::env::temp_dir().join(format!("shaderdbg-vk-apps-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).expect("temp dir");
+        let settings = dir.join("vk_layer_settings.txt");
+        std::fs::write(
+            &settings,
+            "khronos_validation.debug_action = VK_DBG_LAYER_ACTION_LOG_MSG\n\
+             khronos_validation.report_flags = error,warn\n",
+        )
+        .expect("settings");
+        settings
+    })
 }
 
 /// The first pixel in row order where `holds`.

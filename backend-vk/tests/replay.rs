@@ -269,14 +269,14 @@ fn validation_unchanged(app: &str, submissions: u64) {
     let alone = Command::new(&program)
         .args(["2", "64"])
         .env("VK_INSTANCE_LAYERS", "VK_LAYER_KHRONOS_validation")
-        .env("VK_LAYER_SETTINGS_PATH", &settings)
+        .env("VK_LAYER_SETTINGS_PATH", settings)
         .output()
         .expect("runs");
     for mode in MODES {
         let out = with_self_check(
             Command::new(&program)
                 .args(["2", "64"])
-                .env("VK_LAYER_SETTINGS_PATH", &settings),
+                .env("VK_LAYER_SETTINGS_PATH", settings),
             &["VK_LAYER_KHRONOS_validation"],
             mode,
         );

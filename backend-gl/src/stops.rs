@@ -318,6 +318,7 @@ fn handle(dbg: &Debugger, msg: ToAgent, stop: Option<&mut Stop<'_>>) -> bool {
             with_breakpoints(|b| b.screenshots.push((request, frame)));
             false
         }
+        ToAgent::SourceFiles { .. } => false,
         ToAgent::Resume => true,
         ToAgent::Detach => {
             GL_ERROR_FILTER.store(false, Ordering::Relaxed);

@@ -28,7 +28,25 @@ fn conversation() -> MutexGuard<'static, ()> {
 pub fn announce_module(dbg: &Debugger, context: u64, code: &[u32]) -> Vec<(String, u32)> {
     static NEXT_ID: AtomicU32 = AtomicU32::new(1);
     let _turn = conversation();
-    let sources = match source::of_module(crate::spirv::bytes_of(code)) {
+    // What the session said since (the WGSL files a module may come from).
+    while let Some(msg) = dbg.try_recv() {
+        handle(dbg, msg, &mut |_, _| Err(NOT_STOPPED.into()));
+    }
+    // A module without source that naga writes from one of the user's WGSL
+    // files is that file's; else the source the module carries, or its
+    // decompiled GLSL.
+    let matched = crate::wgsl::matching_file(code);
+    let sources = match &matched {
+        Some((file, stage, entry_point, text, _)) => Ok(vec![source::RuntimeSource {
+            stage: *stage,
+            entry_point: entry_point.clone(),
+            text: text.clone(),
+            origin: Origin::Matched { file: file.clone() },
+            language: Language::Wgsl,
+        }]),
+        None => source::of_module(crate::spirv::bytes_of(code)),
+    };
+    let sources = match sources {
         Ok(s) => s,
         Err(e) => {
             let shader = NEXT_ID.fetch_add(1, Ordering::Relaxed);
@@ -41,16 +59,19 @@ pub fn announce_module(dbg: &Debugger, context: u64, code: &[u32]) -> Vec<(Strin
     };
     // A WGSL module is debugged as its WGSL only under the options naga
     // wrote it with (found once for all its entry points).
-    let wgsl = sources
-        .iter()
-        .find(|s| s.language == Language::Wgsl)
-        .map(|s| {
-            let file = match &s.origin {
-                Origin::Embedded { file } => file.as_deref(),
-                Origin::Decompiled(_) => None,
-            };
-            crate::wgsl::recompiled(&s.text, file, code).map(std::sync::Arc::new)
-        });
+    let wgsl = match matched {
+        Some((.., module)) => Some(Ok(std::sync::Arc::new(module))),
+        None => sources
+            .iter()
+            .find(|s| s.language == Language::Wgsl)
+            .map(|s| {
+                let file = match &s.origin {
+                    Origin::Embedded { file } => file.as_deref(),
+                    _ => None,
+                };
+                crate::wgsl::recompiled(&s.text, file, code).map(std::sync::Arc::new)
+            }),
+    };
     let mut ids = Vec::new();
     for src in sources {
         let shader = NEXT_ID.fetch_add(1, Ordering::Relaxed);
@@ -58,6 +79,9 @@ pub fn announce_module(dbg: &Debugger, context: u64, code: &[u32]) -> Vec<(Strin
             Origin::Embedded { file: Some(f) } => format!("source embedded from {f}"),
             Origin::Embedded { file: None } => "source embedded".into(),
             Origin::Decompiled(by) => format!("no source in the SPIR-V: decompiled by {by:?}"),
+            Origin::Matched { file } => {
+                format!("no source in the SPIR-V: naga writes it from {file}")
+            }
         };
         tracing::info!(shader, entry = %src.entry_point, "module: {origin}");
         let registered = match &wgsl {
@@ -182,6 +206,16 @@ fn handle(dbg: &Debugger, msg: ToAgent, answer: Answer<'_>) -> bool {
         }
         ToAgent::Pause => {
             crate::breakpoints::request_pause();
+            false
+        }
+        ToAgent::SourceFiles { files } => {
+            crate::wgsl::set_candidates(
+                files
+                    .into_iter()
+                    .filter(|f| f.path.ends_with(".wgsl"))
+                    .map(|f| (f.path, f.text))
+                    .collect(),
+            );
             false
         }
         ToAgent::Hello { .. } | ToAgent::SetExceptionFilters(_) => false,

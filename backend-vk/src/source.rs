@@ -21,6 +21,9 @@ pub enum Origin {
     Embedded { file: Option<String> },
     /// Decompiled (the module carried no source), by this tool.
     Decompiled(Decompiler),
+    /// The module carried no source; naga writes it from this file of the
+    /// user's (`crate::wgsl::matching_file`).
+    Matched { file: String },
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

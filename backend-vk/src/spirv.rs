@@ -106,12 +106,13 @@ pub fn declares_writable_storage(words: &[u32]) -> bool {
     w.buffers || w.images
 }
 
-/// The descriptor set and binding of each named resource variable (names
-/// from `OpName`, numbers from `OpDecorate`), in no particular order.
-pub fn named_bindings(words: &[u32]) -> Vec<(String, u32, u32)> {
+/// The descriptor set and binding of each resource variable (with its
+/// `OpName`, if the module has names), in the order of their `OpVariable`s.
+pub fn resource_bindings(words: &[u32]) -> Vec<(Option<String>, u32, u32)> {
     let mut names = std::collections::HashMap::new();
     let mut sets = std::collections::HashMap::new();
-    let mut bindings = Vec::new();
+    let mut bindings = std::collections::HashMap::new();
+    let mut variables = Vec::new();
     let mut at = HEADER_WORDS;
     while at < words.len() {
         let count = (words[at] >> 16) as usize;
@@ -129,15 +130,22 @@ pub fn named_bindings(words: &[u32]) -> Vec<(String, u32, u32)> {
                 sets.insert(*id, *n);
             }
             (Some(Op::Decorate), [id, d, n, ..]) if *d == spirv::Decoration::Binding as u32 => {
-                bindings.push((*id, *n));
+                bindings.insert(*id, *n);
             }
+            (Some(Op::Variable), [_, id, ..]) => variables.push(*id),
             _ => {}
         }
         at += count;
     }
-    bindings
+    variables
         .into_iter()
-        .filter_map(|(id, binding)| Some((names.get(&id)?.clone(), *sets.get(&id)?, binding)))
+        .filter_map(|id| {
+            Some((
+                names.get(&id).cloned(),
+                *sets.get(&id)?,
+                *bindings.get(&id)?,
+            ))
+        })
         .collect()
 }
 

@@ -33,6 +33,9 @@ pub fn recompiled(source: &str, file: Option<&str>, words: &[u32]) -> Result<Wgs
     let parsed =
         shaderdbg_wgsl::parse(source).map_err(|e| format!("the WGSL does not parse: {e}"))?;
     let info = crate::spirv::read(words).map_err(|e| e.to_string())?;
+    // Without the source in the module, naga wrote it without debug
+    // information (`InstanceFlags::DEBUG` off).
+    let debug = info.source.is_some();
     let entry_point = match info.entry_points.as_slice() {
         [one] => {
             let stage = match one.stage {
@@ -73,12 +76,14 @@ pub fn recompiled(source: &str, file: Option<&str>, words: &[u32]) -> Result<Wgs
     for mut options in candidates(lang_version) {
         options.binding_map = binding_map.clone();
         let mut with_debug = options.clone();
-        with_debug.debug_info = Some(spv::DebugInfo {
-            source_code: source,
-            file_name: file.unwrap_or(""),
-            language: spv::SourceLanguage::WGSL,
-        });
-        with_debug.flags |= WriterFlags::DEBUG;
+        if debug {
+            with_debug.debug_info = Some(spv::DebugInfo {
+                source_code: source,
+                file_name: file.unwrap_or(""),
+                language: spv::SourceLanguage::WGSL,
+            });
+            with_debug.flags |= WriterFlags::DEBUG;
+        }
         match spv::write_vec(&parsed.module, &parsed.info, &with_debug, pipeline.as_ref()) {
             Ok(again) if again == words => {
                 return Ok(WgslModule {
@@ -98,17 +103,72 @@ pub fn recompiled(source: &str, file: Option<&str>, words: &[u32]) -> Result<Wgs
     ))
 }
 
+/// The WGSL files the session named (path, text).
+static CANDIDATES: std::sync::Mutex<Vec<(String, String)>> = std::sync::Mutex::new(Vec::new());
+
+/// Replaces the WGSL files modules without source are matched against.
+pub fn set_candidates(files: Vec<(String, String)>) {
+    *CANDIDATES.lock().unwrap_or_else(|e| e.into_inner()) = files;
+}
+
+/// For a module that carries no source: the session's WGSL file naga
+/// writes it from under wgpu's options, as (path, stage, entry point,
+/// text, module). Cheap for modules that cannot match (a file without the
+/// module's entry point is not parsed).
+pub fn matching_file(
+    words: &[u32],
+) -> Option<(String, shaderdbg_core::Stage, String, String, WgslModule)> {
+    let info = crate::spirv::read(words).ok()?;
+    if info.source.is_some() {
+        return None;
+    }
+    let [entry] = info.entry_points.as_slice() else {
+        return None;
+    };
+    let stage = entry.stage?;
+    let files = CANDIDATES.lock().unwrap_or_else(|e| e.into_inner()).clone();
+    files.into_iter().find_map(|(path, text)| {
+        if !text.contains(entry.name.as_str()) {
+            return None;
+        }
+        match recompiled(&text, None, words) {
+            Ok(module) => Some((path, stage, entry.name.clone(), text, module)),
+            Err(why) => {
+                tracing::debug!(%path, "not the module's source: {why}");
+                None
+            }
+        }
+    })
+}
+
 /// The descriptor set and binding the module gives each resource of the
-/// WGSL, by name (wgpu renumbers a bind group's bindings densely).
+/// WGSL (wgpu renumbers a bind group's bindings densely): by name where the
+/// module has names, else in order (naga writes the resources in the
+/// order of the module's global variables).
 fn binding_map(module: &naga::Module, words: &[u32]) -> spv::BindingMap {
-    let named = crate::spirv::named_bindings(words);
-    module
+    let written = crate::spirv::resource_bindings(words);
+    let resources: Vec<_> = module
         .global_variables
         .iter()
-        .filter_map(|(_, g)| {
-            let rb = g.binding?;
-            let name = g.name.as_deref()?;
-            let (_, set, binding) = named.iter().find(|(n, ..)| n == name)?;
+        .filter_map(|(_, g)| Some((g.binding?, g)))
+        .collect();
+    let by_name = |g: &naga::GlobalVariable| {
+        let name = g.name.as_deref()?;
+        written
+            .iter()
+            .find(|(n, ..)| n.as_deref() == Some(name))
+            .map(|(_, set, binding)| (*set, *binding))
+    };
+    let named = resources.iter().all(|(_, g)| by_name(g).is_some());
+    resources
+        .iter()
+        .enumerate()
+        .filter_map(|(i, (rb, g))| {
+            let (set, binding) = if named {
+                by_name(g)?
+            } else {
+                written.get(i).map(|(_, set, binding)| (*set, *binding))?
+            };
             let binding_array_size = match module.types[g.ty].inner {
                 naga::TypeInner::BindingArray {
                     size: naga::ArraySize::Constant(n),
@@ -117,10 +177,10 @@ fn binding_map(module: &naga::Module, words: &[u32]) -> spv::BindingMap {
                 _ => None,
             };
             Some((
-                rb,
+                *rb,
                 spv::BindingInfo {
-                    descriptor_set: *set,
-                    binding: *binding,
+                    descriptor_set: set,
+                    binding,
                     binding_array_size,
                 },
             ))
@@ -311,6 +371,12 @@ struct U { t: f32 }
     /// initialization feature (one of the candidates, not the first): the
     /// module compacted to the entry point, binding 3 renumbered to 0.
     fn as_wgpu_writes(source: &str, file: &str) -> Vec<u32> {
+        written(source, Some(file))
+    }
+
+    /// As [`as_wgpu_writes`], with debug information (the file name given)
+    /// or without (`InstanceFlags::DEBUG` off: no source, no names).
+    fn written(source: &str, file: Option<&str>) -> Vec<u32> {
         let parsed = shaderdbg_wgsl::parse(source).expect("parses");
         let (module, info) = naga::back::pipeline_constants::process_overrides(
             &parsed.module,
@@ -321,8 +387,7 @@ struct U { t: f32 }
         .expect("compacts");
         let options = spv::Options {
             lang_version: (1, 6),
-            flags: WriterFlags::DEBUG
-                | WriterFlags::LABEL_VARYINGS
+            flags: WriterFlags::LABEL_VARYINGS
                 | WriterFlags::FORCE_POINT_SIZE
                 | WriterFlags::PRINT_ON_RAY_QUERY_INITIALIZATION_FAIL
                 | WriterFlags::PRINT_ON_TRACE_RAYS_FAIL,
@@ -350,13 +415,15 @@ struct U { t: f32 }
             },
             zero_initialize_workgroup_memory: ZeroInit::Polyfill,
             use_storage_input_output_16: false,
-            debug_info: Some(spv::DebugInfo {
+            debug_info: file.map(|file_name| spv::DebugInfo {
                 source_code: source,
-                file_name: file,
+                file_name,
                 language: spv::SourceLanguage::WGSL,
             }),
             ..spv::Options::default()
         };
+        let mut options = options;
+        options.flags.set(WriterFlags::DEBUG, file.is_some());
         let pipeline = spv::PipelineOptions {
             shader_stage: naga::ShaderStage::Fragment,
             entry_point: "fs".into(),
@@ -396,6 +463,31 @@ struct U { t: f32 }
         );
         assert_eq!(m.step_for_line(&table, "fs", 7).map(|p| p.line), Ok(8));
         assert_eq!(m.step_for_line(&table, "fs", 9).map(|p| p.line), Ok(9));
+    }
+
+    #[test]
+    fn a_module_without_source_is_the_file_naga_writes_it_from() {
+        let words = written(SHADER, None);
+        assert!(crate::spirv::read(&words).expect("reads").source.is_none());
+        let other = SHADER.replace("p.x * u.t", "p.y * u.t");
+        set_candidates(vec![
+            ("other.wgsl".into(), other),
+            ("quad.wgsl".into(), SHADER.into()),
+        ]);
+        let (path, stage, entry, text, m) = matching_file(&words).expect("matched");
+        assert_eq!(
+            (path.as_str(), stage, entry.as_str()),
+            ("quad.wgsl", shaderdbg_core::Stage::Fragment, "fs")
+        );
+        assert_eq!(text, SHADER);
+        // Without names, the resources are renumbered in order.
+        let renumbered: Vec<u32> = m.options.binding_map.values().map(|b| b.binding).collect();
+        assert_eq!(renumbered, [0, 1]);
+        set_candidates(vec![(
+            "other.wgsl".into(),
+            SHADER.replace("p.x * u.t", "p.y"),
+        )]);
+        assert!(matching_file(&words).is_none());
     }
 
     #[test]

@@ -103,12 +103,13 @@ fn cpu(x: u32, y: u32, t: f32) -> ([f32; 2], u32, f32) {
     (p, bands, ring(p, t))
 }
 
-#[test]
-fn a_conditional_breakpoint_in_a_wgpu_program_s_wgsl_stops_with_the_values_of_the_cpu() {
-    let file = shader("stop");
+/// Stops at the first fragment where `r > 0.9 && bands == 2u` on the
+/// return line, each frame, with the CPU's values; frames as alone.
+fn conditional_stops(tag: &str, args: &[&str]) {
+    let file = shader(tag);
     let line = line_of(&file, "return vec4<f32>(fract(p.x + t), r");
     let bp = format!("{}:{line}:r > 0.9 && bands == 2u", file.display());
-    let (out, text) = run_json(&bp, &["2", "64"]);
+    let (out, text) = run_json(&bp, args);
     let events = json_events(&text);
     let stderr = String::from_utf8_lossy(&out.stderr);
     let stops = of_kind(&events, "stopped");
@@ -143,29 +144,48 @@ fn a_conditional_breakpoint_in_a_wgpu_program_s_wgsl_stops_with_the_values_of_th
     }
     assert_eq!(
         frames(program_output(&events).into_iter()),
-        alone(&["2", "64"]),
+        alone(args),
         "frames differ under the debugger"
     );
 }
 
 #[test]
-fn without_the_wgsl_in_the_spirv_the_breakpoint_says_why_and_the_program_runs_as_alone() {
-    let file = shader("nodebug");
+fn a_conditional_breakpoint_in_a_wgpu_program_s_wgsl_stops_with_the_values_of_the_cpu() {
+    conditional_stops("stop", &["2", "64"]);
+}
+
+/// Without `InstanceFlags::DEBUG` the SPIR-V carries no WGSL: the layer
+/// finds the breakpoint's file by writing the module again from it.
+#[test]
+fn without_the_wgsl_in_the_spirv_the_file_naga_writes_the_module_from_is_bound() {
+    conditional_stops("nodebug", &["2", "64", "nodebug"]);
+}
+
+/// Without the WGSL in the SPIR-V, a file that is not what the program
+/// compiled (edited since) binds to nothing: no stop, and the program runs
+/// as alone. (With it, the session maps the edited file's lines onto the
+/// embedded text, as for GLSL.)
+#[test]
+fn a_file_the_module_was_not_written_from_does_not_bind() {
+    let file = shader("edited");
+    let text = std::fs::read_to_string(&file).expect("read");
+    std::fs::write(&file, text.replace("f32(k) * 0.25", "f32(k) * 0.3")).expect("write");
     let line = line_of(&file, "let r = ring(p, t);");
     let bp = format!("{}:{line}", file.display());
-    let (out, text) = run_json(&bp, &["1", "32", "nodebug"]);
-    assert!(out.status.success(), "{text}");
-    let events = json_events(&text);
-    assert!(of_kind(&events, "stopped").is_empty(), "{text}");
-    let bound = of_kind(&events, "breakpoint");
-    assert!(
-        bound.iter().all(|b| b["verified"] == false),
-        "no module has the file's text: {text}"
-    );
-    assert_eq!(
-        frames(program_output(&events).into_iter()),
-        alone(&["1", "32", "nodebug"])
-    );
+    {
+        let args = &["1", "32", "nodebug"];
+        let (out, text) = run_json(&bp, args);
+        assert!(out.status.success(), "{text}");
+        let events = json_events(&text);
+        assert!(of_kind(&events, "stopped").is_empty(), "{text}");
+        assert!(
+            of_kind(&events, "breakpoint")
+                .iter()
+                .all(|b| b["verified"] == false),
+            "{text}"
+        );
+        assert_eq!(frames(program_output(&events).into_iter()), alone(args));
+    }
 }
 
 /// `shaderdbg debug -- wgpu_quad` with commands piped in: a breakpoint in

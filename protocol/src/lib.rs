@@ -268,6 +268,21 @@ pub enum ToAgent {
     Resume,
     /// Remove every breakpoint and let the program run on unobserved.
     Detach,
+    /// The WGSL files the user's breakpoints are in (and other known source
+    /// files of the program), with their text: the Vulkan layer debugs a
+    /// SPIR-V module that carries no source as one of them when naga writes
+    /// that module from it under wgpu's options. Sent after `Hello` and
+    /// whenever the set changes; the GL agent has no use for it.
+    SourceFiles {
+        files: Vec<SourceFile>,
+    },
+}
+
+/// A source file as the debugger read it.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SourceFile {
+    pub path: String,
+    pub text: String,
 }
 
 #[derive(Debug, thiserror::Error)]

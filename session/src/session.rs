@@ -218,6 +218,8 @@ pub struct Session {
     one_frame: Option<(u64, StopFilter)>,
     /// Frames ended so far (the frame being drawn now).
     frame: u64,
+    /// The WGSL files last sent to the agent as `ToAgent::SourceFiles`.
+    sent_sources: Vec<PathBuf>,
 }
 
 impl Session {
@@ -248,9 +250,37 @@ impl Session {
             filter,
             one_frame: None,
             frame: 0,
+            sent_sources: Vec::new(),
         };
         s.send(&ToAgent::SetStopFilter(filter));
+        s.send_source_files();
         Ok(s)
+    }
+
+    /// Tells the agent the WGSL files shaders may come from, when they
+    /// changed: the Vulkan layer binds a module without source to the file
+    /// naga writes it from. A file that cannot be read is left out.
+    fn send_source_files(&mut self) {
+        let wgsl: Vec<PathBuf> = self
+            .candidate_files()
+            .into_iter()
+            .filter(|f| f.extension().is_some_and(|e| e == "wgsl"))
+            .collect();
+        if wgsl == self.sent_sources {
+            return;
+        }
+        let files = wgsl
+            .iter()
+            .filter_map(|path| {
+                let text = std::fs::read_to_string(path).ok()?;
+                Some(proto::SourceFile {
+                    path: path.display().to_string(),
+                    text,
+                })
+            })
+            .collect();
+        self.send(&ToAgent::SourceFiles { files });
+        self.sent_sources = wgsl;
     }
 
     pub fn pid(&self) -> u32 {
@@ -865,6 +895,7 @@ impl Session {
     pub fn set_breakpoints(&mut self, breakpoints: Vec<FileBreakpoint>) {
         self.counts = self.counts.carry_over(&self.breakpoints, &breakpoints);
         self.breakpoints = breakpoints;
+        self.send_source_files();
         let shaders: Vec<u32> = self.shaders.keys().copied().collect();
         for shader in shaders {
             self.bind_shader(shader, false);
@@ -888,6 +919,7 @@ impl Session {
     pub fn add_source_file(&mut self, file: PathBuf) {
         if !self.extra_files.contains(&file) {
             self.extra_files.push(file);
+            self.send_source_files();
         }
     }
 

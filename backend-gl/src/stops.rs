@@ -1076,8 +1076,12 @@ pub fn at_draw(
     let sanitize = exceptions.sanitize()
         && !pause
         && filter.frame.is_none_or(|f| f == draw.frame)
-        // A draw has no shared memory: only these checks apply to it.
-        && (draw.args.is_compute() || exceptions.sanitize_oob || exceptions.sanitize_race);
+        // Every check applies to a draw (uninitialized reads: of its
+        // locals; it has no shared memory).
+        && (draw.args.is_compute()
+            || exceptions.sanitize_oob
+            || exceptions.sanitize_uninit
+            || exceptions.sanitize_race);
     // One hit test can be the draw itself: where the draw has only one, and
     // is not sanitized after it (the sanitize pass is a debug draw that
     // must come before the application's draw: its stop is inside it).

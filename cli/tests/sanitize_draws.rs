@@ -1,0 +1,152 @@
+//! `shaderdbg run --sanitize` at draws, end to end on llvmpipe: the
+//! `sanitize_draw` test app draws with a fragment shader from a file (a
+//! storage buffer at binding 1, an `r32ui` 16x16 image at unit 0), and
+//! the GL agent runs it sanitized before the application's draw.
+
+use std::path::PathBuf;
+use std::process::Command;
+
+use serde_json::Value;
+
+mod common;
+use common::{json_events, of_kind};
+
+/// Writes `frag` to a file of this test's own.
+fn shader(name: &str, frag: &str) -> PathBuf {
+    let path = std::env::temp_dir().join(format!("shaderdbg-{name}-{}.frag", std::process::id()));
+    std::fs::write(&path, frag).expect("write the shader");
+    path
+}
+
+/// `shaderdbg run ARGS -- sanitize_draw FRAG`: text output (or `--json`
+/// events), after checking the run succeeded.
+fn run(args: &[&str], frag: &PathBuf) -> String {
+    let app = shaderdbg_test_support::app("sanitize_draw");
+    let out = Command::new(env!("CARGO_BIN_EXE_shaderdbg"))
+        .arg("run")
+        .args(args)
+        .arg("--")
+        .arg(&app)
+        .arg(frag)
+        .output()
+        .expect("shaderdbg run");
+    let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
+    assert!(
+        out.status.success(),
+        "{stdout}\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    stdout
+}
+
+fn reports(args: &[&str], frag: &PathBuf) -> Vec<Value> {
+    let mut args = args.to_vec();
+    args.push("--json");
+    let events = json_events(&run(&args, frag));
+    of_kind(&events, "sanitizer").into_iter().cloned().collect()
+}
+
+const UNINIT: &str = "#version 430
+out vec4 color;
+void main() {
+    vec4 c;
+    c.x = 1.0;
+    if (gl_FragCoord.x < 8.0)
+        c.yzw = vec3(0.5);
+    color = c;
+}
+";
+
+/// The `uninit` filter alone sanitizes draws (it used to apply to
+/// compute dispatches only, shared memory being theirs): a fragment on
+/// the right half reads `c.y` that nothing wrote.
+#[test]
+fn a_fragment_reading_a_local_it_never_wrote_stops_at_the_line() {
+    let frag = shader("uninit", UNINIT);
+    let source = frag.to_str().expect("utf-8 path");
+    let text = run(&["--sanitize", "uninit", "--source", source], &frag);
+    let first = text.lines().next().unwrap_or_default();
+    assert!(
+        first.starts_with("read of local vec4 c.y before it was written at ")
+            && first.contains(".frag:8 in fragment ("),
+        "{text}"
+    );
+    let r = reports(&["--sanitize", "uninit"], &frag);
+    assert_eq!(r.len(), 1, "{r:?}");
+    assert_eq!(
+        (&r[0]["kind"], &r[0]["line"], &r[0]["variable"]),
+        (&"uninitialized_read".into(), &8.into(), &"c".into())
+    );
+    let fixed = shader(
+        "uninit-fixed",
+        &UNINIT.replace("vec4 c;", "vec4 c = vec4(0.0);"),
+    );
+    assert_eq!(reports(&["--sanitize", "all"], &fixed), Vec::<Value>::new());
+}
+
+const IMAGE: &str = "#version 430
+layout(r32ui, binding = 0) uniform uimage2D img;
+out vec4 color;
+void main() {
+    ivec2 p = ivec2(gl_FragCoord.xy);
+    imageStore(img, p + ivec2(1, 0), uvec4(1u));
+    color = vec4(1.0);
+}
+";
+
+/// An `imageStore` one texel right of the image's last column.
+#[test]
+fn an_image_store_outside_the_image_stops_at_the_line() {
+    let frag = shader("image", IMAGE);
+    let r = reports(&["--sanitize", "oob"], &frag);
+    assert_eq!(r.len(), 1, "{r:?}");
+    let r = &r[0];
+    assert_eq!(
+        (&r["kind"], &r["line"], &r["access"], &r["image"]),
+        (
+            &"out_of_bounds".into(),
+            &6.into(),
+            &"imageStore".into(),
+            &"img".into()
+        )
+    );
+    assert_eq!(r["coordinate"][0], 16, "{r}");
+    assert_eq!(r["size"], serde_json::json!([16, 16]), "{r}");
+    let message = r["message"].as_str().unwrap_or_default();
+    assert!(
+        message.starts_with("out-of-bounds imageStore into img at (16,")
+            && message.contains("(image 16x16)"),
+        "{message}"
+    );
+    let fixed = shader(
+        "image-fixed",
+        &IMAGE.replace("    imageStore", "    if (p.x < 15)\n        imageStore"),
+    );
+    assert_eq!(reports(&["--sanitize", "all"], &fixed), Vec::<Value>::new());
+}
+
+/// A race between fragments names both by their pixel: the storage check
+/// does not know the other's primitive, and the text named it for one
+/// side only (`fragment (15,15) prim 0 wrote ..., fragment (14,14)
+/// read ...`).
+#[test]
+fn a_fragment_race_names_both_fragments_alike() {
+    let app = shaderdbg_test_support::app("fragment_ssbo");
+    let out = Command::new(env!("CARGO_BIN_EXE_shaderdbg"))
+        .args(["run", "--sanitize", "race", "--json", "--"])
+        .arg(&app)
+        .arg("1")
+        .output()
+        .expect("shaderdbg run");
+    assert!(out.status.success());
+    let events = json_events(&String::from_utf8_lossy(&out.stdout));
+    let races = of_kind(&events, "sanitizer");
+    assert!(!races.is_empty(), "{events:#?}");
+    for r in races {
+        let m = r["message"].as_str().unwrap_or_default();
+        assert!(
+            m.starts_with("data race on storage buffer ") && !m.contains(" prim "),
+            "{m}"
+        );
+    }
+}

@@ -29,6 +29,16 @@ fn shader_runner(test: &Path) -> Command {
     cmd
 }
 
+/// Reports that are right: (test, sanitizer message's start). An
+/// invalid image store is a no-op in OpenGL, and this test relies on it:
+/// 1024 invocations store at their x into a 4x1 image. The sanitizer
+/// reports out-of-bounds image accesses as it does arrays' (the issue
+/// asks for them); the stop is the one the report makes.
+const EXPECTED: &[(&str, &str)] = &[(
+    "min-dvec4-double-large-group-size.shader_test",
+    "out-of-bounds imageStore into tex at (4,0) (image 4x1)",
+)];
+
 /// What is wrong with `test` under the sanitizer, if anything.
 fn check(test: &Path) -> Option<String> {
     let name = test.file_name()?.to_string_lossy().into_owned();
@@ -58,9 +68,25 @@ fn check(test: &Path) -> Option<String> {
         .filter_map(|e| e["text"].as_str())
         .map(|l| format!("{l}\n"))
         .collect();
+    let expected_reports = of_kind(&events, "sanitizer")
+        .iter()
+        .filter(|r| {
+            EXPECTED
+                .iter()
+                .any(|(t, m)| *t == name && r["message"].as_str().is_some_and(|s| s.starts_with(m)))
+        })
+        .count();
     let wrong = [
-        ("sanitizer reports", of_kind(&events, "sanitizer").len()),
-        ("stops", of_kind(&events, "stopped").len()),
+        (
+            "sanitizer reports",
+            of_kind(&events, "sanitizer").len() - expected_reports,
+        ),
+        (
+            "stops",
+            of_kind(&events, "stopped")
+                .len()
+                .saturating_sub(expected_reports),
+        ),
         ("errors", of_kind(&events, "error").len()),
     ];
     let mut why: Vec<String> = wrong
@@ -68,6 +94,9 @@ fn check(test: &Path) -> Option<String> {
         .filter(|(_, n)| *n > 0)
         .map(|(what, n)| format!("{n} {what}"))
         .collect();
+    if EXPECTED.iter().any(|(t, _)| *t == name) && expected_reports != 1 {
+        why.push(format!("{expected_reports} of its expected report"));
+    }
     let result = piglit_result(&output);
     if result != expected {
         why.push(format!("piglit says {result:?}, alone {expected:?}"));

@@ -1,35 +1,12 @@
 //! `shaderdbg debug` end to end: commands piped to a real `shaderdbg`, which
 //! runs the demo shader in the built-in host under the real agent.
 
-use std::io::Write;
-use std::process::{Command, Stdio};
-
 mod common;
-use common::{assert_has, demo_shader, single_pass};
+use common::{assert_has, demo_shader};
 
 fn session(args: &[&str], commands: &str) -> (bool, String) {
-    single_pass();
-    let mut child = Command::new(env!("CARGO_BIN_EXE_shaderdbg"))
-        .arg("debug")
-        .args(args)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("shaderdbg debug");
-    child
-        .stdin
-        .take()
-        .expect("stdin")
-        .write_all(commands.as_bytes())
-        .expect("commands");
-    let out = child.wait_with_output().expect("output");
-    let text = String::from_utf8_lossy(&out.stdout).into_owned();
-    let err = String::from_utf8_lossy(&out.stderr);
-    (
-        out.status.success(),
-        format!("{text}\n--- stderr ---\n{err}"),
-    )
+    let (ok, text, err) = common::debug_session(args, commands);
+    (ok, format!("{text}\n--- stderr ---\n{err}"))
 }
 
 /// The demo's `falloff` for the first light at gl_FragCoord (200.5, 150.5)

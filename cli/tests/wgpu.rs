@@ -9,10 +9,10 @@
 mod common;
 
 use std::path::{Path, PathBuf};
-use std::process::Command;
 
-use common::{json_events, of_kind, shaderdbg};
-use serde_json::Value;
+use common::{
+    f32s, frames, frames_alone, json_events, line_of, of_kind, program_output, run_program,
+};
 
 /// The program's shader, copied to a fresh directory (breakpoints bind by
 /// file content, and tests run in parallel).
@@ -24,63 +24,6 @@ fn shader(tag: &str) -> PathBuf {
 
 fn app() -> PathBuf {
     shaderdbg_test_support::app("wgpu_quad")
-}
-
-/// The line of `file` that contains `needle` (1-based).
-fn line_of(file: &Path, needle: &str) -> u32 {
-    let text = std::fs::read_to_string(file).expect("read");
-    text.lines()
-        .position(|l| l.contains(needle))
-        .map(|i| i as u32 + 1)
-        .unwrap_or_else(|| panic!("no {needle:?}"))
-}
-
-/// `shaderdbg run --json --break BREAKPOINT -- wgpu_quad ARGS`.
-fn run_json(breakpoint: &str, args: &[&str]) -> (std::process::Output, String) {
-    let app = app();
-    let mut all = vec![
-        "run",
-        "--json",
-        "--break",
-        breakpoint,
-        "--",
-        app.to_str().expect("path"),
-    ];
-    all.extend_from_slice(args);
-    shaderdbg(all)
-}
-
-fn frames(lines: impl Iterator<Item = String>) -> Vec<String> {
-    lines.filter(|l| l.starts_with("frame ")).collect()
-}
-
-/// The program's own output lines among `run --json` events.
-fn program_output(events: &[Value]) -> Vec<String> {
-    of_kind(events, "output")
-        .iter()
-        .filter_map(|e| e["text"].as_str().map(str::to_string))
-        .collect()
-}
-
-fn alone(args: &[&str]) -> Vec<String> {
-    let out = Command::new(app()).args(args).output().expect("runs");
-    assert!(out.status.success(), "{out:?}");
-    frames(
-        String::from_utf8_lossy(&out.stdout)
-            .lines()
-            .map(str::to_string),
-    )
-}
-
-fn f32s(v: &Value) -> Vec<f32> {
-    v.as_array()
-        .map(|a| {
-            a.iter()
-                .filter_map(Value::as_f64)
-                .map(|x| x as f32)
-                .collect()
-        })
-        .unwrap_or_default()
 }
 
 fn fract(x: f32) -> f32 {
@@ -109,7 +52,7 @@ fn conditional_stops(tag: &str, args: &[&str]) {
     let file = shader(tag);
     let line = line_of(&file, "return vec4<f32>(fract(p.x + t), r");
     let bp = format!("{}:{line}:r > 0.9 && bands == 2u", file.display());
-    let (out, text) = run_json(&bp, args);
+    let (out, text) = run_program(&bp, &app(), args);
     let events = json_events(&text);
     let stderr = String::from_utf8_lossy(&out.stderr);
     let stops = of_kind(&events, "stopped");
@@ -144,7 +87,7 @@ fn conditional_stops(tag: &str, args: &[&str]) {
     }
     assert_eq!(
         frames(program_output(&events).into_iter()),
-        alone(args),
+        frames_alone(&app(), args),
         "frames differ under the debugger"
     );
 }
@@ -174,7 +117,7 @@ fn a_file_the_module_was_not_written_from_does_not_bind() {
     let bp = format!("{}:{line}", file.display());
     {
         let args = &["1", "32", "nodebug"];
-        let (out, text) = run_json(&bp, args);
+        let (out, text) = run_program(&bp, &app(), args);
         assert!(out.status.success(), "{text}");
         let events = json_events(&text);
         assert!(of_kind(&events, "stopped").is_empty(), "{text}");
@@ -184,7 +127,10 @@ fn a_file_the_module_was_not_written_from_does_not_bind() {
                 .all(|b| b["verified"] == false),
             "{text}"
         );
-        assert_eq!(frames(program_output(&events).into_iter()), alone(args));
+        assert_eq!(
+            frames(program_output(&events).into_iter()),
+            frames_alone(&app(), args)
+        );
     }
 }
 
@@ -193,7 +139,6 @@ fn a_file_the_module_was_not_written_from_does_not_bind() {
 /// forward and back, and WGSL expressions over the recorded values.
 #[test]
 fn stepping_back_and_the_call_stack_in_a_wgpu_program() {
-    use std::io::Write;
     let file = shader("debug");
     let f = file.display();
     let line = line_of(&file, "return fract(d * 2.0 - t);");
@@ -204,22 +149,9 @@ fn stepping_back_and_the_call_stack_in_a_wgpu_program() {
          print p - vec2<f32>(1.0)\ncontinue\nquit\n"
     );
     let app = app();
-    let mut child = Command::new(env!("CARGO_BIN_EXE_shaderdbg"))
-        .args(["debug", "--", app.to_str().expect("path"), "1", "64"])
-        .stdin(std::process::Stdio::piped())
-        .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::piped())
-        .spawn()
-        .expect("shaderdbg debug");
-    child
-        .stdin
-        .take()
-        .expect("stdin")
-        .write_all(commands.as_bytes())
-        .expect("commands");
-    let out = child.wait_with_output().expect("output");
-    let text = String::from_utf8_lossy(&out.stdout);
-    assert!(out.status.success(), "{text}");
+    let (ok, text, _) =
+        common::debug_session(["--", app.to_str().expect("path"), "1", "64"], &commands);
+    assert!(ok, "{text}");
     // The first fragment in row order calls ring(p, t) with d > 1.2: (0, 0).
     let p = 0.5f32 / 32.0;
     let d = ((p - 1.0).powi(2) * 2.0).sqrt();

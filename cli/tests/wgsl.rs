@@ -8,21 +8,12 @@ use std::path::{Path, PathBuf};
 use serde_json::Value;
 
 mod common;
-use common::{assert_has, decode_png, host_image, json_events, shaderdbg};
+use common::{assert_has, decode_png, host_image, json_events, line_of, shaderdbg};
 
 /// The example, copied to a fresh directory (breakpoints bind by file).
 fn rings(tag: &str) -> PathBuf {
     let example = Path::new(env!("CARGO_MANIFEST_DIR")).join("../host/examples/rings.wgsl");
     shaderdbg_test_support::fresh_copy(&example, &format!("wgsl-{tag}"))
-}
-
-/// The line of `file` that contains `needle` (1-based).
-fn line_of(file: &Path, needle: &str) -> u32 {
-    let text = std::fs::read_to_string(file).expect("read");
-    text.lines()
-        .position(|l| l.contains(needle))
-        .map(|i| i as u32 + 1)
-        .unwrap_or_else(|| panic!("no {needle:?}"))
 }
 
 /// The example's values at pixel (x, y) of the host's default 640x360
@@ -144,28 +135,17 @@ fn a_conditional_wgsl_breakpoint_reads_the_wgsl_way() {
 /// `shaderdbg debug --pixel 400,180 FILE` with `commands` piped in: its
 /// output, the file's path replaced by `FILE`.
 fn debug(file: &Path, commands: &str) -> String {
-    common::single_pass();
-    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_shaderdbg"))
-        .args(["debug", "--pixel", "400,180", "--"])
-        .arg(file)
-        .stdin(std::process::Stdio::piped())
-        .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::piped())
-        .spawn()
-        .expect("shaderdbg debug");
-    {
-        use std::io::Write;
-        let mut stdin = child.stdin.take().expect("stdin");
-        stdin.write_all(commands.as_bytes()).expect("commands");
-    }
-    let out = child.wait_with_output().expect("output");
-    let f = file.display().to_string();
-    let text = String::from_utf8_lossy(&out.stdout).replace(&f, "FILE");
-    assert!(
-        out.status.success(),
-        "{text}\n{}",
-        String::from_utf8_lossy(&out.stderr)
+    let (ok, text, stderr) = common::debug_session(
+        [
+            "--pixel".as_ref(),
+            "400,180".as_ref(),
+            "--".as_ref(),
+            file.as_os_str(),
+        ],
+        commands,
     );
+    let text = text.replace(&file.display().to_string(), "FILE");
+    assert!(ok, "{text}\n{stderr}");
     text
 }
 

@@ -112,3 +112,93 @@ pub fn shaderdbg<S: AsRef<OsStr>>(args: impl IntoIterator<Item = S>) -> (Output,
     let text = String::from_utf8_lossy(&out.stdout).into_owned();
     (out, text)
 }
+
+/// `shaderdbg debug ARGS` (the agent and test programs built first) with
+/// `commands` piped to its standard input: whether it succeeded, and its
+/// standard output and error.
+pub fn debug_session<S: AsRef<OsStr>>(
+    args: impl IntoIterator<Item = S>,
+    commands: &str,
+) -> (bool, String, String) {
+    use std::io::Write;
+    single_pass();
+    let mut child = Command::new(env!("CARGO_BIN_EXE_shaderdbg"))
+        .arg("debug")
+        .args(args)
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("shaderdbg debug");
+    child
+        .stdin
+        .take()
+        .expect("stdin")
+        .write_all(commands.as_bytes())
+        .expect("commands");
+    let out = child.wait_with_output().expect("output");
+    (
+        out.status.success(),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+/// `shaderdbg run --json --break BREAKPOINT -- PROGRAM ARGS`.
+pub fn run_program(breakpoint: &str, program: &Path, args: &[&str]) -> (Output, String) {
+    let mut all = vec![
+        "run",
+        "--json",
+        "--break",
+        breakpoint,
+        "--",
+        program.to_str().expect("path"),
+    ];
+    all.extend_from_slice(args);
+    shaderdbg(all)
+}
+
+/// The `frame N checksum HEX` lines among a program's output lines.
+pub fn frames(lines: impl Iterator<Item = String>) -> Vec<String> {
+    lines.filter(|l| l.starts_with("frame ")).collect()
+}
+
+/// The program's own output lines among `run --json` events.
+pub fn program_output(events: &[Value]) -> Vec<String> {
+    of_kind(events, "output")
+        .iter()
+        .filter_map(|e| e["text"].as_str().map(str::to_string))
+        .collect()
+}
+
+/// The `frame` lines of a program run alone (it must succeed).
+pub fn frames_alone(program: &Path, args: &[&str]) -> Vec<String> {
+    let out = Command::new(program).args(args).output().expect("runs");
+    assert!(out.status.success(), "{out:?}");
+    frames(
+        String::from_utf8_lossy(&out.stdout)
+            .lines()
+            .map(str::to_string),
+    )
+}
+
+/// A JSON array of numbers as `f32`s (empty if it is not one).
+pub fn f32s(v: &Value) -> Vec<f32> {
+    v.as_array()
+        .map(|a| {
+            a.iter()
+                .filter_map(Value::as_f64)
+                .map(|x| x as f32)
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+/// The line of `file` that contains `needle` (1-based).
+pub fn line_of(file: &Path, needle: &str) -> u32 {
+    let text = std::fs::read_to_string(file).expect("read");
+    text.lines()
+        .position(|l| l.contains(needle))
+        .map(|i| i as u32 + 1)
+        .unwrap_or_else(|| panic!("no {needle:?} in {}", file.display()))
+}

@@ -17,6 +17,11 @@
 // vk_triangle.frag open, a gutter breakpoint with a condition, F5, the stop on
 // its line at the first fragment where the condition holds, VARIABLES against
 // the CPU's values for that fragment, Step Back, Shift+F5.
+// Then the sanitizer: a launch.json naming the GL test program oob_compute
+// (an off-by-one compute kernel), the out-of-bounds exception filter checked
+// in BREAKPOINTS, F5: an exception stop at the out-of-bounds line with the
+// report (invocation, index, bound) in the exception widget and CALL STACK,
+// VARIABLES at the iteration that went out of bounds.
 // Screenshots in $E2E_DIR/shots. Prints "N passed, M failed"; exit 1 on any failure.
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { execFileSync, spawn } from 'node:child_process';
@@ -25,7 +30,7 @@ import * as net from 'node:net';
 import * as path from 'node:path';
 import { BREAK_LINE, CONDITION, DEMO_SHADER, close, demoStop, numbers } from '../common/demo';
 import { RINGS_CONDITION, RINGS_LINE, RINGS_SHADER, ringsStop } from '../common/rings';
-import { VK_APP, VK_ARGS, VK_CONDITION, VK_LINE, VK_SHADER, vkFirstStop, vkLocals } from '../common/vk_triangle';
+import { VK_APP, VK_ARGS, VK_BIN_DIR, VK_CONDITION, VK_LINE, VK_SHADER, vkFirstStop, vkLocals } from '../common/vk_triangle';
 
 const need = (name: string): string => {
   const v = process.env[name];
@@ -538,6 +543,60 @@ try {
   await pg.locator('.debug-toolbar').first().waitFor({ state: 'hidden', timeout: 20000 }).catch(() => undefined);
   check('Vulkan debug session stopped (toolbar gone)', !(await pg.locator('.debug-toolbar').first().isVisible().catch(() => false)));
   await shot('17-vulkan-stopped');
+
+  // ---------------------------------------------------------------- 17. the sanitizer's exception filter stops at the out-of-bounds line
+  // A GL compute program with an off-by-one loop (tests/apps oob_compute, shaders/oob.comp:
+  // invocation 7 reads src[32] on line 12), the BREAKPOINTS view's "Out-of-bounds index
+  // (sanitizer)" filter on, F5: an exception stop on line 12 with the report as the
+  // exception's description, in the shader's source (no file of ours: a sourceReference).
+  const OOB_APP = path.join(VK_BIN_DIR, 'oob_compute');
+  check(`the GL test program is built (${OOB_APP})`, fs.existsSync(OOB_APP), 'cargo build -p shaderdbg-test-apps');
+  const OOB_CONFIG = 'Sanitize oob_compute';
+  const OOB_LINE = 12;
+  fs.writeFileSync(path.join(WS, '.vscode/launch.json'), JSON.stringify({
+    version: '0.2.0',
+    configurations: [{ type: 'shaderdbg', request: 'launch', name: OOB_CONFIG, program: OOB_APP, args: ['1'], cwd: '${workspaceFolder}' }],
+  }, null, 2));
+  await runCommand('View: Show Run and Debug');
+  const oobSelected = await poll(async () => {
+    const t = await pg.locator('.part.sidebar .start-debug-action-item select').first()
+      .evaluate((s: HTMLSelectElement) => s.selectedOptions[0]?.text ?? '').catch(() => '');
+    return t === OOB_CONFIG && t;
+  }, 15000);
+  check(`Run and Debug selects "${OOB_CONFIG}"`, !!oobSelected, String(oobSelected));
+  // The filters the adapter offers stay listed in BREAKPOINTS after its sessions above.
+  const filterRow = pg.locator('.debug-breakpoints .monaco-list-row', { hasText: 'Out-of-bounds index (sanitizer)' }).first();
+  await filterRow.waitFor({ timeout: 15000 });
+  const box = filterRow.locator('input[type=checkbox]').first();
+  if (!(await box.isChecked())) await box.click();
+  check('BREAKPOINTS: the out-of-bounds sanitizer filter is on', await box.isChecked());
+  await shot('18-sanitizer-filter');
+  const oobStopsBefore = (outputChannelText().match(/stopped: \w+/g) ?? []).length;
+  await pg.locator('.part.editor').click();
+  await pg.keyboard.press('F5');
+  // VS Code shows the stop's description (the report) where "Paused on exception" would be,
+  // and the exception widget under the line.
+  const widget = pg.locator('.exception-widget').first();
+  await widget.waitFor({ timeout: 120000 });
+  const oobReason = await poll(() => { const all = outputChannelText().match(/stopped: \w+/g) ?? []; return Promise.resolve(all.length > oobStopsBefore && all[all.length - 1]); }, 10000);
+  check('sanitizer: stopped with reason "exception"', oobReason === 'stopped: exception', String(oobReason));
+  const report = 'out-of-bounds index 32 into src[] (32 elements) at <shader ';
+  const widgetText = await poll(async () => { const t = await widget.innerText(); return t.includes(report) && t; }, 15000) || '';
+  check('sanitizer: the exception widget shows the report', /Exception has occurred/.test(widgetText) && widgetText.includes(report), JSON.stringify(widgetText));
+  check('sanitizer: the report names the invocation compute (7,0,0) and the line', /:12 in compute \(7,0,0\)/.test(widgetText), JSON.stringify(widgetText));
+  await callStack.locator('.monaco-list-row', { hasText: `${OOB_LINE}:` }).first().waitFor({ timeout: 15000 }).catch(() => undefined);
+  const oobStack = await callStack.innerText();
+  check('sanitizer: CALL STACK is paused on the report', oobStack.includes('out-of-bounds index 32 into src[]'), JSON.stringify(oobStack));
+  check(`sanitizer: CALL STACK shows main at line ${OOB_LINE} of the shader`, new RegExp(`\\bmain\\b[\\s\\S]*shader \\d+ \\(compute\\)[\\s\\S]*\\b${OOB_LINE}:`).test(oobStack), JSON.stringify(oobStack));
+  const oobEditorLine = editor.locator('.view-line', { hasText: 'src[base + k]' }).first();
+  check('sanitizer: the shader\'s source is open at the out-of-bounds statement', await oobEditorLine.isVisible().catch(() => false));
+  check(`sanitizer: current-line arrow on line ${OOB_LINE}`, await glyphOnLine('.codicon-debug-stackframe', OOB_LINE));
+  const oobVars = await poll(async () => { const t = await vars.innerText(); return /\bk\b/.test(t) && t; }, 15000) || '';
+  check('sanitizer: VARIABLES at the failing iteration: base = 28u, k = 4u', /base:\s*uint\s*=\s*28u/.test(oobVars) && /k:\s*uint\s*=\s*4u/.test(oobVars), JSON.stringify(oobVars));
+  await shot('19-sanitizer-paused-on-exception');
+  await pg.keyboard.press('Shift+F5');
+  await pg.locator('.debug-toolbar').first().waitFor({ state: 'hidden', timeout: 20000 }).catch(() => undefined);
+  check('sanitizer debug session stopped (toolbar gone)', !(await pg.locator('.debug-toolbar').first().isVisible().catch(() => false)));
 
   const out = outputChannelText();
   check('the language server started', /language server started/.test(out), out.slice(-800));

@@ -51,9 +51,10 @@ pub fn code_server_entry() -> PathBuf {
     e2e_dir().join("cs/node_modules/code-server/out/node/entry.js")
 }
 
-/// The package of the Vulkan test program (`vk_triangle`) that the
-/// extension's adapter and end-to-end tests launch from `target/debug`.
-pub const TEST_PROGRAMS: &str = "shaderdbg-vk-test-apps";
+/// The packages of the test programs the extension's adapter and
+/// end-to-end tests launch from `target/debug`: the Vulkan `vk_triangle`,
+/// and the GL `oob_compute` (the sanitizer's exception stop).
+pub const TEST_PROGRAMS: &[&str] = &["shaderdbg-vk-test-apps", "shaderdbg-test-apps"];
 
 /// `cargo build [--release] -p <the packages of the bundled binaries>`; the
 /// debug build (the tests') also builds [`TEST_PROGRAMS`].
@@ -66,7 +67,9 @@ pub fn build_binaries(release: bool) -> Command {
         args.extend(["-p", p]);
     }
     if !release {
-        args.extend(["-p", TEST_PROGRAMS]);
+        for p in TEST_PROGRAMS {
+            args.extend(["-p", p]);
+        }
     }
     cargo(args)
 }

@@ -23,7 +23,7 @@ const EXCEPTION_FILTERS: [(&str, &str); 6] = [
     ("sanitize_oob", "Out-of-bounds index (sanitizer)"),
     (
         "sanitize_uninit",
-        "Shared memory read before written (sanitizer)",
+        "Local or shared memory read before written (sanitizer)",
     ),
     (
         "sanitize_race",

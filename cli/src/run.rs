@@ -37,9 +37,11 @@ pub struct RunArgs {
     /// End the program after this many seconds.
     #[arg(long)]
     pub timeout: Option<f64>,
-    /// Sanitize compute dispatches and stop where a check fails, each
-    /// report printed: `oob` (an index out of its array's bounds), `uninit`
-    /// (a shared-memory read before any invocation wrote it), `race` (two
+    /// Sanitize compute dispatches and draws and stop where a check fails,
+    /// each report printed: `oob` (an index out of its array's bounds, an
+    /// image access outside the image), `uninit` (a shared-memory read
+    /// before any invocation wrote it, a local read before it was
+    /// written), `race` (two
     /// invocations of a work group access a shared element with no barrier
     /// between, or two invocations of a dispatch a storage-buffer element
     /// with nothing ordering them, one writing), `all`; comma-separated.

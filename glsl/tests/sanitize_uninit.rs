@@ -289,3 +289,30 @@ void main() {
     };
     assert!(x >= 2, "{r:?}");
 }
+
+/// `a[g] = next()` where `next` moves the global `g` on: the write is to
+/// `a[0]`, and marking "the element at `g`" after the statement marked
+/// `a[1]`, so reading `a[0]` was reported though written. A statement
+/// that may write anything besides its target marks the whole variable.
+#[test]
+fn an_index_the_statement_changes_never_makes_a_false_report() {
+    let src = "#version 430
+layout(local_size_x = 8) in;
+layout(std430, binding = 1) buffer Dst { float dst[8]; };
+int g = 0;
+float next() {
+    g = g + 1;
+    return 2.0;
+}
+void main() {
+    uint i = gl_LocalInvocationIndex;
+    float a[4];
+    a[g] = next();
+    float b[2];
+    int k = 0;
+    float m = modf(1.5, b[k]);
+    dst[i] = a[0] + b[0] + m;
+}
+";
+    assert_eq!(found(src, |_| true), []);
+}

@@ -976,8 +976,10 @@ impl<'a> Walker<'a> {
                     self.pre.extend(check);
                 }
                 // Marked after the statement; an index re-evaluated then
-                // must read what it read before (no other write in it).
-                after.extend(self.local_mark(&lhs, !has_side_effects(&rhs)));
+                // must read what it read before: nothing else in the
+                // statement may write (a user function may write globals).
+                let precise = !may_write(&rhs, &self.model);
+                after.extend(self.local_mark(&lhs, precise));
                 let rhs = self.expr(*rhs);
                 let mut place = Place::default();
                 let lhs = self.lvalue(*lhs, true, &mut place);
@@ -1020,7 +1022,12 @@ impl<'a> Walker<'a> {
                 for &i in &outs {
                     self.nan_check(&args[i]);
                 }
-                let precise = !args.iter().any(has_side_effects);
+                // One place written by a built-in (a user function may
+                // write globals an index reads; two out arguments, each
+                // other's index).
+                let precise = matches!(callee, Callee::Builtin(_))
+                    && outs.len() == 1
+                    && !args.iter().any(|a| may_write(a, &self.model));
                 for &i in &outs {
                     after.extend(self.local_mark(&args[i], precise));
                 }
@@ -2259,6 +2266,39 @@ fn out_params(model: &Model, callee: &Callee, args: &[ast::Expr]) -> Vec<usize> 
         .filter(|(i, d)| **d != ParamDir::In && *i < args.len())
         .map(|(i, _)| i)
         .collect()
+}
+
+/// Whether evaluating `e` may write a variable: assignments, `++`/`--`,
+/// calls of the shader's functions (globals), built-ins with `out`
+/// parameters.
+fn may_write(e: &ast::Expr, model: &Model) -> bool {
+    const OUT_BUILTINS: &[&str] = &[
+        "modf",
+        "frexp",
+        "uaddCarry",
+        "usubBorrow",
+        "umulExtended",
+        "imulExtended",
+    ];
+    fn out_builtin(e: &ast::Expr) -> bool {
+        match &e.content {
+            ExprData::FunCall(f, args) => {
+                fun_name(f).is_some_and(|n| OUT_BUILTINS.contains(&n))
+                    || args.iter().any(out_builtin)
+            }
+            ExprData::Unary(_, a)
+            | ExprData::Dot(a, _)
+            | ExprData::PostInc(a)
+            | ExprData::PostDec(a) => out_builtin(a),
+            ExprData::Binary(_, a, b)
+            | ExprData::Comma(a, b)
+            | ExprData::Bracket(a, b)
+            | ExprData::Assignment(a, _, b) => out_builtin(a) || out_builtin(b),
+            ExprData::Ternary(a, b, c) => out_builtin(a) || out_builtin(b) || out_builtin(c),
+            _ => false,
+        }
+    }
+    has_side_effects(e) || calls_user_function(e, model) || out_builtin(e)
 }
 
 /// Whether evaluating `e` could change state (assignments, `++`, user calls).

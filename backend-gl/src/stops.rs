@@ -878,6 +878,7 @@ impl<'a> Stop<'a> {
                 ty,
                 value_words,
                 data: proto::Blob::from_words(&data),
+                origin: proto::Origin::BottomLeft,
             }),
             Err(e) => dbg.send(&FromAgent::Error {
                 request: Some(request),

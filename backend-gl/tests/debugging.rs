@@ -144,6 +144,7 @@ fn check_stop(s: &mut Session, stop: &Stop) {
             ty,
             value_words,
             data,
+            ..
         }) => {
             assert_eq!((width, height, value_words), (SIZE, SIZE, 1));
             assert_eq!(ty, Type::Scalar(shaderdbg_core::Scalar::Float));

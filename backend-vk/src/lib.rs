@@ -35,6 +35,7 @@ mod compile;
 mod dispatch;
 mod features;
 mod hooks;
+mod images;
 mod loader;
 mod pipelines;
 mod replay;

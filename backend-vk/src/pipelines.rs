@@ -634,7 +634,7 @@ type CreateRenderPass<I> = unsafe extern "system" fn(
 ///
 /// # Safety
 /// The arguments are the application's, valid for the command.
-unsafe fn create_pass<I: RenderPassInfo>(
+unsafe fn create_pass<I: RenderPassInfo + crate::images::PassAttachments>(
     dev: vk::Device,
     info: *const I,
     allocator: *const vk::AllocationCallbacks<'_>,
@@ -653,6 +653,8 @@ unsafe fn create_pass<I: RenderPassInfo>(
         // SAFETY: a valid create info; the pass written on success.
         let (loads, pass) = unsafe { ((*info).loads(), *out) };
         remember_render_pass(&d, pass, loads);
+        // SAFETY: as above (image snapshots need each attachment's load and layout).
+        crate::images::remember_pass(&d, pass, unsafe { (*info).pass_attachments() });
     }
     result
 }
@@ -735,15 +737,6 @@ impl Pipelines {
             all.images |= w.images;
         }
         all
-    }
-
-    /// Whether a render pass loads one of its attachments (unknown: yes).
-    pub fn render_pass_loads(&self, pass: vk::RenderPass) -> bool {
-        let passes = self.render_passes.read().unwrap_or_else(|e| e.into_inner());
-        passes
-            .get(&vk::Handle::as_raw(pass))
-            .copied()
-            .unwrap_or(true)
     }
 
     pub fn new(next: Next, memory: vk::PhysicalDeviceMemoryProperties) -> Self {

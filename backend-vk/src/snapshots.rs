@@ -28,6 +28,8 @@ pub struct Next {
     bind_buffer_memory: Option<vk::PFN_vkBindBufferMemory>,
     cmd_copy_buffer: Option<vk::PFN_vkCmdCopyBuffer>,
     cmd_pipeline_barrier: Option<vk::PFN_vkCmdPipelineBarrier>,
+    /// Those of the image snapshots.
+    images: crate::images::Next,
 }
 
 impl Next {
@@ -46,6 +48,7 @@ impl Next {
                 bind_buffer_memory: typed(get(c"vkBindBufferMemory")),
                 cmd_copy_buffer: typed(get(c"vkCmdCopyBuffer")),
                 cmd_pipeline_barrier: typed(get(c"vkCmdPipelineBarrier")),
+                images: crate::images::Next::load(&get),
             }
         }
     }
@@ -72,6 +75,8 @@ pub struct Storage {
     sets: RwLock<HandleMap<u64, SetStorage>>,
     /// The snapshot of the current stop, if one was taken.
     taken: Mutex<Option<Taken>>,
+    /// Images a submission may read first (attachments, storage images).
+    pub images: crate::images::Images,
 }
 
 /// Copies of storage ranges in a buffer of the layer's own.
@@ -93,7 +98,7 @@ pub fn intercepted(name: &[u8]) -> Option<Void> {
         b"vkCreateBuffer" => hook!(PFN_vkCreateBuffer, create_buffer),
         b"vkDestroyBuffer" => hook!(PFN_vkDestroyBuffer, destroy_buffer),
         b"vkUpdateDescriptorSets" => hook!(PFN_vkUpdateDescriptorSets, update_descriptor_sets),
-        _ => None,
+        other => crate::images::intercepted(other),
     }
 }
 
@@ -158,6 +163,7 @@ unsafe extern "system" fn update_descriptor_sets(
     unsafe { next(dev, write_count, writes, copy_count, copies) };
     // SAFETY: the application names `write_count` writes.
     let writes = unsafe { array(writes, write_count) };
+    d.storage.images.remember_writes(writes);
     let mut sets = d.storage.sets.write().unwrap_or_else(|e| e.into_inner());
     for w in writes {
         let storage = matches!(
@@ -185,8 +191,9 @@ unsafe extern "system" fn update_descriptor_sets(
 }
 
 impl Storage {
-    pub fn new(next: Next) -> Self {
+    pub fn new(mut next: Next) -> Self {
         Storage {
+            images: crate::images::Images::new(std::mem::take(&mut next.images)),
             next,
             ..Default::default()
         }
@@ -393,11 +400,13 @@ impl Storage {
         }
     }
 
-    /// Frees the snapshot.
+    /// Frees the snapshot (buffers and images).
     ///
     /// # Safety
     /// Nothing pending uses it.
     pub unsafe fn drop_taken(&self, data: &DeviceData) {
+        // SAFETY: per this function's contract.
+        unsafe { self.images.drop_taken(data) };
         let taken = self.taken.lock().unwrap_or_else(|e| e.into_inner()).take();
         if let Some(t) = taken {
             // SAFETY: per this function's contract.

@@ -178,7 +178,16 @@ pub unsafe fn submit<I: Submission>(
         // storage (a program must not submit work racing with it).
         unsafe { data.storage.take(data, queue, family, &ranges) }
     });
+    // The images it reads before writing them (loaded attachments,
+    // storage images), as they are before it runs.
+    let taken = taken.and_then(|()| {
+        let plan = images_read_first(data, &cbs)?;
+        // SAFETY: as above; the copy waits for earlier work on the queue.
+        unsafe { data.storage.images.take(data, queue, family, plan) }
+    });
     if let Err(why) = taken {
+        // SAFETY: the copies were waited for.
+        unsafe { data.storage.drop_taken(data) };
         dbg.send(&FromAgent::Error {
             request: None,
             message: format!("shader {shader}: the storage cannot be kept for a stop: {why}"),
@@ -325,31 +334,9 @@ fn not_reexecutable(data: &DeviceData, cbs: &[vk::CommandBuffer]) -> Option<Stri
     for cb in cbs {
         let why = data.replay.with_commands(*cb, |cmds| {
             for cmd in cmds {
+                // Loaded attachments and storage images are kept
+                // (`images_read_first`).
                 let why = match *cmd {
-                    // SAFETY: recorded arguments point into the recording.
-                    Cmd::CmdBeginRenderPass(a) => unsafe {
-                        let info = &*a.p_render_pass_begin.cast::<vk::RenderPassBeginInfo>();
-                        data.pipelines
-                            .render_pass_loads(info.render_pass)
-                            .then_some("a render pass loads an attachment it draws to")
-                    },
-                    // SAFETY: as above.
-                    Cmd::CmdBeginRenderPass2(a) => unsafe {
-                        let info = &*a.p_render_pass_begin.cast::<vk::RenderPassBeginInfo>();
-                        data.pipelines
-                            .render_pass_loads(info.render_pass)
-                            .then_some("a render pass loads an attachment it draws to")
-                    },
-                    // SAFETY: as above.
-                    Cmd::CmdBeginRendering(a) => unsafe {
-                        rendering_loads(&*a.p_rendering_info.cast::<vk::RenderingInfo>())
-                            .then_some("dynamic rendering loads an attachment it draws to")
-                    },
-                    Cmd::CmdBindPipeline(a) => data
-                        .pipelines
-                        .writable_storage(a.pipeline)
-                        .images
-                        .then_some("a pipeline declares storage images its shaders could write"),
                     Cmd::CmdExecuteCommands(_) => Some("it executes secondary command buffers"),
                     _ => None,
                 };
@@ -365,8 +352,37 @@ fn not_reexecutable(data: &DeviceData, cbs: &[vk::CommandBuffer]) -> Option<Stri
             None => return Some("a command buffer this layer did not record".into()),
         }
     }
-    // Storage buffers are put back before each re-execution (snapshots).
-    storage_ranges(data, cbs).err()
+    // Storage buffers and images read first are put back before each
+    // re-execution (snapshots), where they can be copied.
+    storage_ranges(data, cbs)
+        .err()
+        .or_else(|| images_read_first(data, cbs).err())
+}
+
+/// The image subresources the buffers read before writing them (attachments
+/// loaded; storage images, where a pipeline they bind declares some), or
+/// why one cannot be kept.
+fn images_read_first(
+    data: &DeviceData,
+    cbs: &[vk::CommandBuffer],
+) -> Result<crate::images::Plan, String> {
+    let storage_images = cbs
+        .iter()
+        .flat_map(|cb| data.replay.pipelines_bound(*cb))
+        .any(|p| data.pipelines.writable_storage(p).images);
+    // The submission's commands in order (recordings are locked one at a
+    // time, so each buffer's are walked on their own, in order, sharing
+    // what earlier buffers did).
+    let mut walk = data.storage.images.walk(storage_images);
+    for cb in cbs {
+        data.replay
+            .with_commands(*cb, |cmds| {
+                // SAFETY: recorded arguments point into the recording.
+                cmds.iter().try_for_each(|c| unsafe { walk.command(c) })
+            })
+            .unwrap_or_else(|| Err("a command buffer this layer did not record".into()))?;
+    }
+    Ok(walk.plan())
 }
 
 /// The storage buffer ranges the buffers bind, where a pipeline they bind
@@ -396,26 +412,6 @@ fn storage_ranges(
         }
     }
     Ok(all)
-}
-
-/// Whether dynamic rendering loads one of its attachments.
-///
-/// # Safety
-/// `info` and what it points to are valid.
-unsafe fn rendering_loads(info: &vk::RenderingInfo) -> bool {
-    // SAFETY: per this function's contract.
-    let colors = unsafe { array(info.p_color_attachments, info.color_attachment_count) };
-    // SAFETY: per this function's contract (null or valid).
-    let others = unsafe {
-        [
-            info.p_depth_attachment.as_ref(),
-            info.p_stencil_attachment.as_ref(),
-        ]
-    };
-    colors
-        .iter()
-        .chain(others.into_iter().flatten())
-        .any(|a| a.load_op == vk::AttachmentLoadOp::LOAD)
 }
 
 /// Runs `cbs` again as shadows whose pipelines running `shader` run
@@ -451,9 +447,12 @@ unsafe fn rerun<R>(
         .first()
         .and_then(|cb| data.replay.family_of(*cb))
         .ok_or("a command buffer this layer did not see allocated")?;
-    // The storage as it was before the submission ran.
+    // The storage and images as they were before the submission ran.
     // SAFETY: the earlier submissions were waited for.
-    unsafe { data.storage.restore(data, queue, family)? };
+    unsafe {
+        data.storage.restore(data, queue, family)?;
+        data.storage.images.restore(data, queue, family)?;
+    }
     // SAFETY: per this function's contract.
     let made = unsafe { shadows(data, cbs, shader, variant, code)? };
     let submit = data.queue_submit.ok_or("the device lacks vkQueueSubmit")?;
@@ -537,11 +536,6 @@ unsafe fn watch(
         height,
         ty,
         value_words: words,
-        // Slots are `y * width + x` in Vulkan's framebuffer coordinates
-        // (y down), as the stop's pixel is, so that the session reads the
-        // stopped fragment's slot; shown as an image it is upside down
-        // (the protocol's images are bottom row first): the image needs
-        // its origin on the wire.
         data: data_words,
     })
 }
@@ -564,6 +558,9 @@ impl Watched {
             ty: self.ty,
             value_words: self.value_words,
             data: shaderdbg_protocol::Blob::from_words(&self.data),
+            // Slots are `y * width + x` in Vulkan's framebuffer coordinates,
+            // `gl_FragCoord` as the shader sees it, as the stop's pixel is.
+            origin: shaderdbg_protocol::Origin::TopLeft,
         }
     }
 }

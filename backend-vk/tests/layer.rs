@@ -222,13 +222,13 @@ fn vkcube_runs_under_the_layer_with_its_shaders_decompiled() {
 /// ours, reports the same for `vk_triangle` with and without the debugger
 /// (its best-practices warnings included, which shows it is checking): the
 /// layer causes nothing it would report.
-#[test]
-fn the_validation_layer_reports_nothing_that_ours_causes() {
+/// The environment that enables the Khronos validation layer with best
+/// practices, its messages on stdout (settings in `dir`).
+fn validation_env(dir: &Path) -> Vec<(String, String)> {
     shaderdbg_test_support::require_installed(&[
         "/usr/share/vulkan/explicit_layer.d/VkLayer_khronos_validation.json",
     ]);
-    let dir = std::env::temp_dir().join(format!("shaderdbg-vk-validation-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).expect("temp dir");
+    std::fs::create_dir_all(dir).expect("temp dir");
     let settings = dir.join("vk_layer_settings.txt");
     std::fs::write(
         &settings,
@@ -237,7 +237,7 @@ fn the_validation_layer_reports_nothing_that_ours_causes() {
          khronos_validation.enables = VK_VALIDATION_FEATURE_ENABLE_BEST_PRACTICES_EXT\n",
     )
     .expect("settings file");
-    let env = [
+    vec![
         (
             "VK_INSTANCE_LAYERS".to_string(),
             "VK_LAYER_KHRONOS_validation".to_string(),
@@ -246,20 +246,28 @@ fn the_validation_layer_reports_nothing_that_ours_causes() {
             "VK_LAYER_SETTINGS_PATH".to_string(),
             settings.display().to_string(),
         ),
-    ];
-    // `ID(SEVERITY / TYPE): ...`: the message ids, in order.
-    let reports = |lines: &[String]| -> Vec<String> {
-        lines
-            .iter()
-            .filter_map(|l| {
-                let (id, rest) = l.split_once('(')?;
-                let severity = rest.split_once(" / ")?.0;
-                ["ERROR", "WARN"]
-                    .contains(&severity)
-                    .then(|| format!("{id} {severity}"))
-            })
-            .collect()
-    };
+    ]
+}
+
+/// The validation layer's errors and warnings among output lines
+/// (`ID(SEVERITY / TYPE): ...`): the message ids, in order.
+fn reports(lines: &[String]) -> Vec<String> {
+    lines
+        .iter()
+        .filter_map(|l| {
+            let (id, rest) = l.split_once('(')?;
+            let severity = rest.split_once(" / ")?.0;
+            ["ERROR", "WARN"]
+                .contains(&severity)
+                .then(|| format!("{id} {severity}"))
+        })
+        .collect()
+}
+
+#[test]
+fn the_validation_layer_reports_nothing_that_ours_causes() {
+    let dir = std::env::temp_dir().join(format!("shaderdbg-vk-validation-{}", std::process::id()));
+    let env = validation_env(&dir);
     let alone = plain_with(&["2", "64"], &env);
     let expected = reports(&alone);
     assert!(
@@ -386,4 +394,103 @@ fn pause_stops_the_next_submission_once() {
         }
     }
     panic!("vk_triangle did not finish under the debugger");
+}
+
+/// A second render pass that LOADs what the first drew (an overlay pass,
+/// here with additive blending and a loaded depth attachment, in its own
+/// submission): the layer keeps the loaded attachments before the hit test
+/// and puts them back before each re-execution, so the program stops in the
+/// overlay's fragment shader, a recording of another invocation and a
+/// watch over every fragment run it again, and each frame is the one the
+/// program renders alone (blending over a doubly drawn image would
+/// differ). The watch of `gl_FragCoord.y` says its origin (Vulkan's is
+/// top-left): the stopped fragment's slot holds its own y, and the image
+/// shown upright has the largest y in its bottom row. The validation layer
+/// reports only what it reports without ours.
+#[test]
+fn a_render_pass_that_loads_its_attachments_stops_and_runs_again_unchanged() {
+    use shaderdbg_core::Value;
+    use shaderdbg_session::images::Origin;
+    let dir = std::env::temp_dir().join(format!("shaderdbg-vk-two-passes-{}", std::process::id()));
+    let env = validation_env(&dir);
+    let program = shaderdbg_test_support::app("vk_two_passes");
+    let args = ["2", "64"];
+    let alone = shaderdbg_test_support::stdout_lines(
+        Command::new(&program)
+            .args(args)
+            .envs(env.iter().map(|(k, v)| (k, v))),
+    );
+    let dirs = shaderdbg_test_support::built();
+    let config = LaunchConfig {
+        program: program.clone(),
+        args: args.iter().map(|s| s.to_string()).collect(),
+        env: env.clone(),
+        agent: Some(dirs.join("libshaderdbg_agent.so")),
+        ..Default::default()
+    };
+    let bp = FileBreakpoint::new(shader_file(), 12, Some("ring > 0.9 && p.x > 1.0".into()));
+    let mut session = Session::start(&config, vec![bp], StopFilter::default()).expect("starts");
+    let p_at = |x: u32, y: u32| {
+        Value::List(vec![
+            Value::Float((x as f32 + 0.5) / 32.0),
+            Value::Float((y as f32 + 0.5) / 32.0),
+        ])
+    };
+    let var = |stop: &shaderdbg_session::stop::Stop, name: &str| {
+        stop.variables(stop.cursor)
+            .into_iter()
+            .find(|v| v.name == name)
+            .and_then(|v| v.value)
+    };
+    let (mut stops, mut output, mut errors) = (0, Vec::new(), Vec::new());
+    let deadline = Instant::now() + Duration::from_secs(180);
+    while Instant::now() < deadline {
+        let Some(event) = session.next_event(Duration::from_millis(100)) else {
+            continue;
+        };
+        match event {
+            Event::Stopped(stop) => {
+                stops += 1;
+                let [x, y] = stop.hit.invocation.pixel().expect("a fragment");
+                assert_eq!(var(&stop, "p"), Some(p_at(x, y)), "at ({x}, {y})");
+                // Another invocation, recorded by running the pass again.
+                let other = *stop.hits.last().expect("hits");
+                let [ox, oy] = other.invocation.pixel().expect("a fragment");
+                let again = session.record_hit(other).expect("records");
+                assert_eq!(var(&again, "p"), Some(p_at(ox, oy)));
+                let img = session.watch(12, "gl_FragCoord.y").expect("watches");
+                assert_eq!(img.origin, Origin::TopLeft);
+                assert_eq!((img.width, img.height), (64, 64));
+                assert_eq!(img.at(x, y), Some(&Value::Float(y as f32 + 0.5)));
+                let upright = img.bottom_row_first();
+                assert_eq!(upright[0], Some(&Value::Float(63.5)), "bottom row first");
+                assert_eq!(upright[64 * 63], Some(&Value::Float(0.5)), "top row last");
+                session.resume();
+            }
+            Event::Output {
+                stderr: false,
+                line,
+            } => output.push(line),
+            Event::AgentError(m) => errors.push(m),
+            Event::Exited { code, .. } => {
+                assert_eq!(code, Some(0), "{errors:?}");
+                assert!(errors.is_empty(), "{errors:?}");
+                assert_eq!(stops, 2, "one stop per frame's overlay pass");
+                let frames = |lines: &[String]| -> Vec<String> {
+                    lines
+                        .iter()
+                        .filter(|l| l.starts_with("frame "))
+                        .cloned()
+                        .collect()
+                };
+                assert_eq!(frames(&output), frames(&alone), "frames differ");
+                assert_eq!(frames(&output).len(), 2);
+                assert_eq!(reports(&output), reports(&alone), "{output:#?}");
+                let _ = std::fs::remove_dir_all(&dir);
+                return;
+            }
+            _ => {}
+        }
+    }
+    panic!("vk_two_passes did not finish under the debugger");
 }

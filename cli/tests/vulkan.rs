@@ -231,7 +231,10 @@ fn a_compute_breakpoint_stops_and_the_storage_ends_as_without_the_debugger() {
 }
 
 /// `--frame` and `--pixel` apply in Vulkan programs as in GL: one stop,
-/// in that frame, at that fragment.
+/// in that frame, at that fragment. Pixels are named as the shader's
+/// `gl_FragCoord` names them (Vulkan's origin is top-left): the stop at
+/// `--pixel 10,20` reports (10, 20) and its `p` is `gl_FragCoord.xy / 32`
+/// there.
 #[test]
 fn frame_and_pixel_filters_pick_the_stop() {
     let bp = format!("{}:12", fragment_shader().display());
@@ -256,6 +259,10 @@ fn frame_and_pixel_filters_pick_the_stop() {
     assert_eq!(stops.len(), 1, "{text}");
     assert_eq!(stops[0]["frame"], 1);
     assert_eq!(stops[0]["pixel"], serde_json::json!([10, 20]));
+    assert_eq!(
+        f32s(&stops[0]["locals"]["p"]["value"]),
+        [10.5 / 32.0, 20.5 / 32.0]
+    );
     let t = 0.125f32;
     assert_eq!(
         stops[0]["locals"]["t"]["value"].as_f64().map(|v| v as f32),

@@ -79,8 +79,9 @@ impl fmt::Display for Stage {
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 #[serde(tag = "stage", rename_all = "snake_case")]
 pub enum Invocation {
-    /// The fragment at window coordinates (x, y) (`gl_FragCoord`, origin
-    /// bottom-left), of primitive `primitive`.
+    /// The fragment at window coordinates (x, y) (`gl_FragCoord` as the
+    /// shader sees it: origin bottom-left in OpenGL, top-left in Vulkan),
+    /// of primitive `primitive`.
     Fragment {
         x: u32,
         y: u32,

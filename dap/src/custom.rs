@@ -32,8 +32,12 @@
 //!  "components":u32,
 //!  "data":"<base64 little-endian f32, width*height*components, bottom row first>",
 //!  "covered":"<base64 u8 per pixel, 1 where a fragment of the draw produced a value>",
-//!  "min":[...],"max":[...],"nan":u32,"inf":u32}
+//!  "min":[...],"max":[...],"nan":u32,"inf":u32,"origin":"bottomLeft"|"topLeft"}
 //! ```
+//!
+//! `data` is upright (bottom row first) for every API; `origin` is where
+//! `gl_FragCoord`'s origin is in the stopped API (Vulkan: `topLeft`, y
+//! down), so that a pixel is named as the shader and the stop name it.
 //!
 //! `line` is the line as the client sees it (in the file when the shader
 //! came from one). Ints, uints and bools are converted to f32 (true = 1);
@@ -114,6 +118,8 @@ pub struct ValuesImageBody {
     pub max: Vec<Option<f32>>,
     pub nan: u32,
     pub inf: u32,
+    /// `bottomLeft` (OpenGL) or `topLeft` (Vulkan): `gl_FragCoord`'s origin.
+    pub origin: &'static str,
 }
 
 /// A watch image of a value that is not made of scalars.
@@ -166,7 +172,8 @@ pub fn values_image_body(img: &WatchImage, line: u32) -> Result<ValuesImageBody,
     let mut max = vec![f32::NEG_INFINITY; n];
     let (mut nan, mut inf) = (0u32, 0u32);
     let mut scalars = Vec::with_capacity(n);
-    for slot in img.values.iter().take(pixels) {
+    // The body is bottom row first whatever the API's origin.
+    for slot in img.bottom_row_first().into_iter().take(pixels) {
         scalars.clear();
         match slot {
             Some(v) => {
@@ -213,6 +220,10 @@ pub fn values_image_body(img: &WatchImage, line: u32) -> Result<ValuesImageBody,
         max: bound(&max),
         nan,
         inf,
+        origin: match img.origin {
+            shaderdbg_session::images::Origin::BottomLeft => "bottomLeft",
+            shaderdbg_session::images::Origin::TopLeft => "topLeft",
+        },
     })
 }
 
@@ -234,6 +245,7 @@ mod tests {
                 Some(Value::List(vec![Value::Float(1.0), Value::Float(f32::NAN)])),
                 None,
             ],
+            origin: Default::default(),
         };
         let b = serde_json::to_value(values_image_body(&img, 5).unwrap()).unwrap();
         assert_eq!(b["components"], 2);
@@ -247,5 +259,34 @@ mod tests {
         assert_eq!(data.len(), 2 * 2 * 4);
         assert_eq!(f32::from_le_bytes(data[0..4].try_into().unwrap()), 1.0);
         assert_eq!(b["covered"], base64(&[1, 0]));
+    }
+
+    /// A Vulkan image (row 0 at the top, y down) is sent bottom row first
+    /// like a GL one, so that it is shown upright.
+    #[test]
+    fn values_images_are_bottom_row_first_whatever_the_origin() {
+        use shaderdbg_session::images::Origin;
+        // gl_FragCoord.y of a 1x3 draw: slot y holds y + 0.5.
+        let rows = |origin| WatchImage {
+            expr: "gl_FragCoord.y".into(),
+            ty: Type::Scalar(Scalar::Float),
+            line: 1,
+            width: 1,
+            height: 3,
+            values: (0..3).map(|y| Some(Value::Float(y as f32 + 0.5))).collect(),
+            origin,
+        };
+        let first_rows = |origin| {
+            let b = serde_json::to_value(values_image_body(&rows(origin), 1).unwrap()).unwrap();
+            let data = base64::engine::general_purpose::STANDARD
+                .decode(b["data"].as_str().unwrap())
+                .unwrap();
+            data.chunks(4)
+                .map(|c| f32::from_le_bytes(c.try_into().unwrap()))
+                .collect::<Vec<_>>()
+        };
+        assert_eq!(first_rows(Origin::BottomLeft), [0.5, 1.5, 2.5]);
+        // Vulkan's bottom row is the one at y = 2.5.
+        assert_eq!(first_rows(Origin::TopLeft), [2.5, 1.5, 0.5]);
     }
 }

@@ -6,7 +6,11 @@
 //! travel as base64 of their little-endian bytes. Both sides start with `Hello`
 //! and refuse a peer whose [`VERSION`] differs.
 //!
-//! Pixel coordinates are those of `gl_FragCoord` (origin bottom-left).
+//! Pixel coordinates are those of `gl_FragCoord` as the shader sees it:
+//! origin bottom-left in OpenGL, top-left in Vulkan (y down). A stop's pixel,
+//! the stop filter's pixel and a record selector's pixel are all in the
+//! stopped API's convention; images that could be either say which
+//! ([`Origin`]).
 
 use std::io::{BufRead, Write};
 
@@ -27,7 +31,8 @@ pub use shaderdbg_core::{Hit, HitTag, Invocation, Stage, Type};
 /// its reports in `Stopped`. Version 5: the `sanitize_race` filter, race
 /// and divergent-barrier reports (`SanitizerKind::Race`,
 /// `SanitizerKind::DivergentBarrier`), a hit for a race's other invocation.
-pub const VERSION: u32 = 5;
+/// Version 6: `WatchImage` says its rows' origin (Vulkan's are top-left).
+pub const VERSION: u32 = 6;
 
 /// Environment variable that names the socket the agent connects to.
 pub const SOCKET_ENV: &str = "SHADERDBG_SOCKET";
@@ -45,6 +50,16 @@ pub struct LineBreakpoint {
     pub line: u32,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub condition: Option<String>,
+}
+
+/// Where an image's row 0 is: `gl_FragCoord`'s origin in the API that
+/// made it (OpenGL: the bottom row; Vulkan: the top row, y down).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Origin {
+    #[default]
+    BottomLeft,
+    TopLeft,
 }
 
 /// `ShaderCompiled::language`'s default, left out of messages.
@@ -200,7 +215,8 @@ pub enum FromAgent {
         selector: Invocation,
         log: Blob,
     },
-    /// One value per pixel for a watch expression (the watch-buffer layout).
+    /// One value per pixel for a watch expression (the watch-buffer layout):
+    /// slot `y * width + x` holds the fragment at `gl_FragCoord` (x, y).
     WatchImage {
         request: u64,
         width: u32,
@@ -209,6 +225,8 @@ pub enum FromAgent {
         ty: Type,
         value_words: u32,
         data: Blob,
+        /// Where row 0 is: `gl_FragCoord`'s origin in the stopped API.
+        origin: Origin,
     },
     /// The image as RGBA8, bottom row first (`frame`: the frame it belongs to).
     Screenshot {
@@ -488,8 +506,24 @@ mod tests {
     }
 
     #[test]
-    fn version_5_messages_have_a_stable_shape() {
-        assert_eq!(VERSION, 5);
+    fn version_6_messages_have_a_stable_shape() {
+        assert_eq!(VERSION, 6);
+        // Version 6: a watch image says where its row 0 is.
+        let watch = FromAgent::WatchImage {
+            request: 1,
+            width: 1,
+            height: 1,
+            ty: Type::Void,
+            value_words: 1,
+            data: Blob(vec![0; 4]),
+            origin: Origin::TopLeft,
+        };
+        let mut buf = Vec::new();
+        write_message(&mut buf, &watch).unwrap();
+        let text = String::from_utf8(buf).unwrap();
+        assert!(text.contains(r#""origin":"top_left""#), "{text}");
+        let back: FromAgent = read_message(&mut text.as_bytes()).unwrap().unwrap();
+        assert_eq!(back, watch);
         let filters = ToAgent::SetExceptionFilters(ExceptionFilters {
             sanitize_oob: true,
             sanitize_uninit: true,

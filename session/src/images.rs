@@ -2,6 +2,7 @@
 //! (the value of an expression for every fragment of a draw).
 
 use shaderdbg_core::{Type, Value};
+pub use shaderdbg_protocol::Origin;
 
 use crate::SessionError;
 
@@ -53,14 +54,37 @@ pub struct WatchImage {
     pub ty: Type,
     /// The runtime line it was taken at (before the line's first execution).
     pub line: u32,
-    /// Fragments: the viewport's extent; slots are `y * width + x`, bottom row first.
+    /// Fragments: the viewport's extent; slots are `y * width + x` with
+    /// (x, y) the fragment's `gl_FragCoord`, so row 0 is where `origin` says.
     pub width: u32,
     pub height: u32,
     /// One per slot: `None` where no invocation reached the line.
     pub values: Vec<Option<Value>>,
+    /// `gl_FragCoord`'s origin in the API that ran the draw (Vulkan's y
+    /// goes down).
+    pub origin: Origin,
 }
 
 impl WatchImage {
+    /// The slots as an upright picture, bottom row first, whatever the
+    /// API's origin (what an image shown to the user needs).
+    pub fn bottom_row_first(&self) -> Vec<Option<&Value>> {
+        let w = self.width as usize;
+        let rows: Vec<&[Option<Value>]> = self.values.chunks(w.max(1)).collect();
+        let slot = |y: usize, x: usize| rows.get(y).and_then(|r| r.get(x)).and_then(Option::as_ref);
+        let h = self.height as usize;
+        (0..h)
+            .flat_map(|row| {
+                let y = match self.origin {
+                    Origin::BottomLeft => row,
+                    Origin::TopLeft => h - 1 - row,
+                };
+                (0..w).map(move |x| (y, x))
+            })
+            .map(|(y, x)| slot(y, x))
+            .collect()
+    }
+
     /// The value at a pixel (`gl_FragCoord` convention).
     pub fn at(&self, x: u32, y: u32) -> Option<&Value> {
         if x >= self.width || y >= self.height {

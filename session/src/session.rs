@@ -1062,6 +1062,7 @@ impl Session {
                 height,
                 ty,
                 data,
+                origin,
                 ..
             } => {
                 let slots = width as usize * height as usize;
@@ -1074,6 +1075,7 @@ impl Session {
                     width,
                     height,
                     values,
+                    origin,
                 })
             }
             _ => Err(SessionError::Failed("unexpected reply".into())),

@@ -18,6 +18,8 @@ export interface ValuesImageBody {
   max: (number | null)[];
   nan: number;
   inf: number;
+  /** gl_FragCoord's origin in the stopped API (Vulkan: 'topLeft', y down); data is bottom row first either way. */
+  origin?: 'bottomLeft' | 'topLeft';
 }
 
 export interface ValuesImage {

@@ -867,6 +867,7 @@ fn fake_gpu(
             width: 4,
             height: 2,
             values,
+            origin: Default::default(),
         })
     }
 }

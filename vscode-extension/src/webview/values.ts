@@ -62,7 +62,9 @@ canvas.addEventListener('mousemove', (ev) => {
   const p = clickToFragCoord(ev.offsetX, ev.offsetY, canvas.clientWidth, canvas.clientHeight, img.body.width, img.body.height);
   if (!p) { hover.textContent = ''; return; }
   const v = valueAt(img, p.x, p.y);
-  hover.textContent = `(${p.x}, ${p.y}): ${v ? formatValue(img.body.type, v) : 'not covered by the draw'}`;
+  // Named as the shader's gl_FragCoord names it (Vulkan counts y down).
+  const y = img.body.origin === 'topLeft' ? img.body.height - 1 - p.y : p.y;
+  hover.textContent = `(${p.x}, ${y}): ${v ? formatValue(img.body.type, v) : 'not covered by the draw'}`;
   canvas.title = hover.textContent;
 });
 

@@ -1,0 +1,1172 @@
+//! Images a submission reads before it writes them, kept as they were
+//! before it, so that a stop's re-executions start from the same state as
+//! the first execution: the attachments its render passes and dynamic
+//! rendering LOAD, and the storage images its pipelines may write. The
+//! layer tracks images (`vkCreateImage`, which also gets transfer usage
+//! added to attachment and storage images so that they can be copied; the
+//! application sees the image it asked for), image views, framebuffers,
+//! render passes' attachments (their load ops and initial layouts) and the
+//! storage images descriptor sets hold. Before the hit test it copies each
+//! such image's subresources, in the layout the submission expects them
+//! in, into an image of its own, and copies them back before each
+//! re-execution, leaving them in that layout; after the last re-execution
+//! the images hold what one execution leaves.
+
+use std::collections::HashMap;
+use std::ffi::CStr;
+use std::sync::{Mutex, RwLock};
+
+use ash::vk;
+
+use crate::dispatch::{array, device, typed, DeviceData, HandleMap, Void};
+use crate::replay::Cmd;
+
+/// The next layer's commands this module uses, of one device.
+#[derive(Default)]
+pub struct Next {
+    create_image: Option<vk::PFN_vkCreateImage>,
+    destroy_image: Option<vk::PFN_vkDestroyImage>,
+    create_image_view: Option<vk::PFN_vkCreateImageView>,
+    destroy_image_view: Option<vk::PFN_vkDestroyImageView>,
+    create_framebuffer: Option<vk::PFN_vkCreateFramebuffer>,
+    destroy_framebuffer: Option<vk::PFN_vkDestroyFramebuffer>,
+    get_image_memory_requirements: Option<vk::PFN_vkGetImageMemoryRequirements>,
+    bind_image_memory: Option<vk::PFN_vkBindImageMemory>,
+    allocate_memory: Option<vk::PFN_vkAllocateMemory>,
+    free_memory: Option<vk::PFN_vkFreeMemory>,
+    cmd_copy_image: Option<vk::PFN_vkCmdCopyImage>,
+    cmd_pipeline_barrier: Option<vk::PFN_vkCmdPipelineBarrier>,
+}
+
+impl Next {
+    /// # Safety
+    /// `get` answers as the next layer's `vkGetDeviceProcAddr` for one device.
+    pub unsafe fn load(get: impl Fn(&CStr) -> vk::PFN_vkVoidFunction) -> Self {
+        // SAFETY: each looked up by the name of the type it is given.
+        unsafe {
+            Next {
+                create_image: typed(get(c"vkCreateImage")),
+                destroy_image: typed(get(c"vkDestroyImage")),
+                create_image_view: typed(get(c"vkCreateImageView")),
+                destroy_image_view: typed(get(c"vkDestroyImageView")),
+                create_framebuffer: typed(get(c"vkCreateFramebuffer")),
+                destroy_framebuffer: typed(get(c"vkDestroyFramebuffer")),
+                get_image_memory_requirements: typed(get(c"vkGetImageMemoryRequirements")),
+                bind_image_memory: typed(get(c"vkBindImageMemory")),
+                allocate_memory: typed(get(c"vkAllocateMemory")),
+                free_memory: typed(get(c"vkFreeMemory")),
+                cmd_copy_image: typed(get(c"vkCmdCopyImage")),
+                cmd_pipeline_barrier: typed(get(c"vkCmdPipelineBarrier")),
+            }
+        }
+    }
+}
+
+/// What a copy of an image needs of its create info.
+#[derive(Clone, Copy)]
+struct Image {
+    image_type: vk::ImageType,
+    format: vk::Format,
+    extent: vk::Extent3D,
+    mip_levels: u32,
+    array_layers: u32,
+    samples: vk::SampleCountFlags,
+    /// Its attachment usage (a copy of a multisampled image keeps it).
+    attachment: vk::ImageUsageFlags,
+    /// Why it cannot be copied both ways, if so.
+    not_copyable: Option<&'static str>,
+}
+
+/// A render pass attachment: whether the pass reads what the image holds,
+/// and the layout it expects the image in when the pass begins.
+#[derive(Clone, Copy)]
+pub struct PassAttachment {
+    loads: bool,
+    initial_layout: vk::ImageLayout,
+}
+
+/// A descriptor set's storage images by (binding, element): view, layout.
+type SetImages = HashMap<(u32, u32), (vk::ImageView, vk::ImageLayout)>;
+
+/// What the layer knows of images on one device.
+#[derive(Default)]
+pub struct Images {
+    next: Next,
+    images: RwLock<HandleMap<u64, Image>>,
+    /// Image views: image and subresource range.
+    views: RwLock<HandleMap<u64, (vk::Image, vk::ImageSubresourceRange)>>,
+    /// Framebuffers: their attachments (none: imageless).
+    framebuffers: RwLock<HandleMap<u64, Vec<vk::ImageView>>>,
+    /// Render passes: their attachments.
+    passes: RwLock<HandleMap<u64, Vec<PassAttachment>>>,
+    /// Descriptor sets: storage images by (binding, element): view, layout.
+    storage: RwLock<HandleMap<u64, SetImages>>,
+    /// The snapshot of the current stop, if one was taken.
+    taken: Mutex<Option<Taken>>,
+}
+
+/// Subresources of an application's image the submission reads first,
+/// and the layout it expects them in.
+#[derive(Clone, Copy)]
+pub struct Kept {
+    image: vk::Image,
+    range: vk::ImageSubresourceRange,
+    layout: vk::ImageLayout,
+}
+
+impl PartialEq for Kept {
+    fn eq(&self, o: &Self) -> bool {
+        let r = |k: &Kept| {
+            let r = k.range;
+            (
+                r.aspect_mask,
+                r.base_mip_level,
+                r.level_count,
+                r.base_array_layer,
+                r.layer_count,
+            )
+        };
+        self.image == o.image && self.layout == o.layout && r(self) == r(o)
+    }
+}
+
+/// Copies of [`Kept`] subresources in images of the layer's own, which
+/// share one allocation.
+pub struct Taken {
+    copies: Vec<(Kept, Image, vk::Image)>,
+    memory: vk::DeviceMemory,
+    /// The stages the submission's queue runs that may use the images.
+    stages: vk::PipelineStageFlags,
+}
+
+/// What a submission reads first, and the stages its queue runs that may
+/// have written it.
+pub struct Plan {
+    kept: Vec<Kept>,
+    stages: vk::PipelineStageFlags,
+}
+
+/// The smallest allocation the layer makes for snapshots.
+const MIN_ALLOCATION: u64 = 256 << 10;
+
+macro_rules! hook {
+    ($pfn:ident, $f:ident) => {
+        Some(untyped!($pfn, $f))
+    };
+}
+
+/// This module's hooks.
+pub fn intercepted(name: &[u8]) -> Option<Void> {
+    match name {
+        b"vkCreateImage" => hook!(PFN_vkCreateImage, create_image),
+        b"vkDestroyImage" => hook!(PFN_vkDestroyImage, destroy_image),
+        b"vkCreateImageView" => hook!(PFN_vkCreateImageView, create_image_view),
+        b"vkDestroyImageView" => hook!(PFN_vkDestroyImageView, destroy_image_view),
+        b"vkCreateFramebuffer" => hook!(PFN_vkCreateFramebuffer, create_framebuffer),
+        b"vkDestroyFramebuffer" => hook!(PFN_vkDestroyFramebuffer, destroy_framebuffer),
+        _ => None,
+    }
+}
+
+/// The aspects of a format (`None`: planes, which this module does not copy).
+fn aspects(format: vk::Format) -> Option<vk::ImageAspectFlags> {
+    use vk::Format as F;
+    let raw = format.as_raw();
+    if (1_000_156_000..=1_000_156_033).contains(&raw)
+        || (1_000_330_000..=1_000_330_003).contains(&raw)
+    {
+        return None;
+    }
+    Some(match format {
+        F::D16_UNORM | F::X8_D24_UNORM_PACK32 | F::D32_SFLOAT => vk::ImageAspectFlags::DEPTH,
+        F::S8_UINT => vk::ImageAspectFlags::STENCIL,
+        F::D16_UNORM_S8_UINT | F::D24_UNORM_S8_UINT | F::D32_SFLOAT_S8_UINT => {
+            vk::ImageAspectFlags::DEPTH | vk::ImageAspectFlags::STENCIL
+        }
+        _ => vk::ImageAspectFlags::COLOR,
+    })
+}
+
+/// Whether an attachment of `format` with these load ops reads what the
+/// image holds (the stencil load op counts only where there is stencil).
+fn loads(format: vk::Format, load: vk::AttachmentLoadOp, stencil: vk::AttachmentLoadOp) -> bool {
+    let a = aspects(format).unwrap_or(vk::ImageAspectFlags::COLOR);
+    let color_or_depth = a.intersects(vk::ImageAspectFlags::COLOR | vk::ImageAspectFlags::DEPTH);
+    (color_or_depth && load == vk::AttachmentLoadOp::LOAD)
+        || (a.contains(vk::ImageAspectFlags::STENCIL) && stencil == vk::AttachmentLoadOp::LOAD)
+}
+
+/// A render pass create info (1 or 2): its attachments.
+pub trait PassAttachments {
+    /// # Safety
+    /// The info is valid.
+    unsafe fn pass_attachments(&self) -> Vec<PassAttachment>;
+}
+
+impl PassAttachments for vk::RenderPassCreateInfo<'_> {
+    unsafe fn pass_attachments(&self) -> Vec<PassAttachment> {
+        // SAFETY: a valid info names its attachments.
+        unsafe { array(self.p_attachments, self.attachment_count) }
+            .iter()
+            .map(|a| PassAttachment {
+                loads: loads(a.format, a.load_op, a.stencil_load_op),
+                initial_layout: a.initial_layout,
+            })
+            .collect()
+    }
+}
+
+impl PassAttachments for vk::RenderPassCreateInfo2<'_> {
+    unsafe fn pass_attachments(&self) -> Vec<PassAttachment> {
+        // SAFETY: a valid info names its attachments.
+        unsafe { array(self.p_attachments, self.attachment_count) }
+            .iter()
+            .map(|a| PassAttachment {
+                loads: loads(a.format, a.load_op, a.stencil_load_op),
+                initial_layout: a.initial_layout,
+            })
+            .collect()
+    }
+}
+
+/// Remembers a render pass's attachments (called where render passes are
+/// created, after a successful call).
+pub fn remember_pass(d: &DeviceData, pass: vk::RenderPass, attachments: Vec<PassAttachment>) {
+    let mut passes = d
+        .storage
+        .images
+        .passes
+        .write()
+        .unwrap_or_else(|e| e.into_inner());
+    passes.insert(vk::Handle::as_raw(pass), attachments);
+}
+
+/// The usage the layer adds to an image so that it can be copied both
+/// ways, or why it adds none. Only images a submission could read first
+/// (attachments, storage images) get it; transient attachments cannot
+/// have it, and a `pNext` chain (external memory, explicit stencil
+/// usage, format lists) may constrain the usage in ways the layer does
+/// not check, so those are left as they are.
+fn widened(info: &vk::ImageCreateInfo) -> Result<vk::ImageUsageFlags, &'static str> {
+    let transfer = vk::ImageUsageFlags::TRANSFER_SRC | vk::ImageUsageFlags::TRANSFER_DST;
+    if info.usage.contains(transfer) {
+        return Ok(info.usage);
+    }
+    if aspects(info.format).is_none() {
+        return Err("its format has planes");
+    }
+    if info
+        .usage
+        .contains(vk::ImageUsageFlags::TRANSIENT_ATTACHMENT)
+    {
+        return Err("it is a transient attachment");
+    }
+    if !info.p_next.is_null() {
+        return Err("its create info has a pNext chain the layer does not widen");
+    }
+    let read_first = vk::ImageUsageFlags::COLOR_ATTACHMENT
+        | vk::ImageUsageFlags::DEPTH_STENCIL_ATTACHMENT
+        | vk::ImageUsageFlags::STORAGE;
+    if !info.usage.intersects(read_first) {
+        return Err("it was created without transfer usage");
+    }
+    Ok(info.usage | transfer)
+}
+
+unsafe extern "system" fn create_image(
+    dev: vk::Device,
+    info: *const vk::ImageCreateInfo<'_>,
+    allocator: *const vk::AllocationCallbacks<'_>,
+    out: *mut vk::Image,
+) -> vk::Result {
+    let Some(d) = device(dev) else {
+        return vk::Result::ERROR_INITIALIZATION_FAILED;
+    };
+    let Some(next) = d.storage.images.next.create_image else {
+        return vk::Result::ERROR_INITIALIZATION_FAILED;
+    };
+    // SAFETY: the application's valid create info.
+    let mut copy = unsafe { *info };
+    let usage = widened(&copy);
+    if let Ok(u) = usage {
+        copy.usage = u;
+    }
+    // SAFETY: the application's arguments (the usage widened), down the chain.
+    let result = unsafe { next(dev, &copy, allocator, out) };
+    if result == vk::Result::SUCCESS {
+        // SAFETY: written on success.
+        let raw = vk::Handle::as_raw(unsafe { *out });
+        let image = Image {
+            image_type: copy.image_type,
+            format: copy.format,
+            extent: copy.extent,
+            mip_levels: copy.mip_levels,
+            array_layers: copy.array_layers,
+            samples: copy.samples,
+            attachment: copy.usage
+                & (vk::ImageUsageFlags::COLOR_ATTACHMENT
+                    | vk::ImageUsageFlags::DEPTH_STENCIL_ATTACHMENT),
+            not_copyable: usage.err(),
+        };
+        let mut images = d
+            .storage
+            .images
+            .images
+            .write()
+            .unwrap_or_else(|e| e.into_inner());
+        images.insert(raw, image);
+    }
+    result
+}
+
+unsafe extern "system" fn destroy_image(
+    dev: vk::Device,
+    image: vk::Image,
+    allocator: *const vk::AllocationCallbacks<'_>,
+) {
+    let Some(d) = device(dev) else { return };
+    let Some(next) = d.storage.images.next.destroy_image else {
+        return;
+    };
+    // SAFETY: the application's arguments, down the chain.
+    unsafe { next(dev, image, allocator) };
+    forget(&d.storage.images.images, image);
+}
+
+unsafe extern "system" fn create_image_view(
+    dev: vk::Device,
+    info: *const vk::ImageViewCreateInfo<'_>,
+    allocator: *const vk::AllocationCallbacks<'_>,
+    out: *mut vk::ImageView,
+) -> vk::Result {
+    let Some(d) = device(dev) else {
+        return vk::Result::ERROR_INITIALIZATION_FAILED;
+    };
+    let Some(next) = d.storage.images.next.create_image_view else {
+        return vk::Result::ERROR_INITIALIZATION_FAILED;
+    };
+    // SAFETY: the application's arguments, down the chain.
+    let result = unsafe { next(dev, info, allocator, out) };
+    if result == vk::Result::SUCCESS {
+        // SAFETY: a valid create info; the view written on success.
+        let (image, range, view) = unsafe { ((*info).image, (*info).subresource_range, *out) };
+        let mut views = d
+            .storage
+            .images
+            .views
+            .write()
+            .unwrap_or_else(|e| e.into_inner());
+        views.insert(vk::Handle::as_raw(view), (image, range));
+    }
+    result
+}
+
+unsafe extern "system" fn destroy_image_view(
+    dev: vk::Device,
+    view: vk::ImageView,
+    allocator: *const vk::AllocationCallbacks<'_>,
+) {
+    let Some(d) = device(dev) else { return };
+    let Some(next) = d.storage.images.next.destroy_image_view else {
+        return;
+    };
+    // SAFETY: the application's arguments, down the chain.
+    unsafe { next(dev, view, allocator) };
+    forget(&d.storage.images.views, view);
+}
+
+unsafe extern "system" fn create_framebuffer(
+    dev: vk::Device,
+    info: *const vk::FramebufferCreateInfo<'_>,
+    allocator: *const vk::AllocationCallbacks<'_>,
+    out: *mut vk::Framebuffer,
+) -> vk::Result {
+    let Some(d) = device(dev) else {
+        return vk::Result::ERROR_INITIALIZATION_FAILED;
+    };
+    let Some(next) = d.storage.images.next.create_framebuffer else {
+        return vk::Result::ERROR_INITIALIZATION_FAILED;
+    };
+    // SAFETY: the application's arguments, down the chain.
+    let result = unsafe { next(dev, info, allocator, out) };
+    if result == vk::Result::SUCCESS {
+        // SAFETY: a valid create info; imageless ones name no views.
+        let views = unsafe {
+            let info = &*info;
+            if info.flags.contains(vk::FramebufferCreateFlags::IMAGELESS) {
+                Vec::new()
+            } else {
+                array(info.p_attachments, info.attachment_count).to_vec()
+            }
+        };
+        // SAFETY: written on success.
+        let raw = vk::Handle::as_raw(unsafe { *out });
+        let mut fbs = d
+            .storage
+            .images
+            .framebuffers
+            .write()
+            .unwrap_or_else(|e| e.into_inner());
+        fbs.insert(raw, views);
+    }
+    result
+}
+
+unsafe extern "system" fn destroy_framebuffer(
+    dev: vk::Device,
+    fb: vk::Framebuffer,
+    allocator: *const vk::AllocationCallbacks<'_>,
+) {
+    let Some(d) = device(dev) else { return };
+    let Some(next) = d.storage.images.next.destroy_framebuffer else {
+        return;
+    };
+    // SAFETY: the application's arguments, down the chain.
+    unsafe { next(dev, fb, allocator) };
+    forget(&d.storage.images.framebuffers, fb);
+}
+
+fn forget<V, H: vk::Handle>(map: &RwLock<HandleMap<u64, V>>, h: H) {
+    let mut m = map.write().unwrap_or_else(|e| e.into_inner());
+    m.remove(&h.as_raw());
+}
+
+/// The first thing a submission does with an image, as far as its
+/// contents go: reads them in a layout, or does not need them.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum First {
+    Reads(vk::ImageLayout),
+    Discards,
+}
+
+/// Walks a submission's commands in order, noting each image's first use.
+pub struct Walk<'a> {
+    images: &'a Images,
+    /// Storage images bound count as read first (a pipeline may write them).
+    storage_images: bool,
+    first: HashMap<u64, First>,
+    /// Subresources read first, with their image's first layout.
+    reads: Vec<Kept>,
+    /// The submission draws: its queue runs graphics stages.
+    graphics: bool,
+}
+
+impl Walk<'_> {
+    /// The image and full range of a view, or why it cannot be copied.
+    fn view(&self, view: vk::ImageView) -> Result<(vk::Image, vk::ImageSubresourceRange), String> {
+        let views = self.images.views.read().unwrap_or_else(|e| e.into_inner());
+        let &(image, range) = views
+            .get(&vk::Handle::as_raw(view))
+            .ok_or("its view was not seen created")?;
+        let images = self.images.images.read().unwrap_or_else(|e| e.into_inner());
+        let info = images
+            .get(&vk::Handle::as_raw(image))
+            .ok_or("its image was not seen created (a swapchain image: not copied yet)")?;
+        if let Some(why) = info.not_copyable {
+            return Err(format!("its image cannot be copied: {why}"));
+        }
+        let mut range = range;
+        range.aspect_mask = aspects(info.format).ok_or("its format has planes")?;
+        if range.level_count == vk::REMAINING_MIP_LEVELS {
+            range.level_count = info.mip_levels.saturating_sub(range.base_mip_level);
+        }
+        if info.image_type == vk::ImageType::TYPE_3D {
+            // A 3D image's slices are its depth: the whole mip is copied.
+            range.base_array_layer = 0;
+            range.layer_count = 1;
+        } else if range.layer_count == vk::REMAINING_ARRAY_LAYERS {
+            range.layer_count = info.array_layers.saturating_sub(range.base_array_layer);
+        }
+        Ok((image, range))
+    }
+
+    /// An image used with its contents read (`reads`) or not, in `layout`.
+    fn used(
+        &mut self,
+        image: vk::Image,
+        range: vk::ImageSubresourceRange,
+        layout: vk::ImageLayout,
+        reads: bool,
+    ) -> Result<(), String> {
+        let first = *self.first.entry(vk::Handle::as_raw(image)).or_insert(
+            if layout == vk::ImageLayout::UNDEFINED {
+                First::Discards
+            } else {
+                First::Reads(layout)
+            },
+        );
+        if !reads {
+            return Ok(());
+        }
+        let First::Reads(layout) = first else {
+            // The submission wrote it before reading it.
+            return Ok(());
+        };
+        if layout == vk::ImageLayout::PREINITIALIZED {
+            return Err(
+                "it is in the preinitialized layout, which a copy cannot return it to".into(),
+            );
+        }
+        let kept = Kept {
+            image,
+            range,
+            layout,
+        };
+        if !self.reads.contains(&kept) {
+            self.reads.push(kept);
+        }
+        Ok(())
+    }
+
+    /// A view used as an attachment.
+    fn attachment(
+        &mut self,
+        view: vk::ImageView,
+        layout: vk::ImageLayout,
+        reads: bool,
+    ) -> Result<(), String> {
+        if view == vk::ImageView::null() {
+            return Ok(());
+        }
+        match self.view(view) {
+            Ok((image, range)) => self.used(image, range, layout, reads),
+            // An attachment the pass does not read needs no copy.
+            Err(_) if !reads => Ok(()),
+            Err(why) => Err(why),
+        }
+    }
+
+    /// A layout transition or a command naming the image's layout.
+    fn layout_named(&mut self, image: vk::Image, layout: vk::ImageLayout) {
+        self.first.entry(vk::Handle::as_raw(image)).or_insert(
+            if layout == vk::ImageLayout::UNDEFINED {
+                First::Discards
+            } else {
+                First::Reads(layout)
+            },
+        );
+    }
+
+    /// The subresources read first so far, and the stages that may have
+    /// written them before (the graphics stages only on a queue that
+    /// draws: a compute queue has none).
+    pub fn plan(self) -> Plan {
+        let mut stages = vk::PipelineStageFlags::COMPUTE_SHADER | vk::PipelineStageFlags::TRANSFER;
+        if self.graphics {
+            stages |= vk::PipelineStageFlags::VERTEX_SHADER
+                | vk::PipelineStageFlags::FRAGMENT_SHADER
+                | vk::PipelineStageFlags::EARLY_FRAGMENT_TESTS
+                | vk::PipelineStageFlags::LATE_FRAGMENT_TESTS
+                | vk::PipelineStageFlags::COLOR_ATTACHMENT_OUTPUT;
+        }
+        Plan {
+            kept: self.reads,
+            stages,
+        }
+    }
+
+    /// Notes what the submission's next command does with images, or why
+    /// an image it reads first cannot be kept.
+    ///
+    /// # Safety
+    /// `cmd`'s pointers point into a live recording.
+    pub unsafe fn command(&mut self, cmd: &Cmd) -> Result<(), String> {
+        let storage_images = self.storage_images;
+        self.graphics |= match *cmd {
+            Cmd::CmdBeginRenderPass(_)
+            | Cmd::CmdBeginRenderPass2(_)
+            | Cmd::CmdBeginRendering(_) => true,
+            Cmd::CmdBindPipeline(a) => a.pipeline_bind_point == vk::PipelineBindPoint::GRAPHICS,
+            _ => false,
+        };
+        match *cmd {
+            Cmd::CmdBeginRenderPass(a) => {
+                // SAFETY: per this function's contract.
+                unsafe { self.render_pass(&*a.p_render_pass_begin.cast()) }.map_err(|why| {
+                    format!("a render pass loads an attachment that cannot be kept: {why}")
+                })
+            }
+            Cmd::CmdBeginRenderPass2(a) => {
+                // SAFETY: per this function's contract.
+                unsafe { self.render_pass(&*a.p_render_pass_begin.cast()) }.map_err(|why| {
+                    format!("a render pass loads an attachment that cannot be kept: {why}")
+                })
+            }
+            Cmd::CmdBeginRendering(a) => {
+                // SAFETY: per this function's contract.
+                let info = unsafe { &*a.p_rendering_info.cast::<vk::RenderingInfo>() };
+                // SAFETY: as above (null or valid).
+                let colors =
+                    unsafe { array(info.p_color_attachments, info.color_attachment_count) };
+                // SAFETY: as above.
+                let depth = unsafe { info.p_depth_attachment.as_ref() };
+                // SAFETY: as above.
+                let stencil = unsafe { info.p_stencil_attachment.as_ref() };
+                for at in colors.iter().chain(depth).chain(stencil) {
+                    self.attachment(
+                        at.image_view,
+                        at.image_layout,
+                        at.load_op == vk::AttachmentLoadOp::LOAD,
+                    )
+                    .map_err(|why| {
+                        format!("dynamic rendering loads an attachment that cannot be kept: {why}")
+                    })?;
+                }
+                Ok(())
+            }
+            Cmd::CmdPipelineBarrier(a) => {
+                // SAFETY: per this function's contract.
+                let barriers = unsafe {
+                    array(
+                        a.p_image_memory_barriers.cast::<vk::ImageMemoryBarrier>(),
+                        a.image_memory_barrier_count,
+                    )
+                };
+                for b in barriers {
+                    self.layout_named(b.image, b.old_layout);
+                }
+                Ok(())
+            }
+            Cmd::CmdPipelineBarrier2(a) => {
+                // SAFETY: per this function's contract.
+                let info = unsafe { &*a.p_dependency_info.cast::<vk::DependencyInfo>() };
+                // SAFETY: as above.
+                let barriers = unsafe {
+                    array(
+                        info.p_image_memory_barriers,
+                        info.image_memory_barrier_count,
+                    )
+                };
+                for b in barriers {
+                    self.layout_named(b.image, b.old_layout);
+                }
+                Ok(())
+            }
+            Cmd::CmdCopyImage(a) => {
+                self.layout_named(a.src_image, a.src_image_layout);
+                self.layout_named(a.dst_image, a.dst_image_layout);
+                Ok(())
+            }
+            Cmd::CmdBlitImage(a) => {
+                self.layout_named(a.src_image, a.src_image_layout);
+                self.layout_named(a.dst_image, a.dst_image_layout);
+                Ok(())
+            }
+            Cmd::CmdClearColorImage(a) => {
+                self.layout_named(a.image, a.image_layout);
+                Ok(())
+            }
+            Cmd::CmdClearDepthStencilImage(a) => {
+                self.layout_named(a.image, a.image_layout);
+                Ok(())
+            }
+            Cmd::CmdCopyBufferToImage(a) => {
+                self.layout_named(a.dst_image, a.dst_image_layout);
+                Ok(())
+            }
+            Cmd::CmdCopyImageToBuffer(a) => {
+                self.layout_named(a.src_image, a.src_image_layout);
+                Ok(())
+            }
+            Cmd::CmdBindDescriptorSets(a) if storage_images => {
+                // SAFETY: the recording holds `descriptor_set_count` sets.
+                let sets = unsafe {
+                    array(
+                        a.p_descriptor_sets.cast::<vk::DescriptorSet>(),
+                        a.descriptor_set_count,
+                    )
+                };
+                let bound: Vec<(vk::ImageView, vk::ImageLayout)> = {
+                    let storage = self
+                        .images
+                        .storage
+                        .read()
+                        .unwrap_or_else(|e| e.into_inner());
+                    sets.iter()
+                        .filter_map(|s| storage.get(&vk::Handle::as_raw(*s)))
+                        .flat_map(|m| m.values().copied())
+                        .collect()
+                };
+                for (view, layout) in bound {
+                    // A shader may read a storage image before writing it.
+                    self.attachment(view, layout, true).map_err(|why| {
+                        format!("a storage image its shaders could write cannot be kept: {why}")
+                    })?;
+                }
+                Ok(())
+            }
+            _ => Ok(()),
+        }
+    }
+
+    /// # Safety
+    /// `begin` and what it points to are valid.
+    unsafe fn render_pass(&mut self, begin: &vk::RenderPassBeginInfo) -> Result<(), String> {
+        let attachments = {
+            let passes = self.images.passes.read().unwrap_or_else(|e| e.into_inner());
+            passes
+                .get(&vk::Handle::as_raw(begin.render_pass))
+                .cloned()
+                .ok_or("its render pass was not seen created")?
+        };
+        let loads = attachments.iter().any(|a| a.loads);
+        let views = {
+            let fbs = self
+                .images
+                .framebuffers
+                .read()
+                .unwrap_or_else(|e| e.into_inner());
+            fbs.get(&vk::Handle::as_raw(begin.framebuffer)).cloned()
+        };
+        let mut views = match views {
+            Some(v) => v,
+            None if loads => return Err("its framebuffer was not seen created".into()),
+            None => return Ok(()),
+        };
+        if views.is_empty() {
+            // Imageless: the views travel with the begin info.
+            let mut p = begin.p_next.cast::<vk::BaseInStructure>();
+            // SAFETY: a valid chain, deep-copied with the recording.
+            while let Some(s) = unsafe { p.as_ref() } {
+                if s.s_type == vk::StructureType::RENDER_PASS_ATTACHMENT_BEGIN_INFO {
+                    // SAFETY: the structure its type names.
+                    let info = unsafe { &*p.cast::<vk::RenderPassAttachmentBeginInfo>() };
+                    // SAFETY: it names `attachment_count` views.
+                    views = unsafe { array(info.p_attachments, info.attachment_count) }.to_vec();
+                }
+                p = s.p_next;
+            }
+        }
+        for (i, a) in attachments.iter().enumerate() {
+            let view = views.get(i).copied().unwrap_or_default();
+            self.attachment(view, a.initial_layout, a.loads)?;
+        }
+        Ok(())
+    }
+}
+
+impl Images {
+    pub fn new(next: Next) -> Self {
+        Images {
+            next,
+            ..Default::default()
+        }
+    }
+
+    /// Remembers the storage images of descriptor writes (after the call).
+    pub fn remember_writes(&self, writes: &[vk::WriteDescriptorSet]) {
+        let mut storage = self.storage.write().unwrap_or_else(|e| e.into_inner());
+        for w in writes {
+            if w.descriptor_type != vk::DescriptorType::STORAGE_IMAGE || w.p_image_info.is_null() {
+                continue;
+            }
+            // SAFETY: storage image writes name `descriptor_count` image infos.
+            let infos = unsafe { array(w.p_image_info, w.descriptor_count) };
+            let set = storage.entry(vk::Handle::as_raw(w.dst_set)).or_default();
+            for (i, info) in infos.iter().enumerate() {
+                set.insert(
+                    (w.dst_binding, w.dst_array_element + i as u32),
+                    (info.image_view, info.image_layout),
+                );
+            }
+        }
+    }
+
+    /// A walk over a submission's commands (see [`Walk::command`]); with
+    /// `storage_images`, the storage images bound count as read first.
+    pub fn walk(&self, storage_images: bool) -> Walk<'_> {
+        Walk {
+            images: self,
+            storage_images,
+            first: HashMap::new(),
+            reads: Vec::new(),
+            graphics: false,
+        }
+    }
+
+    /// Takes a snapshot of `plan`'s subresources (replacing the last one).
+    ///
+    /// # Safety
+    /// The images are alive; nothing pending writes them (submission order
+    /// on `queue` is respected: the copy waits for earlier work).
+    pub unsafe fn take(
+        &self,
+        data: &DeviceData,
+        queue: vk::Queue,
+        family: u32,
+        plan: Plan,
+    ) -> Result<(), String> {
+        // SAFETY: nothing uses the last snapshot any more.
+        unsafe { self.drop_taken(data) };
+        if plan.kept.is_empty() {
+            return Ok(());
+        }
+        // SAFETY: the device is alive.
+        let taken = unsafe { self.copies(data, plan)? };
+        // SAFETY: per this function's contract.
+        if let Err(why) = unsafe { copy(data, queue, family, &taken, false) } {
+            // SAFETY: the copy was waited for (or never submitted).
+            unsafe { self.free(data, taken) };
+            return Err(why);
+        }
+        *self.taken.lock().unwrap_or_else(|e| e.into_inner()) = Some(taken);
+        Ok(())
+    }
+
+    /// Images of the layer's own that hold `plan`'s subresources, in one
+    /// allocation (at least [`MIN_ALLOCATION`] bytes: drivers prefer few
+    /// large allocations).
+    ///
+    /// # Safety
+    /// The device is alive.
+    unsafe fn copies(&self, data: &DeviceData, plan: Plan) -> Result<Taken, String> {
+        let n = &self.next;
+        let (Some(create), Some(reqs), Some(alloc), Some(bind)) = (
+            n.create_image,
+            n.get_image_memory_requirements,
+            n.allocate_memory,
+            n.bind_image_memory,
+        ) else {
+            return Err("the device lacks an image command".into());
+        };
+        let mut taken = Taken {
+            copies: Vec::new(),
+            memory: vk::DeviceMemory::null(),
+            stages: plan.stages,
+        };
+        let mut placed = Vec::new();
+        let (mut size, mut types) = (0u64, u32::MAX);
+        for k in plan.kept {
+            let info = {
+                let images = self.images.read().unwrap_or_else(|e| e.into_inner());
+                images.get(&vk::Handle::as_raw(k.image)).copied()
+            };
+            let Some(info) = info else {
+                // SAFETY: none of them was used.
+                unsafe { self.free(data, taken) };
+                return Err("an image this layer did not see created".into());
+            };
+            let r = k.range;
+            let create_info = vk::ImageCreateInfo::default()
+                .image_type(info.image_type)
+                .format(info.format)
+                .extent(mip_extent(info.extent, r.base_mip_level))
+                .mip_levels(r.level_count.max(1))
+                .array_layers(r.layer_count.max(1))
+                .samples(info.samples)
+                .tiling(vk::ImageTiling::OPTIMAL)
+                .usage(
+                    vk::ImageUsageFlags::TRANSFER_SRC
+                        | vk::ImageUsageFlags::TRANSFER_DST
+                        | info.attachment,
+                )
+                .initial_layout(vk::ImageLayout::UNDEFINED);
+            let mut image = vk::Image::null();
+            // SAFETY: a valid create info of the layer's own, down the chain.
+            let res = unsafe { create(data.handle, &create_info, std::ptr::null(), &mut image) };
+            if res != vk::Result::SUCCESS {
+                // SAFETY: none of them was used.
+                unsafe { self.free(data, taken) };
+                return Err(format!("the snapshot image: {res}"));
+            }
+            let mut req = vk::MemoryRequirements::default();
+            // SAFETY: the image just made.
+            unsafe { reqs(data.handle, image, &mut req) };
+            let at = size.next_multiple_of(req.alignment.max(1));
+            size = at + req.size;
+            types &= req.memory_type_bits;
+            placed.push(at);
+            taken.copies.push((k, info, image));
+        }
+        let mem = &data.pipelines.memory;
+        let fits = |i: u32| types & (1 << i) != 0;
+        let local = |i: u32| {
+            mem.memory_types[i as usize]
+                .property_flags
+                .contains(vk::MemoryPropertyFlags::DEVICE_LOCAL)
+        };
+        let index = (0..mem.memory_type_count)
+            .find(|&i| fits(i) && local(i))
+            .or_else(|| (0..mem.memory_type_count).find(|&i| fits(i)));
+        let Some(index) = index else {
+            // SAFETY: none of them was used.
+            unsafe { self.free(data, taken) };
+            return Err("no memory type holds every snapshot image".into());
+        };
+        let alloc_info = vk::MemoryAllocateInfo::default()
+            .allocation_size(size.max(MIN_ALLOCATION))
+            .memory_type_index(index);
+        // SAFETY: a valid allocate info of the layer's own, down the chain.
+        let res = unsafe {
+            alloc(
+                data.handle,
+                &alloc_info,
+                std::ptr::null(),
+                &mut taken.memory,
+            )
+        };
+        if res != vk::Result::SUCCESS {
+            // SAFETY: none of them was used.
+            unsafe { self.free(data, taken) };
+            return Err(format!("the snapshot images' memory: {res}"));
+        }
+        for ((_, _, image), at) in taken.copies.iter().zip(placed) {
+            // SAFETY: each image at its own aligned offset in memory of a
+            // type it accepts.
+            let res = unsafe { bind(data.handle, *image, taken.memory, at) };
+            if res != vk::Result::SUCCESS {
+                // SAFETY: none of them was used.
+                unsafe { self.free(data, taken) };
+                return Err(format!("binding a snapshot image's memory: {res}"));
+            }
+        }
+        Ok(taken)
+    }
+
+    /// Puts the snapshot back into the application's images.
+    ///
+    /// # Safety
+    /// The images are alive and not in use by the device.
+    pub unsafe fn restore(
+        &self,
+        data: &DeviceData,
+        queue: vk::Queue,
+        family: u32,
+    ) -> Result<(), String> {
+        let taken = self.taken.lock().unwrap_or_else(|e| e.into_inner());
+        match &*taken {
+            // SAFETY: per this function's contract.
+            Some(t) => unsafe { copy(data, queue, family, t, true) },
+            None => Ok(()),
+        }
+    }
+
+    /// Frees the snapshot.
+    ///
+    /// # Safety
+    /// Nothing pending uses it.
+    pub unsafe fn drop_taken(&self, data: &DeviceData) {
+        let taken = self.taken.lock().unwrap_or_else(|e| e.into_inner()).take();
+        if let Some(t) = taken {
+            // SAFETY: per this function's contract.
+            unsafe { self.free(data, t) };
+        }
+    }
+
+    /// # Safety
+    /// Nothing pending uses `t`'s images.
+    unsafe fn free(&self, data: &DeviceData, t: Taken) {
+        // SAFETY: per this function's contract.
+        unsafe {
+            for (_, _, image) in t.copies {
+                if let Some(f) = self.next.destroy_image {
+                    f(data.handle, image, std::ptr::null());
+                }
+            }
+            if let (Some(f), false) = (self.next.free_memory, t.memory == vk::DeviceMemory::null())
+            {
+                f(data.handle, t.memory, std::ptr::null());
+            }
+        }
+    }
+}
+
+/// The writes among access flags.
+const WRITES: vk::AccessFlags = vk::AccessFlags::from_raw(
+    vk::AccessFlags::SHADER_WRITE.as_raw()
+        | vk::AccessFlags::COLOR_ATTACHMENT_WRITE.as_raw()
+        | vk::AccessFlags::DEPTH_STENCIL_ATTACHMENT_WRITE.as_raw()
+        | vk::AccessFlags::TRANSFER_WRITE.as_raw(),
+);
+
+/// The accesses an image in `layout` is used with (what a barrier into or
+/// out of that layout names).
+fn access(layout: vk::ImageLayout) -> vk::AccessFlags {
+    use vk::AccessFlags as A;
+    use vk::ImageLayout as L;
+    match layout {
+        L::COLOR_ATTACHMENT_OPTIMAL => A::COLOR_ATTACHMENT_READ | A::COLOR_ATTACHMENT_WRITE,
+        L::DEPTH_STENCIL_ATTACHMENT_OPTIMAL
+        | L::DEPTH_ATTACHMENT_OPTIMAL
+        | L::STENCIL_ATTACHMENT_OPTIMAL
+        | L::DEPTH_ATTACHMENT_STENCIL_READ_ONLY_OPTIMAL
+        | L::DEPTH_READ_ONLY_STENCIL_ATTACHMENT_OPTIMAL => {
+            A::DEPTH_STENCIL_ATTACHMENT_READ | A::DEPTH_STENCIL_ATTACHMENT_WRITE
+        }
+        L::DEPTH_STENCIL_READ_ONLY_OPTIMAL
+        | L::DEPTH_READ_ONLY_OPTIMAL
+        | L::STENCIL_READ_ONLY_OPTIMAL => A::DEPTH_STENCIL_ATTACHMENT_READ | A::SHADER_READ,
+        L::SHADER_READ_ONLY_OPTIMAL => A::SHADER_READ | A::INPUT_ATTACHMENT_READ,
+        L::TRANSFER_SRC_OPTIMAL => A::TRANSFER_READ,
+        L::TRANSFER_DST_OPTIMAL => A::TRANSFER_WRITE,
+        L::GENERAL => A::SHADER_READ | A::SHADER_WRITE | A::TRANSFER_READ | A::TRANSFER_WRITE,
+        _ => A::empty(),
+    }
+}
+
+/// The extent of mip `level` of an image of `extent`.
+fn mip_extent(extent: vk::Extent3D, level: u32) -> vk::Extent3D {
+    let m = |v: u32| v.checked_shr(level).unwrap_or(0).max(1);
+    vk::Extent3D {
+        width: m(extent.width),
+        height: m(extent.height),
+        depth: m(extent.depth),
+    }
+}
+
+/// Copies the kept subresources into the layer's images (`back`: from
+/// them into the application's, which are left in the layout the
+/// submission expects), submitted alone on `queue` and waited for.
+///
+/// # Safety
+/// The images are alive; nothing pending writes them.
+unsafe fn copy(
+    data: &DeviceData,
+    queue: vk::Queue,
+    family: u32,
+    taken: &Taken,
+    back: bool,
+) -> Result<(), String> {
+    let n = &data.storage.images.next;
+    let (Some(copy), Some(barrier)) = (n.cmd_copy_image, n.cmd_pipeline_barrier) else {
+        return Err("the device lacks vkCmdCopyImage".into());
+    };
+    let submit = data.queue_submit.ok_or("the device lacks vkQueueSubmit")?;
+    let ours_range = |r: vk::ImageSubresourceRange| vk::ImageSubresourceRange {
+        base_mip_level: 0,
+        base_array_layer: 0,
+        ..r
+    };
+    // Before: the application's image leaves its layout for the copy (going
+    // back, its contents are all overwritten: from UNDEFINED, which is
+    // right whatever layout the last execution left it in); ours too.
+    let mut before = Vec::new();
+    let mut after = Vec::new();
+    for (k, _, ours) in &taken.copies {
+        let app = vk::ImageMemoryBarrier::default()
+            .image(k.image)
+            .subresource_range(k.range)
+            .src_queue_family_index(vk::QUEUE_FAMILY_IGNORED)
+            .dst_queue_family_index(vk::QUEUE_FAMILY_IGNORED);
+        let mine = vk::ImageMemoryBarrier::default()
+            .image(*ours)
+            .subresource_range(ours_range(k.range))
+            .src_queue_family_index(vk::QUEUE_FAMILY_IGNORED)
+            .dst_queue_family_index(vk::QUEUE_FAMILY_IGNORED);
+        if back {
+            // Whatever the last execution wrote, in whatever layout.
+            before.push(
+                app.src_access_mask(vk::AccessFlags::MEMORY_WRITE)
+                    .dst_access_mask(vk::AccessFlags::TRANSFER_WRITE)
+                    .old_layout(vk::ImageLayout::UNDEFINED)
+                    .new_layout(vk::ImageLayout::TRANSFER_DST_OPTIMAL),
+            );
+            after.push(
+                app.src_access_mask(vk::AccessFlags::TRANSFER_WRITE)
+                    .dst_access_mask(access(k.layout))
+                    .old_layout(vk::ImageLayout::TRANSFER_DST_OPTIMAL)
+                    .new_layout(k.layout),
+            );
+        } else {
+            before.push(
+                app.src_access_mask(access(k.layout) & WRITES)
+                    .dst_access_mask(vk::AccessFlags::TRANSFER_READ)
+                    .old_layout(k.layout)
+                    .new_layout(vk::ImageLayout::TRANSFER_SRC_OPTIMAL),
+            );
+            before.push(
+                mine.dst_access_mask(vk::AccessFlags::TRANSFER_WRITE)
+                    .old_layout(vk::ImageLayout::UNDEFINED)
+                    .new_layout(vk::ImageLayout::TRANSFER_DST_OPTIMAL),
+            );
+            after.push(
+                app.dst_access_mask(access(k.layout))
+                    .old_layout(vk::ImageLayout::TRANSFER_SRC_OPTIMAL)
+                    .new_layout(k.layout),
+            );
+            // Ours stays ready to be copied from.
+            after.push(
+                mine.src_access_mask(vk::AccessFlags::TRANSFER_WRITE)
+                    .dst_access_mask(vk::AccessFlags::TRANSFER_READ)
+                    .old_layout(vk::ImageLayout::TRANSFER_DST_OPTIMAL)
+                    .new_layout(vk::ImageLayout::TRANSFER_SRC_OPTIMAL),
+            );
+        }
+    }
+    // SAFETY: per this function's contract.
+    unsafe {
+        let made = data.replay.one_time(data.handle, family, &mut |cb| {
+            barrier(
+                cb,
+                taken.stages,
+                vk::PipelineStageFlags::TRANSFER,
+                vk::DependencyFlags::empty(),
+                0,
+                std::ptr::null(),
+                0,
+                std::ptr::null(),
+                before.len() as u32,
+                before.as_ptr(),
+            );
+            for (k, info, ours) in &taken.copies {
+                let regions: Vec<vk::ImageCopy> = (0..k.range.level_count)
+                    .map(|l| {
+                        let layers = |mip: u32, base: u32| vk::ImageSubresourceLayers {
+                            aspect_mask: k.range.aspect_mask,
+                            mip_level: mip,
+                            base_array_layer: base,
+                            layer_count: k.range.layer_count,
+                        };
+                        let app = layers(k.range.base_mip_level + l, k.range.base_array_layer);
+                        let mine = layers(l, 0);
+                        let (src, dst) = if back { (mine, app) } else { (app, mine) };
+                        vk::ImageCopy {
+                            src_subresource: src,
+                            src_offset: vk::Offset3D::default(),
+                            dst_subresource: dst,
+                            dst_offset: vk::Offset3D::default(),
+                            extent: mip_extent(info.extent, k.range.base_mip_level + l),
+                        }
+                    })
+                    .collect();
+                let (src, dst) = if back {
+                    (*ours, k.image)
+                } else {
+                    (k.image, *ours)
+                };
+                copy(
+                    cb,
+                    src,
+                    vk::ImageLayout::TRANSFER_SRC_OPTIMAL,
+                    dst,
+                    vk::ImageLayout::TRANSFER_DST_OPTIMAL,
+                    regions.len() as u32,
+                    regions.as_ptr(),
+                );
+            }
+            barrier(
+                cb,
+                vk::PipelineStageFlags::TRANSFER,
+                taken.stages,
+                vk::DependencyFlags::empty(),
+                0,
+                std::ptr::null(),
+                0,
+                std::ptr::null(),
+                after.len() as u32,
+                after.as_ptr(),
+            );
+        })?;
+        let cbs = [made.cb];
+        let info = vk::SubmitInfo::default().command_buffers(&cbs);
+        let r = submit(queue, 1, &info, vk::Fence::null());
+        if let Some(wait) = data.replay.life.queue_wait_idle {
+            let _ = wait(queue);
+        }
+        data.replay.free_shadows(data.handle, &[made]);
+        if r != vk::Result::SUCCESS {
+            return Err(format!("copying the images: {r}"));
+        }
+        Ok(())
+    }
+}

@@ -102,3 +102,32 @@ fn compatibility_only_builtins_are_refused_for_a_core_context() {
     };
     assert!(instrument(&parsed, &compat).is_ok());
 }
+
+/// piglit's `fs-do-while-scope` (GLSL 1.20): `int i = (j++, 0);` was
+/// printed `int i = j++, 0;` (a second declarator) by every mode, so the
+/// instrumented shader did not compile; a sequence passed to a call lost
+/// its parentheses the same way.
+#[test]
+fn sequences_in_initializers_and_arguments_keep_their_meaning() {
+    let frag = "#version 120
+float pick(float a) { return a; }
+void main() {
+    int i = 17;
+    int j = -2;
+    do
+        int i = (j++, 0);
+    while (i <= 0 && j < 3);
+    float g = pick((j++, 1.0));
+    gl_FragColor = j == 0 ? vec4(0.0, g, 0.0, 1.0) : vec4(1.0, 0.0, 0.0, 1.0);
+}
+";
+    let gl = Headless::new(ContextKind::Core45, W, H).expect("headless context");
+    let (plain, _) = gl.render(VERT_130, frag, None).expect("the original");
+    assert_eq!(&plain[..4], &[0, 255, 0, 255], "the original draws green");
+    let (glsl, probes) = sanitized(frag, Stage::Fragment);
+    let buffer = layout::new_sanitize_buffer(16, probes);
+    let (pixels, _) = gl
+        .render(VERT_130, &glsl, Some((BINDING, &buffer)))
+        .unwrap_or_else(|e| panic!("{e}\n{glsl}"));
+    assert!(pixels == plain, "the picture changed");
+}

@@ -269,6 +269,8 @@ impl<'a> Walker<'a> {
                     ast::ExternalDeclarationData::FunctionDefinition(def).into()
                 }
             };
+            let mut ext = ext;
+            parenthesize_commas(&mut ext);
             let mut state = FormattingState::default();
             let _ = show_external_declaration(&mut body, &ext, &mut state);
             if !body.ends_with('\n') {
@@ -2175,6 +2177,47 @@ impl Walker<'_> {
             _ => None,
         }
     }
+}
+
+/// glsl-lang prints a sequence `(a, b)` that is an initializer or a call
+/// argument without its parentheses (`int i = j++, 0;` declares two
+/// names; `f(a, b)` passes two arguments): piglit's `fs-do-while-scope`
+/// did not compile instrumented in any mode. Each such sequence becomes
+/// `true ? a, b : (a, b)`, which it prints as GLSL reads it (the middle
+/// operand of `?:` is a whole expression; the last one, never evaluated,
+/// gets its parentheses).
+fn parenthesize_commas(ext: &mut ast::ExternalDeclaration) {
+    use glsl_lang::visitor::{HostMut, Visit, VisitorMut};
+    fn wrap(e: &mut ast::Expr) {
+        if matches!(e.content, ExprData::Comma(..)) {
+            let span = e.span;
+            let c = std::mem::replace(e, ExprData::BoolConst(true).into());
+            *e = ast::Expr::new(
+                ExprData::Ternary(
+                    Box::new(ExprData::BoolConst(true).into()),
+                    Box::new(c.clone()),
+                    Box::new(c),
+                ),
+                span,
+            );
+        }
+    }
+    struct Commas;
+    impl VisitorMut for Commas {
+        fn visit_initializer(&mut self, i: &mut ast::Initializer) -> Visit {
+            if let ast::InitializerData::Simple(e) = &mut i.content {
+                wrap(e);
+            }
+            Visit::Children
+        }
+        fn visit_expr(&mut self, e: &mut ast::Expr) -> Visit {
+            if let ExprData::FunCall(_, args) = &mut e.content {
+                args.iter_mut().for_each(wrap);
+            }
+            Visit::Children
+        }
+    }
+    ext.visit_mut(&mut Commas);
 }
 
 /// `lhs op rhs` for a generated variable.

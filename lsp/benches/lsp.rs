@@ -45,10 +45,28 @@ fn main() {
         "shaderdbg-lsp benchmarks ({})",
         if bench { "release" } else { "smoke run" }
     );
-    large_shader(runs);
-    small_shader(if bench { 200 } else { 5 });
-    memory(if bench { 200 } else { 20 });
-    incremental(if bench { 10 } else { 2 });
+    // `cargo bench -p shaderdbg-lsp -- wgsl`: only the sections whose name
+    // contains one of the words given (all without any).
+    let filters: Vec<String> = std::env::args()
+        .skip(1)
+        .filter(|a| !a.starts_with('-'))
+        .collect();
+    let run = |name: &str| filters.is_empty() || filters.iter().any(|f| name.contains(f.as_str()));
+    if run("large_shader") {
+        large_shader(runs);
+    }
+    if run("small_shader") {
+        small_shader(if bench { 200 } else { 5 });
+    }
+    if run("memory") {
+        memory(if bench { 200 } else { 20 });
+    }
+    if run("incremental") {
+        incremental(if bench { 10 } else { 2 });
+    }
+    if run("wgsl") {
+        wgsl_module(if bench { 30 } else { 2 });
+    }
 }
 
 fn total_analyses(c: &mut Client) -> u64 {
@@ -381,5 +399,151 @@ fn memory(files: usize) {
         rss as f64 / 1024.0,
         base as f64 / 1024.0
     );
+    c.shutdown();
+}
+
+/// A valid WGSL module of at least `min_lines` lines: two structs, uniforms,
+/// a chain of shading functions (loops with `continue`, branches, a
+/// `switch`, struct copies and member writes, swizzles, built-in calls, each
+/// calling the one before) and a fragment entry point calling the last.
+fn wgsl_source(min_lines: usize) -> String {
+    let mut s = String::from(
+        "struct Material {\n    albedo: vec3<f32>,\n    roughness: f32,\n    metallic: f32,\n}\n\n\
+         struct Light {\n    pos: vec3<f32>,\n    color: vec3<f32>,\n    radius: f32,\n}\n\n\
+         @group(0) @binding(0) var<uniform> lights: array<Light, 4>;\n\
+         @group(0) @binding(1) var<uniform> material: Material;\n\n\
+         const GAIN: f32 = 0.05;\n\n",
+    );
+    // Each function is 33 lines with the blank one after it, the entry
+    // point 5.
+    let n = (min_lines.saturating_sub(s.lines().count() + 5))
+        .div_ceil(33)
+        .max(1);
+    for i in 0..n {
+        let prev = if i == 0 {
+            String::new()
+        } else {
+            format!(" + shade{}(p * 0.5, n, energy * 0.9)", i - 1)
+        };
+        s.push_str(&format!(
+            "fn shade{i}(p: vec3<f32>, n: vec3<f32>, energy: f32) -> vec3<f32> {{
+    var acc = vec3<f32>(0.0);
+    for (var k = 0u; k < 4u; k++) {{
+        let l = lights[k];
+        let d = l.pos - p;
+        let dist = length(d);
+        if (dist > l.radius) {{
+            continue;
+        }}
+        let ndl = max(dot(n, d / dist), 0.0);
+        let att = clamp(1.0 - dist / l.radius, GAIN, 1.0);
+        acc += l.color * ndl * att * energy;
+    }}
+    var m = material;
+    m.roughness = m.roughness * 0.5 + 0.05;
+    switch (i32(energy * 3.0) % 3) {{
+        case 0: {{
+            acc *= m.albedo;
+        }}
+        case 1: {{
+            acc += vec3<f32>(m.metallic * m.roughness);
+        }}
+        default: {{
+            acc = acc.zyx;
+        }}
+    }}
+    let luma = dot(acc, vec3<f32>(0.2126, 0.7152, 0.0722));
+    if (luma > 1.0) {{
+        acc /= luma;
+    }}
+    return acc{prev};
+}}
+
+"
+        ));
+    }
+    s.push_str(&format!(
+        "@fragment\nfn main(@location(0) uv: vec2<f32>) -> @location(0) vec4<f32> {{\n    let c = shade{}(vec3<f32>(uv, 0.0), vec3<f32>(0.0, 0.0, 1.0), 1.0);\n    return vec4<f32>(c, 1.0);\n}}\n",
+        n - 1
+    ));
+    s
+}
+
+/// The WGSL server on a generated 5,000-line module (issue 12: change ->
+/// diagnostics under 50 ms): open, a constant edited in the middle and
+/// back (each a whole parse and validation by naga), a change to a syntax
+/// error and back, hover and completion there.
+fn wgsl_module(runs: usize) {
+    let src = wgsl_source(5000);
+    let lines = src.lines().count();
+    let uri = "file:///tmp/shaderdbg-lsp-bench/large.wgsl";
+    let mut c = Client::start(json!({}));
+    let t = Instant::now();
+    c.open(uri, "wgsl", 1, &src);
+    let d = c.diagnostics(uri, 1);
+    let open = t.elapsed();
+    assert_eq!(
+        show_diagnostics(&d),
+        "",
+        "the generated module has diagnostics"
+    );
+    println!("\n{lines}-line WGSL module ({} KB)", src.len() / 1000);
+    println!("  open -> diagnostics: {:.1} ms", ms(open));
+
+    let needle = "+ 0.05;";
+    let (line, col) = pos_of(&src, needle, src.matches(needle).count() / 2, 2);
+    let mut version = 1;
+    let mut edits = |n: usize, odd: &str| -> (Vec<Duration>, Vec<usize>) {
+        (0..n)
+            .map(|i| {
+                version += 1;
+                let new = if i % 2 == 0 { odd } else { "0.05" };
+                let t = Instant::now();
+                c.edit(uri, version, [line, col, line, col + 4], new);
+                let d = c.diagnostics(uri, version);
+                let count = d["diagnostics"].as_array().map_or(0, Vec::len);
+                (t.elapsed(), count)
+            })
+            .unzip()
+    };
+    let (valid, counts) = edits(runs, "0.06");
+    assert!(counts.iter().all(|&n| n == 0), "{counts:?}");
+    println!("  change -> diagnostics: {}", stats(valid));
+    let (broken, counts) = edits(runs, "0.0+");
+    for (i, n) in counts.into_iter().enumerate() {
+        assert_eq!(n, usize::from(i % 2 == 0), "edit {i}");
+    }
+    println!(
+        "  change to a syntax error and back -> diagnostics: {}",
+        stats(broken)
+    );
+
+    let (hl, hc) = pos_of(&src, "energy;", 40, 1);
+    let hover = time_request(
+        &mut c,
+        runs * 4,
+        "textDocument/hover",
+        at(uri, hl, hc),
+        |h| {
+            let shown = h["contents"]["value"].as_str().unwrap_or_default();
+            assert!(shown.contains("energy: f32"), "{h}");
+        },
+    );
+    println!(
+        "  hover (a parameter, deep in the module): {}",
+        stats(hover)
+    );
+    let (cl, cc) = pos_of(&src, "acc *= m.albedo", 40, 9);
+    let completion = time_request(
+        &mut c,
+        runs * 4,
+        "textDocument/completion",
+        at(uri, cl, cc),
+        |r| {
+            let items = r["items"].as_array().map_or(&[][..], Vec::as_slice);
+            assert!(items.iter().any(|i| i["label"] == "roughness"), "{r}");
+        },
+    );
+    println!("  completion (members after `m.`): {}", stats(completion));
     c.shutdown();
 }

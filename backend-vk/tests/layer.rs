@@ -494,3 +494,51 @@ fn a_render_pass_that_loads_its_attachments_stops_and_runs_again_unchanged() {
     }
     panic!("vk_two_passes did not finish under the debugger");
 }
+
+/// A compute shader that updates a storage image in place (each texel
+/// three times what it held, plus its position and the frame): the layer
+/// keeps the storage image the dispatch binds before the hit test and puts
+/// it back before the recording runs the dispatch again, so each frame's
+/// stop sees the texel the previous frame left, and the image ends as it
+/// does alone (running the update twice would triple it again). The
+/// validation layer reports only what it reports without ours.
+#[test]
+fn a_dispatch_updating_a_storage_image_stops_and_the_image_ends_unchanged() {
+    let dir = std::env::temp_dir().join(format!("shaderdbg-vk-image-{}", std::process::id()));
+    let env = validation_env(&dir);
+    let program = shaderdbg_test_support::app("vk_image");
+    let alone = shaderdbg_test_support::stdout_lines(
+        Command::new(&program)
+            .arg("3")
+            .envs(env.iter().map(|(k, v)| (k, v))),
+    );
+    let shader = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../tests/vk-apps/shaders/vk_image.comp")
+        .canonicalize()
+        .expect("shader file");
+    let bp = FileBreakpoint::new(shader, 14, Some("p == ivec2(5, 3)".into()));
+    let seen = run(&program, &["3"], &env, vec![bp]);
+    assert_eq!(seen.exit, Some(0), "{:?}", seen.errors);
+    assert!(seen.errors.is_empty(), "{:?}", seen.errors);
+    assert_eq!(seen.frames_seen_as_stops, 3, "one stop per frame");
+    // The first stop (frame 0) reads nothing; the texel's values per frame
+    // are checked through the image's checksums.
+    let old = seen.first_stop.iter().find(|(n, _)| n == "old");
+    assert_eq!(
+        old.and_then(|(_, v)| v.clone()),
+        Some(shaderdbg_core::Value::Uint(0)),
+        "{:?}",
+        seen.first_stop
+    );
+    let frames = |lines: &[String]| -> Vec<String> {
+        lines
+            .iter()
+            .filter(|l| l.starts_with("frame "))
+            .cloned()
+            .collect()
+    };
+    assert_eq!(frames(&seen.output), frames(&alone), "the image differs");
+    assert_eq!(frames(&alone).len(), 3);
+    assert_eq!(reports(&seen.output), reports(&alone), "{:#?}", seen.output);
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -15,6 +15,7 @@ const SHADERS: &[&str] = &[
     "vk_triangle.vert",
     "vk_triangle.frag",
     "vk_compute.comp",
+    "vk_image.comp",
     "vk_textured.vert",
     "vk_textured.frag",
     "vk_sets.frag",

@@ -7,8 +7,11 @@
 //! `vkQueueSubmit` until the session resumes it; a recording of one
 //! invocation re-executes the shadows with the module instrumented to
 //! record it — only where running the buffers again gives what running
-//! them once gave (no attachment loaded, no storage a shader could write,
-//! no secondary buffers), otherwise the recording is refused with why.
+//! them once gave: what the submission reads before writing it (storage
+//! buffers, loaded attachments, storage images) is copied before the hit
+//! test and put back before each re-execution (`snapshots`, `images`);
+//! where that cannot be done, or the buffers execute secondary ones, the
+//! submission is not hit-tested and the session hears why.
 //!
 //! One module is hit-tested per submission: the first with breakpoints,
 //! in the order the buffers bind pipelines.

@@ -542,3 +542,22 @@ fn a_dispatch_updating_a_storage_image_stops_and_the_image_ends_unchanged() {
     assert_eq!(reports(&seen.output), reports(&alone), "{:#?}", seen.output);
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// Where a loaded attachment cannot be kept (a transient depth attachment
+/// cannot have transfer usage), the overlay pass is not hit-tested: the
+/// program runs as it does alone, and the session hears why, once.
+#[test]
+fn a_loaded_attachment_that_cannot_be_copied_refuses_the_stop_with_why() {
+    let program = shaderdbg_test_support::app("vk_two_passes");
+    let args = ["2", "64", "transient"];
+    let alone = shaderdbg_test_support::stdout_lines(Command::new(&program).args(args));
+    let bp = FileBreakpoint::new(shader_file(), 12, None);
+    let seen = run(&program, &args, &[], vec![bp]);
+    assert_eq!(seen.exit, Some(0), "{:?}", seen.errors);
+    assert_eq!(seen.frames_seen_as_stops, 0);
+    assert_eq!(seen.output, alone);
+    let why = "a render pass loads an attachment that cannot be kept: its image \
+               cannot be copied: it is a transient attachment";
+    let said: Vec<&String> = seen.errors.iter().filter(|e| e.contains(why)).collect();
+    assert_eq!(said.len(), 1, "{:?}", seen.errors);
+}

@@ -1,5 +1,5 @@
-//! `vk_two_passes [FRAMES] [SIZE]`: each frame, two submissions into one
-//! SIZE x SIZE (default 64) RGBA8 image with a D32 depth attachment,
+//! `vk_two_passes [FRAMES] [SIZE] [transient]`: each frame, two
+//! submissions into one SIZE x SIZE (default 64) RGBA8 image with a D32 depth attachment,
 //! offscreen. The first clears both and draws `vk_triangle.frag` (its
 //! SPIR-V without debug information, frame time `t` = frame * 0.125); the
 //! second begins a render pass that LOADs both attachments (an overlay
@@ -9,7 +9,8 @@
 //! copies the image to a host-visible buffer. Prints `frame N checksum
 //! HEX` (64-bit FNV-1a of the pixels, top row first). The images have no
 //! transfer-destination usage of their own: a debugger that needs to put
-//! them back must add it.
+//! them back must add it. `transient`: the depth image is a transient
+//! attachment, which cannot have transfer usage at all.
 
 use anyhow::{anyhow, Context};
 use ash::vk;
@@ -21,6 +22,7 @@ const DEPTH: vk::Format = vk::Format::D32_SFLOAT;
 fn main() -> anyhow::Result<()> {
     let frames: u32 = arg(0, "FRAMES", 3)?;
     let size: u32 = arg(1, "SIZE", 64)?;
+    let transient = std::env::args().nth(3).as_deref() == Some("transient");
     let Gpu {
         entry: _entry,
         instance,
@@ -33,7 +35,14 @@ fn main() -> anyhow::Result<()> {
         let mut cleanup = Cleanup::new(&device);
         // SAFETY: a physical device of this instance.
         let memory = unsafe { instance.get_physical_device_memory_properties(physical) };
-        render(&device, &memory, family, queue, &mut cleanup, frames, size)
+        let depth_usage = vk::ImageUsageFlags::DEPTH_STENCIL_ATTACHMENT
+            | if transient {
+                vk::ImageUsageFlags::TRANSIENT_ATTACHMENT
+            } else {
+                vk::ImageUsageFlags::empty()
+            };
+        let sizes = (frames, size, depth_usage);
+        render(&device, &memory, family, queue, &mut cleanup, sizes)
     };
     // SAFETY: everything made from the device is gone (the cleanup).
     unsafe {
@@ -318,8 +327,7 @@ fn render(
     family: u32,
     queue: vk::Queue,
     cleanup: &mut Cleanup,
-    frames: u32,
-    size: u32,
+    (frames, size, depth_usage): (u32, u32, vk::ImageUsageFlags),
 ) -> anyhow::Result<Vec<u64>> {
     // SAFETY: every object is made here, used on this thread, and destroyed
     // by the cleanup after the device is idle; each submission is waited for.
@@ -340,7 +348,7 @@ fn render(
             cleanup,
             size,
             DEPTH,
-            vk::ImageUsageFlags::DEPTH_STENCIL_ATTACHMENT,
+            depth_usage,
             vk::ImageAspectFlags::DEPTH,
         )?;
         let bytes = u64::from(size * size * 4);

@@ -85,9 +85,10 @@ pub(crate) fn sanitize_filters(checks: &[SanitizeCheck]) -> ExceptionFilters {
 /// Where stops may happen, and the program: shared by `run` and `debug`.
 #[derive(Args)]
 pub struct TargetArgs {
-    /// Only invocations at this pixel stop (gl_FragCoord, origin
-    /// bottom-left); for `run` without breakpoints: stop at every fragment
-    /// shader invocation covering it (pixel history).
+    /// Only invocations at this pixel stop (gl_FragCoord as the shader
+    /// sees it: origin bottom-left in OpenGL, top-left in Vulkan); for `run`
+    /// without breakpoints: stop at every fragment shader invocation
+    /// covering it (pixel history).
     #[arg(long, value_name = "X,Y")]
     pub pixel: Option<String>,
     /// Only stop in this frame (frames count from 0; frame N ends at the (N+1)-th swap).

@@ -52,8 +52,9 @@ pub struct LaunchArguments {
     /// Only stop in this frame (frames count from 0).
     #[serde(default)]
     pub frame: Option<u64>,
-    /// Only invocations at this pixel (`gl_FragCoord`, origin bottom-left)
-    /// stop; without breakpoints, every fragment covering it stops (pixel history).
+    /// Only invocations at this pixel (`gl_FragCoord` as the shader sees it:
+    /// origin bottom-left in OpenGL, top-left in Vulkan) stop; without
+    /// breakpoints, every fragment covering it stops (pixel history).
     #[serde(default)]
     pub pixel: Option<[u32; 2]>,
     #[serde(default)]

@@ -317,7 +317,11 @@ fn wgsl_navigation_completion_and_inline_values() {
         !names.iter().any(|n| n.starts_with("acc ")),
         "acc is main's: {names:?}"
     );
-    assert!(names.contains(&"normalize built-in function".to_string()));
+    // Built-in functions with their signature.
+    assert!(
+        names.contains(&"normalize fn normalize(e: vecN<T>) -> vecN<T>".to_string()),
+        "{names:?}"
+    );
     assert!(names.contains(&"vec3f predeclared type".to_string()));
 
     // Signature help inside a call of a user function.
@@ -512,5 +516,166 @@ fn main(@location(0) uv: vec2<f32>) -> @location(0) vec4<f32> {
     );
     expect!["fn clamp(x: f32) -> f32"].assert_eq(sig["signatures"][0]["label"].as_str().unwrap());
     assert_eq!(sig["signatures"].as_array().unwrap().len(), 1);
+    c.shutdown();
+}
+
+const MEMBERS: &str = r#"struct Light {
+    pos: vec3<f32>,
+    radius: f32,
+}
+
+struct Camera {
+    pos: vec3<f32>,
+    fov: f32,
+}
+
+@group(0) @binding(0) var<uniform> lights: array<Light, 2>;
+@group(0) @binding(1) var<uniform> cam: Camera;
+
+fn get_light(i: u32) -> Light {
+    return lights[i];
+}
+
+fn shift(l: ptr<function, Light>, by: f32) {
+    (*l).radius += by;
+}
+
+@fragment
+fn main(@location(0) uv: vec2<f32>) -> @location(0) vec4<f32> {
+    var l = get_light(0u);
+    shift(&l, 0.5);
+    let d = distance(l.pos, cam.pos);
+    let n = (l.pos + cam.pos).xy;
+    let c = vec3<f32>(uv, d).zy;
+    let r = get_light(1u).radius * cam.fov;
+    return vec4<f32>(n, c.x, r);
+}
+"#;
+
+fn references(
+    c: &mut Client,
+    uri: &str,
+    text: &str,
+    needle: &str,
+    nth: usize,
+    delta: usize,
+) -> String {
+    let (l, ch) = pos_of(text, needle, nth, delta);
+    let mut p = at(uri, l, ch);
+    p["context"] = json!({"includeDeclaration": true});
+    show_ranges(&c.request("textDocument/references", p))
+}
+
+/// Members are those of the receiver's struct type (two structs with a
+/// member `pos`); references of struct types and globals; completion after
+/// a `.` whose receiver only naga can type (a call, a constructor, a
+/// parenthesised expression, a dereferenced pointer), also while the text
+/// does not parse; built-in functions complete with their signatures.
+#[test]
+fn wgsl_members_by_type_and_references() {
+    let uri = "file:///tmp/shaderdbg-lsp-test/members.wgsl";
+    let (mut c, d) = Client::start_open(uri, "wgsl", MEMBERS);
+    assert_eq!(show_diagnostics(&d), "");
+
+    let src = MEMBERS;
+    let mut shown = Vec::new();
+    for (what, needle, nth, delta) in [
+        ("Light.pos via l.pos", "l.pos", 0, 2),
+        ("Camera.pos via cam.pos", "cam.pos", 0, 4),
+        ("Camera.pos declaration", "pos", 1, 0),
+        ("radius via (*l)", "radius", 1, 0),
+        ("struct Light", "Light", 0, 0),
+        ("global cam", "cam", 0, 0),
+        ("function get_light", "get_light", 2, 0),
+        ("local l", "var l", 0, 4),
+    ] {
+        shown.push(format!(
+            "{what}: {}",
+            references(&mut c, uri, src, needle, nth, delta)
+        ));
+    }
+    expect![[r#"
+        Light.pos via l.pos: 2:5-2:8 26:24-26:27 27:16-27:19
+        Camera.pos via cam.pos: 7:5-7:8 26:33-26:36 27:26-27:29
+        Camera.pos declaration: 7:5-7:8 26:33-26:36 27:26-27:29
+        radius via (*l): 3:5-3:11 19:10-19:16 29:27-29:33
+        struct Light: 1:8-1:13 11:50-11:55 14:25-14:30 18:27-18:32
+        global cam: 12:36-12:39 26:29-26:32 27:22-27:25 29:36-29:39
+        function get_light: 14:4-14:13 24:13-24:22 29:13-29:22
+        local l: 24:9-24:10 25:12-25:13 26:22-26:23 27:14-27:15"#]]
+    .assert_eq(&shown.join("\n"));
+
+    let (l, ch) = pos_of(src, "cam.pos", 0, 5);
+    let h = c.request("textDocument/hover", at(uri, l, ch));
+    expect![[r#"
+        ```wgsl
+        Camera.pos: vec3<f32>
+        ```"#]]
+    .assert_eq(h["contents"]["value"].as_str().unwrap_or("<none>"));
+    let (l, ch) = pos_of(src, "l.pos", 0, 2);
+    let def = c.request("textDocument/definition", at(uri, l, ch));
+    expect!["2:5-2:8"].assert_eq(&show_range(&def[0]["range"]));
+
+    // Completion after receivers only naga types: one line per cursor.
+    let mut shown = Vec::new();
+    for snippet in [
+        "get_light(1u).$0radius",
+        "(l.pos + cam.pos).$0xy",
+        "vec3<f32>(uv, d).$0zy",
+        "(*l).$0radius",
+        "cam.$0fov",
+    ] {
+        let items = c.request(
+            "textDocument/completion",
+            at_cursor(uri, src, snippet, json!({})),
+        );
+        shown.push(format!("{snippet}: {}", labels(&items).join(", ")));
+    }
+    expect![[r#"
+        get_light(1u).$0radius: pos vec3<f32>, radius f32
+        (l.pos + cam.pos).$0xy: x f32, y f32, z f32, r f32, g f32, b f32
+        vec3<f32>(uv, d).$0zy: x f32, y f32, z f32, r f32, g f32, b f32
+        (*l).$0radius: pos vec3<f32>, radius f32
+        cam.$0fov: pos vec3<f32>, fov f32"#]]
+    .assert_eq(&shown.join("\n"));
+
+    // While the text does not parse: naga's types of the last module it
+    // accepted, the receiver lowered against that module.
+    let typing = src.replace(
+        "let r = get_light(1u).radius * cam.fov;",
+        "let r = get_light(1u).",
+    );
+    c.replace_all(uri, 2, &typing);
+    let d = c.diagnostics(uri, 2);
+    assert_ne!(show_diagnostics(&d), "");
+    let items = c.request(
+        "textDocument/completion",
+        at_cursor(uri, &typing, "get_light(1u).$0", json!({})),
+    );
+    assert_eq!(labels(&items), ["pos vec3<f32>", "radius f32"]);
+
+    // Names in scope: built-in functions with their first signature, the
+    // count of the others, and the description.
+    let items = c.request(
+        "textDocument/completion",
+        at_cursor(uri, &typing, "    $0shift(&l", json!({})),
+    );
+    let all = items["items"].as_array().unwrap();
+    let found = |name: &str| {
+        all.iter()
+            .find(|i| i["label"] == name)
+            .map(|i| {
+                format!(
+                    "{} | {}",
+                    i["detail"].as_str().unwrap_or(""),
+                    i["documentation"].as_str().unwrap_or("")
+                )
+            })
+            .unwrap_or_default()
+    };
+    expect![[r#"
+        fn distance(e1: T, e2: T) -> S | Returns the distance between e1 and e2 (e.g. length(e1 - e2)).; The domain is all vectors (e1,e2) where the subtraction e1−e2 is valid.
+        fn textureSample(t: texture_1d<f32>, s: sampler, coords: f32) -> vec4<f32> (+13 overloads) | Samples a texture."#]]
+    .assert_eq(&format!("{}\n{}", found("distance"), found("textureSample")));
     c.shutdown();
 }

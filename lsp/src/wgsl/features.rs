@@ -417,12 +417,32 @@ impl View<'_> {
             };
             items.push(item(&d.name, kind, self.type_of(d)));
         }
+        // Built-in functions with their first overload's signature (and
+        // how many more there are) and description.
+        for n in BUILTIN_FUNCTIONS {
+            if items.iter().any(|it| it.label == *n) {
+                continue;
+            }
+            let Some((f, o)) = builtins::function(n).and_then(|f| Some((f, f.overloads.first()?)))
+            else {
+                items.push(item(
+                    n,
+                    CompletionItemKind::Function,
+                    Some("built-in function".into()),
+                ));
+                continue;
+            };
+            let mut detail = o.label.clone();
+            if f.overloads.len() > 1 {
+                detail.push_str(&format!(" (+{} overloads)", f.overloads.len() - 1));
+            }
+            let mut it = item(n, CompletionItemKind::Function, Some(detail));
+            if !o.doc.is_empty() {
+                it.documentation = Some(Documentation::String(o.doc.clone()));
+            }
+            items.push(it);
+        }
         let builtins = [
-            (
-                BUILTIN_FUNCTIONS,
-                CompletionItemKind::Function,
-                "built-in function",
-            ),
             (TYPES, CompletionItemKind::Struct, "predeclared type"),
             (KEYWORDS, CompletionItemKind::Keyword, "keyword"),
         ];
@@ -439,16 +459,17 @@ impl View<'_> {
     /// The members (struct) or components (vector) of the expression that
     /// ends at `end`, before a `.`.
     fn member_completions(&self, end: usize) -> Vec<CompletionItem> {
-        let Some(ty) = self.type_before(end) else {
+        let Some(ty) = self.type_before(end).or_else(|| self.naga_type_before(end)) else {
             return Vec::new();
         };
-        if let Some(members) = self.types.and_then(|t| t.structs.get(&ty)) {
+        let ty = pointee(&ty);
+        if let Some(members) = self.types.and_then(|t| t.structs.get(ty)) {
             return members
                 .iter()
                 .map(|(n, t)| item(n, CompletionItemKind::Field, Some(t.clone())))
                 .collect();
         }
-        let Some((n, scalar)) = vector(&ty) else {
+        let Some((n, scalar)) = vector(ty) else {
             return Vec::new();
         };
         ["xyzw", "rgba"]
@@ -466,7 +487,7 @@ impl View<'_> {
 
     /// The type (naga's WGSL spelling) of the expression ending at `end`: a
     /// name, a member of one, an element of one (`a[i].b[j]`).
-    fn type_before(&self, end: usize) -> Option<String> {
+    pub(super) fn type_before(&self, end: usize) -> Option<String> {
         let text = self.text[..end].trim_end();
         if let Some(inner) = text.strip_suffix(']') {
             // Back to the matching `[`.
@@ -496,14 +517,15 @@ impl View<'_> {
         match head.strip_suffix('.') {
             Some(parent) => {
                 let parent = self.type_before(parent.len())?;
-                if let Some(members) = self.types?.structs.get(&parent) {
+                let parent = pointee(&parent);
+                if let Some(members) = self.types?.structs.get(parent) {
                     return members
                         .iter()
                         .find(|(n, _)| n == name)
                         .map(|(_, t)| t.clone());
                 }
                 // A swizzle.
-                let (_, scalar) = vector(&parent)?;
+                let (_, scalar) = vector(parent)?;
                 Some(match name.len() {
                     1 => scalar.to_string(),
                     n => format!("vec{n}<{scalar}>"),
@@ -514,6 +536,34 @@ impl View<'_> {
                 self.type_of(&self.decls[i])
             }
         }
+    }
+
+    /// The type of the expression ending at `end` (before a `.`) as naga
+    /// resolves it, for what [`Self::type_before`] cannot read from the
+    /// text: calls, constructors, parenthesised expressions. The locals in
+    /// scope there are given naga's types from the last module it accepted.
+    fn naga_type_before(&self, end: usize) -> Option<String> {
+        let types = self.types?;
+        let start = receiver_start(self.text, end)?;
+        let expr = self.text[start..end].trim();
+        let f = self.function_at(start)?;
+        let known = types.locals.get(&self.decls[f].name);
+        let mut locals: Vec<(String, String)> = Vec::new();
+        // Innermost first: a shadowing declaration wins.
+        for i in (0..self.decls.len()).rev() {
+            let d = &self.decls[i];
+            let local = matches!(d.kind, Kind::Var | Kind::Let | Kind::Param);
+            if d.function != Some(f) || !local || !self.visible_at(i, start, Some(f)) {
+                continue;
+            }
+            if locals.iter().any(|(n, _)| *n == d.name) {
+                continue;
+            }
+            if let Some(t) = known.and_then(|k| k.get(&d.name)) {
+                locals.push((d.name.clone(), t.clone()));
+            }
+        }
+        types.type_of_expression(&locals, expr)
     }
 
     pub fn signature_help(&self, offset: usize) -> Option<SignatureHelp> {
@@ -796,6 +846,91 @@ fn item(label: &str, kind: CompletionItemKind, detail: Option<String>) -> Comple
     }
 }
 
+/// The type a pointer type points to (`ptr<function, Light>` -> `Light`),
+/// or the type itself: members are reached through pointers.
+pub(super) fn pointee(ty: &str) -> &str {
+    ty.strip_prefix("ptr<")
+        .and_then(|t| t.strip_suffix('>'))
+        .and_then(|inner| split_top_level(inner).get(1).copied())
+        .unwrap_or(ty)
+}
+
+/// Where the expression that ends at `end` (before a `.`) starts: names,
+/// calls (`f(x)`, `vec3<f32>(1.0)`), parenthesised expressions and
+/// indexing, joined by `.`. `None` when no expression ends there.
+fn receiver_start(text: &str, end: usize) -> Option<usize> {
+    let b = text.as_bytes();
+    let skip_space = |mut i: usize| {
+        while i > 0 && b[i - 1].is_ascii_whitespace() {
+            i -= 1;
+        }
+        i
+    };
+    // The `(` or `[` that opens the group whose closing byte is at `close`.
+    let open_of = |close: usize| {
+        let mut depth = 0i32;
+        for i in (0..=close).rev() {
+            match b[i] {
+                b')' | b']' => depth += 1,
+                b'(' | b'[' => {
+                    depth -= 1;
+                    if depth == 0 {
+                        return Some(i);
+                    }
+                }
+                b';' | b'{' | b'}' => return None,
+                _ => {}
+            }
+        }
+        None
+    };
+    let mut i = skip_space(end);
+    loop {
+        let part_end = i;
+        let mut call = false;
+        let mut first_open = i;
+        while i > 0 && matches!(b[i - 1], b')' | b']') {
+            call = b[i - 1] == b')';
+            first_open = open_of(i - 1)?;
+            i = skip_space(first_open);
+        }
+        // The template list of a constructor or call: `vec3<f32>(`.
+        if call && i > 0 && b[i - 1] == b'>' {
+            let mut depth = 0i32;
+            let mut j = i;
+            while j > 0 {
+                j -= 1;
+                match b[j] {
+                    b'>' => depth += 1,
+                    b'<' => depth -= 1,
+                    b';' | b'{' | b'}' | b'(' | b')' => return None,
+                    _ => {}
+                }
+                if depth == 0 {
+                    break;
+                }
+            }
+            i = skip_space(j);
+        }
+        let name = name_start(&text[..i]);
+        // `return (a + b).x`: a keyword before a group is not a callee.
+        i = if KEYWORDS.contains(&&text[name..i]) {
+            first_open
+        } else {
+            name
+        };
+        if i == part_end {
+            return None;
+        }
+        let before = skip_space(i);
+        if before > 0 && b[before - 1] == b'.' {
+            i = skip_space(before - 1);
+            continue;
+        }
+        return Some(i);
+    }
+}
+
 /// `vec3<f32>` -> (3, "f32"); the short aliases too (`vec3f`).
 fn vector(ty: &str) -> Option<(usize, &str)> {
     let rest = ty.strip_prefix("vec")?;
@@ -855,6 +990,27 @@ mod tests {
         assert_eq!(name_start("light."), 6);
         assert_eq!(name_start("abc"), 0);
         assert_eq!(name_start(""), 0);
+    }
+
+    #[test]
+    fn receivers_before_a_dot() {
+        fn receiver(text: &str) -> Option<&str> {
+            let end = text.len() - 1;
+            receiver_start(text, end).map(|s| text[s..end].trim_end())
+        }
+        assert_eq!(receiver("    acc += light.pos."), Some("light.pos"));
+        assert_eq!(
+            receiver("let a = get(k, f(1)).m[2]."),
+            Some("get(k, f(1)).m[2]")
+        );
+        assert_eq!(receiver("x = vec3<f32>(1.0) ."), Some("vec3<f32>(1.0)"));
+        assert_eq!(receiver("return (a + b).xy."), Some("(a + b).xy"));
+        assert_eq!(receiver("return (*p).pos."), Some("(*p).pos"));
+        assert_eq!(receiver("a + b)."), None);
+        assert_eq!(receiver("{ ."), None);
+        assert_eq!(pointee("ptr<function, Light>"), "Light");
+        assert_eq!(pointee("ptr<storage, array<f32>, read>"), "array<f32>");
+        assert_eq!(pointee("vec2<f32>"), "vec2<f32>");
     }
 
     #[test]

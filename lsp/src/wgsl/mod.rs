@@ -59,6 +59,43 @@ pub struct Types {
     structs: HashMap<String, Vec<(String, String)>>,
     /// Entry point name -> stage.
     stages: HashMap<String, String>,
+    /// The text naga accepted (with the host's block when it was added):
+    /// [`Types::type_of_expression`] lowers expressions against it.
+    source: String,
+}
+
+impl Types {
+    /// The type (naga's WGSL spelling) of the expression `expr`, whose free
+    /// names are module-scope ones and `locals` (name, type): naga lowers a
+    /// function that takes `locals` as parameters and discards `expr`,
+    /// appended to the text it accepted, and its typifier resolves the
+    /// expression. `None` where naga rejects it.
+    pub fn type_of_expression(&self, locals: &[(String, String)], expr: &str) -> Option<String> {
+        const PROBE: &str = "shaderdbg_lsp_probe";
+        let params: Vec<String> = locals.iter().map(|(n, t)| format!("{n}: {t}")).collect();
+        let src = format!(
+            "{}\nfn {PROBE}({}) {{\n    _ = {expr};\n}}\n",
+            self.source,
+            params.join(", ")
+        );
+        let module = naga::front::wgsl::parse_str(&src).ok()?;
+        let (_, f) = module
+            .functions
+            .iter()
+            .find(|(_, f)| f.name.as_deref() == Some(PROBE))?;
+        // naga names the value of a phony assignment `phony` (after the
+        // parameters, which are named expressions too).
+        let (&h, _) = f
+            .named_expressions
+            .iter()
+            .rev()
+            .find(|(_, n)| n.as_str() == "phony")?;
+        let mut typifier = naga::front::Typifier::new();
+        let ctx =
+            naga::proc::ResolveContext::with_locals(&module, &f.local_variables, &f.arguments);
+        typifier.grow(h, &f.expressions, &ctx).ok()?;
+        Some(module.types.type_resolution_to_string(&typifier[h]))
+    }
 }
 
 /// The analysis of one version of a WGSL document.
@@ -207,11 +244,11 @@ pub fn analyze(text: &str, max_size: usize) -> Analysis {
     };
     Analysis {
         diags,
-        types: Some(Arc::new(types_of(&module, info.as_ref()))),
+        types: Some(Arc::new(types_of(&module, info.as_ref(), source))),
     }
 }
 
-fn types_of(module: &naga::Module, info: Option<&naga::valid::ModuleInfo>) -> Types {
+fn types_of(module: &naga::Module, info: Option<&naga::valid::ModuleInfo>, source: &str) -> Types {
     let tys = &module.types;
     let ty = |h| tys.type_to_string(h);
     let mut globals = HashMap::new();
@@ -299,6 +336,7 @@ fn types_of(module: &naga::Module, info: Option<&naga::valid::ModuleInfo>) -> Ty
         locals,
         structs,
         stages,
+        source: source.to_string(),
     }
 }
 
@@ -584,7 +622,28 @@ impl<'a> View<'a> {
         }
         let after_dot = self.text[..ws].trim_end().ends_with('.');
         if after_dot {
-            // A member: the only struct member of that name, if unique.
+            // A member of the struct the receiver's type names.
+            let dot = self.text[..ws].trim_end().len() - 1;
+            if let Some(ty) = self.type_before(dot) {
+                let ty = features::pointee(&ty);
+                let member = self.decls.iter().position(|d| {
+                    d.kind == Kind::Member
+                        && d.name == word
+                        && d.parent.is_some_and(|p| self.decls[p].name == ty)
+                });
+                if let Some(i) = member {
+                    return Some((i, (ws, we)));
+                }
+                // A vector's components, an unknown struct: no declaration.
+                if !self
+                    .decls
+                    .iter()
+                    .any(|d| d.kind == Kind::Struct && d.name == ty)
+                {
+                    return None;
+                }
+            }
+            // Else the only struct member of that name, if unique.
             let mut members = self
                 .decls
                 .iter()

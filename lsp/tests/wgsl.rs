@@ -654,6 +654,44 @@ fn wgsl_members_by_type_and_references() {
     );
     assert_eq!(labels(&items), ["pos vec3<f32>", "radius f32"]);
 
+    // Hover and definition of a member of a call's result, where two
+    // structs have a member of that name: naga types the receiver.
+    let call = src.replace(
+        "get_light(1u).radius * cam.fov",
+        "get_light(1u).pos.x * cam.fov",
+    );
+    c.replace_all(uri, 3, &call);
+    assert_eq!(show_diagnostics(&c.diagnostics(uri, 3)), "");
+    let h = c.request(
+        "textDocument/hover",
+        at_cursor(uri, &call, "get_light(1u).p$0os", json!({})),
+    );
+    expect![[r#"
+        ```wgsl
+        Light.pos: vec3<f32>
+        ```"#]]
+    .assert_eq(h["contents"]["value"].as_str().unwrap_or("<none>"));
+    let def = c.request(
+        "textDocument/definition",
+        at_cursor(uri, &call, "get_light(1u).p$0os", json!({})),
+    );
+    expect!["2:5-2:8"].assert_eq(&show_range(&def[0]["range"]));
+    // A built-in function: its overloads and description.
+    let h = c.request(
+        "textDocument/hover",
+        at_cursor(uri, &call, "dist$0ance(l.pos", json!({})),
+    );
+    expect![[r#"
+        ```wgsl
+        fn distance(e1: T, e2: T) -> S
+        ```
+
+        Returns the distance between e1 and e2 (e.g. length(e1 - e2)).
+
+        The domain is all vectors (e1,e2) where the subtraction e1−e2 is valid."#]]
+    .assert_eq(h["contents"]["value"].as_str().unwrap_or("<none>"));
+    c.replace_all(uri, 4, &typing);
+
     // Names in scope: built-in functions with their first signature, the
     // count of the others, and the description.
     let items = c.request(
@@ -674,7 +712,9 @@ fn wgsl_members_by_type_and_references() {
             .unwrap_or_default()
     };
     expect![[r#"
-        fn distance(e1: T, e2: T) -> S | Returns the distance between e1 and e2 (e.g. length(e1 - e2)).; The domain is all vectors (e1,e2) where the subtraction e1−e2 is valid.
+        fn distance(e1: T, e2: T) -> S | Returns the distance between e1 and e2 (e.g. length(e1 - e2)).
+
+        The domain is all vectors (e1,e2) where the subtraction e1−e2 is valid.
         fn textureSample(t: texture_1d<f32>, s: sampler, coords: f32) -> vec4<f32> (+13 overloads) | Samples a texture."#]]
     .assert_eq(&format!("{}\n{}", found("distance"), found("textureSample")));
     c.shutdown();

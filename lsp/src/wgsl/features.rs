@@ -438,7 +438,7 @@ impl View<'_> {
             }
             let mut it = item(n, CompletionItemKind::Function, Some(detail));
             if !o.doc.is_empty() {
-                it.documentation = Some(Documentation::String(o.doc.clone()));
+                it.documentation = Some(Documentation::String(paragraphs(&o.doc)));
             }
             items.push(it);
         }
@@ -542,7 +542,7 @@ impl View<'_> {
     /// resolves it, for what [`Self::type_before`] cannot read from the
     /// text: calls, constructors, parenthesised expressions. The locals in
     /// scope there are given naga's types from the last module it accepted.
-    fn naga_type_before(&self, end: usize) -> Option<String> {
+    pub(super) fn naga_type_before(&self, end: usize) -> Option<String> {
         let types = self.types?;
         let start = receiver_start(self.text, end)?;
         let expr = self.text[start..end].trim();
@@ -844,6 +844,12 @@ fn item(label: &str, kind: CompletionItemKind, detail: Option<String>) -> Comple
         detail,
         ..Default::default()
     }
+}
+
+/// A built-in's description as paragraphs (`builtins.txt` separates them
+/// with `; ` after a sentence's period).
+pub(super) fn paragraphs(doc: &str) -> String {
+    doc.replace(".; ", ".\n\n")
 }
 
 /// The type a pointer type points to (`ptr<function, Light>` -> `Light`),

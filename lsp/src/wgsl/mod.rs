@@ -740,19 +740,81 @@ impl<'a> View<'a> {
         s
     }
 
+    /// [`Self::resolve`], and for a member whose receiver the text does not
+    /// type (a call's result, a parenthesised expression) naga's type of the
+    /// receiver (a naga parse: for single requests, not for every name).
+    fn resolve_with_naga(&self, offset: usize) -> Option<(usize, (usize, usize))> {
+        if let Some(found) = self.resolve(offset) {
+            return Some(found);
+        }
+        let (ws, we) = crate::text::word_at(self.text, offset)?;
+        let dot = self.text[..ws].trim_end().strip_suffix('.')?.len();
+        if self.type_before(dot).is_some() {
+            // Typed from the text already: a swizzle, or a stale struct.
+            return None;
+        }
+        let ty = self.naga_type_before(dot)?;
+        let ty = features::pointee(&ty);
+        let word = &self.text[ws..we];
+        self.decls
+            .iter()
+            .position(|d| {
+                d.kind == Kind::Member
+                    && d.name == word
+                    && d.parent.is_some_and(|p| self.decls[p].name == ty)
+            })
+            .map(|i| (i, (ws, we)))
+    }
+
     pub fn hover(&self, offset: usize) -> Option<Hover> {
-        let (i, span) = self.resolve(offset)?;
+        let (value, span) = match self.resolve_with_naga(offset) {
+            Some((i, span)) => (self.describe(i), span),
+            None => self.describe_builtin(offset)?,
+        };
         Some(Hover {
             contents: Contents::MarkupContent(MarkupContent {
                 kind: MarkupKind::Markdown,
-                value: self.describe(i),
+                value,
             }),
             range: Some(self.range(span)),
         })
     }
 
+    /// A built-in function named at `offset` (not a member, not shadowed:
+    /// the caller resolved the name first): its overloads as the
+    /// specification lists them (at most 12, as for GLSL) and description.
+    fn describe_builtin(&self, offset: usize) -> Option<(String, (usize, usize))> {
+        let (ws, we) = crate::text::word_at(self.text, offset)?;
+        if self.text[..ws].trim_end().ends_with('.') {
+            return None;
+        }
+        let f = builtins::function(&self.text[ws..we])?;
+        let shown: Vec<&str> = f
+            .overloads
+            .iter()
+            .take(12)
+            .map(|o| o.label.as_str())
+            .collect();
+        let mut s = format!("```wgsl\n{}\n```", shown.join("\n"));
+        if f.overloads.len() > shown.len() {
+            s.push_str(&format!(
+                "\n\n(and {} more overloads)",
+                f.overloads.len() - shown.len()
+            ));
+        }
+        if let Some(doc) = f
+            .overloads
+            .first()
+            .map(|o| &o.doc)
+            .filter(|d| !d.is_empty())
+        {
+            s.push_str(&format!("\n\n{}", features::paragraphs(doc)));
+        }
+        Some((s, (ws, we)))
+    }
+
     pub fn definition(&self, offset: usize) -> Vec<Location> {
-        self.resolve(offset)
+        self.resolve_with_naga(offset)
             .map(|(i, _)| Location {
                 uri: self.uri.clone(),
                 range: self.range(self.decls[i].name_span),

@@ -409,12 +409,29 @@ fn pause_stops_the_next_submission_once() {
 /// reports only what it reports without ours.
 #[test]
 fn a_render_pass_that_loads_its_attachments_stops_and_runs_again_unchanged() {
+    stops_over_what_a_pass_loads(&["2", "64"]);
+}
+
+/// The same with dynamic rendering (`vkCmdBeginRendering` loading the
+/// attachments, their layouts changed by the program's barriers).
+#[test]
+fn dynamic_rendering_that_loads_its_attachments_stops_and_runs_again_unchanged() {
+    stops_over_what_a_pass_loads(&["2", "64", "dynamic"]);
+}
+
+/// `vk_two_passes ARGS` under the session with the validation layer: see
+/// the tests above.
+fn stops_over_what_a_pass_loads(args: &[&str]) {
     use shaderdbg_core::Value;
     use shaderdbg_session::images::Origin;
-    let dir = std::env::temp_dir().join(format!("shaderdbg-vk-two-passes-{}", std::process::id()));
+    let name = format!(
+        "shaderdbg-vk-two-passes-{}-{}",
+        std::process::id(),
+        args.len()
+    );
+    let dir = std::env::temp_dir().join(name);
     let env = validation_env(&dir);
     let program = shaderdbg_test_support::app("vk_two_passes");
-    let args = ["2", "64"];
     let alone = shaderdbg_test_support::stdout_lines(
         Command::new(&program)
             .args(args)

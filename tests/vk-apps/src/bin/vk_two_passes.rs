@@ -1,4 +1,4 @@
-//! `vk_two_passes [FRAMES] [SIZE] [transient]`: each frame, two
+//! `vk_two_passes [FRAMES] [SIZE] [transient|dynamic]`: each frame, two
 //! submissions into one SIZE x SIZE (default 64) RGBA8 image with a D32 depth attachment,
 //! offscreen. The first clears both and draws `vk_triangle.frag` (its
 //! SPIR-V without debug information, frame time `t` = frame * 0.125); the
@@ -10,7 +10,9 @@
 //! HEX` (64-bit FNV-1a of the pixels, top row first). The images have no
 //! transfer-destination usage of their own: a debugger that needs to put
 //! them back must add it. `transient`: the depth image is a transient
-//! attachment, which cannot have transfer usage at all.
+//! attachment, which cannot have transfer usage at all. `dynamic`: the
+//! same with dynamic rendering (Vulkan 1.3) in place of render passes,
+//! the layouts changed by barriers.
 
 use anyhow::{anyhow, Context};
 use ash::vk;
@@ -22,7 +24,9 @@ const DEPTH: vk::Format = vk::Format::D32_SFLOAT;
 fn main() -> anyhow::Result<()> {
     let frames: u32 = arg(0, "FRAMES", 3)?;
     let size: u32 = arg(1, "SIZE", 64)?;
-    let transient = std::env::args().nth(3).as_deref() == Some("transient");
+    let mode = std::env::args().nth(3);
+    let transient = mode.as_deref() == Some("transient");
+    let dynamic = mode.as_deref() == Some("dynamic");
     let Gpu {
         entry: _entry,
         instance,
@@ -30,7 +34,11 @@ fn main() -> anyhow::Result<()> {
         device,
         family,
         queue,
-    } = Gpu::new(vk::QueueFlags::GRAPHICS)?;
+    } = if dynamic {
+        gpu_with_dynamic_rendering()?
+    } else {
+        Gpu::new(vk::QueueFlags::GRAPHICS)?
+    };
     let sums = {
         let mut cleanup = Cleanup::new(&device);
         // SAFETY: a physical device of this instance.
@@ -41,7 +49,7 @@ fn main() -> anyhow::Result<()> {
             } else {
                 vk::ImageUsageFlags::empty()
             };
-        let sizes = (frames, size, depth_usage);
+        let sizes = (frames, size, depth_usage, dynamic);
         render(&device, &memory, family, queue, &mut cleanup, sizes)
     };
     // SAFETY: everything made from the device is gone (the cleanup).
@@ -53,6 +61,51 @@ fn main() -> anyhow::Result<()> {
         println!("frame {frame} checksum {sum:016x}");
     }
     Ok(())
+}
+
+/// A Vulkan 1.3 instance and a device with dynamic rendering, one graphics
+/// queue, on the first device.
+fn gpu_with_dynamic_rendering() -> anyhow::Result<Gpu> {
+    // SAFETY: the objects are created on this thread; each create info
+    // outlives its call; the caller destroys them.
+    unsafe {
+        let entry = ash::Entry::load().context("loading libvulkan")?;
+        let app = vk::ApplicationInfo::default().api_version(vk::API_VERSION_1_3);
+        let instance = entry.create_instance(
+            &vk::InstanceCreateInfo::default().application_info(&app),
+            None,
+        )?;
+        let physical = *instance
+            .enumerate_physical_devices()?
+            .first()
+            .ok_or_else(|| anyhow!("no Vulkan device"))?;
+        let family = instance
+            .get_physical_device_queue_family_properties(physical)
+            .iter()
+            .position(|q| q.queue_flags.contains(vk::QueueFlags::GRAPHICS))
+            .ok_or_else(|| anyhow!("no graphics queue"))? as u32;
+        let priorities = [1.0];
+        let queues = [vk::DeviceQueueCreateInfo::default()
+            .queue_family_index(family)
+            .queue_priorities(&priorities)];
+        let mut v13 = vk::PhysicalDeviceVulkan13Features::default().dynamic_rendering(true);
+        let device = instance.create_device(
+            physical,
+            &vk::DeviceCreateInfo::default()
+                .queue_create_infos(&queues)
+                .push_next(&mut v13),
+            None,
+        )?;
+        let queue = device.get_device_queue(family, 0);
+        Ok(Gpu {
+            entry,
+            instance,
+            physical,
+            device,
+            family,
+            queue,
+        })
+    }
 }
 
 fn memory_type(
@@ -302,7 +355,12 @@ unsafe fn pipeline(
             .alpha_blend_op(vk::BlendOp::ADD)
             .color_write_mask(vk::ColorComponentFlags::RGBA)];
         let blend = vk::PipelineColorBlendStateCreateInfo::default().attachments(&blend_attachment);
-        let info = vk::GraphicsPipelineCreateInfo::default()
+        // Without a render pass: dynamic rendering's formats.
+        let formats = [COLOR];
+        let mut rendering = vk::PipelineRenderingCreateInfo::default()
+            .color_attachment_formats(&formats)
+            .depth_attachment_format(DEPTH);
+        let mut info = vk::GraphicsPipelineCreateInfo::default()
             .stages(&stages)
             .vertex_input_state(&vertex_input)
             .input_assembly_state(&assembly)
@@ -313,11 +371,138 @@ unsafe fn pipeline(
             .color_blend_state(&blend)
             .layout(layout)
             .render_pass(pass);
+        if pass == vk::RenderPass::null() {
+            info = info.push_next(&mut rendering);
+        }
         let p = d
             .create_graphics_pipelines(vk::PipelineCache::null(), &[info], None)
             .map_err(|(_, e)| e)?[0];
         cleanup.add(move |d| d.destroy_pipeline(p, None));
         Ok(p)
+    }
+}
+
+/// An image barrier on the whole of a one-level, one-layer image.
+fn barrier(
+    image: vk::Image,
+    aspect: vk::ImageAspectFlags,
+    old: vk::ImageLayout,
+    new: vk::ImageLayout,
+    src: vk::AccessFlags,
+    dst: vk::AccessFlags,
+) -> vk::ImageMemoryBarrier<'static> {
+    vk::ImageMemoryBarrier::default()
+        .image(image)
+        .subresource_range(
+            vk::ImageSubresourceRange::default()
+                .aspect_mask(aspect)
+                .level_count(1)
+                .layer_count(1),
+        )
+        .old_layout(old)
+        .new_layout(new)
+        .src_access_mask(src)
+        .dst_access_mask(dst)
+        .src_queue_family_index(vk::QUEUE_FAMILY_IGNORED)
+        .dst_queue_family_index(vk::QUEUE_FAMILY_IGNORED)
+}
+
+/// Dynamic rendering into the colour and depth images: the first pass
+/// clears them (from UNDEFINED), the second (`loads`) loads what the first
+/// left, each after a barrier that does what a render pass's layouts and
+/// dependencies do.
+///
+/// # Safety
+/// `cb` is recording; the images and views are alive.
+unsafe fn begin_rendering(
+    d: &ash::Device,
+    cb: vk::CommandBuffer,
+    (color, depth): (vk::Image, vk::Image),
+    (color_view, depth_view): (vk::ImageView, vk::ImageView),
+    area: vk::Rect2D,
+    loads: bool,
+) {
+    let color_layout = vk::ImageLayout::COLOR_ATTACHMENT_OPTIMAL;
+    let depth_layout = vk::ImageLayout::DEPTH_STENCIL_ATTACHMENT_OPTIMAL;
+    let (color_before, depth_before, op) = if loads {
+        (color_layout, depth_layout, vk::AttachmentLoadOp::LOAD)
+    } else {
+        let undefined = vk::ImageLayout::UNDEFINED;
+        (undefined, undefined, vk::AttachmentLoadOp::CLEAR)
+    };
+    let color_access =
+        vk::AccessFlags::COLOR_ATTACHMENT_READ | vk::AccessFlags::COLOR_ATTACHMENT_WRITE;
+    let depth_access = vk::AccessFlags::DEPTH_STENCIL_ATTACHMENT_READ
+        | vk::AccessFlags::DEPTH_STENCIL_ATTACHMENT_WRITE;
+    let (color_src, depth_src) = if loads {
+        (
+            vk::AccessFlags::COLOR_ATTACHMENT_WRITE,
+            vk::AccessFlags::DEPTH_STENCIL_ATTACHMENT_WRITE,
+        )
+    } else {
+        (vk::AccessFlags::empty(), vk::AccessFlags::empty())
+    };
+    let barriers = [
+        barrier(
+            color,
+            vk::ImageAspectFlags::COLOR,
+            color_before,
+            color_layout,
+            color_src,
+            color_access,
+        ),
+        barrier(
+            depth,
+            vk::ImageAspectFlags::DEPTH,
+            depth_before,
+            depth_layout,
+            depth_src,
+            depth_access,
+        ),
+    ];
+    let stages = vk::PipelineStageFlags::COLOR_ATTACHMENT_OUTPUT
+        | vk::PipelineStageFlags::EARLY_FRAGMENT_TESTS
+        | vk::PipelineStageFlags::LATE_FRAGMENT_TESTS;
+    let color_at = [vk::RenderingAttachmentInfo::default()
+        .image_view(color_view)
+        .image_layout(color_layout)
+        .load_op(op)
+        .store_op(vk::AttachmentStoreOp::STORE)
+        .clear_value(vk::ClearValue {
+            color: vk::ClearColorValue {
+                float32: [0.0, 0.0, 0.0, 1.0],
+            },
+        })];
+    let depth_at = vk::RenderingAttachmentInfo::default()
+        .image_view(depth_view)
+        .image_layout(depth_layout)
+        .load_op(op)
+        .store_op(vk::AttachmentStoreOp::STORE)
+        .clear_value(vk::ClearValue {
+            depth_stencil: vk::ClearDepthStencilValue {
+                depth: 1.0,
+                stencil: 0,
+            },
+        });
+    // SAFETY: per this function's contract.
+    unsafe {
+        d.cmd_pipeline_barrier(
+            cb,
+            stages,
+            stages,
+            vk::DependencyFlags::empty(),
+            &[],
+            &[],
+            &barriers,
+        );
+        d.cmd_begin_rendering(
+            cb,
+            &vk::RenderingInfo::default()
+                .render_area(area)
+                .layer_count(1)
+                .color_attachments(&color_at)
+                .depth_attachment(&depth_at),
+        );
     }
 }
 
@@ -327,7 +512,7 @@ fn render(
     family: u32,
     queue: vk::Queue,
     cleanup: &mut Cleanup,
-    (frames, size, depth_usage): (u32, u32, vk::ImageUsageFlags),
+    (frames, size, depth_usage, dynamic): (u32, u32, vk::ImageUsageFlags, bool),
 ) -> anyhow::Result<Vec<u64>> {
     // SAFETY: every object is made here, used on this thread, and destroyed
     // by the cleanup after the device is idle; each submission is waited for.
@@ -342,7 +527,7 @@ fn render(
             color_usage,
             vk::ImageAspectFlags::COLOR,
         )?;
-        let (_, depth_view) = image(
+        let (depth, depth_view) = image(
             d,
             types,
             cleanup,
@@ -370,20 +555,24 @@ fn render(
         cleanup.add(move |d| d.free_memory(buffer_memory, None));
         d.bind_buffer_memory(buffer, buffer_memory, 0)?;
 
-        let first = render_pass(d, cleanup, false)?;
-        let second = render_pass(d, cleanup, true)?;
-        let views = [color_view, depth_view];
-        // One framebuffer serves both passes (they are compatible).
-        let framebuffer = d.create_framebuffer(
-            &vk::FramebufferCreateInfo::default()
-                .render_pass(first)
-                .attachments(&views)
-                .width(size)
-                .height(size)
-                .layers(1),
-            None,
-        )?;
-        cleanup.add(move |d| d.destroy_framebuffer(framebuffer, None));
+        let (mut first, mut second) = (vk::RenderPass::null(), vk::RenderPass::null());
+        let mut framebuffer = vk::Framebuffer::null();
+        if !dynamic {
+            first = render_pass(d, cleanup, false)?;
+            second = render_pass(d, cleanup, true)?;
+            let views = [color_view, depth_view];
+            // One framebuffer serves both passes (they are compatible).
+            framebuffer = d.create_framebuffer(
+                &vk::FramebufferCreateInfo::default()
+                    .render_pass(first)
+                    .attachments(&views)
+                    .width(size)
+                    .height(size)
+                    .layers(1),
+                None,
+            )?;
+            cleanup.add(move |d| d.destroy_framebuffer(framebuffer, None));
+        }
         let push = [vk::PushConstantRange::default()
             .stage_flags(vk::ShaderStageFlags::FRAGMENT)
             .size(4)];
@@ -450,23 +639,53 @@ fn render(
             .enumerate()
             {
                 let cb = cbs[i];
+                let loads = i == 1;
                 d.begin_command_buffer(cb, &vk::CommandBufferBeginInfo::default())?;
-                d.cmd_begin_render_pass(
-                    cb,
-                    &vk::RenderPassBeginInfo::default()
-                        .render_pass(pass)
-                        .framebuffer(framebuffer)
-                        .render_area(area)
-                        // The loading pass clears nothing.
-                        .clear_values(if pass == first { &clear } else { &[] }),
-                    vk::SubpassContents::INLINE,
-                );
+                if dynamic {
+                    let images = (color, depth);
+                    begin_rendering(d, cb, images, (color_view, depth_view), area, loads);
+                } else {
+                    d.cmd_begin_render_pass(
+                        cb,
+                        &vk::RenderPassBeginInfo::default()
+                            .render_pass(pass)
+                            .framebuffer(framebuffer)
+                            .render_area(area)
+                            // The loading pass clears nothing.
+                            .clear_values(if loads { &[] } else { &clear }),
+                        vk::SubpassContents::INLINE,
+                    );
+                }
                 d.cmd_bind_pipeline(cb, vk::PipelineBindPoint::GRAPHICS, pipeline);
                 let stage = vk::ShaderStageFlags::FRAGMENT;
                 d.cmd_push_constants(cb, layout, stage, 0, &t.to_le_bytes());
                 d.cmd_draw(cb, 3, 1, 0, 0);
-                d.cmd_end_render_pass(cb);
-                if pass == second {
+                if dynamic {
+                    d.cmd_end_rendering(cb);
+                    if loads {
+                        // What the render pass's final layout does.
+                        let to_copy = barrier(
+                            color,
+                            vk::ImageAspectFlags::COLOR,
+                            vk::ImageLayout::COLOR_ATTACHMENT_OPTIMAL,
+                            vk::ImageLayout::TRANSFER_SRC_OPTIMAL,
+                            vk::AccessFlags::COLOR_ATTACHMENT_WRITE,
+                            vk::AccessFlags::TRANSFER_READ,
+                        );
+                        d.cmd_pipeline_barrier(
+                            cb,
+                            vk::PipelineStageFlags::COLOR_ATTACHMENT_OUTPUT,
+                            vk::PipelineStageFlags::TRANSFER,
+                            vk::DependencyFlags::empty(),
+                            &[],
+                            &[],
+                            &[to_copy],
+                        );
+                    }
+                } else {
+                    d.cmd_end_render_pass(cb);
+                }
+                if loads {
                     let region = vk::BufferImageCopy::default()
                         .image_subresource(
                             vk::ImageSubresourceLayers::default()

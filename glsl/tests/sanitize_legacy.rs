@@ -131,3 +131,38 @@ void main() {
         .unwrap_or_else(|e| panic!("{e}\n{glsl}"));
     assert!(pixels == plain, "the picture changed");
 }
+
+/// piglit's `glsl-mat-110`: GLSL 1.10 may name a variable `mat4x2` (a type
+/// from 1.20 on); raised to 4.30 it is renamed. An interface variable
+/// cannot be, and says so.
+#[test]
+fn names_that_became_keywords_are_renamed_when_raised() {
+    let frag = "#version 110
+float mat2x3(float x) { return x; }
+void main() {
+    float mat4x2 = 1.0;
+    float mat3x3 = mat2x3(0.5);
+    gl_FragColor = vec4(0.0, mat4x2, mat3x3, 1.0);
+}
+";
+    let gl = Headless::new(ContextKind::Core45, W, H).expect("headless context");
+    let (plain, _) = gl.render(VERT_130, frag, None).expect("the original");
+    assert_eq!(&plain[..4], &[0, 255, 128, 255], "the original");
+    let (glsl, probes) = sanitized(frag, Stage::Fragment);
+    let buffer = layout::new_sanitize_buffer(16, probes);
+    let (pixels, _) = gl
+        .render(VERT_130, &glsl, Some((BINDING, &buffer)))
+        .unwrap_or_else(|e| panic!("{e}\n{glsl}"));
+    assert!(pixels == plain, "the picture changed");
+
+    let uniform =
+        "#version 110\nuniform float mat3x2;\nvoid main() { gl_FragColor = vec4(mat3x2); }\n";
+    let parsed = parse(&[uniform], Stage::Fragment, None).expect("parses");
+    let req = Request {
+        mode: Mode::Sanitize(Checks::ALL),
+        target: Target::COMPAT,
+        binding: BINDING,
+    };
+    let e = instrument(&parsed, &req).expect_err("a uniform named mat3x2");
+    assert!(e.to_string().contains("`mat3x2` is a keyword"), "{e}");
+}

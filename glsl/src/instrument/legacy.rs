@@ -237,6 +237,179 @@ pub fn to_core(body: &str, stage: Stage) -> Result<(String, String), InstrumentE
     Ok((decls, out))
 }
 
+/// Words GLSL 4.30 (and ES 3.10) keeps for itself that older versions
+/// did not: types, qualifiers and statements added since 1.10, and words
+/// reserved for future use. A shader of an older version may name a
+/// variable `mat4x2` or `sample` (piglit's `glsl-mat-110`).
+const NEWER_KEYWORDS: &[&str] = &[
+    "active",
+    "atomic_uint",
+    "buffer",
+    "case",
+    "centroid",
+    "coherent",
+    "common",
+    "default",
+    "dmat2",
+    "dmat2x2",
+    "dmat2x3",
+    "dmat2x4",
+    "dmat3",
+    "dmat3x2",
+    "dmat3x3",
+    "dmat3x4",
+    "dmat4",
+    "dmat4x2",
+    "dmat4x3",
+    "dmat4x4",
+    "double",
+    "dvec2",
+    "dvec3",
+    "dvec4",
+    "filter",
+    "flat",
+    "highp",
+    "iimage1D",
+    "iimage1DArray",
+    "iimage2D",
+    "iimage2DArray",
+    "iimage2DMS",
+    "iimage2DMSArray",
+    "iimage2DRect",
+    "iimage3D",
+    "iimageBuffer",
+    "iimageCube",
+    "iimageCubeArray",
+    "image1D",
+    "image1DArray",
+    "image2D",
+    "image2DArray",
+    "image2DMS",
+    "image2DMSArray",
+    "image2DRect",
+    "image3D",
+    "imageBuffer",
+    "imageCube",
+    "imageCubeArray",
+    "invariant",
+    "isampler1D",
+    "isampler1DArray",
+    "isampler2D",
+    "isampler2DArray",
+    "isampler2DMS",
+    "isampler2DMSArray",
+    "isampler2DRect",
+    "isampler3D",
+    "isamplerBuffer",
+    "isamplerCube",
+    "isamplerCubeArray",
+    "layout",
+    "lowp",
+    "mat2x2",
+    "mat2x3",
+    "mat2x4",
+    "mat3x2",
+    "mat3x3",
+    "mat3x4",
+    "mat4x2",
+    "mat4x3",
+    "mat4x4",
+    "mediump",
+    "noperspective",
+    "partition",
+    "patch",
+    "precise",
+    "precision",
+    "readonly",
+    "resource",
+    "restrict",
+    "sample",
+    "sampler1DArray",
+    "sampler1DArrayShadow",
+    "sampler2DArray",
+    "sampler2DArrayShadow",
+    "sampler2DMS",
+    "sampler2DMSArray",
+    "sampler2DRect",
+    "sampler2DRectShadow",
+    "samplerBuffer",
+    "samplerCubeArray",
+    "samplerCubeArrayShadow",
+    "samplerCubeShadow",
+    "shared",
+    "smooth",
+    "subroutine",
+    "superp",
+    "switch",
+    "uimage1D",
+    "uimage1DArray",
+    "uimage2D",
+    "uimage2DArray",
+    "uimage2DMS",
+    "uimage2DMSArray",
+    "uimage2DRect",
+    "uimage3D",
+    "uimageBuffer",
+    "uimageCube",
+    "uimageCubeArray",
+    "uint",
+    "usampler1D",
+    "usampler1DArray",
+    "usampler2D",
+    "usampler2DArray",
+    "usampler2DMS",
+    "usampler2DMSArray",
+    "usampler2DRect",
+    "usampler3D",
+    "usamplerBuffer",
+    "usamplerCube",
+    "usamplerCubeArray",
+    "uvec2",
+    "uvec3",
+    "uvec4",
+    "volatile",
+    "writeonly",
+];
+
+/// `body` with each of `names` (names the shader declares that are
+/// keywords of the raised version: [`NEWER_KEYWORDS`]) spelled
+/// `_sdbg_kw_NAME`. The shader parsed them as identifiers, so every
+/// occurrence is one.
+pub fn rename_keywords(body: &str, names: &std::collections::HashSet<String>) -> String {
+    let mut out = String::with_capacity(body.len());
+    let bytes = body.as_bytes();
+    let mut i = 0;
+    while i < bytes.len() {
+        let c = bytes[i];
+        let start = i;
+        if c.is_ascii_alphabetic() || c == b'_' {
+            while i < bytes.len() && (bytes[i].is_ascii_alphanumeric() || bytes[i] == b'_') {
+                i += 1;
+            }
+            let word = &body[start..i];
+            if names.contains(word) {
+                out.push_str("_sdbg_kw_");
+            }
+            out.push_str(word);
+        } else if c.is_ascii_digit() {
+            while i < bytes.len() && (bytes[i].is_ascii_alphanumeric() || bytes[i] == b'.') {
+                i += 1;
+            }
+            out.push_str(&body[start..i]);
+        } else {
+            i += body[i..].chars().next().map_or(1, char::len_utf8);
+            out.push_str(&body[start..i]);
+        }
+    }
+    out
+}
+
+/// Whether `name` is a keyword of GLSL 4.30 / ES 3.10 that older versions
+/// let a shader use as a name.
+pub fn is_newer_keyword(name: &str) -> bool {
+    NEWER_KEYWORDS.contains(&name)
+}
+
 fn unsupported(what: &str) -> InstrumentError {
     InstrumentError::Unsupported(format!(
         "{what} exists only in the compatibility profile: instrumenting this shader needs a compatibility-profile context"
@@ -265,6 +438,19 @@ mod tests {
         );
         let (_, vs) = to_core("attribute vec2 p;\nvarying vec2 uv;\n", Stage::Vertex).unwrap();
         assert_eq!(vs, "in vec2 p;\nout vec2 uv;\n");
+    }
+
+    #[test]
+    fn names_that_became_keywords_are_renamed_everywhere() {
+        let names = ["mat4x2".to_string(), "sample".to_string()]
+            .into_iter()
+            .collect();
+        let body = "float f(float sample) { return sample; }\nvoid main() {\n    float mat4x2 = 1.0e2;\n    x = vec2(mat4x2, f(mat4x2));\n}\n";
+        assert_eq!(
+            rename_keywords(body, &names),
+            "float f(float _sdbg_kw_sample) { return _sdbg_kw_sample; }\nvoid main() {\n    float _sdbg_kw_mat4x2 = 1.0e2;\n    x = vec2(_sdbg_kw_mat4x2, f(_sdbg_kw_mat4x2));\n}\n"
+        );
+        assert!(is_newer_keyword("mat4x2") && !is_newer_keyword("texture"));
     }
 
     #[test]

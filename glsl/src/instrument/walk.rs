@@ -307,6 +307,9 @@ impl<'a> Walker<'a> {
             &w.rt
                 .prelude(mode, parsed.stage, out_version, &hit_probes, w.nan_slots),
         );
+        if out_version != parsed.version {
+            body = w.rename_keywords(body, out_version)?;
+        }
         if super::legacy::needed(parsed.version, out_version) {
             let (decls, core) = super::legacy::to_core(&body, parsed.stage)?;
             glsl.push_str(&decls);
@@ -321,6 +324,55 @@ impl<'a> Walker<'a> {
             watch_words: w.watch_words,
             watch_type: w.watch_type,
         })
+    }
+
+    /// A shader raised to a newer version may name things with words that
+    /// are keywords there (`float mat4x2;` in GLSL 1.10): they are renamed
+    /// in `body`, except names other stages or the application use (inputs,
+    /// outputs, uniforms, blocks and their members), which cannot be.
+    fn rename_keywords(&self, body: String, to: Version) -> Result<String, InstrumentError> {
+        use super::legacy::is_newer_keyword;
+        let m = &self.model;
+        let kept = |name: &str| {
+            InstrumentError::Unsupported(format!(
+                "`{name}` is a keyword of GLSL {to}: the interface variable cannot be renamed"
+            ))
+        };
+        let mut names = std::collections::HashSet::new();
+        for d in &m.decls {
+            if !is_newer_keyword(&d.name) {
+                continue;
+            }
+            match d.kind {
+                DeclKind::Local | DeclKind::Param(_) => {}
+                DeclKind::Global(Storage::Private | Storage::Shared | Storage::Const)
+                    if !d.interface_block => {}
+                _ => return Err(kept(&d.name)),
+            }
+            names.insert(d.name.clone());
+        }
+        names.extend(
+            m.functions
+                .iter()
+                .map(|f| f.name.clone())
+                .filter(|n| is_newer_keyword(n)),
+        );
+        for (name, st) in &m.structs {
+            let block = is_block(name, m);
+            for n in std::iter::once(name).chain(st.fields.iter().map(|f| &f.name)) {
+                if !is_newer_keyword(n) {
+                    continue;
+                }
+                if block {
+                    return Err(kept(n));
+                }
+                names.insert(n.clone());
+            }
+        }
+        if names.is_empty() {
+            return Ok(body);
+        }
+        Ok(super::legacy::rename_keywords(&body, &names))
     }
 
     fn table(&self) -> ProbeTable {

@@ -131,12 +131,14 @@ fn wgsl_requests() {
     expect!["10:17-10:18 error: expected expression, found \";\" (expected expression)"]
         .assert_eq(&show_diagnostics(&d));
     assert!(hover_text(&mut c, uri, &broken, "acc", 1).contains("var acc: vec3<f32>"));
-    // A validation error.
+    // A validation error naga gives no span for: on the `return`, with
+    // the types named.
     let invalid = SRC.replace("return vec4<f32>(acc, 1.0);", "return acc;");
     c.replace_all(uri, 3, &invalid);
     let d = c.diagnostics(uri, 3);
     let shown = show_diagnostics(&d);
-    expect!["15:4-15:8 error: Entry point main at Fragment is invalid: The `return` expression Some([12]) does not match the declared return type Some([4])"].assert_eq(&shown);
+    expect!["18:5-18:16 error: `main` returns `vec4<f32>`, but this `return` gives a `vec3<f32>`"]
+        .assert_eq(&shown);
     assert!(shown.contains("main"), "{shown}");
     c.shutdown();
 }

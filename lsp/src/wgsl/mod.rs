@@ -203,6 +203,12 @@ pub fn analyze(text: &str, max_size: usize) -> Analysis {
     let mut diags = Vec::new();
     let info = match Validator::new(ValidationFlags::all(), Capabilities::all()).validate(&module) {
         Ok(info) => Some(info),
+        Err(e) if return_type_error(&module, e.as_inner()).is_some() => {
+            let (span, msg) = return_type_error(&module, e.as_inner()).expect("checked");
+            let (start, end) = range_of(span, text.len());
+            diags.push(Diag::new(start, end, DiagnosticSeverity::Error, msg));
+            None
+        }
         Err(e) => {
             let msg = error_chain(e.as_inner());
             let mut spans = e.spans();
@@ -246,6 +252,69 @@ pub fn analyze(text: &str, max_size: usize) -> Analysis {
         diags,
         types: Some(Arc::new(types_of(&module, info.as_ref(), source))),
     }
+}
+
+/// naga's "The `return` expression Some([12]) does not match the declared
+/// return type Some([4])" told with the types' names, on the `return`
+/// statement (naga gives a loaded local no span, so the error has none).
+fn return_type_error(
+    module: &naga::Module,
+    e: &naga::valid::ValidationError,
+) -> Option<(naga::Span, String)> {
+    use naga::valid::{EntryPointError as EP, FunctionError as F, ValidationError as V};
+    let (f, source) = match e {
+        V::Function { handle, source, .. } => (module.functions.try_get(*handle).ok()?, source),
+        V::EntryPoint {
+            name,
+            source: EP::Function(source),
+            ..
+        } => (
+            &module
+                .entry_points
+                .iter()
+                .find(|ep| &ep.name == name)?
+                .function,
+            source,
+        ),
+        _ => return None,
+    };
+    let F::InvalidReturnType {
+        expression: Some(value),
+        expected_ty,
+    } = source
+    else {
+        return None;
+    };
+    let mut typifier = naga::front::Typifier::new();
+    let ctx = naga::proc::ResolveContext::with_locals(module, &f.local_variables, &f.arguments);
+    typifier.grow(*value, &f.expressions, &ctx).ok()?;
+    let got = module.types.type_resolution_to_string(&typifier[*value]);
+    let name = f.name.as_deref().unwrap_or("the function");
+    let msg = match expected_ty {
+        Some(t) => format!(
+            "`{name}` returns `{}`, but this `return` gives a `{got}`",
+            module.types.type_to_string(*t)
+        ),
+        None => format!("`{name}` returns nothing, but this `return` gives a `{got}`"),
+    };
+    Some((return_span(&f.body, *value)?, msg))
+}
+
+/// The span of the `return` statement in `block` that returns `value`.
+fn return_span(block: &naga::Block, value: naga::Handle<naga::Expression>) -> Option<naga::Span> {
+    use naga::Statement as S;
+    block.span_iter().find_map(|(stmt, span)| match stmt {
+        S::Return { value: Some(v) } if *v == value => Some(*span),
+        S::Block(b) => return_span(b, value),
+        S::If { accept, reject, .. } => {
+            return_span(accept, value).or_else(|| return_span(reject, value))
+        }
+        S::Switch { cases, .. } => cases.iter().find_map(|c| return_span(&c.body, value)),
+        S::Loop {
+            body, continuing, ..
+        } => return_span(body, value).or_else(|| return_span(continuing, value)),
+        _ => None,
+    })
 }
 
 fn types_of(module: &naga::Module, info: Option<&naga::valid::ModuleInfo>, source: &str) -> Types {

@@ -270,6 +270,24 @@ unsafe fn copy(
     // SAFETY: per this function's contract.
     unsafe {
         let made = data.replay.one_time(data.handle, family, &mut |cb| {
+            // The copies wait for earlier work on the queue to have written
+            // (or read: going back) the buffers; a fence or an idle queue
+            // makes writes available, not visible to the transfer.
+            let earlier = vk::MemoryBarrier::default()
+                .src_access_mask(vk::AccessFlags::MEMORY_WRITE)
+                .dst_access_mask(vk::AccessFlags::TRANSFER_READ | vk::AccessFlags::TRANSFER_WRITE);
+            barrier(
+                cb,
+                vk::PipelineStageFlags::ALL_COMMANDS,
+                vk::PipelineStageFlags::TRANSFER,
+                vk::DependencyFlags::empty(),
+                1,
+                &earlier,
+                0,
+                std::ptr::null(),
+                0,
+                std::ptr::null(),
+            );
             for (r, at) in &taken.ranges {
                 let region = vk::BufferCopy {
                     src_offset: if back { *at } else { r.offset },

@@ -427,7 +427,7 @@ fn wgsl_source(min_lines: usize) -> String {
         };
         s.push_str(&format!(
             "fn shade{i}(p: vec3<f32>, n: vec3<f32>, energy: f32) -> vec3<f32> {{
-    var acc = vec3<f32>(0.0);
+    var acc = vec3<f32>(0.0).xyz;
     for (var k = 0u; k < 4u; k++) {{
         let l = lights[k];
         let d = l.pos - p;
@@ -545,5 +545,22 @@ fn wgsl_module(runs: usize) {
         },
     );
     println!("  completion (members after `m.`): {}", stats(completion));
+    // After a constructor the text does not type: naga lowers the module
+    // again with the receiver.
+    let (cl, cc) = pos_of(&src, "vec3<f32>(0.0).xyz", 40, 15);
+    let completion = time_request(
+        &mut c,
+        runs * 4,
+        "textDocument/completion",
+        at(uri, cl, cc),
+        |r| {
+            let items = r["items"].as_array().map_or(&[][..], Vec::as_slice);
+            assert!(items.iter().any(|i| i["label"] == "z"), "{r}");
+        },
+    );
+    println!(
+        "  completion (components after `vec3<f32>(0.0).`, typed by naga): {}",
+        stats(completion)
+    );
     c.shutdown();
 }

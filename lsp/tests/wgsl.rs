@@ -678,6 +678,12 @@ fn wgsl_members_by_type_and_references() {
         at_cursor(uri, &call, "get_light(1u).p$0os", json!({})),
     );
     expect!["2:5-2:8"].assert_eq(&show_range(&def[0]["range"]));
+    // References of Light.pos from either end: the access through the
+    // call's result is found by naga (its typed expressions' spans).
+    let from_decl = references(&mut c, uri, &call, "pos", 0, 0);
+    let from_call = references(&mut c, uri, &call, "get_light(1u).pos", 0, 14);
+    expect!["2:5-2:8 26:24-26:27 27:16-27:19 29:27-29:30"].assert_eq(&from_decl);
+    assert_eq!(from_call, from_decl);
     // A built-in function: its overloads and description.
     let h = c.request(
         "textDocument/hover",

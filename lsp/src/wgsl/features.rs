@@ -269,18 +269,28 @@ impl View<'_> {
 
     /// The occurrences of the declaration named at `offset`.
     fn uses_of_name_at(&self, offset: usize) -> Option<(usize, Vec<(usize, usize)>)> {
-        let (target, _) = self.resolve(offset)?;
+        let (target, _) = self.resolve_with_naga(offset)?;
         let name = self.decls[target].name.as_str();
         let same_text = self
             .names()
             .into_iter()
             .filter(|s| &self.text[s.0..s.1] == name);
-        let spans = self
+        let mut spans: Vec<(usize, usize)> = self
             .occurrences(same_text)
             .into_iter()
             .filter(|(_, i)| *i == target)
             .map(|(s, _)| s)
             .collect();
+        // A member: also every access naga lowered, whatever the receiver
+        // (the text types only names, members and indexing).
+        let d = &self.decls[target];
+        if let (Kind::Member, Some(owner), Some(types)) = (d.kind, d.parent, self.types) {
+            if let Some(uses) = types.member_uses(self.text, &self.decls[owner].name, name) {
+                spans.extend(uses.iter().filter(|s| s.1 <= self.text.len()));
+                spans.sort_unstable();
+                spans.dedup();
+            }
+        }
         Some((target, spans))
     }
 

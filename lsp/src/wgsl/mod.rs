@@ -62,9 +62,27 @@ pub struct Types {
     /// The text naga accepted (with the host's block when it was added):
     /// [`Types::type_of_expression`] lowers expressions against it.
     source: String,
+    /// How much of `source` is the document's text.
+    text_len: usize,
+    /// (struct, member) -> the spans of the member's name in every access
+    /// of it naga lowered (`a.pos`, `f().pos`, `(*p).pos`), in `source`.
+    member_uses: HashMap<(String, String), Vec<(usize, usize)>>,
 }
 
 impl Types {
+    /// The spans of the uses of `member` of struct `owner` naga found, if
+    /// `text` is the text it analysed (else the spans would be stale).
+    pub fn member_uses(&self, text: &str, owner: &str, member: &str) -> Option<&[(usize, usize)]> {
+        if self.source.get(..self.text_len) != Some(text) {
+            return None;
+        }
+        Some(
+            self.member_uses
+                .get(&(owner.to_string(), member.to_string()))
+                .map_or(&[][..], Vec::as_slice),
+        )
+    }
+
     /// The type (naga's WGSL spelling) of the expression `expr`, whose free
     /// names are module-scope ones and `locals` (name, type): naga lowers a
     /// function that takes `locals` as parameters and discards `expr`,
@@ -250,7 +268,12 @@ pub fn analyze(text: &str, max_size: usize) -> Analysis {
     };
     Analysis {
         diags,
-        types: Some(Arc::new(types_of(&module, info.as_ref(), source))),
+        types: Some(Arc::new(types_of(
+            &module,
+            info.as_ref(),
+            source,
+            text.len(),
+        ))),
     }
 }
 
@@ -317,7 +340,70 @@ fn return_span(block: &naga::Block, value: naga::Handle<naga::Expression>) -> Op
     })
 }
 
-fn types_of(module: &naga::Module, info: Option<&naga::valid::ModuleInfo>, source: &str) -> Types {
+/// Every access of a struct member in function `f`, by (struct, member):
+/// the span of the member's name (the end of the access expression's span).
+/// The types of the bases are the validator's (`finfo`) or, when the module
+/// did not validate, naga's typifier's.
+fn member_accesses(
+    module: &naga::Module,
+    f: &naga::Function,
+    finfo: Option<&naga::valid::FunctionInfo>,
+    source: &str,
+    out: &mut HashMap<(String, String), Vec<(usize, usize)>>,
+) {
+    let mut typifier = naga::front::Typifier::new();
+    if finfo.is_none() {
+        let ctx = naga::proc::ResolveContext::with_locals(module, &f.local_variables, &f.arguments);
+        if let Some((last, _)) = f.expressions.iter().last() {
+            if typifier.grow(last, &f.expressions, &ctx).is_err() {
+                return;
+            }
+        }
+    }
+    for (h, e) in f.expressions.iter() {
+        let naga::Expression::AccessIndex { base, index } = *e else {
+            continue;
+        };
+        let resolution = match finfo {
+            Some(fi) if base.index() < fi.expression_count() => &fi[base].ty,
+            Some(_) => continue,
+            None => &typifier[base],
+        };
+        let ty = match resolution {
+            naga::proc::TypeResolution::Handle(t) => *t,
+            naga::proc::TypeResolution::Value(naga::TypeInner::Pointer { base, .. }) => *base,
+            naga::proc::TypeResolution::Value(_) => continue,
+        };
+        let ty = match module.types[ty].inner {
+            naga::TypeInner::Pointer { base, .. } => base,
+            _ => ty,
+        };
+        let (Some(owner), naga::TypeInner::Struct { members, .. }) =
+            (&module.types[ty].name, &module.types[ty].inner)
+        else {
+            continue;
+        };
+        let Some(name) = members.get(index as usize).and_then(|m| m.name.as_ref()) else {
+            continue;
+        };
+        let Some(span) = f.expressions.get_span(h).to_range() else {
+            continue;
+        };
+        let start = span.end.saturating_sub(name.len());
+        if source.get(start..span.end) == Some(name.as_str()) {
+            out.entry((owner.clone(), name.clone()))
+                .or_default()
+                .push((start, span.end));
+        }
+    }
+}
+
+fn types_of(
+    module: &naga::Module,
+    info: Option<&naga::valid::ModuleInfo>,
+    source: &str,
+    text_len: usize,
+) -> Types {
     let tys = &module.types;
     let ty = |h| tys.type_to_string(h);
     let mut globals = HashMap::new();
@@ -351,7 +437,9 @@ fn types_of(module: &naga::Module, info: Option<&naga::valid::ModuleInfo>, sourc
     let mut functions = HashMap::new();
     let mut locals = HashMap::new();
     let mut stages = HashMap::new();
+    let mut member_uses = HashMap::new();
     let mut add = |name: &str, f: &naga::Function, finfo: Option<&naga::valid::FunctionInfo>| {
+        member_accesses(module, f, finfo, source, &mut member_uses);
         let args: Vec<String> = f
             .arguments
             .iter()
@@ -406,6 +494,8 @@ fn types_of(module: &naga::Module, info: Option<&naga::valid::ModuleInfo>, sourc
         structs,
         stages,
         source: source.to_string(),
+        text_len,
+        member_uses,
     }
 }
 
@@ -812,7 +902,7 @@ impl<'a> View<'a> {
     /// [`Self::resolve`], and for a member whose receiver the text does not
     /// type (a call's result, a parenthesised expression) naga's type of the
     /// receiver (a naga parse: for single requests, not for every name).
-    fn resolve_with_naga(&self, offset: usize) -> Option<(usize, (usize, usize))> {
+    pub(super) fn resolve_with_naga(&self, offset: usize) -> Option<(usize, (usize, usize))> {
         if let Some(found) = self.resolve(offset) {
             return Some(found);
         }

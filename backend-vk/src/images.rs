@@ -114,22 +114,6 @@ pub struct Kept {
     layout: vk::ImageLayout,
 }
 
-impl PartialEq for Kept {
-    fn eq(&self, o: &Self) -> bool {
-        let r = |k: &Kept| {
-            let r = k.range;
-            (
-                r.aspect_mask,
-                r.base_mip_level,
-                r.level_count,
-                r.base_array_layer,
-                r.layer_count,
-            )
-        };
-        self.image == o.image && self.layout == o.layout && r(self) == r(o)
-    }
-}
-
 /// Copies of [`Kept`] subresources in images of the layer's own, which
 /// share one allocation.
 pub struct Taken {
@@ -507,13 +491,15 @@ impl Walk<'_> {
                 "it is in the preinitialized layout, which a copy cannot return it to".into(),
             );
         }
-        let kept = Kept {
-            image,
-            range,
-            layout,
-        };
-        if !self.reads.contains(&kept) {
-            self.reads.push(kept);
+        // One copy per image, of every subresource read (two barriers on
+        // one subresource in one command would be invalid).
+        match self.reads.iter_mut().find(|k| k.image == image) {
+            Some(k) => k.range = union(k.range, range),
+            None => self.reads.push(Kept {
+                image,
+                range,
+                layout,
+            }),
         }
         Ok(())
     }
@@ -1001,6 +987,34 @@ fn access(layout: vk::ImageLayout) -> vk::AccessFlags {
         L::TRANSFER_DST_OPTIMAL => A::TRANSFER_WRITE,
         L::GENERAL => A::SHADER_READ | A::SHADER_WRITE | A::TRANSFER_READ | A::TRANSFER_WRITE,
         _ => A::empty(),
+    }
+}
+
+/// The smallest range holding both (same aspects: a format's).
+fn union(a: vk::ImageSubresourceRange, b: vk::ImageSubresourceRange) -> vk::ImageSubresourceRange {
+    let span = |base_a: u32, n_a: u32, base_b: u32, n_b: u32| {
+        let base = base_a.min(base_b);
+        let end = (base_a + n_a).max(base_b + n_b);
+        (base, end - base)
+    };
+    let (base_mip_level, level_count) = span(
+        a.base_mip_level,
+        a.level_count,
+        b.base_mip_level,
+        b.level_count,
+    );
+    let (base_array_layer, layer_count) = span(
+        a.base_array_layer,
+        a.layer_count,
+        b.base_array_layer,
+        b.layer_count,
+    );
+    vk::ImageSubresourceRange {
+        aspect_mask: a.aspect_mask | b.aspect_mask,
+        base_mip_level,
+        level_count,
+        base_array_layer,
+        layer_count,
     }
 }
 

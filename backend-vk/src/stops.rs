@@ -191,10 +191,13 @@ pub unsafe fn submit<I: Submission>(
     if let Err(why) = taken {
         // SAFETY: the copies were waited for.
         unsafe { data.storage.drop_taken(data) };
-        dbg.send(&FromAgent::Error {
-            request: None,
-            message: format!("shader {shader}: the storage cannot be kept for a stop: {why}"),
-        });
+        // Said once: a program submits the same work every frame.
+        if said_once(shader, &why) {
+            dbg.send(&FromAgent::Error {
+                request: None,
+                message: format!("shader {shader}: the storage cannot be kept for a stop: {why}"),
+            });
+        }
         return None;
     }
     let mode = ModuleDebug::hit_test(&bound);

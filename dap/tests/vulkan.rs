@@ -1,0 +1,57 @@
+//! The VS Code extension's values image of a Vulkan program: the layer's
+//! watch image has Vulkan's origin (gl_FragCoord y down), and the adapter
+//! sends it upright, bottom row first, like a GL one, saying the origin so
+//! that pixels are named as the shader names them.
+
+mod client;
+
+use base64::Engine as _;
+use client::{app, Client};
+use serde_json::{json, Value};
+
+#[test]
+fn a_vulkan_values_image_is_upright_and_says_its_origin() {
+    let shader = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../tests/vk-apps/shaders/vk_triangle.frag")
+        .canonicalize()
+        .expect("shader file");
+    let mut c = Client::start();
+    c.ok(
+        "initialize",
+        json!({"adapterID": "shaderdbg", "linesStartAt1": true}),
+    );
+    c.event("initialized");
+    c.ok(
+        "launch",
+        json!({"program": app("vk_triangle"), "args": ["1", "64"]}),
+    );
+    c.ok(
+        "setBreakpoints",
+        json!({"source": {"path": shader}, "breakpoints": [{"line": 12}]}),
+    );
+    c.ok("configurationDone", Value::Null);
+    assert_eq!(c.event("stopped")["body"]["reason"], "breakpoint");
+    let v = c.ok(
+        "shaderdbg/valuesImage",
+        json!({"expression": "gl_FragCoord.y"}),
+    );
+    assert_eq!(v["origin"], "topLeft");
+    let (w, h) = (
+        v["width"].as_u64().unwrap() as usize,
+        v["height"].as_u64().unwrap() as usize,
+    );
+    assert_eq!((w, h), (64, 64));
+    let data = base64::engine::general_purpose::STANDARD
+        .decode(v["data"].as_str().unwrap())
+        .unwrap();
+    let at = |x: usize, row: usize| {
+        let i = (row * w + x) * 4;
+        f32::from_le_bytes(data[i..i + 4].try_into().unwrap())
+    };
+    // Row 0 of the body is the bottom of the picture: in Vulkan, the
+    // fragments with the largest gl_FragCoord.y.
+    assert_eq!(at(0, 0), 63.5);
+    assert_eq!(at(10, 63), 0.5);
+    assert_eq!(at(10, 63 - 20), 20.5);
+    c.disconnect();
+}

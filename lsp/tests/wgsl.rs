@@ -727,3 +727,73 @@ fn wgsl_members_by_type_and_references() {
     .assert_eq(&format!("{}\n{}", found("distance"), found("textureSample")));
     c.shutdown();
 }
+
+/// Inline values and highlights count writes through members and elements
+/// (`p.pos.x = ...`, `a[1] += ...`, `p.n++`) as writes of the root variable,
+/// as for GLSL.
+#[test]
+fn wgsl_writes_through_members_and_elements() {
+    let uri = "file:///tmp/shaderdbg-lsp-test/writes.wgsl";
+    let src = r#"struct P {
+    pos: vec3<f32>,
+    n: u32,
+}
+
+@fragment
+fn main(@location(0) uv: vec2<f32>) -> @location(0) vec4<f32> {
+    var p = P(vec3<f32>(0.0), 1u);
+    var a = array<f32, 4>(1.0, 2.0, 3.0, 4.0);
+    p.pos.x = uv.x;
+    a[1] += f32(p.n);
+    p.n++;
+    let s = a[1] + p.pos.x;
+    if (a[0] == s) {
+        return vec4<f32>(0.0);
+    }
+    return vec4<f32>(s, f32(p.n), 0.0, 1.0);
+}
+"#;
+    let (mut c, d) = Client::start_open(uri, "wgsl", src);
+    assert_eq!(show_diagnostics(&d), "");
+    let (l, _) = pos_of(src, "    return vec4<f32>(s, f32(p.n)", 0, 0);
+    let iv = c.request(
+        "textDocument/inlineValue",
+        json!({"textDocument": {"uri": uri},
+               "range": {"start": {"line": 0, "character": 0}, "end": {"line": 20, "character": 0}},
+               "context": {"frameId": 1, "stoppedLocation": {"start": {"line": l, "character": 4}, "end": {"line": l, "character": 4}}}}),
+    );
+    let shown: Vec<String> = iv
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|v| {
+            format!(
+                "{} {}",
+                v["variableName"].as_str().unwrap(),
+                show_range(&v["range"])
+            )
+        })
+        .collect();
+    expect![[r#"
+        uv 7:22-7:24
+        p 8:9-8:10
+        a 9:9-9:10
+        p 10:5-10:6
+        a 11:5-11:6
+        p 12:5-12:6
+        s 13:9-13:10"#]]
+    .assert_eq(&shown.join("\n"));
+    let hl = c.request(
+        "textDocument/documentHighlight",
+        at_cursor(uri, src, "var $0p", json!({})),
+    );
+    expect!["8:9-8:10 write 10:5-10:6 write 11:17-11:18 read 12:5-12:6 write 13:20-13:21 read 17:29-17:30 read"]
+    .assert_eq(&show_ranges(&hl));
+    let hl = c.request(
+        "textDocument/documentHighlight",
+        at_cursor(uri, src, "var $0a", json!({})),
+    );
+    expect!["9:9-9:10 write 11:5-11:6 write 13:13-13:14 read 14:9-14:10 read"]
+        .assert_eq(&show_ranges(&hl));
+    c.shutdown();
+}

@@ -295,9 +295,46 @@ impl View<'_> {
     }
 
     /// Whether the name ending at `end` is written there: `x = ...`,
-    /// `x += ...` and the other compound assignments, `x++`, `x--`.
+    /// `x += ...` and the other compound assignments, `x++`, `x--`, also
+    /// through members and elements (`x.y[2] += 1.0` writes `x`, as for
+    /// GLSL).
     fn written_at(&self, end: usize) -> bool {
-        let rest = self.text[end..].trim_start();
+        let mut rest = self.text[end..].trim_start();
+        loop {
+            if let Some(r) = rest.strip_prefix('.') {
+                let r = r.trim_start();
+                let name = r
+                    .find(|c: char| !(c.is_alphanumeric() || c == '_'))
+                    .unwrap_or(r.len());
+                if name == 0 {
+                    return false;
+                }
+                rest = r[name..].trim_start();
+            } else if rest.starts_with('[') {
+                let mut depth = 0;
+                let mut close = None;
+                for (i, c) in rest.char_indices() {
+                    match c {
+                        '[' => depth += 1,
+                        ']' => {
+                            depth -= 1;
+                            if depth == 0 {
+                                close = Some(i);
+                                break;
+                            }
+                        }
+                        ';' | '{' | '}' => return false,
+                        _ => {}
+                    }
+                }
+                let Some(close) = close else {
+                    return false;
+                };
+                rest = rest[close + 1..].trim_start();
+            } else {
+                break;
+            }
+        }
         if rest.starts_with("++") || rest.starts_with("--") {
             return true;
         }

@@ -64,6 +64,11 @@ export function valueAt(img: ValuesImage, x: number, y: number): number[] | unde
   return Array.from(img.values.subarray(p * components, (p + 1) * components));
 }
 
+/** The y the shader's gl_FragCoord has at picture row `y` from the bottom (Vulkan counts from the top). */
+export function fragCoordY(body: ValuesImageBody, y: number): number {
+  return body.origin === 'topLeft' ? body.height - 1 - y : y;
+}
+
 /** A float as the hover shows it: shortest round-trip text, NaN/Inf spelled out. */
 export function formatFloat(v: number): string {
   if (Number.isNaN(v)) return 'NaN';

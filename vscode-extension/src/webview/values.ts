@@ -1,7 +1,7 @@
 // "Values over the draw" (webview): per-fragment values painted with a colour
 // scale; min/max; NaN/Inf highlighted; hover for the exact value.
 import { clickToFragCoord } from '../coords';
-import { decode, defaultChannel, formatFloat, formatValue, paint, valueAt, viridis, type Channel, type ValuesImage, type ValuesImageBody } from '../values';
+import { decode, defaultChannel, formatFloat, formatValue, fragCoordY, paint, valueAt, viridis, type Channel, type ValuesImage, type ValuesImageBody } from '../values';
 import { el, vscodeApi } from './api';
 
 interface ValuesMessage { type: 'values'; body: ValuesImageBody }
@@ -62,9 +62,7 @@ canvas.addEventListener('mousemove', (ev) => {
   const p = clickToFragCoord(ev.offsetX, ev.offsetY, canvas.clientWidth, canvas.clientHeight, img.body.width, img.body.height);
   if (!p) { hover.textContent = ''; return; }
   const v = valueAt(img, p.x, p.y);
-  // Named as the shader's gl_FragCoord names it (Vulkan counts y down).
-  const y = img.body.origin === 'topLeft' ? img.body.height - 1 - p.y : p.y;
-  hover.textContent = `(${p.x}, ${y}): ${v ? formatValue(img.body.type, v) : 'not covered by the draw'}`;
+  hover.textContent = `(${p.x}, ${fragCoordY(img.body, p.y)}): ${v ? formatValue(img.body.type, v) : 'not covered by the draw'}`;
   canvas.title = hover.textContent;
 });
 

@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import * as assert from 'node:assert/strict';
-import { base64ToBytes, bytesToF32, decode, defaultChannel, formatFloat, formatValue, INF_COLOUR, NAN_COLOUR, normalize, paint, stats, valueAt, viridis, type ValuesImageBody } from '../../src/values';
+import { base64ToBytes, bytesToF32, decode, defaultChannel, formatFloat, formatValue, fragCoordY, INF_COLOUR, NAN_COLOUR, normalize, paint, stats, valueAt, viridis, type ValuesImageBody } from '../../src/values';
 import { expressionAt } from '../../src/expression';
 
 /** A body as the adapter sends it: rows bottom first, LE f32. */
@@ -27,6 +27,14 @@ test('decode checks sizes; valueAt uses gl_FragCoord (bottom row first)', () => 
   assert.equal(valueAt(img, 1, 1), undefined);
   assert.equal(valueAt(img, 2, 0), undefined);
   assert.throws(() => decode({ ...img.body, components: 2 }), /values for/);
+});
+
+test('pixels are named as the shader names them: Vulkan images (origin topLeft) count y from the top', () => {
+  const gl = body(2, 4, 1, [0, 0, 0, 0, 0, 0, 0, 0], [1, 1, 1, 1, 1, 1, 1, 1]);
+  assert.equal(fragCoordY(gl, 0), 0);
+  assert.equal(fragCoordY({ ...gl, origin: 'bottomLeft' }, 1), 1);
+  assert.equal(fragCoordY({ ...gl, origin: 'topLeft' }, 0), 3);
+  assert.equal(fragCoordY({ ...gl, origin: 'topLeft' }, 3), 0);
 });
 
 test('stats: min/max per component over covered finite values, NaN/Inf counted per pixel', () => {

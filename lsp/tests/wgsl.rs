@@ -684,6 +684,13 @@ fn wgsl_members_by_type_and_references() {
     let from_call = references(&mut c, uri, &call, "get_light(1u).pos", 0, 14);
     expect!["2:5-2:8 26:24-26:27 27:16-27:19 29:27-29:30"].assert_eq(&from_decl);
     assert_eq!(from_call, from_decl);
+    // Semantic tokens: that `pos` is a member (type 4) too.
+    let toks = c.request(
+        "textDocument/semanticTokens/full",
+        json!({"textDocument": {"uri": uri}}),
+    );
+    let (l, ch) = pos_of(&call, "get_light(1u).pos", 0, 14);
+    assert_eq!(token_at(&toks, l, ch), Some((3, 4)), "{toks}");
     // A built-in function: its overloads and description.
     let h = c.request(
         "textDocument/hover",
@@ -796,4 +803,25 @@ fn main(@location(0) uv: vec2<f32>) -> @location(0) vec4<f32> {
     expect!["9:9-9:10 write 11:5-11:6 write 13:13-13:14 read 14:9-14:10 read"]
         .assert_eq(&show_ranges(&hl));
     c.shutdown();
+}
+
+/// The (length, type) of the semantic token starting at (line, character).
+fn token_at(toks: &Value, line: u32, character: u32) -> Option<(u64, u64)> {
+    let data: Vec<u64> = toks["data"]
+        .as_array()?
+        .iter()
+        .filter_map(Value::as_u64)
+        .collect();
+    let (mut l, mut c) = (0, 0);
+    for t in data.chunks(5) {
+        if t[0] > 0 {
+            c = 0;
+        }
+        l += t[0];
+        c += t[1];
+        if (l, c) == (u64::from(line), u64::from(character)) {
+            return Some((t[2], t[3]));
+        }
+    }
+    None
 }

@@ -767,9 +767,16 @@ impl View<'_> {
     /// what they declare, calls of built-in functions as default-library
     /// functions.
     pub fn semantic_tokens(&self) -> Vec<SemanticToken> {
+        // Member accesses naga lowered, for members the text does not
+        // resolve (`f().pos` where two structs have a `pos`).
+        let members: std::collections::HashSet<(usize, usize)> = self
+            .types
+            .map(|t| t.all_member_uses(self.text).collect())
+            .unwrap_or_default();
         let tokens = self.names().into_iter().filter_map(|span| {
             let (token_type, modifiers) = match self.resolve(span.0) {
                 Some((i, s)) if s == span => self.class_of(i, span),
+                _ if members.contains(&span) => (4, 0),
                 _ => {
                     let name = &self.text[span.0..span.1];
                     let call = self.text[span.1..].trim_start().starts_with('(');

@@ -70,6 +70,17 @@ pub struct Types {
 }
 
 impl Types {
+    /// The spans of every member access naga found, if `text` is the text
+    /// it analysed.
+    pub fn all_member_uses<'a>(&'a self, text: &str) -> impl Iterator<Item = (usize, usize)> + 'a {
+        let current = self.source.get(..self.text_len) == Some(text);
+        self.member_uses
+            .values()
+            .flatten()
+            .copied()
+            .filter(move |s| current && s.1 <= self.text_len)
+    }
+
     /// The spans of the uses of `member` of struct `owner` naga found, if
     /// `text` is the text it analysed (else the spans would be stale).
     pub fn member_uses(&self, text: &str, owner: &str, member: &str) -> Option<&[(usize, usize)]> {

@@ -623,6 +623,9 @@ impl Model {
         match &e.content {
             ExprData::IntConst(i) => Some(i64::from(*i)),
             ExprData::UIntConst(u) => Some(i64::from(*u)),
+            ExprData::Variable(id) if literal_name(id.as_str()) => {
+                crate::syntax::extended_literal(id.as_str()).and_then(|l| l.value)
+            }
             ExprData::Variable(id) => {
                 let d = self.lookup(id.as_str())?;
                 if let Some(v) = self.decls[d].const_int {
@@ -1727,6 +1730,9 @@ impl Model {
     /// diagnostics on the way).
     pub fn expr_type(&mut self, e: &ast::Expr) -> Type {
         match &e.content {
+            ExprData::Variable(id) if literal_name(id.as_str()) => {
+                crate::syntax::extended_literal(id.as_str()).map_or(Type::Error, |l| l.ty)
+            }
             ExprData::Variable(id) => match self.lookup(id.as_str()) {
                 Some(d) => {
                     if self.deprecated.remove(&d) {
@@ -1940,6 +1946,7 @@ impl Model {
     /// Why `e` is not writable, or None (also when unsure).
     fn not_an_lvalue(&mut self, e: &ast::Expr) -> Option<String> {
         match &e.content {
+            ExprData::Variable(id) if literal_name(id.as_str()) => Some("a literal".to_string()),
             ExprData::Variable(id) => {
                 let d = self.lookup(id.as_str())?;
                 let name = id.as_str();
@@ -2093,10 +2100,24 @@ impl Model {
                 };
                 let non_const_offsets = name.contains("Offset")
                     && self.extensions.contains("GL_EXT_texture_offset_non_const");
+                // GL_NV_gpu_shader5 lets these take offsets computed at run
+                // time (not the Grad ones, nor `comp`), as glslang has it.
+                let nv_offsets = self.extensions.contains("GL_NV_gpu_shader5")
+                    && matches!(
+                        name.as_str(),
+                        "textureGatherOffsets"
+                            | "textureOffset"
+                            | "texelFetchOffset"
+                            | "textureProjOffset"
+                            | "textureLodOffset"
+                            | "textureProjLodOffset"
+                    );
                 for (i, arg) in args.iter().enumerate() {
                     let param = sig.and_then(|s| s.params.get(i)).map(|p| p.name.as_str());
+                    let run_time_offset = nv_offsets && matches!(param, Some("offset" | "offsets"));
                     if builtins::constant_argument(&name, i, param)
                         && !non_const_offsets
+                        && !run_time_offset
                         && !self.is_const_expr(arg)
                     {
                         self.error(
@@ -2388,7 +2409,8 @@ impl Model {
     ) -> Type {
         use ast::BinaryOpData as B;
         let conv = self.conversions();
-        if a.is_error() || b.is_error() {
+        let unmodelled = sized_arithmetic(&a) || sized_arithmetic(&b);
+        if a.is_error() || b.is_error() || unmodelled {
             return match op {
                 B::Or
                 | B::Xor
@@ -2399,6 +2421,9 @@ impl Model {
                 | B::Gt
                 | B::Lte
                 | B::Gte => BOOL,
+                // The sized operand's type, the likelier result (int64_t + int).
+                _ if unmodelled && sized_arithmetic(&a) => a,
+                _ if unmodelled => b,
                 _ => Type::Error,
             };
         }
@@ -2481,6 +2506,17 @@ impl Conversions {
 
     /// Whether a value of type `from` is accepted where `to` is expected.
     pub fn ty(self, from: &Type, to: &Type) -> bool {
+        // The sized types of extensions (`int64_t`, `f16vec2`) have their
+        // own rules (arrays of them: only the same type).
+        if from.is_error() || to.is_error() {
+            return true;
+        }
+        if let Some(ok) = crate::types::sized_converts(from, to) {
+            return ok;
+        }
+        if sized_arithmetic(from) || sized_arithmetic(to) {
+            return from == to || matches!(to, Type::Array(_, None));
+        }
         if !from.converts_to(to) {
             return false;
         }
@@ -2496,6 +2532,22 @@ impl Conversions {
             _ => true,
         }
     }
+}
+
+/// Whether a `Variable`'s name is a literal's text (`parse` puts the
+/// literals glsl-lang's lexer rejects there: [`crate::syntax::ExtendedLiteral`]).
+pub fn literal_name(name: &str) -> bool {
+    name.starts_with(|c: char| c.is_ascii_digit() || c == '.')
+}
+
+/// Whether `t` is (an array of) an explicitly sized arithmetic type of an
+/// extension (`int64_t`, `f16vec2`), which the analysis does not model.
+fn sized_arithmetic(t: &Type) -> bool {
+    let mut t = t;
+    while let Type::Array(e, _) = t {
+        t = e;
+    }
+    matches!(t, Type::Opaque(n) if crate::types::is_sized_arithmetic(n))
 }
 
 /// Layout identifiers that only a declaration of their own (`layout(...)
@@ -2792,6 +2844,22 @@ void main() {
 "#,
             Stage::Fragment,
             expect![""],
+        );
+    }
+
+    /// The sized types of GL_EXT_shader_explicit_arithmetic_types convert
+    /// as glslang has them (not at all before: every use was an error), and
+    /// the literals glsl-lang's lexer rejects have their types.
+    #[test]
+    fn sized_types_and_extended_literals() {
+        check(
+            "#version 450\n#extension GL_EXT_shader_explicit_arithmetic_types : enable\nint64_t f(int16_t a, int32_t b) { return a + b; }\nvoid main() {\n    int16_t s = 1S;\n    int64_t ok = f(s, 2) + 0xFFFFFFFF;\n    int64_t bad = f(s, 3L);\n    int narrow = 4L;\n    float16_t h = 1.0;\n    float16_t h2 = 0.5hf;\n    1L = ok;\n}\n",
+            Stage::Fragment,
+            expect![[r#"
+                7:19: no overload of `f` takes (int16_t, int64_t)
+                8:18: cannot initialize `narrow` of type int with a value of type int64_t
+                9:19: cannot initialize `h` of type float16_t with a value of type float
+                11:5: an assignment needs a variable it can write, and this is a literal"#]],
         );
     }
 

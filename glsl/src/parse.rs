@@ -3,7 +3,6 @@
 //! [`SourceText::text`]; [`SourceText::locate`] turns them into file/line/column.
 
 use glsl_lang::ast;
-use glsl_lang::parse::DefaultParse;
 use glsl_lang_pp::processor::event::DirectiveKind;
 use glsl_lang_pp::processor::nodes::{ExtensionBehavior, VersionProfile};
 
@@ -20,6 +19,17 @@ pub trait IncludeResolver {
     /// name of the file that contains the directive (`None` for a source string).
     fn resolve(&self, path: &str, includer: Option<&str>)
         -> Result<(String, String), IncludeError>;
+
+    /// The same for `#include <path>`, a system header: GL_GOOGLE_include_directive
+    /// looks those up only on the include path, never next to the includer.
+    /// By default, as `#include "path"`.
+    fn resolve_system(
+        &self,
+        path: &str,
+        includer: Option<&str>,
+    ) -> Result<(String, String), IncludeError> {
+        self.resolve(path, includer)
+    }
 }
 
 /// Files held in memory, by the name an `#include` gives (tests, tools).
@@ -117,7 +127,7 @@ impl SourceText {
         let mut piece_start = bom;
         let mut offset = bom;
         for line in src[bom..].split_inclusive('\n') {
-            if let Some(path) = include_target(line) {
+            if let Some((path, system)) = include_target(line) {
                 let at = Span::new(
                     self.text.len() + (offset - piece_start),
                     line.trim_end().len(),
@@ -139,7 +149,12 @@ impl SourceText {
                     Origin::Include(name) => Some(name.as_str()),
                     Origin::String(_) => None,
                 };
-                let (name, text) = resolver.resolve(path, includer).map_err(|e| {
+                let resolved = if system {
+                    resolver.resolve_system(path, includer)
+                } else {
+                    resolver.resolve(path, includer)
+                };
+                let (name, text) = resolved.map_err(|e| {
                     Diagnostic::error(at, format!("#include \"{path}\": {e}"))
                         .with_kind(DiagnosticKind::Include)
                 })?;
@@ -262,14 +277,18 @@ fn directive<'a>(line: &'a str, name: &str) -> Option<&'a str> {
     rest.starts_with([' ', '\t', '"', '<']).then(|| rest.trim())
 }
 
-fn include_target(line: &str) -> Option<&str> {
+/// The path of an `#include` line, and whether it is a system header (`<path>`).
+fn include_target(line: &str) -> Option<(&str, bool)> {
     let arg = directive(line, "include")?;
     let arg = arg.split("//").next().unwrap_or(arg).trim();
-    let inner = arg
-        .strip_prefix('"')
+    arg.strip_prefix('"')
         .and_then(|a| a.strip_suffix('"'))
-        .or_else(|| arg.strip_prefix('<').and_then(|a| a.strip_suffix('>')))?;
-    Some(inner)
+        .map(|p| (p, false))
+        .or_else(|| {
+            arg.strip_prefix('<')
+                .and_then(|a| a.strip_suffix('>'))
+                .map(|p| (p, true))
+        })
 }
 
 fn is_include_extension(line: &str) -> bool {
@@ -400,6 +419,32 @@ fn conditional_on_hidden_extension(line: &str, es: bool) -> Option<String> {
     changed.then_some(out)
 }
 
+/// A parse context in which the type names that the shader's enabled
+/// extensions add (`types` lines of `extensions.txt`) are type names.
+/// glsl-lang's lexer knows only the types of its own registry, and those
+/// only when its registry knows the extension (`int8_t` of
+/// GL_NV_gpu_shader5, hidden from it, was an identifier) and only from the
+/// version that made them core (`sampler1DArray` of GL_EXT_texture_array in
+/// 1.10). Every `#extension` line counts, wherever it stands: the analysis
+/// still rejects a type its extension does not enable where it is used.
+fn extension_type_names(source: &str) -> glsl_lang::parse::ParseContext {
+    let mut exts = crate::builtins::ExtSet::default();
+    for line in source.lines() {
+        let Some((name, behavior)) = directive(line, "extension").and_then(|r| r.split_once(':'))
+        else {
+            continue;
+        };
+        if behavior.split("//").next().unwrap_or("").trim() != "disable" {
+            exts.enable(name.trim());
+        }
+    }
+    let ctx = glsl_lang::parse::ParseContext::new();
+    for name in crate::builtins::enabled_extension_types(&exts) {
+        ctx.add_type_name(ast::IdentifierData::from(name).into());
+    }
+    ctx
+}
+
 /// Qualifier keywords: after `invariant`, one of them makes glsl-lang's
 /// grammar happy.
 const QUALIFIER_WORDS: [&str; 20] = [
@@ -510,6 +555,154 @@ fn restore_lone_invariants(tu: &mut ast::TranslationUnit, types: &[usize]) {
     }
 }
 
+/// Numeric literals glsl-lang's lexer rejects ([`crate::syntax::extended_literal`]:
+/// `1L`, `2US`, `0.5hf`, `0xFFFFFFFF`) made identifiers of the same length
+/// (`_L`, `_US`, `_5hf`, `_xFFFFFFFF`) in the code and in `#define` bodies
+/// (not in `#if` expressions, comments or strings). Returns the text and,
+/// for [`restore_extended_literals`], where each starts with its text. A
+/// literal whose stand-in the shader itself uses as a word stays (and is
+/// the syntax error it was).
+fn hide_extended_literals(
+    text: std::borrow::Cow<'_, str>,
+) -> (std::borrow::Cow<'_, str>, Vec<(usize, String)>) {
+    let src = text.as_ref();
+    let bytes = src.as_bytes();
+    let ident = |b: u8| b.is_ascii_alphanumeric() || b == b'_';
+    let mut found: Vec<(usize, String)> = Vec::new();
+    let mut i = 0;
+    let mut line_start = true;
+    while i < bytes.len() {
+        let b = bytes[i];
+        if b == b'\n' {
+            line_start = true;
+            i += 1;
+            continue;
+        }
+        if b.is_ascii_whitespace() {
+            i += 1;
+            continue;
+        }
+        // (Every branch below leaves `i` on a character boundary.)
+        let at_line_start = std::mem::replace(&mut line_start, false);
+        if at_line_start && b == b'#' {
+            let end = src[i..].find('\n').map_or(src.len(), |n| i + n);
+            if directive(&src[i..end], "define").is_none() {
+                i = end;
+                continue;
+            }
+            i += 1;
+            continue;
+        }
+        if src[i..].starts_with("//") {
+            i = src[i..].find('\n').map_or(src.len(), |n| i + n);
+        } else if src[i..].starts_with("/*") {
+            i = src[i + 2..].find("*/").map_or(src.len(), |n| i + 2 + n + 2);
+        } else if b == b'"' {
+            i = src[i + 1..]
+                .find(['"', '\n'])
+                .map_or(src.len(), |n| i + 1 + n + 1);
+        } else if ident(b) && !b.is_ascii_digit() {
+            while i < bytes.len() && ident(bytes[i]) {
+                i += 1;
+            }
+        } else if b.is_ascii_digit()
+            || (b == b'.' && bytes.get(i + 1).is_some_and(u8::is_ascii_digit))
+        {
+            let start = i;
+            let hex = src[i..].starts_with("0x") || src[i..].starts_with("0X");
+            while i < bytes.len() {
+                let c = bytes[i];
+                let exponent_sign =
+                    matches!(c, b'+' | b'-') && !hex && matches!(bytes[i - 1], b'e' | b'E');
+                if !(ident(c) || c == b'.' || exponent_sign) {
+                    break;
+                }
+                i += 1;
+            }
+            let literal = &src[start..i];
+            if crate::syntax::extended_literal(literal).is_some() {
+                found.push((start, literal.to_string()));
+            }
+        } else {
+            i += src[i..].chars().next().map_or(1, char::len_utf8);
+        }
+    }
+    let used_as_word = |w: &str| {
+        src.match_indices(w).any(|(at, _)| {
+            let before = at.checked_sub(1).map(|p| bytes[p]);
+            let after = bytes.get(at + w.len()).copied();
+            !before.is_some_and(ident) && !after.is_some_and(ident)
+        })
+    };
+    found.retain(|(_, lit)| !used_as_word(&literal_stand_in(lit)));
+    if found.is_empty() {
+        return (text, found);
+    }
+    let mut owned = text.into_owned();
+    for (at, lit) in &found {
+        owned.replace_range(*at..*at + lit.len(), &literal_stand_in(lit));
+    }
+    (std::borrow::Cow::Owned(owned), found)
+}
+
+/// The identifier standing in for a literal: `_`, then its text after
+/// the first character with `.`, `+`, `-` as `_`.
+fn literal_stand_in(lit: &str) -> String {
+    std::iter::once('_')
+        .chain(lit.chars().skip(1).map(|c| {
+            if c.is_ascii_alphanumeric() || c == '_' {
+                c
+            } else {
+                '_'
+            }
+        }))
+        .collect()
+}
+
+/// Puts back the literals [`hide_extended_literals`] hid: each stand-in
+/// identifier read as a variable becomes a `Variable` named by the
+/// literal's text, found by where it starts (or, expanded from a macro
+/// elsewhere, by its name where that names one literal only).
+fn restore_extended_literals(tu: &mut ast::TranslationUnit, found: &[(usize, String)]) {
+    use glsl_lang::visitor::{HostMut, Visit, VisitorMut};
+    if found.is_empty() {
+        return;
+    }
+    struct Restore<'a> {
+        by_offset: std::collections::HashMap<usize, &'a str>,
+        by_name: std::collections::HashMap<String, Option<&'a str>>,
+    }
+    impl VisitorMut for Restore<'_> {
+        fn visit_expr(&mut self, e: &mut ast::Expr) -> Visit {
+            if let ast::ExprData::Variable(id) = &mut e.content {
+                let at = id.span.map(|s| usize::from(s.start().offset));
+                let lit = at
+                    .and_then(|at| self.by_offset.get(&at).copied())
+                    .or_else(|| self.by_name.get(id.as_str()).copied().flatten());
+                if let Some(lit) = lit {
+                    id.content = ast::IdentifierData::from(lit);
+                }
+            }
+            Visit::Children
+        }
+    }
+    let mut r = Restore {
+        by_offset: found.iter().map(|(at, l)| (*at, l.as_str())).collect(),
+        by_name: std::collections::HashMap::new(),
+    };
+    for (_, lit) in found {
+        r.by_name
+            .entry(literal_stand_in(lit))
+            .and_modify(|e| {
+                if *e != Some(lit.as_str()) {
+                    *e = None;
+                }
+            })
+            .or_insert(Some(lit.as_str()));
+    }
+    tu.visit_mut(&mut r);
+}
+
 /// A parsed shader.
 #[derive(Clone, Debug)]
 pub struct Parsed {
@@ -547,18 +740,27 @@ pub fn parse_text(mut source: SourceText, stage: Stage) -> Result<Parsed, Diagno
     };
     let (parse_text, hidden) = hide_extensions_glsl_lang_rejects(&source.text);
     let (parse_text, lone_invariants) = hide_lone_invariants(parse_text);
-    let (mut tu, _ctx, lexer) =
-        ast::TranslationUnit::parse_with_options(parse_text.as_ref(), &opts).map_err(|e| {
-            let range = e.pos();
-            let start = usize::from(range.start()).min(source.text.len());
-            let len = usize::from(range.len());
-            Diagnostic::error(
-                Span::new(start, len),
-                crate::syntax::syntax_message(e.inner()),
-            )
-            .with_kind(DiagnosticKind::Syntax)
-        })?;
+    let (parse_text, literals) = hide_extended_literals(parse_text);
+    let ctx = extension_type_names(&source.text);
+    let (mut tu, _ctx, lexer) = glsl_lang::parse::ParseBuilder::<
+        glsl_lang::parse::DefaultLexer<'_>,
+        ast::TranslationUnit,
+    >::new(parse_text.as_ref())
+    .opts(&opts)
+    .context(&ctx)
+    .parse()
+    .map_err(|e| {
+        let range = e.pos();
+        let start = usize::from(range.start()).min(source.text.len());
+        let len = usize::from(range.len());
+        Diagnostic::error(
+            Span::new(start, len),
+            crate::syntax::syntax_message(e.inner()),
+        )
+        .with_kind(DiagnosticKind::Syntax)
+    })?;
     restore_lone_invariants(&mut tu, &lone_invariants);
+    restore_extended_literals(&mut tu, &literals);
     let directives = lexer.into_directives();
     let mut source_has_version = false;
     let mut version = None;
@@ -742,6 +944,44 @@ mod tests {
         }
         let err = parse(&["#include \"a\"\n"], Stage::Fragment, Some(&Cycle)).unwrap_err();
         assert!(err.message.contains("cyclic"), "{}", err.message);
+    }
+
+    /// `#include <x>` asks the resolver for a system header, `#include "x"`
+    /// for a file next to the includer (glslang's `include.system.vert`
+    /// declared the same variable twice when both found the same file).
+    #[test]
+    fn system_includes_are_asked_as_such() {
+        struct Split;
+        impl IncludeResolver for Split {
+            fn resolve(&self, p: &str, _: Option<&str>) -> Result<(String, String), IncludeError> {
+                Ok((format!("./{p}"), "float local_one;\n".into()))
+            }
+            fn resolve_system(
+                &self,
+                p: &str,
+                _: Option<&str>,
+            ) -> Result<(String, String), IncludeError> {
+                Ok((format!("sys/{p}"), "float system_one;\n".into()))
+            }
+        }
+        let src = "#version 450\n#extension GL_GOOGLE_include_directive : enable\n#include \"bar.h\"\n#include <bar.h>\nvoid main() {}\n";
+        let p = parse(&[src], Stage::Vertex, Some(&Split)).unwrap();
+        assert!(
+            p.source
+                .text
+                .contains("float local_one;\nfloat system_one;"),
+            "{}",
+            p.source.text
+        );
+        // Without a system lookup of its own, a resolver serves both.
+        let files = MemoryFiles(vec![("a.h", "float a;\n")]);
+        let p = parse(
+            &["#include <a.h>\nvoid main() {}\n"],
+            Stage::Vertex,
+            Some(&files),
+        )
+        .unwrap();
+        assert!(p.source.text.starts_with("float a;"), "{}", p.source.text);
     }
 
     #[test]

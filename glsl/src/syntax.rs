@@ -33,6 +33,73 @@ pub fn binary_op_symbol(op: &ast::BinaryOpData) -> &'static str {
     }
 }
 
+/// A numeric literal GLSL has that glsl-lang's lexer rejects: the
+/// suffixes of GL_ARB_gpu_shader_int64 (`1L`, `2UL`), of the 16-bit types
+/// (`3S`, `4US`, `0.5hf`), `Lf`/`lF` doubles, and unsuffixed integers that
+/// do not fit an `int` but whose bits fit 32 (`2147483648`, `0xFFFFFFFF`:
+/// an `int` of those bits). `parse` hands them to the parser as
+/// identifiers and puts the literal's own text back as a `Variable`'s name
+/// (the only names that start with a digit or a dot), which the
+/// transpiler prints verbatim.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ExtendedLiteral {
+    pub ty: crate::Type,
+    /// The value of an integer literal, where an `i64` holds it.
+    pub value: Option<i64>,
+}
+
+/// The [`ExtendedLiteral`] `text` is, or None (also for the literals
+/// glsl-lang reads itself, and for malformed ones, which it rejects).
+pub fn extended_literal(text: &str) -> Option<ExtendedLiteral> {
+    use crate::types::{Scalar, Type};
+    let opaque = |n: &str| Type::Opaque(n.to_string());
+    let hex = text.strip_prefix("0x").or_else(|| text.strip_prefix("0X"));
+    let floating = hex.is_none()
+        && (text.contains('.') || text.contains(['e', 'E']) || text.ends_with(['f', 'F']));
+    if floating {
+        let lower = text.to_ascii_lowercase();
+        let (mantissa, ty) = if lower.ends_with("hf") {
+            (&text[..text.len() - 2], opaque("float16_t"))
+        } else if lower.ends_with("lf") && !text.ends_with("lf") && !text.ends_with("LF") {
+            (&text[..text.len() - 2], Type::Scalar(Scalar::Double))
+        } else {
+            return None;
+        };
+        mantissa.parse::<f64>().ok()?;
+        return Some(ExtendedLiteral { ty, value: None });
+    }
+    let digits_end = text
+        .char_indices()
+        .skip(if hex.is_some() { 2 } else { 0 })
+        .find(|(_, c)| !c.is_ascii_hexdigit() || (hex.is_none() && !c.is_ascii_digit()))
+        .map_or(text.len(), |(i, _)| i);
+    let (digits, suffix) = text.split_at(digits_end);
+    let (radix, digits) = match hex {
+        Some(_) => (16, &digits[2..]),
+        None if digits.len() > 1 && digits.starts_with('0') => (8, &digits[1..]),
+        None => (10, digits),
+    };
+    let v = u64::from_str_radix(digits, radix).ok()?;
+    let (ty, fits) = match suffix.to_ascii_lowercase().as_str() {
+        // glsl-lang reads those that fit an int itself.
+        "" if v > i32::MAX as u64 && v <= u64::from(u32::MAX) => {
+            return Some(ExtendedLiteral {
+                ty: Type::Scalar(Scalar::Int),
+                value: Some(i64::from(v as u32 as i32)),
+            });
+        }
+        "l" => (opaque("int64_t"), true),
+        "ul" | "lu" => (opaque("uint64_t"), true),
+        "s" => (opaque("int16_t"), v <= u64::from(u16::MAX)),
+        "us" | "su" => (opaque("uint16_t"), v <= u64::from(u16::MAX)),
+        _ => return None,
+    };
+    fits.then(|| ExtendedLiteral {
+        ty,
+        value: i64::try_from(v).ok(),
+    })
+}
+
 /// Why a swizzle is not one.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 pub enum SwizzleError {
@@ -182,6 +249,48 @@ pub fn expression_error<E: LexicalError>(text: &str, e: &ParseError<E>) -> Strin
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn extended_literals_and_their_types() {
+        use crate::types::{Scalar, Type};
+        let ty = |t: &str| extended_literal(t).map(|l| l.ty.to_string());
+        assert_eq!(ty("4607182418800017408L").as_deref(), Some("int64_t"));
+        assert_eq!(ty("13830554455654793216UL").as_deref(), Some("uint64_t"));
+        assert_eq!(ty("0x7fffL").as_deref(), Some("int64_t"));
+        assert_eq!(ty("32768S").as_deref(), Some("int16_t"));
+        assert_eq!(ty("7us").as_deref(), Some("uint16_t"));
+        assert_eq!(ty("0.5hf").as_deref(), Some("float16_t"));
+        assert_eq!(ty("1e3HF").as_deref(), Some("float16_t"));
+        assert_eq!(ty("3.14Lf").as_deref(), Some("double"));
+        // An int of the literal's 32 bits.
+        assert_eq!(
+            extended_literal("0xFFFFFFFF"),
+            Some(ExtendedLiteral {
+                ty: Type::Scalar(Scalar::Int),
+                value: Some(-1)
+            })
+        );
+        assert_eq!(
+            extended_literal("2147483648").and_then(|l| l.value),
+            Some(-2147483648)
+        );
+        // What glsl-lang reads itself, and what is no literal.
+        for t in [
+            "1",
+            "2147483647",
+            "1u",
+            "0.5",
+            "1.0lf",
+            "2.0LF",
+            "1.5f",
+            "99999999999",
+            "70000S",
+            "1x",
+            "0.5q",
+        ] {
+            assert_eq!(extended_literal(t), None, "{t}");
+        }
+    }
 
     #[test]
     fn expression_errors_name_the_column_not_every_token() {

@@ -140,6 +140,99 @@ pub fn parse_type_name(name: &str) -> Option<Type> {
     None
 }
 
+/// Whether `name` is one of the explicitly sized arithmetic types
+/// extensions add (`int8_t`, `uint64_t`, `float16_t`, `i16vec3`,
+/// `u64vec2`, `f16mat2x3`, ...): the core's type model has no 8-, 16- or
+/// 64-bit integers nor halves, so these stay opaque to the analysis.
+pub fn is_sized_arithmetic(name: &str) -> bool {
+    let sized = |s: &str| matches!(s, "8" | "16" | "32" | "64");
+    if let Some(base) = name.strip_suffix("_t") {
+        let digits = base.trim_start_matches(|c: char| c.is_ascii_alphabetic());
+        let kind = &base[..base.len() - digits.len()];
+        return matches!(kind, "int" | "uint" | "float") && sized(digits);
+    }
+    let (Some(kind), Some(rest)) = (name.chars().next(), name.get(1..)) else {
+        return false;
+    };
+    let digits_end = rest
+        .find(|c: char| !c.is_ascii_digit())
+        .unwrap_or(rest.len());
+    let (bits, shape) = rest.split_at(digits_end);
+    let shape_ok = match shape.strip_prefix("vec") {
+        Some(n) => matches!(n, "2" | "3" | "4"),
+        None => {
+            kind == 'f'
+                && shape.strip_prefix("mat").is_some_and(|d| {
+                    let dims: Vec<&str> = d.split('x').collect();
+                    dims.len() <= 2 && dims.iter().all(|n| matches!(*n, "2" | "3" | "4"))
+                })
+        }
+    };
+    matches!(kind, 'i' | 'u' | 'f') && sized(bits) && shape_ok
+}
+
+/// Kind (`i`, `u`, `f`), bit width and component count of a scalar or
+/// vector type, core (`ivec3`: `i`, 32, 3) or sized (`f16vec2`: `f`, 16, 2).
+fn arithmetic_parts(t: &Type) -> Option<(char, u8, u8)> {
+    let of_scalar = |s: Scalar| match s {
+        Scalar::Int => Some(('i', 32)),
+        Scalar::Uint => Some(('u', 32)),
+        Scalar::Float => Some(('f', 32)),
+        Scalar::Double => Some(('f', 64)),
+        Scalar::Bool => None,
+    };
+    match t {
+        Type::Scalar(s) => of_scalar(*s).map(|(k, b)| (k, b, 1)),
+        Type::Vector(s, n) => of_scalar(*s).map(|(k, b)| (k, b, *n)),
+        Type::Opaque(name) if is_sized_arithmetic(name) => {
+            let (kind, rest, n) = match name.strip_suffix("_t") {
+                Some(base) => {
+                    let digits = base.trim_start_matches(|c: char| c.is_ascii_alphabetic());
+                    (base.chars().next()?, digits, 1)
+                }
+                None => {
+                    let (bits, shape) = name.get(1..)?.split_once("vec")?;
+                    (name.chars().next()?, bits, shape.parse().ok()?)
+                }
+            };
+            Some((kind, rest.parse().ok()?, n))
+        }
+        _ => None,
+    }
+}
+
+/// Whether a value of `from` converts implicitly to `to` where one of them
+/// is an explicitly sized type of an extension (`int16_t`, `u64vec2`;
+/// GL_EXT_shader_explicit_arithmetic_types, GL_ARB_gpu_shader_int64, as
+/// glslang has them): to a wider integer, to an unsigned one of the same
+/// width from a signed one, to a float at least as wide (int64_t only to
+/// a double), to a wider float. `None` where neither is sized (the core's
+/// rules apply); sized matrices are not modelled: `Some(true)`.
+pub fn sized_converts(from: &Type, to: &Type) -> Option<bool> {
+    let sized = |t: &Type| matches!(t, Type::Opaque(n) if is_sized_arithmetic(n));
+    if !sized(from) && !sized(to) {
+        return None;
+    }
+    let (Some((fk, fb, fn_)), Some((tk, tb, tn))) = (arithmetic_parts(from), arithmetic_parts(to))
+    else {
+        let matrix = |t: &Type| {
+            matches!(t, Type::Matrix { .. }) || matches!(t, Type::Opaque(n) if n.contains("mat"))
+        };
+        return Some(matrix(from) || matrix(to));
+    };
+    if fn_ != tn {
+        return Some(false);
+    }
+    Some(match (fk, tk) {
+        _ if fk == tk && fb == tb => true,
+        ('i' | 'u', 'i') => tb > fb,
+        ('i' | 'u', 'u') => tb > fb || (tb == fb && fk == 'i'),
+        ('i' | 'u', 'f') => tb >= fb,
+        ('f', 'f') => tb > fb,
+        _ => false,
+    })
+}
+
 /// Declaration text of a variable, arrays the C way: `vec3 acc`,
 /// `ivec2 offsets[4]`, `float w[]`.
 pub fn decl_text(ty: &Type, name: &str) -> String {
@@ -188,6 +281,70 @@ mod tests {
         assert_eq!(parse_type_name("mat2x2"), Some(Type::mat(2, 2)));
         assert_eq!(parse_type_name("vec5"), None);
         assert_eq!(parse_type_name("Light"), None);
+    }
+
+    #[test]
+    fn sized_arithmetic_type_names() {
+        for name in [
+            "int8_t",
+            "uint64_t",
+            "float16_t",
+            "int32_t",
+            "i8vec2",
+            "u64vec4",
+            "f16vec3",
+            "f64mat2x3",
+            "f32mat4",
+        ] {
+            assert!(is_sized_arithmetic(name), "{name}");
+        }
+        for name in [
+            "int",
+            "int_t",
+            "int12_t",
+            "vec3",
+            "i16vec5",
+            "u8mat2",
+            "f16mat2x5",
+            "rayQueryEXT",
+            "float16",
+        ] {
+            assert!(!is_sized_arithmetic(name), "{name}");
+        }
+    }
+
+    #[test]
+    fn sized_conversions() {
+        let t = |n: &str| parse_type_name(n).unwrap_or(Type::Opaque(n.to_string()));
+        let yes = [
+            ("int8_t", "int16_t"),
+            ("int16_t", "int"),
+            ("int", "int64_t"),
+            ("int16_t", "uint16_t"),
+            ("uint", "int64_t"),
+            ("int16_t", "float16_t"),
+            ("int64_t", "double"),
+            ("float16_t", "float"),
+            ("i16vec3", "ivec3"),
+            ("float", "float32_t"),
+        ];
+        let no = [
+            ("int16_t", "int8_t"),
+            ("int64_t", "int"),
+            ("uint16_t", "int16_t"),
+            ("int", "float16_t"),
+            ("int64_t", "float"),
+            ("double", "float16_t"),
+            ("i16vec3", "ivec2"),
+            ("float16_t", "int16_t"),
+        ];
+        for (a, b) in yes {
+            assert_eq!(sized_converts(&t(a), &t(b)), Some(true), "{a} -> {b}");
+        }
+        for (a, b) in no {
+            assert_eq!(sized_converts(&t(a), &t(b)), Some(false), "{a} -> {b}");
+        }
+        assert_eq!(sized_converts(&INT, &FLOAT), None);
     }
 
     #[test]

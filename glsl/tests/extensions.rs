@@ -8,7 +8,7 @@ use shaderdbg_glsl::instrument::{instrument, Mode, Request, Target};
 use shaderdbg_glsl::parse::parse;
 use shaderdbg_glsl::Stage;
 
-const SHADERS: [(&str, Stage, &str); 10] = [
+const SHADERS: [(&str, Stage, &str); 13] = [
     (
         "gpu_shader5",
         Stage::Geometry,
@@ -59,6 +59,27 @@ const SHADERS: [(&str, Stage, &str); 10] = [
         Stage::Vertex,
         "#version 150\n#extension GL_ARB_explicit_attrib_location : enable\ninvariant gl_Position;\nout Block { invariant vec4 v; } b;\nlayout(ROW_MAJOR, Std140) uniform;\nlayout(Location = 1) in vec4 p;\nvoid main() { b.v = p; gl_Position = p; }\n",
     ),
+    // Types an extension brings to a version before they were core: the
+    // parser read `sampler1DArray` as a name in 1.10.
+    (
+        "texture_array_types_in_110",
+        Stage::Fragment,
+        "#version 110\n#extension GL_EXT_texture_array : enable\nuniform sampler1DArray s1;\nuniform sampler2DArrayShadow s2;\nvoid main() {\n    gl_FragColor = texture1DArray(s1, vec2(0.5)) + shadow2DArray(s2, vec4(0.5));\n}\n",
+    ),
+    // GL_NV_gpu_shader5 (hidden from glsl-lang): its sized types, their
+    // implicit conversions, run-time offsets, its functions, and double
+    // overloads of GL_ARB_gpu_shader_fp64.
+    (
+        "nv_gpu_shader5_sized_types",
+        Stage::Fragment,
+        "#version 150\n#extension GL_NV_gpu_shader5 : enable\n#extension GL_ARB_gpu_shader_fp64 : enable\nuniform sampler2D t;\nuniform samplerCubeArray c;\nflat in ivec2 offs[4];\nflat in int8_t small;\nout vec4 o;\nvoid main() {\n    int64_t wide = int(small);\n    i64vec2 v = ivec2(1, 2) + i64vec2(wide);\n    uint64_t packed = packUint2x32(uvec2(1u, 2u));\n    bvec2 lt = lessThan(dvec2(1.0), dvec2(2.0));\n    o = textureGatherOffsets(t, vec2(0.5), offs) + vec4(lt.x ? 1.0 : 0.0);\n}\n",
+    ),
+    // Literals glsl-lang's lexer rejects, printed back as written.
+    (
+        "extended_literals",
+        Stage::Fragment,
+        "#version 450\n#extension GL_ARB_gpu_shader_int64 : enable\n#extension GL_EXT_shader_explicit_arithmetic_types : enable\n#define BIG 4607182418800017408L\nout vec4 o;\nvoid main() {\n    int64_t a = BIG + -9223372036854775808L;\n    uint64_t b = 13830554455654793216UL;\n    int16_t s = -32768S;\n    uint16_t us = 7US;\n    float16_t h = 0.5hf;\n    double d = 3.141592653589793Lf;\n    int m = -2147483648 + int(0xFFFFFFFF);\n    float f[0x10] ;\n    f[15] = float(m);\n    o = vec4(float(d), f[15], 0.0, 1.0);\n}\n",
+    ),
 ];
 
 #[test]
@@ -96,6 +117,21 @@ fn extension_shaders_analyse_and_instrument() {
                 },
             )
             .unwrap_or_else(|e| panic!("{name}: {e}"));
+            if name == "extended_literals" {
+                for lit in [
+                    "4607182418800017408L",
+                    "9223372036854775808L",
+                    "13830554455654793216UL",
+                    "32768S",
+                    "7US",
+                    "0.5hf",
+                    "3.141592653589793Lf",
+                    "2147483648",
+                    "0xFFFFFFFF",
+                ] {
+                    assert!(out.glsl.contains(lit), "{name}: no {lit} in\n{}", out.glsl);
+                }
+            }
             if name == "invariant_members_layout_case" {
                 assert!(
                     out.glsl.contains("invariant vec4 v"),

@@ -247,6 +247,17 @@ pub fn extension_types(name: &str) -> &'static [String] {
     t.index.get(name).map_or(&[], |&i| &t.entries[i].types)
 }
 
+/// The type names the enabled extensions add (`types` lines, implied
+/// extensions included), for the parser.
+pub fn enabled_extension_types(exts: &ExtSet) -> impl Iterator<Item = &'static str> + '_ {
+    let t = &tables().extensions;
+    t.entries
+        .iter()
+        .enumerate()
+        .filter(move |(i, _)| exts.has(*i))
+        .flat_map(|(_, e)| e.types.iter().map(String::as_str))
+}
+
 /// Whether `name` is a type an enabled extension adds.
 pub fn is_extension_type(name: &str, exts: &ExtSet) -> bool {
     !exts.is_empty()

@@ -369,12 +369,33 @@ impl IncludeResolver for Recording<'_> {
         includer: Option<&str>,
     ) -> Result<(String, String), crate::parse::IncludeError> {
         let result = self.inner.resolve(path, includer);
+        self.record(path, includer, &result);
+        result
+    }
+
+    fn resolve_system(
+        &self,
+        path: &str,
+        includer: Option<&str>,
+    ) -> Result<(String, String), crate::parse::IncludeError> {
+        let result = self.inner.resolve_system(path, includer);
+        self.record(path, includer, &result);
+        result
+    }
+}
+
+impl Recording<'_> {
+    fn record(
+        &self,
+        path: &str,
+        includer: Option<&str>,
+        result: &Result<(String, String), crate::parse::IncludeError>,
+    ) {
         self.calls.borrow_mut().push((
             path.to_string(),
             includer.is_none(),
             result.as_ref().ok().map(|(n, _)| PathBuf::from(n)),
         ));
-        result
     }
 }
 

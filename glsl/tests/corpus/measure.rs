@@ -9,13 +9,16 @@
 //! Which files count, and how:
 //! - `Test/*.{vert,frag,geom,tesc,tese,comp}` with a `baseResults/<name>.out`
 //!   (files that only take part in another file's link test have none).
-//! - Left out: `hlsl.*` (HLSL), `preprocessor.*` (glslang runs them with `-E`:
-//!   their results are about preprocessing alone), `glsl.-*` (run with
+//! - Left out: `hlsl.*` (HLSL), `preprocessor.*` and `preprocess.*` (glslang
+//!   runs them with `-E`: their results are about preprocessing alone, and
+//!   its errors are in `.err`, not in `.out`), `glsl.-*` (run with
 //!   command-line defines or options we do not replay), and for the same
 //!   reason `glsl.versionOverride.*` (`--glsl-version`) and
 //!   `glsl.autosampledtextures.*` (`--auto-sampled-textures`).
-//! - `#include`s are read from `Test/`, `Test/inc1/`, `Test/inc2/` (the
-//!   suite's include paths).
+//! - `#include "..."`s are read from the includer's directory, `Test/`,
+//!   then the `-I` directories `Test/runtests` gives the file (by default
+//!   `Test/inc1/`, `Test/inc2/`); `#include <...>`s from those `-I`
+//!   directories only, as glslang does.
 //! - Grouped: `vulkan` (`spv.*`, `vk.*`, `glspv.*`: compiled for SPIR-V, with
 //!   Vulkan semantics), `es` (`#version 100`, `#version 3x0 es`, and files
 //!   without `#version`, which glslang's suite compiles as ES 1.00), `desktop`
@@ -235,8 +238,51 @@ pub fn our_errors(src: &str, stage: Stage, includes: &dyn IncludeResolver) -> Ve
         .collect()
 }
 
-/// The include paths of glslang's test suite.
-struct TestIncludes(PathBuf);
+/// The include paths of glslang's test suite: `Test/` (the includer's
+/// directory for `#include "..."`, glslang runs in `Test/`) and the `-I`
+/// directories `Test/runtests` gives the file, by default `inc1` and `inc2`.
+struct TestIncludes {
+    test: PathBuf,
+    dash_i: Vec<String>,
+}
+
+impl TestIncludes {
+    fn new(test: &Path, name: &str) -> TestIncludes {
+        let runtests = std::fs::read_to_string(test.join("runtests")).unwrap_or_default();
+        let dash_i: Vec<String> = runtests
+            .lines()
+            .filter(|l| l.split_whitespace().any(|w| w == name))
+            .flat_map(|l| l.split_whitespace().filter_map(|w| w.strip_prefix("-I")))
+            .map(str::to_string)
+            .collect();
+        TestIncludes {
+            test: test.to_path_buf(),
+            dash_i: if dash_i.is_empty() {
+                vec!["inc1".into(), "inc2".into()]
+            } else {
+                dash_i
+            },
+        }
+    }
+
+    fn find(&self, path: &str, dirs: Vec<PathBuf>) -> Result<(String, String), IncludeError> {
+        let path = path.replace('\\', "/");
+        for dir in dirs {
+            let p = dir.join(&path);
+            if let Ok(text) = std::fs::read(&p) {
+                let name = p
+                    .strip_prefix(&self.test)
+                    .map_or(path.clone(), |n| n.display().to_string());
+                return Ok((name, String::from_utf8_lossy(&text).into_owned()));
+            }
+        }
+        Err(format!("{path} not found").into())
+    }
+
+    fn dash_i_dirs(&self) -> impl Iterator<Item = PathBuf> + '_ {
+        self.dash_i.iter().map(|d| self.test.join(d))
+    }
+}
 
 impl IncludeResolver for TestIncludes {
     fn resolve(
@@ -244,22 +290,21 @@ impl IncludeResolver for TestIncludes {
         path: &str,
         includer: Option<&str>,
     ) -> Result<(String, String), IncludeError> {
-        let path = path.replace('\\', "/");
         let mut dirs: Vec<PathBuf> = Vec::new();
         if let Some(dir) = includer.and_then(|i| Path::new(i).parent()) {
-            dirs.push(self.0.join(dir));
+            dirs.push(self.test.join(dir));
         }
-        dirs.extend(["", "inc1", "inc2"].map(|d| self.0.join(d)));
-        for dir in dirs {
-            let p = dir.join(&path);
-            if let Ok(text) = std::fs::read(&p) {
-                let name = p
-                    .strip_prefix(&self.0)
-                    .map_or(path.clone(), |n| n.display().to_string());
-                return Ok((name, String::from_utf8_lossy(&text).into_owned()));
-            }
-        }
-        Err(format!("{path} not found").into())
+        dirs.push(self.test.clone());
+        dirs.extend(self.dash_i_dirs());
+        self.find(path, dirs)
+    }
+
+    fn resolve_system(
+        &self,
+        path: &str,
+        _includer: Option<&str>,
+    ) -> Result<(String, String), IncludeError> {
+        self.find(path, self.dash_i_dirs().collect())
     }
 }
 
@@ -274,6 +319,8 @@ pub fn measure(glslang: &Path) -> std::io::Result<Vec<FileResult>> {
             ![
                 "hlsl.",
                 "preprocessor.",
+                // Also in glslang's preprocessing-only tests (gtests/Pp.FromFile.cpp).
+                "preprocess.",
                 "glsl.-",
                 "glsl.versionOverride.",
                 "glsl.autosampledtextures.",
@@ -294,7 +341,7 @@ pub fn measure(glslang: &Path) -> std::io::Result<Vec<FileResult>> {
         };
         let result = String::from_utf8_lossy(&result);
         let src = String::from_utf8_lossy(&std::fs::read(test.join(&name))?).into_owned();
-        let includes = TestIncludes(test.clone());
+        let includes = TestIncludes::new(&test, &name);
         let ours = std::panic::catch_unwind(|| our_errors(&src, stage, &includes))
             .unwrap_or_else(|_| vec![(0, "the engine panicked".to_string())]);
         out.push(FileResult {

@@ -218,7 +218,21 @@ fn handle(dbg: &Debugger, msg: ToAgent, answer: Answer<'_>) -> bool {
             );
             false
         }
-        ToAgent::Hello { .. } | ToAgent::SetExceptionFilters(_) => false,
+        ToAgent::SetExceptionFilters(f) => {
+            if crate::breakpoints::set_exceptions(f) {
+                static SAID: std::sync::Once = std::sync::Once::new();
+                SAID.call_once(|| {
+                    dbg.send(&FromAgent::Error {
+                        request: None,
+                        message: "Vulkan programs stop on NaN/Inf only: the sanitizer's filters \
+                                  and GL errors are OpenGL's"
+                            .into(),
+                    })
+                });
+            }
+            false
+        }
+        ToAgent::Hello { .. } => false,
         ToAgent::Resume => true,
         ToAgent::Detach => {
             crate::breakpoints::clear();

@@ -46,6 +46,8 @@ struct State {
     filter: StopFilter,
     /// A pause was asked: stop at the next submission with a module.
     pause: bool,
+    /// Stop where a fragment or vertex shader writes NaN or infinity.
+    nan_inf: bool,
 }
 
 fn state() -> MutexGuard<'static, State> {
@@ -148,7 +150,7 @@ pub fn set(shader: u32, requested: &[LineBreakpoint]) -> Vec<Result<u32, String>
 
 /// The first step of the function invocations start in (`main` in GLSL,
 /// the entry point's function in WGSL).
-fn entry_step(table: &ProbeTable) -> Option<&shaderdbg_core::probes::Probe> {
+pub fn entry_step(table: &ProbeTable) -> Option<&shaderdbg_core::probes::Probe> {
     use shaderdbg_core::probes::ProbeKind;
     let start = table
         .probes
@@ -172,13 +174,32 @@ pub fn of(shader: u32) -> Vec<Bound> {
 
 /// Forgets every breakpoint (the debugger detached).
 pub fn clear() {
-    state().breakpoints.clear();
+    let mut st = state();
+    st.breakpoints.clear();
+    st.nan_inf = false;
+    st.filter = StopFilter::default();
 }
 
-/// Whether any module has breakpoints, or a pause waits.
+/// Whether a submission may stop: a module has breakpoints, a pause waits,
+/// pixel history or the NaN/Inf filter is on.
 pub fn any() -> bool {
     let st = state();
-    st.pause || !st.breakpoints.is_empty()
+    st.pause
+        || st.nan_inf
+        || (st.filter.pixel_history && st.filter.pixel.is_some())
+        || !st.breakpoints.is_empty()
+}
+
+/// The exception filters the layer acts on (NaN/Inf); whether the session
+/// asked for ones it does not (the sanitizer's, GL errors).
+pub fn set_exceptions(f: shaderdbg_protocol::ExceptionFilters) -> bool {
+    state().nan_inf = f.nan_inf;
+    f.gl_error || f.sanitize_oob || f.sanitize_uninit || f.sanitize_race
+}
+
+/// Whether the NaN/Inf filter is on.
+pub fn nan_inf() -> bool {
+    state().nan_inf
 }
 
 /// Where stops may happen (`--frame`, `--pixel`).
@@ -281,6 +302,60 @@ impl ModuleDebug {
             .check(&mode)?
             .ok_or_else(|| format!("watch expression `{expr}`: it has no type here"))?;
         Ok((move |set| self.spirv(&mode, set), ty))
+    }
+
+    /// SPIR-V of the entry point instrumented for a hit test of `bound`
+    /// (tags are indices into it), with NaN/Inf checks, and of the fragment
+    /// at `pixel` only (so that a hit buffer full of other fragments' hits
+    /// cannot hide its hits), the debug buffer in set `set`.
+    pub fn hit_test_spirv(
+        &self,
+        bound: &[Bound],
+        nan_inf: bool,
+        pixel: Option<[u32; 2]>,
+        set: u32,
+    ) -> Result<Vec<u32>, String> {
+        let pixel = pixel.filter(|_| self.stage == Stage::Fragment);
+        let breakpoints = |bound: &[Bound]| {
+            bound
+                .iter()
+                .map(|b| Breakpoint {
+                    probe: b.probe,
+                    condition: b.condition.clone(),
+                })
+                .collect()
+        };
+        let mode = |bps| match nan_inf {
+            true => Mode::HitTestNanInf(bps),
+            false => Mode::HitTest(bps),
+        };
+        match (&self.engine, pixel) {
+            (Engine::Wgsl(module), Some([x, y])) => module
+                .hit_test_spirv(
+                    &self.entry_point,
+                    &mode(breakpoints(bound)),
+                    Invocation::fragment(x, y),
+                    set,
+                )
+                .map(|(code, _)| code),
+            (Engine::Glsl(_), Some([x, y])) => {
+                // The pixel is part of each condition (Vulkan's
+                // `gl_FragCoord` has the stop filter's origin, top left).
+                let at = format!("uint(gl_FragCoord.x) == {x}u && uint(gl_FragCoord.y) == {y}u");
+                let at_pixel: Vec<Bound> = bound
+                    .iter()
+                    .map(|b| Bound {
+                        condition: Some(match &b.condition {
+                            Some(c) => format!("({at}) && ({c})"),
+                            None => at.clone(),
+                        }),
+                        ..b.clone()
+                    })
+                    .collect();
+                self.spirv(&mode(breakpoints(&at_pixel)), set)
+            }
+            (_, None) => self.spirv(&mode(breakpoints(bound)), set),
+        }
     }
 
     /// The hit-test mode for `bound` (tags are indices into it).

@@ -130,35 +130,13 @@ pub unsafe fn submit<I: Submission>(
         .flat_map(|cb| data.replay.pipelines_bound(*cb))
         .flat_map(|p| data.pipelines.shaders_of(p))
         .collect();
-    // A pause stops every invocation of the first module at the start of
-    // its `main`; else the first module with breakpoints is hit-tested.
-    let paused = breakpoints::pause_pending()
-        .then(|| {
-            shaders.iter().find_map(|&sh| {
-                let module = breakpoints::module(sh)?;
-                let entry = module.table.main_entry_step()?;
-                let b = Bound {
-                    id: 0,
-                    line: entry.line,
-                    probe: entry.id,
-                    condition: None,
-                };
-                Some((sh, vec![b], module))
-            })
-        })
-        .flatten();
-    let reason = if paused.is_some() {
-        StopReason::Pause
-    } else {
-        StopReason::Breakpoint
-    };
-    let (shader, bound, module) = paused.or_else(|| {
-        shaders.iter().find_map(|&sh| {
-            let b = breakpoints::of(sh);
-            (!b.is_empty()).then_some(())?;
-            Some((sh, b, breakpoints::module(sh)?))
-        })
-    })?;
+    let Test {
+        shader,
+        bound,
+        module,
+        reason,
+        nan_inf,
+    } = what_to_test(&shaders, filter)?;
     // A stop needs a recording, which runs the buffers again: where that
     // is not safe, the submission runs as the application made it, and the
     // session hears why once.
@@ -200,22 +178,26 @@ pub unsafe fn submit<I: Submission>(
         }
         return None;
     }
-    let mode = ModuleDebug::hit_test(&bound);
-    let code = |set: u32| module.spirv(&mode, set).map(Arc::new);
+    let pixel = filter.pixel;
+    let code = |set: u32| {
+        module
+            .hit_test_spirv(&bound, nan_inf, pixel, set)
+            .map(Arc::new)
+    };
+    let variant = variant(&(shader, &bound, nan_inf, pixel));
     // SAFETY: the application is submitting `cbs`.
-    let hit_shadows =
-        match unsafe { shadows(data, &cbs, shader, variant(&(shader, &bound)), &code) } {
-            Ok(s) => s,
-            Err(why) => {
-                dbg.send(&FromAgent::Error {
-                    request: None,
-                    message: format!(
-                        "shader {shader}: the hit test cannot run in this submission: {why}"
-                    ),
-                });
-                return None;
-            }
-        };
+    let hit_shadows = match unsafe { shadows(data, &cbs, shader, variant, &code) } {
+        Ok(s) => s,
+        Err(why) => {
+            dbg.send(&FromAgent::Error {
+                request: None,
+                message: format!(
+                    "shader {shader}: the hit test cannot run in this submission: {why}"
+                ),
+            });
+            return None;
+        }
+    };
     let mut keep = crate::replay::Keep::default();
     let mut at = 0;
     let replaced: Vec<I> = infos
@@ -254,6 +236,7 @@ pub unsafe fn submit<I: Submission>(
     {
         hits.retain(|h| h.invocation.pixel() == Some(pixel));
     }
+    let (reason, hits) = pick(reason, hits);
     if hits.is_empty() {
         // SAFETY: the hit test was waited for.
         unsafe { data.storage.drop_taken(data) };
@@ -298,6 +281,106 @@ pub unsafe fn submit<I: Submission>(
     Some(result)
 }
 
+/// The id a pixel-history entry has among a hit test's breakpoints.
+const PIXEL_HISTORY: u32 = u32::MAX;
+
+/// A submission's hit test: the module, its breakpoints, why it would stop.
+struct Test {
+    shader: u32,
+    bound: Vec<Bound>,
+    module: Arc<ModuleDebug>,
+    /// `Pause`, or `Breakpoint` (then pixel history and NaN/Inf too).
+    reason: StopReason,
+    nan_inf: bool,
+}
+
+/// What a submission running `shaders` (in the order its buffers bind
+/// them) hit-tests: a pause stops every invocation of the first module at
+/// the start of its entry point; else the first module with breakpoints,
+/// or (pixel history) the first fragment module, or (NaN/Inf) the first
+/// fragment or vertex module, with what applies to it of the three.
+fn what_to_test(shaders: &[u32], filter: shaderdbg_core::control::StopFilter) -> Option<Test> {
+    use shaderdbg_core::Stage;
+    let start = |module: &ModuleDebug, id: u32| {
+        let entry = breakpoints::entry_step(&module.table)?;
+        Some(Bound {
+            id,
+            line: entry.line,
+            probe: entry.id,
+            condition: None,
+        })
+    };
+    if breakpoints::pause_pending() {
+        let found = shaders.iter().find_map(|&sh| {
+            let module = breakpoints::module(sh)?;
+            Some((sh, vec![start(&module, 0)?], module))
+        });
+        if let Some((shader, bound, module)) = found {
+            return Some(Test {
+                shader,
+                bound,
+                module,
+                reason: StopReason::Pause,
+                nan_inf: false,
+            });
+        }
+    }
+    let history = filter.pixel_history && filter.pixel.is_some();
+    let nan_inf = breakpoints::nan_inf();
+    let wanted = |sh: u32| {
+        let module = breakpoints::module(sh)?;
+        let mut bound = breakpoints::of(sh);
+        let fragment = module.stage == Stage::Fragment;
+        let checked = nan_inf && matches!(module.stage, Stage::Fragment | Stage::Vertex);
+        if history && fragment {
+            bound.push(start(&module, PIXEL_HISTORY)?);
+        }
+        (!bound.is_empty() || checked).then_some(Test {
+            shader: sh,
+            bound,
+            module,
+            reason: StopReason::Breakpoint,
+            nan_inf: checked,
+        })
+    };
+    let with_breakpoints = shaders
+        .iter()
+        .find(|&&sh| !breakpoints::of(sh).is_empty())
+        .and_then(|&sh| wanted(sh));
+    with_breakpoints.or_else(|| shaders.iter().find_map(|&sh| wanted(sh)))
+}
+
+/// Why the hits stop, and the hits shown: a breakpoint wins over pixel
+/// history, which wins over NaN/Inf (as in GL).
+fn pick(
+    reason: StopReason,
+    hits: Vec<shaderdbg_core::decode::Hit>,
+) -> (StopReason, Vec<shaderdbg_core::decode::Hit>) {
+    if reason == StopReason::Pause {
+        return (reason, hits);
+    }
+    let of = |keep: &dyn Fn(&HitTag) -> bool| -> Vec<_> {
+        hits.iter().filter(|h| keep(&h.tag)).copied().collect()
+    };
+    let user = of(&|t| matches!(t, HitTag::Breakpoint(id) if *id != PIXEL_HISTORY));
+    let history: Vec<_> = of(&|t| *t == HitTag::Breakpoint(PIXEL_HISTORY))
+        .into_iter()
+        .map(|h| shaderdbg_core::decode::Hit {
+            tag: HitTag::Breakpoint(0),
+            ..h
+        })
+        .collect();
+    let nan_inf = of(&|t| *t == HitTag::NanInf);
+    [
+        (StopReason::Breakpoint, user),
+        (StopReason::PixelHistory, history),
+        (StopReason::NanInf, nan_inf),
+    ]
+    .into_iter()
+    .find(|(_, h)| !h.is_empty())
+    .unwrap_or((StopReason::Breakpoint, Vec::new()))
+}
+
 /// Whether `why` is new for `shader` (each reason is said once).
 fn said_once(shader: u32, why: &str) -> bool {
     static SAID: std::sync::Mutex<Vec<(u32, String)>> = std::sync::Mutex::new(Vec::new());
@@ -328,7 +411,7 @@ fn tagged(
                 tag: HitTag::Breakpoint(bound.get(i as usize)?.id),
                 ..h
             }),
-            _ => None,
+            HitTag::NanInf => Some(h),
         })
         .collect();
     out.dedup();

@@ -290,8 +290,17 @@ impl WgslModule {
         mode: &shaderdbg_core::modes::Mode,
         set: u32,
     ) -> Result<(Vec<u32>, Option<shaderdbg_core::Type>), String> {
-        let inst = shaderdbg_wgsl::instrument(&self.parsed, &self.request(entry_point, mode, set))
-            .map_err(|e| e.to_string())?;
+        self.write(&self.request(entry_point, mode, set), set)
+    }
+
+    /// The module instrumented as `request` says, written under the
+    /// program's options with the debug buffer at set `set`, binding 0.
+    fn write(
+        &self,
+        request: &shaderdbg_wgsl::Request,
+        set: u32,
+    ) -> Result<(Vec<u32>, Option<shaderdbg_core::Type>), String> {
+        let inst = shaderdbg_wgsl::instrument(&self.parsed, request).map_err(|e| e.to_string())?;
         let mut options = self.options.clone();
         if let Some(debug) = inst.debug_binding {
             options.binding_map.insert(
@@ -305,6 +314,19 @@ impl WgslModule {
         }
         let words = shaderdbg_wgsl::emit::to_spirv(&inst, &options).map_err(|e| e.to_string())?;
         Ok((words, inst.watch_type))
+    }
+
+    /// As [`WgslModule::spirv`] for a hit test that writes only `only`'s hits.
+    pub fn hit_test_spirv(
+        &self,
+        entry_point: &str,
+        mode: &shaderdbg_core::modes::Mode,
+        only: shaderdbg_core::Invocation,
+        set: u32,
+    ) -> Result<(Vec<u32>, Option<shaderdbg_core::Type>), String> {
+        let mut request = self.request(entry_point, mode, set);
+        request.only = Some(only);
+        self.write(&request, set)
     }
 
     /// Whether `mode` instruments (a condition or a watch expression that

@@ -187,3 +187,41 @@ fn stepping_back_and_the_call_stack_in_a_wgpu_program() {
         "{numbers:?}\n{text}"
     );
 }
+
+/// `--pixel` without breakpoints is pixel history: the fragment shader
+/// stops at the start of its entry point for that pixel (Vulkan's pixel,
+/// origin top left, as `@builtin(position)` says), in the GLSL of a
+/// glslang module as in the WGSL of a wgpu one.
+#[test]
+fn pixel_history_in_vulkan_programs_stops_at_the_pixel() {
+    let vk_triangle = shaderdbg_test_support::app("vk_triangle");
+    for (program, args, builtin) in [
+        (app(), &["1", "64"][..], "in"),
+        (vk_triangle, &["1", "64"][..], "gl_FragCoord"),
+    ] {
+        let mut all = vec!["run", "--json", "--pixel", "10,20", "--"];
+        all.push(program.to_str().expect("path"));
+        all.extend_from_slice(args);
+        let (out, text) = common::shaderdbg(all);
+        let events = json_events(&text);
+        let stops = of_kind(&events, "stopped");
+        assert_eq!(
+            stops.len(),
+            1,
+            "{text}\n{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let stop = stops[0];
+        assert_eq!(stop["reason"], "pixel_history", "{stop}");
+        assert_eq!(stop["pixel"], serde_json::json!([10, 20]));
+        let position = match builtin {
+            "in" => &stop["globals"]["in"]["value"]["position"],
+            _ => &stop["globals"]["gl_FragCoord"]["value"],
+        };
+        assert_eq!(f32s(position)[..2], [10.5, 20.5], "{stop}");
+        assert_eq!(
+            frames(program_output(&events).into_iter()),
+            frames_alone(&program, args)
+        );
+    }
+}

@@ -55,3 +55,52 @@ fn a_vulkan_values_image_is_upright_and_says_its_origin() {
     assert_eq!(at(10, 63 - 20), 20.5);
     c.disconnect();
 }
+
+/// The `nan_inf` exception filter in a wgpu program: with a scale of 0
+/// every colour `wgpu_quad.wgsl` returns is NaN; the first fragment stops
+/// at the WGSL `return`, in the user's file (a launch source file), with
+/// the infinite `p` that made it.
+#[test]
+fn nan_inf_in_a_wgpu_program_stops_at_the_wgsl_return() {
+    let shader = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../tests/wgpu-apps/shaders/wgpu_quad.wgsl")
+        .canonicalize()
+        .expect("shader file");
+    let text = std::fs::read_to_string(&shader).expect("read");
+    let line = text
+        .lines()
+        .position(|l| l.contains("return vec4<f32>(fract(p.x + t), r"))
+        .expect("the return") as u64
+        + 1;
+    let mut c = Client::start();
+    c.ok(
+        "initialize",
+        json!({"adapterID": "shaderdbg", "linesStartAt1": true}),
+    );
+    c.event("initialized");
+    c.ok(
+        "launch",
+        json!({"program": app("wgpu_quad"), "args": ["1", "16", "debug", "0"]}),
+    );
+    // A breakpoint whose condition never holds binds the file; the stop
+    // is the filter's (both in one hit test).
+    c.ok(
+        "setBreakpoints",
+        json!({"source": {"path": shader}, "breakpoints": [{"line": line, "condition": "t < 0.0"}]}),
+    );
+    c.ok("setExceptionBreakpoints", json!({"filters": ["nan_inf"]}));
+    c.ok("configurationDone", Value::Null);
+    let s = c.event("stopped")["body"].clone();
+    assert_eq!(s["reason"], "exception", "{s}");
+    let threads = c.ok("threads", Value::Null);
+    let name = threads["threads"][0]["name"].as_str().expect("name");
+    assert!(name.starts_with("fragment (0,0)"), "{name}");
+    let top = c.frames()[0].clone();
+    assert_eq!(top["line"], line, "{top}");
+    assert_eq!(top["source"]["path"], shader.to_str().expect("utf-8"));
+    let locals = c.scope_vars("Locals");
+    assert_eq!(locals["p"]["value"], "vec2<f32>(inf, inf)", "{locals:?}");
+    c.ok("continue", json!({"threadId": 1}));
+    assert_eq!(c.event("exited")["body"]["exitCode"], 0);
+    c.disconnect();
+}

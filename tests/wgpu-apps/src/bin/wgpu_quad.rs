@@ -1,6 +1,7 @@
-//! `wgpu_quad [FRAMES] [SIZE] [nodebug]`: renders FRAMES (default 3) frames
-//! of `shaders/wgpu_quad.wgsl` (a full-screen triangle; the frame's time
-//! and a scale in a uniform buffer) into a SIZE x SIZE (default 64) RGBA8
+//! `wgpu_quad [FRAMES] [SIZE] [nodebug|debug] [SCALE]`: renders FRAMES
+//! (default 3) frames of `shaders/wgpu_quad.wgsl` (a full-screen triangle;
+//! the frame's time and SCALE, default 32, in a uniform buffer: 0 makes
+//! every colour NaN) into a SIZE x SIZE (default 64) RGBA8
 //! texture with wgpu on its Vulkan backend, offscreen, reads every frame
 //! back and prints `frame N checksum HEX` (64-bit FNV-1a of the pixels, top
 //! row first). wgpu compiles the WGSL to SPIR-V with naga; with
@@ -24,7 +25,13 @@ fn main() -> anyhow::Result<()> {
     let frames = arg(0, "FRAMES", 3)?;
     let size = arg(1, "SIZE", 64)?;
     let debug = std::env::args().nth(3).as_deref() != Some("nodebug");
-    for (frame, sum) in pollster::block_on(render(frames, size, debug))?
+    let scale = match std::env::args().nth(4) {
+        None => 32.0,
+        Some(a) => a
+            .parse()
+            .with_context(|| format!("SCALE: `{a}` is not a number"))?,
+    };
+    for (frame, sum) in pollster::block_on(render(frames, size, debug, scale))?
         .iter()
         .enumerate()
     {
@@ -33,7 +40,7 @@ fn main() -> anyhow::Result<()> {
     Ok(())
 }
 
-async fn render(frames: u32, size: u32, debug: bool) -> anyhow::Result<Vec<u64>> {
+async fn render(frames: u32, size: u32, debug: bool, scale: f32) -> anyhow::Result<Vec<u64>> {
     let instance = wgpu::Instance::new(wgpu::InstanceDescriptor {
         backends: wgpu::Backends::VULKAN,
         flags: if debug {
@@ -117,7 +124,7 @@ async fn render(frames: u32, size: u32, debug: bool) -> anyhow::Result<Vec<u64>>
     });
     let mut sums = Vec::new();
     for frame in 0..frames {
-        let values = [frame as f32 * 0.125, 32.0, 0.0, 0.0];
+        let values = [frame as f32 * 0.125, scale, 0.0, 0.0];
         let bytes: Vec<u8> = values.iter().flat_map(|v| v.to_le_bytes()).collect();
         queue.write_buffer(&uniform, 0, &bytes);
         let mut enc = device.create_command_encoder(&Default::default());

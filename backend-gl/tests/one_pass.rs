@@ -11,9 +11,10 @@
 mod common;
 
 use std::collections::HashMap;
-use std::ffi::OsStr;
 
-use common::debugger::{final_values, run_plain, Session, Shader};
+use common::debugger::{
+    bp, drive, final_values, floats, run_plain, AgentLog, Shader, Stop, NO_FILTERS,
+};
 use common::profile_dir;
 use shaderdbg_glsl::Value;
 use shaderdbg_protocol::{self as proto, FromAgent, ToAgent};
@@ -23,11 +24,8 @@ const TWO_PASSES: &str = "hit test in two passes";
 
 /// The `gl_error` exception filter alone (forces two passes).
 const GL_ERROR: proto::ExceptionFilters = proto::ExceptionFilters {
-    nan_inf: false,
     gl_error: true,
-    sanitize_oob: false,
-    sanitize_uninit: false,
-    sanitize_race: false,
+    ..NO_FILTERS
 };
 
 /// What a debugged run gave.
@@ -51,6 +49,29 @@ impl Run {
     fn count(&self, what: &str) -> usize {
         self.log.lines().filter(|l| l.contains(what)).count()
     }
+
+    /// A 2-frame run of a program that can write storage: no errors, the
+    /// output is `plain` (else `differ`), one stop per frame, every hit
+    /// test in two passes because of the storage, and the recorded
+    /// fragment's `c` is `c`.
+    fn assert_two_passes_for_storage(&self, plain: &str, differ: &str, c: &[f32]) {
+        assert!(self.errors.is_empty(), "{:?}", self.errors);
+        assert_eq!(self.stdout, plain, "{differ}");
+        assert_eq!(self.stops.len(), 2, "one stop per frame");
+        assert_eq!(self.count(ONE_PASS), 0, "{}", self.log);
+        assert_eq!(
+            self.log
+                .lines()
+                .filter(|l| l.contains(TWO_PASSES) && l.contains("can write storage"))
+                .count(),
+            2,
+            "{}",
+            self.log
+        );
+        for values in &self.values {
+            assert_eq!(values.get("c"), Some(&floats(c)), "{values:?}");
+        }
+    }
 }
 
 /// Runs `app args` under the agent with `filters`, a breakpoint on the
@@ -66,84 +87,60 @@ fn run(
     fragment: (u32, u32),
     watch: &str,
 ) -> Run {
-    let log = profile_dir().join(format!("one-pass-{tag}-{}.log", std::process::id()));
-    let _ = std::fs::remove_file(&log);
-    let mut s = Session::start_with_env(
-        app,
-        args,
-        tag,
-        &[
-            ("SHADERDBG_LOG", log.as_os_str()),
-            ("SHADERDBG_LOG_LEVEL", OsStr::new("debug")),
-        ],
-    );
+    let log = AgentLog::new(&format!("one-pass-{tag}"));
+    let mut s = log.start(app, args, tag);
     if let Some(f) = filters {
         s.send(&ToAgent::SetExceptionFilters(f));
     }
     let mut out = Run::default();
-    let mut shaders: HashMap<u32, (Shader, u32)> = HashMap::new();
     let mut request = 1000;
-    while let Some(msg) = s.recv() {
-        match msg {
-            FromAgent::ShaderCompiled {
-                shader,
-                stage,
-                sources,
-                ..
-            } => {
-                let sh = Shader {
-                    id: shader,
-                    stage,
-                    sources,
-                };
-                if sh.sources.concat().contains(needle) {
-                    let line = sh.line_of(needle);
-                    s.send(&ToAgent::SetBreakpoints {
-                        shader,
-                        breakpoints: vec![common::debugger::bp(line, Some(condition))],
-                    });
-                    shaders.insert(shader, (sh, line));
-                }
-                s.send(&ToAgent::Resume);
-            }
-            FromAgent::Stopped {
-                frame,
-                shader,
-                hits,
-                ..
-            } => {
-                let (sh, line) = shaders.get(&shader).expect("a stop in our shader").clone();
-                out.stops.push((frame, hits));
-                request += 1;
-                s.send(&ToAgent::Screenshot {
-                    request,
-                    at: proto::ScreenshotAt::Now,
+    let (_, stdout) = drive(s, |s, msg, shaders| match msg {
+        FromAgent::ShaderCompiled { shader, .. } => {
+            let sh = Shader::find(shaders, *shader);
+            if sh.sources.concat().contains(needle) {
+                s.send(&ToAgent::SetBreakpoints {
+                    shader: *shader,
+                    breakpoints: vec![bp(sh.line_of(needle), Some(condition))],
                 });
-                match s.recv() {
-                    Some(FromAgent::Screenshot {
-                        request: r,
-                        width,
-                        height,
-                        rgba,
-                        ..
-                    }) if r == request => out.shots.push((width, height, rgba.0)),
-                    other => panic!("expected screenshot {request}, got {other:?}"),
-                }
-                let (trace, table) =
-                    s.record_decoded(&sh, proto::Invocation::fragment(fragment.0, fragment.1));
-                assert_eq!(trace.invocations.len(), 1);
-                out.values.push(final_values(&trace.invocations[0], &table));
-                let (_, _, _, data) = s.watch(line, watch).expect("a watch image");
-                out.watches.push(data);
-                s.send(&ToAgent::Resume);
             }
-            FromAgent::Error { message, .. } => out.errors.push(message),
-            _ => {}
         }
-    }
-    out.stdout = s.finish();
-    out.log = std::fs::read_to_string(&log).unwrap_or_default();
-    let _ = std::fs::remove_file(&log);
+        FromAgent::Stopped { .. } => {
+            let stop = Stop::of(msg, shaders).expect("a stop");
+            assert!(
+                stop.shader.sources.concat().contains(needle),
+                "a stop in our shader"
+            );
+            let line = stop.shader.line_of(needle);
+            out.stops.push((stop.frame, stop.hits));
+            request += 1;
+            s.send(&ToAgent::Screenshot {
+                request,
+                at: proto::ScreenshotAt::Now,
+            });
+            match s.recv() {
+                Some(FromAgent::Screenshot {
+                    request: r,
+                    width,
+                    height,
+                    rgba,
+                    ..
+                }) if r == request => out.shots.push((width, height, rgba.0)),
+                other => panic!("expected screenshot {request}, got {other:?}"),
+            }
+            let (trace, table) = s.record_decoded(
+                &stop.shader,
+                proto::Invocation::fragment(fragment.0, fragment.1),
+            );
+            assert_eq!(trace.invocations.len(), 1);
+            out.values.push(final_values(&trace.invocations[0], &table));
+            let (_, _, _, data) = s.watch(line, watch).expect("a watch image");
+            out.watches.push(data);
+        }
+        FromAgent::Error { message, .. } => out.errors.push(message.clone()),
+        _ => {}
+    });
+    out.stdout = stdout;
+    out.log = log.take();
     out
 }
 
@@ -221,8 +218,7 @@ fn a_one_pass_stop_gives_what_a_two_pass_stop_gives() {
             &rgba[..8]
         );
     }
-    use shaderdbg_glsl::Value::{Float, List};
-    let uv = List(vec![Float(10.5 / 64.0), Float(10.5 / 48.0)]);
+    let uv = floats(&[10.5 / 64.0, 10.5 / 48.0]);
     assert_eq!(one.values[0].get("uv"), Some(&uv), "{:?}", one.values[0]);
 }
 
@@ -238,33 +234,11 @@ fn programs_that_write_images_run_two_passes_and_stop() {
         (10, 10),
         "p",
     );
-    assert!(r.errors.is_empty(), "{:?}", r.errors);
-    assert_eq!(
-        r.stdout,
-        run_plain("features", &args),
-        "frames or images differ under the agent"
+    r.assert_two_passes_for_storage(
+        &run_plain("features", &args),
+        "frames or images differ under the agent",
+        &[10.5 / 64.0, 10.5 / 48.0, 0.75, 1.0],
     );
-    assert_eq!(r.stops.len(), 2, "one stop per frame");
-    assert_eq!(r.count(ONE_PASS), 0, "{}", r.log);
-    assert_eq!(
-        r.log
-            .lines()
-            .filter(|l| l.contains(TWO_PASSES) && l.contains("can write storage"))
-            .count(),
-        2,
-        "{}",
-        r.log
-    );
-    for values in &r.values {
-        use shaderdbg_glsl::Value::{Float, List};
-        let want = List(vec![
-            Float(10.5 / 64.0),
-            Float(10.5 / 48.0),
-            Float(0.75),
-            Float(1.0),
-        ]);
-        assert_eq!(values.get("c"), Some(&want), "{values:?}");
-    }
 }
 
 /// A full fragment shader for the built-in host that writes a storage
@@ -313,22 +287,9 @@ fn programs_that_write_a_storage_buffer_run_two_passes_and_stop() {
     );
     let plain = run_plain("shaderdbg-host", &args);
     let _ = std::fs::remove_dir_all(&dir);
-    assert!(r.errors.is_empty(), "{:?}", r.errors);
-    assert_eq!(r.stdout, plain, "pixels differ under the agent");
-    assert_eq!(r.stops.len(), 2, "one stop per frame");
-    assert_eq!(r.count(ONE_PASS), 0, "{}", r.log);
-    assert_eq!(
-        r.log
-            .lines()
-            .filter(|l| l.contains(TWO_PASSES) && l.contains("can write storage"))
-            .count(),
-        2,
-        "{}",
-        r.log
+    r.assert_two_passes_for_storage(
+        &plain,
+        "pixels differ under the agent",
+        &[10.5 / 64.0, 10.5 / 48.0, 0.75],
     );
-    for values in &r.values {
-        use shaderdbg_glsl::Value::{Float, List};
-        let want = List(vec![Float(10.5 / 64.0), Float(10.5 / 48.0), Float(0.75)]);
-        assert_eq!(values.get("c"), Some(&want), "{values:?}");
-    }
 }

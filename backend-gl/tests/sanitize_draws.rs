@@ -12,31 +12,19 @@
 
 mod common;
 
-use std::ffi::OsStr;
-
-use common::debugger::{run_plain, Session, Shader};
-use common::profile_dir;
+use common::debugger::{
+    bp, drive, record_first_hits, run_plain, AgentLog, RecordedStop, Session, Shader, EVERY_CHECK,
+};
 use shaderdbg_core::decode::{Access, Memory, SanitizerKind, SanitizerReport};
 use shaderdbg_protocol::{self as proto, FromAgent, ToAgent};
 
 /// What a sanitized run gave.
-#[derive(Default)]
 struct Run {
-    /// (frame, reason, stopped shader, reports, hits, recording of the first hit).
-    stops: Vec<Stopped>,
+    stops: Vec<RecordedStop>,
     errors: Vec<String>,
     stdout: String,
     /// The agent's log (debug level).
     log: String,
-}
-
-struct Stopped {
-    frame: u64,
-    reason: proto::StopReason,
-    shader: Shader,
-    reports: Vec<SanitizerReport>,
-    hits: Vec<proto::Hit>,
-    recording: Result<Vec<u32>, String>,
 }
 
 impl Run {
@@ -50,76 +38,17 @@ impl Run {
 }
 
 fn run(app: &str, args: &[&str], tag: &str, filters: proto::ExceptionFilters) -> Run {
-    let log = profile_dir().join(format!("sanitize-draws-{tag}-{}.log", std::process::id()));
-    let _ = std::fs::remove_file(&log);
-    let mut s = Session::start_with_env(
-        app,
-        args,
-        tag,
-        &[
-            ("SHADERDBG_LOG", log.as_os_str()),
-            ("SHADERDBG_LOG_LEVEL", OsStr::new("debug")),
-        ],
-    );
+    let log = AgentLog::new(&format!("sanitize-draws-{tag}"));
+    let mut s = log.start(app, args, tag);
     s.send(&ToAgent::SetExceptionFilters(filters));
-    let mut shaders: Vec<Shader> = Vec::new();
-    let mut out = Run::default();
-    while let Some(msg) = s.recv() {
-        match msg {
-            FromAgent::ShaderCompiled {
-                shader,
-                stage,
-                sources,
-                ..
-            } => {
-                shaders.push(Shader {
-                    id: shader,
-                    stage,
-                    sources,
-                });
-                s.send(&ToAgent::Resume);
-            }
-            FromAgent::Stopped {
-                frame,
-                shader,
-                hits,
-                reason,
-                sanitizer,
-                ..
-            } => {
-                let recording = s.record(hits[0].invocation);
-                out.stops.push(Stopped {
-                    frame,
-                    reason,
-                    shader: shaders
-                        .iter()
-                        .find(|s| s.id == shader)
-                        .expect("the stopped shader was announced")
-                        .clone(),
-                    reports: sanitizer,
-                    hits,
-                    recording,
-                });
-                s.send(&ToAgent::Resume);
-            }
-            FromAgent::Error { message, .. } => out.errors.push(message),
-            FromAgent::GlError { .. } => s.send(&ToAgent::Resume),
-            _ => {}
-        }
+    let (stops, errors, stdout) = record_first_hits(s);
+    Run {
+        stops,
+        errors,
+        stdout,
+        log: log.take(),
     }
-    out.stdout = s.finish();
-    out.log = std::fs::read_to_string(&log).unwrap_or_default();
-    let _ = std::fs::remove_file(&log);
-    out
 }
-
-const EVERY_CHECK: proto::ExceptionFilters = proto::ExceptionFilters {
-    nan_inf: false,
-    gl_error: false,
-    sanitize_oob: true,
-    sanitize_uninit: true,
-    sanitize_race: true,
-};
 
 #[test]
 fn fragments_racing_on_storage_and_writing_past_its_end_stop_the_draw() {
@@ -247,37 +176,22 @@ fn reasons_with_a_breakpoint(condition: &str, tag: &str) -> Vec<(u64, proto::Sto
     let mut s = Session::start("fragment_ssbo", &["2"], tag);
     s.send(&ToAgent::SetExceptionFilters(EVERY_CHECK));
     let mut reasons = Vec::new();
-    while let Some(msg) = s.recv() {
-        match msg {
-            FromAgent::ShaderCompiled {
-                shader,
-                stage,
-                sources,
-                ..
-            } => {
-                let sh = Shader {
-                    id: shader,
-                    stage,
-                    sources,
-                };
-                if stage == proto::Stage::Fragment {
-                    let line = sh.line_of("color = vec4(1.0);");
-                    s.send(&ToAgent::SetBreakpoints {
-                        shader,
-                        breakpoints: vec![common::debugger::bp(line, Some(condition))],
-                    });
-                }
-                s.send(&ToAgent::Resume);
-            }
-            FromAgent::Stopped { frame, reason, .. } => {
-                reasons.push((frame, reason));
-                s.send(&ToAgent::Resume);
-            }
-            FromAgent::Error { message, .. } => panic!("agent error: {message}"),
-            _ => {}
+    drive(s, |s, msg, shaders| match msg {
+        FromAgent::ShaderCompiled {
+            shader,
+            stage: proto::Stage::Fragment,
+            ..
+        } => {
+            let line = Shader::find(shaders, *shader).line_of("color = vec4(1.0);");
+            s.send(&ToAgent::SetBreakpoints {
+                shader: *shader,
+                breakpoints: vec![bp(line, Some(condition))],
+            });
         }
-    }
-    s.finish();
+        FromAgent::Stopped { frame, reason, .. } => reasons.push((*frame, *reason)),
+        FromAgent::Error { message, .. } => panic!("agent error: {message}"),
+        _ => {}
+    });
     reasons
 }
 

@@ -12,87 +12,25 @@
 
 mod common;
 
-use common::debugger::{final_values, run_plain, Session, Shader};
-use shaderdbg_core::decode::{Access, SanitizerKind, SanitizerReport};
-use shaderdbg_protocol::{self as proto, FromAgent, ToAgent};
-
-/// A sanitizer stop as the test keeps it.
-struct Seen {
-    frame: u64,
-    reason: proto::StopReason,
-    hits: Vec<proto::Hit>,
-    reports: Vec<SanitizerReport>,
-    shader: Shader,
-    recording: Result<Vec<u32>, String>,
-}
+use common::debugger::{
+    final_values, record_first_hits, run_plain, RecordedStop, Session, EVERY_CHECK, NO_FILTERS,
+};
+use shaderdbg_core::decode::{Access, SanitizerKind};
+use shaderdbg_protocol::{self as proto, ToAgent};
 
 /// Runs `app` with `filters`, recording the first hit's invocation at
 /// every stop; the stops and the app's stdout.
-fn run(app: &str, args: &[&str], filters: proto::ExceptionFilters) -> (Vec<Seen>, String) {
+fn run(app: &str, args: &[&str], filters: proto::ExceptionFilters) -> (Vec<RecordedStop>, String) {
     let mut s = Session::start(app, args, "sanitize");
     s.send(&ToAgent::SetExceptionFilters(filters));
-    let mut shaders: Vec<Shader> = Vec::new();
-    let mut seen = Vec::new();
-    while let Some(msg) = s.recv() {
-        match msg {
-            FromAgent::ShaderCompiled {
-                shader,
-                stage,
-                sources,
-                ..
-            } => {
-                shaders.push(Shader {
-                    id: shader,
-                    stage,
-                    sources,
-                });
-                s.send(&ToAgent::Resume);
-            }
-            FromAgent::Stopped {
-                frame,
-                shader,
-                hits,
-                reason,
-                sanitizer,
-                ..
-            } => {
-                let recording = s.record(hits[0].invocation);
-                seen.push(Seen {
-                    frame,
-                    reason,
-                    hits,
-                    reports: sanitizer,
-                    shader: shaders
-                        .iter()
-                        .find(|s| s.id == shader)
-                        .expect("the stopped shader was announced")
-                        .clone(),
-                    recording,
-                });
-                s.send(&ToAgent::Resume);
-            }
-            FromAgent::Error { message, .. } => panic!("agent error: {message}"),
-            FromAgent::GlError { .. } => s.send(&ToAgent::Resume),
-            _ => {}
-        }
-    }
-    (seen, s.finish())
+    let (seen, errors, stdout) = record_first_hits(s);
+    assert!(errors.is_empty(), "agent errors: {errors:?}");
+    (seen, stdout)
 }
 
 const OOB_ONLY: proto::ExceptionFilters = proto::ExceptionFilters {
-    nan_inf: false,
-    gl_error: false,
     sanitize_oob: true,
-    sanitize_uninit: false,
-    sanitize_race: false,
-};
-
-const EVERY_CHECK: proto::ExceptionFilters = proto::ExceptionFilters {
-    nan_inf: false,
-    gl_error: false,
-    sanitize_oob: true,
-    sanitize_uninit: true,
-    sanitize_race: true,
+    ..NO_FILTERS
 };
 
 #[test]

@@ -6,7 +6,7 @@
 
 mod common;
 
-use common::debugger::{run_plain, Session, Shader};
+use common::debugger::{drive, floats, run_plain, Session, Shader, NO_FILTERS};
 use common::fnv1a;
 use shaderdbg_core::decode::Trace;
 use shaderdbg_core::probes::ProbeTable;
@@ -34,19 +34,13 @@ fn start(mode: &str, frames: u32, tag: &str) -> Session {
 /// The NaN/Inf exception filter alone.
 const NAN_INF: proto::ExceptionFilters = proto::ExceptionFilters {
     nan_inf: true,
-    gl_error: false,
-    sanitize_oob: false,
-    sanitize_uninit: false,
-    sanitize_race: false,
+    ..NO_FILTERS
 };
 
 /// The GL error exception filter alone.
 const GL_ERROR: proto::ExceptionFilters = proto::ExceptionFilters {
-    nan_inf: false,
     gl_error: true,
-    sanitize_oob: false,
-    sanitize_uninit: false,
-    sanitize_race: false,
+    ..NO_FILTERS
 };
 
 /// [`start`] with 3 frames and the exception `filters` set.
@@ -60,44 +54,6 @@ fn plain(mode: &str, frames: u32) -> String {
     let a = args(mode, frames);
     let a: Vec<&str> = a.iter().map(String::as_str).collect();
     run_plain("features", &a)
-}
-
-/// Answers every message with `f` (which may send requests) and resumes
-/// after shader announcements, stops and GL-error stops; returns every
-/// message and the app's stdout.
-fn drive(
-    mut s: Session,
-    mut f: impl FnMut(&mut Session, &FromAgent, &[Shader]),
-) -> (Vec<FromAgent>, String) {
-    let mut all = Vec::new();
-    let mut shaders = Vec::new();
-    while let Some(msg) = s.recv() {
-        if let FromAgent::ShaderCompiled {
-            shader,
-            stage,
-            sources,
-            ..
-        } = &msg
-        {
-            shaders.push(Shader {
-                id: *shader,
-                stage: *stage,
-                sources: sources.clone(),
-            });
-        }
-        f(&mut s, &msg, &shaders);
-        let resume = matches!(
-            msg,
-            FromAgent::ShaderCompiled { .. }
-                | FromAgent::Stopped { .. }
-                | FromAgent::GlError { .. }
-        );
-        all.push(msg);
-        if resume {
-            s.send(&ToAgent::Resume);
-        }
-    }
-    (all, s.finish())
 }
 
 fn fragment(shaders: &[Shader]) -> &Shader {
@@ -418,26 +374,16 @@ fn break_in_main_fragment<'a>(
     line: &'a mut u32,
 ) -> impl FnMut(&mut Session, &FromAgent, &[Shader]) + 'a {
     move |s, msg, _| {
-        let FromAgent::ShaderCompiled {
-            shader,
-            stage: proto::Stage::Fragment,
-            sources,
-            ..
-        } = msg
-        else {
+        let Some(sh) = Shader::announced(msg) else {
             return;
         };
-        if !sources.concat().contains("color.b = 0.5 / d;") {
+        if sh.stage != proto::Stage::Fragment || !sh.sources.concat().contains("color.b = 0.5 / d;")
+        {
             return;
         }
-        let sh = Shader {
-            id: *shader,
-            stage: proto::Stage::Fragment,
-            sources: sources.clone(),
-        };
         *line = sh.line_of(at);
         s.send(&ToAgent::SetBreakpoints {
-            shader: *shader,
+            shader: sh.id,
             breakpoints: vec![common::debugger::bp(*line, condition)],
         });
     }
@@ -449,27 +395,16 @@ fn break_at<'a>(
     wanted: &'a [(&'a str, &'a str)],
 ) -> impl FnMut(&mut Session, &FromAgent) -> Option<(u32, u32)> + 'a {
     move |s, msg| {
-        let FromAgent::ShaderCompiled {
-            shader,
-            stage,
-            sources,
-            ..
-        } = msg
-        else {
-            return None;
-        };
-        let sh = Shader {
-            id: *shader,
-            stage: *stage,
-            sources: sources.clone(),
-        };
-        let (needle, cond) = wanted.iter().find(|(n, _)| sources.concat().contains(n))?;
+        let sh = Shader::announced(msg)?;
+        let (needle, cond) = wanted
+            .iter()
+            .find(|(n, _)| sh.sources.concat().contains(n))?;
         let line = sh.line_of(needle);
         s.send(&ToAgent::SetBreakpoints {
-            shader: *shader,
+            shader: sh.id,
             breakpoints: vec![common::debugger::bp(line, Some(cond))],
         });
-        Some((*shader, line))
+        Some((sh.id, line))
     }
 }
 
@@ -486,11 +421,7 @@ fn debug_stops(
     drive(start(mode, 2, tag), |s, msg, shaders| {
         set(s, msg);
         if let FromAgent::Stopped { shader, hits, .. } = msg {
-            let sh = shaders
-                .iter()
-                .find(|x| x.id == *shader)
-                .expect("a stop in an announced shader");
-            at_stop(s, sh, hits);
+            at_stop(s, Shader::find(shaders, *shader), hits);
         }
     })
 }
@@ -696,14 +627,8 @@ fn programs_that_write_images_are_debugged_and_the_images_restored() {
     );
     assert!(stdout.contains("frame 1 count 128"), "{stdout}");
     assert_eq!(stops_of(&all).len(), 2, "one stop per frame");
+    let want = floats(&[10.5 / 64.0, 10.5 / 48.0, 0.75, 1.0]);
     for values in &recorded {
-        use shaderdbg_glsl::Value::{Float, List};
-        let want = List(vec![
-            Float(10.5 / 64.0),
-            Float(10.5 / 48.0),
-            Float(0.75),
-            Float(1.0),
-        ]);
         assert_eq!(values.get("c"), Some(&want), "{values:?}");
     }
 }

@@ -12,7 +12,7 @@ use std::path::PathBuf;
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
-use shaderdbg_core::decode::{decode, InvocationTrace, Trace};
+use shaderdbg_core::decode::{decode, InvocationTrace, SanitizerReport, Trace};
 use shaderdbg_core::probes::ProbeTable;
 use shaderdbg_core::{Stage, Value};
 use shaderdbg_glsl::instrument::probe_table;
@@ -191,6 +191,33 @@ pub struct Shader {
 }
 
 impl Shader {
+    /// The shader `msg` announces, if it is a `ShaderCompiled`.
+    pub fn announced(msg: &FromAgent) -> Option<Shader> {
+        match msg {
+            FromAgent::ShaderCompiled {
+                shader,
+                stage,
+                sources,
+                ..
+            } => Some(Shader {
+                id: *shader,
+                stage: *stage,
+                sources: sources.clone(),
+            }),
+            _ => None,
+        }
+    }
+
+    /// The shader with id `id` among `shaders`, its latest announcement (a
+    /// stop names an announced shader).
+    pub fn find(shaders: &[Shader], id: u32) -> &Shader {
+        shaders
+            .iter()
+            .rev()
+            .find(|s| s.id == id)
+            .unwrap_or_else(|| panic!("stop in unannounced shader {id}"))
+    }
+
     /// The 1-based line of the first line of the runtime source containing
     /// `needle`.
     pub fn line_of(&self, needle: &str) -> u32 {
@@ -242,6 +269,9 @@ pub struct Stop {
     pub shader: Shader,
     pub hits: Vec<proto::Hit>,
     pub truncated: bool,
+    pub reason: proto::StopReason,
+    /// What the sanitizer found (a `StopReason::Sanitizer` stop).
+    pub reports: Vec<SanitizerReport>,
     /// The probe table the agent instrumented the shader with.
     pub probes: ProbeTable,
     /// Every shader announced so far.
@@ -249,6 +279,38 @@ pub struct Stop {
 }
 
 impl Stop {
+    /// The stop `msg` says, if it is a `Stopped`, in one of the announced
+    /// `shaders`.
+    pub fn of(msg: &FromAgent, shaders: &[Shader]) -> Option<Stop> {
+        let FromAgent::Stopped {
+            frame,
+            draw,
+            program,
+            shader,
+            hits,
+            truncated,
+            reason,
+            probes,
+            sanitizer,
+            ..
+        } = msg
+        else {
+            return None;
+        };
+        Some(Stop {
+            frame: *frame,
+            draw: *draw,
+            program: *program,
+            shader: Shader::find(shaders, *shader).clone(),
+            hits: hits.clone(),
+            truncated: *truncated,
+            reason: *reason,
+            reports: sanitizer.clone(),
+            probes: probes.clone(),
+            shaders: shaders.to_vec(),
+        })
+    }
+
     /// The announced shader whose source is `text`.
     pub fn shader_with(&self, text: &str) -> &Shader {
         self.shaders
@@ -273,6 +335,33 @@ pub struct Outcome {
     pub stdout: String,
 }
 
+/// Answers every message with `f` (which may send requests and read their
+/// answers) and resumes after shader announcements, stops and GL-error
+/// stops; `f` also gets every shader announced so far (the one `msg`
+/// announces included). Every message and the app's stdout.
+pub fn drive(
+    mut s: Session,
+    mut f: impl FnMut(&mut Session, &FromAgent, &[Shader]),
+) -> (Vec<FromAgent>, String) {
+    let mut all = Vec::new();
+    let mut shaders = Vec::new();
+    while let Some(msg) = s.recv() {
+        shaders.extend(Shader::announced(&msg));
+        f(&mut s, &msg, &shaders);
+        let resume = matches!(
+            msg,
+            FromAgent::ShaderCompiled { .. }
+                | FromAgent::Stopped { .. }
+                | FromAgent::GlError { .. }
+        );
+        all.push(msg);
+        if resume {
+            s.send(&ToAgent::Resume);
+        }
+    }
+    (all, s.finish())
+}
+
 /// Runs `app` under the debugger: `filter` is set first; every announced
 /// shader gets the breakpoints `on_shader` returns (none: an empty list is not
 /// sent); every stop goes to `on_stop`, then the script resumes.
@@ -287,77 +376,133 @@ pub fn debug(
     let mut s = Session::start(app, args, tag);
     s.send(&ToAgent::SetStopFilter(filter));
     let mut out = Outcome::default();
-    let mut shaders: HashMap<u32, Shader> = HashMap::new();
-    while let Some(msg) = s.recv() {
-        match msg {
-            FromAgent::ShaderCompiled {
-                shader,
-                stage,
-                sources,
-                compiled,
-                info_log,
-                ..
-            } => {
-                assert!(
-                    compiled,
-                    "{app}: shader {shader} does not compile: {info_log}"
-                );
-                let sh = Shader {
-                    id: shader,
-                    stage,
-                    sources,
-                };
-                let breakpoints = on_shader(&sh);
-                if !breakpoints.is_empty() {
-                    s.send(&ToAgent::SetBreakpoints {
-                        shader,
-                        breakpoints,
-                    });
-                }
-                shaders.insert(shader, sh.clone());
-                out.shaders.push(sh);
-                s.send(&ToAgent::Resume);
+    let (_, stdout) = drive(s, |s, msg, shaders| match msg {
+        FromAgent::ShaderCompiled {
+            shader,
+            compiled,
+            info_log,
+            ..
+        } => {
+            assert!(
+                *compiled,
+                "{app}: shader {shader} does not compile: {info_log}"
+            );
+            let sh = Shader::find(shaders, *shader);
+            let breakpoints = on_shader(sh);
+            if !breakpoints.is_empty() {
+                s.send(&ToAgent::SetBreakpoints {
+                    shader: *shader,
+                    breakpoints,
+                });
             }
-            FromAgent::BreakpointStatus {
-                shader,
-                requested_line,
-                line,
-                message,
-            } => out.statuses.push((shader, requested_line, line, message)),
-            FromAgent::Stopped {
-                frame,
-                draw,
-                program,
-                shader,
-                hits,
-                truncated,
-                probes,
-                ..
-            } => {
-                out.stops.push((frame, draw, shader));
-                let stop = Stop {
-                    frame,
-                    draw,
-                    program,
-                    shader: shaders
-                        .get(&shader)
-                        .cloned()
-                        .unwrap_or_else(|| panic!("stop in unannounced shader {shader}")),
-                    hits,
-                    truncated,
-                    probes,
-                    shaders: out.shaders.clone(),
-                };
-                on_stop(&mut s, &stop);
-                s.send(&ToAgent::Resume);
-            }
-            FromAgent::Error { message, .. } => out.errors.push(message),
-            _ => {}
+            out.shaders.push(sh.clone());
         }
-    }
-    out.stdout = s.finish();
+        FromAgent::BreakpointStatus {
+            shader,
+            requested_line,
+            line,
+            message,
+        } => out
+            .statuses
+            .push((*shader, *requested_line, *line, message.clone())),
+        FromAgent::Stopped { .. } => {
+            let stop = Stop::of(msg, shaders).expect("a stop");
+            out.stops.push((stop.frame, stop.draw, stop.shader.id));
+            on_stop(s, &stop);
+        }
+        FromAgent::Error { message, .. } => out.errors.push(message.clone()),
+        _ => {}
+    });
+    out.stdout = stdout;
     out
 }
+
+/// A stop whose first hit's invocation was recorded (see
+/// [`record_first_hits`]).
+pub struct RecordedStop {
+    pub frame: u64,
+    pub reason: proto::StopReason,
+    pub shader: Shader,
+    pub reports: Vec<SanitizerReport>,
+    pub hits: Vec<proto::Hit>,
+    /// The step log of the first hit's invocation, or the agent's error.
+    pub recording: Result<Vec<u32>, String>,
+}
+
+/// Runs the script `s` to the app's end, recording the first hit's
+/// invocation at every stop: the stops, the agent's `Error` messages and
+/// the app's stdout.
+pub fn record_first_hits(s: Session) -> (Vec<RecordedStop>, Vec<String>, String) {
+    let mut stops = Vec::new();
+    let mut errors = Vec::new();
+    let (_, stdout) = drive(s, |s, msg, shaders| match Stop::of(msg, shaders) {
+        Some(stop) => stops.push(RecordedStop {
+            recording: s.record(stop.hits[0].invocation),
+            frame: stop.frame,
+            reason: stop.reason,
+            shader: stop.shader,
+            reports: stop.reports,
+            hits: stop.hits,
+        }),
+        None => {
+            if let FromAgent::Error { message, .. } = msg {
+                errors.push(message.clone());
+            }
+        }
+    });
+    (stops, errors, stdout)
+}
+
+/// The agent's log of one run (`SHADERDBG_LOG`, debug level), in the
+/// profile directory.
+pub struct AgentLog(PathBuf);
+
+impl AgentLog {
+    /// A fresh log named after `name` and this process.
+    pub fn new(name: &str) -> AgentLog {
+        let path = profile_dir().join(format!("{name}-{}.log", std::process::id()));
+        let _ = std::fs::remove_file(&path);
+        AgentLog(path)
+    }
+
+    /// Starts `app` under the agent logging here ([`Session::start_with_env`]).
+    pub fn start(&self, app: &str, args: &[&str], tag: &str) -> Session {
+        Session::start_with_env(
+            app,
+            args,
+            tag,
+            &[
+                ("SHADERDBG_LOG", self.0.as_os_str()),
+                ("SHADERDBG_LOG_LEVEL", std::ffi::OsStr::new("debug")),
+            ],
+        )
+    }
+
+    /// What the agent wrote (empty if nothing); removes the file.
+    pub fn take(self) -> String {
+        let text = std::fs::read_to_string(&self.0).unwrap_or_default();
+        let _ = std::fs::remove_file(&self.0);
+        text
+    }
+}
+
+/// Every exception filter off; set the ones a test wants with
+/// `..NO_FILTERS`.
+pub const NO_FILTERS: proto::ExceptionFilters = proto::ExceptionFilters {
+    nan_inf: false,
+    gl_error: false,
+    sanitize_oob: false,
+    sanitize_uninit: false,
+    sanitize_race: false,
+};
+
+/// Every sanitizer check on.
+pub const EVERY_CHECK: proto::ExceptionFilters = proto::ExceptionFilters {
+    sanitize_oob: true,
+    sanitize_uninit: true,
+    sanitize_race: true,
+    ..NO_FILTERS
+};
 
 /// The app's stdout without the agent.
 pub fn run_plain(app: &str, args: &[&str]) -> String {

@@ -229,6 +229,79 @@ pub unsafe fn buffer(
     }
 }
 
+/// The GLSL 430 vertex shader of a full-screen triangle from `gl_VertexID`
+/// (see [`draw_full_screen`]).
+pub const FULL_SCREEN_VERTEX: &str = "#version 430
+void main() {
+    vec2 p = vec2(gl_VertexID == 1 ? 3.0 : -1.0, gl_VertexID == 2 ? 3.0 : -1.0);
+    gl_Position = vec4(p, 0.0, 1.0);
+}
+";
+
+/// Clears a `size` x `size` viewport to transparent black and draws the
+/// full-screen triangle of [`FULL_SCREEN_VERTEX`] with `program`.
+///
+/// # Safety
+/// A context is current and `program` and `vao` belong to it.
+pub unsafe fn draw_full_screen(
+    gl: &glow::Context,
+    program: glow::Program,
+    vao: glow::VertexArray,
+    size: i32,
+) {
+    unsafe {
+        gl.viewport(0, 0, size, size);
+        gl.clear_color(0.0, 0.0, 0.0, 0.0);
+        gl.clear(glow::COLOR_BUFFER_BIT);
+        gl.use_program(Some(program));
+        gl.bind_vertex_array(Some(vao));
+        gl.draw_arrays(glow::TRIANGLES, 0, 3);
+        gl.bind_vertex_array(None);
+        gl.use_program(None);
+    }
+}
+
+/// Fills `buffer` with `len` zero bytes and binds it to storage binding
+/// `binding`.
+///
+/// # Safety
+/// A context is current and `buffer` belongs to it.
+pub unsafe fn zero_storage(gl: &glow::Context, buffer: glow::Buffer, binding: u32, len: usize) {
+    unsafe {
+        gl.bind_buffer(glow::SHADER_STORAGE_BUFFER, Some(buffer));
+        gl.buffer_data_u8_slice(
+            glow::SHADER_STORAGE_BUFFER,
+            &vec![0u8; len],
+            glow::DYNAMIC_COPY,
+        );
+        gl.bind_buffer(glow::SHADER_STORAGE_BUFFER, None);
+        gl.bind_buffer_base(glow::SHADER_STORAGE_BUFFER, binding, Some(buffer));
+    }
+}
+
+/// Nearest filtering, both ways, for the texture bound to `TEXTURE_2D`.
+///
+/// # Safety
+/// A context is current.
+pub unsafe fn nearest_filtering(gl: &glow::Context) {
+    unsafe {
+        for p in [glow::TEXTURE_MIN_FILTER, glow::TEXTURE_MAG_FILTER] {
+            gl.tex_parameter_i32(glow::TEXTURE_2D, p, glow::NEAREST as i32);
+        }
+    }
+}
+
+/// `source` (a `#version 430` shader), with `#define FIXED` after its
+/// version line where `fixed`: the sanitizer apps' bug-free variant
+/// (`--fixed`).
+pub fn with_fixed(source: &str, fixed: bool) -> String {
+    if fixed {
+        source.replacen("#version 430\n", "#version 430\n#define FIXED\n", 1)
+    } else {
+        source.to_string()
+    }
+}
+
 /// The frame loop of the single-target apps: each of `frames` frames binds
 /// `out`, clears it to transparent black, runs `draw(frame)`, then takes the
 /// checksum of `out` and swaps.
@@ -494,9 +567,7 @@ impl Target {
                 ty,
                 glow::PixelUnpackData::Slice(None),
             );
-            for p in [glow::TEXTURE_MIN_FILTER, glow::TEXTURE_MAG_FILTER] {
-                gl.tex_parameter_i32(glow::TEXTURE_2D, p, glow::NEAREST as i32);
-            }
+            nearest_filtering(gl);
             for p in [glow::TEXTURE_WRAP_S, glow::TEXTURE_WRAP_T] {
                 gl.tex_parameter_i32(glow::TEXTURE_2D, p, glow::CLAMP_TO_EDGE as i32);
             }

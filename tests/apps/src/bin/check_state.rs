@@ -27,7 +27,8 @@
 use anyhow::anyhow;
 use shaderdbg_test_apps::glow::{self, HasContext};
 use shaderdbg_test_apps::{
-    arg, bytes_of_u32, fnv1a, program, read_buffer, vf_program, with_context, Kind, Target,
+    arg, bytes_of_u32, fnv1a, nearest_filtering, program, read_buffer, vf_program, with_context,
+    Kind, Target,
 };
 
 const VERTEX: &str = include_str!("../../shaders/fullscreen.vert");
@@ -284,16 +285,7 @@ fn main() -> anyhow::Result<()> {
                 glow::UNSIGNED_BYTE,
                 glow::PixelUnpackData::Slice(Some(&texels)),
             );
-            gl.tex_parameter_i32(
-                glow::TEXTURE_2D,
-                glow::TEXTURE_MIN_FILTER,
-                glow::NEAREST as i32,
-            );
-            gl.tex_parameter_i32(
-                glow::TEXTURE_2D,
-                glow::TEXTURE_MAG_FILTER,
-                glow::NEAREST as i32,
-            );
+            nearest_filtering(gl);
             textures.push(t);
         }
         let draw_prog = vf_program(gl, VERTEX, FRAGMENT)?;

@@ -10,15 +10,10 @@
 
 use anyhow::{anyhow, Context};
 use glow::HasContext;
-use shaderdbg_test_apps::{arg, check, fnv1a, vf_program, with_context, Kind};
-
-/// A full-screen triangle from `gl_VertexID`.
-const VERTEX: &str = "#version 430
-void main() {
-    vec2 p = vec2(gl_VertexID == 1 ? 3.0 : -1.0, gl_VertexID == 2 ? 3.0 : -1.0);
-    gl_Position = vec4(p, 0.0, 1.0);
-}
-";
+use shaderdbg_test_apps::{
+    arg, check, draw_full_screen, fnv1a, nearest_filtering, vf_program, with_context, zero_storage,
+    Kind, FULL_SCREEN_VERTEX,
+};
 
 const SIZE: i32 = 16;
 const WORDS: usize = 2 + 16 * 16;
@@ -29,31 +24,15 @@ fn main() -> anyhow::Result<()> {
         std::fs::read_to_string(&path).with_context(|| format!("reading the shader {path:?}"))?;
     let frames: u32 = arg(1, "FRAMES", 1)?;
     let lines = with_context(Kind::Core(4, 5), SIZE as u32, |gl, swap| unsafe {
-        let program = vf_program(gl, VERTEX, &fragment)?;
+        let program = vf_program(gl, FULL_SCREEN_VERTEX, &fragment)?;
         let vao = gl.create_vertex_array().map_err(|e| anyhow!(e))?;
         let buffer = gl.create_buffer().map_err(|e| anyhow!(e))?;
-        gl.bind_buffer(glow::SHADER_STORAGE_BUFFER, Some(buffer));
-        gl.buffer_data_u8_slice(
-            glow::SHADER_STORAGE_BUFFER,
-            &vec![0u8; WORDS * 4],
-            glow::DYNAMIC_COPY,
-        );
-        gl.bind_buffer(glow::SHADER_STORAGE_BUFFER, None);
-        gl.bind_buffer_base(glow::SHADER_STORAGE_BUFFER, 1, Some(buffer));
+        zero_storage(gl, buffer, 1, WORDS * 4);
         let tex = gl.create_texture().map_err(|e| anyhow!(e))?;
         gl.active_texture(glow::TEXTURE0);
         gl.bind_texture(glow::TEXTURE_2D, Some(tex));
         gl.tex_storage_2d(glow::TEXTURE_2D, 1, glow::R32UI, SIZE, SIZE);
-        gl.tex_parameter_i32(
-            glow::TEXTURE_2D,
-            glow::TEXTURE_MIN_FILTER,
-            glow::NEAREST as i32,
-        );
-        gl.tex_parameter_i32(
-            glow::TEXTURE_2D,
-            glow::TEXTURE_MAG_FILTER,
-            glow::NEAREST as i32,
-        );
+        nearest_filtering(gl);
         let zeros = vec![0u8; (SIZE * SIZE * 4) as usize];
         gl.tex_sub_image_2d(
             glow::TEXTURE_2D,
@@ -69,14 +48,7 @@ fn main() -> anyhow::Result<()> {
         gl.bind_image_texture(0, Some(tex), 0, false, 0, glow::READ_WRITE, glow::R32UI);
         let mut lines = Vec::new();
         for frame in 0..frames {
-            gl.viewport(0, 0, SIZE, SIZE);
-            gl.clear_color(0.0, 0.0, 0.0, 0.0);
-            gl.clear(glow::COLOR_BUFFER_BIT);
-            gl.use_program(Some(program));
-            gl.bind_vertex_array(Some(vao));
-            gl.draw_arrays(glow::TRIANGLES, 0, 3);
-            gl.bind_vertex_array(None);
-            gl.use_program(None);
+            draw_full_screen(gl, program, vao, SIZE);
             check(gl, "the frame's commands")?;
             let mut pixels = vec![0u8; (SIZE * SIZE * 4) as usize];
             gl.read_pixels(

@@ -8,8 +8,8 @@ use serde_json::Value;
 
 mod common;
 use common::{
-    assert_has, decode_png, host_image, json_events, of_kind, one_stop, shaderdbg, single_pass,
-    GLMARK2_PHONG,
+    assert_has, decode_png, events_of, host_image, json_events, of_kind, one_stop, run_test_app,
+    shaderdbg, single_pass, GLMARK2_PHONG,
 };
 
 fn shader_file() -> PathBuf {
@@ -485,15 +485,27 @@ fn kernel_file(name: &str) -> PathBuf {
 
 /// `shaderdbg run ARGS -- APP 1` (a compute app for one frame): its output.
 fn run_compute(app: &str, args: &[&str]) -> Output {
-    let app = shaderdbg_test_support::app(app);
-    Command::new(env!("CARGO_BIN_EXE_shaderdbg"))
-        .arg("run")
-        .args(args)
-        .arg("--")
-        .arg(&app)
-        .arg("1")
-        .output()
-        .expect("shaderdbg run")
+    run_test_app(args, app, &["1"])
+}
+
+/// [`run_compute`] that must succeed: its standard output.
+fn compute_text(app: &str, args: &[&str]) -> String {
+    let out = run_compute(app, args);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+/// The fixed `app` (`--fixed`) under every check for one frame: its
+/// events, checked to hold no sanitizer report.
+fn fixed_events(app: &str) -> Vec<Value> {
+    let out = run_test_app(&["--sanitize", "all", "--json"], app, &["1", "--fixed"]);
+    let events = events_of(&out);
+    assert!(of_kind(&events, "sanitizer").is_empty(), "{events:#?}");
+    events
 }
 
 /// [`run_compute`] of `oob_compute` (an off-by-one compute kernel).
@@ -532,9 +544,14 @@ fn sanitize_reports_the_out_of_bounds_index_at_its_line_and_invocation() {
     );
 
     // As a script reads it.
-    let out = run_oob(&["--sanitize", "oob", "--source", source, "--trace", "--json"]);
-    assert!(out.status.success());
-    let events = json_events(&String::from_utf8_lossy(&out.stdout));
+    let events = events_of(&run_oob(&[
+        "--sanitize",
+        "oob",
+        "--source",
+        source,
+        "--trace",
+        "--json",
+    ]));
     let reports = of_kind(&events, "sanitizer");
     assert_eq!(reports.len(), 2, "{events:#?}");
     for (r, (line, array)) in reports.iter().zip([(12, "src"), (13, "dst")]) {
@@ -571,9 +588,7 @@ fn sanitize_reports_the_out_of_bounds_index_at_its_line_and_invocation() {
     assert_eq!(of_kind(&events, "exited")[0]["code"], 0);
 
     // Off by default.
-    let out = run_oob(&["--json"]);
-    assert!(out.status.success());
-    let events = json_events(&String::from_utf8_lossy(&out.stdout));
+    let events = events_of(&run_oob(&["--json"]));
     assert!(of_kind(&events, "sanitizer").is_empty());
     assert!(of_kind(&events, "stopped").is_empty());
 }
@@ -586,13 +601,7 @@ fn sanitize_race_prints_both_invocations_and_lines() {
     let kernel = kernel_file("race.comp");
     let source = kernel.to_str().expect("utf-8 path");
     for checks in ["race", "all"] {
-        let out = run_compute("race_compute", &["--sanitize", checks, "--source", source]);
-        assert!(
-            out.status.success(),
-            "{}",
-            String::from_utf8_lossy(&out.stderr)
-        );
-        let text = String::from_utf8_lossy(&out.stdout);
+        let text = compute_text("race_compute", &["--sanitize", checks, "--source", source]);
         let line = text
             .lines()
             .find(|l| l.starts_with("data race on shared float tile["))
@@ -612,9 +621,10 @@ fn sanitize_race_prints_both_invocations_and_lines() {
         );
     }
 
-    let out = run_compute("race_compute", &["--sanitize", "race", "--json"]);
-    assert!(out.status.success());
-    let events = json_events(&String::from_utf8_lossy(&out.stdout));
+    let events = events_of(&run_compute(
+        "race_compute",
+        &["--sanitize", "race", "--json"],
+    ));
     let reports = of_kind(&events, "sanitizer");
     assert_eq!(reports.len(), 1, "{events:#?}");
     let r = reports[0];
@@ -638,16 +648,7 @@ fn sanitize_race_prints_both_invocations_and_lines() {
     assert_eq!(r["value_read"], r["value_written"], "{r}");
 
     // The fixed kernel, under every check.
-    let app = shaderdbg_test_support::app("race_compute");
-    let out = Command::new(env!("CARGO_BIN_EXE_shaderdbg"))
-        .args(["run", "--sanitize", "all", "--json", "--"])
-        .arg(&app)
-        .args(["1", "--fixed"])
-        .output()
-        .expect("shaderdbg run");
-    assert!(out.status.success());
-    let events = json_events(&String::from_utf8_lossy(&out.stdout));
-    assert!(of_kind(&events, "sanitizer").is_empty(), "{events:#?}");
+    let events = fixed_events("race_compute");
     assert!(of_kind(&events, "stopped").is_empty());
 }
 
@@ -660,16 +661,10 @@ fn sanitize_race_prints_both_invocations_and_lines() {
 fn sanitize_race_on_a_storage_buffer_between_work_groups() {
     let kernel = kernel_file("storage_race.comp");
     let source = kernel.to_str().expect("utf-8 path");
-    let out = run_compute(
+    let text = compute_text(
         "storage_race_compute",
         &["--sanitize", "race", "--source", source],
     );
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let text = String::from_utf8_lossy(&out.stdout);
     let line = text
         .lines()
         .find(|l| l.starts_with("data race on storage buffer Dst.dst["))
@@ -687,9 +682,10 @@ fn sanitize_race_on_a_storage_buffer_between_work_groups() {
         "{text}"
     );
 
-    let out = run_compute("storage_race_compute", &["--sanitize", "race", "--json"]);
-    assert!(out.status.success());
-    let events = json_events(&String::from_utf8_lossy(&out.stdout));
+    let events = events_of(&run_compute(
+        "storage_race_compute",
+        &["--sanitize", "race", "--json"],
+    ));
     let reports = of_kind(&events, "sanitizer");
     assert_eq!(reports.len(), 1, "{events:#?}");
     let r = reports[0];
@@ -721,16 +717,7 @@ fn sanitize_race_on_a_storage_buffer_between_work_groups() {
         "{r}"
     );
 
-    let app = shaderdbg_test_support::app("storage_race_compute");
-    let out = Command::new(env!("CARGO_BIN_EXE_shaderdbg"))
-        .args(["run", "--sanitize", "all", "--json", "--"])
-        .arg(&app)
-        .args(["1", "--fixed"])
-        .output()
-        .expect("shaderdbg run");
-    assert!(out.status.success());
-    let events = json_events(&String::from_utf8_lossy(&out.stdout));
-    assert!(of_kind(&events, "sanitizer").is_empty(), "{events:#?}");
+    let events = fixed_events("storage_race_compute");
     assert!(of_kind(&events, "stopped").is_empty());
 }
 
@@ -742,9 +729,10 @@ fn sanitize_race_on_a_storage_buffer_between_work_groups() {
 /// `the_fragment_ssbo_app_shader_is_found_at_its_lines`).
 #[test]
 fn sanitize_a_fragment_shader_writing_a_storage_buffer() {
-    let out = run_compute("fragment_ssbo", &["--sanitize", "race", "--json"]);
-    assert!(out.status.success());
-    let events = json_events(&String::from_utf8_lossy(&out.stdout));
+    let events = events_of(&run_compute(
+        "fragment_ssbo",
+        &["--sanitize", "race", "--json"],
+    ));
     let reports = of_kind(&events, "sanitizer");
     let races: Vec<_> = reports
         .iter()
@@ -759,9 +747,10 @@ fn sanitize_a_fragment_shader_writing_a_storage_buffer() {
         "{events:#?}"
     );
 
-    let out = run_compute("fragment_ssbo", &["--sanitize", "oob", "--json"]);
-    assert!(out.status.success());
-    let events = json_events(&String::from_utf8_lossy(&out.stdout));
+    let events = events_of(&run_compute(
+        "fragment_ssbo",
+        &["--sanitize", "oob", "--json"],
+    ));
     let reports = of_kind(&events, "sanitizer");
     assert_eq!(reports.len(), 1, "{events:#?}");
     let r = reports[0];
@@ -780,14 +769,5 @@ fn sanitize_a_fragment_shader_writing_a_storage_buffer() {
         "{r}"
     );
 
-    let app = shaderdbg_test_support::app("fragment_ssbo");
-    let out = Command::new(env!("CARGO_BIN_EXE_shaderdbg"))
-        .args(["run", "--sanitize", "all", "--json", "--"])
-        .arg(&app)
-        .args(["1", "--fixed"])
-        .output()
-        .expect("shaderdbg run");
-    assert!(out.status.success());
-    let events = json_events(&String::from_utf8_lossy(&out.stdout));
-    assert!(of_kind(&events, "sanitizer").is_empty(), "{events:#?}");
+    fixed_events("fragment_ssbo");
 }

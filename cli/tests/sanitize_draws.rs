@@ -3,13 +3,12 @@
 //! storage buffer at binding 1, an `r32ui` 16x16 image at unit 0), and
 //! the GL agent runs it sanitized before the application's draw.
 
-use std::path::PathBuf;
-use std::process::Command;
+use std::path::{Path, PathBuf};
 
 use serde_json::Value;
 
 mod common;
-use common::{json_events, of_kind};
+use common::{events_of, json_events, of_kind, run_test_app};
 
 /// Writes `frag` to a file of this test's own.
 fn shader(name: &str, frag: &str) -> PathBuf {
@@ -20,16 +19,9 @@ fn shader(name: &str, frag: &str) -> PathBuf {
 
 /// `shaderdbg run ARGS -- sanitize_draw FRAG`: text output (or `--json`
 /// events), after checking the run succeeded.
-fn run(args: &[&str], frag: &PathBuf) -> String {
-    let app = shaderdbg_test_support::app("sanitize_draw");
-    let out = Command::new(env!("CARGO_BIN_EXE_shaderdbg"))
-        .arg("run")
-        .args(args)
-        .arg("--")
-        .arg(&app)
-        .arg(frag)
-        .output()
-        .expect("shaderdbg run");
+fn run(args: &[&str], frag: &Path) -> String {
+    let frag = frag.to_str().expect("utf-8 path");
+    let out = run_test_app(args, "sanitize_draw", &[frag]);
     let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
     assert!(
         out.status.success(),
@@ -39,7 +31,7 @@ fn run(args: &[&str], frag: &PathBuf) -> String {
     stdout
 }
 
-fn reports(args: &[&str], frag: &PathBuf) -> Vec<Value> {
+fn reports(args: &[&str], frag: &Path) -> Vec<Value> {
     let mut args = args.to_vec();
     args.push("--json");
     let events = json_events(&run(&args, frag));
@@ -131,15 +123,8 @@ fn an_image_store_outside_the_image_stops_at_the_line() {
 /// read ...`).
 #[test]
 fn a_fragment_race_names_both_fragments_alike() {
-    let app = shaderdbg_test_support::app("fragment_ssbo");
-    let out = Command::new(env!("CARGO_BIN_EXE_shaderdbg"))
-        .args(["run", "--sanitize", "race", "--json", "--"])
-        .arg(&app)
-        .arg("1")
-        .output()
-        .expect("shaderdbg run");
-    assert!(out.status.success());
-    let events = json_events(&String::from_utf8_lossy(&out.stdout));
+    let out = run_test_app(&["--sanitize", "race", "--json"], "fragment_ssbo", &["1"]);
+    let events = events_of(&out);
     let races = of_kind(&events, "sanitizer");
     assert!(!races.is_empty(), "{events:#?}");
     for r in races {

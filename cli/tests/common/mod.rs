@@ -31,6 +31,31 @@ pub fn json_events(text: &str) -> Vec<Value> {
         .collect()
 }
 
+/// The JSON events of a `shaderdbg run --json` that must have succeeded.
+#[track_caller]
+pub fn events_of(out: &Output) -> Vec<Value> {
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    json_events(&String::from_utf8_lossy(&out.stdout))
+}
+
+/// `shaderdbg run ARGS -- APP APP_ARGS`, `APP` a test app by name: its
+/// output.
+pub fn run_test_app(args: &[&str], app: &str, app_args: &[&str]) -> Output {
+    let app = shaderdbg_test_support::app(app);
+    Command::new(env!("CARGO_BIN_EXE_shaderdbg"))
+        .arg("run")
+        .args(args)
+        .arg("--")
+        .arg(&app)
+        .args(app_args)
+        .output()
+        .expect("shaderdbg run")
+}
+
 /// The events of one kind (`stopped`, `exited`, ...).
 pub fn of_kind<'a>(events: &'a [Value], kind: &str) -> Vec<&'a Value> {
     events.iter().filter(|e| e["event"] == kind).collect()

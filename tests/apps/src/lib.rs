@@ -686,30 +686,23 @@ pub fn bytes_of_f32(values: &[f32]) -> Vec<u8> {
     values.iter().flat_map(|w| w.to_le_bytes()).collect()
 }
 
-/// The compute apps of the sanitizer's tests: `kernel` (a uniform `uint
-/// frame`) reads a storage buffer holding `src` at binding 0 and writes
-/// one of `dst_len` zeroed bytes at binding 1; each of `frames` frames
-/// dispatches `groups` work groups and prints `frame N dst HEX` (FNV-1a of
-/// the output buffer's bytes).
+/// The compute apps of the sanitizer's tests (`APP [FRAMES]`, 2 frames by
+/// default): `kernel` (a uniform `uint frame`) reads a storage buffer
+/// holding `src` at binding 0 and writes one of `dst_len` zeroed bytes at
+/// binding 1; each frame dispatches `groups` work groups and prints
+/// `frame N dst HEX` (FNV-1a of the output buffer's bytes).
 pub fn run_storage_kernel(
     kernel: &str,
-    src: &[u8],
+    src: &[f32],
     dst_len: usize,
     groups: u32,
-    frames: u32,
 ) -> anyhow::Result<()> {
+    let frames: u32 = arg(0, "FRAMES", 2)?;
     let lines = with_context(Kind::Core(4, 5), 16, |gl, swap| unsafe {
-        let src_buf = buffer(gl, glow::SHADER_STORAGE_BUFFER, src)?;
+        let src_buf = buffer(gl, glow::SHADER_STORAGE_BUFFER, &bytes_of_f32(src))?;
         let dst = gl.create_buffer().map_err(|e| anyhow!(e))?;
-        gl.bind_buffer(glow::SHADER_STORAGE_BUFFER, Some(dst));
-        gl.buffer_data_u8_slice(
-            glow::SHADER_STORAGE_BUFFER,
-            &vec![0u8; dst_len],
-            glow::DYNAMIC_COPY,
-        );
-        gl.bind_buffer(glow::SHADER_STORAGE_BUFFER, None);
+        zero_storage(gl, dst, 1, dst_len);
         gl.bind_buffer_base(glow::SHADER_STORAGE_BUFFER, 0, Some(src_buf));
-        gl.bind_buffer_base(glow::SHADER_STORAGE_BUFFER, 1, Some(dst));
         let kernel = program(gl, &[(glow::COMPUTE_SHADER, kernel)], |_| {})?;
         let frame_at = gl.get_uniform_location(kernel, "frame");
         let mut lines = Vec::new();

@@ -12,7 +12,7 @@
 //! frame N dst HEX     (FNV-1a of the output buffer's bytes)
 //! ```
 
-use shaderdbg_test_apps::{arg, bytes_of_f32, run_storage_kernel};
+use shaderdbg_test_apps::run_storage_kernel;
 
 const KERNEL: &str = include_str!("../../shaders/oob.comp");
 
@@ -20,7 +20,6 @@ const KERNEL: &str = include_str!("../../shaders/oob.comp");
 const N: usize = 32;
 
 fn main() -> anyhow::Result<()> {
-    let frames: u32 = arg(0, "FRAMES", 2)?;
     let src: Vec<f32> = (0..N).map(|i| i as f32 * 0.25 + 3.0).collect();
-    run_storage_kernel(KERNEL, &bytes_of_f32(&src), N * 4, 2, frames)
+    run_storage_kernel(KERNEL, &src, N * 4, 2)
 }

@@ -11,7 +11,7 @@
 //! frame N dst HEX     (FNV-1a of the output buffer's bytes)
 //! ```
 
-use shaderdbg_test_apps::{arg, bytes_of_f32, flag, run_storage_kernel, with_fixed};
+use shaderdbg_test_apps::{flag, run_storage_kernel, with_fixed};
 
 const KERNEL: &str = include_str!("../../shaders/race.comp");
 
@@ -20,9 +20,7 @@ const GROUPS: usize = 2;
 const N: usize = 16;
 
 fn main() -> anyhow::Result<()> {
-    let frames: u32 = arg(0, "FRAMES", 2)?;
     let kernel = with_fixed(KERNEL, flag("--fixed"));
     let src: Vec<f32> = (0..GROUPS * N).map(|i| i as f32 * 0.5 + 1.0).collect();
-    let groups = GROUPS as u32;
-    run_storage_kernel(&kernel, &bytes_of_f32(&src), GROUPS * 4, groups, frames)
+    run_storage_kernel(&kernel, &src, GROUPS * 4, GROUPS as u32)
 }

@@ -274,28 +274,20 @@ fn large_shader(runs: usize) {
 
     // Hover and completion in the large shader (settled: the analysis of the
     // current version is done).
-    let (hl, hc) = pos_of(&src, "energy);", 3, 2);
-    let hover = time_request(
+    let hover = time_hover(
         &mut c,
         runs * 4,
-        "textDocument/hover",
-        at(&uri, hl, hc),
-        |h| {
-            let shown = h["contents"]["value"].as_str().unwrap_or_default();
-            assert!(shown.contains("energy"), "{h}");
-        },
+        &uri,
+        pos_of(&src, "energy);", 3, 2),
+        "energy",
     );
     println!("  hover (a parameter, deep in the file): {}", stats(hover));
-    let (cl, cc) = pos_of(&src, "return luma > 1.0", 40, 7);
-    let completion = time_request(
+    let completion = time_completion(
         &mut c,
         runs * 4,
-        "textDocument/completion",
-        at(&uri, cl, cc),
-        |r| {
-            let items = r["items"].as_array().map_or(&[][..], Vec::as_slice);
-            assert!(items.iter().any(|i| i["label"] == "mapped"));
-        },
+        &uri,
+        pos_of(&src, "return luma > 1.0", 40, 7),
+        "mapped",
     );
     println!(
         "  completion (in a function body, deep in the file): {}",
@@ -324,6 +316,37 @@ fn time_request(
             took
         })
         .collect()
+}
+
+/// `n` hovers at `(line, character)` of `uri`, each checked to show
+/// `shows`.
+fn time_hover(
+    c: &mut Client,
+    n: usize,
+    uri: &str,
+    (line, character): (u32, u32),
+    shows: &str,
+) -> Vec<Duration> {
+    time_request(c, n, "textDocument/hover", at(uri, line, character), |h| {
+        let shown = h["contents"]["value"].as_str().unwrap_or_default();
+        assert!(shown.contains(shows), "{h}");
+    })
+}
+
+/// `n` completions at `(line, character)` of `uri`, each checked to offer
+/// `label`.
+fn time_completion(
+    c: &mut Client,
+    n: usize,
+    uri: &str,
+    (line, character): (u32, u32),
+    label: &str,
+) -> Vec<Duration> {
+    let params = at(uri, line, character);
+    time_request(c, n, "textDocument/completion", params, |r| {
+        let items = r["items"].as_array().map_or(&[][..], Vec::as_slice);
+        assert!(items.iter().any(|i| i["label"] == label), "{r}");
+    })
 }
 
 fn small_shader(runs: usize) {
@@ -518,45 +541,33 @@ fn wgsl_module(runs: usize) {
         stats(broken)
     );
 
-    let (hl, hc) = pos_of(&src, "energy;", 40, 1);
-    let hover = time_request(
+    let hover = time_hover(
         &mut c,
         runs * 4,
-        "textDocument/hover",
-        at(uri, hl, hc),
-        |h| {
-            let shown = h["contents"]["value"].as_str().unwrap_or_default();
-            assert!(shown.contains("energy: f32"), "{h}");
-        },
+        uri,
+        pos_of(&src, "energy;", 40, 1),
+        "energy: f32",
     );
     println!(
         "  hover (a parameter, deep in the module): {}",
         stats(hover)
     );
-    let (cl, cc) = pos_of(&src, "acc *= m.albedo", 40, 9);
-    let completion = time_request(
+    let completion = time_completion(
         &mut c,
         runs * 4,
-        "textDocument/completion",
-        at(uri, cl, cc),
-        |r| {
-            let items = r["items"].as_array().map_or(&[][..], Vec::as_slice);
-            assert!(items.iter().any(|i| i["label"] == "roughness"), "{r}");
-        },
+        uri,
+        pos_of(&src, "acc *= m.albedo", 40, 9),
+        "roughness",
     );
     println!("  completion (members after `m.`): {}", stats(completion));
     // After a constructor the text does not type: naga lowers the module
     // again with the receiver.
-    let (cl, cc) = pos_of(&src, "vec3<f32>(0.0).xyz", 40, 15);
-    let completion = time_request(
+    let completion = time_completion(
         &mut c,
         runs * 4,
-        "textDocument/completion",
-        at(uri, cl, cc),
-        |r| {
-            let items = r["items"].as_array().map_or(&[][..], Vec::as_slice);
-            assert!(items.iter().any(|i| i["label"] == "z"), "{r}");
-        },
+        uri,
+        pos_of(&src, "vec3<f32>(0.0).xyz", 40, 15),
+        "z",
     );
     println!(
         "  completion (components after `vec3<f32>(0.0).`, typed by naga): {}",

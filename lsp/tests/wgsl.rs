@@ -370,25 +370,7 @@ fn wgsl_navigation_completion_and_inline_values() {
 
     // Inline values at a stop on the `return` of main: the parameter and
     // the writes of main's variables, up to the stopped line.
-    let (l, _) = pos_of(SRC, "    return vec4<f32>(acc, 1.0);", 0, 0);
-    let iv = c.request(
-        "textDocument/inlineValue",
-        json!({"textDocument": {"uri": uri},
-               "range": {"start": {"line": 0, "character": 0}, "end": {"line": 20, "character": 0}},
-               "context": {"frameId": 1, "stoppedLocation": {"start": {"line": l, "character": 4}, "end": {"line": l, "character": 4}}}}),
-    );
-    let shown: Vec<String> = iv
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|v| {
-            format!(
-                "{} {}",
-                v["variableName"].as_str().unwrap(),
-                show_range(&v["range"])
-            )
-        })
-        .collect();
+    let shown = inline_values(&mut c, uri, SRC, "    return vec4<f32>(acc, 1.0);");
     expect![[r#"["uv 15:22-15:24", "acc 16:9-16:12", "acc 17:5-17:8"]"#]]
         .assert_eq(&format!("{shown:?}"));
 
@@ -762,25 +744,7 @@ fn main(@location(0) uv: vec2<f32>) -> @location(0) vec4<f32> {
 "#;
     let (mut c, d) = Client::start_open(uri, "wgsl", src);
     assert_eq!(show_diagnostics(&d), "");
-    let (l, _) = pos_of(src, "    return vec4<f32>(s, f32(p.n)", 0, 0);
-    let iv = c.request(
-        "textDocument/inlineValue",
-        json!({"textDocument": {"uri": uri},
-               "range": {"start": {"line": 0, "character": 0}, "end": {"line": 20, "character": 0}},
-               "context": {"frameId": 1, "stoppedLocation": {"start": {"line": l, "character": 4}, "end": {"line": l, "character": 4}}}}),
-    );
-    let shown: Vec<String> = iv
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|v| {
-            format!(
-                "{} {}",
-                v["variableName"].as_str().unwrap(),
-                show_range(&v["range"])
-            )
-        })
-        .collect();
+    let shown = inline_values(&mut c, uri, src, "    return vec4<f32>(s, f32(p.n)");
     expect![[r#"
         uv 7:22-7:24
         p 8:9-8:10
@@ -803,6 +767,29 @@ fn main(@location(0) uv: vec2<f32>) -> @location(0) vec4<f32> {
     expect!["9:9-9:10 write 11:5-11:6 write 13:13-13:14 read 14:9-14:10 read"]
         .assert_eq(&show_ranges(&hl));
     c.shutdown();
+}
+
+/// The inline values (`NAME RANGE`) of lines 1 to 20 of `uri` at a stop at
+/// column 4 of the line of `src` that starts with `stopped`.
+fn inline_values(c: &mut Client, uri: &str, src: &str, stopped: &str) -> Vec<String> {
+    let (l, _) = pos_of(src, stopped, 0, 0);
+    let iv = c.request(
+        "textDocument/inlineValue",
+        json!({"textDocument": {"uri": uri},
+               "range": {"start": {"line": 0, "character": 0}, "end": {"line": 20, "character": 0}},
+               "context": {"frameId": 1, "stoppedLocation": {"start": {"line": l, "character": 4}, "end": {"line": l, "character": 4}}}}),
+    );
+    iv.as_array()
+        .unwrap()
+        .iter()
+        .map(|v| {
+            format!(
+                "{} {}",
+                v["variableName"].as_str().unwrap(),
+                show_range(&v["range"])
+            )
+        })
+        .collect()
 }
 
 /// The (length, type) of the semantic token starting at (line, character).

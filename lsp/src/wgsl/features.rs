@@ -860,17 +860,22 @@ impl View<'_> {
 /// The arguments of a call, split at the commas outside parentheses and
 /// brackets (as signature help counts them), trimmed.
 fn split_arguments(s: &str) -> Vec<&str> {
+    split_outside(s, ['(', '['], [')', ']'])
+}
+
+/// `s` split at the commas outside the brackets that `open` opens and
+/// `close` closes, trimmed.
+fn split_outside(s: &str, open: [char; 2], close: [char; 2]) -> Vec<&str> {
     let mut out = Vec::new();
     let (mut depth, mut start) = (0i32, 0);
     for (i, c) in s.char_indices() {
-        match c {
-            '(' | '[' => depth += 1,
-            ')' | ']' => depth -= 1,
-            ',' if depth == 0 => {
-                out.push(s[start..i].trim());
-                start = i + 1;
-            }
-            _ => {}
+        if open.contains(&c) {
+            depth += 1;
+        } else if close.contains(&c) {
+            depth -= 1;
+        } else if c == ',' && depth == 0 {
+            out.push(s[start..i].trim());
+            start = i + 1;
         }
     }
     out.push(s[start..].trim());
@@ -1022,21 +1027,7 @@ fn element(ty: &str) -> Option<String> {
 
 /// `a: f32, b: array<f32, 4>` -> ["a: f32", "b: array<f32, 4>"].
 pub(super) fn split_top_level(s: &str) -> Vec<&str> {
-    let mut out = Vec::new();
-    let (mut depth, mut start) = (0i32, 0);
-    for (i, c) in s.char_indices() {
-        match c {
-            '<' | '(' => depth += 1,
-            '>' | ')' => depth -= 1,
-            ',' if depth == 0 => {
-                out.push(s[start..i].trim());
-                start = i + 1;
-            }
-            _ => {}
-        }
-    }
-    out.push(s[start..].trim());
-    out
+    split_outside(s, ['<', '('], ['>', ')'])
 }
 
 #[cfg(test)]

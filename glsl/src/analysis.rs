@@ -831,6 +831,60 @@ impl Model {
         global: bool,
     ) -> Vec<DeclId> {
         let head = &list.head;
+        if crate::parse::is_qualifier_redeclaration(&head.ty.ty) {
+            // `layout(constant_id = 2) gl_EnableOpacityMicromapEXT;`: new
+            // qualifiers on names already declared, which stay as they are.
+            // Only `invariant`, `precise` and a specialization constant's id
+            // can be added (glslang's addQualifierToExisting); a
+            // `buffer_reference` layout forward-declares a block instead.
+            let specs = head.ty.qualifier.iter().flat_map(|q| q.qualifiers.iter());
+            let layout_ids = || {
+                head.ty
+                    .qualifier
+                    .iter()
+                    .flat_map(|q| q.qualifiers.iter())
+                    .flat_map(|s| match &s.content {
+                        ast::TypeQualifierSpecData::Layout(l) => l.ids.iter().collect(),
+                        _ => Vec::new(),
+                    })
+            };
+            let id_named = |i: &ast::LayoutQualifierSpec, n: &str| matches!(&i.content, ast::LayoutQualifierSpecData::Identifier(id, _) if id.as_str().eq_ignore_ascii_case(n));
+            if layout_ids().any(|i| id_named(i, "buffer_reference")) {
+                return Vec::new();
+            }
+            let addable = specs.into_iter().all(|s| {
+                matches!(
+                    &s.content,
+                    ast::TypeQualifierSpecData::Invariant
+                        | ast::TypeQualifierSpecData::Precise
+                        | ast::TypeQualifierSpecData::Layout(_)
+                )
+            }) && layout_ids().all(|i| id_named(i, "constant_id"));
+            let names = head
+                .name
+                .iter()
+                .chain(list.tail.iter().map(|t| &t.ident.ident));
+            for name in names {
+                match self.lookup(name.as_str()) {
+                    Some(_) if !addable => self.error(
+                        name.span,
+                        format!(
+                            "only `invariant`, `precise` or `layout(constant_id = ...)` can qualify the existing `{}` anew",
+                            name.as_str()
+                        ),
+                    ),
+                    Some(d) => self
+                        .references
+                        .push((crate::diagnostics::span_from_node(name.span), d)),
+                    None => self.error_of(
+                        name.span,
+                        format!("undeclared identifier `{}`", name.as_str()),
+                        DiagnosticKind::Undeclared(name.as_str().to_string()),
+                    ),
+                }
+            }
+            return Vec::new();
+        }
         let sizes_before = self.unevaluated_sizes;
         let base = self.type_of_specifier(&head.ty.ty);
         let mut storage = storage_of(head.ty.qualifier.as_ref());
@@ -2860,6 +2914,20 @@ void main() {
                 8:18: cannot initialize `narrow` of type int with a value of type int64_t
                 9:19: cannot initialize `h` of type float16_t with a value of type float
                 11:5: an assignment needs a variable it can write, and this is a literal"#]],
+        );
+    }
+
+    /// `type_qualifier identifier_list;` (glsl-lang's grammar has only
+    /// `invariant name;`): names must exist, and only some qualifiers can
+    /// be added to them.
+    #[test]
+    fn qualifiers_added_to_existing_names() {
+        check(
+            "#version 450\nout float extra;\ninvariant gl_Position, gl_PointSize;\nprecise extra;\ncentroid gl_Position;\nprecise nowhere, extra;\nvoid main() { extra = 1.0; }\n",
+            Stage::Vertex,
+            expect![[r#"
+                5:10: only `invariant`, `precise` or `layout(constant_id = ...)` can qualify the existing `gl_Position` anew
+                6:9: undeclared identifier `nowhere`"#]],
         );
     }
 

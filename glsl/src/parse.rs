@@ -703,6 +703,315 @@ fn restore_extended_literals(tu: &mut ast::TranslationUnit, found: &[(usize, Str
     tu.visit_mut(&mut r);
 }
 
+/// A global `type_qualifier identifier_list ;` (GLSL §4.10, e.g. `layout(constant_id
+/// = 2) gl_EnableOpacityMicromapEXT;`), which glsl-lang's grammar lacks
+/// (it has only `invariant name;`): the names and their offsets, and where
+/// the `;` is.
+#[derive(Clone, Debug)]
+struct QualifierRedeclaration {
+    semicolon: usize,
+    names: Vec<(usize, String)>,
+    /// `invariant` alone (of several names): glsl-lang reads the first.
+    invariant: bool,
+}
+
+/// Qualifier words a redeclaration of qualifiers may use.
+const REDECLARED_QUALIFIERS: [&str; 27] = [
+    "layout",
+    "shared",
+    "const",
+    "attribute",
+    "varying",
+    "subroutine",
+    "precision",
+    "precise",
+    "invariant",
+    "coherent",
+    "volatile",
+    "restrict",
+    "readonly",
+    "writeonly",
+    "flat",
+    "smooth",
+    "noperspective",
+    "centroid",
+    "sample",
+    "patch",
+    "highp",
+    "mediump",
+    "lowp",
+    "in",
+    "out",
+    "uniform",
+    "buffer",
+];
+
+/// Blanks the names (and commas) of each global [`QualifierRedeclaration`]
+/// on one line, so glsl-lang reads a qualifier-only declaration;
+/// [`restore_qualifier_redeclarations`] gives it the names back. Not for
+/// `invariant name;` alone, which glsl-lang reads itself.
+fn hide_qualifier_redeclarations(
+    text: std::borrow::Cow<'_, str>,
+) -> (std::borrow::Cow<'_, str>, Vec<QualifierRedeclaration>) {
+    let src = text.as_ref();
+    let bytes = src.as_bytes();
+    let mut found = Vec::new();
+    let mut depth = 0usize;
+    let mut start = 0;
+    let mut i = 0;
+    while i < bytes.len() {
+        let b = bytes[i];
+        let directive = b == b'#'
+            && src[..i]
+                .rsplit('\n')
+                .next()
+                .is_some_and(|l| l.trim().is_empty());
+        if directive || src[i..].starts_with("//") {
+            // To the end of the line; a statement starts after a directive.
+            i = src[i..].find('\n').map_or(src.len(), |n| i + n);
+            if directive {
+                start = i;
+            }
+            continue;
+        }
+        if src[i..].starts_with("/*") {
+            i = src[i + 2..].find("*/").map_or(src.len(), |n| i + 2 + n + 2);
+            continue;
+        }
+        match b {
+            b'{' => {
+                depth += 1;
+                start = i + 1;
+            }
+            b'}' => {
+                depth = depth.saturating_sub(1);
+                start = i + 1;
+            }
+            b';' if depth == 0 => {
+                if let Some((names, invariant)) = qualifier_redeclaration(&src[start..i], start) {
+                    found.push(QualifierRedeclaration {
+                        semicolon: i,
+                        names,
+                        invariant,
+                    });
+                }
+                start = i + 1;
+            }
+            b';' => start = i + 1,
+            _ => {}
+        }
+        i += src[i..].chars().next().map_or(1, char::len_utf8);
+    }
+    if found.is_empty() {
+        return (text, found);
+    }
+    let mut owned = text.into_owned();
+    for r in &found {
+        // `invariant a, b;`: glsl-lang reads `invariant a;` itself.
+        let keep = usize::from(r.invariant);
+        let first = match (r.invariant, r.names.get(keep)) {
+            (true, Some((at, _))) => owned[..*at].rfind(',').unwrap_or(*at),
+            (_, Some((at, _))) => *at,
+            (_, None) => r.semicolon,
+        };
+        let blank: String = owned[first..r.semicolon]
+            .chars()
+            .map(|c| if c == '\n' { c } else { ' ' })
+            .collect();
+        owned.replace_range(first..r.semicolon, &blank);
+    }
+    (std::borrow::Cow::Owned(owned), found)
+}
+
+/// The names (with their offsets, `base` being where `stmt` starts) of a
+/// statement that is qualifiers then a comma-separated list of names, and
+/// whether the qualifiers are `invariant` alone.
+fn qualifier_redeclaration(stmt: &str, base: usize) -> Option<(Vec<(usize, String)>, bool)> {
+    let bytes = stmt.as_bytes();
+    let ident = |b: u8| b.is_ascii_alphanumeric() || b == b'_';
+    let mut i = 0;
+    let mut qualifiers = Vec::new();
+    let mut names: Vec<(usize, String)> = Vec::new();
+    // Spaces and comments.
+    let skip_space = |i: &mut usize| loop {
+        while *i < bytes.len() && bytes[*i].is_ascii_whitespace() {
+            *i += 1;
+        }
+        if stmt[*i..].starts_with("//") {
+            *i = stmt[*i..].find('\n').map_or(stmt.len(), |n| *i + n);
+        } else if stmt[*i..].starts_with("/*") {
+            *i = stmt[*i + 2..]
+                .find("*/")
+                .map_or(stmt.len(), |n| *i + 2 + n + 2);
+        } else {
+            break;
+        }
+    };
+    loop {
+        skip_space(&mut i);
+        if i >= bytes.len() {
+            break;
+        }
+        let w_start = i;
+        while i < bytes.len() && ident(bytes[i]) {
+            i += 1;
+        }
+        if i == w_start || bytes[w_start].is_ascii_digit() {
+            return None;
+        }
+        let word = &stmt[w_start..i];
+        if names.is_empty() && REDECLARED_QUALIFIERS.contains(&word) {
+            qualifiers.push(word);
+            if word == "layout" {
+                skip_space(&mut i);
+                if bytes.get(i) != Some(&b'(') {
+                    return None;
+                }
+                let close = stmt[i..].find(')')?;
+                i += close + 1;
+            }
+            continue;
+        }
+        if qualifiers.is_empty()
+            || crate::types::parse_type_name(word).is_some()
+            || REDECLARED_QUALIFIERS.contains(&word)
+        {
+            return None;
+        }
+        names.push((base + w_start, word.to_string()));
+        skip_space(&mut i);
+        match bytes.get(i) {
+            None => break,
+            Some(b',') => i += 1,
+            Some(_) => return None,
+        }
+    }
+    let invariant = qualifiers.iter().all(|q| *q == "invariant");
+    let invariant_one = invariant && names.len() == 1;
+    (!names.is_empty() && !invariant_one && !qualifiers.contains(&"precision"))
+        .then_some((names, invariant))
+}
+
+/// Turns each qualifier-only declaration [`hide_qualifier_redeclarations`]
+/// made back into the names' declaration: an init-declarator list whose
+/// type is the empty type name (the transpiler prints `layout(...)  name;`,
+/// the analysis reads it as a redeclaration of qualifiers).
+fn restore_qualifier_redeclarations(
+    tu: &mut ast::TranslationUnit,
+    found: &[QualifierRedeclaration],
+) {
+    if found.is_empty() {
+        return;
+    }
+    let ends_at = |d: &ast::Declaration| {
+        let end = d.span.map(|s| usize::from(s.end().offset))?;
+        found
+            .iter()
+            .find(|r| r.semicolon + 1 == end || r.semicolon == end)
+    };
+    // `invariant a, b;` read as `invariant a;`: one declaration per name.
+    let mut i = 0;
+    while i < tu.0.len() {
+        let extra: Vec<ast::ExternalDeclaration> = match &tu.0[i].content {
+            ast::ExternalDeclarationData::Declaration(d)
+                if matches!(d.content, ast::DeclarationData::Invariant(_)) =>
+            {
+                let span = d.span;
+                ends_at(d).filter(|r| r.invariant).map_or(Vec::new(), |r| {
+                    r.names
+                        .iter()
+                        .skip(1)
+                        .map(|n| {
+                            let decl = ast::Declaration::new(
+                                ast::DeclarationData::Invariant(name_at(n, span)),
+                                span,
+                            );
+                            ast::ExternalDeclaration::new(
+                                ast::ExternalDeclarationData::Declaration(decl),
+                                span,
+                            )
+                        })
+                        .collect()
+                })
+            }
+            _ => Vec::new(),
+        };
+        let n = extra.len();
+        tu.0.splice(i + 1..i + 1, extra);
+        i += n + 1;
+    }
+    for ext in &mut tu.0 {
+        let ast::ExternalDeclarationData::Declaration(d) = &mut ext.content else {
+            continue;
+        };
+        let ast::DeclarationData::TypeOnly(q) = &d.content else {
+            continue;
+        };
+        let Some(span) = d.span else { continue };
+        let Some(r) = ends_at(d).filter(|r| !r.invariant) else {
+            continue;
+        };
+        let id = |n: &(usize, String)| name_at(n, Some(span));
+        let Some((first, rest)) = r.names.split_first() else {
+            continue;
+        };
+        let ty = ast::FullySpecifiedTypeData {
+            qualifier: Some(q.clone()),
+            ty: ast::TypeSpecifierData {
+                ty: ast::TypeSpecifierNonArrayData::TypeName(ast::TypeNameData::from("").into())
+                    .into(),
+                array_specifier: None,
+            }
+            .into(),
+        };
+        let head = ast::SingleDeclarationData {
+            ty: ast::FullySpecifiedType::new(ty, q.span),
+            name: Some(id(first)),
+            array_specifier: None,
+            initializer: None,
+        };
+        let tail = rest
+            .iter()
+            .map(|n| {
+                ast::SingleDeclarationNoTypeData {
+                    ident: ast::ArrayedIdentifierData {
+                        ident: id(n),
+                        array_spec: None,
+                    }
+                    .into(),
+                    initializer: None,
+                }
+                .into()
+            })
+            .collect();
+        d.content = ast::DeclarationData::InitDeclaratorList(
+            ast::InitDeclaratorListData {
+                head: ast::SingleDeclaration::new(head, d.span),
+                tail,
+            }
+            .into(),
+        );
+    }
+}
+
+/// An identifier at `at` in the text (its span in the file of `like`).
+fn name_at((at, name): &(usize, String), like: Option<ast::NodeSpan>) -> ast::Identifier {
+    let span = like.and_then(|s| {
+        let start = u32::try_from(*at).ok()?;
+        let end = u32::try_from(at + name.len()).ok()?;
+        let range = lang_util::TextRange::new(start.into(), end.into());
+        Some(ast::NodeSpan::new(s.source_id(), range))
+    });
+    ast::Identifier::new(ast::IdentifierData::from(name.as_str()), span)
+}
+
+/// Whether a type specifier is the empty type name a qualifier
+/// redeclaration (`layout(constant_id = 2) gl_EnableOpacityMicromapEXT;`)
+/// has.
+pub fn is_qualifier_redeclaration(ty: &ast::TypeSpecifier) -> bool {
+    matches!(&ty.ty.content, ast::TypeSpecifierNonArrayData::TypeName(n) if n.as_str().is_empty())
+}
+
 /// A parsed shader.
 #[derive(Clone, Debug)]
 pub struct Parsed {
@@ -741,6 +1050,7 @@ pub fn parse_text(mut source: SourceText, stage: Stage) -> Result<Parsed, Diagno
     let (parse_text, hidden) = hide_extensions_glsl_lang_rejects(&source.text);
     let (parse_text, lone_invariants) = hide_lone_invariants(parse_text);
     let (parse_text, literals) = hide_extended_literals(parse_text);
+    let (parse_text, redeclarations) = hide_qualifier_redeclarations(parse_text);
     let ctx = extension_type_names(&source.text);
     let (mut tu, _ctx, lexer) = glsl_lang::parse::ParseBuilder::<
         glsl_lang::parse::DefaultLexer<'_>,
@@ -761,6 +1071,7 @@ pub fn parse_text(mut source: SourceText, stage: Stage) -> Result<Parsed, Diagno
     })?;
     restore_lone_invariants(&mut tu, &lone_invariants);
     restore_extended_literals(&mut tu, &literals);
+    restore_qualifier_redeclarations(&mut tu, &redeclarations);
     let directives = lexer.into_directives();
     let mut source_has_version = false;
     let mut version = None;

@@ -8,7 +8,7 @@ use shaderdbg_glsl::instrument::{instrument, Mode, Request, Target};
 use shaderdbg_glsl::parse::parse;
 use shaderdbg_glsl::Stage;
 
-const SHADERS: [(&str, Stage, &str); 13] = [
+const SHADERS: [(&str, Stage, &str); 15] = [
     (
         "gpu_shader5",
         Stage::Geometry,
@@ -74,6 +74,18 @@ const SHADERS: [(&str, Stage, &str); 13] = [
         Stage::Fragment,
         "#version 150\n#extension GL_NV_gpu_shader5 : enable\n#extension GL_ARB_gpu_shader_fp64 : enable\nuniform sampler2D t;\nuniform samplerCubeArray c;\nflat in ivec2 offs[4];\nflat in int8_t small;\nout vec4 o;\nvoid main() {\n    int64_t wide = int(small);\n    i64vec2 v = ivec2(1, 2) + i64vec2(wide);\n    uint64_t packed = packUint2x32(uvec2(1u, 2u));\n    bvec2 lt = lessThan(dvec2(1.0), dvec2(2.0));\n    o = textureGatherOffsets(t, vec2(0.5), offs) + vec4(lt.x ? 1.0 : 0.0);\n}\n",
     ),
+    // `type_qualifier identifier_list;`, which glsl-lang's grammar lacks
+    // but for `invariant name;`.
+    (
+        "qualifier_redeclarations",
+        Stage::Vertex,
+        "#version 450\nout float extra;\ninvariant gl_Position, gl_PointSize;\nprecise extra, gl_Position; // both\nvoid main() {\n    extra = 1.0;\n    gl_PointSize = 1.0;\n    gl_Position = vec4(extra);\n}\n",
+    ),
+    (
+        "specialized_builtin",
+        Stage::Compute,
+        "#version 460\n#extension GL_EXT_ray_query : enable\n#extension GL_EXT_opacity_micromap_ray_query_mode : enable\nlayout(local_size_x = 1) in;\nlayout(constant_id = 2) gl_EnableOpacityMicromapEXT;\nlayout(std430, binding = 0) buffer Out { uint enabled; } outBuf;\nvoid main() {\n    outBuf.enabled = gl_EnableOpacityMicromapEXT ? 1u : 0u;\n}\n",
+    ),
     // Literals glsl-lang's lexer rejects, printed back as written.
     (
         "extended_literals",
@@ -131,6 +143,22 @@ fn extension_shaders_analyse_and_instrument() {
                 ] {
                     assert!(out.glsl.contains(lit), "{name}: no {lit} in\n{}", out.glsl);
                 }
+            }
+            let redeclared: &[&str] = match name {
+                "qualifier_redeclarations" => &[
+                    "invariant gl_Position;",
+                    "invariant gl_PointSize;",
+                    "precise  extra, gl_Position;",
+                ],
+                "specialized_builtin" => &["layout(constant_id = 2)  gl_EnableOpacityMicromapEXT;"],
+                _ => &[],
+            };
+            for text in redeclared {
+                assert!(
+                    out.glsl.contains(text),
+                    "{name}: no `{text}` in\n{}",
+                    out.glsl
+                );
             }
             if name == "invariant_members_layout_case" {
                 assert!(

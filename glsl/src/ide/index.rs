@@ -203,6 +203,9 @@ impl Walker {
             ast::DeclarationData::FunctionPrototype(p) => {
                 self.prototype(p, span(d), None);
             }
+            // New qualifiers on existing names declare nothing.
+            ast::DeclarationData::InitDeclaratorList(list)
+                if crate::parse::is_qualifier_redeclaration(&list.head.ty.ty) => {}
             ast::DeclarationData::InitDeclaratorList(list) => {
                 let head = &list.head;
                 self.type_specifier(&head.ty.ty);

@@ -202,50 +202,9 @@ fn is_opaque(t: u32) -> bool {
     is_sampler(t) || is_image(t)
 }
 
+/// Sampler types (float, shadow, integer and unsigned).
 fn is_sampler(t: u32) -> bool {
-    matches!(
-        t,
-        glow::SAMPLER_1D
-            | glow::SAMPLER_2D
-            | glow::SAMPLER_3D
-            | glow::SAMPLER_CUBE
-            | glow::SAMPLER_1D_SHADOW
-            | glow::SAMPLER_2D_SHADOW
-            | glow::SAMPLER_1D_ARRAY
-            | glow::SAMPLER_2D_ARRAY
-            | glow::SAMPLER_1D_ARRAY_SHADOW
-            | glow::SAMPLER_2D_ARRAY_SHADOW
-            | glow::SAMPLER_2D_MULTISAMPLE
-            | glow::SAMPLER_2D_MULTISAMPLE_ARRAY
-            | glow::SAMPLER_CUBE_SHADOW
-            | glow::SAMPLER_BUFFER
-            | glow::SAMPLER_2D_RECT
-            | glow::SAMPLER_2D_RECT_SHADOW
-            | glow::SAMPLER_CUBE_MAP_ARRAY
-            | glow::SAMPLER_CUBE_MAP_ARRAY_SHADOW
-            | glow::INT_SAMPLER_1D
-            | glow::INT_SAMPLER_2D
-            | glow::INT_SAMPLER_3D
-            | glow::INT_SAMPLER_CUBE
-            | glow::INT_SAMPLER_1D_ARRAY
-            | glow::INT_SAMPLER_2D_ARRAY
-            | glow::INT_SAMPLER_2D_MULTISAMPLE
-            | glow::INT_SAMPLER_2D_MULTISAMPLE_ARRAY
-            | glow::INT_SAMPLER_BUFFER
-            | glow::INT_SAMPLER_2D_RECT
-            | glow::INT_SAMPLER_CUBE_MAP_ARRAY
-            | glow::UNSIGNED_INT_SAMPLER_1D
-            | glow::UNSIGNED_INT_SAMPLER_2D
-            | glow::UNSIGNED_INT_SAMPLER_3D
-            | glow::UNSIGNED_INT_SAMPLER_CUBE
-            | glow::UNSIGNED_INT_SAMPLER_1D_ARRAY
-            | glow::UNSIGNED_INT_SAMPLER_2D_ARRAY
-            | glow::UNSIGNED_INT_SAMPLER_2D_MULTISAMPLE
-            | glow::UNSIGNED_INT_SAMPLER_2D_MULTISAMPLE_ARRAY
-            | glow::UNSIGNED_INT_SAMPLER_BUFFER
-            | glow::UNSIGNED_INT_SAMPLER_2D_RECT
-            | glow::UNSIGNED_INT_SAMPLER_CUBE_MAP_ARRAY
-    )
+    sampler_binding(t).is_some()
 }
 
 /// Copies every default-block uniform value (arrays element by element).
@@ -1106,53 +1065,114 @@ pub unsafe fn has_subroutines(gl: &glow::Context, program: glow::Program) -> boo
     }
 }
 
-/// The texture binding query of a sampler type's target.
+/// The texture binding query of each sampler target, with the sampler
+/// types of that target (float, shadow where there is one, integer,
+/// unsigned).
+const SAMPLER_BINDINGS: [(u32, &[u32]); 11] = [
+    (
+        glow::TEXTURE_BINDING_1D,
+        &[
+            glow::SAMPLER_1D,
+            glow::SAMPLER_1D_SHADOW,
+            glow::INT_SAMPLER_1D,
+            glow::UNSIGNED_INT_SAMPLER_1D,
+        ],
+    ),
+    (
+        glow::TEXTURE_BINDING_2D,
+        &[
+            glow::SAMPLER_2D,
+            glow::SAMPLER_2D_SHADOW,
+            glow::INT_SAMPLER_2D,
+            glow::UNSIGNED_INT_SAMPLER_2D,
+        ],
+    ),
+    (
+        glow::TEXTURE_BINDING_3D,
+        &[
+            glow::SAMPLER_3D,
+            glow::INT_SAMPLER_3D,
+            glow::UNSIGNED_INT_SAMPLER_3D,
+        ],
+    ),
+    (
+        glow::TEXTURE_BINDING_CUBE_MAP,
+        &[
+            glow::SAMPLER_CUBE,
+            glow::SAMPLER_CUBE_SHADOW,
+            glow::INT_SAMPLER_CUBE,
+            glow::UNSIGNED_INT_SAMPLER_CUBE,
+        ],
+    ),
+    (
+        glow::TEXTURE_BINDING_1D_ARRAY,
+        &[
+            glow::SAMPLER_1D_ARRAY,
+            glow::SAMPLER_1D_ARRAY_SHADOW,
+            glow::INT_SAMPLER_1D_ARRAY,
+            glow::UNSIGNED_INT_SAMPLER_1D_ARRAY,
+        ],
+    ),
+    (
+        glow::TEXTURE_BINDING_2D_ARRAY,
+        &[
+            glow::SAMPLER_2D_ARRAY,
+            glow::SAMPLER_2D_ARRAY_SHADOW,
+            glow::INT_SAMPLER_2D_ARRAY,
+            glow::UNSIGNED_INT_SAMPLER_2D_ARRAY,
+        ],
+    ),
+    (
+        glow::TEXTURE_BINDING_2D_MULTISAMPLE,
+        &[
+            glow::SAMPLER_2D_MULTISAMPLE,
+            glow::INT_SAMPLER_2D_MULTISAMPLE,
+            glow::UNSIGNED_INT_SAMPLER_2D_MULTISAMPLE,
+        ],
+    ),
+    (
+        glow::TEXTURE_BINDING_2D_MULTISAMPLE_ARRAY,
+        &[
+            glow::SAMPLER_2D_MULTISAMPLE_ARRAY,
+            glow::INT_SAMPLER_2D_MULTISAMPLE_ARRAY,
+            glow::UNSIGNED_INT_SAMPLER_2D_MULTISAMPLE_ARRAY,
+        ],
+    ),
+    (
+        glow::TEXTURE_BINDING_BUFFER,
+        &[
+            glow::SAMPLER_BUFFER,
+            glow::INT_SAMPLER_BUFFER,
+            glow::UNSIGNED_INT_SAMPLER_BUFFER,
+        ],
+    ),
+    (
+        glow::TEXTURE_BINDING_RECTANGLE,
+        &[
+            glow::SAMPLER_2D_RECT,
+            glow::SAMPLER_2D_RECT_SHADOW,
+            glow::INT_SAMPLER_2D_RECT,
+            glow::UNSIGNED_INT_SAMPLER_2D_RECT,
+        ],
+    ),
+    (
+        glow::TEXTURE_BINDING_CUBE_MAP_ARRAY,
+        &[
+            glow::SAMPLER_CUBE_MAP_ARRAY,
+            glow::SAMPLER_CUBE_MAP_ARRAY_SHADOW,
+            glow::INT_SAMPLER_CUBE_MAP_ARRAY,
+            glow::UNSIGNED_INT_SAMPLER_CUBE_MAP_ARRAY,
+        ],
+    ),
+];
+
+/// The texture binding query of a sampler type's target (`None`: not a
+/// sampler type).
 fn sampler_binding(t: u32) -> Option<u32> {
-    Some(match t {
-        glow::SAMPLER_1D
-        | glow::SAMPLER_1D_SHADOW
-        | glow::INT_SAMPLER_1D
-        | glow::UNSIGNED_INT_SAMPLER_1D => glow::TEXTURE_BINDING_1D,
-        glow::SAMPLER_2D
-        | glow::SAMPLER_2D_SHADOW
-        | glow::INT_SAMPLER_2D
-        | glow::UNSIGNED_INT_SAMPLER_2D => glow::TEXTURE_BINDING_2D,
-        glow::SAMPLER_3D | glow::INT_SAMPLER_3D | glow::UNSIGNED_INT_SAMPLER_3D => {
-            glow::TEXTURE_BINDING_3D
-        }
-        glow::SAMPLER_CUBE
-        | glow::SAMPLER_CUBE_SHADOW
-        | glow::INT_SAMPLER_CUBE
-        | glow::UNSIGNED_INT_SAMPLER_CUBE => glow::TEXTURE_BINDING_CUBE_MAP,
-        glow::SAMPLER_1D_ARRAY
-        | glow::SAMPLER_1D_ARRAY_SHADOW
-        | glow::INT_SAMPLER_1D_ARRAY
-        | glow::UNSIGNED_INT_SAMPLER_1D_ARRAY => glow::TEXTURE_BINDING_1D_ARRAY,
-        glow::SAMPLER_2D_ARRAY
-        | glow::SAMPLER_2D_ARRAY_SHADOW
-        | glow::INT_SAMPLER_2D_ARRAY
-        | glow::UNSIGNED_INT_SAMPLER_2D_ARRAY => glow::TEXTURE_BINDING_2D_ARRAY,
-        glow::SAMPLER_2D_MULTISAMPLE
-        | glow::INT_SAMPLER_2D_MULTISAMPLE
-        | glow::UNSIGNED_INT_SAMPLER_2D_MULTISAMPLE => glow::TEXTURE_BINDING_2D_MULTISAMPLE,
-        glow::SAMPLER_2D_MULTISAMPLE_ARRAY
-        | glow::INT_SAMPLER_2D_MULTISAMPLE_ARRAY
-        | glow::UNSIGNED_INT_SAMPLER_2D_MULTISAMPLE_ARRAY => {
-            glow::TEXTURE_BINDING_2D_MULTISAMPLE_ARRAY
-        }
-        glow::SAMPLER_BUFFER | glow::INT_SAMPLER_BUFFER | glow::UNSIGNED_INT_SAMPLER_BUFFER => {
-            glow::TEXTURE_BINDING_BUFFER
-        }
-        glow::SAMPLER_2D_RECT
-        | glow::SAMPLER_2D_RECT_SHADOW
-        | glow::INT_SAMPLER_2D_RECT
-        | glow::UNSIGNED_INT_SAMPLER_2D_RECT => glow::TEXTURE_BINDING_RECTANGLE,
-        glow::SAMPLER_CUBE_MAP_ARRAY
-        | glow::SAMPLER_CUBE_MAP_ARRAY_SHADOW
-        | glow::INT_SAMPLER_CUBE_MAP_ARRAY
-        | glow::UNSIGNED_INT_SAMPLER_CUBE_MAP_ARRAY => glow::TEXTURE_BINDING_CUBE_MAP_ARRAY,
-        _ => return None,
-    })
+    SAMPLER_BINDINGS
+        .iter()
+        .find(|(_, types)| types.contains(&t))
+        .map(|(binding, _)| *binding)
 }
 
 /// Whether `program` samples a texture attached to the framebuffer bound
@@ -1188,12 +1208,8 @@ pub unsafe fn samples_render_target(gl: &glow::Context, program: glow::Program) 
         let active = gl.get_parameter_i32(glow::ACTIVE_TEXTURE) as u32;
         let mut found = false;
         'uniforms: for (utype, names) in uniform_elements(gl, program) {
-            if !is_sampler(utype) {
-                continue;
-            }
             let Some(binding) = sampler_binding(utype) else {
-                found = true;
-                break;
+                continue;
             };
             for name in names {
                 let Some(loc) = gl.get_uniform_location(program, &name) else {

@@ -118,6 +118,8 @@ pub enum Ask {
     Record(Invocation),
     /// The value of an expression at a line for every fragment.
     Watch { line: u32, expr: String },
+    /// A screenshot of what the submission drew (`ScreenshotAt::Now`).
+    Screenshot,
 }
 
 /// Reports a stop and answers the session until it resumes the program:
@@ -193,10 +195,22 @@ fn handle(dbg: &Debugger, msg: ToAgent, answer: Answer<'_>) -> bool {
             reply(dbg, request, answer(request, Ask::Watch { line, expr }));
             false
         }
-        ToAgent::Screenshot { request, .. } => {
+        ToAgent::Screenshot {
+            request,
+            at: shaderdbg_protocol::ScreenshotAt::Now,
+        } => {
+            reply(dbg, request, answer(request, Ask::Screenshot));
+            false
+        }
+        ToAgent::Screenshot {
+            request,
+            at: shaderdbg_protocol::ScreenshotAt::FrameEnd { .. },
+        } => {
             dbg.send(&FromAgent::Error {
                 request: Some(request),
-                message: "not available in Vulkan programs yet".into(),
+                message: "screenshots at a frame's end are not available in Vulkan programs \
+                          yet: take one while stopped"
+                    .into(),
             });
             false
         }

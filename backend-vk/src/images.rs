@@ -32,10 +32,19 @@ pub struct Next {
     destroy_framebuffer: Option<vk::PFN_vkDestroyFramebuffer>,
     get_image_memory_requirements: Option<vk::PFN_vkGetImageMemoryRequirements>,
     bind_image_memory: Option<vk::PFN_vkBindImageMemory>,
-    allocate_memory: Option<vk::PFN_vkAllocateMemory>,
-    free_memory: Option<vk::PFN_vkFreeMemory>,
+    pub(crate) allocate_memory: Option<vk::PFN_vkAllocateMemory>,
+    pub(crate) free_memory: Option<vk::PFN_vkFreeMemory>,
     cmd_copy_image: Option<vk::PFN_vkCmdCopyImage>,
-    cmd_pipeline_barrier: Option<vk::PFN_vkCmdPipelineBarrier>,
+    pub(crate) cmd_pipeline_barrier: Option<vk::PFN_vkCmdPipelineBarrier>,
+    // Screenshots (`screenshot.rs`): an image copied into a buffer read
+    // on the host.
+    pub(crate) cmd_copy_image_to_buffer: Option<vk::PFN_vkCmdCopyImageToBuffer>,
+    pub(crate) create_buffer: Option<vk::PFN_vkCreateBuffer>,
+    pub(crate) destroy_buffer: Option<vk::PFN_vkDestroyBuffer>,
+    pub(crate) get_buffer_memory_requirements: Option<vk::PFN_vkGetBufferMemoryRequirements>,
+    pub(crate) bind_buffer_memory: Option<vk::PFN_vkBindBufferMemory>,
+    pub(crate) map_memory: Option<vk::PFN_vkMapMemory>,
+    pub(crate) unmap_memory: Option<vk::PFN_vkUnmapMemory>,
 }
 
 impl Next {
@@ -57,6 +66,13 @@ impl Next {
                 free_memory: typed(get(c"vkFreeMemory")),
                 cmd_copy_image: typed(get(c"vkCmdCopyImage")),
                 cmd_pipeline_barrier: typed(get(c"vkCmdPipelineBarrier")),
+                cmd_copy_image_to_buffer: typed(get(c"vkCmdCopyImageToBuffer")),
+                create_buffer: typed(get(c"vkCreateBuffer")),
+                destroy_buffer: typed(get(c"vkDestroyBuffer")),
+                get_buffer_memory_requirements: typed(get(c"vkGetBufferMemoryRequirements")),
+                bind_buffer_memory: typed(get(c"vkBindBufferMemory")),
+                map_memory: typed(get(c"vkMapMemory")),
+                unmap_memory: typed(get(c"vkUnmapMemory")),
             }
         }
     }
@@ -64,10 +80,13 @@ impl Next {
 
 /// What a copy of an image needs of its create info.
 #[derive(Clone, Copy)]
-struct Image {
+pub(crate) struct Image {
     image_type: vk::ImageType,
-    format: vk::Format,
-    extent: vk::Extent3D,
+    pub(crate) format: vk::Format,
+    pub(crate) extent: vk::Extent3D,
+    /// Its usage as created (widened or not): a screenshot needs
+    /// `TRANSFER_SRC`.
+    pub(crate) usage: vk::ImageUsageFlags,
     mip_levels: u32,
     array_layers: u32,
     samples: vk::SampleCountFlags,
@@ -78,11 +97,15 @@ struct Image {
 }
 
 /// A render pass attachment: whether the pass reads what the image holds,
-/// and the layout it expects the image in when the pass begins.
+/// the layout it expects the image in when the pass begins and the one the
+/// pass leaves it in, and its format (a screenshot shows the first colour
+/// attachment).
 #[derive(Clone, Copy)]
 pub struct PassAttachment {
     loads: bool,
     initial_layout: vk::ImageLayout,
+    final_layout: vk::ImageLayout,
+    format: vk::Format,
 }
 
 /// A descriptor set's storage images by (binding, element): view, layout.
@@ -91,7 +114,7 @@ type SetImages = HashMap<(u32, u32), (vk::ImageView, vk::ImageLayout)>;
 /// What the layer knows of images on one device.
 #[derive(Default)]
 pub struct Images {
-    next: Next,
+    pub(crate) next: Next,
     images: RwLock<HandleMap<u64, Image>>,
     /// Image views: image and subresource range.
     views: RwLock<HandleMap<u64, (vk::Image, vk::ImageSubresourceRange)>>,
@@ -127,11 +150,11 @@ pub struct Taken {
 /// have written it.
 pub struct Plan {
     kept: Vec<Kept>,
-    stages: vk::PipelineStageFlags,
+    pub(crate) stages: vk::PipelineStageFlags,
 }
 
 /// The smallest allocation the layer makes for snapshots.
-const MIN_ALLOCATION: u64 = 256 << 10;
+pub(crate) const MIN_ALLOCATION: u64 = 256 << 10;
 
 macro_rules! hook {
     ($pfn:ident, $f:ident) => {
@@ -195,6 +218,8 @@ impl PassAttachments for vk::RenderPassCreateInfo<'_> {
             .map(|a| PassAttachment {
                 loads: loads(a.format, a.load_op, a.stencil_load_op),
                 initial_layout: a.initial_layout,
+                final_layout: a.final_layout,
+                format: a.format,
             })
             .collect()
     }
@@ -208,6 +233,8 @@ impl PassAttachments for vk::RenderPassCreateInfo2<'_> {
             .map(|a| PassAttachment {
                 loads: loads(a.format, a.load_op, a.stencil_load_op),
                 initial_layout: a.initial_layout,
+                final_layout: a.final_layout,
+                format: a.format,
             })
             .collect()
     }
@@ -287,6 +314,7 @@ unsafe extern "system" fn create_image(
             mip_levels: copy.mip_levels,
             array_layers: copy.array_layers,
             samples: copy.samples,
+            usage: copy.usage,
             attachment: copy.usage
                 & (vk::ImageUsageFlags::COLOR_ATTACHMENT
                     | vk::ImageUsageFlags::DEPTH_STENCIL_ATTACHMENT),
@@ -433,6 +461,20 @@ pub struct Walk<'a> {
     reads: Vec<Kept>,
     /// The submission draws: its queue runs graphics stages.
     graphics: bool,
+    /// Each image's layout after the commands walked so far.
+    last: HashMap<u64, vk::ImageLayout>,
+    /// The colour attachment a screenshot shows: the first colour
+    /// attachment of the largest render area (the last of equal ones).
+    target: Option<(u64, vk::ImageView)>,
+}
+
+/// The image a screenshot of a submission shows, and the layout the
+/// submission leaves it in.
+pub struct Target {
+    pub image: vk::Image,
+    /// The view's first mip level and layer.
+    pub subresource: vk::ImageSubresourceLayers,
+    pub layout: vk::ImageLayout,
 }
 
 impl Walk<'_> {
@@ -522,8 +564,62 @@ impl Walk<'_> {
         }
     }
 
+    /// The image a view shows, if the view was seen created.
+    fn image_of(&self, view: vk::ImageView) -> Option<vk::Image> {
+        let views = self.images.views.read().unwrap_or_else(|e| e.into_inner());
+        views
+            .get(&vk::Handle::as_raw(view))
+            .map(|(image, _)| *image)
+    }
+
+    /// A view left in `layout` (the end of a render pass or of dynamic
+    /// rendering).
+    fn left_in(&mut self, view: vk::ImageView, layout: vk::ImageLayout) {
+        if let Some(image) = self.image_of(view) {
+            self.last.insert(vk::Handle::as_raw(image), layout);
+        }
+    }
+
+    /// A render area drawn in with `view` as its first colour attachment.
+    fn drawn_in(&mut self, area: vk::Rect2D, view: vk::ImageView) {
+        if view == vk::ImageView::null() {
+            return;
+        }
+        let size = u64::from(area.extent.width) * u64::from(area.extent.height);
+        if self.target.is_none_or(|(s, _)| size >= s) {
+            self.target = Some((size, view));
+        }
+    }
+
+    /// What a screenshot of the commands walked shows, or why there is none.
+    pub fn target(&self) -> Result<Target, String> {
+        let (_, view) = self
+            .target
+            .ok_or("the submission draws in no render pass with a colour attachment")?;
+        let views = self.images.views.read().unwrap_or_else(|e| e.into_inner());
+        let &(image, range) = views
+            .get(&vk::Handle::as_raw(view))
+            .ok_or("its colour attachment's view was not seen created")?;
+        let layout = self
+            .last
+            .get(&vk::Handle::as_raw(image))
+            .copied()
+            .ok_or("the layout its colour attachment is left in is unknown")?;
+        Ok(Target {
+            image,
+            subresource: vk::ImageSubresourceLayers {
+                aspect_mask: vk::ImageAspectFlags::COLOR,
+                mip_level: range.base_mip_level,
+                base_array_layer: range.base_array_layer,
+                layer_count: 1,
+            },
+            layout,
+        })
+    }
+
     /// A layout transition or a command naming the image's layout.
     fn layout_named(&mut self, image: vk::Image, layout: vk::ImageLayout) {
+        self.last.insert(vk::Handle::as_raw(image), layout);
         self.first.entry(vk::Handle::as_raw(image)).or_insert(
             if layout == vk::ImageLayout::UNDEFINED {
                 First::Discards
@@ -597,6 +693,14 @@ impl Walk<'_> {
                     .map_err(|why| {
                         format!("dynamic rendering loads an attachment that cannot be kept: {why}")
                     })?;
+                    // Dynamic rendering changes no layout.
+                    self.left_in(at.image_view, at.image_layout);
+                }
+                if let Some(first) = colors
+                    .iter()
+                    .find(|c| c.image_view != vk::ImageView::null())
+                {
+                    self.drawn_in(info.render_area, first.image_view);
                 }
                 Ok(())
             }
@@ -610,6 +714,7 @@ impl Walk<'_> {
                 };
                 for b in barriers {
                     self.layout_named(b.image, b.old_layout);
+                    self.last.insert(vk::Handle::as_raw(b.image), b.new_layout);
                 }
                 Ok(())
             }
@@ -625,6 +730,7 @@ impl Walk<'_> {
                 };
                 for b in barriers {
                     self.layout_named(b.image, b.old_layout);
+                    self.last.insert(vk::Handle::as_raw(b.image), b.new_layout);
                 }
                 Ok(())
             }
@@ -726,6 +832,15 @@ impl Walk<'_> {
         for (i, a) in attachments.iter().enumerate() {
             let view = views.get(i).copied().unwrap_or_default();
             self.attachment(view, a.initial_layout, a.loads)?;
+            self.left_in(view, a.final_layout);
+        }
+        // The first colour attachment (the first with a colour format: the
+        // subpasses' references are not kept).
+        let color = attachments
+            .iter()
+            .position(|a| aspects(a.format) == Some(vk::ImageAspectFlags::COLOR));
+        if let Some(view) = color.and_then(|i| views.get(i)) {
+            self.drawn_in(begin.render_area, *view);
         }
         Ok(())
     }
@@ -737,6 +852,12 @@ impl Images {
             next,
             ..Default::default()
         }
+    }
+
+    /// What the layer knows of an image it saw created.
+    pub(crate) fn image(&self, image: vk::Image) -> Option<Image> {
+        let images = self.images.read().unwrap_or_else(|e| e.into_inner());
+        images.get(&vk::Handle::as_raw(image)).copied()
     }
 
     /// Remembers the storage images of descriptor writes (after the call).
@@ -767,6 +888,8 @@ impl Images {
             first: HashMap::new(),
             reads: Vec::new(),
             graphics: false,
+            last: HashMap::new(),
+            target: None,
         }
     }
 
@@ -958,7 +1081,7 @@ impl Images {
 }
 
 /// The writes among access flags.
-const WRITES: vk::AccessFlags = vk::AccessFlags::from_raw(
+pub(crate) const WRITES: vk::AccessFlags = vk::AccessFlags::from_raw(
     vk::AccessFlags::SHADER_WRITE.as_raw()
         | vk::AccessFlags::COLOR_ATTACHMENT_WRITE.as_raw()
         | vk::AccessFlags::DEPTH_STENCIL_ATTACHMENT_WRITE.as_raw()
@@ -967,7 +1090,7 @@ const WRITES: vk::AccessFlags = vk::AccessFlags::from_raw(
 
 /// The accesses an image in `layout` is used with (what a barrier into or
 /// out of that layout names).
-fn access(layout: vk::ImageLayout) -> vk::AccessFlags {
+pub(crate) fn access(layout: vk::ImageLayout) -> vk::AccessFlags {
     use vk::AccessFlags as A;
     use vk::ImageLayout as L;
     match layout {

@@ -39,6 +39,7 @@ mod images;
 mod loader;
 mod pipelines;
 mod replay;
+mod screenshot;
 mod snapshots;
 pub mod source;
 pub mod spirv;

@@ -274,6 +274,17 @@ pub unsafe fn submit<I: Submission>(
             let w = unsafe { watch(data, queue, &cbs, shader, &module, line, &expr)? };
             Ok(w.reply(request))
         }
+        Ask::Screenshot => {
+            // SAFETY: as above; every submission of the stop was waited for.
+            let shot = unsafe { crate::screenshot::now(data, queue, &cbs)? };
+            Ok(FromAgent::Screenshot {
+                request,
+                frame,
+                width: shot.width,
+                height: shot.height,
+                rgba: shaderdbg_protocol::Blob(shot.rgba),
+            })
+        }
     };
     crate::agent::stop(dbg, stopped, &mut answer);
     // SAFETY: the last re-execution was waited for.

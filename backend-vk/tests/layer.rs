@@ -578,3 +578,134 @@ fn a_loaded_attachment_that_cannot_be_copied_refuses_the_stop_with_why() {
     let said: Vec<&String> = seen.errors.iter().filter(|e| e.contains(why)).collect();
     assert_eq!(said.len(), 1, "{:?}", seen.errors);
 }
+
+/// vk_triangle's colour at pixel (`x`, `y`) (Vulkan's framebuffer
+/// coordinates, y down) at time `t`, as RGBA8: its fragment shader on the
+/// CPU (`shaders/vk_triangle.frag`).
+fn triangle_rgba(x: u32, y: u32, t: f32) -> [u8; 4] {
+    let fract = |v: f32| v - v.floor();
+    let (px, py) = ((x as f32 + 0.5) / 32.0, (y as f32 + 0.5) / 32.0);
+    let ring = fract(((px - 1.0).powi(2) + (py - 1.0).powi(2)).sqrt() * 2.0 - t);
+    let c = [fract(px + t), ring, fract((px + py) * 0.5 - t), 1.0];
+    c.map(|v| (v.clamp(0.0, 1.0) * 255.0).round() as u8)
+}
+
+/// Whether two RGBA8 colours agree within one step per channel (the GPU's
+/// float rounding may differ from the CPU's at a step's edge).
+fn close(a: [u8; 4], b: [u8; 4]) -> bool {
+    a.iter().zip(b).all(|(a, b)| a.abs_diff(b) <= 1)
+}
+
+/// A screenshot while stopped in vk_triangle (no swapchain: its colour
+/// attachment, left for a copy by its render pass) shows the frame the
+/// program renders: at the stopped pixel the colour its recorded locals
+/// (`p`, `t`, `ring`) give, elsewhere the shader's formula computed on the
+/// CPU, bottom row first. A screenshot at a frame's end says it is not
+/// available. The copy leaves the image as it found it: the frames'
+/// checksums are the program's own, and the validation layer reports
+/// only what it reports without ours.
+#[test]
+fn a_screenshot_while_stopped_shows_what_the_submission_drew() {
+    use shaderdbg_core::Value;
+    use shaderdbg_session::ScreenshotAt;
+    let dir = std::env::temp_dir().join(format!("shaderdbg-vk-shot-{}", std::process::id()));
+    let env = validation_env(&dir);
+    let args = ["2", "64"];
+    let alone = plain_with(&args, &env);
+    let dirs = shaderdbg_test_support::built();
+    let config = LaunchConfig {
+        program: shaderdbg_test_support::app("vk_triangle"),
+        args: args.iter().map(|s| s.to_string()).collect(),
+        env: env.clone(),
+        agent: Some(dirs.join("libshaderdbg_agent.so")),
+        ..Default::default()
+    };
+    let bp = FileBreakpoint::new(shader_file(), 12, Some("p.y > 1.5".into()));
+    let mut session = Session::start(&config, vec![bp], StopFilter::default()).expect("starts");
+    let float = |v: Option<Value>| match v {
+        Some(Value::Float(f)) => f,
+        other => panic!("not a float: {other:?}"),
+    };
+    let (mut stops, mut output, mut errors) = (0, Vec::new(), Vec::new());
+    let deadline = Instant::now() + Duration::from_secs(180);
+    while Instant::now() < deadline {
+        let Some(event) = session.next_event(Duration::from_millis(100)) else {
+            continue;
+        };
+        match event {
+            Event::Stopped(stop) => {
+                stops += 1;
+                let var = |name: &str| {
+                    stop.variables(stop.cursor)
+                        .into_iter()
+                        .find(|v| v.name == name)
+                        .and_then(|v| v.value)
+                };
+                let [x, y] = stop.hit.invocation.pixel().expect("a fragment");
+                assert!(y >= 48, "the condition holds at ({x}, {y})");
+                let t = float(var("t"));
+                let ring = float(var("ring"));
+                let Some(Value::List(p)) = var("p") else {
+                    panic!("no p");
+                };
+                let (px, py) = (float(Some(p[0].clone())), float(Some(p[1].clone())));
+                let shot = session.screenshot(ScreenshotAt::Now).expect("a screenshot");
+                assert_eq!((shot.width, shot.height), (64, 64));
+                assert_eq!(shot.rgba.len(), 64 * 64 * 4);
+                // Row 0 is the bottom row: Vulkan's row y is row 63 - y.
+                let at = |x: u32, y: u32| -> [u8; 4] {
+                    let i = (((63 - y) * 64 + x) * 4) as usize;
+                    shot.rgba[i..i + 4].try_into().expect("4 bytes")
+                };
+                let fract = |v: f32| v - v.floor();
+                let from_locals = [fract(px + t), ring, fract((px + py) * 0.5 - t), 1.0]
+                    .map(|v: f32| (v.clamp(0.0, 1.0) * 255.0).round() as u8);
+                assert!(
+                    close(at(x, y), from_locals),
+                    "at the stop ({x}, {y}): {:?} vs the locals' {from_locals:?}",
+                    at(x, y)
+                );
+                for (qx, qy) in [(0, 0), (63, 0), (5, 60), (40, 17), (63, 63)] {
+                    let want = triangle_rgba(qx, qy, t);
+                    assert!(
+                        close(at(qx, qy), want),
+                        "({qx}, {qy}): {:?} vs {want:?}",
+                        at(qx, qy)
+                    );
+                }
+                // The top and bottom rows differ (p.y enters two channels),
+                // so a screenshot upside down would fail above.
+                assert_ne!(at(0, 0), at(0, 63));
+                let later = session.screenshot(ScreenshotAt::FrameEnd { frame: None });
+                let Err(e) = later else {
+                    panic!("a screenshot at a frame's end");
+                };
+                assert!(e.to_string().contains("frame's end"), "{e}");
+                session.resume();
+            }
+            Event::Output {
+                stderr: false,
+                line,
+            } => output.push(line),
+            Event::AgentError(m) => errors.push(m),
+            Event::Exited { code, .. } => {
+                assert_eq!(code, Some(0), "{errors:?}");
+                assert!(errors.is_empty(), "{errors:?}");
+                assert_eq!(stops, 2, "one stop per frame");
+                let frames = |lines: &[String]| -> Vec<String> {
+                    lines
+                        .iter()
+                        .filter(|l| l.starts_with("frame "))
+                        .cloned()
+                        .collect()
+                };
+                assert_eq!(frames(&output), frames(&alone), "frames differ");
+                assert_eq!(reports(&output), reports(&alone), "{output:#?}");
+                let _ = std::fs::remove_dir_all(&dir);
+                return;
+            }
+            _ => {}
+        }
+    }
+    panic!("vk_triangle did not finish under the debugger");
+}

@@ -1,0 +1,363 @@
+//! Screenshots of a stopped submission: the colour attachment it last drew
+//! in with the largest render area (`images::Walk::target`), as the
+//! submission left it (the hit test ran in place of the application's
+//! buffers, and each re-execution leaves what one execution leaves). The
+//! image is copied into a host-visible buffer of the layer's own, between
+//! barriers that take it out of the layout the submission left it in and
+//! back into it, so the application finds it as it would without us.
+
+use ash::vk;
+
+use crate::dispatch::DeviceData;
+use crate::images::Target;
+
+/// A screenshot: RGBA8, bottom row first (the protocol's order).
+pub struct Shot {
+    pub width: u32,
+    pub height: u32,
+    pub rgba: Vec<u8>,
+}
+
+/// How texels of `format` become RGBA8 (`None`: not converted).
+#[derive(Clone, Copy)]
+enum Order {
+    Rgba,
+    Bgra,
+}
+
+fn order(format: vk::Format) -> Option<Order> {
+    use vk::Format as F;
+    match format {
+        F::R8G8B8A8_UNORM | F::R8G8B8A8_SRGB => Some(Order::Rgba),
+        F::B8G8R8A8_UNORM | F::B8G8R8A8_SRGB => Some(Order::Bgra),
+        _ => None,
+    }
+}
+
+/// A format's name (ash's `Debug` is not built in), `VkFormat N` for rare ones.
+fn format_name(format: vk::Format) -> String {
+    use vk::Format as F;
+    let name = match format {
+        F::R8G8B8A8_SNORM => "VK_FORMAT_R8G8B8A8_SNORM",
+        F::R8G8B8A8_UINT => "VK_FORMAT_R8G8B8A8_UINT",
+        F::R8_UNORM => "VK_FORMAT_R8_UNORM",
+        F::R8G8_UNORM => "VK_FORMAT_R8G8_UNORM",
+        F::A2B10G10R10_UNORM_PACK32 => "VK_FORMAT_A2B10G10R10_UNORM_PACK32",
+        F::A2R10G10B10_UNORM_PACK32 => "VK_FORMAT_A2R10G10B10_UNORM_PACK32",
+        F::B10G11R11_UFLOAT_PACK32 => "VK_FORMAT_B10G11R11_UFLOAT_PACK32",
+        F::R16G16B16A16_SFLOAT => "VK_FORMAT_R16G16B16A16_SFLOAT",
+        F::R16G16B16A16_UNORM => "VK_FORMAT_R16G16B16A16_UNORM",
+        F::R32G32B32A32_SFLOAT => "VK_FORMAT_R32G32B32A32_SFLOAT",
+        F::R32_SFLOAT => "VK_FORMAT_R32_SFLOAT",
+        _ => return format!("VkFormat {}", format.as_raw()),
+    };
+    name.into()
+}
+
+/// A screenshot of what `cbs` (the stopped submission's buffers) drew.
+///
+/// # Safety
+/// `cbs` are executable (the application waits in their submission) and
+/// nothing is pending on `queue`.
+pub unsafe fn now(
+    data: &DeviceData,
+    queue: vk::Queue,
+    cbs: &[vk::CommandBuffer],
+) -> Result<Shot, String> {
+    let mut walk = data.storage.images.walk(false);
+    for cb in cbs {
+        data.replay
+            .with_commands(*cb, |cmds| {
+                // SAFETY: recorded arguments point into the recording.
+                cmds.iter().try_for_each(|c| unsafe { walk.command(c) })
+            })
+            .unwrap_or_else(|| Err("a command buffer this layer did not record".into()))?;
+    }
+    let target = walk.target()?;
+    let stages = walk.plan().stages;
+    let family = cbs
+        .first()
+        .and_then(|cb| data.replay.family_of(*cb))
+        .ok_or("a command buffer this layer did not see allocated")?;
+    // SAFETY: per this function's contract.
+    unsafe { read(data, queue, family, &target, stages) }
+        .map_err(|why| format!("the colour attachment the submission drew in: {why}"))
+}
+
+/// The layer's own buffer and its memory, freed when dropped.
+struct Staging<'a> {
+    data: &'a DeviceData,
+    buffer: vk::Buffer,
+    memory: vk::DeviceMemory,
+}
+
+impl Drop for Staging<'_> {
+    fn drop(&mut self) {
+        let n = &self.data.storage.images.next;
+        // SAFETY: the layer's own objects, no longer in use (the queue was
+        // waited for, or nothing was submitted).
+        unsafe {
+            if let (Some(f), false) = (n.destroy_buffer, self.buffer == vk::Buffer::null()) {
+                f(self.data.handle, self.buffer, std::ptr::null());
+            }
+            if let (Some(f), false) = (n.free_memory, self.memory == vk::DeviceMemory::null()) {
+                f(self.data.handle, self.memory, std::ptr::null());
+            }
+        }
+    }
+}
+
+/// Copies `target` into a host-visible buffer and converts it; `stages`:
+/// those of the queue that may use the image.
+///
+/// # Safety
+/// As [`now`]; `target.image` is alive.
+unsafe fn read(
+    data: &DeviceData,
+    queue: vk::Queue,
+    family: u32,
+    target: &Target,
+    stages: vk::PipelineStageFlags,
+) -> Result<Shot, String> {
+    let info = data
+        .storage
+        .images
+        .image(target.image)
+        .ok_or("its image was not seen created (a swapchain image?)")?;
+    if !info.usage.contains(vk::ImageUsageFlags::TRANSFER_SRC) {
+        return Err("its image cannot be copied: it has no transfer-source usage".into());
+    }
+    let order = order(info.format).ok_or_else(|| {
+        format!(
+            "its format {} is not converted to RGBA8 (R8G8B8A8 and B8G8R8A8 are)",
+            format_name(info.format)
+        )
+    })?;
+    if target.layout == vk::ImageLayout::UNDEFINED
+        || target.layout == vk::ImageLayout::PREINITIALIZED
+    {
+        return Err("the submission leaves it in an undefined layout".into());
+    }
+    let m = |v: u32| {
+        v.checked_shr(target.subresource.mip_level)
+            .unwrap_or(0)
+            .max(1)
+    };
+    let (width, height) = (m(info.extent.width), m(info.extent.height));
+    let size = u64::from(width) * u64::from(height) * 4;
+    let n = &data.storage.images.next;
+    let (
+        Some(create),
+        Some(reqs),
+        Some(alloc),
+        Some(bind),
+        Some(map),
+        Some(unmap),
+        Some(barrier),
+        Some(copy),
+    ) = (
+        n.create_buffer,
+        n.get_buffer_memory_requirements,
+        n.allocate_memory,
+        n.bind_buffer_memory,
+        n.map_memory,
+        n.unmap_memory,
+        n.cmd_pipeline_barrier,
+        n.cmd_copy_image_to_buffer,
+    )
+    else {
+        return Err("the device lacks a buffer or copy command".into());
+    };
+    let submit = data.queue_submit.ok_or("the device lacks vkQueueSubmit")?;
+    let mut staging = Staging {
+        data,
+        buffer: vk::Buffer::null(),
+        memory: vk::DeviceMemory::null(),
+    };
+    let buffer_info = vk::BufferCreateInfo::default()
+        .size(size)
+        .usage(vk::BufferUsageFlags::TRANSFER_DST)
+        .sharing_mode(vk::SharingMode::EXCLUSIVE);
+    // SAFETY: valid infos of the layer's own, down the chain; each object
+    // is used only after it was made.
+    unsafe {
+        let r = create(
+            data.handle,
+            &buffer_info,
+            std::ptr::null(),
+            &mut staging.buffer,
+        );
+        if r != vk::Result::SUCCESS {
+            return Err(format!("a buffer to copy it into: {r}"));
+        }
+        let mut req = vk::MemoryRequirements::default();
+        reqs(data.handle, staging.buffer, &mut req);
+        let mem = &data.pipelines.memory;
+        let has = |i: u32, f: vk::MemoryPropertyFlags| {
+            req.memory_type_bits & (1 << i) != 0
+                && mem.memory_types[i as usize].property_flags.contains(f)
+        };
+        let coherent =
+            vk::MemoryPropertyFlags::HOST_VISIBLE | vk::MemoryPropertyFlags::HOST_COHERENT;
+        let index = (0..mem.memory_type_count)
+            .find(|&i| has(i, coherent))
+            .ok_or("no host-coherent memory type holds the buffer")?;
+        let alloc_info = vk::MemoryAllocateInfo::default()
+            // The validation layer's best practices call smaller ones wasteful.
+            .allocation_size(req.size.max(crate::images::MIN_ALLOCATION))
+            .memory_type_index(index);
+        let r = alloc(
+            data.handle,
+            &alloc_info,
+            std::ptr::null(),
+            &mut staging.memory,
+        );
+        if r != vk::Result::SUCCESS {
+            return Err(format!("memory to copy it into: {r}"));
+        }
+        let r = bind(data.handle, staging.buffer, staging.memory, 0);
+        if r != vk::Result::SUCCESS {
+            return Err(format!("binding the buffer's memory: {r}"));
+        }
+        let range = vk::ImageSubresourceRange {
+            aspect_mask: vk::ImageAspectFlags::COLOR,
+            base_mip_level: target.subresource.mip_level,
+            level_count: 1,
+            base_array_layer: target.subresource.base_array_layer,
+            layer_count: 1,
+        };
+        let image_barrier = vk::ImageMemoryBarrier::default()
+            .image(target.image)
+            .subresource_range(range)
+            .src_queue_family_index(vk::QUEUE_FAMILY_IGNORED)
+            .dst_queue_family_index(vk::QUEUE_FAMILY_IGNORED);
+        // Out of the layout the submission left it in (whatever wrote it
+        // before), and back into it for whatever the application does next.
+        let layout_access = crate::images::access(target.layout);
+        let before = [image_barrier
+            .src_access_mask(layout_access & crate::images::WRITES)
+            .dst_access_mask(vk::AccessFlags::TRANSFER_READ)
+            .old_layout(target.layout)
+            .new_layout(vk::ImageLayout::TRANSFER_SRC_OPTIMAL)];
+        let after = [image_barrier
+            .src_access_mask(vk::AccessFlags::empty())
+            .dst_access_mask(layout_access)
+            .old_layout(vk::ImageLayout::TRANSFER_SRC_OPTIMAL)
+            .new_layout(target.layout)];
+        let to_host = [vk::MemoryBarrier::default()
+            .src_access_mask(vk::AccessFlags::TRANSFER_WRITE)
+            .dst_access_mask(vk::AccessFlags::HOST_READ)];
+        let region = vk::BufferImageCopy {
+            buffer_offset: 0,
+            buffer_row_length: 0,
+            buffer_image_height: 0,
+            image_subresource: target.subresource,
+            image_offset: vk::Offset3D::default(),
+            image_extent: vk::Extent3D {
+                width,
+                height,
+                depth: 1,
+            },
+        };
+        let (buffer, image) = (staging.buffer, target.image);
+        let made = data.replay.one_time(data.handle, family, &mut |cb| {
+            barrier(
+                cb,
+                stages,
+                vk::PipelineStageFlags::TRANSFER,
+                vk::DependencyFlags::empty(),
+                0,
+                std::ptr::null(),
+                0,
+                std::ptr::null(),
+                1,
+                before.as_ptr(),
+            );
+            copy(
+                cb,
+                image,
+                vk::ImageLayout::TRANSFER_SRC_OPTIMAL,
+                buffer,
+                1,
+                &region,
+            );
+            barrier(
+                cb,
+                vk::PipelineStageFlags::TRANSFER,
+                stages | vk::PipelineStageFlags::HOST,
+                vk::DependencyFlags::empty(),
+                1,
+                to_host.as_ptr(),
+                0,
+                std::ptr::null(),
+                1,
+                after.as_ptr(),
+            );
+        })?;
+        let cbs = [made.cb];
+        let submit_info = vk::SubmitInfo::default().command_buffers(&cbs);
+        let r = submit(queue, 1, &submit_info, vk::Fence::null());
+        if let Some(wait) = data.replay.life.queue_wait_idle {
+            let _ = wait(queue);
+        }
+        data.replay.free_shadows(data.handle, &[made]);
+        if r != vk::Result::SUCCESS {
+            return Err(format!("submitting the copy: {r}"));
+        }
+        let mut p: *mut std::ffi::c_void = std::ptr::null_mut();
+        let r = map(
+            data.handle,
+            staging.memory,
+            0,
+            size,
+            vk::MemoryMapFlags::empty(),
+            &mut p,
+        );
+        if r != vk::Result::SUCCESS || p.is_null() {
+            return Err(format!("mapping the copy: {r}"));
+        }
+        let texels = std::slice::from_raw_parts(p.cast::<u8>(), size as usize);
+        let rgba = converted(texels, width, height, order);
+        unmap(data.handle, staging.memory);
+        Ok(Shot {
+            width,
+            height,
+            rgba,
+        })
+    }
+}
+
+/// Tightly packed 4-byte texels, top row first (Vulkan's row 0 is the
+/// top), as RGBA8 with the bottom row first.
+fn converted(texels: &[u8], width: u32, height: u32, order: Order) -> Vec<u8> {
+    let row = width as usize * 4;
+    let mut out = Vec::with_capacity(texels.len());
+    for y in (0..height as usize).rev() {
+        for t in texels[y * row..(y + 1) * row].chunks_exact(4) {
+            match order {
+                Order::Rgba => out.extend_from_slice(t),
+                Order::Bgra => out.extend_from_slice(&[t[2], t[1], t[0], t[3]]),
+            }
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn rows_are_flipped_and_bgra_swizzled() {
+        // 1x2: top texel then bottom texel, as Vulkan lays them out.
+        let texels = [1, 2, 3, 4, 5, 6, 7, 8];
+        assert_eq!(
+            converted(&texels, 1, 2, Order::Rgba),
+            vec![5, 6, 7, 8, 1, 2, 3, 4]
+        );
+        assert_eq!(
+            converted(&texels, 1, 2, Order::Bgra),
+            vec![7, 6, 5, 8, 3, 2, 1, 4]
+        );
+    }
+}

@@ -717,86 +717,58 @@ fn short(o: &Outcome) -> String {
     }
 }
 
-#[test]
-fn nested_parentheses_100k() {
-    isolated("nested_parentheses_100k", || {
-        let n = 100_000;
-        nested_case(
-            in_main(&format!("    v = {}v{};", "(".repeat(n), ")".repeat(n))),
-            TOO_DEEP,
-        );
-    });
+/// `open` n times, `inner`, then `close` n times.
+fn nested(open: &str, inner: &str, close: &str, n: usize) -> String {
+    format!("{}{inner}{}", open.repeat(n), close.repeat(n))
 }
 
-#[test]
-fn nested_parentheses_1k() {
-    isolated("nested_parentheses_1k", || {
-        let n = 1_000;
-        nested_case(
-            in_main(&format!("    v = {}v{};", "(".repeat(n), ")".repeat(n))),
-            TOO_DEEP,
-        );
-    });
+/// A test, isolated, that the input limits reject the fragment shader whose
+/// `main` is `body` with `message` ([`nested_case`]).
+macro_rules! rejected_when_nested {
+    ($name:ident, $message:expr, $body:expr) => {
+        #[test]
+        fn $name() {
+            isolated(stringify!($name), || nested_case(in_main(&$body), $message));
+        }
+    };
 }
 
-#[test]
-fn nested_blocks_10k() {
-    isolated("nested_blocks_10k", || {
-        let n = 10_000;
-        nested_case(
-            in_main(&format!("{}v += 1.0;{}", "{".repeat(n), "}".repeat(n))),
-            TOO_DEEP,
-        );
-    });
-}
-
-#[test]
-fn nested_ifs_10k() {
-    isolated("nested_ifs_10k", || {
-        let n = 10_000;
-        nested_case(
-            in_main(&format!(
-                "{}v += 1.0;{}",
-                "if (v > 0.0) {\n".repeat(n),
-                "}\n".repeat(n)
-            )),
-            TOO_DEEP,
-        );
-    });
-}
-
-#[test]
-fn nested_ifs_without_braces_10k() {
-    isolated("nested_ifs_without_braces_10k", || {
-        let n = 10_000;
-        nested_case(
-            in_main(&format!("{}v += 1.0;", "if (v > 0.0)\n".repeat(n))),
-            "more than 128 nested statements without braces",
-        );
-    });
-}
-
-#[test]
-fn long_binary_chain_100k() {
-    // Not nested in the text, but a 100,000-deep left-leaning expression tree.
-    isolated("long_binary_chain_100k", || {
-        nested_case(
-            in_main(&format!("    v = v{};", " + v".repeat(100_000))),
-            "more than 512 operators chained in one expression",
-        );
-    });
-}
-
-#[test]
-fn nested_calls_10k() {
-    isolated("nested_calls_10k", || {
-        let n = 10_000;
-        nested_case(
-            in_main(&format!("    v = {}v{};", "abs(".repeat(n), ")".repeat(n))),
-            TOO_DEEP,
-        );
-    });
-}
+rejected_when_nested!(
+    nested_parentheses_100k,
+    TOO_DEEP,
+    format!("    v = {};", nested("(", "v", ")", 100_000))
+);
+rejected_when_nested!(
+    nested_parentheses_1k,
+    TOO_DEEP,
+    format!("    v = {};", nested("(", "v", ")", 1_000))
+);
+rejected_when_nested!(
+    nested_blocks_10k,
+    TOO_DEEP,
+    nested("{", "v += 1.0;", "}", 10_000)
+);
+rejected_when_nested!(
+    nested_ifs_10k,
+    TOO_DEEP,
+    nested("if (v > 0.0) {\n", "v += 1.0;", "}\n", 10_000)
+);
+rejected_when_nested!(
+    nested_ifs_without_braces_10k,
+    "more than 128 nested statements without braces",
+    nested("if (v > 0.0)\n", "v += 1.0;", "", 10_000)
+);
+// Not nested in the text, but a 100,000-deep left-leaning expression tree.
+rejected_when_nested!(
+    long_binary_chain_100k,
+    "more than 512 operators chained in one expression",
+    format!("    v = v{};", " + v".repeat(100_000))
+);
+rejected_when_nested!(
+    nested_calls_10k,
+    TOO_DEEP,
+    format!("    v = {};", nested("abs(", "v", ")", 10_000))
+);
 
 // ---- size ---------------------------------------------------------------------
 

@@ -11,7 +11,9 @@ use shaderdbg_core::decode::{decode_sanitizer, Access, Memory, SanitizerKind, Sa
 use shaderdbg_core::layout;
 use shaderdbg_core::Invocation;
 use shaderdbg_gl_headless::{ContextKind, Headless, Stage as GlStage};
-use shaderdbg_glsl::instrument::{instrument, probe_table, Checks, Mode, Request, Target};
+use shaderdbg_glsl::instrument::{
+    instrument, probe_table, Checks, Instrumented, Mode, Request, Target,
+};
 use shaderdbg_glsl::parse::parse;
 use shaderdbg_glsl::Stage;
 
@@ -79,28 +81,42 @@ fn dispatch_in(
     dst_words: usize,
 ) -> Outcome {
     let gl = Headless::new(kind, 4, 4).expect("context");
-    let parsed = parse(&[comp], Stage::Compute, None).expect("parses");
-    let mode = match checks {
-        Some(c) => Mode::Sanitize(c),
-        None => Mode::Plain,
-    };
     let target = if kind == ContextKind::Gles32 {
         Target::ES
     } else {
         Target::CORE
     };
-    let req = Request {
-        mode,
-        target,
-        binding: BINDING,
-    };
-    let out = instrument(&parsed, &req).expect("instruments");
+    let out = instrumented(comp, Stage::Compute, checks, target);
     let program = gl
         .compile_program(&[(GlStage::Compute, &out.glsl)])
         .unwrap_or_else(|e| panic!("{e}\n{}", out.glsl));
     let src_buf = gl
         .create_storage_buffer(SRC_BINDING, &layout::to_bytes(src))
         .expect("ssbo");
+    let outcome = run_checked(&gl, &out, dst_words, || {
+        gl.dispatch_compute(&program, groups, 1, 1)
+            .expect("dispatch")
+    });
+    gl.delete_storage_buffer(src_buf).expect("delete");
+    outcome
+}
+
+/// `src`, a shader of `stage`, instrumented for `target` with `checks`
+/// (none: plain), its sanitize buffer at [`BINDING`].
+fn instrumented(src: &str, stage: Stage, checks: Option<Checks>, target: Target) -> Instrumented {
+    let parsed = parse(&[src], stage, None).expect("parses");
+    let req = Request {
+        mode: checks.map_or(Mode::Plain, Mode::Sanitize),
+        target,
+        binding: BINDING,
+    };
+    instrument(&parsed, &req).expect("instruments")
+}
+
+/// Runs `run` (a dispatch or a draw of `out`'s program) with a zeroed
+/// output of `dst_words` words at binding 1 and a sanitize buffer for
+/// `out`'s probes; what it produced.
+fn run_checked(gl: &Headless, out: &Instrumented, dst_words: usize, run: impl FnOnce()) -> Outcome {
     let dst_buf = gl
         .create_storage_buffer(DST_BINDING, &vec![0u8; dst_words * 4])
         .expect("ssbo");
@@ -110,12 +126,11 @@ fn dispatch_in(
             &layout::new_sanitize_buffer(64, out.probes.probes.len()),
         )
         .expect("ssbo");
-    gl.dispatch_compute(&program, groups, 1, 1)
-        .expect("dispatch");
+    run();
     let dst = layout::to_words(&gl.read_storage_buffer(&dst_buf).expect("read"));
     let words = layout::to_words(&gl.read_storage_buffer(&report_buf).expect("read"));
     let (reports, lost) = decode_sanitizer(&words, &out.probes);
-    for b in [src_buf, dst_buf, report_buf] {
+    for b in [dst_buf, report_buf] {
         gl.delete_storage_buffer(b).expect("delete");
     }
     Outcome { dst, reports, lost }
@@ -1218,34 +1233,16 @@ fn draw_fragments(frag: &str, checks: Option<Checks>) -> Outcome {
 /// binding 1.
 fn draw_fragments_over(frag: &str, checks: Option<Checks>, size: u32, words: usize) -> Outcome {
     let gl = Headless::new(CORE, size, size).expect("context");
-    let parsed = parse(&[frag], Stage::Fragment, None).expect("parses");
-    let mode = checks.map_or(Mode::Plain, Mode::Sanitize);
-    let req = Request {
-        mode,
-        target: Target::CORE,
-        binding: BINDING,
-    };
-    let out = instrument(&parsed, &req).expect("instruments");
+    let out = instrumented(frag, Stage::Fragment, checks, Target::CORE);
     let program = gl
         .compile_program(&[
             (GlStage::Vertex, FULLSCREEN_VS),
             (GlStage::Fragment, &out.glsl),
         ])
         .unwrap_or_else(|e| panic!("{e}\n{}", out.glsl));
-    let hits = gl
-        .create_storage_buffer(DST_BINDING, &vec![0u8; words * 4])
-        .expect("ssbo");
-    let report_buf = gl
-        .create_storage_buffer(
-            BINDING,
-            &layout::new_sanitize_buffer(64, out.probes.probes.len()),
-        )
-        .expect("ssbo");
-    gl.draw_fullscreen(&program).expect("draw");
-    let dst = layout::to_words(&gl.read_storage_buffer(&hits).expect("read"));
-    let words = layout::to_words(&gl.read_storage_buffer(&report_buf).expect("read"));
-    let (reports, lost) = decode_sanitizer(&words, &out.probes);
-    Outcome { dst, reports, lost }
+    run_checked(&gl, &out, words, || {
+        gl.draw_fullscreen(&program).expect("draw")
+    })
 }
 
 #[test]
@@ -1368,30 +1365,11 @@ void main() {{
     let fs = "#version 430\nout vec4 color;\nvoid main() { color = vec4(1.0); }\n";
     let draw = |vert: &str, checks: Option<Checks>| {
         let gl = Headless::new(CORE, 4, 4).expect("context");
-        let parsed = parse(&[vert], Stage::Vertex, None).expect("parses");
-        let req = Request {
-            mode: checks.map_or(Mode::Plain, Mode::Sanitize),
-            target: Target::CORE,
-            binding: BINDING,
-        };
-        let out = instrument(&parsed, &req).expect("instruments");
+        let out = instrumented(vert, Stage::Vertex, checks, Target::CORE);
         let program = gl
             .compile_program(&[(GlStage::Vertex, &out.glsl), (GlStage::Fragment, fs)])
             .unwrap_or_else(|e| panic!("{e}\n{}", out.glsl));
-        let hits = gl
-            .create_storage_buffer(DST_BINDING, &[0u8; 16])
-            .expect("ssbo");
-        let report_buf = gl
-            .create_storage_buffer(
-                BINDING,
-                &layout::new_sanitize_buffer(64, out.probes.probes.len()),
-            )
-            .expect("ssbo");
-        gl.draw_fullscreen(&program).expect("draw");
-        let dst = layout::to_words(&gl.read_storage_buffer(&hits).expect("read"));
-        let words = layout::to_words(&gl.read_storage_buffer(&report_buf).expect("read"));
-        let (reports, lost) = decode_sanitizer(&words, &out.probes);
-        Outcome { dst, reports, lost }
+        run_checked(&gl, &out, 4, || gl.draw_fullscreen(&program).expect("draw"))
     };
     let atomic = vs("atomicAdd(hits[0], 1u);");
     let dst = clean(|c| draw(&atomic, c), Checks::ALL);

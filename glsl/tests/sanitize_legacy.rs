@@ -49,19 +49,27 @@ fn sanitized(src: &str, stage: Stage) -> (String, usize) {
     (out.glsl, out.probes.probes.len())
 }
 
+/// Renders the fragment shader `frag` (named `name`) under [`VERT_130`] as
+/// it is and sanitized, and checks the pictures are the same: the picture
+/// and the sanitize buffer's words.
+fn render_both(gl: &Headless, name: &str, frag: &str) -> (Vec<u8>, Vec<u32>) {
+    let (plain, _) = gl
+        .render(VERT_130, frag, None)
+        .unwrap_or_else(|e| panic!("{name}: the original: {e}"));
+    let (glsl, probes) = sanitized(frag, Stage::Fragment);
+    let buffer = layout::new_sanitize_buffer(16, probes);
+    let (pixels, words) = gl
+        .render(VERT_130, &glsl, Some((BINDING, &buffer)))
+        .unwrap_or_else(|e| panic!("{name}: {e}\n{glsl}"));
+    assert!(pixels == plain, "{name}: the picture changed");
+    (plain, words)
+}
+
 #[test]
 fn legacy_fragment_shaders_run_sanitized_in_a_core_context_unchanged() {
     let gl = Headless::new(ContextKind::Core45, W, H).expect("headless context");
     for (name, frag) in FRAGMENTS {
-        let (plain, _) = gl
-            .render(VERT_130, frag, None)
-            .unwrap_or_else(|e| panic!("{name}: the original: {e}"));
-        let (glsl, probes) = sanitized(frag, Stage::Fragment);
-        let buffer = layout::new_sanitize_buffer(16, probes);
-        let (pixels, words) = gl
-            .render(VERT_130, &glsl, Some((BINDING, &buffer)))
-            .unwrap_or_else(|e| panic!("{name}: {e}\n{glsl}"));
-        assert!(pixels == plain, "{name}: the picture changed");
+        let (_, words) = render_both(&gl, name, frag);
         let parsed = parse(&[*frag], Stage::Fragment, None).expect("parses");
         let table = shaderdbg_glsl::instrument::probe_table(&parsed);
         let (reports, lost) = decode_sanitizer(&words, &table);
@@ -122,14 +130,8 @@ void main() {
 }
 ";
     let gl = Headless::new(ContextKind::Core45, W, H).expect("headless context");
-    let (plain, _) = gl.render(VERT_130, frag, None).expect("the original");
+    let (plain, _) = render_both(&gl, "do-while scope", frag);
     assert_eq!(&plain[..4], &[0, 255, 0, 255], "the original draws green");
-    let (glsl, probes) = sanitized(frag, Stage::Fragment);
-    let buffer = layout::new_sanitize_buffer(16, probes);
-    let (pixels, _) = gl
-        .render(VERT_130, &glsl, Some((BINDING, &buffer)))
-        .unwrap_or_else(|e| panic!("{e}\n{glsl}"));
-    assert!(pixels == plain, "the picture changed");
 }
 
 /// piglit's `glsl-mat-110`: GLSL 1.10 may name a variable `mat4x2` (a type
@@ -146,14 +148,8 @@ void main() {
 }
 ";
     let gl = Headless::new(ContextKind::Core45, W, H).expect("headless context");
-    let (plain, _) = gl.render(VERT_130, frag, None).expect("the original");
+    let (plain, _) = render_both(&gl, "mat keywords", frag);
     assert_eq!(&plain[..4], &[0, 255, 128, 255], "the original");
-    let (glsl, probes) = sanitized(frag, Stage::Fragment);
-    let buffer = layout::new_sanitize_buffer(16, probes);
-    let (pixels, _) = gl
-        .render(VERT_130, &glsl, Some((BINDING, &buffer)))
-        .unwrap_or_else(|e| panic!("{e}\n{glsl}"));
-    assert!(pixels == plain, "the picture changed");
 
     let uniform =
         "#version 110\nuniform float mat3x2;\nvoid main() { gl_FragColor = vec4(mat3x2); }\n";

@@ -428,6 +428,37 @@ fn conditional_on_hidden_extension(line: &str, es: bool) -> Option<String> {
 /// 1.10). Every `#extension` line counts, wherever it stands: the analysis
 /// still rejects a type its extension does not enable where it is used.
 fn extension_type_names(source: &str) -> glsl_lang::parse::ParseContext {
+    let ctx = glsl_lang::parse::ParseContext::new();
+    // Core types of GLSL ES that glsl-lang gates by the desktop version
+    // that made them core (4.00, 4.20), above any ES version number.
+    let es = source
+        .lines()
+        .find_map(|l| directive(l, "version"))
+        .map(|v| {
+            v.split("//")
+                .next()
+                .unwrap_or("")
+                .split_whitespace()
+                .collect::<Vec<_>>()
+        });
+    if let Some(words) = es.filter(|w| w.contains(&"es")) {
+        let n: u32 = words.first().and_then(|n| n.parse().ok()).unwrap_or(0);
+        let mut core: Vec<&str> = Vec::new();
+        if n >= 310 {
+            core.push("atomic_uint");
+        }
+        if n >= 320 {
+            core.extend([
+                "samplerCubeArray",
+                "samplerCubeArrayShadow",
+                "isamplerCubeArray",
+                "usamplerCubeArray",
+            ]);
+        }
+        for name in core {
+            ctx.add_type_name(ast::IdentifierData::from(name).into());
+        }
+    }
     let mut exts = crate::builtins::ExtSet::default();
     for line in source.lines() {
         let Some((name, behavior)) = directive(line, "extension").and_then(|r| r.split_once(':'))
@@ -438,7 +469,6 @@ fn extension_type_names(source: &str) -> glsl_lang::parse::ParseContext {
             exts.enable(name.trim());
         }
     }
-    let ctx = glsl_lang::parse::ParseContext::new();
     for name in crate::builtins::enabled_extension_types(&exts) {
         ctx.add_type_name(ast::IdentifierData::from(name).into());
     }

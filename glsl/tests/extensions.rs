@@ -8,7 +8,7 @@ use shaderdbg_glsl::instrument::{instrument, Mode, Request, Target};
 use shaderdbg_glsl::parse::parse;
 use shaderdbg_glsl::Stage;
 
-const SHADERS: [(&str, Stage, &str); 15] = [
+const SHADERS: [(&str, Stage, &str); 17] = [
     (
         "gpu_shader5",
         Stage::Geometry,
@@ -85,6 +85,19 @@ const SHADERS: [(&str, Stage, &str); 15] = [
         "specialized_builtin",
         Stage::Compute,
         "#version 460\n#extension GL_EXT_ray_query : enable\n#extension GL_EXT_opacity_micromap_ray_query_mode : enable\nlayout(local_size_x = 1) in;\nlayout(constant_id = 2) gl_EnableOpacityMicromapEXT;\nlayout(std430, binding = 0) buffer Out { uint enabled; } outBuf;\nvoid main() {\n    outBuf.enabled = gl_EnableOpacityMicromapEXT ? 1u : 0u;\n}\n",
+    ),
+    // Core types of GLSL ES that glsl-lang's lexer gates by the desktop
+    // version that adopted them (atomic_uint: 4.20, cube arrays: 4.00),
+    // and GL_EXT_texture_shadow_lod's lookups.
+    (
+        "es310_atomic_counter",
+        Stage::Compute,
+        "#version 310 es\nlayout(local_size_x = 1) in;\nlayout(binding = 0) uniform atomic_uint c;\nlayout(std430, binding = 1) buffer B { uint n; };\nvoid main() { n = atomicCounterIncrement(c); }\n",
+    ),
+    (
+        "es320_cube_array_shadow_lod",
+        Stage::Fragment,
+        "#version 320 es\n#extension GL_EXT_texture_shadow_lod : enable\nprecision highp float;\nuniform highp samplerCubeArrayShadow sca;\nuniform highp sampler2DArrayShadow s2da;\nuniform highp samplerCubeShadow sc;\nout vec4 o;\nvoid main() {\n    o = vec4(texture(sca, vec4(0.0), 0.5) + texture(s2da, vec4(0.0), 1.0) + textureLod(sc, vec4(0.0), 2.0) + textureLodOffset(s2da, vec4(0.0), 0.0, ivec2(1)));\n}\n",
     ),
     // Literals glsl-lang's lexer rejects, printed back as written.
     (

@@ -499,6 +499,31 @@ fn compute_text(app: &str, args: &[&str]) -> String {
     String::from_utf8_lossy(&out.stdout).into_owned()
 }
 
+/// The one sanitizer report among `events`, checked to be a data race on
+/// `variable` at `lines` (its line, the other's) with `accesses`.
+#[track_caller]
+fn race_report<'a>(
+    events: &'a [Value],
+    variable: &str,
+    lines: (u32, u32),
+    accesses: (&str, &str),
+) -> &'a Value {
+    let reports = of_kind(events, "sanitizer");
+    assert_eq!(reports.len(), 1, "{events:#?}");
+    let r = reports[0];
+    assert_eq!(r["kind"], "data_race");
+    assert_eq!(r["variable"], variable);
+    assert_eq!(
+        (r["line"].clone(), r["other_line"].clone()),
+        (lines.0.into(), lines.1.into())
+    );
+    assert_eq!(
+        (r["access"].clone(), r["other_access"].clone()),
+        (accesses.0.into(), accesses.1.into())
+    );
+    r
+}
+
 /// The fixed `app` (`--fixed`) under every check for one frame: its
 /// events, checked to hold no sanitizer report.
 fn fixed_events(app: &str) -> Vec<Value> {
@@ -625,19 +650,7 @@ fn sanitize_race_prints_both_invocations_and_lines() {
         "race_compute",
         &["--sanitize", "race", "--json"],
     ));
-    let reports = of_kind(&events, "sanitizer");
-    assert_eq!(reports.len(), 1, "{events:#?}");
-    let r = reports[0];
-    assert_eq!(r["kind"], "data_race");
-    assert_eq!(r["variable"], "tile");
-    assert_eq!(
-        (r["line"].clone(), r["other_line"].clone()),
-        (18.into(), 19.into())
-    );
-    assert_eq!(
-        (r["access"].clone(), r["other_access"].clone()),
-        ("read".into(), "write".into())
-    );
+    let r = race_report(&events, "tile", (18, 19), ("read", "write"));
     // The element is the writer's local index (either of the two work
     // groups of 16 may report first: llvmpipe runs them on threads).
     let (id, other) = (&r["invocation_id"][0], &r["other_invocation_id"][0]);
@@ -686,20 +699,8 @@ fn sanitize_race_on_a_storage_buffer_between_work_groups() {
         "storage_race_compute",
         &["--sanitize", "race", "--json"],
     ));
-    let reports = of_kind(&events, "sanitizer");
-    assert_eq!(reports.len(), 1, "{events:#?}");
-    let r = reports[0];
-    assert_eq!(r["kind"], "data_race");
+    let r = race_report(&events, "Dst.dst", (16, 16), ("write", "write"));
     assert_eq!(r["memory"], "storage");
-    assert_eq!(r["variable"], "Dst.dst");
-    assert_eq!(
-        (r["line"].clone(), r["other_line"].clone()),
-        (16.into(), 16.into())
-    );
-    assert_eq!(
-        (r["access"].clone(), r["other_access"].clone()),
-        ("write".into(), "write".into())
-    );
     let id = r["invocation_id"][0].as_u64().expect("id");
     let other = r["other_invocation_id"][0].as_u64().expect("other id");
     assert_eq!(r["element"].as_u64(), Some(id % 8), "{r}");

@@ -258,6 +258,17 @@ unsafe extern "system" fn create_device(
             },
         }
     };
+    // SAFETY: looked up by its name, through the next layer (null where the
+    // instance has no surfaces).
+    let surface_caps = unsafe {
+        typed(gipa(
+            instance,
+            c"vkGetPhysicalDeviceSurfaceCapabilitiesKHR".as_ptr(),
+        ))
+    };
+    data.storage
+        .images
+        .set_surface_query(physical_device, surface_caps);
     // SAFETY: a created device is a valid dispatchable handle.
     dispatch::DEVICES.add(unsafe { key(device) }, data);
     result
@@ -374,10 +385,20 @@ unsafe extern "system" fn create_swapchain(
     let Some((data, create)) = data.and_then(|d| Some((d.clone(), d.create_swapchain?))) else {
         return vk::Result::ERROR_INITIALIZATION_FAILED;
     };
-    // SAFETY: the app's arguments, down the chain.
-    let result = unsafe { create(device, info, allocator, out) };
+    // Screenshots copy swapchain images: transfer-source usage is added
+    // where the surface supports it (the application's info is not written).
+    // SAFETY: the application's valid create info.
+    let mut copy = unsafe { *info };
+    copy.image_usage = data.storage.images.swapchain_usage(&copy);
+    // SAFETY: the app's arguments (the usage widened), down the chain.
+    let result = unsafe { create(device, &copy, allocator, out) };
     if result == vk::Result::SUCCESS {
         data.presents.store(true, Ordering::Relaxed);
+        // SAFETY: written on success.
+        let swapchain = unsafe { *out };
+        data.storage
+            .images
+            .remember_swapchain(swapchain, &copy, copy.image_usage);
     }
     result
 }

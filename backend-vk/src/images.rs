@@ -45,6 +45,9 @@ pub struct Next {
     pub(crate) bind_buffer_memory: Option<vk::PFN_vkBindBufferMemory>,
     pub(crate) map_memory: Option<vk::PFN_vkMapMemory>,
     pub(crate) unmap_memory: Option<vk::PFN_vkUnmapMemory>,
+    // Swapchain images are tracked too (screenshots of what is presented).
+    get_swapchain_images: Option<vk::PFN_vkGetSwapchainImagesKHR>,
+    destroy_swapchain: Option<vk::PFN_vkDestroySwapchainKHR>,
 }
 
 impl Next {
@@ -73,6 +76,8 @@ impl Next {
                 bind_buffer_memory: typed(get(c"vkBindBufferMemory")),
                 map_memory: typed(get(c"vkMapMemory")),
                 unmap_memory: typed(get(c"vkUnmapMemory")),
+                get_swapchain_images: typed(get(c"vkGetSwapchainImagesKHR")),
+                destroy_swapchain: typed(get(c"vkDestroySwapchainKHR")),
             }
         }
     }
@@ -126,7 +131,14 @@ pub struct Images {
     storage: RwLock<HandleMap<u64, SetImages>>,
     /// The snapshot of the current stop, if one was taken.
     taken: Mutex<Option<Taken>>,
+    /// Swapchains: what their images are like, and the images seen.
+    swapchains: Mutex<HandleMap<u64, (Image, Vec<u64>)>>,
+    /// The device's physical device and the instance's
+    /// `vkGetPhysicalDeviceSurfaceCapabilitiesKHR` (set at device creation).
+    surface: std::sync::OnceLock<(vk::PhysicalDevice, SurfaceCapabilities)>,
 }
+
+type SurfaceCapabilities = vk::PFN_vkGetPhysicalDeviceSurfaceCapabilitiesKHR;
 
 /// Subresources of an application's image the submission reads first,
 /// and the layout it expects them in.
@@ -171,6 +183,8 @@ pub fn intercepted(name: &[u8]) -> Option<Void> {
         b"vkDestroyImageView" => hook!(PFN_vkDestroyImageView, destroy_image_view),
         b"vkCreateFramebuffer" => hook!(PFN_vkCreateFramebuffer, create_framebuffer),
         b"vkDestroyFramebuffer" => hook!(PFN_vkDestroyFramebuffer, destroy_framebuffer),
+        b"vkGetSwapchainImagesKHR" => hook!(PFN_vkGetSwapchainImagesKHR, get_swapchain_images),
+        b"vkDestroySwapchainKHR" => hook!(PFN_vkDestroySwapchainKHR, destroy_swapchain),
         _ => None,
     }
 }
@@ -438,6 +452,135 @@ unsafe extern "system" fn destroy_framebuffer(
     forget(&d.storage.images.framebuffers, fb);
 }
 
+/// Why swapchain images are not kept for re-executions (screenshots copy
+/// them; a snapshot would have to as well, which is not built).
+const SWAPCHAIN_IMAGE: &str = "it is a swapchain image (not kept yet)";
+
+impl Images {
+    /// Remembers how to ask whether a surface lets its swapchain images be
+    /// copied from (called at device creation).
+    pub fn set_surface_query(
+        &self,
+        physical: vk::PhysicalDevice,
+        query: Option<SurfaceCapabilities>,
+    ) {
+        if let Some(q) = query {
+            let _ = self.surface.set((physical, q));
+        }
+    }
+
+    /// The usage to create a swapchain with: the application's, plus
+    /// transfer-source where the surface supports it and the create info
+    /// has no `pNext` chain the layer does not check, so that screenshots
+    /// can copy what is presented.
+    pub fn swapchain_usage(&self, info: &vk::SwapchainCreateInfoKHR) -> vk::ImageUsageFlags {
+        let usage = info.image_usage;
+        let Some((physical, query)) = self.surface.get() else {
+            return usage;
+        };
+        if !info.p_next.is_null()
+            || info
+                .flags
+                .contains(vk::SwapchainCreateFlagsKHR::MUTABLE_FORMAT)
+        {
+            return usage;
+        }
+        let mut caps = vk::SurfaceCapabilitiesKHR::default();
+        // SAFETY: the device's physical device and the application's surface.
+        let r = unsafe { query(*physical, info.surface, &mut caps) };
+        let src = vk::ImageUsageFlags::TRANSFER_SRC;
+        if r == vk::Result::SUCCESS && caps.supported_usage_flags.contains(src) {
+            usage | src
+        } else {
+            usage
+        }
+    }
+
+    /// Remembers a swapchain made from `info` (with `usage`), after the call.
+    pub fn remember_swapchain(
+        &self,
+        swapchain: vk::SwapchainKHR,
+        info: &vk::SwapchainCreateInfoKHR,
+        usage: vk::ImageUsageFlags,
+    ) {
+        let image = Image {
+            image_type: vk::ImageType::TYPE_2D,
+            format: info.image_format,
+            extent: vk::Extent3D {
+                width: info.image_extent.width,
+                height: info.image_extent.height,
+                depth: 1,
+            },
+            usage,
+            mip_levels: 1,
+            array_layers: info.image_array_layers.max(1),
+            samples: vk::SampleCountFlags::TYPE_1,
+            attachment: usage & vk::ImageUsageFlags::COLOR_ATTACHMENT,
+            not_copyable: Some(SWAPCHAIN_IMAGE),
+        };
+        let mut chains = self.swapchains.lock().unwrap_or_else(|e| e.into_inner());
+        chains.insert(vk::Handle::as_raw(swapchain), (image, Vec::new()));
+    }
+}
+
+unsafe extern "system" fn get_swapchain_images(
+    dev: vk::Device,
+    swapchain: vk::SwapchainKHR,
+    count: *mut u32,
+    out: *mut vk::Image,
+) -> vk::Result {
+    let Some(d) = device(dev) else {
+        return vk::Result::ERROR_INITIALIZATION_FAILED;
+    };
+    let Some(next) = d.storage.images.next.get_swapchain_images else {
+        return vk::Result::ERROR_INITIALIZATION_FAILED;
+    };
+    // SAFETY: the application's arguments, down the chain.
+    let result = unsafe { next(dev, swapchain, count, out) };
+    let written = matches!(result, vk::Result::SUCCESS | vk::Result::INCOMPLETE);
+    if written && !out.is_null() {
+        // SAFETY: the chain wrote `*count` images.
+        let images = unsafe { array(out, *count) };
+        let ours = &d.storage.images;
+        let mut chains = ours.swapchains.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some((info, seen)) = chains.get_mut(&vk::Handle::as_raw(swapchain)) {
+            let mut all = ours.images.write().unwrap_or_else(|e| e.into_inner());
+            for image in images {
+                let raw = vk::Handle::as_raw(*image);
+                all.insert(raw, *info);
+                if !seen.contains(&raw) {
+                    seen.push(raw);
+                }
+            }
+        }
+    }
+    result
+}
+
+unsafe extern "system" fn destroy_swapchain(
+    dev: vk::Device,
+    swapchain: vk::SwapchainKHR,
+    allocator: *const vk::AllocationCallbacks<'_>,
+) {
+    let Some(d) = device(dev) else { return };
+    let Some(next) = d.storage.images.next.destroy_swapchain else {
+        return;
+    };
+    // SAFETY: the application's arguments, down the chain.
+    unsafe { next(dev, swapchain, allocator) };
+    let ours = &d.storage.images;
+    let gone = {
+        let mut chains = ours.swapchains.lock().unwrap_or_else(|e| e.into_inner());
+        chains.remove(&vk::Handle::as_raw(swapchain))
+    };
+    if let Some((_, images)) = gone {
+        let mut all = ours.images.write().unwrap_or_else(|e| e.into_inner());
+        for raw in images {
+            all.remove(&raw);
+        }
+    }
+}
+
 fn forget<V, H: vk::Handle>(map: &RwLock<HandleMap<u64, V>>, h: H) {
     let mut m = map.write().unwrap_or_else(|e| e.into_inner());
     m.remove(&h.as_raw());
@@ -487,7 +630,7 @@ impl Walk<'_> {
         let images = self.images.images.read().unwrap_or_else(|e| e.into_inner());
         let info = images
             .get(&vk::Handle::as_raw(image))
-            .ok_or("its image was not seen created (a swapchain image: not copied yet)")?;
+            .ok_or("its image was not seen created")?;
         if let Some(why) = info.not_copyable {
             return Err(format!("its image cannot be copied: {why}"));
         }

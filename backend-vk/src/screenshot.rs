@@ -123,7 +123,7 @@ unsafe fn read(
         .storage
         .images
         .image(target.image)
-        .ok_or("its image was not seen created (a swapchain image?)")?;
+        .ok_or("its image was not seen created")?;
     if !info.usage.contains(vk::ImageUsageFlags::TRANSFER_SRC) {
         return Err("its image cannot be copied: it has no transfer-source usage".into());
     }

@@ -709,3 +709,104 @@ fn a_screenshot_while_stopped_shows_what_the_submission_drew() {
     }
     panic!("vk_triangle did not finish under the debugger");
 }
+
+/// vkcube (under Xvfb) stopped in its decompiled fragment shader at the
+/// line that textures the cube: a screenshot of the stopped submission is
+/// its swapchain image (copied by the layer, which adds transfer-source
+/// usage to the swapchain where the surface supports it), and at the
+/// stopped pixel it shows the colour that line assigns there (its
+/// right-hand side, the lit texel, watched for every fragment), bottom
+/// row first; vkcube runs to its end.
+#[test]
+fn a_screenshot_of_vkcube_at_a_stop_shows_the_textured_pixel() {
+    use shaderdbg_core::Value;
+    use shaderdbg_session::ScreenshotAt;
+    shaderdbg_test_support::require_installed(&[
+        "/usr/bin/vkcube",
+        "/usr/bin/xvfb-run",
+        "/usr/bin/spirv-cross",
+    ]);
+    let vkcube = ["-a", "-s", "-screen 0 640x480x24", "vkcube", "--c", "2"];
+    let xvfb = Path::new("/usr/bin/xvfb-run");
+    let first = run(xvfb, &vkcube, &[], vec![]);
+    let frag = first.sources[1].1.clone();
+    let dir = std::env::temp_dir().join(format!("shaderdbg-vkcube-shot-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    let file = dir.join("cube.frag");
+    std::fs::write(&file, &frag).expect("write");
+    let (index, text) = frag
+        .lines()
+        .enumerate()
+        .find(|(_, l)| l.contains("texture(") && l.contains('='))
+        .expect("an assignment of a texture call");
+    let line = index as u32 + 1;
+    let rhs = text
+        .split_once('=')
+        .expect("=")
+        .1
+        .trim()
+        .trim_end_matches(';');
+    let dirs = shaderdbg_test_support::built();
+    let config = LaunchConfig {
+        program: xvfb.to_path_buf(),
+        args: vkcube.iter().map(|s| s.to_string()).collect(),
+        agent: Some(dirs.join("libshaderdbg_agent.so")),
+        ..Default::default()
+    };
+    let bp = FileBreakpoint::new(file.clone(), line, None);
+    let mut session = Session::start(&config, vec![bp], StopFilter::default()).expect("starts");
+    let (mut stops, mut errors) = (0, Vec::new());
+    let deadline = Instant::now() + Duration::from_secs(180);
+    while Instant::now() < deadline {
+        let Some(event) = session.next_event(Duration::from_millis(100)) else {
+            continue;
+        };
+        match event {
+            Event::Stopped(stop) => {
+                stops += 1;
+                if stops == 1 {
+                    let [x, y] = stop.hit.invocation.pixel().expect("a fragment");
+                    let shot = session.screenshot(ScreenshotAt::Now).expect("a screenshot");
+                    assert!(
+                        shot.width > x && shot.height > y,
+                        "{}x{}",
+                        shot.width,
+                        shot.height
+                    );
+                    let colour = session.watch(line, rhs).expect("watches the colour");
+                    let Some(Value::List(c)) = colour.at(x, y).cloned() else {
+                        panic!("no colour at ({x}, {y}): {:?}", colour.at(x, y));
+                    };
+                    let want: Vec<u8> = c[..3]
+                        .iter()
+                        .map(|v| match v {
+                            Value::Float(f) => (f.clamp(0.0, 1.0) * 255.0).round() as u8,
+                            other => panic!("{other:?}"),
+                        })
+                        .collect();
+                    let i = (((shot.height - 1 - y) * shot.width + x) * 4) as usize;
+                    let got = &shot.rgba[i..i + 3];
+                    assert!(
+                        got.iter().zip(&want).all(|(g, w)| g.abs_diff(*w) <= 1),
+                        "at ({x}, {y}): the screenshot shows {got:?}, the line assigns {want:?}"
+                    );
+                    // Not a blank image: the cube is textured.
+                    let distinct: std::collections::HashSet<&[u8]> =
+                        shot.rgba.chunks_exact(4).collect();
+                    assert!(distinct.len() > 100, "{} colours", distinct.len());
+                }
+                session.resume();
+            }
+            Event::AgentError(m) => errors.push(m),
+            Event::Exited { code, .. } => {
+                assert_eq!(code, Some(0), "{errors:?}");
+                assert!(stops >= 1, "{errors:?}");
+                assert!(errors.is_empty(), "{errors:?}");
+                let _ = std::fs::remove_dir_all(&dir);
+                return;
+            }
+            _ => {}
+        }
+    }
+    panic!("vkcube did not finish under the debugger");
+}

@@ -226,34 +226,9 @@ fn large_shader(runs: usize) {
     // is analysed again as a whole: analysis is incremental per document,
     // not within one).
     let (line, col) = pos_of(&src, "0.05, 1.0)", src.matches("0.05, 1.0)").count() / 2, 0);
-    let mut version = 1;
-    // `n` edits of the 4 characters there, to `odd` then back to "0.05":
-    // each one's time to its diagnostics, and how many it has.
-    let mut edits = |n: usize, odd: &str| -> (Vec<Duration>, Vec<usize>) {
-        (0..n)
-            .map(|i| {
-                version += 1;
-                let new = if i % 2 == 0 { odd } else { "0.05" };
-                let t = Instant::now();
-                c.edit(&uri, version, [line, col, line, col + 4], new);
-                let d = c.diagnostics(&uri, version);
-                let count = d["diagnostics"].as_array().map_or(0, Vec::len);
-                (t.elapsed(), count)
-            })
-            .unzip()
-    };
-    let (ours, counts) = edits(runs, "0.06");
-    assert!(counts.iter().all(|&n| n == 0), "{counts:?}");
-    println!("  change -> diagnostics: {}", stats(ours.clone()));
-    // A change that breaks a statement (the recovery path: parse, blank, parse again).
-    let (broken, counts) = edits(runs.min(5), "0.0+");
-    for (i, n) in counts.into_iter().enumerate() {
-        assert_eq!(n, usize::from(i % 2 == 0));
-    }
-    println!(
-        "  change to a syntax error and back -> diagnostics: {}",
-        stats(broken)
-    );
+    // The recovery path (a change that breaks a statement: parse, blank,
+    // parse again) at most 5 times.
+    let ours = time_changes(&mut c, &uri, (line, col), runs, runs.min(5));
 
     match glslang(&file) {
         None => println!("  glslangValidator: not measured (not installed)"),
@@ -316,6 +291,47 @@ fn time_request(
             took
         })
         .collect()
+}
+
+/// Edits of the 4 characters at `(line, col)` of `uri` (at version 1), each
+/// timed to its diagnostics: `valid` edits to "0.06" and back to "0.05",
+/// checked to have none, then `broken` to "0.0+" and back, checked to have
+/// one at every other edit; prints both, returns the valid ones' times.
+fn time_changes(
+    c: &mut Client,
+    uri: &str,
+    (line, col): (u32, u32),
+    valid: usize,
+    broken: usize,
+) -> Vec<Duration> {
+    let mut version = 1;
+    // `n` edits to `odd` then back to "0.05": each one's time to its
+    // diagnostics, and how many it has.
+    let mut edits = |n: usize, odd: &str| -> (Vec<Duration>, Vec<usize>) {
+        (0..n)
+            .map(|i| {
+                version += 1;
+                let new = if i % 2 == 0 { odd } else { "0.05" };
+                let t = Instant::now();
+                c.edit(uri, version, [line, col, line, col + 4], new);
+                let d = c.diagnostics(uri, version);
+                let count = d["diagnostics"].as_array().map_or(0, Vec::len);
+                (t.elapsed(), count)
+            })
+            .unzip()
+    };
+    let (ours, counts) = edits(valid, "0.06");
+    assert!(counts.iter().all(|&n| n == 0), "{counts:?}");
+    println!("  change -> diagnostics: {}", stats(ours.clone()));
+    let (times, counts) = edits(broken, "0.0+");
+    for (i, n) in counts.into_iter().enumerate() {
+        assert_eq!(n, usize::from(i % 2 == 0), "edit {i}");
+    }
+    println!(
+        "  change to a syntax error and back -> diagnostics: {}",
+        stats(times)
+    );
+    ours
 }
 
 /// `n` hovers at `(line, character)` of `uri`, each checked to show
@@ -515,31 +531,7 @@ fn wgsl_module(runs: usize) {
 
     let needle = "+ 0.05;";
     let (line, col) = pos_of(&src, needle, src.matches(needle).count() / 2, 2);
-    let mut version = 1;
-    let mut edits = |n: usize, odd: &str| -> (Vec<Duration>, Vec<usize>) {
-        (0..n)
-            .map(|i| {
-                version += 1;
-                let new = if i % 2 == 0 { odd } else { "0.05" };
-                let t = Instant::now();
-                c.edit(uri, version, [line, col, line, col + 4], new);
-                let d = c.diagnostics(uri, version);
-                let count = d["diagnostics"].as_array().map_or(0, Vec::len);
-                (t.elapsed(), count)
-            })
-            .unzip()
-    };
-    let (valid, counts) = edits(runs, "0.06");
-    assert!(counts.iter().all(|&n| n == 0), "{counts:?}");
-    println!("  change -> diagnostics: {}", stats(valid));
-    let (broken, counts) = edits(runs, "0.0+");
-    for (i, n) in counts.into_iter().enumerate() {
-        assert_eq!(n, usize::from(i % 2 == 0), "edit {i}");
-    }
-    println!(
-        "  change to a syntax error and back -> diagnostics: {}",
-        stats(broken)
-    );
+    time_changes(&mut c, uri, (line, col), runs, runs);
 
     let hover = time_hover(
         &mut c,

@@ -599,6 +599,13 @@ fn hide_extended_literals(
     let bytes = src.as_bytes();
     let ident = |b: u8| b.is_ascii_alphanumeric() || b == b'_';
     let mut found: Vec<(usize, String)> = Vec::new();
+    // Macros a `#if`/`#elif` evaluates keep their literals: the stand-in
+    // there would be an undefined name, 0, not an error.
+    let tested: std::collections::HashSet<&str> = src
+        .lines()
+        .filter_map(|l| directive(l, "if").or_else(|| directive(l, "elif")))
+        .flat_map(|e| e.split(|c: char| !(c.is_ascii_alphanumeric() || c == '_')))
+        .collect();
     let mut i = 0;
     let mut line_start = true;
     while i < bytes.len() {
@@ -616,7 +623,13 @@ fn hide_extended_literals(
         let at_line_start = std::mem::replace(&mut line_start, false);
         if at_line_start && b == b'#' {
             let end = src[i..].find('\n').map_or(src.len(), |n| i + n);
-            if directive(&src[i..end], "define").is_none() {
+            let tested_macro = directive(&src[i..end], "define").map(|d| {
+                let name_end = d
+                    .find(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+                    .unwrap_or(d.len());
+                tested.contains(&d[..name_end])
+            });
+            if tested_macro != Some(false) {
                 i = end;
                 continue;
             }
@@ -1285,6 +1298,45 @@ mod tests {
         }
         let err = parse(&["#include \"a\"\n"], Stage::Fragment, Some(&Cycle)).unwrap_err();
         assert!(err.message.contains("cyclic"), "{}", err.message);
+    }
+
+    /// Literals glsl-lang rejects are hidden in code and `#define` bodies,
+    /// not in comments nor in macros a `#if` evaluates; offsets stay put.
+    #[test]
+    fn extended_literals_are_hidden_where_the_parser_reads_them() {
+        let src = "#version 450\n#define BIG 1L\n#define MASK 0xFFFFFFFF\n#if MASK\n#endif\n// 2L in a comment\nint64_t a = BIG + 3UL; /* 4S */\nfloat h = .5hf;\n";
+        let (text, found) = hide_extended_literals(std::borrow::Cow::Borrowed(src));
+        assert_eq!(text.len(), src.len());
+        let lits: Vec<&str> = found.iter().map(|(_, l)| l.as_str()).collect();
+        assert_eq!(lits, ["1L", "3UL", ".5hf"]);
+        for part in [
+            "#define BIG _L\n",
+            "#define MASK 0xFFFFFFFF\n",
+            "// 2L",
+            "BIG + _UL; /* 4S */",
+            "h = _5hf;",
+        ] {
+            assert!(text.contains(part), "{part} in {text}");
+        }
+    }
+
+    /// Only global `qualifiers name, name;` statements are qualifier
+    /// redeclarations: not declarations with a type, defaults, precision
+    /// statements, nor statements in functions.
+    #[test]
+    fn qualifier_redeclarations_are_found_and_nothing_else() {
+        let src = "#version 450\nprecision highp float;\nlayout(std140) uniform;\nuniform S s;\nout vec4 a, b;\ninvariant gl_Position;\nprecise /* c */ a, b; // d\nlayout(constant_id = 2)\n  gl_EnableOpacityMicromapEXT;\nvoid main() { precise a; }\n";
+        let (text, found) = hide_qualifier_redeclarations(std::borrow::Cow::Borrowed(src));
+        assert_eq!(text.len(), src.len());
+        let names: Vec<Vec<&str>> = found
+            .iter()
+            .map(|r| r.names.iter().map(|(_, n)| n.as_str()).collect())
+            .collect();
+        assert_eq!(names, [vec!["a", "b"], vec!["gl_EnableOpacityMicromapEXT"]]);
+        for (at, name) in found.iter().flat_map(|r| &r.names) {
+            assert_eq!(&src[*at..at + name.len()], name);
+        }
+        assert!(text.contains("precise /* c */     ; // d"), "{text}");
     }
 
     /// `#include <x>` asks the resolver for a system header, `#include "x"`

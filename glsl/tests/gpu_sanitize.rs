@@ -7,7 +7,7 @@
 use std::path::Path;
 
 use expect_test::expect_file;
-use shaderdbg_core::decode::{decode_sanitizer, Access, Memory, SanitizerKind, SanitizerReport};
+use shaderdbg_core::decode::{Access, Memory, SanitizerKind, SanitizerReport};
 use shaderdbg_core::layout;
 use shaderdbg_core::Invocation;
 use shaderdbg_gl_headless::{ContextKind, Headless, Stage as GlStage};
@@ -18,6 +18,8 @@ use shaderdbg_glsl::parse::parse;
 use shaderdbg_glsl::Stage;
 
 mod common;
+
+use common::sanitize::{compute, instrumented, read_reports, report_buffer, OOB, RACE, UNINIT};
 
 const BINDING: u32 = 7;
 const SRC_BINDING: u32 = 0;
@@ -80,16 +82,7 @@ fn dispatch_in(
     src: &[u32],
     dst_words: usize,
 ) -> Outcome {
-    let gl = Headless::new(kind, 4, 4).expect("context");
-    let target = if kind == ContextKind::Gles32 {
-        Target::ES
-    } else {
-        Target::CORE
-    };
-    let out = instrumented(comp, Stage::Compute, checks, target);
-    let program = gl
-        .compile_program(&[(GlStage::Compute, &out.glsl)])
-        .unwrap_or_else(|e| panic!("{e}\n{}", out.glsl));
+    let (gl, out, program) = compute(kind, comp, checks, BINDING);
     let src_buf = gl
         .create_storage_buffer(SRC_BINDING, &layout::to_bytes(src))
         .expect("ssbo");
@@ -101,18 +94,6 @@ fn dispatch_in(
     outcome
 }
 
-/// `src`, a shader of `stage`, instrumented for `target` with `checks`
-/// (none: plain), its sanitize buffer at [`BINDING`].
-fn instrumented(src: &str, stage: Stage, checks: Option<Checks>, target: Target) -> Instrumented {
-    let parsed = parse(&[src], stage, None).expect("parses");
-    let req = Request {
-        mode: checks.map_or(Mode::Plain, Mode::Sanitize),
-        target,
-        binding: BINDING,
-    };
-    instrument(&parsed, &req).expect("instruments")
-}
-
 /// Runs `run` (a dispatch or a draw of `out`'s program) with a zeroed
 /// output of `dst_words` words at binding 1 and a sanitize buffer for
 /// `out`'s probes; what it produced.
@@ -120,16 +101,10 @@ fn run_checked(gl: &Headless, out: &Instrumented, dst_words: usize, run: impl Fn
     let dst_buf = gl
         .create_storage_buffer(DST_BINDING, &vec![0u8; dst_words * 4])
         .expect("ssbo");
-    let report_buf = gl
-        .create_storage_buffer(
-            BINDING,
-            &layout::new_sanitize_buffer(64, out.probes.probes.len()),
-        )
-        .expect("ssbo");
+    let report_buf = report_buffer(gl, out, 64, BINDING);
     run();
     let dst = layout::to_words(&gl.read_storage_buffer(&dst_buf).expect("read"));
-    let words = layout::to_words(&gl.read_storage_buffer(&report_buf).expect("read"));
-    let (reports, lost) = decode_sanitizer(&words, &out.probes);
+    let (reports, lost) = read_reports(gl, &report_buf, out);
     for b in [dst_buf, report_buf] {
         gl.delete_storage_buffer(b).expect("delete");
     }
@@ -147,13 +122,6 @@ fn clean(run: impl Fn(Option<Checks>) -> Outcome, checks: Checks) -> Vec<u32> {
     assert_eq!(checked.dst, plain.dst);
     checked.dst
 }
-
-/// Bounds checks only.
-const OOB: Checks = Checks {
-    out_of_bounds: true,
-    uninit_shared: false,
-    race: false,
-};
 
 fn floats(words: &[u32]) -> Vec<f32> {
     words.iter().map(|w| f32::from_bits(*w)).collect()
@@ -391,12 +359,6 @@ fn neighbours(fixed: bool) -> String {
     )
 }
 
-const UNINIT: Checks = Checks {
-    out_of_bounds: false,
-    uninit_shared: true,
-    race: false,
-};
-
 #[test]
 fn shared_memory_read_before_write() {
     let bug = neighbours(false);
@@ -623,12 +585,6 @@ fn es_compute_is_sanitized_alike() {
     let checked = dispatch_in(ContextKind::Gles32, &bug, Some(Checks::ALL), 1, &[0], 8);
     assert_eq!(checked.reports.len(), 2, "{:?}", checked.reports);
 }
-
-const RACE: Checks = Checks {
-    out_of_bounds: false,
-    uninit_shared: false,
-    race: true,
-};
 
 /// A reduction missing the barrier between one step's writes and the next
 /// step's reads of the shared tile: invocation `i` reads `tile[i + s]`,
@@ -1233,7 +1189,7 @@ fn draw_fragments(frag: &str, checks: Option<Checks>) -> Outcome {
 /// binding 1.
 fn draw_fragments_over(frag: &str, checks: Option<Checks>, size: u32, words: usize) -> Outcome {
     let gl = Headless::new(CORE, size, size).expect("context");
-    let out = instrumented(frag, Stage::Fragment, checks, Target::CORE);
+    let out = instrumented(frag, Stage::Fragment, checks, Target::CORE, BINDING);
     let program = gl
         .compile_program(&[
             (GlStage::Vertex, FULLSCREEN_VS),
@@ -1365,7 +1321,7 @@ void main() {{
     let fs = "#version 430\nout vec4 color;\nvoid main() { color = vec4(1.0); }\n";
     let draw = |vert: &str, checks: Option<Checks>| {
         let gl = Headless::new(CORE, 4, 4).expect("context");
-        let out = instrumented(vert, Stage::Vertex, checks, Target::CORE);
+        let out = instrumented(vert, Stage::Vertex, checks, Target::CORE, BINDING);
         let program = gl
             .compile_program(&[(GlStage::Vertex, &out.glsl), (GlStage::Fragment, fs)])
             .unwrap_or_else(|e| panic!("{e}\n{}", out.glsl));

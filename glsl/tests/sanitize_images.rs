@@ -6,7 +6,7 @@
 //! as the unsanitized kernel does (the access runs as OpenGL defines an
 //! invalid one: a store or atomic has no effect, a load reads zeros).
 
-use shaderdbg_core::decode::{decode_sanitizer, ImageOp, SanitizerKind, SanitizerReport};
+use shaderdbg_core::decode::{ImageOp, SanitizerKind, SanitizerReport};
 use shaderdbg_core::layout;
 use shaderdbg_core::Invocation;
 use shaderdbg_gl_headless::glow::{self, HasContext};
@@ -15,16 +15,14 @@ use shaderdbg_glsl::instrument::{instrument, probe_table, Checks, Mode, Request,
 use shaderdbg_glsl::parse::parse;
 use shaderdbg_glsl::Stage;
 
+mod common;
+
+use common::sanitize::{compute, read_reports, report_buffer, OOB};
+
 const BINDING: u32 = 7;
 const DST_BINDING: u32 = 1;
 /// The image (and texture) is `SIZE` x `SIZE` texels of `r32ui`.
 const SIZE: i32 = 4;
-
-const OOB: Checks = Checks {
-    out_of_bounds: true,
-    uninit_shared: false,
-    race: false,
-};
 
 /// What a dispatch left: the image's texels, the output buffer, and
 /// (sanitizing) the reports.
@@ -38,22 +36,7 @@ struct Outcome {
 /// `SIZE` `r32ui` texture holding `100 + y * SIZE + x` bound both as image
 /// unit 0 and as texture unit 0, and a zeroed `uint dst[64]` at binding 1.
 fn dispatch(kind: ContextKind, comp: &str, checks: Option<Checks>) -> Outcome {
-    let gl = Headless::new(kind, 4, 4).expect("context");
-    let parsed = parse(&[comp], Stage::Compute, None).expect("parses");
-    let target = if kind == ContextKind::Gles32 {
-        Target::ES
-    } else {
-        Target::CORE
-    };
-    let req = Request {
-        mode: checks.map_or(Mode::Plain, Mode::Sanitize),
-        target,
-        binding: BINDING,
-    };
-    let out = instrument(&parsed, &req).unwrap_or_else(|e| panic!("{e}\n{comp}"));
-    let program = gl
-        .compile_program(&[(GlStage::Compute, &out.glsl)])
-        .unwrap_or_else(|e| panic!("{e}\n{}", out.glsl));
+    let (gl, out, program) = compute(kind, comp, checks, BINDING);
     let texels: Vec<u32> = (0..SIZE * SIZE).map(|i| 100 + i as u32).collect();
     let raw = gl.gl();
     // SAFETY: the context is current (`Headless::new`); the slice holds
@@ -63,16 +46,9 @@ fn dispatch(kind: ContextKind, comp: &str, checks: Option<Checks>) -> Outcome {
         raw.active_texture(glow::TEXTURE0);
         raw.bind_texture(glow::TEXTURE_2D, Some(tex));
         raw.tex_storage_2d(glow::TEXTURE_2D, 1, glow::R32UI, SIZE, SIZE);
-        raw.tex_parameter_i32(
-            glow::TEXTURE_2D,
-            glow::TEXTURE_MIN_FILTER,
-            glow::NEAREST as i32,
-        );
-        raw.tex_parameter_i32(
-            glow::TEXTURE_2D,
-            glow::TEXTURE_MAG_FILTER,
-            glow::NEAREST as i32,
-        );
+        for p in [glow::TEXTURE_MIN_FILTER, glow::TEXTURE_MAG_FILTER] {
+            raw.tex_parameter_i32(glow::TEXTURE_2D, p, glow::NEAREST as i32);
+        }
         raw.tex_sub_image_2d(
             glow::TEXTURE_2D,
             0,
@@ -90,12 +66,7 @@ fn dispatch(kind: ContextKind, comp: &str, checks: Option<Checks>) -> Outcome {
     let dst_buf = gl
         .create_storage_buffer(DST_BINDING, &[0u8; 64 * 4])
         .expect("ssbo");
-    let report_buf = gl
-        .create_storage_buffer(
-            BINDING,
-            &layout::new_sanitize_buffer(16, out.probes.probes.len()),
-        )
-        .expect("ssbo");
+    let report_buf = report_buffer(&gl, &out, 16, BINDING);
     gl.dispatch_compute(&program, 1, 1, 1).expect("dispatch");
     let texels = if kind == ContextKind::Gles32 {
         Vec::new()
@@ -114,8 +85,7 @@ fn dispatch(kind: ContextKind, comp: &str, checks: Option<Checks>) -> Outcome {
         layout::to_words(&bytes)
     };
     let dst = layout::to_words(&gl.read_storage_buffer(&dst_buf).expect("read"));
-    let words = layout::to_words(&gl.read_storage_buffer(&report_buf).expect("read"));
-    let (reports, lost) = decode_sanitizer(&words, &out.probes);
+    let (reports, lost) = read_reports(&gl, &report_buf, &out);
     assert!(!lost);
     for b in [dst_buf, report_buf] {
         gl.delete_storage_buffer(b).expect("delete");

@@ -9,18 +9,15 @@
 use shaderdbg_core::decode::{decode_sanitizer, SanitizerKind, SanitizerReport};
 use shaderdbg_core::layout;
 use shaderdbg_core::Invocation;
-use shaderdbg_gl_headless::{ContextKind, Headless, Stage as GlStage};
-use shaderdbg_glsl::instrument::{instrument, Checks, Mode, Request, Target};
-use shaderdbg_glsl::parse::parse;
+use shaderdbg_gl_headless::{ContextKind, Headless};
+use shaderdbg_glsl::instrument::{Checks, Target};
 use shaderdbg_glsl::Stage;
 
-const BINDING: u32 = 7;
+mod common;
 
-const UNINIT: Checks = Checks {
-    out_of_bounds: false,
-    uninit_shared: true,
-    race: false,
-};
+use common::sanitize::{compute, instrumented, read_reports, report_buffer, UNINIT};
+
+const BINDING: u32 = 7;
 
 struct Outcome {
     dst: Vec<u32>,
@@ -32,28 +29,12 @@ struct Outcome {
 /// Runs `comp` (one work group of 8) with a zeroed `float dst[8]` at
 /// binding 1.
 fn dispatch(comp: &str, checks: Option<Checks>) -> Outcome {
-    let gl = Headless::new(ContextKind::Core45, 4, 4).expect("context");
-    let parsed = parse(&[comp], Stage::Compute, None).expect("parses");
-    let req = Request {
-        mode: checks.map_or(Mode::Plain, Mode::Sanitize),
-        target: Target::CORE,
-        binding: BINDING,
-    };
-    let out = instrument(&parsed, &req).unwrap_or_else(|e| panic!("{e}\n{comp}"));
-    let program = gl
-        .compile_program(&[(GlStage::Compute, &out.glsl)])
-        .unwrap_or_else(|e| panic!("{e}\n{}", out.glsl));
+    let (gl, out, program) = compute(ContextKind::Core45, comp, checks, BINDING);
     let dst_buf = gl.create_storage_buffer(1, &[0u8; 8 * 4]).expect("ssbo");
-    let report_buf = gl
-        .create_storage_buffer(
-            BINDING,
-            &layout::new_sanitize_buffer(16, out.probes.probes.len()),
-        )
-        .expect("ssbo");
+    let report_buf = report_buffer(&gl, &out, 16, BINDING);
     gl.dispatch_compute(&program, 1, 1, 1).expect("dispatch");
     let dst = layout::to_words(&gl.read_storage_buffer(&dst_buf).expect("read"));
-    let words = layout::to_words(&gl.read_storage_buffer(&report_buf).expect("read"));
-    let (reports, lost) = decode_sanitizer(&words, &out.probes);
+    let (reports, lost) = read_reports(&gl, &report_buf, &out);
     assert!(!lost);
     for b in [dst_buf, report_buf] {
         gl.delete_storage_buffer(b).expect("delete");
@@ -265,16 +246,7 @@ void main() {
 }
 ";
     let vert = "#version 430\nin vec2 pos;\nvoid main() { gl_Position = vec4(pos, 0.0, 1.0); }\n";
-    let parsed = parse(&[frag], Stage::Fragment, None).expect("parses");
-    let out = instrument(
-        &parsed,
-        &Request {
-            mode: Mode::Sanitize(UNINIT),
-            target: Target::CORE,
-            binding: BINDING,
-        },
-    )
-    .expect("instruments");
+    let out = instrumented(frag, Stage::Fragment, Some(UNINIT), Target::CORE, BINDING);
     let gl = Headless::new(ContextKind::Core45, 4, 4).expect("context");
     let buffer = layout::new_sanitize_buffer(16, out.probes.probes.len());
     let (_, words) = gl

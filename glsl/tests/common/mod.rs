@@ -3,6 +3,8 @@
 // Each test binary uses its own part of this module.
 #![allow(dead_code)]
 
+pub mod sanitize;
+
 /// The top-level items of GLSL text: each runs from a line at brace depth 0
 /// to the line that brings the depth back to 0.
 pub fn items(text: &str) -> Vec<Vec<&str>> {

@@ -2122,6 +2122,18 @@ impl Model {
                 }
             },
             Type::Error => Type::Error,
+            // Sized vectors (`u16vec3.y`) swizzle as vectors do.
+            Type::Opaque(n) if crate::types::is_sized_arithmetic(n) => {
+                let count = crate::types::sized_swizzle(n, 1).map_or(0, |(c, _)| c);
+                match swizzle_indices(name, count) {
+                    Some(idx) => crate::types::sized_swizzle(n, idx.len() as u8)
+                        .map_or(Type::Error, |(_, t)| t),
+                    None => {
+                        self.error(field.span, format!("invalid swizzle `{name}` on {base}"));
+                        Type::Error
+                    }
+                }
+            }
             other => {
                 self.type_error(
                     field.span,
@@ -2145,6 +2157,25 @@ impl Model {
         let Some((name, arg_types)) = self.call_args.take() else {
             return (callee, ty);
         };
+        if name.starts_with("subgroup") && !matches!(callee, Callee::User(_)) {
+            // Subgroup operations on 8-, 16- and 64-bit types need their
+            // GL_EXT_shader_subgroup_extended_types_* extension.
+            for (t, a) in arg_types.iter().zip(args) {
+                let parts = sized_arithmetic(t)
+                    .then(|| crate::types::arithmetic_parts(t))
+                    .flatten();
+                let need = match parts {
+                    Some(('i' | 'u', 8, _)) => Some("GL_EXT_shader_subgroup_extended_types_int8"),
+                    Some(('i' | 'u', 16, _)) => Some("GL_EXT_shader_subgroup_extended_types_int16"),
+                    Some(('i' | 'u', 64, _)) => Some("GL_EXT_shader_subgroup_extended_types_int64"),
+                    Some(('f', 16, _)) => Some("GL_EXT_shader_subgroup_extended_types_float16"),
+                    _ => None,
+                };
+                if let Some(ext) = need.filter(|e| !self.extensions.contains(e)) {
+                    self.error(a.span, format!("`{name}` on {t} needs `#extension {ext}`"));
+                }
+            }
+        }
         match &callee {
             Callee::Constructor(t) => self.check_constructor(t, &arg_types, span),
             Callee::Builtin(_) | Callee::Unknown if builtins::has_constant_arguments(&name) => {
@@ -2914,6 +2945,19 @@ void main() {
                 8:18: cannot initialize `narrow` of type int with a value of type int64_t
                 9:19: cannot initialize `h` of type float16_t with a value of type float
                 11:5: an assignment needs a variable it can write, and this is a literal"#]],
+        );
+    }
+
+    /// Sized vectors swizzle; subgroup operations on them need the
+    /// extended-types extension of their width.
+    #[test]
+    fn sized_vectors_swizzle_and_subgroups_need_their_extension() {
+        check(
+            "#version 450\n#extension GL_KHR_shader_subgroup_arithmetic : enable\n#extension GL_EXT_shader_explicit_arithmetic_types : enable\n#extension GL_EXT_shader_subgroup_extended_types_int16 : enable\nlayout(local_size_x = 8) in;\nlayout(std430, binding = 0) buffer B { i8vec4 a; i16vec4 b; };\nvoid main() {\n    int16_t s = b.y;\n    b.xy = subgroupAdd(b.zw);\n    a.x = subgroupAdd(a.x);\n    a.xr = a.xy;\n}\n",
+            Stage::Compute,
+            expect![[r#"
+                10:23: `subgroupAdd` on int8_t needs `#extension GL_EXT_shader_subgroup_extended_types_int8`
+                11:7: invalid swizzle `xr` on i8vec4"#]],
         );
     }
 

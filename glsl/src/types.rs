@@ -173,7 +173,7 @@ pub fn is_sized_arithmetic(name: &str) -> bool {
 
 /// Kind (`i`, `u`, `f`), bit width and component count of a scalar or
 /// vector type, core (`ivec3`: `i`, 32, 3) or sized (`f16vec2`: `f`, 16, 2).
-fn arithmetic_parts(t: &Type) -> Option<(char, u8, u8)> {
+pub fn arithmetic_parts(t: &Type) -> Option<(char, u8, u8)> {
     let of_scalar = |s: Scalar| match s {
         Scalar::Int => Some(('i', 32)),
         Scalar::Uint => Some(('u', 32)),
@@ -199,6 +199,19 @@ fn arithmetic_parts(t: &Type) -> Option<(char, u8, u8)> {
         }
         _ => None,
     }
+}
+
+/// A swizzle of a sized vector or scalar (`u16vec3.yz`): its component
+/// count (for the swizzle) and the sized type of `n` components.
+pub fn sized_swizzle(name: &str, n: u8) -> Option<(u8, Type)> {
+    let (kind, bits, count) = arithmetic_parts(&Type::Opaque(name.to_string()))?;
+    let ty = match (kind, n) {
+        ('i', 1) => format!("int{bits}_t"),
+        ('u', 1) => format!("uint{bits}_t"),
+        ('f', 1) => format!("float{bits}_t"),
+        (k, n) => format!("{k}{bits}vec{n}"),
+    };
+    Some((count, Type::Opaque(ty)))
 }
 
 /// Whether a value of `from` converts implicitly to `to` where one of them
@@ -345,6 +358,9 @@ mod tests {
             assert_eq!(sized_converts(&t(a), &t(b)), Some(false), "{a} -> {b}");
         }
         assert_eq!(sized_converts(&INT, &FLOAT), None);
+        assert_eq!(sized_swizzle("u16vec3", 1), Some((3, t("uint16_t"))));
+        assert_eq!(sized_swizzle("f64vec4", 2), Some((4, t("f64vec2"))));
+        assert_eq!(sized_swizzle("int8_t", 3), Some((1, t("i8vec3"))));
     }
 
     #[test]

@@ -249,24 +249,22 @@ fn large_shader(runs: usize) {
 
     // Hover and completion in the large shader (settled: the analysis of the
     // current version is done).
-    let hover = time_hover(
+    time_asks(
         &mut c,
         runs * 4,
-        &uri,
-        pos_of(&src, "energy);", 3, 2),
-        "energy",
-    );
-    println!("  hover (a parameter, deep in the file): {}", stats(hover));
-    let completion = time_completion(
-        &mut c,
-        runs * 4,
-        &uri,
-        pos_of(&src, "return luma > 1.0", 40, 7),
-        "mapped",
-    );
-    println!(
-        "  completion (in a function body, deep in the file): {}",
-        stats(completion)
+        (&uri, &src),
+        &[
+            (
+                "hover (a parameter, deep in the file)",
+                ("energy);", 3, 2),
+                Answer::Shows("energy"),
+            ),
+            (
+                "completion (in a function body, deep in the file)",
+                ("return luma > 1.0", 40, 7),
+                Answer::Offers("mapped"),
+            ),
+        ],
     );
     let rss = rss_kb(c.pid()).unwrap_or(0);
     println!("  server RSS with it open: {:.1} MB", rss as f64 / 1024.0);
@@ -334,35 +332,38 @@ fn time_changes(
     ours
 }
 
-/// `n` hovers at `(line, character)` of `uri`, each checked to show
-/// `shows`.
-fn time_hover(
-    c: &mut Client,
-    n: usize,
-    uri: &str,
-    (line, character): (u32, u32),
-    shows: &str,
-) -> Vec<Duration> {
-    time_request(c, n, "textDocument/hover", at(uri, line, character), |h| {
-        let shown = h["contents"]["value"].as_str().unwrap_or_default();
-        assert!(shown.contains(shows), "{h}");
-    })
+/// What a timed request's every answer must hold.
+enum Answer {
+    /// A hover whose text contains this.
+    Shows(&'static str),
+    /// A completion offering an item with this label.
+    Offers(&'static str),
 }
 
-/// `n` completions at `(line, character)` of `uri`, each checked to offer
-/// `label`.
-fn time_completion(
+/// Times each of `asks` (what it measures, where in `src`, open as `uri`:
+/// [`pos_of`]'s needle, occurrence and offset, and what each answer must
+/// hold) `n` times, and prints it.
+fn time_asks(
     c: &mut Client,
     n: usize,
-    uri: &str,
-    (line, character): (u32, u32),
-    label: &str,
-) -> Vec<Duration> {
-    let params = at(uri, line, character);
-    time_request(c, n, "textDocument/completion", params, |r| {
-        let items = r["items"].as_array().map_or(&[][..], Vec::as_slice);
-        assert!(items.iter().any(|i| i["label"] == label), "{r}");
-    })
+    (uri, src): (&str, &str),
+    asks: &[(&str, (&str, usize, usize), Answer)],
+) {
+    for (what, (needle, nth, delta), answer) in asks {
+        let (line, character) = pos_of(src, needle, *nth, *delta);
+        let params = at(uri, line, character);
+        let times = match answer {
+            Answer::Shows(shows) => time_request(c, n, "textDocument/hover", params, |h| {
+                let shown = h["contents"]["value"].as_str().unwrap_or_default();
+                assert!(shown.contains(shows), "{h}");
+            }),
+            Answer::Offers(label) => time_request(c, n, "textDocument/completion", params, |r| {
+                let items = r["items"].as_array().map_or(&[][..], Vec::as_slice);
+                assert!(items.iter().any(|i| i["label"] == *label), "{r}");
+            }),
+        };
+        println!("  {what}: {}", stats(times));
+    }
 }
 
 fn small_shader(runs: usize) {
@@ -533,37 +534,29 @@ fn wgsl_module(runs: usize) {
     let (line, col) = pos_of(&src, needle, src.matches(needle).count() / 2, 2);
     time_changes(&mut c, uri, (line, col), runs, runs);
 
-    let hover = time_hover(
+    time_asks(
         &mut c,
         runs * 4,
-        uri,
-        pos_of(&src, "energy;", 40, 1),
-        "energy: f32",
-    );
-    println!(
-        "  hover (a parameter, deep in the module): {}",
-        stats(hover)
-    );
-    let completion = time_completion(
-        &mut c,
-        runs * 4,
-        uri,
-        pos_of(&src, "acc *= m.albedo", 40, 9),
-        "roughness",
-    );
-    println!("  completion (members after `m.`): {}", stats(completion));
-    // After a constructor the text does not type: naga lowers the module
-    // again with the receiver.
-    let completion = time_completion(
-        &mut c,
-        runs * 4,
-        uri,
-        pos_of(&src, "vec3<f32>(0.0).xyz", 40, 15),
-        "z",
-    );
-    println!(
-        "  completion (components after `vec3<f32>(0.0).`, typed by naga): {}",
-        stats(completion)
+        (uri, &src),
+        &[
+            (
+                "hover (a parameter, deep in the module)",
+                ("energy;", 40, 1),
+                Answer::Shows("energy: f32"),
+            ),
+            (
+                "completion (members after `m.`)",
+                ("acc *= m.albedo", 40, 9),
+                Answer::Offers("roughness"),
+            ),
+            // After a constructor the text does not type: naga lowers the
+            // module again with the receiver.
+            (
+                "completion (components after `vec3<f32>(0.0).`, typed by naga)",
+                ("vec3<f32>(0.0).xyz", 40, 15),
+                Answer::Offers("z"),
+            ),
+        ],
     );
     c.shutdown();
 }

@@ -499,16 +499,13 @@ fn compute_text(app: &str, args: &[&str]) -> String {
     String::from_utf8_lossy(&out.stdout).into_owned()
 }
 
-/// The one sanitizer report among `events`, checked to be a data race on
-/// `variable` at `lines` (its line, the other's) with `accesses`.
+/// The one sanitizer report of `app` (one frame, `--sanitize race
+/// --json`), checked to be a data race on `variable` at `lines` (its line,
+/// the other's) with `accesses`.
 #[track_caller]
-fn race_report<'a>(
-    events: &'a [Value],
-    variable: &str,
-    lines: (u32, u32),
-    accesses: (&str, &str),
-) -> &'a Value {
-    let reports = of_kind(events, "sanitizer");
+fn race_report(app: &str, variable: &str, lines: (u32, u32), accesses: (&str, &str)) -> Value {
+    let events = events_of(&run_compute(app, &["--sanitize", "race", "--json"]));
+    let reports = of_kind(&events, "sanitizer");
     assert_eq!(reports.len(), 1, "{events:#?}");
     let r = reports[0];
     assert_eq!(r["kind"], "data_race");
@@ -521,7 +518,7 @@ fn race_report<'a>(
         (r["access"].clone(), r["other_access"].clone()),
         (accesses.0.into(), accesses.1.into())
     );
-    r
+    r.clone()
 }
 
 /// The fixed `app` (`--fixed`) under every check for one frame: its
@@ -646,11 +643,7 @@ fn sanitize_race_prints_both_invocations_and_lines() {
         );
     }
 
-    let events = events_of(&run_compute(
-        "race_compute",
-        &["--sanitize", "race", "--json"],
-    ));
-    let r = race_report(&events, "tile", (18, 19), ("read", "write"));
+    let r = &race_report("race_compute", "tile", (18, 19), ("read", "write"));
     // The element is the writer's local index (either of the two work
     // groups of 16 may report first: llvmpipe runs them on threads).
     let (id, other) = (&r["invocation_id"][0], &r["other_invocation_id"][0]);
@@ -695,11 +688,12 @@ fn sanitize_race_on_a_storage_buffer_between_work_groups() {
         "{text}"
     );
 
-    let events = events_of(&run_compute(
+    let r = &race_report(
         "storage_race_compute",
-        &["--sanitize", "race", "--json"],
-    ));
-    let r = race_report(&events, "Dst.dst", (16, 16), ("write", "write"));
+        "Dst.dst",
+        (16, 16),
+        ("write", "write"),
+    );
     assert_eq!(r["memory"], "storage");
     let id = r["invocation_id"][0].as_u64().expect("id");
     let other = r["other_invocation_id"][0].as_u64().expect("other id");

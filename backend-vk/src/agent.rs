@@ -131,6 +131,61 @@ pub fn stop(dbg: &Debugger, stopped: FromAgent, answer: Answer<'_>) {
     serve(dbg, answer);
 }
 
+/// `Screenshot { at: FrameEnd }` requests waiting for their frame's end.
+fn pending_screenshots() -> MutexGuard<'static, Vec<(u64, Option<u64>)>> {
+    static PENDING: Mutex<Vec<(u64, Option<u64>)>> = Mutex::new(Vec::new());
+    PENDING.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+/// Answers the screenshots due at the end of `frame` (the ones for it or
+/// for the next frame's end), with the image `shoot` takes once if any
+/// are due; cheap when none is.
+pub fn screenshots_at_frame_end(
+    dbg: &Debugger,
+    frame: u64,
+    shoot: &mut dyn FnMut() -> Result<crate::screenshot::Shot, String>,
+) {
+    let _turn = conversation();
+    while let Some(msg) = dbg.try_recv() {
+        handle(dbg, msg, &mut |_, _| Err(NOT_STOPPED.into()));
+    }
+    let due: Vec<(u64, Option<u64>)> = {
+        let mut pending = pending_screenshots();
+        if pending.is_empty() {
+            return;
+        }
+        let (due, later) = std::mem::take(&mut *pending)
+            .into_iter()
+            .partition(|(_, f)| f.is_none_or(|f| f <= frame));
+        *pending = later;
+        due
+    };
+    if due.is_empty() {
+        return;
+    }
+    let shot = shoot();
+    for (request, wanted) in due {
+        let msg = match (&shot, wanted) {
+            (_, Some(f)) if f < frame => FromAgent::Error {
+                request: Some(request),
+                message: format!("frame {f} had already ended (now ending frame {frame})"),
+            },
+            (Ok(s), _) => FromAgent::Screenshot {
+                request,
+                frame,
+                width: s.width,
+                height: s.height,
+                rgba: shaderdbg_protocol::Blob(s.rgba.clone()),
+            },
+            (Err(why), _) => FromAgent::Error {
+                request: Some(request),
+                message: format!("screenshot at the end of frame {frame}: {why}"),
+            },
+        };
+        dbg.send(&msg);
+    }
+}
+
 /// A frame ended at a present on `context`.
 pub fn frame_end(dbg: &Debugger, context: u64, frame: u64) {
     let _turn = conversation();
@@ -204,14 +259,9 @@ fn handle(dbg: &Debugger, msg: ToAgent, answer: Answer<'_>) -> bool {
         }
         ToAgent::Screenshot {
             request,
-            at: shaderdbg_protocol::ScreenshotAt::FrameEnd { .. },
+            at: shaderdbg_protocol::ScreenshotAt::FrameEnd { frame },
         } => {
-            dbg.send(&FromAgent::Error {
-                request: Some(request),
-                message: "screenshots at a frame's end are not available in Vulkan programs \
-                          yet: take one while stopped"
-                    .into(),
-            });
+            pending_screenshots().push((request, frame));
             false
         }
         ToAgent::SetStopFilter(filter) => {

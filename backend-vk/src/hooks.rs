@@ -366,6 +366,15 @@ unsafe extern "system" fn queue_present(
     let Some((data, present)) = data.and_then(|d| Some((d.clone(), d.queue_present?))) else {
         return vk::Result::ERROR_INITIALIZATION_FAILED;
     };
+    if let Some(dbg) = agent::debugger() {
+        // Screenshots at this frame's end show what is presented, before
+        // it goes.
+        let frame = data.frames.load(Ordering::Relaxed);
+        agent::screenshots_at_frame_end(dbg, frame, &mut || {
+            // SAFETY: the application's valid present info.
+            unsafe { crate::screenshot::at_present(&data, queue, &*info) }
+        });
+    }
     // SAFETY: the app's arguments, down the chain.
     let result = unsafe { present(queue, info) };
     end_frame(&data);
@@ -434,6 +443,19 @@ unsafe fn submit<I: crate::replay::Submission>(
         )
     };
     if result == vk::Result::SUCCESS && !data.presents.load(Ordering::Relaxed) {
+        if let Some(dbg) = agent::debugger() {
+            // Screenshots at this frame's end show what the submission drew.
+            let frame = data.frames.load(Ordering::Relaxed);
+            agent::screenshots_at_frame_end(dbg, frame, &mut || {
+                // SAFETY: the application's submit infos, just submitted.
+                let cbs: Vec<vk::CommandBuffer> = unsafe { dispatch::array(submits, count) }
+                    .iter()
+                    .flat_map(|i| unsafe { i.command_buffers() })
+                    .collect();
+                // SAFETY: as above.
+                unsafe { crate::screenshot::after_submit(&data, queue, &cbs) }
+            });
+        }
         end_frame(&data);
     }
     result

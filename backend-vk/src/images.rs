@@ -48,6 +48,10 @@ pub struct Next {
     // Swapchain images are tracked too (screenshots of what is presented).
     get_swapchain_images: Option<vk::PFN_vkGetSwapchainImagesKHR>,
     destroy_swapchain: Option<vk::PFN_vkDestroySwapchainKHR>,
+    // Queues' families (a screenshot at a present records on the present
+    // queue's family).
+    get_device_queue: Option<vk::PFN_vkGetDeviceQueue>,
+    get_device_queue2: Option<vk::PFN_vkGetDeviceQueue2>,
 }
 
 impl Next {
@@ -78,6 +82,8 @@ impl Next {
                 unmap_memory: typed(get(c"vkUnmapMemory")),
                 get_swapchain_images: typed(get(c"vkGetSwapchainImagesKHR")),
                 destroy_swapchain: typed(get(c"vkDestroySwapchainKHR")),
+                get_device_queue: typed(get(c"vkGetDeviceQueue")),
+                get_device_queue2: typed(get(c"vkGetDeviceQueue2")),
             }
         }
     }
@@ -131,8 +137,10 @@ pub struct Images {
     storage: RwLock<HandleMap<u64, SetImages>>,
     /// The snapshot of the current stop, if one was taken.
     taken: Mutex<Option<Taken>>,
-    /// Swapchains: what their images are like, and the images seen.
+    /// Swapchains: what their images are like, and their images by index.
     swapchains: Mutex<HandleMap<u64, (Image, Vec<u64>)>>,
+    /// Queues: their family.
+    queues: RwLock<HandleMap<u64, u32>>,
     /// The device's physical device and the instance's
     /// `vkGetPhysicalDeviceSurfaceCapabilitiesKHR` (set at device creation).
     surface: std::sync::OnceLock<(vk::PhysicalDevice, SurfaceCapabilities)>,
@@ -185,6 +193,8 @@ pub fn intercepted(name: &[u8]) -> Option<Void> {
         b"vkDestroyFramebuffer" => hook!(PFN_vkDestroyFramebuffer, destroy_framebuffer),
         b"vkGetSwapchainImagesKHR" => hook!(PFN_vkGetSwapchainImagesKHR, get_swapchain_images),
         b"vkDestroySwapchainKHR" => hook!(PFN_vkDestroySwapchainKHR, destroy_swapchain),
+        b"vkGetDeviceQueue" => hook!(PFN_vkGetDeviceQueue, get_device_queue),
+        b"vkGetDeviceQueue2" => hook!(PFN_vkGetDeviceQueue2, get_device_queue2),
         _ => None,
     }
 }
@@ -496,6 +506,31 @@ impl Images {
         }
     }
 
+    fn remember_queue(&self, queue: vk::Queue, family: u32) {
+        let mut queues = self.queues.write().unwrap_or_else(|e| e.into_inner());
+        queues.insert(vk::Handle::as_raw(queue), family);
+    }
+
+    /// The family of a queue the application got.
+    pub(crate) fn family_of(&self, queue: vk::Queue) -> Option<u32> {
+        let queues = self.queues.read().unwrap_or_else(|e| e.into_inner());
+        queues.get(&vk::Handle::as_raw(queue)).copied()
+    }
+
+    /// The image `index` of a swapchain, if the layer saw it.
+    pub(crate) fn swapchain_image(
+        &self,
+        swapchain: vk::SwapchainKHR,
+        index: u32,
+    ) -> Option<vk::Image> {
+        let chains = self.swapchains.lock().unwrap_or_else(|e| e.into_inner());
+        let raw = *chains
+            .get(&vk::Handle::as_raw(swapchain))?
+            .1
+            .get(index as usize)?;
+        (raw != 0).then(|| vk::Handle::from_raw(raw))
+    }
+
     /// Remembers a swapchain made from `info` (with `usage`), after the call.
     pub fn remember_swapchain(
         &self,
@@ -545,12 +580,13 @@ unsafe extern "system" fn get_swapchain_images(
         let mut chains = ours.swapchains.lock().unwrap_or_else(|e| e.into_inner());
         if let Some((info, seen)) = chains.get_mut(&vk::Handle::as_raw(swapchain)) {
             let mut all = ours.images.write().unwrap_or_else(|e| e.into_inner());
-            for image in images {
+            if seen.len() < images.len() {
+                seen.resize(images.len(), 0);
+            }
+            for (i, image) in images.iter().enumerate() {
                 let raw = vk::Handle::as_raw(*image);
                 all.insert(raw, *info);
-                if !seen.contains(&raw) {
-                    seen.push(raw);
-                }
+                seen[i] = raw;
             }
         }
     }
@@ -578,6 +614,40 @@ unsafe extern "system" fn destroy_swapchain(
         for raw in images {
             all.remove(&raw);
         }
+    }
+}
+
+unsafe extern "system" fn get_device_queue(
+    dev: vk::Device,
+    family: u32,
+    index: u32,
+    out: *mut vk::Queue,
+) {
+    let Some(d) = device(dev) else { return };
+    let Some(next) = d.storage.images.next.get_device_queue else {
+        return;
+    };
+    // SAFETY: the application's arguments, down the chain.
+    unsafe { next(dev, family, index, out) };
+    // SAFETY: the chain wrote the queue.
+    d.storage.images.remember_queue(unsafe { *out }, family);
+}
+
+unsafe extern "system" fn get_device_queue2(
+    dev: vk::Device,
+    info: *const vk::DeviceQueueInfo2<'_>,
+    out: *mut vk::Queue,
+) {
+    let Some(d) = device(dev) else { return };
+    let Some(next) = d.storage.images.next.get_device_queue2 else {
+        return;
+    };
+    // SAFETY: the application's arguments, down the chain.
+    unsafe { next(dev, info, out) };
+    // SAFETY: a valid info; the chain wrote the queue (null if none).
+    let (queue, family) = unsafe { (*out, (*info).queue_family_index) };
+    if queue != vk::Queue::null() {
+        d.storage.images.remember_queue(queue, family);
     }
 }
 

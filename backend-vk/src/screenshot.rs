@@ -84,6 +84,76 @@ pub unsafe fn now(
         .map_err(|why| format!("the colour attachment the submission drew in: {why}"))
 }
 
+/// A screenshot at the end of a frame of a program without a swapchain:
+/// what the submission of `cbs` that ends it drew, once it completed.
+///
+/// # Safety
+/// As [`now`], `cbs` having just been submitted to `queue`.
+pub unsafe fn after_submit(
+    data: &DeviceData,
+    queue: vk::Queue,
+    cbs: &[vk::CommandBuffer],
+) -> Result<Shot, String> {
+    if let Some(wait) = data.replay.life.queue_wait_idle {
+        // SAFETY: a queue of this device, used by the submitting thread.
+        let _ = unsafe { wait(queue) };
+    }
+    // SAFETY: the queue is idle; the buffers were just submitted.
+    unsafe { now(data, queue, cbs) }
+}
+
+/// A screenshot at a present: the first swapchain image `info` presents,
+/// as it is presented (before the present goes down the chain). The
+/// present queue is waited for, so the rendering submitted to it is done
+/// (rendering on another queue is not waited for).
+///
+/// # Safety
+/// `info` is the application's valid present info for `queue`.
+pub unsafe fn at_present(
+    data: &DeviceData,
+    queue: vk::Queue,
+    info: &vk::PresentInfoKHR,
+) -> Result<Shot, String> {
+    if info.swapchain_count == 0 || info.p_swapchains.is_null() || info.p_image_indices.is_null() {
+        return Err("the present names no swapchain".into());
+    }
+    // SAFETY: a valid info names `swapchain_count` swapchains and indices.
+    let (swapchain, index) = unsafe { (*info.p_swapchains, *info.p_image_indices) };
+    let images = &data.storage.images;
+    let image = images
+        .swapchain_image(swapchain, index)
+        .ok_or("the presented image was not seen (vkGetSwapchainImagesKHR)")?;
+    let family = images
+        .family_of(queue)
+        .ok_or("the present queue was not seen (vkGetDeviceQueue)")?;
+    if let Some(wait) = data.replay.life.queue_wait_idle {
+        // SAFETY: the application's queue, used by the presenting thread.
+        let _ = unsafe { wait(queue) };
+    }
+    let target = Target {
+        image,
+        subresource: vk::ImageSubresourceLayers {
+            aspect_mask: vk::ImageAspectFlags::COLOR,
+            mip_level: 0,
+            base_array_layer: 0,
+            layer_count: 1,
+        },
+        layout: vk::ImageLayout::PRESENT_SRC_KHR,
+    };
+    // The host waited for the queue: only the copy's own stages matter.
+    // SAFETY: the image is alive and nothing pending on the queue uses it.
+    unsafe {
+        read(
+            data,
+            queue,
+            family,
+            &target,
+            vk::PipelineStageFlags::TRANSFER,
+        )
+    }
+    .map_err(|why| format!("the presented image: {why}"))
+}
+
 /// The layer's own buffer and its memory, freed when dropped.
 struct Staging<'a> {
     data: &'a DeviceData,

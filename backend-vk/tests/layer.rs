@@ -600,8 +600,7 @@ fn close(a: [u8; 4], b: [u8; 4]) -> bool {
 /// attachment, left for a copy by its render pass) shows the frame the
 /// program renders: at the stopped pixel the colour its recorded locals
 /// (`p`, `t`, `ring`) give, elsewhere the shader's formula computed on the
-/// CPU, bottom row first. A screenshot at a frame's end says it is not
-/// available. The copy leaves the image as it found it: the frames'
+/// CPU, bottom row first. The copy leaves the image as it found it: the frames'
 /// checksums are the program's own, and the validation layer reports
 /// only what it reports without ours.
 #[test]
@@ -676,11 +675,6 @@ fn a_screenshot_while_stopped_shows_what_the_submission_drew() {
                 // The top and bottom rows differ (p.y enters two channels),
                 // so a screenshot upside down would fail above.
                 assert_ne!(at(0, 0), at(0, 63));
-                let later = session.screenshot(ScreenshotAt::FrameEnd { frame: None });
-                let Err(e) = later else {
-                    panic!("a screenshot at a frame's end");
-                };
-                assert!(e.to_string().contains("frame's end"), "{e}");
                 session.resume();
             }
             Event::Output {
@@ -702,6 +696,97 @@ fn a_screenshot_while_stopped_shows_what_the_submission_drew() {
                 assert_eq!(frames(&output), frames(&alone), "frames differ");
                 assert_eq!(reports(&output), reports(&alone), "{output:#?}");
                 let _ = std::fs::remove_dir_all(&dir);
+                return;
+            }
+            _ => {}
+        }
+    }
+    panic!("vk_triangle did not finish under the debugger");
+}
+
+/// 64-bit FNV-1a, as the Vulkan test programs print their frames' checksums.
+fn fnv1a(bytes: &[u8]) -> u64 {
+    bytes.iter().fold(0xcbf2_9ce4_8422_2325, |h, &b| {
+        (h ^ b as u64).wrapping_mul(0x0000_0100_0000_01b3)
+    })
+}
+
+/// Screenshots at frames' ends in a program without a swapchain (frames end
+/// at its submissions): each is the frame the program renders, checked
+/// against the checksum it prints of its own copy of the image (top row
+/// first: the screenshot's rows reversed); a request for a frame that
+/// already ended (sent while stopped in a later one) gets an error saying so.
+#[test]
+fn screenshots_at_frames_ends_are_the_frames_the_program_renders() {
+    use shaderdbg_session::ScreenshotAt;
+    let args = ["3", "64"];
+    let alone = plain(&args);
+    let dirs = shaderdbg_test_support::built();
+    let config = LaunchConfig {
+        program: shaderdbg_test_support::app("vk_triangle"),
+        args: args.iter().map(|s| s.to_string()).collect(),
+        agent: Some(dirs.join("libshaderdbg_agent.so")),
+        ..Default::default()
+    };
+    // A stop in frame 2 asks for frame 0's end, which has passed.
+    let bp = FileBreakpoint::new(shader_file(), 12, None);
+    let filter = StopFilter {
+        frame: Some(2),
+        ..Default::default()
+    };
+    let mut session = Session::start(&config, vec![bp], filter).expect("starts");
+    let first = session.request_screenshot(ScreenshotAt::FrameEnd { frame: None });
+    let second = session.request_screenshot(ScreenshotAt::FrameEnd { frame: Some(1) });
+    let mut shots = Vec::new();
+    let mut output = Vec::new();
+    let mut late = None;
+    let mut answered_late = false;
+    let deadline = Instant::now() + Duration::from_secs(120);
+    while Instant::now() < deadline {
+        let Some(event) = session.next_event(Duration::from_millis(100)) else {
+            continue;
+        };
+        match event {
+            Event::Screenshot { request, result } if request == first || request == second => {
+                let shot = result.expect("a screenshot");
+                if request == second {
+                    assert_eq!(shot.frame, 1);
+                }
+                shots.push(shot);
+            }
+            Event::Stopped(_) => {
+                if late.is_none() {
+                    late =
+                        Some(session.request_screenshot(ScreenshotAt::FrameEnd { frame: Some(0) }));
+                }
+                session.resume();
+            }
+            Event::Screenshot { request, result } if Some(request) == late => {
+                let e = result.expect_err("frame 0 has ended");
+                assert!(e.to_string().contains("already ended"), "{e}");
+                answered_late = true;
+            }
+            Event::Output {
+                stderr: false,
+                line,
+            } => output.push(line),
+            Event::Exited { code, .. } => {
+                assert_eq!(code, Some(0));
+                assert_eq!(output, alone, "frames differ");
+                assert_eq!(shots.len(), 2);
+                assert!(answered_late, "no answer for a frame that had ended");
+                for shot in &shots {
+                    assert_eq!((shot.width, shot.height), (64, 64));
+                    let top_first: Vec<u8> = shot
+                        .rgba
+                        .chunks_exact(64 * 4)
+                        .rev()
+                        .flatten()
+                        .copied()
+                        .collect();
+                    let want = format!("frame {} checksum {:016x}", shot.frame, fnv1a(&top_first));
+                    assert!(alone.contains(&want), "{want} not in {alone:?}");
+                }
                 return;
             }
             _ => {}
@@ -755,6 +840,8 @@ fn a_screenshot_of_vkcube_at_a_stop_shows_the_textured_pixel() {
     };
     let bp = FileBreakpoint::new(file.clone(), line, None);
     let mut session = Session::start(&config, vec![bp], StopFilter::default()).expect("starts");
+    let at_end = session.request_screenshot(ScreenshotAt::FrameEnd { frame: Some(1) });
+    let mut at_end_seen = false;
     let (mut stops, mut errors) = (0, Vec::new());
     let deadline = Instant::now() + Duration::from_secs(180);
     while Instant::now() < deadline {
@@ -797,11 +884,21 @@ fn a_screenshot_of_vkcube_at_a_stop_shows_the_textured_pixel() {
                 }
                 session.resume();
             }
+            Event::Screenshot { request, result } if request == at_end => {
+                // What frame 1 presents: the textured cube.
+                let shot = result.expect("a screenshot at frame 1's end");
+                assert_eq!(shot.frame, 1);
+                let distinct: std::collections::HashSet<&[u8]> =
+                    shot.rgba.chunks_exact(4).collect();
+                assert!(distinct.len() > 100, "{} colours", distinct.len());
+                at_end_seen = true;
+            }
             Event::AgentError(m) => errors.push(m),
             Event::Exited { code, .. } => {
                 assert_eq!(code, Some(0), "{errors:?}");
                 assert!(stops >= 1, "{errors:?}");
                 assert!(errors.is_empty(), "{errors:?}");
+                assert!(at_end_seen, "no screenshot at frame 1's end");
                 let _ = std::fs::remove_dir_all(&dir);
                 return;
             }

@@ -512,77 +512,64 @@ fn invalid_es_version_numbers_are_diagnosed() {
 
 // ---- hangs (isolated, with a time limit) ------------------------------------
 
-/// glsl-lang-pp 0.8.1 loops forever on a `##` in a `#define` on the last line
-/// when no newline follows (`pp_concat` never sees the NEWLINE it waits for).
-#[test]
-fn token_paste_on_the_last_line_does_not_hang() {
-    isolated_for(
-        "token_paste_on_the_last_line_does_not_hang",
-        Duration::from_secs(20),
-        || {
-            let out = exercise("#version 450 core\nvoid main() {}\n#define A a ## b");
-            eprintln!("{out:?}");
-        },
-    );
+/// A test, isolated, that `case` finishes within 20 seconds (a hang is
+/// killed and fails it).
+macro_rules! does_not_hang {
+    ($(#[$doc:meta])* $name:ident, $case:expr) => {
+        $(#[$doc])*
+        #[test]
+        fn $name() {
+            isolated_for(stringify!($name), Duration::from_secs(20), $case);
+        }
+    };
 }
 
-/// The same loop, with a newline after the line: an unterminated `"` after the
-/// `##` takes the rest of the line, newline included (found by the fuzzer).
-#[test]
-fn token_paste_before_an_unterminated_quote_does_not_hang() {
-    isolated_for(
-        "token_paste_before_an_unterminated_quote_does_not_hang",
-        Duration::from_secs(20),
-        || {
-            let out = exercise("#version 450 core\n#define A ## \"\nvoid main() {}\n");
-            eprintln!("{out:?}");
-        },
-    );
+does_not_hang!(
+    /// glsl-lang-pp 0.8.1 loops forever on a `##` in a `#define` on the last
+    /// line when no newline follows (`pp_concat` never sees the NEWLINE it
+    /// waits for).
+    token_paste_on_the_last_line_does_not_hang,
+    || {
+        let out = exercise("#version 450 core\nvoid main() {}\n#define A a ## b");
+        eprintln!("{out:?}");
+    }
+);
+
+does_not_hang!(
+    /// The same loop, with a newline after the line: an unterminated `"`
+    /// after the `##` takes the rest of the line, newline included (found by
+    /// the fuzzer).
+    token_paste_before_an_unterminated_quote_does_not_hang,
+    || {
+        let out = exercise("#version 450 core\n#define A ## \"\nvoid main() {}\n");
+        eprintln!("{out:?}");
+    }
+);
+
+/// [`REAL`] instrumented for the mode `mode` makes of a step in `main`.
+fn instrument_at_a_step(mode: fn(u32) -> Mode) -> Result<(), InstrumentError> {
+    let (parsed, table) = real();
+    let probe = step_in_main(&parsed, &table);
+    instrument(&parsed, &request(mode(probe))).map(|_| ())
 }
 
-#[test]
-fn token_paste_in_a_breakpoint_condition_does_not_hang() {
-    isolated_for(
-        "token_paste_in_a_breakpoint_condition_does_not_hang",
-        Duration::from_secs(20),
-        || {
-            let (parsed, table) = real();
-            let probe = step_in_main(&parsed, &table);
-            let req = request(Mode::HitTest(vec![Breakpoint {
-                probe,
-                condition: Some("#define A a ## b".into()),
-            }]));
-            let r = instrument(&parsed, &req);
-            assert!(
-                matches!(r, Err(InstrumentError::Condition { .. })),
-                "{:?}",
-                r.map(|_| ())
-            );
-        },
-    );
-}
+does_not_hang!(token_paste_in_a_breakpoint_condition_does_not_hang, || {
+    let r = instrument_at_a_step(|probe| {
+        Mode::HitTest(vec![Breakpoint {
+            probe,
+            condition: Some("#define A a ## b".into()),
+        }])
+    });
+    assert!(matches!(r, Err(InstrumentError::Condition { .. })), "{r:?}");
+});
 
-#[test]
-fn token_paste_in_a_watch_expression_does_not_hang() {
-    isolated_for(
-        "token_paste_in_a_watch_expression_does_not_hang",
-        Duration::from_secs(20),
-        || {
-            let (parsed, table) = real();
-            let probe = step_in_main(&parsed, &table);
-            let req = request(Mode::Watch {
-                probe,
-                expr: "col.x\n#define A a ## b".into(),
-            });
-            let r = instrument(&parsed, &req);
-            assert!(
-                matches!(r, Err(InstrumentError::Watch { .. })),
-                "{:?}",
-                r.map(|_| ())
-            );
-        },
-    );
-}
+does_not_hang!(token_paste_in_a_watch_expression_does_not_hang, || {
+    let r = instrument_at_a_step(|probe| Mode::Watch {
+        probe,
+        expr: "col.x\n#define A a ## b".into(),
+    });
+    assert!(matches!(r, Err(InstrumentError::Watch { .. })), "{r:?}");
+});
 
 // ---- truncation ---------------------------------------------------------------
 

@@ -25,7 +25,7 @@ use shaderdbg_session::{eval, present, Event, Halt, Session};
 use shaderdbg_session::{Invocation, StopFilter};
 
 use crate::run::{
-    launch_config, parse_break, parse_dprintf, print_stop_with, sanitize_filters,
+    describe_exit, launch_config, parse_break, parse_dprintf, print_stop_with, sanitize_filters,
     write_declaration, write_source_line, Binding, BreakpointArgs, SanitizeCheck, TargetArgs,
 };
 
@@ -487,11 +487,7 @@ impl Debugger {
                     return Ok(());
                 }
                 Event::Exited { code, signal } => {
-                    match (code, signal) {
-                        (Some(c), _) => writeln!(out, "program exited with code {c}")?,
-                        (_, Some(s)) => writeln!(out, "program killed by signal {s}")?,
-                        _ => writeln!(out, "program exited")?,
-                    }
+                    writeln!(out, "{}", describe_exit(code, signal))?;
                     self.exit_code = Some(code.unwrap_or(1));
                     self.session = None;
                     return Ok(());

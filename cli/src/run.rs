@@ -450,11 +450,7 @@ pub fn run(a: RunArgs) -> Result<ExitCode> {
                     out,
                     a.json,
                     json!({"event": "exited", "code": code, "signal": signal}),
-                    || match (code, signal) {
-                        (Some(c), _) => format!("program exited with code {c}"),
-                        (_, Some(s)) => format!("program killed by signal {s}"),
-                        _ => "program exited".into(),
-                    },
+                    || describe_exit(code, signal),
                 )?;
                 return Ok(match code {
                     Some(0) => ExitCode::SUCCESS,
@@ -463,6 +459,15 @@ pub fn run(a: RunArgs) -> Result<ExitCode> {
                 });
             }
         }
+    }
+}
+
+/// How the program ended, as the CLI says it.
+pub(crate) fn describe_exit(code: Option<i32>, signal: Option<i32>) -> String {
+    match (code, signal) {
+        (Some(c), _) => format!("program exited with code {c}"),
+        (_, Some(s)) => format!("program killed by signal {s}"),
+        _ => "program exited".into(),
     }
 }
 

@@ -97,6 +97,12 @@ enum Outcome {
     Parsed { errors: usize, recorded: bool },
 }
 
+/// Parsed without errors and recorded.
+const CLEAN: Outcome = Outcome::Parsed {
+    errors: 0,
+    recorded: true,
+};
+
 /// Parses and, if that works, analyses and instruments (Plain, Record, HitTest on
 /// the first step) and decodes a small log against the table. Panics only if the
 /// engine does.
@@ -322,14 +328,7 @@ fn empty_and_comment_only_shaders() {
         // it instruments without `main` (a stage's other shader objects may
         // hold it), in a core context too since 1.10 is raised to 4.30 core
         // there (it failed only for its version before).
-        assert_eq!(
-            exercise(src),
-            Outcome::Parsed {
-                errors: 0,
-                recorded: true
-            },
-            "{src:?}"
-        );
+        assert_eq!(exercise(src), CLEAN, "{src:?}");
     }
 }
 
@@ -391,14 +390,7 @@ fn unknown_versions_do_not_panic() {
         "void f() {}\n#version 450\nvoid main() {}\n",
         "#version 450\n#version 330\nvoid main() {}\n",
     ] {
-        assert_eq!(
-            exercise(src),
-            Outcome::Parsed {
-                errors: 0,
-                recorded: true
-            },
-            "{src:?}"
-        );
+        assert_eq!(exercise(src), CLEAN, "{src:?}");
     }
 }
 
@@ -458,10 +450,7 @@ fn odd_preprocessor_directives_do_not_panic() {
         );
         let want = match rejected {
             Some(message) => Outcome::Rejected(message.to_string()),
-            None => Outcome::Parsed {
-                errors: 0,
-                recorded: true,
-            },
+            None => CLEAN,
         };
         assert_eq!(exercise(&src), want, "{directives:?}");
     }
@@ -485,13 +474,7 @@ fn macro_expansion_bomb_finishes_or_is_rejected() {
             t.elapsed()
         );
         // Expanded in full (no limit applies to macro expansion), and fine.
-        assert_eq!(
-            out,
-            Outcome::Parsed {
-                errors: 0,
-                recorded: true
-            }
-        );
+        assert_eq!(out, CLEAN);
     });
 }
 
@@ -584,16 +567,7 @@ fn every_7th_byte_prefix_parses_or_errors() {
             }
         }
         assert!(parsed > 0, "no prefix parsed at all");
-        assert!(
-            matches!(
-                exercise(src),
-                Outcome::Parsed {
-                    errors: 0,
-                    recorded: true
-                }
-            ),
-            "the whole shader must work"
-        );
+        assert!(matches!(exercise(src), CLEAN), "the whole shader must work");
     }
 }
 

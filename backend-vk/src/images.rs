@@ -100,7 +100,7 @@ pub(crate) struct Image {
     pub(crate) usage: vk::ImageUsageFlags,
     mip_levels: u32,
     array_layers: u32,
-    samples: vk::SampleCountFlags,
+    pub(crate) samples: vk::SampleCountFlags,
     /// Its attachment usage (a copy of a multisampled image keeps it).
     attachment: vk::ImageUsageFlags,
     /// Why it cannot be copied both ways, if so.
@@ -669,6 +669,8 @@ pub struct Walk<'a> {
     images: &'a Images,
     /// Storage images bound count as read first (a pipeline may write them).
     storage_images: bool,
+    /// A screenshot's walk: images that cannot be kept do not matter.
+    screenshot: bool,
     first: HashMap<u64, First>,
     /// Subresources read first, with their image's first layout.
     reads: Vec<Kept>,
@@ -772,7 +774,7 @@ impl Walk<'_> {
         match self.view(view) {
             Ok((image, range)) => self.used(image, range, layout, reads),
             // An attachment the pass does not read needs no copy.
-            Err(_) if !reads => Ok(()),
+            Err(_) if !reads || self.screenshot => Ok(()),
             Err(why) => Err(why),
         }
     }
@@ -1098,11 +1100,21 @@ impl Images {
         Walk {
             images: self,
             storage_images,
+            screenshot: false,
             first: HashMap::new(),
             reads: Vec::new(),
             graphics: false,
             last: HashMap::new(),
             target: None,
+        }
+    }
+
+    /// A walk that finds what a screenshot shows ([`Walk::target`]), not
+    /// stopped by images that cannot be kept.
+    pub fn screenshot_walk(&self) -> Walk<'_> {
+        Walk {
+            screenshot: true,
+            ..self.walk(false)
         }
     }
 

@@ -64,7 +64,7 @@ pub unsafe fn now(
     queue: vk::Queue,
     cbs: &[vk::CommandBuffer],
 ) -> Result<Shot, String> {
-    let mut walk = data.storage.images.walk(false);
+    let mut walk = data.storage.images.screenshot_walk();
     for cb in cbs {
         data.replay
             .with_commands(*cb, |cmds| {
@@ -194,6 +194,9 @@ unsafe fn read(
         .images
         .image(target.image)
         .ok_or("its image was not seen created")?;
+    if info.samples != vk::SampleCountFlags::TYPE_1 {
+        return Err("it is multisampled (a copy needs one sample per pixel)".into());
+    }
     if !info.usage.contains(vk::ImageUsageFlags::TRANSFER_SRC) {
         return Err("its image cannot be copied: it has no transfer-source usage".into());
     }

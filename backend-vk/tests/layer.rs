@@ -907,3 +907,54 @@ fn a_screenshot_of_vkcube_at_a_stop_shows_the_textured_pixel() {
     }
     panic!("vkcube did not finish under the debugger");
 }
+
+/// A screenshot while stopped in a submission that draws nothing (vk_image's
+/// dispatch) is an error saying why, and the program runs on unchanged.
+#[test]
+fn a_screenshot_of_a_dispatch_says_there_is_nothing_drawn() {
+    use shaderdbg_session::ScreenshotAt;
+    let program = shaderdbg_test_support::app("vk_image");
+    let alone = shaderdbg_test_support::stdout_lines(Command::new(&program).arg("2"));
+    let shader = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../tests/vk-apps/shaders/vk_image.comp")
+        .canonicalize()
+        .expect("shader file");
+    let dirs = shaderdbg_test_support::built();
+    let config = LaunchConfig {
+        program,
+        args: vec!["2".into()],
+        agent: Some(dirs.join("libshaderdbg_agent.so")),
+        ..Default::default()
+    };
+    let bp = FileBreakpoint::new(shader, 14, Some("p == ivec2(5, 3)".into()));
+    let mut session = Session::start(&config, vec![bp], StopFilter::default()).expect("starts");
+    let (mut stops, mut output) = (0, Vec::new());
+    let deadline = Instant::now() + Duration::from_secs(120);
+    while Instant::now() < deadline {
+        let Some(event) = session.next_event(Duration::from_millis(100)) else {
+            continue;
+        };
+        match event {
+            Event::Stopped(_) => {
+                stops += 1;
+                let e = session
+                    .screenshot(ScreenshotAt::Now)
+                    .expect_err("nothing drawn");
+                assert!(e.to_string().contains("draws in no render pass"), "{e}");
+                session.resume();
+            }
+            Event::Output {
+                stderr: false,
+                line,
+            } => output.push(line),
+            Event::Exited { code, .. } => {
+                assert_eq!(code, Some(0));
+                assert_eq!(stops, 2);
+                assert_eq!(output, alone);
+                return;
+            }
+            _ => {}
+        }
+    }
+    panic!("vk_image did not finish under the debugger");
+}

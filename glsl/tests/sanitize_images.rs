@@ -146,10 +146,7 @@ void main() {
 
 #[test]
 fn an_image_store_outside_the_image_is_reported_at_its_line() {
-    let reports = core_reports(STORE);
-    assert_eq!(reports.len(), 1, "{reports:?}");
-    let r = &reports[0];
-    assert_eq!(r.line, line_of(STORE, "imageStore"));
+    let r = &one_report_at(STORE, "imageStore");
     let id = compute_id(r);
     let SanitizerKind::ImageOob {
         image,
@@ -185,6 +182,17 @@ fn core_reports(comp: &str) -> Vec<SanitizerReport> {
     reports(ContextKind::Core45, comp)
 }
 
+/// The one report of `comp` in a core context, checked to be at the line
+/// containing `needle`.
+#[track_caller]
+fn one_report_at(comp: &str, needle: &str) -> SanitizerReport {
+    let reports = core_reports(comp);
+    assert_eq!(reports.len(), 1, "{reports:?}");
+    let r = reports.into_iter().next().expect("one report");
+    assert_eq!(r.line, line_of(comp, needle));
+    r
+}
+
 const LOAD: &str = "#version 430
 layout(local_size_x = 8, local_size_y = 8) in;
 layout(r32ui, binding = 0) uniform readonly uimage2D img;
@@ -199,10 +207,7 @@ void main() {
 
 #[test]
 fn an_image_load_at_a_negative_coordinate_is_reported() {
-    let reports = core_reports(LOAD);
-    assert_eq!(reports.len(), 1, "{reports:?}");
-    let r = &reports[0];
-    assert_eq!(r.line, line_of(LOAD, "imageLoad"));
+    let r = &one_report_at(LOAD, "imageLoad");
     assert!(
         matches!(
             r.kind,
@@ -234,10 +239,7 @@ void main() {
 
 #[test]
 fn an_image_atomic_outside_the_image_is_reported() {
-    let reports = core_reports(ATOMIC);
-    assert_eq!(reports.len(), 1, "{reports:?}");
-    let r = &reports[0];
-    assert_eq!(r.line, line_of(ATOMIC, "imageAtomicAdd"));
+    let r = &one_report_at(ATOMIC, "imageAtomicAdd");
     let SanitizerKind::ImageOob { op, coord, .. } = r.kind else {
         panic!("{r:?}")
     };

@@ -19,9 +19,10 @@ use shaderdbg_glsl::Stage;
 
 mod common;
 
-use common::sanitize::{compute, instrumented, read_reports, report_buffer, OOB, RACE, UNINIT};
+use common::sanitize::{
+    compute, instrumented, read_reports, report_buffer, BINDING, OOB, RACE, UNINIT,
+};
 
-const BINDING: u32 = 7;
 const SRC_BINDING: u32 = 0;
 const DST_BINDING: u32 = 1;
 
@@ -82,7 +83,7 @@ fn dispatch_in(
     src: &[u32],
     dst_words: usize,
 ) -> Outcome {
-    let (gl, out, program) = compute(kind, comp, checks, BINDING);
+    let (gl, out, program) = compute(kind, comp, checks);
     let src_buf = gl
         .create_storage_buffer(SRC_BINDING, &layout::to_bytes(src))
         .expect("ssbo");
@@ -101,7 +102,7 @@ fn run_checked(gl: &Headless, out: &Instrumented, dst_words: usize, run: impl Fn
     let dst_buf = gl
         .create_storage_buffer(DST_BINDING, &vec![0u8; dst_words * 4])
         .expect("ssbo");
-    let report_buf = report_buffer(gl, out, 64, BINDING);
+    let report_buf = report_buffer(gl, out, 64);
     run();
     let dst = layout::to_words(&gl.read_storage_buffer(&dst_buf).expect("read"));
     let (reports, lost) = read_reports(gl, &report_buf, out);
@@ -1189,7 +1190,7 @@ fn draw_fragments(frag: &str, checks: Option<Checks>) -> Outcome {
 /// binding 1.
 fn draw_fragments_over(frag: &str, checks: Option<Checks>, size: u32, words: usize) -> Outcome {
     let gl = Headless::new(CORE, size, size).expect("context");
-    let out = instrumented(frag, Stage::Fragment, checks, Target::CORE, BINDING);
+    let out = instrumented(frag, Stage::Fragment, checks, Target::CORE);
     let program = gl
         .compile_program(&[
             (GlStage::Vertex, FULLSCREEN_VS),
@@ -1321,7 +1322,7 @@ void main() {{
     let fs = "#version 430\nout vec4 color;\nvoid main() { color = vec4(1.0); }\n";
     let draw = |vert: &str, checks: Option<Checks>| {
         let gl = Headless::new(CORE, 4, 4).expect("context");
-        let out = instrumented(vert, Stage::Vertex, checks, Target::CORE, BINDING);
+        let out = instrumented(vert, Stage::Vertex, checks, Target::CORE);
         let program = gl
             .compile_program(&[(GlStage::Vertex, &out.glsl), (GlStage::Fragment, fs)])
             .unwrap_or_else(|e| panic!("{e}\n{}", out.glsl));

@@ -17,9 +17,8 @@ use shaderdbg_glsl::Stage;
 
 mod common;
 
-use common::sanitize::{compute, read_reports, report_buffer, OOB};
+use common::sanitize::{compute, read_reports, report_buffer, BINDING, OOB};
 
-const BINDING: u32 = 7;
 const DST_BINDING: u32 = 1;
 /// The image (and texture) is `SIZE` x `SIZE` texels of `r32ui`.
 const SIZE: i32 = 4;
@@ -36,7 +35,7 @@ struct Outcome {
 /// `SIZE` `r32ui` texture holding `100 + y * SIZE + x` bound both as image
 /// unit 0 and as texture unit 0, and a zeroed `uint dst[64]` at binding 1.
 fn dispatch(kind: ContextKind, comp: &str, checks: Option<Checks>) -> Outcome {
-    let (gl, out, program) = compute(kind, comp, checks, BINDING);
+    let (gl, out, program) = compute(kind, comp, checks);
     let texels: Vec<u32> = (0..SIZE * SIZE).map(|i| 100 + i as u32).collect();
     let raw = gl.gl();
     // SAFETY: the context is current (`Headless::new`); the slice holds
@@ -66,7 +65,7 @@ fn dispatch(kind: ContextKind, comp: &str, checks: Option<Checks>) -> Outcome {
     let dst_buf = gl
         .create_storage_buffer(DST_BINDING, &[0u8; 64 * 4])
         .expect("ssbo");
-    let report_buf = report_buffer(&gl, &out, 16, BINDING);
+    let report_buf = report_buffer(&gl, &out, 16);
     gl.dispatch_compute(&program, 1, 1, 1).expect("dispatch");
     let texels = if kind == ContextKind::Gles32 {
         Vec::new()

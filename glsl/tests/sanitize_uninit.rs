@@ -15,9 +15,7 @@ use shaderdbg_glsl::Stage;
 
 mod common;
 
-use common::sanitize::{compute, instrumented, read_reports, report_buffer, UNINIT};
-
-const BINDING: u32 = 7;
+use common::sanitize::{compute, instrumented, read_reports, report_buffer, BINDING, UNINIT};
 
 struct Outcome {
     dst: Vec<u32>,
@@ -29,9 +27,9 @@ struct Outcome {
 /// Runs `comp` (one work group of 8) with a zeroed `float dst[8]` at
 /// binding 1.
 fn dispatch(comp: &str, checks: Option<Checks>) -> Outcome {
-    let (gl, out, program) = compute(ContextKind::Core45, comp, checks, BINDING);
+    let (gl, out, program) = compute(ContextKind::Core45, comp, checks);
     let dst_buf = gl.create_storage_buffer(1, &[0u8; 8 * 4]).expect("ssbo");
-    let report_buf = report_buffer(&gl, &out, 16, BINDING);
+    let report_buf = report_buffer(&gl, &out, 16);
     gl.dispatch_compute(&program, 1, 1, 1).expect("dispatch");
     let dst = layout::to_words(&gl.read_storage_buffer(&dst_buf).expect("read"));
     let (reports, lost) = read_reports(&gl, &report_buf, &out);
@@ -246,7 +244,7 @@ void main() {
 }
 ";
     let vert = "#version 430\nin vec2 pos;\nvoid main() { gl_Position = vec4(pos, 0.0, 1.0); }\n";
-    let out = instrumented(frag, Stage::Fragment, Some(UNINIT), Target::CORE, BINDING);
+    let out = instrumented(frag, Stage::Fragment, Some(UNINIT), Target::CORE);
     let gl = Headless::new(ContextKind::Core45, 4, 4).expect("context");
     let buffer = layout::new_sanitize_buffer(16, out.probes.probes.len());
     let (_, words) = gl

@@ -8,6 +8,9 @@ use shaderdbg_glsl::instrument::{instrument, Checks, Instrumented, Mode, Request
 use shaderdbg_glsl::parse::parse;
 use shaderdbg_glsl::Stage;
 
+/// The binding of the sanitize buffer in these tests.
+pub const BINDING: u32 = 7;
+
 /// The out-of-bounds check alone.
 pub const OOB: Checks = Checks {
     out_of_bounds: true,
@@ -31,13 +34,12 @@ pub const RACE: Checks = Checks {
 
 /// The compute shader `comp` instrumented with `checks` (none: plain) for
 /// a 4x4 context of `kind` (GLSL ES in a GLES one), its sanitize buffer at
-/// `binding`, and compiled there: the context, the instrumented shader and
-/// its program.
+/// [`BINDING`], and compiled there: the context, the instrumented shader
+/// and its program.
 pub fn compute(
     kind: ContextKind,
     comp: &str,
     checks: Option<Checks>,
-    binding: u32,
 ) -> (Headless, Instrumented, Program) {
     let gl = Headless::new(kind, 4, 4).expect("context");
     let target = if kind == ContextKind::Gles32 {
@@ -45,7 +47,7 @@ pub fn compute(
     } else {
         Target::CORE
     };
-    let out = instrumented(comp, Stage::Compute, checks, target, binding);
+    let out = instrumented(comp, Stage::Compute, checks, target);
     let program = gl
         .compile_program(&[(GlStage::Compute, &out.glsl)])
         .unwrap_or_else(|e| panic!("{e}\n{}", out.glsl));
@@ -53,34 +55,28 @@ pub fn compute(
 }
 
 /// `src`, a shader of `stage`, instrumented for `target` with `checks`
-/// (none: plain), its sanitize buffer at `binding`.
+/// (none: plain), its sanitize buffer at [`BINDING`].
 #[track_caller]
 pub fn instrumented(
     src: &str,
     stage: Stage,
     checks: Option<Checks>,
     target: Target,
-    binding: u32,
 ) -> Instrumented {
     let parsed = parse(&[src], stage, None).expect("parses");
     let req = Request {
         mode: checks.map_or(Mode::Plain, Mode::Sanitize),
         target,
-        binding,
+        binding: BINDING,
     };
     instrument(&parsed, &req).unwrap_or_else(|e| panic!("{e}\n{src}"))
 }
 
 /// A fresh sanitize buffer for `out`'s probes keeping `reports` reports,
-/// bound at `binding`.
-pub fn report_buffer(
-    gl: &Headless,
-    out: &Instrumented,
-    reports: u32,
-    binding: u32,
-) -> StorageBuffer {
+/// bound at [`BINDING`].
+pub fn report_buffer(gl: &Headless, out: &Instrumented, reports: u32) -> StorageBuffer {
     gl.create_storage_buffer(
-        binding,
+        BINDING,
         &layout::new_sanitize_buffer(reports, out.probes.probes.len()),
     )
     .expect("ssbo")

@@ -18,6 +18,9 @@ pub struct Shot {
     pub rgba: Vec<u8>,
 }
 
+/// The smallest allocation the best practices accept for one buffer.
+const DEDICATED_MIN: u64 = 1 << 20;
+
 /// How texels of `format` become RGBA8 (`None`: not converted).
 #[derive(Clone, Copy)]
 enum Order {
@@ -276,8 +279,9 @@ unsafe fn read(
             .find(|&i| has(i, coherent))
             .ok_or("no host-coherent memory type holds the buffer")?;
         let alloc_info = vk::MemoryAllocateInfo::default()
-            // The validation layer's best practices call smaller ones wasteful.
-            .allocation_size(req.size.max(crate::images::MIN_ALLOCATION))
+            // The validation layer's best practices call smaller ones, and
+            // ones the buffer fills below 1 MiB, wasteful.
+            .allocation_size(req.size.max(DEDICATED_MIN))
             .memory_type_index(index);
         let r = alloc(
             data.handle,

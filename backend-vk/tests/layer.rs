@@ -981,3 +981,44 @@ fn a_screenshot_of_a_dispatch_says_there_is_nothing_drawn() {
     }
     panic!("vk_image did not finish under the debugger");
 }
+
+/// A debugger that leaves while the program is stopped (detaches mid-stop,
+/// as DAP `disconnect` does) lets it go on unobserved: the stopped
+/// submission and every later frame are what the program renders alone,
+/// and no later submission stops.
+#[test]
+fn a_debugger_that_detaches_mid_stop_leaves_the_program_running_unchanged() {
+    let dir = shaderdbg_test_support::built();
+    let config = LaunchConfig {
+        program: dir.join("vk_triangle"),
+        args: vec!["4".into(), "64".into()],
+        agent: Some(dir.join("libshaderdbg_agent.so")),
+        ..Default::default()
+    };
+    let bp = FileBreakpoint::new(shader_file(), 12, Some("ring > 0.5".into()));
+    let mut session =
+        Session::start(&config, vec![bp], StopFilter::default()).expect("session starts");
+    let (mut stops, mut output) = (0, Vec::new());
+    let deadline = Instant::now() + Duration::from_secs(120);
+    let code = loop {
+        assert!(Instant::now() < deadline, "vk_triangle did not finish");
+        let Some(event) = session.next_event(Duration::from_millis(100)) else {
+            continue;
+        };
+        match event {
+            Event::Stopped(_) => {
+                stops += 1;
+                session.detach();
+            }
+            Event::Output {
+                stderr: false,
+                line,
+            } => output.push(line),
+            Event::Exited { code, .. } => break code,
+            _ => {}
+        }
+    };
+    assert_eq!(code, Some(0));
+    assert_eq!(stops, 1, "no stop after the detach");
+    assert_eq!(output, plain(&["4", "64"]), "frames differ");
+}

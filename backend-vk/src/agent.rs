@@ -37,13 +37,7 @@ pub fn announce_module(dbg: &Debugger, context: u64, code: &[u32]) -> Vec<(Strin
     // decompiled GLSL.
     let matched = crate::wgsl::matching_file(code);
     let sources = match &matched {
-        Some((file, stage, entry_point, text, _)) => Ok(vec![source::RuntimeSource {
-            stage: *stage,
-            entry_point: entry_point.clone(),
-            text: text.clone(),
-            origin: Origin::Matched { file: file.clone() },
-            language: Language::Wgsl,
-        }]),
+        Some((src, _)) => Ok(vec![src.clone()]),
         None => source::of_module(crate::spirv::bytes_of(code)),
     };
     let sources = match sources {
@@ -60,7 +54,7 @@ pub fn announce_module(dbg: &Debugger, context: u64, code: &[u32]) -> Vec<(Strin
     // A WGSL module is debugged as its WGSL only under the options naga
     // wrote it with (found once for all its entry points).
     let wgsl = match matched {
-        Some((.., module)) => Some(Ok(std::sync::Arc::new(module))),
+        Some((_, module)) => Some(Ok(std::sync::Arc::new(module))),
         None => sources
             .iter()
             .find(|s| s.language == Language::Wgsl)

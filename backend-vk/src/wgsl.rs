@@ -19,9 +19,9 @@ use naga::proc::{BoundsCheckPolicies, BoundsCheckPolicy as Policy};
 pub struct WgslModule {
     pub parsed: shaderdbg_wgsl::Parsed,
     pub options: spv::Options<'static>,
-    /// Which function of the whole WGSL text a breakpoint's line is in
-    /// (the module is compacted to one entry point's functions).
-    function_of_line: Box<dyn Fn(u32) -> Option<String> + Send + Sync>,
+    /// The whole WGSL text's functions and their lines (the module is
+    /// compacted to one entry point's functions): where a breakpoint is.
+    function_lines: Vec<(String, u32, u32)>,
 }
 
 /// The WGSL module `words` was written from, with its writer options;
@@ -55,14 +55,7 @@ pub fn recompiled(source: &str, file: Option<&str>, words: &[u32]) -> Result<Wgs
         &Default::default(),
     )
     .map_err(|e| format!("the module's override constants: {e}"))?;
-    let functions = parsed.function_lines();
-    let function_of_line = Box::new(move |line: u32| {
-        functions
-            .iter()
-            .find(|(_, first, last)| (*first..=*last).contains(&line))
-            .or_else(|| functions.iter().find(|(_, first, _)| *first > line))
-            .map(|(name, ..)| name.clone())
-    });
+    let function_lines = parsed.function_lines();
     let parsed = parsed.with_module(module.into_owned(), module_info.into_owned());
     let binding_map = binding_map(&parsed.module, words);
     let pipeline = entry_point
@@ -89,7 +82,7 @@ pub fn recompiled(source: &str, file: Option<&str>, words: &[u32]) -> Result<Wgs
                 return Ok(WgslModule {
                     parsed,
                     options,
-                    function_of_line,
+                    function_lines,
                 })
             }
             Ok(_) => {}
@@ -112,12 +105,10 @@ pub fn set_candidates(files: Vec<(String, String)>) {
 }
 
 /// For a module that carries no source: the session's WGSL file naga
-/// writes it from under wgpu's options, as (path, stage, entry point,
-/// text, module). Cheap for modules that cannot match (a file without the
+/// writes it from under wgpu's options, as the module's source and the
+/// module. Cheap for modules that cannot match (a file without the
 /// module's entry point is not parsed).
-pub fn matching_file(
-    words: &[u32],
-) -> Option<(String, shaderdbg_core::Stage, String, String, WgslModule)> {
+pub fn matching_file(words: &[u32]) -> Option<(crate::source::RuntimeSource, WgslModule)> {
     let info = crate::spirv::read(words).ok()?;
     if info.source.is_some() {
         return None;
@@ -132,7 +123,16 @@ pub fn matching_file(
             return None;
         }
         match recompiled(&text, None, words) {
-            Ok(module) => Some((path, stage, entry.name.clone(), text, module)),
+            Ok(module) => {
+                let source = crate::source::RuntimeSource {
+                    stage,
+                    entry_point: entry.name.clone(),
+                    text,
+                    origin: crate::source::Origin::Matched { file: path },
+                    language: shaderdbg_core::Language::Wgsl,
+                };
+                Some((source, module))
+            }
             Err(why) => {
                 tracing::debug!(%path, "not the module's source: {why}");
                 None
@@ -254,7 +254,7 @@ impl WgslModule {
         entry_point: &str,
         line: u32,
     ) -> Result<&'t shaderdbg_core::probes::Probe, String> {
-        let function = (self.function_of_line)(line)
+        let function = shaderdbg_wgsl::parse::function_for_line(&self.function_lines, line)
             .ok_or_else(|| format!("no statement at or after line {line}"))?;
         let f = table
             .functions
@@ -496,12 +496,18 @@ struct U { t: f32 }
             ("other.wgsl".into(), other),
             ("quad.wgsl".into(), SHADER.into()),
         ]);
-        let (path, stage, entry, text, m) = matching_file(&words).expect("matched");
+        let (src, m) = matching_file(&words).expect("matched");
         assert_eq!(
-            (path.as_str(), stage, entry.as_str()),
-            ("quad.wgsl", shaderdbg_core::Stage::Fragment, "fs")
+            src.origin,
+            crate::source::Origin::Matched {
+                file: "quad.wgsl".into()
+            }
         );
-        assert_eq!(text, SHADER);
+        assert_eq!(
+            (src.stage, src.entry_point.as_str()),
+            (shaderdbg_core::Stage::Fragment, "fs")
+        );
+        assert_eq!(src.text, SHADER);
         // Without names, the resources are renumbered in order.
         let renumbered: Vec<u32> = m.options.binding_map.values().map(|b| b.binding).collect();
         assert_eq!(renumbered, [0, 1]);

@@ -151,16 +151,21 @@ impl Parsed {
         out
     }
 
-    /// The function a breakpoint on `line` belongs to: the one whose body
-    /// spans the line, else the first that starts after it.
+    /// The function a breakpoint on `line` belongs to ([`function_for_line`]).
     pub fn function_for_line(&self, line: u32) -> Option<String> {
-        let lines = self.function_lines();
-        lines
-            .iter()
-            .find(|(_, first, last)| (*first..=*last).contains(&line))
-            .or_else(|| lines.iter().find(|(_, first, _)| *first > line))
-            .map(|(name, ..)| name.clone())
+        function_for_line(&self.function_lines(), line).map(str::to_string)
     }
+}
+
+/// Of [`Parsed::function_lines`], the function a breakpoint on `line`
+/// belongs to: the one whose body spans the line, else the first that
+/// starts after it.
+pub fn function_for_line(lines: &[(String, u32, u32)], line: u32) -> Option<&str> {
+    lines
+        .iter()
+        .find(|(_, first, last)| (*first..=*last).contains(&line))
+        .or_else(|| lines.iter().find(|(_, first, _)| *first > line))
+        .map(|(name, ..)| name.as_str())
 }
 
 #[cfg(test)]

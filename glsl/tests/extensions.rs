@@ -8,7 +8,12 @@ use shaderdbg_glsl::instrument::{instrument, Mode, Request, Target};
 use shaderdbg_glsl::parse::parse;
 use shaderdbg_glsl::Stage;
 
-const SHADERS: [(&str, Stage, &str); 17] = [
+const SHADERS: [(&str, Stage, &str); 18] = [
+    (
+        "compute_shader_shared_atomics",
+        Stage::Compute,
+        "#version 330\n#extension GL_ARB_compute_shader : require\nlayout(local_size_x = 32) in;\nshared int value;\nshared uint mask;\nvoid main() {\n    int f = atomicAdd(value, 4);\n    uint r = atomicOr(mask, uint(f));\n}\n",
+    ),
     (
         "gpu_shader5",
         Stage::Geometry,

@@ -44,10 +44,15 @@ fn app(dir: &Path, layer: Option<&Path>, frames: u32) -> Command {
 }
 
 /// `cmd` under callgrind (children not traced: glslang, which compiles the
-/// twin, runs once per run and is not the application's work).
+/// twin, runs once per run and is not the application's work). The
+/// profiles are dropped unless `SHADERDBG_CALLGRIND_OUT` names where to
+/// keep them (a callgrind `--callgrind-out-file` pattern, such as
+/// `/tmp/cg.%p`, for `callgrind_annotate`).
 fn under_callgrind(cmd: &Command) -> Command {
+    let out = std::env::var("SHADERDBG_CALLGRIND_OUT").unwrap_or_else(|_| "/dev/null".into());
     let mut c = Command::new("valgrind");
-    c.args(["--tool=callgrind", "--callgrind-out-file=/dev/null"])
+    c.arg("--tool=callgrind")
+        .arg(format!("--callgrind-out-file={out}"))
         .arg(cmd.get_program())
         .args(cmd.get_args());
     for (k, v) in cmd.get_envs() {

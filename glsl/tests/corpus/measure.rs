@@ -19,10 +19,16 @@
 //!   then the `-I` directories `Test/runtests` gives the file (by default
 //!   `Test/inc1/`, `Test/inc2/`); `#include <...>`s from those `-I`
 //!   directories only, as glslang does.
-//! - Grouped: `vulkan` (`spv.*`, `vk.*`, `glspv.*`: compiled for SPIR-V, with
-//!   Vulkan semantics), `es` (`#version 100`, `#version 3x0 es`, and files
-//!   without `#version`, which glslang's suite compiles as ES 1.00), `desktop`
-//!   (the rest: the target of issue 14). Only `desktop` is the headline.
+//! - Grouped: `vulkan` (`spv.*`, `vk.*`, `glspv.*`, and the files of
+//!   [`COMPILED_FOR_SPIRV`]: glslang compiles them to SPIR-V, with Vulkan
+//!   semantics or GL_ARB_gl_spirv's), `es` (`#version 100`, `#version 3x0
+//!   es`, and files without `#version`), `desktop` (the rest). `desktop` and
+//!   `es` are what an OpenGL or OpenGL ES driver compiles: the target of
+//!   issue 14.
+//! - Files without `#version` are measured as ES 1.00 (a `#version 100`
+//!   header), as glslang's harness compiles them: its `GlslangTest` fixture
+//!   parses with `defaultVersion(100)` (gtests/TestFixture.h), and their
+//!   `.out` say `Shader version: 100` with ES precisions.
 //! - glslang's verdict: the part of the `.out` before the first `Linked ...
 //!   stage:` line is the compilation; an `ERROR:` there (other than the AST
 //!   printer's `ERROR: node is still EOpNull!`) makes the shader invalid, and
@@ -150,10 +156,30 @@ fn extensions_of(src: &str) -> Vec<String> {
     out
 }
 
+/// Files (or name prefixes) glslang's own tests compile to SPIR-V although
+/// their names do not say so, with the evidence: where its harness (gtests/
+/// and Test/runtests at [`GLSLANG_COMMIT`]) compiles each. Their `.out` hold
+/// SPIR-V, or the errors of a Vulkan compilation.
+pub const COMPILED_FOR_SPIRV: &[(&str, &str)] = &[
+    ("vulkan.", "gtests/Spv.FromFile.cpp: VulkanSemantics, VulkanAstSemantics"),
+    ("samplerlessTextureFunctions.frag", "gtests/Spv.FromFile.cpp: VulkanSemantics"),
+    ("rayQuery-", "gtests/Spv.FromFile.cpp: CompileVulkanToSpirvTest, CompileToSpirv14Test"),
+    ("link.vk.", "gtests/Link.FromFile.Vk.cpp: LinkTestVulkan (Semantics::Vulkan)"),
+    ("link1.vk.frag", "gtests/Link.FromFile.Vk.cpp: LinkTestVulkan (Semantics::Vulkan)"),
+    ("liveTraverser.", "gtests/LiveTraverser.FromFile.cpp (Semantics::Vulkan)"),
+    ("iomap.", "gtests/GlslMapIO.FromFile.cpp: SPIR-V for Vulkan, or for OpenGL (EShClientOpenGL with a SPIR-V target, as glspv.*)"),
+    ("glsl.entryPointRename", "Test/runtests: -H (SPIR-V for Vulkan)"),
+    ("enhanced.", "Test/runtests: -V --target-env vulkan1.2"),
+    ("error-column.vert", "Test/runtests: -V"),
+    ("UTF8BOM.vert", "Test/runtests: --glsl-version 410 -V"),
+    ("web.", "Test/web.runtests: -V, for every file of Test/web.testlist"),
+];
+
 fn group_of(name: &str, src: &str) -> Group {
     if ["spv.", "vk.", "glspv."]
         .iter()
         .any(|p| name.starts_with(p))
+        || COMPILED_FOR_SPIRV.iter().any(|(p, _)| name.starts_with(p))
     {
         return Group::Vulkan;
     }
@@ -213,9 +239,15 @@ pub fn expected_of(out: &str) -> Expected {
 /// the statement around it blanked, so it hides no semantic error before or
 /// after it; the command line stops at the first syntax error).
 pub fn our_errors(src: &str, stage: Stage, includes: &dyn IncludeResolver) -> Vec<(u32, String)> {
+    // glslang's harness compiles a file without `#version` as ES 1.00.
+    let header = if version_of(src).is_none() {
+        "#version 100\n"
+    } else {
+        ""
+    };
     let req = Request {
         text: src,
-        header: "",
+        header,
         stage,
         resolver: Some(includes),
         header_is_context: false,

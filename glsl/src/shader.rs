@@ -28,7 +28,10 @@ impl Api {
     /// The API a shader's text is written for. Nothing in the text names it
     /// (the compiler's command line does), so this looks for what only
     /// Vulkan GLSL has: its vertex built-ins, `set =`, `push_constant`,
-    /// `constant_id`, subpass inputs, or the extension itself.
+    /// `constant_id`, subpass inputs, or the extension itself. `set =` is
+    /// the weakest sign (OpenGL compilers accept `set = 0`): a shader with
+    /// it that reads `gl_VertexID` or `gl_InstanceID`, which Vulkan GLSL
+    /// does not have, is OpenGL's.
     pub fn of_text(text: &str) -> Api {
         const VULKAN_ONLY: [&str; 7] = [
             "gl_VertexIndex",
@@ -44,7 +47,12 @@ impl Api {
             let after = text[i + 3..].trim_start();
             !before.is_some_and(|c| c.is_alphanumeric() || c == '_') && after.starts_with('=')
         });
-        if set_qualifier || VULKAN_ONLY.iter().any(|w| text.contains(w)) {
+        let opengl_only = || {
+            ["gl_VertexID", "gl_InstanceID"]
+                .iter()
+                .any(|w| text.contains(w))
+        };
+        if VULKAN_ONLY.iter().any(|w| text.contains(w)) || (set_qualifier && !opengl_only()) {
             Api::Vulkan
         } else {
             Api::OpenGl
@@ -114,6 +122,8 @@ mod tests {
             "layout(std140, offset = 16) uniform U { float k; };",
             "int reset = 1; int offset=2;",
             "void main() { int i = gl_VertexID; }",
+            // glslang's glsl.es320.subgroup.vert, an OpenGL ES shader.
+            "layout(set = 0, binding = 0, std430) buffer O { uvec4 r[]; };\nvoid main() { r[gl_VertexID] = uvec4(0); }",
         ];
         for text in opengl {
             assert_eq!(Api::of_text(text), Api::OpenGl, "{text}");

@@ -320,6 +320,7 @@ impl Model {
             api: parsed.api,
         });
         m.implied_extensions(parsed);
+        m.check_version_line(parsed);
         let mut pending = parsed.extensions.iter().peekable();
         for ext in &parsed.tu.0 {
             let start = crate::diagnostics::span_from_node(ext.span).start;
@@ -332,6 +333,21 @@ impl Model {
             m.extension_directive(e);
         }
         m
+    }
+
+    /// GLSL ES 3.00 and later want `#version` on the first line, with
+    /// nothing before it, not even a comment or an empty line (glslang,
+    /// ANGLE and Mali's compiler reject the shader; Mesa's tolerates it).
+    fn check_version_line(&mut self, parsed: &Parsed) {
+        let v = parsed.version;
+        let Some(at) = parsed.version_at else { return };
+        let before = parsed.source.text.get(..at).unwrap_or_default();
+        if v.is_es() && v.number >= 300 && before.contains('\n') {
+            self.diagnostics.push(Diagnostic::error(
+                Span::new(at, "#version".len()),
+                format!("`#version {v}` must be on the first line of the shader"),
+            ));
+        }
     }
 
     pub fn errors(&self) -> impl Iterator<Item = &Diagnostic> {
@@ -915,6 +931,23 @@ impl Model {
         for tail in list.tail.iter().filter(|t| t.initializer.is_none()) {
             self.check_inner_unsized(tail.ident.array_spec.as_ref());
         }
+        let type_array = head.ty.ty.array_specifier.as_ref();
+        let heads = head
+            .name
+            .iter()
+            .map(|n| (n, head.array_specifier.as_ref(), head.initializer.is_none()));
+        let tails = list.tail.iter().map(|t| {
+            (
+                &t.ident.ident,
+                t.ident.array_spec.as_ref(),
+                t.initializer.is_none(),
+            )
+        });
+        for (name, array, no_init) in heads.chain(tails) {
+            if no_init && outer_unsized(array, type_array) {
+                self.check_es_unsized(name, storage);
+            }
+        }
         if let Some(name) = &head.name {
             let ty = self.apply_array(base.clone(), head.array_specifier.as_ref());
             out.push(self.declare_with_init(
@@ -1023,14 +1056,28 @@ impl Model {
                                 self.error(spec.span, format!("`{word}` cannot qualify {what}"));
                             }
                         }
+                        Q::Shared if stage != S::Compute => self.error(
+                            spec.span,
+                            format!("`shared` variables exist in compute shaders only, not in {stage} shaders"),
+                        ),
                         _ => {}
                     }
                 }
-                ast::TypeQualifierSpecData::Interpolation(_) if global => {
+                ast::TypeQualifierSpecData::Interpolation(i) if global => {
                     if let Some(what) = not_interpolated {
                         self.error(
                             spec.span,
                             format!("interpolation qualifiers cannot qualify {what}"),
+                        );
+                    }
+                    const NOPERSPECTIVE_ES: &str = "GL_NV_shader_noperspective_interpolation";
+                    if es
+                        && i.content == ast::InterpolationQualifierData::NoPerspective
+                        && !self.extensions.contains(NOPERSPECTIVE_ES)
+                    {
+                        self.error(
+                            spec.span,
+                            format!("`noperspective` needs {NOPERSPECTIVE_ES} in GLSL ES"),
                         );
                     }
                 }
@@ -1290,10 +1337,30 @@ impl Model {
     /// (version or extension), if anything. Vulkan GLSL has them all.
     fn layout_needs(&self, lname: &str, storage: Storage) -> Option<String> {
         let v = self.env.version;
-        if self.env.api == crate::Api::Vulkan || v.is_es() {
+        if self.env.api == crate::Api::Vulkan {
             return None;
         }
         let ext = |names: &[&str]| names.iter().any(|n| self.extensions.contains(n));
+        if v.is_es() {
+            // GLSL ES 3.00 has `location` on vertex inputs and fragment
+            // outputs only (§4.3.8.1-2); 3.10 brings the others, `binding`,
+            // `offset` and `std430` (GLSL ES 3.10 §4.4).
+            if v.number != 300 {
+                return None;
+            }
+            const SSO: &str = "GL_EXT_separate_shader_objects";
+            let (stage, sso) = (self.env.stage, ext(&[SSO]));
+            let or_ext = match (lname, storage) {
+                ("location", Storage::In) if stage != crate::Stage::Vertex && !sso => Some(SSO),
+                ("location", Storage::Out) if stage != crate::Stage::Fragment && !sso => Some(SSO),
+                ("location", Storage::Uniform) | ("binding" | "offset" | "std430", _) => None,
+                _ => return None,
+            };
+            return Some(match or_ext {
+                Some(e) => format!("GLSL ES 3.10 or {e}"),
+                None => "GLSL ES 3.10".to_string(),
+            });
+        }
         let (min, exts): (u16, &[&str]) = match lname {
             "binding" => (
                 420,
@@ -1394,6 +1461,34 @@ impl Model {
             self.error(
                 spec.span,
                 "only the outermost dimension of an array of arrays can be left unsized",
+            );
+        }
+    }
+
+    /// GLSL ES wants array sizes (GLSL ES 3.20 §4.1.9): a variable declared
+    /// without one (and without an initializer that gives it) is an error,
+    /// except the per-vertex inputs and outputs of the geometry and
+    /// tessellation stages (sized by the primitive or the patch).
+    fn check_es_unsized(&mut self, name: &ast::Identifier, storage: Storage) {
+        use crate::Stage as S;
+        let per_vertex = match storage {
+            Storage::In => matches!(
+                self.env.stage,
+                S::Geometry | S::TessControl | S::TessEvaluation
+            ),
+            Storage::Out => self.env.stage == S::TessControl,
+            _ => false,
+        };
+        // Descriptor arrays sized at run time: GL_EXT_nonuniform_qualifier.
+        let runtime_descriptors = self.extensions.contains("GL_EXT_nonuniform_qualifier");
+        if self.env.version.is_es()
+            && !per_vertex
+            && !runtime_descriptors
+            && !name.as_str().starts_with("gl_")
+        {
+            self.error(
+                name.span,
+                format!("`{}`: GLSL ES needs the size of this array", name.as_str()),
             );
         }
     }
@@ -1563,7 +1658,16 @@ impl Model {
         self.check_member_offsets(b);
         let storage = storage_of(Some(&b.qualifier));
         let mut fields = Vec::new();
-        for f in &b.fields {
+        for (i, f) in b.fields.iter().enumerate() {
+            // Only a buffer's last member can be sized at run time.
+            let runtime_sized = storage == Storage::Buffer && i + 1 == b.fields.len();
+            for id in &f.identifiers {
+                if !runtime_sized
+                    && outer_unsized(id.array_spec.as_ref(), f.ty.array_specifier.as_ref())
+                {
+                    self.check_es_unsized(&id.ident, Storage::Private);
+                }
+            }
             let base = self.type_of_specifier(&f.ty);
             if matches!(storage, Storage::In | Storage::Out) && contains_bool(&base) {
                 let word = if storage == Storage::In {
@@ -1585,6 +1689,9 @@ impl Model {
         self.check_block_names(b);
         match &b.identifier {
             Some(inst) => {
+                if outer_unsized(inst.array_spec.as_ref(), None) {
+                    self.check_es_unsized(&inst.ident, storage);
+                }
                 let st = Type::Struct(Arc::new(StructType {
                     name: b.name.as_str().to_string(),
                     fields: fields
@@ -2217,7 +2324,46 @@ impl Model {
             }
             _ => {}
         }
+        if matches!(callee, Callee::Builtin(_)) && ATOMIC_MEMORY_FUNCTIONS.contains(&name.as_str())
+        {
+            if let Some(mem) = args.first() {
+                self.check_atomic_memory(&name, mem);
+            }
+        }
         (callee, ty)
+    }
+
+    /// The memory operand of an atomic memory function is in a buffer or
+    /// shared variable (GLSL §8.11). Not judged where buffer references
+    /// exist (GL_EXT_buffer_reference: any variable may hold one).
+    fn check_atomic_memory(&mut self, name: &str, mem: &ast::Expr) {
+        if ["", "2", "_uvec2"].iter().any(|s| {
+            self.extensions
+                .contains(&format!("GL_EXT_buffer_reference{s}"))
+        }) {
+            return;
+        }
+        let mut root = mem;
+        while let ExprData::Bracket(b, _) | ExprData::Dot(b, _) = &root.content {
+            root = b;
+        }
+        let ExprData::Variable(id) = &root.content else {
+            return;
+        };
+        let Some(d) = self.lookup(id.as_str()) else {
+            return;
+        };
+        if let DeclKind::Global(storage) = self.decls[d].kind {
+            if !matches!(storage, Storage::Buffer | Storage::Shared) {
+                self.error(
+                    mem.span,
+                    format!(
+                        "`{name}` works on buffer and shared variables only, not on `{}`",
+                        id.as_str()
+                    ),
+                );
+            }
+        }
     }
 
     /// Whether samplers and images convert to and from handles
@@ -2618,6 +2764,29 @@ impl Conversions {
         }
     }
 }
+
+/// Whether the outermost dimension of a declaration is unsized: that of
+/// the name's array specifier (`a[]`), or else of the type's (`float[] a`).
+fn outer_unsized(name: Option<&ast::ArraySpecifier>, ty: Option<&ast::ArraySpecifier>) -> bool {
+    name.or(ty)
+        .and_then(|a| a.dimensions.first())
+        .is_some_and(|d| d.content == ast::ArraySpecifierDimensionData::Unsized)
+}
+
+/// The built-ins whose first argument is the memory they operate on
+/// atomically (GLSL §8.11, GL_KHR_memory_scope_semantics).
+const ATOMIC_MEMORY_FUNCTIONS: [&str; 10] = [
+    "atomicAdd",
+    "atomicMin",
+    "atomicMax",
+    "atomicAnd",
+    "atomicOr",
+    "atomicXor",
+    "atomicExchange",
+    "atomicCompSwap",
+    "atomicLoad",
+    "atomicStore",
+];
 
 /// Whether a `Variable`'s name is a literal's text (`parse` puts the
 /// literals glsl-lang's lexer rejects there: [`crate::syntax::ExtendedLiteral`]).
@@ -3414,6 +3583,90 @@ void main() {
                 14:18: `float[2](...)` takes 2 arguments, not 3
                 15:14: cannot construct vec4 from a value of type S
                 17:67: argument 3 of `textureOffset` must be a constant expression"#]],
+        );
+    }
+
+    /// GLSL ES rules of glslang's ES tests (versionsClean.frag,
+    /// 300layout.frag, glsl.es300.layoutOffset.error.vert,
+    /// nvShaderNoperspectiveInterpolation.frag, atomicAdd.comp,
+    /// 310implicitSizeArrayError.vert, 310runtimeArray.vert).
+    #[test]
+    fn es_versions_layouts_qualifiers_and_array_sizes() {
+        check(
+            "// a comment\n#version 300 es\nvoid main() {}\n",
+            Stage::Vertex,
+            expect!["2:1: `#version 300 es` must be on the first line of the shader"],
+        );
+        check(
+            "// ES 1.00 allows it\n#version 100\nvoid main() {}\n",
+            Stage::Vertex,
+            expect![""],
+        );
+        check(
+            r#"#version 300 es
+precision mediump float;
+layout(location = 2) in vec4 color;
+layout(binding = 0) uniform sampler2D s;
+layout(location = 0) out vec4 o;
+layout(location = 1) uniform float u;
+layout(std140, binding = 1) uniform U { vec4 k; };
+noperspective in vec4 a;
+#extension GL_NV_shader_noperspective_interpolation : enable
+noperspective in vec4 b;
+void main() { o = color + a + b; }
+"#,
+            Stage::Fragment,
+            expect![[r#"
+                3:8: `location` needs GLSL ES 3.10 or GL_EXT_separate_shader_objects
+                4:8: `binding` needs GLSL ES 3.10
+                6:8: `location` needs GLSL ES 3.10
+                7:16: `binding` needs GLSL ES 3.10
+                8:1: `noperspective` needs GL_NV_shader_noperspective_interpolation in GLSL ES"#]],
+        );
+        check(
+            "#version 300 es\n#extension GL_EXT_separate_shader_objects : enable\nlayout(location = 0) out vec4 v;\nlayout(location = 0) in vec4 p;\nvoid main() { v = p; }\n",
+            Stage::Vertex,
+            expect![""],
+        );
+        check(
+            "#version 300 es\nlayout(location = 0) out vec4 v;\nvoid main() {}\n",
+            Stage::Vertex,
+            expect!["2:8: `location` needs GLSL ES 3.10 or GL_EXT_separate_shader_objects"],
+        );
+        check(
+            r#"#version 310 es
+layout(local_size_x = 1) in;
+buffer B { int x; int y[3]; } b;
+shared int sh;
+int z;
+void main() { atomicAdd(b.x, 1); atomicAdd(b.y[1], 1); atomicAdd(sh, 1); atomicAdd(z, 1); }
+"#,
+            Stage::Compute,
+            expect!["6:84: `atomicAdd` works on buffer and shared variables only, not on `z`"],
+        );
+        check(
+            "#version 310 es\nshared vec4 s;\nvoid main() {}\n",
+            Stage::Vertex,
+            expect!["2:1: `shared` variables exist in compute shaders only, not in vertex shaders"],
+        );
+        check(
+            r#"#version 310 es
+layout(binding = 0) uniform U { highp int a[]; } u;
+buffer B { float f[]; } b[];
+buffer C { float g[]; float last[]; };
+float arr[] = float[](1.0, 2.0);
+void main() {}
+"#,
+            Stage::Vertex,
+            expect![[r#"
+                2:43: `a`: GLSL ES needs the size of this array
+                3:25: `b`: GLSL ES needs the size of this array
+                4:18: `g`: GLSL ES needs the size of this array"#]],
+        );
+        check(
+            "#version 320 es\nlayout(triangles) in;\nlayout(points, max_vertices = 1) out;\nin highp vec4 v[];\nvoid main() {}\n",
+            Stage::Geometry,
+            expect![""],
         );
     }
 

@@ -1066,6 +1066,8 @@ pub struct Parsed {
     pub api: Api,
     /// Whether the shader had a `#version` line.
     pub version_explicit: bool,
+    /// Where its (first) `#version` directive starts.
+    pub version_at: Option<usize>,
     pub extensions: Vec<Extension>,
 }
 
@@ -1117,6 +1119,7 @@ pub fn parse_text(mut source: SourceText, stage: Stage) -> Result<Parsed, Diagno
     restore_qualifier_redeclarations(&mut tu, &redeclarations);
     let directives = lexer.into_directives();
     let mut source_has_version = false;
+    let mut version_at = None;
     let mut version = None;
     let mut extensions = Vec::new();
     for d in directives.directives() {
@@ -1129,6 +1132,8 @@ pub fn parse_text(mut source: SourceText, stage: Stage) -> Result<Parsed, Diagno
                     _ => Profile::Core,
                 };
                 source_has_version = true;
+                version_at
+                    .get_or_insert(crate::diagnostics::span_from_node(Some(d.text_range())).start);
                 version.get_or_insert(Version {
                     number: v.number,
                     profile,
@@ -1173,6 +1178,7 @@ pub fn parse_text(mut source: SourceText, stage: Stage) -> Result<Parsed, Diagno
         tu,
         version,
         version_explicit: source_has_version,
+        version_at,
         extensions,
     })
 }

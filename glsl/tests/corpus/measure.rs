@@ -29,6 +29,10 @@
 //!   header), as glslang's harness compiles them: its `GlslangTest` fixture
 //!   parses with `defaultVersion(100)` (gtests/TestFixture.h), and their
 //!   `.out` say `Shader version: 100` with ES precisions.
+//! - `100Limits.vert` counts as its `.out` has it: valid, compiled with
+//!   glslang's default resources (no limits of GLSL ES 1.00's Appendix A);
+//!   its other test (gtests/Config.FromFile.cpp, `100.conf`, whose limits
+//!   make it invalid: `100LimitsConf.vert.out`) is not replayed.
 //! - glslang's verdict: the part of the `.out` before the first `Linked ...
 //!   stage:` line is the compilation; an `ERROR:` there (other than the AST
 //!   printer's `ERROR: node is still EOpNull!`) makes the shader invalid, and

@@ -336,16 +336,21 @@ impl Model {
     }
 
     /// GLSL ES 3.00 and later want `#version` on the first line, with
-    /// nothing before it, not even a comment or an empty line (glslang,
-    /// ANGLE and Mali's compiler reject the shader; Mesa's tolerates it).
+    /// nothing before it, not even a comment or an empty line. glslang,
+    /// ANGLE (WebGL) and Mali's compiler reject such a shader, but Mesa
+    /// compiles it: a warning, so that a shader a driver runs is still
+    /// debugged, and the portability problem is still shown.
     fn check_version_line(&mut self, parsed: &Parsed) {
         let v = parsed.version;
         let Some(at) = parsed.version_at else { return };
         let before = parsed.source.text.get(..at).unwrap_or_default();
         if v.is_es() && v.number >= 300 && before.contains('\n') {
-            self.diagnostics.push(Diagnostic::error(
+            self.diagnostics.push(Diagnostic::warning(
                 Span::new(at, "#version".len()),
-                format!("`#version {v}` must be on the first line of the shader"),
+                format!(
+                    "`#version {v}` must be on the first line of the shader \
+                     (Mesa accepts it; glslang, ANGLE and WebGL reject it)"
+                ),
             ));
         }
     }
@@ -3592,10 +3597,14 @@ void main() {
     /// 310implicitSizeArrayError.vert, 310runtimeArray.vert).
     #[test]
     fn es_versions_layouts_qualifiers_and_array_sizes() {
+        // Mesa compiles it: a warning, never an error that stops debugging.
+        let late = "// a comment\n#version 300 es\nvoid main() {}\n";
+        let parsed = parse(&[late], Stage::Vertex, None).expect("parses");
+        assert_eq!(Model::analyze(&parsed).errors().count(), 0);
         check(
             "// a comment\n#version 300 es\nvoid main() {}\n",
             Stage::Vertex,
-            expect!["2:1: `#version 300 es` must be on the first line of the shader"],
+            expect!["2:1: `#version 300 es` must be on the first line of the shader (Mesa accepts it; glslang, ANGLE and WebGL reject it)"],
         );
         check(
             "// ES 1.00 allows it\n#version 100\nvoid main() {}\n",

@@ -495,6 +495,16 @@ impl<'a> Walker<'a> {
         }
         let ep_info = self.src.info.get_entry_point(self.entry);
         let used = |g: Handle<GlobalVariable>| !ep_info[g].is_empty();
+        // A watch may call the shader's pure functions; a condition may not.
+        let fn_map = match (&self.record, condition) {
+            (Some(r), false) => r.fn_map.clone(),
+            _ => Vec::new(),
+        };
+        let calls = if condition {
+            crate::expr::Calls::Refused
+        } else {
+            crate::expr::Calls::To(&fn_map)
+        };
         let compiled = crate::expr::compile(
             &self.src.source,
             &self.src.module,
@@ -502,6 +512,7 @@ impl<'a> Walker<'a> {
             &used,
             &cands,
             text,
+            calls,
         )?;
         if condition
             && !matches!(self.types[compiled.ty].inner, TypeInner::Scalar(s) if s == naga::Scalar::BOOL)

@@ -110,9 +110,10 @@ pub fn instrument(parsed: &Parsed, req: &Request) -> Result<Instrumented, Instru
         }
         Mode::Watch { probe, .. } => {
             check_step(&table, *probe)?;
-            if table.stage == Stage::Compute {
+            // The linear global id needs the work group's size.
+            if table.stage == Stage::Compute && ep.workgroup_size_overrides.is_some() {
                 return Err(InstrumentError::Unsupported(
-                    "watching a compute shader".to_string(),
+                    "watching a compute shader whose work group size is an override".to_string(),
                 ));
             }
         }

@@ -583,13 +583,41 @@ fn every_mode_emits_valid_spirv() {
         to_glsl(inst, &Default::default()).unwrap_or_else(|e| panic!("{name}: {e}"));
     }
     assert_spirv_valid("modes", &cases);
-    // Watching compute invocations is not there yet.
+}
+
+/// A watch over a compute dispatch: one slot per invocation by linear
+/// global id (`id.x + n.x * (id.y + n.y * id.z)`, `n` the dispatch's size
+/// in invocations), as the GLSL engine's; the shader's results unchanged.
+#[test]
+fn a_compute_watch_gives_the_value_of_every_invocation_by_linear_global_id() {
+    let gpu = Gpu::new();
+    let plain = instrument_src(COMPUTE, "cs", Mode::Plain, 0, BINDING).expect("plain");
+    let (original, _) = gpu.dispatch_compute(&plain, None);
     let watch = Mode::Watch {
-        probe: step_in(COMPUTE, "cs", "acc += k;"),
-        expr: "k".to_string(),
+        probe: step_in(COMPUTE, "cs", "out[i] = acc;"),
+        expr: "vec3<u32>(i, acc, lid.y)".to_string(),
     };
-    let e = instrument_src(COMPUTE, "cs", watch, 1, BINDING)
-        .map(|_| ())
-        .unwrap_err();
-    assert!(matches!(e, InstrumentError::Unsupported(_)), "{e:?}");
+    let inst = instrument_src(COMPUTE, "cs", watch, 0, BINDING).expect("watch");
+    let ty = inst.watch_type.clone().expect("watch type");
+    // 2 x 1 x 1 work groups of 4 x 2: 8 x 2 invocations.
+    let (n, slots) = ([8u32, 2], 16);
+    let buffer = layout::new_watch_buffer(slots, 1, ty.words().expect("words"));
+    let (out, words) = gpu.dispatch_compute(&inst, Some((BINDING, &buffer)));
+    assert_eq!(out, original, "results change under the watch");
+    let values = decode_watch(&words, &ty, slots as usize).expect("decodes");
+    for wg in 0..2u32 {
+        for (lx, ly) in (0..2u32).flat_map(|y| (0..4u32).map(move |x| (x, y))) {
+            let id = [wg * 4 + lx, ly];
+            let slot = id[0] + n[0] * id[1];
+            // The shader's `i` and `acc` computed here.
+            let i = wg * 4 + lx + 8 * ly;
+            let want = [i, i * (i + 1) / 2, ly].map(Value::Uint).to_vec();
+            assert_eq!(
+                values[slot as usize],
+                Some(Value::List(want)),
+                "work group {wg}, local ({lx}, {ly})"
+            );
+        }
+    }
+    assert_spirv_valid("compute-watch", &[("watch", inst)]);
 }

@@ -136,7 +136,10 @@ fn a_file_the_module_was_not_written_from_does_not_bind() {
 
 /// `shaderdbg debug -- wgpu_quad` with commands piped in: a breakpoint in
 /// a function the fragment entry point calls, the WGSL call stack, stepping
-/// forward and back, and WGSL expressions over the recorded values.
+/// forward and back, and WGSL expressions over the recorded values; those
+/// a constant cannot be (an integer division by zero, `i32` min / -1) are
+/// evaluated on the GPU with WGSL's run-time rules (the dividend), and a
+/// call of the function the stop is in is refused (WGSL has no recursion).
 #[test]
 fn stepping_back_and_the_call_stack_in_a_wgpu_program() {
     let file = shader("debug");
@@ -145,7 +148,9 @@ fn stepping_back_and_the_call_stack_in_a_wgpu_program() {
     let caller = line_of(&file, "if ring(p, t + f32(k) * 0.25) > 0.5");
     let increment = line_of(&file, "bands += 1u;");
     let commands = format!(
-        "break {f}:{line} if d > 1.2\nrun\nprint d\nwhere\nnext\nnext\nback\n\
+        "break {f}:{line} if d > 1.2\nrun\nprint d\n\
+         print i32(d * 10.0) / (i32(t) - i32(t))\nprint (i32(d) - 2147483647 - 2) / -1\n\
+         print ring(p, t)\nwhere\nnext\nnext\nback\n\
          print p - vec2<f32>(1.0)\ncontinue\nquit\n"
     );
     let app = app();
@@ -164,6 +169,13 @@ fn stepping_back_and_the_call_stack_in_a_wgpu_program() {
             p - 1.0,
             p - 1.0
         ),
+        // The GPU's values (the stop is the first reach of its line, where a watch evaluates).
+        format!(
+            "i32(d * 10.0) / (i32(t) - i32(t)): i32 = {}",
+            (d * 10.0) as i32
+        ),
+        format!("(i32(d) - 2147483647 - 2) / -1: i32 = {}", i32::MIN),
+        "calls a function that contains the line it is evaluated at".to_string(),
         "program exited with code 0".to_string(),
     ] {
         assert!(text.contains(&want), "no `{want}` in:\n{text}");

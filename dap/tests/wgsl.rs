@@ -11,9 +11,9 @@ use std::path::{Path, PathBuf};
 use client::{single_pass, Client};
 use serde_json::{json, Value};
 
-fn rings() -> (PathBuf, PathBuf) {
+fn rings(tag: &str) -> (PathBuf, PathBuf) {
     let example = Path::new(env!("CARGO_MANIFEST_DIR")).join("../host/examples/rings.wgsl");
-    let file = shaderdbg_test_support::fresh_copy(&example, "dap-wgsl");
+    let file = shaderdbg_test_support::fresh_copy(&example, &format!("dap-wgsl-{tag}"));
     let dir = file.parent().expect("its directory").to_path_buf();
     (dir, file)
 }
@@ -40,26 +40,33 @@ fn step(c: &mut Client, command: &str) -> Value {
     frames(c)[0].clone()
 }
 
-#[test]
-fn f5_on_a_wgsl_file_stops_steps_and_shows_wgsl_types() {
-    single_pass(); // builds the agent and the host
-    let (dir, file) = rings();
-    let line = line_of(&file, "glow += weights[i]");
-    let helper = line_of(&file, "let edge = abs(");
-
+/// F5 on `file` at 64x64 for `pixel` with `breakpoint` in it, to the
+/// first stop; the breakpoint as set.
+fn stop_in(file: &Path, pixel: [u32; 2], breakpoint: Value) -> (Client, Value) {
     let mut c = Client::start();
     c.ok("initialize", json!({"adapterID": "shaderdbg"}));
     c.ok(
         "launch",
-        json!({"program": file, "args": ["--size", "64x64"], "pixel": [3, 4]}),
+        json!({"program": file, "args": ["--size", "64x64"], "pixel": pixel}),
     );
     let set = c.ok(
         "setBreakpoints",
-        json!({"source": {"path": file}, "breakpoints": [{"line": line, "condition": "i == 2"}]}),
+        json!({"source": {"path": file}, "breakpoints": [breakpoint]}),
     );
     c.ok("configurationDone", Value::Null);
     assert_eq!(c.event("stopped")["body"]["reason"], "breakpoint");
-    assert_eq!(set["breakpoints"][0]["line"], line);
+    (c, set["breakpoints"][0].clone())
+}
+
+#[test]
+fn f5_on_a_wgsl_file_stops_steps_and_shows_wgsl_types() {
+    single_pass(); // builds the agent and the host
+    let (dir, file) = rings("f5");
+    let line = line_of(&file, "glow += weights[i]");
+    let helper = line_of(&file, "let edge = abs(");
+
+    let (mut c, set) = stop_in(&file, [3, 4], json!({"line": line, "condition": "i == 2"}));
+    assert_eq!(set["line"], line);
     let top = frames(&mut c)[0].clone();
     assert_eq!(
         (top["name"].as_str(), top["line"].as_i64()),
@@ -136,6 +143,15 @@ fn f5_on_a_wgsl_file_stops_steps_and_shows_wgsl_types() {
         json!({"expression": "dpdx(d)", "context": "watch"}),
     );
     assert!(msg.contains("first reaches line"), "{msg}");
+    // So do calls of the shader's functions.
+    let msg = c.fails(
+        "evaluate",
+        json!({"expression": "ring(d, r)", "context": "hover"}),
+    );
+    assert!(
+        msg.contains("ring()") && msg.contains("first reaches line"),
+        "{msg}"
+    );
     let msg = c.fails(
         "evaluate",
         json!({"expression": "weights[i + 5]", "context": "watch"}),
@@ -178,6 +194,57 @@ fn f5_on_a_wgsl_file_stops_steps_and_shows_wgsl_types() {
     assert_eq!(step(&mut c, "stepBack")["name"], "ring");
     assert_eq!(step(&mut c, "reverseContinue")["line"], line);
 
+    c.ok("continue", json!({"threadId": 1}));
+    assert_eq!(c.event("exited")["body"]["exitCode"], 0);
+    c.disconnect();
+    std::fs::remove_dir_all(&dir).expect("clean up");
+}
+
+/// At a line the invocation reaches once, expressions the CPU cannot
+/// evaluate faithfully are watched on the GPU: a call of the shader's
+/// `ring`, what a WGSL constant cannot be (a float beyond f32's range: an
+/// infinity at run time), a built-in naga does not evaluate as a constant;
+/// each against the CPU.
+#[test]
+fn wgsl_expressions_the_cpu_cannot_evaluate_go_to_the_gpu() {
+    single_pass();
+    let (dir, file) = rings("gpu");
+    let line = line_of(&file, "let inside = d < 0.5;");
+    let (mut c, _) = stop_in(&file, [40, 21], json!({"line": line}));
+    assert_eq!(frames(&mut c)[0]["line"], line);
+    let uv = [40.5f32 / 64.0, 21.5f32 / 64.0];
+    let p = [uv[0] * 2.0 - 1.0, uv[1] * 2.0 - 1.0];
+    let d = (p[0] * p[0] + p[1] * p[1]).sqrt();
+    let ring = |radius: f32| (1.0 - (d - radius).abs() / 0.1).clamp(0.0, 1.0);
+    assert!(
+        ring(0.4) > 0.0 && ring(0.4) < 1.0,
+        "a pixel inside the ring's edge"
+    );
+    let eval = |c: &mut Client, e: &str| {
+        let r = c.ok("evaluate", json!({"expression": e, "context": "watch"}));
+        (
+            r["result"].as_str().expect("result").to_string(),
+            r["type"].as_str().expect("type").to_string(),
+        )
+    };
+    let (v, ty) = eval(&mut c, "ring(d, Ring(0.4, 0.1))");
+    assert_eq!(ty, "f32");
+    let v: f32 = v.parse().expect("a number");
+    assert!((v - ring(0.4)).abs() < 1e-6, "{v} vs {}", ring(0.4));
+    // Beyond f32's range: an infinity at run time.
+    assert_eq!(
+        eval(&mut c, "d * 1e38 * 10.0"),
+        ("inf".into(), "f32".into())
+    );
+    // A built-in naga does not evaluate as a constant.
+    let snorm = |v: f32| u32::from((v.clamp(-1.0, 1.0) * 127.0).round() as i8 as u8);
+    let packed = snorm(d) | snorm(-d) << 8 | snorm(1.0) << 16 | snorm(0.0) << 24;
+    assert_eq!(
+        eval(&mut c, "pack4x8snorm(vec4<f32>(d, -d, 1.0, 0.0))"),
+        (format!("{packed}u"), "u32".into())
+    );
+    // What the CPU evaluates stays there.
+    assert_eq!(eval(&mut c, "count * 2u"), ("8u".into(), "u32".into()));
     c.ok("continue", json!({"threadId": 1}));
     assert_eq!(c.event("exited")["body"]["exitCode"], 0);
     c.disconnect();

@@ -16,11 +16,18 @@
 //! errors, the built-in functions it can evaluate). The value is read back
 //! from the module. Chosen over an evaluator of our own for the same reason
 //! the GPU side compiles conditions with naga (`expr.rs`): the syntax and
-//! the semantics are WGSL's by construction. What naga cannot evaluate as
-//! a constant (texture sampling, derivatives, the shader's functions, a few
-//! built-ins) is an error saying so. Constant expressions differ from
-//! run-time ones where WGSL says so: integer overflow and division by zero
-//! are errors here (the GPU would wrap or give a value).
+//! the semantics are WGSL's by construction. Constant expressions differ
+//! from run-time ones where WGSL says so: division by zero and its
+//! overflow (`i32` min / -1), shifts by 32 or more, floats out of range
+//! and built-ins outside their domain (`log(0.0)`) are errors of a
+//! constant where the GPU gives a value (the dividend, a shift modulo 32,
+//! an infinity, a NaN; naga wraps concrete integer `+ - *` as the GPU
+//! does); such an expression, one naga does
+//! not evaluate as a constant (a built-in it lacks), and one that names a
+//! NaN or an infinity (WGSL has no literal for them) are
+//! [`EvalError::RunTime`]: the caller evaluates them on the GPU, as it
+//! does calls of the shader's functions and of the built-ins only the GPU
+//! has ([`gpu_only_builtin`]), which are errors here.
 
 use std::collections::BTreeMap;
 use std::sync::Arc;
@@ -41,9 +48,48 @@ pub enum EvalError {
         message: String,
     },
     /// It names a variable whose value is not known (not written yet, a
-    /// NaN or an infinity, which WGSL has no literal for, a resource).
+    /// resource).
     #[error("`{0}` has no value here")]
     NoValue(String),
+    /// Valid WGSL that a constant cannot be and a run-time value can (the
+    /// reason): the GPU evaluates it faithfully.
+    #[error("{0}")]
+    RunTime(String),
+}
+
+/// The messages of naga's constant evaluator where a run-time evaluation
+/// gives a value (`ConstantEvaluatorError`, `LiteralError`).
+const RUN_TIME_ONLY: &[&str] = &[
+    "operation overflowed",
+    "Division by zero",
+    "Remainder by zero",
+    "RHS of shift operation is greater than or equal to 32",
+    "Float literal is NaN",
+    "Float literal is infinite",
+    "Not implemented as constant expression",
+    "argument is out of valid range",
+];
+
+/// WGSL's built-in functions that only the GPU evaluates: texture access
+/// and derivatives (they need resources, or the neighbouring invocations).
+pub fn gpu_only_builtin(name: &str) -> bool {
+    let derivative = ["dpdx", "dpdy", "fwidth"].iter().any(|d| {
+        name.strip_prefix(d)
+            .is_some_and(|r| matches!(r, "" | "Coarse" | "Fine"))
+    });
+    // textureStore writes: a watch refuses it.
+    let texture = name.strip_prefix("texture").is_some_and(|r| {
+        r.starts_with("Sample")
+            || r.starts_with("Gather")
+            || r.starts_with("Num")
+            || matches!(r, "Dimensions" | "Load")
+    });
+    derivative || texture
+}
+
+/// The names `text` mentions (members and type names included).
+pub fn identifiers(text: &str) -> Vec<&str> {
+    crate::expr::identifiers(text)
 }
 
 /// A variable in scope at a stop.
@@ -76,10 +122,16 @@ pub fn evaluate(text: &str, vars: &[Var]) -> Result<(Type, Value), EvalError> {
             continue;
         }
         seen.push(v.name);
-        let lit = v
+        let value = v
             .value
-            .and_then(|value| literal(v.ty, value))
             .ok_or_else(|| EvalError::NoValue(v.name.to_string()))?;
+        if !finite(value) {
+            return Err(EvalError::RunTime(format!(
+                "`{}` holds a NaN or an infinity, which a WGSL constant cannot",
+                v.name
+            )));
+        }
+        let lit = literal(v.ty, value).ok_or_else(|| EvalError::NoValue(v.name.to_string()))?;
         collect_structs(v.ty, &mut structs);
         decls.push_str(&format!(
             "const {}: {} = {lit};\n",
@@ -106,6 +158,9 @@ pub fn evaluate(text: &str, vars: &[Var]) -> Result<(Type, Value), EvalError> {
     source.push_str(text);
     source.push_str("\n;\n");
     let module = naga::front::wgsl::parse_str(&source).map_err(|e| {
+        if RUN_TIME_ONLY.iter().any(|m| e.message().contains(m)) {
+            return EvalError::RunTime(format!("as a constant: {}", e.message()));
+        }
         let column = e
             .location(&source)
             .filter(|l| l.offset as usize >= start)
@@ -144,6 +199,17 @@ fn collect_structs(ty: &Type, out: &mut BTreeMap<String, Arc<StructType>>) {
         }
         Type::Array(e, _) => collect_structs(e, out),
         _ => {}
+    }
+}
+
+/// Whether no float of `value` is a NaN or an infinity.
+fn finite(value: &Value) -> bool {
+    match value {
+        Value::Float(f) => f.is_finite(),
+        Value::Double(f) => f.is_finite(),
+        Value::List(items) => items.iter().all(finite),
+        Value::Struct(fields) => fields.iter().all(|(_, v)| finite(v)),
+        _ => true,
     }
 }
 
@@ -354,6 +420,13 @@ mod tests {
     use super::*;
 
     fn run(text: &str) -> Result<String, String> {
+        evaluate_in_scope(text)
+            .map(|(t, v)| format!("{}: {v}", t.display_in(Language::Wgsl)))
+            .map_err(|e| e.to_string())
+    }
+
+    /// `text` over a scope of a few variables of each kind.
+    fn evaluate_in_scope(text: &str) -> Result<(Type, Value), EvalError> {
         let ring = Type::Struct(Arc::new(StructType::new(
             "Ring",
             [
@@ -426,8 +499,6 @@ mod tests {
             },
         ];
         evaluate(text, &vars)
-            .map(|(t, v)| format!("{}: {v}", t.display_in(Language::Wgsl)))
-            .map_err(|e| e.to_string())
     }
 
     #[test]
@@ -452,7 +523,7 @@ mod tests {
     fn what_cannot_be_evaluated_says_why() {
         assert!(run("w[5]").is_err());
         let e = run("bad + 1.0").unwrap_err();
-        assert!(e.contains("`bad` has no value"), "{e}");
+        assert!(e.contains("`bad` holds a NaN"), "{e}");
         let e = run("later").unwrap_err();
         assert!(e.contains("`later`"), "{e}");
         let e = run("uv +").unwrap_err();
@@ -460,5 +531,32 @@ mod tests {
         let e = run("nothing_here * 2.0").unwrap_err();
         assert!(e.contains("nothing_here"), "{e}");
         assert!(run("i; x").is_err());
+    }
+
+    /// What a constant cannot be and the GPU evaluates at run time.
+    #[test]
+    fn run_time_only_values_say_so() {
+        let run_time = |text: &str| {
+            let e = evaluate_in_scope(text);
+            assert!(matches!(e, Err(EvalError::RunTime(_))), "{text}: {e:?}");
+        };
+        run_time("i / (i - 2)");
+        run_time("i % (i - 2)");
+        run_time("(i - 2147483647 - 3) / -1");
+        run_time("n << (n + 25u)");
+        run_time("r.radius * 1e38 * 10.0");
+        run_time("log(r.radius - r.radius)");
+        run_time("pack4x8snorm(vec4<f32>(r.radius))");
+        run_time("bad + 1.0");
+        // naga wraps concrete integers as the GPU does.
+        assert_eq!(run("i * 2147483647").as_deref(), Ok("i32: -2"));
+        assert_eq!(run("n + 4294967295u").as_deref(), Ok("u32: 6u"));
+        // What the GPU would refuse as well stays an error of the expression.
+        assert!(matches!(
+            evaluate_in_scope("i + 3000000000"),
+            Err(EvalError::Invalid { .. })
+        ));
+        assert!(gpu_only_builtin("textureSample") && gpu_only_builtin("dpdxFine"));
+        assert!(!gpu_only_builtin("textureColor") && !gpu_only_builtin("length"));
     }
 }

@@ -20,8 +20,13 @@
 //! the step with the values. Chosen over a parser of our own: WGSL's whole
 //! expression grammar, abstract numerics, conversions and built-ins are
 //! naga's already, and errors come with naga's spans (mapped to the
-//! expression's column). Calls of user functions and anything else that is
-//! not a pure expression are refused (the shader's results must not change).
+//! expression's column). Anything that is not a pure expression is refused
+//! (the shader's results must not change). A watch may call the shader's
+//! functions that are pure themselves (they write only their own locals,
+//! do not discard, synchronise or use atomics; [`pure_function`]): the
+//! calls go to the instrumented module's copies ([`Calls::To`]). A
+//! breakpoint condition may not (the called function's breakpoints would
+//! count hits from evaluating the condition).
 
 use std::collections::HashMap;
 
@@ -45,12 +50,28 @@ pub enum ExprError {
     Invalid { column: u32, message: String },
     #[error("must be an expression without side effects (no calls of the shader's functions, no atomics)")]
     SideEffects,
+    #[error("calls `{0}`, which has side effects (it writes memory other than its locals, discards, synchronises or uses atomics)")]
+    ImpureCall(String),
+    /// A watch that calls a function containing its own line (WGSL has no
+    /// recursion).
+    #[error("calls a function that contains the line it is evaluated at")]
+    Recursive,
     #[error("must be a bool, not {0}")]
     NotBool(String),
     #[error("values of type {0} cannot be captured")]
     NotLoggable(String),
     #[error("`{0}` is a resource this entry point does not use")]
     UnusedGlobal(String),
+}
+
+/// What a user expression may call of the shader's functions.
+#[derive(Clone, Copy)]
+pub(crate) enum Calls<'a> {
+    /// Nothing (breakpoint conditions).
+    Refused,
+    /// Its pure functions: the instrumented module's handle of each of the
+    /// module's functions, by index.
+    To(&'a [Handle<Function>]),
 }
 
 /// A compiled user expression: a function of the values of `params` (their
@@ -107,6 +128,7 @@ pub(crate) fn compile(
     used: &dyn Fn(Handle<GlobalVariable>) -> bool,
     candidates: &[(String, Handle<Type>)],
     text: &str,
+    calls: Calls,
 ) -> Result<Compiled, ExprError> {
     if let Some(i) = text.find([';', '{', '}']) {
         return Err(ExprError::Invalid {
@@ -166,9 +188,30 @@ pub(crate) fn compile(
         .iter()
         .find(|(_, f)| f.name.as_deref() == Some(FUNCTION))
         .ok_or_else(|| invalid(start, "not an expression".to_string()))?;
-    if !pure(&f.body, f) {
-        return Err(ExprError::SideEffects);
+    check_pure(&parsed, &f.body, f, calls)?;
+    // The resources the called functions read must be bound for this entry point.
+    let mut called = Vec::new();
+    calls_in(&parsed, &f.body, &mut called);
+    for h in &called {
+        for (_, e) in parsed.functions[*h].expressions.iter() {
+            if let Expression::GlobalVariable(g) = e {
+                let name = &parsed.global_variables[*g].name;
+                if !by_name(&module.global_variables, name, |k| &k.name).is_some_and(used) {
+                    return Err(ExprError::UnusedGlobal(name.clone().unwrap_or_default()));
+                }
+            }
+        }
     }
+    // A function of the wrapper is the module's of the same name.
+    let callee = |h: Handle<Function>| -> Result<Handle<Function>, ExprError> {
+        let Calls::To(map) = calls else {
+            return Err(ExprError::SideEffects);
+        };
+        let name = &parsed.functions[h].name;
+        by_name(&module.functions, name, |k| &k.name)
+            .and_then(|o| map.get(o.index()).copied())
+            .ok_or_else(|| invalid(start, format!("function {name:?} not found")))
+    };
     let value = f
         .named_expressions
         .iter()
@@ -219,8 +262,8 @@ pub(crate) fn compile(
                 *g = h;
             }
             Expression::ZeroValue(t) | Expression::Compose { ty: t, .. } => *t = im.ty(*t),
-            Expression::CallResult(_)
-            | Expression::AtomicResult { .. }
+            Expression::CallResult(h) => *h = callee(*h)?,
+            Expression::AtomicResult { .. }
             | Expression::WorkGroupUniformLoadResult { .. }
             | Expression::SubgroupOperationResult { .. } => return Err(ExprError::SideEffects),
             _ => {}
@@ -232,6 +275,7 @@ pub(crate) fn compile(
             body.push(s.clone(), *sp);
         }
     }
+    remap_calls(&mut body, &callee)?;
     body.push(Statement::Return { value: Some(value) }, Span::UNDEFINED);
     new.body = body;
     new.result = Some(FunctionResult { ty, binding: None });
@@ -243,18 +287,139 @@ pub(crate) fn compile(
     })
 }
 
-/// Whether a block only evaluates (naga lowers `&&` and `||` to an `if`
-/// storing into a local of the function).
-fn pure(b: &naga::Block, f: &Function) -> bool {
-    b.iter().all(|s| match s {
-        Statement::Emit(_) | Statement::Return { value: None } => true,
-        Statement::Block(b) => pure(b, f),
-        Statement::If { accept, reject, .. } => pure(accept, f) && pure(reject, f),
-        Statement::Store { pointer, .. } => {
-            matches!(f.expressions[*pointer], Expression::LocalVariable(_))
+/// That the expression's block only evaluates (naga lowers `&&` and `||`
+/// to an `if` storing into a local of the function) and calls only pure
+/// functions, where `calls` allows calls.
+fn check_pure(
+    module: &Module,
+    b: &naga::Block,
+    f: &Function,
+    calls: Calls,
+) -> Result<(), ExprError> {
+    for s in b.iter() {
+        match s {
+            Statement::Emit(_) | Statement::Return { value: None } => {}
+            Statement::Block(b) => check_pure(module, b, f, calls)?,
+            Statement::If { accept, reject, .. } => {
+                check_pure(module, accept, f, calls)?;
+                check_pure(module, reject, f, calls)?;
+            }
+            Statement::Store { pointer, .. }
+                if matches!(f.expressions[*pointer], Expression::LocalVariable(_)) => {}
+            Statement::Call { function, .. } if matches!(calls, Calls::To(_)) => {
+                if !pure_function(module, *function, 0) {
+                    let name = module.functions[*function].name.clone();
+                    return Err(ExprError::ImpureCall(name.unwrap_or_default()));
+                }
+            }
+            _ => return Err(ExprError::SideEffects),
         }
-        _ => false,
-    })
+    }
+    Ok(())
+}
+
+/// Whether calling `h` changes nothing but the caller's function memory it
+/// is given pointers to: it writes only function memory, does not
+/// discard, synchronise, use atomics or subgroup operations (whose results
+/// depend on where they are called), and calls only such functions.
+pub(crate) fn pure_function(module: &Module, h: Handle<Function>, depth: u32) -> bool {
+    let f = &module.functions[h];
+    // Function memory: a local, or what a `ptr<function>` argument points to.
+    let local = |mut e: Handle<Expression>| loop {
+        match f.expressions[e] {
+            Expression::LocalVariable(_) => return true,
+            Expression::FunctionArgument(i) => {
+                return f.arguments.get(i as usize).is_some_and(|a| {
+                    matches!(
+                        module.types[a.ty].inner,
+                        TypeInner::Pointer {
+                            space: naga::AddressSpace::Function,
+                            ..
+                        }
+                    )
+                })
+            }
+            Expression::Access { base, .. } | Expression::AccessIndex { base, .. } => e = base,
+            _ => return false,
+        }
+    };
+    fn block(b: &naga::Block, ok: &mut dyn FnMut(&Statement) -> bool) -> bool {
+        b.iter().all(|s| {
+            ok(s)
+                && match s {
+                    Statement::Block(b) => block(b, ok),
+                    Statement::If { accept, reject, .. } => block(accept, ok) && block(reject, ok),
+                    Statement::Switch { cases, .. } => cases.iter().all(|c| block(&c.body, ok)),
+                    Statement::Loop {
+                        body, continuing, ..
+                    } => block(body, ok) && block(continuing, ok),
+                    _ => true,
+                }
+        })
+    }
+    // WGSL has no recursion: the call graph is at most as deep as the module is long.
+    depth <= module.functions.len() as u32
+        && block(&f.body, &mut |s| match s {
+            Statement::Emit(_)
+            | Statement::Block(_)
+            | Statement::If { .. }
+            | Statement::Switch { .. }
+            | Statement::Loop { .. }
+            | Statement::Break
+            | Statement::Continue
+            | Statement::Return { .. } => true,
+            Statement::Store { pointer, .. } => local(*pointer),
+            Statement::Call { function, .. } => pure_function(module, *function, depth + 1),
+            _ => false,
+        })
+}
+
+/// Every function `b` calls, directly or not, once each.
+fn calls_in(module: &Module, b: &naga::Block, out: &mut Vec<Handle<Function>>) {
+    for s in b.iter() {
+        match s {
+            Statement::Call { function, .. } if !out.contains(function) => {
+                out.push(*function);
+                calls_in(module, &module.functions[*function].body, out);
+            }
+            Statement::Block(b) => calls_in(module, b, out),
+            Statement::If { accept, reject, .. } => {
+                calls_in(module, accept, out);
+                calls_in(module, reject, out);
+            }
+            Statement::Switch { cases, .. } => {
+                for c in cases {
+                    calls_in(module, &c.body, out);
+                }
+            }
+            Statement::Loop {
+                body, continuing, ..
+            } => {
+                calls_in(module, body, out);
+                calls_in(module, continuing, out);
+            }
+            _ => {}
+        }
+    }
+}
+
+/// Points the calls of `b` at `callee`'s handles.
+fn remap_calls(
+    b: &mut naga::Block,
+    callee: &dyn Fn(Handle<Function>) -> Result<Handle<Function>, ExprError>,
+) -> Result<(), ExprError> {
+    for (s, _) in b.span_iter_mut() {
+        match s {
+            Statement::Call { function, .. } => *function = callee(*function)?,
+            Statement::Block(b) => remap_calls(b, callee)?,
+            Statement::If { accept, reject, .. } => {
+                remap_calls(accept, callee)?;
+                remap_calls(reject, callee)?;
+            }
+            _ => {}
+        }
+    }
+    Ok(())
 }
 
 /// Copies types of another arena (the re-parsed module's) into ours.

@@ -110,9 +110,10 @@ pub fn instrument(parsed: &Parsed, req: &Request) -> Result<Instrumented, Instru
         }
         Mode::Watch { probe, .. } => {
             check_step(&table, *probe)?;
-            if table.stage == Stage::Compute {
+            // The linear global id needs the work group's size.
+            if table.stage == Stage::Compute && ep.workgroup_size_overrides.is_some() {
                 return Err(InstrumentError::Unsupported(
-                    "watching a compute shader".to_string(),
+                    "watching a compute shader whose work group size is an override".to_string(),
                 ));
             }
         }
@@ -236,11 +237,21 @@ pub fn instrument(parsed: &Parsed, req: &Request) -> Result<Instrumented, Instru
         module.entry_points[entry].function = f;
     }
     // Functions made during the walk (user expressions, watch writers) go
-    // before the user's, which call them (naga wants callees first).
-    let order: Vec<usize> = (0..first_user)
+    // before the user's, which call them, and after those they call (a
+    // watch calling the shader's functions): naga wants callees first.
+    let preferred: Vec<usize> = (0..first_user)
         .chain(first_late..functions.len())
         .chain(first_user..first_late)
         .collect();
+    let Some(order) = callees_first(&functions, &preferred) else {
+        return Err(match &req.mode {
+            Mode::Watch { expr, .. } => InstrumentError::Watch {
+                expr: expr.clone(),
+                error: ExprError::Recursive,
+            },
+            _ => InstrumentError::Internal("the functions call each other in a cycle".into()),
+        });
+    };
     let mut new_index = vec![0; order.len()];
     for (new, &old) in order.iter().enumerate() {
         new_index[old] = new;
@@ -309,6 +320,65 @@ fn check_step(table: &ProbeTable, probe: ProbeId) -> Result<(), InstrumentError>
     } else {
         Err(InstrumentError::NoSuchProbe(probe))
     }
+}
+
+/// `preferred` (indices into `functions`) reordered as little as needed
+/// for every function to come after those it calls; `None` for a cycle.
+fn callees_first(functions: &Arena<Function>, preferred: &[usize]) -> Option<Vec<usize>> {
+    fn calls(b: &Block, out: &mut Vec<usize>) {
+        for s in b.iter() {
+            match s {
+                Statement::Call { function, .. } => out.push(function.index()),
+                Statement::Block(b) => calls(b, out),
+                Statement::If { accept, reject, .. } => {
+                    calls(accept, out);
+                    calls(reject, out);
+                }
+                Statement::Switch { cases, .. } => cases.iter().for_each(|c| calls(&c.body, out)),
+                Statement::Loop {
+                    body, continuing, ..
+                } => {
+                    calls(body, out);
+                    calls(continuing, out);
+                }
+                _ => {}
+            }
+        }
+    }
+    let callees: Vec<Vec<usize>> = functions
+        .iter()
+        .map(|(_, f)| {
+            let mut out = Vec::new();
+            calls(&f.body, &mut out);
+            out
+        })
+        .collect();
+    // 0: not placed, 1: being placed (its callees first), 2: placed.
+    let mut state = vec![0u8; callees.len()];
+    let mut order = Vec::with_capacity(callees.len());
+    fn place(
+        i: usize,
+        callees: &[Vec<usize>],
+        state: &mut [u8],
+        order: &mut Vec<usize>,
+    ) -> Option<()> {
+        match state.get(i)? {
+            2 => return Some(()),
+            1 => return None,
+            _ => {}
+        }
+        state[i] = 1;
+        for &c in &callees[i] {
+            place(c, callees, state, order)?;
+        }
+        state[i] = 2;
+        order.push(i);
+        Some(())
+    }
+    for &i in preferred {
+        place(i, &callees, &mut state, &mut order)?;
+    }
+    Some(order)
 }
 
 /// Points the calls of a function left as it was at the user functions' new handles.

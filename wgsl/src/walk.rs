@@ -495,6 +495,16 @@ impl<'a> Walker<'a> {
         }
         let ep_info = self.src.info.get_entry_point(self.entry);
         let used = |g: Handle<GlobalVariable>| !ep_info[g].is_empty();
+        // A watch may call the shader's pure functions; a condition may not.
+        let fn_map = match (&self.record, condition) {
+            (Some(r), false) => r.fn_map.clone(),
+            _ => Vec::new(),
+        };
+        let calls = if condition {
+            crate::expr::Calls::Refused
+        } else {
+            crate::expr::Calls::To(&fn_map)
+        };
         let compiled = crate::expr::compile(
             &self.src.source,
             &self.src.module,
@@ -502,6 +512,7 @@ impl<'a> Walker<'a> {
             &used,
             &cands,
             text,
+            calls,
         )?;
         if condition
             && !matches!(self.types[compiled.ty].inner, TypeInner::Scalar(s) if s == naga::Scalar::BOOL)
@@ -912,13 +923,19 @@ impl<'a> Walker<'a> {
                 return;
             }
             Begin::Watch(f) => {
-                // Fragments by pixel, vertices by index (compute is refused
-                // before the walk).
-                let y = match self.src.module.entry_points[self.entry].stage {
-                    naga::ShaderStage::Fragment => keys[1],
-                    _ => lit(&mut cx.new.expressions, NONE),
+                // Fragments by pixel, vertices by index, compute invocations
+                // by linear global id (as the GLSL engine's watches).
+                let ep = &self.src.module.entry_points[self.entry];
+                let (stage, size) = (ep.stage, ep.workgroup_size);
+                let (x, y) = match stage {
+                    naga::ShaderStage::Fragment => (keys[0], keys[1]),
+                    naga::ShaderStage::Compute => (
+                        self.linear_global_id(cx, out, keys, size),
+                        lit(&mut cx.new.expressions, NONE),
+                    ),
+                    _ => (keys[0], lit(&mut cx.new.expressions, NONE)),
                 };
-                Self::call(out, f, vec![keys[0], y]);
+                Self::call(out, f, vec![x, y]);
                 return;
             }
         };
@@ -943,6 +960,34 @@ impl<'a> Walker<'a> {
         let Some(selected) = selected else { return };
         let l = lit(&mut cx.new.expressions, p);
         Self::call(out, begin, vec![l, selected, keys[0], keys[1], keys[2]]);
+    }
+
+    /// `id.x + n.x * (id.y + n.y * id.z)` for the global id `keys`, `n` the
+    /// dispatch's size in invocations (`num_workgroups * size`).
+    fn linear_global_id(
+        &mut self,
+        cx: &mut Cx,
+        out: &mut Block,
+        keys: [Expr; 3],
+        size: [u32; 3],
+    ) -> Expr {
+        let groups = self.builtin(cx, out, BuiltIn::NumWorkGroups);
+        let mut n = [keys[0]; 2];
+        for (i, n) in n.iter_mut().enumerate() {
+            let g = cx.emit(
+                out,
+                Expression::AccessIndex {
+                    base: groups,
+                    index: i as u32,
+                },
+            );
+            let s = lit(&mut cx.new.expressions, size[i]);
+            *n = cx.bin(out, BinaryOperator::Multiply, g, s);
+        }
+        let yz = cx.bin(out, BinaryOperator::Multiply, n[1], keys[2]);
+        let yz = cx.bin(out, BinaryOperator::Add, keys[1], yz);
+        let yz = cx.bin(out, BinaryOperator::Multiply, n[0], yz);
+        cx.bin(out, BinaryOperator::Add, keys[0], yz)
     }
 
     /// The entry point's value of a built-in input (an argument or a member
@@ -980,6 +1025,13 @@ impl<'a> Walker<'a> {
             ),
             BuiltIn::GlobalInvocationId => (
                 "_sdbg_global_id",
+                TypeInner::Vector {
+                    size: naga::VectorSize::Tri,
+                    scalar: naga::Scalar::U32,
+                },
+            ),
+            BuiltIn::NumWorkGroups => (
+                "_sdbg_num_workgroups",
                 TypeInner::Vector {
                     size: naga::VectorSize::Tri,
                     scalar: naga::Scalar::U32,

@@ -88,6 +88,35 @@ fn watch_image(gpu: &Gpu, original: &[u8], probe: u32, expr: &str) -> (Type, Vec
     (ty, values)
 }
 
+/// A watch image of `SHADER`'s `return` line: no value at the pixel it
+/// discards, (5, 5), `want(x, y)` at the others.
+fn assert_at_return(values: &[Option<Value>], want: impl Fn(u32, u32) -> [f32; 2]) {
+    for y in 0..H {
+        for x in 0..W {
+            let got = &values[(y * W + x) as usize];
+            if (x, y) == (5, 5) {
+                assert_eq!(got, &None, "discarded before the step");
+                continue;
+            }
+            let got = got
+                .as_ref()
+                .unwrap_or_else(|| panic!("({x},{y}): no value"));
+            assert_eq!(floats(got), want(x, y), "({x},{y})");
+        }
+    }
+}
+
+/// Why a watch of `expr` at `probe` of `src` cannot be instrumented.
+fn watch_error(src: &str, probe: u32, expr: &str) -> InstrumentError {
+    let mode = Mode::Watch {
+        probe,
+        expr: expr.to_string(),
+    };
+    instrument_src(src, "fs_main", mode, 0, BINDING)
+        .map(|_| ())
+        .unwrap_err()
+}
+
 fn hit(tag: HitTag, probe: u32, line: u32, occurrence: u32, x: u32, y: u32) -> Hit {
     Hit {
         tag,
@@ -281,21 +310,11 @@ fn a_watch_gives_the_value_at_every_pixel() {
     let probe = step(SHADER, "return vec4<f32>(acc");
     let (ty, values) = watch_image(&gpu, &original, probe, "vec2<f32>(acc + p.y, frag.x)");
     assert_eq!(ty.words(), Some(2));
-    for y in 0..H {
-        for x in 0..W {
-            let got = &values[(y * W + x) as usize];
-            if (x, y) == (5, 5) {
-                assert_eq!(got, &None, "discarded before the step");
-                continue;
-            }
-            // acc = sum over i < 4 of 2 (x + i) = 8x + 12.
-            let acc = 8.0 * x as f32 + 12.0;
-            let got = got
-                .as_ref()
-                .unwrap_or_else(|| panic!("({x},{y}): no value"));
-            assert_eq!(floats(got), [acc + y as f32, x as f32 + 0.5], "({x},{y})");
-        }
-    }
+    assert_at_return(&values, |x, y| {
+        // acc = sum over i < 4 of 2 (x + i) = 8x + 12.
+        let acc = 8.0 * x as f32 + 12.0;
+        [acc + y as f32, x as f32 + 0.5]
+    });
     // In a loop: the first reach (i = 0).
     let probe = step(SHADER, "acc += shade");
     let (_, values) = watch_image(&gpu, &original, probe, "u32(i) + 10u * u32(p.x)");
@@ -308,15 +327,7 @@ fn a_watch_gives_the_value_at_every_pixel() {
             );
         }
     }
-    let e = try_instrument(
-        SHADER,
-        Mode::Watch {
-            probe,
-            expr: "p.x +".to_string(),
-        },
-    )
-    .map(|_| ())
-    .unwrap_err();
+    let e = watch_error(SHADER, probe, "p.x +");
     assert!(
         matches!(
             e,
@@ -327,6 +338,79 @@ fn a_watch_gives_the_value_at_every_pixel() {
         ),
         "{e:?}"
     );
+}
+
+/// A watch may call the shader's pure functions (`shade`), evaluated on the
+/// GPU with its run-time rules: integer overflow wraps.
+#[test]
+fn a_watch_calls_the_shader_s_pure_functions() {
+    let gpu = Gpu::new();
+    let original = plain_image(&gpu, SHADER);
+    let probe = step(SHADER, "return vec4<f32>(acc");
+    let expr =
+        "vec2<f32>(shade(p.x) + shade(p.y), f32(i32(p.x + 3.0) * 2147483647 == -i32(p.x + 3.0)))";
+    let (ty, values) = watch_image(&gpu, &original, probe, expr);
+    assert_eq!(ty.words(), Some(2));
+    assert_at_return(&values, |x, y| {
+        // (x + 3) * (2^31 - 1) wraps to -(x + 3) in 32 bits.
+        let wraps = (x as i32 + 3).wrapping_mul(i32::MAX) == -(x as i32 + 3);
+        [2.0 * x as f32 + 2.0 * y as f32, f32::from(u8::from(wraps))]
+    });
+    // Inside `shade`, calling `shade` would recurse.
+    let inner = step(SHADER, "return w;");
+    assert_eq!(
+        watch_error(SHADER, inner, "shade(v)"),
+        InstrumentError::Watch {
+            expr: "shade(v)".to_string(),
+            error: ExprError::Recursive,
+        }
+    );
+}
+
+const IMPURE_SHADER: &str = r#"
+var<private> calls: u32;
+
+fn bump() -> u32 {
+    calls += 1u;
+    return calls;
+}
+
+fn kill(v: f32) -> f32 {
+    if v > 2.0 {
+        discard;
+    }
+    return v;
+}
+
+fn twice(v: f32) -> f32 {
+    return f32(bump()) * v;
+}
+
+@fragment
+fn fs_main(@builtin(position) frag: vec4<f32>) -> @location(0) vec4<f32> {
+    let p = kill(frag.x) + twice(frag.y);
+    return vec4<f32>(p, 0.0, 0.0, 1.0);
+}
+"#;
+
+/// Functions that write globals, discard, or call such functions are
+/// refused in watches, naming the function the expression calls.
+#[test]
+fn a_watch_refuses_functions_with_side_effects() {
+    let probe = step_in(IMPURE_SHADER, "fs_main", "return vec4<f32>(p");
+    for (expr, name) in [
+        ("bump()", "bump"),
+        ("kill(p)", "kill"),
+        ("twice(p) + 1.0", "twice"),
+    ] {
+        assert_eq!(
+            watch_error(IMPURE_SHADER, probe, expr),
+            InstrumentError::Watch {
+                expr: expr.to_string(),
+                error: ExprError::ImpureCall(name.to_string()),
+            }
+        );
+    }
 }
 
 const NAN_SHADER: &str = r#"
@@ -499,13 +583,41 @@ fn every_mode_emits_valid_spirv() {
         to_glsl(inst, &Default::default()).unwrap_or_else(|e| panic!("{name}: {e}"));
     }
     assert_spirv_valid("modes", &cases);
-    // Watching compute invocations is not there yet.
+}
+
+/// A watch over a compute dispatch: one slot per invocation by linear
+/// global id (`id.x + n.x * (id.y + n.y * id.z)`, `n` the dispatch's size
+/// in invocations), as the GLSL engine's; the shader's results unchanged.
+#[test]
+fn a_compute_watch_gives_the_value_of_every_invocation_by_linear_global_id() {
+    let gpu = Gpu::new();
+    let plain = instrument_src(COMPUTE, "cs", Mode::Plain, 0, BINDING).expect("plain");
+    let (original, _) = gpu.dispatch_compute(&plain, None);
     let watch = Mode::Watch {
-        probe: step_in(COMPUTE, "cs", "acc += k;"),
-        expr: "k".to_string(),
+        probe: step_in(COMPUTE, "cs", "out[i] = acc;"),
+        expr: "vec3<u32>(i, acc, lid.y)".to_string(),
     };
-    let e = instrument_src(COMPUTE, "cs", watch, 1, BINDING)
-        .map(|_| ())
-        .unwrap_err();
-    assert!(matches!(e, InstrumentError::Unsupported(_)), "{e:?}");
+    let inst = instrument_src(COMPUTE, "cs", watch, 0, BINDING).expect("watch");
+    let ty = inst.watch_type.clone().expect("watch type");
+    // 2 x 1 x 1 work groups of 4 x 2: 8 x 2 invocations.
+    let (n, slots) = ([8u32, 2], 16);
+    let buffer = layout::new_watch_buffer(slots, 1, ty.words().expect("words"));
+    let (out, words) = gpu.dispatch_compute(&inst, Some((BINDING, &buffer)));
+    assert_eq!(out, original, "results change under the watch");
+    let values = decode_watch(&words, &ty, slots as usize).expect("decodes");
+    for wg in 0..2u32 {
+        for (lx, ly) in (0..2u32).flat_map(|y| (0..4u32).map(move |x| (x, y))) {
+            let id = [wg * 4 + lx, ly];
+            let slot = id[0] + n[0] * id[1];
+            // The shader's `i` and `acc` computed here.
+            let i = wg * 4 + lx + 8 * ly;
+            let want = [i, i * (i + 1) / 2, ly].map(Value::Uint).to_vec();
+            assert_eq!(
+                values[slot as usize],
+                Some(Value::List(want)),
+                "work group {wg}, local ({lx}, {ly})"
+            );
+        }
+    }
+    assert_spirv_valid("compute-watch", &[("watch", inst)]);
 }

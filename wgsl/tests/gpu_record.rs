@@ -12,9 +12,7 @@ use shaderdbg_core::decode::{decode, Exit, InvocationTrace};
 use shaderdbg_core::layout;
 use shaderdbg_core::probes::ProbeTable;
 use shaderdbg_core::{Invocation, Value};
-use shaderdbg_gl_headless::Stage as GlStage;
 use shaderdbg_test_support::values::{final_value, float as f, floats};
-use shaderdbg_wgsl::emit::to_glsl;
 use shaderdbg_wgsl::{Instrumented, Mode};
 
 const BINDING: u32 = 7;
@@ -332,38 +330,9 @@ fn a_full_log_stops_at_the_first_entry_that_does_not_fit() {
 #[test]
 fn compute_invocations_record_by_global_id() {
     let gpu = Gpu::new();
-    let map = [(
-        shaderdbg_wgsl::naga::ResourceBinding {
-            group: 0,
-            binding: 0,
-        },
-        0u8,
-    )]
-    .into_iter()
-    .collect();
-    let run = |inst: &Instrumented, with_log: bool| -> (Vec<u32>, Vec<u32>) {
-        let glsl = to_glsl(inst, &map).expect("GLSL");
-        let program = gpu
-            .gl
-            .compile_program(&[(GlStage::Compute, &glsl)])
-            .unwrap_or_else(|e| panic!("{e}\n{glsl}"));
-        let out = gpu.gl.create_storage_buffer(0, &[0u8; 64]).expect("ssbo");
-        let log = with_log.then(|| {
-            gpu.gl
-                .create_storage_buffer(BINDING, &layout::new_record_buffer(1 << 12))
-                .expect("log")
-        });
-        gpu.gl
-            .dispatch_compute(&program, 2, 1, 1)
-            .expect("dispatch");
-        let words = |b| layout::to_words(&gpu.gl.read_storage_buffer(b).expect("read"));
-        let result = (words(&out), log.as_ref().map(words).unwrap_or_default());
-        gpu.gl.delete_storage_buffer(out).expect("delete");
-        if let Some(l) = log {
-            gpu.gl.delete_storage_buffer(l).expect("delete");
-        }
-        gpu.gl.delete_program(program).expect("delete");
-        result
+    let log = layout::new_record_buffer(1 << 12);
+    let run = |inst: &Instrumented, with_log: bool| {
+        gpu.dispatch_compute(inst, with_log.then_some((BINDING, &log[..])))
     };
     let record = |mode| instrument_src(COMPUTE, "cs", mode, 0, BINDING);
     let (original, _) = run(&record(Mode::Plain).expect("plain"), false);

@@ -126,38 +126,17 @@ pub fn evaluate_at(
     super::shown(Evaluator::new(&scope, gpu).eval(&e)?)
 }
 
-/// Built-ins of WGSL that only the GPU evaluates (texture access,
-/// derivatives): an expression that calls one is watched on the GPU.
-const WGSL_GPU_ONLY: &[&str] = &["texture", "dpdx", "dpdy", "fwidth"];
-
-/// A WGSL shader's expression, evaluated by naga's constant evaluator over
-/// the values before `step` (`shaderdbg_wgsl::eval`; WGSL syntax and rules).
-/// One that calls a texture or derivative built-in is watched on the GPU
-/// as written, when the cursor is the first time the invocation reaches
-/// its line (where a watch evaluates).
+/// A WGSL shader's expression over the values before `step`, evaluated as
+/// GLSL ones are: on the CPU where it is faithful (naga's constant
+/// evaluator, `shaderdbg_wgsl::eval`: WGSL syntax and rules), otherwise on
+/// the GPU by a watch of the whole expression. The GPU takes calls of the
+/// shader's functions and of the built-ins only it has (texture access,
+/// derivatives), and what a constant cannot be but a run-time value can
+/// (division by zero, a NaN in scope, ...: `wgsl_eval::EvalError::RunTime`).
+/// A watch evaluates where the invocation first reaches the cursor's line;
+/// elsewhere, without a GPU, or in a compute shader, such an expression is
+/// an error saying why.
 fn evaluate_wgsl(stop: &Stop, step: usize, expr: &str, gpu: Option<&mut dyn GpuWatch>) -> R<Typed> {
-    let gpu_only = expr
-        .split(|c: char| !(c.is_alphanumeric() || c == '_'))
-        .any(|w| WGSL_GPU_ONLY.iter().any(|p| w.starts_with(p)));
-    if gpu_only {
-        let what = || format!("`{}`", expr.trim());
-        let (Some(gpu), Some(site)) = (gpu, gpu_site(stop, step)) else {
-            return Err(EvalError::NeedsGpu { what: what() });
-        };
-        if !site.first_reach {
-            return Err(EvalError::Gpu(format!(
-                "{} is evaluated on the GPU where the invocation first reaches line {}; \
-                 this is a later reach",
-                what(),
-                site.line
-            )));
-        }
-        let image = gpu
-            .watch(site.line, expr.trim())
-            .map_err(|e| EvalError::Gpu(e.to_string()))?;
-        let value = super::read_slot(&image, &site)?;
-        return Ok(Typed::new(image.ty, value));
-    }
     if expr.len() > super::MAX_EXPR_LEN {
         return Err(EvalError::Parse(format!(
             "the expression is longer than {} bytes",
@@ -178,9 +157,38 @@ fn evaluate_wgsl(stop: &Stop, step: usize, expr: &str, gpu: Option<&mut dyn GpuW
             value: v.value.as_ref(),
         })
         .collect();
-    match wgsl_eval::evaluate(expr, &in_scope) {
-        Ok((ty, value)) => Ok(Typed::new(ty, value)),
-        Err(e @ wgsl_eval::EvalError::Invalid { .. }) => Err(EvalError::Parse(e.to_string())),
-        Err(e @ wgsl_eval::EvalError::NoValue(_)) => Err(EvalError::Invalid(e.to_string())),
+    // A variable of the name shadows a function (WGSL scoping).
+    let called = wgsl_eval::identifiers(expr).into_iter().find(|n| {
+        !in_scope.iter().any(|v| v.name == *n)
+            && (wgsl_eval::gpu_only_builtin(n) || stop.table.functions.iter().any(|f| f.name == *n))
+    });
+    let why = match called {
+        Some(name) => format!("{name}()"),
+        None => match wgsl_eval::evaluate(expr, &in_scope) {
+            Ok((ty, value)) => return Ok(Typed::new(ty, value)),
+            Err(wgsl_eval::EvalError::RunTime(why)) => why,
+            Err(e @ wgsl_eval::EvalError::Invalid { .. }) => {
+                return Err(EvalError::Parse(e.to_string()))
+            }
+            Err(e @ wgsl_eval::EvalError::NoValue(_)) => {
+                return Err(EvalError::Invalid(e.to_string()))
+            }
+        },
+    };
+    let what = format!("`{}` ({why})", expr.trim());
+    let (Some(gpu), Some(site)) = (gpu, gpu_site(stop, step)) else {
+        return Err(EvalError::NeedsGpu { what });
+    };
+    if !site.first_reach {
+        return Err(EvalError::Gpu(format!(
+            "{what} is evaluated on the GPU where the invocation first reaches line {}; \
+             this is a later reach",
+            site.line
+        )));
     }
+    let image = gpu
+        .watch(site.line, expr.trim())
+        .map_err(|e| EvalError::Gpu(e.to_string()))?;
+    let value = super::read_slot(&image, &site)?;
+    Ok(Typed::new(image.ty, value))
 }

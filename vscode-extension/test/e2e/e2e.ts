@@ -10,7 +10,7 @@
 // inline values, F10 and Step Back, the values view and the frame view.
 // Then the same for a WGSL file (rings.wgsl): a gutter breakpoint with a
 // WGSL condition, F5, the stop on the WGSL line, VARIABLES with WGSL values
-// and type names, Step Back and F10; and, in the editor, the language
+// and type names, the debug hover, Step Back and F10; and, in the editor, the language
 // server's signature help for a WGSL built-in.
 // Then a Vulkan program: a launch.json naming the built test program
 // vk_triangle (tests/vk-apps; the session enables our Vulkan layer),
@@ -437,6 +437,18 @@ try {
     check('WGSL VARIABLES: glow', close(valueOf('glow'), [rings.glow], 1e-5), `${wv.get('glow')?.value} vs ${rings.glow}`);
   }
   await shot('11-wgsl-paused');
+  // The debug hover on `glow`: VS Code asks the adapter to evaluate the word (the WGSL evaluator).
+  const glowTok = wgslLine.locator('span > span', { hasText: /^glow$/ }).first();
+  let wgslHover = '';
+  for (let attempt = 1; attempt <= 3 && !(rings && close(numbers(wgslHover), [rings.glow], 1e-5)); attempt++) {
+    await pg.mouse.move(700, 600); await sleep(300);
+    const gb = await glowTok.boundingBox();
+    if (gb) await pg.mouse.move(gb.x + gb.width / 2, gb.y + gb.height / 2, { steps: 5 });
+    wgslHover = await poll(async () => ((await hover.isVisible()) ? hover.innerText() : ''), 5000) || '';
+  }
+  check('WGSL: debug hover on glow shows its value', !!rings && close(numbers(wgslHover), [rings.glow], 1e-5), `${JSON.stringify(wgslHover)} vs ${rings?.glow}`);
+  await shot('11-wgsl-debug-hover');
+  await pg.mouse.move(700, 600);
 
   // ---------------------------------------------------------------- 12. Step Back and F10 on the WGSL lines
   await pg.locator('.debug-toolbar .codicon-debug-step-back').first().click();

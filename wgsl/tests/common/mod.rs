@@ -159,6 +159,46 @@ impl Gpu {
     }
 }
 
+impl Gpu {
+    /// `COMPUTE` instrumented (`inst`) dispatched as 2 x 1 x 1 work groups
+    /// with its output at binding 0 and, with `debug`, the debug buffer
+    /// (binding, contents): the output's and the debug buffer's words.
+    pub fn dispatch_compute(
+        &self,
+        inst: &Instrumented,
+        debug: Option<(u32, &[u8])>,
+    ) -> (Vec<u32>, Vec<u32>) {
+        let map = [(
+            shaderdbg_wgsl::naga::ResourceBinding {
+                group: 0,
+                binding: 0,
+            },
+            0u8,
+        )]
+        .into_iter()
+        .collect();
+        let glsl = to_glsl(inst, &map).expect("GLSL");
+        let program = self
+            .gl
+            .compile_program(&[(GlStage::Compute, &glsl)])
+            .unwrap_or_else(|e| panic!("{e}\n{glsl}"));
+        let out = self.gl.create_storage_buffer(0, &[0u8; 64]).expect("ssbo");
+        let log =
+            debug.map(|(binding, b)| self.gl.create_storage_buffer(binding, b).expect("debug"));
+        self.gl
+            .dispatch_compute(&program, 2, 1, 1)
+            .expect("dispatch");
+        let words = |b| layout::to_words(&self.gl.read_storage_buffer(b).expect("read"));
+        let result = (words(&out), log.as_ref().map(words).unwrap_or_default());
+        self.gl.delete_storage_buffer(out).expect("delete");
+        if let Some(l) = log {
+            self.gl.delete_storage_buffer(l).expect("delete");
+        }
+        self.gl.delete_program(program).expect("delete");
+        result
+    }
+}
+
 /// Every case's module through naga's SPIR-V back end and the Khronos
 /// validator, in a temporary folder named after `tag`.
 pub fn assert_spirv_valid(tag: &str, cases: &[(&str, Instrumented)]) {

@@ -12,8 +12,10 @@
 //! ([`builtins`]). Floats are `f32` as on the GPU; integers wrap.
 //!
 //! What the CPU cannot evaluate faithfully (texture sampling, `texelFetch`,
-//! derivatives, image loads, calls of the shader's own functions) is
-//! [`EvalError::NeedsGpu`]. With a [`GpuWatch`] (the session's `Watch`
+//! derivatives, image loads) is [`EvalError::NeedsGpu`]. Calls of the
+//! shader's own GLSL functions are refused (they may write globals or
+//! `out` parameters); WGSL watches run pure ones on the GPU
+//! (`stop_scope::evaluate_wgsl`). With a [`GpuWatch`] (the session's `Watch`
 //! request: the draw replayed with an expression evaluated at a line for every
 //! invocation) such a call is evaluated on the GPU and its value taken at this
 //! invocation's slot; the rest of the expression stays on the CPU. See

@@ -24,6 +24,10 @@ pub enum Origin {
     /// The module carried no source; naga writes it from this file of the
     /// user's (`crate::wgsl::matching_file`).
     Matched { file: String },
+    /// The compiler embedded a source in a language the debugger does not
+    /// instrument (HLSL, Slang, ...): announced all the same, so that the
+    /// user's file binds and its breakpoints say `why` they are not set.
+    Foreign { file: Option<String>, why: String },
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -49,7 +53,7 @@ pub enum SourceError {
     Spirv(#[from] spirv::SpirvError),
     #[error("the module has no entry point of a stage the debugger knows")]
     NoEntryPoint,
-    #[error("the module's source is {0:?}, not GLSL or WGSL")]
+    #[error("the module's source is {}, not GLSL or WGSL", language_name(*.0))]
     NotGlsl(Language),
     #[error("SPIRV-Cross: {0}; {1}")]
     Decompile(String, Box<SourceError>),
@@ -103,7 +107,19 @@ pub fn of_module(bytes: &[u8]) -> Result<Vec<RuntimeSource>, SourceError> {
             text,
             ..
         }) => Ok(each(&text, Origin::Embedded { file }, Lang::Wgsl)),
-        Some(EmbeddedSource { language, .. }) => Err(SourceError::NotGlsl(language)),
+        Some(EmbeddedSource {
+            language,
+            file,
+            text,
+            ..
+        }) => {
+            let why = format!(
+                "{}: the debugger instruments GLSL and WGSL only, so this shader runs as the \
+                 program made it",
+                SourceError::NotGlsl(language)
+            );
+            Ok(each(&text, Origin::Foreign { file, why }, Lang::Glsl))
+        }
         None => known
             .iter()
             .map(|(stage, entry_point)| {
@@ -123,6 +139,22 @@ pub fn of_module(bytes: &[u8]) -> Result<Vec<RuntimeSource>, SourceError> {
                 })
             })
             .collect(),
+    }
+}
+
+/// A source language as people write it.
+fn language_name(language: Language) -> String {
+    match language {
+        Language::HLSL => "HLSL".into(),
+        Language::Slang => "Slang".into(),
+        Language::OpenCL_C => "OpenCL C".into(),
+        Language::OpenCL_CPP => "OpenCL C++".into(),
+        Language::CPP_for_OpenCL => "C++ for OpenCL".into(),
+        Language::SYCL => "SYCL".into(),
+        Language::HERO_C => "HERO-C".into(),
+        Language::NZSL => "NZSL".into(),
+        Language::Unknown => "in an unknown language (OpSource Unknown)".into(),
+        other => format!("{other:?}"),
     }
 }
 
@@ -199,4 +231,62 @@ fn naga(bytes: &[u8], stage: Stage, entry_point: &str) -> Result<String, SourceE
         .write()
         .map_err(|e| SourceError::NagaGlsl(e.to_string()))?;
     Ok(text)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A fragment shader compiled from HLSL with `glslangValidator -D -g`.
+    fn hlsl_module() -> Vec<u32> {
+        let file = concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/../tests/vk-apps/shaders/vk_hlsl.frag.hlsl"
+        );
+        let out = std::env::temp_dir().join(format!("shaderdbg-hlsl-{}.spv", std::process::id()));
+        let status = std::process::Command::new("glslangValidator")
+            .args(["-V", "--quiet", "-g", "-D", "-e", "main", "-o"])
+            .arg(&out)
+            .arg(file)
+            .status()
+            .expect("glslangValidator (cargo xtask setup installs it)");
+        assert!(status.success());
+        let bytes = std::fs::read(&out).expect("the module");
+        let _ = std::fs::remove_file(&out);
+        spirv::words_of(&bytes)
+    }
+
+    /// The reason a breakpoint in the module's source is refused.
+    fn refusal(words: &[u32]) -> (Option<String>, String) {
+        let sources = of_module(spirv::bytes_of(words)).expect("announced");
+        assert_eq!(sources.len(), 1);
+        match &sources[0].origin {
+            Origin::Foreign { file, why } => (file.clone(), why.clone()),
+            other => panic!("{other:?}"),
+        }
+    }
+
+    #[test]
+    fn sources_in_other_languages_are_announced_with_why_they_cannot_be_debugged() {
+        let mut words = hlsl_module();
+        let (file, why) = refusal(&words);
+        assert!(file.is_some_and(|f| f.ends_with("vk_hlsl.frag.hlsl")));
+        assert_eq!(
+            why,
+            "the module's source is HLSL, not GLSL or WGSL: the debugger instruments GLSL and \
+             WGSL only, so this shader runs as the program made it"
+        );
+        // The same module saying its source is Slang (`OpSource`'s first
+        // operand is the language).
+        let mut at = 5;
+        while words[at] & 0xffff != ::spirv::Op::Source as u32 {
+            at += (words[at] >> 16) as usize;
+        }
+        words[at + 1] = Language::Slang as u32;
+        let (_, why) = refusal(&words);
+        assert!(
+            why.starts_with("the module's source is Slang, not"),
+            "{why}"
+        );
+    }
 }

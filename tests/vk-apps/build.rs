@@ -3,7 +3,8 @@
 //! debug information (`-g`: the GLSL source travels in `OpSource`), with
 //! NonSemantic.Shader.DebugInfo.100 (`-gVS`: the source travels in
 //! `DebugSource`, as shaderc writes it), and without (the layer must
-//! decompile those). `shaders.rs` in OUT_DIR lists them all for
+//! decompile those). `NAME.STAGE.hlsl` files are HLSL (`-D`, entry point
+//! `main`). `shaders.rs` in OUT_DIR lists them all for
 //! `shaderdbg_vk_test_apps::shader`.
 
 use std::fmt::Write;
@@ -20,6 +21,7 @@ const SHADERS: &[&str] = &[
     "vk_textured.frag",
     "vk_sets.frag",
     "vk_spec.frag",
+    "vk_hlsl.frag.hlsl",
 ];
 
 fn main() {
@@ -45,6 +47,9 @@ fn main() {
             let dst = out.join(format!("{name}.{suffix}"));
             let mut cmd = Command::new("glslangValidator");
             cmd.arg("-V").arg("--quiet");
+            if name.ends_with(".hlsl") {
+                cmd.args(["-D", "-e", "main"]);
+            }
             if let Some(flag) = debug {
                 cmd.arg(flag);
             }

@@ -109,6 +109,7 @@ pub fn announce_module(dbg: &Debugger, context: u64, code: &[u32]) -> Vec<(Strin
             compiled: true,
             info_log: String::new(),
             language: src.language,
+            parts: src.parts,
         });
         serve(dbg, &mut |_, _| Err(NOT_STOPPED.into()));
         ids.push((src.entry_point, shader));

@@ -269,3 +269,65 @@ fn frame_and_pixel_filters_pick_the_stop() {
         Some(t)
     );
 }
+
+/// A shader that `#include`s a file (`vk_include.frag`, its rings in
+/// `include/vk_rings.glsl`; `-g` records one `OpSource` per file, `-gVS`
+/// one `DebugSource`): each of the user's files binds by content to the
+/// part of the module that is its own, a breakpoint in the included file's
+/// function stops there at the first fragment where its condition holds
+/// (its values as the CPU computes them), one in the main file stops in
+/// the main file, and the frames are the program's alone.
+#[test]
+fn breakpoints_in_an_included_file_and_in_its_includer_stop_in_each() {
+    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../tests/vk-apps/shaders");
+    let main = dir.join("vk_include.frag").canonicalize().expect("shader");
+    let included = dir
+        .join("include/vk_rings.glsl")
+        .canonicalize()
+        .expect("included file");
+    let program = shaderdbg_test_support::app("vk_include");
+    let return_line = common::line_of(&included, "return ring;");
+    let color_line = common::line_of(&main, "color = ");
+    for debug_info in ["source", "nonsemantic"] {
+        let args = ["2", "64", debug_info];
+        let at = |file: &PathBuf, line: u32, condition: &str| {
+            let bp = format!("{}:{line}:{condition}", file.display());
+            let (out, text) = common::run_program(&bp, &program, &args);
+            assert!(out.status.success(), "{text}");
+            let events = json_events(&text);
+            assert_eq!(
+                common::frames(program_output(&events).into_iter()),
+                common::frames_alone(&program, &args),
+                "frames differ under the debugger ({debug_info})"
+            );
+            let stops: Vec<Value> = of_kind(&events, "stopped").into_iter().cloned().collect();
+            assert_eq!(stops.len(), 2, "one stop per frame ({debug_info}):\n{text}");
+            for stop in &stops {
+                assert_eq!(stop["file"], file.display().to_string(), "{stop}");
+                assert_eq!(stop["line"], line, "{stop}");
+            }
+            stops
+        };
+        let in_included = at(&included, return_line, "ring > 0.9 && p.x > 1.0");
+        for (frame, stop) in in_included.iter().enumerate() {
+            let t = frame as f32 * 0.125;
+            let holds = |x: u32, y: u32| ring(x, y, t) > 0.9 && (x as f32 + 0.5) / 32.0 > 1.0;
+            let first = (0..64)
+                .flat_map(|y| (0..64).map(move |x| (x, y)))
+                .find(|&(x, y)| holds(x, y))
+                .expect("some fragment");
+            let pixel = [0, 1].map(|i| stop["pixel"][i].as_u64().expect("pixel") as u32);
+            assert_eq!((pixel[0], pixel[1]), first, "{stop}");
+            let locals = &stop["locals"];
+            let p = [(first.0 as f32 + 0.5) / 32.0, (first.1 as f32 + 0.5) / 32.0];
+            assert_eq!(f32s(&locals["p"]["value"]), p, "{stop}");
+            let r = locals["ring"]["value"].as_f64().expect("ring") as f32;
+            assert!((r - ring(first.0, first.1, t)).abs() < 1e-5, "{stop}");
+        }
+        let in_main = at(&main, color_line, "ring > 0.9");
+        let r = in_main[0]["locals"]["ring"]["value"]
+            .as_f64()
+            .expect("ring") as f32;
+        assert!(r > 0.9, "{}", in_main[0]);
+    }
+}

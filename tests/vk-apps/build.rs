@@ -22,11 +22,14 @@ const SHADERS: &[&str] = &[
     "vk_sets.frag",
     "vk_spec.frag",
     "vk_hlsl.frag.hlsl",
+    "vk_include.frag",
 ];
 
 fn main() {
     let out = PathBuf::from(std::env::var_os("OUT_DIR").expect("OUT_DIR"));
     // (name, [-g, -gVS, plain]) for each shader.
+    // What the shaders `#include`.
+    println!("cargo:rerun-if-changed=shaders/include");
     let mut table = String::from("pub(crate) const BUILT: &[(&str, [&[u8]; 3])] = &[\n");
     for &name in SHADERS {
         let built = |suffix: &str| out.join(format!("{name}.{suffix}"));

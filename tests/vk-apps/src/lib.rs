@@ -63,6 +63,32 @@ pub fn triangle_shaders(debug_info: DebugInfo) -> anyhow::Result<(Vec<u32>, Vec<
     ))
 }
 
+/// The main of a program that is `vk_triangle` with another fragment
+/// shader (`shaders/FRAGMENT`, reading the frame's time as a push
+/// constant): `PROGRAM [FRAMES] [SIZE] [plain|nonsemantic]` prints `frame
+/// N checksum HEX` for FRAMES (default 3) frames of SIZE x SIZE (default 64).
+pub fn triangle_with(fragment: &str) -> anyhow::Result<()> {
+    let frames: u32 = arg(0, "FRAMES", 3)?;
+    let size: u32 = arg(1, "SIZE", 64)?;
+    let debug_info = DebugInfo::from_arg(std::env::args().nth(3).as_deref());
+    let mut scene = Scene::offscreen(size)?;
+    let push = [vk::PushConstantRange::default()
+        .stage_flags(vk::ShaderStageFlags::FRAGMENT)
+        .size(4)];
+    scene.set_pipeline(&Shaders {
+        vertex: &shader("vk_triangle.vert", debug_info)?,
+        fragment: &shader(fragment, debug_info)?,
+        set_layouts: &[],
+        push_constants: &push,
+        specialization: None,
+    })?;
+    for frame in 0..frames {
+        let sum = scene.frame(&[vec![frame as f32 * 0.125]])?;
+        println!("frame {frame} checksum {sum:016x}");
+    }
+    Ok(())
+}
+
 /// The `i`-th command-line argument, or `default`.
 pub fn arg<T: std::str::FromStr>(i: usize, name: &str, default: T) -> anyhow::Result<T> {
     match std::env::args().nth(i + 1) {

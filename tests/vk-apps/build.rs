@@ -23,6 +23,7 @@ const SHADERS: &[&str] = &[
     "vk_spec.frag",
     "vk_hlsl.frag.hlsl",
     "vk_include.frag",
+    "vk_subpass.frag",
 ];
 
 fn main() {

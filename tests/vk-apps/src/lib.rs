@@ -253,6 +253,8 @@ pub enum Binding {
     StorageBuffer(vk::Buffer),
     /// A combined image sampler, the image in `SHADER_READ_ONLY_OPTIMAL`.
     Texture(vk::ImageView, vk::Sampler),
+    /// An input attachment, in `SHADER_READ_ONLY_OPTIMAL`.
+    InputAttachment(vk::ImageView),
 }
 
 /// Everything to draw into a SIZE x SIZE RGBA8 image offscreen (no
@@ -269,6 +271,9 @@ pub struct Scene {
     memory_types: vk::PhysicalDeviceMemoryProperties,
     render_pass: vk::RenderPass,
     framebuffer: vk::Framebuffer,
+    /// The view of the image subpass 0 draws and subpass 1 reads, where
+    /// the render pass has two subpasses.
+    input: Option<vk::ImageView>,
     pipeline: vk::Pipeline,
     layout: vk::PipelineLayout,
     image: vk::Image,
@@ -302,6 +307,19 @@ impl Scene {
 
     /// A scene without a pipeline yet ([`Scene::set_pipeline`]).
     pub fn offscreen(size: u32) -> anyhow::Result<Scene> {
+        Scene::offscreen_passes(size, false)
+    }
+
+    /// A scene whose render pass has two subpasses: the first draws into
+    /// a second image ([`Scene::set_pipeline`]), which the second reads as
+    /// its input attachment ([`Scene::input_view`]) and draws the scene's
+    /// image ([`Scene::subpass_pipeline`]; [`Scene::record`]'s `draw`
+    /// moves to it with `vkCmdNextSubpass`).
+    pub fn with_input_attachment(size: u32) -> anyhow::Result<Scene> {
+        Scene::offscreen_passes(size, true)
+    }
+
+    fn offscreen_passes(size: u32, input: bool) -> anyhow::Result<Scene> {
         // SAFETY: every Vulkan object below is created, used on this thread
         // and destroyed in order (Drop); each create info outlives its call.
         unsafe {
@@ -333,27 +351,64 @@ impl Scene {
                 vk::BufferUsageFlags::TRANSFER_DST,
             )?;
 
-            let attachment = [vk::AttachmentDescription::default()
+            // With an input attachment: attachment 1, drawn by subpass 0
+            // and read by subpass 1, which draws attachment 0.
+            let second = match input {
+                true => {
+                    let usage = vk::ImageUsageFlags::COLOR_ATTACHMENT
+                        | vk::ImageUsageFlags::INPUT_ATTACHMENT;
+                    Some(image_2d(&device, &memory_types, &mut cleanup, extent, format, usage)?.1)
+                }
+                false => None,
+            };
+            let attachment = vk::AttachmentDescription::default()
                 .format(format)
                 .samples(vk::SampleCountFlags::TYPE_1)
                 .load_op(vk::AttachmentLoadOp::CLEAR)
                 .store_op(vk::AttachmentStoreOp::STORE)
                 .initial_layout(vk::ImageLayout::UNDEFINED)
-                .final_layout(vk::ImageLayout::TRANSFER_SRC_OPTIMAL)];
-            let color_ref = [vk::AttachmentReference::default()
-                .attachment(0)
-                .layout(vk::ImageLayout::COLOR_ATTACHMENT_OPTIMAL)];
-            let subpass = [vk::SubpassDescription::default()
-                .pipeline_bind_point(vk::PipelineBindPoint::GRAPHICS)
-                .color_attachments(&color_ref)];
+                .final_layout(vk::ImageLayout::TRANSFER_SRC_OPTIMAL);
+            let read = vk::ImageLayout::SHADER_READ_ONLY_OPTIMAL;
+            let attachments = [
+                attachment,
+                attachment
+                    .store_op(vk::AttachmentStoreOp::DONT_CARE)
+                    .final_layout(read),
+            ];
+            let reference = |attachment, layout| vk::AttachmentReference { attachment, layout };
+            let drawn = vk::ImageLayout::COLOR_ATTACHMENT_OPTIMAL;
+            let (image_ref, second_ref) = ([reference(0, drawn)], [reference(1, drawn)]);
+            let input_ref = [reference(1, read)];
+            let graphics = vk::PipelineBindPoint::GRAPHICS;
+            let subpass = vk::SubpassDescription::default().pipeline_bind_point(graphics);
+            let (subpasses, dependencies) = match input {
+                false => (vec![subpass.color_attachments(&image_ref)], vec![]),
+                true => (
+                    vec![
+                        subpass.color_attachments(&second_ref),
+                        subpass
+                            .input_attachments(&input_ref)
+                            .color_attachments(&image_ref),
+                    ],
+                    vec![vk::SubpassDependency::default()
+                        .src_subpass(0)
+                        .dst_subpass(1)
+                        .src_stage_mask(vk::PipelineStageFlags::COLOR_ATTACHMENT_OUTPUT)
+                        .dst_stage_mask(vk::PipelineStageFlags::FRAGMENT_SHADER)
+                        .src_access_mask(vk::AccessFlags::COLOR_ATTACHMENT_WRITE)
+                        .dst_access_mask(vk::AccessFlags::INPUT_ATTACHMENT_READ)
+                        .dependency_flags(vk::DependencyFlags::BY_REGION)],
+                ),
+            };
             let render_pass = device.create_render_pass(
                 &vk::RenderPassCreateInfo::default()
-                    .attachments(&attachment)
-                    .subpasses(&subpass),
+                    .attachments(&attachments[..subpasses.len()])
+                    .subpasses(&subpasses)
+                    .dependencies(&dependencies),
                 None,
             )?;
             cleanup.add(move |d| d.destroy_render_pass(render_pass, None));
-            let views = [view];
+            let views: Vec<vk::ImageView> = std::iter::once(view).chain(second).collect();
             let framebuffer = device.create_framebuffer(
                 &vk::FramebufferCreateInfo::default()
                     .render_pass(render_pass)
@@ -388,6 +443,7 @@ impl Scene {
                 memory_types,
                 render_pass,
                 framebuffer,
+                input: second,
                 pipeline: vk::Pipeline::null(),
                 layout: vk::PipelineLayout::null(),
                 image,
@@ -425,26 +481,35 @@ impl Scene {
             .ok_or_else(|| anyhow!("scene dropped"))
     }
 
+    /// The image the first subpass draws and the second reads (a scene
+    /// [`Scene::with_input_attachment`]).
+    pub fn input_view(&self) -> anyhow::Result<vk::ImageView> {
+        self.input
+            .ok_or_else(|| anyhow!("the scene has one subpass"))
+    }
+
     /// Creates the pipeline (and its layout) the scene draws with, for a
     /// full-viewport draw of triangles without vertex buffers.
     pub fn set_pipeline(&mut self, shaders: &Shaders) -> anyhow::Result<()> {
+        let (layout, pipeline) = self.subpass_pipeline(0, shaders)?;
+        self.layout = layout;
+        self.pipeline = pipeline;
+        Ok(())
+    }
+
+    /// A pipeline (and its layout) for a full-viewport draw in `subpass`.
+    pub fn subpass_pipeline(
+        &mut self,
+        subpass: u32,
+        shaders: &Shaders,
+    ) -> anyhow::Result<(vk::PipelineLayout, vk::Pipeline)> {
         let size = self.extent.width;
         let device = self.device.clone();
         let render_pass = self.render_pass;
         let cleanup = self.cleanup()?;
-        // SAFETY: the device is alive; each create info outlives its call;
-        // the objects are destroyed by the cleanup.
-        unsafe {
-            let module = |code: &[u32], cleanup: &mut Cleanup| -> anyhow::Result<_> {
-                let m = device.create_shader_module(
-                    &vk::ShaderModuleCreateInfo::default().code(code),
-                    None,
-                )?;
-                cleanup.add(move |d| d.destroy_shader_module(m, None));
-                Ok(m)
-            };
-            let vert = module(shaders.vertex, cleanup)?;
-            let frag = module(shaders.fragment, cleanup)?;
+        // SAFETY: the device is alive; the create info outlives its call;
+        // the layout is destroyed by the cleanup.
+        let layout = unsafe {
             let layout = device.create_pipeline_layout(
                 &vk::PipelineLayoutCreateInfo::default()
                     .set_layouts(shaders.set_layouts)
@@ -452,69 +517,18 @@ impl Scene {
                 None,
             )?;
             cleanup.add(move |d| d.destroy_pipeline_layout(layout, None));
-            let mut fragment_stage = vk::PipelineShaderStageCreateInfo::default()
-                .stage(vk::ShaderStageFlags::FRAGMENT)
-                .module(frag)
-                .name(c"main");
-            if let Some(spec) = shaders.specialization {
-                fragment_stage = fragment_stage.specialization_info(spec);
-            }
-            let stages = [
-                vk::PipelineShaderStageCreateInfo::default()
-                    .stage(vk::ShaderStageFlags::VERTEX)
-                    .module(vert)
-                    .name(c"main"),
-                fragment_stage,
-            ];
-            let vertex_input = vk::PipelineVertexInputStateCreateInfo::default();
-            let assembly = vk::PipelineInputAssemblyStateCreateInfo::default()
-                .topology(vk::PrimitiveTopology::TRIANGLE_LIST);
-            let viewports = [vk::Viewport {
-                x: 0.0,
-                y: 0.0,
-                width: size as f32,
-                height: size as f32,
-                min_depth: 0.0,
-                max_depth: 1.0,
-            }];
-            let scissors = [vk::Rect2D {
-                offset: vk::Offset2D::default(),
-                extent: vk::Extent2D {
-                    width: size,
-                    height: size,
-                },
-            }];
-            let viewport = vk::PipelineViewportStateCreateInfo::default()
-                .viewports(&viewports)
-                .scissors(&scissors);
-            let raster = vk::PipelineRasterizationStateCreateInfo::default()
-                .polygon_mode(vk::PolygonMode::FILL)
-                .cull_mode(vk::CullModeFlags::NONE)
-                .line_width(1.0);
-            let multisample = vk::PipelineMultisampleStateCreateInfo::default()
-                .rasterization_samples(vk::SampleCountFlags::TYPE_1);
-            let blend_attachment = [vk::PipelineColorBlendAttachmentState::default()
-                .color_write_mask(vk::ColorComponentFlags::RGBA)];
-            let blend =
-                vk::PipelineColorBlendStateCreateInfo::default().attachments(&blend_attachment);
-            let pipeline_info = vk::GraphicsPipelineCreateInfo::default()
-                .stages(&stages)
-                .vertex_input_state(&vertex_input)
-                .input_assembly_state(&assembly)
-                .viewport_state(&viewport)
-                .rasterization_state(&raster)
-                .multisample_state(&multisample)
-                .color_blend_state(&blend)
-                .layout(layout)
-                .render_pass(render_pass);
-            let pipeline = device
-                .create_graphics_pipelines(vk::PipelineCache::null(), &[pipeline_info], None)
-                .map_err(|(_, e)| e)?[0];
-            cleanup.add(move |d| d.destroy_pipeline(pipeline, None));
-            self.layout = layout;
-            self.pipeline = pipeline;
-        }
-        Ok(())
+            layout
+        };
+        let at = Subpass {
+            render_pass,
+            subpass,
+            layout,
+            size,
+        };
+        Ok((
+            layout,
+            full_viewport_pipeline(&device, cleanup, at, shaders)?,
+        ))
     }
 
     /// A host-visible buffer of `size` bytes for `usage`, mapped.
@@ -651,6 +665,7 @@ impl Scene {
             Binding::UniformBuffer(_) => vk::DescriptorType::UNIFORM_BUFFER,
             Binding::StorageBuffer(_) => vk::DescriptorType::STORAGE_BUFFER,
             Binding::Texture(..) => vk::DescriptorType::COMBINED_IMAGE_SAMPLER,
+            Binding::InputAttachment(_) => vk::DescriptorType::INPUT_ATTACHMENT,
         };
         let layout_bindings: Vec<_> = (0u32..)
             .zip(bindings)
@@ -702,7 +717,7 @@ impl Scene {
                             range: vk::WHOLE_SIZE,
                         }]
                     }
-                    Binding::Texture(..) => [vk::DescriptorBufferInfo::default()],
+                    _ => [vk::DescriptorBufferInfo::default()],
                 })
                 .collect();
             let images: Vec<[vk::DescriptorImageInfo; 1]> = bindings
@@ -710,6 +725,11 @@ impl Scene {
                 .map(|b| match b {
                     Binding::Texture(view, sampler) => [vk::DescriptorImageInfo {
                         sampler: *sampler,
+                        image_view: *view,
+                        image_layout: vk::ImageLayout::SHADER_READ_ONLY_OPTIMAL,
+                    }],
+                    Binding::InputAttachment(view) => [vk::DescriptorImageInfo {
+                        sampler: vk::Sampler::null(),
                         image_view: *view,
                         image_layout: vk::ImageLayout::SHADER_READ_ONLY_OPTIMAL,
                     }],
@@ -724,7 +744,9 @@ impl Scene {
                         .dst_binding(i)
                         .descriptor_type(kind(b));
                     match b {
-                        Binding::Texture(..) => write.image_info(&images[i as usize]),
+                        Binding::Texture(..) | Binding::InputAttachment(_) => {
+                            write.image_info(&images[i as usize])
+                        }
                         _ => write.buffer_info(&buffers[i as usize]),
                     }
                 })
@@ -759,18 +781,20 @@ impl Scene {
         // in use (each submission is waited for).
         unsafe {
             d.begin_command_buffer(cmd, &vk::CommandBufferBeginInfo::default())?;
+            // One per attachment (the second: a scene with an input attachment).
             let clear = [vk::ClearValue {
                 color: vk::ClearColorValue {
                     float32: [0.0, 0.0, 0.0, 1.0],
                 },
-            }];
+            }; 2];
+            let clear = &clear[..1 + usize::from(self.input.is_some())];
             d.cmd_begin_render_pass(
                 cmd,
                 &vk::RenderPassBeginInfo::default()
                     .render_pass(self.render_pass)
                     .framebuffer(self.framebuffer)
                     .render_area(area)
-                    .clear_values(&clear),
+                    .clear_values(clear),
                 vk::SubpassContents::INLINE,
             );
             draw(d, cmd);
@@ -860,6 +884,100 @@ impl Scene {
             self.submit(self.cmd)?;
         }
         self.checksum()
+    }
+}
+
+/// Where a pipeline draws: a subpass of a render pass, SIZE x SIZE, with
+/// this layout.
+#[derive(Clone, Copy)]
+struct Subpass {
+    render_pass: vk::RenderPass,
+    subpass: u32,
+    layout: vk::PipelineLayout,
+    size: u32,
+}
+
+/// A graphics pipeline (and its shader modules, registered with `cleanup`)
+/// for a full-viewport draw of triangles without vertex buffers in `at`,
+/// one colour attachment written; `shaders`' layout parts are `at`'s.
+fn full_viewport_pipeline(
+    device: &ash::Device,
+    cleanup: &mut Cleanup,
+    at: Subpass,
+    shaders: &Shaders,
+) -> anyhow::Result<vk::Pipeline> {
+    let size = at.size;
+    // SAFETY: the device is alive; each create info outlives its call;
+    // the objects are destroyed by the cleanup.
+    unsafe {
+        let module = |code: &[u32], cleanup: &mut Cleanup| -> anyhow::Result<_> {
+            let m = device
+                .create_shader_module(&vk::ShaderModuleCreateInfo::default().code(code), None)?;
+            cleanup.add(move |d| d.destroy_shader_module(m, None));
+            Ok(m)
+        };
+        let vert = module(shaders.vertex, cleanup)?;
+        let frag = module(shaders.fragment, cleanup)?;
+        let mut fragment_stage = vk::PipelineShaderStageCreateInfo::default()
+            .stage(vk::ShaderStageFlags::FRAGMENT)
+            .module(frag)
+            .name(c"main");
+        if let Some(spec) = shaders.specialization {
+            fragment_stage = fragment_stage.specialization_info(spec);
+        }
+        let stages = [
+            vk::PipelineShaderStageCreateInfo::default()
+                .stage(vk::ShaderStageFlags::VERTEX)
+                .module(vert)
+                .name(c"main"),
+            fragment_stage,
+        ];
+        let vertex_input = vk::PipelineVertexInputStateCreateInfo::default();
+        let assembly = vk::PipelineInputAssemblyStateCreateInfo::default()
+            .topology(vk::PrimitiveTopology::TRIANGLE_LIST);
+        let viewports = [vk::Viewport {
+            x: 0.0,
+            y: 0.0,
+            width: size as f32,
+            height: size as f32,
+            min_depth: 0.0,
+            max_depth: 1.0,
+        }];
+        let scissors = [vk::Rect2D {
+            offset: vk::Offset2D::default(),
+            extent: vk::Extent2D {
+                width: size,
+                height: size,
+            },
+        }];
+        let viewport = vk::PipelineViewportStateCreateInfo::default()
+            .viewports(&viewports)
+            .scissors(&scissors);
+        let raster = vk::PipelineRasterizationStateCreateInfo::default()
+            .polygon_mode(vk::PolygonMode::FILL)
+            .cull_mode(vk::CullModeFlags::NONE)
+            .line_width(1.0);
+        let multisample = vk::PipelineMultisampleStateCreateInfo::default()
+            .rasterization_samples(vk::SampleCountFlags::TYPE_1);
+        let blend_attachment = [vk::PipelineColorBlendAttachmentState::default()
+            .color_write_mask(vk::ColorComponentFlags::RGBA)];
+        let blend = vk::PipelineColorBlendStateCreateInfo::default().attachments(&blend_attachment);
+        let pipeline_info = vk::GraphicsPipelineCreateInfo::default()
+            .stages(&stages)
+            .vertex_input_state(&vertex_input)
+            .input_assembly_state(&assembly)
+            .viewport_state(&viewport)
+            .rasterization_state(&raster)
+            .multisample_state(&multisample)
+            .color_blend_state(&blend)
+            .layout(at.layout)
+            .render_pass(at.render_pass)
+            .subpass(at.subpass);
+        let pipeline = device
+            .create_graphics_pipelines(vk::PipelineCache::null(), &[pipeline_info], None)
+            .map_err(|(_, e)| e)?[0];
+        cleanup.add(move |d| d.destroy_pipeline(pipeline, None));
+        Ok(pipeline)
     }
 }
 

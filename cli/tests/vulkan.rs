@@ -331,3 +331,100 @@ fn breakpoints_in_an_included_file_and_in_its_includer_stop_in_each() {
         assert!(r > 0.9, "{}", in_main[0]);
     }
 }
+
+/// A vertex shader breakpoint: `vk_triangle.vert` makes its full-screen
+/// triangle from `gl_VertexIndex` alone, so the first vertex where the
+/// condition holds, and its `uv`, are computed here from the index.
+#[test]
+fn a_vertex_breakpoint_stops_at_the_first_vertex_where_it_holds_with_its_values() {
+    let shader = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("../tests/vk-apps/shaders/vk_triangle.vert")
+        .canonicalize()
+        .expect("shader");
+    let line = common::line_of(&shader, "gl_Position =");
+    // `uv` of vertex i: ((i << 1) & 2, i & 2).
+    let uv = |i: i32| [((i << 1) & 2) as f32, (i & 2) as f32];
+    for (condition, holds) in [
+        (
+            "uv.y > 0.0",
+            (|[_, y]: [f32; 2]| y > 0.0) as fn([f32; 2]) -> bool,
+        ),
+        ("uv.x > 0.0", |[x, _]: [f32; 2]| x > 0.0),
+        ("true", |_: [f32; 2]| true),
+    ] {
+        let bp = format!("{}:{line}:{condition}", shader.display());
+        let (out, text) = common::run_program(&bp, &app(), &["2", "32"]);
+        assert!(out.status.success(), "{text}");
+        let events = json_events(&text);
+        let stops = of_kind(&events, "stopped");
+        assert_eq!(stops.len(), 2, "one stop per frame ({condition}):\n{text}");
+        let first = (0..3).find(|&i| holds(uv(i))).expect("a vertex");
+        let hits = (0..3).filter(|&i| holds(uv(i))).count();
+        for stop in stops {
+            assert_eq!(stop["stage"], "vertex", "{stop}");
+            assert_eq!(stop["line"], line, "{stop}");
+            assert_eq!(stop["vertex"], first, "{condition}: {stop}");
+            assert_eq!(stop["hits"], hits, "{condition}: {stop}");
+            assert_eq!(f32s(&stop["locals"]["uv"]["value"]), uv(first), "{stop}");
+            assert_eq!(stop["globals"]["gl_VertexIndex"]["value"], first, "{stop}");
+        }
+    }
+}
+
+/// Hit counts and logpoints in a Vulkan program, as in GL: the condition
+/// `p.x > 1.5` holds for 16 of the 64 columns, so 1024 invocations reach
+/// line 12 in each frame; gdb's `ignore 1 1024` skips frame 0's, `== 1025`
+/// stops once, at the first of frame 1; a logpoint at one pixel of one
+/// frame prints its values (exact in f32) and never stops.
+#[test]
+fn hit_counts_and_logpoints_work_in_a_vulkan_program() {
+    let file = fragment_shader();
+    let bp = format!("{}:12:p.x > 1.5", file.display());
+    let frames_of = |extra: &[&str]| -> Vec<u64> {
+        let mut args = vec!["run", "--json", "--break", bp.as_str()];
+        args.extend_from_slice(extra);
+        let program = app();
+        args.extend_from_slice(&["--", program.to_str().expect("path"), "3", "64"]);
+        let (out, text) = shaderdbg(args);
+        assert!(out.status.success(), "{text}");
+        let events = json_events(&text);
+        of_kind(&events, "stopped")
+            .iter()
+            .map(|s| {
+                assert_eq!(s["breakpoints"], serde_json::json!([1]), "{s}");
+                s["frame"].as_u64().expect("frame")
+            })
+            .collect()
+    };
+    assert_eq!(frames_of(&["--ignore", "1:1024"]), [1, 2]);
+    assert_eq!(frames_of(&["--hit-condition", "1:== 1025"]), [1]);
+    assert_eq!(frames_of(&["--hit-condition", "1:% 1024"]), [0, 1, 2]);
+
+    let log = format!("{}:11:p={{p}} t={{t}} q={{nope}}", file.display());
+    let program = app();
+    let (out, text) = shaderdbg([
+        "run",
+        "--json",
+        "--dprintf",
+        &log,
+        "--pixel",
+        "50,10",
+        "--frame",
+        "1",
+        "--",
+        program.to_str().expect("path"),
+        "3",
+        "64",
+    ]);
+    assert!(out.status.success(), "{text}");
+    let events = json_events(&text);
+    assert!(of_kind(&events, "stopped").is_empty(), "{text}");
+    let logs = of_kind(&events, "log");
+    assert_eq!(logs.len(), 1, "{text}");
+    assert_eq!(logs[0]["line"], 11);
+    // gl_FragCoord (50.5, 10.5) / 32 (Vulkan's y down) and frame 1 * 0.125.
+    assert_eq!(
+        logs[0]["text"],
+        "[fragment (50,10)] p=vec2(1.578125, 0.328125) t=0.125 q=<nope: no variable named nope in scope>"
+    );
+}

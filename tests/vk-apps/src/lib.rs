@@ -274,6 +274,8 @@ pub struct Scene {
     /// The view of the image subpass 0 draws and subpass 1 reads, where
     /// the render pass has two subpasses.
     input: Option<vk::ImageView>,
+    /// The subpass the next [`Scene::set_pipeline`] draws in.
+    pipeline_subpass: u32,
     pipeline: vk::Pipeline,
     layout: vk::PipelineLayout,
     image: vk::Image,
@@ -313,7 +315,7 @@ impl Scene {
     /// A scene whose render pass has two subpasses: the first draws into
     /// a second image ([`Scene::set_pipeline`]), which the second reads as
     /// its input attachment ([`Scene::input_view`]) and draws the scene's
-    /// image ([`Scene::subpass_pipeline`]; [`Scene::record`]'s `draw`
+    /// image ([`Scene::set_pipeline_in`]; [`Scene::record`]'s `draw`
     /// moves to it with `vkCmdNextSubpass`).
     pub fn with_input_attachment(size: u32) -> anyhow::Result<Scene> {
         Scene::offscreen_passes(size, true)
@@ -444,6 +446,7 @@ impl Scene {
                 render_pass,
                 framebuffer,
                 input: second,
+                pipeline_subpass: 0,
                 pipeline: vk::Pipeline::null(),
                 layout: vk::PipelineLayout::null(),
                 image,
@@ -491,25 +494,24 @@ impl Scene {
     /// Creates the pipeline (and its layout) the scene draws with, for a
     /// full-viewport draw of triangles without vertex buffers.
     pub fn set_pipeline(&mut self, shaders: &Shaders) -> anyhow::Result<()> {
-        let (layout, pipeline) = self.subpass_pipeline(0, shaders)?;
-        self.layout = layout;
-        self.pipeline = pipeline;
-        Ok(())
-    }
-
-    /// A pipeline (and its layout) for a full-viewport draw in `subpass`.
-    pub fn subpass_pipeline(
-        &mut self,
-        subpass: u32,
-        shaders: &Shaders,
-    ) -> anyhow::Result<(vk::PipelineLayout, vk::Pipeline)> {
         let size = self.extent.width;
         let device = self.device.clone();
         let render_pass = self.render_pass;
+        let subpass = self.pipeline_subpass;
         let cleanup = self.cleanup()?;
-        // SAFETY: the device is alive; the create info outlives its call;
-        // the layout is destroyed by the cleanup.
-        let layout = unsafe {
+        // SAFETY: the device is alive; each create info outlives its call;
+        // the objects are destroyed by the cleanup.
+        unsafe {
+            let module = |code: &[u32], cleanup: &mut Cleanup| -> anyhow::Result<_> {
+                let m = device.create_shader_module(
+                    &vk::ShaderModuleCreateInfo::default().code(code),
+                    None,
+                )?;
+                cleanup.add(move |d| d.destroy_shader_module(m, None));
+                Ok(m)
+            };
+            let vert = module(shaders.vertex, cleanup)?;
+            let frag = module(shaders.fragment, cleanup)?;
             let layout = device.create_pipeline_layout(
                 &vk::PipelineLayoutCreateInfo::default()
                     .set_layouts(shaders.set_layouts)
@@ -517,18 +519,79 @@ impl Scene {
                 None,
             )?;
             cleanup.add(move |d| d.destroy_pipeline_layout(layout, None));
-            layout
-        };
-        let at = Subpass {
-            render_pass,
-            subpass,
-            layout,
-            size,
-        };
-        Ok((
-            layout,
-            full_viewport_pipeline(&device, cleanup, at, shaders)?,
-        ))
+            let mut fragment_stage = vk::PipelineShaderStageCreateInfo::default()
+                .stage(vk::ShaderStageFlags::FRAGMENT)
+                .module(frag)
+                .name(c"main");
+            if let Some(spec) = shaders.specialization {
+                fragment_stage = fragment_stage.specialization_info(spec);
+            }
+            let stages = [
+                vk::PipelineShaderStageCreateInfo::default()
+                    .stage(vk::ShaderStageFlags::VERTEX)
+                    .module(vert)
+                    .name(c"main"),
+                fragment_stage,
+            ];
+            let vertex_input = vk::PipelineVertexInputStateCreateInfo::default();
+            let assembly = vk::PipelineInputAssemblyStateCreateInfo::default()
+                .topology(vk::PrimitiveTopology::TRIANGLE_LIST);
+            let viewports = [vk::Viewport {
+                x: 0.0,
+                y: 0.0,
+                width: size as f32,
+                height: size as f32,
+                min_depth: 0.0,
+                max_depth: 1.0,
+            }];
+            let scissors = [vk::Rect2D {
+                offset: vk::Offset2D::default(),
+                extent: vk::Extent2D {
+                    width: size,
+                    height: size,
+                },
+            }];
+            let viewport = vk::PipelineViewportStateCreateInfo::default()
+                .viewports(&viewports)
+                .scissors(&scissors);
+            let raster = vk::PipelineRasterizationStateCreateInfo::default()
+                .polygon_mode(vk::PolygonMode::FILL)
+                .cull_mode(vk::CullModeFlags::NONE)
+                .line_width(1.0);
+            let multisample = vk::PipelineMultisampleStateCreateInfo::default()
+                .rasterization_samples(vk::SampleCountFlags::TYPE_1);
+            let blend_attachment = [vk::PipelineColorBlendAttachmentState::default()
+                .color_write_mask(vk::ColorComponentFlags::RGBA)];
+            let blend =
+                vk::PipelineColorBlendStateCreateInfo::default().attachments(&blend_attachment);
+            let pipeline_info = vk::GraphicsPipelineCreateInfo::default()
+                .stages(&stages)
+                .vertex_input_state(&vertex_input)
+                .input_assembly_state(&assembly)
+                .viewport_state(&viewport)
+                .rasterization_state(&raster)
+                .multisample_state(&multisample)
+                .color_blend_state(&blend)
+                .subpass(subpass)
+                .layout(layout)
+                .render_pass(render_pass);
+            let pipeline = device
+                .create_graphics_pipelines(vk::PipelineCache::null(), &[pipeline_info], None)
+                .map_err(|(_, e)| e)?[0];
+            cleanup.add(move |d| d.destroy_pipeline(pipeline, None));
+            self.layout = layout;
+            self.pipeline = pipeline;
+        }
+        Ok(())
+    }
+
+    /// [`Scene::set_pipeline`] for a draw in `subpass` of the render pass
+    /// (a scene [`Scene::with_input_attachment`] has two).
+    pub fn set_pipeline_in(&mut self, subpass: u32, shaders: &Shaders) -> anyhow::Result<()> {
+        self.pipeline_subpass = subpass;
+        let made = self.set_pipeline(shaders);
+        self.pipeline_subpass = 0;
+        made
     }
 
     /// A host-visible buffer of `size` bytes for `usage`, mapped.
@@ -884,100 +947,6 @@ impl Scene {
             self.submit(self.cmd)?;
         }
         self.checksum()
-    }
-}
-
-/// Where a pipeline draws: a subpass of a render pass, SIZE x SIZE, with
-/// this layout.
-#[derive(Clone, Copy)]
-struct Subpass {
-    render_pass: vk::RenderPass,
-    subpass: u32,
-    layout: vk::PipelineLayout,
-    size: u32,
-}
-
-/// A graphics pipeline (and its shader modules, registered with `cleanup`)
-/// for a full-viewport draw of triangles without vertex buffers in `at`,
-/// one colour attachment written; `shaders`' layout parts are `at`'s.
-fn full_viewport_pipeline(
-    device: &ash::Device,
-    cleanup: &mut Cleanup,
-    at: Subpass,
-    shaders: &Shaders,
-) -> anyhow::Result<vk::Pipeline> {
-    let size = at.size;
-    // SAFETY: the device is alive; each create info outlives its call;
-    // the objects are destroyed by the cleanup.
-    unsafe {
-        let module = |code: &[u32], cleanup: &mut Cleanup| -> anyhow::Result<_> {
-            let m = device
-                .create_shader_module(&vk::ShaderModuleCreateInfo::default().code(code), None)?;
-            cleanup.add(move |d| d.destroy_shader_module(m, None));
-            Ok(m)
-        };
-        let vert = module(shaders.vertex, cleanup)?;
-        let frag = module(shaders.fragment, cleanup)?;
-        let mut fragment_stage = vk::PipelineShaderStageCreateInfo::default()
-            .stage(vk::ShaderStageFlags::FRAGMENT)
-            .module(frag)
-            .name(c"main");
-        if let Some(spec) = shaders.specialization {
-            fragment_stage = fragment_stage.specialization_info(spec);
-        }
-        let stages = [
-            vk::PipelineShaderStageCreateInfo::default()
-                .stage(vk::ShaderStageFlags::VERTEX)
-                .module(vert)
-                .name(c"main"),
-            fragment_stage,
-        ];
-        let vertex_input = vk::PipelineVertexInputStateCreateInfo::default();
-        let assembly = vk::PipelineInputAssemblyStateCreateInfo::default()
-            .topology(vk::PrimitiveTopology::TRIANGLE_LIST);
-        let viewports = [vk::Viewport {
-            x: 0.0,
-            y: 0.0,
-            width: size as f32,
-            height: size as f32,
-            min_depth: 0.0,
-            max_depth: 1.0,
-        }];
-        let scissors = [vk::Rect2D {
-            offset: vk::Offset2D::default(),
-            extent: vk::Extent2D {
-                width: size,
-                height: size,
-            },
-        }];
-        let viewport = vk::PipelineViewportStateCreateInfo::default()
-            .viewports(&viewports)
-            .scissors(&scissors);
-        let raster = vk::PipelineRasterizationStateCreateInfo::default()
-            .polygon_mode(vk::PolygonMode::FILL)
-            .cull_mode(vk::CullModeFlags::NONE)
-            .line_width(1.0);
-        let multisample = vk::PipelineMultisampleStateCreateInfo::default()
-            .rasterization_samples(vk::SampleCountFlags::TYPE_1);
-        let blend_attachment = [vk::PipelineColorBlendAttachmentState::default()
-            .color_write_mask(vk::ColorComponentFlags::RGBA)];
-        let blend = vk::PipelineColorBlendStateCreateInfo::default().attachments(&blend_attachment);
-        let pipeline_info = vk::GraphicsPipelineCreateInfo::default()
-            .stages(&stages)
-            .vertex_input_state(&vertex_input)
-            .input_assembly_state(&assembly)
-            .viewport_state(&viewport)
-            .rasterization_state(&raster)
-            .multisample_state(&multisample)
-            .color_blend_state(&blend)
-            .layout(at.layout)
-            .render_pass(at.render_pass)
-            .subpass(at.subpass);
-        let pipeline = device
-            .create_graphics_pipelines(vk::PipelineCache::null(), &[pipeline_info], None)
-            .map_err(|(_, e)| e)?[0];
-        cleanup.add(move |d| d.destroy_pipeline(pipeline, None));
-        Ok(pipeline)
     }
 }
 

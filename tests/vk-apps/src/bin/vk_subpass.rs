@@ -27,9 +27,10 @@ fn main() -> anyhow::Result<()> {
         push_constants: &push,
         specialization: None,
     })?;
+    let (draw, draw_layout) = (scene.pipeline(), scene.layout());
     let input = Binding::InputAttachment(scene.input_view()?);
     let (set_layout, set) = scene.descriptor_set(&[input])?;
-    let (read_layout, read) = scene.subpass_pipeline(
+    scene.set_pipeline_in(
         1,
         &Shaders {
             vertex: &vertex,
@@ -39,7 +40,7 @@ fn main() -> anyhow::Result<()> {
             specialization: None,
         },
     )?;
-    let (draw, draw_layout) = (scene.pipeline(), scene.layout());
+    let (read, read_layout) = (scene.pipeline(), scene.layout());
     let cmd = scene.command_buffer();
     let graphics = vk::PipelineBindPoint::GRAPHICS;
     for frame in 0..frames {

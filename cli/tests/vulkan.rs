@@ -428,3 +428,94 @@ fn hit_counts_and_logpoints_work_in_a_vulkan_program() {
         "[fragment (50,10)] p=vec2(1.578125, 0.328125) t=0.125 q=<nope: no variable named nope in scope>"
     );
 }
+
+/// Pixel history (`--pixel X,Y` without breakpoints) on the swapchain
+/// image of vkcube (Debian's vulkan-tools) under Xvfb: the draw that shades
+/// the pixel stops in every frame, at that pixel, with a texture
+/// coordinate inside the cube's face; a pixel of the background (cleared,
+/// shaded by no draw) never stops.
+#[test]
+fn pixel_history_on_vkcube_stops_where_a_draw_shades_the_pixel() {
+    shaderdbg_test_support::require_installed(&["/usr/bin/vkcube", "/usr/bin/spirv-cross"]);
+    let history = |pixel: &str| {
+        let out = shaderdbg_test_support::xvfb_run(640, 480)
+            .arg(env!("CARGO_BIN_EXE_shaderdbg"))
+            .args([
+                "run", "--json", "--pixel", pixel, "--", "vkcube", "--c", "3",
+            ])
+            .output()
+            .expect("runs shaderdbg under xvfb-run");
+        let text = String::from_utf8_lossy(&out.stdout).into_owned();
+        assert!(out.status.success(), "{text}");
+        let events = json_events(&text);
+        let stops: Vec<Value> = of_kind(&events, "stopped").into_iter().cloned().collect();
+        (stops, text)
+    };
+    // vkcube's 500x500 window: the cube covers its centre.
+    let (stops, text) = history("250,250");
+    let frames: Vec<u64> = stops
+        .iter()
+        .map(|s| s["frame"].as_u64().expect("frame"))
+        .collect();
+    assert_eq!(frames, [0, 1, 2], "{text}");
+    for stop in &stops {
+        assert_eq!(stop["reason"], "pixel_history", "{stop}");
+        assert_eq!(stop["stage"], "fragment", "{stop}");
+        assert_eq!(stop["pixel"], serde_json::json!([250, 250]), "{stop}");
+        let texcoord = f32s(&stop["globals"]["texcoord"]["value"]);
+        assert!(
+            texcoord.len() == 4 && texcoord[..2].iter().all(|c| (0.0..=1.0).contains(c)),
+            "{stop}"
+        );
+    }
+    let (stops, text) = history("3,3");
+    assert!(stops.is_empty(), "{text}");
+}
+
+/// Pixel history in a draw into a colour attachment other than the first:
+/// `vk_subpass`'s first subpass draws `vk_triangle.frag` into attachment 1
+/// (the second subpass reads it and draws attachment 0). It stops at the
+/// pixel in every frame, and the recording's values there are the ones
+/// the CPU computes. (The second subpass's draw shades the pixel too, but
+/// one module is hit-tested per submission: the first fragment module.)
+#[test]
+fn pixel_history_stops_in_a_draw_into_a_second_colour_attachment() {
+    let program = shaderdbg_test_support::app("vk_subpass");
+    let (out, text) = shaderdbg([
+        "run",
+        "--json",
+        "--trace",
+        "--pixel",
+        "10,20",
+        "--",
+        program.to_str().expect("path"),
+        "2",
+        "64",
+    ]);
+    assert!(out.status.success(), "{text}");
+    let events = json_events(&text);
+    assert_eq!(
+        common::frames(program_output(&events).into_iter()),
+        common::frames_alone(&program, &["2", "64"]),
+    );
+    // The first subpass's stops: its trace writes `ring`.
+    let writes = |stop: &Value, name: &str| -> Option<Value> {
+        let steps = stop["steps"].as_array()?;
+        steps.iter().find_map(|s| s["writes"].get(name).cloned())
+    };
+    let stops: Vec<&Value> = of_kind(&events, "stopped")
+        .into_iter()
+        .filter(|s| writes(s, "ring").is_some())
+        .collect();
+    assert_eq!(stops.len(), 2, "one stop per frame:\n{text}");
+    for (frame, stop) in stops.iter().enumerate() {
+        assert_eq!(stop["frame"], frame as u64, "{stop}");
+        assert_eq!(stop["reason"], "pixel_history", "{stop}");
+        assert_eq!(stop["pixel"], serde_json::json!([10, 20]), "{stop}");
+        let t = frame as f32 * 0.125;
+        let p = writes(stop, "p").expect("p");
+        assert_eq!(f32s(&p), [10.5 / 32.0, 20.5 / 32.0], "{stop}");
+        let r = writes(stop, "ring").and_then(|r| r.as_f64()).expect("ring") as f32;
+        assert!((r - ring(10, 20, t)).abs() < 1e-5, "{stop}");
+    }
+}

@@ -155,6 +155,7 @@ pub fn announce_shader(dbg: &Debugger, info: &ShaderInfo) {
         compiled: info.compile_status,
         info_log: info.info_log.clone(),
         language: shaderdbg_core::Language::Glsl,
+        parts: Vec::new(),
     });
     serve(dbg, None);
 }

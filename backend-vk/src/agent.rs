@@ -76,14 +76,26 @@ pub fn announce_module(dbg: &Debugger, context: u64, code: &[u32]) -> Vec<(Strin
             Origin::Matched { file } => {
                 format!("no source in the SPIR-V: naga writes it from {file}")
             }
+            Origin::Foreign { file, why } => {
+                format!(
+                    "source embedded from {}: {why}",
+                    file.as_deref().unwrap_or("?")
+                )
+            }
         };
         tracing::info!(shader, entry = %src.entry_point, "module: {origin}");
-        let registered = match &wgsl {
-            Some(Ok(module)) => {
-                crate::breakpoints::register_wgsl(shader, src.stage, &src.entry_point, module)
-            }
-            Some(Err(why)) => Err(why.clone()),
-            None => crate::breakpoints::register(shader, src.stage, &src.entry_point, &src.text),
+        let registered = match (&wgsl, &src.origin) {
+            // Announced so that the user's file binds and says why.
+            (_, Origin::Foreign { why, .. }) => Err(why.clone()),
+            (wgsl, _) => match wgsl {
+                Some(Ok(module)) => {
+                    crate::breakpoints::register_wgsl(shader, src.stage, &src.entry_point, module)
+                }
+                Some(Err(why)) => Err(why.clone()),
+                None => {
+                    crate::breakpoints::register(shader, src.stage, &src.entry_point, &src.text)
+                }
+            },
         };
         if let Err(why) = registered {
             tracing::info!(shader, "not debuggable: {why}");
@@ -97,6 +109,7 @@ pub fn announce_module(dbg: &Debugger, context: u64, code: &[u32]) -> Vec<(Strin
             compiled: true,
             info_log: String::new(),
             language: src.language,
+            parts: src.parts,
         });
         serve(dbg, &mut |_, _| Err(NOT_STOPPED.into()));
         ids.push((src.entry_point, shader));

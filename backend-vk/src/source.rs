@@ -11,6 +11,8 @@
 //! fallback where SPIRV-Cross is not installed.
 
 use shaderdbg_core::Stage;
+use shaderdbg_glsl::parse::{IncludeError, IncludeResolver, SourceText};
+use shaderdbg_protocol::SourcePart;
 
 use crate::spirv::{self, EmbeddedSource, Language, ModuleInfo};
 
@@ -24,6 +26,11 @@ pub enum Origin {
     /// The module carried no source; naga writes it from this file of the
     /// user's (`crate::wgsl::matching_file`).
     Matched { file: String },
+    /// The compiler embedded a source the debugger cannot instrument (in
+    /// a language it does not know: HLSL, Slang, ...; `#include`ing a file
+    /// the debug information lacks): announced all the same, so that the
+    /// user's file binds and its breakpoints say `why` they are not set.
+    Foreign { file: Option<String>, why: String },
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -41,6 +48,9 @@ pub struct RuntimeSource {
     pub origin: Origin,
     /// GLSL (embedded or decompiled), or WGSL (embedded by naga).
     pub language: shaderdbg_core::Language,
+    /// The files `text` was put together from, where the main file
+    /// `#include`s others (empty: `text` is one file's).
+    pub parts: Vec<SourcePart>,
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -49,7 +59,7 @@ pub enum SourceError {
     Spirv(#[from] spirv::SpirvError),
     #[error("the module has no entry point of a stage the debugger knows")]
     NoEntryPoint,
-    #[error("the module's source is {0:?}, not GLSL or WGSL")]
+    #[error("the module's source is {}, not GLSL or WGSL", language_name(*.0))]
     NotGlsl(Language),
     #[error("SPIRV-Cross: {0}; {1}")]
     Decompile(String, Box<SourceError>),
@@ -78,7 +88,7 @@ pub fn of_module(bytes: &[u8]) -> Result<Vec<RuntimeSource>, SourceError> {
     if known.is_empty() {
         return Err(SourceError::NoEntryPoint);
     }
-    let each = |text: &str, origin: Origin, language| {
+    let each = |text: &str, origin: Origin, language, parts: Vec<SourcePart>| {
         known
             .iter()
             .map(|(stage, entry_point)| RuntimeSource {
@@ -87,6 +97,7 @@ pub fn of_module(bytes: &[u8]) -> Result<Vec<RuntimeSource>, SourceError> {
                 text: text.to_string(),
                 origin: origin.clone(),
                 language,
+                parts: parts.clone(),
             })
             .collect()
     };
@@ -95,15 +106,41 @@ pub fn of_module(bytes: &[u8]) -> Result<Vec<RuntimeSource>, SourceError> {
             language: Language::GLSL | Language::ESSL,
             file,
             text,
+            includes,
             ..
-        }) => Ok(each(&text, Origin::Embedded { file }, Lang::Glsl)),
+        }) => Ok(match put_together(&text, file.as_deref(), &includes) {
+            Ok((text, parts)) => each(&text, Origin::Embedded { file }, Lang::Glsl, parts),
+            Err(why) => each(&text, Origin::Foreign { file, why }, Lang::Glsl, Vec::new()),
+        }),
         Some(EmbeddedSource {
             language: Language::WGSL,
             file,
             text,
             ..
-        }) => Ok(each(&text, Origin::Embedded { file }, Lang::Wgsl)),
-        Some(EmbeddedSource { language, .. }) => Err(SourceError::NotGlsl(language)),
+        }) => Ok(each(
+            &text,
+            Origin::Embedded { file },
+            Lang::Wgsl,
+            Vec::new(),
+        )),
+        Some(EmbeddedSource {
+            language,
+            file,
+            text,
+            ..
+        }) => {
+            let why = format!(
+                "{}: the debugger instruments GLSL and WGSL only, so this shader runs as the \
+                 program made it",
+                SourceError::NotGlsl(language)
+            );
+            Ok(each(
+                &text,
+                Origin::Foreign { file, why },
+                Lang::Glsl,
+                Vec::new(),
+            ))
+        }
         None => known
             .iter()
             .map(|(stage, entry_point)| {
@@ -120,9 +157,132 @@ pub fn of_module(bytes: &[u8]) -> Result<Vec<RuntimeSource>, SourceError> {
                     text,
                     origin: Origin::Decompiled(by),
                     language: Lang::Glsl,
+                    parts: Vec::new(),
                 })
             })
             .collect(),
+    }
+}
+
+/// The GLSL of a module whose main file (`text`, recorded as `file`)
+/// `#include`s others: each `#include` replaced by the file the debug
+/// information recorded for it, as the compiler did, and the parts the
+/// result is made of. Unchanged, without parts, where it includes nothing;
+/// the error says which `#include` has no recorded file.
+fn put_together(
+    text: &str,
+    file: Option<&str>,
+    includes: &[(String, String)],
+) -> Result<(String, Vec<SourcePart>), String> {
+    let recorded = Recorded {
+        main: file.unwrap_or(""),
+        includes,
+    };
+    let st = SourceText::new(&[text], Some(&recorded)).map_err(|d| d.message)?;
+    let origins: Vec<_> = st.origins().collect();
+    if origins.len() == 1 {
+        return Ok((text.to_string(), Vec::new()));
+    }
+    let mut parts: Vec<SourcePart> = Vec::new();
+    for piece in st.pieces() {
+        let Some((_, origin_text)) = origins.iter().find(|(o, _)| *o == piece.origin) else {
+            continue;
+        };
+        let name = match piece.origin {
+            shaderdbg_glsl::parse::Origin::Include(name) => name.as_str(),
+            shaderdbg_glsl::parse::Origin::String(_) => recorded.main,
+        };
+        let chunk = &st.text[piece.text_start..piece.text_start + piece.len];
+        let run = [
+            st.line_of(piece.text_start),
+            origin_text[..piece.origin_start].matches('\n').count() as u32 + 1,
+            (chunk.matches('\n').count() + usize::from(!chunk.ends_with('\n'))) as u32,
+        ];
+        match parts.iter_mut().find(|p| p.name == name) {
+            Some(part) => part.lines.push(run),
+            None => parts.push(SourcePart {
+                name: name.to_string(),
+                text: origin_text.to_string(),
+                lines: vec![run],
+            }),
+        }
+    }
+    Ok((st.text, parts))
+}
+
+/// `#include`s resolved to the files a module's debug information records
+/// (glslang records an included file as the includer's directory joined
+/// with the path the `#include` gives).
+struct Recorded<'a> {
+    main: &'a str,
+    includes: &'a [(String, String)],
+}
+
+impl IncludeResolver for Recorded<'_> {
+    fn resolve(
+        &self,
+        path: &str,
+        includer: Option<&str>,
+    ) -> Result<(String, String), IncludeError> {
+        let includer = includer.unwrap_or(self.main);
+        let joined = match includer.rsplit_once('/') {
+            Some((dir, _)) if !path.starts_with('/') => format!("{dir}/{path}"),
+            _ => path.to_string(),
+        };
+        let wanted = components(&joined);
+        let exact = self.includes.iter().find(|(n, _)| components(n) == wanted);
+        // Else (an include path of the compiler's own): the one recorded
+        // file whose path ends with the one given.
+        let tail = components(path);
+        let ending: Vec<_> = self
+            .includes
+            .iter()
+            .filter(|(n, _)| components(n).ends_with(&tail))
+            .collect();
+        match (exact, ending.as_slice()) {
+            (Some((n, t)), _) | (None, [(n, t)]) => Ok((n.clone(), t.clone())),
+            _ => {
+                let names: Vec<&str> = self.includes.iter().map(|(n, _)| n.as_str()).collect();
+                Err(format!(
+                    "the SPIR-V's debug information records no such file (it records {names:?})"
+                )
+                .into())
+            }
+        }
+    }
+}
+
+/// A path's components, `.` and `..` resolved lexically.
+fn components(path: &str) -> Vec<&str> {
+    let mut out: Vec<&str> = Vec::new();
+    if path.starts_with('/') {
+        out.push("");
+    }
+    for c in path.split('/') {
+        match c {
+            "" | "." => {}
+            ".." if out.last().is_some_and(|l| !l.is_empty() && *l != "..") => {
+                out.pop();
+            }
+            c => out.push(c),
+        }
+    }
+    out
+}
+
+/// A source language as people write it.
+fn language_name(language: Language) -> String {
+    match language {
+        Language::HLSL => "HLSL".into(),
+        Language::Slang => "Slang".into(),
+        Language::OpenCL_C => "OpenCL C".into(),
+        Language::OpenCL_CPP => "OpenCL C++".into(),
+        Language::CPP_for_OpenCL => "C++ for OpenCL".into(),
+        Language::SYCL => "SYCL".into(),
+        Language::HERO_C => "HERO-C".into(),
+        Language::NZSL => "NZSL".into(),
+        Language::Unknown => "in an unknown language (OpSource Unknown)".into(),
+        other => format!("{other:?}"),
     }
 }
 
@@ -199,4 +359,108 @@ fn naga(bytes: &[u8], stage: Stage, entry_point: &str) -> Result<String, SourceE
         .write()
         .map_err(|e| SourceError::NagaGlsl(e.to_string()))?;
     Ok(text)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A fragment shader compiled from HLSL with `glslangValidator -D -g`.
+    fn hlsl_module() -> Vec<u32> {
+        let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/../tests/vk-apps/shaders");
+        spirv::glslang(&["-g", "-D", "-e", "main"], "vk_hlsl.frag.hlsl", dir)
+    }
+
+    /// The reason a breakpoint in the module's source is refused.
+    fn refusal(words: &[u32]) -> (Option<String>, String) {
+        let sources = of_module(spirv::bytes_of(words)).expect("announced");
+        assert_eq!(sources.len(), 1);
+        match &sources[0].origin {
+            Origin::Foreign { file, why } => (file.clone(), why.clone()),
+            other => panic!("{other:?}"),
+        }
+    }
+
+    fn owned(files: &[(&str, &str)]) -> Vec<(String, String)> {
+        files
+            .iter()
+            .map(|(n, t)| (n.to_string(), t.to_string()))
+            .collect()
+    }
+
+    #[test]
+    fn included_files_are_put_in_place_with_where_each_line_comes_from() {
+        let main = "#version 450\n#extension GL_GOOGLE_include_directive : require\n#include \"lib/a.glsl\"\nvoid main() {\n    float x = f();\n}\n";
+        let includes = owned(&[
+            ("src/lib/../b.glsl", "float g() { return 1.0; }\n"),
+            (
+                "src/lib/a.glsl",
+                "#include \"../b.glsl\"\nfloat f() {\n    return g();\n}\n",
+            ),
+        ]);
+        let (text, parts) = put_together(main, Some("src/main.frag"), &includes).expect("resolves");
+        assert_eq!(
+            text,
+            "#version 450\n\nfloat g() { return 1.0; }\nfloat f() {\n    return g();\n}\nvoid main() {\n    float x = f();\n}\n"
+        );
+        let names: Vec<&str> = parts.iter().map(|p| p.name.as_str()).collect();
+        // In the order their first lines come.
+        assert_eq!(
+            names,
+            ["src/main.frag", "src/lib/../b.glsl", "src/lib/a.glsl"]
+        );
+        // main.frag: line 1 is runtime line 1, its lines 4-6 are 7-9 (the
+        // `#extension` line, blank in the runtime source, is no one's).
+        assert_eq!(parts[0].lines, [[1, 1, 1], [7, 4, 3]]);
+        assert_eq!(parts[1].lines, [[3, 1, 1]]);
+        assert_eq!(parts[2].lines, [[4, 2, 3]]);
+        assert_eq!(parts[2].line_of_runtime(5), Some(3));
+        assert_eq!(parts[0].runtime_of_line(5), Some(8));
+        // Nothing included: the text as it is, one file.
+        let plain = "#version 450\nvoid main() {}\n";
+        assert_eq!(
+            put_together(plain, None, &[]).expect("plain"),
+            (plain.to_string(), Vec::new())
+        );
+        // An include path of the compiler's own (`-I`): the file recorded
+        // under it.
+        let (_, parts) = put_together(
+            "#version 450\n#include \"b.glsl\"\n",
+            Some("main.frag"),
+            &owned(&[("/usr/include/shaders/b.glsl", "float g();\n")]),
+        )
+        .expect("by its tail");
+        assert_eq!(parts[1].name, "/usr/include/shaders/b.glsl");
+        let why = put_together(main, Some("src/main.frag"), &[]).expect_err("not recorded");
+        assert!(
+            why.contains(
+                "#include \"lib/a.glsl\": the SPIR-V's debug information records no such file"
+            ),
+            "{why}"
+        );
+    }
+
+    #[test]
+    fn sources_in_other_languages_are_announced_with_why_they_cannot_be_debugged() {
+        let mut words = hlsl_module();
+        let (file, why) = refusal(&words);
+        assert!(file.is_some_and(|f| f.ends_with("vk_hlsl.frag.hlsl")));
+        assert_eq!(
+            why,
+            "the module's source is HLSL, not GLSL or WGSL: the debugger instruments GLSL and \
+             WGSL only, so this shader runs as the program made it"
+        );
+        // The same module saying its source is Slang (`OpSource`'s first
+        // operand is the language).
+        let mut at = 5;
+        while words[at] & 0xffff != ::spirv::Op::Source as u32 {
+            at += (words[at] >> 16) as usize;
+        }
+        words[at + 1] = Language::Slang as u32;
+        let (_, why) = refusal(&words);
+        assert!(
+            why.starts_with("the module's source is Slang, not"),
+            "{why}"
+        );
+    }
 }

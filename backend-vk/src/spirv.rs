@@ -29,6 +29,9 @@ pub struct EmbeddedSource {
     /// The file name (`OpString` named by `OpSource`), if recorded.
     pub file: Option<String>,
     pub text: String,
+    /// The files it `#include`s (directly or not), as recorded: name and
+    /// text (glslang writes one more `OpSource`, or `DebugSource`, each).
+    pub includes: Vec<(String, String)>,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -156,7 +159,8 @@ pub fn read(words: &[u32]) -> Result<ModuleInfo, SpirvError> {
     }
     let mut info = ModuleInfo::default();
     let mut strings: Vec<(u32, String)> = Vec::new();
-    let mut source: Option<(Language, u32, Option<u32>, String)> = None;
+    // Every `OpSource`: the main file's first, then included files'.
+    let mut sources: Vec<Recorded> = Vec::new();
     let mut debug_info = DebugInfo::default();
     let mut at = HEADER_WORDS;
     while at < words.len() {
@@ -174,10 +178,10 @@ pub fn read(words: &[u32]) -> Result<ModuleInfo, SpirvError> {
                 let file = operands.get(2).copied();
                 let text = operands.get(3..).map(string).unwrap_or_default();
                 let language = Language::from_u32(operands[0]).unwrap_or(Language::Unknown);
-                source = Some((language, operands[1], file, text));
+                sources.push((language, operands[1], file, text));
             }
             Some(Op::SourceContinued) => {
-                if let Some((.., text)) = source.as_mut() {
+                if let Some((.., text)) = sources.last_mut() {
                     text.push_str(&string(operands));
                 }
             }
@@ -207,27 +211,31 @@ pub fn read(words: &[u32]) -> Result<ModuleInfo, SpirvError> {
             .map(|(_, s)| s.clone())
     };
     // Without `OpSource` text: the compilation unit's `DebugSource`.
-    if source.as_ref().is_none_or(|(.., text)| text.is_empty()) {
-        if let Some(from_debug_info) = debug_info.source(&find_string) {
-            source = Some(from_debug_info);
+    let main_has_text = sources.first().is_some_and(|(.., text)| !text.is_empty());
+    if !main_has_text {
+        if let Some(from_debug_info) = debug_info.sources(&find_string) {
+            sources = from_debug_info;
         }
     }
-    info.source =
-        source
-            .filter(|(.., text)| !text.is_empty())
-            .map(|(language, version, file, text)| EmbeddedSource {
-                language,
-                version,
-                file: file.and_then(|id| {
-                    strings
-                        .iter()
-                        .find(|(i, _)| *i == id)
-                        .map(|(_, s)| s.clone())
-                }),
-                text,
-            });
+    let mut sources = sources.into_iter();
+    info.source = sources.next().filter(|(.., text)| !text.is_empty()).map(
+        |(language, version, file, text)| EmbeddedSource {
+            language,
+            version,
+            file: file.and_then(find_string),
+            text,
+            includes: sources
+                .filter_map(|(.., file, text)| Some((find_string(file?)?, text)))
+                .filter(|(_, text)| !text.is_empty())
+                .collect(),
+        },
+    );
     Ok(info)
 }
+
+/// A source as the module records it: language, version, the id of its
+/// file's `OpString`, text.
+type Recorded = (Language, u32, Option<u32>, String);
 
 /// What `NonSemantic.Shader.DebugInfo.100` instructions said, as the walk
 /// meets them (every operand is an id).
@@ -265,25 +273,31 @@ impl DebugInfo {
         }
     }
 
-    /// The compilation unit's source (else the first one with text).
-    fn source(
-        &self,
-        string: &impl Fn(u32) -> Option<String>,
-    ) -> Option<(Language, u32, Option<u32>, String)> {
+    /// The compilation unit's source (else the first one with text)
+    /// first, then every other source with text (included files).
+    fn sources(&self, string: &impl Fn(u32) -> Option<String>) -> Option<Vec<Recorded>> {
         let text_of = |ids: &[u32]| ids.iter().filter_map(|id| string(*id)).collect::<String>();
         let (unit_source, language) = match self.unit {
             Some((source, language)) => (Some(source), self.constant(language)),
             None => (None, None),
         };
-        let (_, file, texts) = self
+        let main = self
             .sources
             .iter()
-            .find(|(id, ..)| Some(*id) == unit_source)
-            .or_else(|| self.sources.iter().find(|(.., t)| !t.is_empty()))?;
+            .position(|(id, ..)| Some(*id) == unit_source)
+            .or_else(|| self.sources.iter().position(|(.., t)| !t.is_empty()))?;
         let language = language
             .and_then(Language::from_u32)
             .unwrap_or(Language::Unknown);
-        Some((language, 0, Some(*file), text_of(texts)))
+        let of =
+            |(_, file, texts): &(u32, u32, Vec<u32>)| (language, 0, Some(*file), text_of(texts));
+        let others = (0..self.sources.len()).filter(|&i| i != main);
+        Some(
+            std::iter::once(main)
+                .chain(others)
+                .map(|i| of(&self.sources[i]))
+                .collect(),
+        )
     }
 
     fn constant(&self, id: u32) -> Option<u32> {
@@ -331,6 +345,31 @@ pub fn words_of(bytes: &[u8]) -> Vec<u32> {
 pub fn bytes_of(words: &[u32]) -> &[u8] {
     // SAFETY: any u32 is four valid bytes; the slice covers the same memory.
     unsafe { std::slice::from_raw_parts(words.as_ptr().cast::<u8>(), words.len() * 4) }
+}
+
+/// The module `glslangValidator -V ARGS FILE` writes, run in `dir` (tests).
+#[cfg(test)]
+pub(crate) fn glslang(args: &[&str], file: &str, dir: &str) -> Vec<u32> {
+    use std::sync::atomic::{AtomicU32, Ordering};
+    static N: AtomicU32 = AtomicU32::new(0);
+    let out = std::env::temp_dir().join(format!(
+        "shaderdbg-glslang-{}-{}.spv",
+        std::process::id(),
+        N.fetch_add(1, Ordering::Relaxed)
+    ));
+    let status = std::process::Command::new("glslangValidator")
+        .args(["-V", "--quiet"])
+        .args(args)
+        .arg("-o")
+        .arg(&out)
+        .arg(file)
+        .current_dir(dir)
+        .status()
+        .expect("glslangValidator (cargo xtask setup installs it)");
+    assert!(status.success(), "glslangValidator {args:?} {file}");
+    let bytes = std::fs::read(&out).expect("the module");
+    let _ = std::fs::remove_file(&out);
+    words_of(&bytes)
 }
 
 #[cfg(test)]
@@ -448,7 +487,39 @@ mod tests {
             src.text,
             "#version 450\n#include \"inc.glsl\"\nvoid main() {}\n"
         );
+        assert_eq!(
+            src.includes,
+            [(
+                "inc.glsl".to_string(),
+                "float twice(float x) { return 2.0 * x; }\n".to_string()
+            )]
+        );
         assert_eq!(info.entry_points[0].stage, Some(Stage::Vertex));
+    }
+
+    /// `glslangValidator -g` writes one `OpSource` per file, the main
+    /// file's first: the main file is the source, the others its includes
+    /// (the last `OpSource` used to win, an included file's).
+    #[test]
+    fn glslang_records_included_files_after_the_main_one() {
+        let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/../tests/vk-apps/shaders");
+        for flag in ["-g", "-gVS"] {
+            let src = read(&glslang(&[flag], "vk_include.frag", dir))
+                .expect("reads")
+                .source
+                .expect("source");
+            let file = |name: &str| std::fs::read_to_string(format!("{dir}/{name}")).expect("file");
+            assert_eq!(src.file.as_deref(), Some("vk_include.frag"), "{flag}");
+            assert!(src.text.ends_with(&file("vk_include.frag")), "{flag}");
+            assert_eq!(
+                src.includes,
+                [(
+                    "./include/vk_rings.glsl".to_string(),
+                    file("include/vk_rings.glsl")
+                )],
+                "{flag}"
+            );
+        }
     }
 
     #[test]
@@ -457,17 +528,7 @@ mod tests {
             env!("CARGO_MANIFEST_DIR"),
             "/../tests/vk-apps/shaders/vk_triangle.frag"
         );
-        let out = std::env::temp_dir().join(format!("shaderdbg-gvs-{}.spv", std::process::id()));
-        let status = std::process::Command::new("glslangValidator")
-            .args(["-V", "--quiet", "-gVS", "-o"])
-            .arg(&out)
-            .arg(file)
-            .status()
-            .expect("glslangValidator (cargo xtask setup installs it)");
-        assert!(status.success());
-        let bytes = std::fs::read(&out).expect("the module");
-        let _ = std::fs::remove_file(&out);
-        let src = read(&words_of(&bytes))
+        let src = read(&glslang(&["-gVS"], file, "."))
             .expect("reads")
             .source
             .expect("source");

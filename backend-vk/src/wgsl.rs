@@ -130,6 +130,7 @@ pub fn matching_file(words: &[u32]) -> Option<(crate::source::RuntimeSource, Wgs
                     text,
                     origin: crate::source::Origin::Matched { file: path },
                     language: shaderdbg_core::Language::Wgsl,
+                    parts: Vec::new(),
                 };
                 Some((source, module))
             }

@@ -150,6 +150,39 @@ fn nonsemantic_debug_info_binds_to_the_file() {
     assert!(seen.sources[1].1.ends_with(&text), "{}", seen.sources[1].1);
 }
 
+/// A fragment shader written in HLSL (`glslangValidator -D`, with `-g` or
+/// `-gVS`: the SPIR-V carries HLSL): the module is announced with that text
+/// so the user's file binds, the breakpoint there is unverified with the
+/// reason, and the program runs untouched (no stop, frames as alone).
+#[test]
+fn a_breakpoint_in_an_hlsl_file_is_unverified_with_why_and_the_program_runs_untouched() {
+    let file = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../tests/vk-apps/shaders/vk_hlsl.frag.hlsl")
+        .canonicalize()
+        .expect("shader file");
+    let app = shaderdbg_test_support::app("vk_hlsl");
+    for debug_info in ["source", "nonsemantic"] {
+        let args = ["2", "32", debug_info];
+        let alone = shaderdbg_test_support::stdout_lines(Command::new(&app).args(args));
+        let bp = FileBreakpoint::new(file.clone(), 10, None);
+        let seen = run(&app, &args, &[], vec![bp]);
+        assert_eq!(seen.exit, Some(0), "{:?}", seen.errors);
+        assert!(seen.errors.is_empty(), "{:?}", seen.errors);
+        assert_eq!(seen.output, alone, "{debug_info}");
+        assert_eq!(seen.frames_seen_as_stops, 0);
+        assert_eq!(seen.loaded[1], (Stage::Fragment, Some(file.clone())));
+        assert_eq!(seen.bound.len(), 1, "{:?}", seen.bound);
+        let (line, message) = &seen.bound[0];
+        assert_eq!(*line, None);
+        let message = message.as_deref().unwrap_or("");
+        assert!(
+            message.contains("the module's source is HLSL, not GLSL or WGSL")
+                && message.contains("runs as the program made it"),
+            "{message}"
+        );
+    }
+}
+
 /// Three threads with an instance, a device and a queue each, rendering at
 /// once: every module is announced and bound, the frames are the ones the
 /// program renders alone.

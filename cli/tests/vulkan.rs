@@ -269,3 +269,253 @@ fn frame_and_pixel_filters_pick_the_stop() {
         Some(t)
     );
 }
+
+/// A shader that `#include`s a file (`vk_include.frag`, its rings in
+/// `include/vk_rings.glsl`; `-g` records one `OpSource` per file, `-gVS`
+/// one `DebugSource`): each of the user's files binds by content to the
+/// part of the module that is its own, a breakpoint in the included file's
+/// function stops there at the first fragment where its condition holds
+/// (its values as the CPU computes them), one in the main file stops in
+/// the main file, and the frames are the program's alone.
+#[test]
+fn breakpoints_in_an_included_file_and_in_its_includer_stop_in_each() {
+    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../tests/vk-apps/shaders");
+    let main = dir.join("vk_include.frag").canonicalize().expect("shader");
+    let included = dir
+        .join("include/vk_rings.glsl")
+        .canonicalize()
+        .expect("included file");
+    let program = shaderdbg_test_support::app("vk_include");
+    let return_line = common::line_of(&included, "return ring;");
+    let color_line = common::line_of(&main, "color = ");
+    for debug_info in ["source", "nonsemantic"] {
+        let args = ["2", "64", debug_info];
+        let at = |file: &PathBuf, line: u32, condition: &str| {
+            let bp = format!("{}:{line}:{condition}", file.display());
+            let (out, text) = common::run_program(&bp, &program, &args);
+            assert!(out.status.success(), "{text}");
+            let events = json_events(&text);
+            assert_eq!(
+                common::frames(program_output(&events).into_iter()),
+                common::frames_alone(&program, &args),
+                "frames differ under the debugger ({debug_info})"
+            );
+            let stops: Vec<Value> = of_kind(&events, "stopped").into_iter().cloned().collect();
+            assert_eq!(stops.len(), 2, "one stop per frame ({debug_info}):\n{text}");
+            for stop in &stops {
+                assert_eq!(stop["file"], file.display().to_string(), "{stop}");
+                assert_eq!(stop["line"], line, "{stop}");
+            }
+            stops
+        };
+        let in_included = at(&included, return_line, "ring > 0.9 && p.x > 1.0");
+        for (frame, stop) in in_included.iter().enumerate() {
+            let t = frame as f32 * 0.125;
+            let holds = |x: u32, y: u32| ring(x, y, t) > 0.9 && (x as f32 + 0.5) / 32.0 > 1.0;
+            let first = (0..64)
+                .flat_map(|y| (0..64).map(move |x| (x, y)))
+                .find(|&(x, y)| holds(x, y))
+                .expect("some fragment");
+            let pixel = [0, 1].map(|i| stop["pixel"][i].as_u64().expect("pixel") as u32);
+            assert_eq!((pixel[0], pixel[1]), first, "{stop}");
+            let locals = &stop["locals"];
+            let p = [(first.0 as f32 + 0.5) / 32.0, (first.1 as f32 + 0.5) / 32.0];
+            assert_eq!(f32s(&locals["p"]["value"]), p, "{stop}");
+            let r = locals["ring"]["value"].as_f64().expect("ring") as f32;
+            assert!((r - ring(first.0, first.1, t)).abs() < 1e-5, "{stop}");
+        }
+        let in_main = at(&main, color_line, "ring > 0.9");
+        let r = in_main[0]["locals"]["ring"]["value"]
+            .as_f64()
+            .expect("ring") as f32;
+        assert!(r > 0.9, "{}", in_main[0]);
+    }
+}
+
+/// A vertex shader breakpoint: `vk_triangle.vert` makes its full-screen
+/// triangle from `gl_VertexIndex` alone, so the first vertex where the
+/// condition holds, and its `uv`, are computed here from the index.
+#[test]
+fn a_vertex_breakpoint_stops_at_the_first_vertex_where_it_holds_with_its_values() {
+    let shader = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("../tests/vk-apps/shaders/vk_triangle.vert")
+        .canonicalize()
+        .expect("shader");
+    let line = common::line_of(&shader, "gl_Position =");
+    // `uv` of vertex i: ((i << 1) & 2, i & 2).
+    let uv = |i: i32| [((i << 1) & 2) as f32, (i & 2) as f32];
+    for (condition, holds) in [
+        (
+            "uv.y > 0.0",
+            (|[_, y]: [f32; 2]| y > 0.0) as fn([f32; 2]) -> bool,
+        ),
+        ("uv.x > 0.0", |[x, _]: [f32; 2]| x > 0.0),
+        ("true", |_: [f32; 2]| true),
+    ] {
+        let bp = format!("{}:{line}:{condition}", shader.display());
+        let (out, text) = common::run_program(&bp, &app(), &["2", "32"]);
+        assert!(out.status.success(), "{text}");
+        let events = json_events(&text);
+        let stops = of_kind(&events, "stopped");
+        assert_eq!(stops.len(), 2, "one stop per frame ({condition}):\n{text}");
+        let first = (0..3).find(|&i| holds(uv(i))).expect("a vertex");
+        let hits = (0..3).filter(|&i| holds(uv(i))).count();
+        for stop in stops {
+            assert_eq!(stop["stage"], "vertex", "{stop}");
+            assert_eq!(stop["line"], line, "{stop}");
+            assert_eq!(stop["vertex"], first, "{condition}: {stop}");
+            assert_eq!(stop["hits"], hits, "{condition}: {stop}");
+            assert_eq!(f32s(&stop["locals"]["uv"]["value"]), uv(first), "{stop}");
+            assert_eq!(stop["globals"]["gl_VertexIndex"]["value"], first, "{stop}");
+        }
+    }
+}
+
+/// Hit counts and logpoints in a Vulkan program, as in GL: the condition
+/// `p.x > 1.5` holds for 16 of the 64 columns, so 1024 invocations reach
+/// line 12 in each frame; gdb's `ignore 1 1024` skips frame 0's, `== 1025`
+/// stops once, at the first of frame 1; a logpoint at one pixel of one
+/// frame prints its values (exact in f32) and never stops.
+#[test]
+fn hit_counts_and_logpoints_work_in_a_vulkan_program() {
+    let file = fragment_shader();
+    let bp = format!("{}:12:p.x > 1.5", file.display());
+    let frames_of = |extra: &[&str]| -> Vec<u64> {
+        let mut args = vec!["run", "--json", "--break", bp.as_str()];
+        args.extend_from_slice(extra);
+        let program = app();
+        args.extend_from_slice(&["--", program.to_str().expect("path"), "3", "64"]);
+        let (out, text) = shaderdbg(args);
+        assert!(out.status.success(), "{text}");
+        let events = json_events(&text);
+        of_kind(&events, "stopped")
+            .iter()
+            .map(|s| {
+                assert_eq!(s["breakpoints"], serde_json::json!([1]), "{s}");
+                s["frame"].as_u64().expect("frame")
+            })
+            .collect()
+    };
+    assert_eq!(frames_of(&["--ignore", "1:1024"]), [1, 2]);
+    assert_eq!(frames_of(&["--hit-condition", "1:== 1025"]), [1]);
+    assert_eq!(frames_of(&["--hit-condition", "1:% 1024"]), [0, 1, 2]);
+
+    let log = format!("{}:11:p={{p}} t={{t}} q={{nope}}", file.display());
+    let program = app();
+    let (out, text) = shaderdbg([
+        "run",
+        "--json",
+        "--dprintf",
+        &log,
+        "--pixel",
+        "50,10",
+        "--frame",
+        "1",
+        "--",
+        program.to_str().expect("path"),
+        "3",
+        "64",
+    ]);
+    assert!(out.status.success(), "{text}");
+    let events = json_events(&text);
+    assert!(of_kind(&events, "stopped").is_empty(), "{text}");
+    let logs = of_kind(&events, "log");
+    assert_eq!(logs.len(), 1, "{text}");
+    assert_eq!(logs[0]["line"], 11);
+    // gl_FragCoord (50.5, 10.5) / 32 (Vulkan's y down) and frame 1 * 0.125.
+    assert_eq!(
+        logs[0]["text"],
+        "[fragment (50,10)] p=vec2(1.578125, 0.328125) t=0.125 q=<nope: no variable named nope in scope>"
+    );
+}
+
+/// Pixel history (`--pixel X,Y` without breakpoints) on the swapchain
+/// image of vkcube (Debian's vulkan-tools) under Xvfb: the draw that shades
+/// the pixel stops in every frame, at that pixel, with a texture
+/// coordinate inside the cube's face; a pixel of the background (cleared,
+/// shaded by no draw) never stops.
+#[test]
+fn pixel_history_on_vkcube_stops_where_a_draw_shades_the_pixel() {
+    shaderdbg_test_support::require_installed(&["/usr/bin/vkcube", "/usr/bin/spirv-cross"]);
+    let history = |pixel: &str| {
+        let out = shaderdbg_test_support::xvfb_run(640, 480)
+            .arg(env!("CARGO_BIN_EXE_shaderdbg"))
+            .args([
+                "run", "--json", "--pixel", pixel, "--", "vkcube", "--c", "3",
+            ])
+            .output()
+            .expect("runs shaderdbg under xvfb-run");
+        let text = String::from_utf8_lossy(&out.stdout).into_owned();
+        assert!(out.status.success(), "{text}");
+        let events = json_events(&text);
+        let stops: Vec<Value> = of_kind(&events, "stopped").into_iter().cloned().collect();
+        (stops, text)
+    };
+    // vkcube's 500x500 window: the cube covers its centre.
+    let (stops, text) = history("250,250");
+    let frames: Vec<u64> = stops
+        .iter()
+        .map(|s| s["frame"].as_u64().expect("frame"))
+        .collect();
+    assert_eq!(frames, [0, 1, 2], "{text}");
+    for stop in &stops {
+        assert_eq!(stop["reason"], "pixel_history", "{stop}");
+        assert_eq!(stop["stage"], "fragment", "{stop}");
+        assert_eq!(stop["pixel"], serde_json::json!([250, 250]), "{stop}");
+        let texcoord = f32s(&stop["globals"]["texcoord"]["value"]);
+        assert!(
+            texcoord.len() == 4 && texcoord[..2].iter().all(|c| (0.0..=1.0).contains(c)),
+            "{stop}"
+        );
+    }
+    let (stops, text) = history("3,3");
+    assert!(stops.is_empty(), "{text}");
+}
+
+/// Pixel history in a draw into a colour attachment other than the first:
+/// `vk_subpass`'s first subpass draws `vk_triangle.frag` into attachment 1
+/// (the second subpass reads it and draws attachment 0). It stops at the
+/// pixel in every frame, and the recording's values there are the ones
+/// the CPU computes. (The second subpass's draw shades the pixel too, but
+/// one module is hit-tested per submission: the first fragment module.)
+#[test]
+fn pixel_history_stops_in_a_draw_into_a_second_colour_attachment() {
+    let program = shaderdbg_test_support::app("vk_subpass");
+    let (out, text) = shaderdbg([
+        "run",
+        "--json",
+        "--trace",
+        "--pixel",
+        "10,20",
+        "--",
+        program.to_str().expect("path"),
+        "2",
+        "64",
+    ]);
+    assert!(out.status.success(), "{text}");
+    let events = json_events(&text);
+    assert_eq!(
+        common::frames(program_output(&events).into_iter()),
+        common::frames_alone(&program, &["2", "64"]),
+    );
+    // The first subpass's stops: its trace writes `ring`.
+    let writes = |stop: &Value, name: &str| -> Option<Value> {
+        let steps = stop["steps"].as_array()?;
+        steps.iter().find_map(|s| s["writes"].get(name).cloned())
+    };
+    let stops: Vec<&Value> = of_kind(&events, "stopped")
+        .into_iter()
+        .filter(|s| writes(s, "ring").is_some())
+        .collect();
+    assert_eq!(stops.len(), 2, "one stop per frame:\n{text}");
+    for (frame, stop) in stops.iter().enumerate() {
+        assert_eq!(stop["frame"], frame as u64, "{stop}");
+        assert_eq!(stop["reason"], "pixel_history", "{stop}");
+        assert_eq!(stop["pixel"], serde_json::json!([10, 20]), "{stop}");
+        let t = frame as f32 * 0.125;
+        let p = writes(stop, "p").expect("p");
+        assert_eq!(f32s(&p), [10.5 / 32.0, 20.5 / 32.0], "{stop}");
+        let r = writes(stop, "ring").and_then(|r| r.as_f64()).expect("ring") as f32;
+        assert!((r - ring(10, 20, t)).abs() < 1e-5, "{stop}");
+    }
+}

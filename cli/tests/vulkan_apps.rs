@@ -333,3 +333,47 @@ fn specialization_constants_have_the_pipelines_values_at_a_stop() {
         }
     }
 }
+
+/// `vk_subpass`: the second subpass of its render pass reads, as an input
+/// attachment (`subpassLoad`), what the first drew there: `vk_triangle`'s
+/// pattern at `t = 0.125 frame`, stored as 8-bit unorm. A breakpoint in
+/// the second subpass stops at the first fragment where what it read meets
+/// the condition, with that colour and its tint.
+#[test]
+fn a_breakpoint_in_a_second_subpass_sees_what_the_first_drew() {
+    for debug_info in ["source", "nonsemantic"] {
+        let stops = stops(
+            "vk_subpass",
+            "vk_subpass.frag",
+            10,
+            "seen.r > 0.5",
+            2,
+            debug_info,
+        );
+        assert_frames(&stops, 0);
+        for (frame, stop) in stops.iter().enumerate() {
+            let t = frame as f32 * 0.125;
+            let drawn = |x: u32, y: u32| {
+                let p = [x, y].map(|c| (c as f32 + 0.5) / 32.0);
+                let ring = ((p[0] - 1.0).hypot(p[1] - 1.0) * 2.0 - t).rem_euclid(1.0);
+                let color = [
+                    (p[0] + t).fract(),
+                    ring,
+                    ((p[0] + p[1]) * 0.5 - t).rem_euclid(1.0),
+                    1.0,
+                ];
+                color.map(|c| (c * 255.0).round() / 255.0)
+            };
+            let first = first_pixel(|x, y| drawn(x, y)[0] > 0.5);
+            let (x, y) = stop.pixel();
+            assert_eq!((x, y), first, "frame {frame}: {}", stop.0);
+            let seen = drawn(x, y);
+            stop.assert_near("seen", &seen, 1.0 / 255.0);
+            let tint = [0.5, 1.0, 0.25];
+            let tinted: Vec<f32> = (0..3)
+                .map(|i| seen[i] * tint[i] + if i == 0 { 0.25 } else { 0.0 })
+                .collect();
+            stop.assert_near("tinted", &tinted, 1.0 / 255.0);
+        }
+    }
+}

@@ -472,6 +472,16 @@ fn extension_type_names(source: &str) -> glsl_lang::parse::ParseContext {
     for name in crate::builtins::enabled_extension_types(&exts) {
         ctx.add_type_name(ast::IdentifierData::from(name).into());
     }
+    // GL_KHR_vulkan_glsl's subpass inputs, in every version (glsl-lang
+    // knows them only in 4.60 and later).
+    if Api::of_text(source) == Api::Vulkan {
+        for prefix in ["", "i", "u"] {
+            for name in ["subpassInput", "subpassInputMS"] {
+                let name = format!("{prefix}{name}");
+                ctx.add_type_name(ast::IdentifierData::from(name.as_str()).into());
+            }
+        }
+    }
     ctx
 }
 

@@ -129,7 +129,12 @@ pub fn parse_type_name(name: &str) -> Option<Type> {
         return None;
     }
     let opaque = ["sampler", "image", "texture", "subpassInput", "atomic_uint"];
-    let is_opaque = |n: &str| opaque.iter().any(|p| n.starts_with(p) && n.len() > p.len());
+    // `sampler` and `subpassInput` are types themselves (Vulkan GLSL).
+    let is_opaque = |n: &str| {
+        opaque.iter().any(|p| {
+            n.starts_with(p) && (n.len() > p.len() || matches!(n, "sampler" | "subpassInput"))
+        })
+    };
     let base = name
         .strip_prefix(['i', 'u'])
         .filter(|b| is_opaque(b))

@@ -51,6 +51,8 @@ fn every_mode_of_the_vulkan_test_shaders_compiles_to_spirv() {
     for (file, stage) in [
         ("vk_triangle.frag", Stage::Fragment),
         ("vk_triangle.vert", Stage::Vertex),
+        // A subpass input (`subpassInput`, `subpassLoad`) in GLSL 4.50.
+        ("vk_subpass.frag", Stage::Fragment),
     ] {
         let text = shader(file);
         let mut parsed = shaderdbg_glsl::parse::parse(&[&text], stage, None).expect("parses");

@@ -32,7 +32,9 @@ pub use shaderdbg_core::{Hit, HitTag, Invocation, Stage, Type};
 /// and divergent-barrier reports (`SanitizerKind::Race`,
 /// `SanitizerKind::DivergentBarrier`), a hit for a race's other invocation.
 /// Version 6: `WatchImage` says its rows' origin (Vulkan's are top-left).
-pub const VERSION: u32 = 6;
+/// Version 7: `ShaderCompiled::parts`, the files a runtime source was put
+/// together from (a SPIR-V module's `#include`d files).
+pub const VERSION: u32 = 7;
 
 /// Environment variable that names the socket the agent connects to.
 pub const SOCKET_ENV: &str = "SHADERDBG_SOCKET";
@@ -50,6 +52,37 @@ pub struct LineBreakpoint {
     pub line: u32,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub condition: Option<String>,
+}
+
+/// One file a shader's runtime source was put together from, as the
+/// compiler recorded it (a SPIR-V module's main file and the files it
+/// `#include`s), with where its lines are in the runtime source.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SourcePart {
+    /// The file's name as the compiler recorded it.
+    pub name: String,
+    pub text: String,
+    /// Runs of lines `[first runtime line, first line in text, count]`
+    /// (1-based): the runtime source's lines that are the file's.
+    pub lines: Vec<[u32; 3]>,
+}
+
+impl SourcePart {
+    /// The line of `text` that runtime line `line` is, if it is the file's.
+    pub fn line_of_runtime(&self, line: u32) -> Option<u32> {
+        self.lines
+            .iter()
+            .find(|[r, _, n]| (*r..r + n).contains(&line))
+            .map(|[r, l, _]| l + (line - r))
+    }
+
+    /// The runtime line that line `line` of `text` is, if it is there.
+    pub fn runtime_of_line(&self, line: u32) -> Option<u32> {
+        self.lines
+            .iter()
+            .find(|[_, l, n]| (*l..l + n).contains(&line))
+            .map(|[r, l, _]| r + (line - l))
+    }
 }
 
 /// Where an image's row 0 is: `gl_FragCoord`'s origin in the API that
@@ -155,6 +188,11 @@ pub enum FromAgent {
         /// WGSL in a header is still announced as GLSL).
         #[serde(default, skip_serializing_if = "is_glsl")]
         language: shaderdbg_core::Language,
+        /// The files `sources` was put together from, where there are
+        /// several (empty: `sources` is one file's, or the program's own
+        /// strings): the session binds the user's files to each part.
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
+        parts: Vec<SourcePart>,
     },
     ProgramLinked {
         context: u64,
@@ -361,6 +399,7 @@ mod tests {
                 compiled: true,
                 info_log: String::new(),
                 language: shaderdbg_core::Language::Glsl,
+                parts: vec![],
             },
             FromAgent::ShaderCompiled {
                 context: 1,
@@ -370,6 +409,21 @@ mod tests {
                 compiled: true,
                 info_log: String::new(),
                 language: shaderdbg_core::Language::Wgsl,
+                parts: vec![],
+            },
+            FromAgent::ShaderCompiled {
+                context: 1,
+                shader: 5,
+                stage: Stage::Fragment,
+                sources: vec!["#version 450\nfloat f() { return 1.0; }\nvoid main() {}\n".into()],
+                compiled: true,
+                info_log: String::new(),
+                language: shaderdbg_core::Language::Glsl,
+                parts: vec![SourcePart {
+                    name: "inc.glsl".into(),
+                    text: "float f() { return 1.0; }\n".into(),
+                    lines: vec![[2, 1, 1]],
+                }],
             },
             FromAgent::Recorded {
                 request: 7,
@@ -506,8 +560,35 @@ mod tests {
     }
 
     #[test]
-    fn version_6_messages_have_a_stable_shape() {
-        assert_eq!(VERSION, 6);
+    fn version_7_messages_have_a_stable_shape() {
+        assert_eq!(VERSION, 7);
+        // Version 7: the parts of a source put together from several files.
+        let compiled = FromAgent::ShaderCompiled {
+            context: 1,
+            shader: 2,
+            stage: Stage::Fragment,
+            sources: vec!["float f();\nvoid main() {}\n".into()],
+            compiled: true,
+            info_log: String::new(),
+            language: shaderdbg_core::Language::Glsl,
+            parts: vec![SourcePart {
+                name: "f.glsl".into(),
+                text: "float f();\n".into(),
+                lines: vec![[1, 1, 1]],
+            }],
+        };
+        let text = concat!(
+            r#"{"type":"shader_compiled","context":1,"shader":2,"stage":"fragment","#,
+            r#""sources":["float f();\nvoid main() {}\n"],"compiled":true,"info_log":"","#,
+            r#""parts":[{"name":"f.glsl","text":"float f();\n","lines":[[1,1,1]]}]}"#,
+        );
+        let mut buf = Vec::new();
+        write_message(&mut buf, &compiled).unwrap();
+        assert_eq!(String::from_utf8(buf).unwrap().trim_end(), text);
+        // A version-6 one reads as one file's.
+        let old = r#"{"type":"shader_compiled","context":1,"shader":2,"stage":"fragment","sources":[],"compiled":true,"info_log":""}"#;
+        let m: FromAgent = read_message(&mut old.as_bytes()).unwrap().unwrap();
+        assert!(matches!(m, FromAgent::ShaderCompiled { parts, .. } if parts.is_empty()));
         // Version 6: a watch image says where its row 0 is.
         let watch = FromAgent::WatchImage {
             request: 1,

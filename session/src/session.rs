@@ -412,8 +412,10 @@ impl Session {
                 compiled,
                 info_log,
                 language,
+                parts,
                 ..
             } => {
+                self.binder.set_parts(shader, parts);
                 // GLSL naga wrote from WGSL is debugged as that WGSL (the
                 // agent instruments the WGSL: its lines are the WGSL's).
                 let (sources, language, file_text) = match language {
@@ -839,11 +841,8 @@ impl Session {
         };
         let cursor = Stop::hit_step(&table, &inv, &hit).unwrap_or(0);
         let runtime = file_text;
-        let files = self.candidate_files();
-        let file = self.binder.file_of(cur.shader, &runtime, &files);
-        let map = file
-            .as_ref()
-            .and_then(|f| self.binder.map(cur.shader, &runtime, f).cloned());
+        let candidates = self.candidate_files();
+        let files = self.binder.files_of(cur.shader, &runtime, &candidates);
         let mut stop = Stop {
             shader: cur.shader,
             stage,
@@ -857,8 +856,7 @@ impl Session {
             sanitizer: cur.sanitizer.clone(),
             report: cur.report,
             breakpoints: Vec::new(),
-            file,
-            map,
+            files,
             parsed: Arc::new(parsed),
             table,
             trace: inv,

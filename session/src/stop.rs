@@ -5,11 +5,11 @@ use std::path::PathBuf;
 
 use std::sync::Arc;
 
+use crate::binding::FileMap;
 use shaderdbg_core::decode::{InvocationTrace, SanitizerReport, Write};
 use shaderdbg_core::probes::{PathElem, ProbeTable, Storage, VarKind};
 use shaderdbg_core::probes::{Probe, ProbeKind};
 use shaderdbg_core::{Hit, Invocation, Language, Stage, StopReason, Type, Value};
-use shaderdbg_glsl::source_map::SourceMap;
 
 /// A shader's runtime source, parsed by its language's engine (names and
 /// structs for expressions).
@@ -120,8 +120,9 @@ pub struct Stop {
     /// For a breakpoint stop: the breakpoints (indices into the session's
     /// list) the stop is for.
     pub breakpoints: Vec<usize>,
-    pub file: Option<PathBuf>,
-    pub map: Option<SourceMap>,
+    /// The user's files the shader came from, with their maps (the main
+    /// file first; more where the source `#include`s files).
+    pub files: Vec<(PathBuf, FileMap)>,
     /// The runtime source, parsed (names and structs for expressions).
     pub parsed: Arc<Source>,
     /// The probe table the agent instrumented the shader with.
@@ -152,12 +153,12 @@ impl Stop {
 
     pub fn location_of_line(&self, runtime_line: u32) -> Location {
         match self
-            .map
-            .as_ref()
-            .and_then(|m| m.runtime_to_file(runtime_line))
+            .files
+            .iter()
+            .find_map(|(f, m)| Some((f, m.runtime_to_file(runtime_line)?)))
         {
-            Some(line) => Location {
-                file: self.file.clone(),
+            Some((file, line)) => Location {
+                file: Some(file.clone()),
                 line,
                 runtime_line,
             },

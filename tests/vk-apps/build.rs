@@ -3,7 +3,8 @@
 //! debug information (`-g`: the GLSL source travels in `OpSource`), with
 //! NonSemantic.Shader.DebugInfo.100 (`-gVS`: the source travels in
 //! `DebugSource`, as shaderc writes it), and without (the layer must
-//! decompile those). `shaders.rs` in OUT_DIR lists them all for
+//! decompile those). `NAME.STAGE.hlsl` files are HLSL (`-D`, entry point
+//! `main`). `shaders.rs` in OUT_DIR lists them all for
 //! `shaderdbg_vk_test_apps::shader`.
 
 use std::fmt::Write;
@@ -20,11 +21,16 @@ const SHADERS: &[&str] = &[
     "vk_textured.frag",
     "vk_sets.frag",
     "vk_spec.frag",
+    "vk_hlsl.frag.hlsl",
+    "vk_include.frag",
+    "vk_subpass.frag",
 ];
 
 fn main() {
     let out = PathBuf::from(std::env::var_os("OUT_DIR").expect("OUT_DIR"));
     // (name, [-g, -gVS, plain]) for each shader.
+    // What the shaders `#include`.
+    println!("cargo:rerun-if-changed=shaders/include");
     let mut table = String::from("pub(crate) const BUILT: &[(&str, [&[u8]; 3])] = &[\n");
     for &name in SHADERS {
         let built = |suffix: &str| out.join(format!("{name}.{suffix}"));
@@ -45,6 +51,9 @@ fn main() {
             let dst = out.join(format!("{name}.{suffix}"));
             let mut cmd = Command::new("glslangValidator");
             cmd.arg("-V").arg("--quiet");
+            if name.ends_with(".hlsl") {
+                cmd.args(["-D", "-e", "main"]);
+            }
             if let Some(flag) = debug {
                 cmd.arg(flag);
             }

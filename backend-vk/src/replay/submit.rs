@@ -292,6 +292,9 @@ fn recovered(stage: &StageCode) -> Result<crate::source::RuntimeSource, String> 
         .into_iter()
         .find(|s| s.entry_point == stage.entry_point)
         .ok_or("the module has no such entry point")?;
+    if let crate::source::Origin::Foreign { why, .. } = source.origin {
+        return Err(why);
+    }
     if source.language != shaderdbg_core::Language::Glsl {
         return Err("the self-check compiles GLSL only".into());
     }

@@ -218,6 +218,24 @@ impl Client {
             .collect()
     }
 
+    /// An adapter initialized (lines from 1) and launched with `launch`,
+    /// then given each of `requests` (each must succeed) and started with
+    /// `configurationDone`.
+    pub fn launched(launch: Value, requests: &[(&str, Value)]) -> Client {
+        let mut c = Client::start();
+        c.ok(
+            "initialize",
+            json!({"adapterID": "shaderdbg", "linesStartAt1": true}),
+        );
+        c.event("initialized");
+        c.ok("launch", launch);
+        for (command, args) in requests {
+            c.ok(command, args.clone());
+        }
+        c.ok("configurationDone", Value::Null);
+        c
+    }
+
     /// Closes the adapter's input, as a client that goes away does.
     /// `disconnect`; the adapter then exits successfully.
     pub fn disconnect(&mut self) {

@@ -498,6 +498,10 @@ fn opaque_names() -> HashSet<String> {
     }
     names.insert("samplerExternalOES".into());
     names.insert("atomic_uint".into());
+    for p in PREFIXES {
+        names.insert(format!("{p}subpassInput"));
+        names.insert(format!("{p}subpassInputMS"));
+    }
     names
 }
 
@@ -740,7 +744,7 @@ enum Group {
     Size2,
     /// `nsqmat` ...: the six non-square shapes.
     NonSquare,
-    /// `gvec4`, `gsampler2D` ...: the "", i, u prefixes.
+    /// `gvec4`, `gsampler2D`, `gsubpassInput` ...: the "", i, u prefixes.
     Prefix,
 }
 
@@ -753,7 +757,9 @@ fn group_of(word: &str) -> Option<Group> {
         "vec" | "dvec" | "ivec" | "uvec" | "bvec" | "sqmat" | "dsqmat" => Group::Size2,
         "nsqmat" | "nsqmatT" | "dnsqmat" | "dnsqmatT" => Group::NonSquare,
         "gvec4" | "gscalar" => Group::Prefix,
-        w if w.starts_with("gsampler") || w.starts_with("gimage") => Group::Prefix,
+        w if w.starts_with("gsampler") || w.starts_with("gimage") || w.starts_with("gsubpass") => {
+            Group::Prefix
+        }
         _ => return None,
     })
 }
@@ -785,7 +791,7 @@ fn instantiate(word: &str, step: usize, prefixes: &[&str]) -> String {
             .position(|p| *p == prefixes[step])
             .unwrap_or(0)]
         .to_string(),
-        // gvec4, gsamplerXXX, gimageXXX
+        // gvec4, gsamplerXXX, gimageXXX, gsubpassInputXXX
         _ => format!("{}{}", prefixes[step], &word[1..]),
     }
 }

@@ -63,6 +63,32 @@ pub fn triangle_shaders(debug_info: DebugInfo) -> anyhow::Result<(Vec<u32>, Vec<
     ))
 }
 
+/// The main of a program that is `vk_triangle` with another fragment
+/// shader (`shaders/FRAGMENT`, reading the frame's time as a push
+/// constant): `PROGRAM [FRAMES] [SIZE] [plain|nonsemantic]` prints `frame
+/// N checksum HEX` for FRAMES (default 3) frames of SIZE x SIZE (default 64).
+pub fn triangle_with(fragment: &str) -> anyhow::Result<()> {
+    let frames: u32 = arg(0, "FRAMES", 3)?;
+    let size: u32 = arg(1, "SIZE", 64)?;
+    let debug_info = DebugInfo::from_arg(std::env::args().nth(3).as_deref());
+    let mut scene = Scene::offscreen(size)?;
+    let push = [vk::PushConstantRange::default()
+        .stage_flags(vk::ShaderStageFlags::FRAGMENT)
+        .size(4)];
+    scene.set_pipeline(&Shaders {
+        vertex: &shader("vk_triangle.vert", debug_info)?,
+        fragment: &shader(fragment, debug_info)?,
+        set_layouts: &[],
+        push_constants: &push,
+        specialization: None,
+    })?;
+    for frame in 0..frames {
+        let sum = scene.frame(&[vec![frame as f32 * 0.125]])?;
+        println!("frame {frame} checksum {sum:016x}");
+    }
+    Ok(())
+}
+
 /// The `i`-th command-line argument, or `default`.
 pub fn arg<T: std::str::FromStr>(i: usize, name: &str, default: T) -> anyhow::Result<T> {
     match std::env::args().nth(i + 1) {
@@ -227,6 +253,8 @@ pub enum Binding {
     StorageBuffer(vk::Buffer),
     /// A combined image sampler, the image in `SHADER_READ_ONLY_OPTIMAL`.
     Texture(vk::ImageView, vk::Sampler),
+    /// An input attachment, in `SHADER_READ_ONLY_OPTIMAL`.
+    InputAttachment(vk::ImageView),
 }
 
 /// Everything to draw into a SIZE x SIZE RGBA8 image offscreen (no
@@ -243,6 +271,11 @@ pub struct Scene {
     memory_types: vk::PhysicalDeviceMemoryProperties,
     render_pass: vk::RenderPass,
     framebuffer: vk::Framebuffer,
+    /// The view of the image subpass 0 draws and subpass 1 reads, where
+    /// the render pass has two subpasses.
+    input: Option<vk::ImageView>,
+    /// The subpass the next [`Scene::set_pipeline`] draws in.
+    pipeline_subpass: u32,
     pipeline: vk::Pipeline,
     layout: vk::PipelineLayout,
     image: vk::Image,
@@ -276,6 +309,19 @@ impl Scene {
 
     /// A scene without a pipeline yet ([`Scene::set_pipeline`]).
     pub fn offscreen(size: u32) -> anyhow::Result<Scene> {
+        Scene::offscreen_passes(size, false)
+    }
+
+    /// A scene whose render pass has two subpasses: the first draws into
+    /// a second image ([`Scene::set_pipeline`]), which the second reads as
+    /// its input attachment ([`Scene::input_view`]) and draws the scene's
+    /// image ([`Scene::set_pipeline_in`]; [`Scene::record`]'s `draw`
+    /// moves to it with `vkCmdNextSubpass`).
+    pub fn with_input_attachment(size: u32) -> anyhow::Result<Scene> {
+        Scene::offscreen_passes(size, true)
+    }
+
+    fn offscreen_passes(size: u32, input: bool) -> anyhow::Result<Scene> {
         // SAFETY: every Vulkan object below is created, used on this thread
         // and destroyed in order (Drop); each create info outlives its call.
         unsafe {
@@ -307,27 +353,64 @@ impl Scene {
                 vk::BufferUsageFlags::TRANSFER_DST,
             )?;
 
-            let attachment = [vk::AttachmentDescription::default()
+            // With an input attachment: attachment 1, drawn by subpass 0
+            // and read by subpass 1, which draws attachment 0.
+            let second = match input {
+                true => {
+                    let usage = vk::ImageUsageFlags::COLOR_ATTACHMENT
+                        | vk::ImageUsageFlags::INPUT_ATTACHMENT;
+                    Some(image_2d(&device, &memory_types, &mut cleanup, extent, format, usage)?.1)
+                }
+                false => None,
+            };
+            let attachment = vk::AttachmentDescription::default()
                 .format(format)
                 .samples(vk::SampleCountFlags::TYPE_1)
                 .load_op(vk::AttachmentLoadOp::CLEAR)
                 .store_op(vk::AttachmentStoreOp::STORE)
                 .initial_layout(vk::ImageLayout::UNDEFINED)
-                .final_layout(vk::ImageLayout::TRANSFER_SRC_OPTIMAL)];
-            let color_ref = [vk::AttachmentReference::default()
-                .attachment(0)
-                .layout(vk::ImageLayout::COLOR_ATTACHMENT_OPTIMAL)];
-            let subpass = [vk::SubpassDescription::default()
-                .pipeline_bind_point(vk::PipelineBindPoint::GRAPHICS)
-                .color_attachments(&color_ref)];
+                .final_layout(vk::ImageLayout::TRANSFER_SRC_OPTIMAL);
+            let read = vk::ImageLayout::SHADER_READ_ONLY_OPTIMAL;
+            let attachments = [
+                attachment,
+                attachment
+                    .store_op(vk::AttachmentStoreOp::DONT_CARE)
+                    .final_layout(read),
+            ];
+            let reference = |attachment, layout| vk::AttachmentReference { attachment, layout };
+            let drawn = vk::ImageLayout::COLOR_ATTACHMENT_OPTIMAL;
+            let (image_ref, second_ref) = ([reference(0, drawn)], [reference(1, drawn)]);
+            let input_ref = [reference(1, read)];
+            let graphics = vk::PipelineBindPoint::GRAPHICS;
+            let subpass = vk::SubpassDescription::default().pipeline_bind_point(graphics);
+            let (subpasses, dependencies) = match input {
+                false => (vec![subpass.color_attachments(&image_ref)], vec![]),
+                true => (
+                    vec![
+                        subpass.color_attachments(&second_ref),
+                        subpass
+                            .input_attachments(&input_ref)
+                            .color_attachments(&image_ref),
+                    ],
+                    vec![vk::SubpassDependency::default()
+                        .src_subpass(0)
+                        .dst_subpass(1)
+                        .src_stage_mask(vk::PipelineStageFlags::COLOR_ATTACHMENT_OUTPUT)
+                        .dst_stage_mask(vk::PipelineStageFlags::FRAGMENT_SHADER)
+                        .src_access_mask(vk::AccessFlags::COLOR_ATTACHMENT_WRITE)
+                        .dst_access_mask(vk::AccessFlags::INPUT_ATTACHMENT_READ)
+                        .dependency_flags(vk::DependencyFlags::BY_REGION)],
+                ),
+            };
             let render_pass = device.create_render_pass(
                 &vk::RenderPassCreateInfo::default()
-                    .attachments(&attachment)
-                    .subpasses(&subpass),
+                    .attachments(&attachments[..subpasses.len()])
+                    .subpasses(&subpasses)
+                    .dependencies(&dependencies),
                 None,
             )?;
             cleanup.add(move |d| d.destroy_render_pass(render_pass, None));
-            let views = [view];
+            let views: Vec<vk::ImageView> = std::iter::once(view).chain(second).collect();
             let framebuffer = device.create_framebuffer(
                 &vk::FramebufferCreateInfo::default()
                     .render_pass(render_pass)
@@ -362,6 +445,8 @@ impl Scene {
                 memory_types,
                 render_pass,
                 framebuffer,
+                input: second,
+                pipeline_subpass: 0,
                 pipeline: vk::Pipeline::null(),
                 layout: vk::PipelineLayout::null(),
                 image,
@@ -399,12 +484,20 @@ impl Scene {
             .ok_or_else(|| anyhow!("scene dropped"))
     }
 
+    /// The image the first subpass draws and the second reads (a scene
+    /// [`Scene::with_input_attachment`]).
+    pub fn input_view(&self) -> anyhow::Result<vk::ImageView> {
+        self.input
+            .ok_or_else(|| anyhow!("the scene has one subpass"))
+    }
+
     /// Creates the pipeline (and its layout) the scene draws with, for a
     /// full-viewport draw of triangles without vertex buffers.
     pub fn set_pipeline(&mut self, shaders: &Shaders) -> anyhow::Result<()> {
         let size = self.extent.width;
         let device = self.device.clone();
         let render_pass = self.render_pass;
+        let subpass = self.pipeline_subpass;
         let cleanup = self.cleanup()?;
         // SAFETY: the device is alive; each create info outlives its call;
         // the objects are destroyed by the cleanup.
@@ -479,6 +572,7 @@ impl Scene {
                 .rasterization_state(&raster)
                 .multisample_state(&multisample)
                 .color_blend_state(&blend)
+                .subpass(subpass)
                 .layout(layout)
                 .render_pass(render_pass);
             let pipeline = device
@@ -489,6 +583,15 @@ impl Scene {
             self.pipeline = pipeline;
         }
         Ok(())
+    }
+
+    /// [`Scene::set_pipeline`] for a draw in `subpass` of the render pass
+    /// (a scene [`Scene::with_input_attachment`] has two).
+    pub fn set_pipeline_in(&mut self, subpass: u32, shaders: &Shaders) -> anyhow::Result<()> {
+        self.pipeline_subpass = subpass;
+        let made = self.set_pipeline(shaders);
+        self.pipeline_subpass = 0;
+        made
     }
 
     /// A host-visible buffer of `size` bytes for `usage`, mapped.
@@ -625,6 +728,7 @@ impl Scene {
             Binding::UniformBuffer(_) => vk::DescriptorType::UNIFORM_BUFFER,
             Binding::StorageBuffer(_) => vk::DescriptorType::STORAGE_BUFFER,
             Binding::Texture(..) => vk::DescriptorType::COMBINED_IMAGE_SAMPLER,
+            Binding::InputAttachment(_) => vk::DescriptorType::INPUT_ATTACHMENT,
         };
         let layout_bindings: Vec<_> = (0u32..)
             .zip(bindings)
@@ -676,7 +780,7 @@ impl Scene {
                             range: vk::WHOLE_SIZE,
                         }]
                     }
-                    Binding::Texture(..) => [vk::DescriptorBufferInfo::default()],
+                    _ => [vk::DescriptorBufferInfo::default()],
                 })
                 .collect();
             let images: Vec<[vk::DescriptorImageInfo; 1]> = bindings
@@ -684,6 +788,11 @@ impl Scene {
                 .map(|b| match b {
                     Binding::Texture(view, sampler) => [vk::DescriptorImageInfo {
                         sampler: *sampler,
+                        image_view: *view,
+                        image_layout: vk::ImageLayout::SHADER_READ_ONLY_OPTIMAL,
+                    }],
+                    Binding::InputAttachment(view) => [vk::DescriptorImageInfo {
+                        sampler: vk::Sampler::null(),
                         image_view: *view,
                         image_layout: vk::ImageLayout::SHADER_READ_ONLY_OPTIMAL,
                     }],
@@ -698,7 +807,9 @@ impl Scene {
                         .dst_binding(i)
                         .descriptor_type(kind(b));
                     match b {
-                        Binding::Texture(..) => write.image_info(&images[i as usize]),
+                        Binding::Texture(..) | Binding::InputAttachment(_) => {
+                            write.image_info(&images[i as usize])
+                        }
                         _ => write.buffer_info(&buffers[i as usize]),
                     }
                 })
@@ -733,18 +844,20 @@ impl Scene {
         // in use (each submission is waited for).
         unsafe {
             d.begin_command_buffer(cmd, &vk::CommandBufferBeginInfo::default())?;
+            // One per attachment (the second: a scene with an input attachment).
             let clear = [vk::ClearValue {
                 color: vk::ClearColorValue {
                     float32: [0.0, 0.0, 0.0, 1.0],
                 },
-            }];
+            }; 2];
+            let clear = &clear[..1 + usize::from(self.input.is_some())];
             d.cmd_begin_render_pass(
                 cmd,
                 &vk::RenderPassBeginInfo::default()
                     .render_pass(self.render_pass)
                     .framebuffer(self.framebuffer)
                     .render_area(area)
-                    .clear_values(&clear),
+                    .clear_values(clear),
                 vk::SubpassContents::INLINE,
             );
             draw(d, cmd);

@@ -250,6 +250,7 @@ unsafe extern "system" fn create_device(
             pipelines: crate::pipelines::Pipelines::new(
                 crate::pipelines::Next::load(|name| gdpa(device, name.as_ptr())),
                 memory_properties(gipa, instance, physical_device),
+                limits(gipa, instance, physical_device),
             ),
             replay: {
                 let mut r = crate::replay::DeviceReplay::load(|name| gdpa(device, name.as_ptr()));
@@ -296,6 +297,26 @@ unsafe fn memory_properties(
         unsafe { get(physical, &mut props) };
     }
     props
+}
+
+/// The limits of a physical device, through the next layer.
+///
+/// # Safety
+/// `gipa` is the next layer's; `physical` a valid physical device of `instance`.
+unsafe fn limits(
+    gipa: vk::PFN_vkGetInstanceProcAddr,
+    instance: vk::Instance,
+    physical: vk::PhysicalDevice,
+) -> vk::PhysicalDeviceLimits {
+    let mut props = vk::PhysicalDeviceProperties::default();
+    // SAFETY: looked up by its name, through the next layer.
+    let get: Option<vk::PFN_vkGetPhysicalDeviceProperties> =
+        unsafe { typed(gipa(instance, c"vkGetPhysicalDeviceProperties".as_ptr())) };
+    if let Some(get) = get {
+        // SAFETY: per this function's contract.
+        unsafe { get(physical, &mut props) };
+    }
+    props.limits
 }
 
 /// # Safety

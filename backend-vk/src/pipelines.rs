@@ -191,11 +191,33 @@ pub struct Twin {
     pub set: u32,
 }
 
-/// The debug buffer and the descriptor set that holds it.
+/// Bytes after the debug buffer's [`DEBUG_BUFFER_BYTES`] that instrumented
+/// stages write to in draws that are not observed: its header holds no
+/// room (a hit or record buffer of capacity 0, a 0 x 0 watch), so nothing
+/// is written but header words.
+const SCRATCH_BYTES: u64 = 256;
+
+/// Where the debug set of a draw points (its binding is a dynamic storage
+/// buffer: shadows bind it before each draw that runs an instrumented
+/// stage, so that each draw can write to its own part of the buffer).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum DebugBinding {
+    /// The debug buffer from this byte offset (a multiple of
+    /// [`Pipelines::offset_alignment`]), as far as [`Pipelines::set_debug_range`] says.
+    Buffer(u32),
+    /// The scratch header: nothing the draw writes is kept.
+    Scratch,
+}
+
+/// The debug buffer and the descriptor sets that hold it.
 struct DebugSet {
     layout: vk::DescriptorSetLayout,
     pool: vk::DescriptorPool,
+    /// The debug buffer (a dynamic offset into it, `range` bytes).
     set: vk::DescriptorSet,
+    /// The scratch header after it.
+    scratch: vk::DescriptorSet,
+    range: u64,
     buffer: vk::Buffer,
     memory: vk::DeviceMemory,
     /// The buffer's memory, mapped for as long as it lives (coherent).
@@ -212,6 +234,8 @@ pub struct Pipelines {
     pub next: Next,
     /// The physical device's memory types (for the debug buffer).
     pub memory: vk::PhysicalDeviceMemoryProperties,
+    /// The physical device's limits (descriptor sets, offset alignments).
+    pub limits: vk::PhysicalDeviceLimits,
     infos: RwLock<crate::dispatch::HandleMap<u64, Arc<PipelineInfo>>>,
     /// Live shader modules' code, by handle.
     modules: RwLock<crate::dispatch::HandleMap<u64, ModuleCode>>,
@@ -739,12 +763,22 @@ impl Pipelines {
         all
     }
 
-    pub fn new(next: Next, memory: vk::PhysicalDeviceMemoryProperties) -> Self {
+    pub fn new(
+        next: Next,
+        memory: vk::PhysicalDeviceMemoryProperties,
+        limits: vk::PhysicalDeviceLimits,
+    ) -> Self {
         Pipelines {
             next,
             memory,
+            limits,
             ..Default::default()
         }
+    }
+
+    /// What dynamic offsets into the debug buffer are multiples of.
+    pub fn offset_alignment(&self) -> u64 {
+        self.limits.min_storage_buffer_offset_alignment.max(16)
     }
 
     /// The twin of the application's `pipeline` whose stages run the code
@@ -978,7 +1012,7 @@ impl Pipelines {
         };
         let binding = [vk::DescriptorSetLayoutBinding::default()
             .binding(0)
-            .descriptor_type(vk::DescriptorType::STORAGE_BUFFER)
+            .descriptor_type(vk::DescriptorType::STORAGE_BUFFER_DYNAMIC)
             .descriptor_count(1)
             .stage_flags(vk::ShaderStageFlags::ALL)];
         let info = vk::DescriptorSetLayoutCreateInfo::default().bindings(&binding);
@@ -990,25 +1024,29 @@ impl Pipelines {
                 "the debug set layout",
             )?;
             let sizes = [vk::DescriptorPoolSize {
-                ty: vk::DescriptorType::STORAGE_BUFFER,
-                descriptor_count: 1,
+                ty: vk::DescriptorType::STORAGE_BUFFER_DYNAMIC,
+                descriptor_count: 2,
             }];
             let info = vk::DescriptorPoolCreateInfo::default()
-                .max_sets(1)
+                .max_sets(2)
                 .pool_sizes(&sizes);
             let mut pool = vk::DescriptorPool::null();
             check(
                 create_pool(dev, &info, std::ptr::null(), &mut pool),
                 "the debug descriptor pool",
             )?;
-            let layouts = [layout];
+            let layouts = [layout; 2];
             let info = vk::DescriptorSetAllocateInfo::default()
                 .descriptor_pool(pool)
                 .set_layouts(&layouts);
-            let mut set = vk::DescriptorSet::null();
-            check(allocate_sets(dev, &info, &mut set), "the debug set")?;
+            let mut sets = [vk::DescriptorSet::null(); 2];
+            check(
+                allocate_sets(dev, &info, sets.as_mut_ptr()),
+                "the debug sets",
+            )?;
+            let [set, scratch] = sets;
             let info = vk::BufferCreateInfo::default()
-                .size(DEBUG_BUFFER_BYTES)
+                .size(DEBUG_BUFFER_BYTES + SCRATCH_BYTES)
                 .usage(vk::BufferUsageFlags::STORAGE_BUFFER | vk::BufferUsageFlags::TRANSFER_DST)
                 .sharing_mode(vk::SharingMode::EXCLUSIVE);
             let mut buffer = vk::Buffer::null();
@@ -1052,21 +1090,31 @@ impl Pipelines {
                 ),
                 "mapping the debug buffer",
             )?;
-            let buffers = [vk::DescriptorBufferInfo {
+            let main = [vk::DescriptorBufferInfo {
                 buffer,
                 offset: 0,
-                range: vk::WHOLE_SIZE,
+                range: DEBUG_BUFFER_BYTES,
             }];
-            let write = vk::WriteDescriptorSet::default()
-                .dst_set(set)
-                .dst_binding(0)
-                .descriptor_type(vk::DescriptorType::STORAGE_BUFFER)
-                .buffer_info(&buffers);
-            update_sets(dev, 1, &write, 0, std::ptr::null());
+            let scratch_info = [vk::DescriptorBufferInfo {
+                buffer,
+                offset: DEBUG_BUFFER_BYTES,
+                range: SCRATCH_BYTES,
+            }];
+            let write = |set, info| {
+                vk::WriteDescriptorSet::default()
+                    .dst_set(set)
+                    .dst_binding(0)
+                    .descriptor_type(vk::DescriptorType::STORAGE_BUFFER_DYNAMIC)
+                    .buffer_info(info)
+            };
+            let writes = [write(set, &main), write(scratch, &scratch_info)];
+            update_sets(dev, 2, writes.as_ptr(), 0, std::ptr::null());
             *debug = Some(DebugSet {
                 layout,
                 pool,
                 set,
+                scratch,
+                range: DEBUG_BUFFER_BYTES,
                 buffer,
                 memory,
                 words: words.cast(),
@@ -1090,10 +1138,73 @@ impl Pipelines {
         Some(f(words))
     }
 
-    /// The debug set, if made.
-    pub fn debug_descriptor_set(&self) -> Option<vk::DescriptorSet> {
-        let debug = self.debug.lock().unwrap_or_else(|e| e.into_inner());
-        debug.as_ref().map(|d| d.set)
+    /// Makes the debug set show `range` bytes of the debug buffer from each
+    /// dynamic offset (all of it unless a hit test splits it among draws),
+    /// and clears the scratch header.
+    ///
+    /// # Safety
+    /// No command buffer that binds the debug set is pending or will be
+    /// submitted again (updating a set invalidates the buffers that bind it).
+    pub unsafe fn set_debug_range(&self, dev: vk::Device, range: u64) -> Result<(), String> {
+        // SAFETY: `dev` is this device.
+        unsafe { self.debug_set(dev)? };
+        let mut debug = self.debug.lock().unwrap_or_else(|e| e.into_inner());
+        let d = debug.as_mut().ok_or("no debug set")?;
+        // SAFETY: the mapping covers the scratch words; the device does not
+        // use them (the contract).
+        unsafe {
+            let scratch = d.words.add((DEBUG_BUFFER_BYTES / 4) as usize);
+            std::ptr::write_bytes(scratch, 0, (SCRATCH_BYTES / 4) as usize);
+        }
+        if d.range == range {
+            return Ok(());
+        }
+        let update = self
+            .next
+            .update_descriptor_sets
+            .ok_or("the device lacks vkUpdateDescriptorSets")?;
+        let info = [vk::DescriptorBufferInfo {
+            buffer: d.buffer,
+            offset: 0,
+            range,
+        }];
+        let write = vk::WriteDescriptorSet::default()
+            .dst_set(d.set)
+            .dst_binding(0)
+            .descriptor_type(vk::DescriptorType::STORAGE_BUFFER_DYNAMIC)
+            .buffer_info(&info);
+        // SAFETY: the set is not in use (the contract).
+        unsafe { update(dev, 1, &write, 0, std::ptr::null()) };
+        d.range = range;
+        Ok(())
+    }
+
+    /// Binds the debug set of `twin` (bound at `point`) in `cb` as `which` says.
+    ///
+    /// # Safety
+    /// `cb` is a shadow, recording, with `twin` bound at `point`.
+    pub unsafe fn bind_debug(
+        &self,
+        cb: vk::CommandBuffer,
+        point: vk::PipelineBindPoint,
+        twin: &Twin,
+        which: DebugBinding,
+    ) -> Result<(), String> {
+        let (set, offset) = {
+            let debug = self.debug.lock().unwrap_or_else(|e| e.into_inner());
+            let d = debug.as_ref().ok_or("no debug set")?;
+            match which {
+                DebugBinding::Buffer(offset) => (d.set, offset),
+                DebugBinding::Scratch => (d.scratch, 0),
+            }
+        };
+        let bind = self
+            .next
+            .cmd_bind_descriptor_sets
+            .ok_or("the device lacks vkCmdBindDescriptorSets")?;
+        // SAFETY: per this function's contract.
+        unsafe { bind(cb, point, twin.layout, twin.set, 1, &set, 1, &offset) };
+        Ok(())
     }
 
     /// # Safety

@@ -29,7 +29,7 @@ use shaderdbg_protocol::FromAgent;
 use crate::agent::Ask;
 use crate::breakpoints::{self, Bound, ModuleDebug};
 use crate::dispatch::{array, DeviceData};
-use crate::pipelines::{Code, StageCode, DEBUG_BUFFER_BYTES};
+use crate::pipelines::{Code, DebugBinding, StageCode, Twin, DEBUG_BUFFER_BYTES};
 use crate::replay::{Cmd, Shadow, Submission, Submit};
 
 fn variant(what: &impl Hash) -> u64 {
@@ -39,8 +39,36 @@ fn variant(what: &impl Hash) -> u64 {
     h.finish() | 1 << 63
 }
 
-/// Shadows of `cbs` whose pipelines running `shader` run it as `code`;
-/// the error says why one could not be made (the ones made are freed).
+/// Which draws of a submission an instrumented stage writes the debug
+/// buffer in (draws are numbered in submission order, from 0: every draw
+/// and dispatch of every buffer).
+enum Observe<'a> {
+    /// A hit test: the `k`th draw of `draws` (the ones that run the module)
+    /// writes hits to the `k`th region of `region` bytes, so that each hit
+    /// says its draw.
+    Regions { draws: &'a [u32], region: u32 },
+    /// A recording or a watch: draw `d` writes to the whole buffer, the
+    /// others to the scratch header (nothing).
+    Only(u32),
+}
+
+impl Observe<'_> {
+    /// What draw `d` binds (none: what is bound already will do).
+    fn binding(&self, d: u32) -> Option<DebugBinding> {
+        match *self {
+            Observe::Regions { draws, region } => draws
+                .binary_search(&d)
+                .ok()
+                .map(|k| DebugBinding::Buffer(k as u32 * region)),
+            Observe::Only(only) if only == d => Some(DebugBinding::Buffer(0)),
+            Observe::Only(_) => Some(DebugBinding::Scratch),
+        }
+    }
+}
+
+/// Shadows of `cbs` whose pipelines running `shader` run it as `code`,
+/// each draw's debug set bound as `observe` says; the error says why one
+/// could not be made (the ones made are freed).
 ///
 /// # Safety
 /// `cbs` are executable (being submitted); their pipelines are alive.
@@ -50,6 +78,7 @@ unsafe fn shadows(
     shader: u32,
     variant: u64,
     code: &dyn Fn(u32) -> Result<Code, String>,
+    observe: &Observe,
 ) -> Result<Vec<Shadow>, String> {
     let code_for = |sc: &StageCode, set: u32| {
         if sc.shader == Some(shader) {
@@ -59,10 +88,37 @@ unsafe fn shadows(
         }
     };
     let mut made = Vec::new();
+    let mut draw = 0;
     for cb in cbs {
+        // Per bind point: the twin bound, and where its debug set points
+        // (a command buffer starts with nothing bound).
+        let mut bound: Vec<(vk::PipelineBindPoint, Twin, DebugBinding)> = Vec::new();
         let mut substitute = |shadow: vk::CommandBuffer, cmd: &Cmd| {
+            if let Some(point) = cmd.work() {
+                let d = draw;
+                draw += 1;
+                let want = observe.binding(d);
+                if let Some((_, twin, now)) = bound.iter_mut().find(|b| b.0 == point) {
+                    if let Some(want) = want.filter(|w| w != now) {
+                        // SAFETY: the shadow is recording with `twin` bound.
+                        unsafe { data.pipelines.bind_debug(shadow, point, twin, want)? };
+                        *now = want;
+                    }
+                }
+                return Ok(false);
+            }
+            let scratch = DebugBinding::Scratch;
             // SAFETY: the shadow is recording; the pipelines are alive.
-            unsafe { crate::replay::bind_twin(data, shadow, cmd, variant, &code_for) }
+            let twin = unsafe {
+                crate::replay::bind_twin(data, shadow, cmd, variant, &code_for, scratch)?
+            };
+            let (Cmd::CmdBindPipeline(a), Some(twin)) = (cmd, twin) else {
+                return Ok(false);
+            };
+            let point = a.pipeline_bind_point;
+            bound.retain(|b| b.0 != point);
+            bound.push((point, twin, scratch));
+            Ok(true)
         };
         // SAFETY: per this function's contract.
         match unsafe { data.replay.shadow(data.handle, *cb, &mut substitute) } {
@@ -75,6 +131,75 @@ unsafe fn shadows(
         }
     }
     Ok(made)
+}
+
+/// The draws of `cbs` (numbered in submission order) whose pipeline runs
+/// `shader`.
+fn draws_running(data: &DeviceData, cbs: &[vk::CommandBuffer], shader: u32) -> Vec<u32> {
+    let mut runs: crate::dispatch::HandleMap<u64, bool> = Default::default();
+    let mut out = Vec::new();
+    let mut draw = 0;
+    for cb in cbs {
+        let mut bound: Vec<(vk::PipelineBindPoint, bool)> = Vec::new();
+        data.replay.with_commands(*cb, |cmds| {
+            for cmd in cmds {
+                if let Cmd::CmdBindPipeline(a) = cmd {
+                    let raw = vk::Handle::as_raw(a.pipeline);
+                    let running = *runs
+                        .entry(raw)
+                        .or_insert_with(|| data.pipelines.shaders_of(a.pipeline).contains(&shader));
+                    bound.retain(|b| b.0 != a.pipeline_bind_point);
+                    bound.push((a.pipeline_bind_point, running));
+                } else if let Some(point) = cmd.work() {
+                    if bound.iter().any(|b| b.0 == point && b.1) {
+                        out.push(draw);
+                    }
+                    draw += 1;
+                }
+            }
+        });
+    }
+    out
+}
+
+/// The bytes of the debug buffer each of `draws` draws gets for its hits
+/// (a multiple of `align`), or why they do not fit.
+fn region_bytes(draws: usize, align: u64) -> Result<u32, String> {
+    let least = ((layout::HEADER_WORDS + layout::HIT_RECORD_WORDS) * 4) as u64;
+    let least = least.div_ceil(align) * align;
+    let region = DEBUG_BUFFER_BYTES / draws.max(1) as u64 / align * align;
+    if region < least {
+        return Err(format!(
+            "{draws} of its draws run the shader; the debug buffer holds the hits of {} draws",
+            DEBUG_BUFFER_BYTES / least
+        ));
+    }
+    Ok(region as u32)
+}
+
+/// Empties the hit buffers of `n` regions of `region` bytes.
+fn reset_regions(w: &mut [u32], n: usize, region: u32) {
+    let words = region as usize / 4;
+    let cap = ((words - layout::HEADER_WORDS) / layout::HIT_RECORD_WORDS) as u32;
+    for k in 0..n {
+        let header = &mut w[k * words..k * words + layout::HEADER_WORDS];
+        header.fill(0);
+        header[layout::CAP_INDEX] = cap;
+    }
+}
+
+/// The regions (of `n`, `region` bytes each) that hold hits, in order:
+/// each one's number and its used words.
+fn regions_with_hits(
+    w: &[u32],
+    n: usize,
+    region: u32,
+) -> impl Iterator<Item = (usize, Vec<u32>)> + '_ {
+    let words = region as usize / 4;
+    (0..n).filter_map(move |k| {
+        let r = &w[k * words..(k + 1) * words];
+        (r[0] > 0).then(|| (k, hit_words(r)))
+    })
 }
 
 /// Writes `header` (a fresh buffer's first words) to the debug buffer.
@@ -178,6 +303,27 @@ pub unsafe fn submit<I: Submission>(
         }
         return None;
     }
+    // Each draw that runs the module writes its hits to a region of its
+    // own, so that the stop can say which draw it is in.
+    let draws = draws_running(data, &cbs, shader);
+    let region = region_bytes(draws.len(), data.pipelines.offset_alignment()).and_then(|r| {
+        // SAFETY: nothing pending uses the debug set (every use is waited for).
+        unsafe { data.pipelines.set_debug_range(data.handle, u64::from(r)) }.map(|()| r)
+    });
+    let region = match region {
+        Ok(r) => r,
+        Err(why) => {
+            // SAFETY: the copies were waited for.
+            unsafe { data.storage.drop_taken(data) };
+            if said_once(shader, &why) {
+                dbg.send(&FromAgent::Error {
+                    request: None,
+                    message: format!("shader {shader}: no hit test in this submission: {why}"),
+                });
+            }
+            return None;
+        }
+    };
     let pixel = filter.pixel;
     let code = |set: u32| {
         module
@@ -185,10 +331,16 @@ pub unsafe fn submit<I: Submission>(
             .map(Arc::new)
     };
     let variant = variant(&(shader, &bound, nan_inf, pixel));
+    let observe = Observe::Regions {
+        draws: &draws,
+        region,
+    };
     // SAFETY: the application is submitting `cbs`.
-    let hit_shadows = match unsafe { shadows(data, &cbs, shader, variant, &code) } {
+    let hit_shadows = match unsafe { shadows(data, &cbs, shader, variant, &code, &observe) } {
         Ok(s) => s,
         Err(why) => {
+            // SAFETY: the copies were waited for.
+            unsafe { data.storage.drop_taken(data) };
             dbg.send(&FromAgent::Error {
                 request: None,
                 message: format!(
@@ -212,7 +364,10 @@ pub unsafe fn submit<I: Submission>(
         })
         .collect();
     // SAFETY: nothing pending uses the debug buffer (every use is waited for).
-    unsafe { data.pipelines.with_debug_words(crate::replay::reset_hits) };
+    unsafe {
+        data.pipelines
+            .with_debug_words(|w| reset_regions(w, draws.len(), region))
+    };
     // SAFETY: the application's submission with shadows in place of its
     // buffers; every other member is the application's.
     let result = unsafe { next(queue, count, replaced.as_ptr(), fence) };
@@ -221,34 +376,37 @@ pub unsafe fn submit<I: Submission>(
         // SAFETY: a queue of this device.
         let _ = unsafe { wait(queue) };
     }
+    let stop_at = |w: &mut [u32]| {
+        regions_with_hits(w, draws.len(), region).find_map(|(k, words)| {
+            let (hits, truncated) = decode_hits(&words, &module.table);
+            let mut hits = tagged(hits, &bound);
+            if let Some(pixel) = filter
+                .pixel
+                .filter(|_| module.stage == shaderdbg_core::Stage::Fragment)
+            {
+                hits.retain(|h| h.invocation.pixel() == Some(pixel));
+            }
+            let (reason, hits) = pick(reason, hits);
+            (!hits.is_empty()).then_some((draws[k], reason, hits, truncated))
+        })
+    };
     // SAFETY: the queue is idle.
-    let words = unsafe { data.pipelines.with_debug_words(|w| hit_words(w)) }.unwrap_or_default();
+    let found = unsafe { data.pipelines.with_debug_words(stop_at) }.flatten();
     // SAFETY: the queue is idle.
     unsafe { data.replay.free_shadows(data.handle, &hit_shadows) };
-    if result != vk::Result::SUCCESS {
-        return Some(result);
-    }
-    let (hits, truncated) = decode_hits(&words, &module.table);
-    let mut hits = tagged(hits, &bound);
-    if let Some(pixel) = filter
-        .pixel
-        .filter(|_| module.stage == shaderdbg_core::Stage::Fragment)
-    {
-        hits.retain(|h| h.invocation.pixel() == Some(pixel));
-    }
-    let (reason, hits) = pick(reason, hits);
-    if hits.is_empty() {
+    let found = found.filter(|_| result == vk::Result::SUCCESS);
+    let Some((draw, reason, hits, truncated)) = found else {
         // SAFETY: the hit test was waited for.
         unsafe { data.storage.drop_taken(data) };
         return Some(result);
-    }
+    };
     if reason == StopReason::Pause {
         breakpoints::take_pause();
     }
     let stopped = FromAgent::Stopped {
         context: vk::Handle::as_raw(data.handle),
         frame,
-        draw: 0,
+        draw: u64::from(draw),
         program: 0,
         shader,
         hits,
@@ -257,11 +415,18 @@ pub unsafe fn submit<I: Submission>(
         probes: module.table.clone(),
         sanitizer: Vec::new(),
     };
+    let at = Stop {
+        data,
+        queue,
+        cbs: &cbs,
+        shader,
+        draw,
+    };
     let mut answer = |request: u64, ask: Ask| match ask {
         Ask::Record(selector) => {
             // SAFETY: the application's thread waits here; its buffers are
             // still executable and their objects alive.
-            let log = unsafe { record(data, queue, &cbs, shader, &module, selector)? };
+            let log = unsafe { record(&at, &module, selector)? };
             Ok(FromAgent::Recorded {
                 request,
                 shader,
@@ -271,7 +436,7 @@ pub unsafe fn submit<I: Submission>(
         }
         Ask::Watch { line, expr } => {
             // SAFETY: as above.
-            let w = unsafe { watch(data, queue, &cbs, shader, &module, line, &expr)? };
+            let w = unsafe { watch(&at, &module, line, &expr)? };
             Ok(w.reply(request))
         }
         Ask::Screenshot => {
@@ -514,23 +679,30 @@ fn storage_ranges(
     Ok(all)
 }
 
-/// Runs `cbs` again as shadows whose pipelines running `shader` run
-/// `code` instead, the debug buffer first holding `buffer` (a fresh
-/// buffer's words); what `read` makes of the debug buffer afterwards.
+/// A stopped submission: its buffers, the module stopped in and the draw.
+struct Stop<'a> {
+    data: &'a DeviceData,
+    queue: vk::Queue,
+    cbs: &'a [vk::CommandBuffer],
+    shader: u32,
+    draw: u32,
+}
+
+/// Runs the stopped buffers again as shadows whose pipelines running the
+/// module run `code` instead, where only the stopped draw writes the
+/// debug buffer, first holding `buffer` (a fresh buffer's words); what
+/// `read` makes of the debug buffer afterwards.
 ///
 /// # Safety
-/// `cbs` are executable and their objects alive; the application waits.
-#[allow(clippy::too_many_arguments)]
+/// The buffers are executable and their objects alive; the application waits.
 unsafe fn rerun<R>(
-    data: &DeviceData,
-    queue: vk::Queue,
-    cbs: &[vk::CommandBuffer],
-    shader: u32,
+    at: &Stop,
     variant: u64,
     code: &dyn Fn(u32) -> Result<Code, String>,
     buffer: &[u32],
     read: impl FnOnce(&mut [u32]) -> R,
 ) -> Result<R, String> {
+    let (data, queue, cbs) = (at.data, at.queue, at.cbs);
     if let Some(why) = not_reexecutable(data, cbs) {
         return Err(format!(
             "this needs the submission to run again, and {why}: running it again would not give what running it once gave"
@@ -552,9 +724,12 @@ unsafe fn rerun<R>(
     unsafe {
         data.storage.restore(data, queue, family)?;
         data.storage.images.restore(data, queue, family)?;
+        data.pipelines
+            .set_debug_range(data.handle, DEBUG_BUFFER_BYTES)?;
     }
+    let observe = Observe::Only(at.draw);
     // SAFETY: per this function's contract.
-    let made = unsafe { shadows(data, cbs, shader, variant, code)? };
+    let made = unsafe { shadows(data, cbs, at.shader, variant, code, &observe)? };
     let submit = data.queue_submit.ok_or("the device lacks vkQueueSubmit")?;
     let handles: Vec<vk::CommandBuffer> = made.iter().map(|s| s.cb).collect();
     let info = vk::SubmitInfo::default().command_buffers(&handles);
@@ -576,16 +751,13 @@ unsafe fn rerun<R>(
     }
 }
 
-/// A recording of `selector` by running the buffers again with the module
-/// instrumented to record it.
+/// A recording of `selector` in the stopped draw, by running the buffers
+/// again with the module instrumented to record it.
 ///
 /// # Safety
 /// As [`rerun`].
 unsafe fn record(
-    data: &DeviceData,
-    queue: vk::Queue,
-    cbs: &[vk::CommandBuffer],
-    shader: u32,
+    at: &Stop,
     module: &ModuleDebug,
     selector: Invocation,
 ) -> Result<Vec<u32>, String> {
@@ -593,44 +765,29 @@ unsafe fn record(
     let code = |set: u32| module.spirv(&mode, set).map(Arc::new);
     let mut header = layout::to_words(&layout::new_record_buffer(0));
     header[layout::CAP_INDEX] = capacity();
-    let v = variant(&(shader, "record", selector));
+    let v = variant(&(at.shader, "record", selector));
     // SAFETY: per this function's contract.
-    unsafe {
-        rerun(data, queue, cbs, shader, v, &code, &header, |w| {
-            layout::trim_record(w)
-        })
-    }
+    unsafe { rerun(at, v, &code, &header, |w| layout::trim_record(w)) }
 }
 
-/// A values image: the value of `expr` at `line` for every fragment of the
-/// render area, by running the buffers again with the module instrumented
-/// to watch it.
+/// A values image: the value of `expr` at `line` for every fragment the
+/// stopped draw draws in the render area, by running the buffers again
+/// with the module instrumented to watch it.
 ///
 /// # Safety
 /// As [`rerun`].
-unsafe fn watch(
-    data: &DeviceData,
-    queue: vk::Queue,
-    cbs: &[vk::CommandBuffer],
-    shader: u32,
-    module: &ModuleDebug,
-    line: u32,
-    expr: &str,
-) -> Result<Watched, String> {
+unsafe fn watch(at: &Stop, module: &ModuleDebug, line: u32, expr: &str) -> Result<Watched, String> {
     let (code, ty) = module.watch_spirv(line, expr)?;
     let words = ty
         .words()
         .ok_or("the expression's type cannot be shown as an image")?;
-    let (width, height) = render_area(data, cbs).ok_or("the submission draws in no render pass")?;
+    let (width, height) =
+        render_area(at.data, at.cbs).ok_or("the submission draws in no render pass")?;
     let buffer = layout::to_words(&layout::new_watch_buffer(width, height, words));
     let code = |set: u32| code(set).map(Arc::new);
-    let v = variant(&(shader, "watch", line, expr));
+    let v = variant(&(at.shader, "watch", line, expr));
     // SAFETY: per this function's contract.
-    let data_words = unsafe {
-        rerun(data, queue, cbs, shader, v, &code, &buffer, |w| {
-            w[..buffer.len()].to_vec()
-        })?
-    };
+    let data_words = unsafe { rerun(at, v, &code, &buffer, |w| w[..buffer.len()].to_vec())? };
     Ok(Watched {
         width,
         height,
@@ -694,4 +851,52 @@ fn render_area(data: &DeviceData, cbs: &[vk::CommandBuffer]) -> Option<(u32, u32
         });
     }
     area
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn each_draw_running_the_module_gets_its_own_region_and_others_none() {
+        let draws = [1, 4, 5];
+        let regions = Observe::Regions {
+            draws: &draws,
+            region: 256,
+        };
+        let b = |d| regions.binding(d);
+        assert_eq!(b(0), None);
+        assert_eq!(b(1), Some(DebugBinding::Buffer(0)));
+        assert_eq!(b(4), Some(DebugBinding::Buffer(256)));
+        assert_eq!(b(5), Some(DebugBinding::Buffer(512)));
+        let only = Observe::Only(4);
+        assert_eq!(only.binding(4), Some(DebugBinding::Buffer(0)));
+        assert_eq!(only.binding(5), Some(DebugBinding::Scratch));
+    }
+
+    #[test]
+    fn regions_split_the_buffer_at_the_alignment_and_refuse_when_too_small() {
+        assert_eq!(region_bytes(1, 64), Ok(DEBUG_BUFFER_BYTES as u32));
+        let r = region_bytes(3000, 256).expect("fits");
+        assert_eq!(r % 256, 0);
+        assert!(u64::from(r) * 3000 <= DEBUG_BUFFER_BYTES);
+        assert!(region_bytes(1 << 20, 256).is_err());
+    }
+
+    #[test]
+    fn the_first_region_with_hits_is_found_with_its_records() {
+        let region = 64u32;
+        let mut w = vec![0xdead_beef; 3 * 16];
+        reset_regions(&mut w, 3, region);
+        // (64 / 4 - 4) / 6 = 2 records each.
+        assert_eq!(w[1], 2);
+        assert_eq!(w[16], 0);
+        // Region 2 has one hit, region 1 none.
+        w[32] = 1;
+        w[36..42].copy_from_slice(&[7, 0, 3, 4, 0, 0]);
+        let found: Vec<_> = regions_with_hits(&w, 3, region).collect();
+        assert_eq!(found.len(), 1);
+        assert_eq!(found[0].0, 2);
+        assert_eq!(found[0].1, [1, 2, 0, 0, 7, 0, 3, 4, 0, 0]);
+    }
 }

@@ -264,11 +264,15 @@ fn reports(lines: &[String]) -> Vec<String> {
         .collect()
 }
 
+/// Three draws per submission: the shadows bind the debug set again
+/// before each draw (its own part of the debug buffer in the hit test,
+/// the buffer or the scratch header in the recording).
 #[test]
 fn the_validation_layer_reports_nothing_that_ours_causes() {
     let dir = std::env::temp_dir().join(format!("shaderdbg-vk-validation-{}", std::process::id()));
     let env = validation_env(&dir);
-    let alone = plain_with(&["2", "64"], &env);
+    let args = ["2", "64", "source", "3"];
+    let alone = plain_with(&args, &env);
     let expected = reports(&alone);
     assert!(
         !expected.is_empty(),
@@ -277,11 +281,12 @@ fn the_validation_layer_reports_nothing_that_ours_causes() {
     let bp = FileBreakpoint::new(shader_file(), 11, None);
     let seen = run(
         &shaderdbg_test_support::app("vk_triangle"),
-        &["2", "64"],
+        &args,
         &env,
         vec![bp],
     );
     assert_eq!(seen.exit, Some(0), "{:?}", seen.errors);
+    assert_eq!(seen.frames_seen_as_stops, 2, "{:?}", seen.errors);
     assert_eq!(reports(&seen.output), expected, "{:#?}", seen.output);
     let frames = |lines: &[String]| -> Vec<String> {
         lines

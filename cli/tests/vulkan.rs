@@ -269,3 +269,43 @@ fn frame_and_pixel_filters_pick_the_stop() {
         Some(t)
     );
 }
+
+/// Several draws in one submission (`vk_triangle`'s DRAWS: full-screen
+/// draws at times `frame * 0.125 + i * 0.25`): the stop names the first
+/// draw of the submission in which the condition holds, and its values are
+/// that draw's (the recording runs the submission again with only that
+/// draw writing the debug buffer: the same pixel in the other draws has
+/// other times).
+#[test]
+fn a_stop_names_its_draw_in_the_submission_and_has_its_values() {
+    let (out, text) = run_json("12:t > 0.3", &["2", "64", "source", "4"]);
+    assert!(out.status.success(), "{text}");
+    let events = json_events(&text);
+    let stops = of_kind(&events, "stopped");
+    assert_eq!(stops.len(), 2, "one stop per frame: {text}");
+    // Frame 0 draws at t = 0, 0.25, 0.5, 0.75; frame 1 at 0.125, 0.375, ...
+    for (stop, (draw, t)) in stops.iter().zip([(2, 0.5f32), (1, 0.375)]) {
+        assert_eq!(stop["draw"], draw, "{stop}");
+        assert_eq!(stop["pixel"], serde_json::json!([0, 0]), "{stop}");
+        assert_eq!(
+            stop["locals"]["t"]["value"].as_f64().map(|v| v as f32),
+            Some(t),
+            "{stop}"
+        );
+        let r = stop["locals"]["ring"]["value"].as_f64().expect("ring") as f32;
+        assert!((r - ring(0, 0, t)).abs() < 1e-5, "{r} vs {}", ring(0, 0, t));
+    }
+    let alone = Command::new(app())
+        .args(["2", "64", "source", "4"])
+        .output()
+        .expect("runs");
+    assert_eq!(
+        frames(program_output(&events).into_iter()),
+        frames(
+            String::from_utf8_lossy(&alone.stdout)
+                .lines()
+                .map(str::to_string)
+        ),
+        "frames differ under the debugger"
+    );
+}

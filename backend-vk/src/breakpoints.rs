@@ -43,6 +43,8 @@ struct State {
     /// Why a module announced to the session cannot be debugged.
     unusable: HashMap<u32, String>,
     breakpoints: HashMap<u32, Vec<Bound>>,
+    /// The lines the session last asked breakpoints at, per module.
+    requested: HashMap<u32, Vec<u32>>,
     filter: StopFilter,
     /// A pause was asked: stop at the next submission with a module.
     pause: bool,
@@ -97,11 +99,24 @@ pub fn unusable(shader: u32, why: String) {
     state().unusable.insert(shader, why);
 }
 
+/// Makes `shader` one that cannot be debugged from now on (`why`), its
+/// breakpoints gone: the lines the session asked breakpoints at, to tell
+/// it they are not placed; none if it was not debuggable already.
+pub fn withdraw(shader: u32, why: &str) -> Option<Vec<u32>> {
+    let mut st = state();
+    st.modules.remove(&shader)?;
+    st.unusable.insert(shader, why.to_string());
+    st.breakpoints.remove(&shader);
+    Some(st.requested.remove(&shader).unwrap_or_default())
+}
+
 /// Binds the session's breakpoints of `shader` to steps: each to the step
 /// on its line or the next line that has one. Per breakpoint, the line it
 /// binds to or why it cannot be placed.
 pub fn set(shader: u32, requested: &[LineBreakpoint]) -> Vec<Result<u32, String>> {
     let mut st = state();
+    st.requested
+        .insert(shader, requested.iter().map(|b| b.line).collect());
     let Some(module) = st.modules.get(&shader).cloned() else {
         let why = st.unusable.get(&shader).cloned().unwrap_or_else(|| {
             "the module's source could not be read as Vulkan GLSL or WGSL".into()

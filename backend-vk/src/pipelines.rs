@@ -388,6 +388,11 @@ unsafe fn create_pipelines<I>(
     if result == vk::Result::SUCCESS {
         // SAFETY: after a successful call.
         unsafe { remember(&d, count, infos, out, fix, stages, wrap) };
+        // SAFETY: the call wrote `count` pipelines.
+        let made = unsafe { std::slice::from_raw_parts(out, count as usize) };
+        for (shader, why) in d.pipelines.without_a_free_set(made) {
+            crate::agent::withdraw(shader, &why);
+        }
     }
     result
 }
@@ -744,6 +749,45 @@ impl Pipelines {
         }
     }
 
+    /// The number of the debug set in a twin of a pipeline with this
+    /// layout (one after the application's sets), or why there is none.
+    fn debug_set_number(&self, layout: &vk::PipelineLayoutCreateInfo) -> Result<u32, String> {
+        let max = self.limits.max_bound_descriptor_sets;
+        let used = layout.set_layout_count;
+        // 0: the limits could not be read.
+        if max != 0 && used >= max {
+            return Err(format!(
+                "its pipeline layout uses all {max} descriptor sets the device can bind \
+                 (maxBoundDescriptorSets), and the debug buffer needs one more"
+            ));
+        }
+        Ok(used)
+    }
+
+    /// The modules of `pipelines` whose layouts leave no descriptor set for
+    /// the debug buffer (the session's ids), with why.
+    fn without_a_free_set(&self, pipelines: &[vk::Pipeline]) -> Vec<(u32, String)> {
+        let mut out = Vec::new();
+        let layouts = self.layouts.read().unwrap_or_else(|e| e.into_inner());
+        for p in pipelines {
+            let layout = {
+                let infos = self.infos.read().unwrap_or_else(|e| e.into_inner());
+                match infos.get(&vk::Handle::as_raw(*p)).map(|i| &**i) {
+                    Some(PipelineInfo::Graphics(c, _)) => c.get().layout,
+                    Some(PipelineInfo::Compute(c, _)) => c.get().layout,
+                    _ => continue,
+                }
+            };
+            let Some(info) = layouts.get(&vk::Handle::as_raw(layout)) else {
+                continue;
+            };
+            if let Err(why) = self.debug_set_number(info.get()) {
+                out.extend(self.shaders_of(*p).into_iter().map(|s| (s, why.clone())));
+            }
+        }
+        out
+    }
+
     /// The session's ids of the modules of an application's pipeline.
     pub fn shaders_of(&self, pipeline: vk::Pipeline) -> Vec<u32> {
         self.stages_of(pipeline)
@@ -821,9 +865,9 @@ impl Pipelines {
         // SAFETY: `dev` is this device.
         let debug_layout = unsafe { self.debug_set(dev)? }.0;
         let app = layout_info.get();
+        let set = self.debug_set_number(app)?;
         // SAFETY: the copy holds `set_layout_count` layouts.
         let mut sets = unsafe { array(app.p_set_layouts, app.set_layout_count) }.to_vec();
-        let set = sets.len() as u32;
         sets.push(debug_layout);
         let mut twin_layout_info = *app;
         twin_layout_info.set_layout_count = sets.len() as u32;

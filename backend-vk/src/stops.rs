@@ -341,12 +341,14 @@ pub unsafe fn submit<I: Submission>(
         Err(why) => {
             // SAFETY: the copies were waited for.
             unsafe { data.storage.drop_taken(data) };
-            dbg.send(&FromAgent::Error {
-                request: None,
-                message: format!(
-                    "shader {shader}: the hit test cannot run in this submission: {why}"
-                ),
-            });
+            if said_once(shader, &why) {
+                dbg.send(&FromAgent::Error {
+                    request: None,
+                    message: format!(
+                        "shader {shader}: the hit test cannot run in this submission: {why}"
+                    ),
+                });
+            }
             return None;
         }
     };

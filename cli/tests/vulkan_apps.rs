@@ -84,20 +84,49 @@ fn stops(
     frames: usize,
     debug_info: &str,
 ) -> Vec<Stop> {
-    let file = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .join("../tests/vk-apps/shaders")
-        .join(shader)
-        .canonicalize()
-        .expect("shader");
+    let file = shader_file(shader);
     let breakpoint = format!("{}:{line}:{condition}", file.display());
-    let program = shaderdbg_test_support::app(app);
     let args = [frames.to_string(), SIZE.to_string(), debug_info.to_string()];
+    let (events, text) = run_checked(app, &breakpoint, &args);
+    let stops: Vec<Stop> = of_kind(&events, "stopped")
+        .into_iter()
+        .map(|s| Stop(s.clone()))
+        .collect();
+    assert_eq!(
+        stops.len(),
+        frames,
+        "one stop per frame ({app} {debug_info}):\n{text}"
+    );
+    for stop in &stops {
+        assert_eq!(stop.0["stage"], "fragment", "{}", stop.0);
+        assert_eq!(stop.0["line"], line, "{}", stop.0);
+        assert_eq!(stop.0["file"], file.display().to_string(), "{}", stop.0);
+    }
+    stops
+}
+
+/// `tests/vk-apps/shaders/NAME`.
+fn shader_file(name: &str) -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("../tests/vk-apps/shaders")
+        .join(name)
+        .canonicalize()
+        .expect("shader")
+}
+
+/// Runs `APP ARGS` (ARGS[0] the frames) under `shaderdbg run --json
+/// --break BREAKPOINT` with the validation layer below ours, checks that
+/// every frame line it prints and every report of the validation layer
+/// are those of the program alone; its events, and the output with
+/// stderr.
+fn run_checked(app: &str, breakpoint: &str, args: &[String]) -> (Vec<Value>, String) {
+    let program = shaderdbg_test_support::app(app);
     common::single_pass();
     // The session puts ours above the layers the environment asks for.
     let out = validated(&mut Command::new(env!("CARGO_BIN_EXE_shaderdbg")))
-        .args(["run", "--json", "--break", &breakpoint, "--"])
+        .args(["run", "--json", "--break", breakpoint, "--"])
         .arg(&program)
-        .args(&args)
+        .args(args)
         .output()
         .expect("runs shaderdbg");
     let text = String::from_utf8_lossy(&out.stdout);
@@ -109,7 +138,7 @@ fn stops(
         .filter_map(|e| e["text"].as_str())
         .chain(stderr.lines())
         .collect();
-    let alone = validated(Command::new(&program).args(&args))
+    let alone = validated(Command::new(&program).args(args))
         .output()
         .expect("runs");
     assert!(alone.status.success(), "{alone:?}");
@@ -124,27 +153,14 @@ fn stops(
         frame_lines(&alone),
         "frames differ under the debugger"
     );
+    let frames: usize = args[0].parse().expect("frames");
     assert_eq!(frame_lines(&alone).len(), frames, "{alone:?}");
     assert_eq!(
         validation_reports(&under_debugger),
         validation_reports(&alone),
         "the validation layer reports something of ours:\n{text}\n{stderr}"
     );
-    let stops: Vec<Stop> = of_kind(&events, "stopped")
-        .into_iter()
-        .map(|s| Stop(s.clone()))
-        .collect();
-    assert_eq!(
-        stops.len(),
-        frames,
-        "one stop per frame ({app} {debug_info}):\n{text}\n{stderr}"
-    );
-    for stop in &stops {
-        assert_eq!(stop.0["stage"], "fragment", "{}", stop.0);
-        assert_eq!(stop.0["line"], line, "{}", stop.0);
-        assert_eq!(stop.0["file"], file.display().to_string(), "{}", stop.0);
-    }
-    stops
+    (events, format!("{text}\n{stderr}"))
 }
 
 /// `cmd` with the Khronos validation layer enabled, logging errors and
@@ -332,4 +348,31 @@ fn specialization_constants_have_the_pipelines_values_at_a_stop() {
             assert!((stop.float("level") - level).abs() < 1e-6, "{}", stop.0);
         }
     }
+}
+
+/// `vk_sets ... full`: the pipeline layout has every descriptor set the
+/// device can bind, so no twin can add the debug set: the breakpoint in
+/// its fragment shader ends unverified with that reason, the session hears
+/// it once per shader, and the program runs as it does alone (checked with the
+/// validation layer by `run_checked`), never stopping.
+#[test]
+fn a_layout_without_a_free_descriptor_set_leaves_its_breakpoints_unverified() {
+    let breakpoint = format!("{}:19", shader_file("vk_sets.frag").display());
+    let args = ["2", "64", "source", "full"].map(String::from);
+    let (events, text) = run_checked("vk_sets", &breakpoint, &args);
+    assert!(of_kind(&events, "stopped").is_empty(), "{text}");
+    let bound = of_kind(&events, "breakpoint");
+    let last = bound.last().expect("a breakpoint event");
+    assert_eq!(last["verified"], false, "{text}");
+    let message = last["message"].as_str().unwrap_or_default();
+    assert!(message.contains("maxBoundDescriptorSets"), "{message}");
+    // Once per shader of the pipeline (its vertex and fragment shaders).
+    let said: Vec<&str> = of_kind(&events, "error")
+        .iter()
+        .filter_map(|e| e["message"].as_str())
+        .filter(|m| m.contains("maxBoundDescriptorSets"))
+        .collect();
+    let mut once = said.clone();
+    once.dedup();
+    assert_eq!((said.len(), once.len()), (2, 2), "{text}");
 }

@@ -241,6 +241,7 @@ pub struct Scene {
     device: ash::Device,
     queue: vk::Queue,
     memory_types: vk::PhysicalDeviceMemoryProperties,
+    limits: vk::PhysicalDeviceLimits,
     render_pass: vk::RenderPass,
     framebuffer: vk::Framebuffer,
     pipeline: vk::Pipeline,
@@ -288,6 +289,7 @@ impl Scene {
                 queue,
             } = Gpu::new(vk::QueueFlags::GRAPHICS)?;
             let memory_types = instance.get_physical_device_memory_properties(physical);
+            let limits = instance.get_physical_device_properties(physical).limits;
             let mut cleanup = Cleanup::new(&device);
             let format = vk::Format::R8G8B8A8_UNORM;
             let extent = vk::Extent3D {
@@ -360,6 +362,7 @@ impl Scene {
                 device,
                 queue,
                 memory_types,
+                limits,
                 render_pass,
                 framebuffer,
                 pipeline: vk::Pipeline::null(),
@@ -380,6 +383,24 @@ impl Scene {
     /// The device, to make what the scene's pipeline reads.
     pub fn device(&self) -> &ash::Device {
         &self.device
+    }
+
+    /// The device's limits.
+    pub fn limits(&self) -> &vk::PhysicalDeviceLimits {
+        &self.limits
+    }
+
+    /// A descriptor set layout without bindings (destroyed with the scene).
+    pub fn empty_set_layout(&mut self) -> anyhow::Result<vk::DescriptorSetLayout> {
+        let device = self.device.clone();
+        let cleanup = self.cleanup()?;
+        let info = vk::DescriptorSetLayoutCreateInfo::default();
+        // SAFETY: the device is alive; the cleanup destroys the layout.
+        unsafe {
+            let layout = device.create_descriptor_set_layout(&info, None)?;
+            cleanup.add(move |d| d.destroy_descriptor_set_layout(layout, None));
+            Ok(layout)
+        }
     }
 
     /// The pipeline's layout ([`Scene::set_pipeline`]).

@@ -1,9 +1,12 @@
-//! `vk_sets [FRAMES] [SIZE] [plain|nonsemantic]`: a full-screen draw whose
+//! `vk_sets [FRAMES] [SIZE] [plain|nonsemantic|source] [full]`: a full-screen draw whose
 //! fragment shader (`shaders/vk_sets.frag`) reads three descriptor sets:
 //! set 0 a uniform buffer (`scale = (0.5, 0.25, 1, 1)` and the frame
 //! number), set 1 a storage buffer (a palette of four colours, [`PALETTE`]),
 //! set 2 the 8x8 texture of [`texture_rgba`] (uploaded in a submission of
 //! its own before the first frame); so the layer's debug set is set 3.
+//! `full`: the pipeline layout has as many sets as the device can bind
+//! (`maxBoundDescriptorSets`; the ones after set 2 empty), leaving none
+//! for the layer's.
 //! Records and submits one command buffer per frame; prints `frame N
 //! checksum HEX` for FRAMES (default 3) frames of SIZE x SIZE (default 64).
 
@@ -35,10 +38,16 @@ fn main() -> anyhow::Result<()> {
         scene.descriptor_set(&[Binding::StorageBuffer(palette.buffer)])?,
         scene.descriptor_set(&[Binding::Texture(view, sampler)])?,
     ];
+    let mut set_layouts = sets.map(|(layout, _)| layout).to_vec();
+    if std::env::args().nth(4).as_deref() == Some("full") {
+        while set_layouts.len() < scene.limits().max_bound_descriptor_sets as usize {
+            set_layouts.push(scene.empty_set_layout()?);
+        }
+    }
     scene.set_pipeline(&Shaders {
         vertex: &shader("vk_triangle.vert", debug_info)?,
         fragment: &shader("vk_sets.frag", debug_info)?,
-        set_layouts: &sets.map(|(layout, _)| layout),
+        set_layouts: &set_layouts,
         push_constants: &[],
         specialization: None,
     })?;

@@ -151,6 +151,10 @@ pub fn stop(dbg: &Debugger, stopped: FromAgent, answer: Answer<'_>) {
     let _turn = conversation();
     dbg.send(&stopped);
     serve(dbg, answer);
+    if !dbg.is_alive() {
+        // No later submission is hit-tested (`debugger()` is none now).
+        tracing::warn!("the debugger went away during a stop: the program runs on without it");
+    }
 }
 
 /// `Screenshot { at: FrameEnd }` requests waiting for their frame's end.

@@ -1,0 +1,132 @@
+//! Faults around the layer: a debugger whose connection drops mid-stop,
+//! a program that tears its device down while a submission is stopped,
+//! memory the layer cannot get, a lost device. In each the program runs on
+//! as it does alone, and the session hears why once.
+
+use std::io::BufReader;
+use std::os::unix::net::{UnixListener, UnixStream};
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+use shaderdbg_protocol::{
+    read_message, vulkan, write_message, FromAgent, LineBreakpoint, ToAgent, SOCKET_ENV, VERSION,
+};
+
+/// A directory of this test's own.
+fn temp_dir(tag: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("shaderdbg-vk-{tag}-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    dir
+}
+
+/// The environment that loads our layer (its manifest written into `dir`)
+/// and has it connect to the socket `socket`: what the session sets.
+fn layer_env(dir: &Path, socket: &Path) -> Vec<(String, String)> {
+    let library = shaderdbg_test_support::built().join(vulkan::LIBRARY);
+    let manifest = vulkan::manifest(&library.display().to_string());
+    std::fs::write(dir.join(vulkan::MANIFEST), manifest).expect("manifest");
+    vec![
+        ("VK_ADD_LAYER_PATH".into(), dir.display().to_string()),
+        ("VK_INSTANCE_LAYERS".into(), vulkan::LAYER_NAME.into()),
+        (SOCKET_ENV.into(), socket.display().to_string()),
+    ]
+}
+
+/// Accepts the layer's connection on `listener` and exchanges `Hello`s.
+fn accept(listener: &UnixListener) -> (BufReader<UnixStream>, UnixStream) {
+    listener.set_nonblocking(true).expect("nonblocking");
+    let deadline = Instant::now() + Duration::from_secs(60);
+    let stream = loop {
+        match listener.accept() {
+            Ok((s, _)) => break s,
+            Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => {
+                assert!(Instant::now() < deadline, "the layer did not connect");
+                std::thread::sleep(Duration::from_millis(20));
+            }
+            Err(e) => panic!("accept: {e}"),
+        }
+    };
+    stream.set_nonblocking(false).expect("blocking");
+    let mut writer = stream.try_clone().expect("clone");
+    let mut reader = BufReader::new(stream);
+    let hello: Option<FromAgent> = read_message(&mut reader).expect("hello");
+    assert!(matches!(hello, Some(FromAgent::Hello { .. })), "{hello:?}");
+    write_message(&mut writer, &ToAgent::Hello { version: VERSION }).expect("hello");
+    (reader, writer)
+}
+
+/// The 1-based line of the first line of `source` that contains `text`.
+fn line_of(source: &str, text: &str) -> u32 {
+    source
+        .lines()
+        .position(|l| l.contains(text))
+        .map(|i| i as u32 + 1)
+        .unwrap_or_else(|| panic!("no {text:?} in {source}"))
+}
+
+/// A debugger whose connection drops while the program is stopped (it
+/// dies: no `Detach`, no `Resume`, the socket just closes) leaves it
+/// running on unobserved: the stopped submission and every later frame
+/// are what the program renders alone, and it ends normally.
+#[test]
+fn a_debugger_that_drops_its_connection_mid_stop_leaves_the_program_running() {
+    let dir = temp_dir("drop");
+    let socket = dir.join("agent.sock");
+    let listener = UnixListener::bind(&socket).expect("socket");
+    let args = ["4", "64"];
+    let program = shaderdbg_test_support::app("vk_triangle");
+    let child = Command::new(&program)
+        .args(args)
+        .envs(layer_env(&dir, &socket))
+        .stdout(Stdio::piped())
+        .spawn()
+        .expect("vk_triangle runs");
+    let (mut reader, mut writer) = accept(&listener);
+    let mut stopped = false;
+    while let Some(msg) = read_message::<_, FromAgent>(&mut reader).expect("a message") {
+        match msg {
+            FromAgent::ShaderCompiled {
+                shader,
+                stage: shaderdbg_core::Stage::Fragment,
+                sources,
+                ..
+            } => {
+                let line = line_of(&sources.concat(), "color = vec4(");
+                let set = ToAgent::SetBreakpoints {
+                    shader,
+                    breakpoints: vec![LineBreakpoint {
+                        id: 1,
+                        line,
+                        condition: None,
+                    }],
+                };
+                write_message(&mut writer, &set).expect("breakpoints");
+                write_message(&mut writer, &ToAgent::Resume).expect("resume");
+            }
+            FromAgent::ShaderCompiled { .. } => {
+                write_message(&mut writer, &ToAgent::Resume).expect("resume");
+            }
+            FromAgent::Stopped { frame, .. } => {
+                assert_eq!(frame, 0);
+                stopped = true;
+                break;
+            }
+            _ => {}
+        }
+    }
+    assert!(stopped, "the program never stopped");
+    // The debugger dies.
+    let _ = writer.shutdown(std::net::Shutdown::Both);
+    drop((reader, writer, listener));
+    let out = child.wait_with_output().expect("the program ends");
+    assert!(out.status.success(), "{out:?}");
+    let frames: Vec<String> = String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .map(str::to_string)
+        .collect();
+    let alone = shaderdbg_test_support::stdout_lines(Command::new(&program).args(args));
+    assert_eq!(frames, alone, "frames differ");
+    assert_eq!(frames.len(), 4);
+    let _ = std::fs::remove_dir_all(&dir);
+}

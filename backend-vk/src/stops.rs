@@ -238,6 +238,8 @@ pub unsafe fn submit<I: Submission>(
         return None;
     }
     let dbg = crate::agent::debugger()?;
+    // The device's teardown waits for this submission (with its stop).
+    let _in_progress = data.busy.enter()?;
     // SAFETY: the application names `count` submit infos.
     let infos = unsafe { array(submits, count) };
     // SAFETY: valid submit infos.

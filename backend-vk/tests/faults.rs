@@ -12,6 +12,28 @@ use std::time::{Duration, Instant};
 use shaderdbg_protocol::{
     read_message, vulkan, write_message, FromAgent, LineBreakpoint, ToAgent, SOCKET_ENV, VERSION,
 };
+use shaderdbg_session::binding::FileBreakpoint;
+use shaderdbg_session::launch::LaunchConfig;
+use shaderdbg_session::{Event, Session, StopFilter};
+
+fn triangle_shader() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../tests/vk-apps/shaders/vk_triangle.frag")
+        .canonicalize()
+        .expect("shader file")
+}
+
+/// `program ARGS` under the session with `breakpoints`.
+fn session(program: &str, args: &[&str], breakpoints: Vec<FileBreakpoint>) -> Session {
+    let dir = shaderdbg_test_support::built();
+    let config = LaunchConfig {
+        program: dir.join(program),
+        args: args.iter().map(|s| s.to_string()).collect(),
+        agent: Some(dir.join("libshaderdbg_agent.so")),
+        ..Default::default()
+    };
+    Session::start(&config, breakpoints, StopFilter::default()).expect("session starts")
+}
 
 /// A directory of this test's own.
 fn temp_dir(tag: &str) -> PathBuf {
@@ -129,4 +151,68 @@ fn a_debugger_that_drops_its_connection_mid_stop_leaves_the_program_running() {
     assert_eq!(frames, alone, "frames differ");
     assert_eq!(frames.len(), 4);
     let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// `vk_teardown`: while its one submission is stopped (on a thread of its
+/// own), the main thread waits for the device to be idle and then
+/// destroys everything. The wait lasts as long as the stop (to the program
+/// the stopped submission is in progress), so the session can still have
+/// another invocation recorded after the program said it tears down, and
+/// the program ends normally with the frame it renders alone.
+#[test]
+fn a_device_torn_down_while_a_submission_is_stopped_waits_for_the_stop() {
+    use shaderdbg_core::Value;
+    let bp = FileBreakpoint::new(triangle_shader(), 12, None);
+    let mut session = session("vk_teardown", &["64"], vec![bp]);
+    let var = |stop: &shaderdbg_session::stop::Stop, name: &str| {
+        stop.variables(stop.cursor)
+            .into_iter()
+            .find(|v| v.name == name)
+            .and_then(|v| v.value)
+    };
+    let (mut stops, mut output) = (0, Vec::new());
+    let deadline = Instant::now() + Duration::from_secs(120);
+    let code = loop {
+        assert!(Instant::now() < deadline, "vk_teardown did not finish");
+        let Some(event) = session.next_event(Duration::from_millis(100)) else {
+            continue;
+        };
+        match event {
+            Event::Stopped(stop) => {
+                stops += 1;
+                // The main thread tears down now: it waits for the device.
+                while !output.iter().any(|l| l == "tearing down") {
+                    assert!(Instant::now() < deadline, "no teardown: {output:?}");
+                    if let Some(Event::Output {
+                        stderr: false,
+                        line,
+                    }) = session.next_event(Duration::from_millis(100))
+                    {
+                        output.push(line);
+                    }
+                }
+                std::thread::sleep(Duration::from_secs(1));
+                let other = *stop.hits.last().expect("hits");
+                let [x, y] = other.invocation.pixel().expect("a fragment");
+                let again = session.record_hit(other).expect("records");
+                let p = Value::List(vec![
+                    Value::Float((x as f32 + 0.5) / 32.0),
+                    Value::Float((y as f32 + 0.5) / 32.0),
+                ]);
+                assert_eq!(var(&again, "p"), Some(p));
+                session.resume();
+            }
+            Event::Output {
+                stderr: false,
+                line,
+            } => output.push(line),
+            Event::Exited { code, .. } => break code,
+            _ => {}
+        }
+    };
+    assert_eq!(code, Some(0), "{output:?}");
+    assert_eq!(stops, 1);
+    let program = shaderdbg_test_support::app("vk_teardown");
+    let alone = shaderdbg_test_support::stdout_lines(Command::new(program).arg("64"));
+    assert_eq!(output, alone);
 }

@@ -840,21 +840,65 @@ impl Scene {
     /// checksum of the image (the last submission's draws).
     pub fn frame(&self, submissions: &[Vec<f32>]) -> anyhow::Result<u64> {
         for ts in submissions {
-            self.record(self.cmd, |d, cmd| {
-                for t in ts {
-                    // SAFETY: recording into `cmd`, with the scene's
-                    // pipeline and its layout's push-constant range.
-                    unsafe {
-                        d.cmd_bind_pipeline(cmd, vk::PipelineBindPoint::GRAPHICS, self.pipeline);
-                        let stage = vk::ShaderStageFlags::FRAGMENT;
-                        d.cmd_push_constants(cmd, self.layout, stage, 0, &t.to_le_bytes());
-                        d.cmd_draw(cmd, 3, 1, 0, 0);
-                    }
-                }
-            })?;
+            self.record_triangles(self.cmd, ts)?;
             self.submit(self.cmd)?;
         }
         self.checksum()
+    }
+
+    /// Records into `cmd` a frame that draws the triangle once per `t`
+    /// (the push constant).
+    pub fn record_triangles(&self, cmd: vk::CommandBuffer, ts: &[f32]) -> anyhow::Result<()> {
+        self.record(cmd, |d, cmd| {
+            for t in ts {
+                // SAFETY: recording into `cmd`, with the scene's
+                // pipeline and its layout's push-constant range.
+                unsafe {
+                    d.cmd_bind_pipeline(cmd, vk::PipelineBindPoint::GRAPHICS, self.pipeline);
+                    let stage = vk::ShaderStageFlags::FRAGMENT;
+                    d.cmd_push_constants(cmd, self.layout, stage, 0, &t.to_le_bytes());
+                    d.cmd_draw(cmd, 3, 1, 0, 0);
+                }
+            }
+        })
+    }
+
+    /// What another thread needs to submit the scene's command buffer.
+    pub fn submitter(&self) -> Submitter {
+        Submitter {
+            device: self.device.clone(),
+            queue: self.queue,
+            cmd: self.cmd,
+            fence: self.fence,
+        }
+    }
+
+    /// Waits until the device is idle (`vkDeviceWaitIdle`).
+    pub fn wait_idle(&self) -> anyhow::Result<()> {
+        // SAFETY: the device is alive.
+        unsafe { self.device.device_wait_idle()? };
+        Ok(())
+    }
+}
+
+/// Submits a scene's command buffer (with its fence, not waited for) from
+/// another thread.
+pub struct Submitter {
+    device: ash::Device,
+    queue: vk::Queue,
+    cmd: vk::CommandBuffer,
+    fence: vk::Fence,
+}
+
+impl Submitter {
+    /// Submits the command buffer; the caller keeps the scene alive until
+    /// this returns and does not use its queue meanwhile.
+    pub fn submit(&self) -> anyhow::Result<()> {
+        let cmds = [self.cmd];
+        let submit = [vk::SubmitInfo::default().command_buffers(&cmds)];
+        // SAFETY: per this function's contract.
+        unsafe { self.device.queue_submit(self.queue, &submit, self.fence)? };
+        Ok(())
     }
 }
 

@@ -1012,7 +1012,8 @@ impl Pipelines {
         }
     }
 
-    /// The debug set's layout and the set, made on first use.
+    /// The debug set's layout and the set, made on first use; where that
+    /// fails, what was made is destroyed again.
     ///
     /// # Safety
     /// `dev` is this device.
@@ -1024,6 +1025,37 @@ impl Pipelines {
         if let Some(d) = &*debug {
             return Ok((d.layout, d.set));
         }
+        let mut made = DebugSet {
+            layout: vk::DescriptorSetLayout::null(),
+            pool: vk::DescriptorPool::null(),
+            set: vk::DescriptorSet::null(),
+            scratch: vk::DescriptorSet::null(),
+            range: DEBUG_BUFFER_BYTES,
+            buffer: vk::Buffer::null(),
+            memory: vk::DeviceMemory::null(),
+            words: std::ptr::null_mut(),
+        };
+        // SAFETY: `dev` is this device.
+        match unsafe { self.make_debug_set(dev, &mut made) } {
+            Ok(()) => {
+                let ours = (made.layout, made.set);
+                *debug = Some(made);
+                Ok(ours)
+            }
+            Err(why) => {
+                // SAFETY: objects of the layer's own, never used.
+                unsafe { self.destroy_debug_set(dev, &made) };
+                Err(why)
+            }
+        }
+    }
+
+    /// Makes the debug set's objects into `d` (those made so far are there
+    /// when it fails).
+    ///
+    /// # Safety
+    /// `dev` is this device.
+    unsafe fn make_debug_set(&self, dev: vk::Device, d: &mut DebugSet) -> Result<(), String> {
         let n = &self.next;
         let (
             Some(create_dsl),
@@ -1034,6 +1066,7 @@ impl Pipelines {
             Some(requirements),
             Some(allocate_memory),
             Some(bind_memory),
+            Some(map),
         ) = (
             n.create_descriptor_set_layout,
             n.create_descriptor_pool,
@@ -1043,6 +1076,7 @@ impl Pipelines {
             n.get_buffer_memory_requirements,
             n.allocate_memory,
             n.bind_buffer_memory,
+            n.map_memory,
         )
         else {
             return Err("the device lacks a descriptor or buffer command".into());
@@ -1051,7 +1085,7 @@ impl Pipelines {
             if r == vk::Result::SUCCESS {
                 Ok(())
             } else {
-                Err(format!("{what}: {r}"))
+                Err(format!("{what}: {r} ({r:?})"))
             }
         };
         let binding = [vk::DescriptorSetLayoutBinding::default()
@@ -1060,11 +1094,10 @@ impl Pipelines {
             .descriptor_count(1)
             .stage_flags(vk::ShaderStageFlags::ALL)];
         let info = vk::DescriptorSetLayoutCreateInfo::default().bindings(&binding);
-        let mut layout = vk::DescriptorSetLayout::null();
         // SAFETY: valid create infos of the layer's own, down the chain (here and below).
         unsafe {
             check(
-                create_dsl(dev, &info, std::ptr::null(), &mut layout),
+                create_dsl(dev, &info, std::ptr::null(), &mut d.layout),
                 "the debug set layout",
             )?;
             let sizes = [vk::DescriptorPoolSize {
@@ -1074,32 +1107,30 @@ impl Pipelines {
             let info = vk::DescriptorPoolCreateInfo::default()
                 .max_sets(2)
                 .pool_sizes(&sizes);
-            let mut pool = vk::DescriptorPool::null();
             check(
-                create_pool(dev, &info, std::ptr::null(), &mut pool),
+                create_pool(dev, &info, std::ptr::null(), &mut d.pool),
                 "the debug descriptor pool",
             )?;
-            let layouts = [layout; 2];
+            let layouts = [d.layout; 2];
             let info = vk::DescriptorSetAllocateInfo::default()
-                .descriptor_pool(pool)
+                .descriptor_pool(d.pool)
                 .set_layouts(&layouts);
             let mut sets = [vk::DescriptorSet::null(); 2];
             check(
                 allocate_sets(dev, &info, sets.as_mut_ptr()),
                 "the debug sets",
             )?;
-            let [set, scratch] = sets;
+            [d.set, d.scratch] = sets;
             let info = vk::BufferCreateInfo::default()
                 .size(DEBUG_BUFFER_BYTES + SCRATCH_BYTES)
                 .usage(vk::BufferUsageFlags::STORAGE_BUFFER | vk::BufferUsageFlags::TRANSFER_DST)
                 .sharing_mode(vk::SharingMode::EXCLUSIVE);
-            let mut buffer = vk::Buffer::null();
             check(
-                create_buffer(dev, &info, std::ptr::null(), &mut buffer),
+                create_buffer(dev, &info, std::ptr::null(), &mut d.buffer),
                 "the debug buffer",
             )?;
             let mut req = vk::MemoryRequirements::default();
-            requirements(dev, buffer, &mut req);
+            requirements(dev, d.buffer, &mut req);
             let wanted =
                 vk::MemoryPropertyFlags::HOST_VISIBLE | vk::MemoryPropertyFlags::HOST_COHERENT;
             let mem = &self.memory;
@@ -1112,21 +1143,21 @@ impl Pipelines {
             let info = vk::MemoryAllocateInfo::default()
                 .allocation_size(req.size)
                 .memory_type_index(index);
-            let mut memory = vk::DeviceMemory::null();
+            let r = if crate::fault::injected(crate::fault::Fault::DebugMemory) {
+                vk::Result::ERROR_OUT_OF_DEVICE_MEMORY
+            } else {
+                allocate_memory(dev, &info, std::ptr::null(), &mut d.memory)
+            };
+            check(r, "the debug buffer's memory")?;
             check(
-                allocate_memory(dev, &info, std::ptr::null(), &mut memory),
-                "the debug buffer's memory",
-            )?;
-            check(
-                bind_memory(dev, buffer, memory, 0),
+                bind_memory(dev, d.buffer, d.memory, 0),
                 "binding the debug buffer's memory",
             )?;
-            let map = self.next.map_memory.ok_or("the device lacks vkMapMemory")?;
             let mut words = std::ptr::null_mut();
             check(
                 map(
                     dev,
-                    memory,
+                    d.memory,
                     0,
                     vk::WHOLE_SIZE,
                     vk::MemoryMapFlags::empty(),
@@ -1134,13 +1165,14 @@ impl Pipelines {
                 ),
                 "mapping the debug buffer",
             )?;
+            d.words = words.cast();
             let main = [vk::DescriptorBufferInfo {
-                buffer,
+                buffer: d.buffer,
                 offset: 0,
                 range: DEBUG_BUFFER_BYTES,
             }];
             let scratch_info = [vk::DescriptorBufferInfo {
-                buffer,
+                buffer: d.buffer,
                 offset: DEBUG_BUFFER_BYTES,
                 range: SCRATCH_BYTES,
             }];
@@ -1151,19 +1183,32 @@ impl Pipelines {
                     .descriptor_type(vk::DescriptorType::STORAGE_BUFFER_DYNAMIC)
                     .buffer_info(info)
             };
-            let writes = [write(set, &main), write(scratch, &scratch_info)];
+            let writes = [write(d.set, &main), write(d.scratch, &scratch_info)];
             update_sets(dev, 2, writes.as_ptr(), 0, std::ptr::null());
-            *debug = Some(DebugSet {
-                layout,
-                pool,
-                set,
-                scratch,
-                range: DEBUG_BUFFER_BYTES,
-                buffer,
-                memory,
-                words: words.cast(),
-            });
-            Ok((layout, set))
+        }
+        Ok(())
+    }
+
+    /// Destroys the debug set's objects (null ones are skipped by Vulkan).
+    ///
+    /// # Safety
+    /// They are the layer's own, and idle.
+    unsafe fn destroy_debug_set(&self, dev: vk::Device, d: &DebugSet) {
+        let n = &self.next;
+        // SAFETY: per this function's contract.
+        unsafe {
+            if let Some(f) = n.destroy_descriptor_pool {
+                f(dev, d.pool, std::ptr::null());
+            }
+            if let Some(f) = n.destroy_descriptor_set_layout {
+                f(dev, d.layout, std::ptr::null());
+            }
+            if let Some(f) = n.destroy_buffer {
+                f(dev, d.buffer, std::ptr::null());
+            }
+            if let Some(f) = n.free_memory {
+                f(dev, d.memory, std::ptr::null());
+            }
         }
     }
 
@@ -1280,22 +1325,8 @@ impl Pipelines {
         }
         let debug = self.debug.lock().unwrap_or_else(|e| e.into_inner()).take();
         if let Some(d) = debug {
-            let n = &self.next;
             // SAFETY: objects of the layer's own, idle (the contract).
-            unsafe {
-                if let Some(f) = n.destroy_descriptor_pool {
-                    f(dev, d.pool, std::ptr::null());
-                }
-                if let Some(f) = n.destroy_descriptor_set_layout {
-                    f(dev, d.layout, std::ptr::null());
-                }
-                if let Some(f) = n.destroy_buffer {
-                    f(dev, d.buffer, std::ptr::null());
-                }
-                if let Some(f) = n.free_memory {
-                    f(dev, d.memory, std::ptr::null());
-                }
-            }
+            unsafe { self.destroy_debug_set(dev, &d) };
         }
     }
 }

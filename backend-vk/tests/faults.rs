@@ -16,6 +16,8 @@ use shaderdbg_session::binding::FileBreakpoint;
 use shaderdbg_session::launch::LaunchConfig;
 use shaderdbg_session::{Event, Session, StopFilter};
 
+mod common;
+
 fn triangle_shader() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("../tests/vk-apps/shaders/vk_triangle.frag")
@@ -23,12 +25,18 @@ fn triangle_shader() -> PathBuf {
         .expect("shader file")
 }
 
-/// `program ARGS` under the session with `breakpoints`.
-fn session(program: &str, args: &[&str], breakpoints: Vec<FileBreakpoint>) -> Session {
+/// `program ARGS` (with `env` added) under the session with `breakpoints`.
+fn session(
+    program: &str,
+    args: &[&str],
+    env: &[(String, String)],
+    breakpoints: Vec<FileBreakpoint>,
+) -> Session {
     let dir = shaderdbg_test_support::built();
     let config = LaunchConfig {
         program: dir.join(program),
         args: args.iter().map(|s| s.to_string()).collect(),
+        env: env.to_vec(),
         agent: Some(dir.join("libshaderdbg_agent.so")),
         ..Default::default()
     };
@@ -163,7 +171,7 @@ fn a_debugger_that_drops_its_connection_mid_stop_leaves_the_program_running() {
 fn a_device_torn_down_while_a_submission_is_stopped_waits_for_the_stop() {
     use shaderdbg_core::Value;
     let bp = FileBreakpoint::new(triangle_shader(), 12, None);
-    let mut session = session("vk_teardown", &["64"], vec![bp]);
+    let mut session = session("vk_teardown", &["64"], &[], vec![bp]);
     let var = |stop: &shaderdbg_session::stop::Stop, name: &str| {
         stop.variables(stop.cursor)
             .into_iter()
@@ -215,4 +223,82 @@ fn a_device_torn_down_while_a_submission_is_stopped_waits_for_the_stop() {
     let program = shaderdbg_test_support::app("vk_teardown");
     let alone = shaderdbg_test_support::stdout_lines(Command::new(program).arg("64"));
     assert_eq!(output, alone);
+}
+
+/// What a session of `vk_triangle ARGS` (with `env`) saw: the program's
+/// output, the agent's errors, the stops, and how it ended.
+#[derive(Default)]
+struct Seen {
+    output: Vec<String>,
+    errors: Vec<String>,
+    stops: usize,
+    code: Option<i32>,
+}
+
+fn triangle_under(args: &[&str], env: &[(String, String)], line: u32) -> Seen {
+    let bp = FileBreakpoint::new(triangle_shader(), line, None);
+    let mut session = session("vk_triangle", args, env, vec![bp]);
+    let mut seen = Seen::default();
+    let deadline = Instant::now() + Duration::from_secs(120);
+    loop {
+        assert!(Instant::now() < deadline, "vk_triangle did not finish");
+        let Some(event) = session.next_event(Duration::from_millis(100)) else {
+            continue;
+        };
+        match event {
+            Event::Stopped(_) => {
+                seen.stops += 1;
+                session.resume();
+            }
+            Event::Output {
+                stderr: false,
+                line,
+            } => seen.output.push(line),
+            Event::AgentError(m) => seen.errors.push(m),
+            Event::Exited { code, .. } => {
+                seen.code = code;
+                return seen;
+            }
+            _ => {}
+        }
+    }
+}
+
+/// The debug buffer's memory cannot be had (injected: lavapipe has plenty):
+/// nothing stops, the session hears why once, what the layer made of the
+/// debug set before the failure is destroyed again (the validation layer
+/// reports no object left at `vkDestroyDevice`), and every frame is the
+/// program's own.
+#[test]
+fn without_memory_for_the_debug_buffer_the_program_runs_untouched() {
+    let dir = temp_dir("oom");
+    let env = common::validation_env(&dir);
+    let args = ["3", "64"];
+    let program = shaderdbg_test_support::app("vk_triangle");
+    let envs = env.iter().map(|(k, v)| (k, v));
+    let alone = shaderdbg_test_support::stdout_lines(Command::new(&program).args(args).envs(envs));
+    let mut faulty = env.clone();
+    faulty.push(("SHADERDBG_VK_FAULT".into(), "debug-memory".into()));
+    let seen = triangle_under(&args, &faulty, 12);
+    assert_eq!(seen.code, Some(0), "{:?}", seen.errors);
+    assert_eq!(seen.stops, 0);
+    let frames = |lines: &[String]| -> Vec<String> {
+        let frames = lines.iter().filter(|l| l.starts_with("frame "));
+        frames.cloned().collect()
+    };
+    assert_eq!(frames(&seen.output), frames(&alone));
+    assert_eq!(frames(&alone).len(), 3);
+    assert_eq!(
+        common::reports(&seen.output),
+        common::reports(&alone),
+        "{:#?}",
+        seen.output
+    );
+    let said: Vec<&String> = seen
+        .errors
+        .iter()
+        .filter(|e| e.contains("ERROR_OUT_OF_DEVICE_MEMORY"))
+        .collect();
+    assert_eq!(said.len(), 1, "{:#?}", seen.errors);
+    let _ = std::fs::remove_dir_all(&dir);
 }

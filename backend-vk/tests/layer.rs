@@ -12,6 +12,9 @@ use shaderdbg_session::binding::FileBreakpoint;
 use shaderdbg_session::launch::LaunchConfig;
 use shaderdbg_session::{Event, Session, Stage, StopFilter};
 
+mod common;
+use common::{reports, validation_env};
+
 fn shader_file() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("../tests/vk-apps/shaders/vk_triangle.frag")
@@ -222,48 +225,6 @@ fn vkcube_runs_under_the_layer_with_its_shaders_decompiled() {
 /// ours, reports the same for `vk_triangle` with and without the debugger
 /// (its best-practices warnings included, which shows it is checking): the
 /// layer causes nothing it would report.
-/// The environment that enables the Khronos validation layer with best
-/// practices, its messages on stdout (settings in `dir`).
-fn validation_env(dir: &Path) -> Vec<(String, String)> {
-    shaderdbg_test_support::require_installed(&[
-        "/usr/share/vulkan/explicit_layer.d/VkLayer_khronos_validation.json",
-    ]);
-    std::fs::create_dir_all(dir).expect("temp dir");
-    let settings = dir.join("vk_layer_settings.txt");
-    std::fs::write(
-        &settings,
-        "khronos_validation.debug_action = VK_DBG_LAYER_ACTION_LOG_MSG\n\
-         khronos_validation.report_flags = error,warn,perf\n\
-         khronos_validation.enables = VK_VALIDATION_FEATURE_ENABLE_BEST_PRACTICES_EXT\n",
-    )
-    .expect("settings file");
-    vec![
-        (
-            "VK_INSTANCE_LAYERS".to_string(),
-            "VK_LAYER_KHRONOS_validation".to_string(),
-        ),
-        (
-            "VK_LAYER_SETTINGS_PATH".to_string(),
-            settings.display().to_string(),
-        ),
-    ]
-}
-
-/// The validation layer's errors and warnings among output lines
-/// (`ID(SEVERITY / TYPE): ...`): the message ids, in order.
-fn reports(lines: &[String]) -> Vec<String> {
-    lines
-        .iter()
-        .filter_map(|l| {
-            let (id, rest) = l.split_once('(')?;
-            let severity = rest.split_once(" / ")?.0;
-            ["ERROR", "WARN"]
-                .contains(&severity)
-                .then(|| format!("{id} {severity}"))
-        })
-        .collect()
-}
-
 /// Three draws per submission: the shadows bind the debug set again
 /// before each draw (its own part of the debug buffer in the hit test,
 /// the buffer or the scratch header in the recording).

@@ -49,9 +49,19 @@ pub struct DeviceData {
 /// are submissions in progress (its thread is inside `vkQueueSubmit`).
 #[derive(Default)]
 pub struct Busy {
-    /// Submissions in progress; whether the device is being destroyed.
-    state: Mutex<(u32, bool)>,
+    state: Mutex<BusyState>,
     idle: Condvar,
+}
+
+#[derive(Default)]
+struct BusyState {
+    /// Submissions in progress.
+    n: u32,
+    /// The device is being destroyed.
+    closed: bool,
+    /// The device was lost; whether what the layer made was released.
+    lost: bool,
+    released: bool,
 }
 
 /// A submission in progress (see [`Busy::enter`]).
@@ -62,10 +72,10 @@ impl Busy {
     /// destroyed.
     pub fn enter(&self) -> Option<InProgress<'_>> {
         let mut st = self.state.lock().unwrap_or_else(|e| e.into_inner());
-        if st.1 {
+        if st.closed || st.lost {
             return None;
         }
-        st.0 += 1;
+        st.n += 1;
         Some(InProgress(self))
     }
 
@@ -74,7 +84,7 @@ impl Busy {
         let st = self.state.lock().unwrap_or_else(|e| e.into_inner());
         let _idle = self
             .idle
-            .wait_while(st, |st| st.0 > 0)
+            .wait_while(st, |st| st.n > 0)
             .unwrap_or_else(|e| e.into_inner());
     }
 
@@ -84,16 +94,35 @@ impl Busy {
         let st = self.state.lock().unwrap_or_else(|e| e.into_inner());
         let mut st = self
             .idle
-            .wait_while(st, |st| st.0 > 0)
+            .wait_while(st, |st| st.n > 0)
             .unwrap_or_else(|e| e.into_inner());
-        st.1 = true;
+        st.closed = true;
+    }
+
+    /// The device was lost: no submission is debugged from now on.
+    /// Whether it is news.
+    pub fn lose(&self) -> bool {
+        let mut st = self.state.lock().unwrap_or_else(|e| e.into_inner());
+        !std::mem::replace(&mut st.lost, true)
+    }
+
+    /// Whether the caller, done with its submission, is the one to release
+    /// what the layer made for a lost device (once, when no other
+    /// submission is being debugged).
+    pub fn release_lost(&self) -> bool {
+        let mut st = self.state.lock().unwrap_or_else(|e| e.into_inner());
+        if st.lost && st.n == 0 && !st.released {
+            st.released = true;
+            return true;
+        }
+        false
     }
 }
 
 impl Drop for InProgress<'_> {
     fn drop(&mut self) {
         let mut st = self.0.state.lock().unwrap_or_else(|e| e.into_inner());
-        st.0 -= 1;
+        st.n -= 1;
         self.0.idle.notify_all();
     }
 }

@@ -239,7 +239,47 @@ pub unsafe fn submit<I: Submission>(
     }
     let dbg = crate::agent::debugger()?;
     // The device's teardown waits for this submission (with its stop).
-    let _in_progress = data.busy.enter()?;
+    let in_progress = data.busy.enter()?;
+    // SAFETY: per this function's contract.
+    let result = unsafe { debugged(data, dbg, queue, count, submits, fence, next) };
+    drop(in_progress);
+    if data.busy.release_lost() {
+        // SAFETY: no submission of the device is debugged, and none will be.
+        unsafe {
+            data.storage.drop_taken(data);
+            data.pipelines.destroy_all(data.handle);
+        }
+    }
+    result
+}
+
+/// The device was lost (`why`, in the debugger's words) under the layer's
+/// own work: it is said once, and no submission is debugged from then on.
+fn lost(data: &DeviceData, dbg: &crate::agent::Debugger, why: &str) {
+    if data.busy.lose() {
+        tracing::warn!("the device was lost {why}: no more stops on it");
+        dbg.send(&FromAgent::Error {
+            request: None,
+            message: format!(
+                "the device was lost (VK_ERROR_DEVICE_LOST) {why}: no more stops on it"
+            ),
+        });
+    }
+}
+
+/// [`submit`] of a submission the layer may debug.
+///
+/// # Safety
+/// As [`submit`].
+unsafe fn debugged<I: Submission>(
+    data: &DeviceData,
+    dbg: &crate::agent::Debugger,
+    queue: vk::Queue,
+    count: u32,
+    submits: *const I,
+    fence: vk::Fence,
+    next: Submit<I>,
+) -> Option<vk::Result> {
     // SAFETY: the application names `count` submit infos.
     let infos = unsafe { array(submits, count) };
     // SAFETY: valid submit infos.
@@ -376,9 +416,23 @@ pub unsafe fn submit<I: Submission>(
     // buffers; every other member is the application's.
     let result = unsafe { next(queue, count, replaced.as_ptr(), fence) };
     let wait = data.replay.life.queue_wait_idle;
-    if let Some(wait) = wait {
+    let waited = match wait {
         // SAFETY: a queue of this device.
-        let _ = unsafe { wait(queue) };
+        Some(wait) => unsafe { wait(queue) },
+        None => vk::Result::SUCCESS,
+    };
+    let waited = match crate::fault::injected(crate::fault::Fault::DeviceLost) {
+        true => vk::Result::ERROR_DEVICE_LOST,
+        false => waited,
+    };
+    if result == vk::Result::ERROR_DEVICE_LOST || waited == vk::Result::ERROR_DEVICE_LOST {
+        lost(data, dbg, &format!("in frame {frame}'s hit test"));
+        // SAFETY: the device is lost: nothing of it is pending any more.
+        unsafe {
+            data.replay.free_shadows(data.handle, &hit_shadows);
+            data.storage.drop_taken(data);
+        }
+        return Some(result);
     }
     let stop_at = |w: &mut [u32]| {
         regions_with_hits(w, draws.len(), region).find_map(|(k, words)| {
@@ -742,10 +796,16 @@ unsafe fn rerun<R>(
     unsafe {
         reset(data, buffer);
         let r = submit(queue, 1, &info, vk::Fence::null());
-        if let Some(wait) = data.replay.life.queue_wait_idle {
-            let _ = wait(queue);
-        }
+        let waited = match data.replay.life.queue_wait_idle {
+            Some(wait) => wait(queue),
+            None => vk::Result::SUCCESS,
+        };
         data.replay.free_shadows(data.handle, &made);
+        if r == vk::Result::ERROR_DEVICE_LOST || waited == vk::Result::ERROR_DEVICE_LOST {
+            // No later submission is debugged; the reply says why.
+            data.busy.lose();
+            return Err("the device was lost (VK_ERROR_DEVICE_LOST) running it again".into());
+        }
         if r != vk::Result::SUCCESS {
             return Err(format!("submitting again: {r}"));
         }

@@ -302,3 +302,42 @@ fn without_memory_for_the_debug_buffer_the_program_runs_untouched() {
     assert_eq!(said.len(), 1, "{:#?}", seen.errors);
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// The device is lost under the first hit test (injected: the wait for it
+/// answers `VK_ERROR_DEVICE_LOST`): the session hears it once, no later
+/// frame is hit-tested (each would name its frame), what the layer made is
+/// released without the validation layer seeing anything of ours, and the
+/// program (whose device lavapipe did not really lose) renders its frames.
+#[test]
+fn a_device_lost_under_the_hit_test_ends_debugging_on_it() {
+    let dir = temp_dir("lost");
+    let env = common::validation_env(&dir);
+    let args = ["3", "64"];
+    let program = shaderdbg_test_support::app("vk_triangle");
+    let envs = env.iter().map(|(k, v)| (k, v));
+    let alone = shaderdbg_test_support::stdout_lines(Command::new(&program).args(args).envs(envs));
+    let mut faulty = env.clone();
+    faulty.push(("SHADERDBG_VK_FAULT".into(), "device-lost".into()));
+    let seen = triangle_under(&args, &faulty, 12);
+    assert_eq!(seen.code, Some(0), "{:?}", seen.errors);
+    assert_eq!(seen.stops, 0);
+    let frames = |lines: &[String]| -> Vec<String> {
+        let frames = lines.iter().filter(|l| l.starts_with("frame "));
+        frames.cloned().collect()
+    };
+    assert_eq!(frames(&seen.output), frames(&alone));
+    assert_eq!(
+        common::reports(&seen.output),
+        common::reports(&alone),
+        "{:#?}",
+        seen.output
+    );
+    let said: Vec<&String> = seen
+        .errors
+        .iter()
+        .filter(|e| e.contains("VK_ERROR_DEVICE_LOST"))
+        .collect();
+    assert_eq!(said.len(), 1, "{:#?}", seen.errors);
+    assert!(said[0].contains("frame 0"), "{}", said[0]);
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -323,6 +323,15 @@ unsafe fn remember<T>(
     }
 }
 
+/// A twin's creation flags, from its application pipeline's: derived from
+/// no pipeline, and compiled (a twin is made without the application's
+/// cache: asking for it from the cache only would fail).
+fn twin_flags(app: vk::PipelineCreateFlags) -> vk::PipelineCreateFlags {
+    app & !(vk::PipelineCreateFlags::DERIVATIVE
+        | vk::PipelineCreateFlags::FAIL_ON_PIPELINE_COMPILE_REQUIRED
+        | vk::PipelineCreateFlags::EARLY_RETURN_ON_FAILURE)
+}
+
 /// The next layer's `vkCreateGraphicsPipelines` or `vkCreateComputePipelines`.
 type CreatePipelines<I> = unsafe extern "system" fn(
     vk::Device,
@@ -385,8 +394,11 @@ unsafe fn create_pipelines<I>(
     };
     // SAFETY: the application's arguments, down the chain.
     let result = unsafe { next(dev, cache, count, infos, allocator, out) };
-    if result == vk::Result::SUCCESS {
-        // SAFETY: after a successful call.
+    // With any success code each pipeline made is in `out`, null where one
+    // was not made (`VK_PIPELINE_COMPILE_REQUIRED`: not in the cache, or
+    // left after an early return).
+    if result.as_raw() >= 0 {
+        // SAFETY: the call wrote `count` pipelines or nulls.
         unsafe { remember(&d, count, infos, out, fix, stages, wrap) };
         // SAFETY: the call wrote `count` pipelines.
         let made = unsafe { std::slice::from_raw_parts(out, count as usize) };
@@ -908,7 +920,7 @@ impl Pipelines {
         macro_rules! twin_of {
             ($i:ident) => {
                 $i.layout = layout;
-                $i.flags &= !vk::PipelineCreateFlags::DERIVATIVE;
+                $i.flags = twin_flags($i.flags);
                 $i.base_pipeline_handle = vk::Pipeline::null();
                 $i.base_pipeline_index = -1;
             };
@@ -1328,5 +1340,22 @@ impl Pipelines {
             // SAFETY: objects of the layer's own, idle (the contract).
             unsafe { self.destroy_debug_set(dev, &d) };
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_twin_is_compiled_and_derived_from_nothing() {
+        let app = vk::PipelineCreateFlags::FAIL_ON_PIPELINE_COMPILE_REQUIRED
+            | vk::PipelineCreateFlags::EARLY_RETURN_ON_FAILURE
+            | vk::PipelineCreateFlags::DERIVATIVE
+            | vk::PipelineCreateFlags::DISABLE_OPTIMIZATION
+            | vk::PipelineCreateFlags::ALLOW_DERIVATIVES;
+        let kept = vk::PipelineCreateFlags::DISABLE_OPTIMIZATION
+            | vk::PipelineCreateFlags::ALLOW_DERIVATIVES;
+        assert!(twin_flags(app) == kept, "{:#x}", twin_flags(app).as_raw());
     }
 }

@@ -225,7 +225,7 @@ fn a_device_torn_down_while_a_submission_is_stopped_waits_for_the_stop() {
     assert_eq!(output, alone);
 }
 
-/// What a session of `vk_triangle ARGS` (with `env`) saw: the program's
+/// What a session of `PROGRAM ARGS` (with `env`) saw: the program's
 /// output, the agent's errors, the stops, and how it ended.
 #[derive(Default)]
 struct Seen {
@@ -235,13 +235,15 @@ struct Seen {
     code: Option<i32>,
 }
 
-fn triangle_under(args: &[&str], env: &[(String, String)], line: u32) -> Seen {
+/// `PROGRAM ARGS` (with `env`) under the session with a breakpoint at
+/// `line` of `vk_triangle.frag`, resumed at each stop.
+fn triangle_under(program: &str, args: &[&str], env: &[(String, String)], line: u32) -> Seen {
     let bp = FileBreakpoint::new(triangle_shader(), line, None);
-    let mut session = session("vk_triangle", args, env, vec![bp]);
+    let mut session = session(program, args, env, vec![bp]);
     let mut seen = Seen::default();
     let deadline = Instant::now() + Duration::from_secs(120);
     loop {
-        assert!(Instant::now() < deadline, "vk_triangle did not finish");
+        assert!(Instant::now() < deadline, "{program} did not finish");
         let Some(event) = session.next_event(Duration::from_millis(100)) else {
             continue;
         };
@@ -279,7 +281,7 @@ fn without_memory_for_the_debug_buffer_the_program_runs_untouched() {
     let alone = shaderdbg_test_support::stdout_lines(Command::new(&program).args(args).envs(envs));
     let mut faulty = env.clone();
     faulty.push(("SHADERDBG_VK_FAULT".into(), "debug-memory".into()));
-    let seen = triangle_under(&args, &faulty, 12);
+    let seen = triangle_under("vk_triangle", &args, &faulty, 12);
     assert_eq!(seen.code, Some(0), "{:?}", seen.errors);
     assert_eq!(seen.stops, 0);
     let frames = |lines: &[String]| -> Vec<String> {
@@ -318,7 +320,7 @@ fn a_device_lost_under_the_hit_test_ends_debugging_on_it() {
     let alone = shaderdbg_test_support::stdout_lines(Command::new(&program).args(args).envs(envs));
     let mut faulty = env.clone();
     faulty.push(("SHADERDBG_VK_FAULT".into(), "device-lost".into()));
-    let seen = triangle_under(&args, &faulty, 12);
+    let seen = triangle_under("vk_triangle", &args, &faulty, 12);
     assert_eq!(seen.code, Some(0), "{:?}", seen.errors);
     assert_eq!(seen.stops, 0);
     let frames = |lines: &[String]| -> Vec<String> {
@@ -339,5 +341,40 @@ fn a_device_lost_under_the_hit_test_ends_debugging_on_it() {
         .collect();
     assert_eq!(said.len(), 1, "{:#?}", seen.errors);
     assert!(said[0].contains("frame 0"), "{}", said[0]);
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// `vk_cache`: its pipeline comes from one call that also asked for it
+/// from the cache only (`FAIL_ON_PIPELINE_COMPILE_REQUIRED`; lavapipe
+/// answers `VK_PIPELINE_COMPILE_REQUIRED` and makes the other): the
+/// pipeline made is debugged like any other (a stop per frame), and the
+/// program prints what it prints alone, the validation layer reporting
+/// nothing of ours.
+#[test]
+fn a_pipeline_created_through_a_cache_stops() {
+    let dir = temp_dir("cache");
+    let env = common::validation_env(&dir);
+    let args = ["3", "64"];
+    let program = shaderdbg_test_support::app("vk_cache");
+    let envs = env.iter().map(|(k, v)| (k, v));
+    let alone = shaderdbg_test_support::stdout_lines(Command::new(&program).args(args).envs(envs));
+    let seen = triangle_under("vk_cache", &args, &env, 12);
+    assert_eq!(seen.code, Some(0), "{:?}", seen.errors);
+    assert!(seen.errors.is_empty(), "{:?}", seen.errors);
+    assert_eq!(seen.stops, 3);
+    let ours = |lines: &[String]| -> Vec<String> {
+        let ours = lines
+            .iter()
+            .filter(|l| l.starts_with("frame ") || l.starts_with("pipeline "));
+        ours.cloned().collect()
+    };
+    assert_eq!(ours(&seen.output), ours(&alone));
+    assert_eq!(ours(&alone).len(), 4, "{alone:?}");
+    assert_eq!(
+        common::reports(&seen.output),
+        common::reports(&alone),
+        "{:#?}",
+        seen.output
+    );
     let _ = std::fs::remove_dir_all(&dir);
 }

@@ -148,11 +148,32 @@ pub struct Gpu {
 
 impl Gpu {
     pub fn new(flags: vk::QueueFlags) -> anyhow::Result<Gpu> {
+        Gpu::with(flags, None)
+    }
+
+    /// A Vulkan 1.3 device that can create pipelines from a cache only
+    /// (`pipelineCreationCacheControl` enabled).
+    pub fn with_cache_control(flags: vk::QueueFlags) -> anyhow::Result<Gpu> {
+        let mut features = vk::PhysicalDevicePipelineCreationCacheControlFeatures::default()
+            .pipeline_creation_cache_control(true);
+        Gpu::with(flags, Some(&mut features))
+    }
+
+    /// A Vulkan 1.0 device, or a 1.3 one with `cache_control` in its
+    /// create info's chain.
+    fn with(
+        flags: vk::QueueFlags,
+        cache_control: Option<&mut vk::PhysicalDevicePipelineCreationCacheControlFeatures>,
+    ) -> anyhow::Result<Gpu> {
         // SAFETY: the objects are created on this thread; each create info
         // outlives its call; the caller destroys them.
         unsafe {
             let entry = ash::Entry::load().context("loading libvulkan")?;
-            let app = vk::ApplicationInfo::default().api_version(vk::API_VERSION_1_0);
+            let version = match cache_control {
+                Some(_) => vk::API_VERSION_1_3,
+                None => vk::API_VERSION_1_0,
+            };
+            let app = vk::ApplicationInfo::default().api_version(version);
             let instance = entry.create_instance(
                 &vk::InstanceCreateInfo::default().application_info(&app),
                 None,
@@ -171,11 +192,11 @@ impl Gpu {
             let queues = [vk::DeviceQueueCreateInfo::default()
                 .queue_family_index(family)
                 .queue_priorities(&priorities)];
-            let device = instance.create_device(
-                physical,
-                &vk::DeviceCreateInfo::default().queue_create_infos(&queues),
-                None,
-            )?;
+            let mut info = vk::DeviceCreateInfo::default().queue_create_infos(&queues);
+            if let Some(features) = cache_control {
+                info = info.push_next(features);
+            }
+            let device = instance.create_device(physical, &info, None)?;
             let queue = device.get_device_queue(family, 0);
             Ok(Gpu {
                 entry,
@@ -277,6 +298,11 @@ impl Scene {
 
     /// A scene without a pipeline yet ([`Scene::set_pipeline`]).
     pub fn offscreen(size: u32) -> anyhow::Result<Scene> {
+        Scene::on(Gpu::new(vk::QueueFlags::GRAPHICS)?, size)
+    }
+
+    /// [`Scene::offscreen`] on `gpu` (its queue has graphics).
+    pub fn on(gpu: Gpu, size: u32) -> anyhow::Result<Scene> {
         // SAFETY: every Vulkan object below is created, used on this thread
         // and destroyed in order (Drop); each create info outlives its call.
         unsafe {
@@ -287,7 +313,7 @@ impl Scene {
                 device,
                 family,
                 queue,
-            } = Gpu::new(vk::QueueFlags::GRAPHICS)?;
+            } = gpu;
             let memory_types = instance.get_physical_device_memory_properties(physical);
             let limits = instance.get_physical_device_properties(physical).limits;
             let mut cleanup = Cleanup::new(&device);
@@ -390,6 +416,19 @@ impl Scene {
         &self.limits
     }
 
+    /// An empty pipeline cache (destroyed with the scene).
+    pub fn pipeline_cache(&mut self) -> anyhow::Result<vk::PipelineCache> {
+        let device = self.device.clone();
+        let cleanup = self.cleanup()?;
+        let info = vk::PipelineCacheCreateInfo::default();
+        // SAFETY: the device is alive; the cleanup destroys the cache.
+        unsafe {
+            let cache = device.create_pipeline_cache(&info, None)?;
+            cleanup.add(move |d| d.destroy_pipeline_cache(cache, None));
+            Ok(cache)
+        }
+    }
+
     /// A descriptor set layout without bindings (destroyed with the scene).
     pub fn empty_set_layout(&mut self) -> anyhow::Result<vk::DescriptorSetLayout> {
         let device = self.device.clone();
@@ -423,6 +462,27 @@ impl Scene {
     /// Creates the pipeline (and its layout) the scene draws with, for a
     /// full-viewport draw of triangles without vertex buffers.
     pub fn set_pipeline(&mut self, shaders: &Shaders) -> anyhow::Result<()> {
+        self.make_pipeline(shaders, None).map(|_| ())
+    }
+
+    /// [`Scene::set_pipeline`] through `cache`, as programs that ship a
+    /// cache do: one call creates the pipeline twice, first only if the
+    /// cache has it (`FAIL_ON_PIPELINE_COMPILE_REQUIRED`), then compiling
+    /// it; the first one made is kept. What the call returned
+    /// (`PIPELINE_COMPILE_REQUIRED` when the cache did not have it).
+    pub fn set_pipeline_from_cache(
+        &mut self,
+        shaders: &Shaders,
+        cache: vk::PipelineCache,
+    ) -> anyhow::Result<vk::Result> {
+        self.make_pipeline(shaders, Some(cache))
+    }
+
+    fn make_pipeline(
+        &mut self,
+        shaders: &Shaders,
+        cache: Option<vk::PipelineCache>,
+    ) -> anyhow::Result<vk::Result> {
         let size = self.extent.width;
         let device = self.device.clone();
         let render_pass = self.render_pass;
@@ -502,14 +562,37 @@ impl Scene {
                 .color_blend_state(&blend)
                 .layout(layout)
                 .render_pass(render_pass);
-            let pipeline = device
-                .create_graphics_pipelines(vk::PipelineCache::null(), &[pipeline_info], None)
-                .map_err(|(_, e)| e)?[0];
+            let (result, made) = match cache {
+                None => {
+                    let made = device
+                        .create_graphics_pipelines(
+                            vk::PipelineCache::null(),
+                            &[pipeline_info],
+                            None,
+                        )
+                        .map_err(|(_, e)| e)?;
+                    (vk::Result::SUCCESS, made)
+                }
+                Some(cache) => {
+                    let cached = pipeline_info
+                        .flags(vk::PipelineCreateFlags::FAIL_ON_PIPELINE_COMPILE_REQUIRED);
+                    match device.create_graphics_pipelines(cache, &[cached, pipeline_info], None) {
+                        Ok(made) => (vk::Result::SUCCESS, made),
+                        Err((made, r)) if r == vk::Result::PIPELINE_COMPILE_REQUIRED => (r, made),
+                        Err((_, r)) => return Err(r.into()),
+                    }
+                }
+            };
+            let mut made = made.into_iter().filter(|p| *p != vk::Pipeline::null());
+            let pipeline = made.next().ok_or_else(|| anyhow!("no pipeline made"))?;
+            for extra in made {
+                device.destroy_pipeline(extra, None);
+            }
             cleanup.add(move |d| d.destroy_pipeline(pipeline, None));
             self.layout = layout;
             self.pipeline = pipeline;
+            Ok(result)
         }
-        Ok(())
     }
 
     /// A host-visible buffer of `size` bytes for `usage`, mapped.

@@ -87,6 +87,12 @@ const FOLLOWED_NOAUTOVALIDITY: &[(&str, &str, &str)] = &[
         "pColorBlendState",
         "!discards(s.p_rasterization_state)",
     ),
+    // Immutable samplers: read for sampler descriptors only.
+    (
+        "VkDescriptorSetLayoutBinding",
+        "pImmutableSamplers",
+        "samples(s.descriptor_type)",
+    ),
 ];
 
 /// Extra roots: structures the layer copies outside a `vkCmd*` command.
@@ -95,6 +101,7 @@ const ROOT_STRUCTS: &[&str] = &[
     "VkGraphicsPipelineCreateInfo",
     "VkComputePipelineCreateInfo",
     "VkPipelineLayoutCreateInfo",
+    "VkDescriptorSetLayoutCreateInfo",
     // Its chain is copied to enable the debug features (src/features.rs).
     "VkDeviceCreateInfo",
 ];

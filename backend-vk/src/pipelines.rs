@@ -125,6 +125,17 @@ impl<T> Copied<T> {
     }
 }
 
+type SetLayoutInfo = Copied<vk::DescriptorSetLayoutCreateInfo<'static>>;
+
+/// A pipeline layout's create info, and that of each of its set layouts
+/// (none where the layer did not see it created): programs may destroy
+/// set layouts once their pipeline layouts exist, and twins' layouts are
+/// made later, from set layouts made again.
+struct LayoutInfo {
+    info: Copied<vk::PipelineLayoutCreateInfo<'static>>,
+    sets: Vec<Option<Arc<SetLayoutInfo>>>,
+}
+
 enum PipelineInfo {
     /// The create info, and the code of each stage's module (by stage
     /// index; none where the module came in the stage's `pNext` chain, whose
@@ -181,6 +192,13 @@ impl ModuleCode {
 /// What a twin runs in place of each of the application's modules (given
 /// the number of the debug set in the twin's layout).
 pub type CodeFor<'a> = &'a dyn Fn(&StageCode, u32) -> Result<Code, String>;
+
+/// Set layouts for a twin's layout: every handle, and those the layer made.
+#[derive(Default)]
+struct SetLayoutsAgain {
+    handles: Vec<vk::DescriptorSetLayout>,
+    made: Vec<vk::DescriptorSetLayout>,
+}
 
 /// A pipeline of the layer's own standing in for an application's.
 #[derive(Clone, Copy, Debug)]
@@ -242,7 +260,9 @@ pub struct Pipelines {
     /// Render passes by handle: whether one of their attachments is loaded
     /// (`VK_ATTACHMENT_LOAD_OP_LOAD`, colour or stencil).
     render_passes: RwLock<crate::dispatch::HandleMap<u64, bool>>,
-    layouts: RwLock<HashMap<u64, Arc<Copied<vk::PipelineLayoutCreateInfo<'static>>>>>,
+    layouts: RwLock<HashMap<u64, Arc<LayoutInfo>>>,
+    /// Live descriptor set layouts' create infos, by handle.
+    set_layouts: RwLock<crate::dispatch::HandleMap<u64, Arc<SetLayoutInfo>>>,
     /// By application pipeline and variant.
     twins: Mutex<crate::dispatch::HandleMap<(u64, u64), Twin>>,
     debug: Mutex<Option<DebugSet>>,
@@ -263,6 +283,12 @@ pub fn intercepted(name: &[u8]) -> Option<Void> {
         b"vkDestroyShaderModule" => hook!(PFN_vkDestroyShaderModule, destroy_module),
         b"vkCreatePipelineLayout" => hook!(PFN_vkCreatePipelineLayout, create_layout),
         b"vkDestroyPipelineLayout" => hook!(PFN_vkDestroyPipelineLayout, destroy_layout),
+        b"vkCreateDescriptorSetLayout" => {
+            hook!(PFN_vkCreateDescriptorSetLayout, create_set_layout)
+        }
+        b"vkDestroyDescriptorSetLayout" => {
+            hook!(PFN_vkDestroyDescriptorSetLayout, destroy_set_layout)
+        }
         b"vkCreateRenderPass" => hook!(PFN_vkCreateRenderPass, create_render_pass),
         b"vkCreateRenderPass2" | b"vkCreateRenderPass2KHR" => {
             hook!(PFN_vkCreateRenderPass2, create_render_pass2)
@@ -281,10 +307,14 @@ unsafe fn remember<T>(
     count: u32,
     infos: *const T,
     out: *const vk::Pipeline,
-    fix: replay::Fix,
-    stages: fn(&T) -> &[vk::PipelineShaderStageCreateInfo<'static>],
-    wrap: fn(Copied<T>, Vec<Option<StageCode>>) -> PipelineInfo,
+    kind: &Kind<T>,
 ) {
+    let Kind {
+        fix,
+        stages,
+        stage_ptrs,
+        wrap,
+    } = *kind;
     // SAFETY: per this function's contract.
     let (infos, out) = unsafe {
         (
@@ -292,34 +322,141 @@ unsafe fn remember<T>(
             std::slice::from_raw_parts(out, count as usize),
         )
     };
-    let mut map = d.pipelines.infos.write().unwrap_or_else(|e| e.into_inner());
-    for (info, p) in infos.iter().zip(out) {
-        if *p == vk::Pipeline::null() {
-            continue;
-        }
-        // SAFETY: the application's valid create info.
-        let copied = match unsafe { Copied::new(info, fix) } {
-            Ok(c) => {
-                let modules = d
-                    .pipelines
-                    .modules
-                    .read()
-                    .unwrap_or_else(|e| e.into_inner());
-                let code = stages(c.get())
-                    .iter()
-                    .map(|st| {
-                        let module = modules.get(&vk::Handle::as_raw(st.module))?;
-                        // SAFETY: the copy's entry point names are NUL-terminated strings.
-                        let name = unsafe { st.name_as_c_str() }?;
-                        Some(module.stage(&name.to_string_lossy()))
+    // Copies, and the code of modules that came in the stages' chains
+    // (announced to the session like modules), before taking any lock:
+    // announcing waits for the session.
+    let copies: Vec<(vk::Pipeline, Result<_, replay::NotReplayable>)> = infos
+        .iter()
+        .zip(out)
+        .filter(|(_, p)| **p != vk::Pipeline::null())
+        .map(|(info, p)| {
+            // SAFETY: the application's valid create info.
+            let copied = unsafe { Copied::new(info, fix) }.map(|c| {
+                // SAFETY: the copy is this function's alone yet; its
+                // stages and their chains live in its arena.
+                let (first, n) = unsafe { stage_ptrs(c.info.cast_mut()) };
+                let chained: Vec<Option<ModuleCode>> = (0..n)
+                    .map(|i| {
+                        // SAFETY: as above; `n` stages at `first`.
+                        let code = unsafe { unchain_module(first.add(i)) }?;
+                        let shaders = crate::agent::debugger()
+                            .map(|dbg| {
+                                let context = vk::Handle::as_raw(d.handle);
+                                crate::agent::announce_module(dbg, context, &code)
+                            })
+                            .unwrap_or_default();
+                        Some(ModuleCode {
+                            code: Arc::new(code),
+                            shaders,
+                        })
                     })
                     .collect();
-                drop(modules);
-                wrap(c, code)
+                (c, chained)
+            });
+            (*p, copied)
+        })
+        .collect();
+    let modules = d
+        .pipelines
+        .modules
+        .read()
+        .unwrap_or_else(|e| e.into_inner());
+    let made: Vec<(vk::Pipeline, PipelineInfo)> = copies
+        .into_iter()
+        .map(|(p, copied)| {
+            let info = match copied {
+                Ok((c, chained)) => {
+                    let code = stages(c.get())
+                        .iter()
+                        .zip(chained)
+                        .map(|(st, chained)| {
+                            let module = match &chained {
+                                Some(m) => m,
+                                None => modules.get(&vk::Handle::as_raw(st.module))?,
+                            };
+                            // SAFETY: the copy's entry point names are NUL-terminated strings.
+                            let name = unsafe { st.name_as_c_str() }?;
+                            Some(module.stage(&name.to_string_lossy()))
+                        })
+                        .collect();
+                    wrap(c, code)
+                }
+                Err(why) => PipelineInfo::Unusable(why.0),
+            };
+            (p, info)
+        })
+        .collect();
+    drop(modules);
+    let mut map = d.pipelines.infos.write().unwrap_or_else(|e| e.into_inner());
+    for (p, info) in made {
+        map.insert(vk::Handle::as_raw(p), Arc::new(info));
+    }
+}
+
+/// What differs between graphics and compute pipelines' create infos `T`.
+struct Kind<T> {
+    /// `T`'s deep-copy fix-up.
+    fix: replay::Fix,
+    stages: fn(&T) -> &[vk::PipelineShaderStageCreateInfo<'static>],
+    stage_ptrs: StagePtrs<T>,
+    wrap: fn(Copied<T>, Vec<Option<StageCode>>) -> PipelineInfo,
+}
+
+impl<T> Clone for Kind<T> {
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+
+impl<T> Copy for Kind<T> {}
+
+/// Where a (copied) create info's stages are, and how many, to change them.
+type StagePtrs<T> = unsafe fn(*mut T) -> (*mut vk::PipelineShaderStageCreateInfo<'static>, usize);
+
+/// # Safety
+/// `i` is a valid create info.
+unsafe fn graphics_stages(
+    i: *mut vk::GraphicsPipelineCreateInfo<'static>,
+) -> (*mut vk::PipelineShaderStageCreateInfo<'static>, usize) {
+    // SAFETY: per this function's contract.
+    unsafe { ((*i).p_stages.cast_mut(), (*i).stage_count as usize) }
+}
+
+/// # Safety
+/// `i` is a valid create info.
+unsafe fn compute_stage(
+    i: *mut vk::ComputePipelineCreateInfo<'static>,
+) -> (*mut vk::PipelineShaderStageCreateInfo<'static>, usize) {
+    // SAFETY: per this function's contract.
+    (unsafe { std::ptr::addr_of_mut!((*i).stage) }, 1)
+}
+
+/// The code of the `VkShaderModuleCreateInfo` in a stage's chain (a stage
+/// with no module handle), taken out of the chain: a twin's stage gets a
+/// module made from the code.
+///
+/// # Safety
+/// `stage` and its chain are valid and the caller's alone to change.
+unsafe fn unchain_module(
+    stage: *mut vk::PipelineShaderStageCreateInfo<'static>,
+) -> Option<Vec<u32>> {
+    // SAFETY: per this function's contract.
+    unsafe {
+        if (*stage).module != vk::ShaderModule::null() {
+            return None;
+        }
+        let mut link: *mut *const std::ffi::c_void = &mut (*stage).p_next;
+        while !(*link).is_null() {
+            let node = (*link).cast::<vk::BaseInStructure>();
+            if (*node).s_type == vk::StructureType::SHADER_MODULE_CREATE_INFO {
+                let info = &*node.cast::<vk::ShaderModuleCreateInfo>();
+                let code = array(info.p_code, (info.code_size / 4) as u32).to_vec();
+                *link = info.p_next;
+                return Some(code);
             }
-            Err(why) => PipelineInfo::Unusable(why.0),
-        };
-        map.insert(vk::Handle::as_raw(*p), Arc::new(copied));
+            link = std::ptr::addr_of_mut!((*node.cast_mut()).p_next).cast();
+        }
+        None
     }
 }
 
@@ -382,9 +519,7 @@ unsafe fn create_pipelines<I>(
     allocator: *const vk::AllocationCallbacks<'_>,
     out: *mut vk::Pipeline,
     next: impl FnOnce(&Next) -> Option<CreatePipelines<I>>,
-    fix: replay::Fix,
-    stages: fn(&I) -> &[vk::PipelineShaderStageCreateInfo<'static>],
-    wrap: fn(Copied<I>, Vec<Option<StageCode>>) -> PipelineInfo,
+    kind: &Kind<I>,
 ) -> vk::Result {
     let Some(d) = device(dev) else {
         return vk::Result::ERROR_INITIALIZATION_FAILED;
@@ -399,7 +534,7 @@ unsafe fn create_pipelines<I>(
     // left after an early return).
     if result.as_raw() >= 0 {
         // SAFETY: the call wrote `count` pipelines or nulls.
-        unsafe { remember(&d, count, infos, out, fix, stages, wrap) };
+        unsafe { remember(&d, count, infos, out, kind) };
         // SAFETY: the call wrote `count` pipelines.
         let made = unsafe { std::slice::from_raw_parts(out, count as usize) };
         for (shader, why) in d.pipelines.without_a_free_set(made) {
@@ -427,9 +562,12 @@ unsafe extern "system" fn create_graphics(
             allocator,
             out,
             |n| n.create_graphics_pipelines,
-            replay::fix_graphics_pipeline,
-            |i| stage_slice(i.p_stages, i.stage_count),
-            PipelineInfo::Graphics,
+            &Kind {
+                fix: replay::fix_graphics_pipeline,
+                stages: |i| stage_slice(i.p_stages, i.stage_count),
+                stage_ptrs: graphics_stages,
+                wrap: PipelineInfo::Graphics,
+            },
         )
     }
 }
@@ -452,9 +590,12 @@ unsafe extern "system" fn create_compute(
             allocator,
             out,
             |n| n.create_compute_pipelines,
-            replay::fix_compute_pipeline,
-            |i| std::slice::from_ref(&i.stage),
-            PipelineInfo::Compute,
+            &Kind {
+                fix: replay::fix_compute_pipeline,
+                stages: |i| std::slice::from_ref(&i.stage),
+                stage_ptrs: compute_stage,
+                wrap: PipelineInfo::Compute,
+            },
         )
     }
 }
@@ -580,6 +721,54 @@ unsafe extern "system" fn destroy_layout(
     }
 }
 
+unsafe extern "system" fn destroy_set_layout(
+    dev: vk::Device,
+    layout: vk::DescriptorSetLayout,
+    allocator: *const vk::AllocationCallbacks<'_>,
+) {
+    // SAFETY: the application's arguments.
+    unsafe {
+        destroy(
+            dev,
+            layout,
+            allocator,
+            |n| n.destroy_descriptor_set_layout,
+            |p, raw| forget(&p.set_layouts, raw),
+        )
+    }
+}
+
+unsafe extern "system" fn create_set_layout(
+    dev: vk::Device,
+    info: *const vk::DescriptorSetLayoutCreateInfo<'_>,
+    allocator: *const vk::AllocationCallbacks<'_>,
+    out: *mut vk::DescriptorSetLayout,
+) -> vk::Result {
+    let Some(d) = device(dev) else {
+        return vk::Result::ERROR_INITIALIZATION_FAILED;
+    };
+    let Some(next) = d.pipelines.next.create_descriptor_set_layout else {
+        return vk::Result::ERROR_INITIALIZATION_FAILED;
+    };
+    // SAFETY: the application's arguments, down the chain.
+    let result = unsafe { next(dev, info, allocator, out) };
+    if result == vk::Result::SUCCESS {
+        // SAFETY: the application's valid create info; the layout written.
+        let copied = unsafe { Copied::new(info.cast(), replay::fix_set_layout) };
+        if let Ok(c) = copied {
+            // SAFETY: written on success.
+            let raw = vk::Handle::as_raw(unsafe { *out });
+            let mut map = d
+                .pipelines
+                .set_layouts
+                .write()
+                .unwrap_or_else(|e| e.into_inner());
+            map.insert(raw, Arc::new(c));
+        }
+    }
+    result
+}
+
 unsafe extern "system" fn create_layout(
     dev: vk::Device,
     info: *const vk::PipelineLayoutCreateInfo<'_>,
@@ -596,8 +785,23 @@ unsafe extern "system" fn create_layout(
     let result = unsafe { next(dev, info, allocator, out) };
     if result == vk::Result::SUCCESS {
         // SAFETY: the application's valid create info; the layout written.
-        let copied = unsafe { Copied::new(info.cast(), replay::fix_pipeline_layout) };
+        let copied: Result<Copied<vk::PipelineLayoutCreateInfo<'static>>, _> =
+            unsafe { Copied::new(info.cast(), replay::fix_pipeline_layout) };
         if let Ok(c) = copied {
+            let sets = {
+                let known = d
+                    .pipelines
+                    .set_layouts
+                    .read()
+                    .unwrap_or_else(|e| e.into_inner());
+                let app = c.get();
+                // SAFETY: the copy holds `set_layout_count` layouts.
+                let handles = unsafe { array(app.p_set_layouts, app.set_layout_count) };
+                handles
+                    .iter()
+                    .map(|h| known.get(&vk::Handle::as_raw(*h)).cloned())
+                    .collect()
+            };
             // SAFETY: written on success.
             let raw = vk::Handle::as_raw(unsafe { *out });
             let mut map = d
@@ -605,7 +809,7 @@ unsafe extern "system" fn create_layout(
                 .layouts
                 .write()
                 .unwrap_or_else(|e| e.into_inner());
-            map.insert(raw, Arc::new(c));
+            map.insert(raw, Arc::new(LayoutInfo { info: c, sets }));
         }
     }
     result
@@ -793,7 +997,7 @@ impl Pipelines {
             let Some(info) = layouts.get(&vk::Handle::as_raw(layout)) else {
                 continue;
             };
-            if let Err(why) = self.debug_set_number(info.get()) {
+            if let Err(why) = self.debug_set_number(info.info.get()) {
                 out.extend(self.shaders_of(*p).into_iter().map(|s| (s, why.clone())));
             }
         }
@@ -876,23 +1080,29 @@ impl Pipelines {
             .ok_or("a pipeline layout this layer did not see created")?;
         // SAFETY: `dev` is this device.
         let debug_layout = unsafe { self.debug_set(dev)? }.0;
-        let app = layout_info.get();
+        let app = layout_info.info.get();
         let set = self.debug_set_number(app)?;
-        // SAFETY: the copy holds `set_layout_count` layouts.
-        let mut sets = unsafe { array(app.p_set_layouts, app.set_layout_count) }.to_vec();
-        sets.push(debug_layout);
-        let mut twin_layout_info = *app;
-        twin_layout_info.set_layout_count = sets.len() as u32;
-        twin_layout_info.p_set_layouts = sets.as_ptr();
         let (Some(create_layout), Some(destroy_layout)) = (
             self.next.create_pipeline_layout,
             self.next.destroy_pipeline_layout,
         ) else {
             return Err("the device lacks vkCreatePipelineLayout".into());
         };
+        // The application's set layouts made again (it may have destroyed
+        // them): a layout of identically defined set layouts is compatible.
+        // SAFETY: `dev` is this device.
+        let again = unsafe { self.set_layouts_again(dev, &layout_info)? };
+        let mut sets = again.handles.clone();
+        sets.push(debug_layout);
+        let mut twin_layout_info = *app;
+        twin_layout_info.set_layout_count = sets.len() as u32;
+        twin_layout_info.p_set_layouts = sets.as_ptr();
         let mut layout = vk::PipelineLayout::null();
         // SAFETY: the application's layout with one more set, down the chain.
         let r = unsafe { create_layout(dev, &twin_layout_info, std::ptr::null(), &mut layout) };
+        // SAFETY: set layouts of the layer's own; a pipeline layout keeps
+        // what it needs of them.
+        unsafe { self.destroy_set_layouts(dev, &again.made) };
         if r != vk::Result::SUCCESS {
             return Err(format!("creating the twin's layout: {r}"));
         }
@@ -961,6 +1171,55 @@ impl Pipelines {
         };
         twins.insert((raw, variant), twin);
         Ok(twin)
+    }
+
+    /// The set layouts of `layout` for a twin's: each made again from the
+    /// copy of its create info (the application's handle where the layer
+    /// did not see it created).
+    ///
+    /// # Safety
+    /// `dev` is this device.
+    unsafe fn set_layouts_again(
+        &self,
+        dev: vk::Device,
+        layout: &LayoutInfo,
+    ) -> Result<SetLayoutsAgain, String> {
+        let create = self
+            .next
+            .create_descriptor_set_layout
+            .ok_or("the device lacks vkCreateDescriptorSetLayout")?;
+        let app = layout.info.get();
+        // SAFETY: the copy holds `set_layout_count` layouts.
+        let handles = unsafe { array(app.p_set_layouts, app.set_layout_count) };
+        let mut out = SetLayoutsAgain::default();
+        for (h, copy) in handles.iter().zip(&layout.sets) {
+            let Some(copy) = copy else {
+                out.handles.push(*h);
+                continue;
+            };
+            let mut made = vk::DescriptorSetLayout::null();
+            // SAFETY: a copy of a create info the device accepted.
+            let r = unsafe { create(dev, copy.get(), std::ptr::null(), &mut made) };
+            if r != vk::Result::SUCCESS {
+                // SAFETY: the layer's own, unused.
+                unsafe { self.destroy_set_layouts(dev, &out.made) };
+                return Err(format!("making the application's set layout again: {r}"));
+            }
+            out.handles.push(made);
+            out.made.push(made);
+        }
+        Ok(out)
+    }
+
+    /// # Safety
+    /// `layouts` are the layer's own, not needed any more.
+    unsafe fn destroy_set_layouts(&self, dev: vk::Device, layouts: &[vk::DescriptorSetLayout]) {
+        if let Some(destroy) = self.next.destroy_descriptor_set_layout {
+            for l in layouts {
+                // SAFETY: per this function's contract.
+                unsafe { destroy(dev, *l, std::ptr::null()) };
+            }
+        }
     }
 
     /// `stages` with each module made afresh from the code kept for it (the

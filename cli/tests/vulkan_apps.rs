@@ -70,7 +70,7 @@ impl Stop {
     }
 }
 
-/// Runs `APP FRAMES 64 DEBUG_INFO` under `shaderdbg run --json` with a
+/// Runs `APP FRAMES 64 DEBUG_INFO EXTRA...` under `shaderdbg run --json` with a
 /// breakpoint at `line` of `shaders/SHADER` if `condition` and the
 /// validation layer below ours, checks that every frame line it prints
 /// and every report of the validation layer are those of the program
@@ -83,10 +83,12 @@ fn stops(
     condition: &str,
     frames: usize,
     debug_info: &str,
+    extra: &[&str],
 ) -> Vec<Stop> {
     let file = shader_file(shader);
     let breakpoint = format!("{}:{line}:{condition}", file.display());
-    let args = [frames.to_string(), SIZE.to_string(), debug_info.to_string()];
+    let mut args = vec![frames.to_string(), SIZE.to_string(), debug_info.to_string()];
+    args.extend(extra.iter().map(|a| a.to_string()));
     let (events, text) = run_checked(app, &breakpoint, &args);
     let stops: Vec<Stop> = of_kind(&events, "stopped")
         .into_iter()
@@ -247,6 +249,7 @@ fn a_textured_quad_stops_where_the_sampled_texel_meets_the_condition() {
             "shaded.g > 0.4 && texel.r > 0.5",
             3,
             debug_info,
+            &[],
         );
         assert_frames(&stops, 1);
         for (frame, stop) in stops.iter().enumerate() {
@@ -272,7 +275,10 @@ fn a_textured_quad_stops_where_the_sampled_texel_meets_the_condition() {
 /// `vk_sets`: per 8x8 cell (cx, cy) of the target, `base` is palette
 /// colour `(cx + cy + frame) % 4` (set 1, a storage buffer), `texel` is
 /// texel (cx % 8, cy % 8) (set 2), `mixed = base * scale + texel` with
-/// `scale = (0.5, 0.25, 1, 1)` (set 0, with the frame number).
+/// `scale = (0.5, 0.25, 1, 1)` (set 0, with the frame number). `early`:
+/// the set layouts of the pipeline's layout are destroyed once the
+/// pipeline exists (its twins' layouts are made from set layouts made
+/// again).
 #[test]
 fn a_draw_reading_three_descriptor_sets_stops_with_each_sets_values() {
     const PALETTE: [[f32; 4]; 4] = [
@@ -282,7 +288,11 @@ fn a_draw_reading_three_descriptor_sets_stops_with_each_sets_values() {
         [0.7, 0.6, 0.9, 1.0],
     ];
     const SCALE: [f32; 4] = [0.5, 0.25, 1.0, 1.0];
-    for debug_info in ["source", "nonsemantic"] {
+    for (debug_info, extra) in [
+        ("source", None),
+        ("nonsemantic", None),
+        ("source", Some("early")),
+    ] {
         let stops = stops(
             "vk_sets",
             "vk_sets.frag",
@@ -290,6 +300,7 @@ fn a_draw_reading_three_descriptor_sets_stops_with_each_sets_values() {
             "mixed.r > 0.9 && base.b > 0.4",
             2,
             debug_info,
+            extra.as_slice(),
         );
         assert_frames(&stops, 1);
         for (frame, stop) in stops.iter().enumerate() {
@@ -329,6 +340,7 @@ fn specialization_constants_have_the_pipelines_values_at_a_stop() {
             "band == 3 && wave > 0.75",
             2,
             debug_info,
+            &[],
         );
         assert_frames(&stops, 0);
         for (frame, stop) in stops.iter().enumerate() {
@@ -375,4 +387,34 @@ fn a_layout_without_a_free_descriptor_set_leaves_its_breakpoints_unverified() {
     let mut once = said.clone();
     once.dedup();
     assert_eq!((said.len(), once.len()), (2, 2), "{text}");
+}
+
+/// `vk_chained`: the pipeline's shaders come in its stages' chains, with
+/// no shader module: the layer announces them like modules, so the
+/// breakpoint binds to `vk_triangle.frag` and stops at the first fragment
+/// where `p = (pixel + 0.5) / 32` is past (1, 0.5).
+#[test]
+fn shaders_chained_into_a_pipeline_stop_like_modules() {
+    for debug_info in ["source", "nonsemantic"] {
+        let stops = stops(
+            "vk_chained",
+            "vk_triangle.frag",
+            12,
+            "p.x > 1.0 && p.y > 0.5",
+            2,
+            debug_info,
+            &[],
+        );
+        for stop in &stops {
+            let first =
+                first_pixel(|x, y| (x as f32 + 0.5) / 32.0 > 1.0 && (y as f32 + 0.5) / 32.0 > 0.5);
+            let (x, y) = stop.pixel();
+            assert_eq!((x, y), first, "{}", stop.0);
+            stop.assert_near(
+                "p",
+                &[(x as f32 + 0.5) / 32.0, (y as f32 + 0.5) / 32.0],
+                0.0,
+            );
+        }
+    }
 }

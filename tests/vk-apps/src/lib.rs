@@ -148,7 +148,7 @@ pub struct Gpu {
 
 impl Gpu {
     pub fn new(flags: vk::QueueFlags) -> anyhow::Result<Gpu> {
-        Gpu::with(flags, None)
+        Gpu::with(flags, vk::API_VERSION_1_0, &[], None)
     }
 
     /// A Vulkan 1.3 device that can create pipelines from a cache only
@@ -156,23 +156,34 @@ impl Gpu {
     pub fn with_cache_control(flags: vk::QueueFlags) -> anyhow::Result<Gpu> {
         let mut features = vk::PhysicalDevicePipelineCreationCacheControlFeatures::default()
             .pipeline_creation_cache_control(true);
-        Gpu::with(flags, Some(&mut features))
+        Gpu::with(flags, vk::API_VERSION_1_3, &[], Some(&mut features))
     }
 
-    /// A Vulkan 1.0 device, or a 1.3 one with `cache_control` in its
+    /// A Vulkan 1.3 device with `VK_EXT_graphics_pipeline_library`: a
+    /// pipeline stage may carry its shader's code in its chain instead of
+    /// a module.
+    pub fn with_pipeline_library(flags: vk::QueueFlags) -> anyhow::Result<Gpu> {
+        let mut features = vk::PhysicalDeviceGraphicsPipelineLibraryFeaturesEXT::default()
+            .graphics_pipeline_library(true);
+        let extensions = [
+            ash::khr::pipeline_library::NAME,
+            ash::ext::graphics_pipeline_library::NAME,
+        ];
+        Gpu::with(flags, vk::API_VERSION_1_3, &extensions, Some(&mut features))
+    }
+
+    /// A device of Vulkan `version` with `extensions` and `features` in its
     /// create info's chain.
     fn with(
         flags: vk::QueueFlags,
-        cache_control: Option<&mut vk::PhysicalDevicePipelineCreationCacheControlFeatures>,
+        version: u32,
+        extensions: &[&std::ffi::CStr],
+        features: Option<&mut dyn vk::ExtendsDeviceCreateInfo>,
     ) -> anyhow::Result<Gpu> {
         // SAFETY: the objects are created on this thread; each create info
         // outlives its call; the caller destroys them.
         unsafe {
             let entry = ash::Entry::load().context("loading libvulkan")?;
-            let version = match cache_control {
-                Some(_) => vk::API_VERSION_1_3,
-                None => vk::API_VERSION_1_0,
-            };
             let app = vk::ApplicationInfo::default().api_version(version);
             let instance = entry.create_instance(
                 &vk::InstanceCreateInfo::default().application_info(&app),
@@ -192,8 +203,12 @@ impl Gpu {
             let queues = [vk::DeviceQueueCreateInfo::default()
                 .queue_family_index(family)
                 .queue_priorities(&priorities)];
-            let mut info = vk::DeviceCreateInfo::default().queue_create_infos(&queues);
-            if let Some(features) = cache_control {
+            let names: Vec<*const std::ffi::c_char> =
+                extensions.iter().map(|e| e.as_ptr()).collect();
+            let mut info = vk::DeviceCreateInfo::default()
+                .queue_create_infos(&queues)
+                .enabled_extension_names(&names);
+            if let Some(features) = features {
                 info = info.push_next(features);
             }
             let device = instance.create_device(physical, &info, None)?;
@@ -248,6 +263,30 @@ pub enum Binding {
     StorageBuffer(vk::Buffer),
     /// A combined image sampler, the image in `SHADER_READ_ONLY_OPTIMAL`.
     Texture(vk::ImageView, vk::Sampler),
+}
+
+impl Binding {
+    fn kind(&self) -> vk::DescriptorType {
+        match self {
+            Binding::UniformBuffer(_) => vk::DescriptorType::UNIFORM_BUFFER,
+            Binding::StorageBuffer(_) => vk::DescriptorType::STORAGE_BUFFER,
+            Binding::Texture(..) => vk::DescriptorType::COMBINED_IMAGE_SAMPLER,
+        }
+    }
+}
+
+/// The set layout bindings of a set with `bindings` (binding N is the N-th).
+fn layout_bindings(bindings: &[Binding]) -> Vec<vk::DescriptorSetLayoutBinding<'static>> {
+    (0u32..)
+        .zip(bindings)
+        .map(|(i, b)| {
+            vk::DescriptorSetLayoutBinding::default()
+                .binding(i)
+                .descriptor_type(b.kind())
+                .descriptor_count(1)
+                .stage_flags(vk::ShaderStageFlags::FRAGMENT)
+        })
+        .collect()
 }
 
 /// Everything to draw into a SIZE x SIZE RGBA8 image offscreen (no
@@ -429,6 +468,14 @@ impl Scene {
         }
     }
 
+    /// A set layout for sets with `bindings`, which the caller destroys.
+    pub fn set_layout(&self, bindings: &[Binding]) -> anyhow::Result<vk::DescriptorSetLayout> {
+        let layout_bindings = layout_bindings(bindings);
+        let info = vk::DescriptorSetLayoutCreateInfo::default().bindings(&layout_bindings);
+        // SAFETY: the device is alive; the info outlives the call.
+        Ok(unsafe { self.device.create_descriptor_set_layout(&info, None)? })
+    }
+
     /// A descriptor set layout without bindings (destroyed with the scene).
     pub fn empty_set_layout(&mut self) -> anyhow::Result<vk::DescriptorSetLayout> {
         let device = self.device.clone();
@@ -462,7 +509,14 @@ impl Scene {
     /// Creates the pipeline (and its layout) the scene draws with, for a
     /// full-viewport draw of triangles without vertex buffers.
     pub fn set_pipeline(&mut self, shaders: &Shaders) -> anyhow::Result<()> {
-        self.make_pipeline(shaders, None).map(|_| ())
+        self.make_pipeline(shaders, Made::Plainly).map(|_| ())
+    }
+
+    /// [`Scene::set_pipeline`] with each stage's code in the stage's chain
+    /// (a `VkShaderModuleCreateInfo`), no shader module made (a device of
+    /// [`Gpu::with_pipeline_library`]).
+    pub fn set_pipeline_chained(&mut self, shaders: &Shaders) -> anyhow::Result<()> {
+        self.make_pipeline(shaders, Made::Chained).map(|_| ())
     }
 
     /// [`Scene::set_pipeline`] through `cache`, as programs that ship a
@@ -475,14 +529,10 @@ impl Scene {
         shaders: &Shaders,
         cache: vk::PipelineCache,
     ) -> anyhow::Result<vk::Result> {
-        self.make_pipeline(shaders, Some(cache))
+        self.make_pipeline(shaders, Made::FromCache(cache))
     }
 
-    fn make_pipeline(
-        &mut self,
-        shaders: &Shaders,
-        cache: Option<vk::PipelineCache>,
-    ) -> anyhow::Result<vk::Result> {
+    fn make_pipeline(&mut self, shaders: &Shaders, how: Made) -> anyhow::Result<vk::Result> {
         let size = self.extent.width;
         let device = self.device.clone();
         let render_pass = self.render_pass;
@@ -498,8 +548,15 @@ impl Scene {
                 cleanup.add(move |d| d.destroy_shader_module(m, None));
                 Ok(m)
             };
-            let vert = module(shaders.vertex, cleanup)?;
-            let frag = module(shaders.fragment, cleanup)?;
+            let (vert, frag) = match how {
+                Made::Chained => (vk::ShaderModule::null(), vk::ShaderModule::null()),
+                _ => (
+                    module(shaders.vertex, cleanup)?,
+                    module(shaders.fragment, cleanup)?,
+                ),
+            };
+            let mut vert_code = vk::ShaderModuleCreateInfo::default().code(shaders.vertex);
+            let mut frag_code = vk::ShaderModuleCreateInfo::default().code(shaders.fragment);
             let layout = device.create_pipeline_layout(
                 &vk::PipelineLayoutCreateInfo::default()
                     .set_layouts(shaders.set_layouts)
@@ -514,13 +571,15 @@ impl Scene {
             if let Some(spec) = shaders.specialization {
                 fragment_stage = fragment_stage.specialization_info(spec);
             }
-            let stages = [
-                vk::PipelineShaderStageCreateInfo::default()
-                    .stage(vk::ShaderStageFlags::VERTEX)
-                    .module(vert)
-                    .name(c"main"),
-                fragment_stage,
-            ];
+            let mut vertex_stage = vk::PipelineShaderStageCreateInfo::default()
+                .stage(vk::ShaderStageFlags::VERTEX)
+                .module(vert)
+                .name(c"main");
+            if how == Made::Chained {
+                vertex_stage = vertex_stage.push_next(&mut vert_code);
+                fragment_stage = fragment_stage.push_next(&mut frag_code);
+            }
+            let stages = [vertex_stage, fragment_stage];
             let vertex_input = vk::PipelineVertexInputStateCreateInfo::default();
             let assembly = vk::PipelineInputAssemblyStateCreateInfo::default()
                 .topology(vk::PrimitiveTopology::TRIANGLE_LIST);
@@ -562,8 +621,8 @@ impl Scene {
                 .color_blend_state(&blend)
                 .layout(layout)
                 .render_pass(render_pass);
-            let (result, made) = match cache {
-                None => {
+            let (result, made) = match how {
+                Made::Plainly | Made::Chained => {
                     let made = device
                         .create_graphics_pipelines(
                             vk::PipelineCache::null(),
@@ -573,7 +632,7 @@ impl Scene {
                         .map_err(|(_, e)| e)?;
                     (vk::Result::SUCCESS, made)
                 }
-                Some(cache) => {
+                Made::FromCache(cache) => {
                     let cached = pipeline_info
                         .flags(vk::PipelineCreateFlags::FAIL_ON_PIPELINE_COMPILE_REQUIRED);
                     match device.create_graphics_pipelines(cache, &[cached, pipeline_info], None) {
@@ -725,21 +784,8 @@ impl Scene {
         &mut self,
         bindings: &[Binding],
     ) -> anyhow::Result<(vk::DescriptorSetLayout, vk::DescriptorSet)> {
-        let kind = |b: &Binding| match b {
-            Binding::UniformBuffer(_) => vk::DescriptorType::UNIFORM_BUFFER,
-            Binding::StorageBuffer(_) => vk::DescriptorType::STORAGE_BUFFER,
-            Binding::Texture(..) => vk::DescriptorType::COMBINED_IMAGE_SAMPLER,
-        };
-        let layout_bindings: Vec<_> = (0u32..)
-            .zip(bindings)
-            .map(|(i, b)| {
-                vk::DescriptorSetLayoutBinding::default()
-                    .binding(i)
-                    .descriptor_type(kind(b))
-                    .descriptor_count(1)
-                    .stage_flags(vk::ShaderStageFlags::FRAGMENT)
-            })
-            .collect();
+        let kind = Binding::kind;
+        let layout_bindings = layout_bindings(bindings);
         let sizes: Vec<_> = bindings
             .iter()
             .map(|b| vk::DescriptorPoolSize {
@@ -962,6 +1008,14 @@ impl Scene {
         unsafe { self.device.device_wait_idle()? };
         Ok(())
     }
+}
+
+/// How a scene's pipeline is made.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Made {
+    Plainly,
+    FromCache(vk::PipelineCache),
+    Chained,
 }
 
 /// Submits a scene's command buffer (with its fence, not waited for) from

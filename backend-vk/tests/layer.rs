@@ -988,3 +988,51 @@ fn a_debugger_that_detaches_mid_stop_leaves_the_program_running_unchanged() {
     assert_eq!(stops, 1, "no stop after the detach");
     assert_eq!(output, plain(&["4", "64"]), "frames differ");
 }
+
+/// `vk_submit2`: each frame's `vkQueueSubmit2` waits for a timeline
+/// semaphore (the previous frame's value), signals its next value and a
+/// fence. Stopped in (the hit test in the submission's place, the
+/// recording's re-execution) and resumed, or attached without a
+/// breakpoint, it signals what it signals alone: the program prints each
+/// frame with whether its fence was signalled and the timeline's value.
+/// The validation layer (synchronization checks included) reports nothing
+/// of ours.
+#[test]
+fn queue_submit2_signals_its_timeline_and_fence_as_alone_when_stopped() {
+    let dir = std::env::temp_dir().join(format!("shaderdbg-vk-submit2-{}", std::process::id()));
+    let env = validation_env(&dir);
+    let program = shaderdbg_test_support::app("vk_submit2");
+    let args = ["3", "64"];
+    let alone = shaderdbg_test_support::stdout_lines(
+        Command::new(&program)
+            .args(args)
+            .envs(env.iter().map(|(k, v)| (k, v))),
+    );
+    let frames = |lines: &[String]| -> Vec<String> {
+        let frames = lines.iter().filter(|l| l.starts_with("frame "));
+        frames.cloned().collect()
+    };
+    assert_eq!(
+        frames(&alone)
+            .iter()
+            .map(|l| l.split_once(" fence ").map(|(_, s)| s.to_string()))
+            .collect::<Vec<_>>(),
+        ["true timeline 10", "true timeline 20", "true timeline 30"].map(|s| Some(s.into())),
+    );
+    let bp = FileBreakpoint::new(shader_file(), 12, Some("ring > 0.5".into()));
+    let stopped = run(&program, &args, &env, vec![bp]);
+    let attached = run(&program, &args, &env, Vec::new());
+    for (seen, stops) in [(&stopped, 3), (&attached, 0)] {
+        assert_eq!(seen.exit, Some(0), "{:?}", seen.errors);
+        assert!(seen.errors.is_empty(), "{:?}", seen.errors);
+        assert_eq!(seen.frames_seen_as_stops, stops);
+        assert_eq!(frames(&seen.output), frames(&alone));
+        assert_eq!(reports(&seen.output), reports(&alone), "{:#?}", seen.output);
+    }
+    let t = stopped.first_stop.iter().find(|(n, _)| n == "t");
+    assert_eq!(
+        t.and_then(|(_, v)| v.clone()),
+        Some(shaderdbg_core::Value::Float(0.0))
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -172,6 +172,15 @@ impl Gpu {
         Gpu::with(flags, vk::API_VERSION_1_3, &extensions, Some(&mut features))
     }
 
+    /// A Vulkan 1.3 device with `synchronization2` (`vkQueueSubmit2`) and
+    /// timeline semaphores enabled.
+    pub fn with_submit2(flags: vk::QueueFlags) -> anyhow::Result<Gpu> {
+        let mut v12 = vk::PhysicalDeviceVulkan12Features::default().timeline_semaphore(true);
+        let mut v13 = vk::PhysicalDeviceVulkan13Features::default().synchronization2(true);
+        v13.p_next = (&mut v12 as *mut vk::PhysicalDeviceVulkan12Features).cast();
+        Gpu::with(flags, vk::API_VERSION_1_3, &[], Some(&mut v13))
+    }
+
     /// A device of Vulkan `version` with `extensions` and `features` in its
     /// create info's chain.
     fn with(
@@ -990,6 +999,71 @@ impl Scene {
                 }
             }
         })
+    }
+
+    /// A timeline semaphore starting at 0 (destroyed with the scene; the
+    /// device of [`Gpu::with_submit2`]).
+    pub fn timeline(&mut self) -> anyhow::Result<vk::Semaphore> {
+        let device = self.device.clone();
+        let cleanup = self.cleanup()?;
+        let mut kind = vk::SemaphoreTypeCreateInfo::default()
+            .semaphore_type(vk::SemaphoreType::TIMELINE)
+            .initial_value(0);
+        let info = vk::SemaphoreCreateInfo::default().push_next(&mut kind);
+        // SAFETY: the device is alive; the cleanup destroys the semaphore.
+        unsafe {
+            let semaphore = device.create_semaphore(&info, None)?;
+            cleanup.add(move |d| d.destroy_semaphore(semaphore, None));
+            Ok(semaphore)
+        }
+    }
+
+    /// Submits `cmd` with `vkQueueSubmit2`, waiting for `timeline` to reach
+    /// `wait` before any command and signalling `signal` on it, and the
+    /// scene's fence; waits for the fence, then (at most a second) for the
+    /// timeline to reach `signal` (lavapipe may signal the fence first).
+    /// Whether the fence was signalled, and the timeline's value then (the
+    /// fence is reset).
+    pub fn submit2(
+        &self,
+        cmd: vk::CommandBuffer,
+        timeline: vk::Semaphore,
+        wait: u64,
+        signal: u64,
+    ) -> anyhow::Result<(bool, u64)> {
+        let d = &self.device;
+        let cmds = [vk::CommandBufferSubmitInfo::default().command_buffer(cmd)];
+        let waits = [vk::SemaphoreSubmitInfo::default()
+            .semaphore(timeline)
+            .value(wait)
+            .stage_mask(vk::PipelineStageFlags2::ALL_COMMANDS)];
+        let signals = [vk::SemaphoreSubmitInfo::default()
+            .semaphore(timeline)
+            .value(signal)
+            .stage_mask(vk::PipelineStageFlags2::ALL_COMMANDS)];
+        let submit = [vk::SubmitInfo2::default()
+            .command_buffer_infos(&cmds)
+            .wait_semaphore_infos(&waits)
+            .signal_semaphore_infos(&signals)];
+        // SAFETY: the queue, fence and semaphore are the scene's; the fence
+        // is reset once signalled.
+        unsafe {
+            d.queue_submit2(self.queue, &submit, self.fence)?;
+            d.wait_for_fences(&[self.fence], true, u64::MAX)?;
+            let signalled = d.get_fence_status(self.fence)?;
+            let semaphores = [timeline];
+            let values = [signal];
+            let info = vk::SemaphoreWaitInfo::default()
+                .semaphores(&semaphores)
+                .values(&values);
+            match d.wait_semaphores(&info, 1_000_000_000) {
+                Ok(()) | Err(vk::Result::TIMEOUT) => {}
+                Err(e) => return Err(e.into()),
+            }
+            let value = d.get_semaphore_counter_value(timeline)?;
+            d.reset_fences(&[self.fence])?;
+            Ok((signalled, value))
+        }
     }
 
     /// What another thread needs to submit the scene's command buffer.

@@ -738,35 +738,67 @@ unsafe extern "system" fn destroy_set_layout(
     }
 }
 
+/// The next layer's creation command of a non-dispatchable object.
+type Create<I, H> = unsafe extern "system" fn(
+    vk::Device,
+    *const I,
+    *const vk::AllocationCallbacks<'_>,
+    *mut H,
+) -> vk::Result;
+
+/// Creates an object down the chain; on success, `keep` is given a deep
+/// copy of its create info (made with `fix`) and its handle.
+///
+/// # Safety
+/// The arguments are the application's, valid for the command.
+unsafe fn create_copied<I, H: vk::Handle + Copy>(
+    dev: vk::Device,
+    info: *const I,
+    allocator: *const vk::AllocationCallbacks<'_>,
+    out: *mut H,
+    next: impl FnOnce(&Next) -> Option<Create<I, H>>,
+    fix: replay::Fix,
+    keep: impl FnOnce(&Pipelines, Copied<I>, u64),
+) -> vk::Result {
+    let Some(d) = device(dev) else {
+        return vk::Result::ERROR_INITIALIZATION_FAILED;
+    };
+    let Some(next) = next(&d.pipelines.next) else {
+        return vk::Result::ERROR_INITIALIZATION_FAILED;
+    };
+    // SAFETY: the application's arguments, down the chain.
+    let result = unsafe { next(dev, info, allocator, out) };
+    if result == vk::Result::SUCCESS {
+        // SAFETY: the application's valid create info; the handle written.
+        if let (Ok(c), raw) = unsafe { (Copied::new(info, fix), (*out).as_raw()) } {
+            keep(&d.pipelines, c, raw);
+        }
+    }
+    result
+}
+
 unsafe extern "system" fn create_set_layout(
     dev: vk::Device,
     info: *const vk::DescriptorSetLayoutCreateInfo<'_>,
     allocator: *const vk::AllocationCallbacks<'_>,
     out: *mut vk::DescriptorSetLayout,
 ) -> vk::Result {
-    let Some(d) = device(dev) else {
-        return vk::Result::ERROR_INITIALIZATION_FAILED;
+    let keep = |p: &Pipelines, c, raw| {
+        let mut map = p.set_layouts.write().unwrap_or_else(|e| e.into_inner());
+        map.insert(raw, Arc::new(c));
     };
-    let Some(next) = d.pipelines.next.create_descriptor_set_layout else {
-        return vk::Result::ERROR_INITIALIZATION_FAILED;
-    };
-    // SAFETY: the application's arguments, down the chain.
-    let result = unsafe { next(dev, info, allocator, out) };
-    if result == vk::Result::SUCCESS {
-        // SAFETY: the application's valid create info; the layout written.
-        let copied = unsafe { Copied::new(info.cast(), replay::fix_set_layout) };
-        if let Ok(c) = copied {
-            // SAFETY: written on success.
-            let raw = vk::Handle::as_raw(unsafe { *out });
-            let mut map = d
-                .pipelines
-                .set_layouts
-                .write()
-                .unwrap_or_else(|e| e.into_inner());
-            map.insert(raw, Arc::new(c));
-        }
+    // SAFETY: the application's arguments.
+    unsafe {
+        create_copied(
+            dev,
+            info.cast::<vk::DescriptorSetLayoutCreateInfo<'static>>(),
+            allocator,
+            out,
+            |n| n.create_descriptor_set_layout,
+            replay::fix_set_layout,
+            keep,
+        )
     }
-    result
 }
 
 unsafe extern "system" fn create_layout(
@@ -775,44 +807,32 @@ unsafe extern "system" fn create_layout(
     allocator: *const vk::AllocationCallbacks<'_>,
     out: *mut vk::PipelineLayout,
 ) -> vk::Result {
-    let Some(d) = device(dev) else {
-        return vk::Result::ERROR_INITIALIZATION_FAILED;
+    let keep = |p: &Pipelines, c: Copied<vk::PipelineLayoutCreateInfo<'static>>, raw| {
+        let sets = {
+            let known = p.set_layouts.read().unwrap_or_else(|e| e.into_inner());
+            let app = c.get();
+            // SAFETY: the copy holds `set_layout_count` layouts.
+            let handles = unsafe { array(app.p_set_layouts, app.set_layout_count) };
+            handles
+                .iter()
+                .map(|h| known.get(&vk::Handle::as_raw(*h)).cloned())
+                .collect()
+        };
+        let mut map = p.layouts.write().unwrap_or_else(|e| e.into_inner());
+        map.insert(raw, Arc::new(LayoutInfo { info: c, sets }));
     };
-    let Some(next) = d.pipelines.next.create_pipeline_layout else {
-        return vk::Result::ERROR_INITIALIZATION_FAILED;
-    };
-    // SAFETY: the application's arguments, down the chain.
-    let result = unsafe { next(dev, info, allocator, out) };
-    if result == vk::Result::SUCCESS {
-        // SAFETY: the application's valid create info; the layout written.
-        let copied: Result<Copied<vk::PipelineLayoutCreateInfo<'static>>, _> =
-            unsafe { Copied::new(info.cast(), replay::fix_pipeline_layout) };
-        if let Ok(c) = copied {
-            let sets = {
-                let known = d
-                    .pipelines
-                    .set_layouts
-                    .read()
-                    .unwrap_or_else(|e| e.into_inner());
-                let app = c.get();
-                // SAFETY: the copy holds `set_layout_count` layouts.
-                let handles = unsafe { array(app.p_set_layouts, app.set_layout_count) };
-                handles
-                    .iter()
-                    .map(|h| known.get(&vk::Handle::as_raw(*h)).cloned())
-                    .collect()
-            };
-            // SAFETY: written on success.
-            let raw = vk::Handle::as_raw(unsafe { *out });
-            let mut map = d
-                .pipelines
-                .layouts
-                .write()
-                .unwrap_or_else(|e| e.into_inner());
-            map.insert(raw, Arc::new(LayoutInfo { info: c, sets }));
-        }
+    // SAFETY: the application's arguments.
+    unsafe {
+        create_copied(
+            dev,
+            info.cast::<vk::PipelineLayoutCreateInfo<'static>>(),
+            allocator,
+            out,
+            |n| n.create_pipeline_layout,
+            replay::fix_pipeline_layout,
+            keep,
+        )
     }
-    result
 }
 
 /// Remembers whether a render pass just created loads an attachment.

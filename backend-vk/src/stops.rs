@@ -333,17 +333,21 @@ unsafe fn debugged<I: Submission>(
         // SAFETY: as above; the copy waits for earlier work on the queue.
         unsafe { data.storage.images.take(data, queue, family, plan) }
     });
-    if let Err(why) = taken {
+    // The submission runs as the application made it: the session hears
+    // why once (a program submits the same work every frame).
+    let refuse = |why: String, what: &str| {
         // SAFETY: the copies were waited for.
         unsafe { data.storage.drop_taken(data) };
-        // Said once: a program submits the same work every frame.
         if said_once(shader, &why) {
             dbg.send(&FromAgent::Error {
                 request: None,
-                message: format!("shader {shader}: the storage cannot be kept for a stop: {why}"),
+                message: format!("shader {shader}: {what}: {why}"),
             });
         }
-        return None;
+        None
+    };
+    if let Err(why) = taken {
+        return refuse(why, "the storage cannot be kept for a stop");
     }
     // Each draw that runs the module writes its hits to a region of its
     // own, so that the stop can say which draw it is in.
@@ -354,17 +358,7 @@ unsafe fn debugged<I: Submission>(
     });
     let region = match region {
         Ok(r) => r,
-        Err(why) => {
-            // SAFETY: the copies were waited for.
-            unsafe { data.storage.drop_taken(data) };
-            if said_once(shader, &why) {
-                dbg.send(&FromAgent::Error {
-                    request: None,
-                    message: format!("shader {shader}: no hit test in this submission: {why}"),
-                });
-            }
-            return None;
-        }
+        Err(why) => return refuse(why, "no hit test in this submission"),
     };
     let pixel = filter.pixel;
     let code = |set: u32| {
@@ -380,19 +374,7 @@ unsafe fn debugged<I: Submission>(
     // SAFETY: the application is submitting `cbs`.
     let hit_shadows = match unsafe { shadows(data, &cbs, shader, variant, &code, &observe) } {
         Ok(s) => s,
-        Err(why) => {
-            // SAFETY: the copies were waited for.
-            unsafe { data.storage.drop_taken(data) };
-            if said_once(shader, &why) {
-                dbg.send(&FromAgent::Error {
-                    request: None,
-                    message: format!(
-                        "shader {shader}: the hit test cannot run in this submission: {why}"
-                    ),
-                });
-            }
-            return None;
-        }
+        Err(why) => return refuse(why, "the hit test cannot run in this submission"),
     };
     let mut keep = crate::replay::Keep::default();
     let mut at = 0;

@@ -180,44 +180,37 @@ fn a_device_torn_down_while_a_submission_is_stopped_waits_for_the_stop() {
     };
     let (mut stops, mut output) = (0, Vec::new());
     let deadline = Instant::now() + Duration::from_secs(120);
-    let code = loop {
-        assert!(Instant::now() < deadline, "vk_teardown did not finish");
-        let Some(event) = session.next_event(Duration::from_millis(100)) else {
-            continue;
-        };
-        match event {
-            Event::Stopped(stop) => {
-                stops += 1;
-                // The main thread tears down now: it waits for the device.
-                while !output.iter().any(|l| l == "tearing down") {
-                    assert!(Instant::now() < deadline, "no teardown: {output:?}");
-                    if let Some(Event::Output {
-                        stderr: false,
-                        line,
-                    }) = session.next_event(Duration::from_millis(100))
-                    {
-                        output.push(line);
-                    }
+    let code = common::run_to_exit(&mut session, "vk_teardown", |session, event| match event {
+        Event::Stopped(stop) => {
+            stops += 1;
+            // The main thread tears down now: it waits for the device.
+            while !output.iter().any(|l| l == "tearing down") {
+                assert!(Instant::now() < deadline, "no teardown: {output:?}");
+                if let Some(Event::Output {
+                    stderr: false,
+                    line,
+                }) = session.next_event(Duration::from_millis(100))
+                {
+                    output.push(line);
                 }
-                std::thread::sleep(Duration::from_secs(1));
-                let other = *stop.hits.last().expect("hits");
-                let [x, y] = other.invocation.pixel().expect("a fragment");
-                let again = session.record_hit(other).expect("records");
-                let p = Value::List(vec![
-                    Value::Float((x as f32 + 0.5) / 32.0),
-                    Value::Float((y as f32 + 0.5) / 32.0),
-                ]);
-                assert_eq!(var(&again, "p"), Some(p));
-                session.resume();
             }
-            Event::Output {
-                stderr: false,
-                line,
-            } => output.push(line),
-            Event::Exited { code, .. } => break code,
-            _ => {}
+            std::thread::sleep(Duration::from_secs(1));
+            let other = *stop.hits.last().expect("hits");
+            let [x, y] = other.invocation.pixel().expect("a fragment");
+            let again = session.record_hit(other).expect("records");
+            let p = Value::List(vec![
+                Value::Float((x as f32 + 0.5) / 32.0),
+                Value::Float((y as f32 + 0.5) / 32.0),
+            ]);
+            assert_eq!(var(&again, "p"), Some(p));
+            session.resume();
         }
-    };
+        Event::Output {
+            stderr: false,
+            line,
+        } => output.push(line),
+        _ => {}
+    });
     assert_eq!(code, Some(0), "{output:?}");
     assert_eq!(stops, 1);
     let program = shaderdbg_test_support::app("vk_teardown");
@@ -241,29 +234,53 @@ fn triangle_under(program: &str, args: &[&str], env: &[(String, String)], line: 
     let bp = FileBreakpoint::new(triangle_shader(), line, None);
     let mut session = session(program, args, env, vec![bp]);
     let mut seen = Seen::default();
-    let deadline = Instant::now() + Duration::from_secs(120);
-    loop {
-        assert!(Instant::now() < deadline, "{program} did not finish");
-        let Some(event) = session.next_event(Duration::from_millis(100)) else {
-            continue;
-        };
-        match event {
-            Event::Stopped(_) => {
-                seen.stops += 1;
-                session.resume();
-            }
-            Event::Output {
-                stderr: false,
-                line,
-            } => seen.output.push(line),
-            Event::AgentError(m) => seen.errors.push(m),
-            Event::Exited { code, .. } => {
-                seen.code = code;
-                return seen;
-            }
-            _ => {}
+    seen.code = common::run_to_exit(&mut session, program, |session, event| match event {
+        Event::Stopped(_) => {
+            seen.stops += 1;
+            session.resume();
         }
-    }
+        Event::Output {
+            stderr: false,
+            line,
+        } => seen.output.push(line),
+        Event::AgentError(m) => seen.errors.push(m),
+        _ => {}
+    });
+    seen
+}
+
+/// [`triangle_under`] with the validation layer below ours and `extra`
+/// in the environment, checked to end normally with the frames and the
+/// validation layer's reports of the program alone; what it saw, and the
+/// program's output alone.
+fn validated(program: &str, args: &[&str], extra: &[(&str, &str)]) -> (Seen, Vec<String>) {
+    let tags: Vec<&str> = extra.iter().map(|(_, v)| *v).collect();
+    let dir = temp_dir(&format!("{program}-{}", tags.join("-")));
+    let env = common::validation_env(&dir);
+    let program_path = shaderdbg_test_support::app(program);
+    let envs = env.iter().map(|(k, v)| (k, v));
+    let alone =
+        shaderdbg_test_support::stdout_lines(Command::new(&program_path).args(args).envs(envs));
+    let mut with = env.clone();
+    with.extend(extra.iter().map(|(k, v)| (k.to_string(), v.to_string())));
+    let seen = triangle_under(program, args, &with, 12);
+    assert_eq!(seen.code, Some(0), "{:?}", seen.errors);
+    assert_eq!(common::frames(&seen.output), common::frames(&alone));
+    let frames: usize = args[0].parse().expect("frames");
+    assert_eq!(common::frames(&alone).len(), frames, "{alone:?}");
+    assert_eq!(
+        common::reports(&seen.output),
+        common::reports(&alone),
+        "{:#?}",
+        seen.output
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+    (seen, alone)
+}
+
+/// The agent's errors that contain `text`.
+fn said<'a>(seen: &'a Seen, text: &str) -> Vec<&'a String> {
+    seen.errors.iter().filter(|e| e.contains(text)).collect()
 }
 
 /// The debug buffer's memory cannot be had (injected: lavapipe has plenty):
@@ -273,36 +290,11 @@ fn triangle_under(program: &str, args: &[&str], env: &[(String, String)], line: 
 /// program's own.
 #[test]
 fn without_memory_for_the_debug_buffer_the_program_runs_untouched() {
-    let dir = temp_dir("oom");
-    let env = common::validation_env(&dir);
-    let args = ["3", "64"];
-    let program = shaderdbg_test_support::app("vk_triangle");
-    let envs = env.iter().map(|(k, v)| (k, v));
-    let alone = shaderdbg_test_support::stdout_lines(Command::new(&program).args(args).envs(envs));
-    let mut faulty = env.clone();
-    faulty.push(("SHADERDBG_VK_FAULT".into(), "debug-memory".into()));
-    let seen = triangle_under("vk_triangle", &args, &faulty, 12);
-    assert_eq!(seen.code, Some(0), "{:?}", seen.errors);
+    let fault = [("SHADERDBG_VK_FAULT", "debug-memory")];
+    let (seen, _) = validated("vk_triangle", &["3", "64"], &fault);
     assert_eq!(seen.stops, 0);
-    let frames = |lines: &[String]| -> Vec<String> {
-        let frames = lines.iter().filter(|l| l.starts_with("frame "));
-        frames.cloned().collect()
-    };
-    assert_eq!(frames(&seen.output), frames(&alone));
-    assert_eq!(frames(&alone).len(), 3);
-    assert_eq!(
-        common::reports(&seen.output),
-        common::reports(&alone),
-        "{:#?}",
-        seen.output
-    );
-    let said: Vec<&String> = seen
-        .errors
-        .iter()
-        .filter(|e| e.contains("ERROR_OUT_OF_DEVICE_MEMORY"))
-        .collect();
+    let said = said(&seen, "ERROR_OUT_OF_DEVICE_MEMORY");
     assert_eq!(said.len(), 1, "{:#?}", seen.errors);
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 /// The device is lost under the first hit test (injected: the wait for it
@@ -312,36 +304,12 @@ fn without_memory_for_the_debug_buffer_the_program_runs_untouched() {
 /// program (whose device lavapipe did not really lose) renders its frames.
 #[test]
 fn a_device_lost_under_the_hit_test_ends_debugging_on_it() {
-    let dir = temp_dir("lost");
-    let env = common::validation_env(&dir);
-    let args = ["3", "64"];
-    let program = shaderdbg_test_support::app("vk_triangle");
-    let envs = env.iter().map(|(k, v)| (k, v));
-    let alone = shaderdbg_test_support::stdout_lines(Command::new(&program).args(args).envs(envs));
-    let mut faulty = env.clone();
-    faulty.push(("SHADERDBG_VK_FAULT".into(), "device-lost".into()));
-    let seen = triangle_under("vk_triangle", &args, &faulty, 12);
-    assert_eq!(seen.code, Some(0), "{:?}", seen.errors);
+    let fault = [("SHADERDBG_VK_FAULT", "device-lost")];
+    let (seen, _) = validated("vk_triangle", &["3", "64"], &fault);
     assert_eq!(seen.stops, 0);
-    let frames = |lines: &[String]| -> Vec<String> {
-        let frames = lines.iter().filter(|l| l.starts_with("frame "));
-        frames.cloned().collect()
-    };
-    assert_eq!(frames(&seen.output), frames(&alone));
-    assert_eq!(
-        common::reports(&seen.output),
-        common::reports(&alone),
-        "{:#?}",
-        seen.output
-    );
-    let said: Vec<&String> = seen
-        .errors
-        .iter()
-        .filter(|e| e.contains("VK_ERROR_DEVICE_LOST"))
-        .collect();
+    let said = said(&seen, "VK_ERROR_DEVICE_LOST");
     assert_eq!(said.len(), 1, "{:#?}", seen.errors);
     assert!(said[0].contains("frame 0"), "{}", said[0]);
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 /// `vk_cache`: its pipeline comes from one call that also asked for it
@@ -352,29 +320,13 @@ fn a_device_lost_under_the_hit_test_ends_debugging_on_it() {
 /// nothing of ours.
 #[test]
 fn a_pipeline_created_through_a_cache_stops() {
-    let dir = temp_dir("cache");
-    let env = common::validation_env(&dir);
-    let args = ["3", "64"];
-    let program = shaderdbg_test_support::app("vk_cache");
-    let envs = env.iter().map(|(k, v)| (k, v));
-    let alone = shaderdbg_test_support::stdout_lines(Command::new(&program).args(args).envs(envs));
-    let seen = triangle_under("vk_cache", &args, &env, 12);
-    assert_eq!(seen.code, Some(0), "{:?}", seen.errors);
+    let (seen, alone) = validated("vk_cache", &["3", "64"], &[]);
     assert!(seen.errors.is_empty(), "{:?}", seen.errors);
     assert_eq!(seen.stops, 3);
-    let ours = |lines: &[String]| -> Vec<String> {
-        let ours = lines
-            .iter()
-            .filter(|l| l.starts_with("frame ") || l.starts_with("pipeline "));
-        ours.cloned().collect()
+    let cached = |lines: &[String]| -> Vec<String> {
+        let c = lines.iter().filter(|l| l.starts_with("pipeline "));
+        c.cloned().collect()
     };
-    assert_eq!(ours(&seen.output), ours(&alone));
-    assert_eq!(ours(&alone).len(), 4, "{alone:?}");
-    assert_eq!(
-        common::reports(&seen.output),
-        common::reports(&alone),
-        "{:#?}",
-        seen.output
-    );
-    let _ = std::fs::remove_dir_all(&dir);
+    assert_eq!(cached(&seen.output), cached(&alone));
+    assert_eq!(cached(&alone).len(), 1, "{alone:?}");
 }

@@ -1008,10 +1008,7 @@ fn queue_submit2_signals_its_timeline_and_fence_as_alone_when_stopped() {
             .args(args)
             .envs(env.iter().map(|(k, v)| (k, v))),
     );
-    let frames = |lines: &[String]| -> Vec<String> {
-        let frames = lines.iter().filter(|l| l.starts_with("frame "));
-        frames.cloned().collect()
-    };
+    let frames = common::frames;
     assert_eq!(
         frames(&alone)
             .iter()

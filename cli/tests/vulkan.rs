@@ -43,6 +43,16 @@ fn frames(lines: impl Iterator<Item = String>) -> Vec<String> {
     lines.filter(|l| l.starts_with("frame ")).collect()
 }
 
+/// The frame lines `program ARGS` prints alone.
+fn frames_alone(program: &std::path::Path, args: &[&str]) -> Vec<String> {
+    let out = Command::new(program).args(args).output().expect("runs");
+    frames(
+        String::from_utf8_lossy(&out.stdout)
+            .lines()
+            .map(str::to_string),
+    )
+}
+
 /// The program's own output lines among `run --json` events.
 fn program_output(events: &[Value]) -> Vec<String> {
     of_kind(events, "output")
@@ -215,17 +225,9 @@ fn a_compute_breakpoint_stops_and_the_storage_ends_as_without_the_debugger() {
         let v = 100u32.wrapping_mul(2654435761).wrapping_add(frame as u32);
         assert_eq!(stop["locals"]["v"]["value"], v, "{stop}");
     }
-    let alone = Command::new(&program)
-        .args(["3", "256"])
-        .output()
-        .expect("runs");
     assert_eq!(
         frames(program_output(&events).into_iter()),
-        frames(
-            String::from_utf8_lossy(&alone.stdout)
-                .lines()
-                .map(str::to_string)
-        ),
+        frames_alone(&program, &["3", "256"]),
         "the storage differs after the stops"
     );
 }
@@ -295,17 +297,9 @@ fn a_stop_names_its_draw_in_the_submission_and_has_its_values() {
         let r = stop["locals"]["ring"]["value"].as_f64().expect("ring") as f32;
         assert!((r - ring(0, 0, t)).abs() < 1e-5, "{r} vs {}", ring(0, 0, t));
     }
-    let alone = Command::new(app())
-        .args(["2", "64", "source", "4"])
-        .output()
-        .expect("runs");
     assert_eq!(
         frames(program_output(&events).into_iter()),
-        frames(
-            String::from_utf8_lossy(&alone.stdout)
-                .lines()
-                .map(str::to_string)
-        ),
+        frames_alone(&app(), &["2", "64", "source", "4"]),
         "frames differ under the debugger"
     );
 }

@@ -1,6 +1,35 @@
 //! What the layer's end-to-end tests share.
 
 use std::path::Path;
+use std::time::{Duration, Instant};
+
+use shaderdbg_session::{Event, Session};
+
+/// Hands the session's events to `on` until the program exits (within two
+/// minutes); how it exited. `what` names the program for the failure.
+#[allow(dead_code)]
+pub fn run_to_exit(
+    session: &mut Session,
+    what: &str,
+    mut on: impl FnMut(&mut Session, Event),
+) -> Option<i32> {
+    let deadline = Instant::now() + Duration::from_secs(120);
+    loop {
+        assert!(Instant::now() < deadline, "{what} did not finish");
+        match session.next_event(Duration::from_millis(100)) {
+            Some(Event::Exited { code, .. }) => return code,
+            Some(event) => on(session, event),
+            None => {}
+        }
+    }
+}
+
+/// The `frame ...` lines among a program's output lines.
+#[allow(dead_code)]
+pub fn frames(lines: &[String]) -> Vec<String> {
+    let frames = lines.iter().filter(|l| l.starts_with("frame "));
+    frames.cloned().collect()
+}
 
 /// The environment that enables the Khronos validation layer with best
 /// practices, its messages on stdout (settings in `dir`).

@@ -329,19 +329,31 @@ pub struct Scene {
 impl Scene {
     /// The scene of `vk_triangle`; `debug_info` picks how its SPIR-V was built.
     pub fn new(size: u32, debug_info: DebugInfo) -> anyhow::Result<Scene> {
-        let (vertex, fragment) = triangle_shaders(debug_info)?;
         let mut scene = Scene::offscreen(size)?;
+        let _plain = scene.set_triangle_pipeline(debug_info, Made::Plainly)?;
+        Ok(scene)
+    }
+
+    /// Makes `vk_triangle`'s pipeline (its shaders built with `debug_info`,
+    /// the push constant `t` for the fragment shader) the scene's, `made`
+    /// as it says; what the creation returned.
+    pub fn set_triangle_pipeline(
+        &mut self,
+        debug_info: DebugInfo,
+        made: Made,
+    ) -> anyhow::Result<vk::Result> {
+        let (vertex, fragment) = triangle_shaders(debug_info)?;
         let push = [vk::PushConstantRange::default()
             .stage_flags(vk::ShaderStageFlags::FRAGMENT)
             .size(4)];
-        scene.set_pipeline(&Shaders {
+        let shaders = Shaders {
             vertex: &vertex,
             fragment: &fragment,
             set_layouts: &[],
             push_constants: &push,
             specialization: None,
-        })?;
-        Ok(scene)
+        };
+        self.make_pipeline(&shaders, made)
     }
 
     /// A scene without a pipeline yet ([`Scene::set_pipeline`]).
@@ -519,26 +531,6 @@ impl Scene {
     /// full-viewport draw of triangles without vertex buffers.
     pub fn set_pipeline(&mut self, shaders: &Shaders) -> anyhow::Result<()> {
         self.make_pipeline(shaders, Made::Plainly).map(|_| ())
-    }
-
-    /// [`Scene::set_pipeline`] with each stage's code in the stage's chain
-    /// (a `VkShaderModuleCreateInfo`), no shader module made (a device of
-    /// [`Gpu::with_pipeline_library`]).
-    pub fn set_pipeline_chained(&mut self, shaders: &Shaders) -> anyhow::Result<()> {
-        self.make_pipeline(shaders, Made::Chained).map(|_| ())
-    }
-
-    /// [`Scene::set_pipeline`] through `cache`, as programs that ship a
-    /// cache do: one call creates the pipeline twice, first only if the
-    /// cache has it (`FAIL_ON_PIPELINE_COMPILE_REQUIRED`), then compiling
-    /// it; the first one made is kept. What the call returned
-    /// (`PIPELINE_COMPILE_REQUIRED` when the cache did not have it).
-    pub fn set_pipeline_from_cache(
-        &mut self,
-        shaders: &Shaders,
-        cache: vk::PipelineCache,
-    ) -> anyhow::Result<vk::Result> {
-        self.make_pipeline(shaders, Made::FromCache(cache))
     }
 
     fn make_pipeline(&mut self, shaders: &Shaders, how: Made) -> anyhow::Result<vk::Result> {
@@ -1086,9 +1078,18 @@ impl Scene {
 
 /// How a scene's pipeline is made.
 #[derive(Clone, Copy, PartialEq, Eq)]
-enum Made {
+pub enum Made {
+    /// From shader modules, without a cache.
     Plainly,
+    /// Through the cache, as programs that ship one do: one call creates
+    /// the pipeline twice, first only if the cache has it
+    /// (`FAIL_ON_PIPELINE_COMPILE_REQUIRED`; a device of
+    /// [`Gpu::with_cache_control`]), then compiling it; the first one made
+    /// is kept (the call returns `PIPELINE_COMPILE_REQUIRED` when the cache
+    /// did not have it).
     FromCache(vk::PipelineCache),
+    /// Each stage's code in the stage's chain (a `VkShaderModuleCreateInfo`),
+    /// no shader module made (a device of [`Gpu::with_pipeline_library`]).
     Chained,
 }
 

@@ -7,25 +7,14 @@
 //! (`pipeline from cache: RESULT`), then `frame N checksum HEX`.
 
 use ash::vk;
-use shaderdbg_vk_test_apps::{arg, triangle_shaders, DebugInfo, Gpu, Scene, Shaders};
+use shaderdbg_vk_test_apps::{arg, DebugInfo, Gpu, Made, Scene};
 
 fn main() -> anyhow::Result<()> {
     let frames: u32 = arg(0, "FRAMES", 3)?;
     let size: u32 = arg(1, "SIZE", 64)?;
     let mut scene = Scene::on(Gpu::with_cache_control(vk::QueueFlags::GRAPHICS)?, size)?;
     let cache = scene.pipeline_cache()?;
-    let (vertex, fragment) = triangle_shaders(DebugInfo::Source)?;
-    let push = [vk::PushConstantRange::default()
-        .stage_flags(vk::ShaderStageFlags::FRAGMENT)
-        .size(4)];
-    let shaders = Shaders {
-        vertex: &vertex,
-        fragment: &fragment,
-        set_layouts: &[],
-        push_constants: &push,
-        specialization: None,
-    };
-    let result = scene.set_pipeline_from_cache(&shaders, cache)?;
+    let result = scene.set_triangle_pipeline(DebugInfo::Source, Made::FromCache(cache))?;
     println!("pipeline from cache: {result:?}");
     for frame in 0..frames {
         let sum = scene.frame(&[vec![frame as f32 * 0.125]])?;

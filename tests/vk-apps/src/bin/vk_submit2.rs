@@ -7,23 +7,13 @@
 //! (at most a second) to reach the frame's signal.
 
 use ash::vk;
-use shaderdbg_vk_test_apps::{arg, triangle_shaders, DebugInfo, Gpu, Scene, Shaders};
+use shaderdbg_vk_test_apps::{arg, DebugInfo, Gpu, Made, Scene};
 
 fn main() -> anyhow::Result<()> {
     let frames: u64 = arg(0, "FRAMES", 3)?;
     let size: u32 = arg(1, "SIZE", 64)?;
     let mut scene = Scene::on(Gpu::with_submit2(vk::QueueFlags::GRAPHICS)?, size)?;
-    let (vertex, fragment) = triangle_shaders(DebugInfo::Source)?;
-    let push = [vk::PushConstantRange::default()
-        .stage_flags(vk::ShaderStageFlags::FRAGMENT)
-        .size(4)];
-    scene.set_pipeline(&Shaders {
-        vertex: &vertex,
-        fragment: &fragment,
-        set_layouts: &[],
-        push_constants: &push,
-        specialization: None,
-    })?;
+    let _plain = scene.set_triangle_pipeline(DebugInfo::Source, Made::Plainly)?;
     let timeline = scene.timeline()?;
     let cmd = scene.command_buffer();
     for frame in 0..frames {

@@ -164,6 +164,9 @@ pub struct StageCode {
     pub code: Code,
     pub entry_point: String,
     pub shader: Option<u32>,
+    /// The storage the module declares that it could write (read from the
+    /// code once: submissions ask for every pipeline they bind).
+    pub writes: crate::spirv::WritableStorage,
 }
 
 /// A live shader module: its code and the session's id of each of its
@@ -172,13 +175,23 @@ pub struct StageCode {
 struct ModuleCode {
     code: Code,
     shaders: Vec<(String, u32)>,
+    writes: crate::spirv::WritableStorage,
 }
 
 impl ModuleCode {
+    fn new(code: Vec<u32>, shaders: Vec<(String, u32)>) -> ModuleCode {
+        ModuleCode {
+            writes: crate::spirv::writable_storage(&code),
+            code: Arc::new(code),
+            shaders,
+        }
+    }
+
     /// What a stage running `entry_point` of this module runs.
     fn stage(&self, entry_point: &str) -> StageCode {
         StageCode {
             code: self.code.clone(),
+            writes: self.writes,
             entry_point: entry_point.to_string(),
             shader: self
                 .shaders
@@ -345,10 +358,7 @@ unsafe fn remember<T>(
                                 crate::agent::announce_module(dbg, context, &code)
                             })
                             .unwrap_or_default();
-                        Some(ModuleCode {
-                            code: Arc::new(code),
-                            shaders,
-                        })
+                        Some(ModuleCode::new(code, shaders))
                     })
                     .collect();
                 (c, chained)
@@ -969,19 +979,24 @@ impl Pipelines {
         code: &[u32],
         shaders: Vec<(String, u32)>,
     ) {
+        let module_code = ModuleCode::new(code.to_vec(), shaders);
         let mut modules = self.modules.write().unwrap_or_else(|e| e.into_inner());
-        let code = Arc::new(code.to_vec());
-        modules.insert(vk::Handle::as_raw(module), ModuleCode { code, shaders });
+        modules.insert(vk::Handle::as_raw(module), module_code);
     }
 
-    /// The stages' modules of an application's pipeline.
-    fn stages_of(&self, pipeline: vk::Pipeline) -> Vec<StageCode> {
+    /// What `f` makes of the stages' modules of an application's pipeline
+    /// (none for a pipeline the layer does not know).
+    fn with_stages<R>(
+        &self,
+        pipeline: vk::Pipeline,
+        f: impl FnOnce(&mut dyn Iterator<Item = &StageCode>) -> R,
+    ) -> R {
         let infos = self.infos.read().unwrap_or_else(|e| e.into_inner());
         match infos.get(&vk::Handle::as_raw(pipeline)).map(|i| &**i) {
             Some(PipelineInfo::Graphics(_, c) | PipelineInfo::Compute(_, c)) => {
-                c.iter().flatten().cloned().collect()
+                f(&mut c.iter().flatten())
             }
-            _ => Vec::new(),
+            _ => f(&mut std::iter::empty()),
         }
     }
 
@@ -1026,21 +1041,19 @@ impl Pipelines {
 
     /// The session's ids of the modules of an application's pipeline.
     pub fn shaders_of(&self, pipeline: vk::Pipeline) -> Vec<u32> {
-        self.stages_of(pipeline)
-            .iter()
-            .filter_map(|s| s.shader)
-            .collect()
+        self.with_stages(pipeline, |st| st.filter_map(|s| s.shader).collect())
     }
 
     /// The storage the pipeline's modules declare that they could write.
     pub fn writable_storage(&self, pipeline: vk::Pipeline) -> crate::spirv::WritableStorage {
-        let mut all = crate::spirv::WritableStorage::default();
-        for s in self.stages_of(pipeline) {
-            let w = crate::spirv::writable_storage(&s.code);
-            all.buffers |= w.buffers;
-            all.images |= w.images;
-        }
-        all
+        self.with_stages(pipeline, |st| {
+            st.fold(crate::spirv::WritableStorage::default(), |all, s| {
+                crate::spirv::WritableStorage {
+                    buffers: all.buffers || s.writes.buffers,
+                    images: all.images || s.writes.images,
+                }
+            })
+        })
     }
 
     pub fn new(

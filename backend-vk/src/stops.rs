@@ -42,6 +42,7 @@ fn variant(what: &impl Hash) -> u64 {
 /// Which draws of a submission an instrumented stage writes the debug
 /// buffer in (draws are numbered in submission order, from 0: every draw
 /// and dispatch of every buffer).
+#[derive(Clone, Copy)]
 enum Observe<'a> {
     /// A hit test: the `k`th draw of `draws` (the ones that run the module)
     /// writes hits to the `k`th region of `region` bytes, so that each hit
@@ -50,6 +51,8 @@ enum Observe<'a> {
     /// A recording or a watch: draw `d` writes to the whole buffer, the
     /// others to the scratch header (nothing).
     Only(u32),
+    /// Every draw writes to the whole buffer (a hit test that only flags).
+    All,
 }
 
 impl Observe<'_> {
@@ -62,6 +65,15 @@ impl Observe<'_> {
                 .map(|k| DebugBinding::Buffer(k as u32 * region)),
             Observe::Only(only) if only == d => Some(DebugBinding::Buffer(0)),
             Observe::Only(_) => Some(DebugBinding::Scratch),
+            Observe::All => None,
+        }
+    }
+
+    /// What a pipeline's debug set points at when it is bound.
+    fn at_bind(&self) -> DebugBinding {
+        match self {
+            Observe::All => DebugBinding::Buffer(0),
+            _ => DebugBinding::Scratch,
         }
     }
 }
@@ -107,17 +119,16 @@ unsafe fn shadows(
                 }
                 return Ok(false);
             }
-            let scratch = DebugBinding::Scratch;
+            let first = observe.at_bind();
             // SAFETY: the shadow is recording; the pipelines are alive.
-            let twin = unsafe {
-                crate::replay::bind_twin(data, shadow, cmd, variant, &code_for, scratch)?
-            };
+            let twin =
+                unsafe { crate::replay::bind_twin(data, shadow, cmd, variant, &code_for, first)? };
             let (Cmd::CmdBindPipeline(a), Some(twin)) = (cmd, twin) else {
                 return Ok(false);
             };
             let point = a.pipeline_bind_point;
             bound.retain(|b| b.0 != point);
-            bound.push((point, twin, scratch));
+            bound.push((point, twin, first));
             Ok(true)
         };
         // SAFETY: per this function's contract.
@@ -202,19 +213,6 @@ fn regions_with_hits(
     })
 }
 
-/// Writes `header` (a fresh buffer's first words) to the debug buffer.
-///
-/// # Safety
-/// Nothing pending uses the debug buffer.
-unsafe fn reset(data: &DeviceData, header: &[u32]) {
-    // SAFETY: per this function's contract.
-    unsafe {
-        data.pipelines.with_debug_words(|w| {
-            w[..header.len()].copy_from_slice(header);
-        })
-    };
-}
-
 /// Capacity words of the debug buffer after its header.
 fn capacity() -> u32 {
     (DEBUG_BUFFER_BYTES / 4) as u32 - layout::HEADER_WORDS as u32
@@ -292,9 +290,8 @@ unsafe fn debugged<I: Submission>(
     if filter.frame.is_some_and(|f| f != frame) {
         return None;
     }
-    let shaders: Vec<u32> = cbs
-        .iter()
-        .flat_map(|cb| data.replay.pipelines_bound(*cb))
+    let shaders: Vec<u32> = pipelines_of(data, &cbs)
+        .into_iter()
         .flat_map(|p| data.pipelines.shaders_of(p))
         .collect();
     let Test {
@@ -351,28 +348,49 @@ unsafe fn debugged<I: Submission>(
     }
     // Each draw that runs the module writes its hits to a region of its
     // own, so that the stop can say which draw it is in.
+    // Each draw that runs the module writes its hits to a region of its
+    // own, so that the stop can say which draw it is in.
     let draws = draws_running(data, &cbs, shader);
-    let region = region_bytes(draws.len(), data.pipelines.offset_alignment()).and_then(|r| {
-        // SAFETY: nothing pending uses the debug set (every use is waited for).
-        unsafe { data.pipelines.set_debug_range(data.handle, u64::from(r)) }.map(|()| r)
-    });
-    let region = match region {
+    let region = match region_bytes(draws.len(), data.pipelines.offset_alignment()) {
         Ok(r) => r,
         Err(why) => return refuse(why, "no hit test in this submission"),
     };
+    let regions = Observe::Regions {
+        draws: &draws,
+        region,
+    };
     let pixel = filter.pixel;
-    let code = |set: u32| {
+    let full = |set: u32| {
         module
             .hit_test_spirv(&bound, nan_inf, pixel, set)
             .map(Arc::new)
     };
-    let variant = variant(&(shader, &bound, nan_inf, pixel));
-    let observe = Observe::Regions {
-        draws: &draws,
-        region,
+    let full_variant = variant(&(shader, &bound, nan_inf, pixel));
+    // The application's submission runs the module instrumented to flag a
+    // hit only where it can (GLSL): the hits are found by running it again
+    // with the full hit test when there are some, which is rare, and the
+    // flag costs a fraction of the hit records on SIMD drivers (see
+    // `instrument_vulkan_flag`). Else it runs the full hit test.
+    let flag = module.hit_flag(&bound, nan_inf, pixel);
+    let flag_code = |set: u32| match &flag {
+        Some(f) => f(set).map(Arc::new),
+        None => full(set),
     };
+    let (code, observe, range, first_variant): (&dyn Fn(u32) -> _, _, _, _) = match &flag {
+        Some(_) => (
+            &flag_code,
+            Observe::All,
+            DEBUG_BUFFER_BYTES,
+            variant(&(shader, &bound, nan_inf, pixel, "flag")),
+        ),
+        None => (&full, regions, u64::from(region), full_variant),
+    };
+    // SAFETY: nothing pending uses the debug set (every use is waited for).
+    if let Err(why) = unsafe { data.pipelines.set_debug_range(data.handle, range) } {
+        return refuse(why, "no hit test in this submission");
+    }
     // SAFETY: the application is submitting `cbs`.
-    let hit_shadows = match unsafe { shadows(data, &cbs, shader, variant, &code, &observe) } {
+    let hit_shadows = match unsafe { shadows(data, &cbs, shader, first_variant, code, &observe) } {
         Ok(s) => s,
         Err(why) => return refuse(why, "the hit test cannot run in this submission"),
     };
@@ -391,8 +409,10 @@ unsafe fn debugged<I: Submission>(
         .collect();
     // SAFETY: nothing pending uses the debug buffer (every use is waited for).
     unsafe {
-        data.pipelines
-            .with_debug_words(|w| reset_regions(w, draws.len(), region))
+        data.pipelines.with_debug_words(|w| match flag {
+            Some(_) => w[0] = 0,
+            None => reset_regions(w, draws.len(), region),
+        })
     };
     // SAFETY: the application's submission with shadows in place of its
     // buffers; every other member is the application's.
@@ -407,13 +427,12 @@ unsafe fn debugged<I: Submission>(
         true => vk::Result::ERROR_DEVICE_LOST,
         false => waited,
     };
+    // SAFETY: the queue is idle.
+    unsafe { data.replay.free_shadows(data.handle, &hit_shadows) };
     if result == vk::Result::ERROR_DEVICE_LOST || waited == vk::Result::ERROR_DEVICE_LOST {
         lost(data, dbg, &format!("in frame {frame}'s hit test"));
         // SAFETY: the device is lost: nothing of it is pending any more.
-        unsafe {
-            data.replay.free_shadows(data.handle, &hit_shadows);
-            data.storage.drop_taken(data);
-        }
+        unsafe { data.storage.drop_taken(data) };
         return Some(result);
     }
     let stop_at = |w: &mut [u32]| {
@@ -430,11 +449,47 @@ unsafe fn debugged<I: Submission>(
             (!hits.is_empty()).then_some((draws[k], reason, hits, truncated))
         })
     };
-    // SAFETY: the queue is idle.
-    let found = unsafe { data.pipelines.with_debug_words(stop_at) }.flatten();
-    // SAFETY: the queue is idle.
-    unsafe { data.replay.free_shadows(data.handle, &hit_shadows) };
-    let found = found.filter(|_| result == vk::Result::SUCCESS);
+    let submitted = Submitted {
+        data,
+        queue,
+        cbs: &cbs,
+        shader,
+    };
+    let found = if result != vk::Result::SUCCESS {
+        None
+    } else if flag.is_some() {
+        // SAFETY: the queue is idle.
+        let flagged = unsafe { data.pipelines.with_debug_words(|w| w[0] != 0) };
+        if flagged == Some(true) {
+            // SAFETY: the application waits in its submission, whose
+            // buffers are executable.
+            let again = unsafe {
+                rerun(
+                    &submitted,
+                    &regions,
+                    u64::from(region),
+                    full_variant,
+                    &full,
+                    |w| reset_regions(w, draws.len(), region),
+                    stop_at,
+                )
+            };
+            again.unwrap_or_else(|why| {
+                if said_once(shader, &why) {
+                    dbg.send(&FromAgent::Error {
+                        request: None,
+                        message: format!("shader {shader}: finding the hits: {why}"),
+                    });
+                }
+                None
+            })
+        } else {
+            None
+        }
+    } else {
+        // SAFETY: the queue is idle.
+        unsafe { data.pipelines.with_debug_words(stop_at) }.flatten()
+    };
     let Some((draw, reason, hits, truncated)) = found else {
         // SAFETY: the hit test was waited for.
         unsafe { data.storage.drop_taken(data) };
@@ -455,18 +510,12 @@ unsafe fn debugged<I: Submission>(
         probes: module.table.clone(),
         sanitizer: Vec::new(),
     };
-    let at = Stop {
-        data,
-        queue,
-        cbs: &cbs,
-        shader,
-        draw,
-    };
+    let at = (&submitted, draw);
     let mut answer = |request: u64, ask: Ask| match ask {
         Ask::Record(selector) => {
             // SAFETY: the application's thread waits here; its buffers are
             // still executable and their objects alive.
-            let log = unsafe { record(&at, &module, selector)? };
+            let log = unsafe { record(at, &module, selector)? };
             Ok(FromAgent::Recorded {
                 request,
                 shader,
@@ -476,7 +525,7 @@ unsafe fn debugged<I: Submission>(
         }
         Ask::Watch { line, expr } => {
             // SAFETY: as above.
-            let w = unsafe { watch(&at, &module, line, &expr)? };
+            let w = unsafe { watch(at, &module, line, &expr)? };
             Ok(w.reply(request))
         }
         Ask::Screenshot => {
@@ -634,6 +683,21 @@ fn tagged(
     out
 }
 
+/// The pipelines `cbs` bind, each once, in the order they are first bound
+/// (programs bind a few pipelines many times).
+fn pipelines_of(data: &DeviceData, cbs: &[vk::CommandBuffer]) -> Vec<vk::Pipeline> {
+    let mut seen: crate::dispatch::HandleMap<u64, ()> = Default::default();
+    let mut out = Vec::new();
+    for cb in cbs {
+        for p in data.replay.pipelines_bound(*cb) {
+            if seen.insert(vk::Handle::as_raw(p), ()).is_none() {
+                out.push(p);
+            }
+        }
+    }
+    out
+}
+
 /// Why running `cbs` again would not give what running them once gave, if so.
 fn not_reexecutable(data: &DeviceData, cbs: &[vk::CommandBuffer]) -> Option<String> {
     for cb in cbs {
@@ -671,9 +735,8 @@ fn images_read_first(
     data: &DeviceData,
     cbs: &[vk::CommandBuffer],
 ) -> Result<crate::images::Plan, String> {
-    let storage_images = cbs
-        .iter()
-        .flat_map(|cb| data.replay.pipelines_bound(*cb))
+    let storage_images = pipelines_of(data, cbs)
+        .into_iter()
         .any(|p| data.pipelines.writable_storage(p).images);
     // The submission's commands in order (recordings are locked one at a
     // time, so each buffer's are walked on their own, in order, sharing
@@ -696,9 +759,8 @@ fn storage_ranges(
     data: &DeviceData,
     cbs: &[vk::CommandBuffer],
 ) -> Result<Vec<crate::snapshots::Range>, String> {
-    let writes = cbs
-        .iter()
-        .flat_map(|cb| data.replay.pipelines_bound(*cb))
+    let writes = pipelines_of(data, cbs)
+        .into_iter()
         .any(|p| data.pipelines.writable_storage(p).buffers);
     if !writes {
         return Ok(Vec::new());
@@ -719,40 +781,48 @@ fn storage_ranges(
     Ok(all)
 }
 
-/// A stopped submission: its buffers, the module stopped in and the draw.
-struct Stop<'a> {
+/// A submission being debugged: its buffers and the module hit-tested.
+struct Submitted<'a> {
     data: &'a DeviceData,
     queue: vk::Queue,
     cbs: &'a [vk::CommandBuffer],
     shader: u32,
-    draw: u32,
 }
 
-/// Runs the stopped buffers again as shadows whose pipelines running the
-/// module run `code` instead, where only the stopped draw writes the
-/// debug buffer, first holding `buffer` (a fresh buffer's words); what
-/// `read` makes of the debug buffer afterwards.
+/// The debug buffer as a fresh one holding `buffer`'s words, or why it
+/// cannot.
+fn fresh(buffer: &[u32]) -> Result<impl FnOnce(&mut [u32]) + '_, String> {
+    if buffer.len() * 4 > DEBUG_BUFFER_BYTES as usize {
+        return Err(format!(
+            "the debug buffer holds {} bytes, this needs {}",
+            DEBUG_BUFFER_BYTES,
+            buffer.len() * 4
+        ));
+    }
+    Ok(|w: &mut [u32]| w[..buffer.len()].copy_from_slice(buffer))
+}
+
+/// Runs the submission's buffers again as shadows whose pipelines running
+/// the module run `code` instead, each draw's debug set bound as `observe`
+/// says (`range` bytes of the buffer from its offset), the debug buffer
+/// prepared by `reset`; what `read` makes of the debug buffer afterwards.
 ///
 /// # Safety
 /// The buffers are executable and their objects alive; the application waits.
+#[allow(clippy::too_many_arguments)]
 unsafe fn rerun<R>(
-    at: &Stop,
+    at: &Submitted,
+    observe: &Observe,
+    range: u64,
     variant: u64,
     code: &dyn Fn(u32) -> Result<Code, String>,
-    buffer: &[u32],
+    reset: impl FnOnce(&mut [u32]),
     read: impl FnOnce(&mut [u32]) -> R,
 ) -> Result<R, String> {
     let (data, queue, cbs) = (at.data, at.queue, at.cbs);
     if let Some(why) = not_reexecutable(data, cbs) {
         return Err(format!(
             "this needs the submission to run again, and {why}: running it again would not give what running it once gave"
-        ));
-    }
-    if buffer.len() * 4 > DEBUG_BUFFER_BYTES as usize {
-        return Err(format!(
-            "the debug buffer holds {} bytes, this needs {}",
-            DEBUG_BUFFER_BYTES,
-            buffer.len() * 4
         ));
     }
     let family = cbs
@@ -764,19 +834,17 @@ unsafe fn rerun<R>(
     unsafe {
         data.storage.restore(data, queue, family)?;
         data.storage.images.restore(data, queue, family)?;
-        data.pipelines
-            .set_debug_range(data.handle, DEBUG_BUFFER_BYTES)?;
+        data.pipelines.set_debug_range(data.handle, range)?;
     }
-    let observe = Observe::Only(at.draw);
     // SAFETY: per this function's contract.
-    let made = unsafe { shadows(data, cbs, at.shader, variant, code, &observe)? };
+    let made = unsafe { shadows(data, cbs, at.shader, variant, code, observe)? };
     let submit = data.queue_submit.ok_or("the device lacks vkQueueSubmit")?;
     let handles: Vec<vk::CommandBuffer> = made.iter().map(|s| s.cb).collect();
     let info = vk::SubmitInfo::default().command_buffers(&handles);
     // SAFETY: the application waits in its own submission; the earlier
     // submission of the shadows was waited for.
     unsafe {
-        reset(data, buffer);
+        data.pipelines.with_debug_words(reset);
         let r = submit(queue, 1, &info, vk::Fence::null());
         let waited = match data.replay.life.queue_wait_idle {
             Some(wait) => wait(queue),
@@ -803,7 +871,7 @@ unsafe fn rerun<R>(
 /// # Safety
 /// As [`rerun`].
 unsafe fn record(
-    at: &Stop,
+    (at, draw): (&Submitted, u32),
     module: &ModuleDebug,
     selector: Invocation,
 ) -> Result<Vec<u32>, String> {
@@ -812,8 +880,15 @@ unsafe fn record(
     let mut header = layout::to_words(&layout::new_record_buffer(0));
     header[layout::CAP_INDEX] = capacity();
     let v = variant(&(at.shader, "record", selector));
+    let only = Observe::Only(draw);
+    let whole = DEBUG_BUFFER_BYTES;
+    let reset = fresh(&header)?;
     // SAFETY: per this function's contract.
-    unsafe { rerun(at, v, &code, &header, |w| layout::trim_record(w)) }
+    unsafe {
+        rerun(at, &only, whole, v, &code, reset, |w| {
+            layout::trim_record(w)
+        })
+    }
 }
 
 /// A values image: the value of `expr` at `line` for every fragment the
@@ -822,7 +897,12 @@ unsafe fn record(
 ///
 /// # Safety
 /// As [`rerun`].
-unsafe fn watch(at: &Stop, module: &ModuleDebug, line: u32, expr: &str) -> Result<Watched, String> {
+unsafe fn watch(
+    (at, draw): (&Submitted, u32),
+    module: &ModuleDebug,
+    line: u32,
+    expr: &str,
+) -> Result<Watched, String> {
     let (code, ty) = module.watch_spirv(line, expr)?;
     let words = ty
         .words()
@@ -832,8 +912,15 @@ unsafe fn watch(at: &Stop, module: &ModuleDebug, line: u32, expr: &str) -> Resul
     let buffer = layout::to_words(&layout::new_watch_buffer(width, height, words));
     let code = |set: u32| code(set).map(Arc::new);
     let v = variant(&(at.shader, "watch", line, expr));
+    let only = Observe::Only(draw);
+    let whole = DEBUG_BUFFER_BYTES;
+    let reset = fresh(&buffer)?;
     // SAFETY: per this function's contract.
-    let data_words = unsafe { rerun(at, v, &code, &buffer, |w| w[..buffer.len()].to_vec())? };
+    let data_words = unsafe {
+        rerun(at, &only, whole, v, &code, reset, |w| {
+            w[..buffer.len()].to_vec()
+        })?
+    };
     Ok(Watched {
         width,
         height,

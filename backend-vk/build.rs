@@ -87,6 +87,12 @@ const FOLLOWED_NOAUTOVALIDITY: &[(&str, &str, &str)] = &[
         "pColorBlendState",
         "!discards(s.p_rasterization_state)",
     ),
+    // Immutable samplers: read for sampler descriptors only.
+    (
+        "VkDescriptorSetLayoutBinding",
+        "pImmutableSamplers",
+        "samples(s.descriptor_type)",
+    ),
 ];
 
 /// Extra roots: structures the layer copies outside a `vkCmd*` command.
@@ -95,6 +101,7 @@ const ROOT_STRUCTS: &[&str] = &[
     "VkGraphicsPipelineCreateInfo",
     "VkComputePipelineCreateInfo",
     "VkPipelineLayoutCreateInfo",
+    "VkDescriptorSetLayoutCreateInfo",
     // Its chain is copied to enable the debug features (src/features.rs).
     "VkDeviceCreateInfo",
 ];
@@ -638,6 +645,7 @@ impl Gen<'_> {
         let mut lookup = String::new();
         let mut replay = String::new();
         let mut names = String::new();
+        let mut works = String::new();
         for (name, params) in &self.reg.commands {
             let short = name.trim_start_matches("vk");
             let opaque = OPAQUE_COMMANDS.contains(&name.as_str());
@@ -769,10 +777,23 @@ impl Gen<'_> {
                 uses.join(", ")
             );
             let _ = writeln!(names, "            Cmd::{short}(_) => \"{name}\",");
+            let work = if name.starts_with("vkCmdDraw") {
+                Some("GRAPHICS")
+            } else if name.starts_with("vkCmdDispatch") {
+                Some("COMPUTE")
+            } else {
+                None
+            };
+            if let Some(point) = work {
+                let _ = writeln!(
+                    works,
+                    "            Cmd::{short}(_) => Some(vk::PipelineBindPoint::{point}),"
+                );
+            }
         }
         let _ = writeln!(
             self.out,
-            "/// One recorded command with its arguments (pointers into the recording's arena).\n#[derive(Clone, Copy)]\npub enum Cmd {{\n{variants}}}\n\nimpl Cmd {{\n    pub fn name(&self) -> &'static str {{\n        match self {{\n{names}        }}\n    }}\n}}\n"
+            "/// One recorded command with its arguments (pointers into the recording's arena).\n#[derive(Clone, Copy)]\npub enum Cmd {{\n{variants}}}\n\nimpl Cmd {{\n    pub fn name(&self) -> &'static str {{\n        match self {{\n{names}        }}\n    }}\n\n    /// The bind point whose pipeline a draw or dispatch runs (none for other commands).\n    pub fn work(&self) -> Option<vk::PipelineBindPoint> {{\n        match self {{\n{works}            _ => None,\n        }}\n    }}\n}}\n"
         );
         let _ = writeln!(
             self.out,

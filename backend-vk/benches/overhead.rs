@@ -6,12 +6,13 @@
 //! - instructions (`valgrind --tool=callgrind`: deterministic, unlike
 //!   wall-clock time on a shared machine) of 3 frames without the layer and
 //!   with it enabled and no debugger (target: at most 1% more);
-//! - instructions per frame with a debugger (the socket protocol, scripted)
-//!   and a breakpoint in the fragment shader whose condition never holds,
-//!   so that every submission is hit-tested and nothing stops, against the
-//!   layer with a debugger and no breakpoint (target: at most 2x): runs of
-//!   2 and 6 frames, the difference over 4, so that start-up and the twin's
-//!   compilation cancel;
+//! - instructions per frame of the program alone (no layer), with the
+//!   layer and a debugger attached (the socket protocol, scripted) but no
+//!   breakpoint (target: at most 1% more), and with a breakpoint in the
+//!   fragment shader whose condition never holds, so that every submission
+//!   is hit-tested and nothing stops (target: at most 2x the frame alone):
+//!   runs of 2 and 6 frames, the difference over 4, so that start-up and
+//!   the twin's compilation cancel;
 //! - wall-clock time of the first comparison (median of 5).
 //!
 //! Run with `cargo bench -p shaderdbg-backend-vk` (or `cargo xtask bench`).
@@ -155,7 +156,9 @@ fn debugged(dir: &Path, mut cmd: Command, breakpoint: Option<(&str, &str)>) -> S
 }
 
 fn main() {
-    let dir = shaderdbg_test_support::built().to_path_buf();
+    // The layer and the test programs only (not every agent and app).
+    let dir =
+        shaderdbg_test_support::built_packages(&["shaderdbg-backend-vk", "shaderdbg-vk-test-apps"]);
     let manifest_dir =
         std::env::temp_dir().join(format!("shaderdbg-vk-bench-{}", std::process::id()));
     std::fs::create_dir_all(&manifest_dir).expect("manifest dir");
@@ -179,22 +182,29 @@ fn main() {
     // The decompiled fragment shader's `ring` line; `t` (the push constant)
     // is never negative.
     let never = Some(("float ring", "t < -1.0"));
-    let per_frame = |breakpoint: Option<(&str, &str)>| -> Option<f64> {
-        let count = |frames| {
-            let cmd = under_callgrind(&app(&dir, layer, frames));
-            collected(&debugged(&dir, cmd, breakpoint))
+    // Instructions per frame: alone (no layer, no debugger), or with the
+    // layer and a debugger setting `breakpoint`.
+    let per_frame = |debugger: Option<Option<(&str, &str)>>| -> Option<f64> {
+        let count = |frames| match debugger {
+            None => callgrind(&app(&dir, None, frames)),
+            Some(breakpoint) => {
+                let cmd = under_callgrind(&app(&dir, layer, frames));
+                collected(&debugged(&dir, cmd, breakpoint))
+            }
         };
         let (a, b) = (count(2)?, count(6)?);
         Some(b.saturating_sub(a) as f64 / 4.0)
     };
-    match (per_frame(None), per_frame(never)) {
-        (Some(plain), Some(hit)) => println!(
-            "never-true breakpoint in the fragment shader, instructions per frame (2000 draws, 4 submits): {:.1}M with the debugger and no breakpoint, {:.1}M with the hit test ({:.2}x the frame)",
-            plain / 1e6,
+    match (per_frame(None), per_frame(Some(None)), per_frame(Some(never))) {
+        (Some(alone), Some(attached), Some(hit)) => println!(
+            "instructions per frame (2000 draws, 4 submits): {:.1}M alone, {:.1}M with a debugger attached and no breakpoint ({:+.2}%), {:.1}M with a never-true breakpoint in the fragment shader ({:.2}x the frame alone)",
+            alone / 1e6,
+            attached / 1e6,
+            (attached / alone - 1.0) * 100.0,
             hit / 1e6,
-            hit / plain
+            hit / alone
         ),
-        _ => println!("hit test: valgrind is not installed or failed; skipped"),
+        _ => println!("per frame: valgrind is not installed or failed; skipped"),
     }
     let time = |layer: Option<&Path>| {
         shaderdbg_test_support::bench::median(5, || {

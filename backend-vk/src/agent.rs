@@ -119,6 +119,34 @@ pub fn announce_module(dbg: &Debugger, context: u64, code: &[u32]) -> Vec<(Strin
 
 const NOT_STOPPED: &str = "not stopped at a submission";
 
+/// `shader` cannot be debugged from now on (`why`): the session hears it
+/// once, and each of its breakpoints is no longer placed.
+pub fn withdraw(shader: u32, why: &str) {
+    let Some(lines) = crate::breakpoints::withdraw(shader, why) else {
+        return;
+    };
+    tracing::info!(shader, "not debuggable: {why}");
+    let Some(dbg) = debugger() else {
+        return;
+    };
+    let _turn = conversation();
+    while let Some(msg) = dbg.try_recv() {
+        handle(dbg, msg, &mut |_, _| Err(NOT_STOPPED.into()));
+    }
+    dbg.send(&FromAgent::Error {
+        request: None,
+        message: format!("shader {shader} cannot stop: {why}"),
+    });
+    for requested_line in lines {
+        dbg.send(&FromAgent::BreakpointStatus {
+            shader,
+            requested_line,
+            line: None,
+            message: Some(why.to_string()),
+        });
+    }
+}
+
 /// What the session asks of a stopped submission.
 pub enum Ask {
     /// A recording of one invocation.
@@ -136,6 +164,10 @@ pub fn stop(dbg: &Debugger, stopped: FromAgent, answer: Answer<'_>) {
     let _turn = conversation();
     dbg.send(&stopped);
     serve(dbg, answer);
+    if !dbg.is_alive() {
+        // No later submission is hit-tested (`debugger()` is none now).
+        tracing::warn!("the debugger went away during a stop: the program runs on without it");
+    }
 }
 
 /// `Screenshot { at: FrameEnd }` requests waiting for their frame's end.

@@ -14,6 +14,10 @@ use shaderdbg_glsl::instrument::{self, Breakpoint, Mode};
 use shaderdbg_glsl::parse::Parsed;
 use shaderdbg_protocol::LineBreakpoint;
 
+/// How a GLSL module is instrumented for Vulkan.
+type VulkanInstrument =
+    fn(&Parsed, &Mode, u32) -> Result<instrument::Instrumented, instrument::InstrumentError>;
+
 /// An entry point of a module the session can set breakpoints in.
 pub struct ModuleDebug {
     pub stage: Stage,
@@ -43,6 +47,8 @@ struct State {
     /// Why a module announced to the session cannot be debugged.
     unusable: HashMap<u32, String>,
     breakpoints: HashMap<u32, Vec<Bound>>,
+    /// The lines the session last asked breakpoints at, per module.
+    requested: HashMap<u32, Vec<u32>>,
     filter: StopFilter,
     /// A pause was asked: stop at the next submission with a module.
     pause: bool,
@@ -97,11 +103,24 @@ pub fn unusable(shader: u32, why: String) {
     state().unusable.insert(shader, why);
 }
 
+/// Makes `shader` one that cannot be debugged from now on (`why`), its
+/// breakpoints gone: the lines the session asked breakpoints at, to tell
+/// it they are not placed; none if it was not debuggable already.
+pub fn withdraw(shader: u32, why: &str) -> Option<Vec<u32>> {
+    let mut st = state();
+    st.modules.remove(&shader)?;
+    st.unusable.insert(shader, why.to_string());
+    st.breakpoints.remove(&shader);
+    Some(st.requested.remove(&shader).unwrap_or_default())
+}
+
 /// Binds the session's breakpoints of `shader` to steps: each to the step
 /// on its line or the next line that has one. Per breakpoint, the line it
 /// binds to or why it cannot be placed.
 pub fn set(shader: u32, requested: &[LineBreakpoint]) -> Vec<Result<u32, String>> {
     let mut st = state();
+    st.requested
+        .insert(shader, requested.iter().map(|b| b.line).collect());
     let Some(module) = st.modules.get(&shader).cloned() else {
         let why = st.unusable.get(&shader).cloned().unwrap_or_else(|| {
             "the module's source could not be read as Vulkan GLSL or WGSL".into()
@@ -239,10 +258,19 @@ impl ModuleDebug {
         mode: &Mode,
         set: u32,
     ) -> Result<(Vec<u32>, Option<shaderdbg_core::Type>), String> {
+        self.instrumented_with(mode, set, instrument::instrument_vulkan)
+    }
+
+    /// [`Self::instrumented`] by `instrument` (a GLSL module's).
+    fn instrumented_with(
+        &self,
+        mode: &Mode,
+        set: u32,
+        instrument: VulkanInstrument,
+    ) -> Result<(Vec<u32>, Option<shaderdbg_core::Type>), String> {
         match &self.engine {
             Engine::Glsl(parsed) => {
-                let inst =
-                    instrument::instrument_vulkan(parsed, mode, set).map_err(|e| e.to_string())?;
+                let inst = instrument(parsed, mode, set).map_err(|e| e.to_string())?;
                 let name = format!("module.{}", self.stage.short_name());
                 let code = crate::compile::glsl_to_spirv(
                     &inst.glsl,
@@ -315,6 +343,34 @@ impl ModuleDebug {
         pixel: Option<[u32; 2]>,
         set: u32,
     ) -> Result<Vec<u32>, String> {
+        self.hit_spirv(bound, nan_inf, pixel, set, instrument::instrument_vulkan)
+    }
+
+    /// SPIR-V (for a debug set number) of [`Self::hit_test_spirv`] that
+    /// only flags a hit (the debug buffer's first word non-zero, no hit
+    /// records: see `instrument::instrument_vulkan_flag`); none for a WGSL
+    /// module.
+    #[allow(clippy::type_complexity)]
+    pub fn hit_flag<'a>(
+        &'a self,
+        bound: &'a [Bound],
+        nan_inf: bool,
+        pixel: Option<[u32; 2]>,
+    ) -> Option<Box<dyn Fn(u32) -> Result<Vec<u32>, String> + 'a>> {
+        let flag = instrument::instrument_vulkan_flag;
+        matches!(self.engine, Engine::Glsl(_)).then(|| -> Box<dyn Fn(u32) -> _> {
+            Box::new(move |set| self.hit_spirv(bound, nan_inf, pixel, set, flag))
+        })
+    }
+
+    fn hit_spirv(
+        &self,
+        bound: &[Bound],
+        nan_inf: bool,
+        pixel: Option<[u32; 2]>,
+        set: u32,
+        by: VulkanInstrument,
+    ) -> Result<Vec<u32>, String> {
         let pixel = pixel.filter(|_| self.stage == Stage::Fragment);
         let breakpoints = |bound: &[Bound]| {
             bound
@@ -352,9 +408,13 @@ impl ModuleDebug {
                         ..b.clone()
                     })
                     .collect();
-                self.spirv(&mode(breakpoints(&at_pixel)), set)
+                let mode = mode(breakpoints(&at_pixel));
+                self.instrumented_with(&mode, set, by).map(|(code, _)| code)
             }
-            (_, None) => self.spirv(&mode(breakpoints(bound)), set),
+            (_, None) => {
+                let mode = mode(breakpoints(bound));
+                self.instrumented_with(&mode, set, by).map(|(code, _)| code)
+            }
         }
     }
 

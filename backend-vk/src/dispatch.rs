@@ -5,7 +5,7 @@
 
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, AtomicU64};
-use std::sync::{Arc, OnceLock, RwLock};
+use std::sync::{Arc, Condvar, Mutex, OnceLock, RwLock};
 
 use ash::vk;
 
@@ -26,6 +26,9 @@ pub struct DeviceData {
     pub queue_submit: Option<vk::PFN_vkQueueSubmit>,
     pub queue_submit2: Option<vk::PFN_vkQueueSubmit2>,
     pub create_swapchain: Option<vk::PFN_vkCreateSwapchainKHR>,
+    pub device_wait_idle: Option<vk::PFN_vkDeviceWaitIdle>,
+    /// Submissions being debugged, which the device's teardown waits for.
+    pub busy: Busy,
     /// Frames ended so far: the number of the next frame to end.
     pub frames: AtomicU64,
     /// The program made a swapchain: frames end at presents; until then
@@ -37,6 +40,91 @@ pub struct DeviceData {
     pub pipelines: crate::pipelines::Pipelines,
     /// Every command buffer's commands, for shadow copies.
     pub replay: crate::replay::DeviceReplay,
+}
+
+/// The submissions of a device the layer is debugging (hit-testing, or
+/// stopped in while the session looks at them). Another thread of the
+/// application that waits for the device or a queue to be idle, or
+/// destroys the device, waits for them to end: to the application they
+/// are submissions in progress (its thread is inside `vkQueueSubmit`).
+#[derive(Default)]
+pub struct Busy {
+    state: Mutex<BusyState>,
+    idle: Condvar,
+}
+
+#[derive(Default)]
+struct BusyState {
+    /// Submissions in progress.
+    n: u32,
+    /// The device is being destroyed.
+    closed: bool,
+    /// The device was lost; whether what the layer made was released.
+    lost: bool,
+    released: bool,
+}
+
+/// A submission in progress (see [`Busy::enter`]).
+pub struct InProgress<'a>(&'a Busy);
+
+impl Busy {
+    /// A submission starts being debugged; none once the device is being
+    /// destroyed.
+    pub fn enter(&self) -> Option<InProgress<'_>> {
+        let mut st = self.state.lock().unwrap_or_else(|e| e.into_inner());
+        if st.closed || st.lost {
+            return None;
+        }
+        st.n += 1;
+        Some(InProgress(self))
+    }
+
+    /// Waits until no submission is being debugged.
+    pub fn wait(&self) {
+        let st = self.state.lock().unwrap_or_else(|e| e.into_inner());
+        let _idle = self
+            .idle
+            .wait_while(st, |st| st.n > 0)
+            .unwrap_or_else(|e| e.into_inner());
+    }
+
+    /// Waits as [`Busy::wait`], then refuses new submissions (the device
+    /// is being destroyed).
+    pub fn close(&self) {
+        let st = self.state.lock().unwrap_or_else(|e| e.into_inner());
+        let mut st = self
+            .idle
+            .wait_while(st, |st| st.n > 0)
+            .unwrap_or_else(|e| e.into_inner());
+        st.closed = true;
+    }
+
+    /// The device was lost: no submission is debugged from now on.
+    /// Whether it is news.
+    pub fn lose(&self) -> bool {
+        let mut st = self.state.lock().unwrap_or_else(|e| e.into_inner());
+        !std::mem::replace(&mut st.lost, true)
+    }
+
+    /// Whether the caller, done with its submission, is the one to release
+    /// what the layer made for a lost device (once, when no other
+    /// submission is being debugged).
+    pub fn release_lost(&self) -> bool {
+        let mut st = self.state.lock().unwrap_or_else(|e| e.into_inner());
+        if st.lost && st.n == 0 && !st.released {
+            st.released = true;
+            return true;
+        }
+        false
+    }
+}
+
+impl Drop for InProgress<'_> {
+    fn drop(&mut self) {
+        let mut st = self.0.state.lock().unwrap_or_else(|e| e.into_inner());
+        st.n -= 1;
+        self.0.idle.notify_all();
+    }
 }
 
 /// Hashes a handle or dispatch key (a pointer, or a number the driver

@@ -39,6 +39,8 @@ fn intercepted(name: &CStr) -> Option<(Void, bool)> {
         b"vkQueuePresentKHR" => hook!(PFN_vkQueuePresentKHR, queue_present, DEVICE),
         b"vkCreateSwapchainKHR" => hook!(PFN_vkCreateSwapchainKHR, create_swapchain, DEVICE),
         b"vkQueueSubmit" => hook!(PFN_vkQueueSubmit, queue_submit, DEVICE),
+        b"vkDeviceWaitIdle" => hook!(PFN_vkDeviceWaitIdle, device_wait_idle, DEVICE),
+        b"vkQueueWaitIdle" => hook!(PFN_vkQueueWaitIdle, queue_wait_idle, DEVICE),
         b"vkQueueSubmit2" | b"vkQueueSubmit2KHR" => {
             hook!(PFN_vkQueueSubmit2, queue_submit2, DEVICE)
         }
@@ -242,6 +244,8 @@ unsafe extern "system" fn create_device(
             queue_submit2: typed(gdpa(device, c"vkQueueSubmit2".as_ptr()))
                 .or_else(|| typed(gdpa(device, c"vkQueueSubmit2KHR".as_ptr()))),
             create_swapchain: typed(gdpa(device, c"vkCreateSwapchainKHR".as_ptr())),
+            device_wait_idle: typed(gdpa(device, c"vkDeviceWaitIdle".as_ptr())),
+            busy: Default::default(),
             frames: Default::default(),
             presents: Default::default(),
             storage: crate::snapshots::Storage::new(crate::snapshots::Next::load(|name| {
@@ -250,6 +254,7 @@ unsafe extern "system" fn create_device(
             pipelines: crate::pipelines::Pipelines::new(
                 crate::pipelines::Next::load(|name| gdpa(device, name.as_ptr())),
                 memory_properties(gipa, instance, physical_device),
+                limits(gipa, instance, physical_device),
             ),
             replay: {
                 let mut r = crate::replay::DeviceReplay::load(|name| gdpa(device, name.as_ptr()));
@@ -298,6 +303,26 @@ unsafe fn memory_properties(
     props
 }
 
+/// The limits of a physical device, through the next layer.
+///
+/// # Safety
+/// `gipa` is the next layer's; `physical` a valid physical device of `instance`.
+unsafe fn limits(
+    gipa: vk::PFN_vkGetInstanceProcAddr,
+    instance: vk::Instance,
+    physical: vk::PhysicalDevice,
+) -> vk::PhysicalDeviceLimits {
+    let mut props = vk::PhysicalDeviceProperties::default();
+    // SAFETY: looked up by its name, through the next layer.
+    let get: Option<vk::PFN_vkGetPhysicalDeviceProperties> =
+        unsafe { typed(gipa(instance, c"vkGetPhysicalDeviceProperties".as_ptr())) };
+    if let Some(get) = get {
+        // SAFETY: per this function's contract.
+        unsafe { get(physical, &mut props) };
+    }
+    props.limits
+}
+
 /// # Safety
 /// Called by the application as `vkDestroyDevice`.
 unsafe extern "system" fn destroy_device(
@@ -307,6 +332,9 @@ unsafe extern "system" fn destroy_device(
     if device != vk::Device::null() {
         // SAFETY: a non-null device is a valid dispatchable handle.
         if let Some(d) = dispatch::DEVICES.get(unsafe { key(device) }) {
+            // A submission another thread is stopped in still uses the
+            // device: it goes once the stop is over.
+            d.busy.close();
             // SAFETY: the application destroys the device: nothing is pending.
             unsafe {
                 d.storage.drop_taken(&d);
@@ -321,6 +349,36 @@ unsafe extern "system" fn destroy_device(
     }
     // SAFETY: the app's arguments.
     unsafe { forget_and_destroy(&dispatch::DEVICES, device, allocator, |d| d.destroy_device) }
+}
+
+/// # Safety
+/// Called by the application as `vkDeviceWaitIdle`.
+unsafe extern "system" fn device_wait_idle(device: vk::Device) -> vk::Result {
+    let Some(d) = dispatch::device(device) else {
+        return vk::Result::ERROR_INITIALIZATION_FAILED;
+    };
+    let Some(wait) = d.device_wait_idle else {
+        return vk::Result::ERROR_INITIALIZATION_FAILED;
+    };
+    // Submissions being debugged are the device's work in progress.
+    d.busy.wait();
+    // SAFETY: the app's arguments, down the chain.
+    unsafe { wait(device) }
+}
+
+/// # Safety
+/// Called by the application as `vkQueueWaitIdle`.
+unsafe extern "system" fn queue_wait_idle(queue: vk::Queue) -> vk::Result {
+    // SAFETY: a queue shares its device's dispatch key.
+    let data = dispatch::DEVICES.get(unsafe { key(queue) });
+    let Some((d, wait)) = data.and_then(|d| Some((d.clone(), d.replay.life.queue_wait_idle?)))
+    else {
+        return vk::Result::ERROR_INITIALIZATION_FAILED;
+    };
+    // As vkDeviceWaitIdle (a stopped submission may be on this queue).
+    d.busy.wait();
+    // SAFETY: the app's arguments, down the chain.
+    unsafe { wait(queue) }
 }
 
 /// # Safety

@@ -33,6 +33,7 @@ mod breakpoints;
 mod child;
 mod compile;
 mod dispatch;
+mod fault;
 mod features;
 mod hooks;
 mod images;

@@ -125,6 +125,17 @@ impl<T> Copied<T> {
     }
 }
 
+type SetLayoutInfo = Copied<vk::DescriptorSetLayoutCreateInfo<'static>>;
+
+/// A pipeline layout's create info, and that of each of its set layouts
+/// (none where the layer did not see it created): programs may destroy
+/// set layouts once their pipeline layouts exist, and twins' layouts are
+/// made later, from set layouts made again.
+struct LayoutInfo {
+    info: Copied<vk::PipelineLayoutCreateInfo<'static>>,
+    sets: Vec<Option<Arc<SetLayoutInfo>>>,
+}
+
 enum PipelineInfo {
     /// The create info, and the code of each stage's module (by stage
     /// index; none where the module came in the stage's `pNext` chain, whose
@@ -153,6 +164,9 @@ pub struct StageCode {
     pub code: Code,
     pub entry_point: String,
     pub shader: Option<u32>,
+    /// The storage the module declares that it could write (read from the
+    /// code once: submissions ask for every pipeline they bind).
+    pub writes: crate::spirv::WritableStorage,
 }
 
 /// A live shader module: its code and the session's id of each of its
@@ -161,13 +175,23 @@ pub struct StageCode {
 struct ModuleCode {
     code: Code,
     shaders: Vec<(String, u32)>,
+    writes: crate::spirv::WritableStorage,
 }
 
 impl ModuleCode {
+    fn new(code: Vec<u32>, shaders: Vec<(String, u32)>) -> ModuleCode {
+        ModuleCode {
+            writes: crate::spirv::writable_storage(&code),
+            code: Arc::new(code),
+            shaders,
+        }
+    }
+
     /// What a stage running `entry_point` of this module runs.
     fn stage(&self, entry_point: &str) -> StageCode {
         StageCode {
             code: self.code.clone(),
+            writes: self.writes,
             entry_point: entry_point.to_string(),
             shader: self
                 .shaders
@@ -182,6 +206,13 @@ impl ModuleCode {
 /// the number of the debug set in the twin's layout).
 pub type CodeFor<'a> = &'a dyn Fn(&StageCode, u32) -> Result<Code, String>;
 
+/// Set layouts for a twin's layout: every handle, and those the layer made.
+#[derive(Default)]
+struct SetLayoutsAgain {
+    handles: Vec<vk::DescriptorSetLayout>,
+    made: Vec<vk::DescriptorSetLayout>,
+}
+
 /// A pipeline of the layer's own standing in for an application's.
 #[derive(Clone, Copy, Debug)]
 pub struct Twin {
@@ -191,11 +222,33 @@ pub struct Twin {
     pub set: u32,
 }
 
-/// The debug buffer and the descriptor set that holds it.
+/// Bytes after the debug buffer's [`DEBUG_BUFFER_BYTES`] that instrumented
+/// stages write to in draws that are not observed: its header holds no
+/// room (a hit or record buffer of capacity 0, a 0 x 0 watch), so nothing
+/// is written but header words.
+const SCRATCH_BYTES: u64 = 256;
+
+/// Where the debug set of a draw points (its binding is a dynamic storage
+/// buffer: shadows bind it before each draw that runs an instrumented
+/// stage, so that each draw can write to its own part of the buffer).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum DebugBinding {
+    /// The debug buffer from this byte offset (a multiple of
+    /// [`Pipelines::offset_alignment`]), as far as [`Pipelines::set_debug_range`] says.
+    Buffer(u32),
+    /// The scratch header: nothing the draw writes is kept.
+    Scratch,
+}
+
+/// The debug buffer and the descriptor sets that hold it.
 struct DebugSet {
     layout: vk::DescriptorSetLayout,
     pool: vk::DescriptorPool,
+    /// The debug buffer (a dynamic offset into it, `range` bytes).
     set: vk::DescriptorSet,
+    /// The scratch header after it.
+    scratch: vk::DescriptorSet,
+    range: u64,
     buffer: vk::Buffer,
     memory: vk::DeviceMemory,
     /// The buffer's memory, mapped for as long as it lives (coherent).
@@ -212,13 +265,17 @@ pub struct Pipelines {
     pub next: Next,
     /// The physical device's memory types (for the debug buffer).
     pub memory: vk::PhysicalDeviceMemoryProperties,
+    /// The physical device's limits (descriptor sets, offset alignments).
+    pub limits: vk::PhysicalDeviceLimits,
     infos: RwLock<crate::dispatch::HandleMap<u64, Arc<PipelineInfo>>>,
     /// Live shader modules' code, by handle.
     modules: RwLock<crate::dispatch::HandleMap<u64, ModuleCode>>,
     /// Render passes by handle: whether one of their attachments is loaded
     /// (`VK_ATTACHMENT_LOAD_OP_LOAD`, colour or stencil).
     render_passes: RwLock<crate::dispatch::HandleMap<u64, bool>>,
-    layouts: RwLock<HashMap<u64, Arc<Copied<vk::PipelineLayoutCreateInfo<'static>>>>>,
+    layouts: RwLock<HashMap<u64, Arc<LayoutInfo>>>,
+    /// Live descriptor set layouts' create infos, by handle.
+    set_layouts: RwLock<crate::dispatch::HandleMap<u64, Arc<SetLayoutInfo>>>,
     /// By application pipeline and variant.
     twins: Mutex<crate::dispatch::HandleMap<(u64, u64), Twin>>,
     debug: Mutex<Option<DebugSet>>,
@@ -239,6 +296,12 @@ pub fn intercepted(name: &[u8]) -> Option<Void> {
         b"vkDestroyShaderModule" => hook!(PFN_vkDestroyShaderModule, destroy_module),
         b"vkCreatePipelineLayout" => hook!(PFN_vkCreatePipelineLayout, create_layout),
         b"vkDestroyPipelineLayout" => hook!(PFN_vkDestroyPipelineLayout, destroy_layout),
+        b"vkCreateDescriptorSetLayout" => {
+            hook!(PFN_vkCreateDescriptorSetLayout, create_set_layout)
+        }
+        b"vkDestroyDescriptorSetLayout" => {
+            hook!(PFN_vkDestroyDescriptorSetLayout, destroy_set_layout)
+        }
         b"vkCreateRenderPass" => hook!(PFN_vkCreateRenderPass, create_render_pass),
         b"vkCreateRenderPass2" | b"vkCreateRenderPass2KHR" => {
             hook!(PFN_vkCreateRenderPass2, create_render_pass2)
@@ -257,10 +320,14 @@ unsafe fn remember<T>(
     count: u32,
     infos: *const T,
     out: *const vk::Pipeline,
-    fix: replay::Fix,
-    stages: fn(&T) -> &[vk::PipelineShaderStageCreateInfo<'static>],
-    wrap: fn(Copied<T>, Vec<Option<StageCode>>) -> PipelineInfo,
+    kind: &Kind<T>,
 ) {
+    let Kind {
+        fix,
+        stages,
+        stage_ptrs,
+        wrap,
+    } = *kind;
     // SAFETY: per this function's contract.
     let (infos, out) = unsafe {
         (
@@ -268,35 +335,148 @@ unsafe fn remember<T>(
             std::slice::from_raw_parts(out, count as usize),
         )
     };
-    let mut map = d.pipelines.infos.write().unwrap_or_else(|e| e.into_inner());
-    for (info, p) in infos.iter().zip(out) {
-        if *p == vk::Pipeline::null() {
-            continue;
-        }
-        // SAFETY: the application's valid create info.
-        let copied = match unsafe { Copied::new(info, fix) } {
-            Ok(c) => {
-                let modules = d
-                    .pipelines
-                    .modules
-                    .read()
-                    .unwrap_or_else(|e| e.into_inner());
-                let code = stages(c.get())
-                    .iter()
-                    .map(|st| {
-                        let module = modules.get(&vk::Handle::as_raw(st.module))?;
-                        // SAFETY: the copy's entry point names are NUL-terminated strings.
-                        let name = unsafe { st.name_as_c_str() }?;
-                        Some(module.stage(&name.to_string_lossy()))
+    // Copies, and the code of modules that came in the stages' chains
+    // (announced to the session like modules), before taking any lock:
+    // announcing waits for the session.
+    let copies: Vec<(vk::Pipeline, Result<_, replay::NotReplayable>)> = infos
+        .iter()
+        .zip(out)
+        .filter(|(_, p)| **p != vk::Pipeline::null())
+        .map(|(info, p)| {
+            // SAFETY: the application's valid create info.
+            let copied = unsafe { Copied::new(info, fix) }.map(|c| {
+                // SAFETY: the copy is this function's alone yet; its
+                // stages and their chains live in its arena.
+                let (first, n) = unsafe { stage_ptrs(c.info.cast_mut()) };
+                let chained: Vec<Option<ModuleCode>> = (0..n)
+                    .map(|i| {
+                        // SAFETY: as above; `n` stages at `first`.
+                        let code = unsafe { unchain_module(first.add(i)) }?;
+                        let shaders = crate::agent::debugger()
+                            .map(|dbg| {
+                                let context = vk::Handle::as_raw(d.handle);
+                                crate::agent::announce_module(dbg, context, &code)
+                            })
+                            .unwrap_or_default();
+                        Some(ModuleCode::new(code, shaders))
                     })
                     .collect();
-                drop(modules);
-                wrap(c, code)
-            }
-            Err(why) => PipelineInfo::Unusable(why.0),
-        };
-        map.insert(vk::Handle::as_raw(*p), Arc::new(copied));
+                (c, chained)
+            });
+            (*p, copied)
+        })
+        .collect();
+    let modules = d
+        .pipelines
+        .modules
+        .read()
+        .unwrap_or_else(|e| e.into_inner());
+    let made: Vec<(vk::Pipeline, PipelineInfo)> = copies
+        .into_iter()
+        .map(|(p, copied)| {
+            let info = match copied {
+                Ok((c, chained)) => {
+                    let code = stages(c.get())
+                        .iter()
+                        .zip(chained)
+                        .map(|(st, chained)| {
+                            let module = match &chained {
+                                Some(m) => m,
+                                None => modules.get(&vk::Handle::as_raw(st.module))?,
+                            };
+                            // SAFETY: the copy's entry point names are NUL-terminated strings.
+                            let name = unsafe { st.name_as_c_str() }?;
+                            Some(module.stage(&name.to_string_lossy()))
+                        })
+                        .collect();
+                    wrap(c, code)
+                }
+                Err(why) => PipelineInfo::Unusable(why.0),
+            };
+            (p, info)
+        })
+        .collect();
+    drop(modules);
+    let mut map = d.pipelines.infos.write().unwrap_or_else(|e| e.into_inner());
+    for (p, info) in made {
+        map.insert(vk::Handle::as_raw(p), Arc::new(info));
     }
+}
+
+/// What differs between graphics and compute pipelines' create infos `T`.
+struct Kind<T> {
+    /// `T`'s deep-copy fix-up.
+    fix: replay::Fix,
+    stages: fn(&T) -> &[vk::PipelineShaderStageCreateInfo<'static>],
+    stage_ptrs: StagePtrs<T>,
+    wrap: fn(Copied<T>, Vec<Option<StageCode>>) -> PipelineInfo,
+}
+
+impl<T> Clone for Kind<T> {
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+
+impl<T> Copy for Kind<T> {}
+
+/// Where a (copied) create info's stages are, and how many, to change them.
+type StagePtrs<T> = unsafe fn(*mut T) -> (*mut vk::PipelineShaderStageCreateInfo<'static>, usize);
+
+/// # Safety
+/// `i` is a valid create info.
+unsafe fn graphics_stages(
+    i: *mut vk::GraphicsPipelineCreateInfo<'static>,
+) -> (*mut vk::PipelineShaderStageCreateInfo<'static>, usize) {
+    // SAFETY: per this function's contract.
+    unsafe { ((*i).p_stages.cast_mut(), (*i).stage_count as usize) }
+}
+
+/// # Safety
+/// `i` is a valid create info.
+unsafe fn compute_stage(
+    i: *mut vk::ComputePipelineCreateInfo<'static>,
+) -> (*mut vk::PipelineShaderStageCreateInfo<'static>, usize) {
+    // SAFETY: per this function's contract.
+    (unsafe { std::ptr::addr_of_mut!((*i).stage) }, 1)
+}
+
+/// The code of the `VkShaderModuleCreateInfo` in a stage's chain (a stage
+/// with no module handle), taken out of the chain: a twin's stage gets a
+/// module made from the code.
+///
+/// # Safety
+/// `stage` and its chain are valid and the caller's alone to change.
+unsafe fn unchain_module(
+    stage: *mut vk::PipelineShaderStageCreateInfo<'static>,
+) -> Option<Vec<u32>> {
+    // SAFETY: per this function's contract.
+    unsafe {
+        if (*stage).module != vk::ShaderModule::null() {
+            return None;
+        }
+        let mut link: *mut *const std::ffi::c_void = &mut (*stage).p_next;
+        while !(*link).is_null() {
+            let node = (*link).cast::<vk::BaseInStructure>();
+            if (*node).s_type == vk::StructureType::SHADER_MODULE_CREATE_INFO {
+                let info = &*node.cast::<vk::ShaderModuleCreateInfo>();
+                let code = array(info.p_code, (info.code_size / 4) as u32).to_vec();
+                *link = info.p_next;
+                return Some(code);
+            }
+            link = std::ptr::addr_of_mut!((*node.cast_mut()).p_next).cast();
+        }
+        None
+    }
+}
+
+/// A twin's creation flags, from its application pipeline's: derived from
+/// no pipeline, and compiled (a twin is made without the application's
+/// cache: asking for it from the cache only would fail).
+fn twin_flags(app: vk::PipelineCreateFlags) -> vk::PipelineCreateFlags {
+    app & !(vk::PipelineCreateFlags::DERIVATIVE
+        | vk::PipelineCreateFlags::FAIL_ON_PIPELINE_COMPILE_REQUIRED
+        | vk::PipelineCreateFlags::EARLY_RETURN_ON_FAILURE)
 }
 
 /// The next layer's `vkCreateGraphicsPipelines` or `vkCreateComputePipelines`.
@@ -349,9 +529,7 @@ unsafe fn create_pipelines<I>(
     allocator: *const vk::AllocationCallbacks<'_>,
     out: *mut vk::Pipeline,
     next: impl FnOnce(&Next) -> Option<CreatePipelines<I>>,
-    fix: replay::Fix,
-    stages: fn(&I) -> &[vk::PipelineShaderStageCreateInfo<'static>],
-    wrap: fn(Copied<I>, Vec<Option<StageCode>>) -> PipelineInfo,
+    kind: &Kind<I>,
 ) -> vk::Result {
     let Some(d) = device(dev) else {
         return vk::Result::ERROR_INITIALIZATION_FAILED;
@@ -361,9 +539,17 @@ unsafe fn create_pipelines<I>(
     };
     // SAFETY: the application's arguments, down the chain.
     let result = unsafe { next(dev, cache, count, infos, allocator, out) };
-    if result == vk::Result::SUCCESS {
-        // SAFETY: after a successful call.
-        unsafe { remember(&d, count, infos, out, fix, stages, wrap) };
+    // With any success code each pipeline made is in `out`, null where one
+    // was not made (`VK_PIPELINE_COMPILE_REQUIRED`: not in the cache, or
+    // left after an early return).
+    if result.as_raw() >= 0 {
+        // SAFETY: the call wrote `count` pipelines or nulls.
+        unsafe { remember(&d, count, infos, out, kind) };
+        // SAFETY: the call wrote `count` pipelines.
+        let made = unsafe { std::slice::from_raw_parts(out, count as usize) };
+        for (shader, why) in d.pipelines.without_a_free_set(made) {
+            crate::agent::withdraw(shader, &why);
+        }
     }
     result
 }
@@ -386,9 +572,12 @@ unsafe extern "system" fn create_graphics(
             allocator,
             out,
             |n| n.create_graphics_pipelines,
-            replay::fix_graphics_pipeline,
-            |i| stage_slice(i.p_stages, i.stage_count),
-            PipelineInfo::Graphics,
+            &Kind {
+                fix: replay::fix_graphics_pipeline,
+                stages: |i| stage_slice(i.p_stages, i.stage_count),
+                stage_ptrs: graphics_stages,
+                wrap: PipelineInfo::Graphics,
+            },
         )
     }
 }
@@ -411,9 +600,12 @@ unsafe extern "system" fn create_compute(
             allocator,
             out,
             |n| n.create_compute_pipelines,
-            replay::fix_compute_pipeline,
-            |i| std::slice::from_ref(&i.stage),
-            PipelineInfo::Compute,
+            &Kind {
+                fix: replay::fix_compute_pipeline,
+                stages: |i| std::slice::from_ref(&i.stage),
+                stage_ptrs: compute_stage,
+                wrap: PipelineInfo::Compute,
+            },
         )
     }
 }
@@ -539,35 +731,118 @@ unsafe extern "system" fn destroy_layout(
     }
 }
 
+unsafe extern "system" fn destroy_set_layout(
+    dev: vk::Device,
+    layout: vk::DescriptorSetLayout,
+    allocator: *const vk::AllocationCallbacks<'_>,
+) {
+    // SAFETY: the application's arguments.
+    unsafe {
+        destroy(
+            dev,
+            layout,
+            allocator,
+            |n| n.destroy_descriptor_set_layout,
+            |p, raw| forget(&p.set_layouts, raw),
+        )
+    }
+}
+
+/// The next layer's creation command of a non-dispatchable object.
+type Create<I, H> = unsafe extern "system" fn(
+    vk::Device,
+    *const I,
+    *const vk::AllocationCallbacks<'_>,
+    *mut H,
+) -> vk::Result;
+
+/// Creates an object down the chain; on success, `keep` is given a deep
+/// copy of its create info (made with `fix`) and its handle.
+///
+/// # Safety
+/// The arguments are the application's, valid for the command.
+unsafe fn create_copied<I, H: vk::Handle + Copy>(
+    dev: vk::Device,
+    info: *const I,
+    allocator: *const vk::AllocationCallbacks<'_>,
+    out: *mut H,
+    next: impl FnOnce(&Next) -> Option<Create<I, H>>,
+    fix: replay::Fix,
+    keep: impl FnOnce(&Pipelines, Copied<I>, u64),
+) -> vk::Result {
+    let Some(d) = device(dev) else {
+        return vk::Result::ERROR_INITIALIZATION_FAILED;
+    };
+    let Some(next) = next(&d.pipelines.next) else {
+        return vk::Result::ERROR_INITIALIZATION_FAILED;
+    };
+    // SAFETY: the application's arguments, down the chain.
+    let result = unsafe { next(dev, info, allocator, out) };
+    if result == vk::Result::SUCCESS {
+        // SAFETY: the application's valid create info; the handle written.
+        if let (Ok(c), raw) = unsafe { (Copied::new(info, fix), (*out).as_raw()) } {
+            keep(&d.pipelines, c, raw);
+        }
+    }
+    result
+}
+
+unsafe extern "system" fn create_set_layout(
+    dev: vk::Device,
+    info: *const vk::DescriptorSetLayoutCreateInfo<'_>,
+    allocator: *const vk::AllocationCallbacks<'_>,
+    out: *mut vk::DescriptorSetLayout,
+) -> vk::Result {
+    let keep = |p: &Pipelines, c, raw| {
+        let mut map = p.set_layouts.write().unwrap_or_else(|e| e.into_inner());
+        map.insert(raw, Arc::new(c));
+    };
+    // SAFETY: the application's arguments.
+    unsafe {
+        create_copied(
+            dev,
+            info.cast::<vk::DescriptorSetLayoutCreateInfo<'static>>(),
+            allocator,
+            out,
+            |n| n.create_descriptor_set_layout,
+            replay::fix_set_layout,
+            keep,
+        )
+    }
+}
+
 unsafe extern "system" fn create_layout(
     dev: vk::Device,
     info: *const vk::PipelineLayoutCreateInfo<'_>,
     allocator: *const vk::AllocationCallbacks<'_>,
     out: *mut vk::PipelineLayout,
 ) -> vk::Result {
-    let Some(d) = device(dev) else {
-        return vk::Result::ERROR_INITIALIZATION_FAILED;
+    let keep = |p: &Pipelines, c: Copied<vk::PipelineLayoutCreateInfo<'static>>, raw| {
+        let sets = {
+            let known = p.set_layouts.read().unwrap_or_else(|e| e.into_inner());
+            let app = c.get();
+            // SAFETY: the copy holds `set_layout_count` layouts.
+            let handles = unsafe { array(app.p_set_layouts, app.set_layout_count) };
+            handles
+                .iter()
+                .map(|h| known.get(&vk::Handle::as_raw(*h)).cloned())
+                .collect()
+        };
+        let mut map = p.layouts.write().unwrap_or_else(|e| e.into_inner());
+        map.insert(raw, Arc::new(LayoutInfo { info: c, sets }));
     };
-    let Some(next) = d.pipelines.next.create_pipeline_layout else {
-        return vk::Result::ERROR_INITIALIZATION_FAILED;
-    };
-    // SAFETY: the application's arguments, down the chain.
-    let result = unsafe { next(dev, info, allocator, out) };
-    if result == vk::Result::SUCCESS {
-        // SAFETY: the application's valid create info; the layout written.
-        let copied = unsafe { Copied::new(info.cast(), replay::fix_pipeline_layout) };
-        if let Ok(c) = copied {
-            // SAFETY: written on success.
-            let raw = vk::Handle::as_raw(unsafe { *out });
-            let mut map = d
-                .pipelines
-                .layouts
-                .write()
-                .unwrap_or_else(|e| e.into_inner());
-            map.insert(raw, Arc::new(c));
-        }
+    // SAFETY: the application's arguments.
+    unsafe {
+        create_copied(
+            dev,
+            info.cast::<vk::PipelineLayoutCreateInfo<'static>>(),
+            allocator,
+            out,
+            |n| n.create_pipeline_layout,
+            replay::fix_pipeline_layout,
+            keep,
+        )
     }
-    result
 }
 
 /// Remembers whether a render pass just created loads an attachment.
@@ -704,47 +979,99 @@ impl Pipelines {
         code: &[u32],
         shaders: Vec<(String, u32)>,
     ) {
+        let module_code = ModuleCode::new(code.to_vec(), shaders);
         let mut modules = self.modules.write().unwrap_or_else(|e| e.into_inner());
-        let code = Arc::new(code.to_vec());
-        modules.insert(vk::Handle::as_raw(module), ModuleCode { code, shaders });
+        modules.insert(vk::Handle::as_raw(module), module_code);
     }
 
-    /// The stages' modules of an application's pipeline.
-    fn stages_of(&self, pipeline: vk::Pipeline) -> Vec<StageCode> {
+    /// What `f` makes of the stages' modules of an application's pipeline
+    /// (none for a pipeline the layer does not know).
+    fn with_stages<R>(
+        &self,
+        pipeline: vk::Pipeline,
+        f: impl FnOnce(&mut dyn Iterator<Item = &StageCode>) -> R,
+    ) -> R {
         let infos = self.infos.read().unwrap_or_else(|e| e.into_inner());
         match infos.get(&vk::Handle::as_raw(pipeline)).map(|i| &**i) {
             Some(PipelineInfo::Graphics(_, c) | PipelineInfo::Compute(_, c)) => {
-                c.iter().flatten().cloned().collect()
+                f(&mut c.iter().flatten())
             }
-            _ => Vec::new(),
+            _ => f(&mut std::iter::empty()),
         }
+    }
+
+    /// The number of the debug set in a twin of a pipeline with this
+    /// layout (one after the application's sets), or why there is none.
+    fn debug_set_number(&self, layout: &vk::PipelineLayoutCreateInfo) -> Result<u32, String> {
+        let max = self.limits.max_bound_descriptor_sets;
+        let used = layout.set_layout_count;
+        // 0: the limits could not be read.
+        if max != 0 && used >= max {
+            return Err(format!(
+                "its pipeline layout uses all {max} descriptor sets the device can bind \
+                 (maxBoundDescriptorSets), and the debug buffer needs one more"
+            ));
+        }
+        Ok(used)
+    }
+
+    /// The modules of `pipelines` whose layouts leave no descriptor set for
+    /// the debug buffer (the session's ids), with why.
+    fn without_a_free_set(&self, pipelines: &[vk::Pipeline]) -> Vec<(u32, String)> {
+        let mut out = Vec::new();
+        let layouts = self.layouts.read().unwrap_or_else(|e| e.into_inner());
+        for p in pipelines {
+            let layout = {
+                let infos = self.infos.read().unwrap_or_else(|e| e.into_inner());
+                match infos.get(&vk::Handle::as_raw(*p)).map(|i| &**i) {
+                    Some(PipelineInfo::Graphics(c, _)) => c.get().layout,
+                    Some(PipelineInfo::Compute(c, _)) => c.get().layout,
+                    _ => continue,
+                }
+            };
+            let Some(info) = layouts.get(&vk::Handle::as_raw(layout)) else {
+                continue;
+            };
+            if let Err(why) = self.debug_set_number(info.info.get()) {
+                out.extend(self.shaders_of(*p).into_iter().map(|s| (s, why.clone())));
+            }
+        }
+        out
     }
 
     /// The session's ids of the modules of an application's pipeline.
     pub fn shaders_of(&self, pipeline: vk::Pipeline) -> Vec<u32> {
-        self.stages_of(pipeline)
-            .iter()
-            .filter_map(|s| s.shader)
-            .collect()
+        self.with_stages(pipeline, |st| st.filter_map(|s| s.shader).collect())
     }
 
     /// The storage the pipeline's modules declare that they could write.
     pub fn writable_storage(&self, pipeline: vk::Pipeline) -> crate::spirv::WritableStorage {
-        let mut all = crate::spirv::WritableStorage::default();
-        for s in self.stages_of(pipeline) {
-            let w = crate::spirv::writable_storage(&s.code);
-            all.buffers |= w.buffers;
-            all.images |= w.images;
-        }
-        all
+        self.with_stages(pipeline, |st| {
+            st.fold(crate::spirv::WritableStorage::default(), |all, s| {
+                crate::spirv::WritableStorage {
+                    buffers: all.buffers || s.writes.buffers,
+                    images: all.images || s.writes.images,
+                }
+            })
+        })
     }
 
-    pub fn new(next: Next, memory: vk::PhysicalDeviceMemoryProperties) -> Self {
+    pub fn new(
+        next: Next,
+        memory: vk::PhysicalDeviceMemoryProperties,
+        limits: vk::PhysicalDeviceLimits,
+    ) -> Self {
         Pipelines {
             next,
             memory,
+            limits,
             ..Default::default()
         }
+    }
+
+    /// What dynamic offsets into the debug buffer are multiples of.
+    pub fn offset_alignment(&self) -> u64 {
+        self.limits.min_storage_buffer_offset_alignment.max(16)
     }
 
     /// The twin of the application's `pipeline` whose stages run the code
@@ -786,23 +1113,29 @@ impl Pipelines {
             .ok_or("a pipeline layout this layer did not see created")?;
         // SAFETY: `dev` is this device.
         let debug_layout = unsafe { self.debug_set(dev)? }.0;
-        let app = layout_info.get();
-        // SAFETY: the copy holds `set_layout_count` layouts.
-        let mut sets = unsafe { array(app.p_set_layouts, app.set_layout_count) }.to_vec();
-        let set = sets.len() as u32;
-        sets.push(debug_layout);
-        let mut twin_layout_info = *app;
-        twin_layout_info.set_layout_count = sets.len() as u32;
-        twin_layout_info.p_set_layouts = sets.as_ptr();
+        let app = layout_info.info.get();
+        let set = self.debug_set_number(app)?;
         let (Some(create_layout), Some(destroy_layout)) = (
             self.next.create_pipeline_layout,
             self.next.destroy_pipeline_layout,
         ) else {
             return Err("the device lacks vkCreatePipelineLayout".into());
         };
+        // The application's set layouts made again (it may have destroyed
+        // them): a layout of identically defined set layouts is compatible.
+        // SAFETY: `dev` is this device.
+        let again = unsafe { self.set_layouts_again(dev, &layout_info)? };
+        let mut sets = again.handles.clone();
+        sets.push(debug_layout);
+        let mut twin_layout_info = *app;
+        twin_layout_info.set_layout_count = sets.len() as u32;
+        twin_layout_info.p_set_layouts = sets.as_ptr();
         let mut layout = vk::PipelineLayout::null();
         // SAFETY: the application's layout with one more set, down the chain.
         let r = unsafe { create_layout(dev, &twin_layout_info, std::ptr::null(), &mut layout) };
+        // SAFETY: set layouts of the layer's own; a pipeline layout keeps
+        // what it needs of them.
+        unsafe { self.destroy_set_layouts(dev, &again.made) };
         if r != vk::Result::SUCCESS {
             return Err(format!("creating the twin's layout: {r}"));
         }
@@ -830,7 +1163,7 @@ impl Pipelines {
         macro_rules! twin_of {
             ($i:ident) => {
                 $i.layout = layout;
-                $i.flags &= !vk::PipelineCreateFlags::DERIVATIVE;
+                $i.flags = twin_flags($i.flags);
                 $i.base_pipeline_handle = vk::Pipeline::null();
                 $i.base_pipeline_index = -1;
             };
@@ -871,6 +1204,55 @@ impl Pipelines {
         };
         twins.insert((raw, variant), twin);
         Ok(twin)
+    }
+
+    /// The set layouts of `layout` for a twin's: each made again from the
+    /// copy of its create info (the application's handle where the layer
+    /// did not see it created).
+    ///
+    /// # Safety
+    /// `dev` is this device.
+    unsafe fn set_layouts_again(
+        &self,
+        dev: vk::Device,
+        layout: &LayoutInfo,
+    ) -> Result<SetLayoutsAgain, String> {
+        let create = self
+            .next
+            .create_descriptor_set_layout
+            .ok_or("the device lacks vkCreateDescriptorSetLayout")?;
+        let app = layout.info.get();
+        // SAFETY: the copy holds `set_layout_count` layouts.
+        let handles = unsafe { array(app.p_set_layouts, app.set_layout_count) };
+        let mut out = SetLayoutsAgain::default();
+        for (h, copy) in handles.iter().zip(&layout.sets) {
+            let Some(copy) = copy else {
+                out.handles.push(*h);
+                continue;
+            };
+            let mut made = vk::DescriptorSetLayout::null();
+            // SAFETY: a copy of a create info the device accepted.
+            let r = unsafe { create(dev, copy.get(), std::ptr::null(), &mut made) };
+            if r != vk::Result::SUCCESS {
+                // SAFETY: the layer's own, unused.
+                unsafe { self.destroy_set_layouts(dev, &out.made) };
+                return Err(format!("making the application's set layout again: {r}"));
+            }
+            out.handles.push(made);
+            out.made.push(made);
+        }
+        Ok(out)
+    }
+
+    /// # Safety
+    /// `layouts` are the layer's own, not needed any more.
+    unsafe fn destroy_set_layouts(&self, dev: vk::Device, layouts: &[vk::DescriptorSetLayout]) {
+        if let Some(destroy) = self.next.destroy_descriptor_set_layout {
+            for l in layouts {
+                // SAFETY: per this function's contract.
+                unsafe { destroy(dev, *l, std::ptr::null()) };
+            }
+        }
     }
 
     /// `stages` with each module made afresh from the code kept for it (the
@@ -934,7 +1316,8 @@ impl Pipelines {
         }
     }
 
-    /// The debug set's layout and the set, made on first use.
+    /// The debug set's layout and the set, made on first use; where that
+    /// fails, what was made is destroyed again.
     ///
     /// # Safety
     /// `dev` is this device.
@@ -946,6 +1329,37 @@ impl Pipelines {
         if let Some(d) = &*debug {
             return Ok((d.layout, d.set));
         }
+        let mut made = DebugSet {
+            layout: vk::DescriptorSetLayout::null(),
+            pool: vk::DescriptorPool::null(),
+            set: vk::DescriptorSet::null(),
+            scratch: vk::DescriptorSet::null(),
+            range: DEBUG_BUFFER_BYTES,
+            buffer: vk::Buffer::null(),
+            memory: vk::DeviceMemory::null(),
+            words: std::ptr::null_mut(),
+        };
+        // SAFETY: `dev` is this device.
+        match unsafe { self.make_debug_set(dev, &mut made) } {
+            Ok(()) => {
+                let ours = (made.layout, made.set);
+                *debug = Some(made);
+                Ok(ours)
+            }
+            Err(why) => {
+                // SAFETY: objects of the layer's own, never used.
+                unsafe { self.destroy_debug_set(dev, &made) };
+                Err(why)
+            }
+        }
+    }
+
+    /// Makes the debug set's objects into `d` (those made so far are there
+    /// when it fails).
+    ///
+    /// # Safety
+    /// `dev` is this device.
+    unsafe fn make_debug_set(&self, dev: vk::Device, d: &mut DebugSet) -> Result<(), String> {
         let n = &self.next;
         let (
             Some(create_dsl),
@@ -956,6 +1370,7 @@ impl Pipelines {
             Some(requirements),
             Some(allocate_memory),
             Some(bind_memory),
+            Some(map),
         ) = (
             n.create_descriptor_set_layout,
             n.create_descriptor_pool,
@@ -965,6 +1380,7 @@ impl Pipelines {
             n.get_buffer_memory_requirements,
             n.allocate_memory,
             n.bind_buffer_memory,
+            n.map_memory,
         )
         else {
             return Err("the device lacks a descriptor or buffer command".into());
@@ -973,51 +1389,52 @@ impl Pipelines {
             if r == vk::Result::SUCCESS {
                 Ok(())
             } else {
-                Err(format!("{what}: {r}"))
+                Err(format!("{what}: {r} ({r:?})"))
             }
         };
         let binding = [vk::DescriptorSetLayoutBinding::default()
             .binding(0)
-            .descriptor_type(vk::DescriptorType::STORAGE_BUFFER)
+            .descriptor_type(vk::DescriptorType::STORAGE_BUFFER_DYNAMIC)
             .descriptor_count(1)
             .stage_flags(vk::ShaderStageFlags::ALL)];
         let info = vk::DescriptorSetLayoutCreateInfo::default().bindings(&binding);
-        let mut layout = vk::DescriptorSetLayout::null();
         // SAFETY: valid create infos of the layer's own, down the chain (here and below).
         unsafe {
             check(
-                create_dsl(dev, &info, std::ptr::null(), &mut layout),
+                create_dsl(dev, &info, std::ptr::null(), &mut d.layout),
                 "the debug set layout",
             )?;
             let sizes = [vk::DescriptorPoolSize {
-                ty: vk::DescriptorType::STORAGE_BUFFER,
-                descriptor_count: 1,
+                ty: vk::DescriptorType::STORAGE_BUFFER_DYNAMIC,
+                descriptor_count: 2,
             }];
             let info = vk::DescriptorPoolCreateInfo::default()
-                .max_sets(1)
+                .max_sets(2)
                 .pool_sizes(&sizes);
-            let mut pool = vk::DescriptorPool::null();
             check(
-                create_pool(dev, &info, std::ptr::null(), &mut pool),
+                create_pool(dev, &info, std::ptr::null(), &mut d.pool),
                 "the debug descriptor pool",
             )?;
-            let layouts = [layout];
+            let layouts = [d.layout; 2];
             let info = vk::DescriptorSetAllocateInfo::default()
-                .descriptor_pool(pool)
+                .descriptor_pool(d.pool)
                 .set_layouts(&layouts);
-            let mut set = vk::DescriptorSet::null();
-            check(allocate_sets(dev, &info, &mut set), "the debug set")?;
+            let mut sets = [vk::DescriptorSet::null(); 2];
+            check(
+                allocate_sets(dev, &info, sets.as_mut_ptr()),
+                "the debug sets",
+            )?;
+            [d.set, d.scratch] = sets;
             let info = vk::BufferCreateInfo::default()
-                .size(DEBUG_BUFFER_BYTES)
+                .size(DEBUG_BUFFER_BYTES + SCRATCH_BYTES)
                 .usage(vk::BufferUsageFlags::STORAGE_BUFFER | vk::BufferUsageFlags::TRANSFER_DST)
                 .sharing_mode(vk::SharingMode::EXCLUSIVE);
-            let mut buffer = vk::Buffer::null();
             check(
-                create_buffer(dev, &info, std::ptr::null(), &mut buffer),
+                create_buffer(dev, &info, std::ptr::null(), &mut d.buffer),
                 "the debug buffer",
             )?;
             let mut req = vk::MemoryRequirements::default();
-            requirements(dev, buffer, &mut req);
+            requirements(dev, d.buffer, &mut req);
             let wanted =
                 vk::MemoryPropertyFlags::HOST_VISIBLE | vk::MemoryPropertyFlags::HOST_COHERENT;
             let mem = &self.memory;
@@ -1030,21 +1447,21 @@ impl Pipelines {
             let info = vk::MemoryAllocateInfo::default()
                 .allocation_size(req.size)
                 .memory_type_index(index);
-            let mut memory = vk::DeviceMemory::null();
+            let r = if crate::fault::injected(crate::fault::Fault::DebugMemory) {
+                vk::Result::ERROR_OUT_OF_DEVICE_MEMORY
+            } else {
+                allocate_memory(dev, &info, std::ptr::null(), &mut d.memory)
+            };
+            check(r, "the debug buffer's memory")?;
             check(
-                allocate_memory(dev, &info, std::ptr::null(), &mut memory),
-                "the debug buffer's memory",
-            )?;
-            check(
-                bind_memory(dev, buffer, memory, 0),
+                bind_memory(dev, d.buffer, d.memory, 0),
                 "binding the debug buffer's memory",
             )?;
-            let map = self.next.map_memory.ok_or("the device lacks vkMapMemory")?;
             let mut words = std::ptr::null_mut();
             check(
                 map(
                     dev,
-                    memory,
+                    d.memory,
                     0,
                     vk::WHOLE_SIZE,
                     vk::MemoryMapFlags::empty(),
@@ -1052,26 +1469,50 @@ impl Pipelines {
                 ),
                 "mapping the debug buffer",
             )?;
-            let buffers = [vk::DescriptorBufferInfo {
-                buffer,
+            d.words = words.cast();
+            let main = [vk::DescriptorBufferInfo {
+                buffer: d.buffer,
                 offset: 0,
-                range: vk::WHOLE_SIZE,
+                range: DEBUG_BUFFER_BYTES,
             }];
-            let write = vk::WriteDescriptorSet::default()
-                .dst_set(set)
-                .dst_binding(0)
-                .descriptor_type(vk::DescriptorType::STORAGE_BUFFER)
-                .buffer_info(&buffers);
-            update_sets(dev, 1, &write, 0, std::ptr::null());
-            *debug = Some(DebugSet {
-                layout,
-                pool,
-                set,
-                buffer,
-                memory,
-                words: words.cast(),
-            });
-            Ok((layout, set))
+            let scratch_info = [vk::DescriptorBufferInfo {
+                buffer: d.buffer,
+                offset: DEBUG_BUFFER_BYTES,
+                range: SCRATCH_BYTES,
+            }];
+            let write = |set, info| {
+                vk::WriteDescriptorSet::default()
+                    .dst_set(set)
+                    .dst_binding(0)
+                    .descriptor_type(vk::DescriptorType::STORAGE_BUFFER_DYNAMIC)
+                    .buffer_info(info)
+            };
+            let writes = [write(d.set, &main), write(d.scratch, &scratch_info)];
+            update_sets(dev, 2, writes.as_ptr(), 0, std::ptr::null());
+        }
+        Ok(())
+    }
+
+    /// Destroys the debug set's objects (null ones are skipped by Vulkan).
+    ///
+    /// # Safety
+    /// They are the layer's own, and idle.
+    unsafe fn destroy_debug_set(&self, dev: vk::Device, d: &DebugSet) {
+        let n = &self.next;
+        // SAFETY: per this function's contract.
+        unsafe {
+            if let Some(f) = n.destroy_descriptor_pool {
+                f(dev, d.pool, std::ptr::null());
+            }
+            if let Some(f) = n.destroy_descriptor_set_layout {
+                f(dev, d.layout, std::ptr::null());
+            }
+            if let Some(f) = n.destroy_buffer {
+                f(dev, d.buffer, std::ptr::null());
+            }
+            if let Some(f) = n.free_memory {
+                f(dev, d.memory, std::ptr::null());
+            }
         }
     }
 
@@ -1090,10 +1531,73 @@ impl Pipelines {
         Some(f(words))
     }
 
-    /// The debug set, if made.
-    pub fn debug_descriptor_set(&self) -> Option<vk::DescriptorSet> {
-        let debug = self.debug.lock().unwrap_or_else(|e| e.into_inner());
-        debug.as_ref().map(|d| d.set)
+    /// Makes the debug set show `range` bytes of the debug buffer from each
+    /// dynamic offset (all of it unless a hit test splits it among draws),
+    /// and clears the scratch header.
+    ///
+    /// # Safety
+    /// No command buffer that binds the debug set is pending or will be
+    /// submitted again (updating a set invalidates the buffers that bind it).
+    pub unsafe fn set_debug_range(&self, dev: vk::Device, range: u64) -> Result<(), String> {
+        // SAFETY: `dev` is this device.
+        unsafe { self.debug_set(dev)? };
+        let mut debug = self.debug.lock().unwrap_or_else(|e| e.into_inner());
+        let d = debug.as_mut().ok_or("no debug set")?;
+        // SAFETY: the mapping covers the scratch words; the device does not
+        // use them (the contract).
+        unsafe {
+            let scratch = d.words.add((DEBUG_BUFFER_BYTES / 4) as usize);
+            std::ptr::write_bytes(scratch, 0, (SCRATCH_BYTES / 4) as usize);
+        }
+        if d.range == range {
+            return Ok(());
+        }
+        let update = self
+            .next
+            .update_descriptor_sets
+            .ok_or("the device lacks vkUpdateDescriptorSets")?;
+        let info = [vk::DescriptorBufferInfo {
+            buffer: d.buffer,
+            offset: 0,
+            range,
+        }];
+        let write = vk::WriteDescriptorSet::default()
+            .dst_set(d.set)
+            .dst_binding(0)
+            .descriptor_type(vk::DescriptorType::STORAGE_BUFFER_DYNAMIC)
+            .buffer_info(&info);
+        // SAFETY: the set is not in use (the contract).
+        unsafe { update(dev, 1, &write, 0, std::ptr::null()) };
+        d.range = range;
+        Ok(())
+    }
+
+    /// Binds the debug set of `twin` (bound at `point`) in `cb` as `which` says.
+    ///
+    /// # Safety
+    /// `cb` is a shadow, recording, with `twin` bound at `point`.
+    pub unsafe fn bind_debug(
+        &self,
+        cb: vk::CommandBuffer,
+        point: vk::PipelineBindPoint,
+        twin: &Twin,
+        which: DebugBinding,
+    ) -> Result<(), String> {
+        let (set, offset) = {
+            let debug = self.debug.lock().unwrap_or_else(|e| e.into_inner());
+            let d = debug.as_ref().ok_or("no debug set")?;
+            match which {
+                DebugBinding::Buffer(offset) => (d.set, offset),
+                DebugBinding::Scratch => (d.scratch, 0),
+            }
+        };
+        let bind = self
+            .next
+            .cmd_bind_descriptor_sets
+            .ok_or("the device lacks vkCmdBindDescriptorSets")?;
+        // SAFETY: per this function's contract.
+        unsafe { bind(cb, point, twin.layout, twin.set, 1, &set, 1, &offset) };
+        Ok(())
     }
 
     /// # Safety
@@ -1125,22 +1629,25 @@ impl Pipelines {
         }
         let debug = self.debug.lock().unwrap_or_else(|e| e.into_inner()).take();
         if let Some(d) = debug {
-            let n = &self.next;
             // SAFETY: objects of the layer's own, idle (the contract).
-            unsafe {
-                if let Some(f) = n.destroy_descriptor_pool {
-                    f(dev, d.pool, std::ptr::null());
-                }
-                if let Some(f) = n.destroy_descriptor_set_layout {
-                    f(dev, d.layout, std::ptr::null());
-                }
-                if let Some(f) = n.destroy_buffer {
-                    f(dev, d.buffer, std::ptr::null());
-                }
-                if let Some(f) = n.free_memory {
-                    f(dev, d.memory, std::ptr::null());
-                }
-            }
+            unsafe { self.destroy_debug_set(dev, &d) };
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_twin_is_compiled_and_derived_from_nothing() {
+        let app = vk::PipelineCreateFlags::FAIL_ON_PIPELINE_COMPILE_REQUIRED
+            | vk::PipelineCreateFlags::EARLY_RETURN_ON_FAILURE
+            | vk::PipelineCreateFlags::DERIVATIVE
+            | vk::PipelineCreateFlags::DISABLE_OPTIMIZATION
+            | vk::PipelineCreateFlags::ALLOW_DERIVATIVES;
+        let kept = vk::PipelineCreateFlags::DISABLE_OPTIMIZATION
+            | vk::PipelineCreateFlags::ALLOW_DERIVATIVES;
+        assert!(twin_flags(app) == kept, "{:#x}", twin_flags(app).as_raw());
     }
 }

@@ -29,7 +29,7 @@ use shaderdbg_protocol::FromAgent;
 use crate::agent::Ask;
 use crate::breakpoints::{self, Bound, ModuleDebug};
 use crate::dispatch::{array, DeviceData};
-use crate::pipelines::{Code, StageCode, DEBUG_BUFFER_BYTES};
+use crate::pipelines::{Code, DebugBinding, StageCode, Twin, DEBUG_BUFFER_BYTES};
 use crate::replay::{Cmd, Shadow, Submission, Submit};
 
 fn variant(what: &impl Hash) -> u64 {
@@ -39,8 +39,48 @@ fn variant(what: &impl Hash) -> u64 {
     h.finish() | 1 << 63
 }
 
-/// Shadows of `cbs` whose pipelines running `shader` run it as `code`;
-/// the error says why one could not be made (the ones made are freed).
+/// Which draws of a submission an instrumented stage writes the debug
+/// buffer in (draws are numbered in submission order, from 0: every draw
+/// and dispatch of every buffer).
+#[derive(Clone, Copy)]
+enum Observe<'a> {
+    /// A hit test: the `k`th draw of `draws` (the ones that run the module)
+    /// writes hits to the `k`th region of `region` bytes, so that each hit
+    /// says its draw.
+    Regions { draws: &'a [u32], region: u32 },
+    /// A recording or a watch: draw `d` writes to the whole buffer, the
+    /// others to the scratch header (nothing).
+    Only(u32),
+    /// Every draw writes to the whole buffer (a hit test that only flags).
+    All,
+}
+
+impl Observe<'_> {
+    /// What draw `d` binds (none: what is bound already will do).
+    fn binding(&self, d: u32) -> Option<DebugBinding> {
+        match *self {
+            Observe::Regions { draws, region } => draws
+                .binary_search(&d)
+                .ok()
+                .map(|k| DebugBinding::Buffer(k as u32 * region)),
+            Observe::Only(only) if only == d => Some(DebugBinding::Buffer(0)),
+            Observe::Only(_) => Some(DebugBinding::Scratch),
+            Observe::All => None,
+        }
+    }
+
+    /// What a pipeline's debug set points at when it is bound.
+    fn at_bind(&self) -> DebugBinding {
+        match self {
+            Observe::All => DebugBinding::Buffer(0),
+            _ => DebugBinding::Scratch,
+        }
+    }
+}
+
+/// Shadows of `cbs` whose pipelines running `shader` run it as `code`,
+/// each draw's debug set bound as `observe` says; the error says why one
+/// could not be made (the ones made are freed).
 ///
 /// # Safety
 /// `cbs` are executable (being submitted); their pipelines are alive.
@@ -50,6 +90,7 @@ unsafe fn shadows(
     shader: u32,
     variant: u64,
     code: &dyn Fn(u32) -> Result<Code, String>,
+    observe: &Observe,
 ) -> Result<Vec<Shadow>, String> {
     let code_for = |sc: &StageCode, set: u32| {
         if sc.shader == Some(shader) {
@@ -59,10 +100,36 @@ unsafe fn shadows(
         }
     };
     let mut made = Vec::new();
+    let mut draw = 0;
     for cb in cbs {
+        // Per bind point: the twin bound, and where its debug set points
+        // (a command buffer starts with nothing bound).
+        let mut bound: Vec<(vk::PipelineBindPoint, Twin, DebugBinding)> = Vec::new();
         let mut substitute = |shadow: vk::CommandBuffer, cmd: &Cmd| {
+            if let Some(point) = cmd.work() {
+                let d = draw;
+                draw += 1;
+                let want = observe.binding(d);
+                if let Some((_, twin, now)) = bound.iter_mut().find(|b| b.0 == point) {
+                    if let Some(want) = want.filter(|w| w != now) {
+                        // SAFETY: the shadow is recording with `twin` bound.
+                        unsafe { data.pipelines.bind_debug(shadow, point, twin, want)? };
+                        *now = want;
+                    }
+                }
+                return Ok(false);
+            }
+            let first = observe.at_bind();
             // SAFETY: the shadow is recording; the pipelines are alive.
-            unsafe { crate::replay::bind_twin(data, shadow, cmd, variant, &code_for) }
+            let twin =
+                unsafe { crate::replay::bind_twin(data, shadow, cmd, variant, &code_for, first)? };
+            let (Cmd::CmdBindPipeline(a), Some(twin)) = (cmd, twin) else {
+                return Ok(false);
+            };
+            let point = a.pipeline_bind_point;
+            bound.retain(|b| b.0 != point);
+            bound.push((point, twin, first));
+            Ok(true)
         };
         // SAFETY: per this function's contract.
         match unsafe { data.replay.shadow(data.handle, *cb, &mut substitute) } {
@@ -77,17 +144,73 @@ unsafe fn shadows(
     Ok(made)
 }
 
-/// Writes `header` (a fresh buffer's first words) to the debug buffer.
-///
-/// # Safety
-/// Nothing pending uses the debug buffer.
-unsafe fn reset(data: &DeviceData, header: &[u32]) {
-    // SAFETY: per this function's contract.
-    unsafe {
-        data.pipelines.with_debug_words(|w| {
-            w[..header.len()].copy_from_slice(header);
-        })
-    };
+/// The draws of `cbs` (numbered in submission order) whose pipeline runs
+/// `shader`.
+fn draws_running(data: &DeviceData, cbs: &[vk::CommandBuffer], shader: u32) -> Vec<u32> {
+    let mut runs: crate::dispatch::HandleMap<u64, bool> = Default::default();
+    let mut out = Vec::new();
+    let mut draw = 0;
+    for cb in cbs {
+        let mut bound: Vec<(vk::PipelineBindPoint, bool)> = Vec::new();
+        data.replay.with_commands(*cb, |cmds| {
+            for cmd in cmds {
+                if let Cmd::CmdBindPipeline(a) = cmd {
+                    let raw = vk::Handle::as_raw(a.pipeline);
+                    let running = *runs
+                        .entry(raw)
+                        .or_insert_with(|| data.pipelines.shaders_of(a.pipeline).contains(&shader));
+                    bound.retain(|b| b.0 != a.pipeline_bind_point);
+                    bound.push((a.pipeline_bind_point, running));
+                } else if let Some(point) = cmd.work() {
+                    if bound.iter().any(|b| b.0 == point && b.1) {
+                        out.push(draw);
+                    }
+                    draw += 1;
+                }
+            }
+        });
+    }
+    out
+}
+
+/// The bytes of the debug buffer each of `draws` draws gets for its hits
+/// (a multiple of `align`), or why they do not fit.
+fn region_bytes(draws: usize, align: u64) -> Result<u32, String> {
+    let least = ((layout::HEADER_WORDS + layout::HIT_RECORD_WORDS) * 4) as u64;
+    let least = least.div_ceil(align) * align;
+    let region = DEBUG_BUFFER_BYTES / draws.max(1) as u64 / align * align;
+    if region < least {
+        return Err(format!(
+            "{draws} of its draws run the shader; the debug buffer holds the hits of {} draws",
+            DEBUG_BUFFER_BYTES / least
+        ));
+    }
+    Ok(region as u32)
+}
+
+/// Empties the hit buffers of `n` regions of `region` bytes.
+fn reset_regions(w: &mut [u32], n: usize, region: u32) {
+    let words = region as usize / 4;
+    let cap = ((words - layout::HEADER_WORDS) / layout::HIT_RECORD_WORDS) as u32;
+    for k in 0..n {
+        let header = &mut w[k * words..k * words + layout::HEADER_WORDS];
+        header.fill(0);
+        header[layout::CAP_INDEX] = cap;
+    }
+}
+
+/// The regions (of `n`, `region` bytes each) that hold hits, in order:
+/// each one's number and its used words.
+fn regions_with_hits(
+    w: &[u32],
+    n: usize,
+    region: u32,
+) -> impl Iterator<Item = (usize, Vec<u32>)> + '_ {
+    let words = region as usize / 4;
+    (0..n).filter_map(move |k| {
+        let r = &w[k * words..(k + 1) * words];
+        (r[0] > 0).then(|| (k, hit_words(r)))
+    })
 }
 
 /// Capacity words of the debug buffer after its header.
@@ -113,6 +236,48 @@ pub unsafe fn submit<I: Submission>(
         return None;
     }
     let dbg = crate::agent::debugger()?;
+    // The device's teardown waits for this submission (with its stop).
+    let in_progress = data.busy.enter()?;
+    // SAFETY: per this function's contract.
+    let result = unsafe { debugged(data, dbg, queue, count, submits, fence, next) };
+    drop(in_progress);
+    if data.busy.release_lost() {
+        // SAFETY: no submission of the device is debugged, and none will be.
+        unsafe {
+            data.storage.drop_taken(data);
+            data.pipelines.destroy_all(data.handle);
+        }
+    }
+    result
+}
+
+/// The device was lost (`why`, in the debugger's words) under the layer's
+/// own work: it is said once, and no submission is debugged from then on.
+fn lost(data: &DeviceData, dbg: &crate::agent::Debugger, why: &str) {
+    if data.busy.lose() {
+        tracing::warn!("the device was lost {why}: no more stops on it");
+        dbg.send(&FromAgent::Error {
+            request: None,
+            message: format!(
+                "the device was lost (VK_ERROR_DEVICE_LOST) {why}: no more stops on it"
+            ),
+        });
+    }
+}
+
+/// [`submit`] of a submission the layer may debug.
+///
+/// # Safety
+/// As [`submit`].
+unsafe fn debugged<I: Submission>(
+    data: &DeviceData,
+    dbg: &crate::agent::Debugger,
+    queue: vk::Queue,
+    count: u32,
+    submits: *const I,
+    fence: vk::Fence,
+    next: Submit<I>,
+) -> Option<vk::Result> {
     // SAFETY: the application names `count` submit infos.
     let infos = unsafe { array(submits, count) };
     // SAFETY: valid submit infos.
@@ -125,9 +290,8 @@ pub unsafe fn submit<I: Submission>(
     if filter.frame.is_some_and(|f| f != frame) {
         return None;
     }
-    let shaders: Vec<u32> = cbs
-        .iter()
-        .flat_map(|cb| data.replay.pipelines_bound(*cb))
+    let shaders: Vec<u32> = pipelines_of(data, &cbs)
+        .into_iter()
         .flat_map(|p| data.pipelines.shaders_of(p))
         .collect();
     let Test {
@@ -166,37 +330,69 @@ pub unsafe fn submit<I: Submission>(
         // SAFETY: as above; the copy waits for earlier work on the queue.
         unsafe { data.storage.images.take(data, queue, family, plan) }
     });
-    if let Err(why) = taken {
+    // The submission runs as the application made it: the session hears
+    // why once (a program submits the same work every frame).
+    let refuse = |why: String, what: &str| {
         // SAFETY: the copies were waited for.
         unsafe { data.storage.drop_taken(data) };
-        // Said once: a program submits the same work every frame.
         if said_once(shader, &why) {
             dbg.send(&FromAgent::Error {
                 request: None,
-                message: format!("shader {shader}: the storage cannot be kept for a stop: {why}"),
+                message: format!("shader {shader}: {what}: {why}"),
             });
         }
-        return None;
+        None
+    };
+    if let Err(why) = taken {
+        return refuse(why, "the storage cannot be kept for a stop");
     }
+    // Each draw that runs the module writes its hits to a region of its
+    // own, so that the stop can say which draw it is in.
+    // Each draw that runs the module writes its hits to a region of its
+    // own, so that the stop can say which draw it is in.
+    let draws = draws_running(data, &cbs, shader);
+    let region = match region_bytes(draws.len(), data.pipelines.offset_alignment()) {
+        Ok(r) => r,
+        Err(why) => return refuse(why, "no hit test in this submission"),
+    };
+    let regions = Observe::Regions {
+        draws: &draws,
+        region,
+    };
     let pixel = filter.pixel;
-    let code = |set: u32| {
+    let full = |set: u32| {
         module
             .hit_test_spirv(&bound, nan_inf, pixel, set)
             .map(Arc::new)
     };
-    let variant = variant(&(shader, &bound, nan_inf, pixel));
+    let full_variant = variant(&(shader, &bound, nan_inf, pixel));
+    // The application's submission runs the module instrumented to flag a
+    // hit only where it can (GLSL): the hits are found by running it again
+    // with the full hit test when there are some, which is rare, and the
+    // flag costs a fraction of the hit records on SIMD drivers (see
+    // `instrument_vulkan_flag`). Else it runs the full hit test.
+    let flag = module.hit_flag(&bound, nan_inf, pixel);
+    let flag_code = |set: u32| match &flag {
+        Some(f) => f(set).map(Arc::new),
+        None => full(set),
+    };
+    let (code, observe, range, first_variant): (&dyn Fn(u32) -> _, _, _, _) = match &flag {
+        Some(_) => (
+            &flag_code,
+            Observe::All,
+            DEBUG_BUFFER_BYTES,
+            variant(&(shader, &bound, nan_inf, pixel, "flag")),
+        ),
+        None => (&full, regions, u64::from(region), full_variant),
+    };
+    // SAFETY: nothing pending uses the debug set (every use is waited for).
+    if let Err(why) = unsafe { data.pipelines.set_debug_range(data.handle, range) } {
+        return refuse(why, "no hit test in this submission");
+    }
     // SAFETY: the application is submitting `cbs`.
-    let hit_shadows = match unsafe { shadows(data, &cbs, shader, variant, &code) } {
+    let hit_shadows = match unsafe { shadows(data, &cbs, shader, first_variant, code, &observe) } {
         Ok(s) => s,
-        Err(why) => {
-            dbg.send(&FromAgent::Error {
-                request: None,
-                message: format!(
-                    "shader {shader}: the hit test cannot run in this submission: {why}"
-                ),
-            });
-            return None;
-        }
+        Err(why) => return refuse(why, "the hit test cannot run in this submission"),
     };
     let mut keep = crate::replay::Keep::default();
     let mut at = 0;
@@ -212,43 +408,100 @@ pub unsafe fn submit<I: Submission>(
         })
         .collect();
     // SAFETY: nothing pending uses the debug buffer (every use is waited for).
-    unsafe { data.pipelines.with_debug_words(crate::replay::reset_hits) };
+    unsafe {
+        data.pipelines.with_debug_words(|w| match flag {
+            Some(_) => w[0] = 0,
+            None => reset_regions(w, draws.len(), region),
+        })
+    };
     // SAFETY: the application's submission with shadows in place of its
     // buffers; every other member is the application's.
     let result = unsafe { next(queue, count, replaced.as_ptr(), fence) };
     let wait = data.replay.life.queue_wait_idle;
-    if let Some(wait) = wait {
+    let waited = match wait {
         // SAFETY: a queue of this device.
-        let _ = unsafe { wait(queue) };
-    }
-    // SAFETY: the queue is idle.
-    let words = unsafe { data.pipelines.with_debug_words(|w| hit_words(w)) }.unwrap_or_default();
+        Some(wait) => unsafe { wait(queue) },
+        None => vk::Result::SUCCESS,
+    };
+    let waited = match crate::fault::injected(crate::fault::Fault::DeviceLost) {
+        true => vk::Result::ERROR_DEVICE_LOST,
+        false => waited,
+    };
     // SAFETY: the queue is idle.
     unsafe { data.replay.free_shadows(data.handle, &hit_shadows) };
-    if result != vk::Result::SUCCESS {
-        return Some(result);
-    }
-    let (hits, truncated) = decode_hits(&words, &module.table);
-    let mut hits = tagged(hits, &bound);
-    if let Some(pixel) = filter
-        .pixel
-        .filter(|_| module.stage == shaderdbg_core::Stage::Fragment)
-    {
-        hits.retain(|h| h.invocation.pixel() == Some(pixel));
-    }
-    let (reason, hits) = pick(reason, hits);
-    if hits.is_empty() {
-        // SAFETY: the hit test was waited for.
+    if result == vk::Result::ERROR_DEVICE_LOST || waited == vk::Result::ERROR_DEVICE_LOST {
+        lost(data, dbg, &format!("in frame {frame}'s hit test"));
+        // SAFETY: the device is lost: nothing of it is pending any more.
         unsafe { data.storage.drop_taken(data) };
         return Some(result);
     }
+    let stop_at = |w: &mut [u32]| {
+        regions_with_hits(w, draws.len(), region).find_map(|(k, words)| {
+            let (hits, truncated) = decode_hits(&words, &module.table);
+            let mut hits = tagged(hits, &bound);
+            if let Some(pixel) = filter
+                .pixel
+                .filter(|_| module.stage == shaderdbg_core::Stage::Fragment)
+            {
+                hits.retain(|h| h.invocation.pixel() == Some(pixel));
+            }
+            let (reason, hits) = pick(reason, hits);
+            (!hits.is_empty()).then_some((draws[k], reason, hits, truncated))
+        })
+    };
+    let submitted = Submitted {
+        data,
+        queue,
+        cbs: &cbs,
+        shader,
+    };
+    let found = if result != vk::Result::SUCCESS {
+        None
+    } else if flag.is_some() {
+        // SAFETY: the queue is idle.
+        let flagged = unsafe { data.pipelines.with_debug_words(|w| w[0] != 0) };
+        if flagged == Some(true) {
+            // SAFETY: the application waits in its submission, whose
+            // buffers are executable.
+            let again = unsafe {
+                rerun(
+                    &submitted,
+                    &regions,
+                    u64::from(region),
+                    full_variant,
+                    &full,
+                    |w| reset_regions(w, draws.len(), region),
+                    stop_at,
+                )
+            };
+            again.unwrap_or_else(|why| {
+                if said_once(shader, &why) {
+                    dbg.send(&FromAgent::Error {
+                        request: None,
+                        message: format!("shader {shader}: finding the hits: {why}"),
+                    });
+                }
+                None
+            })
+        } else {
+            None
+        }
+    } else {
+        // SAFETY: the queue is idle.
+        unsafe { data.pipelines.with_debug_words(stop_at) }.flatten()
+    };
+    let Some((draw, reason, hits, truncated)) = found else {
+        // SAFETY: the hit test was waited for.
+        unsafe { data.storage.drop_taken(data) };
+        return Some(result);
+    };
     if reason == StopReason::Pause {
         breakpoints::take_pause();
     }
     let stopped = FromAgent::Stopped {
         context: vk::Handle::as_raw(data.handle),
         frame,
-        draw: 0,
+        draw: u64::from(draw),
         program: 0,
         shader,
         hits,
@@ -257,11 +510,12 @@ pub unsafe fn submit<I: Submission>(
         probes: module.table.clone(),
         sanitizer: Vec::new(),
     };
+    let at = (&submitted, draw);
     let mut answer = |request: u64, ask: Ask| match ask {
         Ask::Record(selector) => {
             // SAFETY: the application's thread waits here; its buffers are
             // still executable and their objects alive.
-            let log = unsafe { record(data, queue, &cbs, shader, &module, selector)? };
+            let log = unsafe { record(at, &module, selector)? };
             Ok(FromAgent::Recorded {
                 request,
                 shader,
@@ -271,7 +525,7 @@ pub unsafe fn submit<I: Submission>(
         }
         Ask::Watch { line, expr } => {
             // SAFETY: as above.
-            let w = unsafe { watch(data, queue, &cbs, shader, &module, line, &expr)? };
+            let w = unsafe { watch(at, &module, line, &expr)? };
             Ok(w.reply(request))
         }
         Ask::Screenshot => {
@@ -429,6 +683,21 @@ fn tagged(
     out
 }
 
+/// The pipelines `cbs` bind, each once, in the order they are first bound
+/// (programs bind a few pipelines many times).
+fn pipelines_of(data: &DeviceData, cbs: &[vk::CommandBuffer]) -> Vec<vk::Pipeline> {
+    let mut seen: crate::dispatch::HandleMap<u64, ()> = Default::default();
+    let mut out = Vec::new();
+    for cb in cbs {
+        for p in data.replay.pipelines_bound(*cb) {
+            if seen.insert(vk::Handle::as_raw(p), ()).is_none() {
+                out.push(p);
+            }
+        }
+    }
+    out
+}
+
 /// Why running `cbs` again would not give what running them once gave, if so.
 fn not_reexecutable(data: &DeviceData, cbs: &[vk::CommandBuffer]) -> Option<String> {
     for cb in cbs {
@@ -466,9 +735,8 @@ fn images_read_first(
     data: &DeviceData,
     cbs: &[vk::CommandBuffer],
 ) -> Result<crate::images::Plan, String> {
-    let storage_images = cbs
-        .iter()
-        .flat_map(|cb| data.replay.pipelines_bound(*cb))
+    let storage_images = pipelines_of(data, cbs)
+        .into_iter()
         .any(|p| data.pipelines.writable_storage(p).images);
     // The submission's commands in order (recordings are locked one at a
     // time, so each buffer's are walked on their own, in order, sharing
@@ -491,9 +759,8 @@ fn storage_ranges(
     data: &DeviceData,
     cbs: &[vk::CommandBuffer],
 ) -> Result<Vec<crate::snapshots::Range>, String> {
-    let writes = cbs
-        .iter()
-        .flat_map(|cb| data.replay.pipelines_bound(*cb))
+    let writes = pipelines_of(data, cbs)
+        .into_iter()
         .any(|p| data.pipelines.writable_storage(p).buffers);
     if !writes {
         return Ok(Vec::new());
@@ -514,33 +781,48 @@ fn storage_ranges(
     Ok(all)
 }
 
-/// Runs `cbs` again as shadows whose pipelines running `shader` run
-/// `code` instead, the debug buffer first holding `buffer` (a fresh
-/// buffer's words); what `read` makes of the debug buffer afterwards.
-///
-/// # Safety
-/// `cbs` are executable and their objects alive; the application waits.
-#[allow(clippy::too_many_arguments)]
-unsafe fn rerun<R>(
-    data: &DeviceData,
+/// A submission being debugged: its buffers and the module hit-tested.
+struct Submitted<'a> {
+    data: &'a DeviceData,
     queue: vk::Queue,
-    cbs: &[vk::CommandBuffer],
+    cbs: &'a [vk::CommandBuffer],
     shader: u32,
-    variant: u64,
-    code: &dyn Fn(u32) -> Result<Code, String>,
-    buffer: &[u32],
-    read: impl FnOnce(&mut [u32]) -> R,
-) -> Result<R, String> {
-    if let Some(why) = not_reexecutable(data, cbs) {
-        return Err(format!(
-            "this needs the submission to run again, and {why}: running it again would not give what running it once gave"
-        ));
-    }
+}
+
+/// The debug buffer as a fresh one holding `buffer`'s words, or why it
+/// cannot.
+fn fresh(buffer: &[u32]) -> Result<impl FnOnce(&mut [u32]) + '_, String> {
     if buffer.len() * 4 > DEBUG_BUFFER_BYTES as usize {
         return Err(format!(
             "the debug buffer holds {} bytes, this needs {}",
             DEBUG_BUFFER_BYTES,
             buffer.len() * 4
+        ));
+    }
+    Ok(|w: &mut [u32]| w[..buffer.len()].copy_from_slice(buffer))
+}
+
+/// Runs the submission's buffers again as shadows whose pipelines running
+/// the module run `code` instead, each draw's debug set bound as `observe`
+/// says (`range` bytes of the buffer from its offset), the debug buffer
+/// prepared by `reset`; what `read` makes of the debug buffer afterwards.
+///
+/// # Safety
+/// The buffers are executable and their objects alive; the application waits.
+#[allow(clippy::too_many_arguments)]
+unsafe fn rerun<R>(
+    at: &Submitted,
+    observe: &Observe,
+    range: u64,
+    variant: u64,
+    code: &dyn Fn(u32) -> Result<Code, String>,
+    reset: impl FnOnce(&mut [u32]),
+    read: impl FnOnce(&mut [u32]) -> R,
+) -> Result<R, String> {
+    let (data, queue, cbs) = (at.data, at.queue, at.cbs);
+    if let Some(why) = not_reexecutable(data, cbs) {
+        return Err(format!(
+            "this needs the submission to run again, and {why}: running it again would not give what running it once gave"
         ));
     }
     let family = cbs
@@ -552,21 +834,28 @@ unsafe fn rerun<R>(
     unsafe {
         data.storage.restore(data, queue, family)?;
         data.storage.images.restore(data, queue, family)?;
+        data.pipelines.set_debug_range(data.handle, range)?;
     }
     // SAFETY: per this function's contract.
-    let made = unsafe { shadows(data, cbs, shader, variant, code)? };
+    let made = unsafe { shadows(data, cbs, at.shader, variant, code, observe)? };
     let submit = data.queue_submit.ok_or("the device lacks vkQueueSubmit")?;
     let handles: Vec<vk::CommandBuffer> = made.iter().map(|s| s.cb).collect();
     let info = vk::SubmitInfo::default().command_buffers(&handles);
     // SAFETY: the application waits in its own submission; the earlier
     // submission of the shadows was waited for.
     unsafe {
-        reset(data, buffer);
+        data.pipelines.with_debug_words(reset);
         let r = submit(queue, 1, &info, vk::Fence::null());
-        if let Some(wait) = data.replay.life.queue_wait_idle {
-            let _ = wait(queue);
-        }
+        let waited = match data.replay.life.queue_wait_idle {
+            Some(wait) => wait(queue),
+            None => vk::Result::SUCCESS,
+        };
         data.replay.free_shadows(data.handle, &made);
+        if r == vk::Result::ERROR_DEVICE_LOST || waited == vk::Result::ERROR_DEVICE_LOST {
+            // No later submission is debugged; the reply says why.
+            data.busy.lose();
+            return Err("the device was lost (VK_ERROR_DEVICE_LOST) running it again".into());
+        }
         if r != vk::Result::SUCCESS {
             return Err(format!("submitting again: {r}"));
         }
@@ -576,16 +865,13 @@ unsafe fn rerun<R>(
     }
 }
 
-/// A recording of `selector` by running the buffers again with the module
-/// instrumented to record it.
+/// A recording of `selector` in the stopped draw, by running the buffers
+/// again with the module instrumented to record it.
 ///
 /// # Safety
 /// As [`rerun`].
 unsafe fn record(
-    data: &DeviceData,
-    queue: vk::Queue,
-    cbs: &[vk::CommandBuffer],
-    shader: u32,
+    (at, draw): (&Submitted, u32),
     module: &ModuleDebug,
     selector: Invocation,
 ) -> Result<Vec<u32>, String> {
@@ -593,26 +879,26 @@ unsafe fn record(
     let code = |set: u32| module.spirv(&mode, set).map(Arc::new);
     let mut header = layout::to_words(&layout::new_record_buffer(0));
     header[layout::CAP_INDEX] = capacity();
-    let v = variant(&(shader, "record", selector));
+    let v = variant(&(at.shader, "record", selector));
+    let only = Observe::Only(draw);
+    let whole = DEBUG_BUFFER_BYTES;
+    let reset = fresh(&header)?;
     // SAFETY: per this function's contract.
     unsafe {
-        rerun(data, queue, cbs, shader, v, &code, &header, |w| {
+        rerun(at, &only, whole, v, &code, reset, |w| {
             layout::trim_record(w)
         })
     }
 }
 
-/// A values image: the value of `expr` at `line` for every fragment of the
-/// render area, by running the buffers again with the module instrumented
-/// to watch it.
+/// A values image: the value of `expr` at `line` for every fragment the
+/// stopped draw draws in the render area, by running the buffers again
+/// with the module instrumented to watch it.
 ///
 /// # Safety
 /// As [`rerun`].
 unsafe fn watch(
-    data: &DeviceData,
-    queue: vk::Queue,
-    cbs: &[vk::CommandBuffer],
-    shader: u32,
+    (at, draw): (&Submitted, u32),
     module: &ModuleDebug,
     line: u32,
     expr: &str,
@@ -621,13 +907,17 @@ unsafe fn watch(
     let words = ty
         .words()
         .ok_or("the expression's type cannot be shown as an image")?;
-    let (width, height) = render_area(data, cbs).ok_or("the submission draws in no render pass")?;
+    let (width, height) =
+        render_area(at.data, at.cbs).ok_or("the submission draws in no render pass")?;
     let buffer = layout::to_words(&layout::new_watch_buffer(width, height, words));
     let code = |set: u32| code(set).map(Arc::new);
-    let v = variant(&(shader, "watch", line, expr));
+    let v = variant(&(at.shader, "watch", line, expr));
+    let only = Observe::Only(draw);
+    let whole = DEBUG_BUFFER_BYTES;
+    let reset = fresh(&buffer)?;
     // SAFETY: per this function's contract.
     let data_words = unsafe {
-        rerun(data, queue, cbs, shader, v, &code, &buffer, |w| {
+        rerun(at, &only, whole, v, &code, reset, |w| {
             w[..buffer.len()].to_vec()
         })?
     };
@@ -694,4 +984,52 @@ fn render_area(data: &DeviceData, cbs: &[vk::CommandBuffer]) -> Option<(u32, u32
         });
     }
     area
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn each_draw_running_the_module_gets_its_own_region_and_others_none() {
+        let draws = [1, 4, 5];
+        let regions = Observe::Regions {
+            draws: &draws,
+            region: 256,
+        };
+        let b = |d| regions.binding(d);
+        assert_eq!(b(0), None);
+        assert_eq!(b(1), Some(DebugBinding::Buffer(0)));
+        assert_eq!(b(4), Some(DebugBinding::Buffer(256)));
+        assert_eq!(b(5), Some(DebugBinding::Buffer(512)));
+        let only = Observe::Only(4);
+        assert_eq!(only.binding(4), Some(DebugBinding::Buffer(0)));
+        assert_eq!(only.binding(5), Some(DebugBinding::Scratch));
+    }
+
+    #[test]
+    fn regions_split_the_buffer_at_the_alignment_and_refuse_when_too_small() {
+        assert_eq!(region_bytes(1, 64), Ok(DEBUG_BUFFER_BYTES as u32));
+        let r = region_bytes(3000, 256).expect("fits");
+        assert_eq!(r % 256, 0);
+        assert!(u64::from(r) * 3000 <= DEBUG_BUFFER_BYTES);
+        assert!(region_bytes(1 << 20, 256).is_err());
+    }
+
+    #[test]
+    fn the_first_region_with_hits_is_found_with_its_records() {
+        let region = 64u32;
+        let mut w = vec![0xdead_beef; 3 * 16];
+        reset_regions(&mut w, 3, region);
+        // (64 / 4 - 4) / 6 = 2 records each.
+        assert_eq!(w[1], 2);
+        assert_eq!(w[16], 0);
+        // Region 2 has one hit, region 1 none.
+        w[32] = 1;
+        w[36..42].copy_from_slice(&[7, 0, 3, 4, 0, 0]);
+        let found: Vec<_> = regions_with_hits(&w, 3, region).collect();
+        assert_eq!(found.len(), 1);
+        assert_eq!(found[0].0, 2);
+        assert_eq!(found[0].1, [1, 2, 0, 0, 7, 0, 3, 4, 0, 0]);
+    }
 }

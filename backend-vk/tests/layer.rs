@@ -12,6 +12,9 @@ use shaderdbg_session::binding::FileBreakpoint;
 use shaderdbg_session::launch::LaunchConfig;
 use shaderdbg_session::{Event, Session, Stage, StopFilter};
 
+mod common;
+use common::{reports, validation_env};
+
 fn shader_file() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("../tests/vk-apps/shaders/vk_triangle.frag")
@@ -255,53 +258,15 @@ fn vkcube_runs_under_the_layer_with_its_shaders_decompiled() {
 /// ours, reports the same for `vk_triangle` with and without the debugger
 /// (its best-practices warnings included, which shows it is checking): the
 /// layer causes nothing it would report.
-/// The environment that enables the Khronos validation layer with best
-/// practices, its messages on stdout (settings in `dir`).
-fn validation_env(dir: &Path) -> Vec<(String, String)> {
-    shaderdbg_test_support::require_installed(&[
-        "/usr/share/vulkan/explicit_layer.d/VkLayer_khronos_validation.json",
-    ]);
-    std::fs::create_dir_all(dir).expect("temp dir");
-    let settings = dir.join("vk_layer_settings.txt");
-    std::fs::write(
-        &settings,
-        "khronos_validation.debug_action = VK_DBG_LAYER_ACTION_LOG_MSG\n\
-         khronos_validation.report_flags = error,warn,perf\n\
-         khronos_validation.enables = VK_VALIDATION_FEATURE_ENABLE_BEST_PRACTICES_EXT\n",
-    )
-    .expect("settings file");
-    vec![
-        (
-            "VK_INSTANCE_LAYERS".to_string(),
-            "VK_LAYER_KHRONOS_validation".to_string(),
-        ),
-        (
-            "VK_LAYER_SETTINGS_PATH".to_string(),
-            settings.display().to_string(),
-        ),
-    ]
-}
-
-/// The validation layer's errors and warnings among output lines
-/// (`ID(SEVERITY / TYPE): ...`): the message ids, in order.
-fn reports(lines: &[String]) -> Vec<String> {
-    lines
-        .iter()
-        .filter_map(|l| {
-            let (id, rest) = l.split_once('(')?;
-            let severity = rest.split_once(" / ")?.0;
-            ["ERROR", "WARN"]
-                .contains(&severity)
-                .then(|| format!("{id} {severity}"))
-        })
-        .collect()
-}
-
+/// Three draws per submission: the shadows bind the debug set again
+/// before each draw (its own part of the debug buffer in the hit test,
+/// the buffer or the scratch header in the recording).
 #[test]
 fn the_validation_layer_reports_nothing_that_ours_causes() {
     let dir = std::env::temp_dir().join(format!("shaderdbg-vk-validation-{}", std::process::id()));
     let env = validation_env(&dir);
-    let alone = plain_with(&["2", "64"], &env);
+    let args = ["2", "64", "source", "3"];
+    let alone = plain_with(&args, &env);
     let expected = reports(&alone);
     assert!(
         !expected.is_empty(),
@@ -310,11 +275,12 @@ fn the_validation_layer_reports_nothing_that_ours_causes() {
     let bp = FileBreakpoint::new(shader_file(), 11, None);
     let seen = run(
         &shaderdbg_test_support::app("vk_triangle"),
-        &["2", "64"],
+        &args,
         &env,
         vec![bp],
     );
     assert_eq!(seen.exit, Some(0), "{:?}", seen.errors);
+    assert_eq!(seen.frames_seen_as_stops, 2, "{:?}", seen.errors);
     assert_eq!(reports(&seen.output), expected, "{:#?}", seen.output);
     let frames = |lines: &[String]| -> Vec<String> {
         lines
@@ -1054,4 +1020,49 @@ fn a_debugger_that_detaches_mid_stop_leaves_the_program_running_unchanged() {
     assert_eq!(code, Some(0));
     assert_eq!(stops, 1, "no stop after the detach");
     assert_eq!(output, plain(&["4", "64"]), "frames differ");
+}
+
+/// `vk_submit2`: each frame's `vkQueueSubmit2` waits for a timeline
+/// semaphore (the previous frame's value), signals its next value and a
+/// fence. Stopped in (the hit test in the submission's place, the
+/// recording's re-execution) and resumed, or attached without a
+/// breakpoint, it signals what it signals alone: the program prints each
+/// frame with whether its fence was signalled and the timeline's value.
+/// The validation layer (synchronization checks included) reports nothing
+/// of ours.
+#[test]
+fn queue_submit2_signals_its_timeline_and_fence_as_alone_when_stopped() {
+    let dir = std::env::temp_dir().join(format!("shaderdbg-vk-submit2-{}", std::process::id()));
+    let env = validation_env(&dir);
+    let program = shaderdbg_test_support::app("vk_submit2");
+    let args = ["3", "64"];
+    let alone = shaderdbg_test_support::stdout_lines(
+        Command::new(&program)
+            .args(args)
+            .envs(env.iter().map(|(k, v)| (k, v))),
+    );
+    let frames = common::frames;
+    assert_eq!(
+        frames(&alone)
+            .iter()
+            .map(|l| l.split_once(" fence ").map(|(_, s)| s.to_string()))
+            .collect::<Vec<_>>(),
+        ["true timeline 10", "true timeline 20", "true timeline 30"].map(|s| Some(s.into())),
+    );
+    let bp = FileBreakpoint::new(shader_file(), 12, Some("ring > 0.5".into()));
+    let stopped = run(&program, &args, &env, vec![bp]);
+    let attached = run(&program, &args, &env, Vec::new());
+    for (seen, stops) in [(&stopped, 3), (&attached, 0)] {
+        assert_eq!(seen.exit, Some(0), "{:?}", seen.errors);
+        assert!(seen.errors.is_empty(), "{:?}", seen.errors);
+        assert_eq!(seen.frames_seen_as_stops, stops);
+        assert_eq!(frames(&seen.output), frames(&alone));
+        assert_eq!(reports(&seen.output), reports(&alone), "{:#?}", seen.output);
+    }
+    let t = stopped.first_stop.iter().find(|(n, _)| n == "t");
+    assert_eq!(
+        t.and_then(|(_, v)| v.clone()),
+        Some(shaderdbg_core::Value::Float(0.0))
+    );
+    let _ = std::fs::remove_dir_all(&dir);
 }

@@ -43,6 +43,16 @@ fn frames(lines: impl Iterator<Item = String>) -> Vec<String> {
     lines.filter(|l| l.starts_with("frame ")).collect()
 }
 
+/// The frame lines `program ARGS` prints alone.
+fn frames_alone(program: &std::path::Path, args: &[&str]) -> Vec<String> {
+    let out = Command::new(program).args(args).output().expect("runs");
+    frames(
+        String::from_utf8_lossy(&out.stdout)
+            .lines()
+            .map(str::to_string),
+    )
+}
+
 /// The program's own output lines among `run --json` events.
 fn program_output(events: &[Value]) -> Vec<String> {
     of_kind(events, "output")
@@ -215,17 +225,9 @@ fn a_compute_breakpoint_stops_and_the_storage_ends_as_without_the_debugger() {
         let v = 100u32.wrapping_mul(2654435761).wrapping_add(frame as u32);
         assert_eq!(stop["locals"]["v"]["value"], v, "{stop}");
     }
-    let alone = Command::new(&program)
-        .args(["3", "256"])
-        .output()
-        .expect("runs");
     assert_eq!(
         frames(program_output(&events).into_iter()),
-        frames(
-            String::from_utf8_lossy(&alone.stdout)
-                .lines()
-                .map(str::to_string)
-        ),
+        frames_alone(&program, &["3", "256"]),
         "the storage differs after the stops"
     );
 }
@@ -518,4 +520,36 @@ fn pixel_history_stops_in_a_draw_into_a_second_colour_attachment() {
         let r = writes(stop, "ring").and_then(|r| r.as_f64()).expect("ring") as f32;
         assert!((r - ring(10, 20, t)).abs() < 1e-5, "{stop}");
     }
+}
+
+/// Several draws in one submission (`vk_triangle`'s DRAWS: full-screen
+/// draws at times `frame * 0.125 + i * 0.25`): the stop names the first
+/// draw of the submission in which the condition holds, and its values are
+/// that draw's (the recording runs the submission again with only that
+/// draw writing the debug buffer: the same pixel in the other draws has
+/// other times).
+#[test]
+fn a_stop_names_its_draw_in_the_submission_and_has_its_values() {
+    let (out, text) = run_json("12:t > 0.3", &["2", "64", "source", "4"]);
+    assert!(out.status.success(), "{text}");
+    let events = json_events(&text);
+    let stops = of_kind(&events, "stopped");
+    assert_eq!(stops.len(), 2, "one stop per frame: {text}");
+    // Frame 0 draws at t = 0, 0.25, 0.5, 0.75; frame 1 at 0.125, 0.375, ...
+    for (stop, (draw, t)) in stops.iter().zip([(2, 0.5f32), (1, 0.375)]) {
+        assert_eq!(stop["draw"], draw, "{stop}");
+        assert_eq!(stop["pixel"], serde_json::json!([0, 0]), "{stop}");
+        assert_eq!(
+            stop["locals"]["t"]["value"].as_f64().map(|v| v as f32),
+            Some(t),
+            "{stop}"
+        );
+        let r = stop["locals"]["ring"]["value"].as_f64().expect("ring") as f32;
+        assert!((r - ring(0, 0, t)).abs() < 1e-5, "{r} vs {}", ring(0, 0, t));
+    }
+    assert_eq!(
+        frames(program_output(&events).into_iter()),
+        frames_alone(&app(), &["2", "64", "source", "4"]),
+        "frames differ under the debugger"
+    );
 }

@@ -70,7 +70,7 @@ impl Stop {
     }
 }
 
-/// Runs `APP FRAMES 64 DEBUG_INFO` under `shaderdbg run --json` with a
+/// Runs `APP FRAMES 64 DEBUG_INFO EXTRA...` under `shaderdbg run --json` with a
 /// breakpoint at `line` of `shaders/SHADER` if `condition` and the
 /// validation layer below ours, checks that every frame line it prints
 /// and every report of the validation layer are those of the program
@@ -83,21 +83,52 @@ fn stops(
     condition: &str,
     frames: usize,
     debug_info: &str,
+    extra: &[&str],
 ) -> Vec<Stop> {
-    let file = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .join("../tests/vk-apps/shaders")
-        .join(shader)
-        .canonicalize()
-        .expect("shader");
+    let file = shader_file(shader);
     let breakpoint = format!("{}:{line}:{condition}", file.display());
+    let mut args = vec![frames.to_string(), SIZE.to_string(), debug_info.to_string()];
+    args.extend(extra.iter().map(|a| a.to_string()));
+    let (events, text) = run_checked(app, &breakpoint, &args);
+    let stops: Vec<Stop> = of_kind(&events, "stopped")
+        .into_iter()
+        .map(|s| Stop(s.clone()))
+        .collect();
+    assert_eq!(
+        stops.len(),
+        frames,
+        "one stop per frame ({app} {debug_info}):\n{text}"
+    );
+    for stop in &stops {
+        assert_eq!(stop.0["stage"], "fragment", "{}", stop.0);
+        assert_eq!(stop.0["line"], line, "{}", stop.0);
+        assert_eq!(stop.0["file"], file.display().to_string(), "{}", stop.0);
+    }
+    stops
+}
+
+/// `tests/vk-apps/shaders/NAME`.
+fn shader_file(name: &str) -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("../tests/vk-apps/shaders")
+        .join(name)
+        .canonicalize()
+        .expect("shader")
+}
+
+/// Runs `APP ARGS` (ARGS[0] the frames) under `shaderdbg run --json
+/// --break BREAKPOINT` with the validation layer below ours, checks that
+/// every frame line it prints and every report of the validation layer
+/// are those of the program alone; its events, and the output with
+/// stderr.
+fn run_checked(app: &str, breakpoint: &str, args: &[String]) -> (Vec<Value>, String) {
     let program = shaderdbg_test_support::app(app);
-    let args = [frames.to_string(), SIZE.to_string(), debug_info.to_string()];
     common::single_pass();
     // The session puts ours above the layers the environment asks for.
     let out = validated(&mut Command::new(env!("CARGO_BIN_EXE_shaderdbg")))
-        .args(["run", "--json", "--break", &breakpoint, "--"])
+        .args(["run", "--json", "--break", breakpoint, "--"])
         .arg(&program)
-        .args(&args)
+        .args(args)
         .output()
         .expect("runs shaderdbg");
     let text = String::from_utf8_lossy(&out.stdout);
@@ -109,7 +140,7 @@ fn stops(
         .filter_map(|e| e["text"].as_str())
         .chain(stderr.lines())
         .collect();
-    let alone = validated(Command::new(&program).args(&args))
+    let alone = validated(Command::new(&program).args(args))
         .output()
         .expect("runs");
     assert!(alone.status.success(), "{alone:?}");
@@ -124,27 +155,14 @@ fn stops(
         frame_lines(&alone),
         "frames differ under the debugger"
     );
+    let frames: usize = args[0].parse().expect("frames");
     assert_eq!(frame_lines(&alone).len(), frames, "{alone:?}");
     assert_eq!(
         validation_reports(&under_debugger),
         validation_reports(&alone),
         "the validation layer reports something of ours:\n{text}\n{stderr}"
     );
-    let stops: Vec<Stop> = of_kind(&events, "stopped")
-        .into_iter()
-        .map(|s| Stop(s.clone()))
-        .collect();
-    assert_eq!(
-        stops.len(),
-        frames,
-        "one stop per frame ({app} {debug_info}):\n{text}\n{stderr}"
-    );
-    for stop in &stops {
-        assert_eq!(stop.0["stage"], "fragment", "{}", stop.0);
-        assert_eq!(stop.0["line"], line, "{}", stop.0);
-        assert_eq!(stop.0["file"], file.display().to_string(), "{}", stop.0);
-    }
-    stops
+    (events, format!("{text}\n{stderr}"))
 }
 
 /// `cmd` with the Khronos validation layer enabled, logging errors and
@@ -231,6 +249,7 @@ fn a_textured_quad_stops_where_the_sampled_texel_meets_the_condition() {
             "shaded.g > 0.4 && texel.r > 0.5",
             3,
             debug_info,
+            &[],
         );
         assert_frames(&stops, 1);
         for (frame, stop) in stops.iter().enumerate() {
@@ -256,7 +275,10 @@ fn a_textured_quad_stops_where_the_sampled_texel_meets_the_condition() {
 /// `vk_sets`: per 8x8 cell (cx, cy) of the target, `base` is palette
 /// colour `(cx + cy + frame) % 4` (set 1, a storage buffer), `texel` is
 /// texel (cx % 8, cy % 8) (set 2), `mixed = base * scale + texel` with
-/// `scale = (0.5, 0.25, 1, 1)` (set 0, with the frame number).
+/// `scale = (0.5, 0.25, 1, 1)` (set 0, with the frame number). `early`:
+/// the set layouts of the pipeline's layout are destroyed once the
+/// pipeline exists (its twins' layouts are made from set layouts made
+/// again).
 #[test]
 fn a_draw_reading_three_descriptor_sets_stops_with_each_sets_values() {
     const PALETTE: [[f32; 4]; 4] = [
@@ -266,7 +288,11 @@ fn a_draw_reading_three_descriptor_sets_stops_with_each_sets_values() {
         [0.7, 0.6, 0.9, 1.0],
     ];
     const SCALE: [f32; 4] = [0.5, 0.25, 1.0, 1.0];
-    for debug_info in ["source", "nonsemantic"] {
+    for (debug_info, extra) in [
+        ("source", None),
+        ("nonsemantic", None),
+        ("source", Some("early")),
+    ] {
         let stops = stops(
             "vk_sets",
             "vk_sets.frag",
@@ -274,6 +300,7 @@ fn a_draw_reading_three_descriptor_sets_stops_with_each_sets_values() {
             "mixed.r > 0.9 && base.b > 0.4",
             2,
             debug_info,
+            extra.as_slice(),
         );
         assert_frames(&stops, 1);
         for (frame, stop) in stops.iter().enumerate() {
@@ -313,6 +340,7 @@ fn specialization_constants_have_the_pipelines_values_at_a_stop() {
             "band == 3 && wave > 0.75",
             2,
             debug_info,
+            &[],
         );
         assert_frames(&stops, 0);
         for (frame, stop) in stops.iter().enumerate() {
@@ -349,6 +377,7 @@ fn a_breakpoint_in_a_second_subpass_sees_what_the_first_drew() {
             "seen.r > 0.5",
             2,
             debug_info,
+            &[],
         );
         assert_frames(&stops, 0);
         for (frame, stop) in stops.iter().enumerate() {
@@ -374,6 +403,63 @@ fn a_breakpoint_in_a_second_subpass_sees_what_the_first_drew() {
                 .map(|i| seen[i] * tint[i] + if i == 0 { 0.25 } else { 0.0 })
                 .collect();
             stop.assert_near("tinted", &tinted, 1.0 / 255.0);
+        }
+    }
+}
+
+/// `vk_sets ... full`: the pipeline layout has every descriptor set the
+/// device can bind, so no twin can add the debug set: the breakpoint in
+/// its fragment shader ends unverified with that reason, the session hears
+/// it once per shader, and the program runs as it does alone (checked with the
+/// validation layer by `run_checked`), never stopping.
+#[test]
+fn a_layout_without_a_free_descriptor_set_leaves_its_breakpoints_unverified() {
+    let breakpoint = format!("{}:19", shader_file("vk_sets.frag").display());
+    let args = ["2", "64", "source", "full"].map(String::from);
+    let (events, text) = run_checked("vk_sets", &breakpoint, &args);
+    assert!(of_kind(&events, "stopped").is_empty(), "{text}");
+    let bound = of_kind(&events, "breakpoint");
+    let last = bound.last().expect("a breakpoint event");
+    assert_eq!(last["verified"], false, "{text}");
+    let message = last["message"].as_str().unwrap_or_default();
+    assert!(message.contains("maxBoundDescriptorSets"), "{message}");
+    // Once per shader of the pipeline (its vertex and fragment shaders).
+    let said: Vec<&str> = of_kind(&events, "error")
+        .iter()
+        .filter_map(|e| e["message"].as_str())
+        .filter(|m| m.contains("maxBoundDescriptorSets"))
+        .collect();
+    let mut once = said.clone();
+    once.dedup();
+    assert_eq!((said.len(), once.len()), (2, 2), "{text}");
+}
+
+/// `vk_chained`: the pipeline's shaders come in its stages' chains, with
+/// no shader module: the layer announces them like modules, so the
+/// breakpoint binds to `vk_triangle.frag` and stops at the first fragment
+/// where `p = (pixel + 0.5) / 32` is past (1, 0.5).
+#[test]
+fn shaders_chained_into_a_pipeline_stop_like_modules() {
+    for debug_info in ["source", "nonsemantic"] {
+        let stops = stops(
+            "vk_chained",
+            "vk_triangle.frag",
+            12,
+            "p.x > 1.0 && p.y > 0.5",
+            2,
+            debug_info,
+            &[],
+        );
+        for stop in &stops {
+            let first =
+                first_pixel(|x, y| (x as f32 + 0.5) / 32.0 > 1.0 && (y as f32 + 0.5) / 32.0 > 0.5);
+            let (x, y) = stop.pixel();
+            assert_eq!((x, y), first, "{}", stop.0);
+            stop.assert_near(
+                "p",
+                &[(x as f32 + 0.5) / 32.0, (y as f32 + 0.5) / 32.0],
+                0.0,
+            );
         }
     }
 }

@@ -103,3 +103,38 @@ fn the_gl_dialect_names_gl_built_ins() {
     let vk = instrument::instrument_vulkan(&parsed, &mode, 1).expect("instruments");
     assert!(vk.glsl.contains("gl_VertexIndex == 1"), "{}", vk.glsl);
 }
+
+/// A hit test that only flags a hit (`instrument_vulkan_flag`): no hit
+/// records (one store of the count instead of an atomic and six stores),
+/// with and without NaN/Inf checks, compiles; other modes are refused.
+#[test]
+fn a_flag_only_hit_test_writes_no_records_and_compiles() {
+    let text = shader("vk_triangle.frag");
+    let mut parsed = shaderdbg_glsl::parse::parse(&[&text], Stage::Fragment, None).expect("parses");
+    parsed.api = shaderdbg_glsl::Api::Vulkan;
+    let table = instrument::probe_table(&parsed);
+    let bps = vec![Breakpoint {
+        probe: table.main_entry_step().expect("a step").id,
+        condition: Some("frame.t < -1.0".into()),
+    }];
+    for mode in [Mode::HitTest(bps.clone()), Mode::HitTestNanInf(bps)] {
+        let flag = instrument::instrument_vulkan_flag(&parsed, &mode, 2).expect("instruments");
+        let full = instrument::instrument_vulkan(&parsed, &mode, 2).expect("instruments");
+        assert!(flag.glsl.contains("_sdbg_hit_count = 1u;"), "{}", flag.glsl);
+        assert!(
+            !flag.glsl.contains("atomicAdd(_sdbg_hit_count"),
+            "{}",
+            flag.glsl
+        );
+        assert!(
+            full.glsl.contains("atomicAdd(_sdbg_hit_count"),
+            "{}",
+            full.glsl
+        );
+        if let Err(e) = common::glslang(&flag.glsl, "frag", true) {
+            panic!("does not compile:\n{e}\n{}", flag.glsl);
+        }
+    }
+    let record = Mode::Record(Invocation::fragment(1, 2));
+    assert!(instrument::instrument_vulkan_flag(&parsed, &record, 2).is_err());
+}

@@ -213,7 +213,8 @@ pub enum FromAgent {
     Stopped {
         context: u64,
         frame: u64,
-        /// Draw number within the frame, from 0.
+        /// Draw number within the frame, from 0 (Vulkan: the draw or
+        /// dispatch within the submission, over all its command buffers).
         draw: u64,
         program: u32,
         shader: u32,

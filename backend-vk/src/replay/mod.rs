@@ -24,7 +24,7 @@ use ash::vk;
 pub use arena::Arena;
 pub use lifecycle::intercepted;
 pub use shadow::{Shadow, Shadows};
-pub use submit::{bind_twin, reset_hits, self_check, submit_shadows, Keep, Submission, Submit};
+pub use submit::{bind_twin, self_check, submit_shadows, Keep, Submission, Submit};
 
 use crate::dispatch::{self, key, typed, DeviceData};
 
@@ -56,6 +56,7 @@ pub(crate) use generated::Cmd;
 use generated::*;
 pub(crate) use generated::{
     fix_VkComputePipelineCreateInfo as fix_compute_pipeline,
+    fix_VkDescriptorSetLayoutCreateInfo as fix_set_layout,
     fix_VkGraphicsPipelineCreateInfo as fix_graphics_pipeline,
     fix_VkPipelineLayoutCreateInfo as fix_pipeline_layout,
 };
@@ -116,6 +117,11 @@ unsafe fn has_tessellation(stages: *const vk::PipelineShaderStageCreateInfo, n: 
 unsafe fn discards(raster: *const vk::PipelineRasterizationStateCreateInfo) -> bool {
     // SAFETY: per this function's contract.
     unsafe { raster.as_ref() }.is_some_and(|r| r.rasterizer_discard_enable == vk::TRUE)
+}
+
+/// Whether a set layout binding of this type reads its immutable samplers.
+fn samples(t: vk::DescriptorType) -> bool {
+    t == vk::DescriptorType::SAMPLER || t == vk::DescriptorType::COMBINED_IMAGE_SAMPLER
 }
 
 /// The size of a structure that may sit in a `pNext` chain, by `sType`.

@@ -14,7 +14,7 @@ use ash::vk;
 
 use super::{Cmd, Shadow};
 use crate::dispatch::{array, DeviceData};
-use crate::pipelines::{Code, CodeFor, StageCode};
+use crate::pipelines::{Code, CodeFor, DebugBinding, StageCode, Twin};
 
 /// What the replay self-check does (`SHADERDBG_VK_SHADOW`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -175,9 +175,11 @@ pub unsafe fn submit_shadows<I: Submission>(
                     Some(SelfCheckMode::Instrumented) => (2, &|c, set| instrumented(c, set)),
                     _ => return Ok(false),
                 };
+                let debug = DebugBinding::Buffer(0);
                 // SAFETY: the shadow is recording; the pipelines are alive
                 // (the application's buffer is executable).
-                unsafe { bind_twin(data, shadow, cmd, code_for.0, code_for.1) }
+                unsafe { bind_twin(data, shadow, cmd, code_for.0, code_for.1, debug) }
+                    .map(|t| t.is_some())
             };
             // SAFETY: the application is submitting `cb`: it is executable.
             match unsafe { replay.shadow(data.handle, cb, &mut substitute) } {
@@ -238,7 +240,7 @@ pub unsafe fn submit_shadows<I: Submission>(
 }
 
 /// Binds the twin of a pipeline the application binds, and the debug set
-/// after it.
+/// after it as `debug` says; the twin (none: `cmd` binds no pipeline).
 ///
 /// # Safety
 /// `shadow` is recording; the pipeline of `cmd` is alive.
@@ -248,38 +250,29 @@ pub unsafe fn bind_twin(
     cmd: &Cmd,
     variant: u64,
     code_for: CodeFor<'_>,
-) -> Result<bool, String> {
+    debug: DebugBinding,
+) -> Result<Option<Twin>, String> {
     let Cmd::CmdBindPipeline(a) = cmd else {
-        return Ok(false);
+        return Ok(None);
     };
     let p = &data.pipelines;
     // SAFETY: per this function's contract.
     let twin = unsafe { p.twin(data.handle, a.pipeline, variant, code_for)? };
-    let set = p.debug_descriptor_set().ok_or("no debug set")?;
-    let (Some(bind), Some(bind_sets)) = (p.next.cmd_bind_pipeline, p.next.cmd_bind_descriptor_sets)
-    else {
-        return Err("the device lacks vkCmdBindPipeline".into());
-    };
+    let bind = p
+        .next
+        .cmd_bind_pipeline
+        .ok_or("the device lacks vkCmdBindPipeline")?;
     // SAFETY: per this function's contract.
     unsafe {
         bind(shadow, a.pipeline_bind_point, twin.pipeline);
-        bind_sets(
-            shadow,
-            a.pipeline_bind_point,
-            twin.layout,
-            twin.set,
-            1,
-            &set,
-            0,
-            std::ptr::null(),
-        );
+        p.bind_debug(shadow, a.pipeline_bind_point, &twin, debug)?;
     }
-    Ok(true)
+    Ok(Some(twin))
 }
 
 /// The debug buffer as an empty hit buffer (header: no hits, the capacity
 /// the buffer holds).
-pub fn reset_hits(words: &mut [u32]) {
+fn reset_hits(words: &mut [u32]) {
     use shaderdbg_core::layout::{CAP_INDEX, HEADER_WORDS, HIT_RECORD_WORDS};
     words[..HEADER_WORDS].fill(0);
     words[CAP_INDEX] = ((words.len() - HEADER_WORDS) / HIT_RECORD_WORDS) as u32;

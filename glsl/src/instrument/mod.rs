@@ -321,6 +321,12 @@ pub fn instrument_vulkan(
     mode: &Mode,
     set: u32,
 ) -> Result<Instrumented, InstrumentError> {
+    let dialect = runtime::Dialect::Vulkan { set, flag: false };
+    instrument_in(parsed, mode, vulkan_version(parsed)?, dialect)
+}
+
+/// The `#version` a Vulkan GLSL shader keeps.
+fn vulkan_version(parsed: &Parsed) -> Result<Version, InstrumentError> {
     if parsed.api != crate::Api::Vulkan {
         return Err(InstrumentError::Unsupported(
             "instrumenting for Vulkan a shader parsed as OpenGL GLSL".into(),
@@ -328,11 +334,32 @@ pub fn instrument_vulkan(
     }
     // Vulkan GLSL has no profiles; `core` (how a desktop version prints) is
     // accepted and means nothing there.
-    let version = Version {
+    Ok(Version {
         profile: crate::Profile::Core,
         ..parsed.version
-    };
-    instrument_in(parsed, mode, version, runtime::Dialect::Vulkan { set })
+    })
+}
+
+/// [`instrument_vulkan`] for a hit test (`Mode::HitTest`,
+/// `Mode::HitTestNanInf`) that only says whether anything hit: the debug
+/// buffer's first word becomes non-zero, and no hit is recorded. On SIMD
+/// drivers that run a storage access for every invocation, masked (Mesa's
+/// llvmpipe), this costs one store per invocation where hit records cost
+/// an atomic and six stores, hit or not: a first pass over a frame that
+/// usually has no hit (the Vulkan layer runs the full hit test only when
+/// it has some).
+pub fn instrument_vulkan_flag(
+    parsed: &Parsed,
+    mode: &Mode,
+    set: u32,
+) -> Result<Instrumented, InstrumentError> {
+    if !matches!(mode, Mode::HitTest(_) | Mode::HitTestNanInf(_)) {
+        return Err(InstrumentError::Unsupported(
+            "only a hit test can write a flag".into(),
+        ));
+    }
+    let dialect = runtime::Dialect::Vulkan { set, flag: true };
+    instrument_in(parsed, mode, vulkan_version(parsed)?, dialect)
 }
 
 fn instrument_in(

@@ -23,8 +23,10 @@ pub enum Dialect {
     Gl { binding: u32 },
     /// The debug buffer at binding 0 of this descriptor set;
     /// `gl_VertexIndex`/`gl_InstanceIndex`; no `gl_PrimitiveID` in fragment
-    /// shaders (it needs the geometry capability).
-    Vulkan { set: u32 },
+    /// shaders (it needs the geometry capability). `flag`: a hit test
+    /// writes no hit records, only a non-zero count (see
+    /// `instrument_vulkan_flag`).
+    Vulkan { set: u32, flag: bool },
 }
 
 impl Dialect {
@@ -52,7 +54,7 @@ impl Dialect {
     fn buffer_layout(self) -> String {
         match self {
             Dialect::Gl { binding } => format!("std430, binding = {binding}"),
-            Dialect::Vulkan { set } => format!("std430, set = {set}, binding = 0"),
+            Dialect::Vulkan { set, .. } => format!("std430, set = {set}, binding = 0"),
         }
     }
 }
@@ -620,9 +622,17 @@ void _sdbg_begin({h}uint p) {{
                     );
                 }
                 // The last key word is the hit's tag (layout::HIT_TAG_NAN_INF).
-                let _ = write!(
-                    s,
-                    "void _sdbg_put_hit({h}uint p, {h}uint occ, {h}uint tag) {{
+                if matches!(self.dialect, Dialect::Vulkan { flag: true, .. }) {
+                    // One store where a record takes seven accesses: SIMD
+                    // drivers pay each for every invocation, hit or not.
+                    let _ = writeln!(
+                        s,
+                        "void _sdbg_put_hit({h}uint p, {h}uint occ, {h}uint tag) {{ _sdbg_hit_count = 1u; }}"
+                    );
+                } else {
+                    let _ = write!(
+                        s,
+                        "void _sdbg_put_hit({h}uint p, {h}uint occ, {h}uint tag) {{
     {h}uint i = atomicAdd(_sdbg_hit_count, 1u);
     if (i >= _sdbg_hit_cap) return;
     {h}uint at = i * {HIT_RECORD_WORDS}u;
@@ -630,10 +640,11 @@ void _sdbg_begin({h}uint p) {{
     _sdbg_data[at + 2u] = {k0}; _sdbg_data[at + 3u] = {k1}; _sdbg_data[at + 4u] = {k2}; _sdbg_data[at + 5u] = tag;
 }}
 ",
-                    k0 = key[0],
-                    k1 = key[1],
-                    k2 = key[2],
-                );
+                        k0 = key[0],
+                        k1 = key[1],
+                        k2 = key[2],
+                    );
+                }
                 for k in 0..breakpoints.len() {
                     let _ = write!(
                         s,

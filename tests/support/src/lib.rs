@@ -24,46 +24,14 @@ pub fn profile_dir() -> PathBuf {
 pub fn built() -> &'static Path {
     static BUILT: OnceLock<PathBuf> = OnceLock::new();
     BUILT.get_or_init(|| {
-        let dir = profile_dir();
-        let target = dir.parent().expect("target directory");
-        let profile = dir
-            .file_name()
-            .expect("profile name")
-            .to_string_lossy()
-            .into_owned();
-        let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
-        let mut cmd = Command::new(cargo);
-        cmd.current_dir(env!("CARGO_MANIFEST_DIR")).args([
-            "build",
-            "-p",
+        let dir = built_packages(&[
             "shaderdbg-backend-gl",
-            "-p",
             "shaderdbg-backend-vk",
-            "-p",
             "shaderdbg-test-apps",
-            "-p",
             "shaderdbg-vk-test-apps",
-            "-p",
             "shaderdbg-wgpu-test-apps",
-            "-p",
             "shaderdbg-host",
-            "--target-dir",
         ]);
-        cmd.arg(target);
-        match profile.as_str() {
-            "debug" => {}
-            "release" => {
-                cmd.arg("--release");
-            }
-            other => {
-                cmd.args(["--profile", other]);
-            }
-        }
-        let status = cmd.status().expect("running cargo build");
-        assert!(
-            status.success(),
-            "cargo build of the agents, test apps and host failed"
-        );
         for name in [
             "libshaderdbg_agent.so",
             "libVkLayer_shaderdbg.so",
@@ -76,6 +44,38 @@ pub fn built() -> &'static Path {
         }
         dir
     })
+}
+
+/// Builds `packages` into the running binary's target directory and
+/// profile (what a benchmark needs of [`built`]), and returns the directory
+/// they are in.
+pub fn built_packages(packages: &[&str]) -> PathBuf {
+    let dir = profile_dir();
+    let target = dir.parent().expect("target directory");
+    let profile = dir
+        .file_name()
+        .expect("profile name")
+        .to_string_lossy()
+        .into_owned();
+    let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
+    let mut cmd = Command::new(cargo);
+    cmd.current_dir(env!("CARGO_MANIFEST_DIR")).arg("build");
+    for p in packages {
+        cmd.args(["-p", p]);
+    }
+    cmd.arg("--target-dir").arg(target);
+    match profile.as_str() {
+        "debug" => {}
+        "release" => {
+            cmd.arg("--release");
+        }
+        other => {
+            cmd.args(["--profile", other]);
+        }
+    }
+    let status = cmd.status().expect("running cargo build");
+    assert!(status.success(), "cargo build of {packages:?} failed");
+    dir
 }
 
 /// Fails the test, saying how to fix it, when a system file the test needs

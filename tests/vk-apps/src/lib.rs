@@ -174,11 +174,52 @@ pub struct Gpu {
 
 impl Gpu {
     pub fn new(flags: vk::QueueFlags) -> anyhow::Result<Gpu> {
+        Gpu::with(flags, vk::API_VERSION_1_0, &[], None)
+    }
+
+    /// A Vulkan 1.3 device that can create pipelines from a cache only
+    /// (`pipelineCreationCacheControl` enabled).
+    pub fn with_cache_control(flags: vk::QueueFlags) -> anyhow::Result<Gpu> {
+        let mut features = vk::PhysicalDevicePipelineCreationCacheControlFeatures::default()
+            .pipeline_creation_cache_control(true);
+        Gpu::with(flags, vk::API_VERSION_1_3, &[], Some(&mut features))
+    }
+
+    /// A Vulkan 1.3 device with `VK_EXT_graphics_pipeline_library`: a
+    /// pipeline stage may carry its shader's code in its chain instead of
+    /// a module.
+    pub fn with_pipeline_library(flags: vk::QueueFlags) -> anyhow::Result<Gpu> {
+        let mut features = vk::PhysicalDeviceGraphicsPipelineLibraryFeaturesEXT::default()
+            .graphics_pipeline_library(true);
+        let extensions = [
+            ash::khr::pipeline_library::NAME,
+            ash::ext::graphics_pipeline_library::NAME,
+        ];
+        Gpu::with(flags, vk::API_VERSION_1_3, &extensions, Some(&mut features))
+    }
+
+    /// A Vulkan 1.3 device with `synchronization2` (`vkQueueSubmit2`) and
+    /// timeline semaphores enabled.
+    pub fn with_submit2(flags: vk::QueueFlags) -> anyhow::Result<Gpu> {
+        let mut v12 = vk::PhysicalDeviceVulkan12Features::default().timeline_semaphore(true);
+        let mut v13 = vk::PhysicalDeviceVulkan13Features::default().synchronization2(true);
+        v13.p_next = (&mut v12 as *mut vk::PhysicalDeviceVulkan12Features).cast();
+        Gpu::with(flags, vk::API_VERSION_1_3, &[], Some(&mut v13))
+    }
+
+    /// A device of Vulkan `version` with `extensions` and `features` in its
+    /// create info's chain.
+    fn with(
+        flags: vk::QueueFlags,
+        version: u32,
+        extensions: &[&std::ffi::CStr],
+        features: Option<&mut dyn vk::ExtendsDeviceCreateInfo>,
+    ) -> anyhow::Result<Gpu> {
         // SAFETY: the objects are created on this thread; each create info
         // outlives its call; the caller destroys them.
         unsafe {
             let entry = ash::Entry::load().context("loading libvulkan")?;
-            let app = vk::ApplicationInfo::default().api_version(vk::API_VERSION_1_0);
+            let app = vk::ApplicationInfo::default().api_version(version);
             let instance = entry.create_instance(
                 &vk::InstanceCreateInfo::default().application_info(&app),
                 None,
@@ -197,11 +238,15 @@ impl Gpu {
             let queues = [vk::DeviceQueueCreateInfo::default()
                 .queue_family_index(family)
                 .queue_priorities(&priorities)];
-            let device = instance.create_device(
-                physical,
-                &vk::DeviceCreateInfo::default().queue_create_infos(&queues),
-                None,
-            )?;
+            let names: Vec<*const std::ffi::c_char> =
+                extensions.iter().map(|e| e.as_ptr()).collect();
+            let mut info = vk::DeviceCreateInfo::default()
+                .queue_create_infos(&queues)
+                .enabled_extension_names(&names);
+            if let Some(features) = features {
+                info = info.push_next(features);
+            }
+            let device = instance.create_device(physical, &info, None)?;
             let queue = device.get_device_queue(family, 0);
             Ok(Gpu {
                 entry,
@@ -257,6 +302,31 @@ pub enum Binding {
     InputAttachment(vk::ImageView),
 }
 
+impl Binding {
+    fn kind(&self) -> vk::DescriptorType {
+        match self {
+            Binding::UniformBuffer(_) => vk::DescriptorType::UNIFORM_BUFFER,
+            Binding::StorageBuffer(_) => vk::DescriptorType::STORAGE_BUFFER,
+            Binding::Texture(..) => vk::DescriptorType::COMBINED_IMAGE_SAMPLER,
+            Binding::InputAttachment(_) => vk::DescriptorType::INPUT_ATTACHMENT,
+        }
+    }
+}
+
+/// The set layout bindings of a set with `bindings` (binding N is the N-th).
+fn layout_bindings(bindings: &[Binding]) -> Vec<vk::DescriptorSetLayoutBinding<'static>> {
+    (0u32..)
+        .zip(bindings)
+        .map(|(i, b)| {
+            vk::DescriptorSetLayoutBinding::default()
+                .binding(i)
+                .descriptor_type(b.kind())
+                .descriptor_count(1)
+                .stage_flags(vk::ShaderStageFlags::FRAGMENT)
+        })
+        .collect()
+}
+
 /// Everything to draw into a SIZE x SIZE RGBA8 image offscreen (no
 /// swapchain) and read it back: instance, device, one queue, render pass,
 /// a graphics pipeline (`vk_triangle.{vert,frag}` with push constant `t`
@@ -269,6 +339,7 @@ pub struct Scene {
     device: ash::Device,
     queue: vk::Queue,
     memory_types: vk::PhysicalDeviceMemoryProperties,
+    limits: vk::PhysicalDeviceLimits,
     render_pass: vk::RenderPass,
     framebuffer: vk::Framebuffer,
     /// The view of the image subpass 0 draws and subpass 1 reads, where
@@ -292,24 +363,41 @@ pub struct Scene {
 impl Scene {
     /// The scene of `vk_triangle`; `debug_info` picks how its SPIR-V was built.
     pub fn new(size: u32, debug_info: DebugInfo) -> anyhow::Result<Scene> {
-        let (vertex, fragment) = triangle_shaders(debug_info)?;
         let mut scene = Scene::offscreen(size)?;
+        let _plain = scene.set_triangle_pipeline(debug_info, Made::Plainly)?;
+        Ok(scene)
+    }
+
+    /// Makes `vk_triangle`'s pipeline (its shaders built with `debug_info`,
+    /// the push constant `t` for the fragment shader) the scene's, `made`
+    /// as it says; what the creation returned.
+    pub fn set_triangle_pipeline(
+        &mut self,
+        debug_info: DebugInfo,
+        made: Made,
+    ) -> anyhow::Result<vk::Result> {
+        let (vertex, fragment) = triangle_shaders(debug_info)?;
         let push = [vk::PushConstantRange::default()
             .stage_flags(vk::ShaderStageFlags::FRAGMENT)
             .size(4)];
-        scene.set_pipeline(&Shaders {
+        let shaders = Shaders {
             vertex: &vertex,
             fragment: &fragment,
             set_layouts: &[],
             push_constants: &push,
             specialization: None,
-        })?;
-        Ok(scene)
+        };
+        self.make_pipeline(&shaders, made)
     }
 
     /// A scene without a pipeline yet ([`Scene::set_pipeline`]).
     pub fn offscreen(size: u32) -> anyhow::Result<Scene> {
-        Scene::offscreen_passes(size, false)
+        Scene::on(Gpu::new(vk::QueueFlags::GRAPHICS)?, size)
+    }
+
+    /// [`Scene::offscreen`] on `gpu` (its queue has graphics).
+    pub fn on(gpu: Gpu, size: u32) -> anyhow::Result<Scene> {
+        Scene::on_passes(gpu, size, false)
     }
 
     /// A scene whose render pass has two subpasses: the first draws into
@@ -318,10 +406,10 @@ impl Scene {
     /// image ([`Scene::set_pipeline_in`]; [`Scene::record`]'s `draw`
     /// moves to it with `vkCmdNextSubpass`).
     pub fn with_input_attachment(size: u32) -> anyhow::Result<Scene> {
-        Scene::offscreen_passes(size, true)
+        Scene::on_passes(Gpu::new(vk::QueueFlags::GRAPHICS)?, size, true)
     }
 
-    fn offscreen_passes(size: u32, input: bool) -> anyhow::Result<Scene> {
+    fn on_passes(gpu: Gpu, size: u32, input: bool) -> anyhow::Result<Scene> {
         // SAFETY: every Vulkan object below is created, used on this thread
         // and destroyed in order (Drop); each create info outlives its call.
         unsafe {
@@ -332,8 +420,9 @@ impl Scene {
                 device,
                 family,
                 queue,
-            } = Gpu::new(vk::QueueFlags::GRAPHICS)?;
+            } = gpu;
             let memory_types = instance.get_physical_device_memory_properties(physical);
+            let limits = instance.get_physical_device_properties(physical).limits;
             let mut cleanup = Cleanup::new(&device);
             let format = vk::Format::R8G8B8A8_UNORM;
             let extent = vk::Extent3D {
@@ -443,6 +532,7 @@ impl Scene {
                 device,
                 queue,
                 memory_types,
+                limits,
                 render_pass,
                 framebuffer,
                 input: second,
@@ -465,6 +555,45 @@ impl Scene {
     /// The device, to make what the scene's pipeline reads.
     pub fn device(&self) -> &ash::Device {
         &self.device
+    }
+
+    /// The device's limits.
+    pub fn limits(&self) -> &vk::PhysicalDeviceLimits {
+        &self.limits
+    }
+
+    /// An empty pipeline cache (destroyed with the scene).
+    pub fn pipeline_cache(&mut self) -> anyhow::Result<vk::PipelineCache> {
+        let device = self.device.clone();
+        let cleanup = self.cleanup()?;
+        let info = vk::PipelineCacheCreateInfo::default();
+        // SAFETY: the device is alive; the cleanup destroys the cache.
+        unsafe {
+            let cache = device.create_pipeline_cache(&info, None)?;
+            cleanup.add(move |d| d.destroy_pipeline_cache(cache, None));
+            Ok(cache)
+        }
+    }
+
+    /// A set layout for sets with `bindings`, which the caller destroys.
+    pub fn set_layout(&self, bindings: &[Binding]) -> anyhow::Result<vk::DescriptorSetLayout> {
+        let layout_bindings = layout_bindings(bindings);
+        let info = vk::DescriptorSetLayoutCreateInfo::default().bindings(&layout_bindings);
+        // SAFETY: the device is alive; the info outlives the call.
+        Ok(unsafe { self.device.create_descriptor_set_layout(&info, None)? })
+    }
+
+    /// A descriptor set layout without bindings (destroyed with the scene).
+    pub fn empty_set_layout(&mut self) -> anyhow::Result<vk::DescriptorSetLayout> {
+        let device = self.device.clone();
+        let cleanup = self.cleanup()?;
+        let info = vk::DescriptorSetLayoutCreateInfo::default();
+        // SAFETY: the device is alive; the cleanup destroys the layout.
+        unsafe {
+            let layout = device.create_descriptor_set_layout(&info, None)?;
+            cleanup.add(move |d| d.destroy_descriptor_set_layout(layout, None));
+            Ok(layout)
+        }
     }
 
     /// The pipeline's layout ([`Scene::set_pipeline`]).
@@ -494,6 +623,10 @@ impl Scene {
     /// Creates the pipeline (and its layout) the scene draws with, for a
     /// full-viewport draw of triangles without vertex buffers.
     pub fn set_pipeline(&mut self, shaders: &Shaders) -> anyhow::Result<()> {
+        self.make_pipeline(shaders, Made::Plainly).map(|_| ())
+    }
+
+    fn make_pipeline(&mut self, shaders: &Shaders, how: Made) -> anyhow::Result<vk::Result> {
         let size = self.extent.width;
         let device = self.device.clone();
         let render_pass = self.render_pass;
@@ -510,8 +643,15 @@ impl Scene {
                 cleanup.add(move |d| d.destroy_shader_module(m, None));
                 Ok(m)
             };
-            let vert = module(shaders.vertex, cleanup)?;
-            let frag = module(shaders.fragment, cleanup)?;
+            let (vert, frag) = match how {
+                Made::Chained => (vk::ShaderModule::null(), vk::ShaderModule::null()),
+                _ => (
+                    module(shaders.vertex, cleanup)?,
+                    module(shaders.fragment, cleanup)?,
+                ),
+            };
+            let mut vert_code = vk::ShaderModuleCreateInfo::default().code(shaders.vertex);
+            let mut frag_code = vk::ShaderModuleCreateInfo::default().code(shaders.fragment);
             let layout = device.create_pipeline_layout(
                 &vk::PipelineLayoutCreateInfo::default()
                     .set_layouts(shaders.set_layouts)
@@ -526,13 +666,15 @@ impl Scene {
             if let Some(spec) = shaders.specialization {
                 fragment_stage = fragment_stage.specialization_info(spec);
             }
-            let stages = [
-                vk::PipelineShaderStageCreateInfo::default()
-                    .stage(vk::ShaderStageFlags::VERTEX)
-                    .module(vert)
-                    .name(c"main"),
-                fragment_stage,
-            ];
+            let mut vertex_stage = vk::PipelineShaderStageCreateInfo::default()
+                .stage(vk::ShaderStageFlags::VERTEX)
+                .module(vert)
+                .name(c"main");
+            if how == Made::Chained {
+                vertex_stage = vertex_stage.push_next(&mut vert_code);
+                fragment_stage = fragment_stage.push_next(&mut frag_code);
+            }
+            let stages = [vertex_stage, fragment_stage];
             let vertex_input = vk::PipelineVertexInputStateCreateInfo::default();
             let assembly = vk::PipelineInputAssemblyStateCreateInfo::default()
                 .topology(vk::PrimitiveTopology::TRIANGLE_LIST);
@@ -575,14 +717,37 @@ impl Scene {
                 .subpass(subpass)
                 .layout(layout)
                 .render_pass(render_pass);
-            let pipeline = device
-                .create_graphics_pipelines(vk::PipelineCache::null(), &[pipeline_info], None)
-                .map_err(|(_, e)| e)?[0];
+            let (result, made) = match how {
+                Made::Plainly | Made::Chained => {
+                    let made = device
+                        .create_graphics_pipelines(
+                            vk::PipelineCache::null(),
+                            &[pipeline_info],
+                            None,
+                        )
+                        .map_err(|(_, e)| e)?;
+                    (vk::Result::SUCCESS, made)
+                }
+                Made::FromCache(cache) => {
+                    let cached = pipeline_info
+                        .flags(vk::PipelineCreateFlags::FAIL_ON_PIPELINE_COMPILE_REQUIRED);
+                    match device.create_graphics_pipelines(cache, &[cached, pipeline_info], None) {
+                        Ok(made) => (vk::Result::SUCCESS, made),
+                        Err((made, r)) if r == vk::Result::PIPELINE_COMPILE_REQUIRED => (r, made),
+                        Err((_, r)) => return Err(r.into()),
+                    }
+                }
+            };
+            let mut made = made.into_iter().filter(|p| *p != vk::Pipeline::null());
+            let pipeline = made.next().ok_or_else(|| anyhow!("no pipeline made"))?;
+            for extra in made {
+                device.destroy_pipeline(extra, None);
+            }
             cleanup.add(move |d| d.destroy_pipeline(pipeline, None));
             self.layout = layout;
             self.pipeline = pipeline;
+            Ok(result)
         }
-        Ok(())
     }
 
     /// [`Scene::set_pipeline`] for a draw in `subpass` of the render pass
@@ -724,22 +889,8 @@ impl Scene {
         &mut self,
         bindings: &[Binding],
     ) -> anyhow::Result<(vk::DescriptorSetLayout, vk::DescriptorSet)> {
-        let kind = |b: &Binding| match b {
-            Binding::UniformBuffer(_) => vk::DescriptorType::UNIFORM_BUFFER,
-            Binding::StorageBuffer(_) => vk::DescriptorType::STORAGE_BUFFER,
-            Binding::Texture(..) => vk::DescriptorType::COMBINED_IMAGE_SAMPLER,
-            Binding::InputAttachment(_) => vk::DescriptorType::INPUT_ATTACHMENT,
-        };
-        let layout_bindings: Vec<_> = (0u32..)
-            .zip(bindings)
-            .map(|(i, b)| {
-                vk::DescriptorSetLayoutBinding::default()
-                    .binding(i)
-                    .descriptor_type(kind(b))
-                    .descriptor_count(1)
-                    .stage_flags(vk::ShaderStageFlags::FRAGMENT)
-            })
-            .collect();
+        let kind = Binding::kind;
+        let layout_bindings = layout_bindings(bindings);
         let sizes: Vec<_> = bindings
             .iter()
             .map(|b| vk::DescriptorPoolSize {
@@ -932,21 +1083,147 @@ impl Scene {
     /// checksum of the image (the last submission's draws).
     pub fn frame(&self, submissions: &[Vec<f32>]) -> anyhow::Result<u64> {
         for ts in submissions {
-            self.record(self.cmd, |d, cmd| {
-                for t in ts {
-                    // SAFETY: recording into `cmd`, with the scene's
-                    // pipeline and its layout's push-constant range.
-                    unsafe {
-                        d.cmd_bind_pipeline(cmd, vk::PipelineBindPoint::GRAPHICS, self.pipeline);
-                        let stage = vk::ShaderStageFlags::FRAGMENT;
-                        d.cmd_push_constants(cmd, self.layout, stage, 0, &t.to_le_bytes());
-                        d.cmd_draw(cmd, 3, 1, 0, 0);
-                    }
-                }
-            })?;
+            self.record_triangles(self.cmd, ts)?;
             self.submit(self.cmd)?;
         }
         self.checksum()
+    }
+
+    /// Records into `cmd` a frame that draws the triangle once per `t`
+    /// (the push constant).
+    pub fn record_triangles(&self, cmd: vk::CommandBuffer, ts: &[f32]) -> anyhow::Result<()> {
+        self.record(cmd, |d, cmd| {
+            for t in ts {
+                // SAFETY: recording into `cmd`, with the scene's
+                // pipeline and its layout's push-constant range.
+                unsafe {
+                    d.cmd_bind_pipeline(cmd, vk::PipelineBindPoint::GRAPHICS, self.pipeline);
+                    let stage = vk::ShaderStageFlags::FRAGMENT;
+                    d.cmd_push_constants(cmd, self.layout, stage, 0, &t.to_le_bytes());
+                    d.cmd_draw(cmd, 3, 1, 0, 0);
+                }
+            }
+        })
+    }
+
+    /// A timeline semaphore starting at 0 (destroyed with the scene; the
+    /// device of [`Gpu::with_submit2`]).
+    pub fn timeline(&mut self) -> anyhow::Result<vk::Semaphore> {
+        let device = self.device.clone();
+        let cleanup = self.cleanup()?;
+        let mut kind = vk::SemaphoreTypeCreateInfo::default()
+            .semaphore_type(vk::SemaphoreType::TIMELINE)
+            .initial_value(0);
+        let info = vk::SemaphoreCreateInfo::default().push_next(&mut kind);
+        // SAFETY: the device is alive; the cleanup destroys the semaphore.
+        unsafe {
+            let semaphore = device.create_semaphore(&info, None)?;
+            cleanup.add(move |d| d.destroy_semaphore(semaphore, None));
+            Ok(semaphore)
+        }
+    }
+
+    /// Submits `cmd` with `vkQueueSubmit2`, waiting for `timeline` to reach
+    /// `wait` before any command and signalling `signal` on it, and the
+    /// scene's fence; waits for the fence, then (at most a second) for the
+    /// timeline to reach `signal` (lavapipe may signal the fence first).
+    /// Whether the fence was signalled, and the timeline's value then (the
+    /// fence is reset).
+    pub fn submit2(
+        &self,
+        cmd: vk::CommandBuffer,
+        timeline: vk::Semaphore,
+        wait: u64,
+        signal: u64,
+    ) -> anyhow::Result<(bool, u64)> {
+        let d = &self.device;
+        let cmds = [vk::CommandBufferSubmitInfo::default().command_buffer(cmd)];
+        let waits = [vk::SemaphoreSubmitInfo::default()
+            .semaphore(timeline)
+            .value(wait)
+            .stage_mask(vk::PipelineStageFlags2::ALL_COMMANDS)];
+        let signals = [vk::SemaphoreSubmitInfo::default()
+            .semaphore(timeline)
+            .value(signal)
+            .stage_mask(vk::PipelineStageFlags2::ALL_COMMANDS)];
+        let submit = [vk::SubmitInfo2::default()
+            .command_buffer_infos(&cmds)
+            .wait_semaphore_infos(&waits)
+            .signal_semaphore_infos(&signals)];
+        // SAFETY: the queue, fence and semaphore are the scene's; the fence
+        // is reset once signalled.
+        unsafe {
+            d.queue_submit2(self.queue, &submit, self.fence)?;
+            d.wait_for_fences(&[self.fence], true, u64::MAX)?;
+            let signalled = d.get_fence_status(self.fence)?;
+            let semaphores = [timeline];
+            let values = [signal];
+            let info = vk::SemaphoreWaitInfo::default()
+                .semaphores(&semaphores)
+                .values(&values);
+            match d.wait_semaphores(&info, 1_000_000_000) {
+                Ok(()) | Err(vk::Result::TIMEOUT) => {}
+                Err(e) => return Err(e.into()),
+            }
+            let value = d.get_semaphore_counter_value(timeline)?;
+            d.reset_fences(&[self.fence])?;
+            Ok((signalled, value))
+        }
+    }
+
+    /// What another thread needs to submit the scene's command buffer.
+    pub fn submitter(&self) -> Submitter {
+        Submitter {
+            device: self.device.clone(),
+            queue: self.queue,
+            cmd: self.cmd,
+            fence: self.fence,
+        }
+    }
+
+    /// Waits until the device is idle (`vkDeviceWaitIdle`).
+    pub fn wait_idle(&self) -> anyhow::Result<()> {
+        // SAFETY: the device is alive.
+        unsafe { self.device.device_wait_idle()? };
+        Ok(())
+    }
+}
+
+/// How a scene's pipeline is made.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub enum Made {
+    /// From shader modules, without a cache.
+    Plainly,
+    /// Through the cache, as programs that ship one do: one call creates
+    /// the pipeline twice, first only if the cache has it
+    /// (`FAIL_ON_PIPELINE_COMPILE_REQUIRED`; a device of
+    /// [`Gpu::with_cache_control`]), then compiling it; the first one made
+    /// is kept (the call returns `PIPELINE_COMPILE_REQUIRED` when the cache
+    /// did not have it).
+    FromCache(vk::PipelineCache),
+    /// Each stage's code in the stage's chain (a `VkShaderModuleCreateInfo`),
+    /// no shader module made (a device of [`Gpu::with_pipeline_library`]).
+    Chained,
+}
+
+/// Submits a scene's command buffer (with its fence, not waited for) from
+/// another thread.
+pub struct Submitter {
+    device: ash::Device,
+    queue: vk::Queue,
+    cmd: vk::CommandBuffer,
+    fence: vk::Fence,
+}
+
+impl Submitter {
+    /// Submits the command buffer; the caller keeps the scene alive until
+    /// this returns and does not use its queue meanwhile.
+    pub fn submit(&self) -> anyhow::Result<()> {
+        let cmds = [self.cmd];
+        let submit = [vk::SubmitInfo::default().command_buffers(&cmds)];
+        // SAFETY: per this function's contract.
+        unsafe { self.device.queue_submit(self.queue, &submit, self.fence)? };
+        Ok(())
     }
 }
 

@@ -1,4 +1,4 @@
-//! `vk_triangle [FRAMES] [SIZE] [plain|nonsemantic]`: renders FRAMES (default 3) frames
+//! `vk_triangle [FRAMES] [SIZE] [plain|nonsemantic|source] [DRAWS]`: renders FRAMES (default 3) frames
 //! of a full-screen fragment shader (`shaders/vk_triangle.{vert,frag}`, the
 //! frame's time in a push constant) into a SIZE x SIZE (default 64) RGBA8
 //! image with Vulkan, offscreen (no swapchain), copies every frame to a
@@ -6,7 +6,8 @@
 //! the pixels, top row first). `plain` uses SPIR-V built without debug
 //! information, `nonsemantic` SPIR-V whose source is in
 //! NonSemantic.Shader.DebugInfo.100 (`-gVS`), else `-g`. One submission
-//! per frame, waited on with a fence.
+//! per frame, waited on with a fence, of DRAWS (default 1) draws, draw `i`
+//! of frame `f` at time `f * 0.125 + i * 0.25` (each covers the last).
 
 use shaderdbg_vk_test_apps::{arg, DebugInfo, Scene};
 
@@ -14,15 +15,19 @@ fn main() -> anyhow::Result<()> {
     let frames: u32 = arg(0, "FRAMES", 3)?;
     let size: u32 = arg(1, "SIZE", 64)?;
     let debug_info = DebugInfo::from_arg(std::env::args().nth(3).as_deref());
-    for (frame, sum) in render(frames, size, debug_info)?.iter().enumerate() {
+    let draws: u32 = arg(3, "DRAWS", 1)?;
+    for (frame, sum) in render(frames, size, debug_info, draws)?.iter().enumerate() {
         println!("frame {frame} checksum {sum:016x}");
     }
     Ok(())
 }
 
-fn render(frames: u32, size: u32, debug_info: DebugInfo) -> anyhow::Result<Vec<u64>> {
+fn render(frames: u32, size: u32, debug_info: DebugInfo, draws: u32) -> anyhow::Result<Vec<u64>> {
     let scene = Scene::new(size, debug_info)?;
     (0..frames)
-        .map(|frame| scene.frame(&[vec![frame as f32 * 0.125]]))
+        .map(|frame| {
+            let ts = (0..draws).map(|i| frame as f32 * 0.125 + i as f32 * 0.25);
+            scene.frame(&[ts.collect()])
+        })
         .collect()
 }

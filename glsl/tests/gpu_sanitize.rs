@@ -1114,6 +1114,77 @@ fn atomics_on_storage_buffers_do_not_race() {
     assert!(element < 4);
 }
 
+/// The last work group to finish does the final reduction: each work
+/// group's first invocation writes its partial sum, makes it visible with
+/// `memoryBarrierBuffer()` and takes a ticket with `atomicAdd`; the group
+/// that draws the last ticket reads every partial sum (here by another
+/// invocation than the one that drew it, after a `barrier()`). The fence
+/// before the atomic orders each write before every later ticket, so the
+/// reads race with nothing; without the fence nothing orders them.
+const LAST_GROUP: &str = "#version 430
+layout(local_size_x = 8) in;
+layout(std430, binding = 0) buffer Src { float src[]; };
+layout(std430, binding = 1) buffer Dst { uint done; float total; float partial[]; };
+shared float sums[8];
+shared bool last;
+void main() {
+    uint l = gl_LocalInvocationIndex;
+    sums[l] = src[gl_GlobalInvocationID.x];
+    barrier();
+    for (uint s = 4u; s > 0u; s >>= 1u) {
+        if (l < s) sums[l] += sums[l + s];
+        barrier();
+    }
+    if (l == 0u) {
+        partial[gl_WorkGroupID.x] = sums[0];
+        FENCE
+        last = atomicAdd(done, 1u) == gl_NumWorkGroups.x - 1u;
+    }
+    barrier();
+    if (last && l == 1u) {
+        float t = 0.0;
+        for (uint g = 0u; g < gl_NumWorkGroups.x; g++) t += partial[g];
+        total = t;
+    }
+}
+";
+
+#[test]
+fn the_last_work_group_reads_what_fences_and_atomics_ordered() {
+    let src: Vec<u32> = (0..32).map(|i| (i as f32 + 0.5).to_bits()).collect();
+    let fix = LAST_GROUP.replace("FENCE", "memoryBarrierBuffer();");
+    let dst = clean(|c| dispatch_in(CORE, &fix, c, 4, &src, 6), Checks::ALL);
+    assert_eq!(dst[0], 4);
+    let sum: f32 = (0..32).map(|i| i as f32 + 0.5).sum();
+    assert_eq!(f32::from_bits(dst[1]), sum);
+
+    // No fence: the atomic orders nothing (GLSL's atomics are relaxed).
+    let bug = LAST_GROUP.replace("FENCE", "");
+    let checked = dispatch_in(CORE, &bug, Some(RACE), 4, &src, 6);
+    let got = storage_races(&checked.reports);
+    assert!(!got.is_empty(), "{:?}", checked.reports);
+    let read = line_of(&bug, "t += partial[g]");
+    let write = line_of(&bug, "partial[gl_WorkGroupID.x] = sums[0]");
+    for (line, id, other_line, other, element, ..) in got {
+        let (reader, writer) = if line == read {
+            (id, other)
+        } else {
+            (other, id)
+        };
+        assert_eq!(
+            (
+                [line, other_line].contains(&read),
+                [line, other_line].contains(&write)
+            ),
+            (true, true),
+            "{:?}",
+            checked.reports
+        );
+        assert_eq!((reader % 8, writer % 8, writer / 8), (1, 0, element));
+        assert_ne!(reader / 8, writer / 8);
+    }
+}
+
 /// A write whose value is not known (`+=`) followed, between the same
 /// two barriers, by another invocation's `= 0u` of the same element is a
 /// race: the unknown value used to be kept as 0 and taken for the same

@@ -164,10 +164,10 @@
 //! element of a storage-buffer member (each element of its outermost
 //! array, runtime-sized ones to their `length()`; a member that is no
 //! array is one element), at least one writes, not both are atomic
-//! functions, and nothing orders them. Only `barrier()` orders storage
-//! accesses, and only those of one work group (of a compute shader):
-//! invocations of different work groups, fragments, vertices are never
-//! ordered within one dispatch or draw.
+//! functions, and nothing orders them. `barrier()` orders the storage
+//! accesses of one work group (of a compute shader); invocations of
+//! different work groups (fragments, vertices) are ordered only through
+//! a fence and atomics, as GLSL's memory model allows (below).
 //!
 //! Modelled: the shadow lies in the report buffer after the records
 //! (`layout::SANITIZE_SHADOW_SLOT_WORDS` words per slot, as many slots as
@@ -193,6 +193,42 @@
 //! right after the read), and the value the other wrote (not known when
 //! its value word and access word were written apart by two writers at
 //! once).
+//!
+//! Ordering between work groups (fences and atomics): GLSL's atomic
+//! functions are relaxed; a memory barrier (`memoryBarrier()`,
+//! `memoryBarrierBuffer()`) makes the invocation's earlier accesses
+//! complete before its later ones, so "write; fence; atomic" in one work
+//! group and "atomic (that reads the value it wrote or a later one); read"
+//! in another order the write before the read (the "last work group does
+//! the final reduction" pattern: each group writes its partial result,
+//! fences and counts itself with `atomicAdd`; the one that counts last
+//! reads them all). Modelled, conservatively: an atomic function on
+//! memory other than shared (a storage buffer, an image, an atomic
+//! counter) after a fence of the work group releases every access the
+//! work group made up to that point: its release word (one per work
+//! group in the report buffer, before the shadow's slots) keeps the
+//! barrier generation of the release; any such atomic acquires; both
+//! pass to the whole work group at its next `barrier()` (which orders its
+//! invocations). An access of another work group is not reported when
+//! this invocation has acquired and that work group released at or
+//! after the access's barrier generation. Which atomic read which is not
+//! followed (an acquire through an unrelated counter counts), nor the
+//! order within a barrier interval (an access after the release, before
+//! the next barrier, counts as released), and a fence or atomic is taken
+//! at the start of the statement that makes it: each of these can only
+//! hide a race, never report one that is not there. In fragment and
+//! vertex shaders (no work groups, no barrier generations), an access of
+//! another invocation is not reported once this invocation made an
+//! atomic access, if the shader has a fence anywhere. Without a fence
+//! before the atomic, nothing is released: the race is reported (a real
+//! one: without it the writes need not be visible when the atomic is).
+//! `coherent` and `volatile` are about visibility, not order: they are
+//! not modelled (accesses to coherent variables race as any other, as
+//! non-atomic accesses do in the Vulkan memory model; a missing
+//! `coherent` is not reported). Atomics on shared memory order nothing
+//! beyond themselves (a spin-wait on a shared flag within a work group,
+//! which GLSL does not promise to terminate, is reported). Images have no
+//! race shadow: races on images are not checked.
 //!
 //! Not modelled: `barrier()` is taken to order the storage accesses of
 //! a work group with or without `memoryBarrierBuffer()` (the

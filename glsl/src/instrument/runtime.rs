@@ -77,6 +77,13 @@ pub struct Runtime {
     /// Storage-buffer members with a race shadow: (number, elements (0:
     /// runtime-sized), how generated code names the member).
     storage: Vec<(usize, u32, String)>,
+    /// The storage race check's model of fences and atomics as
+    /// synchronisation (see [`Self::sync_prelude`]): the shader calls
+    /// `_sdbg_ssync` before its atomics on memory other than shared,
+    /// `_sdbg_sfence` before `memoryBarrier()`/`memoryBarrierBuffer()`.
+    sync: bool,
+    /// It calls `_sdbg_sfence` somewhere.
+    sync_fence: bool,
 }
 
 /// Bits of the race shadow words (`_sdbg_rw`: the last writer, `_sdbg_rmin`
@@ -107,7 +114,15 @@ impl Runtime {
             storage_race: false,
             stage: Stage::Compute,
             storage: Vec::new(),
+            sync: false,
+            sync_fence: false,
         }
+    }
+
+    /// The shader calls `_sdbg_ssync()` (`fence`: `_sdbg_sfence()`).
+    pub fn use_sync(&mut self, fence: bool) {
+        self.sync = true;
+        self.sync_fence |= fence;
     }
 
     /// Whether storage-buffer members get race shadows (see
@@ -148,6 +163,17 @@ impl Runtime {
         let h = self.h;
         let n = self.race_words;
         let divergent = crate::layout::SANITIZE_KIND_BARRIER;
+        // Fences and atomics as synchronisation: what one invocation did
+        // before a barrier, the work group did after it.
+        let (sync_decl, sync_before, sync_after) = if self.sync {
+            (
+                format!("shared {h}uint _sdbg_gsync;\n"),
+                "\n    {h}uint mine = (_sdbg_sacq ? 1u : 0u) | (_sdbg_sfenced ? 2u : 0u);\n    if (mine != 0u) atomicOr(_sdbg_gsync, mine);".replace("{h}", h),
+                "\n    {h}uint all = _sdbg_gsync;\n    _sdbg_sacq = _sdbg_sacq || (all & 1u) != 0u;\n    _sdbg_sfenced = _sdbg_sfenced || (all & 2u) != 0u;".replace("{h}", h),
+            )
+        } else {
+            (String::new(), String::new(), String::new())
+        };
         // The work group's barrier generation is one shared word
         // (`_sdbg_gen`, advanced after each barrier by every invocation
         // that passed it, all storing the same value), so an invocation
@@ -166,11 +192,11 @@ bool _sdbg_race_on = false;
 {h}uint _sdbg_wg = 0u;
 shared {h}uint _sdbg_gen;
 shared {h}uint _sdbg_arrive[3];
-void _sdbg_barrier({h}uint p) {{
+{sync_decl}void _sdbg_barrier({h}uint p) {{
     {h}uint g = _sdbg_gen;
-    atomicAdd(_sdbg_arrive[g % 3u], 1u);
+    atomicAdd(_sdbg_arrive[g % 3u], 1u);{sync_before}
     barrier();
-    {h}uint arrived = _sdbg_arrive[g % 3u];
+    {h}uint arrived = _sdbg_arrive[g % 3u];{sync_after}
     _sdbg_arrive[(g + 2u) % 3u] = 0u;
     _sdbg_gen = g + 1u;
     if (arrived != _sdbg_wg) _sdbg_report({divergent}u, p, arrived, _sdbg_wg, 0u);
@@ -276,14 +302,30 @@ void _sdbg_wr({h}uint p, {h}uint at, {h}uint elem, {h}uint decl, {h}uint f, bool
         } else {
             format!("bool _sdbg_swgsame({h}uint id) {{ return false; }}\n")
         };
+        // Whether an access of another work group (another invocation,
+        // out of compute shaders) is ordered before this one by fences and
+        // atomics (see `sync_prelude`); without them, never.
+        let released = match (self.sync, self.stage) {
+            (false, _) => "return false;".to_string(),
+            (true, Stage::Compute) => {
+                "return _sdbg_sacq && _sdbg_data[_sdbg_srel + id / _sdbg_swgn] > (og >> 12u);"
+                    .to_string()
+            }
+            (true, _) => format!("return _sdbg_sacq && {};", self.sync_fence),
+        };
         format!(
             "void _sdbg_sinit();
 void _sdbg_sother_key({h}uint at, {h}uint o, {h}uint og);
 {wgsame}{h}uint _sdbg_sid = 0xffffffffu;
 {h}uint _sdbg_sb = 0u;
 {h}uint _sdbg_scap = 0u;
-void _sdbg_sbase() {{
-    _sdbg_sb = _sdbg_san_flags + _sdbg_san_cap * {RW}u;
+{h}uint _sdbg_srel = 0u;
+bool _sdbg_sreleased({h}uint id, {h}uint og) {{ {released} }}
+// The shadow's slots after `reserve` words (the work groups' release
+// generations).
+void _sdbg_sbase({h}uint reserve) {{
+    _sdbg_srel = _sdbg_san_flags + _sdbg_san_cap * {RW}u;
+    _sdbg_sb = _sdbg_srel + reserve;
     {h}uint len = uint(_sdbg_data.length());
     _sdbg_scap = len > _sdbg_sb ? (len - _sdbg_sb) / {SW}u : 0u;
 }}
@@ -296,7 +338,9 @@ bool _sdbg_sother({h}uint o, {h}uint me) {{
     return (o & 0x80000000u) != 0u && ((o ^ me) & 0x3fffffu) != 0u && (o & me & 0x60000000u) == 0u;
 }}
 bool _sdbg_sunord({h}uint o, {h}uint og) {{
-    return !_sdbg_swgsame(o & 0x3fffffu) || (og >> 12u) == (_sdbg_g & 0xfffffu);
+    {h}uint id = o & 0x3fffffu;
+    if (_sdbg_swgsame(id)) return (og >> 12u) == (_sdbg_g & 0xfffffu);
+    return !_sdbg_sreleased(id, og);
 }}
 {h}uint _sdbg_swkind({h}uint w, {h}uint wv) {{
     bool known = (w & 0x10000000u) != 0u && _sdbg_sh6(wv) == ((w >> 22u) & 63u);
@@ -369,6 +413,44 @@ void _sdbg_srd({h}uint p, {h}uint slot, {h}uint elem, {h}uint decl, {h}uint f) {
         )
     }
 
+    /// Fences and atomics as synchronisation between work groups (the
+    /// storage race check): `_sdbg_sfence()` runs before each
+    /// `memoryBarrier()`/`memoryBarrierBuffer()`, `_sdbg_ssync()` before
+    /// each atomic function on memory other than shared (storage buffers,
+    /// images, atomic counters). An atomic after a fence releases what
+    /// the work group accessed until then: the work group's release word
+    /// (one per work group before the shadow's slots) keeps the barrier
+    /// generation after its last release (`atomicMax`, then a fence, so
+    /// that whoever sees the program's atomic sees the word). An atomic
+    /// acquires (`_sdbg_sacq`). Both pass to the whole work group at the
+    /// next `barrier()` (`_sdbg_barrier`). An access of another work group
+    /// is then taken as ordered before this one when this invocation has
+    /// acquired and the other work group released after that access
+    /// (`_sdbg_sreleased`). This is a sufficient condition for "not
+    /// reported", not the memory model's happens-before: which atomic
+    /// read which is not followed, so some races go unreported, never
+    /// the other way round.
+    fn sync_prelude(&self, storage: bool) -> String {
+        let release = if storage && self.stage == Stage::Compute {
+            format!(
+                "if (_sdbg_sfenced && _sdbg_sid != {NONE}) {{
+        atomicMax(_sdbg_data[_sdbg_srel + _sdbg_swg0 / _sdbg_swgn], (_sdbg_g & 0xfffffu) + 1u);
+        memoryBarrierBuffer();
+    }}
+    "
+            )
+        } else {
+            String::new()
+        };
+        format!(
+            "void _sdbg_sfence() {{ _sdbg_sfenced = true; }}
+void _sdbg_ssync() {{
+    {release}_sdbg_sacq = true;
+}}
+"
+        )
+    }
+
     /// The race shadow of storage-buffer member number `k` (`words`
     /// elements, 0: runtime-sized; `access` names it in generated code,
     /// `code` in reports) and its helpers, named as [`Self::shadow`]'s
@@ -410,17 +492,26 @@ void _sdbg_uchk{k}({h}uint p, {h}{t} i, {h}uint f) {{ _sdbg_srd(p, _sdbg_sb{k} +
             return String::new();
         }
         let h = self.h;
+        // With fences and atomics as synchronisation, a word per work
+        // group before the slots: the generation after its last release.
+        let reserve = if self.sync {
+            "\n        reserve = w.x * w.y * w.z;"
+        } else {
+            ""
+        };
         let (id, key, wg) = match self.stage {
             Stage::Compute => (
                 format!(
                     "{h}uvec3 n = gl_NumWorkGroups * gl_WorkGroupSize;
     {h}uvec3 w = gl_NumWorkGroups;
     {h}uint s = gl_WorkGroupSize.x * gl_WorkGroupSize.y * gl_WorkGroupSize.z;
+    {h}uint reserve = 0u;
     if (n.x <= 0x400000u && n.y <= 0x400000u / n.x && n.z <= 0x400000u / (n.x * n.y)) {{
         _sdbg_swgn = s;
         _sdbg_swg0 = (gl_WorkGroupID.x + w.x * (gl_WorkGroupID.y + w.y * gl_WorkGroupID.z)) * s;
-        _sdbg_sid = _sdbg_swg0 + gl_LocalInvocationIndex;
-    }}"
+        _sdbg_sid = _sdbg_swg0 + gl_LocalInvocationIndex;{reserve}
+    }}
+    _sdbg_sbase(reserve);"
                 ),
                 format!(
                     "{h}uvec3 w = gl_NumWorkGroups;
@@ -436,7 +527,8 @@ void _sdbg_uchk{k}({h}uint p, {h}{t} i, {h}uint f) {{ _sdbg_srd(p, _sdbg_sb{k} +
             Stage::Fragment => (
                 format!(
                     "{h}uvec2 c = uvec2(gl_FragCoord.xy);
-    if (c.x < 2048u && c.y < 2048u) _sdbg_sid = c.x | (c.y << 11u);"
+    if (c.x < 2048u && c.y < 2048u) _sdbg_sid = c.x | (c.y << 11u);
+    _sdbg_sbase(0u);"
                 ),
                 format!(
                     "_sdbg_data[at] = o & 2047u; _sdbg_data[at + 1u] = (o >> 11u) & 2047u; _sdbg_data[at + 2u] = {NONE};"
@@ -446,7 +538,8 @@ void _sdbg_uchk{k}({h}uint p, {h}{t} i, {h}uint f) {{ _sdbg_srd(p, _sdbg_sb{k} +
             _ => (
                 format!(
                     "if ({v} >= 0 && {v} < 65536 && {i} >= 0 && {i} < 64)
-        _sdbg_sid = uint({v}) | (uint({i}) << 16u);",
+        _sdbg_sid = uint({v}) | (uint({i}) << 16u);
+    _sdbg_sbase(0u);",
                     v = self.dialect.vertex_id(),
                     i = self.dialect.instance_id()
                 ),
@@ -469,7 +562,6 @@ void _sdbg_uchk{k}({h}uint p, {h}{t} i, {h}uint f) {{ _sdbg_srd(p, _sdbg_sb{k} +
         }
         format!(
             "void _sdbg_sinit() {{
-    _sdbg_sbase();
     {id}
     {h}uint _sdbg_sx = 0u;{bases}
 }}
@@ -503,6 +595,11 @@ void _sdbg_sother_key({h}uint at, {h}uint o, {h}uint og) {{
                 "\n    for ({h}uint i = gl_LocalInvocationIndex; i < {n}u; i += n) {{ _sdbg_rw[i] = 0u; _sdbg_rmin[i] = 0xffffffffu; _sdbg_rmax[i] = 0u; _sdbg_rv[i] = 0u; }}"
             )
         };
+        let sync_init = if self.sync {
+            "\n    if (gl_LocalInvocationIndex == 0u) _sdbg_gsync = 0u;"
+        } else {
+            ""
+        };
         format!(
             "void _sdbg_other_key({h}uint at, {h}uint o) {{
     {h}uvec3 s = gl_WorkGroupSize;
@@ -517,7 +614,7 @@ void _sdbg_race_clear() {{
 void _sdbg_race_init() {{
     _sdbg_wg = gl_WorkGroupSize.x * gl_WorkGroupSize.y * gl_WorkGroupSize.z;
     if (gl_LocalInvocationIndex < 3u) _sdbg_arrive[gl_LocalInvocationIndex] = 0u;
-    if (gl_LocalInvocationIndex == 0u) _sdbg_gen = 0u;
+    if (gl_LocalInvocationIndex == 0u) _sdbg_gen = 0u;{sync_init}
     _sdbg_race_clear();
 }}
 {storage}"
@@ -718,13 +815,18 @@ bool _sdbg_bad({h}vec4 v) {{ return any(isnan(v)) || any(isinf(v)); }}
                         crate::layout::SANITIZE_RACE_STORAGE
                     );
                 }
-                let mut race_decls = if race {
-                    self.race_prelude()
-                } else {
-                    String::new()
-                };
+                let mut race_decls = String::new();
+                if self.sync {
+                    race_decls.push_str("bool _sdbg_sacq = false;\nbool _sdbg_sfenced = false;\n");
+                }
+                if race {
+                    race_decls.push_str(&self.race_prelude());
+                }
                 if storage {
                     race_decls.push_str(&self.storage_prelude());
+                }
+                if self.sync {
+                    race_decls.push_str(&self.sync_prelude(storage));
                 }
                 let _ = write!(
                     s,

@@ -75,8 +75,13 @@ bool _sdbg_swgsame(uint id) { return id - _sdbg_swg0 < _sdbg_swgn; }
 uint _sdbg_sid = 0xffffffffu;
 uint _sdbg_sb = 0u;
 uint _sdbg_scap = 0u;
-void _sdbg_sbase() {
-    _sdbg_sb = _sdbg_san_flags + _sdbg_san_cap * 13u;
+uint _sdbg_srel = 0u;
+bool _sdbg_sreleased(uint id, uint og) { return false; }
+// The shadow's slots after `reserve` words (the work groups' release
+// generations).
+void _sdbg_sbase(uint reserve) {
+    _sdbg_srel = _sdbg_san_flags + _sdbg_san_cap * 13u;
+    _sdbg_sb = _sdbg_srel + reserve;
     uint len = uint(_sdbg_data.length());
     _sdbg_scap = len > _sdbg_sb ? (len - _sdbg_sb) / 7u : 0u;
 }
@@ -89,7 +94,9 @@ bool _sdbg_sother(uint o, uint me) {
     return (o & 0x80000000u) != 0u && ((o ^ me) & 0x3fffffu) != 0u && (o & me & 0x60000000u) == 0u;
 }
 bool _sdbg_sunord(uint o, uint og) {
-    return !_sdbg_swgsame(o & 0x3fffffu) || (og >> 12u) == (_sdbg_g & 0xfffffu);
+    uint id = o & 0x3fffffu;
+    if (_sdbg_swgsame(id)) return (og >> 12u) == (_sdbg_g & 0xfffffu);
+    return !_sdbg_sreleased(id, og);
 }
 uint _sdbg_swkind(uint w, uint wv) {
     bool known = (w & 0x10000000u) != 0u && _sdbg_sh6(wv) == ((w >> 22u) & 63u);
@@ -258,15 +265,16 @@ void _sdbg_race_init() {
     _sdbg_race_clear();
 }
 void _sdbg_sinit() {
-    _sdbg_sbase();
     uvec3 n = gl_NumWorkGroups * gl_WorkGroupSize;
     uvec3 w = gl_NumWorkGroups;
     uint s = gl_WorkGroupSize.x * gl_WorkGroupSize.y * gl_WorkGroupSize.z;
+    uint reserve = 0u;
     if (n.x <= 0x400000u && n.y <= 0x400000u / n.x && n.z <= 0x400000u / (n.x * n.y)) {
         _sdbg_swgn = s;
         _sdbg_swg0 = (gl_WorkGroupID.x + w.x * (gl_WorkGroupID.y + w.y * gl_WorkGroupID.z)) * s;
         _sdbg_sid = _sdbg_swg0 + gl_LocalInvocationIndex;
     }
+    _sdbg_sbase(reserve);
     uint _sdbg_sx = 0u;
     _sdbg_sb1 = _sdbg_sx; _sdbg_sn1 = int(dst.length()); _sdbg_sx += uint(_sdbg_sn1);
 }

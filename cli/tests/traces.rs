@@ -227,7 +227,11 @@ fn glmark2_scenes_replay_sanitized_under_every_filter_with_no_reports_and_identi
             .arg(&trace),
     );
     let plain = snapshots(&plain_dir);
-    assert!(plain.len() >= GLMARK2_SCENES.len(), "{} frames", plain.len());
+    assert!(
+        plain.len() >= GLMARK2_SCENES.len(),
+        "{} frames",
+        plain.len()
+    );
 
     for filter in ["all", "oob", "uninit", "race"] {
         let shots = fresh_dir(&dir, filter);

@@ -119,13 +119,17 @@ pub fn read_hits(words: &[u32]) -> (Vec<HitRecord>, bool) {
 //
 // | mode     | header                                                   | data |
 // |----------|----------------------------------------------------------|------|
-// | sanitize | `count` (records appended, may exceed cap), `cap` (records), `overflow` (1 once a record was lost), `flags` (dedup words before the records) | `flags` dedup words (one per probe and kind: `probe * SANITIZE_KINDS + kind - 1`), then records of [`SANITIZE_RECORD_WORDS`]: `[kind, probe, key0, key1, key2, index, bound, other0, other1, other2, other_probe, value, other_value]`, then the storage race shadow: [`SANITIZE_SHADOW_SLOT_WORDS`] words per slot (one slot per element of a storage-buffer member), as many slots as the rest of the buffer holds |
+// | sanitize | `count` (records appended, may exceed cap), `cap` (records), `overflow` (1 once a record was lost), `flags` (dedup words before the records) | `flags` dedup words ([`SANITIZE_FLAG_WORDS_PER_PROBE`] per probe: one per kind at `probe * SANITIZE_FLAG_WORDS_PER_PROBE + kind - 1`, the race kind's holding its first partner, then the race kind's further partners), then records of [`SANITIZE_RECORD_WORDS`]: `[kind, probe, key0, key1, key2, index, bound, other0, other1, other2, other_probe, value, other_value]`, then the storage race shadow: [`SANITIZE_SHADOW_SLOT_WORDS`] words per slot (one slot per element of a storage-buffer member), as many slots as the rest of the buffer holds |
 //
 // The shader appends a record only for the first violation of each (kind,
-// probe) (`atomicOr` on its dedup word); where the dedup word would lie at
-// or past `flags` it appends every violation (the decoder deduplicates).
-// `overflow` is also set by an invocation that had more distinct
-// violations than it keeps (the GLSL engine keeps two).
+// probe) (`atomicOr` on its dedup word), and of a race for the first of
+// each (probe, other probe): the probe's race words keep up to
+// [`SANITIZE_RACE_PARTNERS`] other probes (+ 1, `atomicCompSwap` into the
+// first free word); a race with a further partner is lost (`overflow`).
+// Where the dedup words would lie at or past `flags` it appends every
+// violation (the decoder deduplicates). `overflow` is also set by an
+// invocation that had more distinct violations than it keeps (the GLSL
+// engine keeps two).
 
 /// Words of one sanitizer record: `[kind, probe, key0, key1, key2, index,
 /// bound, other0, other1, other2, other_probe, value, other_value]` (an
@@ -166,8 +170,14 @@ pub const SANITIZE_KIND_RACE: u32 = 3;
 /// divergent control flow, or after some returned): `index` is how many
 /// did, `bound` the work group's size.
 pub const SANITIZE_KIND_BARRIER: u32 = 4;
-/// How many kinds there are (dedup words per probe).
+/// How many kinds there are.
 pub const SANITIZE_KINDS: u32 = 4;
+/// Distinct other steps a step's races are reported with (dedup words of
+/// the race kind per probe).
+pub const SANITIZE_RACE_PARTNERS: u32 = 4;
+/// Dedup words per probe: one per kind, and the race kind's further
+/// partners after them.
+pub const SANITIZE_FLAG_WORDS_PER_PROBE: u32 = SANITIZE_KINDS + SANITIZE_RACE_PARTNERS - 1;
 /// Set in a record's `kind` word when its `index` is a signed `int`.
 pub const SANITIZE_INDEX_SIGNED: u32 = 0x100;
 /// A race: set in the `kind` word when the reporting invocation's access
@@ -211,7 +221,7 @@ pub const SANITIZE_IMAGE_NO_DECL: u32 = 0x3ff;
 
 /// The dedup words a sanitize buffer needs for a probe table of `probes` probes.
 pub fn sanitize_flag_words(probes: usize) -> u32 {
-    (probes as u32 + 1) * SANITIZE_KINDS
+    (probes as u32 + 1) * SANITIZE_FLAG_WORDS_PER_PROBE
 }
 
 /// Builds a zeroed sanitize buffer with room for `cap_records` records,

@@ -818,6 +818,36 @@ fn races_are_told_apart_across_many_barriers() {
     }
 }
 
+/// Reports are kept once per kind and pair of steps: a read that races
+/// with writes at two statements is two reports (the second partner of a
+/// step used to be dropped, on the GPU and in the invocation's registers).
+#[test]
+fn a_step_racing_with_two_others_is_two_reports() {
+    let comp = tile8!(
+        "void main() {
+    uint i = gl_LocalInvocationIndex;
+    if (i == 1u) tile[0] = 1.0;
+    if (i == 2u) tile[1] = 2.0;
+    if (i == 0u) dst[0] = tile[0] + tile[1];
+}
+"
+    );
+    let checked = dispatch_in(CORE, comp, Some(RACE), 1, &[0], 8);
+    let read = line_of(comp, "dst[0] = tile[0] + tile[1]");
+    let mut got = races(&checked.reports);
+    got.sort();
+    assert_eq!(
+        got,
+        [
+            (read, 0, read - 2, 1, 0, Access::Read, Access::Write),
+            (read, 0, read - 1, 2, 1, Access::Read, Access::Write),
+        ],
+        "{:?}",
+        checked.reports
+    );
+    assert!(!checked.lost);
+}
+
 /// Invocations that write the same value to a shared element between two
 /// barriers (a flag set by whoever finds something) do not race; writing
 /// different values (who found it) does.

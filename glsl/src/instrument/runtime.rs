@@ -321,9 +321,9 @@ void _sdbg_sother_key({h}uint at, {h}uint o, {h}uint og);
 {h}uint _sdbg_scap = 0u;
 {h}uint _sdbg_srel = 0u;
 bool _sdbg_sreleased({h}uint id, {h}uint og) {{ {released} }}
-// The shadow's slots after `reserve` words (the work groups' release
-// generations).
 void _sdbg_sbase({h}uint reserve) {{
+    // The shadow's slots after `reserve` words (the work groups' release
+    // generations).
     _sdbg_srel = _sdbg_san_flags + _sdbg_san_cap * {RW}u;
     _sdbg_sb = _sdbg_srel + reserve;
     {h}uint len = uint(_sdbg_data.length());
@@ -778,7 +778,9 @@ bool _sdbg_bad({h}vec4 v) {{ return any(isnan(v)) || any(isinf(v)); }}
                     ],
                 );
                 use crate::layout::{
-                    SANITIZE_INDEX_SIGNED, SANITIZE_KINDS, SANITIZE_KIND_OOB, SANITIZE_RECORD_WORDS,
+                    SANITIZE_FLAG_WORDS_PER_PROBE as FW, SANITIZE_INDEX_SIGNED, SANITIZE_KINDS,
+                    SANITIZE_KIND_OOB, SANITIZE_KIND_RACE, SANITIZE_RACE_PARTNERS,
+                    SANITIZE_RACE_STORAGE, SANITIZE_RECORD_WORDS,
                 };
                 let oob = SANITIZE_KIND_OOB;
                 let soob = SANITIZE_KIND_OOB | SANITIZE_INDEX_SIGNED;
@@ -839,12 +841,23 @@ const bool _sdbg_oob = {report_oob};
 bool _sdbg_more = false;
 bool _sdbg_rpend = false;
 {h}uint _sdbg_rlast = 0u;
+{h}uint _sdbg_pkey({h}uint kind, {h}uint other, {h}uint og) {{
+    // What tells reports of a step apart beyond their kind: a race's other
+    // step (+ 1; a shared race's other access word holds it in 11 bits, a
+    // storage race's generation word in 12), 1 for other kinds.
+    if ((kind & 0xffu) != {race_kind}u) return 1u;
+    return (kind & {storage}u) != 0u ? (og & 4095u) + 0x1001u : (other & 2047u) + 1u;
+}}
+bool _sdbg_same({h}uint k, {h}uint p, {h}uint o, {h}uint g, {h}uint kind, {h}uint q, {h}uint pk) {{
+    return p == q && ((k ^ kind) & 0xffu) == 0u && _sdbg_pkey(k, o, g) == pk;
+}}
 void _sdbg_rep({h}uint kind, {h}uint p, {h}uint idx, {h}uint bound, {h}uint other, {h}uint og, {h}uint v, {h}uint w) {{
     _sdbg_rpend = false;
+    {h}uint pk = _sdbg_pkey(kind, other, og);
     if (_sdbg_r0p == 0u) {{ _sdbg_r0k = kind; _sdbg_r0p = p; _sdbg_r0i = idx; _sdbg_r0b = bound; _sdbg_r0o = other; _sdbg_r0g = og; _sdbg_r0v = v; _sdbg_r0w = w; _sdbg_rlast = 0u; _sdbg_rpend = true; }}
-    else if (_sdbg_r0p != p || ((_sdbg_r0k ^ kind) & 0xffu) != 0u) {{
+    else if (!_sdbg_same(_sdbg_r0k, _sdbg_r0p, _sdbg_r0o, _sdbg_r0g, kind, p, pk)) {{
         if (_sdbg_r1p == 0u) {{ _sdbg_r1k = kind; _sdbg_r1p = p; _sdbg_r1i = idx; _sdbg_r1b = bound; _sdbg_r1o = other; _sdbg_r1g = og; _sdbg_r1v = v; _sdbg_r1w = w; _sdbg_rlast = 1u; _sdbg_rpend = true; }}
-        else if (_sdbg_r1p != p || ((_sdbg_r1k ^ kind) & 0xffu) != 0u) _sdbg_more = true;
+        else if (!_sdbg_same(_sdbg_r1k, _sdbg_r1p, _sdbg_r1o, _sdbg_r1g, kind, p, pk)) _sdbg_more = true;
     }}
     // A read's race report takes the value read, right after the read.
     if ((kind & {race_read_mask}u) != {race_kind}u) _sdbg_rpend = false;
@@ -858,9 +871,30 @@ void _sdbg_report({h}uint kind, {h}uint p, {h}uint idx, {h}uint bound, {h}uint o
 void _sdbg_key({h}uint at) {{ _sdbg_data[at] = {k0}; _sdbg_data[at + 1u] = {k1}; _sdbg_data[at + 2u] = {k2}; }}
 {race_decls}void _sdbg_put_other({h}uint at, {h}uint kind, {h}uint other, {h}uint og) {{ {put_other}}}
 void _sdbg_put({h}uint kind, {h}uint p, {h}uint idx, {h}uint bound, {h}uint other, {h}uint og, {h}uint v, {h}uint w) {{
-    {h}uint flag = p * {SANITIZE_KINDS}u + (kind & 0xffu) - 1u;
-    if (flag < _sdbg_san_flags) {{
-        if (_sdbg_data[flag] != 0u || atomicOr(_sdbg_data[flag], 1u) != 0u) return;
+    {h}uint base = p * {FW}u;
+    {h}uint k = kind & 0xffu;
+    if (base + {FW}u <= _sdbg_san_flags) {{
+        if (k == {race_kind}u) {{
+            // The first report of each pair of steps: the partner's key
+            // into the first free of the step's race words.
+            {h}uint key = _sdbg_pkey(kind, other, og);
+            bool fresh = false;
+            bool seen = false;
+            for ({h}uint j = 0u; j < {SANITIZE_RACE_PARTNERS}u && !fresh && !seen; j++) {{
+                {h}uint at = j == 0u ? base + k - 1u : base + {SANITIZE_KINDS}u + j - 1u;
+                {h}uint was = _sdbg_data[at];
+                if (was == 0u) was = atomicCompSwap(_sdbg_data[at], 0u, key);
+                fresh = was == 0u;
+                seen = was == key;
+            }}
+            if (!fresh) {{
+                if (!seen) _sdbg_san_overflow = 1u;
+                return;
+            }}
+        }} else {{
+            {h}uint flag = base + k - 1u;
+            if (_sdbg_data[flag] != 0u || atomicOr(_sdbg_data[flag], 1u) != 0u) return;
+        }}
     }}
     {h}uint i = atomicAdd(_sdbg_san_count, 1u);
     if (i >= _sdbg_san_cap) {{ _sdbg_san_overflow = 1u; return; }}
@@ -942,7 +976,8 @@ void _sdbg_irep({h}uint p, {h}uint t, {h}ivec3 c, {h}ivec3 s) {{
                     k2 = key[2],
                     report_oob = checks.out_of_bounds,
                     race_read_mask = 0xff | crate::layout::SANITIZE_RACE_WRITE,
-                    race_kind = crate::layout::SANITIZE_KIND_RACE,
+                    race_kind = SANITIZE_KIND_RACE,
+                    storage = SANITIZE_RACE_STORAGE,
                     value_known = crate::layout::SANITIZE_VALUE_KNOWN,
                 );
             }

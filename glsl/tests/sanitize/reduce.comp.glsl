@@ -1,5 +1,5 @@
 #version 430 core
-// [13 runtime items as in runtime.sanitize.glsl]
+// [15 runtime items as in runtime.sanitize.glsl]
 void _sdbg_key(uint at) { _sdbg_data[at] = gl_GlobalInvocationID.x; _sdbg_data[at + 1u] = gl_GlobalInvocationID.y; _sdbg_data[at + 2u] = gl_GlobalInvocationID.z; }
 void _sdbg_other_key(uint at, uint o);
 void _sdbg_race_clear();
@@ -77,9 +77,9 @@ uint _sdbg_sb = 0u;
 uint _sdbg_scap = 0u;
 uint _sdbg_srel = 0u;
 bool _sdbg_sreleased(uint id, uint og) { return false; }
-// The shadow's slots after `reserve` words (the work groups' release
-// generations).
 void _sdbg_sbase(uint reserve) {
+    // The shadow's slots after `reserve` words (the work groups' release
+    // generations).
     _sdbg_srel = _sdbg_san_flags + _sdbg_san_cap * 13u;
     _sdbg_sb = _sdbg_srel + reserve;
     uint len = uint(_sdbg_data.length());

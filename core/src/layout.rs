@@ -129,7 +129,8 @@ pub fn read_hits(words: &[u32]) -> (Vec<HitRecord>, bool) {
 // Where the dedup words would lie at or past `flags` it appends every
 // violation (the decoder deduplicates). `overflow` is also set by an
 // invocation that had more distinct violations than it keeps (the GLSL
-// engine keeps two).
+// engine keeps two). Its other bits say what the storage race check
+// skipped (see [`sanitize_unchecked`]).
 
 /// Words of one sanitizer record: `[kind, probe, key0, key1, key2, index,
 /// bound, other0, other1, other2, other_probe, value, other_value]` (an
@@ -158,8 +159,18 @@ pub const SANITIZE_SHADOW_SLOT_WORDS: usize = 7;
 pub const SANITIZE_DEFAULT_SHADOW_SLOTS: u32 = 1 << 16;
 /// Index of the header word holding the number of dedup words before the records.
 pub const SANITIZE_FLAGS_INDEX: usize = 3;
-/// Index of the header word set to 1 when a record was lost (buffer full).
+/// Index of the header word of flags ([`SANITIZE_LOST`],
+/// [`SANITIZE_SHADOW_SHORT`], [`SANITIZE_UNNAMED`]), set with `atomicOr`.
 pub const SANITIZE_OVERFLOW_INDEX: usize = 2;
+/// A report was lost (the records full, or an invocation found more than
+/// it keeps).
+pub const SANITIZE_LOST: u32 = 1;
+/// A storage access was past the elements the race shadow holds: not
+/// checked for races.
+pub const SANITIZE_SHADOW_SHORT: u32 = 2;
+/// An invocation the storage race check cannot name (beyond the bits of
+/// an access word) accessed a storage buffer: not checked for races.
+pub const SANITIZE_UNNAMED: u32 = 4;
 /// Kinds of violation (the low byte of a record's `kind` word).
 pub const SANITIZE_KIND_OOB: u32 = 1;
 pub const SANITIZE_KIND_UNINIT: u32 = 2;
@@ -224,6 +235,34 @@ pub fn sanitize_flag_words(probes: usize) -> u32 {
     (probes as u32 + 1) * SANITIZE_FLAG_WORDS_PER_PROBE
 }
 
+/// The header of a fresh sanitize buffer (every word after it is zero).
+pub fn sanitize_header(cap_records: u32, probes: usize) -> [u32; HEADER_WORDS] {
+    let mut header = [0; HEADER_WORDS];
+    header[CAP_INDEX] = cap_records;
+    header[SANITIZE_FLAGS_INDEX] = sanitize_flag_words(probes);
+    header
+}
+
+/// Words of a sanitize buffer with room for `cap_records` records, the
+/// dedup words of `probes` probes and `shadow_slots` storage race shadow
+/// slots.
+pub fn sanitize_buffer_words(cap_records: u32, probes: usize, shadow_slots: u32) -> usize {
+    HEADER_WORDS
+        + sanitize_flag_words(probes) as usize
+        + cap_records as usize * SANITIZE_RECORD_WORDS
+        + shadow_slots as usize * SANITIZE_SHADOW_SLOT_WORDS
+}
+
+/// What the storage race check of a sanitize buffer's dispatch or draw
+/// left unchecked: (accesses past its shadow, invocations it cannot name).
+pub fn sanitize_unchecked(words: &[u32]) -> (bool, bool) {
+    let flags = words.get(SANITIZE_OVERFLOW_INDEX).copied().unwrap_or(0);
+    (
+        flags & SANITIZE_SHADOW_SHORT != 0,
+        flags & SANITIZE_UNNAMED != 0,
+    )
+}
+
 /// Builds a zeroed sanitize buffer with room for `cap_records` records,
 /// the dedup words of a probe table of `probes` probes, and
 /// [`SANITIZE_DEFAULT_SHADOW_SLOTS`] storage race shadow slots.
@@ -239,16 +278,8 @@ pub fn new_sanitize_buffer_with_shadow(
     probes: usize,
     shadow_slots: u32,
 ) -> Vec<u8> {
-    let flags = sanitize_flag_words(probes);
-    let mut words = vec![
-        0u32;
-        HEADER_WORDS
-            + flags as usize
-            + cap_records as usize * SANITIZE_RECORD_WORDS
-            + shadow_slots as usize * SANITIZE_SHADOW_SLOT_WORDS
-    ];
-    words[CAP_INDEX] = cap_records;
-    words[SANITIZE_FLAGS_INDEX] = flags;
+    let mut words = vec![0u32; sanitize_buffer_words(cap_records, probes, shadow_slots)];
+    words[..HEADER_WORDS].copy_from_slice(&sanitize_header(cap_records, probes));
     to_bytes(&words)
 }
 
@@ -296,5 +327,6 @@ pub fn read_sanitize(words: &[u32]) -> (Vec<SanitizeRecord>, bool) {
             other_value: r[12],
         })
         .collect();
-    (records, count > cap || header(SANITIZE_OVERFLOW_INDEX) != 0)
+    let lost = header(SANITIZE_OVERFLOW_INDEX) as u32 & SANITIZE_LOST != 0;
+    (records, count > cap || lost)
 }

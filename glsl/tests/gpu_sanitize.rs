@@ -1035,6 +1035,51 @@ fn two_work_groups_writing_the_same_output_element_race() {
     clean(|c| dispatch_in(CORE, &same, c, 2, &src, 16), Checks::ALL);
 }
 
+/// Storage accesses past the elements the race shadow holds are not
+/// checked, and the buffer says so (`layout::sanitize_unchecked`), rather
+/// than leaving them out silently.
+#[test]
+fn accesses_past_the_storage_shadow_are_told() {
+    let src: Vec<u32> = (0..16).map(|i| (i as f32 + 1.0).to_bits()).collect();
+    let bug = SCATTER.replace("INDEX", "i").replace("VALUE", "v");
+    let (gl, out, program) = compute(CORE, &bug, Some(RACE));
+    let src_buf = gl
+        .create_storage_buffer(SRC_BINDING, &layout::to_bytes(&src))
+        .expect("ssbo");
+    let dst_buf = gl
+        .create_storage_buffer(DST_BINDING, &[0u8; 64])
+        .expect("ssbo");
+    // Slots for 4 of the 16 elements: the race on elements 0..3 is
+    // found, accesses to the others are skipped and said to be.
+    for (slots, short) in [(4, true), (16, false)] {
+        let report = gl
+            .create_storage_buffer(
+                BINDING,
+                &layout::new_sanitize_buffer_with_shadow(64, out.probes.probes.len(), slots),
+            )
+            .expect("ssbo");
+        gl.dispatch_compute(&program, 2, 1, 1).expect("dispatch");
+        let words = layout::to_words(&gl.read_storage_buffer(&report).expect("read"));
+        assert_eq!(
+            layout::sanitize_unchecked(&words),
+            (short, false),
+            "{slots} slots"
+        );
+        let (reports, lost) = read_reports(&gl, &report, &out);
+        assert!(!lost, "{slots} slots");
+        let elements: Vec<u32> = storage_races(&reports).iter().map(|r| r.4).collect();
+        let checked = if short { slots } else { 8 };
+        assert!(
+            !elements.is_empty() && elements.iter().all(|&e| e < checked),
+            "{reports:?}"
+        );
+        gl.delete_storage_buffer(report).expect("delete");
+    }
+    for b in [src_buf, dst_buf] {
+        gl.delete_storage_buffer(b).expect("delete");
+    }
+}
+
 /// Within a work group, `barrier()` (with `memoryBarrierBuffer()`)
 /// orders storage accesses: a neighbour's element read after it is no
 /// race, read without it is; across work groups nothing orders them.

@@ -215,8 +215,11 @@
 //! followed (an acquire through an unrelated counter counts), nor the
 //! order within a barrier interval (an access after the release, before
 //! the next barrier, counts as released), and a fence or atomic is taken
-//! at the start of the statement that makes it: each of these can only
-//! hide a race, never report one that is not there. In fragment and
+//! at the start of the statement that makes it, and a record whose two
+//! words two invocations wrote at once (its access word no longer the
+//! writer's when it looks again) has its generation "not known" and
+//! counts as released: each of these can only hide a race, never report
+//! one that is not there. In fragment and
 //! vertex shaders (no work groups, no barrier generations), an access of
 //! another invocation is not reported once this invocation made an
 //! atomic access, if the shader has a fence anywhere. Without a fence
@@ -244,7 +247,9 @@
 //! Elements beyond the slots the buffer holds, invocations beyond what
 //! an access word names (a compute dispatch of more than 2^22
 //! invocations; fragments at x or y >= 2048; vertices >= 65536 or
-//! instances >= 64): not checked. Fragments of one pixel (of different
+//! instances >= 64): not checked, and the buffer's header says so
+//! (`layout::sanitize_unchecked`; the GL agent tells the debugger).
+//! Fragments of one pixel (of different
 //! primitives, or samples) are one invocation to the check: never
 //! compared with each other (overdraw races are missed). Two accesses are found only while the
 //! shadow holds them (the last writer and two readers per element); the

@@ -290,7 +290,23 @@ void _sdbg_wr({h}uint p, {h}uint at, {h}uint elem, {h}uint decl, {h}uint f, bool
             SANITIZE_RECORD_WORDS as RW, SANITIZE_SHADOW_SLOT_WORDS as SW,
             SANITIZE_VALUE_KNOWN as VK,
         };
+        let (unnamed, short) = (
+            crate::layout::SANITIZE_UNNAMED,
+            crate::layout::SANITIZE_SHADOW_SHORT,
+        );
         let h = self.h;
+        // With fences and atomics ordering work groups, a record's
+        // generation decides whether it was released: a record whose
+        // access word another invocation overwrote between its two
+        // words may hold that one's generation, so it says "not known".
+        let (untorn_writer, untorn_reader) = if self.sync {
+            (
+                "\n    if (_sdbg_data[at] != me) _sdbg_data[at + 1u] = 0xfffff000u;",
+                "\n        if (_sdbg_data[r] != me) _sdbg_data[r + 1u] = 0xfffff000u;",
+            )
+        } else {
+            ("", "")
+        };
         // Ids are work-group major (the work group's first id, then the
         // local index): one subtraction tells whether an id is of this
         // work group (a division per check cost 2x on llvmpipe, which
@@ -308,7 +324,9 @@ void _sdbg_wr({h}uint p, {h}uint at, {h}uint elem, {h}uint decl, {h}uint f, bool
         let released = match (self.sync, self.stage) {
             (false, _) => "return false;".to_string(),
             (true, Stage::Compute) => {
-                "return _sdbg_sacq && _sdbg_data[_sdbg_srel + id / _sdbg_swgn] > (og >> 12u);"
+                // A generation not known (0xfffff: a record two invocations
+                // wrote at once) is taken as released.
+                "return _sdbg_sacq && ((og >> 12u) == 0xfffffu || _sdbg_data[_sdbg_srel + id / _sdbg_swgn] > (og >> 12u));"
                     .to_string()
             }
             (true, _) => format!("return _sdbg_sacq && {};", self.sync_fence),
@@ -330,6 +348,11 @@ void _sdbg_sbase({h}uint reserve) {{
     _sdbg_scap = len > _sdbg_sb ? (len - _sdbg_sb) / {SW}u : 0u;
 }}
 {h}uint _sdbg_sh6({h}uint v) {{ return (v * 0x9e3779b1u) >> 26u; }}
+// An access the check skips: the host hears why (`layout::sanitize_unchecked`).
+void _sdbg_sskip({h}uint slot) {{
+    {h}uint why = _sdbg_sid == 0xffffffffu ? {unnamed}u : {short}u;
+    if ((_sdbg_san_overflow & why) == 0u) atomicOr(_sdbg_san_overflow, why);
+}}
 // Whether `o` is another invocation's access that can conflict with
 // `me` (not two atomics, not two partial accesses), and whether nothing
 // orders it (generation word `og`) with this one. Generation words are
@@ -347,7 +370,7 @@ bool _sdbg_sunord({h}uint o, {h}uint og) {{
     return {OW}u | ((w & 0x40000000u) != 0u ? {OA}u : 0u) | (known ? {OK}u : 0u);
 }}
 void _sdbg_swr({h}uint p, {h}uint slot, {h}uint elem, {h}uint decl, {h}uint f, bool known, {h}uint v) {{
-    if (_sdbg_sid == 0xffffffffu || slot >= _sdbg_scap) return;
+    if (_sdbg_sid == 0xffffffffu || slot >= _sdbg_scap) {{ _sdbg_sskip(slot); return; }}
     {h}uint at = _sdbg_sb + slot * {SW}u;
     {h}uint me = 0x80000000u | ((f & {RACE_ATOMIC}) != 0u ? 0x40000000u : 0u) | ((f & {RACE_PARTIAL}) != 0u ? 0x20000000u : 0u)
         | (known ? 0x10000000u | (_sdbg_sh6(v) << 22u) : 0u) | _sdbg_sid;
@@ -386,12 +409,12 @@ void _sdbg_swr({h}uint p, {h}uint slot, {h}uint elem, {h}uint decl, {h}uint f, b
             og = h0 ? g0 : g1;
         }}
     }}
-    if (known) _sdbg_data[at + 6u] = v;
+    if (known) _sdbg_data[at + 6u] = v;{untorn_writer}
     if (hit) _sdbg_rep(kind, p, elem, decl, o, og, v, ov);
 }}
 void _sdbg_srd({h}uint p, {h}uint slot, {h}uint elem, {h}uint decl, {h}uint f) {{
     _sdbg_rpend = false;
-    if (_sdbg_sid == 0xffffffffu || slot >= _sdbg_scap) return;
+    if (_sdbg_sid == 0xffffffffu || slot >= _sdbg_scap) {{ _sdbg_sskip(slot); return; }}
     {h}uint at = _sdbg_sb + slot * {SW}u;
     {h}uint me = 0x80000000u | ((f & {RACE_PARTIAL}) != 0u ? 0x20000000u : 0u) | _sdbg_sid;
     {h}uint mg = ((_sdbg_g & 0xfffffu) << 12u) | (p < 4096u ? p : 0u);
@@ -406,7 +429,7 @@ void _sdbg_srd({h}uint p, {h}uint slot, {h}uint elem, {h}uint decl, {h}uint f) {
     {h}uint r = at + 2u + (_sdbg_sid & 1u) * 2u;
     if (_sdbg_data[r] != me || _sdbg_data[r + 1u] != mg) {{
         atomicExchange(_sdbg_data[r], me);
-        atomicExchange(_sdbg_data[r + 1u], mg);
+        atomicExchange(_sdbg_data[r + 1u], mg);{untorn_reader}
     }}
 }}
 "
@@ -888,7 +911,7 @@ void _sdbg_put({h}uint kind, {h}uint p, {h}uint idx, {h}uint bound, {h}uint othe
                 seen = was == key;
             }}
             if (!fresh) {{
-                if (!seen) _sdbg_san_overflow = 1u;
+                if (!seen) atomicOr(_sdbg_san_overflow, 1u);
                 return;
             }}
         }} else {{
@@ -897,7 +920,7 @@ void _sdbg_put({h}uint kind, {h}uint p, {h}uint idx, {h}uint bound, {h}uint othe
         }}
     }}
     {h}uint i = atomicAdd(_sdbg_san_count, 1u);
-    if (i >= _sdbg_san_cap) {{ _sdbg_san_overflow = 1u; return; }}
+    if (i >= _sdbg_san_cap) {{ atomicOr(_sdbg_san_overflow, 1u); return; }}
     {h}uint at = _sdbg_san_flags + i * {SANITIZE_RECORD_WORDS}u;
     _sdbg_data[at] = kind; _sdbg_data[at + 1u] = p; _sdbg_key(at + 2u);
     _sdbg_data[at + 5u] = idx; _sdbg_data[at + 6u] = bound; _sdbg_put_other(at + 7u, kind, other, og);
@@ -906,7 +929,7 @@ void _sdbg_put({h}uint kind, {h}uint p, {h}uint idx, {h}uint bound, {h}uint othe
 void _sdbg_flush() {{
     if (_sdbg_r0p != 0u) _sdbg_put(_sdbg_r0k, _sdbg_r0p, _sdbg_r0i, _sdbg_r0b, _sdbg_r0o, _sdbg_r0g, _sdbg_r0v, _sdbg_r0w);
     if (_sdbg_r1p != 0u) _sdbg_put(_sdbg_r1k, _sdbg_r1p, _sdbg_r1i, _sdbg_r1b, _sdbg_r1o, _sdbg_r1g, _sdbg_r1v, _sdbg_r1w);
-    if (_sdbg_more) _sdbg_san_overflow = 1u;
+    if (_sdbg_more) atomicOr(_sdbg_san_overflow, 1u);
     _sdbg_r0p = 0u; _sdbg_r1p = 0u; _sdbg_more = false;
 }}
 {h}int _sdbg_cl({h}uint p, {h}int i, {h}int n) {{

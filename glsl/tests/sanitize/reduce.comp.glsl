@@ -86,6 +86,11 @@ void _sdbg_sbase(uint reserve) {
     _sdbg_scap = len > _sdbg_sb ? (len - _sdbg_sb) / 7u : 0u;
 }
 uint _sdbg_sh6(uint v) { return (v * 0x9e3779b1u) >> 26u; }
+// An access the check skips: the host hears why (`layout::sanitize_unchecked`).
+void _sdbg_sskip(uint slot) {
+    uint why = _sdbg_sid == 0xffffffffu ? 4u : 2u;
+    if ((_sdbg_san_overflow & why) == 0u) atomicOr(_sdbg_san_overflow, why);
+}
 // Whether `o` is another invocation's access that can conflict with
 // `me` (not two atomics, not two partial accesses), and whether nothing
 // orders it (generation word `og`) with this one. Generation words are
@@ -103,7 +108,7 @@ uint _sdbg_swkind(uint w, uint wv) {
     return 2048u | ((w & 0x40000000u) != 0u ? 4096u : 0u) | (known ? 32768u : 0u);
 }
 void _sdbg_swr(uint p, uint slot, uint elem, uint decl, uint f, bool known, uint v) {
-    if (_sdbg_sid == 0xffffffffu || slot >= _sdbg_scap) return;
+    if (_sdbg_sid == 0xffffffffu || slot >= _sdbg_scap) { _sdbg_sskip(slot); return; }
     uint at = _sdbg_sb + slot * 7u;
     uint me = 0x80000000u | ((f & 0x800000u) != 0u ? 0x40000000u : 0u) | ((f & 0x400000u) != 0u ? 0x20000000u : 0u)
         | (known ? 0x10000000u | (_sdbg_sh6(v) << 22u) : 0u) | _sdbg_sid;
@@ -147,7 +152,7 @@ void _sdbg_swr(uint p, uint slot, uint elem, uint decl, uint f, bool known, uint
 }
 void _sdbg_srd(uint p, uint slot, uint elem, uint decl, uint f) {
     _sdbg_rpend = false;
-    if (_sdbg_sid == 0xffffffffu || slot >= _sdbg_scap) return;
+    if (_sdbg_sid == 0xffffffffu || slot >= _sdbg_scap) { _sdbg_sskip(slot); return; }
     uint at = _sdbg_sb + slot * 7u;
     uint me = 0x80000000u | ((f & 0x400000u) != 0u ? 0x20000000u : 0u) | _sdbg_sid;
     uint mg = ((_sdbg_g & 0xfffffu) << 12u) | (p < 4096u ? p : 0u);

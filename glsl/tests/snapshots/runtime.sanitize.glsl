@@ -55,7 +55,7 @@ void _sdbg_put(uint kind, uint p, uint idx, uint bound, uint other, uint og, uin
                 seen = was == key;
             }
             if (!fresh) {
-                if (!seen) _sdbg_san_overflow = 1u;
+                if (!seen) atomicOr(_sdbg_san_overflow, 1u);
                 return;
             }
         } else {
@@ -64,7 +64,7 @@ void _sdbg_put(uint kind, uint p, uint idx, uint bound, uint other, uint og, uin
         }
     }
     uint i = atomicAdd(_sdbg_san_count, 1u);
-    if (i >= _sdbg_san_cap) { _sdbg_san_overflow = 1u; return; }
+    if (i >= _sdbg_san_cap) { atomicOr(_sdbg_san_overflow, 1u); return; }
     uint at = _sdbg_san_flags + i * 13u;
     _sdbg_data[at] = kind; _sdbg_data[at + 1u] = p; _sdbg_key(at + 2u);
     _sdbg_data[at + 5u] = idx; _sdbg_data[at + 6u] = bound; _sdbg_put_other(at + 7u, kind, other, og);
@@ -73,7 +73,7 @@ void _sdbg_put(uint kind, uint p, uint idx, uint bound, uint other, uint og, uin
 void _sdbg_flush() {
     if (_sdbg_r0p != 0u) _sdbg_put(_sdbg_r0k, _sdbg_r0p, _sdbg_r0i, _sdbg_r0b, _sdbg_r0o, _sdbg_r0g, _sdbg_r0v, _sdbg_r0w);
     if (_sdbg_r1p != 0u) _sdbg_put(_sdbg_r1k, _sdbg_r1p, _sdbg_r1i, _sdbg_r1b, _sdbg_r1o, _sdbg_r1g, _sdbg_r1v, _sdbg_r1w);
-    if (_sdbg_more) _sdbg_san_overflow = 1u;
+    if (_sdbg_more) atomicOr(_sdbg_san_overflow, 1u);
     _sdbg_r0p = 0u; _sdbg_r1p = 0u; _sdbg_more = false;
 }
 int _sdbg_cl(uint p, int i, int n) {

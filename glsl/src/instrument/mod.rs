@@ -51,7 +51,8 @@
 //! gets a shadow of one word per element of its outermost array (one
 //! word for a variable that is no array), cleared by the work group
 //! when `main` starts (followed by `memoryBarrierShared(); barrier();`)
-//! and set with `atomicOr` by every write: after an expression
+//! and set to 1 by every write (a plain store where it is 0: every
+//! writer stores the same value): after an expression
 //! statement's assignment, `++`/`--` (which, like `+=`, first check the
 //! element is written), and, before the statement or as the index is
 //! computed, by writes elsewhere (nested assignments, `out`/`inout`
@@ -115,12 +116,16 @@
 //! group reached (in divergent control flow, or after some returned;
 //! undefined behaviour) is reported, with how many did
 //! (`SANITIZE_KIND_BARRIER`); an invocation that skipped one counts the
-//! following barriers as the others do. Each element of a shared variable's
+//! following barriers as the others do. Barriers every invocation
+//! reaches, as the syntax shows (`uniform`: at the top of `main` or of
+//! a `for` loop with uniform bounds there, no `return` before), are not
+//! counted. Each element of a shared variable's
 //! outermost array (the variable if it is no array) gets shadow words
 //! (per element, whatever the element's size): the last
 //! writer and two of the readers of the current epoch (the lowest and
 //! the highest local invocation index, kept with `atomicMin` and
-//! `atomicMax`), each with the access's step and whether it was
+//! `atomicMax`, skipped where a plain look finds the word already there:
+//! the words only fall and rise until cleared), each with the access's step and whether it was
 //! atomic or wrote only part of the element (a field, component or
 //! inner element). A write (`atomicExchange` of the writer word)
 //! reports another invocation's write or read of the element in the
@@ -273,6 +278,7 @@
 mod build;
 mod legacy;
 mod runtime;
+mod uniform;
 mod walk;
 
 use glsl_lang::ast;
@@ -560,7 +566,8 @@ mod tests {
         let src = "#version 330\n#extension GL_ARB_compute_shader: enable\nlayout(local_size_x = 8) in;\nshared uint s[8];\nvoid main() {\n    s[gl_LocalInvocationIndex] = 1u;\n    barrier();\n    uint x = s[(gl_LocalInvocationIndex + 1u) % 8u];\n}\n";
         let out = sanitized(src);
         let main = &out[out.find("void main()").expect("main")..];
-        assert!(main.contains("_sdbg_barrier("), "{main}");
+        // Every invocation reaches it: its arrivals are not counted.
+        assert!(main.contains("_sdbg_ubarrier("), "{main}");
         assert!(!main.contains("\n    barrier();\n    uint x"), "{main}");
     }
 

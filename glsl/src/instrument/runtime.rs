@@ -204,6 +204,17 @@ shared {h}uint _sdbg_arrive[3];
     _sdbg_ep = (g + 1u) & 127u;
     if (_sdbg_ep == 0u) {{ _sdbg_race_clear(); memoryBarrierShared(); barrier(); }}
 }}
+// A barrier every invocation reaches (`uniform::uniform_barriers`): its
+// arrivals are not counted.
+void _sdbg_ubarrier({h}uint p) {{
+    {h}uint g = _sdbg_gen;{sync_before}
+    barrier();{sync_after}
+    _sdbg_arrive[(g + 2u) % 3u] = 0u;
+    _sdbg_gen = g + 1u;
+    _sdbg_g = g + 1u;
+    _sdbg_ep = (g + 1u) & 127u;
+    if (_sdbg_ep == 0u) {{ _sdbg_race_clear(); memoryBarrierShared(); barrier(); }}
+}}
 "
         );
         if n == 0 {
@@ -225,8 +236,13 @@ void _sdbg_rd({h}uint p, {h}uint at, {h}uint elem, {h}uint decl, {h}uint f) {{
     {h}uint w = _sdbg_rw[at];
     if ((w >> 24u) == ((_sdbg_ep << 1u) | 1u) && _sdbg_other(w, a))
         _sdbg_rep({RACE}u | _sdbg_wkind(w), p, elem, decl, w & 0x3fffffu, 0u, 0u, _sdbg_rv[at]);
-    atomicMin(_sdbg_rmin[at], ((127u - _sdbg_ep) << 25u) | a);
-    atomicMax(_sdbg_rmax[at], (_sdbg_ep << 25u) | 0x1000000u | a);
+    // The reader words only fall (`_sdbg_rmin`) or rise (`_sdbg_rmax`)
+    // until the work group clears them behind a barrier: a look that
+    // finds one already at or past this read skips its atomic.
+    {h}uint lo = ((127u - _sdbg_ep) << 25u) | a;
+    {h}uint hi = (_sdbg_ep << 25u) | 0x1000000u | a;
+    if (_sdbg_rmin[at] > lo) atomicMin(_sdbg_rmin[at], lo);
+    if (_sdbg_rmax[at] < hi) atomicMax(_sdbg_rmax[at], hi);
 }}
 void _sdbg_wr({h}uint p, {h}uint at, {h}uint elem, {h}uint decl, {h}uint f, bool known, {h}uint v) {{
     if (!_sdbg_race_on) return;
@@ -425,11 +441,14 @@ void _sdbg_srd({h}uint p, {h}uint slot, {h}uint elem, {h}uint decl, {h}uint f) {
             _sdbg_rep({RACE}u | {ST}u | _sdbg_swkind(w, _sdbg_data[at + 6u]), p, elem, decl, w, wg, 0u, _sdbg_data[at + 6u]);
     }}
     // This invocation's reader record, unless it holds this read already
-    // (a stale look can only leave a read out).
+    // (a stale look can only leave a read out). Plain stores: readers of
+    // one parity at once are of one work group's same generation (their
+    // words agree) or of different work groups (whose generations only
+    // the fences-and-atomics model reads, which checks the pair).
     {h}uint r = at + 2u + (_sdbg_sid & 1u) * 2u;
     if (_sdbg_data[r] != me || _sdbg_data[r + 1u] != mg) {{
-        atomicExchange(_sdbg_data[r], me);
-        atomicExchange(_sdbg_data[r + 1u], mg);{untorn_reader}
+        _sdbg_data[r] = me;
+        _sdbg_data[r + 1u] = mg;{untorn_reader}
     }}
 }}
 "
@@ -1304,7 +1323,10 @@ void _sdbg_irep({h}uint p, {h}uint t, {h}ivec3 c, {h}ivec3 s) {{
         for t in ["int", "uint"] {
             let (mut mark, mut check) = (String::new(), String::new());
             if self.shadow_uninit {
-                mark.push_str(&format!(" atomicOr(_sdbg_sh{k}[i], 1u);"));
+                // Every writer stores the same 1: a plain store, and only
+                // where the word is still 0 (SIMD drivers run atomics lane
+                // by lane).
+                mark.push_str(&format!(" if (_sdbg_sh{k}[i] == 0u) _sdbg_sh{k}[i] = 1u;"));
                 check.push_str(&format!(
                     " if (_sdbg_sh{k}[i] == 0u) _sdbg_report({uninit}u, p, uint(i), {decl}u, 0u);"
                 ));

@@ -103,6 +103,10 @@ pub struct Walker<'a> {
     /// The root of the read [`Self::expr`] is rewriting under its check
     /// (not checked again as the walk reaches it).
     skip_root: Option<DeclId>,
+    /// The race check: `barrier()` calls every invocation reaches (the
+    /// spans of their identifiers; `uniform::uniform_barriers`), whose
+    /// arrivals are not counted.
+    uniform_barriers: std::collections::HashSet<(usize, usize)>,
 }
 
 /// A variable the sanitizer keeps a shadow of: a shared variable, or a
@@ -252,6 +256,13 @@ impl<'a> Walker<'a> {
             ulocal: matches!(mode, Mode::Sanitize(c) if c.uninit_shared),
             locals: HashMap::new(),
             skip_root: None,
+            uniform_barriers: if matches!(mode, Mode::Sanitize(c) if c.race)
+                && parsed.stage == Stage::Compute
+            {
+                super::uniform::uniform_barriers(&parsed.tu)
+            } else {
+                Default::default()
+            },
         };
         w.rt.set_shadow_checks(w.uninit, w.race);
         w.rt.set_storage_race(w.srace, parsed.stage);
@@ -1769,7 +1780,13 @@ impl Walker<'_> {
         if !(self.race && is_barrier) {
             return (f, args);
         }
-        let barrier = ast::FunIdentifierData::Expr(Box::new(var("_sdbg_barrier")));
+        let sp = span_of(&f);
+        let name = if self.uniform_barriers.contains(&(sp.start, sp.end)) {
+            "_sdbg_ubarrier"
+        } else {
+            "_sdbg_barrier"
+        };
+        let barrier = ast::FunIdentifierData::Expr(Box::new(var(name)));
         (
             ast::FunIdentifier::new(barrier, f.span),
             vec![uint(self.cur_step)],

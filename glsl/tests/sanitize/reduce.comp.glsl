@@ -21,6 +21,17 @@ void _sdbg_barrier(uint p) {
     _sdbg_ep = (g + 1u) & 127u;
     if (_sdbg_ep == 0u) { _sdbg_race_clear(); memoryBarrierShared(); barrier(); }
 }
+// A barrier every invocation reaches (`uniform::uniform_barriers`): its
+// arrivals are not counted.
+void _sdbg_ubarrier(uint p) {
+    uint g = _sdbg_gen;
+    barrier();
+    _sdbg_arrive[(g + 2u) % 3u] = 0u;
+    _sdbg_gen = g + 1u;
+    _sdbg_g = g + 1u;
+    _sdbg_ep = (g + 1u) & 127u;
+    if (_sdbg_ep == 0u) { _sdbg_race_clear(); memoryBarrierShared(); barrier(); }
+}
 shared uint _sdbg_rw[16];
 shared uint _sdbg_rmin[16];
 shared uint _sdbg_rmax[16];
@@ -35,8 +46,13 @@ void _sdbg_rd(uint p, uint at, uint elem, uint decl, uint f) {
     uint w = _sdbg_rw[at];
     if ((w >> 24u) == ((_sdbg_ep << 1u) | 1u) && _sdbg_other(w, a))
         _sdbg_rep(3u | _sdbg_wkind(w), p, elem, decl, w & 0x3fffffu, 0u, 0u, _sdbg_rv[at]);
-    atomicMin(_sdbg_rmin[at], ((127u - _sdbg_ep) << 25u) | a);
-    atomicMax(_sdbg_rmax[at], (_sdbg_ep << 25u) | 0x1000000u | a);
+    // The reader words only fall (`_sdbg_rmin`) or rise (`_sdbg_rmax`)
+    // until the work group clears them behind a barrier: a look that
+    // finds one already at or past this read skips its atomic.
+    uint lo = ((127u - _sdbg_ep) << 25u) | a;
+    uint hi = (_sdbg_ep << 25u) | 0x1000000u | a;
+    if (_sdbg_rmin[at] > lo) atomicMin(_sdbg_rmin[at], lo);
+    if (_sdbg_rmax[at] < hi) atomicMax(_sdbg_rmax[at], hi);
 }
 void _sdbg_wr(uint p, uint at, uint elem, uint decl, uint f, bool known, uint v) {
     if (!_sdbg_race_on) return;
@@ -163,11 +179,14 @@ void _sdbg_srd(uint p, uint slot, uint elem, uint decl, uint f) {
             _sdbg_rep(3u | 8192u | _sdbg_swkind(w, _sdbg_data[at + 6u]), p, elem, decl, w, wg, 0u, _sdbg_data[at + 6u]);
     }
     // This invocation's reader record, unless it holds this read already
-    // (a stale look can only leave a read out).
+    // (a stale look can only leave a read out). Plain stores: readers of
+    // one parity at once are of one work group's same generation (their
+    // words agree) or of different work groups (whose generations only
+    // the fences-and-atomics model reads, which checks the pair).
     uint r = at + 2u + (_sdbg_sid & 1u) * 2u;
     if (_sdbg_data[r] != me || _sdbg_data[r + 1u] != mg) {
-        atomicExchange(_sdbg_data[r], me);
-        atomicExchange(_sdbg_data[r + 1u], mg);
+        _sdbg_data[r] = me;
+        _sdbg_data[r + 1u] = mg;
     }
 }
 void _sdbg_put_other(uint at, uint kind, uint other, uint og) { if ((kind & 65536u) != 0u) { _sdbg_data[at] = other; _sdbg_data[at + 1u] = og; } if ((kind & 8447u) == 3u) _sdbg_other_key(at, other); if ((kind & 8192u) != 0u) _sdbg_sother_key(at, other, og); }
@@ -183,12 +202,12 @@ shared float tile[16];
 float _sdbg_zero_float() { return float(0); }
 uint _sdbg_t0;
 shared uint _sdbg_sh0[16];
-void _sdbg_markv0(uint p, int i, uint f, bool known, uint v) { atomicOr(_sdbg_sh0[i], 1u); _sdbg_wr(p, 0u + uint(i), uint(i), 2u, f, known, v); }
+void _sdbg_markv0(uint p, int i, uint f, bool known, uint v) { if (_sdbg_sh0[i] == 0u) _sdbg_sh0[i] = 1u; _sdbg_wr(p, 0u + uint(i), uint(i), 2u, f, known, v); }
 void _sdbg_mark0(uint p, int i, uint f) { _sdbg_markv0(p, i, f, false, 0u); }
 void _sdbg_uchk0(uint p, int i, uint f) { if (_sdbg_sh0[i] == 0u) _sdbg_report(2u, p, uint(i), 2u, 0u); _sdbg_rd(p, 0u + uint(i), uint(i), 2u, f); }
 int _sdbg_u0(uint p, int i, uint f) { int c = _sdbg_cl(p, i, 16); if (_sdbg_ok) _sdbg_uchk0(p, c, f); return c; }
 int _sdbg_wm0(uint p, int i, uint f) { int c = _sdbg_cl(p, i, 16); if (_sdbg_ok) _sdbg_mark0(p, c, f); return c; }
-void _sdbg_markv0(uint p, uint i, uint f, bool known, uint v) { atomicOr(_sdbg_sh0[i], 1u); _sdbg_wr(p, 0u + uint(i), uint(i), 2u, f, known, v); }
+void _sdbg_markv0(uint p, uint i, uint f, bool known, uint v) { if (_sdbg_sh0[i] == 0u) _sdbg_sh0[i] = 1u; _sdbg_wr(p, 0u + uint(i), uint(i), 2u, f, known, v); }
 void _sdbg_mark0(uint p, uint i, uint f) { _sdbg_markv0(p, i, f, false, 0u); }
 void _sdbg_uchk0(uint p, uint i, uint f) { if (_sdbg_sh0[i] == 0u) _sdbg_report(2u, p, uint(i), 2u, 0u); _sdbg_rd(p, 0u + uint(i), uint(i), 2u, f); }
 uint _sdbg_u0(uint p, uint i, uint f) { uint c = _sdbg_cl(p, i, 16); if (_sdbg_ok) _sdbg_uchk0(p, c, f); return c; }
@@ -234,7 +253,7 @@ void main() {
         _sdbg_markv0(8u, _sdbg_t1, 0u, true, _sdbg_v);
     } else _sdbg_chk(true, 8u, gl_GlobalInvocationID.x, src.length(), _sdbg_t0) ? src[_sdbg_t0] : _sdbg_zero_float();
     memoryBarrierShared();
-    _sdbg_barrier(10u);
+    _sdbg_ubarrier(10u);
     for (uint s = 8u; s > 0u; s >>= 1u) {
         if (i < s) {
             float other = _sdbg_rval_float(_sdbg_pick_float(tile[_sdbg_u0(18u, i + s, 0u)]));

@@ -139,21 +139,12 @@ fn a_fragment_race_names_both_fragments_alike() {
     }
 }
 
-/// Three out-of-bounds statements: every fragment keeps two reports (in
-/// registers) and loses the third; `run` says so after the reports, and
-/// `--json` in the stop's `reports_lost`. Each report names the element
-/// (`address`) and its invocations.
-const THREE_OUT_OF_BOUNDS: &str = "#version 430
-out vec4 color;
-void main() {
-    float a[2] = float[2](1.0, 2.0);
-    int i = int(gl_FragCoord.x) + 2;
-    float x = a[i];
-    float y = a[i + 1];
-    float z = a[i + 2];
-    color = vec4(x, y, z, 1.0);
-}
-";
+/// Three out-of-bounds statements (`tests/apps/shaders/lost_reports.frag`):
+/// every fragment keeps two reports (in registers) and loses the third;
+/// `run` says so after the reports, and `--json` in the stop's
+/// `reports_lost`. Each report names the element (`address`) and its
+/// invocations.
+const THREE_OUT_OF_BOUNDS: &str = include_str!("../../tests/apps/shaders/lost_reports.frag");
 
 #[test]
 fn reports_lost_to_the_cap_are_told() {

@@ -18,6 +18,18 @@ use common::{json_events, of_kind, one_stop, single_pass, GLMARK2_PHONG};
 
 const SHADER: &str = "/usr/share/glmark2/shaders/light-phong.frag";
 
+/// `shaderdbg capture -o TRACE -- PROGRAM` under Xvfb.
+fn capture<S: AsRef<std::ffi::OsStr>>(trace: &Path, program: &[S]) {
+    shaderdbg_test_support::stdout_lines(
+        shaderdbg_test_support::xvfb_run(640, 480)
+            .arg(env!("CARGO_BIN_EXE_shaderdbg"))
+            .args(["capture", "-o"])
+            .arg(trace)
+            .arg("--")
+            .args(program),
+    );
+}
+
 /// `shaderdbg run --json ARGS -- TRACE` under Xvfb: the one stop.
 fn replay_stop(trace: &Path, args: &[&str]) -> Value {
     let out = shaderdbg_test_support::xvfb_run(640, 480)
@@ -60,14 +72,7 @@ fn a_glmark2_capture_replays_under_the_debugger_with_consistent_values() {
     let dir = std::env::temp_dir().join(format!("shaderdbg-glmark2-trace-{}", std::process::id()));
     std::fs::create_dir_all(&dir).expect("temp dir");
     let trace = dir.join("glmark2.trace");
-    shaderdbg_test_support::stdout_lines(
-        shaderdbg_test_support::xvfb_run(640, 480)
-            .arg(env!("CARGO_BIN_EXE_shaderdbg"))
-            .args(["capture", "-o"])
-            .arg(&trace)
-            .arg("--")
-            .args(GLMARK2_PHONG),
-    );
+    capture(&trace, GLMARK2_PHONG);
     let size = std::fs::metadata(&trace).map_or(0, |m| m.len());
     assert!(size > 0, "no trace written at {}", trace.display());
 
@@ -196,14 +201,7 @@ fn glmark2_scenes_replay_sanitized_under_every_filter_with_no_reports_and_identi
     for scene in GLMARK2_SCENES {
         glmark2.extend(["-b".to_string(), format!("{scene}:duration=0.001")]);
     }
-    shaderdbg_test_support::stdout_lines(
-        shaderdbg_test_support::xvfb_run(640, 480)
-            .arg(env!("CARGO_BIN_EXE_shaderdbg"))
-            .args(["capture", "-o"])
-            .arg(&trace)
-            .arg("--")
-            .args(&glmark2),
-    );
+    capture(&trace, &glmark2);
     let dump = Command::new("apitrace")
         .args(["dump", "--color=never"])
         .arg(&trace)

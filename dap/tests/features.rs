@@ -596,29 +596,13 @@ fn sanitizer_exception_stops_at_the_out_of_bounds_statement() {
 }
 
 /// A draw whose fragments each make three out-of-bounds reports (an
-/// invocation keeps two): the debug console says, with the first stop,
+/// invocation keeps two; `tests/apps/shaders/lost_reports.frag`): the
+/// debug console says, with the first stop,
 /// that the others were lost.
 #[test]
 fn sanitizer_reports_lost_to_the_cap_are_told_on_the_console() {
-    let frag = std::env::temp_dir().join(format!(
-        "shaderdbg-dap-three-oob-{}.frag",
-        std::process::id()
-    ));
-    std::fs::write(
-        &frag,
-        "#version 430
-out vec4 color;
-void main() {
-    float a[2] = float[2](1.0, 2.0);
-    int i = int(gl_FragCoord.x) + 2;
-    float x = a[i];
-    float y = a[i + 1];
-    float z = a[i + 2];
-    color = vec4(x, y, z, 1.0);
-}
-",
-    )
-    .expect("write the shader");
+    let frag = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../tests/apps/shaders/lost_reports.frag");
     let mut c = launched(
         false,
         json!({"program": app("sanitize_draw"), "args": [frag]}),
@@ -649,7 +633,6 @@ void main() {
     }
     assert_eq!(c.event("exited")["body"]["exitCode"], 0);
     c.disconnect();
-    let _ = std::fs::remove_file(&frag);
 }
 
 /// `sanitize_race`: the reduction of `race_compute` misses a barrier; it

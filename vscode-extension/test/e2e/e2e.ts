@@ -556,32 +556,45 @@ try {
   check(`the GL test program is built (${OOB_APP})`, fs.existsSync(OOB_APP), 'cargo build -p shaderdbg-test-apps');
   const OOB_CONFIG = 'Sanitize oob_compute';
   const OOB_LINE = 12;
-  fs.writeFileSync(path.join(WS, '.vscode/launch.json'), JSON.stringify({
-    version: '0.2.0',
-    configurations: [{ type: 'shaderdbg', request: 'launch', name: OOB_CONFIG, program: OOB_APP, args: ['1'], cwd: '${workspaceFolder}' }],
-  }, null, 2));
+  /** A launch.json with the one configuration `name` running `program 1`; checks Run and Debug selects it. */
+  const launchOnly = async (name: string, program: string): Promise<void> => {
+    fs.writeFileSync(path.join(WS, '.vscode/launch.json'), JSON.stringify({
+      version: '0.2.0',
+      configurations: [{ type: 'shaderdbg', request: 'launch', name, program, args: ['1'], cwd: '${workspaceFolder}' }],
+    }, null, 2));
+    const selected = await poll(async () => {
+      const t = await pg.locator('.part.sidebar .start-debug-action-item select').first()
+        .evaluate((s: HTMLSelectElement) => s.selectedOptions[0]?.text ?? '').catch(() => '');
+      return t === name && t;
+    }, 15000);
+    check(`Run and Debug selects "${name}"`, !!selected, String(selected));
+  };
+  /** Turns the BREAKPOINTS exception filter `label` on; checks it is. */
+  const filterOn = async (label: string, what: string): Promise<void> => {
+    const row = pg.locator('.debug-breakpoints .monaco-list-row', { hasText: label }).first();
+    await row.waitFor({ timeout: 15000 });
+    const box = row.locator('input[type=checkbox]').first();
+    if (!(await box.isChecked())) await box.click();
+    check(`BREAKPOINTS: the ${what} sanitizer filter is on`, await box.isChecked());
+  };
+  /** F5 with the editor focused: the exception widget, and the reason of the stop. */
+  const f5ToException = async (): Promise<[ReturnType<typeof pg.locator>, string | false | undefined]> => {
+    const before = (outputChannelText().match(/stopped: \w+/g) ?? []).length;
+    await pg.locator('.part.editor').click();
+    await pg.keyboard.press('F5');
+    const w = pg.locator('.exception-widget').first();
+    await w.waitFor({ timeout: 120000 });
+    const reason = await poll(() => { const all = outputChannelText().match(/stopped: \w+/g) ?? []; return Promise.resolve(all.length > before && all[all.length - 1]); }, 10000);
+    return [w, reason];
+  };
   await runCommand('View: Show Run and Debug');
-  const oobSelected = await poll(async () => {
-    const t = await pg.locator('.part.sidebar .start-debug-action-item select').first()
-      .evaluate((s: HTMLSelectElement) => s.selectedOptions[0]?.text ?? '').catch(() => '');
-    return t === OOB_CONFIG && t;
-  }, 15000);
-  check(`Run and Debug selects "${OOB_CONFIG}"`, !!oobSelected, String(oobSelected));
+  await launchOnly(OOB_CONFIG, OOB_APP);
   // The filters the adapter offers stay listed in BREAKPOINTS after its sessions above.
-  const filterRow = pg.locator('.debug-breakpoints .monaco-list-row', { hasText: 'Out-of-bounds index (sanitizer)' }).first();
-  await filterRow.waitFor({ timeout: 15000 });
-  const box = filterRow.locator('input[type=checkbox]').first();
-  if (!(await box.isChecked())) await box.click();
-  check('BREAKPOINTS: the out-of-bounds sanitizer filter is on', await box.isChecked());
+  await filterOn('Out-of-bounds index (sanitizer)', 'out-of-bounds');
   await shot('18-sanitizer-filter');
-  const oobStopsBefore = (outputChannelText().match(/stopped: \w+/g) ?? []).length;
-  await pg.locator('.part.editor').click();
-  await pg.keyboard.press('F5');
   // VS Code shows the stop's description (the report) where "Paused on exception" would be,
   // and the exception widget under the line.
-  const widget = pg.locator('.exception-widget').first();
-  await widget.waitFor({ timeout: 120000 });
-  const oobReason = await poll(() => { const all = outputChannelText().match(/stopped: \w+/g) ?? []; return Promise.resolve(all.length > oobStopsBefore && all[all.length - 1]); }, 10000);
+  const [widget, oobReason] = await f5ToException();
   check('sanitizer: stopped with reason "exception"', oobReason === 'stopped: exception', String(oobReason));
   const report = 'out-of-bounds index 32 into src[] (32 elements) at <shader ';
   const widgetText = await poll(async () => { const t = await widget.innerText(); return t.includes(report) && t; }, 15000) || '';
@@ -609,27 +622,9 @@ try {
   const RACE_APP = path.join(VK_BIN_DIR, 'race_compute');
   check(`the GL race test program is built (${RACE_APP})`, fs.existsSync(RACE_APP), 'cargo build -p shaderdbg-test-apps');
   const RACE_CONFIG = 'Sanitize race_compute';
-  fs.writeFileSync(path.join(WS, '.vscode/launch.json'), JSON.stringify({
-    version: '0.2.0',
-    configurations: [{ type: 'shaderdbg', request: 'launch', name: RACE_CONFIG, program: RACE_APP, args: ['1'], cwd: '${workspaceFolder}' }],
-  }, null, 2));
-  const raceSelected = await poll(async () => {
-    const t = await pg.locator('.part.sidebar .start-debug-action-item select').first()
-      .evaluate((s: HTMLSelectElement) => s.selectedOptions[0]?.text ?? '').catch(() => '');
-    return t === RACE_CONFIG && t;
-  }, 15000);
-  check(`Run and Debug selects "${RACE_CONFIG}"`, !!raceSelected, String(raceSelected));
-  const raceRow = pg.locator('.debug-breakpoints .monaco-list-row', { hasText: 'Data race on shared memory or a storage buffer (sanitizer)' }).first();
-  await raceRow.waitFor({ timeout: 15000 });
-  const raceBox = raceRow.locator('input[type=checkbox]').first();
-  if (!(await raceBox.isChecked())) await raceBox.click();
-  check('BREAKPOINTS: the data race sanitizer filter is on', await raceBox.isChecked());
-  const raceStopsBefore = (outputChannelText().match(/stopped: \w+/g) ?? []).length;
-  await pg.locator('.part.editor').click();
-  await pg.keyboard.press('F5');
-  const raceWidget = pg.locator('.exception-widget').first();
-  await raceWidget.waitFor({ timeout: 120000 });
-  const raceReason = await poll(() => { const all = outputChannelText().match(/stopped: \w+/g) ?? []; return Promise.resolve(all.length > raceStopsBefore && all[all.length - 1]); }, 10000);
+  await launchOnly(RACE_CONFIG, RACE_APP);
+  await filterOn('Data race on shared memory or a storage buffer (sanitizer)', 'data race');
+  const [raceWidget, raceReason] = await f5ToException();
   check('race: stopped with reason "exception"', raceReason === 'stopped: exception', String(raceReason));
   // `data race on shared float tile[4]: invocation (4,0,0) wrote at line 19, invocation (0,0,0) read at line 18, no barrier between`
   const raceRe = /data race on shared float tile\[\d+\]: invocation \((\d+),0,0\) (?:wrote|read) at line (\d+), invocation \((\d+),0,0\) (?:wrote|read) at line (\d+), no barrier between/;

@@ -28,6 +28,8 @@ pub enum DebugDrawError {
     },
     #[error("could not map the debug buffer")]
     Map,
+    #[error("a debug buffer of {0} bytes is larger than GL can allocate here")]
+    TooLarge(usize),
     /// The size of the draw framebuffer, for the occlusion-query aside.
     #[error(transparent)]
     FramebufferSize(#[from] ScreenshotError),
@@ -1687,18 +1689,32 @@ unsafe fn instrumented_draw(
     // `contents.len()` bytes until the unmap, and is copied out before it. The
     // caller's `draw` runs on the same context.
     unsafe {
+        let zeroed = readback.zeroed_bytes();
+        let len = i32::try_from(contents.len() + zeroed)
+            .map_err(|_| DebugDrawError::TooLarge(contents.len() + zeroed))?;
         let saved = SavedState::save(gl, binding);
         // A hit buffer is kept for the context's next hit test (only the part
         // a draw used is put back to its initial contents afterwards):
         // uploading all of it at every draw cost as much as reading it.
-        let keep = (readback == Readback::Hits).then(crate::state::current_context);
-        let kept = keep.and_then(|ctx| take_kept(ctx, contents.len()));
+        // A sanitize buffer too: allocating tens of megabytes of shadow at
+        // every dispatch cost page faults on top of clearing it.
+        let keep = matches!(readback, Readback::Hits | Readback::Sanitize { .. })
+            .then(crate::state::current_context);
+        let kept = keep.and_then(|ctx| take_kept(ctx, contents.len() + zeroed));
         let buffer = match kept {
             Some(b) => b,
             None => gl.create_buffer().map_err(DebugDrawError::Create)?,
         };
         gl.bind_buffer(glow::SHADER_STORAGE_BUFFER, Some(buffer));
-        if kept.is_none() {
+        if zeroed > 0 {
+            // Kept or not, a sanitize buffer starts fresh: its header, then
+            // zeros.
+            if kept.is_none() {
+                gl.buffer_data_size(glow::SHADER_STORAGE_BUFFER, len, glow::DYNAMIC_READ);
+            }
+            gl.buffer_sub_data_u8_slice(glow::SHADER_STORAGE_BUFFER, 0, contents);
+            zero_tail(gl, contents.len(), zeroed);
+        } else if kept.is_none() {
             gl.buffer_data_u8_slice(glow::SHADER_STORAGE_BUFFER, contents, glow::DYNAMIC_READ);
         }
         gl.bind_buffer_base(glow::SHADER_STORAGE_BUFFER, binding, Some(buffer));
@@ -1730,7 +1746,7 @@ unsafe fn instrumented_draw(
         }
         // Mapping works on desktop GL and GLES alike (GLES has no glGetBufferSubData).
         gl.bind_buffer(glow::SHADER_STORAGE_BUFFER, Some(buffer));
-        let total = contents.len() / 4;
+        let total = (contents.len() + zeroed) / 4;
         let words = match read_words(gl, 0, total.min(HEADER_WORDS)) {
             Ok(header) => {
                 let n = readback.words(&header, total);
@@ -1744,16 +1760,65 @@ unsafe fn instrumented_draw(
         };
         match (keep, &words) {
             (Some(ctx), Ok(w)) => {
-                // Back to the initial contents where the draw wrote (the header
-                // and the records it counted; it writes nowhere else).
-                let used = readback.words(w, total).max(HEADER_WORDS.min(total)) * 4;
-                gl.buffer_sub_data_u8_slice(glow::SHADER_STORAGE_BUFFER, 0, &contents[..used]);
-                put_kept(gl, ctx, buffer, contents.len());
+                // A hit buffer goes back to its initial contents where the
+                // draw wrote (the header and the records it counted; it
+                // writes nowhere else); a sanitize buffer is reset at its
+                // next use.
+                if zeroed == 0 {
+                    let used = readback.words(w, total).max(HEADER_WORDS.min(total)) * 4;
+                    gl.buffer_sub_data_u8_slice(glow::SHADER_STORAGE_BUFFER, 0, &contents[..used]);
+                }
+                put_kept(gl, ctx, buffer, contents.len() + zeroed);
             }
             _ => gl.delete_buffer(buffer),
         }
         saved.restore(gl);
         words
+    }
+}
+
+/// Zeroes `len` bytes at `offset` of the buffer bound to
+/// `GL_SHADER_STORAGE_BUFFER` (multiples of 4): with `glClearBufferSubData`
+/// where the context has it (desktop GL 4.3), else by uploading zeros a
+/// mebibyte at a time. Uploading a CPU-zeroed shadow of megabytes at every
+/// sanitized dispatch cost as much as the dispatch.
+///
+/// # Safety
+/// A GL context must be current on this thread, with a buffer of at least
+/// `offset + len` bytes bound there.
+unsafe fn zero_tail(gl: &glow::Context, offset: usize, len: usize) {
+    // SAFETY: GL calls on the current context (the caller's contract), on
+    // the bound buffer within its size; `glClearBufferSubData` with a null
+    // `data` fills with zeros and reads no memory of ours.
+    unsafe {
+        let v = gl.version();
+        let clear = !v.is_embedded
+            && (v.major, v.minor) >= (4, 3)
+            && !crate::gl::slots::glClearBufferSubData.get().is_null();
+        if clear {
+            crate::real::glClearBufferSubData(
+                glow::SHADER_STORAGE_BUFFER,
+                glow::R32UI,
+                offset as isize,
+                len as isize,
+                glow::RED_INTEGER,
+                glow::UNSIGNED_INT,
+                std::ptr::null(),
+            );
+            return;
+        }
+        const CHUNK: usize = 1 << 20;
+        let zeros = vec![0u8; CHUNK.min(len)];
+        let mut at = 0;
+        while at < len {
+            let n = CHUNK.min(len - at);
+            gl.buffer_sub_data_u8_slice(
+                glow::SHADER_STORAGE_BUFFER,
+                (offset + at) as i32,
+                &zeros[..n],
+            );
+            at += n;
+        }
     }
 }
 
@@ -1812,12 +1877,23 @@ pub enum Readback {
     Record,
     /// The header, the dedup words and the sanitizer records written
     /// (`count`, at most `cap`), not the storage race shadow after them.
-    Sanitize,
+    /// The buffer is the contents given and `zeroed_bytes` more of zeros
+    /// (the rest of the dedup words, the records and the shadow, cleared
+    /// on the GPU).
+    Sanitize { zeroed_bytes: usize },
 }
 
 const HEADER_WORDS: usize = shaderdbg_core::layout::HEADER_WORDS;
 
 impl Readback {
+    /// Zero bytes the buffer has after the contents given.
+    fn zeroed_bytes(self) -> usize {
+        match self {
+            Readback::Sanitize { zeroed_bytes } => zeroed_bytes,
+            _ => 0,
+        }
+    }
+
     /// The words to read of a buffer of `total` words with this `header`.
     fn words(self, header: &[u32], total: usize) -> usize {
         let used = |i: usize| {
@@ -1833,7 +1909,7 @@ impl Readback {
                         * shaderdbg_core::layout::HIT_RECORD_WORDS
             }
             Readback::Record => HEADER_WORDS + used(shaderdbg_core::layout::CAP_INDEX),
-            Readback::Sanitize => {
+            Readback::Sanitize { .. } => {
                 let flags = header
                     .get(shaderdbg_core::layout::SANITIZE_FLAGS_INDEX)
                     .copied()

@@ -44,7 +44,7 @@ use shaderdbg_protocol::{self as proto, FromAgent, ToAgent};
 
 use crate::debug_draw;
 use crate::debugger::Debugger;
-use crate::draw::DrawCall;
+use crate::draw::{DrawArgs, DrawCall};
 use crate::shader_debug::{BoundBreakpoint, ShaderDebug, ShaderDebugError};
 use crate::state::{self, ContextKey, ProgramInfo, ShaderInfo};
 
@@ -1247,9 +1247,15 @@ fn try_stop(
 /// deduplicated per kind and step on the GPU, so few are ever written).
 const SANITIZE_CAPACITY: u32 = 1024;
 
-/// Storage race shadow slots a sanitize buffer gets at most (28 MiB of
-/// shadow); elements past them are not checked for races.
-const SANITIZE_MAX_SHADOW_SLOTS: u64 = 1 << 20;
+/// Storage race shadow slots a sanitize buffer gets at most (112 MiB of
+/// shadow, for 16 MiB of bound storage); elements past them are not
+/// checked for races, and the debugger hears so.
+const SANITIZE_MAX_SHADOW_SLOTS: u64 = 1 << 22;
+
+/// Words the storage race check keeps before the shadow's slots for a
+/// dispatch: one per work group (its release generation; see the GLSL
+/// engine's `Checks` account); an indirect dispatch's count is not read.
+const SANITIZE_INDIRECT_GROUPS: u64 = 1 << 16;
 
 /// With a sanitizer filter on, at a dispatch or draw: runs its shaders
 /// sanitized, one at a time (the compute shader; the fragment shader, then
@@ -1360,9 +1366,24 @@ fn sanitize_shader(
         return false;
     };
     // SAFETY: the draw's context is current on this thread.
-    let words = unsafe { debug_draw::bound_storage_words(&stop.gl, app, binding) };
+    let bound = unsafe { debug_draw::bound_storage_words(&stop.gl, app, binding) };
     log_own_errors(ctx);
-    let slots = words.clamp(16, SANITIZE_MAX_SHADOW_SLOTS) as u32;
+    let groups = match draw.args {
+        DrawArgs::Compute { groups } => groups.iter().map(|&g| u64::from(g)).product(),
+        DrawArgs::ComputeIndirect { .. } => SANITIZE_INDIRECT_GROUPS,
+        _ => 0,
+    };
+    let reserve = groups.div_ceil(layout::SANITIZE_SHADOW_SLOT_WORDS as u64);
+    let slots = bound
+        .saturating_add(reserve)
+        .clamp(16, SANITIZE_MAX_SHADOW_SLOTS) as u32;
+    // The header; the rest (dedup words, records, shadow) is cleared on
+    // the GPU.
+    let header = layout::to_bytes(&layout::sanitize_header(
+        SANITIZE_CAPACITY,
+        debug.table.probes.len(),
+    ));
+    let total = layout::sanitize_buffer_words(SANITIZE_CAPACITY, debug.table.probes.len(), slots);
     let key = (
         ctx,
         program.id,
@@ -1375,12 +1396,10 @@ fn sanitize_shader(
     let words = match stop.run(
         || Ok(debug.sanitize(checks, target, binding)?),
         (
-            &layout::new_sanitize_buffer_with_shadow(
-                SANITIZE_CAPACITY,
-                debug.table.probes.len(),
-                slots,
-            ),
-            debug_draw::Readback::Sanitize,
+            &header,
+            debug_draw::Readback::Sanitize {
+                zeroed_bytes: (total - layout::HEADER_WORDS) * 4,
+            },
         ),
         Some(key),
     ) {
@@ -1395,6 +1414,23 @@ fn sanitize_shader(
         }
     };
     let (reports, truncated) = debug.sanitizer_reports(&words);
+    // What the storage race check skipped is said, not silently left out.
+    let skipped = match layout::sanitize_unchecked(&words) {
+        (true, _) => Some(format!(
+            "the storage race shadow holds {slots} elements ({bound} words of storage bound, \
+             at most {SANITIZE_MAX_SHADOW_SLOTS}): accesses past them were not checked for races"
+        )),
+        (false, true) => Some(
+            "some invocations are beyond what the storage race check names (a dispatch of more \
+             than 2^22 invocations, fragments at x or y >= 2048, vertices >= 65536 or \
+             instances >= 64): their storage accesses were not checked for races"
+                .to_string(),
+        ),
+        (false, false) => None,
+    };
+    if let Some(why) = skipped {
+        tell_once(dbg, (shader, generation), format!("shader {shader}: {why}"));
+    }
     tracing::debug!(%ctx, frame = draw.frame, draw = draw.index, shader, slots, "sanitized: {} reports", reports.len());
     if reports.is_empty() {
         return false;

@@ -537,6 +537,12 @@ fn reason_name(reason: StopReason) -> Json {
     serde_json::to_value(reason).unwrap_or(Json::Null)
 }
 
+/// What `shaderdbg run` says after the reports of a dispatch or draw whose
+/// sanitizer found more than the agent keeps (`--json`: the stop's
+/// `reports_lost`).
+pub(crate) const SANITIZER_LOST: &str =
+    "sanitizer: more reports than the agent keeps were found here; the others are lost";
+
 /// One sanitizer report: a line people read, or a `sanitizer` event.
 fn print_finding(out: &mut impl Write, f: &Finding, as_json: bool) -> Result<()> {
     if as_json {
@@ -552,6 +558,31 @@ fn print_finding(out: &mut impl Write, f: &Finding, as_json: bool) -> Result<()>
         if let Invocation::Compute { id } = f.invocation {
             j["invocation_id"] = json!(id);
         }
+        j["address"] = f.address.as_ref().map_or(Json::Null, |a| json!(a));
+        // Every invocation involved, each at its access (a race: both).
+        let involved = |inv: &Invocation, line: u32, access: Option<Json>| {
+            let mut e = json!({"invocation": inv.to_string(), "line": line});
+            if let Invocation::Compute { id } = inv {
+                e["id"] = json!(id);
+            }
+            if let Some(a) = access {
+                e["access"] = a;
+            }
+            e
+        };
+        let (access, other_access) = match f.report.kind {
+            SanitizerKind::Race {
+                access,
+                other_access,
+                ..
+            } => (Some(json!(access)), Some(json!(other_access))),
+            _ => (None, None),
+        };
+        let mut invocations = vec![involved(&f.invocation, f.location.line, access)];
+        if let Some((other, at)) = &f.other {
+            invocations.push(involved(other, at.line, other_access));
+        }
+        j["invocations"] = json!(invocations);
         match f.report.kind {
             SanitizerKind::Oob { index, bound } => {
                 j["index"] = json!(index);
@@ -619,7 +650,7 @@ fn print_finding(out: &mut impl Write, f: &Finding, as_json: bool) -> Result<()>
                 invocations,
             } => {
                 j["arrived"] = json!(arrived);
-                j["invocations"] = json!(invocations);
+                j["work_group_size"] = json!(invocations);
             }
         }
         writeln!(out, "{j}")?;
@@ -654,6 +685,12 @@ pub(crate) fn print_stop_with(
     for f in findings {
         print_finding(out, f, as_json)?;
     }
+    // Reports past what the agent keeps (its records, or an invocation's
+    // two) were found but are not shown: said once, with the first.
+    let lost = stop.reason == StopReason::Sanitizer && stop.truncated;
+    if lost && !as_json && stop.report == 0 {
+        writeln!(out, "{SANITIZER_LOST}")?;
+    }
     let loc = stop.location(stop.cursor);
     let vars = stop.variables(stop.cursor);
     let lang = stop.language();
@@ -681,6 +718,9 @@ pub(crate) fn print_stop_with(
             "locals": locals,
             "globals": inputs,
         });
+        if stop.reason == StopReason::Sanitizer {
+            j["reports_lost"] = json!(lost);
+        }
         match stop.hit.invocation {
             Invocation::Fragment {
                 x, y, primitive, ..

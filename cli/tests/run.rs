@@ -585,11 +585,17 @@ fn sanitize_reports_the_out_of_bounds_index_at_its_line_and_invocation() {
         assert_eq!(r["index"], 32);
         assert_eq!(r["bound"], 32);
         assert_eq!(r["array"], array);
+        assert_eq!(r["address"], format!("{array}[32]"));
+        assert_eq!(
+            r["invocations"],
+            serde_json::json!([{"invocation": "compute (7,0,0)", "id": [7, 0, 0], "line": line}])
+        );
     }
     let stops = of_kind(&events, "stopped");
     assert_eq!(stops.len(), 1, "one dispatch, one stop");
     let s = stops[0];
     assert_eq!(s["reason"], "sanitizer");
+    assert_eq!(s["reports_lost"], false);
     assert_eq!(s["stage"], "compute");
     assert_eq!(s["line"], 12);
     assert_eq!(s["invocation_id"], serde_json::json!([7, 0, 0]));
@@ -652,6 +658,16 @@ fn sanitize_race_prints_both_invocations_and_lines() {
     // The value read (taken right after the read) is the one written.
     assert!(r["value_read"].is_f64(), "{r}");
     assert_eq!(r["value_read"], r["value_written"], "{r}");
+    // What was accessed, and both invocations at their accesses.
+    assert_eq!(r["address"], format!("tile[{}]", r["element"]), "{r}");
+    assert_eq!(
+        r["invocations"],
+        serde_json::json!([
+            {"invocation": r["invocation"], "id": r["invocation_id"], "line": 18, "access": "read"},
+            {"invocation": r["other_invocation"], "id": r["other_invocation_id"], "line": 19, "access": "write"},
+        ]),
+        "{r}"
+    );
 
     // The fixed kernel, under every check.
     let events = fixed_events("race_compute");
@@ -698,6 +714,27 @@ fn sanitize_race_on_a_storage_buffer_between_work_groups() {
     let id = r["invocation_id"][0].as_u64().expect("id");
     let other = r["other_invocation_id"][0].as_u64().expect("other id");
     assert_eq!(r["element"].as_u64(), Some(id % 8), "{r}");
+    assert_eq!(r["address"], format!("Dst.dst[{}]", id % 8), "{r}");
+    let involved: Vec<_> = r["invocations"]
+        .as_array()
+        .expect("invocations")
+        .iter()
+        .map(|i| {
+            (
+                i["id"][0].as_u64(),
+                i["line"].as_u64(),
+                i["access"].as_str(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        involved,
+        [
+            (Some(id), Some(16), Some("write")),
+            (Some(other), Some(16), Some("write"))
+        ],
+        "{r}"
+    );
     assert_eq!((id % 8, id / 8 != other / 8), (other % 8, true), "{r}");
     // Each wrote src[global id] * 2 (frame 0), src[k] = k + 1.
     assert_eq!(

@@ -103,6 +103,9 @@ fn an_image_store_outside_the_image_stops_at_the_line() {
         )
     );
     assert_eq!(r["coordinate"][0], 16, "{r}");
+    let x = r["coordinate"][0].as_i64().unwrap_or_default();
+    let y = r["coordinate"][1].as_i64().unwrap_or_default();
+    assert_eq!(r["address"], format!("img({x},{y})"), "{r}");
     assert_eq!(r["size"], serde_json::json!([16, 16]), "{r}");
     let message = r["message"].as_str().unwrap_or_default();
     assert!(
@@ -134,4 +137,51 @@ fn a_fragment_race_names_both_fragments_alike() {
             "{m}"
         );
     }
+}
+
+/// Three out-of-bounds statements (`tests/apps/shaders/lost_reports.frag`):
+/// every fragment keeps two reports (in registers) and loses the third;
+/// `run` says so after the reports, and `--json` in the stop's
+/// `reports_lost`. Each report names the element (`address`) and its
+/// invocations.
+const THREE_OUT_OF_BOUNDS: &str = include_str!("../../tests/apps/shaders/lost_reports.frag");
+
+#[test]
+fn reports_lost_to_the_cap_are_told() {
+    let frag = shader("three-oob", THREE_OUT_OF_BOUNDS);
+    let text = run(&["--sanitize", "oob"], &frag);
+    let lines: Vec<&str> = text.lines().collect();
+    let at = lines
+        .iter()
+        .position(|l| l.starts_with("sanitizer: more reports than the agent keeps"))
+        .unwrap_or_else(|| panic!("no notice of lost reports:\n{text}"));
+    assert!(
+        at >= 2 && lines[at - 1].starts_with("out-of-bounds index "),
+        "{text}"
+    );
+    let events = json_events(&run(&["--sanitize", "oob", "--json"], &frag));
+    let stops = of_kind(&events, "stopped");
+    assert_eq!(stops.len(), 1, "{events:#?}");
+    assert_eq!(stops[0]["reports_lost"], true);
+    let reports = of_kind(&events, "sanitizer");
+    assert_eq!(reports.len(), 2, "{reports:#?}");
+    for r in reports {
+        let index = r["index"].as_i64().unwrap_or_default();
+        assert_eq!(r["address"], format!("a[{index}]"), "{r}");
+        let involved = r["invocations"].as_array().expect("invocations");
+        assert_eq!(involved.len(), 1, "{r}");
+        assert_eq!(
+            (&involved[0]["invocation"], &involved[0]["line"]),
+            (&r["invocation"], &r["line"])
+        );
+    }
+    let fixed = shader(
+        "three-oob-fixed",
+        &THREE_OUT_OF_BOUNDS
+            .replace("+ 2;", "* 0;")
+            .replace("a[i + 2]", "a[i]"),
+    );
+    let events = json_events(&run(&["--sanitize", "all", "--json"], &fixed));
+    assert!(of_kind(&events, "sanitizer").is_empty(), "{events:#?}");
+    assert!(of_kind(&events, "stopped").is_empty(), "{events:#?}");
 }

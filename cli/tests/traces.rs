@@ -8,14 +8,27 @@
 //! against a second replay (a trace replays the same way every time). The
 //! test app's capture (`run.rs`) compares a replay with the live run.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
+use std::process::Command;
 
 use serde_json::Value;
 
 mod common;
-use common::{one_stop, GLMARK2_PHONG};
+use common::{json_events, of_kind, one_stop, single_pass, GLMARK2_PHONG};
 
 const SHADER: &str = "/usr/share/glmark2/shaders/light-phong.frag";
+
+/// `shaderdbg capture -o TRACE -- PROGRAM` under Xvfb.
+fn capture<S: AsRef<std::ffi::OsStr>>(trace: &Path, program: &[S]) {
+    shaderdbg_test_support::stdout_lines(
+        shaderdbg_test_support::xvfb_run(640, 480)
+            .arg(env!("CARGO_BIN_EXE_shaderdbg"))
+            .args(["capture", "-o"])
+            .arg(trace)
+            .arg("--")
+            .args(program),
+    );
+}
 
 /// `shaderdbg run --json ARGS -- TRACE` under Xvfb: the one stop.
 fn replay_stop(trace: &Path, args: &[&str]) -> Value {
@@ -59,14 +72,7 @@ fn a_glmark2_capture_replays_under_the_debugger_with_consistent_values() {
     let dir = std::env::temp_dir().join(format!("shaderdbg-glmark2-trace-{}", std::process::id()));
     std::fs::create_dir_all(&dir).expect("temp dir");
     let trace = dir.join("glmark2.trace");
-    shaderdbg_test_support::stdout_lines(
-        shaderdbg_test_support::xvfb_run(640, 480)
-            .arg(env!("CARGO_BIN_EXE_shaderdbg"))
-            .args(["capture", "-o"])
-            .arg(&trace)
-            .arg("--")
-            .args(GLMARK2_PHONG),
-    );
+    capture(&trace, GLMARK2_PHONG);
     let size = std::fs::metadata(&trace).map_or(0, |m| m.len());
     assert!(size > 0, "no trace written at {}", trace.display());
 
@@ -114,5 +120,172 @@ fn a_glmark2_capture_replays_under_the_debugger_with_consistent_values() {
     assert_eq!(again["invocation"], stop["invocation"]);
     assert_eq!(again["locals"], stop["locals"]);
     assert_eq!(again["globals"], stop["globals"]);
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// glmark2's scenes (the default benchmark list's, each shader variant
+/// once) for one frame each (a duration shorter than any frame): every
+/// shader glmark2 ships but the ones only other options select.
+const GLMARK2_SCENES: &[&str] = &[
+    "build:use-vbo=true",
+    "texture:texture-filter=linear",
+    "shading:shading=gouraud",
+    "shading:shading=blinn-phong-inf",
+    "shading:shading=phong",
+    "shading:shading=cel",
+    "bump:bump-render=high-poly",
+    "bump:bump-render=normals",
+    "bump:bump-render=height",
+    "effect2d:kernel=0,1,0;1,-4,1;0,1,0;",
+    "pulsar:light=false:quads=5:texture=false",
+    "desktop:blur-radius=5:effect=blur:passes=1:separable=true:windows=4",
+    "buffer:columns=200:interleave=false:update-dispersion=0.9:update-fraction=0.5:update-method=map",
+    "ideas:speed=duration",
+    "jellyfish",
+    "terrain",
+    "shadow",
+    "refract",
+    "conditionals:fragment-steps=0:vertex-steps=0",
+    "function:fragment-complexity=low:fragment-steps=5",
+    "loop:fragment-loop=false:fragment-steps=5:vertex-steps=5",
+];
+
+/// The snapshots glretrace wrote into `dir` (one PNG per frame), by name.
+fn snapshots(dir: &Path) -> Vec<(String, Vec<u8>)> {
+    let mut shots: Vec<(String, Vec<u8>)> = std::fs::read_dir(dir)
+        .expect("snapshot dir")
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .map(|p| {
+            let name = p.file_name().map(|n| n.to_string_lossy().into_owned());
+            (
+                name.unwrap_or_default(),
+                std::fs::read(&p).expect("snapshot"),
+            )
+        })
+        .collect();
+    shots.sort();
+    shots
+}
+
+/// A fresh directory `dir/name`.
+fn fresh_dir(dir: &Path, name: &str) -> PathBuf {
+    let d = dir.join(name);
+    let _ = std::fs::remove_dir_all(&d);
+    std::fs::create_dir_all(&d).expect("dir");
+    d
+}
+
+/// glmark2's shaders under every sanitizer filter: a capture of each scene
+/// (glmark2 animates by wall clock; a trace replays the same frames every
+/// time) replayed plain by glretrace, then under `shaderdbg run --sanitize
+/// F` for each F, every draw's fragment and vertex shader sanitized (the
+/// agent's log counts them): no report, no stop, no error, and every
+/// frame's snapshot byte for byte the plain replay's.
+#[test]
+fn glmark2_scenes_replay_sanitized_under_every_filter_with_no_reports_and_identical_pixels() {
+    shaderdbg_test_support::require_installed(&[
+        "/usr/bin/glmark2",
+        "/usr/bin/apitrace",
+        "/usr/bin/glretrace",
+    ]);
+    single_pass(); // builds the agent
+    let dir =
+        std::env::temp_dir().join(format!("shaderdbg-glmark2-sanitize-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    let trace = dir.join("glmark2.trace");
+    let mut glmark2 = vec![
+        "/usr/bin/glmark2".to_string(),
+        "--size".into(),
+        "64x48".into(),
+    ];
+    for scene in GLMARK2_SCENES {
+        glmark2.extend(["-b".to_string(), format!("{scene}:duration=0.001")]);
+    }
+    capture(&trace, &glmark2);
+    let dump = Command::new("apitrace")
+        .args(["dump", "--color=never"])
+        .arg(&trace)
+        .output()
+        .expect("apitrace dump");
+    let draws = String::from_utf8_lossy(&dump.stdout)
+        .lines()
+        .filter(|l| {
+            l.split_once(' ')
+                .is_some_and(|(_, call)| call.starts_with("glDraw"))
+        })
+        .count();
+    assert!(draws >= GLMARK2_SCENES.len(), "{draws} draws in the trace");
+
+    let plain_dir = fresh_dir(&dir, "plain");
+    shaderdbg_test_support::stdout_lines(
+        shaderdbg_test_support::xvfb_run(640, 480)
+            .arg("/usr/bin/glretrace")
+            .arg("-s")
+            .arg(format!("{}/", plain_dir.display()))
+            .arg(&trace),
+    );
+    let plain = snapshots(&plain_dir);
+    assert!(
+        plain.len() >= GLMARK2_SCENES.len(),
+        "{} frames",
+        plain.len()
+    );
+
+    for filter in ["all", "oob", "uninit", "race"] {
+        let shots = fresh_dir(&dir, filter);
+        let log = dir.join(format!("{filter}.log"));
+        let out = shaderdbg_test_support::xvfb_run(640, 480)
+            .arg(env!("CARGO_BIN_EXE_shaderdbg"))
+            .args([
+                "run",
+                "--sanitize",
+                filter,
+                "--json",
+                "--timeout",
+                "300",
+                "--",
+            ])
+            .arg(&trace)
+            .arg("-s")
+            .arg(format!("{}/", shots.display()))
+            .env("SHADERDBG_LOG", &log)
+            .output()
+            .expect("xvfb-run shaderdbg run");
+        let text = String::from_utf8_lossy(&out.stdout);
+        let events = json_events(&text);
+        let wrong: Vec<&Value> = events
+            .iter()
+            .filter(|e| {
+                ["sanitizer", "stopped", "error"].contains(&e["event"].as_str().unwrap_or(""))
+            })
+            .collect();
+        assert!(wrong.is_empty(), "--sanitize {filter}: {wrong:#?}");
+        let exited = of_kind(&events, "exited");
+        assert!(
+            exited.len() == 1 && exited[0]["code"] == 0,
+            "--sanitize {filter}: {text}\n{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        // Every draw ran sanitized (its fragment and its vertex shader).
+        let sanitized = std::fs::read_to_string(&log)
+            .unwrap_or_default()
+            .matches("sanitized: 0 reports")
+            .count();
+        assert_eq!(
+            sanitized,
+            2 * draws,
+            "--sanitize {filter}: see {}",
+            log.display()
+        );
+        let got = snapshots(&shots);
+        let names = |s: &[(String, Vec<u8>)]| s.iter().map(|(n, _)| n.clone()).collect::<Vec<_>>();
+        assert_eq!(names(&got), names(&plain), "--sanitize {filter}");
+        for ((name, a), (_, b)) in got.iter().zip(&plain) {
+            assert!(
+                a == b,
+                "--sanitize {filter}: frame {name} differs from the plain replay's"
+            );
+        }
+    }
     let _ = std::fs::remove_dir_all(&dir);
 }

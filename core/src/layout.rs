@@ -119,13 +119,18 @@ pub fn read_hits(words: &[u32]) -> (Vec<HitRecord>, bool) {
 //
 // | mode     | header                                                   | data |
 // |----------|----------------------------------------------------------|------|
-// | sanitize | `count` (records appended, may exceed cap), `cap` (records), `overflow` (1 once a record was lost), `flags` (dedup words before the records) | `flags` dedup words (one per probe and kind: `probe * SANITIZE_KINDS + kind - 1`), then records of [`SANITIZE_RECORD_WORDS`]: `[kind, probe, key0, key1, key2, index, bound, other0, other1, other2, other_probe, value, other_value]`, then the storage race shadow: [`SANITIZE_SHADOW_SLOT_WORDS`] words per slot (one slot per element of a storage-buffer member), as many slots as the rest of the buffer holds |
+// | sanitize | `count` (records appended, may exceed cap), `cap` (records), `overflow` (1 once a record was lost), `flags` (dedup words before the records) | `flags` dedup words ([`SANITIZE_FLAG_WORDS_PER_PROBE`] per probe: one per kind at `probe * SANITIZE_FLAG_WORDS_PER_PROBE + kind - 1`, the race kind's holding its first partner, then the race kind's further partners), then records of [`SANITIZE_RECORD_WORDS`]: `[kind, probe, key0, key1, key2, index, bound, other0, other1, other2, other_probe, value, other_value]`, then the storage race shadow: [`SANITIZE_SHADOW_SLOT_WORDS`] words per slot (one slot per element of a storage-buffer member), as many slots as the rest of the buffer holds |
 //
 // The shader appends a record only for the first violation of each (kind,
-// probe) (`atomicOr` on its dedup word); where the dedup word would lie at
-// or past `flags` it appends every violation (the decoder deduplicates).
-// `overflow` is also set by an invocation that had more distinct
-// violations than it keeps (the GLSL engine keeps two).
+// probe) (`atomicOr` on its dedup word), and of a race for the first of
+// each (probe, other probe): the probe's race words keep up to
+// [`SANITIZE_RACE_PARTNERS`] other probes (+ 1, `atomicCompSwap` into the
+// first free word); a race with a further partner is lost (`overflow`).
+// Where the dedup words would lie at or past `flags` it appends every
+// violation (the decoder deduplicates). `overflow` is also set by an
+// invocation that had more distinct violations than it keeps (the GLSL
+// engine keeps two). Its other bits say what the storage race check
+// skipped (see [`sanitize_unchecked`]).
 
 /// Words of one sanitizer record: `[kind, probe, key0, key1, key2, index,
 /// bound, other0, other1, other2, other_probe, value, other_value]` (an
@@ -154,8 +159,18 @@ pub const SANITIZE_SHADOW_SLOT_WORDS: usize = 7;
 pub const SANITIZE_DEFAULT_SHADOW_SLOTS: u32 = 1 << 16;
 /// Index of the header word holding the number of dedup words before the records.
 pub const SANITIZE_FLAGS_INDEX: usize = 3;
-/// Index of the header word set to 1 when a record was lost (buffer full).
+/// Index of the header word of flags ([`SANITIZE_LOST`],
+/// [`SANITIZE_SHADOW_SHORT`], [`SANITIZE_UNNAMED`]), set with `atomicOr`.
 pub const SANITIZE_OVERFLOW_INDEX: usize = 2;
+/// A report was lost (the records full, or an invocation found more than
+/// it keeps).
+pub const SANITIZE_LOST: u32 = 1;
+/// A storage access was past the elements the race shadow holds: not
+/// checked for races.
+pub const SANITIZE_SHADOW_SHORT: u32 = 2;
+/// An invocation the storage race check cannot name (beyond the bits of
+/// an access word) accessed a storage buffer: not checked for races.
+pub const SANITIZE_UNNAMED: u32 = 4;
 /// Kinds of violation (the low byte of a record's `kind` word).
 pub const SANITIZE_KIND_OOB: u32 = 1;
 pub const SANITIZE_KIND_UNINIT: u32 = 2;
@@ -166,8 +181,14 @@ pub const SANITIZE_KIND_RACE: u32 = 3;
 /// divergent control flow, or after some returned): `index` is how many
 /// did, `bound` the work group's size.
 pub const SANITIZE_KIND_BARRIER: u32 = 4;
-/// How many kinds there are (dedup words per probe).
+/// How many kinds there are.
 pub const SANITIZE_KINDS: u32 = 4;
+/// Distinct other steps a step's races are reported with (dedup words of
+/// the race kind per probe).
+pub const SANITIZE_RACE_PARTNERS: u32 = 4;
+/// Dedup words per probe: one per kind, and the race kind's further
+/// partners after them.
+pub const SANITIZE_FLAG_WORDS_PER_PROBE: u32 = SANITIZE_KINDS + SANITIZE_RACE_PARTNERS - 1;
 /// Set in a record's `kind` word when its `index` is a signed `int`.
 pub const SANITIZE_INDEX_SIGNED: u32 = 0x100;
 /// A race: set in the `kind` word when the reporting invocation's access
@@ -211,7 +232,35 @@ pub const SANITIZE_IMAGE_NO_DECL: u32 = 0x3ff;
 
 /// The dedup words a sanitize buffer needs for a probe table of `probes` probes.
 pub fn sanitize_flag_words(probes: usize) -> u32 {
-    (probes as u32 + 1) * SANITIZE_KINDS
+    (probes as u32 + 1) * SANITIZE_FLAG_WORDS_PER_PROBE
+}
+
+/// The header of a fresh sanitize buffer (every word after it is zero).
+pub fn sanitize_header(cap_records: u32, probes: usize) -> [u32; HEADER_WORDS] {
+    let mut header = [0; HEADER_WORDS];
+    header[CAP_INDEX] = cap_records;
+    header[SANITIZE_FLAGS_INDEX] = sanitize_flag_words(probes);
+    header
+}
+
+/// Words of a sanitize buffer with room for `cap_records` records, the
+/// dedup words of `probes` probes and `shadow_slots` storage race shadow
+/// slots.
+pub fn sanitize_buffer_words(cap_records: u32, probes: usize, shadow_slots: u32) -> usize {
+    HEADER_WORDS
+        + sanitize_flag_words(probes) as usize
+        + cap_records as usize * SANITIZE_RECORD_WORDS
+        + shadow_slots as usize * SANITIZE_SHADOW_SLOT_WORDS
+}
+
+/// What the storage race check of a sanitize buffer's dispatch or draw
+/// left unchecked: (accesses past its shadow, invocations it cannot name).
+pub fn sanitize_unchecked(words: &[u32]) -> (bool, bool) {
+    let flags = words.get(SANITIZE_OVERFLOW_INDEX).copied().unwrap_or(0);
+    (
+        flags & SANITIZE_SHADOW_SHORT != 0,
+        flags & SANITIZE_UNNAMED != 0,
+    )
 }
 
 /// Builds a zeroed sanitize buffer with room for `cap_records` records,
@@ -229,16 +278,8 @@ pub fn new_sanitize_buffer_with_shadow(
     probes: usize,
     shadow_slots: u32,
 ) -> Vec<u8> {
-    let flags = sanitize_flag_words(probes);
-    let mut words = vec![
-        0u32;
-        HEADER_WORDS
-            + flags as usize
-            + cap_records as usize * SANITIZE_RECORD_WORDS
-            + shadow_slots as usize * SANITIZE_SHADOW_SLOT_WORDS
-    ];
-    words[CAP_INDEX] = cap_records;
-    words[SANITIZE_FLAGS_INDEX] = flags;
+    let mut words = vec![0u32; sanitize_buffer_words(cap_records, probes, shadow_slots)];
+    words[..HEADER_WORDS].copy_from_slice(&sanitize_header(cap_records, probes));
     to_bytes(&words)
 }
 
@@ -286,5 +327,6 @@ pub fn read_sanitize(words: &[u32]) -> (Vec<SanitizeRecord>, bool) {
             other_value: r[12],
         })
         .collect();
-    (records, count > cap || header(SANITIZE_OVERFLOW_INDEX) != 0)
+    let lost = header(SANITIZE_OVERFLOW_INDEX) as u32 & SANITIZE_LOST != 0;
+    (records, count > cap || lost)
 }

@@ -279,6 +279,14 @@ impl<W: Write> Adapter<W> {
                 if let Some(t) = &text {
                     self.out.event(Event::console(format!("sanitizer: {t}\n")));
                 }
+                // Said once per dispatch or draw, with its first report.
+                if stop.truncated && stop.report == 0 {
+                    self.out.event(Event::console(
+                        "sanitizer: more reports than the agent keeps were found at this \
+                         dispatch or draw; the others are lost\n"
+                            .to_string(),
+                    ));
+                }
                 ("exception", text)
             }
             _ if pixel_history => match &mut self.pixel_debug {

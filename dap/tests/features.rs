@@ -595,6 +595,46 @@ fn sanitizer_exception_stops_at_the_out_of_bounds_statement() {
     c.disconnect();
 }
 
+/// A draw whose fragments each make three out-of-bounds reports (an
+/// invocation keeps two; `tests/apps/shaders/lost_reports.frag`): the
+/// debug console says, with the first stop,
+/// that the others were lost.
+#[test]
+fn sanitizer_reports_lost_to_the_cap_are_told_on_the_console() {
+    let frag = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../tests/apps/shaders/lost_reports.frag");
+    let mut c = launched(
+        false,
+        json!({"program": app("sanitize_draw"), "args": [frag]}),
+        &[(
+            "setExceptionBreakpoints",
+            json!({"filters": ["sanitize_oob"]}),
+        )],
+    );
+    let lost = "sanitizer: more reports than the agent keeps were found at this dispatch or draw";
+    let console = |c: &Client| -> Vec<String> {
+        c.events
+            .iter()
+            .filter(|e| e["event"] == "output" && e["body"]["category"] == "console")
+            .filter_map(|e| e["body"]["output"].as_str().map(str::to_string))
+            .filter(|o| o.starts_with("sanitizer: "))
+            .collect()
+    };
+    for report in 0..2 {
+        let s = stopped(&mut c);
+        assert_eq!(s["reason"], "exception", "{s}");
+        let said = console(&c);
+        assert_eq!(
+            said.iter().filter(|o| o.starts_with(lost)).count(),
+            1,
+            "report {report}: {said:?}"
+        );
+        c.ok("continue", json!({"threadId": 1}));
+    }
+    assert_eq!(c.event("exited")["body"]["exitCode"], 0);
+    c.disconnect();
+}
+
 /// `sanitize_race`: the reduction of `race_compute` misses a barrier; it
 /// stops as an exception whose description names the shared element, both
 /// invocations and both lines, with the reading invocation as the thread at

@@ -474,12 +474,19 @@ uniform_scalar!(
 /// Not `Send`/`Sync`: see the crate documentation on threads.
 pub struct Headless {
     gl: glow::Context,
+    /// `glClearBufferSubData` (desktop GL 4.3; glow lacks it).
+    clear_buffer_sub_data: Option<ClearBufferSubData>,
     context: PossiblyCurrentContext,
     objects: Objects,
     kind: ContextKind,
     width: u32,
     height: u32,
 }
+
+/// `glClearBufferSubData(target, internalformat, offset, size, format,
+/// type, data)`.
+type ClearBufferSubData =
+    unsafe extern "system" fn(u32, u32, isize, isize, u32, u32, *const std::ffi::c_void);
 
 impl fmt::Debug for Headless {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -545,8 +552,15 @@ impl Headless {
                 return Err(e);
             }
         };
+        let clear = display.get_proc_address(c"glClearBufferSubData");
+        let clear_buffer_sub_data = (!kind.is_gles() && !clear.is_null()).then(|| {
+            // SAFETY: EGL returned the entry point of this name, whose C
+            // signature is `ClearBufferSubData`'s.
+            unsafe { std::mem::transmute::<*const std::ffi::c_void, ClearBufferSubData>(clear) }
+        });
         let h = Headless {
             gl,
+            clear_buffer_sub_data,
             context,
             objects,
             kind,
@@ -946,6 +960,17 @@ impl Headless {
     /// Reads back a storage buffer after a `glMemoryBarrier(GL_ALL_BARRIER_BITS)`.
     /// Uses `glGetBufferSubData` on desktop GL and `glMapBufferRange` on GLES.
     pub fn read_storage_buffer(&self, buf: &StorageBuffer) -> Result<Vec<u8>, Error> {
+        self.read_storage_buffer_range(buf, 0, usize::MAX)
+    }
+
+    /// [`Self::read_storage_buffer`] of at most `len` bytes from byte
+    /// `offset` (what the buffer has of them).
+    pub fn read_storage_buffer_range(
+        &self,
+        buf: &StorageBuffer,
+        offset: usize,
+        len: usize,
+    ) -> Result<Vec<u8>, Error> {
         let gl = self.begin()?;
         let target = glow::SHADER_STORAGE_BUFFER;
         // SAFETY: current context; reads stay within the buffer's size
@@ -953,14 +978,16 @@ impl Headless {
         unsafe {
             gl.memory_barrier(glow::ALL_BARRIER_BITS);
             gl.bind_buffer(target, Some(buf.raw));
-            let size = gl
+            let whole = gl
                 .get_buffer_parameter_i32(target, glow::BUFFER_SIZE)
-                .max(0);
+                .max(0) as usize;
+            let start = offset.min(whole);
+            let size = len.min(whole - start) as i32;
             let mut data = vec![0u8; size as usize];
             let result = if size == 0 {
                 Ok(())
             } else if self.kind.is_gles() {
-                let ptr = gl.map_buffer_range(target, 0, size, glow::MAP_READ_BIT);
+                let ptr = gl.map_buffer_range(target, start as i32, size, glow::MAP_READ_BIT);
                 if ptr.is_null() {
                     Err(Error::Driver {
                         context: format!("glMapBufferRange of storage buffer ({size} bytes)"),
@@ -972,7 +999,7 @@ impl Headless {
                     Ok(())
                 }
             } else {
-                gl.get_buffer_sub_data(target, 0, &mut data);
+                gl.get_buffer_sub_data(target, start as i32, &mut data);
                 Ok(())
             };
             gl.bind_buffer(target, None);
@@ -980,6 +1007,67 @@ impl Headless {
             self.check(|| format!("reading a {size}-byte storage buffer"))?;
             Ok(data)
         }
+    }
+
+    /// Writes `bytes` into a storage buffer at byte `offset`.
+    pub fn write_storage_buffer(
+        &self,
+        buf: &StorageBuffer,
+        offset: usize,
+        bytes: &[u8],
+    ) -> Result<(), Error> {
+        if offset + bytes.len() > buf.len {
+            return Err(Error::InvalidArgument(format!(
+                "{} bytes at {offset} of a {}-byte buffer",
+                bytes.len(),
+                buf.len
+            )));
+        }
+        let gl = self.begin()?;
+        // SAFETY: current context; the range is within the buffer.
+        unsafe {
+            gl.bind_buffer(glow::SHADER_STORAGE_BUFFER, Some(buf.raw));
+            gl.buffer_sub_data_u8_slice(glow::SHADER_STORAGE_BUFFER, offset as i32, bytes);
+            gl.bind_buffer(glow::SHADER_STORAGE_BUFFER, None);
+        }
+        self.check(|| format!("writing {} bytes of a storage buffer", bytes.len()))
+    }
+
+    /// Zeroes `len` bytes of a storage buffer at byte `offset` (multiples
+    /// of 4): on the GPU with `glClearBufferSubData` on desktop GL, else by
+    /// uploading zeros.
+    pub fn clear_storage_buffer(
+        &self,
+        buf: &StorageBuffer,
+        offset: usize,
+        len: usize,
+    ) -> Result<(), Error> {
+        let Some(clear) = self.clear_buffer_sub_data else {
+            return self.write_storage_buffer(buf, offset, &vec![0; len]);
+        };
+        if offset + len > buf.len || !offset.is_multiple_of(4) || !len.is_multiple_of(4) {
+            return Err(Error::InvalidArgument(format!(
+                "clearing {len} bytes at {offset} of a {}-byte buffer",
+                buf.len
+            )));
+        }
+        let gl = self.begin()?;
+        // SAFETY: current context; the range is within the buffer; a null
+        // `data` fills with zeros.
+        unsafe {
+            gl.bind_buffer(glow::SHADER_STORAGE_BUFFER, Some(buf.raw));
+            clear(
+                glow::SHADER_STORAGE_BUFFER,
+                glow::R32UI,
+                offset as isize,
+                len as isize,
+                glow::RED_INTEGER,
+                glow::UNSIGNED_INT,
+                std::ptr::null(),
+            );
+            gl.bind_buffer(glow::SHADER_STORAGE_BUFFER, None);
+        }
+        self.check(|| format!("clearing {len} bytes of a storage buffer"))
     }
 
     /// Deletes a storage buffer.

@@ -37,11 +37,28 @@ fn main() {
     // run each figure once, as a smoke test.
     let bench = std::env::args().any(|a| a == "--bench");
     let runs = if bench { 10 } else { 1 };
-    parse_and_analyse(runs);
-    instrument_record(if bench { 20 } else { 1 });
-    decode_log(runs);
-    five_megabytes(if bench { 3 } else { 1 });
-    sanitize::sanitize_overhead(if bench { 9 } else { 1 });
+    // `cargo bench -p shaderdbg-glsl -- sanitize`: the figures whose name
+    // has a word given (all without one).
+    let words: Vec<String> = std::env::args()
+        .skip(1)
+        .filter(|a| !a.starts_with('-'))
+        .collect();
+    let wanted = |name: &str| words.is_empty() || words.iter().any(|w| name.contains(w.as_str()));
+    if wanted("parse") {
+        parse_and_analyse(runs);
+    }
+    if wanted("instrument") {
+        instrument_record(if bench { 20 } else { 1 });
+    }
+    if wanted("decode") {
+        decode_log(runs);
+        five_megabytes(if bench { 3 } else { 1 });
+    }
+    if wanted("sanitize") {
+        // Words after `sanitize` pick its kernels by name.
+        let kernels: Vec<String> = words.iter().filter(|w| *w != "sanitize").cloned().collect();
+        sanitize::sanitize_overhead(if bench { 9 } else { 1 }, &kernels);
+    }
 }
 
 fn parse_and_analyse(runs: usize) {

@@ -818,6 +818,36 @@ fn races_are_told_apart_across_many_barriers() {
     }
 }
 
+/// Reports are kept once per kind and pair of steps: a read that races
+/// with writes at two statements is two reports (the second partner of a
+/// step used to be dropped, on the GPU and in the invocation's registers).
+#[test]
+fn a_step_racing_with_two_others_is_two_reports() {
+    let comp = tile8!(
+        "void main() {
+    uint i = gl_LocalInvocationIndex;
+    if (i == 1u) tile[0] = 1.0;
+    if (i == 2u) tile[1] = 2.0;
+    if (i == 0u) dst[0] = tile[0] + tile[1];
+}
+"
+    );
+    let checked = dispatch_in(CORE, comp, Some(RACE), 1, &[0], 8);
+    let read = line_of(comp, "dst[0] = tile[0] + tile[1]");
+    let mut got = races(&checked.reports);
+    got.sort();
+    assert_eq!(
+        got,
+        [
+            (read, 0, read - 2, 1, 0, Access::Read, Access::Write),
+            (read, 0, read - 1, 2, 1, Access::Read, Access::Write),
+        ],
+        "{:?}",
+        checked.reports
+    );
+    assert!(!checked.lost);
+}
+
 /// Invocations that write the same value to a shared element between two
 /// barriers (a flag set by whoever finds something) do not race; writing
 /// different values (who found it) does.
@@ -1005,6 +1035,51 @@ fn two_work_groups_writing_the_same_output_element_race() {
     clean(|c| dispatch_in(CORE, &same, c, 2, &src, 16), Checks::ALL);
 }
 
+/// Storage accesses past the elements the race shadow holds are not
+/// checked, and the buffer says so (`layout::sanitize_unchecked`), rather
+/// than leaving them out silently.
+#[test]
+fn accesses_past_the_storage_shadow_are_told() {
+    let src: Vec<u32> = (0..16).map(|i| (i as f32 + 1.0).to_bits()).collect();
+    let bug = SCATTER.replace("INDEX", "i").replace("VALUE", "v");
+    let (gl, out, program) = compute(CORE, &bug, Some(RACE));
+    let src_buf = gl
+        .create_storage_buffer(SRC_BINDING, &layout::to_bytes(&src))
+        .expect("ssbo");
+    let dst_buf = gl
+        .create_storage_buffer(DST_BINDING, &[0u8; 64])
+        .expect("ssbo");
+    // Slots for 4 of the 16 elements: the race on elements 0..3 is
+    // found, accesses to the others are skipped and said to be.
+    for (slots, short) in [(4, true), (16, false)] {
+        let report = gl
+            .create_storage_buffer(
+                BINDING,
+                &layout::new_sanitize_buffer_with_shadow(64, out.probes.probes.len(), slots),
+            )
+            .expect("ssbo");
+        gl.dispatch_compute(&program, 2, 1, 1).expect("dispatch");
+        let words = layout::to_words(&gl.read_storage_buffer(&report).expect("read"));
+        assert_eq!(
+            layout::sanitize_unchecked(&words),
+            (short, false),
+            "{slots} slots"
+        );
+        let (reports, lost) = read_reports(&gl, &report, &out);
+        assert!(!lost, "{slots} slots");
+        let elements: Vec<u32> = storage_races(&reports).iter().map(|r| r.4).collect();
+        let checked = if short { slots } else { 8 };
+        assert!(
+            !elements.is_empty() && elements.iter().all(|&e| e < checked),
+            "{reports:?}"
+        );
+        gl.delete_storage_buffer(report).expect("delete");
+    }
+    for b in [src_buf, dst_buf] {
+        gl.delete_storage_buffer(b).expect("delete");
+    }
+}
+
 /// Within a work group, `barrier()` (with `memoryBarrierBuffer()`)
 /// orders storage accesses: a neighbour's element read after it is no
 /// race, read without it is; across work groups nothing orders them.
@@ -1112,6 +1187,77 @@ fn atomics_on_storage_buffers_do_not_race() {
     };
     assert_eq!(memory, Memory::Storage { member: Some(1) });
     assert!(element < 4);
+}
+
+/// The last work group to finish does the final reduction: each work
+/// group's first invocation writes its partial sum, makes it visible with
+/// `memoryBarrierBuffer()` and takes a ticket with `atomicAdd`; the group
+/// that draws the last ticket reads every partial sum (here by another
+/// invocation than the one that drew it, after a `barrier()`). The fence
+/// before the atomic orders each write before every later ticket, so the
+/// reads race with nothing; without the fence nothing orders them.
+const LAST_GROUP: &str = "#version 430
+layout(local_size_x = 8) in;
+layout(std430, binding = 0) buffer Src { float src[]; };
+layout(std430, binding = 1) buffer Dst { uint done; float total; float partial[]; };
+shared float sums[8];
+shared bool last;
+void main() {
+    uint l = gl_LocalInvocationIndex;
+    sums[l] = src[gl_GlobalInvocationID.x];
+    barrier();
+    for (uint s = 4u; s > 0u; s >>= 1u) {
+        if (l < s) sums[l] += sums[l + s];
+        barrier();
+    }
+    if (l == 0u) {
+        partial[gl_WorkGroupID.x] = sums[0];
+        FENCE
+        last = atomicAdd(done, 1u) == gl_NumWorkGroups.x - 1u;
+    }
+    barrier();
+    if (last && l == 1u) {
+        float t = 0.0;
+        for (uint g = 0u; g < gl_NumWorkGroups.x; g++) t += partial[g];
+        total = t;
+    }
+}
+";
+
+#[test]
+fn the_last_work_group_reads_what_fences_and_atomics_ordered() {
+    let src: Vec<u32> = (0..32).map(|i| (i as f32 + 0.5).to_bits()).collect();
+    let fix = LAST_GROUP.replace("FENCE", "memoryBarrierBuffer();");
+    let dst = clean(|c| dispatch_in(CORE, &fix, c, 4, &src, 6), Checks::ALL);
+    assert_eq!(dst[0], 4);
+    let sum: f32 = (0..32).map(|i| i as f32 + 0.5).sum();
+    assert_eq!(f32::from_bits(dst[1]), sum);
+
+    // No fence: the atomic orders nothing (GLSL's atomics are relaxed).
+    let bug = LAST_GROUP.replace("FENCE", "");
+    let checked = dispatch_in(CORE, &bug, Some(RACE), 4, &src, 6);
+    let got = storage_races(&checked.reports);
+    assert!(!got.is_empty(), "{:?}", checked.reports);
+    let read = line_of(&bug, "t += partial[g]");
+    let write = line_of(&bug, "partial[gl_WorkGroupID.x] = sums[0]");
+    for (line, id, other_line, other, element, ..) in got {
+        let (reader, writer) = if line == read {
+            (id, other)
+        } else {
+            (other, id)
+        };
+        assert_eq!(
+            (
+                [line, other_line].contains(&read),
+                [line, other_line].contains(&write)
+            ),
+            (true, true),
+            "{:?}",
+            checked.reports
+        );
+        assert_eq!((reader % 8, writer % 8, writer / 8), (1, 0, element));
+        assert_ne!(reader / 8, writer / 8);
+    }
 }
 
 /// A write whose value is not known (`+=`) followed, between the same

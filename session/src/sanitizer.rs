@@ -36,6 +36,11 @@ pub struct Finding {
     pub value_read: Option<Value>,
     /// A race of two writes: the value the other access wrote, where known.
     pub other_value_written: Option<Value>,
+    /// What was accessed, as the shader would name it: `tile[37]`,
+    /// `Dst.dst[3]`, `v.y`, `src[32]` (the index out of bounds), `img(4,0)`
+    /// (a texel), `img level 3`; `None` where not known (an out-of-bounds
+    /// index on a line indexing several arrays, a divergent barrier).
+    pub address: Option<String>,
     /// What a person reads: `out-of-bounds index 32 into data[] (32
     /// elements) at compute.comp:14 in compute (7,0,0)`; `data race on
     /// shared float tile[4]: invocation (4,0,0) wrote at line 14,
@@ -149,9 +154,11 @@ impl Stop {
         };
         let mut other = None;
         let (mut value_written, mut value_read, mut other_value_written) = (None, None, None);
+        let mut address = None;
         let (kind, variable, what) = match r.kind {
             SanitizerKind::Oob { index, bound } => {
                 let array = sole_indexed_name(self.line_text(r.line));
+                address = array.as_ref().map(|a| format!("{a}[{index}]"));
                 let into = array
                     .as_ref()
                     .map_or(String::new(), |a| format!(" into {a}[]"));
@@ -181,6 +188,14 @@ impl Stop {
                     .as_ref()
                     .map_or(String::new(), |n| format!(" {from} {n}"));
                 let n = usize::from(dims).clamp(1, 3);
+                let at: Vec<String> = coord[..n].iter().map(i32::to_string).collect();
+                address = name.as_ref().map(|n| {
+                    if lod {
+                        format!("{n} level {}", coord[0])
+                    } else {
+                        format!("{n}({})", at.join(","))
+                    }
+                });
                 let what = if lod {
                     let levels = if size[0] == 1 { "level" } else { "levels" };
                     format!(
@@ -190,7 +205,6 @@ impl Stop {
                         size[0]
                     )
                 } else {
-                    let at: Vec<String> = coord[..n].iter().map(i32::to_string).collect();
                     let extent: Vec<String> = size[..n].iter().map(u32::to_string).collect();
                     format!(
                         "out-of-bounds {}{of} at ({}) (image {})",
@@ -208,7 +222,8 @@ impl Stop {
                     .get(decl)
                     .is_some_and(|v| matches!(v.kind, VarKind::Local | VarKind::Param)) =>
             {
-                let (name, shown) = self.local_part(decl, element);
+                let (name, part, shown) = self.local_part(decl, element);
+                address = Some(part);
                 (
                     "uninitialized_read",
                     name,
@@ -217,6 +232,7 @@ impl Stop {
             }
             SanitizerKind::UninitRead { decl, element } => {
                 let (name, shown) = self.shared_element(decl, element, false);
+                address = Some(shown.clone());
                 (
                     "uninitialized_read",
                     name,
@@ -279,6 +295,7 @@ impl Stop {
                 match memory {
                     Memory::Shared => {
                         let (name, shown) = self.shared_element(decl, element, true);
+                        address = Some(self.shared_element(decl, element, false).1);
                         (
                             "data_race",
                             name,
@@ -297,6 +314,7 @@ impl Stop {
                             Some(n) => n.clone(),
                             None => format!("variable {decl}"),
                         };
+                        address = Some(shown.clone());
                         (
                             "data_race",
                             name,
@@ -335,6 +353,7 @@ impl Stop {
             value_written,
             value_read,
             other_value_written,
+            address,
         }
     }
 
@@ -420,9 +439,12 @@ impl Stop {
     /// element of an array or field of a struct of at most 32 (the
     /// engine's mask; larger ones are one part): `local vec4 v.y`,
     /// `local float a[3]`, `out parameter S s.b`.
-    fn local_part(&self, decl: usize, element: u32) -> (Option<String>, String) {
+    /// (Its name, the part as the shader names it, the part as a report
+    /// shows it.)
+    fn local_part(&self, decl: usize, element: u32) -> (Option<String>, String, String) {
         let Some(v) = self.table.vars.get(decl) else {
-            return (None, format!("variable {decl}"));
+            let unknown = format!("variable {decl}");
+            return (None, unknown.clone(), unknown);
         };
         let n = &v.name;
         let part = match &v.ty {
@@ -444,8 +466,9 @@ impl Stop {
         } else {
             "local"
         };
-        let shown = format!("{what} {} {}", v.ty, part.unwrap_or_else(|| n.clone()));
-        (Some(n.clone()), shown)
+        let part = part.unwrap_or_else(|| n.clone());
+        let shown = format!("{what} {} {part}", v.ty);
+        (Some(n.clone()), part, shown)
     }
 
     fn shared_element(&self, decl: usize, element: u32, typed: bool) -> (Option<String>, String) {

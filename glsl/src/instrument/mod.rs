@@ -51,7 +51,8 @@
 //! gets a shadow of one word per element of its outermost array (one
 //! word for a variable that is no array), cleared by the work group
 //! when `main` starts (followed by `memoryBarrierShared(); barrier();`)
-//! and set with `atomicOr` by every write: after an expression
+//! and set to 1 by every write (a plain store where it is 0: every
+//! writer stores the same value): after an expression
 //! statement's assignment, `++`/`--` (which, like `+=`, first check the
 //! element is written), and, before the statement or as the index is
 //! computed, by writes elsewhere (nested assignments, `out`/`inout`
@@ -115,12 +116,16 @@
 //! group reached (in divergent control flow, or after some returned;
 //! undefined behaviour) is reported, with how many did
 //! (`SANITIZE_KIND_BARRIER`); an invocation that skipped one counts the
-//! following barriers as the others do. Each element of a shared variable's
+//! following barriers as the others do. Barriers every invocation
+//! reaches, as the syntax shows (`uniform`: at the top of `main` or of
+//! a `for` loop with uniform bounds there, no `return` before), are not
+//! counted. Each element of a shared variable's
 //! outermost array (the variable if it is no array) gets shadow words
 //! (per element, whatever the element's size): the last
 //! writer and two of the readers of the current epoch (the lowest and
 //! the highest local invocation index, kept with `atomicMin` and
-//! `atomicMax`), each with the access's step and whether it was
+//! `atomicMax`, skipped where a plain look finds the word already there:
+//! the words only fall and rise until cleared), each with the access's step and whether it was
 //! atomic or wrote only part of the element (a field, component or
 //! inner element). A write (`atomicExchange` of the writer word)
 //! reports another invocation's write or read of the element in the
@@ -164,10 +169,10 @@
 //! element of a storage-buffer member (each element of its outermost
 //! array, runtime-sized ones to their `length()`; a member that is no
 //! array is one element), at least one writes, not both are atomic
-//! functions, and nothing orders them. Only `barrier()` orders storage
-//! accesses, and only those of one work group (of a compute shader):
-//! invocations of different work groups, fragments, vertices are never
-//! ordered within one dispatch or draw.
+//! functions, and nothing orders them. `barrier()` orders the storage
+//! accesses of one work group (of a compute shader); invocations of
+//! different work groups (fragments, vertices) are ordered only through
+//! a fence and atomics, as GLSL's memory model allows (below).
 //!
 //! Modelled: the shadow lies in the report buffer after the records
 //! (`layout::SANITIZE_SHADOW_SLOT_WORDS` words per slot, as many slots as
@@ -194,6 +199,45 @@
 //! its value word and access word were written apart by two writers at
 //! once).
 //!
+//! Ordering between work groups (fences and atomics): GLSL's atomic
+//! functions are relaxed; a memory barrier (`memoryBarrier()`,
+//! `memoryBarrierBuffer()`) makes the invocation's earlier accesses
+//! complete before its later ones, so "write; fence; atomic" in one work
+//! group and "atomic (that reads the value it wrote or a later one); read"
+//! in another order the write before the read (the "last work group does
+//! the final reduction" pattern: each group writes its partial result,
+//! fences and counts itself with `atomicAdd`; the one that counts last
+//! reads them all). Modelled, conservatively: an atomic function on
+//! memory other than shared (a storage buffer, an image, an atomic
+//! counter) after a fence of the work group releases every access the
+//! work group made up to that point: its release word (one per work
+//! group in the report buffer, before the shadow's slots) keeps the
+//! barrier generation of the release; any such atomic acquires; both
+//! pass to the whole work group at its next `barrier()` (which orders its
+//! invocations). An access of another work group is not reported when
+//! this invocation has acquired and that work group released at or
+//! after the access's barrier generation. Which atomic read which is not
+//! followed (an acquire through an unrelated counter counts), nor the
+//! order within a barrier interval (an access after the release, before
+//! the next barrier, counts as released), and a fence or atomic is taken
+//! at the start of the statement that makes it, and a record whose two
+//! words two invocations wrote at once (its access word no longer the
+//! writer's when it looks again) has its generation "not known" and
+//! counts as released: each of these can only hide a race, never report
+//! one that is not there. In fragment and
+//! vertex shaders (no work groups, no barrier generations), an access of
+//! another invocation is not reported once this invocation made an
+//! atomic access, if the shader has a fence anywhere. Without a fence
+//! before the atomic, nothing is released: the race is reported (a real
+//! one: without it the writes need not be visible when the atomic is).
+//! `coherent` and `volatile` are about visibility, not order: they are
+//! not modelled (accesses to coherent variables race as any other, as
+//! non-atomic accesses do in the Vulkan memory model; a missing
+//! `coherent` is not reported). Atomics on shared memory order nothing
+//! beyond themselves (a spin-wait on a shared flag within a work group,
+//! which GLSL does not promise to terminate, is reported). Images have no
+//! race shadow: races on images are not checked.
+//!
 //! Not modelled: `barrier()` is taken to order the storage accesses of
 //! a work group with or without `memoryBarrierBuffer()` (the
 //! specification asks for both; drivers order them with `barrier()`
@@ -208,7 +252,9 @@
 //! Elements beyond the slots the buffer holds, invocations beyond what
 //! an access word names (a compute dispatch of more than 2^22
 //! invocations; fragments at x or y >= 2048; vertices >= 65536 or
-//! instances >= 64): not checked. Fragments of one pixel (of different
+//! instances >= 64): not checked, and the buffer's header says so
+//! (`layout::sanitize_unchecked`; the GL agent tells the debugger).
+//! Fragments of one pixel (of different
 //! primitives, or samples) are one invocation to the check: never
 //! compared with each other (overdraw races are missed). Two accesses are found only while the
 //! shadow holds them (the last writer and two readers per element); the
@@ -232,6 +278,7 @@
 mod build;
 mod legacy;
 mod runtime;
+mod uniform;
 mod walk;
 
 use glsl_lang::ast;
@@ -546,7 +593,8 @@ mod tests {
         let src = "#version 330\n#extension GL_ARB_compute_shader: enable\nlayout(local_size_x = 8) in;\nshared uint s[8];\nvoid main() {\n    s[gl_LocalInvocationIndex] = 1u;\n    barrier();\n    uint x = s[(gl_LocalInvocationIndex + 1u) % 8u];\n}\n";
         let out = sanitized(src);
         let main = &out[out.find("void main()").expect("main")..];
-        assert!(main.contains("_sdbg_barrier("), "{main}");
+        // Every invocation reaches it: its arrivals are not counted.
+        assert!(main.contains("_sdbg_ubarrier("), "{main}");
         assert!(!main.contains("\n    barrier();\n    uint x"), "{main}");
     }
 

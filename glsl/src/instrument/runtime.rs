@@ -79,6 +79,13 @@ pub struct Runtime {
     /// Storage-buffer members with a race shadow: (number, elements (0:
     /// runtime-sized), how generated code names the member).
     storage: Vec<(usize, u32, String)>,
+    /// The storage race check's model of fences and atomics as
+    /// synchronisation (see [`Self::sync_prelude`]): the shader calls
+    /// `_sdbg_ssync` before its atomics on memory other than shared,
+    /// `_sdbg_sfence` before `memoryBarrier()`/`memoryBarrierBuffer()`.
+    sync: bool,
+    /// It calls `_sdbg_sfence` somewhere.
+    sync_fence: bool,
 }
 
 /// Bits of the race shadow words (`_sdbg_rw`: the last writer, `_sdbg_rmin`
@@ -109,7 +116,15 @@ impl Runtime {
             storage_race: false,
             stage: Stage::Compute,
             storage: Vec::new(),
+            sync: false,
+            sync_fence: false,
         }
+    }
+
+    /// The shader calls `_sdbg_ssync()` (`fence`: `_sdbg_sfence()`).
+    pub fn use_sync(&mut self, fence: bool) {
+        self.sync = true;
+        self.sync_fence |= fence;
     }
 
     /// Whether storage-buffer members get race shadows (see
@@ -150,6 +165,17 @@ impl Runtime {
         let h = self.h;
         let n = self.race_words;
         let divergent = crate::layout::SANITIZE_KIND_BARRIER;
+        // Fences and atomics as synchronisation: what one invocation did
+        // before a barrier, the work group did after it.
+        let (sync_decl, sync_before, sync_after) = if self.sync {
+            (
+                format!("shared {h}uint _sdbg_gsync;\n"),
+                "\n    {h}uint mine = (_sdbg_sacq ? 1u : 0u) | (_sdbg_sfenced ? 2u : 0u);\n    if (mine != 0u) atomicOr(_sdbg_gsync, mine);".replace("{h}", h),
+                "\n    {h}uint all = _sdbg_gsync;\n    _sdbg_sacq = _sdbg_sacq || (all & 1u) != 0u;\n    _sdbg_sfenced = _sdbg_sfenced || (all & 2u) != 0u;".replace("{h}", h),
+            )
+        } else {
+            (String::new(), String::new(), String::new())
+        };
         // The work group's barrier generation is one shared word
         // (`_sdbg_gen`, advanced after each barrier by every invocation
         // that passed it, all storing the same value), so an invocation
@@ -168,14 +194,25 @@ bool _sdbg_race_on = false;
 {h}uint _sdbg_wg = 0u;
 shared {h}uint _sdbg_gen;
 shared {h}uint _sdbg_arrive[3];
-void _sdbg_barrier({h}uint p) {{
+{sync_decl}void _sdbg_barrier({h}uint p) {{
     {h}uint g = _sdbg_gen;
-    atomicAdd(_sdbg_arrive[g % 3u], 1u);
+    atomicAdd(_sdbg_arrive[g % 3u], 1u);{sync_before}
     barrier();
-    {h}uint arrived = _sdbg_arrive[g % 3u];
+    {h}uint arrived = _sdbg_arrive[g % 3u];{sync_after}
     _sdbg_arrive[(g + 2u) % 3u] = 0u;
     _sdbg_gen = g + 1u;
     if (arrived != _sdbg_wg) _sdbg_report({divergent}u, p, arrived, _sdbg_wg, 0u);
+    _sdbg_g = g + 1u;
+    _sdbg_ep = (g + 1u) & 127u;
+    if (_sdbg_ep == 0u) {{ _sdbg_race_clear(); memoryBarrierShared(); barrier(); }}
+}}
+// A barrier every invocation reaches (`uniform::uniform_barriers`): its
+// arrivals are not counted.
+void _sdbg_ubarrier({h}uint p) {{
+    {h}uint g = _sdbg_gen;{sync_before}
+    barrier();{sync_after}
+    _sdbg_arrive[(g + 2u) % 3u] = 0u;
+    _sdbg_gen = g + 1u;
     _sdbg_g = g + 1u;
     _sdbg_ep = (g + 1u) & 127u;
     if (_sdbg_ep == 0u) {{ _sdbg_race_clear(); memoryBarrierShared(); barrier(); }}
@@ -201,8 +238,13 @@ void _sdbg_rd({h}uint p, {h}uint at, {h}uint elem, {h}uint decl, {h}uint f) {{
     {h}uint w = _sdbg_rw[at];
     if ((w >> 24u) == ((_sdbg_ep << 1u) | 1u) && _sdbg_other(w, a))
         _sdbg_rep({RACE}u | _sdbg_wkind(w), p, elem, decl, w & 0x3fffffu, 0u, 0u, _sdbg_rv[at]);
-    atomicMin(_sdbg_rmin[at], ((127u - _sdbg_ep) << 25u) | a);
-    atomicMax(_sdbg_rmax[at], (_sdbg_ep << 25u) | 0x1000000u | a);
+    // The reader words only fall (`_sdbg_rmin`) or rise (`_sdbg_rmax`)
+    // until the work group clears them behind a barrier: a look that
+    // finds one already at or past this read skips its atomic.
+    {h}uint lo = ((127u - _sdbg_ep) << 25u) | a;
+    {h}uint hi = (_sdbg_ep << 25u) | 0x1000000u | a;
+    if (_sdbg_rmin[at] > lo) atomicMin(_sdbg_rmin[at], lo);
+    if (_sdbg_rmax[at] < hi) atomicMax(_sdbg_rmax[at], hi);
 }}
 void _sdbg_wr({h}uint p, {h}uint at, {h}uint elem, {h}uint decl, {h}uint f, bool known, {h}uint v) {{
     if (!_sdbg_race_on) return;
@@ -266,7 +308,23 @@ void _sdbg_wr({h}uint p, {h}uint at, {h}uint elem, {h}uint decl, {h}uint f, bool
             SANITIZE_RECORD_WORDS as RW, SANITIZE_SHADOW_SLOT_WORDS as SW,
             SANITIZE_VALUE_KNOWN as VK,
         };
+        let (unnamed, short) = (
+            crate::layout::SANITIZE_UNNAMED,
+            crate::layout::SANITIZE_SHADOW_SHORT,
+        );
         let h = self.h;
+        // With fences and atomics ordering work groups, a record's
+        // generation decides whether it was released: a record whose
+        // access word another invocation overwrote between its two
+        // words may hold that one's generation, so it says "not known".
+        let (untorn_writer, untorn_reader) = if self.sync {
+            (
+                "\n    if (_sdbg_data[at] != me) _sdbg_data[at + 1u] = 0xfffff000u;",
+                "\n        if (_sdbg_data[r] != me) _sdbg_data[r + 1u] = 0xfffff000u;",
+            )
+        } else {
+            ("", "")
+        };
         // Ids are work-group major (the work group's first id, then the
         // local index): one subtraction tells whether an id is of this
         // work group (a division per check cost 2x on llvmpipe, which
@@ -278,18 +336,41 @@ void _sdbg_wr({h}uint p, {h}uint at, {h}uint elem, {h}uint decl, {h}uint f, bool
         } else {
             format!("bool _sdbg_swgsame({h}uint id) {{ return false; }}\n")
         };
+        // Whether an access of another work group (another invocation,
+        // out of compute shaders) is ordered before this one by fences and
+        // atomics (see `sync_prelude`); without them, never.
+        let released = match (self.sync, self.stage) {
+            (false, _) => "return false;".to_string(),
+            (true, Stage::Compute) => {
+                // A generation not known (0xfffff: a record two invocations
+                // wrote at once) is taken as released.
+                "return _sdbg_sacq && ((og >> 12u) == 0xfffffu || _sdbg_data[_sdbg_srel + id / _sdbg_swgn] > (og >> 12u));"
+                    .to_string()
+            }
+            (true, _) => format!("return _sdbg_sacq && {};", self.sync_fence),
+        };
         format!(
             "void _sdbg_sinit();
 void _sdbg_sother_key({h}uint at, {h}uint o, {h}uint og);
 {wgsame}{h}uint _sdbg_sid = 0xffffffffu;
 {h}uint _sdbg_sb = 0u;
 {h}uint _sdbg_scap = 0u;
-void _sdbg_sbase() {{
-    _sdbg_sb = _sdbg_san_flags + _sdbg_san_cap * {RW}u;
+{h}uint _sdbg_srel = 0u;
+bool _sdbg_sreleased({h}uint id, {h}uint og) {{ {released} }}
+void _sdbg_sbase({h}uint reserve) {{
+    // The shadow's slots after `reserve` words (the work groups' release
+    // generations).
+    _sdbg_srel = _sdbg_san_flags + _sdbg_san_cap * {RW}u;
+    _sdbg_sb = _sdbg_srel + reserve;
     {h}uint len = uint(_sdbg_data.length());
     _sdbg_scap = len > _sdbg_sb ? (len - _sdbg_sb) / {SW}u : 0u;
 }}
 {h}uint _sdbg_sh6({h}uint v) {{ return (v * 0x9e3779b1u) >> 26u; }}
+// An access the check skips: the host hears why (`layout::sanitize_unchecked`).
+void _sdbg_sskip({h}uint slot) {{
+    {h}uint why = _sdbg_sid == 0xffffffffu ? {unnamed}u : {short}u;
+    if ((_sdbg_san_overflow & why) == 0u) atomicOr(_sdbg_san_overflow, why);
+}}
 // Whether `o` is another invocation's access that can conflict with
 // `me` (not two atomics, not two partial accesses), and whether nothing
 // orders it (generation word `og`) with this one. Generation words are
@@ -298,14 +379,16 @@ bool _sdbg_sother({h}uint o, {h}uint me) {{
     return (o & 0x80000000u) != 0u && ((o ^ me) & 0x3fffffu) != 0u && (o & me & 0x60000000u) == 0u;
 }}
 bool _sdbg_sunord({h}uint o, {h}uint og) {{
-    return !_sdbg_swgsame(o & 0x3fffffu) || (og >> 12u) == (_sdbg_g & 0xfffffu);
+    {h}uint id = o & 0x3fffffu;
+    if (_sdbg_swgsame(id)) return (og >> 12u) == (_sdbg_g & 0xfffffu);
+    return !_sdbg_sreleased(id, og);
 }}
 {h}uint _sdbg_swkind({h}uint w, {h}uint wv) {{
     bool known = (w & 0x10000000u) != 0u && _sdbg_sh6(wv) == ((w >> 22u) & 63u);
     return {OW}u | ((w & 0x40000000u) != 0u ? {OA}u : 0u) | (known ? {OK}u : 0u);
 }}
 void _sdbg_swr({h}uint p, {h}uint slot, {h}uint elem, {h}uint decl, {h}uint f, bool known, {h}uint v) {{
-    if (_sdbg_sid == 0xffffffffu || slot >= _sdbg_scap) return;
+    if (_sdbg_sid == 0xffffffffu || slot >= _sdbg_scap) {{ _sdbg_sskip(slot); return; }}
     {h}uint at = _sdbg_sb + slot * {SW}u;
     {h}uint me = 0x80000000u | ((f & {RACE_ATOMIC}) != 0u ? 0x40000000u : 0u) | ((f & {RACE_PARTIAL}) != 0u ? 0x20000000u : 0u)
         | (known ? 0x10000000u | (_sdbg_sh6(v) << 22u) : 0u) | _sdbg_sid;
@@ -344,12 +427,12 @@ void _sdbg_swr({h}uint p, {h}uint slot, {h}uint elem, {h}uint decl, {h}uint f, b
             og = h0 ? g0 : g1;
         }}
     }}
-    if (known) _sdbg_data[at + 6u] = v;
+    if (known) _sdbg_data[at + 6u] = v;{untorn_writer}
     if (hit) _sdbg_rep(kind, p, elem, decl, o, og, v, ov);
 }}
 void _sdbg_srd({h}uint p, {h}uint slot, {h}uint elem, {h}uint decl, {h}uint f) {{
     _sdbg_rpend = false;
-    if (_sdbg_sid == 0xffffffffu || slot >= _sdbg_scap) return;
+    if (_sdbg_sid == 0xffffffffu || slot >= _sdbg_scap) {{ _sdbg_sskip(slot); return; }}
     {h}uint at = _sdbg_sb + slot * {SW}u;
     {h}uint me = 0x80000000u | ((f & {RACE_PARTIAL}) != 0u ? 0x20000000u : 0u) | _sdbg_sid;
     {h}uint mg = ((_sdbg_g & 0xfffffu) << 12u) | (p < 4096u ? p : 0u);
@@ -360,12 +443,53 @@ void _sdbg_srd({h}uint p, {h}uint slot, {h}uint elem, {h}uint decl, {h}uint f) {
             _sdbg_rep({RACE}u | {ST}u | _sdbg_swkind(w, _sdbg_data[at + 6u]), p, elem, decl, w, wg, 0u, _sdbg_data[at + 6u]);
     }}
     // This invocation's reader record, unless it holds this read already
-    // (a stale look can only leave a read out).
+    // (a stale look can only leave a read out). Plain stores: readers of
+    // one parity at once are of one work group's same generation (their
+    // words agree) or of different work groups (whose generations only
+    // the fences-and-atomics model reads, which checks the pair).
     {h}uint r = at + 2u + (_sdbg_sid & 1u) * 2u;
     if (_sdbg_data[r] != me || _sdbg_data[r + 1u] != mg) {{
-        atomicExchange(_sdbg_data[r], me);
-        atomicExchange(_sdbg_data[r + 1u], mg);
+        _sdbg_data[r] = me;
+        _sdbg_data[r + 1u] = mg;{untorn_reader}
     }}
+}}
+"
+        )
+    }
+
+    /// Fences and atomics as synchronisation between work groups (the
+    /// storage race check): `_sdbg_sfence()` runs before each
+    /// `memoryBarrier()`/`memoryBarrierBuffer()`, `_sdbg_ssync()` before
+    /// each atomic function on memory other than shared (storage buffers,
+    /// images, atomic counters). An atomic after a fence releases what
+    /// the work group accessed until then: the work group's release word
+    /// (one per work group before the shadow's slots) keeps the barrier
+    /// generation after its last release (`atomicMax`, then a fence, so
+    /// that whoever sees the program's atomic sees the word). An atomic
+    /// acquires (`_sdbg_sacq`). Both pass to the whole work group at the
+    /// next `barrier()` (`_sdbg_barrier`). An access of another work group
+    /// is then taken as ordered before this one when this invocation has
+    /// acquired and the other work group released after that access
+    /// (`_sdbg_sreleased`). This is a sufficient condition for "not
+    /// reported", not the memory model's happens-before: which atomic
+    /// read which is not followed, so some races go unreported, never
+    /// the other way round.
+    fn sync_prelude(&self, storage: bool) -> String {
+        let release = if storage && self.stage == Stage::Compute {
+            format!(
+                "if (_sdbg_sfenced && _sdbg_sid != {NONE}) {{
+        atomicMax(_sdbg_data[_sdbg_srel + _sdbg_swg0 / _sdbg_swgn], (_sdbg_g & 0xfffffu) + 1u);
+        memoryBarrierBuffer();
+    }}
+    "
+            )
+        } else {
+            String::new()
+        };
+        format!(
+            "void _sdbg_sfence() {{ _sdbg_sfenced = true; }}
+void _sdbg_ssync() {{
+    {release}_sdbg_sacq = true;
 }}
 "
         )
@@ -412,17 +536,26 @@ void _sdbg_uchk{k}({h}uint p, {h}{t} i, {h}uint f) {{ _sdbg_srd(p, _sdbg_sb{k} +
             return String::new();
         }
         let h = self.h;
+        // With fences and atomics as synchronisation, a word per work
+        // group before the slots: the generation after its last release.
+        let reserve = if self.sync {
+            "\n        reserve = w.x * w.y * w.z;"
+        } else {
+            ""
+        };
         let (id, key, wg) = match self.stage {
             Stage::Compute => (
                 format!(
                     "{h}uvec3 n = gl_NumWorkGroups * gl_WorkGroupSize;
     {h}uvec3 w = gl_NumWorkGroups;
     {h}uint s = gl_WorkGroupSize.x * gl_WorkGroupSize.y * gl_WorkGroupSize.z;
+    {h}uint reserve = 0u;
     if (n.x <= 0x400000u && n.y <= 0x400000u / n.x && n.z <= 0x400000u / (n.x * n.y)) {{
         _sdbg_swgn = s;
         _sdbg_swg0 = (gl_WorkGroupID.x + w.x * (gl_WorkGroupID.y + w.y * gl_WorkGroupID.z)) * s;
-        _sdbg_sid = _sdbg_swg0 + gl_LocalInvocationIndex;
-    }}"
+        _sdbg_sid = _sdbg_swg0 + gl_LocalInvocationIndex;{reserve}
+    }}
+    _sdbg_sbase(reserve);"
                 ),
                 format!(
                     "{h}uvec3 w = gl_NumWorkGroups;
@@ -438,7 +571,8 @@ void _sdbg_uchk{k}({h}uint p, {h}{t} i, {h}uint f) {{ _sdbg_srd(p, _sdbg_sb{k} +
             Stage::Fragment => (
                 format!(
                     "{h}uvec2 c = uvec2(gl_FragCoord.xy);
-    if (c.x < 2048u && c.y < 2048u) _sdbg_sid = c.x | (c.y << 11u);"
+    if (c.x < 2048u && c.y < 2048u) _sdbg_sid = c.x | (c.y << 11u);
+    _sdbg_sbase(0u);"
                 ),
                 format!(
                     "_sdbg_data[at] = o & 2047u; _sdbg_data[at + 1u] = (o >> 11u) & 2047u; _sdbg_data[at + 2u] = {NONE};"
@@ -448,7 +582,8 @@ void _sdbg_uchk{k}({h}uint p, {h}{t} i, {h}uint f) {{ _sdbg_srd(p, _sdbg_sb{k} +
             _ => (
                 format!(
                     "if ({v} >= 0 && {v} < 65536 && {i} >= 0 && {i} < 64)
-        _sdbg_sid = uint({v}) | (uint({i}) << 16u);",
+        _sdbg_sid = uint({v}) | (uint({i}) << 16u);
+    _sdbg_sbase(0u);",
                     v = self.dialect.vertex_id(),
                     i = self.dialect.instance_id()
                 ),
@@ -471,7 +606,6 @@ void _sdbg_uchk{k}({h}uint p, {h}{t} i, {h}uint f) {{ _sdbg_srd(p, _sdbg_sb{k} +
         }
         format!(
             "void _sdbg_sinit() {{
-    _sdbg_sbase();
     {id}
     {h}uint _sdbg_sx = 0u;{bases}
 }}
@@ -505,6 +639,11 @@ void _sdbg_sother_key({h}uint at, {h}uint o, {h}uint og) {{
                 "\n    for ({h}uint i = gl_LocalInvocationIndex; i < {n}u; i += n) {{ _sdbg_rw[i] = 0u; _sdbg_rmin[i] = 0xffffffffu; _sdbg_rmax[i] = 0u; _sdbg_rv[i] = 0u; }}"
             )
         };
+        let sync_init = if self.sync {
+            "\n    if (gl_LocalInvocationIndex == 0u) _sdbg_gsync = 0u;"
+        } else {
+            ""
+        };
         format!(
             "void _sdbg_other_key({h}uint at, {h}uint o) {{
     {h}uvec3 s = gl_WorkGroupSize;
@@ -519,7 +658,7 @@ void _sdbg_race_clear() {{
 void _sdbg_race_init() {{
     _sdbg_wg = gl_WorkGroupSize.x * gl_WorkGroupSize.y * gl_WorkGroupSize.z;
     if (gl_LocalInvocationIndex < 3u) _sdbg_arrive[gl_LocalInvocationIndex] = 0u;
-    if (gl_LocalInvocationIndex == 0u) _sdbg_gen = 0u;
+    if (gl_LocalInvocationIndex == 0u) _sdbg_gen = 0u;{sync_init}
     _sdbg_race_clear();
 }}
 {storage}"
@@ -692,7 +831,9 @@ bool _sdbg_bad({h}vec4 v) {{ return any(isnan(v)) || any(isinf(v)); }}
                     ],
                 );
                 use crate::layout::{
-                    SANITIZE_INDEX_SIGNED, SANITIZE_KINDS, SANITIZE_KIND_OOB, SANITIZE_RECORD_WORDS,
+                    SANITIZE_FLAG_WORDS_PER_PROBE as FW, SANITIZE_INDEX_SIGNED, SANITIZE_KINDS,
+                    SANITIZE_KIND_OOB, SANITIZE_KIND_RACE, SANITIZE_RACE_PARTNERS,
+                    SANITIZE_RACE_STORAGE, SANITIZE_RECORD_WORDS,
                 };
                 let oob = SANITIZE_KIND_OOB;
                 let soob = SANITIZE_KIND_OOB | SANITIZE_INDEX_SIGNED;
@@ -729,13 +870,18 @@ bool _sdbg_bad({h}vec4 v) {{ return any(isnan(v)) || any(isinf(v)); }}
                         crate::layout::SANITIZE_RACE_STORAGE
                     );
                 }
-                let mut race_decls = if race {
-                    self.race_prelude()
-                } else {
-                    String::new()
-                };
+                let mut race_decls = String::new();
+                if self.sync {
+                    race_decls.push_str("bool _sdbg_sacq = false;\nbool _sdbg_sfenced = false;\n");
+                }
+                if race {
+                    race_decls.push_str(&self.race_prelude());
+                }
                 if storage {
                     race_decls.push_str(&self.storage_prelude());
+                }
+                if self.sync {
+                    race_decls.push_str(&self.sync_prelude(storage));
                 }
                 let _ = write!(
                     s,
@@ -748,12 +894,23 @@ const bool _sdbg_oob = {report_oob};
 bool _sdbg_more = false;
 bool _sdbg_rpend = false;
 {h}uint _sdbg_rlast = 0u;
+{h}uint _sdbg_pkey({h}uint kind, {h}uint other, {h}uint og) {{
+    // What tells reports of a step apart beyond their kind: a race's other
+    // step (+ 1; a shared race's other access word holds it in 11 bits, a
+    // storage race's generation word in 12), 1 for other kinds.
+    if ((kind & 0xffu) != {race_kind}u) return 1u;
+    return (kind & {storage}u) != 0u ? (og & 4095u) + 0x1001u : (other & 2047u) + 1u;
+}}
+bool _sdbg_same({h}uint k, {h}uint p, {h}uint o, {h}uint g, {h}uint kind, {h}uint q, {h}uint pk) {{
+    return p == q && ((k ^ kind) & 0xffu) == 0u && _sdbg_pkey(k, o, g) == pk;
+}}
 void _sdbg_rep({h}uint kind, {h}uint p, {h}uint idx, {h}uint bound, {h}uint other, {h}uint og, {h}uint v, {h}uint w) {{
     _sdbg_rpend = false;
+    {h}uint pk = _sdbg_pkey(kind, other, og);
     if (_sdbg_r0p == 0u) {{ _sdbg_r0k = kind; _sdbg_r0p = p; _sdbg_r0i = idx; _sdbg_r0b = bound; _sdbg_r0o = other; _sdbg_r0g = og; _sdbg_r0v = v; _sdbg_r0w = w; _sdbg_rlast = 0u; _sdbg_rpend = true; }}
-    else if (_sdbg_r0p != p || ((_sdbg_r0k ^ kind) & 0xffu) != 0u) {{
+    else if (!_sdbg_same(_sdbg_r0k, _sdbg_r0p, _sdbg_r0o, _sdbg_r0g, kind, p, pk)) {{
         if (_sdbg_r1p == 0u) {{ _sdbg_r1k = kind; _sdbg_r1p = p; _sdbg_r1i = idx; _sdbg_r1b = bound; _sdbg_r1o = other; _sdbg_r1g = og; _sdbg_r1v = v; _sdbg_r1w = w; _sdbg_rlast = 1u; _sdbg_rpend = true; }}
-        else if (_sdbg_r1p != p || ((_sdbg_r1k ^ kind) & 0xffu) != 0u) _sdbg_more = true;
+        else if (!_sdbg_same(_sdbg_r1k, _sdbg_r1p, _sdbg_r1o, _sdbg_r1g, kind, p, pk)) _sdbg_more = true;
     }}
     // A read's race report takes the value read, right after the read.
     if ((kind & {race_read_mask}u) != {race_kind}u) _sdbg_rpend = false;
@@ -767,12 +924,33 @@ void _sdbg_report({h}uint kind, {h}uint p, {h}uint idx, {h}uint bound, {h}uint o
 void _sdbg_key({h}uint at) {{ _sdbg_data[at] = {k0}; _sdbg_data[at + 1u] = {k1}; _sdbg_data[at + 2u] = {k2}; }}
 {race_decls}void _sdbg_put_other({h}uint at, {h}uint kind, {h}uint other, {h}uint og) {{ {put_other}}}
 void _sdbg_put({h}uint kind, {h}uint p, {h}uint idx, {h}uint bound, {h}uint other, {h}uint og, {h}uint v, {h}uint w) {{
-    {h}uint flag = p * {SANITIZE_KINDS}u + (kind & 0xffu) - 1u;
-    if (flag < _sdbg_san_flags) {{
-        if (_sdbg_data[flag] != 0u || atomicOr(_sdbg_data[flag], 1u) != 0u) return;
+    {h}uint base = p * {FW}u;
+    {h}uint k = kind & 0xffu;
+    if (base + {FW}u <= _sdbg_san_flags) {{
+        if (k == {race_kind}u) {{
+            // The first report of each pair of steps: the partner's key
+            // into the first free of the step's race words.
+            {h}uint key = _sdbg_pkey(kind, other, og);
+            bool fresh = false;
+            bool seen = false;
+            for ({h}uint j = 0u; j < {SANITIZE_RACE_PARTNERS}u && !fresh && !seen; j++) {{
+                {h}uint at = j == 0u ? base + k - 1u : base + {SANITIZE_KINDS}u + j - 1u;
+                {h}uint was = _sdbg_data[at];
+                if (was == 0u) was = atomicCompSwap(_sdbg_data[at], 0u, key);
+                fresh = was == 0u;
+                seen = was == key;
+            }}
+            if (!fresh) {{
+                if (!seen) atomicOr(_sdbg_san_overflow, 1u);
+                return;
+            }}
+        }} else {{
+            {h}uint flag = base + k - 1u;
+            if (_sdbg_data[flag] != 0u || atomicOr(_sdbg_data[flag], 1u) != 0u) return;
+        }}
     }}
     {h}uint i = atomicAdd(_sdbg_san_count, 1u);
-    if (i >= _sdbg_san_cap) {{ _sdbg_san_overflow = 1u; return; }}
+    if (i >= _sdbg_san_cap) {{ atomicOr(_sdbg_san_overflow, 1u); return; }}
     {h}uint at = _sdbg_san_flags + i * {SANITIZE_RECORD_WORDS}u;
     _sdbg_data[at] = kind; _sdbg_data[at + 1u] = p; _sdbg_key(at + 2u);
     _sdbg_data[at + 5u] = idx; _sdbg_data[at + 6u] = bound; _sdbg_put_other(at + 7u, kind, other, og);
@@ -781,7 +959,7 @@ void _sdbg_put({h}uint kind, {h}uint p, {h}uint idx, {h}uint bound, {h}uint othe
 void _sdbg_flush() {{
     if (_sdbg_r0p != 0u) _sdbg_put(_sdbg_r0k, _sdbg_r0p, _sdbg_r0i, _sdbg_r0b, _sdbg_r0o, _sdbg_r0g, _sdbg_r0v, _sdbg_r0w);
     if (_sdbg_r1p != 0u) _sdbg_put(_sdbg_r1k, _sdbg_r1p, _sdbg_r1i, _sdbg_r1b, _sdbg_r1o, _sdbg_r1g, _sdbg_r1v, _sdbg_r1w);
-    if (_sdbg_more) _sdbg_san_overflow = 1u;
+    if (_sdbg_more) atomicOr(_sdbg_san_overflow, 1u);
     _sdbg_r0p = 0u; _sdbg_r1p = 0u; _sdbg_more = false;
 }}
 {h}int _sdbg_cl({h}uint p, {h}int i, {h}int n) {{
@@ -851,7 +1029,8 @@ void _sdbg_irep({h}uint p, {h}uint t, {h}ivec3 c, {h}ivec3 s) {{
                     k2 = key[2],
                     report_oob = checks.out_of_bounds,
                     race_read_mask = 0xff | crate::layout::SANITIZE_RACE_WRITE,
-                    race_kind = crate::layout::SANITIZE_KIND_RACE,
+                    race_kind = SANITIZE_KIND_RACE,
+                    storage = SANITIZE_RACE_STORAGE,
                     value_known = crate::layout::SANITIZE_VALUE_KNOWN,
                 );
             }
@@ -1155,7 +1334,10 @@ void _sdbg_irep({h}uint p, {h}uint t, {h}ivec3 c, {h}ivec3 s) {{
         for t in ["int", "uint"] {
             let (mut mark, mut check) = (String::new(), String::new());
             if self.shadow_uninit {
-                mark.push_str(&format!(" atomicOr(_sdbg_sh{k}[i], 1u);"));
+                // Every writer stores the same 1: a plain store, and only
+                // where the word is still 0 (SIMD drivers run atomics lane
+                // by lane).
+                mark.push_str(&format!(" if (_sdbg_sh{k}[i] == 0u) _sdbg_sh{k}[i] = 1u;"));
                 check.push_str(&format!(
                     " if (_sdbg_sh{k}[i] == 0u) _sdbg_report({uninit}u, p, uint(i), {decl}u, 0u);"
                 ));

@@ -103,6 +103,10 @@ pub struct Walker<'a> {
     /// The root of the read [`Self::expr`] is rewriting under its check
     /// (not checked again as the walk reaches it).
     skip_root: Option<DeclId>,
+    /// The race check: `barrier()` calls every invocation reaches (the
+    /// spans of their identifiers; `uniform::uniform_barriers`), whose
+    /// arrivals are not counted.
+    uniform_barriers: std::collections::HashSet<(usize, usize)>,
 }
 
 /// A variable the sanitizer keeps a shadow of: a shared variable, or a
@@ -252,6 +256,13 @@ impl<'a> Walker<'a> {
             ulocal: matches!(mode, Mode::Sanitize(c) if c.uninit_shared),
             locals: HashMap::new(),
             skip_root: None,
+            uniform_barriers: if matches!(mode, Mode::Sanitize(c) if c.race)
+                && parsed.stage == Stage::Compute
+            {
+                super::uniform::uniform_barriers(&parsed.tu)
+            } else {
+                Default::default()
+            },
         };
         w.rt.set_shadow_checks(w.uninit, w.race);
         w.rt.set_storage_race(w.srace, parsed.stage);
@@ -1085,6 +1096,7 @@ impl<'a> Walker<'a> {
                 for &i in &outs {
                     after.extend(self.local_mark(&args[i], precise));
                 }
+                self.sync_call(&callee, &args);
                 let atomic = is_atomic(&callee);
                 let args = self.args(args, &outs, atomic);
                 let args = self.image_check(&callee, args);
@@ -1376,6 +1388,7 @@ impl Walker<'_> {
                 }
                 let targets: Vec<Option<Target>> =
                     outs.iter().map(|&i| self.write_target(&args[i])).collect();
+                self.sync_call(&callee, &args);
                 let atomic = is_atomic(&callee);
                 let args = self.args(args, &outs, atomic);
                 let args = self.image_check(&callee, args);
@@ -1713,6 +1726,40 @@ impl Walker<'_> {
         self.shadow_number(d, None)
     }
 
+    /// The storage race check's synchronisation (`Runtime::sync_prelude`):
+    /// before a statement that calls `memoryBarrier()` or
+    /// `memoryBarrierBuffer()`, `_sdbg_sfence()`; before one that calls an
+    /// atomic function on memory other than a shared variable (a storage
+    /// buffer, an image, an atomic counter), `_sdbg_ssync()`. Before the
+    /// statement rather than at the call: taking a fence or an atomic a
+    /// little early can only hide a report.
+    fn sync_call(&mut self, callee: &Callee, args: &[ast::Expr]) {
+        if !self.srace {
+            return;
+        }
+        let Callee::Builtin(sig) = callee else {
+            return;
+        };
+        let name = sig.name.as_str();
+        let fence = name == "memoryBarrier" || name == "memoryBarrierBuffer";
+        let atomic = name.starts_with("atomicCounter")
+            || name.starts_with("imageAtomic")
+            || (is_atomic(callee)
+                && !args
+                    .first()
+                    .and_then(root_of)
+                    .and_then(|n| self.model.lookup(n))
+                    .is_some_and(|d| {
+                        self.model.decls[d].kind == DeclKind::Global(Storage::Shared)
+                    }));
+        if !(fence || atomic) {
+            return;
+        }
+        self.rt.use_sync(fence);
+        let f = if fence { "_sdbg_sfence" } else { "_sdbg_ssync" };
+        self.pre.push(stmt(call(f, Vec::new())));
+    }
+
     /// The function a call names and its arguments, `barrier()` made
     /// `_sdbg_barrier(p)` when checking races (it counts the barriers the
     /// invocation passed, and the invocations that reached this one).
@@ -1733,7 +1780,13 @@ impl Walker<'_> {
         if !(self.race && is_barrier) {
             return (f, args);
         }
-        let barrier = ast::FunIdentifierData::Expr(Box::new(var("_sdbg_barrier")));
+        let sp = span_of(&f);
+        let name = if self.uniform_barriers.contains(&(sp.start, sp.end)) {
+            "_sdbg_ubarrier"
+        } else {
+            "_sdbg_barrier"
+        };
+        let barrier = ast::FunIdentifierData::Expr(Box::new(var(name)));
         (
             ast::FunIdentifier::new(barrier, f.span),
             vec![uint(self.cur_step)],
@@ -2342,6 +2395,15 @@ fn is_inc_dec(op: &ast::UnaryOp) -> bool {
     matches!(op.content, ast::UnaryOpData::Inc | ast::UnaryOpData::Dec)
 }
 
+/// The variable at the root of a place (`a.b[i].c`: `a`).
+fn root_of(e: &ast::Expr) -> Option<&str> {
+    match &e.content {
+        ExprData::Variable(id) => Some(id.as_str()),
+        ExprData::Dot(b, _) | ExprData::Bracket(b, _) => root_of(b),
+        _ => None,
+    }
+}
+
 /// Whether a call is of an atomic function on memory (`atomicAdd`, ...;
 /// not the atomic counter functions, which take no shared variable).
 fn is_atomic(callee: &Callee) -> bool {
@@ -2515,17 +2577,10 @@ fn untracked_storage(parsed: &Parsed) -> std::collections::HashSet<String> {
 /// memory), constructors aside.
 fn written_roots(parsed: &Parsed) -> std::collections::HashSet<String> {
     use glsl_lang::visitor::{Host, Visit, Visitor};
-    fn root(e: &ast::Expr) -> Option<&str> {
-        match &e.content {
-            ExprData::Variable(id) => Some(id.as_str()),
-            ExprData::Dot(b, _) | ExprData::Bracket(b, _) => root(b),
-            _ => None,
-        }
-    }
     struct Roots(std::collections::HashSet<String>);
     impl Roots {
         fn add(&mut self, e: &ast::Expr) {
-            if let Some(n) = root(e) {
+            if let Some(n) = root_of(e) {
                 self.0.insert(n.to_string());
             }
         }

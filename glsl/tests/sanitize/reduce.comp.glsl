@@ -1,5 +1,5 @@
 #version 430 core
-// [13 runtime items as in runtime.sanitize.glsl]
+// [15 runtime items as in runtime.sanitize.glsl]
 void _sdbg_key(uint at) { _sdbg_data[at] = gl_GlobalInvocationID.x; _sdbg_data[at + 1u] = gl_GlobalInvocationID.y; _sdbg_data[at + 2u] = gl_GlobalInvocationID.z; }
 void _sdbg_other_key(uint at, uint o);
 void _sdbg_race_clear();
@@ -21,6 +21,17 @@ void _sdbg_barrier(uint p) {
     _sdbg_ep = (g + 1u) & 127u;
     if (_sdbg_ep == 0u) { _sdbg_race_clear(); memoryBarrierShared(); barrier(); }
 }
+// A barrier every invocation reaches (`uniform::uniform_barriers`): its
+// arrivals are not counted.
+void _sdbg_ubarrier(uint p) {
+    uint g = _sdbg_gen;
+    barrier();
+    _sdbg_arrive[(g + 2u) % 3u] = 0u;
+    _sdbg_gen = g + 1u;
+    _sdbg_g = g + 1u;
+    _sdbg_ep = (g + 1u) & 127u;
+    if (_sdbg_ep == 0u) { _sdbg_race_clear(); memoryBarrierShared(); barrier(); }
+}
 shared uint _sdbg_rw[16];
 shared uint _sdbg_rmin[16];
 shared uint _sdbg_rmax[16];
@@ -35,8 +46,13 @@ void _sdbg_rd(uint p, uint at, uint elem, uint decl, uint f) {
     uint w = _sdbg_rw[at];
     if ((w >> 24u) == ((_sdbg_ep << 1u) | 1u) && _sdbg_other(w, a))
         _sdbg_rep(3u | _sdbg_wkind(w), p, elem, decl, w & 0x3fffffu, 0u, 0u, _sdbg_rv[at]);
-    atomicMin(_sdbg_rmin[at], ((127u - _sdbg_ep) << 25u) | a);
-    atomicMax(_sdbg_rmax[at], (_sdbg_ep << 25u) | 0x1000000u | a);
+    // The reader words only fall (`_sdbg_rmin`) or rise (`_sdbg_rmax`)
+    // until the work group clears them behind a barrier: a look that
+    // finds one already at or past this read skips its atomic.
+    uint lo = ((127u - _sdbg_ep) << 25u) | a;
+    uint hi = (_sdbg_ep << 25u) | 0x1000000u | a;
+    if (_sdbg_rmin[at] > lo) atomicMin(_sdbg_rmin[at], lo);
+    if (_sdbg_rmax[at] < hi) atomicMax(_sdbg_rmax[at], hi);
 }
 void _sdbg_wr(uint p, uint at, uint elem, uint decl, uint f, bool known, uint v) {
     if (!_sdbg_race_on) return;
@@ -75,12 +91,22 @@ bool _sdbg_swgsame(uint id) { return id - _sdbg_swg0 < _sdbg_swgn; }
 uint _sdbg_sid = 0xffffffffu;
 uint _sdbg_sb = 0u;
 uint _sdbg_scap = 0u;
-void _sdbg_sbase() {
-    _sdbg_sb = _sdbg_san_flags + _sdbg_san_cap * 13u;
+uint _sdbg_srel = 0u;
+bool _sdbg_sreleased(uint id, uint og) { return false; }
+void _sdbg_sbase(uint reserve) {
+    // The shadow's slots after `reserve` words (the work groups' release
+    // generations).
+    _sdbg_srel = _sdbg_san_flags + _sdbg_san_cap * 13u;
+    _sdbg_sb = _sdbg_srel + reserve;
     uint len = uint(_sdbg_data.length());
     _sdbg_scap = len > _sdbg_sb ? (len - _sdbg_sb) / 7u : 0u;
 }
 uint _sdbg_sh6(uint v) { return (v * 0x9e3779b1u) >> 26u; }
+// An access the check skips: the host hears why (`layout::sanitize_unchecked`).
+void _sdbg_sskip(uint slot) {
+    uint why = _sdbg_sid == 0xffffffffu ? 4u : 2u;
+    if ((_sdbg_san_overflow & why) == 0u) atomicOr(_sdbg_san_overflow, why);
+}
 // Whether `o` is another invocation's access that can conflict with
 // `me` (not two atomics, not two partial accesses), and whether nothing
 // orders it (generation word `og`) with this one. Generation words are
@@ -89,14 +115,16 @@ bool _sdbg_sother(uint o, uint me) {
     return (o & 0x80000000u) != 0u && ((o ^ me) & 0x3fffffu) != 0u && (o & me & 0x60000000u) == 0u;
 }
 bool _sdbg_sunord(uint o, uint og) {
-    return !_sdbg_swgsame(o & 0x3fffffu) || (og >> 12u) == (_sdbg_g & 0xfffffu);
+    uint id = o & 0x3fffffu;
+    if (_sdbg_swgsame(id)) return (og >> 12u) == (_sdbg_g & 0xfffffu);
+    return !_sdbg_sreleased(id, og);
 }
 uint _sdbg_swkind(uint w, uint wv) {
     bool known = (w & 0x10000000u) != 0u && _sdbg_sh6(wv) == ((w >> 22u) & 63u);
     return 2048u | ((w & 0x40000000u) != 0u ? 4096u : 0u) | (known ? 32768u : 0u);
 }
 void _sdbg_swr(uint p, uint slot, uint elem, uint decl, uint f, bool known, uint v) {
-    if (_sdbg_sid == 0xffffffffu || slot >= _sdbg_scap) return;
+    if (_sdbg_sid == 0xffffffffu || slot >= _sdbg_scap) { _sdbg_sskip(slot); return; }
     uint at = _sdbg_sb + slot * 7u;
     uint me = 0x80000000u | ((f & 0x800000u) != 0u ? 0x40000000u : 0u) | ((f & 0x400000u) != 0u ? 0x20000000u : 0u)
         | (known ? 0x10000000u | (_sdbg_sh6(v) << 22u) : 0u) | _sdbg_sid;
@@ -140,7 +168,7 @@ void _sdbg_swr(uint p, uint slot, uint elem, uint decl, uint f, bool known, uint
 }
 void _sdbg_srd(uint p, uint slot, uint elem, uint decl, uint f) {
     _sdbg_rpend = false;
-    if (_sdbg_sid == 0xffffffffu || slot >= _sdbg_scap) return;
+    if (_sdbg_sid == 0xffffffffu || slot >= _sdbg_scap) { _sdbg_sskip(slot); return; }
     uint at = _sdbg_sb + slot * 7u;
     uint me = 0x80000000u | ((f & 0x400000u) != 0u ? 0x20000000u : 0u) | _sdbg_sid;
     uint mg = ((_sdbg_g & 0xfffffu) << 12u) | (p < 4096u ? p : 0u);
@@ -151,11 +179,14 @@ void _sdbg_srd(uint p, uint slot, uint elem, uint decl, uint f) {
             _sdbg_rep(3u | 8192u | _sdbg_swkind(w, _sdbg_data[at + 6u]), p, elem, decl, w, wg, 0u, _sdbg_data[at + 6u]);
     }
     // This invocation's reader record, unless it holds this read already
-    // (a stale look can only leave a read out).
+    // (a stale look can only leave a read out). Plain stores: readers of
+    // one parity at once are of one work group's same generation (their
+    // words agree) or of different work groups (whose generations only
+    // the fences-and-atomics model reads, which checks the pair).
     uint r = at + 2u + (_sdbg_sid & 1u) * 2u;
     if (_sdbg_data[r] != me || _sdbg_data[r + 1u] != mg) {
-        atomicExchange(_sdbg_data[r], me);
-        atomicExchange(_sdbg_data[r + 1u], mg);
+        _sdbg_data[r] = me;
+        _sdbg_data[r + 1u] = mg;
     }
 }
 void _sdbg_put_other(uint at, uint kind, uint other, uint og) { if ((kind & 65536u) != 0u) { _sdbg_data[at] = other; _sdbg_data[at + 1u] = og; } if ((kind & 8447u) == 3u) _sdbg_other_key(at, other); if ((kind & 8192u) != 0u) _sdbg_sother_key(at, other, og); }
@@ -171,12 +202,12 @@ shared float tile[16];
 float _sdbg_zero_float() { return float(0); }
 uint _sdbg_t0;
 shared uint _sdbg_sh0[16];
-void _sdbg_markv0(uint p, int i, uint f, bool known, uint v) { atomicOr(_sdbg_sh0[i], 1u); _sdbg_wr(p, 0u + uint(i), uint(i), 2u, f, known, v); }
+void _sdbg_markv0(uint p, int i, uint f, bool known, uint v) { if (_sdbg_sh0[i] == 0u) _sdbg_sh0[i] = 1u; _sdbg_wr(p, 0u + uint(i), uint(i), 2u, f, known, v); }
 void _sdbg_mark0(uint p, int i, uint f) { _sdbg_markv0(p, i, f, false, 0u); }
 void _sdbg_uchk0(uint p, int i, uint f) { if (_sdbg_sh0[i] == 0u) _sdbg_report(2u, p, uint(i), 2u, 0u); _sdbg_rd(p, 0u + uint(i), uint(i), 2u, f); }
 int _sdbg_u0(uint p, int i, uint f) { int c = _sdbg_cl(p, i, 16); if (_sdbg_ok) _sdbg_uchk0(p, c, f); return c; }
 int _sdbg_wm0(uint p, int i, uint f) { int c = _sdbg_cl(p, i, 16); if (_sdbg_ok) _sdbg_mark0(p, c, f); return c; }
-void _sdbg_markv0(uint p, uint i, uint f, bool known, uint v) { atomicOr(_sdbg_sh0[i], 1u); _sdbg_wr(p, 0u + uint(i), uint(i), 2u, f, known, v); }
+void _sdbg_markv0(uint p, uint i, uint f, bool known, uint v) { if (_sdbg_sh0[i] == 0u) _sdbg_sh0[i] = 1u; _sdbg_wr(p, 0u + uint(i), uint(i), 2u, f, known, v); }
 void _sdbg_mark0(uint p, uint i, uint f) { _sdbg_markv0(p, i, f, false, 0u); }
 void _sdbg_uchk0(uint p, uint i, uint f) { if (_sdbg_sh0[i] == 0u) _sdbg_report(2u, p, uint(i), 2u, 0u); _sdbg_rd(p, 0u + uint(i), uint(i), 2u, f); }
 uint _sdbg_u0(uint p, uint i, uint f) { uint c = _sdbg_cl(p, i, 16); if (_sdbg_ok) _sdbg_uchk0(p, c, f); return c; }
@@ -222,7 +253,7 @@ void main() {
         _sdbg_markv0(8u, _sdbg_t1, 0u, true, _sdbg_v);
     } else _sdbg_chk(true, 8u, gl_GlobalInvocationID.x, src.length(), _sdbg_t0) ? src[_sdbg_t0] : _sdbg_zero_float();
     memoryBarrierShared();
-    _sdbg_barrier(10u);
+    _sdbg_ubarrier(10u);
     for (uint s = 8u; s > 0u; s >>= 1u) {
         if (i < s) {
             float other = _sdbg_rval_float(_sdbg_pick_float(tile[_sdbg_u0(18u, i + s, 0u)]));
@@ -258,15 +289,16 @@ void _sdbg_race_init() {
     _sdbg_race_clear();
 }
 void _sdbg_sinit() {
-    _sdbg_sbase();
     uvec3 n = gl_NumWorkGroups * gl_WorkGroupSize;
     uvec3 w = gl_NumWorkGroups;
     uint s = gl_WorkGroupSize.x * gl_WorkGroupSize.y * gl_WorkGroupSize.z;
+    uint reserve = 0u;
     if (n.x <= 0x400000u && n.y <= 0x400000u / n.x && n.z <= 0x400000u / (n.x * n.y)) {
         _sdbg_swgn = s;
         _sdbg_swg0 = (gl_WorkGroupID.x + w.x * (gl_WorkGroupID.y + w.y * gl_WorkGroupID.z)) * s;
         _sdbg_sid = _sdbg_swg0 + gl_LocalInvocationIndex;
     }
+    _sdbg_sbase(reserve);
     uint _sdbg_sx = 0u;
     _sdbg_sb1 = _sdbg_sx; _sdbg_sn1 = int(dst.length()); _sdbg_sx += uint(_sdbg_sn1);
 }

@@ -8,12 +8,23 @@ uint _sdbg_r1k = 0u; uint _sdbg_r1p = 0u; uint _sdbg_r1i = 0u; uint _sdbg_r1b = 
 bool _sdbg_more = false;
 bool _sdbg_rpend = false;
 uint _sdbg_rlast = 0u;
+uint _sdbg_pkey(uint kind, uint other, uint og) {
+    // What tells reports of a step apart beyond their kind: a race's other
+    // step (+ 1; a shared race's other access word holds it in 11 bits, a
+    // storage race's generation word in 12), 1 for other kinds.
+    if ((kind & 0xffu) != 3u) return 1u;
+    return (kind & 8192u) != 0u ? (og & 4095u) + 0x1001u : (other & 2047u) + 1u;
+}
+bool _sdbg_same(uint k, uint p, uint o, uint g, uint kind, uint q, uint pk) {
+    return p == q && ((k ^ kind) & 0xffu) == 0u && _sdbg_pkey(k, o, g) == pk;
+}
 void _sdbg_rep(uint kind, uint p, uint idx, uint bound, uint other, uint og, uint v, uint w) {
     _sdbg_rpend = false;
+    uint pk = _sdbg_pkey(kind, other, og);
     if (_sdbg_r0p == 0u) { _sdbg_r0k = kind; _sdbg_r0p = p; _sdbg_r0i = idx; _sdbg_r0b = bound; _sdbg_r0o = other; _sdbg_r0g = og; _sdbg_r0v = v; _sdbg_r0w = w; _sdbg_rlast = 0u; _sdbg_rpend = true; }
-    else if (_sdbg_r0p != p || ((_sdbg_r0k ^ kind) & 0xffu) != 0u) {
+    else if (!_sdbg_same(_sdbg_r0k, _sdbg_r0p, _sdbg_r0o, _sdbg_r0g, kind, p, pk)) {
         if (_sdbg_r1p == 0u) { _sdbg_r1k = kind; _sdbg_r1p = p; _sdbg_r1i = idx; _sdbg_r1b = bound; _sdbg_r1o = other; _sdbg_r1g = og; _sdbg_r1v = v; _sdbg_r1w = w; _sdbg_rlast = 1u; _sdbg_rpend = true; }
-        else if (_sdbg_r1p != p || ((_sdbg_r1k ^ kind) & 0xffu) != 0u) _sdbg_more = true;
+        else if (!_sdbg_same(_sdbg_r1k, _sdbg_r1p, _sdbg_r1o, _sdbg_r1g, kind, p, pk)) _sdbg_more = true;
     }
     // A read's race report takes the value read, right after the read.
     if ((kind & 767u) != 3u) _sdbg_rpend = false;
@@ -27,12 +38,33 @@ void _sdbg_report(uint kind, uint p, uint idx, uint bound, uint other) { _sdbg_r
 void _sdbg_key(uint at) { _sdbg_data[at] = uint(gl_VertexID); _sdbg_data[at + 1u] = uint(gl_InstanceID); _sdbg_data[at + 2u] = 0u; }
 void _sdbg_put_other(uint at, uint kind, uint other, uint og) { if ((kind & 65536u) != 0u) { _sdbg_data[at] = other; _sdbg_data[at + 1u] = og; } }
 void _sdbg_put(uint kind, uint p, uint idx, uint bound, uint other, uint og, uint v, uint w) {
-    uint flag = p * 4u + (kind & 0xffu) - 1u;
-    if (flag < _sdbg_san_flags) {
-        if (_sdbg_data[flag] != 0u || atomicOr(_sdbg_data[flag], 1u) != 0u) return;
+    uint base = p * 7u;
+    uint k = kind & 0xffu;
+    if (base + 7u <= _sdbg_san_flags) {
+        if (k == 3u) {
+            // The first report of each pair of steps: the partner's key
+            // into the first free of the step's race words.
+            uint key = _sdbg_pkey(kind, other, og);
+            bool fresh = false;
+            bool seen = false;
+            for (uint j = 0u; j < 4u && !fresh && !seen; j++) {
+                uint at = j == 0u ? base + k - 1u : base + 4u + j - 1u;
+                uint was = _sdbg_data[at];
+                if (was == 0u) was = atomicCompSwap(_sdbg_data[at], 0u, key);
+                fresh = was == 0u;
+                seen = was == key;
+            }
+            if (!fresh) {
+                if (!seen) atomicOr(_sdbg_san_overflow, 1u);
+                return;
+            }
+        } else {
+            uint flag = base + k - 1u;
+            if (_sdbg_data[flag] != 0u || atomicOr(_sdbg_data[flag], 1u) != 0u) return;
+        }
     }
     uint i = atomicAdd(_sdbg_san_count, 1u);
-    if (i >= _sdbg_san_cap) { _sdbg_san_overflow = 1u; return; }
+    if (i >= _sdbg_san_cap) { atomicOr(_sdbg_san_overflow, 1u); return; }
     uint at = _sdbg_san_flags + i * 13u;
     _sdbg_data[at] = kind; _sdbg_data[at + 1u] = p; _sdbg_key(at + 2u);
     _sdbg_data[at + 5u] = idx; _sdbg_data[at + 6u] = bound; _sdbg_put_other(at + 7u, kind, other, og);
@@ -41,7 +73,7 @@ void _sdbg_put(uint kind, uint p, uint idx, uint bound, uint other, uint og, uin
 void _sdbg_flush() {
     if (_sdbg_r0p != 0u) _sdbg_put(_sdbg_r0k, _sdbg_r0p, _sdbg_r0i, _sdbg_r0b, _sdbg_r0o, _sdbg_r0g, _sdbg_r0v, _sdbg_r0w);
     if (_sdbg_r1p != 0u) _sdbg_put(_sdbg_r1k, _sdbg_r1p, _sdbg_r1i, _sdbg_r1b, _sdbg_r1o, _sdbg_r1g, _sdbg_r1v, _sdbg_r1w);
-    if (_sdbg_more) _sdbg_san_overflow = 1u;
+    if (_sdbg_more) atomicOr(_sdbg_san_overflow, 1u);
     _sdbg_r0p = 0u; _sdbg_r1p = 0u; _sdbg_more = false;
 }
 int _sdbg_cl(uint p, int i, int n) {

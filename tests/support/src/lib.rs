@@ -205,6 +205,22 @@ pub mod bench {
     use std::hint::black_box;
     use std::time::{Duration, Instant};
 
+    /// CPU time the whole process has used so far, its threads' together
+    /// (a driver's worker threads too): on a machine others load, a
+    /// steadier measure of work than the wall clock.
+    pub fn process_cpu_time() -> Duration {
+        let mut t = libc::timespec {
+            tv_sec: 0,
+            tv_nsec: 0,
+        };
+        // SAFETY: `t` is a valid timespec for the call to fill.
+        let ok = unsafe { libc::clock_gettime(libc::CLOCK_PROCESS_CPUTIME_ID, &mut t) } == 0;
+        if !ok {
+            return Duration::ZERO;
+        }
+        Duration::new(t.tv_sec as u64, t.tv_nsec as u32)
+    }
+
     /// Runs `f` `n` times (after one warm-up run) and returns the median duration.
     pub fn median<T>(n: usize, f: impl FnMut() -> T) -> Duration {
         let times = times(n, f);

@@ -21,7 +21,10 @@
 // (an off-by-one compute kernel), the out-of-bounds exception filter checked
 // in BREAKPOINTS, F5: an exception stop at the out-of-bounds line with the
 // report (invocation, index, bound) in the exception widget and CALL STACK,
-// VARIABLES at the iteration that went out of bounds.
+// VARIABLES at the iteration that went out of bounds. Then a data race
+// (race_compute: a shared-memory reduction missing its barrier) with the
+// race filter on: the exception stop names two invocations, and CALL STACK
+// shows both as threads, each at its own access.
 // Screenshots in $E2E_DIR/shots. Prints "N passed, M failed"; exit 1 on any failure.
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { execFileSync, spawn } from 'node:child_process';
@@ -565,32 +568,45 @@ try {
   check(`the GL test program is built (${OOB_APP})`, fs.existsSync(OOB_APP), 'cargo build -p shaderdbg-test-apps');
   const OOB_CONFIG = 'Sanitize oob_compute';
   const OOB_LINE = 12;
-  fs.writeFileSync(path.join(WS, '.vscode/launch.json'), JSON.stringify({
-    version: '0.2.0',
-    configurations: [{ type: 'shaderdbg', request: 'launch', name: OOB_CONFIG, program: OOB_APP, args: ['1'], cwd: '${workspaceFolder}' }],
-  }, null, 2));
+  /** A launch.json with the one configuration `name` running `program 1`; checks Run and Debug selects it. */
+  const launchOnly = async (name: string, program: string): Promise<void> => {
+    fs.writeFileSync(path.join(WS, '.vscode/launch.json'), JSON.stringify({
+      version: '0.2.0',
+      configurations: [{ type: 'shaderdbg', request: 'launch', name, program, args: ['1'], cwd: '${workspaceFolder}' }],
+    }, null, 2));
+    const selected = await poll(async () => {
+      const t = await pg.locator('.part.sidebar .start-debug-action-item select').first()
+        .evaluate((s: HTMLSelectElement) => s.selectedOptions[0]?.text ?? '').catch(() => '');
+      return t === name && t;
+    }, 15000);
+    check(`Run and Debug selects "${name}"`, !!selected, String(selected));
+  };
+  /** Turns the BREAKPOINTS exception filter `label` on; checks it is. */
+  const filterOn = async (label: string, what: string): Promise<void> => {
+    const row = pg.locator('.debug-breakpoints .monaco-list-row', { hasText: label }).first();
+    await row.waitFor({ timeout: 15000 });
+    const box = row.locator('input[type=checkbox]').first();
+    if (!(await box.isChecked())) await box.click();
+    check(`BREAKPOINTS: the ${what} sanitizer filter is on`, await box.isChecked());
+  };
+  /** F5 with the editor focused: the exception widget, and the reason of the stop. */
+  const f5ToException = async (): Promise<[ReturnType<typeof pg.locator>, string | false | undefined]> => {
+    const before = (outputChannelText().match(/stopped: \w+/g) ?? []).length;
+    await pg.locator('.part.editor').click();
+    await pg.keyboard.press('F5');
+    const w = pg.locator('.exception-widget').first();
+    await w.waitFor({ timeout: 120000 });
+    const reason = await poll(() => { const all = outputChannelText().match(/stopped: \w+/g) ?? []; return Promise.resolve(all.length > before && all[all.length - 1]); }, 10000);
+    return [w, reason];
+  };
   await runCommand('View: Show Run and Debug');
-  const oobSelected = await poll(async () => {
-    const t = await pg.locator('.part.sidebar .start-debug-action-item select').first()
-      .evaluate((s: HTMLSelectElement) => s.selectedOptions[0]?.text ?? '').catch(() => '');
-    return t === OOB_CONFIG && t;
-  }, 15000);
-  check(`Run and Debug selects "${OOB_CONFIG}"`, !!oobSelected, String(oobSelected));
+  await launchOnly(OOB_CONFIG, OOB_APP);
   // The filters the adapter offers stay listed in BREAKPOINTS after its sessions above.
-  const filterRow = pg.locator('.debug-breakpoints .monaco-list-row', { hasText: 'Out-of-bounds index (sanitizer)' }).first();
-  await filterRow.waitFor({ timeout: 15000 });
-  const box = filterRow.locator('input[type=checkbox]').first();
-  if (!(await box.isChecked())) await box.click();
-  check('BREAKPOINTS: the out-of-bounds sanitizer filter is on', await box.isChecked());
+  await filterOn('Out-of-bounds index (sanitizer)', 'out-of-bounds');
   await shot('18-sanitizer-filter');
-  const oobStopsBefore = (outputChannelText().match(/stopped: \w+/g) ?? []).length;
-  await pg.locator('.part.editor').click();
-  await pg.keyboard.press('F5');
   // VS Code shows the stop's description (the report) where "Paused on exception" would be,
   // and the exception widget under the line.
-  const widget = pg.locator('.exception-widget').first();
-  await widget.waitFor({ timeout: 120000 });
-  const oobReason = await poll(() => { const all = outputChannelText().match(/stopped: \w+/g) ?? []; return Promise.resolve(all.length > oobStopsBefore && all[all.length - 1]); }, 10000);
+  const [widget, oobReason] = await f5ToException();
   check('sanitizer: stopped with reason "exception"', oobReason === 'stopped: exception', String(oobReason));
   const report = 'out-of-bounds index 32 into src[] (32 elements) at <shader ';
   const widgetText = await poll(async () => { const t = await widget.innerText(); return t.includes(report) && t; }, 15000) || '';
@@ -609,6 +625,60 @@ try {
   await pg.keyboard.press('Shift+F5');
   await pg.locator('.debug-toolbar').first().waitFor({ state: 'hidden', timeout: 20000 }).catch(() => undefined);
   check('sanitizer debug session stopped (toolbar gone)', !(await pg.locator('.debug-toolbar').first().isVisible().catch(() => false)));
+
+  // ---------------------------------------------------------------- 18. a data race: both invocations in CALL STACK
+  // race_compute (tests/apps, shaders/race.comp): a work group's reduction in shared memory
+  // without a barrier between one step's writes (line 19) and the next step's reads (line 18).
+  // The "Data race" filter on, F5: an exception stop whose description names two invocations
+  // and their lines; CALL STACK lists both as threads, the other one at its own line.
+  const RACE_APP = path.join(VK_BIN_DIR, 'race_compute');
+  check(`the GL race test program is built (${RACE_APP})`, fs.existsSync(RACE_APP), 'cargo build -p shaderdbg-test-apps');
+  const RACE_CONFIG = 'Sanitize race_compute';
+  await launchOnly(RACE_CONFIG, RACE_APP);
+  await filterOn('Data race on shared memory or a storage buffer (sanitizer)', 'data race');
+  const [raceWidget, raceReason] = await f5ToException();
+  check('race: stopped with reason "exception"', raceReason === 'stopped: exception', String(raceReason));
+  // `data race on shared float tile[4]: invocation (4,0,0) wrote at line 19, invocation (0,0,0) read at line 18, no barrier between`
+  const raceRe = /data race on shared float tile\[\d+\]: invocation \((\d+),0,0\) (?:wrote|read) at line (\d+), invocation \((\d+),0,0\) (?:wrote|read) at line (\d+), no barrier between/;
+  const raceText = await poll(async () => { const t = await raceWidget.innerText(); return raceRe.test(t) && t; }, 15000) || '';
+  const race = raceRe.exec(raceText);
+  check('race: the exception widget shows the report with both invocations', !!race, JSON.stringify(raceText));
+  const [a, aLine, b, bLine] = race ? [race[1], Number(race[2]), race[3], Number(race[4])] : ['?', 0, '?', 0];
+  check('race: the two accesses are lines 18 and 19 of race.comp', [aLine, bLine].sort().join() === '18,19', `${aLine}, ${bLine}`);
+  const threadRow = (id: string) => callStack.locator('.monaco-list-row', { hasText: `compute (${id},0,0)` }).first();
+  await threadRow(a).waitFor({ timeout: 15000 }).catch(() => undefined);
+  await threadRow(b).waitFor({ timeout: 15000 }).catch(() => undefined);
+  const raceStack = await callStack.innerText();
+  check(`race: CALL STACK shows both invocations, compute (${a},0,0) and compute (${b},0,0)`,
+    race !== null && a !== b && raceStack.includes(`compute (${a},0,0)`) && raceStack.includes(`compute (${b},0,0)`), JSON.stringify(raceStack));
+  await shot('20-race-paused-on-exception');
+  // The thread that did not stop first is collapsed: expanding it shows its frame at its line.
+  const lines = new Map([[a, aLine], [b, bLine]]);
+  for (const id of [a, b]) {
+    const row = threadRow(id);
+    // A click on the row selects the thread; its twistie expands it.
+    if ((await row.getAttribute('aria-expanded').catch(() => null)) === 'false') await row.locator('.monaco-tl-twistie').first().click();
+  }
+  /** The line of the `main` frame under thread `compute (id,0,0)` in CALL STACK's text. */
+  const frameLine = (t: string, id: string): number | undefined => {
+    const name = `compute (${id},0,0)`;
+    const at = t.indexOf(name);
+    if (at < 0) return undefined;
+    const rest = t.slice(at + name.length);
+    const next = rest.search(/compute \(\d+,\d+,\d+\)/);
+    const own = next < 0 ? rest : rest.slice(0, next);
+    const m = /\bmain\b[\s\S]*?\b(\d+):\d+/.exec(own);
+    return m ? Number(m[1]) : undefined;
+  };
+  const bothFrames = !!(await poll(async () => {
+    const t = await callStack.innerText();
+    return [a, b].every((id) => frameLine(t, id) === lines.get(id)) && t;
+  }, 15000));
+  check('race: each invocation\'s frame is at its own access (lines 18 and 19)', bothFrames, JSON.stringify(await callStack.innerText()));
+  await shot('21-race-both-threads');
+  await pg.keyboard.press('Shift+F5');
+  await pg.locator('.debug-toolbar').first().waitFor({ state: 'hidden', timeout: 20000 }).catch(() => undefined);
+  check('race debug session stopped (toolbar gone)', !(await pg.locator('.debug-toolbar').first().isVisible().catch(() => false)));
 
   const out = outputChannelText();
   check('the language server started', /language server started/.test(out), out.slice(-800));

@@ -927,6 +927,10 @@ impl Model {
                 self.check_location(q, name, &base, head.array_specifier.as_ref(), storage);
             }
         }
+        if let (Some(name), true) = (&head.name, global) {
+            let q = head.ty.qualifier.as_ref();
+            self.check_subpass_input(q, name, &base, head.array_specifier.is_some());
+        }
         let mut out = Vec::new();
         // (An initializer may size the inner dimensions too.)
         if head.initializer.is_none() {
@@ -1184,12 +1188,7 @@ impl Model {
                 })
                 .and_then(|e| m.const_int(&e))
         };
-        let has_xfb_offset = q.qualifiers.iter().any(|spec| match &spec.content {
-            ast::TypeQualifierSpecData::Layout(l) => l.ids.iter().any(|i| {
-                matches!(&i.content, ast::LayoutQualifierSpecData::Identifier(n, _) if n.as_str().eq_ignore_ascii_case("xfb_offset"))
-            }),
-            _ => false,
-        });
+        let has_xfb_offset = has_layout_id(q, "xfb_offset");
         if has_xfb_offset && no_size {
             self.error(
                 name.span,
@@ -1449,6 +1448,48 @@ impl Model {
             self.error(
                 span,
                 format!("`{name}` has no default precision here: give it one (`precision mediump {name};`) or qualify the declaration"),
+            );
+        }
+    }
+
+    /// A subpass input (GL_KHR_vulkan_glsl) is a fragment shader's, names
+    /// its attachment with `input_attachment_index` (optional for a single
+    /// one with GL_EXT_optional_input_attachment_index), and does not mix
+    /// with GL_EXT_shader_tile_image, as glslang has them.
+    fn check_subpass_input(
+        &mut self,
+        q: Option<&ast::TypeQualifier>,
+        name: &ast::Identifier,
+        base: &Type,
+        array: bool,
+    ) {
+        let Type::Opaque(ty) = base else { return };
+        if !ty
+            .trim_start_matches(['i', 'u'])
+            .starts_with("subpassInput")
+        {
+            return;
+        }
+        let span = name.span;
+        if self.env.stage != crate::Stage::Fragment {
+            self.error(span, format!("`{ty}` is only for fragment shaders"));
+        } else if self.extensions.contains("GL_EXT_shader_tile_image") {
+            self.error(
+                span,
+                format!("`{ty}` cannot be used with GL_EXT_shader_tile_image enabled"),
+            );
+        } else if !q.is_some_and(|q| has_layout_id(q, "input_attachment_index"))
+            && (array
+                || !self
+                    .extensions
+                    .contains("GL_EXT_optional_input_attachment_index"))
+        {
+            self.error(
+                span,
+                format!(
+                    "`{}`: a subpass input needs an input_attachment_index layout qualifier",
+                    name.as_str()
+                ),
             );
         }
     }
@@ -2770,6 +2811,17 @@ impl Conversions {
     }
 }
 
+/// Whether `q` has the layout identifier `id` (any case, with or without
+/// a value).
+fn has_layout_id(q: &ast::TypeQualifier, id: &str) -> bool {
+    q.qualifiers.iter().any(|spec| match &spec.content {
+        ast::TypeQualifierSpecData::Layout(l) => l.ids.iter().any(|i| {
+            matches!(&i.content, ast::LayoutQualifierSpecData::Identifier(n, _) if n.as_str().eq_ignore_ascii_case(id))
+        }),
+        _ => false,
+    })
+}
+
 /// Whether the outermost dimension of a declaration is unsized: that of
 /// the name's array specifier (`a[]`), or else of the type's (`float[] a`).
 fn outer_unsized(name: Option<&ast::ArraySpecifier>, ty: Option<&ast::ArraySpecifier>) -> bool {
@@ -3595,6 +3647,42 @@ void main() {
     /// 300layout.frag, glsl.es300.layoutOffset.error.vert,
     /// nvShaderNoperspectiveInterpolation.frag, atomicAdd.comp,
     /// 310implicitSizeArrayError.vert, 310runtimeArray.vert).
+    #[test]
+    fn subpass_inputs_name_their_attachment_in_fragment_shaders() {
+        let frag = |decl: &str| {
+            format!(
+                "#version 460\n{decl}\nlayout(location = 0) out vec4 o;\nvoid main() {{ o = vec4(0.0); }}\n"
+            )
+        };
+        check(
+            &frag(
+                "layout(set = 0, binding = 0, input_attachment_index = 0) uniform subpassInput a;",
+            ),
+            Stage::Fragment,
+            expect![""],
+        );
+        check(
+            &frag("layout(set = 0, binding = 0) uniform subpassInput a;"),
+            Stage::Fragment,
+            expect!["2:51: `a`: a subpass input needs an input_attachment_index layout qualifier"],
+        );
+        check(
+            &frag("#extension GL_EXT_optional_input_attachment_index : enable\nlayout(set = 0, binding = 0) uniform usubpassInputMS a[];"),
+            Stage::Fragment,
+            expect!["3:54: `a`: a subpass input needs an input_attachment_index layout qualifier"],
+        );
+        check(
+            &frag("#extension GL_EXT_optional_input_attachment_index : enable\nlayout(set = 0, binding = 0) uniform subpassInput a;"),
+            Stage::Fragment,
+            expect![""],
+        );
+        check(
+            "#version 460\nlayout(set = 0, binding = 0, input_attachment_index = 0) uniform subpassInput a;\nvoid main() {}\n",
+            Stage::Vertex,
+            expect!["2:79: `subpassInput` is only for fragment shaders"],
+        );
+    }
+
     #[test]
     fn es_versions_layouts_qualifiers_and_array_sizes() {
         // Mesa compiles it: a warning, never an error that stops debugging.

@@ -1691,7 +1691,8 @@ unsafe fn instrumented_draw(
         // A hit buffer is kept for the context's next hit test (only the part
         // a draw used is put back to its initial contents afterwards):
         // uploading all of it at every draw cost as much as reading it.
-        let keep = (readback == Readback::Hits).then(crate::state::current_context);
+        let keep = matches!(readback, Readback::Hits | Readback::Header)
+            .then(crate::state::current_context);
         let kept = keep.and_then(|ctx| take_kept(ctx, contents.len()));
         let buffer = match kept {
             Some(b) => b,
@@ -1808,6 +1809,8 @@ pub enum Readback {
     Whole,
     /// The header and the hit records written (`count`, at most `cap`).
     Hits,
+    /// The header alone (a count-only hit test writes no records).
+    Header,
     /// The header and the log words written (`len`, at most `cap`).
     Record,
     /// The header, the dedup words and the sanitizer records written
@@ -1832,6 +1835,7 @@ impl Readback {
                     + used(shaderdbg_core::layout::CAP_INDEX)
                         * shaderdbg_core::layout::HIT_RECORD_WORDS
             }
+            Readback::Header => HEADER_WORDS,
             Readback::Record => HEADER_WORDS + used(shaderdbg_core::layout::CAP_INDEX),
             Readback::Sanitize => {
                 let flags = header

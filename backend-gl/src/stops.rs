@@ -415,6 +415,8 @@ type HitKey = (ContextKey, u32, u32, Purpose, u64, u64, u32);
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 enum Purpose {
     HitTest,
+    /// The one-pass hit test's program, which only counts hits.
+    HitCount,
     Sanitize,
 }
 
@@ -743,7 +745,13 @@ impl<'a> Stop<'a> {
     /// The hit test: in one pass (the instrumented program runs the
     /// application's call `original` instead of its program, once) where
     /// [`Self::one_pass`] allows, else as a debug draw before the
-    /// application's. (the hit buffer's words, whether `original` ran.)
+    /// application's. In one pass the program only counts hits
+    /// ([`instrument::hit_count_only`]: a record's stores cost the
+    /// driver more than the draw of a cheap shader, on every invocation
+    /// even when nothing hits); where it counted some, the hit test runs
+    /// again as a debug draw after the draw for the records (it sees the
+    /// draw's inputs: one pass is only chosen where the draw cannot change
+    /// them). (the hit buffer's words, whether `original` ran.)
     fn hit_test(
         &mut self,
         replacement: impl FnOnce() -> Result<String, StopError>,
@@ -765,27 +773,51 @@ impl<'a> Stop<'a> {
         let Some((original, before)) = one_pass else {
             return (self.run(replacement, buffer, Some(key)), false);
         };
+        // The full hit test's GLSL, made at most once (the cached programs
+        // need none).
+        let mut replacement = Some(replacement);
+        let mut glsl = None;
+        let mut full = || -> Result<String, StopError> {
+            if let Some(f) = replacement.take() {
+                glsl = Some(f()?);
+            }
+            glsl.clone().ok_or(StopError::NoProgram)
+        };
+        let count_key = (key.0, key.1, key.2, Purpose::HitCount, key.4, key.5, key.6);
         let mut ran = false;
         let gl = &*self.gl;
         // SAFETY: the draw's context is current on this thread; the
         // application's call runs with its own arguments and state but for
         // the program and the debug buffer's binding, both put back.
-        let result = unsafe {
+        let counted = unsafe {
             native_program(self.program.id)
                 .ok_or(StopError::NoProgram)
                 .and_then(|app| {
-                    let program = self.instrumented(gl, app, replacement, Some(key))?;
+                    let program = self.instrumented(
+                        gl,
+                        app,
+                        || {
+                            let f = full()?;
+                            Ok(instrument::hit_count_only(&f).unwrap_or(f))
+                        },
+                        Some(count_key),
+                    )?;
                     let ctx = self.ctx;
-                    let result =
-                        debug_draw::one_pass_draw(gl, program, self.binding, buffer, &mut || {
+                    let result = debug_draw::one_pass_draw(
+                        gl,
+                        program,
+                        self.binding,
+                        (buffer.0, debug_draw::Readback::Header),
+                        &mut || {
                             // Errors of the agent's set-up are its own; the draw's
                             // are the application's.
                             log_own_errors(ctx);
                             original();
                             ran = true;
                             crate::errors::stash_pending(ctx);
-                        });
-                    keep(gl, Some(key), program);
+                        },
+                    );
+                    keep(gl, Some(count_key), program);
                     log_own_errors(ctx);
                     Ok(result?)
                 })
@@ -794,6 +826,13 @@ impl<'a> Stop<'a> {
             tracing::debug!(ctx = %self.ctx, frame, draw = index, "hit test in one pass: the draw ran instrumented, once");
             self.before = Some(before);
         }
+        let result = match counted {
+            Ok(header) if header.first().is_some_and(|&n| n > 0) => {
+                tracing::debug!(ctx = %self.ctx, frame, draw = index, hits = header[0], "one-pass hit count: the hit test again after the draw, for the records");
+                self.run(full, buffer, Some(key))
+            }
+            other => other,
+        };
         (result, ran)
     }
 

@@ -39,6 +39,10 @@ pub enum ScreenshotError {
     },
     #[error("framebuffer {0} has no colour attachment 0")]
     NoColorAttachment(u32),
+    #[error(
+        "the draw has run (its hit test was the draw itself) and the framebuffer before it was not kept: the debugger said it would ask for none"
+    )]
+    NotKept,
 }
 
 /// Largest side read back (a corrupt size must not allocate gigabytes).
@@ -202,6 +206,9 @@ pub enum BeforeDraw {
     /// object, an integer format, no surface size), so a screenshot reads
     /// it live and fails the same way.
     Unreadable,
+    /// Not copied: the debugger said it would not ask
+    /// (`ToAgent::SetScreenshotsAtStops`).
+    NotKept,
 }
 
 /// Why the draw framebuffer cannot be copied exactly (the hit test then
@@ -498,6 +505,7 @@ pub unsafe fn before_draw(
         match saved {
             BeforeDraw::Saved(f) => read(gl, ctx, f.0.get()),
             BeforeDraw::Unreadable => draw_framebuffer(gl, ctx),
+            BeforeDraw::NotKept => Err(ScreenshotError::NotKept),
         }
     }
 }

@@ -96,6 +96,11 @@ struct Breakpoints {
 /// it must not take a lock.
 static GL_ERROR_FILTER: AtomicBool = AtomicBool::new(false);
 
+/// Whether the debugger may ask for the framebuffer before a stopped draw
+/// (`ToAgent::SetScreenshotsAtStops`): a one-pass hit test copies it
+/// before every draw only then.
+static SCREENSHOTS_AT_STOPS: AtomicBool = AtomicBool::new(true);
+
 /// Whether intercepted calls must be followed by a GL error check.
 pub fn gl_error_filter() -> bool {
     GL_ERROR_FILTER.load(Ordering::Relaxed)
@@ -319,6 +324,10 @@ fn handle(dbg: &Debugger, msg: ToAgent, stop: Option<&mut Stop<'_>>) -> bool {
             false
         }
         ToAgent::SourceFiles { .. } => false,
+        ToAgent::SetScreenshotsAtStops { may_ask } => {
+            SCREENSHOTS_AT_STOPS.store(may_ask, Ordering::Relaxed);
+            false
+        }
         ToAgent::Resume => true,
         ToAgent::Detach => {
             GL_ERROR_FILTER.store(false, Ordering::Relaxed);
@@ -735,6 +744,9 @@ impl<'a> Stop<'a> {
             }
             if debug_draw::samples_render_target(gl, program) {
                 return Err("the program samples a texture the draw renders to".into());
+            }
+            if !SCREENSHOTS_AT_STOPS.load(Ordering::Relaxed) {
+                return Ok(crate::screenshot::BeforeDraw::NotKept);
             }
             let before = crate::screenshot::save_draw_framebuffer(gl, self.ctx);
             log_own_errors(self.ctx);

@@ -28,13 +28,17 @@ const GL_ERROR: proto::ExceptionFilters = proto::ExceptionFilters {
     ..NO_FILTERS
 };
 
+/// A screenshot: (width, height, RGBA).
+type Shot = (u32, u32, Vec<u8>);
+
 /// What a debugged run gave.
 #[derive(Default)]
 struct Run {
     /// (frame, hits) per stop.
     stops: Vec<(u64, Vec<proto::Hit>)>,
-    /// `Screenshot { at: Now }` per stop: (width, height, RGBA).
-    shots: Vec<(u32, u32, Vec<u8>)>,
+    /// `Screenshot { at: Now }` per stop: (width, height, RGBA), or the
+    /// agent's error.
+    shots: Vec<Result<Shot, String>>,
     /// The final values of the recording of the selected fragment, per stop.
     values: Vec<HashMap<String, Value>>,
     /// The watch image of the watched expression, per stop.
@@ -74,23 +78,23 @@ impl Run {
     }
 }
 
-/// Runs `app args` under the agent with `filters`, a breakpoint on the
-/// line containing `needle` (with `condition`) in every shader that has
-/// it; at every stop takes a screenshot, records `fragment` and watches
-/// `watch` at the breakpoint's line.
+/// Runs `app args` under the agent after sending it `setup`, with a
+/// breakpoint on the line containing `needle` (with `condition`) in every
+/// shader that has it; at every stop takes a screenshot, records
+/// `fragment` and watches `watch` at the breakpoint's line.
 fn run(
     app: &str,
     args: &[&str],
     tag: &str,
-    filters: Option<proto::ExceptionFilters>,
+    setup: &[ToAgent],
     (needle, condition): (&str, &str),
     fragment: (u32, u32),
     watch: &str,
 ) -> Run {
     let log = AgentLog::new(&format!("one-pass-{tag}"));
     let mut s = log.start(app, args, tag);
-    if let Some(f) = filters {
-        s.send(&ToAgent::SetExceptionFilters(f));
+    for msg in setup {
+        s.send(msg);
     }
     let mut out = Run::default();
     let mut request = 1000;
@@ -124,7 +128,11 @@ fn run(
                     height,
                     rgba,
                     ..
-                }) if r == request => out.shots.push((width, height, rgba.0)),
+                }) if r == request => out.shots.push(Ok((width, height, rgba.0))),
+                Some(FromAgent::Error {
+                    request: Some(r),
+                    message,
+                }) if r == request => out.shots.push(Err(message)),
                 other => panic!("expected screenshot {request}, got {other:?}"),
             }
             let (trace, table) = s.record_decoded(
@@ -155,7 +163,7 @@ fn a_draw_with_a_never_hit_breakpoint_runs_once_and_its_frames_are_unchanged() {
         "features",
         &FEATURES,
         "never",
-        None,
+        &[],
         ("color.b = 0.5 / d;", "uv.x < 0.0"),
         (0, 0),
         "uv",
@@ -174,19 +182,19 @@ fn a_draw_with_a_never_hit_breakpoint_runs_once_and_its_frames_are_unchanged() {
 
 #[test]
 fn a_one_pass_stop_gives_what_a_two_pass_stop_gives() {
-    let debugged = |tag, filters| {
+    let debugged = |tag, setup: &[ToAgent]| {
         run(
             "features",
             &FEATURES,
             tag,
-            filters,
+            setup,
             ("color.b = 0.5 / d;", AT_10_10),
             (10, 10),
             "uv",
         )
     };
-    let one = debugged("stop-one", None);
-    let two = debugged("stop-two", Some(GL_ERROR));
+    let one = debugged("stop-one", &[]);
+    let two = debugged("stop-two", &[ToAgent::SetExceptionFilters(GL_ERROR)]);
     let plain = run_plain("features", &FEATURES);
     for r in [&one, &two] {
         assert!(r.errors.is_empty(), "{:?}", r.errors);
@@ -210,7 +218,8 @@ fn a_one_pass_stop_gives_what_a_two_pass_stop_gives() {
     assert_eq!(one.watches, two.watches, "the same watch images");
     assert_eq!(one.shots, two.shots, "the same screenshots");
     // Before the draw: the clear colour everywhere, though the draw has run.
-    for (w, h, rgba) in &one.shots {
+    assert_eq!(one.shots.iter().flatten().count(), 3, "{:?}", one.errors);
+    for (w, h, rgba) in one.shots.iter().flatten() {
         assert_eq!((*w, *h), (64, 48));
         assert!(
             rgba.chunks(4).all(|p| p == [26, 51, 76, 255]),
@@ -222,6 +231,34 @@ fn a_one_pass_stop_gives_what_a_two_pass_stop_gives() {
     assert_eq!(one.values[0].get("uv"), Some(&uv), "{:?}", one.values[0]);
 }
 
+/// A debugger that says it never asks for the framebuffer at a stop
+/// (`shaderdbg run`) spares the copy a one-pass draw makes for it: the
+/// stops are the same, and a screenshot asked anyway says why there is
+/// none.
+#[test]
+fn without_screenshots_at_stops_one_pass_keeps_no_copy() {
+    let r = run(
+        "features",
+        &FEATURES,
+        "no-shots",
+        &[ToAgent::SetScreenshotsAtStops { may_ask: false }],
+        ("color.b = 0.5 / d;", AT_10_10),
+        (10, 10),
+        "uv",
+    );
+    assert!(r.errors.is_empty(), "{:?}", r.errors);
+    assert_eq!(r.stdout, run_plain("features", &FEATURES));
+    assert_eq!(r.count(ONE_PASS), 3, "{}", r.log);
+    assert_eq!(r.stops.len(), 3, "one stop per frame");
+    assert_eq!(r.shots.len(), 3);
+    for shot in &r.shots {
+        let e = shot.as_ref().expect_err("no copy was kept");
+        assert!(e.contains("was not kept"), "{e}");
+    }
+    let uv = floats(&[10.5 / 64.0, 10.5 / 48.0]);
+    assert_eq!(r.values[0].get("uv"), Some(&uv), "{:?}", r.values[0]);
+}
+
 #[test]
 fn programs_that_write_images_run_two_passes_and_stop() {
     let args = ["image", "2", "64", "48"];
@@ -229,7 +266,7 @@ fn programs_that_write_images_run_two_passes_and_stop() {
         "features",
         &args,
         "image",
-        None,
+        &[],
         ("imageAtomicAdd(counts", AT_10_10),
         (10, 10),
         "p",
@@ -280,7 +317,7 @@ fn programs_that_write_a_storage_buffer_run_two_passes_and_stop() {
         "shaderdbg-host",
         &args,
         "sink",
-        None,
+        &[],
         ("touched[0] = 1u;", AT_10_10),
         (10, 10),
         "c",

@@ -32,7 +32,8 @@ pub use shaderdbg_core::{Hit, HitTag, Invocation, Stage, Type};
 /// and divergent-barrier reports (`SanitizerKind::Race`,
 /// `SanitizerKind::DivergentBarrier`), a hit for a race's other invocation.
 /// Version 6: `WatchImage` says its rows' origin (Vulkan's are top-left).
-pub const VERSION: u32 = 6;
+/// Version 7: `SetScreenshotsAtStops`.
+pub const VERSION: u32 = 7;
 
 /// Environment variable that names the socket the agent connects to.
 pub const SOCKET_ENV: &str = "SHADERDBG_SOCKET";
@@ -294,6 +295,17 @@ pub enum ToAgent {
     SourceFiles {
         files: Vec<SourceFile>,
     },
+    /// Whether the debugger may ask for `Screenshot { at: Now }` at a stop
+    /// (until told otherwise, it may). The GL agent keeps a copy of the
+    /// framebuffer before every draw whose hit test is the draw itself
+    /// (one pass), for such a screenshot; a debugger that never asks one
+    /// (`shaderdbg run`) spares that copy: on llvmpipe a full-screen copy
+    /// costs about what a cheap full-screen draw does. `Now` at a one-pass
+    /// stop made without the copy is an error. The Vulkan layer shows what
+    /// a submission drew and has no use for it.
+    SetScreenshotsAtStops {
+        may_ask: bool,
+    },
 }
 
 /// A source file as the debugger read it.
@@ -506,8 +518,19 @@ mod tests {
     }
 
     #[test]
+    fn version_7_messages_have_a_stable_shape() {
+        assert_eq!(VERSION, 7);
+        let msg = ToAgent::SetScreenshotsAtStops { may_ask: false };
+        let text = r#"{"type":"set_screenshots_at_stops","may_ask":false}"#;
+        let mut buf = Vec::new();
+        write_message(&mut buf, &msg).unwrap();
+        assert_eq!(String::from_utf8(buf).unwrap().trim_end(), text);
+        let back: ToAgent = read_message(&mut text.as_bytes()).unwrap().unwrap();
+        assert_eq!(back, msg);
+    }
+
+    #[test]
     fn version_6_messages_have_a_stable_shape() {
-        assert_eq!(VERSION, 6);
         // Version 6: a watch image says where its row 0 is.
         let watch = FromAgent::WatchImage {
             request: 1,

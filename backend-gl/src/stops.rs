@@ -101,6 +101,16 @@ static GL_ERROR_FILTER: AtomicBool = AtomicBool::new(false);
 /// before every draw only then.
 static SCREENSHOTS_AT_STOPS: AtomicBool = AtomicBool::new(true);
 
+/// Set (not empty, not `0`) in the program's environment, every hit test
+/// runs in two passes: for tests that compare the pictures of one pass
+/// with those of two (`backend-gl/tests/one_pass.rs`).
+pub const TWO_PASS_ENV: &str = "SHADERDBG_TWO_PASS_HIT_TESTS";
+
+fn two_passes_forced() -> bool {
+    static ON: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
+    *ON.get_or_init(|| std::env::var_os(TWO_PASS_ENV).is_some_and(|v| !v.is_empty() && v != "0"))
+}
+
 /// Whether intercepted calls must be followed by a GL error check.
 pub fn gl_error_filter() -> bool {
     GL_ERROR_FILTER.load(Ordering::Relaxed)
@@ -694,6 +704,9 @@ impl<'a> Stop<'a> {
         let gl = &*self.gl;
         if self.draw.args.is_compute() {
             return Err("a dispatch writes storage".into());
+        }
+        if two_passes_forced() {
+            return Err(format!("{TWO_PASS_ENV} is set"));
         }
         if gl_error_filter() {
             return Err("the gl_error filter checks the application's call alone".into());

@@ -19,8 +19,9 @@ pub fn profile_dir() -> PathBuf {
 }
 
 /// Builds `shaderdbg-backend-gl` (the agent), `shaderdbg-backend-vk` (the
-/// Vulkan layer), `shaderdbg-test-apps`, `shaderdbg-vk-test-apps` and
-/// `shaderdbg-host` once, and returns the directory they are in.
+/// Vulkan layer), `shaderdbg-test-apps`, `shaderdbg-vk-test-apps`,
+/// `shaderdbg-wgpu-test-apps`, `shaderdbg-host`, `shaderdbg-dap` and
+/// `shaderdbg-lsp` once, and returns the directory they are in.
 pub fn built() -> &'static Path {
     static BUILT: OnceLock<PathBuf> = OnceLock::new();
     BUILT.get_or_init(|| {
@@ -47,6 +48,10 @@ pub fn built() -> &'static Path {
             "shaderdbg-wgpu-test-apps",
             "-p",
             "shaderdbg-host",
+            "-p",
+            "shaderdbg-dap",
+            "-p",
+            "shaderdbg-lsp",
             "--target-dir",
         ]);
         cmd.arg(target);
@@ -71,6 +76,8 @@ pub fn built() -> &'static Path {
             "vk_triangle",
             "wgpu_quad",
             "shaderdbg-host",
+            "shaderdbg-dap",
+            "shaderdbg-lsp",
         ] {
             assert!(dir.join(name).exists(), "{name} was not built");
         }

@@ -84,6 +84,14 @@ impl Run {
     }
 }
 
+/// What a debugged run starts with: messages to the agent first, and the
+/// app's environment.
+#[derive(Default)]
+struct Setup<'a> {
+    messages: &'a [ToAgent],
+    env: &'a [(&'a str, &'a std::ffi::OsStr)],
+}
+
 /// Runs `app args` under the agent after sending it `setup`, with a
 /// breakpoint on the line containing `needle` (with `condition`) in every
 /// shader that has it; at every stop takes a screenshot, records
@@ -92,14 +100,14 @@ fn run(
     app: &str,
     args: &[&str],
     tag: &str,
-    setup: &[ToAgent],
+    setup: Setup,
     (needle, condition): (&str, &str),
     fragment: (u32, u32),
     watch: &str,
 ) -> Run {
     let log = AgentLog::new(&format!("one-pass-{tag}"));
-    let mut s = log.start(app, args, tag);
-    for msg in setup {
+    let mut s = log.start_with_env(app, args, tag, setup.env);
+    for msg in setup.messages {
         s.send(msg);
     }
     let mut out = Run::default();
@@ -169,7 +177,7 @@ fn a_draw_with_a_never_hit_breakpoint_runs_once_and_its_frames_are_unchanged() {
         "features",
         &FEATURES,
         "never",
-        &[],
+        Setup::default(),
         ("color.b = 0.5 / d;", "uv.x < 0.0"),
         (0, 0),
         "uv",
@@ -188,7 +196,7 @@ fn a_draw_with_a_never_hit_breakpoint_runs_once_and_its_frames_are_unchanged() {
 
 #[test]
 fn a_one_pass_stop_gives_what_a_two_pass_stop_gives() {
-    let debugged = |tag, setup: &[ToAgent]| {
+    let debugged = |tag, setup: Setup| {
         run(
             "features",
             &FEATURES,
@@ -199,8 +207,14 @@ fn a_one_pass_stop_gives_what_a_two_pass_stop_gives() {
             "uv",
         )
     };
-    let one = debugged("stop-one", &[]);
-    let two = debugged("stop-two", &[ToAgent::SetExceptionFilters(GL_ERROR)]);
+    let one = debugged("stop-one", Setup::default());
+    let two = debugged(
+        "stop-two",
+        Setup {
+            messages: &[ToAgent::SetExceptionFilters(GL_ERROR)],
+            ..Setup::default()
+        },
+    );
     let plain = run_plain("features", &FEATURES);
     for r in [&one, &two] {
         assert!(r.errors.is_empty(), "{:?}", r.errors);
@@ -237,6 +251,51 @@ fn a_one_pass_stop_gives_what_a_two_pass_stop_gives() {
     assert_eq!(one.values[0].get("uv"), Some(&uv), "{:?}", one.values[0]);
 }
 
+/// The framebuffer before a draw that follows another in its frame (not
+/// one colour: `glerror` draws the gradient twice per frame), at a
+/// one-pass stop, is what a two-pass stop reads live: the default
+/// framebuffer's copy is stored upside down (see
+/// `screenshot::Storage::BgraTexture`) and read back the right way up.
+#[test]
+fn a_one_pass_screenshot_of_a_drawn_framebuffer_is_the_two_pass_one() {
+    let args = ["glerror", "2", "64", "48"];
+    let debugged = |tag, env: &[(&str, &std::ffi::OsStr)]| {
+        run(
+            "features",
+            &args,
+            tag,
+            Setup {
+                env,
+                ..Setup::default()
+            },
+            ("color.b = 0.5 / d;", AT_10_10),
+            (10, 10),
+            "uv",
+        )
+    };
+    let one = debugged("drawn-one", &[]);
+    let two = debugged("drawn-two", &[(TWO_PASS, std::ffi::OsStr::new("1"))]);
+    let plain = run_plain("features", &args);
+    for r in [&one, &two] {
+        assert!(r.errors.is_empty(), "{:?}", r.errors);
+        assert_eq!(r.stdout, plain, "frames differ under the agent");
+        assert_eq!(r.stops.len(), 4, "two draws a frame, two frames");
+    }
+    assert_eq!(one.count(ONE_PASS), 4, "{}", one.log);
+    assert_eq!(two.count(ONE_PASS), 0, "{}", two.log);
+    assert_eq!(one.stops, two.stops, "the same hits");
+    assert_eq!(one.shots.iter().flatten().count(), 4, "{:?}", one.shots);
+    // The second draw's: the first's gradient (red grows with x, green with y).
+    let (w, _, rgba) = one.shots[1].as_ref().expect("a screenshot");
+    let px = |x: usize, y: usize| &rgba[(y * *w as usize + x) * 4..][..4];
+    assert!(
+        px(60, 2)[0] > px(2, 2)[0] && px(2, 44)[1] > px(2, 2)[1],
+        "{:?}",
+        px(2, 2)
+    );
+    assert_eq!(one.shots, two.shots, "the same screenshots");
+}
+
 /// A debugger that says it never asks for the framebuffer at a stop
 /// (`shaderdbg run`) spares the copy a one-pass draw makes for it: the
 /// stops are the same, and a screenshot asked anyway says why there is
@@ -247,7 +306,10 @@ fn without_screenshots_at_stops_one_pass_keeps_no_copy() {
         "features",
         &FEATURES,
         "no-shots",
-        &[ToAgent::SetScreenshotsAtStops { may_ask: false }],
+        Setup {
+            messages: &[ToAgent::SetScreenshotsAtStops { may_ask: false }],
+            ..Setup::default()
+        },
         ("color.b = 0.5 / d;", AT_10_10),
         (10, 10),
         "uv",
@@ -272,7 +334,7 @@ fn programs_that_write_images_run_two_passes_and_stop() {
         "features",
         &args,
         "image",
-        &[],
+        Setup::default(),
         ("imageAtomicAdd(counts", AT_10_10),
         (10, 10),
         "p",
@@ -323,7 +385,7 @@ fn programs_that_write_a_storage_buffer_run_two_passes_and_stop() {
         "shaderdbg-host",
         &args,
         "sink",
-        &[],
+        Setup::default(),
         ("touched[0] = 1u;", AT_10_10),
         (10, 10),
         "c",

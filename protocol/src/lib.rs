@@ -299,10 +299,12 @@ pub enum ToAgent {
     /// (until told otherwise, it may). The GL agent keeps a copy of the
     /// framebuffer before every draw whose hit test is the draw itself
     /// (one pass), for such a screenshot; a debugger that never asks one
-    /// (`shaderdbg run`) spares that copy: on llvmpipe a full-screen copy
-    /// costs about what a cheap full-screen draw does. `Now` at a one-pass
-    /// stop made without the copy is an error. The Vulkan layer shows what
-    /// a submission drew and has no use for it.
+    /// (`shaderdbg run`) spares that copy (a blit of the whole colour
+    /// buffer per draw: on llvmpipe a `memcpy` for the default
+    /// framebuffer's 8-bit colour, a textured draw for most other
+    /// formats). `Now` at a one-pass stop made without the copy is an
+    /// error. The Vulkan layer shows what a submission drew and has no use
+    /// for it.
     SetScreenshotsAtStops {
         may_ask: bool,
     },

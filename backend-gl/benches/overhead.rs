@@ -17,7 +17,11 @@
 //!
 //! - the draw call alone (`features timed`, glFinish around it) without the
 //!   agent and with the hit test in it (one pass: the instrumented draw
-//!   instead of the application's, then the hit buffer read back).
+//!   instead of the application's, then its hit count read back), as
+//!   wall-clock time and as instructions under callgrind (only the draw's
+//!   function counted), for a debugger that may ask for the framebuffer at
+//!   a stop (the agent copies it before the draw) and for one that never
+//!   does (`ToAgent::SetScreenshotsAtStops`).
 //! - a realistic shader (`benches/march.frag`: a 64-step ray-march loop
 //!   calling a distance function, six more calls for the normal) in the
 //!   built-in host, 320x180, with a never-true breakpoint inside the loop:
@@ -120,35 +124,7 @@ fn main() {
     );
     }
     if want("draw") {
-        // The draw call alone (glFinish around it), without the agent and with
-        // a hit test in it: frames 1.. (frame 0 compiles).
-        let timed = |attached: bool| -> f64 {
-            let mut cmd = Command::new(&app);
-            cmd.args(["timed", "11", "1280", "720"])
-                .env_remove("LD_PRELOAD");
-            let out = if attached {
-                debug(&dir, cmd, NEVER, |_, _| None)
-            } else {
-                let o = cmd.output().expect("features timed");
-                assert!(o.status.success());
-                String::from_utf8_lossy(&o.stdout).into_owned()
-            };
-            let mut us: Vec<f64> = out
-                .lines()
-                .filter_map(|l| {
-                    let mut w = l.split_whitespace();
-                    let frame: u32 = w.nth(1)?.parse().ok()?;
-                    (w.next() == Some("draw_us") && frame > 0).then(|| w.next()?.parse().ok())?
-                })
-                .collect();
-            us.sort_by(f64::total_cmp);
-            us[us.len() / 2] / 1e3
-        };
-        let (draw, with_hit_test) = (timed(false), timed(true));
-        println!(
-        "full-screen 1280x720 draw call: {draw:.2} ms alone, {with_hit_test:.2} ms with the hit test in it ({:.2}x; one pass: the hit test is the draw; median of 10 frames)",
-        with_hit_test / draw
-    );
+        draw(&dir);
     }
     if want("record") {
         let mut latencies = Vec::new();
@@ -199,6 +175,118 @@ fn main() {
     }
 }
 
+/// What a debugger attached to the timed draw says it may ask.
+#[derive(Clone, Copy, PartialEq)]
+enum Debugger {
+    /// No debugger (nor agent): the plain draw.
+    None,
+    /// One that may ask for the framebuffer at a stop (the DAP): the
+    /// one-pass hit test copies it before the draw.
+    Screenshots,
+    /// One that never asks (`shaderdbg run`): no copy.
+    NoScreenshots,
+}
+
+/// Callgrind's instruction count in `valgrind`'s stderr.
+fn collected(text: &str) -> Option<u64> {
+    text.lines()
+        .find_map(|l| l.split("Collected :").nth(1))
+        .and_then(|n| n.trim().parse().ok())
+}
+
+/// The draw call alone (`features timed`: `glFinish` before it, the draw
+/// and `glFinish` after it timed), plain and with a never-true breakpoint
+/// (one pass: the hit test is the draw, then its hit count is read back),
+/// as wall-clock time (median of frames 1..10; frame 0 compiles) and as
+/// instructions under callgrind (`LP_NUM_THREADS=0`, so llvmpipe
+/// rasterizes in the timed `glFinish` on the app's thread; only the
+/// function `shaderdbg_timed_draw` counted; 5 frames minus 2, so the JIT
+/// compiles of the first frame cancel).
+fn draw(dir: &Path) {
+    let app = dir.join("features");
+    let run = |cmd: Command, debugger: Debugger| -> (String, String) {
+        let setup = match debugger {
+            Debugger::None => {
+                let mut cmd = cmd;
+                let o = cmd
+                    .stderr(std::process::Stdio::piped())
+                    .output()
+                    .expect("features timed");
+                assert!(o.status.success());
+                return (
+                    String::from_utf8_lossy(&o.stdout).into_owned(),
+                    String::from_utf8_lossy(&o.stderr).into_owned(),
+                );
+            }
+            Debugger::Screenshots => vec![],
+            Debugger::NoScreenshots => vec![ToAgent::SetScreenshotsAtStops { may_ask: false }],
+        };
+        let mut cmd = cmd;
+        cmd.stderr(std::process::Stdio::piped());
+        debug_with(dir, cmd, "color.b = ", NEVER, &setup, |_, _| None)
+    };
+    let wall = |debugger: Debugger| -> f64 {
+        let mut cmd = Command::new(&app);
+        cmd.args(["timed", "11", "1280", "720"])
+            .env_remove("LD_PRELOAD");
+        let (out, _) = run(cmd, debugger);
+        let mut us: Vec<f64> = out
+            .lines()
+            .filter_map(|l| {
+                let mut w = l.split_whitespace();
+                let frame: u32 = w.nth(1)?.parse().ok()?;
+                (w.next() == Some("draw_us") && frame > 0).then(|| w.next()?.parse().ok())?
+            })
+            .collect();
+        us.sort_by(f64::total_cmp);
+        us[us.len() / 2] / 1e3
+    };
+    let instructions = |debugger: Debugger| -> Option<f64> {
+        let count = |frames: u32| {
+            let mut cmd = Command::new("valgrind");
+            cmd.args([
+                "--tool=callgrind",
+                "--callgrind-out-file=/dev/null",
+                "--toggle-collect=shaderdbg_timed_draw",
+            ])
+            .arg(&app)
+            .args(["timed", &frames.to_string(), "1280", "720"])
+            .env("LP_NUM_THREADS", "0")
+            .env("MESA_SHADER_CACHE_DISABLE", "true")
+            .env_remove("LD_PRELOAD");
+            collected(&run(cmd, debugger).1)
+        };
+        let (a, b) = (count(2)?, count(5)?);
+        Some(b.saturating_sub(a) as f64 / 3.0)
+    };
+    let kinds = [
+        Debugger::None,
+        Debugger::Screenshots,
+        Debugger::NoScreenshots,
+    ];
+    let ms = kinds.map(wall);
+    let ratio = |x: f64, base: f64| x / base;
+    println!(
+        "full-screen 1280x720 draw call, wall clock (median of 10 frames): {:.2} ms plain; with the hit test in it (one pass: the hit test is the draw): {:.2} ms ({:.2}x) for a debugger that may ask for the framebuffer at a stop (VS Code: a copy before the draw), {:.2} ms ({:.2}x) for one that never does (shaderdbg run)",
+        ms[0],
+        ms[1],
+        ratio(ms[1], ms[0]),
+        ms[2],
+        ratio(ms[2], ms[0])
+    );
+    match kinds.map(instructions) {
+        [Some(plain), Some(copy), Some(no_copy)] => println!(
+            "full-screen 1280x720 draw call, instructions per draw (callgrind, one thread): {:.1}M plain; with the hit test in it: {:.1}M ({:.2}x) with the copy for screenshots, {:.1}M ({:.2}x) without",
+            plain / 1e6,
+            copy / 1e6,
+            ratio(copy, plain),
+            no_copy / 1e6,
+            ratio(no_copy, plain)
+        ),
+        _ => println!("full-screen draw call: valgrind not available, no instruction figure"),
+    }
+}
+
 /// The ray marcher in the host, plain and with a never-true breakpoint in
 /// its loop (see the module documentation).
 fn march(dir: &Path) {
@@ -219,16 +307,11 @@ fn march(dir: &Path) {
             .env_remove("LD_PRELOAD");
         cmd
     };
-    let collected = |text: &str| -> Option<u64> {
-        text.lines()
-            .find_map(|l| l.split("Collected :").nth(1))
-            .and_then(|n| n.trim().parse().ok())
-    };
     let instructions = |frames: u32, hit_test: bool| -> Option<u64> {
         let mut cmd = host(frames, true);
         if hit_test {
             cmd.stderr(std::process::Stdio::piped());
-            let (_, err) = debug_with(dir, cmd, "d = sdf(p);", "d < -1.0", |_, _| None);
+            let (_, err) = debug_with(dir, cmd, "d = sdf(p);", "d < -1.0", &[], |_, _| None);
             collected(&err)
         } else {
             let out = cmd.output().ok()?;
@@ -252,7 +335,7 @@ fn march(dir: &Path) {
         median_secs(3, || {
             let mut cmd = host(8, false);
             if hit_test {
-                debug_with(dir, cmd, "d = sdf(p);", "d < -1.0", |_, _| None);
+                debug_with(dir, cmd, "d = sdf(p);", "d < -1.0", &[], |_, _| None);
             } else {
                 assert!(cmd.output().expect("host").status.success());
             }
@@ -281,16 +364,18 @@ fn debug(
     condition: &str,
     at_stop: impl FnMut(&mut UnixStream, &mut BufReader<UnixStream>) -> Option<()>,
 ) -> String {
-    debug_with(dir, cmd, "color.b = ", condition, at_stop).0
+    debug_with(dir, cmd, "color.b = ", condition, &[], at_stop).0
 }
 
-/// [`debug`] with the breakpoint on the line containing `needle`; the
-/// app's stdout and stderr (stderr only if the caller piped it).
+/// [`debug`] with the breakpoint on the line containing `needle` and
+/// `setup` sent after `Hello`; the app's stdout and stderr (stderr only if
+/// the caller piped it).
 fn debug_with(
     dir: &Path,
     mut cmd: Command,
     needle: &str,
     condition: &str,
+    setup: &[ToAgent],
     mut at_stop: impl FnMut(&mut UnixStream, &mut BufReader<UnixStream>) -> Option<()>,
 ) -> (String, String) {
     let sock_dir = dir.join(format!("bench-sock-{}", std::process::id()));
@@ -310,13 +395,18 @@ fn debug_with(
     let mut stopped = false;
     while let Ok(Some(msg)) = proto::read_message::<_, FromAgent>(&mut r) {
         match msg {
-            FromAgent::Hello { .. } => proto::write_message(
-                &mut w,
-                &ToAgent::Hello {
-                    version: proto::VERSION,
-                },
-            )
-            .expect("hello"),
+            FromAgent::Hello { .. } => {
+                proto::write_message(
+                    &mut w,
+                    &ToAgent::Hello {
+                        version: proto::VERSION,
+                    },
+                )
+                .expect("hello");
+                for msg in setup {
+                    proto::write_message(&mut w, msg).expect("setup");
+                }
+            }
             FromAgent::ShaderCompiled {
                 shader, sources, ..
             } => {

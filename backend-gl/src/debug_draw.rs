@@ -1698,8 +1698,11 @@ unsafe fn instrumented_draw(
         // uploading all of it at every draw cost as much as reading it.
         // A sanitize buffer too: allocating tens of megabytes of shadow at
         // every dispatch cost page faults on top of clearing it.
-        let keep = matches!(readback, Readback::Hits | Readback::Sanitize { .. })
-            .then(crate::state::current_context);
+        let keep = matches!(
+            readback,
+            Readback::Hits | Readback::Header | Readback::Sanitize { .. }
+        )
+        .then(crate::state::current_context);
         let kept = keep.and_then(|ctx| take_kept(ctx, contents.len() + zeroed));
         let buffer = match kept {
             Some(b) => b,
@@ -1873,6 +1876,8 @@ pub enum Readback {
     Whole,
     /// The header and the hit records written (`count`, at most `cap`).
     Hits,
+    /// The header alone (a count-only hit test writes no records).
+    Header,
     /// The header and the log words written (`len`, at most `cap`).
     Record,
     /// The header, the dedup words and the sanitizer records written
@@ -1908,6 +1913,7 @@ impl Readback {
                     + used(shaderdbg_core::layout::CAP_INDEX)
                         * shaderdbg_core::layout::HIT_RECORD_WORDS
             }
+            Readback::Header => HEADER_WORDS,
             Readback::Record => HEADER_WORDS + used(shaderdbg_core::layout::CAP_INDEX),
             Readback::Sanitize { .. } => {
                 let flags = header

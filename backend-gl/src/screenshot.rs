@@ -39,6 +39,10 @@ pub enum ScreenshotError {
     },
     #[error("framebuffer {0} has no colour attachment 0")]
     NoColorAttachment(u32),
+    #[error(
+        "the draw has run (its hit test was the draw itself) and the framebuffer before it was not kept: the debugger said it would ask for none"
+    )]
+    NotKept,
 }
 
 /// Largest side read back (a corrupt size must not allocate gigabytes).
@@ -195,13 +199,20 @@ unsafe fn read(gl: &glow::Context, ctx: ContextKey, fb: u32) -> Result<Image, Sc
 /// [`draw_framebuffer`] would read then, made on the GPU.
 pub enum BeforeDraw {
     /// A copy of colour attachment 0 (or of the back buffer), in a private
-    /// framebuffer of this context: [`before_draw`] reads it.
-    Saved(glow::Framebuffer),
+    /// framebuffer of this context, its rows upside down where `flipped`:
+    /// [`before_draw`] reads it.
+    Saved {
+        framebuffer: glow::Framebuffer,
+        flipped: bool,
+    },
     /// Nothing to copy: reading this framebuffer fails before the draw as
     /// after it (no colour attachment 0, a multisampled framebuffer
     /// object, an integer format, no surface size), so a screenshot reads
     /// it live and fails the same way.
     Unreadable,
+    /// Not copied: the debugger said it would not ask
+    /// (`ToAgent::SetScreenshotsAtStops`).
+    NotKept,
 }
 
 /// Why the draw framebuffer cannot be copied exactly (the hit test then
@@ -214,9 +225,23 @@ pub enum SaveError {
     Create(String),
 }
 
-/// The private copy of one context: (framebuffer, renderbuffer, format,
-/// width, height), kept for the next one-pass draw.
-type PrivateCopy = (glow::Framebuffer, glow::Renderbuffer, u32, i32, i32);
+/// What a private copy is stored in.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Storage {
+    /// A renderbuffer of this sized format.
+    Renderbuffer(u32),
+    /// An 8-bit RGBA texture made with BGRA data: Mesa stores it as BGRA,
+    /// the window system buffers' order, so that llvmpipe copies into it
+    /// with a `memcpy` (a blit between different formats, or flipping
+    /// rows, is a textured draw there: on a full-screen draw of a cheap
+    /// shader it cost as much as the draw).
+    BgraTexture,
+}
+
+/// The private copy of one context: (framebuffer, the renderbuffer or
+/// texture at its colour attachment 0, its storage, width, height), kept
+/// for the next one-pass draw.
+type PrivateCopy = (glow::Framebuffer, u32, Storage, i32, i32);
 
 /// The private copies, by context (a context can move between threads; its
 /// entry goes when it is destroyed: [`forget_context`]).
@@ -299,9 +324,10 @@ unsafe fn copy_format(gl: &glow::Context, attachment: u32) -> Result<Option<u32>
 /// framebuffer of `ctx` (one per context, reused), before a draw the hit
 /// test runs itself. The copy is a `glBlitFramebuffer` into a renderbuffer
 /// of the same sized format (scissor test, rasterizer discard and sRGB
-/// conversion off while it runs), so reading it later gives the pixels a
-/// read before the draw would have given. Every piece of state touched is
-/// put back.
+/// conversion off while it runs), or for the default framebuffer's 8-bit
+/// RGBA into BGRA storage upside down ([`Storage::BgraTexture`]), so
+/// reading it later gives the pixels a read before the draw would have
+/// given. Every piece of state touched is put back.
 ///
 /// # Safety
 /// `ctx` is current on this thread.
@@ -375,7 +401,20 @@ pub unsafe fn save_draw_framebuffer(
                 return Err(e);
             }
         };
-        let copy = match private_copy(gl, ctx, format, width, height) {
+        let srgb = !es && gl.is_enabled(glow::FRAMEBUFFER_SRGB);
+        // The window system's buffer (BGRA, its top row first in memory on
+        // Mesa) is copied upside down into BGRA storage, which llvmpipe does
+        // with a `memcpy`; the rows are flipped back when read. Its 8-bit
+        // values are copied as they are, and read back so, as the
+        // original's are while sRGB writes are off (GL converts nothing
+        // when reading then).
+        let flipped = fb == 0 && !es && matches!(format, glow::RGBA8 | glow::SRGB8_ALPHA8) && !srgb;
+        let storage = if flipped {
+            Storage::BgraTexture
+        } else {
+            Storage::Renderbuffer(format)
+        };
+        let copy = match private_copy(gl, ctx, storage, width, height) {
             Ok(c) => c,
             Err(e) => {
                 put_back(gl);
@@ -384,7 +423,6 @@ pub unsafe fn save_draw_framebuffer(
         };
         let scissor = gl.is_enabled(glow::SCISSOR_TEST);
         let discard = gl.is_enabled(glow::RASTERIZER_DISCARD);
-        let srgb = !es && gl.is_enabled(glow::FRAMEBUFFER_SRGB);
         gl.read_buffer(source);
         gl.bind_framebuffer(glow::DRAW_FRAMEBUFFER, Some(copy));
         gl.disable(glow::SCISSOR_TEST);
@@ -392,15 +430,16 @@ pub unsafe fn save_draw_framebuffer(
         if srgb {
             gl.disable(glow::FRAMEBUFFER_SRGB);
         }
+        let (top, bottom) = if flipped { (height, 0) } else { (0, height) };
         gl.blit_framebuffer(
             0,
             0,
             width,
             height,
             0,
-            0,
+            top,
             width,
-            height,
+            bottom,
             glow::COLOR_BUFFER_BIT,
             glow::NEAREST,
         );
@@ -415,13 +454,16 @@ pub unsafe fn save_draw_framebuffer(
         }
         gl.bind_framebuffer(glow::DRAW_FRAMEBUFFER, framebuffer(fb));
         put_back(gl);
-        Ok(BeforeDraw::Saved(copy))
+        Ok(BeforeDraw::Saved {
+            framebuffer: copy,
+            flipped,
+        })
     }
 }
 
-/// This context's private framebuffer with a single-sampled renderbuffer of
-/// `format` and that size at colour attachment 0 (made, or remade, as
-/// needed). The renderbuffer binding is put back.
+/// This context's private framebuffer with `storage` of that size at
+/// colour attachment 0, single-sampled (made, or remade, as needed). The
+/// renderbuffer and texture bindings are put back.
 ///
 /// # Safety
 /// `ctx` is current on this thread; the caller puts the draw framebuffer
@@ -429,57 +471,112 @@ pub unsafe fn save_draw_framebuffer(
 unsafe fn private_copy(
     gl: &glow::Context,
     ctx: ContextKey,
-    format: u32,
+    storage: Storage,
     width: i32,
     height: i32,
 ) -> Result<glow::Framebuffer, SaveError> {
     // SAFETY: glow calls on `ctx`, current (this function's contract); the objects
-    // are created here or are this context's cached private ones.
+    // are created here or are this context's cached private ones; the texture is
+    // specified with no data and no pixel unpack buffer bound, so GL reads nothing.
     unsafe {
-        if let Some((f, _, fmt, w, h)) = with_copies(|c| c.get(&ctx).copied()) {
-            if (fmt, w, h) == (format, width, height) {
+        let cached = with_copies(|c| c.get(&ctx).copied());
+        if let Some((f, _, s, w, h)) = cached {
+            if (s, w, h) == (storage, width, height) {
                 return Ok(f);
             }
         }
-        let saved_rb = gl.get_parameter_i32(glow::RENDERBUFFER_BINDING);
-        let (f, rb) = match with_copies(|c| c.get(&ctx).copied()) {
-            Some((f, rb, ..)) => (f, rb),
-            None => {
-                let rb = gl.create_renderbuffer().map_err(SaveError::Create)?;
-                let f = match gl.create_framebuffer() {
-                    Ok(f) => f,
-                    Err(e) => {
-                        gl.delete_renderbuffer(rb);
-                        return Err(SaveError::Create(e));
-                    }
-                };
-                (f, rb)
+        let f = match cached {
+            Some((f, old, old_storage, ..)) => {
+                delete_storage(gl, old, old_storage);
+                f
+            }
+            None => gl.create_framebuffer().map_err(SaveError::Create)?,
+        };
+        gl.bind_framebuffer(glow::DRAW_FRAMEBUFFER, Some(f));
+        let name = match storage {
+            Storage::Renderbuffer(format) => {
+                let rb = gl.create_renderbuffer().map_err(SaveError::Create);
+                let rb = rb.inspect_err(|_| gl.delete_framebuffer(f))?;
+                let saved_rb = gl.get_parameter_i32(glow::RENDERBUFFER_BINDING);
+                gl.bind_renderbuffer(glow::RENDERBUFFER, Some(rb));
+                gl.renderbuffer_storage(glow::RENDERBUFFER, format, width, height);
+                gl.framebuffer_renderbuffer(
+                    glow::DRAW_FRAMEBUFFER,
+                    glow::COLOR_ATTACHMENT0,
+                    glow::RENDERBUFFER,
+                    Some(rb),
+                );
+                gl.bind_renderbuffer(
+                    glow::RENDERBUFFER,
+                    std::num::NonZeroU32::new(saved_rb as u32).map(glow::NativeRenderbuffer),
+                );
+                rb.0.get()
+            }
+            Storage::BgraTexture => {
+                let t = gl.create_texture().map_err(SaveError::Create);
+                let t = t.inspect_err(|_| gl.delete_framebuffer(f))?;
+                let saved_t = gl.get_parameter_i32(glow::TEXTURE_BINDING_2D);
+                let saved_unpack = gl.get_parameter_i32(glow::PIXEL_UNPACK_BUFFER_BINDING);
+                gl.bind_buffer(glow::PIXEL_UNPACK_BUFFER, None);
+                gl.bind_texture(glow::TEXTURE_2D, Some(t));
+                gl.tex_image_2d(
+                    glow::TEXTURE_2D,
+                    0,
+                    glow::RGBA as i32,
+                    width,
+                    height,
+                    0,
+                    glow::BGRA,
+                    glow::UNSIGNED_BYTE,
+                    glow::PixelUnpackData::Slice(None),
+                );
+                gl.bind_texture(
+                    glow::TEXTURE_2D,
+                    std::num::NonZeroU32::new(saved_t as u32).map(glow::NativeTexture),
+                );
+                gl.bind_buffer(
+                    glow::PIXEL_UNPACK_BUFFER,
+                    std::num::NonZeroU32::new(saved_unpack as u32).map(glow::NativeBuffer),
+                );
+                gl.framebuffer_texture_2d(
+                    glow::DRAW_FRAMEBUFFER,
+                    glow::COLOR_ATTACHMENT0,
+                    glow::TEXTURE_2D,
+                    Some(t),
+                    0,
+                );
+                t.0.get()
             }
         };
-        gl.bind_renderbuffer(glow::RENDERBUFFER, Some(rb));
-        gl.renderbuffer_storage(glow::RENDERBUFFER, format, width, height);
-        gl.bind_framebuffer(glow::DRAW_FRAMEBUFFER, Some(f));
-        gl.framebuffer_renderbuffer(
-            glow::DRAW_FRAMEBUFFER,
-            glow::COLOR_ATTACHMENT0,
-            glow::RENDERBUFFER,
-            Some(rb),
-        );
-        gl.bind_renderbuffer(
-            glow::RENDERBUFFER,
-            std::num::NonZeroU32::new(saved_rb as u32).map(glow::NativeRenderbuffer),
-        );
         let status = gl.check_framebuffer_status(glow::DRAW_FRAMEBUFFER);
         if status != glow::FRAMEBUFFER_COMPLETE {
             with_copies(|c| c.remove(&ctx));
             gl.delete_framebuffer(f);
-            gl.delete_renderbuffer(rb);
+            delete_storage(gl, name, storage);
             return Err(SaveError::Create(format!(
-                "private framebuffer incomplete ({status:#06x}) for format {format:#06x}"
+                "private framebuffer incomplete ({status:#06x}) for {storage:?}"
             )));
         }
-        with_copies(|c| c.insert(ctx, (f, rb, format, width, height)));
+        with_copies(|c| c.insert(ctx, (f, name, storage, width, height)));
         Ok(f)
+    }
+}
+
+/// Deletes the renderbuffer or texture `name` of a private copy.
+///
+/// # Safety
+/// `name` is an object of that kind the agent made in the context current
+/// on this thread.
+unsafe fn delete_storage(gl: &glow::Context, name: u32, storage: Storage) {
+    // SAFETY: the caller's contract.
+    unsafe {
+        let Some(n) = std::num::NonZeroU32::new(name) else {
+            return;
+        };
+        match storage {
+            Storage::Renderbuffer(_) => gl.delete_renderbuffer(glow::NativeRenderbuffer(n)),
+            Storage::BgraTexture => gl.delete_texture(glow::NativeTexture(n)),
+        }
     }
 }
 
@@ -496,8 +593,25 @@ pub unsafe fn before_draw(
     // function's caller guarantees; the saved framebuffer is this context's.
     unsafe {
         match saved {
-            BeforeDraw::Saved(f) => read(gl, ctx, f.0.get()),
+            BeforeDraw::Saved {
+                framebuffer,
+                flipped,
+            } => {
+                let mut image = read(gl, ctx, framebuffer.0.get())?;
+                if *flipped {
+                    let row = image.width as usize * 4;
+                    image.rgba = image
+                        .rgba
+                        .chunks_exact(row)
+                        .rev()
+                        .flatten()
+                        .copied()
+                        .collect();
+                }
+                Ok(image)
+            }
             BeforeDraw::Unreadable => draw_framebuffer(gl, ctx),
+            BeforeDraw::NotKept => Err(ScreenshotError::NotKept),
         }
     }
 }

@@ -96,6 +96,21 @@ struct Breakpoints {
 /// it must not take a lock.
 static GL_ERROR_FILTER: AtomicBool = AtomicBool::new(false);
 
+/// Whether the debugger may ask for the framebuffer before a stopped draw
+/// (`ToAgent::SetScreenshotsAtStops`): a one-pass hit test copies it
+/// before every draw only then.
+static SCREENSHOTS_AT_STOPS: AtomicBool = AtomicBool::new(true);
+
+/// Set (not empty, not `0`) in the program's environment, every hit test
+/// runs in two passes: for tests that compare the pictures of one pass
+/// with those of two (`backend-gl/tests/one_pass.rs`).
+pub const TWO_PASS_ENV: &str = "SHADERDBG_TWO_PASS_HIT_TESTS";
+
+fn two_passes_forced() -> bool {
+    static ON: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
+    *ON.get_or_init(|| std::env::var_os(TWO_PASS_ENV).is_some_and(|v| !v.is_empty() && v != "0"))
+}
+
 /// Whether intercepted calls must be followed by a GL error check.
 pub fn gl_error_filter() -> bool {
     GL_ERROR_FILTER.load(Ordering::Relaxed)
@@ -320,6 +335,10 @@ fn handle(dbg: &Debugger, msg: ToAgent, stop: Option<&mut Stop<'_>>) -> bool {
             false
         }
         ToAgent::SourceFiles { .. } => false,
+        ToAgent::SetScreenshotsAtStops { may_ask } => {
+            SCREENSHOTS_AT_STOPS.store(may_ask, Ordering::Relaxed);
+            false
+        }
         ToAgent::Resume => true,
         ToAgent::Detach => {
             GL_ERROR_FILTER.store(false, Ordering::Relaxed);
@@ -416,6 +435,8 @@ type HitKey = (ContextKey, u32, u32, Purpose, u64, u64, u32);
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 enum Purpose {
     HitTest,
+    /// The one-pass hit test's program, which only counts hits.
+    HitCount,
     Sanitize,
 }
 
@@ -685,6 +706,9 @@ impl<'a> Stop<'a> {
         if self.draw.args.is_compute() {
             return Err("a dispatch writes storage".into());
         }
+        if two_passes_forced() {
+            return Err(format!("{TWO_PASS_ENV} is set"));
+        }
         if gl_error_filter() {
             return Err("the gl_error filter checks the application's call alone".into());
         }
@@ -735,6 +759,9 @@ impl<'a> Stop<'a> {
             if debug_draw::samples_render_target(gl, program) {
                 return Err("the program samples a texture the draw renders to".into());
             }
+            if !SCREENSHOTS_AT_STOPS.load(Ordering::Relaxed) {
+                return Ok(crate::screenshot::BeforeDraw::NotKept);
+            }
             let before = crate::screenshot::save_draw_framebuffer(gl, self.ctx);
             log_own_errors(self.ctx);
             before.map_err(|e| format!("the framebuffer cannot be saved for screenshots: {e}"))
@@ -744,7 +771,13 @@ impl<'a> Stop<'a> {
     /// The hit test: in one pass (the instrumented program runs the
     /// application's call `original` instead of its program, once) where
     /// [`Self::one_pass`] allows, else as a debug draw before the
-    /// application's. (the hit buffer's words, whether `original` ran.)
+    /// application's. In one pass the program only counts hits
+    /// ([`instrument::hit_count_only`]: a record's stores cost the
+    /// driver more than the draw of a cheap shader, on every invocation
+    /// even when nothing hits); where it counted some, the hit test runs
+    /// again as a debug draw after the draw for the records (it sees the
+    /// draw's inputs: one pass is only chosen where the draw cannot change
+    /// them). (the hit buffer's words, whether `original` ran.)
     fn hit_test(
         &mut self,
         replacement: impl FnOnce() -> Result<String, StopError>,
@@ -766,27 +799,51 @@ impl<'a> Stop<'a> {
         let Some((original, before)) = one_pass else {
             return (self.run(replacement, buffer, Some(key)), false);
         };
+        // The full hit test's GLSL, made at most once (the cached programs
+        // need none).
+        let mut replacement = Some(replacement);
+        let mut glsl = None;
+        let mut full = || -> Result<String, StopError> {
+            if let Some(f) = replacement.take() {
+                glsl = Some(f()?);
+            }
+            glsl.clone().ok_or(StopError::NoProgram)
+        };
+        let count_key = (key.0, key.1, key.2, Purpose::HitCount, key.4, key.5, key.6);
         let mut ran = false;
         let gl = &*self.gl;
         // SAFETY: the draw's context is current on this thread; the
         // application's call runs with its own arguments and state but for
         // the program and the debug buffer's binding, both put back.
-        let result = unsafe {
+        let counted = unsafe {
             native_program(self.program.id)
                 .ok_or(StopError::NoProgram)
                 .and_then(|app| {
-                    let program = self.instrumented(gl, app, replacement, Some(key))?;
+                    let program = self.instrumented(
+                        gl,
+                        app,
+                        || {
+                            let f = full()?;
+                            Ok(instrument::hit_count_only(&f).unwrap_or(f))
+                        },
+                        Some(count_key),
+                    )?;
                     let ctx = self.ctx;
-                    let result =
-                        debug_draw::one_pass_draw(gl, program, self.binding, buffer, &mut || {
+                    let result = debug_draw::one_pass_draw(
+                        gl,
+                        program,
+                        self.binding,
+                        (buffer.0, debug_draw::Readback::Header),
+                        &mut || {
                             // Errors of the agent's set-up are its own; the draw's
                             // are the application's.
                             log_own_errors(ctx);
                             original();
                             ran = true;
                             crate::errors::stash_pending(ctx);
-                        });
-                    keep(gl, Some(key), program);
+                        },
+                    );
+                    keep(gl, Some(count_key), program);
                     log_own_errors(ctx);
                     Ok(result?)
                 })
@@ -795,6 +852,13 @@ impl<'a> Stop<'a> {
             tracing::debug!(ctx = %self.ctx, frame, draw = index, "hit test in one pass: the draw ran instrumented, once");
             self.before = Some(before);
         }
+        let result = match counted {
+            Ok(header) if header.first().is_some_and(|&n| n > 0) => {
+                tracing::debug!(ctx = %self.ctx, frame, draw = index, hits = header[0], "one-pass hit count: the hit test again after the draw, for the records");
+                self.run(full, buffer, Some(key))
+            }
+            other => other,
+        };
         (result, ran)
     }
 

@@ -311,6 +311,7 @@ fn handle(dbg: &Debugger, msg: ToAgent, answer: Answer<'_>) -> bool {
             crate::breakpoints::request_pause();
             false
         }
+        ToAgent::SetScreenshotsAtStops { .. } => false,
         ToAgent::SourceFiles { files } => {
             crate::wgsl::set_candidates(
                 files

@@ -413,6 +413,8 @@ impl Debugger {
         }
         match Session::start(&self.config, self.breakpoints.clone(), self.filter) {
             Ok(mut s) => {
+                // No command here shows the framebuffer at a stop.
+                s.never_screenshot_at_stops();
                 if !self.sanitize.is_empty() {
                     s.set_exception_filters(sanitize_filters(&self.sanitize));
                 }

@@ -282,6 +282,8 @@ pub fn run(a: RunArgs) -> Result<ExitCode> {
     };
     let config = launch_config(&a.target.command)?;
     let mut session = Session::start(&config, breakpoints.clone(), filter)?;
+    // Screenshots here are of frames' ends, never of a stopped draw.
+    session.never_screenshot_at_stops();
     // A lone shader file in the built-in host: stops are located in it even
     // without breakpoints there (pixel history).
     if let [only] = a.target.command.as_slice() {

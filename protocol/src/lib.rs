@@ -33,7 +33,8 @@ pub use shaderdbg_core::{Hit, HitTag, Invocation, Stage, Type};
 /// `SanitizerKind::DivergentBarrier`), a hit for a race's other invocation.
 /// Version 6: `WatchImage` says its rows' origin (Vulkan's are top-left).
 /// Version 7: `ShaderCompiled::parts`, the files a runtime source was put
-/// together from (a SPIR-V module's `#include`d files).
+/// together from (a SPIR-V module's `#include`d files), and
+/// `SetScreenshotsAtStops`.
 pub const VERSION: u32 = 7;
 
 /// Environment variable that names the socket the agent connects to.
@@ -333,6 +334,19 @@ pub enum ToAgent {
     SourceFiles {
         files: Vec<SourceFile>,
     },
+    /// Whether the debugger may ask for `Screenshot { at: Now }` at a stop
+    /// (until told otherwise, it may). The GL agent keeps a copy of the
+    /// framebuffer before every draw whose hit test is the draw itself
+    /// (one pass), for such a screenshot; a debugger that never asks one
+    /// (`shaderdbg run`) spares that copy (a blit of the whole colour
+    /// buffer per draw: on llvmpipe a `memcpy` for the default
+    /// framebuffer's 8-bit colour, a textured draw for most other
+    /// formats). `Now` at a one-pass stop made without the copy is an
+    /// error. The Vulkan layer shows what a submission drew and has no use
+    /// for it.
+    SetScreenshotsAtStops {
+        may_ask: bool,
+    },
 }
 
 /// A source file as the debugger read it.
@@ -590,6 +604,14 @@ mod tests {
         let old = r#"{"type":"shader_compiled","context":1,"shader":2,"stage":"fragment","sources":[],"compiled":true,"info_log":""}"#;
         let m: FromAgent = read_message(&mut old.as_bytes()).unwrap().unwrap();
         assert!(matches!(m, FromAgent::ShaderCompiled { parts, .. } if parts.is_empty()));
+        // Version 7: a debugger that never asks for screenshots at stops.
+        let msg = ToAgent::SetScreenshotsAtStops { may_ask: false };
+        let text = r#"{"type":"set_screenshots_at_stops","may_ask":false}"#;
+        let mut buf = Vec::new();
+        write_message(&mut buf, &msg).unwrap();
+        assert_eq!(String::from_utf8(buf).unwrap().trim_end(), text);
+        let back: ToAgent = read_message(&mut text.as_bytes()).unwrap().unwrap();
+        assert_eq!(back, msg);
         // Version 6: a watch image says where its row 0 is.
         let watch = FromAgent::WatchImage {
             request: 1,

@@ -1032,6 +1032,13 @@ impl Session {
         }
     }
 
+    /// Says this debugger will never ask for `ScreenshotAt::Now` (the GL
+    /// agent then keeps no copy of the framebuffer before each draw whose
+    /// hit test is the draw itself; see `ToAgent::SetScreenshotsAtStops`).
+    pub fn never_screenshot_at_stops(&mut self) {
+        self.send(&ToAgent::SetScreenshotsAtStops { may_ask: false });
+    }
+
     /// Asks for a screenshot without waiting: `Event::Screenshot` with this
     /// request id answers it.
     pub fn request_screenshot(&mut self, at: ScreenshotAt) -> u64 {

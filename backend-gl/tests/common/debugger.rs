@@ -45,19 +45,27 @@ impl Session {
         tag: &str,
         env: &[(&str, &std::ffi::OsStr)],
     ) -> Session {
+        let mut cmd = Command::new(artifacts().app(app));
+        cmd.args(args)
+            .env("LD_PRELOAD", &artifacts().agent)
+            .env_remove("SHADERDBG_TRACE_FILE")
+            .env_remove("SHADERDBG_DISABLE")
+            .envs(env.iter().copied());
+        Self::spawn(app, cmd, tag)
+    }
+
+    /// Starts `cmd` (named `app` in messages), which preloads the agent
+    /// where it wants it (`LD_PRELOAD`), with the debugger's socket in its
+    /// environment; accepts the agent's connection and exchanges `Hello`.
+    pub fn spawn(app: &str, mut cmd: Command, tag: &str) -> Session {
         let dir = profile_dir().join(format!("tmp-dbg-{app}-{tag}-{}", std::process::id()));
         let _ = std::fs::remove_dir_all(&dir);
         std::fs::create_dir_all(&dir).expect("socket dir");
         std::fs::set_permissions(&dir, std::fs::Permissions::from_mode(0o700)).expect("chmod");
         let path: PathBuf = dir.join("agent.sock");
         let listener = UnixListener::bind(&path).expect("bind");
-        let child = Command::new(artifacts().app(app))
-            .args(args)
-            .env("LD_PRELOAD", &artifacts().agent)
+        let child = cmd
             .env(proto::SOCKET_ENV, &path)
-            .env_remove("SHADERDBG_TRACE_FILE")
-            .env_remove("SHADERDBG_DISABLE")
-            .envs(env.iter().copied())
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())
             .spawn()
@@ -467,15 +475,30 @@ impl AgentLog {
 
     /// Starts `app` under the agent logging here ([`Session::start_with_env`]).
     pub fn start(&self, app: &str, args: &[&str], tag: &str) -> Session {
-        Session::start_with_env(
-            app,
-            args,
-            tag,
-            &[
-                ("SHADERDBG_LOG", self.0.as_os_str()),
-                ("SHADERDBG_LOG_LEVEL", std::ffi::OsStr::new("debug")),
-            ],
-        )
+        self.start_with_env(app, args, tag, &[])
+    }
+
+    /// [`AgentLog::start`] with more environment variables for the app.
+    pub fn start_with_env(
+        &self,
+        app: &str,
+        args: &[&str],
+        tag: &str,
+        env: &[(&str, &std::ffi::OsStr)],
+    ) -> Session {
+        let mut all = vec![
+            ("SHADERDBG_LOG", self.0.as_os_str()),
+            ("SHADERDBG_LOG_LEVEL", std::ffi::OsStr::new("debug")),
+        ];
+        all.extend_from_slice(env);
+        Session::start_with_env(app, args, tag, &all)
+    }
+
+    /// [`Session::spawn`] of `cmd` logging here.
+    pub fn spawn(&self, app: &str, mut cmd: Command, tag: &str) -> Session {
+        cmd.env("SHADERDBG_LOG", &self.0)
+            .env("SHADERDBG_LOG_LEVEL", "debug");
+        Session::spawn(app, cmd, tag)
     }
 
     /// What the agent wrote (empty if nothing); removes the file.

@@ -15,6 +15,10 @@ use shaderdbg_core::Invocation;
 /// Marks "no slot" in generated code.
 const NONE: &str = "0xffffffffu";
 
+/// How a hit test's record writer starts ([`super::hit_count_only`] finds
+/// it there).
+pub(super) const PUT_HIT: &str = "void _sdbg_put_hit(";
+
 /// Where the debug buffer is declared and which built-ins name an
 /// invocation: OpenGL's, or Vulkan GLSL's (`GL_KHR_vulkan_glsl`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -766,12 +770,12 @@ void _sdbg_begin({h}uint p) {{
                     // drivers pay each for every invocation, hit or not.
                     let _ = writeln!(
                         s,
-                        "void _sdbg_put_hit({h}uint p, {h}uint occ, {h}uint tag) {{ _sdbg_hit_count = 1u; }}"
+                        "{PUT_HIT}{h}uint p, {h}uint occ, {h}uint tag) {{ _sdbg_hit_count = 1u; }}"
                     );
                 } else {
                     let _ = write!(
                         s,
-                        "void _sdbg_put_hit({h}uint p, {h}uint occ, {h}uint tag) {{
+                        "{PUT_HIT}{h}uint p, {h}uint occ, {h}uint tag) {{
     {h}uint i = atomicAdd(_sdbg_hit_count, 1u);
     if (i >= _sdbg_hit_cap) return;
     {h}uint at = i * {HIT_RECORD_WORDS}u;

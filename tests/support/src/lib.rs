@@ -19,8 +19,9 @@ pub fn profile_dir() -> PathBuf {
 }
 
 /// Builds `shaderdbg-backend-gl` (the agent), `shaderdbg-backend-vk` (the
-/// Vulkan layer), `shaderdbg-test-apps`, `shaderdbg-vk-test-apps` and
-/// `shaderdbg-host` once, and returns the directory they are in.
+/// Vulkan layer), `shaderdbg-test-apps`, `shaderdbg-vk-test-apps`,
+/// `shaderdbg-wgpu-test-apps`, `shaderdbg-host`, `shaderdbg-dap` and
+/// `shaderdbg-lsp` once, and returns the directory they are in.
 pub fn built() -> &'static Path {
     static BUILT: OnceLock<PathBuf> = OnceLock::new();
     BUILT.get_or_init(|| {
@@ -31,6 +32,8 @@ pub fn built() -> &'static Path {
             "shaderdbg-vk-test-apps",
             "shaderdbg-wgpu-test-apps",
             "shaderdbg-host",
+            "shaderdbg-dap",
+            "shaderdbg-lsp",
         ]);
         for name in [
             "libshaderdbg_agent.so",
@@ -39,6 +42,8 @@ pub fn built() -> &'static Path {
             "vk_triangle",
             "wgpu_quad",
             "shaderdbg-host",
+            "shaderdbg-dap",
+            "shaderdbg-lsp",
         ] {
             assert!(dir.join(name).exists(), "{name} was not built");
         }

@@ -33,7 +33,9 @@
 //!   HEX HEX` (FNV-1a of both images) and `frame N count C` (cell 0's).
 //! - `timed`: as `plain`, with `glFinish` before and after the draw call;
 //!   prints `frame N draw_us T` (the call's wall-clock time: under the agent
-//!   with a breakpoint, the hit test plus the draw).
+//!   with a breakpoint, the hit test plus the draw). The draw and the
+//!   `glFinish` after it are the function `shaderdbg_timed_draw`, for
+//!   callgrind's `--toggle-collect`.
 //! - `indirect`: the triangle is drawn by
 //!   `glMultiDrawArraysIndirectCountARB` from two commands with a draw count
 //!   of 1 in the parameter buffer (the second command would cover the same
@@ -137,6 +139,20 @@ void main() {
     color = c;
 }
 ";
+
+/// The `timed` mode's draw and the `glFinish` after it, in a function of
+/// its own so that callgrind can count it alone
+/// (`--toggle-collect=shaderdbg_timed_draw`: with `LP_NUM_THREADS=0`
+/// llvmpipe rasterizes in `glFinish`, on this thread).
+#[no_mangle]
+#[inline(never)]
+pub fn shaderdbg_timed_draw(gl: &glow::Context) {
+    // SAFETY: called with the app's context current (`main`).
+    unsafe {
+        gl.draw_arrays(glow::TRIANGLES, 0, 3);
+        gl.finish();
+    }
+}
 
 fn main() -> anyhow::Result<()> {
     let mode: String = arg(0, "MODE", "plain".to_string())?;
@@ -379,8 +395,7 @@ fn main() -> anyhow::Result<()> {
                 "timed" => {
                     gl.finish();
                     let start = std::time::Instant::now();
-                    gl.draw_arrays(glow::TRIANGLES, 0, 3);
-                    gl.finish();
+                    shaderdbg_timed_draw(gl);
                     let us = start.elapsed().as_micros();
                     lines.push(format!("frame {frame} draw_us {us}"));
                 }

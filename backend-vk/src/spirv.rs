@@ -152,6 +152,55 @@ pub fn resource_bindings(words: &[u32]) -> Vec<(Option<String>, u32, u32)> {
         .collect()
 }
 
+/// `words` with every resource of descriptor set `set` at `binding` (the
+/// layer's debug set has one resource per module: its debug buffer, which
+/// the instrumenters declare at binding 0; a fragment stage's is moved to
+/// its own binding so that the vertex and fragment stages of one draw write
+/// different regions). Whether anything changed.
+pub fn rebind(words: &mut [u32], set: u32, binding: u32) -> bool {
+    let in_set = ids_in_set(words, set);
+    let mut changed = false;
+    let mut at = HEADER_WORDS;
+    while at < words.len() {
+        let count = (words[at] >> 16) as usize;
+        if count == 0 || at + count > words.len() {
+            break;
+        }
+        if Op::from_u32(words[at] & 0xffff) == Some(Op::Decorate)
+            && count >= 4
+            && words[at + 2] == spirv::Decoration::Binding as u32
+            && in_set.contains(&words[at + 1])
+            && words[at + 3] != binding
+        {
+            words[at + 3] = binding;
+            changed = true;
+        }
+        at += count;
+    }
+    changed
+}
+
+/// The ids decorated `DescriptorSet set`.
+fn ids_in_set(words: &[u32], set: u32) -> std::collections::HashSet<u32> {
+    let mut out = std::collections::HashSet::new();
+    let mut at = HEADER_WORDS;
+    while at < words.len() {
+        let count = (words[at] >> 16) as usize;
+        if count == 0 || at + count > words.len() {
+            break;
+        }
+        if Op::from_u32(words[at] & 0xffff) == Some(Op::Decorate)
+            && count >= 4
+            && words[at + 2] == spirv::Decoration::DescriptorSet as u32
+            && words[at + 3] == set
+        {
+            out.insert(words[at + 1]);
+        }
+        at += count;
+    }
+    out
+}
+
 pub fn read(words: &[u32]) -> Result<ModuleInfo, SpirvError> {
     let magic = words.first().copied().unwrap_or(0);
     if words.len() < HEADER_WORDS || magic != spirv::MAGIC_NUMBER {
@@ -395,6 +444,21 @@ mod tests {
             Stage::Fragment,
         );
         assert!(!declares_writable_storage(&ubo));
+    }
+    #[test]
+    fn rebind_moves_only_the_resources_of_the_set() {
+        let src = "#version 450\nlayout(set = 0, binding = 3) uniform U { vec4 c; };\nlayout(std430, set = 1, binding = 0) buffer D { uint d[]; };\nlayout(location = 0) out vec4 o;\nvoid main() { d[0] = 1u; o = c; }\n";
+        let mut words =
+            crate::compile::glsl_to_spirv(src, Stage::Fragment, "main", "t").expect("compiles");
+        assert!(rebind(&mut words, 1, 1));
+        let mut b: Vec<(u32, u32)> = resource_bindings(&words)
+            .into_iter()
+            .map(|(_, set, binding)| (set, binding))
+            .collect();
+        b.sort_unstable();
+        assert_eq!(b, [(0, 3), (1, 1)]);
+        assert!(!rebind(&mut words, 1, 1), "already there");
+        assert!(!rebind(&mut words, 2, 1), "no resource in set 2");
     }
     use super::*;
 

@@ -130,9 +130,15 @@ unsafe fn shadows(
     let mut draw = 0;
     for cb in cbs {
         // Per bind point: the twin bound, and where its debug set points
-        // (a command buffer starts with nothing bound).
+        // (a command buffer starts with nothing bound, and so does the
+        // primary after executing secondaries: each is a shadow of its own).
         let mut bound: Vec<(vk::PipelineBindPoint, Twin, DebugBinding)> = Vec::new();
+        let mut recording = vk::CommandBuffer::null();
         let mut substitute = |shadow: vk::CommandBuffer, cmd: &Cmd| {
+            if shadow != recording {
+                recording = shadow;
+                bound.clear();
+            }
             if let Some(point) = cmd.work() {
                 let d = draw;
                 draw += 1;
@@ -178,23 +184,24 @@ fn draws_running(data: &DeviceData, cbs: &[vk::CommandBuffer], shader: u32) -> V
     let mut out = Vec::new();
     let mut draw = 0;
     for cb in cbs {
+        // The commands in the order they run: secondaries bind what they
+        // draw with, as the primary does after them (`walk`).
         let mut bound: Vec<(vk::PipelineBindPoint, bool)> = Vec::new();
-        data.replay.with_commands(*cb, |cmds| {
-            for cmd in cmds {
-                if let Cmd::CmdBindPipeline(a) = cmd {
-                    let raw = vk::Handle::as_raw(a.pipeline);
-                    let running = *runs
-                        .entry(raw)
-                        .or_insert_with(|| data.pipelines.shaders_of(a.pipeline).contains(&shader));
-                    bound.retain(|b| b.0 != a.pipeline_bind_point);
-                    bound.push((a.pipeline_bind_point, running));
-                } else if let Some(point) = cmd.work() {
-                    if bound.iter().any(|b| b.0 == point && b.1) {
-                        out.push(draw);
-                    }
-                    draw += 1;
+        let _ = data.replay.walk(*cb, &mut |cmd| {
+            if let Cmd::CmdBindPipeline(a) = cmd {
+                let raw = vk::Handle::as_raw(a.pipeline);
+                let running = *runs
+                    .entry(raw)
+                    .or_insert_with(|| data.pipelines.shaders_of(a.pipeline).contains(&shader));
+                bound.retain(|b| b.0 != a.pipeline_bind_point);
+                bound.push((a.pipeline_bind_point, running));
+            } else if let Some(point) = cmd.work() {
+                if bound.iter().any(|b| b.0 == point && b.1) {
+                    out.push(draw);
                 }
+                draw += 1;
             }
+            Ok(())
         });
     }
     out
@@ -861,29 +868,15 @@ fn pipelines_of(data: &DeviceData, cbs: &[vk::CommandBuffer]) -> Vec<vk::Pipelin
 
 /// Why running `cbs` again would not give what running them once gave, if so.
 fn not_reexecutable(data: &DeviceData, cbs: &[vk::CommandBuffer]) -> Option<String> {
+    // Every buffer the submission runs (secondaries too) has a recording.
     for cb in cbs {
-        let why = data.replay.with_commands(*cb, |cmds| {
-            for cmd in cmds {
-                // Loaded attachments and storage images are kept
-                // (`images_read_first`).
-                let why = match *cmd {
-                    Cmd::CmdExecuteCommands(_) => Some("it executes secondary command buffers"),
-                    _ => None,
-                };
-                if why.is_some() {
-                    return why;
-                }
-            }
-            None
-        });
-        match why {
-            Some(Some(why)) => return Some(why.to_string()),
-            Some(None) => {}
-            None => return Some("a command buffer this layer did not record".into()),
+        if let Err(why) = data.replay.walk(*cb, &mut |_| Ok(())) {
+            return Some(why);
         }
     }
-    // Storage buffers and images read first are put back before each
-    // re-execution (snapshots), where they can be copied.
+    // Storage buffers and images read first (loaded attachments, storage
+    // images) are put back before each re-execution (snapshots), where
+    // they can be copied.
     storage_ranges(data, cbs)
         .err()
         .or_else(|| images_read_first(data, cbs).err())
@@ -899,17 +892,13 @@ fn images_read_first(
     let storage_images = pipelines_of(data, cbs)
         .into_iter()
         .any(|p| data.pipelines.writable_storage(p).images);
-    // The submission's commands in order (recordings are locked one at a
-    // time, so each buffer's are walked on their own, in order, sharing
-    // what earlier buffers did).
+    // The submission's commands in the order they run (recordings are
+    // locked one at a time, so each buffer's are walked on their own, in
+    // order, sharing what earlier buffers did).
     let mut walk = data.storage.images.walk(storage_images);
     for cb in cbs {
-        data.replay
-            .with_commands(*cb, |cmds| {
-                // SAFETY: recorded arguments point into the recording.
-                cmds.iter().try_for_each(|c| unsafe { walk.command(c) })
-            })
-            .unwrap_or_else(|| Err("a command buffer this layer did not record".into()))?;
+        // SAFETY: recorded arguments point into the recording.
+        data.replay.walk(*cb, &mut |c| unsafe { walk.command(c) })?;
     }
     Ok(walk.plan())
 }
@@ -928,16 +917,19 @@ fn storage_ranges(
     }
     let mut all = Vec::new();
     for cb in cbs {
-        let ranges = data
-            .replay
-            .with_commands(*cb, |cmds| data.storage.bound(cmds))
-            .unwrap_or_else(|| Err("a command buffer this layer did not record".into()))
+        data.replay
+            .walk(*cb, &mut |cmd| {
+                if !matches!(cmd, Cmd::CmdBindDescriptorSets(_)) {
+                    return Ok(());
+                }
+                for r in data.storage.bound(std::slice::from_ref(cmd))? {
+                    if !all.contains(&r) {
+                        all.push(r);
+                    }
+                }
+                Ok(())
+            })
             .map_err(|why| format!("storage buffers cannot be kept for it: {why}"))?;
-        for r in ranges {
-            if !all.contains(&r) {
-                all.push(r);
-            }
-        }
     }
     Ok(all)
 }
@@ -1131,28 +1123,27 @@ impl Watched {
 fn render_area(data: &DeviceData, cbs: &[vk::CommandBuffer]) -> Option<(u32, u32)> {
     let mut area: Option<(u32, u32)> = None;
     for cb in cbs {
-        data.replay.with_commands(*cb, |cmds| {
-            for cmd in cmds {
-                // SAFETY: recorded arguments point into the recording.
-                let rect = unsafe {
-                    match *cmd {
-                        Cmd::CmdBeginRenderPass(a) => {
-                            (*a.p_render_pass_begin.cast::<vk::RenderPassBeginInfo>()).render_area
-                        }
-                        Cmd::CmdBeginRenderPass2(a) => {
-                            (*a.p_render_pass_begin.cast::<vk::RenderPassBeginInfo>()).render_area
-                        }
-                        Cmd::CmdBeginRendering(a) => {
-                            (*a.p_rendering_info.cast::<vk::RenderingInfo>()).render_area
-                        }
-                        _ => continue,
+        let _ = data.replay.walk(*cb, &mut |cmd| {
+            // SAFETY: recorded arguments point into the recording.
+            let rect = unsafe {
+                match *cmd {
+                    Cmd::CmdBeginRenderPass(a) => {
+                        (*a.p_render_pass_begin.cast::<vk::RenderPassBeginInfo>()).render_area
                     }
-                };
-                let w = (rect.offset.x.max(0) as u32) + rect.extent.width;
-                let h = (rect.offset.y.max(0) as u32) + rect.extent.height;
-                let (aw, ah) = area.unwrap_or((0, 0));
-                area = Some((aw.max(w), ah.max(h)));
-            }
+                    Cmd::CmdBeginRenderPass2(a) => {
+                        (*a.p_render_pass_begin.cast::<vk::RenderPassBeginInfo>()).render_area
+                    }
+                    Cmd::CmdBeginRendering(a) => {
+                        (*a.p_rendering_info.cast::<vk::RenderingInfo>()).render_area
+                    }
+                    _ => return Ok(()),
+                }
+            };
+            let w = (rect.offset.x.max(0) as u32) + rect.extent.width;
+            let h = (rect.offset.y.max(0) as u32) + rect.extent.height;
+            let (aw, ah) = area.unwrap_or((0, 0));
+            area = Some((aw.max(w), ah.max(h)));
+            Ok(())
         });
     }
     area

@@ -178,6 +178,17 @@ fn specialized_pipelines_replayed_from_shadows_render_the_same_frames() {
     frames_and_hits_unchanged("vk_spec", 3, 64 * 64 + 3);
 }
 
+/// Draws recorded in secondary command buffers (`vk_secondary`: two per
+/// frame, executed in a render pass begun for them): the shadows execute
+/// shadows of the secondaries, whose pipelines are the twins (instrumented,
+/// every invocation of both draws hits), and the validation layer below
+/// ours finds nothing new.
+#[test]
+fn secondary_command_buffers_replayed_from_shadows_render_the_same_frames() {
+    frames_and_hits_unchanged("vk_secondary", 3, 2 * (64 * 64 + 3));
+    validation_unchanged("vk_secondary", 2);
+}
+
 #[test]
 fn devices_on_several_threads_replayed_from_shadows_render_the_same_frames() {
     let n = frames_unchanged("vk_threads", &[], true);

@@ -551,6 +551,43 @@ fn vertex_and_fragment_breakpoints_of_one_pipeline_both_stop() {
     }
 }
 
+/// `vk_secondary`: `vk_triangle`'s draws, each in a secondary command
+/// buffer of its own, executed inside a render pass begun with
+/// `VK_SUBPASS_CONTENTS_SECONDARY_COMMAND_BUFFERS`, at times
+/// `frame * 0.125 + i * 0.25`. A breakpoint stops in each draw where its condition holds,
+/// in order (draws numbered across the secondaries), with that draw's
+/// values; frames and the validation layer's reports are the program's
+/// alone.
+#[test]
+fn breakpoints_in_draws_of_secondary_command_buffers_stop() {
+    let file = shader_file("vk_triangle.frag");
+    let breakpoint = format!("{}:12:t > 0.3", file.display());
+    let args = ["2", "64", "source", "4"].map(String::from);
+    let (events, text) = run_checked("vk_secondary", &[breakpoint], &args);
+    let stops: Vec<Stop> = of_kind(&events, "stopped")
+        .into_iter()
+        .map(|s| Stop(s.clone()))
+        .collect();
+    let seen: Vec<(u64, u64)> = stops
+        .iter()
+        .map(|s| {
+            (
+                s.0["frame"].as_u64().unwrap_or(99),
+                s.0["draw"].as_u64().unwrap_or(99),
+            )
+        })
+        .collect();
+    // Frame 0 draws at t = 0, 0.25, 0.5, 0.75; frame 1 at 0.125, 0.375, ...
+    assert_eq!(seen, [(0, 2), (0, 3), (1, 1), (1, 2), (1, 3)], "{text}");
+    for (stop, (frame, draw)) in stops.iter().zip(seen) {
+        let t = frame as f32 * 0.125 + draw as f32 * 0.25;
+        assert_eq!(stop.pixel(), (0, 0), "{}", stop.0);
+        assert_eq!(stop.float("t"), t, "{}", stop.0);
+        let ring = ((0.5f32 / 32.0 - 1.0).hypot(0.5 / 32.0 - 1.0) * 2.0 - t).rem_euclid(1.0);
+        assert!((stop.float("ring") - ring).abs() < 1e-5, "{}", stop.0);
+    }
+}
+
 /// `vk_sets ... full`: the pipeline layout has every descriptor set the
 /// device can bind, so no twin can add the debug set: the breakpoint in
 /// its fragment shader ends unverified with that reason, the session hears

@@ -28,6 +28,9 @@ pub use submit::{bind_twin, self_check, submit_shadows, Keep, Submission, Submit
 
 use crate::dispatch::{self, key, typed, DeviceData};
 
+/// What a command buffer the layer has no recording of says.
+pub const UNRECORDED: &str = "a command buffer this layer did not record";
+
 /// Why a command buffer cannot be replayed.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct NotReplayable(pub &'static str);
@@ -256,17 +259,49 @@ impl DeviceReplay {
         Some(f(rec.commands().unwrap_or(&[])))
     }
 
-    /// The pipelines `cb` binds, in order.
-    pub fn pipelines_bound(&self, cb: vk::CommandBuffer) -> Vec<vk::Pipeline> {
+    /// Runs `f` on each command `cb` runs, in order: its own and, after
+    /// each `vkCmdExecuteCommands` (which `f` sees first), those of the
+    /// secondary command buffers it executes. A buffer without a recording
+    /// is an error; a recording that cannot be replayed gives no commands
+    /// (as [`Self::with_commands`]). Secondaries start with nothing bound,
+    /// and leave the primary's state undefined: a program binds again
+    /// before it draws, so `f` can follow what is bound across them.
+    pub fn walk(
+        &self,
+        cb: vk::CommandBuffer,
+        f: &mut dyn FnMut(&Cmd) -> Result<(), String>,
+    ) -> Result<(), String> {
         self.with_commands(cb, |cmds| {
-            cmds.iter()
-                .filter_map(|c| match c {
-                    Cmd::CmdBindPipeline(a) => Some(a.pipeline),
-                    _ => None,
-                })
-                .collect()
+            for cmd in cmds {
+                f(cmd)?;
+                if let Cmd::CmdExecuteCommands(a) = cmd {
+                    // SAFETY: the recording holds that many buffers.
+                    let secondaries = unsafe {
+                        dispatch::array(
+                            a.p_command_buffers.cast::<vk::CommandBuffer>(),
+                            a.command_buffer_count,
+                        )
+                    };
+                    for s in secondaries {
+                        self.walk(*s, f)?;
+                    }
+                }
+            }
+            Ok(())
         })
-        .unwrap_or_default()
+        .unwrap_or_else(|| Err(UNRECORDED.into()))
+    }
+
+    /// The pipelines `cb` binds (and the secondaries it executes), in order.
+    pub fn pipelines_bound(&self, cb: vk::CommandBuffer) -> Vec<vk::Pipeline> {
+        let mut out = Vec::new();
+        let _ = self.walk(cb, &mut |c| {
+            if let Cmd::CmdBindPipeline(a) = c {
+                out.push(a.pipeline);
+            }
+            Ok(())
+        });
+        out
     }
 
     /// Appends what `copy` makes of a command to `cb`'s recording.

@@ -983,6 +983,45 @@ impl Scene {
         cmd: vk::CommandBuffer,
         draw: impl FnOnce(&ash::Device, vk::CommandBuffer),
     ) -> anyhow::Result<()> {
+        self.record_in(cmd, vk::SubpassContents::INLINE, draw)
+    }
+
+    /// A secondary command buffer of the scene's pool with what `draw`
+    /// records, continuing the scene's render pass in its first subpass
+    /// (for [`Scene::record_in`] with `SECONDARY_COMMAND_BUFFERS`).
+    pub fn secondary(
+        &self,
+        draw: impl FnOnce(&ash::Device, vk::CommandBuffer),
+    ) -> anyhow::Result<vk::CommandBuffer> {
+        let d = &self.device;
+        let info = vk::CommandBufferAllocateInfo::default()
+            .command_pool(self.pool)
+            .level(vk::CommandBufferLevel::SECONDARY)
+            .command_buffer_count(1);
+        let inheritance = vk::CommandBufferInheritanceInfo::default()
+            .render_pass(self.render_pass)
+            .framebuffer(self.framebuffer);
+        let begin = vk::CommandBufferBeginInfo::default()
+            .flags(vk::CommandBufferUsageFlags::RENDER_PASS_CONTINUE)
+            .inheritance_info(&inheritance);
+        // SAFETY: the scene's pool, render pass and framebuffer are alive;
+        // the buffer is freed with the pool.
+        unsafe {
+            let cmd = d.allocate_command_buffers(&info)?[0];
+            d.begin_command_buffer(cmd, &begin)?;
+            draw(d, cmd);
+            d.end_command_buffer(cmd)?;
+            Ok(cmd)
+        }
+    }
+
+    /// [`Scene::record`] whose render pass's contents are `contents`.
+    pub fn record_in(
+        &self,
+        cmd: vk::CommandBuffer,
+        contents: vk::SubpassContents,
+        draw: impl FnOnce(&ash::Device, vk::CommandBuffer),
+    ) -> anyhow::Result<()> {
         let d = &self.device;
         let area = vk::Rect2D {
             offset: vk::Offset2D::default(),
@@ -1009,7 +1048,7 @@ impl Scene {
                     .framebuffer(self.framebuffer)
                     .render_area(area)
                     .clear_values(clear),
-                vk::SubpassContents::INLINE,
+                contents,
             );
             draw(d, cmd);
             d.cmd_end_render_pass(cmd);

@@ -116,14 +116,8 @@ pub fn resource_bindings(words: &[u32]) -> Vec<(Option<String>, u32, u32)> {
     let mut sets = std::collections::HashMap::new();
     let mut bindings = std::collections::HashMap::new();
     let mut variables = Vec::new();
-    let mut at = HEADER_WORDS;
-    while at < words.len() {
-        let count = (words[at] >> 16) as usize;
-        if count == 0 || at + count > words.len() {
-            break;
-        }
-        let operands = &words[at + 1..at + count];
-        match (Op::from_u32(words[at] & 0xffff), operands) {
+    for (_, op, operands) in instructions(words) {
+        match (op, operands) {
             (Some(Op::Name), [id, name @ ..]) => {
                 names.insert(*id, string(name));
             }
@@ -138,7 +132,6 @@ pub fn resource_bindings(words: &[u32]) -> Vec<(Option<String>, u32, u32)> {
             (Some(Op::Variable), [_, id, ..]) => variables.push(*id),
             _ => {}
         }
-        at += count;
     }
     variables
         .into_iter()
@@ -158,47 +151,50 @@ pub fn resource_bindings(words: &[u32]) -> Vec<(Option<String>, u32, u32)> {
 /// its own binding so that the vertex and fragment stages of one draw write
 /// different regions). Whether anything changed.
 pub fn rebind(words: &mut [u32], set: u32, binding: u32) -> bool {
-    let in_set = ids_in_set(words, set);
+    let decorations = decorations(words);
+    let of = |which: spirv::Decoration| {
+        let which = which as u32;
+        decorations.iter().filter(move |(_, _, d)| *d == which)
+    };
+    let in_set: std::collections::HashSet<u32> = of(spirv::Decoration::DescriptorSet)
+        .filter(|(at, _, _)| words[*at] == set)
+        .map(|(_, id, _)| *id)
+        .collect();
     let mut changed = false;
-    let mut at = HEADER_WORDS;
-    while at < words.len() {
-        let count = (words[at] >> 16) as usize;
-        if count == 0 || at + count > words.len() {
-            break;
-        }
-        if Op::from_u32(words[at] & 0xffff) == Some(Op::Decorate)
-            && count >= 4
-            && words[at + 2] == spirv::Decoration::Binding as u32
-            && in_set.contains(&words[at + 1])
-            && words[at + 3] != binding
-        {
-            words[at + 3] = binding;
+    for (at, id, _) in of(spirv::Decoration::Binding) {
+        if in_set.contains(id) && words[*at] != binding {
+            words[*at] = binding;
             changed = true;
         }
-        at += count;
     }
     changed
 }
 
-/// The ids decorated `DescriptorSet set`.
-fn ids_in_set(words: &[u32], set: u32) -> std::collections::HashSet<u32> {
-    let mut out = std::collections::HashSet::new();
+/// The module's `OpDecorate`s with a literal: where the (first) literal
+/// word is, the target id and the decoration.
+fn decorations(words: &[u32]) -> Vec<(usize, u32, u32)> {
+    instructions(words)
+        .filter_map(|(at, op, operands)| match (op, operands) {
+            (Some(Op::Decorate), [id, d, _, ..]) => Some((at + 3, *id, *d)),
+            _ => None,
+        })
+        .collect()
+}
+
+/// The module's instructions after its header, up to the first that is
+/// malformed: where each starts, its opcode and its operands.
+fn instructions(words: &[u32]) -> impl Iterator<Item = (usize, Option<Op>, &[u32])> {
     let mut at = HEADER_WORDS;
-    while at < words.len() {
-        let count = (words[at] >> 16) as usize;
+    std::iter::from_fn(move || {
+        let count = (*words.get(at)? >> 16) as usize;
         if count == 0 || at + count > words.len() {
-            break;
+            return None;
         }
-        if Op::from_u32(words[at] & 0xffff) == Some(Op::Decorate)
-            && count >= 4
-            && words[at + 2] == spirv::Decoration::DescriptorSet as u32
-            && words[at + 3] == set
-        {
-            out.insert(words[at + 1]);
-        }
+        let start = at;
         at += count;
-    }
-    out
+        let op = Op::from_u32(words[start] & 0xffff);
+        Some((start, op, &words[start + 1..start + count]))
+    })
 }
 
 pub fn read(words: &[u32]) -> Result<ModuleInfo, SpirvError> {

@@ -919,7 +919,10 @@ fn storage_ranges(
     for cb in cbs {
         data.replay
             .walk(*cb, &mut |cmd| {
-                if !matches!(cmd, Cmd::CmdBindDescriptorSets(_)) {
+                if !matches!(
+                    cmd,
+                    Cmd::CmdBindDescriptorSets(_) | Cmd::CmdPushDescriptorSetKHR(_)
+                ) {
                     return Ok(());
                 }
                 for r in data.storage.bound(std::slice::from_ref(cmd))? {

@@ -164,6 +164,15 @@ fn a_textured_quad_replayed_from_shadows_renders_the_same_frames() {
     frames_and_hits_unchanged("vk_textured", 1 + 3, 32 * 32 + 6);
 }
 
+/// The same quad with its inputs pushed (`vkCmdPushDescriptorSetKHR`: the
+/// writes copied by their descriptor types), and a storage buffer its
+/// fragment shader counts in (the counts are part of its frames' lines).
+#[test]
+fn pushed_descriptors_replayed_from_shadows_render_the_same_frames() {
+    frames_and_hits_unchanged("vk_push", 1 + 3, 32 * 32 + 6);
+    validation_unchanged("vk_push", 1 + 2);
+}
+
 /// Three descriptor sets (uniform buffer, storage buffer, texture): the
 /// twins' debug set is set 3.
 #[test]

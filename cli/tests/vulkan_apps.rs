@@ -240,13 +240,22 @@ fn assert_frames(stops: &[Stop], first: u64) {
 /// uv = (pixel + 0.5) / 32 - 0.5; the nearest of the 8x8 texels is
 /// `(pixel - 16) / 4`; the tint is `(1, 0.5 + 0.25 frame, 0.25, 1)`. The
 /// command buffer is recorded once and submitted every frame, so the frames
-/// differ only by the uniform buffer, and so do the stops.
+/// differ only by the uniform buffer, and so do the stops. `vk_push` draws
+/// the same with the uniform buffer, the texture and a storage buffer it
+/// counts fragments in pushed (`vkCmdPushDescriptorSetKHR`): the same
+/// stops, and the counts it prints are the program's alone (the storage
+/// is put back before each run again).
 #[test]
 fn a_textured_quad_stops_where_the_sampled_texel_meets_the_condition() {
-    for debug_info in ["source", "nonsemantic"] {
+    for (app, debug_info) in [
+        ("vk_textured", "source"),
+        ("vk_textured", "nonsemantic"),
+        ("vk_push", "source"),
+        ("vk_push", "nonsemantic"),
+    ] {
         let stops = stops(
-            "vk_textured",
-            "vk_textured.frag",
+            app,
+            &format!("{app}.frag"),
             15,
             "shaded.g > 0.4 && texel.r > 0.5",
             3,
@@ -384,17 +393,7 @@ fn a_breakpoint_in_a_second_subpass_sees_what_the_first_drew() {
         assert_frames(&stops, 0);
         for (frame, stop) in stops.iter().enumerate() {
             let t = frame as f32 * 0.125;
-            let drawn = |x: u32, y: u32| {
-                let p = [x, y].map(|c| (c as f32 + 0.5) / 32.0);
-                let ring = ((p[0] - 1.0).hypot(p[1] - 1.0) * 2.0 - t).rem_euclid(1.0);
-                let color = [
-                    (p[0] + t).fract(),
-                    ring,
-                    ((p[0] + p[1]) * 0.5 - t).rem_euclid(1.0),
-                    1.0,
-                ];
-                color.map(|c| (c * 255.0).round() / 255.0)
-            };
+            let drawn = |x: u32, y: u32| triangle_color(x, y, t);
             let first = first_pixel(|x, y| drawn(x, y)[0] > 0.5);
             let (x, y) = stop.pixel();
             assert_eq!((x, y), first, "frame {frame}: {}", stop.0);

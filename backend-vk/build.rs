@@ -93,6 +93,23 @@ const FOLLOWED_NOAUTOVALIDITY: &[(&str, &str, &str)] = &[
         "pImmutableSamplers",
         "samples(s.descriptor_type)",
     ),
+    // A descriptor write (push descriptors) reads one of its arrays, as its
+    // type says (the registry's valid usage of `VkWriteDescriptorSet`).
+    (
+        "VkWriteDescriptorSet",
+        "pImageInfo",
+        "writes_images(s.descriptor_type)",
+    ),
+    (
+        "VkWriteDescriptorSet",
+        "pBufferInfo",
+        "writes_buffers(s.descriptor_type)",
+    ),
+    (
+        "VkWriteDescriptorSet",
+        "pTexelBufferView",
+        "writes_texel_buffers(s.descriptor_type)",
+    ),
 ];
 
 /// Extra roots: structures the layer copies outside a `vkCmd*` command.

@@ -779,6 +779,20 @@ impl Walk<'_> {
         }
     }
 
+    /// Storage images bound or pushed (views in layouts): a shader may read
+    /// them before writing them.
+    fn storage_read(
+        &mut self,
+        images: Vec<(vk::ImageView, vk::ImageLayout)>,
+    ) -> Result<(), String> {
+        for (view, layout) in images {
+            self.attachment(view, layout, true).map_err(|why| {
+                format!("a storage image its shaders could write cannot be kept: {why}")
+            })?;
+        }
+        Ok(())
+    }
+
     /// The image a view shows, if the view was seen created.
     fn image_of(&self, view: vk::ImageView) -> Option<vk::Image> {
         let views = self.images.views.read().unwrap_or_else(|e| e.into_inner());
@@ -994,13 +1008,13 @@ impl Walk<'_> {
                         .flat_map(|m| m.values().copied())
                         .collect()
                 };
-                for (view, layout) in bound {
-                    // A shader may read a storage image before writing it.
-                    self.attachment(view, layout, true).map_err(|why| {
-                        format!("a storage image its shaders could write cannot be kept: {why}")
-                    })?;
-                }
-                Ok(())
+                self.storage_read(bound)
+            }
+            Cmd::CmdPushDescriptorSetKHR(_) if storage_images => {
+                // SAFETY: per this function's contract.
+                let writes = unsafe { cmd.pushed_writes() };
+                let pushed = storage_images_of(writes).map(|(_, image)| image).collect();
+                self.storage_read(pushed)
             }
             _ => Ok(()),
         }
@@ -1078,19 +1092,9 @@ impl Images {
     /// Remembers the storage images of descriptor writes (after the call).
     pub fn remember_writes(&self, writes: &[vk::WriteDescriptorSet]) {
         let mut storage = self.storage.write().unwrap_or_else(|e| e.into_inner());
-        for w in writes {
-            if w.descriptor_type != vk::DescriptorType::STORAGE_IMAGE || w.p_image_info.is_null() {
-                continue;
-            }
-            // SAFETY: storage image writes name `descriptor_count` image infos.
-            let infos = unsafe { array(w.p_image_info, w.descriptor_count) };
-            let set = storage.entry(vk::Handle::as_raw(w.dst_set)).or_default();
-            for (i, info) in infos.iter().enumerate() {
-                set.insert(
-                    (w.dst_binding, w.dst_array_element + i as u32),
-                    (info.image_view, info.image_layout),
-                );
-            }
+        for ((set, binding, element), image) in storage_images_of(writes) {
+            let set = storage.entry(vk::Handle::as_raw(set)).or_default();
+            set.insert((binding, element), image);
         }
     }
 
@@ -1531,4 +1535,27 @@ unsafe fn copy(
         }
         Ok(())
     }
+}
+
+/// The storage images `writes` write (views in layouts), by (set, binding,
+/// element).
+fn storage_images_of<'a>(
+    writes: &'a [vk::WriteDescriptorSet<'a>],
+) -> impl Iterator<
+    Item = (
+        (vk::DescriptorSet, u32, u32),
+        (vk::ImageView, vk::ImageLayout),
+    ),
+> + 'a {
+    writes
+        .iter()
+        .filter(|w| w.descriptor_type == vk::DescriptorType::STORAGE_IMAGE)
+        .flat_map(|w| {
+            // SAFETY: storage image writes name `descriptor_count` image infos.
+            let infos = unsafe { array(w.p_image_info, w.descriptor_count) };
+            (0u32..).zip(infos).map(move |(i, info)| {
+                let at = (w.dst_set, w.dst_binding, w.dst_array_element + i);
+                (at, (info.image_view, info.image_layout))
+            })
+        })
 }

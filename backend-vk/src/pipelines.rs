@@ -228,16 +228,46 @@ pub struct Twin {
 /// is written but header words.
 const SCRATCH_BYTES: u64 = 256;
 
-/// Where the debug set of a draw points (its binding is a dynamic storage
-/// buffer: shadows bind it before each draw that runs an instrumented
+/// Where the debug set of a draw points (its bindings are dynamic storage
+/// buffers: shadows bind it before each draw that runs an instrumented
 /// stage, so that each draw can write to its own part of the buffer).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum DebugBinding {
-    /// The debug buffer from this byte offset (a multiple of
-    /// [`Pipelines::offset_alignment`]), as far as [`Pipelines::set_debug_range`] says.
-    Buffer(u32),
+    /// The debug buffer from these byte offsets (multiples of
+    /// [`Pipelines::offset_alignment`]), one per binding ([`debug_slot`]),
+    /// as far as [`Pipelines::set_debug_range`] says.
+    Buffer([u32; DEBUG_SLOTS]),
     /// The scratch header: nothing the draw writes is kept.
     Scratch,
+}
+
+impl DebugBinding {
+    /// Every binding at `offset`.
+    pub fn at(offset: u32) -> DebugBinding {
+        DebugBinding::Buffer([offset; DEBUG_SLOTS])
+    }
+}
+
+/// Bindings of the debug set: one for the fragment stage, one for every
+/// other, so that the vertex and fragment stages of a draw can both be
+/// hit-tested, each writing a region of its own.
+pub const DEBUG_SLOTS: usize = 2;
+
+/// The debug set's binding an instrumented stage writes (instrumenters
+/// declare binding 0; a twin's fragment module is moved to 1).
+pub fn debug_slot(stage: shaderdbg_core::Stage) -> usize {
+    usize::from(stage == shaderdbg_core::Stage::Fragment)
+}
+
+/// [`debug_slot`] of a pipeline stage.
+fn slot_of(stage: vk::ShaderStageFlags) -> usize {
+    use shaderdbg_core::Stage;
+    let fragment = stage == vk::ShaderStageFlags::FRAGMENT;
+    debug_slot(if fragment {
+        Stage::Fragment
+    } else {
+        Stage::Vertex
+    })
 }
 
 /// The debug buffer and the descriptor sets that hold it.
@@ -1279,7 +1309,15 @@ impl Pipelines {
                 // The module is in the stage's pNext chain (copied), or absent.
                 continue;
             };
-            let code = code_for(code, set)?;
+            let mut code = code_for(code, set)?;
+            let slot = slot_of(st.stage) as u32;
+            if slot != 0 {
+                // The stage's debug buffer at the stage's binding.
+                let mut moved = code.to_vec();
+                if crate::spirv::rebind(&mut moved, set, slot) {
+                    code = Arc::new(moved);
+                }
+            }
             let info = vk::ShaderModuleCreateInfo::default().code(&code);
             let mut module = vk::ShaderModule::null();
             // SAFETY: SPIR-V words, down the chain.
@@ -1392,12 +1430,22 @@ impl Pipelines {
                 Err(format!("{what}: {r} ({r:?})"))
             }
         };
-        let binding = [vk::DescriptorSetLayoutBinding::default()
-            .binding(0)
-            .descriptor_type(vk::DescriptorType::STORAGE_BUFFER_DYNAMIC)
-            .descriptor_count(1)
-            .stage_flags(vk::ShaderStageFlags::ALL)];
-        let info = vk::DescriptorSetLayoutCreateInfo::default().bindings(&binding);
+        let fragment = vk::ShaderStageFlags::FRAGMENT;
+        let binding = |slot: usize, stages| {
+            vk::DescriptorSetLayoutBinding::default()
+                .binding(slot as u32)
+                .descriptor_type(vk::DescriptorType::STORAGE_BUFFER_DYNAMIC)
+                .descriptor_count(1)
+                .stage_flags(stages)
+        };
+        let bindings = [
+            binding(
+                slot_of(vk::ShaderStageFlags::VERTEX),
+                vk::ShaderStageFlags::ALL & !fragment,
+            ),
+            binding(slot_of(fragment), fragment),
+        ];
+        let info = vk::DescriptorSetLayoutCreateInfo::default().bindings(&bindings);
         // SAFETY: valid create infos of the layer's own, down the chain (here and below).
         unsafe {
             check(
@@ -1406,7 +1454,7 @@ impl Pipelines {
             )?;
             let sizes = [vk::DescriptorPoolSize {
                 ty: vk::DescriptorType::STORAGE_BUFFER_DYNAMIC,
-                descriptor_count: 2,
+                descriptor_count: 2 * DEBUG_SLOTS as u32,
             }];
             let info = vk::DescriptorPoolCreateInfo::default()
                 .max_sets(2)
@@ -1480,15 +1528,17 @@ impl Pipelines {
                 offset: DEBUG_BUFFER_BYTES,
                 range: SCRATCH_BYTES,
             }];
-            let write = |set, info| {
-                vk::WriteDescriptorSet::default()
-                    .dst_set(set)
-                    .dst_binding(0)
-                    .descriptor_type(vk::DescriptorType::STORAGE_BUFFER_DYNAMIC)
-                    .buffer_info(info)
-            };
-            let writes = [write(d.set, &main), write(d.scratch, &scratch_info)];
-            update_sets(dev, 2, writes.as_ptr(), 0, std::ptr::null());
+            let writes = debug_writes(d.set, &main)
+                .into_iter()
+                .chain(debug_writes(d.scratch, &scratch_info))
+                .collect::<Vec<_>>();
+            update_sets(
+                dev,
+                writes.len() as u32,
+                writes.as_ptr(),
+                0,
+                std::ptr::null(),
+            );
         }
         Ok(())
     }
@@ -1561,13 +1611,17 @@ impl Pipelines {
             offset: 0,
             range,
         }];
-        let write = vk::WriteDescriptorSet::default()
-            .dst_set(d.set)
-            .dst_binding(0)
-            .descriptor_type(vk::DescriptorType::STORAGE_BUFFER_DYNAMIC)
-            .buffer_info(&info);
+        let writes = debug_writes(d.set, &info);
         // SAFETY: the set is not in use (the contract).
-        unsafe { update(dev, 1, &write, 0, std::ptr::null()) };
+        unsafe {
+            update(
+                dev,
+                writes.len() as u32,
+                writes.as_ptr(),
+                0,
+                std::ptr::null(),
+            )
+        };
         d.range = range;
         Ok(())
     }
@@ -1583,12 +1637,12 @@ impl Pipelines {
         twin: &Twin,
         which: DebugBinding,
     ) -> Result<(), String> {
-        let (set, offset) = {
+        let (set, offsets) = {
             let debug = self.debug.lock().unwrap_or_else(|e| e.into_inner());
             let d = debug.as_ref().ok_or("no debug set")?;
             match which {
-                DebugBinding::Buffer(offset) => (d.set, offset),
-                DebugBinding::Scratch => (d.scratch, 0),
+                DebugBinding::Buffer(offsets) => (d.set, offsets),
+                DebugBinding::Scratch => (d.scratch, [0; DEBUG_SLOTS]),
             }
         };
         let bind = self
@@ -1596,7 +1650,18 @@ impl Pipelines {
             .cmd_bind_descriptor_sets
             .ok_or("the device lacks vkCmdBindDescriptorSets")?;
         // SAFETY: per this function's contract.
-        unsafe { bind(cb, point, twin.layout, twin.set, 1, &set, 1, &offset) };
+        unsafe {
+            bind(
+                cb,
+                point,
+                twin.layout,
+                twin.set,
+                1,
+                &set,
+                DEBUG_SLOTS as u32,
+                offsets.as_ptr(),
+            )
+        };
         Ok(())
     }
 
@@ -1633,6 +1698,20 @@ impl Pipelines {
             unsafe { self.destroy_debug_set(dev, &d) };
         }
     }
+}
+
+/// Writes pointing every binding of the debug set `set` at `info`.
+fn debug_writes(
+    set: vk::DescriptorSet,
+    info: &[vk::DescriptorBufferInfo],
+) -> [vk::WriteDescriptorSet<'_>; DEBUG_SLOTS] {
+    std::array::from_fn(|slot| {
+        vk::WriteDescriptorSet::default()
+            .dst_set(set)
+            .dst_binding(slot as u32)
+            .descriptor_type(vk::DescriptorType::STORAGE_BUFFER_DYNAMIC)
+            .buffer_info(info)
+    })
 }
 
 #[cfg(test)]

@@ -69,12 +69,8 @@ pub unsafe fn now(
 ) -> Result<Shot, String> {
     let mut walk = data.storage.images.screenshot_walk();
     for cb in cbs {
-        data.replay
-            .with_commands(*cb, |cmds| {
-                // SAFETY: recorded arguments point into the recording.
-                cmds.iter().try_for_each(|c| unsafe { walk.command(c) })
-            })
-            .unwrap_or_else(|| Err("a command buffer this layer did not record".into()))?;
+        // SAFETY: recorded arguments point into the recording.
+        data.replay.walk(*cb, &mut |c| unsafe { walk.command(c) })?;
     }
     let target = walk.target()?;
     let stages = walk.plan().stages;

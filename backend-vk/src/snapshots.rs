@@ -165,28 +165,9 @@ unsafe extern "system" fn update_descriptor_sets(
     let writes = unsafe { array(writes, write_count) };
     d.storage.images.remember_writes(writes);
     let mut sets = d.storage.sets.write().unwrap_or_else(|e| e.into_inner());
-    for w in writes {
-        let storage = matches!(
-            w.descriptor_type,
-            vk::DescriptorType::STORAGE_BUFFER | vk::DescriptorType::STORAGE_BUFFER_DYNAMIC
-        );
-        if !storage || w.p_buffer_info.is_null() {
-            continue;
-        }
-        // SAFETY: storage buffer writes name `descriptor_count` buffer infos.
-        let infos =
-            unsafe { std::slice::from_raw_parts(w.p_buffer_info, w.descriptor_count as usize) };
-        let set = sets.entry(vk::Handle::as_raw(w.dst_set)).or_default();
-        for (i, b) in infos.iter().enumerate() {
-            set.insert(
-                (w.dst_binding, w.dst_array_element + i as u32),
-                Range {
-                    buffer: b.buffer,
-                    offset: b.offset,
-                    size: b.range,
-                },
-            );
-        }
+    for ((set, binding, element), range) in storage_ranges(writes) {
+        let set = sets.entry(vk::Handle::as_raw(set)).or_default();
+        set.insert((binding, element), range);
     }
 }
 
@@ -199,55 +180,86 @@ impl Storage {
         }
     }
 
-    /// The storage ranges the recorded commands bind (whole buffers for
-    /// `VK_WHOLE_SIZE` and dynamic offsets), or why they cannot all be
-    /// copied.
+    /// The storage ranges the recorded commands bind or push (whole
+    /// buffers for `VK_WHOLE_SIZE` and dynamic offsets), or why they cannot
+    /// all be copied.
     pub fn bound(&self, cmds: &[Cmd]) -> Result<Vec<Range>, String> {
         let sets = self.sets.read().unwrap_or_else(|e| e.into_inner());
         let buffers = self.buffers.read().unwrap_or_else(|e| e.into_inner());
         let mut out = Vec::new();
+        // A storage range to keep: the whole buffer where `whole`.
+        let mut keep = |r: &Range, whole: bool| -> Result<(), String> {
+            let Some(&(size, copyable)) = buffers.get(&vk::Handle::as_raw(r.buffer)) else {
+                return Err("a storage buffer this layer did not see created".into());
+            };
+            if !copyable {
+                return Err("a storage buffer the layer could not make copyable".into());
+            }
+            let range = match whole || r.size == vk::WHOLE_SIZE {
+                true => Range {
+                    buffer: r.buffer,
+                    offset: 0,
+                    size,
+                },
+                false => *r,
+            };
+            if !out.contains(&range) {
+                out.push(range);
+            }
+            Ok(())
+        };
         for cmd in cmds {
-            let Cmd::CmdBindDescriptorSets(a) = cmd else {
-                continue;
-            };
-            // SAFETY: the recording holds `descriptor_set_count` sets.
-            let bound = unsafe {
-                array(
-                    a.p_descriptor_sets.cast::<vk::DescriptorSet>(),
-                    a.descriptor_set_count,
-                )
-            };
-            for s in bound {
-                for r in sets
-                    .get(&vk::Handle::as_raw(*s))
-                    .into_iter()
-                    .flat_map(|m| m.values())
-                {
-                    let Some(&(size, copyable)) = buffers.get(&vk::Handle::as_raw(r.buffer)) else {
-                        return Err("a storage buffer this layer did not see created".into());
-                    };
-                    if !copyable {
-                        return Err("a storage buffer the layer could not make copyable".into());
-                    }
-                    // Dynamic offsets move the range: keep the whole buffer.
-                    let whole = r.size == vk::WHOLE_SIZE || a.dynamic_offset_count > 0;
-                    let range = if whole {
-                        Range {
-                            buffer: r.buffer,
-                            offset: 0,
-                            size,
+            match cmd {
+                Cmd::CmdBindDescriptorSets(a) => {
+                    // SAFETY: the recording is alive (the caller's).
+                    for s in unsafe { cmd.bound_sets() } {
+                        let set = sets.get(&vk::Handle::as_raw(*s));
+                        for r in set.into_iter().flat_map(|m| m.values()) {
+                            // Dynamic offsets move the range: keep the whole buffer.
+                            keep(r, a.dynamic_offset_count > 0)?;
                         }
-                    } else {
-                        *r
-                    };
-                    if !out.contains(&range) {
-                        out.push(range);
                     }
                 }
+                // Push descriptors: the writes hold the ranges.
+                Cmd::CmdPushDescriptorSetKHR(_) => {
+                    // SAFETY: the recording is alive (the caller's).
+                    for (_, r) in storage_ranges(unsafe { cmd.pushed_writes() }) {
+                        keep(&r, false)?;
+                    }
+                }
+                _ => {}
             }
         }
         Ok(out)
     }
+}
+
+/// The storage buffer ranges `writes` write, by (set, binding, element).
+fn storage_ranges<'a>(
+    writes: &'a [vk::WriteDescriptorSet<'a>],
+) -> impl Iterator<Item = ((vk::DescriptorSet, u32, u32), Range)> + 'a {
+    writes
+        .iter()
+        .filter(|w| {
+            let storage = matches!(
+                w.descriptor_type,
+                vk::DescriptorType::STORAGE_BUFFER | vk::DescriptorType::STORAGE_BUFFER_DYNAMIC
+            );
+            storage && !w.p_buffer_info.is_null()
+        })
+        .flat_map(|w| {
+            // SAFETY: storage buffer writes name `descriptor_count` buffer infos.
+            let infos = unsafe { array(w.p_buffer_info, w.descriptor_count) };
+            (0u32..).zip(infos).map(move |(i, b)| {
+                let at = (w.dst_set, w.dst_binding, w.dst_array_element + i);
+                let range = Range {
+                    buffer: b.buffer,
+                    offset: b.offset,
+                    size: b.range,
+                };
+                (at, range)
+            })
+        })
 }
 
 /// Copies `ranges` into a buffer of the layer's own (`back`: from it into

@@ -116,14 +116,8 @@ pub fn resource_bindings(words: &[u32]) -> Vec<(Option<String>, u32, u32)> {
     let mut sets = std::collections::HashMap::new();
     let mut bindings = std::collections::HashMap::new();
     let mut variables = Vec::new();
-    let mut at = HEADER_WORDS;
-    while at < words.len() {
-        let count = (words[at] >> 16) as usize;
-        if count == 0 || at + count > words.len() {
-            break;
-        }
-        let operands = &words[at + 1..at + count];
-        match (Op::from_u32(words[at] & 0xffff), operands) {
+    for (_, op, operands) in instructions(words) {
+        match (op, operands) {
             (Some(Op::Name), [id, name @ ..]) => {
                 names.insert(*id, string(name));
             }
@@ -138,7 +132,6 @@ pub fn resource_bindings(words: &[u32]) -> Vec<(Option<String>, u32, u32)> {
             (Some(Op::Variable), [_, id, ..]) => variables.push(*id),
             _ => {}
         }
-        at += count;
     }
     variables
         .into_iter()
@@ -150,6 +143,58 @@ pub fn resource_bindings(words: &[u32]) -> Vec<(Option<String>, u32, u32)> {
             ))
         })
         .collect()
+}
+
+/// `words` with every resource of descriptor set `set` at `binding` (the
+/// layer's debug set has one resource per module: its debug buffer, which
+/// the instrumenters declare at binding 0; a fragment stage's is moved to
+/// its own binding so that the vertex and fragment stages of one draw write
+/// different regions). Whether anything changed.
+pub fn rebind(words: &mut [u32], set: u32, binding: u32) -> bool {
+    let decorations = decorations(words);
+    let of = |which: spirv::Decoration| {
+        let which = which as u32;
+        decorations.iter().filter(move |(_, _, d)| *d == which)
+    };
+    let in_set: std::collections::HashSet<u32> = of(spirv::Decoration::DescriptorSet)
+        .filter(|(at, _, _)| words[*at] == set)
+        .map(|(_, id, _)| *id)
+        .collect();
+    let mut changed = false;
+    for (at, id, _) in of(spirv::Decoration::Binding) {
+        if in_set.contains(id) && words[*at] != binding {
+            words[*at] = binding;
+            changed = true;
+        }
+    }
+    changed
+}
+
+/// The module's `OpDecorate`s with a literal: where the (first) literal
+/// word is, the target id and the decoration.
+fn decorations(words: &[u32]) -> Vec<(usize, u32, u32)> {
+    instructions(words)
+        .filter_map(|(at, op, operands)| match (op, operands) {
+            (Some(Op::Decorate), [id, d, _, ..]) => Some((at + 3, *id, *d)),
+            _ => None,
+        })
+        .collect()
+}
+
+/// The module's instructions after its header, up to the first that is
+/// malformed: where each starts, its opcode and its operands.
+fn instructions(words: &[u32]) -> impl Iterator<Item = (usize, Option<Op>, &[u32])> {
+    let mut at = HEADER_WORDS;
+    std::iter::from_fn(move || {
+        let count = (*words.get(at)? >> 16) as usize;
+        if count == 0 || at + count > words.len() {
+            return None;
+        }
+        let start = at;
+        at += count;
+        let op = Op::from_u32(words[start] & 0xffff);
+        Some((start, op, &words[start + 1..start + count]))
+    })
 }
 
 pub fn read(words: &[u32]) -> Result<ModuleInfo, SpirvError> {
@@ -395,6 +440,21 @@ mod tests {
             Stage::Fragment,
         );
         assert!(!declares_writable_storage(&ubo));
+    }
+    #[test]
+    fn rebind_moves_only_the_resources_of_the_set() {
+        let src = "#version 450\nlayout(set = 0, binding = 3) uniform U { vec4 c; };\nlayout(std430, set = 1, binding = 0) buffer D { uint d[]; };\nlayout(location = 0) out vec4 o;\nvoid main() { d[0] = 1u; o = c; }\n";
+        let mut words =
+            crate::compile::glsl_to_spirv(src, Stage::Fragment, "main", "t").expect("compiles");
+        assert!(rebind(&mut words, 1, 1));
+        let mut b: Vec<(u32, u32)> = resource_bindings(&words)
+            .into_iter()
+            .map(|(_, set, binding)| (set, binding))
+            .collect();
+        b.sort_unstable();
+        assert_eq!(b, [(0, 3), (1, 1)]);
+        assert!(!rebind(&mut words, 1, 1), "already there");
+        assert!(!rebind(&mut words, 2, 1), "no resource in set 2");
     }
     use super::*;
 

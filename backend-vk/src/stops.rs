@@ -10,11 +10,14 @@
 //! them once gave: what the submission reads before writing it (storage
 //! buffers, loaded attachments, storage images) is copied before the hit
 //! test and put back before each re-execution (`snapshots`, `images`);
-//! where that cannot be done, or the buffers execute secondary ones, the
-//! submission is not hit-tested and the session hears why.
+//! where that cannot be done, the submission is not hit-tested and the
+//! session hears why.
 //!
-//! One module is hit-tested per submission: the first with breakpoints,
-//! in the order the buffers bind pipelines.
+//! Every module the submission runs that has breakpoints (or pixel
+//! history, or the NaN/Inf filter) is hit-tested in the same run, each
+//! draw and module writing its hits to a region of the debug buffer of its
+//! own; the submission then stops once per draw and module with hits, in
+//! submission order (within a draw, in pipeline stage order).
 
 use std::collections::hash_map::DefaultHasher;
 use std::hash::{Hash, Hasher};
@@ -23,13 +26,13 @@ use std::sync::Arc;
 use ash::vk;
 use shaderdbg_core::control::StopReason;
 use shaderdbg_core::decode::{decode_hits, HitTag};
-use shaderdbg_core::{layout, Invocation};
+use shaderdbg_core::{layout, Invocation, Stage};
 use shaderdbg_protocol::FromAgent;
 
 use crate::agent::Ask;
 use crate::breakpoints::{self, Bound, ModuleDebug};
 use crate::dispatch::{array, DeviceData};
-use crate::pipelines::{Code, DebugBinding, StageCode, Twin, DEBUG_BUFFER_BYTES};
+use crate::pipelines::{debug_slot, Code, DebugBinding, StageCode, Twin, DEBUG_BUFFER_BYTES};
 use crate::replay::{Cmd, Shadow, Submission, Submit};
 
 fn variant(what: &impl Hash) -> u64 {
@@ -39,15 +42,31 @@ fn variant(what: &impl Hash) -> u64 {
     h.finish() | 1 << 63
 }
 
+/// The instrumented code a twin runs for a module (by the session's id),
+/// given the debug set's number; none for a module that runs as it is.
+type Instrumented<'a> = &'a dyn Fn(u32, u32) -> Option<Result<Code, String>>;
+
+/// A region of the debug buffer in a hit test: the hits of one module
+/// under test in one draw.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct Region {
+    /// The draw (numbered in submission order, from 0: every draw and
+    /// dispatch of every buffer).
+    draw: u32,
+    /// The module: its index among the submission's tests.
+    test: usize,
+    /// The debug set's binding the module writes ([`debug_slot`]).
+    slot: usize,
+}
+
 /// Which draws of a submission an instrumented stage writes the debug
-/// buffer in (draws are numbered in submission order, from 0: every draw
-/// and dispatch of every buffer).
+/// buffer in.
 #[derive(Clone, Copy)]
 enum Observe<'a> {
-    /// A hit test: the `k`th draw of `draws` (the ones that run the module)
-    /// writes hits to the `k`th region of `region` bytes, so that each hit
-    /// says its draw.
-    Regions { draws: &'a [u32], region: u32 },
+    /// A hit test: the module and draw of `regions[k]` write hits to the
+    /// `k`th region of `region` bytes, so that each hit says its draw and
+    /// module (`regions` in draw order).
+    Regions { regions: &'a [Region], region: u32 },
     /// A recording or a watch: draw `d` writes to the whole buffer, the
     /// others to the scratch header (nothing).
     Only(u32),
@@ -59,11 +78,22 @@ impl Observe<'_> {
     /// What draw `d` binds (none: what is bound already will do).
     fn binding(&self, d: u32) -> Option<DebugBinding> {
         match *self {
-            Observe::Regions { draws, region } => draws
-                .binary_search(&d)
-                .ok()
-                .map(|k| DebugBinding::Buffer(k as u32 * region)),
-            Observe::Only(only) if only == d => Some(DebugBinding::Buffer(0)),
+            Observe::Regions { regions, region } => {
+                let from = regions.partition_point(|r| r.draw < d);
+                let mut offsets = None;
+                for (k, r) in regions.iter().enumerate().skip(from) {
+                    if r.draw != d {
+                        break;
+                    }
+                    let at = k as u32 * region;
+                    // A binding no module of the draw writes: anywhere.
+                    let o: &mut [u32; crate::pipelines::DEBUG_SLOTS] =
+                        offsets.get_or_insert([at; crate::pipelines::DEBUG_SLOTS]);
+                    o[r.slot] = at;
+                }
+                offsets.map(DebugBinding::Buffer)
+            }
+            Observe::Only(only) if only == d => Some(DebugBinding::at(0)),
             Observe::Only(_) => Some(DebugBinding::Scratch),
             Observe::All => None,
         }
@@ -72,40 +102,43 @@ impl Observe<'_> {
     /// What a pipeline's debug set points at when it is bound.
     fn at_bind(&self) -> DebugBinding {
         match self {
-            Observe::All => DebugBinding::Buffer(0),
+            Observe::All => DebugBinding::at(0),
             _ => DebugBinding::Scratch,
         }
     }
 }
 
-/// Shadows of `cbs` whose pipelines running `shader` run it as `code`,
-/// each draw's debug set bound as `observe` says; the error says why one
-/// could not be made (the ones made are freed).
+/// Shadows of `cbs` whose pipelines run the modules `code` instruments as
+/// it says, each draw's debug set bound as `observe` says; the error says
+/// why one could not be made (the ones made are freed).
 ///
 /// # Safety
 /// `cbs` are executable (being submitted); their pipelines are alive.
 unsafe fn shadows(
     data: &DeviceData,
     cbs: &[vk::CommandBuffer],
-    shader: u32,
     variant: u64,
-    code: &dyn Fn(u32) -> Result<Code, String>,
+    code: Instrumented,
     observe: &Observe,
 ) -> Result<Vec<Shadow>, String> {
     let code_for = |sc: &StageCode, set: u32| {
-        if sc.shader == Some(shader) {
-            code(set)
-        } else {
-            Ok(sc.code.clone())
-        }
+        sc.shader
+            .and_then(|shader| code(shader, set))
+            .unwrap_or_else(|| Ok(sc.code.clone()))
     };
     let mut made = Vec::new();
     let mut draw = 0;
     for cb in cbs {
         // Per bind point: the twin bound, and where its debug set points
-        // (a command buffer starts with nothing bound).
+        // (a command buffer starts with nothing bound, and so does the
+        // primary after executing secondaries: each is a shadow of its own).
         let mut bound: Vec<(vk::PipelineBindPoint, Twin, DebugBinding)> = Vec::new();
+        let mut recording = vk::CommandBuffer::null();
         let mut substitute = |shadow: vk::CommandBuffer, cmd: &Cmd| {
+            if shadow != recording {
+                recording = shadow;
+                bound.clear();
+            }
             if let Some(point) = cmd.work() {
                 let d = draw;
                 draw += 1;
@@ -151,37 +184,59 @@ fn draws_running(data: &DeviceData, cbs: &[vk::CommandBuffer], shader: u32) -> V
     let mut out = Vec::new();
     let mut draw = 0;
     for cb in cbs {
+        // The commands in the order they run: secondaries bind what they
+        // draw with, as the primary does after them (`walk`).
         let mut bound: Vec<(vk::PipelineBindPoint, bool)> = Vec::new();
-        data.replay.with_commands(*cb, |cmds| {
-            for cmd in cmds {
-                if let Cmd::CmdBindPipeline(a) = cmd {
-                    let raw = vk::Handle::as_raw(a.pipeline);
-                    let running = *runs
-                        .entry(raw)
-                        .or_insert_with(|| data.pipelines.shaders_of(a.pipeline).contains(&shader));
-                    bound.retain(|b| b.0 != a.pipeline_bind_point);
-                    bound.push((a.pipeline_bind_point, running));
-                } else if let Some(point) = cmd.work() {
-                    if bound.iter().any(|b| b.0 == point && b.1) {
-                        out.push(draw);
-                    }
-                    draw += 1;
+        let _ = data.replay.walk(*cb, &mut |cmd| {
+            if let Cmd::CmdBindPipeline(a) = cmd {
+                let raw = vk::Handle::as_raw(a.pipeline);
+                let running = *runs
+                    .entry(raw)
+                    .or_insert_with(|| data.pipelines.shaders_of(a.pipeline).contains(&shader));
+                bound.retain(|b| b.0 != a.pipeline_bind_point);
+                bound.push((a.pipeline_bind_point, running));
+            } else if let Some(point) = cmd.work() {
+                if bound.iter().any(|b| b.0 == point && b.1) {
+                    out.push(draw);
                 }
+                draw += 1;
             }
+            Ok(())
         });
     }
     out
 }
 
-/// The bytes of the debug buffer each of `draws` draws gets for its hits
-/// (a multiple of `align`), or why they do not fit.
-fn region_bytes(draws: usize, align: u64) -> Result<u32, String> {
+/// The regions of a hit test of `tests`: one per draw and module it runs,
+/// in draw order, and within a draw in pipeline stage order (the order the
+/// stops come in).
+fn regions_of(data: &DeviceData, cbs: &[vk::CommandBuffer], tests: &[Test]) -> Vec<Region> {
+    let mut out: Vec<Region> = tests
+        .iter()
+        .enumerate()
+        .flat_map(|(i, t)| {
+            let slot = debug_slot(t.module.stage);
+            let draws = draws_running(data, cbs, t.shader);
+            draws.into_iter().map(move |draw| Region {
+                draw,
+                test: i,
+                slot,
+            })
+        })
+        .collect();
+    out.sort_by_key(|r| (r.draw, tests[r.test].module.stage as u8));
+    out
+}
+
+/// The bytes of the debug buffer each of `regions` regions gets for its
+/// hits (a multiple of `align`), or why they do not fit.
+fn region_bytes(regions: usize, align: u64) -> Result<u32, String> {
     let least = ((layout::HEADER_WORDS + layout::HIT_RECORD_WORDS) * 4) as u64;
     let least = least.div_ceil(align) * align;
-    let region = DEBUG_BUFFER_BYTES / draws.max(1) as u64 / align * align;
+    let region = DEBUG_BUFFER_BYTES / regions.max(1) as u64 / align * align;
     if region < least {
         return Err(format!(
-            "{draws} of its draws run the shader; the debug buffer holds the hits of {} draws",
+            "{regions} of its draws run a shader under test; the debug buffer holds the hits of {} draws",
             DEBUG_BUFFER_BYTES / least
         ));
     }
@@ -290,30 +345,36 @@ unsafe fn debugged<I: Submission>(
     if filter.frame.is_some_and(|f| f != frame) {
         return None;
     }
-    let shaders: Vec<u32> = pipelines_of(data, &cbs)
+    let pipelines: Vec<Vec<u32>> = pipelines_of(data, &cbs)
         .into_iter()
-        .flat_map(|p| data.pipelines.shaders_of(p))
+        .map(|p| data.pipelines.shaders_of(p))
         .collect();
-    let Test {
-        shader,
-        bound,
-        module,
-        reason,
-        nan_inf,
-    } = what_to_test(&shaders, filter)?;
-    // A stop needs a recording, which runs the buffers again: where that
-    // is not safe, the submission runs as the application made it, and the
-    // session hears why once.
-    if let Some(why) = not_reexecutable(data, &cbs) {
-        if said_once(shader, &why) {
-            dbg.send(&FromAgent::Error {
-                request: None,
-                message: format!(
-                    "breakpoints in shader {shader} cannot stop in this submission: recording an \
-                     invocation runs the submission again, and {why}"
-                ),
-            });
+    let tests = what_to_test(&pipelines, filter);
+    if tests.is_empty() {
+        return None;
+    }
+    // The session hears each reason once per shader under test (a program
+    // submits the same work every frame).
+    let say = |message: &dyn Fn(u32) -> String, why: &str| {
+        for t in &tests {
+            if said_once(t.shader, why) {
+                dbg.send(&FromAgent::Error {
+                    request: None,
+                    message: message(t.shader),
+                });
+            }
         }
+    };
+    // A stop needs a recording, which runs the buffers again: where that
+    // is not safe, the submission runs as the application made it.
+    if let Some(why) = not_reexecutable(data, &cbs) {
+        let message = |shader| {
+            format!(
+                "breakpoints in shader {shader} cannot stop in this submission: recording an \
+                 invocation runs the submission again, and {why}"
+            )
+        };
+        say(&message, &why);
         return None;
     }
     let family = cbs.first().and_then(|cb| data.replay.family_of(*cb))?;
@@ -330,67 +391,73 @@ unsafe fn debugged<I: Submission>(
         // SAFETY: as above; the copy waits for earlier work on the queue.
         unsafe { data.storage.images.take(data, queue, family, plan) }
     });
-    // The submission runs as the application made it: the session hears
-    // why once (a program submits the same work every frame).
+    // The submission runs as the application made it.
     let refuse = |why: String, what: &str| {
         // SAFETY: the copies were waited for.
         unsafe { data.storage.drop_taken(data) };
-        if said_once(shader, &why) {
-            dbg.send(&FromAgent::Error {
-                request: None,
-                message: format!("shader {shader}: {what}: {why}"),
-            });
-        }
+        say(&|shader| format!("shader {shader}: {what}: {why}"), &why);
         None
     };
     if let Err(why) = taken {
         return refuse(why, "the storage cannot be kept for a stop");
     }
-    // Each draw that runs the module writes its hits to a region of its
-    // own, so that the stop can say which draw it is in.
-    // Each draw that runs the module writes its hits to a region of its
-    // own, so that the stop can say which draw it is in.
-    let draws = draws_running(data, &cbs, shader);
-    let region = match region_bytes(draws.len(), data.pipelines.offset_alignment()) {
+    // Each draw and module under test writes its hits to a region of its
+    // own, so that a stop can say which draw and module it is in.
+    let regions = regions_of(data, &cbs, &tests);
+    let region = match region_bytes(regions.len(), data.pipelines.offset_alignment()) {
         Ok(r) => r,
         Err(why) => return refuse(why, "no hit test in this submission"),
     };
-    let regions = Observe::Regions {
-        draws: &draws,
+    let in_regions = Observe::Regions {
+        regions: &regions,
         region,
     };
+    let reset_all = |w: &mut [u32]| reset_regions(w, regions.len(), region);
     let pixel = filter.pixel;
-    let full = |set: u32| {
-        module
-            .hit_test_spirv(&bound, nan_inf, pixel, set)
-            .map(Arc::new)
+    let test_of = |shader: u32| tests.iter().position(|t| t.shader == shader);
+    let full = |shader: u32, set: u32| {
+        let t = &tests[test_of(shader)?];
+        Some(
+            t.module
+                .hit_test_spirv(&t.bound, t.nan_inf, pixel, set)
+                .map(Arc::new),
+        )
     };
-    let full_variant = variant(&(shader, &bound, nan_inf, pixel));
-    // The application's submission runs the module instrumented to flag a
-    // hit only where it can (GLSL): the hits are found by running it again
+    let key: Vec<_> = tests
+        .iter()
+        .map(|t| (t.shader, &t.bound, t.nan_inf))
+        .collect();
+    let full_variant = variant(&(&key, pixel));
+    // The application's submission runs the modules instrumented to flag a
+    // hit where they can (GLSL): the hits are found by running it again
     // with the full hit test when there are some, which is rare, and the
     // flag costs a fraction of the hit records on SIMD drivers (see
-    // `instrument_vulkan_flag`). Else it runs the full hit test.
-    let flag = module.hit_flag(&bound, nan_inf, pixel);
-    let flag_code = |set: u32| match &flag {
-        Some(f) => f(set).map(Arc::new),
-        None => full(set),
+    // `instrument_vulkan_flag`). WGSL modules run the full hit test in
+    // that pass too (any hit record flags the buffer).
+    let flags: Vec<_> = tests
+        .iter()
+        .map(|t| t.module.hit_flag(&t.bound, t.nan_inf, pixel))
+        .collect();
+    let flagging = flags.iter().any(Option::is_some);
+    let flag_code = |shader: u32, set: u32| match &flags[test_of(shader)?] {
+        Some(f) => Some(f(set).map(Arc::new)),
+        None => full(shader, set),
     };
-    let (code, observe, range, first_variant): (&dyn Fn(u32) -> _, _, _, _) = match &flag {
-        Some(_) => (
+    let (code, observe, range, first_variant): (Instrumented, _, _, _) = match flagging {
+        true => (
             &flag_code,
             Observe::All,
             DEBUG_BUFFER_BYTES,
-            variant(&(shader, &bound, nan_inf, pixel, "flag")),
+            variant(&(&key, pixel, "flag")),
         ),
-        None => (&full, regions, u64::from(region), full_variant),
+        false => (&full, in_regions, u64::from(region), full_variant),
     };
     // SAFETY: nothing pending uses the debug set (every use is waited for).
     if let Err(why) = unsafe { data.pipelines.set_debug_range(data.handle, range) } {
         return refuse(why, "no hit test in this submission");
     }
     // SAFETY: the application is submitting `cbs`.
-    let hit_shadows = match unsafe { shadows(data, &cbs, shader, first_variant, code, &observe) } {
+    let hit_shadows = match unsafe { shadows(data, &cbs, first_variant, code, &observe) } {
         Ok(s) => s,
         Err(why) => return refuse(why, "the hit test cannot run in this submission"),
     };
@@ -409,9 +476,9 @@ unsafe fn debugged<I: Submission>(
         .collect();
     // SAFETY: nothing pending uses the debug buffer (every use is waited for).
     unsafe {
-        data.pipelines.with_debug_words(|w| match flag {
-            Some(_) => w[0] = 0,
-            None => reset_regions(w, draws.len(), region),
+        data.pipelines.with_debug_words(|w| match flagging {
+            true => reset_regions(w, 1, DEBUG_BUFFER_BYTES as u32),
+            false => reset_all(w),
         })
     };
     // SAFETY: the application's submission with shadows in place of its
@@ -435,29 +502,34 @@ unsafe fn debugged<I: Submission>(
         unsafe { data.storage.drop_taken(data) };
         return Some(result);
     }
-    let stop_at = |w: &mut [u32]| {
-        regions_with_hits(w, draws.len(), region).find_map(|(k, words)| {
-            let (hits, truncated) = decode_hits(&words, &module.table);
-            let mut hits = tagged(hits, &bound);
-            if let Some(pixel) = filter
-                .pixel
-                .filter(|_| module.stage == shaderdbg_core::Stage::Fragment)
-            {
-                hits.retain(|h| h.invocation.pixel() == Some(pixel));
-            }
-            let (reason, hits) = pick(reason, hits);
-            (!hits.is_empty()).then_some((draws[k], reason, hits, truncated))
-        })
+    // Each region's hits, decoded with its module's probe table.
+    let found_in = |w: &mut [u32]| -> Vec<Found> {
+        regions_with_hits(w, regions.len(), region)
+            .filter_map(|(k, words)| {
+                let Region { draw, test, .. } = regions[k];
+                let t = &tests[test];
+                let (hits, truncated) = decode_hits(&words, &t.module.table);
+                let mut hits = tagged(hits, &t.bound);
+                if let Some(pixel) = filter.pixel.filter(|_| t.module.stage == Stage::Fragment) {
+                    hits.retain(|h| h.invocation.pixel() == Some(pixel));
+                }
+                (!hits.is_empty()).then_some(Found {
+                    draw,
+                    test,
+                    hits,
+                    truncated,
+                })
+            })
+            .collect()
     };
     let submitted = Submitted {
         data,
         queue,
         cbs: &cbs,
-        shader,
     };
     let found = if result != vk::Result::SUCCESS {
-        None
-    } else if flag.is_some() {
+        Vec::new()
+    } else if flagging {
         // SAFETY: the queue is idle.
         let flagged = unsafe { data.pipelines.with_debug_words(|w| w[0] != 0) };
         if flagged == Some(true) {
@@ -466,90 +538,142 @@ unsafe fn debugged<I: Submission>(
             let again = unsafe {
                 rerun(
                     &submitted,
-                    &regions,
+                    &in_regions,
                     u64::from(region),
                     full_variant,
                     &full,
-                    |w| reset_regions(w, draws.len(), region),
-                    stop_at,
+                    reset_all,
+                    found_in,
                 )
             };
             again.unwrap_or_else(|why| {
-                if said_once(shader, &why) {
-                    dbg.send(&FromAgent::Error {
-                        request: None,
-                        message: format!("shader {shader}: finding the hits: {why}"),
-                    });
-                }
-                None
+                say(
+                    &|shader| format!("shader {shader}: finding the hits: {why}"),
+                    &why,
+                );
+                Vec::new()
             })
         } else {
-            None
+            Vec::new()
         }
     } else {
         // SAFETY: the queue is idle.
-        unsafe { data.pipelines.with_debug_words(stop_at) }.flatten()
+        unsafe { data.pipelines.with_debug_words(found_in) }.unwrap_or_default()
     };
-    let Some((draw, reason, hits, truncated)) = found else {
-        // SAFETY: the hit test was waited for.
-        unsafe { data.storage.drop_taken(data) };
-        return Some(result);
-    };
-    if reason == StopReason::Pause {
-        breakpoints::take_pause();
-    }
-    let stopped = FromAgent::Stopped {
-        context: vk::Handle::as_raw(data.handle),
-        frame,
-        draw: u64::from(draw),
-        program: 0,
-        shader,
+    // One stop after another, in submission order; the storage is put back
+    // before each re-execution until the last.
+    for Found {
+        draw,
+        test,
         hits,
         truncated,
-        reason,
-        probes: module.table.clone(),
-        sanitizer: Vec::new(),
-    };
-    let at = (&submitted, draw);
-    let mut answer = |request: u64, ask: Ask| match ask {
-        Ask::Record(selector) => {
-            // SAFETY: the application's thread waits here; its buffers are
-            // still executable and their objects alive.
-            let log = unsafe { record(at, &module, selector)? };
-            Ok(FromAgent::Recorded {
-                request,
-                shader,
-                selector,
-                log: shaderdbg_protocol::Blob::from_words(&log),
-            })
+    } in found
+    {
+        if !dbg.is_alive() {
+            break;
         }
-        Ask::Watch { line, expr } => {
-            // SAFETY: as above.
-            let w = unsafe { watch(at, &module, line, &expr)? };
-            Ok(w.reply(request))
+        let t = &tests[test];
+        let (reason, hits) = pick(t.reason, still_wanted(t, hits));
+        if hits.is_empty() {
+            continue;
         }
-        Ask::Screenshot => {
-            // SAFETY: as above; every submission of the stop was waited for.
-            let shot = unsafe { crate::screenshot::now(data, queue, &cbs)? };
-            Ok(FromAgent::Screenshot {
-                request,
-                frame,
-                width: shot.width,
-                height: shot.height,
-                rgba: shaderdbg_protocol::Blob(shot.rgba),
-            })
+        if reason == StopReason::Pause {
+            breakpoints::take_pause();
         }
-    };
-    crate::agent::stop(dbg, stopped, &mut answer);
+        let stopped = FromAgent::Stopped {
+            context: vk::Handle::as_raw(data.handle),
+            frame,
+            draw: u64::from(draw),
+            program: 0,
+            shader: t.shader,
+            hits,
+            truncated,
+            reason,
+            probes: t.module.table.clone(),
+            sanitizer: Vec::new(),
+        };
+        let at = Stopped {
+            at: &submitted,
+            draw,
+            shader: t.shader,
+            module: &t.module,
+        };
+        let mut answer = |request: u64, ask: Ask| match ask {
+            Ask::Record(selector) => {
+                // SAFETY: the application's thread waits here; its buffers are
+                // still executable and their objects alive.
+                let log = unsafe { record(&at, selector)? };
+                Ok(FromAgent::Recorded {
+                    request,
+                    shader: at.shader,
+                    selector,
+                    log: shaderdbg_protocol::Blob::from_words(&log),
+                })
+            }
+            Ask::Watch { line, expr } => {
+                // SAFETY: as above.
+                let w = unsafe { watch(&at, line, &expr)? };
+                Ok(w.reply(request))
+            }
+            Ask::Screenshot => {
+                // SAFETY: as above; every submission of the stop was waited for.
+                let shot = unsafe { crate::screenshot::now(data, queue, &cbs)? };
+                Ok(FromAgent::Screenshot {
+                    request,
+                    frame,
+                    width: shot.width,
+                    height: shot.height,
+                    rgba: shaderdbg_protocol::Blob(shot.rgba),
+                })
+            }
+        };
+        crate::agent::stop(dbg, stopped, &mut answer);
+        if reason == StopReason::Pause {
+            break;
+        }
+    }
     // SAFETY: the last re-execution was waited for.
     unsafe { data.storage.drop_taken(data) };
     Some(result)
 }
 
+/// Hits of one module in one draw of a hit test.
+struct Found {
+    draw: u32,
+    test: usize,
+    /// Tagged with the session's ids.
+    hits: Vec<shaderdbg_core::decode::Hit>,
+    truncated: bool,
+}
+
+/// Of a test's hits, those whose breakpoint the session still has (an
+/// earlier stop of the submission may have removed it), pixel history and
+/// NaN/Inf checks still on.
+fn still_wanted(
+    t: &Test,
+    hits: Vec<shaderdbg_core::decode::Hit>,
+) -> Vec<shaderdbg_core::decode::Hit> {
+    if t.reason == StopReason::Pause {
+        return hits;
+    }
+    let ids: Vec<u32> = breakpoints::of(t.shader).iter().map(|b| b.id).collect();
+    let filter = breakpoints::filter();
+    let history = filter.pixel_history && filter.pixel.is_some();
+    let nan_inf = breakpoints::nan_inf();
+    hits.into_iter()
+        .filter(|h| match h.tag {
+            HitTag::Breakpoint(PIXEL_HISTORY) => history,
+            HitTag::Breakpoint(id) => ids.contains(&id),
+            HitTag::NanInf => nan_inf,
+        })
+        .collect()
+}
+
 /// The id a pixel-history entry has among a hit test's breakpoints.
 const PIXEL_HISTORY: u32 = u32::MAX;
 
-/// A submission's hit test: the module, its breakpoints, why it would stop.
+/// A module a submission's hit test runs: its breakpoints, why it would
+/// stop.
 struct Test {
     shader: u32,
     bound: Vec<Bound>,
@@ -559,13 +683,21 @@ struct Test {
     nan_inf: bool,
 }
 
-/// What a submission running `shaders` (in the order its buffers bind
-/// them) hit-tests: a pause stops every invocation of the first module at
-/// the start of its entry point; else the first module with breakpoints,
-/// or (pixel history) the first fragment module, or (NaN/Inf) the first
-/// fragment or vertex module, with what applies to it of the three.
-fn what_to_test(shaders: &[u32], filter: shaderdbg_core::control::StopFilter) -> Option<Test> {
-    use shaderdbg_core::Stage;
+/// What a submission whose pipelines run `pipelines` (each one's modules,
+/// in the order the buffers bind them) hit-tests: a pause stops every
+/// invocation of the first module at the start of its entry point; else
+/// every module with breakpoints, every fragment module under pixel
+/// history, every fragment or vertex module under NaN/Inf, with what
+/// applies to it of the three, in bind order — but of the modules of one
+/// pipeline, one per binding of the debug set ([`debug_slot`]): the
+/// first.
+fn what_to_test(pipelines: &[Vec<u32>], filter: shaderdbg_core::control::StopFilter) -> Vec<Test> {
+    let mut shaders: Vec<u32> = Vec::new();
+    for &sh in pipelines.iter().flatten() {
+        if !shaders.contains(&sh) {
+            shaders.push(sh);
+        }
+    }
     let start = |module: &ModuleDebug, id: u32| {
         let entry = breakpoints::entry_step(&module.table)?;
         Some(Bound {
@@ -581,13 +713,13 @@ fn what_to_test(shaders: &[u32], filter: shaderdbg_core::control::StopFilter) ->
             Some((sh, vec![start(&module, 0)?], module))
         });
         if let Some((shader, bound, module)) = found {
-            return Some(Test {
+            return vec![Test {
                 shader,
                 bound,
                 module,
                 reason: StopReason::Pause,
                 nan_inf: false,
-            });
+            }];
         }
     }
     let history = filter.pixel_history && filter.pixel.is_some();
@@ -608,11 +740,47 @@ fn what_to_test(shaders: &[u32], filter: shaderdbg_core::control::StopFilter) ->
             nan_inf: checked,
         })
     };
-    let with_breakpoints = shaders
+    let tests: Vec<Test> = shaders.iter().filter_map(|&sh| wanted(sh)).collect();
+    let slots: Vec<(u32, usize)> = tests
         .iter()
-        .find(|&&sh| !breakpoints::of(sh).is_empty())
-        .and_then(|&sh| wanted(sh));
-    with_breakpoints.or_else(|| shaders.iter().find_map(|&sh| wanted(sh)))
+        .map(|t| (t.shader, debug_slot(t.module.stage)))
+        .collect();
+    let keep = one_per_slot(&slots, pipelines);
+    tests
+        .into_iter()
+        .zip(keep)
+        .filter_map(|(t, keep)| {
+            if !keep {
+                tracing::debug!(
+                    shader = t.shader,
+                    "not hit-tested: another stage of its pipeline writes its debug binding"
+                );
+            }
+            keep.then_some(t)
+        })
+        .collect()
+}
+
+/// Which of `tests` (a module and its debug binding, in order) to keep so
+/// that no pipeline (its modules) runs two with the same binding: the
+/// first of them.
+fn one_per_slot(tests: &[(u32, usize)], pipelines: &[Vec<u32>]) -> Vec<bool> {
+    let mut kept: Vec<(u32, usize)> = Vec::new();
+    tests
+        .iter()
+        .map(|&(shader, slot)| {
+            let clash = pipelines.iter().any(|p| {
+                p.contains(&shader)
+                    && kept
+                        .iter()
+                        .any(|&(other, s)| s == slot && other != shader && p.contains(&other))
+            });
+            if !clash {
+                kept.push((shader, slot));
+            }
+            !clash
+        })
+        .collect()
 }
 
 /// Why the hits stop, and the hits shown: a breakpoint wins over pixel
@@ -700,29 +868,15 @@ fn pipelines_of(data: &DeviceData, cbs: &[vk::CommandBuffer]) -> Vec<vk::Pipelin
 
 /// Why running `cbs` again would not give what running them once gave, if so.
 fn not_reexecutable(data: &DeviceData, cbs: &[vk::CommandBuffer]) -> Option<String> {
+    // Every buffer the submission runs (secondaries too) has a recording.
     for cb in cbs {
-        let why = data.replay.with_commands(*cb, |cmds| {
-            for cmd in cmds {
-                // Loaded attachments and storage images are kept
-                // (`images_read_first`).
-                let why = match *cmd {
-                    Cmd::CmdExecuteCommands(_) => Some("it executes secondary command buffers"),
-                    _ => None,
-                };
-                if why.is_some() {
-                    return why;
-                }
-            }
-            None
-        });
-        match why {
-            Some(Some(why)) => return Some(why.to_string()),
-            Some(None) => {}
-            None => return Some("a command buffer this layer did not record".into()),
+        if let Err(why) = data.replay.walk(*cb, &mut |_| Ok(())) {
+            return Some(why);
         }
     }
-    // Storage buffers and images read first are put back before each
-    // re-execution (snapshots), where they can be copied.
+    // Storage buffers and images read first (loaded attachments, storage
+    // images) are put back before each re-execution (snapshots), where
+    // they can be copied.
     storage_ranges(data, cbs)
         .err()
         .or_else(|| images_read_first(data, cbs).err())
@@ -738,17 +892,13 @@ fn images_read_first(
     let storage_images = pipelines_of(data, cbs)
         .into_iter()
         .any(|p| data.pipelines.writable_storage(p).images);
-    // The submission's commands in order (recordings are locked one at a
-    // time, so each buffer's are walked on their own, in order, sharing
-    // what earlier buffers did).
+    // The submission's commands in the order they run (recordings are
+    // locked one at a time, so each buffer's are walked on their own, in
+    // order, sharing what earlier buffers did).
     let mut walk = data.storage.images.walk(storage_images);
     for cb in cbs {
-        data.replay
-            .with_commands(*cb, |cmds| {
-                // SAFETY: recorded arguments point into the recording.
-                cmds.iter().try_for_each(|c| unsafe { walk.command(c) })
-            })
-            .unwrap_or_else(|| Err("a command buffer this layer did not record".into()))?;
+        // SAFETY: recorded arguments point into the recording.
+        data.replay.walk(*cb, &mut |c| unsafe { walk.command(c) })?;
     }
     Ok(walk.plan())
 }
@@ -767,26 +917,50 @@ fn storage_ranges(
     }
     let mut all = Vec::new();
     for cb in cbs {
-        let ranges = data
-            .replay
-            .with_commands(*cb, |cmds| data.storage.bound(cmds))
-            .unwrap_or_else(|| Err("a command buffer this layer did not record".into()))
+        data.replay
+            .walk(*cb, &mut |cmd| {
+                if !matches!(
+                    cmd,
+                    Cmd::CmdBindDescriptorSets(_) | Cmd::CmdPushDescriptorSetKHR(_)
+                ) {
+                    return Ok(());
+                }
+                for r in data.storage.bound(std::slice::from_ref(cmd))? {
+                    if !all.contains(&r) {
+                        all.push(r);
+                    }
+                }
+                Ok(())
+            })
             .map_err(|why| format!("storage buffers cannot be kept for it: {why}"))?;
-        for r in ranges {
-            if !all.contains(&r) {
-                all.push(r);
-            }
-        }
     }
     Ok(all)
 }
 
-/// A submission being debugged: its buffers and the module hit-tested.
+/// A submission being debugged: its buffers.
 struct Submitted<'a> {
     data: &'a DeviceData,
     queue: vk::Queue,
     cbs: &'a [vk::CommandBuffer],
+}
+
+/// A stop: the submission, the draw and the module stopped in.
+struct Stopped<'a> {
+    at: &'a Submitted<'a>,
+    draw: u32,
     shader: u32,
+    module: &'a ModuleDebug,
+}
+
+impl Stopped<'_> {
+    /// The stopped module as `code` makes it (every other as it is).
+    fn only<'c>(
+        &self,
+        code: &'c dyn Fn(u32) -> Result<Vec<u32>, String>,
+    ) -> impl Fn(u32, u32) -> Option<Result<Code, String>> + 'c {
+        let shader = self.shader;
+        move |sh, set| (sh == shader).then(|| code(set).map(Arc::new))
+    }
 }
 
 /// The debug buffer as a fresh one holding `buffer`'s words, or why it
@@ -802,10 +976,11 @@ fn fresh(buffer: &[u32]) -> Result<impl FnOnce(&mut [u32]) + '_, String> {
     Ok(|w: &mut [u32]| w[..buffer.len()].copy_from_slice(buffer))
 }
 
-/// Runs the submission's buffers again as shadows whose pipelines running
-/// the module run `code` instead, each draw's debug set bound as `observe`
-/// says (`range` bytes of the buffer from its offset), the debug buffer
-/// prepared by `reset`; what `read` makes of the debug buffer afterwards.
+/// Runs the submission's buffers again as shadows whose pipelines run
+/// the modules `code` instruments as it says, each draw's debug set bound
+/// as `observe` says (`range` bytes of the buffer from its offset), the
+/// debug buffer prepared by `reset`; what `read` makes of the debug buffer
+/// afterwards.
 ///
 /// # Safety
 /// The buffers are executable and their objects alive; the application waits.
@@ -815,7 +990,7 @@ unsafe fn rerun<R>(
     observe: &Observe,
     range: u64,
     variant: u64,
-    code: &dyn Fn(u32) -> Result<Code, String>,
+    code: Instrumented,
     reset: impl FnOnce(&mut [u32]),
     read: impl FnOnce(&mut [u32]) -> R,
 ) -> Result<R, String> {
@@ -837,7 +1012,7 @@ unsafe fn rerun<R>(
         data.pipelines.set_debug_range(data.handle, range)?;
     }
     // SAFETY: per this function's contract.
-    let made = unsafe { shadows(data, cbs, at.shader, variant, code, observe)? };
+    let made = unsafe { shadows(data, cbs, variant, code, observe)? };
     let submit = data.queue_submit.ok_or("the device lacks vkQueueSubmit")?;
     let handles: Vec<vk::CommandBuffer> = made.iter().map(|s| s.cb).collect();
     let info = vk::SubmitInfo::default().command_buffers(&handles);
@@ -866,26 +1041,23 @@ unsafe fn rerun<R>(
 }
 
 /// A recording of `selector` in the stopped draw, by running the buffers
-/// again with the module instrumented to record it.
+/// again with the stopped module instrumented to record it.
 ///
 /// # Safety
 /// As [`rerun`].
-unsafe fn record(
-    (at, draw): (&Submitted, u32),
-    module: &ModuleDebug,
-    selector: Invocation,
-) -> Result<Vec<u32>, String> {
+unsafe fn record(stop: &Stopped, selector: Invocation) -> Result<Vec<u32>, String> {
     let mode = ModuleDebug::record(selector);
-    let code = |set: u32| module.spirv(&mode, set).map(Arc::new);
+    let code = |set: u32| stop.module.spirv(&mode, set);
     let mut header = layout::to_words(&layout::new_record_buffer(0));
     header[layout::CAP_INDEX] = capacity();
-    let v = variant(&(at.shader, "record", selector));
-    let only = Observe::Only(draw);
+    let v = variant(&(stop.shader, "record", selector));
+    let only = Observe::Only(stop.draw);
     let whole = DEBUG_BUFFER_BYTES;
     let reset = fresh(&header)?;
+    let code = stop.only(&code);
     // SAFETY: per this function's contract.
     unsafe {
-        rerun(at, &only, whole, v, &code, reset, |w| {
+        rerun(stop.at, &only, whole, v, &code, reset, |w| {
             layout::trim_record(w)
         })
     }
@@ -893,31 +1065,26 @@ unsafe fn record(
 
 /// A values image: the value of `expr` at `line` for every fragment the
 /// stopped draw draws in the render area, by running the buffers again
-/// with the module instrumented to watch it.
+/// with the stopped module instrumented to watch it.
 ///
 /// # Safety
 /// As [`rerun`].
-unsafe fn watch(
-    (at, draw): (&Submitted, u32),
-    module: &ModuleDebug,
-    line: u32,
-    expr: &str,
-) -> Result<Watched, String> {
-    let (code, ty) = module.watch_spirv(line, expr)?;
+unsafe fn watch(stop: &Stopped, line: u32, expr: &str) -> Result<Watched, String> {
+    let (code, ty) = stop.module.watch_spirv(line, expr)?;
     let words = ty
         .words()
         .ok_or("the expression's type cannot be shown as an image")?;
     let (width, height) =
-        render_area(at.data, at.cbs).ok_or("the submission draws in no render pass")?;
+        render_area(stop.at.data, stop.at.cbs).ok_or("the submission draws in no render pass")?;
     let buffer = layout::to_words(&layout::new_watch_buffer(width, height, words));
-    let code = |set: u32| code(set).map(Arc::new);
-    let v = variant(&(at.shader, "watch", line, expr));
-    let only = Observe::Only(draw);
+    let v = variant(&(stop.shader, "watch", line, expr));
+    let only = Observe::Only(stop.draw);
     let whole = DEBUG_BUFFER_BYTES;
     let reset = fresh(&buffer)?;
+    let code = stop.only(&code);
     // SAFETY: per this function's contract.
     let data_words = unsafe {
-        rerun(at, &only, whole, v, &code, reset, |w| {
+        rerun(stop.at, &only, whole, v, &code, reset, |w| {
             w[..buffer.len()].to_vec()
         })?
     };
@@ -959,28 +1126,27 @@ impl Watched {
 fn render_area(data: &DeviceData, cbs: &[vk::CommandBuffer]) -> Option<(u32, u32)> {
     let mut area: Option<(u32, u32)> = None;
     for cb in cbs {
-        data.replay.with_commands(*cb, |cmds| {
-            for cmd in cmds {
-                // SAFETY: recorded arguments point into the recording.
-                let rect = unsafe {
-                    match *cmd {
-                        Cmd::CmdBeginRenderPass(a) => {
-                            (*a.p_render_pass_begin.cast::<vk::RenderPassBeginInfo>()).render_area
-                        }
-                        Cmd::CmdBeginRenderPass2(a) => {
-                            (*a.p_render_pass_begin.cast::<vk::RenderPassBeginInfo>()).render_area
-                        }
-                        Cmd::CmdBeginRendering(a) => {
-                            (*a.p_rendering_info.cast::<vk::RenderingInfo>()).render_area
-                        }
-                        _ => continue,
+        let _ = data.replay.walk(*cb, &mut |cmd| {
+            // SAFETY: recorded arguments point into the recording.
+            let rect = unsafe {
+                match *cmd {
+                    Cmd::CmdBeginRenderPass(a) => {
+                        (*a.p_render_pass_begin.cast::<vk::RenderPassBeginInfo>()).render_area
                     }
-                };
-                let w = (rect.offset.x.max(0) as u32) + rect.extent.width;
-                let h = (rect.offset.y.max(0) as u32) + rect.extent.height;
-                let (aw, ah) = area.unwrap_or((0, 0));
-                area = Some((aw.max(w), ah.max(h)));
-            }
+                    Cmd::CmdBeginRenderPass2(a) => {
+                        (*a.p_render_pass_begin.cast::<vk::RenderPassBeginInfo>()).render_area
+                    }
+                    Cmd::CmdBeginRendering(a) => {
+                        (*a.p_rendering_info.cast::<vk::RenderingInfo>()).render_area
+                    }
+                    _ => return Ok(()),
+                }
+            };
+            let w = (rect.offset.x.max(0) as u32) + rect.extent.width;
+            let h = (rect.offset.y.max(0) as u32) + rect.extent.height;
+            let (aw, ah) = area.unwrap_or((0, 0));
+            area = Some((aw.max(w), ah.max(h)));
+            Ok(())
         });
     }
     area
@@ -991,25 +1157,43 @@ mod tests {
     use super::*;
 
     #[test]
-    fn each_draw_running_the_module_gets_its_own_region_and_others_none() {
-        let draws = [1, 4, 5];
-        let regions = Observe::Regions {
-            draws: &draws,
+    fn each_draw_and_module_under_test_gets_its_own_region_and_others_none() {
+        let r = |draw, test, slot| Region { draw, test, slot };
+        // Draw 1 runs module 0 (vertex) and module 1 (fragment), draws 4
+        // and 5 module 1 only.
+        let regions = [r(1, 0, 0), r(1, 1, 1), r(4, 1, 1), r(5, 1, 1)];
+        let observe = Observe::Regions {
+            regions: &regions,
             region: 256,
         };
-        let b = |d| regions.binding(d);
+        let b = |d| observe.binding(d);
         assert_eq!(b(0), None);
-        assert_eq!(b(1), Some(DebugBinding::Buffer(0)));
-        assert_eq!(b(4), Some(DebugBinding::Buffer(256)));
-        assert_eq!(b(5), Some(DebugBinding::Buffer(512)));
+        assert_eq!(b(1), Some(DebugBinding::Buffer([0, 256])));
+        assert_eq!(b(4), Some(DebugBinding::Buffer([512, 512])));
+        assert_eq!(b(5), Some(DebugBinding::Buffer([768, 768])));
+        assert_eq!(b(6), None);
         let only = Observe::Only(4);
-        assert_eq!(only.binding(4), Some(DebugBinding::Buffer(0)));
+        assert_eq!(only.binding(4), Some(DebugBinding::at(0)));
         assert_eq!(only.binding(5), Some(DebugBinding::Scratch));
+    }
+
+    #[test]
+    fn of_the_modules_of_one_pipeline_one_per_debug_binding_is_tested() {
+        // Pipelines: [vertex 1, fragment 2], [vertex 1, fragment 3],
+        // [vertex 4, geometry 5, fragment 2].
+        let pipelines = [vec![1, 2], vec![1, 3], vec![4, 5, 2]];
+        let tests = [(1, 0), (2, 1), (3, 1), (4, 0), (5, 0)];
+        // 5 shares binding 0 with 4 in the third pipeline.
+        assert_eq!(
+            one_per_slot(&tests, &pipelines),
+            [true, true, true, true, false]
+        );
     }
 
     #[test]
     fn regions_split_the_buffer_at_the_alignment_and_refuse_when_too_small() {
         assert_eq!(region_bytes(1, 64), Ok(DEBUG_BUFFER_BYTES as u32));
+        assert_eq!(region_bytes(2, 64), Ok(DEBUG_BUFFER_BYTES as u32 / 2));
         let r = region_bytes(3000, 256).expect("fits");
         assert_eq!(r % 256, 0);
         assert!(u64::from(r) * 3000 <= DEBUG_BUFFER_BYTES);

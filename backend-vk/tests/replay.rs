@@ -164,6 +164,15 @@ fn a_textured_quad_replayed_from_shadows_renders_the_same_frames() {
     frames_and_hits_unchanged("vk_textured", 1 + 3, 32 * 32 + 6);
 }
 
+/// The same quad with its inputs pushed (`vkCmdPushDescriptorSetKHR`: the
+/// writes copied by their descriptor types), and a storage buffer its
+/// fragment shader counts in (the counts are part of its frames' lines).
+#[test]
+fn pushed_descriptors_replayed_from_shadows_render_the_same_frames() {
+    frames_and_hits_unchanged("vk_push", 1 + 3, 32 * 32 + 6);
+    validation_unchanged("vk_push", 1 + 2);
+}
+
 /// Three descriptor sets (uniform buffer, storage buffer, texture): the
 /// twins' debug set is set 3.
 #[test]
@@ -176,6 +185,17 @@ fn a_draw_reading_three_descriptor_sets_replayed_from_shadows_renders_the_same_f
 #[test]
 fn specialized_pipelines_replayed_from_shadows_render_the_same_frames() {
     frames_and_hits_unchanged("vk_spec", 3, 64 * 64 + 3);
+}
+
+/// Draws recorded in secondary command buffers (`vk_secondary`: two per
+/// frame, executed in a render pass begun for them): the shadows execute
+/// shadows of the secondaries, whose pipelines are the twins (instrumented,
+/// every invocation of both draws hits), and the validation layer below
+/// ours finds nothing new.
+#[test]
+fn secondary_command_buffers_replayed_from_shadows_render_the_same_frames() {
+    frames_and_hits_unchanged("vk_secondary", 3, 2 * (64 * 64 + 3));
+    validation_unchanged("vk_secondary", 2);
 }
 
 #[test]

@@ -474,14 +474,14 @@ fn pixel_history_on_vkcube_stops_where_a_draw_shades_the_pixel() {
     assert!(stops.is_empty(), "{text}");
 }
 
-/// Pixel history in a draw into a colour attachment other than the first:
-/// `vk_subpass`'s first subpass draws `vk_triangle.frag` into attachment 1
-/// (the second subpass reads it and draws attachment 0). It stops at the
-/// pixel in every frame, and the recording's values there are the ones
-/// the CPU computes. (The second subpass's draw shades the pixel too, but
-/// one module is hit-tested per submission: the first fragment module.)
+/// Pixel history in a draw into a colour attachment other than the first,
+/// and in every draw of a submission that shades the pixel: `vk_subpass`'s
+/// first subpass draws `vk_triangle.frag` into attachment 1, the second
+/// reads it and draws attachment 0. Each frame stops at the pixel in both
+/// draws, in submission order, and the recordings' values there are the
+/// ones the CPU computes (the second reads what the first drew).
 #[test]
-fn pixel_history_stops_in_a_draw_into_a_second_colour_attachment() {
+fn pixel_history_stops_in_each_draw_of_a_submission_into_any_colour_attachment() {
     let program = shaderdbg_test_support::app("vk_subpass");
     let (out, text) = shaderdbg([
         "run",
@@ -500,43 +500,73 @@ fn pixel_history_stops_in_a_draw_into_a_second_colour_attachment() {
         common::frames(program_output(&events).into_iter()),
         common::frames_alone(&program, &["2", "64"]),
     );
-    // The first subpass's stops: its trace writes `ring`.
     let writes = |stop: &Value, name: &str| -> Option<Value> {
         let steps = stop["steps"].as_array()?;
         steps.iter().find_map(|s| s["writes"].get(name).cloned())
     };
-    let stops: Vec<&Value> = of_kind(&events, "stopped")
-        .into_iter()
-        .filter(|s| writes(s, "ring").is_some())
+    let stops = of_kind(&events, "stopped");
+    let at: Vec<(u64, u64)> = stops
+        .iter()
+        .map(|s| {
+            (
+                s["frame"].as_u64().unwrap_or(99),
+                s["draw"].as_u64().unwrap_or(99),
+            )
+        })
         .collect();
-    assert_eq!(stops.len(), 2, "one stop per frame:\n{text}");
-    for (frame, stop) in stops.iter().enumerate() {
-        assert_eq!(stop["frame"], frame as u64, "{stop}");
-        assert_eq!(stop["reason"], "pixel_history", "{stop}");
-        assert_eq!(stop["pixel"], serde_json::json!([10, 20]), "{stop}");
-        let t = frame as f32 * 0.125;
-        let p = writes(stop, "p").expect("p");
-        assert_eq!(f32s(&p), [10.5 / 32.0, 20.5 / 32.0], "{stop}");
-        let r = writes(stop, "ring").and_then(|r| r.as_f64()).expect("ring") as f32;
-        assert!((r - ring(10, 20, t)).abs() < 1e-5, "{stop}");
+    assert_eq!(at, [(0, 0), (0, 1), (1, 0), (1, 1)], "{text}");
+    for pair in stops.chunks(2) {
+        let t = pair[0]["frame"].as_u64().expect("frame") as f32 * 0.125;
+        for stop in pair {
+            assert_eq!(stop["reason"], "pixel_history", "{stop}");
+            assert_eq!(stop["pixel"], serde_json::json!([10, 20]), "{stop}");
+        }
+        // The first subpass's draw: its trace writes `ring`.
+        let p = writes(pair[0], "p").expect("p");
+        assert_eq!(f32s(&p), [10.5 / 32.0, 20.5 / 32.0], "{}", pair[0]);
+        let r = writes(pair[0], "ring")
+            .and_then(|r| r.as_f64())
+            .expect("ring") as f32;
+        assert!((r - ring(10, 20, t)).abs() < 1e-5, "{}", pair[0]);
+        // The second's reads the first's colour (8-bit unorm): its green is
+        // `ring`.
+        let seen = f32s(&writes(pair[1], "seen").expect("seen"));
+        let stored = (ring(10, 20, t) * 255.0).round() / 255.0;
+        assert!(
+            seen.len() == 4 && (seen[1] - stored).abs() < 1e-3,
+            "{seen:?} vs {stored}: {}",
+            pair[1]
+        );
     }
 }
 
 /// Several draws in one submission (`vk_triangle`'s DRAWS: full-screen
-/// draws at times `frame * 0.125 + i * 0.25`): the stop names the first
-/// draw of the submission in which the condition holds, and its values are
-/// that draw's (the recording runs the submission again with only that
-/// draw writing the debug buffer: the same pixel in the other draws has
-/// other times).
+/// draws at times `frame * 0.125 + i * 0.25`): the submission stops once in
+/// each draw where the condition holds, in order, each stop naming its draw
+/// and with that draw's values (the recording runs the submission again
+/// with only that draw writing the debug buffer: the same pixel in the
+/// other draws has other times).
 #[test]
 fn a_stop_names_its_draw_in_the_submission_and_has_its_values() {
     let (out, text) = run_json("12:t > 0.3", &["2", "64", "source", "4"]);
     assert!(out.status.success(), "{text}");
     let events = json_events(&text);
     let stops = of_kind(&events, "stopped");
-    assert_eq!(stops.len(), 2, "one stop per frame: {text}");
     // Frame 0 draws at t = 0, 0.25, 0.5, 0.75; frame 1 at 0.125, 0.375, ...
-    for (stop, (draw, t)) in stops.iter().zip([(2, 0.5f32), (1, 0.375)]) {
+    let want = [
+        (0, 2, 0.5f32),
+        (0, 3, 0.75),
+        (1, 1, 0.375),
+        (1, 2, 0.625),
+        (1, 3, 0.875),
+    ];
+    assert_eq!(
+        stops.len(),
+        want.len(),
+        "one stop per draw that hits: {text}"
+    );
+    for (stop, (frame, draw, t)) in stops.iter().zip(want) {
+        assert_eq!(stop["frame"], frame, "{stop}");
         assert_eq!(stop["draw"], draw, "{stop}");
         assert_eq!(stop["pixel"], serde_json::json!([0, 0]), "{stop}");
         assert_eq!(

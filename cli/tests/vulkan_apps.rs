@@ -89,7 +89,7 @@ fn stops(
     let breakpoint = format!("{}:{line}:{condition}", file.display());
     let mut args = vec![frames.to_string(), SIZE.to_string(), debug_info.to_string()];
     args.extend(extra.iter().map(|a| a.to_string()));
-    let (events, text) = run_checked(app, &breakpoint, &args);
+    let (events, text) = run_checked(app, &[breakpoint], &args);
     let stops: Vec<Stop> = of_kind(&events, "stopped")
         .into_iter()
         .map(|s| Stop(s.clone()))
@@ -117,16 +117,18 @@ fn shader_file(name: &str) -> PathBuf {
 }
 
 /// Runs `APP ARGS` (ARGS[0] the frames) under `shaderdbg run --json
-/// --break BREAKPOINT` with the validation layer below ours, checks that
+/// --break BREAKPOINT...` with the validation layer below ours, checks that
 /// every frame line it prints and every report of the validation layer
 /// are those of the program alone; its events, and the output with
 /// stderr.
-fn run_checked(app: &str, breakpoint: &str, args: &[String]) -> (Vec<Value>, String) {
+fn run_checked(app: &str, breakpoints: &[String], args: &[String]) -> (Vec<Value>, String) {
     let program = shaderdbg_test_support::app(app);
     common::single_pass();
     // The session puts ours above the layers the environment asks for.
     let out = validated(&mut Command::new(env!("CARGO_BIN_EXE_shaderdbg")))
-        .args(["run", "--json", "--break", breakpoint, "--"])
+        .args(["run", "--json"])
+        .args(breakpoints.iter().flat_map(|b| ["--break", b.as_str()]))
+        .arg("--")
         .arg(&program)
         .args(args)
         .output()
@@ -238,13 +240,22 @@ fn assert_frames(stops: &[Stop], first: u64) {
 /// uv = (pixel + 0.5) / 32 - 0.5; the nearest of the 8x8 texels is
 /// `(pixel - 16) / 4`; the tint is `(1, 0.5 + 0.25 frame, 0.25, 1)`. The
 /// command buffer is recorded once and submitted every frame, so the frames
-/// differ only by the uniform buffer, and so do the stops.
+/// differ only by the uniform buffer, and so do the stops. `vk_push` draws
+/// the same with the uniform buffer, the texture and a storage buffer it
+/// counts fragments in pushed (`vkCmdPushDescriptorSetKHR`): the same
+/// stops, and the counts it prints are the program's alone (the storage
+/// is put back before each run again).
 #[test]
 fn a_textured_quad_stops_where_the_sampled_texel_meets_the_condition() {
-    for debug_info in ["source", "nonsemantic"] {
+    for (app, debug_info) in [
+        ("vk_textured", "source"),
+        ("vk_textured", "nonsemantic"),
+        ("vk_push", "source"),
+        ("vk_push", "nonsemantic"),
+    ] {
         let stops = stops(
-            "vk_textured",
-            "vk_textured.frag",
+            app,
+            &format!("{app}.frag"),
             15,
             "shaded.g > 0.4 && texel.r > 0.5",
             3,
@@ -382,17 +393,7 @@ fn a_breakpoint_in_a_second_subpass_sees_what_the_first_drew() {
         assert_frames(&stops, 0);
         for (frame, stop) in stops.iter().enumerate() {
             let t = frame as f32 * 0.125;
-            let drawn = |x: u32, y: u32| {
-                let p = [x, y].map(|c| (c as f32 + 0.5) / 32.0);
-                let ring = ((p[0] - 1.0).hypot(p[1] - 1.0) * 2.0 - t).rem_euclid(1.0);
-                let color = [
-                    (p[0] + t).fract(),
-                    ring,
-                    ((p[0] + p[1]) * 0.5 - t).rem_euclid(1.0),
-                    1.0,
-                ];
-                color.map(|c| (c * 255.0).round() / 255.0)
-            };
+            let drawn = |x: u32, y: u32| triangle_color(x, y, t);
             let first = first_pixel(|x, y| drawn(x, y)[0] > 0.5);
             let (x, y) = stop.pixel();
             assert_eq!((x, y), first, "frame {frame}: {}", stop.0);
@@ -407,6 +408,185 @@ fn a_breakpoint_in_a_second_subpass_sees_what_the_first_drew() {
     }
 }
 
+/// `vk_triangle`'s fragment colour at pixel (x, y), frame time `t`, as
+/// the second subpass of `vk_subpass` reads it (8-bit unorm).
+fn triangle_color(x: u32, y: u32, t: f32) -> [f32; 4] {
+    let p = [x, y].map(|c| (c as f32 + 0.5) / 32.0);
+    let ring = ((p[0] - 1.0).hypot(p[1] - 1.0) * 2.0 - t).rem_euclid(1.0);
+    let color = [
+        (p[0] + t).fract(),
+        ring,
+        ((p[0] + p[1]) * 0.5 - t).rem_euclid(1.0),
+        1.0,
+    ];
+    color.map(|c| (c * 255.0).round() / 255.0)
+}
+
+/// Breakpoints in two shaders drawn in one submission (`vk_subpass`: the
+/// first subpass's draw runs `vk_triangle.frag`, the second's
+/// `vk_subpass.frag`) both stop, one after the other in submission order,
+/// each in its own draw at the first fragment where its condition holds,
+/// with that draw's values; the frames and the validation layer's reports
+/// are the program's alone.
+#[test]
+fn breakpoints_in_two_shaders_of_one_submission_both_stop_in_submission_order() {
+    let first_frag = shader_file("vk_triangle.frag");
+    let second_frag = shader_file("vk_subpass.frag");
+    let breakpoints = [
+        format!("{}:12:p.x > 1.5", first_frag.display()),
+        format!("{}:10:seen.r > 0.5", second_frag.display()),
+    ];
+    let args = ["2", "64", "source"].map(String::from);
+    let (events, text) = run_checked("vk_subpass", &breakpoints, &args);
+    let stops: Vec<Stop> = of_kind(&events, "stopped")
+        .into_iter()
+        .map(|s| Stop(s.clone()))
+        .collect();
+    let seen: Vec<(u64, u64, String)> = stops
+        .iter()
+        .map(|s| {
+            let file = s.0["file"].as_str().unwrap_or_default().to_string();
+            (
+                s.0["frame"].as_u64().unwrap_or(99),
+                s.0["draw"].as_u64().unwrap_or(99),
+                file,
+            )
+        })
+        .collect();
+    let (first, second) = (
+        first_frag.display().to_string(),
+        second_frag.display().to_string(),
+    );
+    assert_eq!(
+        seen,
+        [
+            (0, 0, first.clone()),
+            (0, 1, second.clone()),
+            (1, 0, first),
+            (1, 1, second)
+        ],
+        "{text}"
+    );
+    for pair in stops.chunks(2) {
+        let t = pair[0].0["frame"].as_u64().unwrap_or(0) as f32 * 0.125;
+        // The first subpass's draw.
+        let (x, y) = pair[0].pixel();
+        assert_eq!(
+            (x, y),
+            first_pixel(|x, _| (x as f32 + 0.5) / 32.0 > 1.5),
+            "{}",
+            pair[0].0
+        );
+        assert_eq!(pair[0].float("t"), t, "{}", pair[0].0);
+        let ring = triangle_color(x, y, t)[1];
+        assert!(
+            (pair[0].float("ring") - ring).abs() <= 1.0 / 255.0,
+            "{}",
+            pair[0].0
+        );
+        // The second's, reading what the first drew.
+        let (x, y) = pair[1].pixel();
+        let first = first_pixel(|x, y| triangle_color(x, y, t)[0] > 0.5);
+        assert_eq!((x, y), first, "{}", pair[1].0);
+        pair[1].assert_near("seen", &triangle_color(x, y, t), 1.0 / 255.0);
+    }
+}
+
+/// A breakpoint in the vertex shader and one in the fragment shader of one
+/// pipeline (`vk_triangle`'s) both stop in each frame's draw: first the
+/// vertex stage's (the first vertex where its condition holds), then the
+/// fragment stage's, each with its own values.
+#[test]
+fn vertex_and_fragment_breakpoints_of_one_pipeline_both_stop() {
+    let vertex = shader_file("vk_triangle.vert");
+    let fragment = shader_file("vk_triangle.frag");
+    let line = common::line_of(&vertex, "gl_Position =");
+    let breakpoints = [
+        format!("{}:{line}:uv.x > 0.0", vertex.display()),
+        format!("{}:12:p.y > 1.0", fragment.display()),
+    ];
+    let args = ["2", "64", "source"].map(String::from);
+    let (events, text) = run_checked("vk_triangle", &breakpoints, &args);
+    let stops = of_kind(&events, "stopped");
+    let seen: Vec<(u64, u64, &str)> = stops
+        .iter()
+        .map(|s| {
+            let stage = s["stage"].as_str().unwrap_or_default();
+            (
+                s["frame"].as_u64().unwrap_or(99),
+                s["draw"].as_u64().unwrap_or(99),
+                stage,
+            )
+        })
+        .collect();
+    assert_eq!(
+        seen,
+        [
+            (0, 0, "vertex"),
+            (0, 0, "fragment"),
+            (1, 0, "vertex"),
+            (1, 0, "fragment")
+        ],
+        "{text}"
+    );
+    for pair in stops.chunks(2) {
+        // Vertex 1: uv = (2, 0), the first with uv.x > 0.
+        let stop = Stop(pair[0].clone());
+        assert_eq!(pair[0]["vertex"], 1, "{}", pair[0]);
+        stop.assert_near("uv", &[2.0, 0.0], 0.0);
+        let stop = Stop(pair[1].clone());
+        let (x, y) = stop.pixel();
+        assert_eq!(
+            (x, y),
+            first_pixel(|_, y| (y as f32 + 0.5) / 32.0 > 1.0),
+            "{}",
+            pair[1]
+        );
+        stop.assert_near(
+            "p",
+            &[(x as f32 + 0.5) / 32.0, (y as f32 + 0.5) / 32.0],
+            0.0,
+        );
+    }
+}
+
+/// `vk_secondary`: `vk_triangle`'s draws, each in a secondary command
+/// buffer of its own, executed inside a render pass begun with
+/// `VK_SUBPASS_CONTENTS_SECONDARY_COMMAND_BUFFERS`, at times
+/// `frame * 0.125 + i * 0.25`. A breakpoint stops in each draw where its condition holds,
+/// in order (draws numbered across the secondaries), with that draw's
+/// values; frames and the validation layer's reports are the program's
+/// alone.
+#[test]
+fn breakpoints_in_draws_of_secondary_command_buffers_stop() {
+    let file = shader_file("vk_triangle.frag");
+    let breakpoint = format!("{}:12:t > 0.3", file.display());
+    let args = ["2", "64", "source", "4"].map(String::from);
+    let (events, text) = run_checked("vk_secondary", &[breakpoint], &args);
+    let stops: Vec<Stop> = of_kind(&events, "stopped")
+        .into_iter()
+        .map(|s| Stop(s.clone()))
+        .collect();
+    let seen: Vec<(u64, u64)> = stops
+        .iter()
+        .map(|s| {
+            (
+                s.0["frame"].as_u64().unwrap_or(99),
+                s.0["draw"].as_u64().unwrap_or(99),
+            )
+        })
+        .collect();
+    // Frame 0 draws at t = 0, 0.25, 0.5, 0.75; frame 1 at 0.125, 0.375, ...
+    assert_eq!(seen, [(0, 2), (0, 3), (1, 1), (1, 2), (1, 3)], "{text}");
+    for (stop, (frame, draw)) in stops.iter().zip(seen) {
+        let t = frame as f32 * 0.125 + draw as f32 * 0.25;
+        assert_eq!(stop.pixel(), (0, 0), "{}", stop.0);
+        assert_eq!(stop.float("t"), t, "{}", stop.0);
+        let ring = ((0.5f32 / 32.0 - 1.0).hypot(0.5 / 32.0 - 1.0) * 2.0 - t).rem_euclid(1.0);
+        assert!((stop.float("ring") - ring).abs() < 1e-5, "{}", stop.0);
+    }
+}
+
 /// `vk_sets ... full`: the pipeline layout has every descriptor set the
 /// device can bind, so no twin can add the debug set: the breakpoint in
 /// its fragment shader ends unverified with that reason, the session hears
@@ -416,7 +596,7 @@ fn a_breakpoint_in_a_second_subpass_sees_what_the_first_drew() {
 fn a_layout_without_a_free_descriptor_set_leaves_its_breakpoints_unverified() {
     let breakpoint = format!("{}:19", shader_file("vk_sets.frag").display());
     let args = ["2", "64", "source", "full"].map(String::from);
-    let (events, text) = run_checked("vk_sets", &breakpoint, &args);
+    let (events, text) = run_checked("vk_sets", &[breakpoint], &args);
     assert!(of_kind(&events, "stopped").is_empty(), "{text}");
     let bound = of_kind(&events, "breakpoint");
     let last = bound.last().expect("a breakpoint event");

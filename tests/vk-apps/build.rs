@@ -24,6 +24,7 @@ const SHADERS: &[&str] = &[
     "vk_hlsl.frag.hlsl",
     "vk_include.frag",
     "vk_subpass.frag",
+    "vk_push.frag",
 ];
 
 fn main() {

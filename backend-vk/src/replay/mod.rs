@@ -28,6 +28,41 @@ pub use submit::{bind_twin, self_check, submit_shadows, Keep, Submission, Submit
 
 use crate::dispatch::{self, key, typed, DeviceData};
 
+impl Cmd {
+    /// The descriptor sets a `vkCmdBindDescriptorSets` binds (none for other
+    /// commands).
+    ///
+    /// # Safety
+    /// The command's recording is alive.
+    pub unsafe fn bound_sets(&self) -> &[vk::DescriptorSet] {
+        match self {
+            // SAFETY: the recording holds the sets (a deep copy).
+            Cmd::CmdBindDescriptorSets(a) => unsafe {
+                dispatch::array(a.p_descriptor_sets.cast(), a.descriptor_set_count)
+            },
+            _ => &[],
+        }
+    }
+
+    /// The descriptor writes of a push-descriptor command (none for other
+    /// commands).
+    ///
+    /// # Safety
+    /// The command's recording is alive.
+    pub unsafe fn pushed_writes(&self) -> &[vk::WriteDescriptorSet<'static>] {
+        match self {
+            // SAFETY: the recording holds its writes (deep copies).
+            Cmd::CmdPushDescriptorSetKHR(a) => unsafe {
+                dispatch::array(a.p_descriptor_writes.cast(), a.descriptor_write_count)
+            },
+            _ => &[],
+        }
+    }
+}
+
+/// What a command buffer the layer has no recording of says.
+pub const UNRECORDED: &str = "a command buffer this layer did not record";
+
 /// Why a command buffer cannot be replayed.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct NotReplayable(pub &'static str);
@@ -122,6 +157,38 @@ unsafe fn discards(raster: *const vk::PipelineRasterizationStateCreateInfo) -> b
 /// Whether a set layout binding of this type reads its immutable samplers.
 fn samples(t: vk::DescriptorType) -> bool {
     t == vk::DescriptorType::SAMPLER || t == vk::DescriptorType::COMBINED_IMAGE_SAMPLER
+}
+
+/// Whether a descriptor write of this type reads `pImageInfo`.
+fn writes_images(t: vk::DescriptorType) -> bool {
+    use vk::DescriptorType as T;
+    [
+        T::SAMPLER,
+        T::COMBINED_IMAGE_SAMPLER,
+        T::SAMPLED_IMAGE,
+        T::STORAGE_IMAGE,
+        T::INPUT_ATTACHMENT,
+        T::SAMPLE_WEIGHT_IMAGE_QCOM,
+        T::BLOCK_MATCH_IMAGE_QCOM,
+    ]
+    .contains(&t)
+}
+
+/// Whether a descriptor write of this type reads `pBufferInfo`.
+fn writes_buffers(t: vk::DescriptorType) -> bool {
+    use vk::DescriptorType as T;
+    [
+        T::UNIFORM_BUFFER,
+        T::STORAGE_BUFFER,
+        T::UNIFORM_BUFFER_DYNAMIC,
+        T::STORAGE_BUFFER_DYNAMIC,
+    ]
+    .contains(&t)
+}
+
+/// Whether a descriptor write of this type reads `pTexelBufferView`.
+fn writes_texel_buffers(t: vk::DescriptorType) -> bool {
+    t == vk::DescriptorType::UNIFORM_TEXEL_BUFFER || t == vk::DescriptorType::STORAGE_TEXEL_BUFFER
 }
 
 /// The size of a structure that may sit in a `pNext` chain, by `sType`.
@@ -256,17 +323,49 @@ impl DeviceReplay {
         Some(f(rec.commands().unwrap_or(&[])))
     }
 
-    /// The pipelines `cb` binds, in order.
-    pub fn pipelines_bound(&self, cb: vk::CommandBuffer) -> Vec<vk::Pipeline> {
+    /// Runs `f` on each command `cb` runs, in order: its own and, after
+    /// each `vkCmdExecuteCommands` (which `f` sees first), those of the
+    /// secondary command buffers it executes. A buffer without a recording
+    /// is an error; a recording that cannot be replayed gives no commands
+    /// (as [`Self::with_commands`]). Secondaries start with nothing bound,
+    /// and leave the primary's state undefined: a program binds again
+    /// before it draws, so `f` can follow what is bound across them.
+    pub fn walk(
+        &self,
+        cb: vk::CommandBuffer,
+        f: &mut dyn FnMut(&Cmd) -> Result<(), String>,
+    ) -> Result<(), String> {
         self.with_commands(cb, |cmds| {
-            cmds.iter()
-                .filter_map(|c| match c {
-                    Cmd::CmdBindPipeline(a) => Some(a.pipeline),
-                    _ => None,
-                })
-                .collect()
+            for cmd in cmds {
+                f(cmd)?;
+                if let Cmd::CmdExecuteCommands(a) = cmd {
+                    // SAFETY: the recording holds that many buffers.
+                    let secondaries = unsafe {
+                        dispatch::array(
+                            a.p_command_buffers.cast::<vk::CommandBuffer>(),
+                            a.command_buffer_count,
+                        )
+                    };
+                    for s in secondaries {
+                        self.walk(*s, f)?;
+                    }
+                }
+            }
+            Ok(())
         })
-        .unwrap_or_default()
+        .unwrap_or_else(|| Err(UNRECORDED.into()))
+    }
+
+    /// The pipelines `cb` binds (and the secondaries it executes), in order.
+    pub fn pipelines_bound(&self, cb: vk::CommandBuffer) -> Vec<vk::Pipeline> {
+        let mut out = Vec::new();
+        let _ = self.walk(cb, &mut |c| {
+            if let Cmd::CmdBindPipeline(a) = c {
+                out.push(a.pipeline);
+            }
+            Ok(())
+        });
+        out
     }
 
     /// Appends what `copy` makes of a command to `cb`'s recording.
@@ -292,6 +391,19 @@ impl DeviceReplay {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A copy of `s` in `a`, made deep by `fix` (or why it cannot be).
+    ///
+    /// # Safety
+    /// `s` and what it points to are alive.
+    unsafe fn copied<T>(a: &mut Arena, s: &T, fix: Fix) -> Result<*const u8, NotReplayable> {
+        // SAFETY: per this function's contract.
+        unsafe {
+            let q = a.copy((s as *const T).cast(), size_of::<T>(), align_of::<T>());
+            fix(a, q.cast_mut())?;
+            Ok(q)
+        }
+    }
 
     #[test]
     fn every_vk_cmd_of_the_registry_has_a_hook_and_aliases_share_it() {
@@ -323,16 +435,10 @@ mod tests {
             .clear_values(&clears)
             .push_next(&mut attachments);
         let mut a = Arena::default();
-        // SAFETY: `info` is alive; `q` is its copy, whose pointers are alive.
-        let copy = unsafe {
-            let q = a.copy(
-                (&info as *const vk::RenderPassBeginInfo).cast(),
-                size_of::<vk::RenderPassBeginInfo>(),
-                8,
-            );
-            fix_VkRenderPassBeginInfo(&mut a, q.cast_mut()).expect("copyable");
-            &*q.cast::<vk::RenderPassBeginInfo>()
-        };
+        // SAFETY: `info` and what it points to are alive.
+        let copy = unsafe { copied(&mut a, &info, fix_VkRenderPassBeginInfo) }.expect("copyable");
+        // SAFETY: a copy of a render pass begin info.
+        let copy = unsafe { &*copy.cast::<vk::RenderPassBeginInfo>() };
         // The application may reuse its memory once the command returns.
         clears[1].color.float32 = [0.0; 4];
         assert_ne!(copy.p_clear_values, clears.as_ptr());
@@ -348,6 +454,33 @@ mod tests {
     }
 
     #[test]
+    fn a_descriptor_write_copies_the_array_its_type_reads_and_no_other() {
+        let images = [vk::DescriptorImageInfo {
+            image_layout: vk::ImageLayout::SHADER_READ_ONLY_OPTIMAL,
+            ..Default::default()
+        }; 2];
+        let mut write = vk::WriteDescriptorSet::default()
+            .descriptor_type(vk::DescriptorType::COMBINED_IMAGE_SAMPLER)
+            .image_info(&images);
+        // Ignored for this type (and not valid): never followed.
+        write.p_buffer_info = std::ptr::dangling();
+        write.p_texel_buffer_view = std::ptr::dangling();
+        let mut a = Arena::default();
+        // SAFETY: `write` and the array its type reads are alive.
+        let copy = unsafe { copied(&mut a, &write, fix_VkWriteDescriptorSet) }.expect("copyable");
+        // SAFETY: a copy of a descriptor write.
+        let copy = unsafe { &*copy.cast::<vk::WriteDescriptorSet>() };
+        assert_ne!(copy.p_image_info, images.as_ptr());
+        // SAFETY: the copy points into the arena.
+        let copied = unsafe { std::slice::from_raw_parts(copy.p_image_info, 2) };
+        assert!(copied
+            .iter()
+            .all(|i| i.image_layout == vk::ImageLayout::SHADER_READ_ONLY_OPTIMAL));
+        assert!(copy.p_buffer_info.is_null());
+        assert!(copy.p_texel_buffer_view.is_null());
+    }
+
+    #[test]
     fn an_undescribed_pnext_structure_makes_the_copy_not_replayable() {
         let mut unknown = vk::BaseOutStructure {
             s_type: vk::StructureType::from_raw(0x7fff_0001),
@@ -359,15 +492,8 @@ mod tests {
             ..Default::default()
         };
         let mut a = Arena::default();
-        // SAFETY: `info` is alive; `q` is its copy.
-        let r = unsafe {
-            let q = a.copy(
-                (&info as *const vk::RenderPassBeginInfo).cast(),
-                size_of::<vk::RenderPassBeginInfo>(),
-                8,
-            );
-            fix_VkRenderPassBeginInfo(&mut a, q.cast_mut())
-        };
+        // SAFETY: `info` and its chain are alive.
+        let r = unsafe { copied(&mut a, &info, fix_VkRenderPassBeginInfo) };
         assert!(r.is_err());
     }
 }

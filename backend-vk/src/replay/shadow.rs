@@ -1,5 +1,8 @@
 //! Shadow command buffers: this layer's own command buffers, recorded from
-//! a replay-buffer recording, submitted in place of the application's.
+//! a replay-buffer recording, submitted in place of the application's. A
+//! primary that executes secondary command buffers (`vkCmdExecuteCommands`)
+//! executes shadows of them instead, secondaries of the layer's pool
+//! recorded from their recordings with their inheritance info.
 
 use std::collections::HashMap;
 use std::ffi::c_void;
@@ -10,12 +13,17 @@ use ash::vk;
 use super::{replay_one, Cmd, DeviceReplay};
 use crate::loader::SetDeviceLoaderData;
 
-/// A shadow command buffer and the pool it came from.
-#[derive(Clone, Copy, Debug)]
+/// A shadow command buffer and the pool it came from, with the shadows of
+/// the secondary command buffers it executes.
+#[derive(Clone, Debug)]
 pub struct Shadow {
     pub cb: vk::CommandBuffer,
     pool: vk::CommandPool,
+    secondaries: Vec<vk::CommandBuffer>,
 }
+
+/// The layer's pools by queue family (held locked while any is used).
+type Pools = HashMap<u32, vk::CommandPool>;
 
 /// This layer's command pools, one per queue family (a pool is externally
 /// synchronized: the mutex is held while any of its buffers is recorded
@@ -35,7 +43,9 @@ impl DeviceReplay {
     /// `device` is this replay buffer's device; `cb` is in the executable
     /// state (the application is submitting it).
     ///
-    /// `substitute` sees each command first and may record its own version
+    /// `substitute` sees each command first, in the order the buffer runs
+    /// them (a secondary's after the `vkCmdExecuteCommands` that executes
+    /// it, with the secondary's shadow), and may record its own version
     /// instead (it returns whether it did).
     pub unsafe fn shadow(
         &self,
@@ -43,30 +53,87 @@ impl DeviceReplay {
         cb: vk::CommandBuffer,
         substitute: &mut dyn FnMut(vk::CommandBuffer, &Cmd) -> Result<bool, String>,
     ) -> Result<Shadow, String> {
+        let family = self
+            .family_of(cb)
+            .ok_or("a command buffer this layer did not see allocated")?;
+        let mut pools = self.shadows.pools.lock().unwrap_or_else(|e| e.into_inner());
+        let mut secondaries = Vec::new();
+        // SAFETY: per this function's contract.
+        let made =
+            unsafe { self.shadow_in(&mut pools, device, family, cb, substitute, &mut secondaries) };
+        match made {
+            Ok(made) => Ok(Shadow {
+                secondaries,
+                ..made
+            }),
+            Err(why) => {
+                // SAFETY: buffers of the layer's pool, never submitted.
+                unsafe { self.free_in(&pools, device, family, &secondaries) };
+                Err(why)
+            }
+        }
+    }
+
+    /// [`Self::shadow`] with the pools locked; the shadows of secondaries
+    /// are pushed on `secondaries`.
+    ///
+    /// # Safety
+    /// As [`Self::shadow`].
+    unsafe fn shadow_in(
+        &self,
+        pools: &mut Pools,
+        device: vk::Device,
+        family: u32,
+        cb: vk::CommandBuffer,
+        substitute: &mut dyn FnMut(vk::CommandBuffer, &Cmd) -> Result<bool, String>,
+        secondaries: &mut Vec<vk::CommandBuffer>,
+    ) -> Result<Shadow, String> {
         let rec = self
             .recording(cb)
             .ok_or("a command buffer this layer did not see allocated")?;
         let rec = rec.lock().unwrap_or_else(|e| e.into_inner());
         let cmds = rec.commands().map_err(|e| e.0.to_string())?;
         let begin = rec.begin.ok_or("a command buffer never begun")?;
-        let family = {
-            let pools = self.pools.read().unwrap_or_else(|e| e.into_inner());
-            *pools
-                .get(&vk::Handle::as_raw(rec.pool))
-                .ok_or("a command pool this layer did not see created")?
-        };
-        let mut replay = |shadow: vk::CommandBuffer| -> Result<(), String> {
+        let mut replay = |shadow: vk::CommandBuffer, pools: &mut Pools| -> Result<(), String> {
             for cmd in cmds {
-                if !substitute(shadow, cmd)? {
-                    // SAFETY: the recording is alive (its lock is held).
-                    unsafe { replay_one(&self.next, shadow, cmd) }
-                        .map_err(|missing| format!("the device lacks {}", missing.0))?;
+                if substitute(shadow, cmd)? {
+                    continue;
                 }
+                if let Cmd::CmdExecuteCommands(a) = cmd {
+                    // SAFETY: the recording holds that many buffers.
+                    let app = unsafe {
+                        crate::dispatch::array(
+                            a.p_command_buffers.cast::<vk::CommandBuffer>(),
+                            a.command_buffer_count,
+                        )
+                    };
+                    let mut theirs = Vec::with_capacity(app.len());
+                    for s in app {
+                        // SAFETY: a secondary executed by an executable
+                        // buffer is executable.
+                        let made = unsafe {
+                            self.shadow_in(pools, device, family, *s, substitute, secondaries)?
+                        };
+                        secondaries.push(made.cb);
+                        theirs.push(made.cb);
+                    }
+                    let execute = self
+                        .next
+                        .CmdExecuteCommands
+                        .ok_or("the device lacks vkCmdExecuteCommands")?;
+                    // SAFETY: the shadow is recording; its secondaries are
+                    // executable.
+                    unsafe { execute(shadow, theirs.len() as u32, theirs.as_ptr().cast()) };
+                    continue;
+                }
+                // SAFETY: the recording is alive (its lock is held).
+                unsafe { replay_one(&self.next, shadow, cmd) }
+                    .map_err(|missing| format!("the device lacks {}", missing.0))?;
             }
             Ok(())
         };
         // SAFETY: the begin info recorded with the application's buffer.
-        unsafe { self.recorded(device, family, rec.level, begin.0, &mut replay) }
+        unsafe { self.recorded_in(pools, device, family, rec.level, begin.0, &mut replay) }
     }
 
     /// A command buffer of the layer's own for a queue of `family`, with
@@ -82,14 +149,16 @@ impl DeviceReplay {
     ) -> Result<Shadow, String> {
         let begin = vk::CommandBufferBeginInfo::default()
             .flags(vk::CommandBufferUsageFlags::ONE_TIME_SUBMIT);
+        let mut pools = self.shadows.pools.lock().unwrap_or_else(|e| e.into_inner());
         // SAFETY: per this function's contract; a valid begin info.
         unsafe {
-            self.recorded(
+            self.recorded_in(
+                &mut pools,
                 device,
                 family,
                 vk::CommandBufferLevel::PRIMARY,
                 &begin,
-                &mut |cb| {
+                &mut |cb, _| {
                     record(cb);
                     Ok(())
                 },
@@ -99,18 +168,20 @@ impl DeviceReplay {
 
     /// A command buffer of the layer's own pool for `family` (made on first
     /// use), begun with `begin`, with what `record` records in it, ended;
-    /// freed again if anything fails. The pools' lock is held throughout (a
-    /// pool is externally synchronized).
+    /// freed again if anything fails. The pools' lock is held throughout
+    /// (a pool is externally synchronized): `pools`, which `record` gets to
+    /// record secondaries in.
     ///
     /// # Safety
     /// `device` is this replay buffer's device; `begin` is valid.
-    unsafe fn recorded(
+    unsafe fn recorded_in(
         &self,
+        pools: &mut Pools,
         device: vk::Device,
         family: u32,
         level: vk::CommandBufferLevel,
         begin: *const vk::CommandBufferBeginInfo<'_>,
-        record: &mut dyn FnMut(vk::CommandBuffer) -> Result<(), String>,
+        record: &mut dyn FnMut(vk::CommandBuffer, &mut Pools) -> Result<(), String>,
     ) -> Result<Shadow, String> {
         let life = &self.life;
         let (Some(create), Some(allocate), Some(begin_cb), Some(end_cb)) = (
@@ -125,7 +196,6 @@ impl DeviceReplay {
             .shadows
             .set_loader_data
             .ok_or("the loader gave no vkSetDeviceLoaderData")?;
-        let mut pools = self.shadows.pools.lock().unwrap_or_else(|e| e.into_inner());
         let pool = match pools.get(&family) {
             Some(p) => *p,
             None => {
@@ -167,7 +237,7 @@ impl DeviceReplay {
             if r != vk::Result::SUCCESS {
                 return Err(format!("beginning the buffer: {r}"));
             }
-            record(cb)?;
+            record(cb, pools)?;
             // SAFETY: the buffer is recording.
             let r = unsafe { end_cb(cb) };
             if r != vk::Result::SUCCESS {
@@ -176,7 +246,11 @@ impl DeviceReplay {
             Ok(())
         };
         match filled() {
-            Ok(()) => Ok(Shadow { cb, pool }),
+            Ok(()) => Ok(Shadow {
+                cb,
+                pool,
+                secondaries: Vec::new(),
+            }),
             Err(why) => {
                 if let Some(free) = life.free_command_buffers {
                     // SAFETY: a buffer of this pool, not pending (a buffer may
@@ -210,7 +284,8 @@ impl DeviceReplay {
         }
     }
 
-    /// Frees shadows recorded by [`DeviceReplay::shadow`].
+    /// Frees shadows recorded by [`DeviceReplay::shadow`] (with their
+    /// secondaries).
     ///
     /// # Safety
     /// None of `shadows` is pending execution.
@@ -220,8 +295,34 @@ impl DeviceReplay {
         };
         let _pools = self.shadows.pools.lock().unwrap_or_else(|e| e.into_inner());
         for s in shadows {
-            // SAFETY: a buffer of that pool, not pending (the contract).
-            unsafe { free(device, s.pool, 1, &s.cb) };
+            // SAFETY: buffers of that pool, not pending (the contract).
+            unsafe {
+                free(device, s.pool, 1, &s.cb);
+                if !s.secondaries.is_empty() {
+                    let n = s.secondaries.len() as u32;
+                    free(device, s.pool, n, s.secondaries.as_ptr());
+                }
+            }
+        }
+    }
+
+    /// Frees `cbs`, buffers of the layer's pool for `family`.
+    ///
+    /// # Safety
+    /// `pools` is the pools' lock held; none of `cbs` is pending.
+    unsafe fn free_in(
+        &self,
+        pools: &Pools,
+        device: vk::Device,
+        family: u32,
+        cbs: &[vk::CommandBuffer],
+    ) {
+        let (Some(free), Some(pool)) = (self.life.free_command_buffers, pools.get(&family)) else {
+            return;
+        };
+        if !cbs.is_empty() {
+            // SAFETY: per this function's contract.
+            unsafe { free(device, *pool, cbs.len() as u32, cbs.as_ptr()) };
         }
     }
 }

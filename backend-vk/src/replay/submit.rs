@@ -175,7 +175,7 @@ pub unsafe fn submit_shadows<I: Submission>(
                     Some(SelfCheckMode::Instrumented) => (2, &|c, set| instrumented(c, set)),
                     _ => return Ok(false),
                 };
-                let debug = DebugBinding::Buffer(0);
+                let debug = DebugBinding::at(0);
                 // SAFETY: the shadow is recording; the pipelines are alive
                 // (the application's buffer is executable).
                 unsafe { bind_twin(data, shadow, cmd, code_for.0, code_for.1, debug) }

@@ -207,6 +207,15 @@ impl Gpu {
         Gpu::with(flags, vk::API_VERSION_1_3, &[], Some(&mut v13))
     }
 
+    /// A Vulkan 1.1 device with `VK_KHR_push_descriptor` and
+    /// `fragmentStoresAndAtomics`.
+    pub fn with_push_descriptor(flags: vk::QueueFlags) -> anyhow::Result<Gpu> {
+        let features = vk::PhysicalDeviceFeatures::default().fragment_stores_and_atomics(true);
+        let mut features = vk::PhysicalDeviceFeatures2::default().features(features);
+        let extensions = [ash::khr::push_descriptor::NAME];
+        Gpu::with(flags, vk::API_VERSION_1_1, &extensions, Some(&mut features))
+    }
+
     /// A device of Vulkan `version` with `extensions` and `features` in its
     /// create info's chain.
     fn with(
@@ -288,6 +297,13 @@ impl HostBuffer {
         // buffer's memory.
         unsafe { std::ptr::copy_nonoverlapping(bytes.as_ptr(), self.ptr, bytes.len()) };
         Ok(())
+    }
+
+    /// What the buffer holds. The caller makes sure no submission that
+    /// writes it is in flight.
+    pub fn read(&self) -> Vec<u8> {
+        // SAFETY: the mapping covers `size` bytes (host-coherent).
+        unsafe { std::slice::from_raw_parts(self.ptr, self.size) }.to_vec()
     }
 }
 
@@ -585,9 +601,36 @@ impl Scene {
 
     /// A descriptor set layout without bindings (destroyed with the scene).
     pub fn empty_set_layout(&mut self) -> anyhow::Result<vk::DescriptorSetLayout> {
+        self.owned_set_layout(vk::DescriptorSetLayoutCreateInfo::default())
+    }
+
+    /// A layout for descriptors pushed with `bindings`
+    /// (`VK_KHR_push_descriptor`: [`Scene::push_descriptor`]; destroyed with
+    /// the scene).
+    pub fn push_set_layout(
+        &mut self,
+        bindings: &[Binding],
+    ) -> anyhow::Result<vk::DescriptorSetLayout> {
+        let layout_bindings = layout_bindings(bindings);
+        let info = vk::DescriptorSetLayoutCreateInfo::default()
+            .flags(vk::DescriptorSetLayoutCreateFlags::PUSH_DESCRIPTOR_KHR)
+            .bindings(&layout_bindings);
+        self.owned_set_layout(info)
+    }
+
+    /// The functions of `VK_KHR_push_descriptor` (a scene on
+    /// [`Gpu::with_push_descriptor`]).
+    pub fn push_descriptor(&self) -> ash::khr::push_descriptor::Device {
+        ash::khr::push_descriptor::Device::new(&self.instance, &self.device)
+    }
+
+    /// A set layout made from `info`, destroyed with the scene.
+    fn owned_set_layout(
+        &mut self,
+        info: vk::DescriptorSetLayoutCreateInfo,
+    ) -> anyhow::Result<vk::DescriptorSetLayout> {
         let device = self.device.clone();
         let cleanup = self.cleanup()?;
-        let info = vk::DescriptorSetLayoutCreateInfo::default();
         // SAFETY: the device is alive; the cleanup destroys the layout.
         unsafe {
             let layout = device.create_descriptor_set_layout(&info, None)?;
@@ -983,6 +1026,45 @@ impl Scene {
         cmd: vk::CommandBuffer,
         draw: impl FnOnce(&ash::Device, vk::CommandBuffer),
     ) -> anyhow::Result<()> {
+        self.record_in(cmd, vk::SubpassContents::INLINE, draw)
+    }
+
+    /// A secondary command buffer of the scene's pool with what `draw`
+    /// records, continuing the scene's render pass in its first subpass
+    /// (for [`Scene::record_in`] with `SECONDARY_COMMAND_BUFFERS`).
+    pub fn secondary(
+        &self,
+        draw: impl FnOnce(&ash::Device, vk::CommandBuffer),
+    ) -> anyhow::Result<vk::CommandBuffer> {
+        let d = &self.device;
+        let info = vk::CommandBufferAllocateInfo::default()
+            .command_pool(self.pool)
+            .level(vk::CommandBufferLevel::SECONDARY)
+            .command_buffer_count(1);
+        let inheritance = vk::CommandBufferInheritanceInfo::default()
+            .render_pass(self.render_pass)
+            .framebuffer(self.framebuffer);
+        let begin = vk::CommandBufferBeginInfo::default()
+            .flags(vk::CommandBufferUsageFlags::RENDER_PASS_CONTINUE)
+            .inheritance_info(&inheritance);
+        // SAFETY: the scene's pool, render pass and framebuffer are alive;
+        // the buffer is freed with the pool.
+        unsafe {
+            let cmd = d.allocate_command_buffers(&info)?[0];
+            d.begin_command_buffer(cmd, &begin)?;
+            draw(d, cmd);
+            d.end_command_buffer(cmd)?;
+            Ok(cmd)
+        }
+    }
+
+    /// [`Scene::record`] whose render pass's contents are `contents`.
+    pub fn record_in(
+        &self,
+        cmd: vk::CommandBuffer,
+        contents: vk::SubpassContents,
+        draw: impl FnOnce(&ash::Device, vk::CommandBuffer),
+    ) -> anyhow::Result<()> {
         let d = &self.device;
         let area = vk::Rect2D {
             offset: vk::Offset2D::default(),
@@ -1009,7 +1091,7 @@ impl Scene {
                     .framebuffer(self.framebuffer)
                     .render_area(area)
                     .clear_values(clear),
-                vk::SubpassContents::INLINE,
+                contents,
             );
             draw(d, cmd);
             d.cmd_end_render_pass(cmd);

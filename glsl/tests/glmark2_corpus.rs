@@ -429,7 +429,8 @@ fn desktop_blur_horizontal() -> String {
 /// `create_blur_shaders` of src/scene-terrain/blur-renderer.cpp, horizontal,
 /// radius 4, tilt shift (not 1.0, so the step is a variable).
 fn terrain_tilt_blur_horizontal() -> String {
-    let step = "float stepX = TextureStepX * abs(TiltShift - TextureCoord.y) / abs(1.0 - TiltShift);\n";
+    let step =
+        "float stepX = TextureStepX * abs(TiltShift - TextureCoord.y) / abs(1.0 - TiltShift);\n";
     blur_horizontal(4, step, "stepX")
 }
 

@@ -300,6 +300,31 @@ fn widened(info: &vk::ImageCreateInfo) -> Result<vk::ImageUsageFlags, &'static s
     Ok(info.usage | transfer)
 }
 
+/// [`dispatch::create`] with one of this module's next commands.
+///
+/// # Safety
+/// As [`dispatch::create`].
+unsafe fn create<I, H: vk::Handle + Copy>(
+    dev: vk::Device,
+    info: *const I,
+    allocator: *const vk::AllocationCallbacks<'_>,
+    out: *mut H,
+    pick: impl FnOnce(&Next) -> Option<dispatch::Create<I, H>>,
+    keep: impl FnOnce(&DeviceData, &I, H),
+) -> vk::Result {
+    // SAFETY: per this function's contract.
+    unsafe {
+        dispatch::create(
+            dev,
+            info,
+            allocator,
+            out,
+            |d| pick(&d.storage.images.next),
+            keep,
+        )
+    }
+}
+
 unsafe extern "system" fn create_image(
     dev: vk::Device,
     info: *const vk::ImageCreateInfo<'_>,
@@ -333,16 +358,7 @@ unsafe extern "system" fn create_image(
         );
     };
     // SAFETY: the application's arguments (the usage widened).
-    unsafe {
-        dispatch::create(
-            dev,
-            &copy,
-            allocator,
-            out,
-            |d| d.storage.images.next.create_image,
-            keep,
-        )
-    }
+    unsafe { create(dev, &copy, allocator, out, |n| n.create_image, keep) }
 }
 
 dispatch::destroy_and_forget!(
@@ -366,16 +382,7 @@ unsafe extern "system" fn create_image_view(
         );
     };
     // SAFETY: the application's arguments.
-    unsafe {
-        dispatch::create(
-            dev,
-            info,
-            allocator,
-            out,
-            |d| d.storage.images.next.create_image_view,
-            keep,
-        )
-    }
+    unsafe { create(dev, info, allocator, out, |n| n.create_image_view, keep) }
 }
 
 dispatch::destroy_and_forget!(
@@ -406,16 +413,7 @@ unsafe extern "system" fn create_framebuffer(
         );
     };
     // SAFETY: the application's arguments.
-    unsafe {
-        dispatch::create(
-            dev,
-            info,
-            allocator,
-            out,
-            |d| d.storage.images.next.create_framebuffer,
-            keep,
-        )
-    }
+    unsafe { create(dev, info, allocator, out, |n| n.create_framebuffer, keep) }
 }
 
 dispatch::destroy_and_forget!(

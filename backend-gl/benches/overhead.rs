@@ -38,29 +38,25 @@
 //! frames, draw, record, march, glmark2).
 
 use std::io::BufReader;
-use std::os::unix::net::{UnixListener, UnixStream};
+use std::os::unix::net::UnixStream;
 use std::path::Path;
 use std::process::Command;
 use std::time::Instant;
 
 use shaderdbg_protocol::{self as proto, FromAgent, ToAgent};
+use shaderdbg_test_support::bench::{self, callgrind, collected, under_callgrind, Breakpoint};
 
-fn callgrind(dir: &Path, preload: bool) -> Option<u64> {
-    let mut cmd = Command::new("valgrind");
-    cmd.args(["--tool=callgrind", "--callgrind-out-file=/dev/null"])
-        .arg(dir.join("api_heavy"))
-        .args(["3", "2000"])
+/// `api_heavy` (3 frames of 2000 draws), with the agent preloaded or not.
+fn api_heavy(dir: &Path, preload: bool) -> Command {
+    let mut cmd = Command::new(dir.join("api_heavy"));
+    cmd.args(["3", "2000"])
         .env("LP_NUM_THREADS", "0")
         .env("MESA_SHADER_CACHE_DISABLE", "true")
         .env_remove("LD_PRELOAD");
     if preload {
         cmd.env("LD_PRELOAD", dir.join("libshaderdbg_agent.so"));
     }
-    let out = cmd.output().ok()?;
-    let err = String::from_utf8_lossy(&out.stderr);
-    err.lines()
-        .find_map(|l| l.split("Collected :").nth(1))
-        .and_then(|n| n.trim().parse().ok())
+    cmd
 }
 
 fn median_secs(runs: usize, mut f: impl FnMut()) -> f64 {
@@ -81,7 +77,10 @@ fn main() {
     // The agent, test apps and host, built once in the bench profile.
     let dir = shaderdbg_test_support::built().to_path_buf();
     if want("callgrind") {
-        match (callgrind(&dir, false), callgrind(&dir, true)) {
+        match (
+            callgrind(&api_heavy(&dir, false)),
+            callgrind(&api_heavy(&dir, true)),
+        ) {
             (Some(base), Some(attached)) => println!(
                 "attached, no breakpoints (api_heavy, 6000 draws): {base} -> {attached} instructions, {:+.2}%",
                 (attached as f64 / base as f64 - 1.0) * 100.0
@@ -114,7 +113,7 @@ fn main() {
         let hit_tested = median_secs(5, || {
             let mut cmd = Command::new(&app);
             cmd.args(args(frames));
-            debug(&dir, cmd, NEVER, |_, _| None);
+            debug(&dir, cmd, NEVER, |_, _| {});
         });
         println!(
         "features 1280x720, {frames} frames: {:.1} ms plain, {:.1} ms attached, {:.1} ms with a hit test every frame (median of 5)",
@@ -155,7 +154,6 @@ fn main() {
                     }
                     latencies.push(start.elapsed().as_secs_f64());
                 }
-                Some(())
             },
         );
         latencies.sort_by(f64::total_cmp);
@@ -187,13 +185,6 @@ enum Debugger {
     NoScreenshots,
 }
 
-/// Callgrind's instruction count in `valgrind`'s stderr.
-fn collected(text: &str) -> Option<u64> {
-    text.lines()
-        .find_map(|l| l.split("Collected :").nth(1))
-        .and_then(|n| n.trim().parse().ok())
-}
-
 /// The draw call alone (`features timed`: `glFinish` before it, the draw
 /// and `glFinish` after it timed), plain and with a never-true breakpoint
 /// (one pass: the hit test is the draw, then its hit count is read back),
@@ -223,7 +214,7 @@ fn draw(dir: &Path) {
         };
         let mut cmd = cmd;
         cmd.stderr(std::process::Stdio::piped());
-        debug_with(dir, cmd, "color.b = ", NEVER, &setup, |_, _| None)
+        debug_with(dir, cmd, "color.b = ", NEVER, &setup, |_, _| {})
     };
     let wall = |debugger: Debugger| -> f64 {
         let mut cmd = Command::new(&app);
@@ -291,15 +282,8 @@ fn draw(dir: &Path) {
 /// its loop (see the module documentation).
 fn march(dir: &Path) {
     let shader = Path::new(env!("CARGO_MANIFEST_DIR")).join("benches/march.frag");
-    let host = |frames: u32, valgrind: bool| {
-        let mut cmd = if valgrind {
-            let mut c = Command::new("valgrind");
-            c.args(["--tool=callgrind", "--callgrind-out-file=/dev/null"])
-                .arg(dir.join("shaderdbg-host"));
-            c
-        } else {
-            Command::new(dir.join("shaderdbg-host"))
-        };
+    let host = |frames: u32| {
+        let mut cmd = Command::new(dir.join("shaderdbg-host"));
         cmd.arg(&shader)
             .args(["--size", "320x180", "--frames", &frames.to_string()])
             .env("LP_NUM_THREADS", "0")
@@ -308,14 +292,13 @@ fn march(dir: &Path) {
         cmd
     };
     let instructions = |frames: u32, hit_test: bool| -> Option<u64> {
-        let mut cmd = host(frames, true);
         if hit_test {
+            let mut cmd = under_callgrind(&host(frames));
             cmd.stderr(std::process::Stdio::piped());
-            let (_, err) = debug_with(dir, cmd, "d = sdf(p);", "d < -1.0", &[], |_, _| None);
+            let (_, err) = debug_with(dir, cmd, "d = sdf(p);", "d < -1.0", &[], |_, _| {});
             collected(&err)
         } else {
-            let out = cmd.output().ok()?;
-            collected(&String::from_utf8_lossy(&out.stderr))
+            callgrind(&host(frames))
         }
     };
     let per_frame = |hit_test: bool| -> Option<f64> {
@@ -333,9 +316,9 @@ fn march(dir: &Path) {
     }
     let wall = |hit_test: bool| {
         median_secs(3, || {
-            let mut cmd = host(8, false);
+            let mut cmd = host(8);
             if hit_test {
-                debug_with(dir, cmd, "d = sdf(p);", "d < -1.0", &[], |_, _| None);
+                debug_with(dir, cmd, "d = sdf(p);", "d < -1.0", &[], |_, _| {});
             } else {
                 assert!(cmd.output().expect("host").status.success());
             }
@@ -350,106 +333,42 @@ fn march(dir: &Path) {
     );
 }
 
-/// Runs `cmd` under the agent with a scripted debugger: every fragment
-/// shader with `color.b` gets a breakpoint on that line with `condition`;
-/// at the first stop `at_stop` runs (its requests, over the socket), then
-/// everything is resumed until the app exits.
 /// A hit-test condition that holds for no fragment of `features` (it is
 /// evaluated for every one).
 const NEVER: &str = "uv.x < 0.0";
 
+/// Runs `cmd` under the agent with a scripted debugger: every fragment
+/// shader with `color.b` gets a breakpoint on that line with `condition`;
+/// at the first stop `at_stop` runs (its requests, over the socket), then
+/// everything is resumed until the app exits.
 fn debug(
     dir: &Path,
     cmd: Command,
     condition: &str,
-    at_stop: impl FnMut(&mut UnixStream, &mut BufReader<UnixStream>) -> Option<()>,
+    at_stop: impl FnMut(&mut UnixStream, &mut BufReader<UnixStream>),
 ) -> String {
     debug_with(dir, cmd, "color.b = ", condition, &[], at_stop).0
 }
 
-/// [`debug`] with the breakpoint on the line containing `needle` and
-/// `setup` sent after `Hello`; the app's stdout and stderr (stderr only if
-/// the caller piped it).
+/// [`debug`] with the breakpoint on the line containing `needle`; the
+/// app's stdout and stderr (stderr only if the caller piped it).
 fn debug_with(
     dir: &Path,
     mut cmd: Command,
     needle: &str,
     condition: &str,
     setup: &[ToAgent],
-    mut at_stop: impl FnMut(&mut UnixStream, &mut BufReader<UnixStream>) -> Option<()>,
+    at_stop: impl FnMut(&mut UnixStream, &mut BufReader<UnixStream>),
 ) -> (String, String) {
-    let sock_dir = dir.join(format!("bench-sock-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&sock_dir);
-    std::fs::create_dir_all(&sock_dir).expect("socket dir");
-    let path = sock_dir.join("agent.sock");
-    let listener = UnixListener::bind(&path).expect("bind");
-    let child = cmd
-        .env("LD_PRELOAD", dir.join("libshaderdbg_agent.so"))
-        .env(proto::SOCKET_ENV, &path)
-        .stdout(std::process::Stdio::piped())
-        .spawn()
-        .expect("spawn");
-    let (stream, _) = listener.accept().expect("accept");
-    let mut w = stream.try_clone().expect("clone");
-    let mut r = BufReader::new(stream);
-    let mut stopped = false;
-    while let Ok(Some(msg)) = proto::read_message::<_, FromAgent>(&mut r) {
-        match msg {
-            FromAgent::Hello { .. } => {
-                proto::write_message(
-                    &mut w,
-                    &ToAgent::Hello {
-                        version: proto::VERSION,
-                    },
-                )
-                .expect("hello");
-                for msg in setup {
-                    proto::write_message(&mut w, msg).expect("setup");
-                }
-            }
-            FromAgent::ShaderCompiled {
-                shader, sources, ..
-            } => {
-                let text = sources.concat();
-                if let Some(line) = text.lines().position(|l| l.contains(needle)) {
-                    proto::write_message(
-                        &mut w,
-                        &ToAgent::SetBreakpoints {
-                            shader,
-                            breakpoints: vec![proto::LineBreakpoint {
-                                id: 0,
-                                line: line as u32 + 1,
-                                condition: Some(condition.to_string()),
-                            }],
-                        },
-                    )
-                    .expect("breakpoints");
-                }
-                proto::write_message(&mut w, &ToAgent::Resume).expect("resume");
-            }
-            // A breakpoint that does not bind measures nothing: say so.
-            FromAgent::BreakpointStatus {
-                line: None,
-                message,
-                ..
-            } => panic!("the bench's breakpoint did not bind: {message:?}"),
-            FromAgent::Stopped { .. } => {
-                if !stopped {
-                    stopped = true;
-                    at_stop(&mut w, &mut r);
-                }
-                proto::write_message(&mut w, &ToAgent::Resume).expect("resume");
-            }
-            _ => {}
-        }
-    }
-    let out = child.wait_with_output().expect("wait");
-    assert!(out.status.success());
-    let _ = std::fs::remove_dir_all(&sock_dir);
-    (
-        String::from_utf8_lossy(&out.stdout).into_owned(),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-    )
+    cmd.env("LD_PRELOAD", dir.join("libshaderdbg_agent.so"));
+    let breakpoint = Breakpoint {
+        needle,
+        condition,
+        stage: None,
+    };
+    let run = bench::debug(dir, cmd, Some(breakpoint), setup, at_stop);
+    assert!(run.status.success());
+    (run.stdout, run.stderr)
 }
 
 /// glmark2's FPS (its final score) with and without the agent, alternating
@@ -468,44 +387,13 @@ fn glmark2(dir: &Path) {
     let score = |attached: bool| -> Option<f64> {
         let mut cmd = Command::new("xvfb-run");
         cmd.args(["-a", "glmark2", "--off-screen", "-b", "build:duration=3"]);
-        let out = if attached {
-            let mut out = None;
-            let sock_dir = dir.join(format!("bench-glmark2-{}", std::process::id()));
-            let _ = std::fs::remove_dir_all(&sock_dir);
-            std::fs::create_dir_all(&sock_dir).ok()?;
-            let path = sock_dir.join("agent.sock");
-            let listener = UnixListener::bind(&path).ok()?;
-            let child = cmd
-                .env("LD_PRELOAD", dir.join("libshaderdbg_agent.so"))
-                .env(proto::SOCKET_ENV, &path)
-                .stdout(std::process::Stdio::piped())
-                .spawn()
-                .ok()?;
-            if let Ok((stream, _)) = listener.accept() {
-                let mut w = stream.try_clone().ok()?;
-                let mut r = BufReader::new(stream);
-                while let Ok(Some(msg)) = proto::read_message::<_, FromAgent>(&mut r) {
-                    let reply = match msg {
-                        FromAgent::Hello { .. } => ToAgent::Hello {
-                            version: proto::VERSION,
-                        },
-                        FromAgent::ShaderCompiled { .. } | FromAgent::Stopped { .. } => {
-                            ToAgent::Resume
-                        }
-                        _ => continue,
-                    };
-                    if proto::write_message(&mut w, &reply).is_err() {
-                        break;
-                    }
-                }
-                out = child.wait_with_output().ok();
-            }
-            let _ = std::fs::remove_dir_all(&sock_dir);
-            out?
+        let text = if attached {
+            cmd.env("LD_PRELOAD", dir.join("libshaderdbg_agent.so"));
+            bench::debug(dir, cmd, None, &[], |_, _| {}).stdout
         } else {
-            cmd.env_remove("LD_PRELOAD").output().ok()?
+            let out = cmd.env_remove("LD_PRELOAD").output().ok()?;
+            String::from_utf8_lossy(&out.stdout).into_owned()
         };
-        let text = String::from_utf8_lossy(&out.stdout);
         text.lines()
             .find_map(|l| l.trim().strip_prefix("glmark2 Score:"))
             .and_then(|v| v.trim().parse().ok())

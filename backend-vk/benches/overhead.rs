@@ -17,12 +17,11 @@
 //!
 //! Run with `cargo bench -p shaderdbg-backend-vk` (or `cargo xtask bench`).
 
-use std::io::BufReader;
-use std::os::unix::net::UnixListener;
 use std::path::Path;
-use std::process::Command;
+use std::process::{Command, Stdio};
 
-use shaderdbg_protocol::{self as proto, FromAgent, ToAgent};
+use shaderdbg_protocol as proto;
+use shaderdbg_test_support::bench::{self, callgrind, collected, under_callgrind, Breakpoint};
 
 const DRAWS: &str = "2000";
 const SUBMITS: &str = "4";
@@ -44,115 +43,29 @@ fn app(dir: &Path, layer: Option<&Path>, frames: u32) -> Command {
     cmd
 }
 
-/// `cmd` under callgrind (children not traced: glslang, which compiles the
-/// twin, runs once per run and is not the application's work). The
-/// profiles are dropped unless `SHADERDBG_CALLGRIND_OUT` names where to
-/// keep them (a callgrind `--callgrind-out-file` pattern, such as
-/// `/tmp/cg.%p`, for `callgrind_annotate`).
-fn under_callgrind(cmd: &Command) -> Command {
-    let out = std::env::var("SHADERDBG_CALLGRIND_OUT").unwrap_or_else(|_| "/dev/null".into());
-    let mut c = Command::new("valgrind");
-    c.arg("--tool=callgrind")
-        .arg(format!("--callgrind-out-file={out}"))
-        .arg(cmd.get_program())
-        .args(cmd.get_args());
-    for (k, v) in cmd.get_envs() {
-        match v {
-            Some(v) => c.env(k, v),
-            None => c.env_remove(k),
-        };
-    }
-    c
-}
-
-fn collected(stderr: &str) -> Option<u64> {
-    stderr
-        .lines()
-        .find_map(|l| l.split("Collected :").nth(1))
-        .and_then(|n| n.trim().parse().ok())
-}
-
-fn callgrind(cmd: &Command) -> Option<u64> {
-    let out = under_callgrind(cmd).output().ok()?;
-    collected(&String::from_utf8_lossy(&out.stderr))
-}
-
 /// Runs `cmd` with a scripted debugger on the socket: when the fragment
 /// shader is announced, a breakpoint on its first line containing
-/// `needle` with `condition` (none: no breakpoint); every stop resumed.
-/// The program's stderr.
+/// `needle` with `condition` (none: no breakpoint), which must never stop.
+/// The program's stderr (callgrind's count, under callgrind).
 fn debugged(dir: &Path, mut cmd: Command, breakpoint: Option<(&str, &str)>) -> String {
-    let sock_dir = dir.join(format!("vk-bench-sock-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&sock_dir);
-    std::fs::create_dir_all(&sock_dir).expect("socket dir");
-    let path = sock_dir.join("agent.sock");
-    let listener = UnixListener::bind(&path).expect("bind");
-    let child = cmd
-        .env(proto::SOCKET_ENV, &path)
-        .stdout(std::process::Stdio::null())
-        .stderr(std::process::Stdio::piped())
-        .spawn()
-        .expect("spawn");
-    let (stream, _) = listener.accept().expect("accept");
-    let mut w = stream.try_clone().expect("clone");
-    let mut r = BufReader::new(stream);
-    while let Ok(Some(msg)) = proto::read_message::<_, FromAgent>(&mut r) {
-        match msg {
-            FromAgent::Hello { .. } => proto::write_message(
-                &mut w,
-                &ToAgent::Hello {
-                    version: proto::VERSION,
-                },
-            )
-            .expect("hello"),
-            FromAgent::ShaderCompiled {
-                shader,
-                sources,
-                stage,
-                ..
-            } => {
-                let text = sources.concat();
-                if let Some((needle, condition)) =
-                    breakpoint.filter(|_| stage == shaderdbg_core::Stage::Fragment)
-                {
-                    let line = text
-                        .lines()
-                        .position(|l| l.contains(needle))
-                        .unwrap_or_else(|| panic!("no `{needle}` in the fragment shader:\n{text}"));
-                    proto::write_message(
-                        &mut w,
-                        &ToAgent::SetBreakpoints {
-                            shader,
-                            breakpoints: vec![proto::LineBreakpoint {
-                                id: 0,
-                                line: line as u32 + 1,
-                                condition: Some(condition.to_string()),
-                            }],
-                        },
-                    )
-                    .expect("breakpoints");
-                }
-                proto::write_message(&mut w, &ToAgent::Resume).expect("resume");
-            }
-            // A breakpoint that does not bind measures nothing: say so.
-            FromAgent::BreakpointStatus {
-                line: None,
-                message,
-                ..
-            } => panic!("the bench's breakpoint did not bind: {message:?}"),
-            FromAgent::Stopped { .. } => panic!("the never-true breakpoint stopped"),
-            FromAgent::Error { message, .. } => panic!("the layer reported: {message}"),
-            _ => {}
-        }
-    }
-    let out = child.wait_with_output().expect("wait");
+    cmd.stderr(Stdio::piped());
+    let breakpoint = breakpoint.map(|(needle, condition)| Breakpoint {
+        needle,
+        condition,
+        stage: Some(shaderdbg_core::Stage::Fragment),
+    });
+    let stopped = |_: &mut _, _: &mut _| panic!("the never-true breakpoint stopped");
+    let run = bench::debug(dir, cmd, breakpoint, &[], stopped);
+    assert!(run.status.success(), "{}", run.stderr);
     assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
+        run.errors.is_empty(),
+        "the layer reported: {:?}",
+        run.errors
     );
-    let _ = std::fs::remove_dir_all(&sock_dir);
-    String::from_utf8_lossy(&out.stderr).into_owned()
+    if let Some(b) = breakpoint {
+        assert!(run.set > 0, "no `{}` in the fragment shader", b.needle);
+    }
+    run.stderr
 }
 
 fn main() {

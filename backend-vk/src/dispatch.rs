@@ -235,3 +235,115 @@ pub fn device(device: vk::Device) -> Option<Arc<DeviceData>> {
     // SAFETY: a non-null device is a valid dispatchable handle.
     DEVICES.get(unsafe { key(device) })
 }
+
+/// A hook's device data (`d`: [`device`], or a command buffer's) and the
+/// next layer's command `pick` chooses from it; `None` if either is
+/// unknown (the hook fails or returns).
+pub fn with_next<F>(
+    d: Option<Arc<DeviceData>>,
+    pick: impl FnOnce(&DeviceData) -> Option<F>,
+) -> Option<(Arc<DeviceData>, F)> {
+    let d = d?;
+    let next = pick(&d)?;
+    Some((d, next))
+}
+
+/// The next layer's `vkCreate*` of a non-dispatchable object.
+pub type Create<I, H> = unsafe extern "system" fn(
+    vk::Device,
+    *const I,
+    *const vk::AllocationCallbacks<'_>,
+    *mut H,
+) -> vk::Result;
+
+/// The next layer's `vkDestroy*` of a non-dispatchable object.
+pub type Destroy<H> = unsafe extern "system" fn(vk::Device, H, *const vk::AllocationCallbacks<'_>);
+
+/// A `vkCreate*` hook: creates the object down the chain (the command
+/// `pick` chooses) from `info`; on success `keep` is given the device's
+/// data, the info and the object's handle.
+///
+/// # Safety
+/// The arguments are the application's (or `info` a copy of its info),
+/// valid for the command.
+pub unsafe fn create<I, H: vk::Handle + Copy>(
+    dev: vk::Device,
+    info: *const I,
+    allocator: *const vk::AllocationCallbacks<'_>,
+    out: *mut H,
+    pick: impl FnOnce(&DeviceData) -> Option<Create<I, H>>,
+    keep: impl FnOnce(&DeviceData, &I, H),
+) -> vk::Result {
+    let Some((d, next)) = with_next(device(dev), pick) else {
+        return vk::Result::ERROR_INITIALIZATION_FAILED;
+    };
+    // SAFETY: the application's arguments, down the chain.
+    let result = unsafe { next(dev, info, allocator, out) };
+    if result == vk::Result::SUCCESS {
+        // SAFETY: a valid create info; the handle written on success.
+        unsafe { keep(&d, &*info, *out) };
+    }
+    result
+}
+
+/// A `vkDestroy*` hook: destroys the application's object down the chain
+/// (the command `pick` chooses), then `forget` drops what the layer kept
+/// of it (given its raw handle).
+///
+/// # Safety
+/// The arguments are the application's, valid for the command.
+pub unsafe fn destroy<H: vk::Handle + Copy>(
+    dev: vk::Device,
+    h: H,
+    allocator: *const vk::AllocationCallbacks<'_>,
+    pick: impl FnOnce(&DeviceData) -> Option<Destroy<H>>,
+    forget: impl FnOnce(&DeviceData, u64),
+) {
+    let Some((d, next)) = with_next(device(dev), pick) else {
+        return;
+    };
+    // SAFETY: the application's arguments, down the chain.
+    unsafe { next(dev, h, allocator) };
+    forget(&d, h.as_raw());
+}
+
+/// Keeps `value` for the object `raw` in a map of what the layer keeps
+/// per object.
+pub fn remember<V, S: std::hash::BuildHasher>(
+    map: &RwLock<HashMap<u64, V, S>>,
+    raw: u64,
+    value: V,
+) {
+    map.write()
+        .unwrap_or_else(|e| e.into_inner())
+        .insert(raw, value);
+}
+
+/// Removes `raw` from a map of what the layer keeps per object.
+pub fn forget<V, S: std::hash::BuildHasher>(map: &RwLock<HashMap<u64, V, S>>, raw: u64) {
+    map.write().unwrap_or_else(|e| e.into_inner()).remove(&raw);
+}
+
+/// A `vkDestroy*` hook `$hook` of `$handle` that destroys the object with
+/// the device's `$next` and forgets it from the device's map `$map`.
+macro_rules! destroy_and_forget {
+    ($hook:ident, $handle:ty, $($next:ident).+, $($map:ident).+) => {
+        unsafe extern "system" fn $hook(
+            dev: ash::vk::Device,
+            h: $handle,
+            allocator: *const ash::vk::AllocationCallbacks<'_>,
+        ) {
+            // SAFETY: the application's arguments.
+            unsafe {
+                $crate::dispatch::destroy(
+                    dev,
+                    h,
+                    allocator,
+                    |d| d.$($next).+,
+                    |d, raw| $crate::dispatch::forget(&d.$($map).+, raw),
+                )
+            }
+        }
+    };
+}
+pub(crate) use destroy_and_forget;

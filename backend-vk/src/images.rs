@@ -18,7 +18,7 @@ use std::sync::{Mutex, RwLock};
 
 use ash::vk;
 
-use crate::dispatch::{array, device, typed, DeviceData, HandleMap, Void};
+use crate::dispatch::{self, array, device, typed, with_next, DeviceData, HandleMap, Void};
 use crate::replay::Cmd;
 
 /// The next layer's commands this module uses, of one device.
@@ -176,12 +176,6 @@ pub struct Plan {
 /// The smallest allocation the layer makes for snapshots.
 pub(crate) const MIN_ALLOCATION: u64 = 256 << 10;
 
-macro_rules! hook {
-    ($pfn:ident, $f:ident) => {
-        Some(untyped!($pfn, $f))
-    };
-}
-
 /// This module's hooks.
 pub fn intercepted(name: &[u8]) -> Option<Void> {
     match name {
@@ -267,13 +261,11 @@ impl PassAttachments for vk::RenderPassCreateInfo2<'_> {
 /// Remembers a render pass's attachments (called where render passes are
 /// created, after a successful call).
 pub fn remember_pass(d: &DeviceData, pass: vk::RenderPass, attachments: Vec<PassAttachment>) {
-    let mut passes = d
-        .storage
-        .images
-        .passes
-        .write()
-        .unwrap_or_else(|e| e.into_inner());
-    passes.insert(vk::Handle::as_raw(pass), attachments);
+    dispatch::remember(
+        &d.storage.images.passes,
+        vk::Handle::as_raw(pass),
+        attachments,
+    );
 }
 
 /// The usage the layer adds to an image so that it can be copied both
@@ -308,30 +300,45 @@ fn widened(info: &vk::ImageCreateInfo) -> Result<vk::ImageUsageFlags, &'static s
     Ok(info.usage | transfer)
 }
 
+/// [`dispatch::create`] with one of this module's next commands.
+///
+/// # Safety
+/// As [`dispatch::create`].
+unsafe fn create<I, H: vk::Handle + Copy>(
+    dev: vk::Device,
+    info: *const I,
+    allocator: *const vk::AllocationCallbacks<'_>,
+    out: *mut H,
+    pick: impl FnOnce(&Next) -> Option<dispatch::Create<I, H>>,
+    keep: impl FnOnce(&DeviceData, &I, H),
+) -> vk::Result {
+    // SAFETY: per this function's contract.
+    unsafe {
+        dispatch::create(
+            dev,
+            info,
+            allocator,
+            out,
+            |d| pick(&d.storage.images.next),
+            keep,
+        )
+    }
+}
+
 unsafe extern "system" fn create_image(
     dev: vk::Device,
     info: *const vk::ImageCreateInfo<'_>,
     allocator: *const vk::AllocationCallbacks<'_>,
     out: *mut vk::Image,
 ) -> vk::Result {
-    let Some(d) = device(dev) else {
-        return vk::Result::ERROR_INITIALIZATION_FAILED;
-    };
-    let Some(next) = d.storage.images.next.create_image else {
-        return vk::Result::ERROR_INITIALIZATION_FAILED;
-    };
     // SAFETY: the application's valid create info.
     let mut copy = unsafe { *info };
     let usage = widened(&copy);
     if let Ok(u) = usage {
         copy.usage = u;
     }
-    // SAFETY: the application's arguments (the usage widened), down the chain.
-    let result = unsafe { next(dev, &copy, allocator, out) };
-    if result == vk::Result::SUCCESS {
-        // SAFETY: written on success.
-        let raw = vk::Handle::as_raw(unsafe { *out });
-        let image = Image {
+    let keep = |d: &DeviceData, copy: &vk::ImageCreateInfo, image: vk::Image| {
+        let image_info = Image {
             image_type: copy.image_type,
             format: copy.format,
             extent: copy.extent,
@@ -344,30 +351,22 @@ unsafe extern "system" fn create_image(
                     | vk::ImageUsageFlags::DEPTH_STENCIL_ATTACHMENT),
             not_copyable: usage.err(),
         };
-        let mut images = d
-            .storage
-            .images
-            .images
-            .write()
-            .unwrap_or_else(|e| e.into_inner());
-        images.insert(raw, image);
-    }
-    result
+        dispatch::remember(
+            &d.storage.images.images,
+            vk::Handle::as_raw(image),
+            image_info,
+        );
+    };
+    // SAFETY: the application's arguments (the usage widened).
+    unsafe { create(dev, &copy, allocator, out, |n| n.create_image, keep) }
 }
 
-unsafe extern "system" fn destroy_image(
-    dev: vk::Device,
-    image: vk::Image,
-    allocator: *const vk::AllocationCallbacks<'_>,
-) {
-    let Some(d) = device(dev) else { return };
-    let Some(next) = d.storage.images.next.destroy_image else {
-        return;
-    };
-    // SAFETY: the application's arguments, down the chain.
-    unsafe { next(dev, image, allocator) };
-    forget(&d.storage.images.images, image);
-}
+dispatch::destroy_and_forget!(
+    destroy_image,
+    vk::Image,
+    storage.images.next.destroy_image,
+    storage.images.images
+);
 
 unsafe extern "system" fn create_image_view(
     dev: vk::Device,
@@ -375,41 +374,23 @@ unsafe extern "system" fn create_image_view(
     allocator: *const vk::AllocationCallbacks<'_>,
     out: *mut vk::ImageView,
 ) -> vk::Result {
-    let Some(d) = device(dev) else {
-        return vk::Result::ERROR_INITIALIZATION_FAILED;
+    let keep = |d: &DeviceData, info: &vk::ImageViewCreateInfo, view| {
+        dispatch::remember(
+            &d.storage.images.views,
+            vk::Handle::as_raw(view),
+            (info.image, info.subresource_range),
+        );
     };
-    let Some(next) = d.storage.images.next.create_image_view else {
-        return vk::Result::ERROR_INITIALIZATION_FAILED;
-    };
-    // SAFETY: the application's arguments, down the chain.
-    let result = unsafe { next(dev, info, allocator, out) };
-    if result == vk::Result::SUCCESS {
-        // SAFETY: a valid create info; the view written on success.
-        let (image, range, view) = unsafe { ((*info).image, (*info).subresource_range, *out) };
-        let mut views = d
-            .storage
-            .images
-            .views
-            .write()
-            .unwrap_or_else(|e| e.into_inner());
-        views.insert(vk::Handle::as_raw(view), (image, range));
-    }
-    result
+    // SAFETY: the application's arguments.
+    unsafe { create(dev, info, allocator, out, |n| n.create_image_view, keep) }
 }
 
-unsafe extern "system" fn destroy_image_view(
-    dev: vk::Device,
-    view: vk::ImageView,
-    allocator: *const vk::AllocationCallbacks<'_>,
-) {
-    let Some(d) = device(dev) else { return };
-    let Some(next) = d.storage.images.next.destroy_image_view else {
-        return;
-    };
-    // SAFETY: the application's arguments, down the chain.
-    unsafe { next(dev, view, allocator) };
-    forget(&d.storage.images.views, view);
-}
+dispatch::destroy_and_forget!(
+    destroy_image_view,
+    vk::ImageView,
+    storage.images.next.destroy_image_view,
+    storage.images.views
+);
 
 unsafe extern "system" fn create_framebuffer(
     dev: vk::Device,
@@ -417,50 +398,30 @@ unsafe extern "system" fn create_framebuffer(
     allocator: *const vk::AllocationCallbacks<'_>,
     out: *mut vk::Framebuffer,
 ) -> vk::Result {
-    let Some(d) = device(dev) else {
-        return vk::Result::ERROR_INITIALIZATION_FAILED;
-    };
-    let Some(next) = d.storage.images.next.create_framebuffer else {
-        return vk::Result::ERROR_INITIALIZATION_FAILED;
-    };
-    // SAFETY: the application's arguments, down the chain.
-    let result = unsafe { next(dev, info, allocator, out) };
-    if result == vk::Result::SUCCESS {
-        // SAFETY: a valid create info; imageless ones name no views.
-        let views = unsafe {
-            let info = &*info;
-            if info.flags.contains(vk::FramebufferCreateFlags::IMAGELESS) {
-                Vec::new()
-            } else {
-                array(info.p_attachments, info.attachment_count).to_vec()
-            }
+    let keep = |d: &DeviceData, info: &vk::FramebufferCreateInfo, fb| {
+        // Imageless framebuffers name no views.
+        let views = if info.flags.contains(vk::FramebufferCreateFlags::IMAGELESS) {
+            Vec::new()
+        } else {
+            // SAFETY: a valid create info names its attachments.
+            unsafe { array(info.p_attachments, info.attachment_count) }.to_vec()
         };
-        // SAFETY: written on success.
-        let raw = vk::Handle::as_raw(unsafe { *out });
-        let mut fbs = d
-            .storage
-            .images
-            .framebuffers
-            .write()
-            .unwrap_or_else(|e| e.into_inner());
-        fbs.insert(raw, views);
-    }
-    result
+        dispatch::remember(
+            &d.storage.images.framebuffers,
+            vk::Handle::as_raw(fb),
+            views,
+        );
+    };
+    // SAFETY: the application's arguments.
+    unsafe { create(dev, info, allocator, out, |n| n.create_framebuffer, keep) }
 }
 
-unsafe extern "system" fn destroy_framebuffer(
-    dev: vk::Device,
-    fb: vk::Framebuffer,
-    allocator: *const vk::AllocationCallbacks<'_>,
-) {
-    let Some(d) = device(dev) else { return };
-    let Some(next) = d.storage.images.next.destroy_framebuffer else {
-        return;
-    };
-    // SAFETY: the application's arguments, down the chain.
-    unsafe { next(dev, fb, allocator) };
-    forget(&d.storage.images.framebuffers, fb);
-}
+dispatch::destroy_and_forget!(
+    destroy_framebuffer,
+    vk::Framebuffer,
+    storage.images.next.destroy_framebuffer,
+    storage.images.framebuffers
+);
 
 /// Why swapchain images are not kept for re-executions (screenshots copy
 /// them; a snapshot would have to as well, which is not built).
@@ -507,8 +468,7 @@ impl Images {
     }
 
     fn remember_queue(&self, queue: vk::Queue, family: u32) {
-        let mut queues = self.queues.write().unwrap_or_else(|e| e.into_inner());
-        queues.insert(vk::Handle::as_raw(queue), family);
+        dispatch::remember(&self.queues, vk::Handle::as_raw(queue), family);
     }
 
     /// The family of a queue the application got.
@@ -564,10 +524,8 @@ unsafe extern "system" fn get_swapchain_images(
     count: *mut u32,
     out: *mut vk::Image,
 ) -> vk::Result {
-    let Some(d) = device(dev) else {
-        return vk::Result::ERROR_INITIALIZATION_FAILED;
-    };
-    let Some(next) = d.storage.images.next.get_swapchain_images else {
+    let Some((d, next)) = with_next(device(dev), |d| d.storage.images.next.get_swapchain_images)
+    else {
         return vk::Result::ERROR_INITIALIZATION_FAILED;
     };
     // SAFETY: the application's arguments, down the chain.
@@ -598,8 +556,8 @@ unsafe extern "system" fn destroy_swapchain(
     swapchain: vk::SwapchainKHR,
     allocator: *const vk::AllocationCallbacks<'_>,
 ) {
-    let Some(d) = device(dev) else { return };
-    let Some(next) = d.storage.images.next.destroy_swapchain else {
+    let Some((d, next)) = with_next(device(dev), |d| d.storage.images.next.destroy_swapchain)
+    else {
         return;
     };
     // SAFETY: the application's arguments, down the chain.
@@ -623,8 +581,7 @@ unsafe extern "system" fn get_device_queue(
     index: u32,
     out: *mut vk::Queue,
 ) {
-    let Some(d) = device(dev) else { return };
-    let Some(next) = d.storage.images.next.get_device_queue else {
+    let Some((d, next)) = with_next(device(dev), |d| d.storage.images.next.get_device_queue) else {
         return;
     };
     // SAFETY: the application's arguments, down the chain.
@@ -638,8 +595,8 @@ unsafe extern "system" fn get_device_queue2(
     info: *const vk::DeviceQueueInfo2<'_>,
     out: *mut vk::Queue,
 ) {
-    let Some(d) = device(dev) else { return };
-    let Some(next) = d.storage.images.next.get_device_queue2 else {
+    let Some((d, next)) = with_next(device(dev), |d| d.storage.images.next.get_device_queue2)
+    else {
         return;
     };
     // SAFETY: the application's arguments, down the chain.
@@ -649,11 +606,6 @@ unsafe extern "system" fn get_device_queue2(
     if queue != vk::Queue::null() {
         d.storage.images.remember_queue(queue, family);
     }
-}
-
-fn forget<V, H: vk::Handle>(map: &RwLock<HandleMap<u64, V>>, h: H) {
-    let mut m = map.write().unwrap_or_else(|e| e.into_inner());
-    m.remove(&h.as_raw());
 }
 
 /// The first thing a submission does with an image, as far as its
@@ -1397,7 +1349,6 @@ unsafe fn copy(
     let (Some(copy), Some(barrier)) = (n.cmd_copy_image, n.cmd_pipeline_barrier) else {
         return Err("the device lacks vkCmdCopyImage".into());
     };
-    let submit = data.queue_submit.ok_or("the device lacks vkQueueSubmit")?;
     let ours_range = |r: vk::ImageSubresourceRange| vk::ImageSubresourceRange {
         base_mip_level: 0,
         base_array_layer: 0,
@@ -1461,7 +1412,7 @@ unsafe fn copy(
     }
     // SAFETY: per this function's contract.
     unsafe {
-        let made = data.replay.one_time(data.handle, family, &mut |cb| {
+        crate::snapshots::run_once(data, queue, family, "copying the images", &mut |cb| {
             barrier(
                 cb,
                 taken.stages,
@@ -1522,18 +1473,7 @@ unsafe fn copy(
                 after.len() as u32,
                 after.as_ptr(),
             );
-        })?;
-        let cbs = [made.cb];
-        let info = vk::SubmitInfo::default().command_buffers(&cbs);
-        let r = submit(queue, 1, &info, vk::Fence::null());
-        if let Some(wait) = data.replay.life.queue_wait_idle {
-            let _ = wait(queue);
-        }
-        data.replay.free_shadows(data.handle, &[made]);
-        if r != vk::Result::SUCCESS {
-            return Err(format!("copying the images: {r}"));
-        }
-        Ok(())
+        })
     }
 }
 

@@ -28,6 +28,13 @@ macro_rules! untyped {
     };
 }
 
+/// A module's answer for a command it hooks (see [`untyped!`]).
+macro_rules! hook {
+    ($pfn:ident, $f:ident) => {
+        Some(untyped!($pfn, $f))
+    };
+}
+
 mod agent;
 mod breakpoints;
 mod child;

@@ -14,7 +14,7 @@ use std::sync::{Arc, Mutex, RwLock};
 
 use ash::vk;
 
-use crate::dispatch::{array, device, typed, DeviceData, Void};
+use crate::dispatch::{self, array, device, forget, typed, with_next, Create, DeviceData, Void};
 use crate::replay::{self, Arena};
 
 /// The debug buffer's size (fixed: room for the hits of a 1080p draw and a
@@ -311,12 +311,6 @@ pub struct Pipelines {
     debug: Mutex<Option<DebugSet>>,
 }
 
-macro_rules! hook {
-    ($pfn:ident, $f:ident) => {
-        Some(untyped!($pfn, $f))
-    };
-}
-
 /// This module's hooks.
 pub fn intercepted(name: &[u8]) -> Option<Void> {
     match name {
@@ -561,10 +555,7 @@ unsafe fn create_pipelines<I>(
     next: impl FnOnce(&Next) -> Option<CreatePipelines<I>>,
     kind: &Kind<I>,
 ) -> vk::Result {
-    let Some(d) = device(dev) else {
-        return vk::Result::ERROR_INITIALIZATION_FAILED;
-    };
-    let Some(next) = next(&d.pipelines.next) else {
+    let Some((d, next)) = with_next(device(dev), |d| next(&d.pipelines.next)) else {
         return vk::Result::ERROR_INITIALIZATION_FAILED;
     };
     // SAFETY: the application's arguments, down the chain.
@@ -650,51 +641,12 @@ fn stage_slice<'a>(
     unsafe { array(p, n) }
 }
 
-/// The next layer's destroy command of a non-dispatchable object.
-type Destroy<H> = unsafe extern "system" fn(vk::Device, H, *const vk::AllocationCallbacks<'_>);
-
-/// Destroys an application's object down the chain, then `forget` drops
-/// what the layer kept of it.
-///
-/// # Safety
-/// The arguments are the application's, valid for the command.
-unsafe fn destroy<H: vk::Handle + Copy>(
-    dev: vk::Device,
-    h: H,
-    allocator: *const vk::AllocationCallbacks<'_>,
-    next: impl FnOnce(&Next) -> Option<Destroy<H>>,
-    forget: impl FnOnce(&Pipelines, u64),
-) {
-    let Some(d) = device(dev) else { return };
-    let Some(next) = next(&d.pipelines.next) else {
-        return;
-    };
-    // SAFETY: the application's arguments, down the chain.
-    unsafe { next(dev, h, allocator) };
-    forget(&d.pipelines, vk::Handle::as_raw(h));
-}
-
-/// Removes `raw` from a map of what the layer keeps per object.
-fn forget<V, S: std::hash::BuildHasher>(map: &RwLock<HashMap<u64, V, S>>, raw: u64) {
-    map.write().unwrap_or_else(|e| e.into_inner()).remove(&raw);
-}
-
-unsafe extern "system" fn destroy_module(
-    dev: vk::Device,
-    module: vk::ShaderModule,
-    allocator: *const vk::AllocationCallbacks<'_>,
-) {
-    // SAFETY: the application's arguments.
-    unsafe {
-        destroy(
-            dev,
-            module,
-            allocator,
-            |n| n.destroy_shader_module,
-            |p, raw| forget(&p.modules, raw),
-        )
-    }
-}
+dispatch::destroy_and_forget!(
+    destroy_module,
+    vk::ShaderModule,
+    pipelines.next.destroy_shader_module,
+    pipelines.modules
+);
 
 unsafe extern "system" fn destroy_pipeline(
     dev: vk::Device,
@@ -717,74 +669,36 @@ unsafe extern "system" fn destroy_pipeline(
     };
     // SAFETY: the application's arguments.
     unsafe {
-        destroy(
+        dispatch::destroy(
             dev,
             pipeline,
             allocator,
-            |n| n.destroy_pipeline,
-            forget_twins,
+            |d| d.pipelines.next.destroy_pipeline,
+            |d, raw| forget_twins(&d.pipelines, raw),
         )
     }
 }
 
-unsafe extern "system" fn destroy_render_pass(
-    dev: vk::Device,
-    pass: vk::RenderPass,
-    allocator: *const vk::AllocationCallbacks<'_>,
-) {
-    // SAFETY: the application's arguments.
-    unsafe {
-        destroy(
-            dev,
-            pass,
-            allocator,
-            |n| n.destroy_render_pass,
-            |p, raw| forget(&p.render_passes, raw),
-        )
-    }
-}
+dispatch::destroy_and_forget!(
+    destroy_render_pass,
+    vk::RenderPass,
+    pipelines.next.destroy_render_pass,
+    pipelines.render_passes
+);
 
-unsafe extern "system" fn destroy_layout(
-    dev: vk::Device,
-    layout: vk::PipelineLayout,
-    allocator: *const vk::AllocationCallbacks<'_>,
-) {
-    // SAFETY: the application's arguments.
-    unsafe {
-        destroy(
-            dev,
-            layout,
-            allocator,
-            |n| n.destroy_pipeline_layout,
-            |p, raw| forget(&p.layouts, raw),
-        )
-    }
-}
+dispatch::destroy_and_forget!(
+    destroy_layout,
+    vk::PipelineLayout,
+    pipelines.next.destroy_pipeline_layout,
+    pipelines.layouts
+);
 
-unsafe extern "system" fn destroy_set_layout(
-    dev: vk::Device,
-    layout: vk::DescriptorSetLayout,
-    allocator: *const vk::AllocationCallbacks<'_>,
-) {
-    // SAFETY: the application's arguments.
-    unsafe {
-        destroy(
-            dev,
-            layout,
-            allocator,
-            |n| n.destroy_descriptor_set_layout,
-            |p, raw| forget(&p.set_layouts, raw),
-        )
-    }
-}
-
-/// The next layer's creation command of a non-dispatchable object.
-type Create<I, H> = unsafe extern "system" fn(
-    vk::Device,
-    *const I,
-    *const vk::AllocationCallbacks<'_>,
-    *mut H,
-) -> vk::Result;
+dispatch::destroy_and_forget!(
+    destroy_set_layout,
+    vk::DescriptorSetLayout,
+    pipelines.next.destroy_descriptor_set_layout,
+    pipelines.set_layouts
+);
 
 /// Creates an object down the chain; on success, `keep` is given a deep
 /// copy of its create info (made with `fix`) and its handle.
@@ -800,21 +714,14 @@ unsafe fn create_copied<I, H: vk::Handle + Copy>(
     fix: replay::Fix,
     keep: impl FnOnce(&Pipelines, Copied<I>, u64),
 ) -> vk::Result {
-    let Some(d) = device(dev) else {
-        return vk::Result::ERROR_INITIALIZATION_FAILED;
-    };
-    let Some(next) = next(&d.pipelines.next) else {
-        return vk::Result::ERROR_INITIALIZATION_FAILED;
-    };
-    // SAFETY: the application's arguments, down the chain.
-    let result = unsafe { next(dev, info, allocator, out) };
-    if result == vk::Result::SUCCESS {
-        // SAFETY: the application's valid create info; the handle written.
-        if let (Ok(c), raw) = unsafe { (Copied::new(info, fix), (*out).as_raw()) } {
-            keep(&d.pipelines, c, raw);
+    let keep = |d: &DeviceData, info: &I, h: H| {
+        // SAFETY: the application's valid create info.
+        if let Ok(c) = unsafe { Copied::new(info, fix) } {
+            keep(&d.pipelines, c, h.as_raw());
         }
-    }
-    result
+    };
+    // SAFETY: per this function's contract.
+    unsafe { dispatch::create(dev, info, allocator, out, |d| next(&d.pipelines.next), keep) }
 }
 
 unsafe extern "system" fn create_set_layout(
@@ -824,8 +731,7 @@ unsafe extern "system" fn create_set_layout(
     out: *mut vk::DescriptorSetLayout,
 ) -> vk::Result {
     let keep = |p: &Pipelines, c, raw| {
-        let mut map = p.set_layouts.write().unwrap_or_else(|e| e.into_inner());
-        map.insert(raw, Arc::new(c));
+        dispatch::remember(&p.set_layouts, raw, Arc::new(c));
     };
     // SAFETY: the application's arguments.
     unsafe {
@@ -858,8 +764,7 @@ unsafe extern "system" fn create_layout(
                 .map(|h| known.get(&vk::Handle::as_raw(*h)).cloned())
                 .collect()
         };
-        let mut map = p.layouts.write().unwrap_or_else(|e| e.into_inner());
-        map.insert(raw, Arc::new(LayoutInfo { info: c, sets }));
+        dispatch::remember(&p.layouts, raw, Arc::new(LayoutInfo { info: c, sets }));
     };
     // SAFETY: the application's arguments.
     unsafe {
@@ -877,12 +782,7 @@ unsafe extern "system" fn create_layout(
 
 /// Remembers whether a render pass just created loads an attachment.
 fn remember_render_pass(d: &DeviceData, pass: vk::RenderPass, loads: bool) {
-    let mut passes = d
-        .pipelines
-        .render_passes
-        .write()
-        .unwrap_or_else(|e| e.into_inner());
-    passes.insert(vk::Handle::as_raw(pass), loads);
+    dispatch::remember(&d.pipelines.render_passes, vk::Handle::as_raw(pass), loads);
 }
 
 /// Whether an attachment of `format` is loaded (`stencil`: its stencil
@@ -927,13 +827,6 @@ impl RenderPassInfo for vk::RenderPassCreateInfo2<'_> {
 }
 
 /// The next layer's `vkCreateRenderPass` or `vkCreateRenderPass2`.
-type CreateRenderPass<I> = unsafe extern "system" fn(
-    vk::Device,
-    *const I,
-    *const vk::AllocationCallbacks<'_>,
-    *mut vk::RenderPass,
-) -> vk::Result;
-
 /// Creates a render pass down the chain, then remembers whether it loads
 /// an attachment.
 ///
@@ -944,24 +837,16 @@ unsafe fn create_pass<I: RenderPassInfo + crate::images::PassAttachments>(
     info: *const I,
     allocator: *const vk::AllocationCallbacks<'_>,
     out: *mut vk::RenderPass,
-    next: impl FnOnce(&Next) -> Option<CreateRenderPass<I>>,
+    next: impl FnOnce(&Next) -> Option<Create<I, vk::RenderPass>>,
 ) -> vk::Result {
-    let Some(d) = device(dev) else {
-        return vk::Result::ERROR_INITIALIZATION_FAILED;
-    };
-    let Some(next) = next(&d.pipelines.next) else {
-        return vk::Result::ERROR_INITIALIZATION_FAILED;
-    };
-    // SAFETY: the application's arguments, down the chain.
-    let result = unsafe { next(dev, info, allocator, out) };
-    if result == vk::Result::SUCCESS {
-        // SAFETY: a valid create info; the pass written on success.
-        let (loads, pass) = unsafe { ((*info).loads(), *out) };
-        remember_render_pass(&d, pass, loads);
+    let keep = |d: &DeviceData, info: &I, pass| {
+        // SAFETY: a valid create info.
+        remember_render_pass(d, pass, unsafe { info.loads() });
         // SAFETY: as above (image snapshots need each attachment's load and layout).
-        crate::images::remember_pass(&d, pass, unsafe { (*info).pass_attachments() });
-    }
-    result
+        crate::images::remember_pass(d, pass, unsafe { info.pass_attachments() });
+    };
+    // SAFETY: per this function's contract.
+    unsafe { dispatch::create(dev, info, allocator, out, |d| next(&d.pipelines.next), keep) }
 }
 
 unsafe extern "system" fn create_render_pass(
@@ -1010,8 +895,7 @@ impl Pipelines {
         shaders: Vec<(String, u32)>,
     ) {
         let module_code = ModuleCode::new(code.to_vec(), shaders);
-        let mut modules = self.modules.write().unwrap_or_else(|e| e.into_inner());
-        modules.insert(vk::Handle::as_raw(module), module_code);
+        dispatch::remember(&self.modules, vk::Handle::as_raw(module), module_code);
     }
 
     /// What `f` makes of the stages' modules of an application's pipeline

@@ -13,7 +13,7 @@ use std::sync::{Mutex, RwLock};
 
 use ash::vk;
 
-use crate::dispatch::{array, device, typed, DeviceData, HandleMap, Void};
+use crate::dispatch::{self, array, device, typed, with_next, DeviceData, HandleMap, Void};
 use crate::replay::Cmd;
 
 /// The next layer's commands this module uses, of one device.
@@ -86,12 +86,6 @@ pub struct Taken {
     memory: vk::DeviceMemory,
 }
 
-macro_rules! hook {
-    ($pfn:ident, $f:ident) => {
-        Some(untyped!($pfn, $f))
-    };
-}
-
 /// This module's hooks.
 pub fn intercepted(name: &[u8]) -> Option<Void> {
     match name {
@@ -108,12 +102,6 @@ unsafe extern "system" fn create_buffer(
     allocator: *const vk::AllocationCallbacks<'_>,
     out: *mut vk::Buffer,
 ) -> vk::Result {
-    let Some(d) = device(dev) else {
-        return vk::Result::ERROR_INITIALIZATION_FAILED;
-    };
-    let Some(next) = d.storage.next.create_buffer else {
-        return vk::Result::ERROR_INITIALIZATION_FAILED;
-    };
     // Storage buffers can also be copied from and to (snapshots); the
     // usage changes nothing else the application sees.
     // SAFETY: the application's valid create info.
@@ -122,31 +110,32 @@ unsafe extern "system" fn create_buffer(
     if storage {
         copy.usage |= vk::BufferUsageFlags::TRANSFER_SRC | vk::BufferUsageFlags::TRANSFER_DST;
     }
-    // SAFETY: the application's arguments (the usage widened), down the chain.
-    let result = unsafe { next(dev, &copy, allocator, out) };
-    if result == vk::Result::SUCCESS {
-        // SAFETY: written on success.
-        let raw = vk::Handle::as_raw(unsafe { *out });
-        let mut buffers = d.storage.buffers.write().unwrap_or_else(|e| e.into_inner());
-        buffers.insert(raw, (copy.size, storage));
+    let keep = |d: &DeviceData, copy: &vk::BufferCreateInfo, buffer| {
+        dispatch::remember(
+            &d.storage.buffers,
+            vk::Handle::as_raw(buffer),
+            (copy.size, storage),
+        );
+    };
+    // SAFETY: the application's arguments (the usage widened).
+    unsafe {
+        dispatch::create(
+            dev,
+            &copy,
+            allocator,
+            out,
+            |d| d.storage.next.create_buffer,
+            keep,
+        )
     }
-    result
 }
 
-unsafe extern "system" fn destroy_buffer(
-    dev: vk::Device,
-    buffer: vk::Buffer,
-    allocator: *const vk::AllocationCallbacks<'_>,
-) {
-    let Some(d) = device(dev) else { return };
-    let Some(next) = d.storage.next.destroy_buffer else {
-        return;
-    };
-    // SAFETY: the application's arguments, down the chain.
-    unsafe { next(dev, buffer, allocator) };
-    let mut buffers = d.storage.buffers.write().unwrap_or_else(|e| e.into_inner());
-    buffers.remove(&vk::Handle::as_raw(buffer));
-}
+dispatch::destroy_and_forget!(
+    destroy_buffer,
+    vk::Buffer,
+    storage.next.destroy_buffer,
+    storage.buffers
+);
 
 unsafe extern "system" fn update_descriptor_sets(
     dev: vk::Device,
@@ -155,8 +144,7 @@ unsafe extern "system" fn update_descriptor_sets(
     copy_count: u32,
     copies: *const vk::CopyDescriptorSet<'_>,
 ) {
-    let Some(d) = device(dev) else { return };
-    let Some(next) = d.storage.next.update_descriptor_sets else {
+    let Some((d, next)) = with_next(device(dev), |d| d.storage.next.update_descriptor_sets) else {
         return;
     };
     // SAFETY: the application's arguments, down the chain.
@@ -278,10 +266,9 @@ unsafe fn copy(
     let (Some(copy), Some(barrier)) = (n.cmd_copy_buffer, n.cmd_pipeline_barrier) else {
         return Err("the device lacks vkCmdCopyBuffer".into());
     };
-    let submit = data.queue_submit.ok_or("the device lacks vkQueueSubmit")?;
     // SAFETY: per this function's contract.
     unsafe {
-        let made = data.replay.one_time(data.handle, family, &mut |cb| {
+        run_once(data, queue, family, "copying the storage", &mut |cb| {
             // The copies wait for earlier work on the queue to have written
             // (or read: going back) the buffers; a fence or an idle queue
             // makes writes available, not visible to the transfer.
@@ -329,7 +316,29 @@ unsafe fn copy(
                 0,
                 std::ptr::null(),
             );
-        })?;
+        })
+    }
+}
+
+/// Records what `record` records into a one-time command buffer of the
+/// layer's own, submits it alone on `queue` (of `family`) and waits for
+/// the queue to be idle; `what` names the work in the error.
+///
+/// # Safety
+/// What `record` records is valid on `queue`; what it uses is alive and
+/// not in use by the device.
+pub(crate) unsafe fn run_once(
+    data: &DeviceData,
+    queue: vk::Queue,
+    family: u32,
+    what: &str,
+    record: &mut dyn FnMut(vk::CommandBuffer),
+) -> Result<(), String> {
+    let submit = data.queue_submit.ok_or("the device lacks vkQueueSubmit")?;
+    // SAFETY: per this function's contract; the command buffer is freed
+    // once the queue is idle.
+    unsafe {
+        let made = data.replay.one_time(data.handle, family, record)?;
         let cbs = [made.cb];
         let info = vk::SubmitInfo::default().command_buffers(&cbs);
         let r = submit(queue, 1, &info, vk::Fence::null());
@@ -338,10 +347,10 @@ unsafe fn copy(
         }
         data.replay.free_shadows(data.handle, &[made]);
         if r != vk::Result::SUCCESS {
-            return Err(format!("copying the storage: {r}"));
+            return Err(format!("{what}: {r}"));
         }
-        Ok(())
     }
+    Ok(())
 }
 
 impl Storage {

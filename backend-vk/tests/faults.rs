@@ -13,16 +13,13 @@ use shaderdbg_protocol::{
     read_message, vulkan, write_message, FromAgent, LineBreakpoint, ToAgent, SOCKET_ENV, VERSION,
 };
 use shaderdbg_session::binding::FileBreakpoint;
-use shaderdbg_session::launch::LaunchConfig;
 use shaderdbg_session::{Event, Session, StopFilter};
 
 mod common;
+use common::{alone, launch, Ran};
 
 fn triangle_shader() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../tests/vk-apps/shaders/vk_triangle.frag")
-        .canonicalize()
-        .expect("shader file")
+    common::vk_shader("vk_triangle.frag")
 }
 
 /// `program ARGS` (with `env` added) under the session with `breakpoints`.
@@ -32,14 +29,7 @@ fn session(
     env: &[(String, String)],
     breakpoints: Vec<FileBreakpoint>,
 ) -> Session {
-    let dir = shaderdbg_test_support::built();
-    let config = LaunchConfig {
-        program: dir.join(program),
-        args: args.iter().map(|s| s.to_string()).collect(),
-        env: env.to_vec(),
-        agent: Some(dir.join("libshaderdbg_agent.so")),
-        ..Default::default()
-    };
+    let config = launch(&shaderdbg_test_support::app(program), args, env);
     Session::start(&config, breakpoints, StopFilter::default()).expect("session starts")
 }
 
@@ -155,8 +145,7 @@ fn a_debugger_that_drops_its_connection_mid_stop_leaves_the_program_running() {
         .lines()
         .map(str::to_string)
         .collect();
-    let alone = shaderdbg_test_support::stdout_lines(Command::new(&program).args(args));
-    assert_eq!(frames, alone, "frames differ");
+    assert_eq!(frames, alone(&program, &args, &[]), "frames differ");
     assert_eq!(frames.len(), 4);
     let _ = std::fs::remove_dir_all(&dir);
 }
@@ -214,18 +203,14 @@ fn a_device_torn_down_while_a_submission_is_stopped_waits_for_the_stop() {
     assert_eq!(code, Some(0), "{output:?}");
     assert_eq!(stops, 1);
     let program = shaderdbg_test_support::app("vk_teardown");
-    let alone = shaderdbg_test_support::stdout_lines(Command::new(program).arg("64"));
-    assert_eq!(output, alone);
+    assert_eq!(output, alone(&program, &["64"], &[]));
 }
 
 /// What a session of `PROGRAM ARGS` (with `env`) saw: the program's
-/// output, the agent's errors, the stops, and how it ended.
-#[derive(Default)]
+/// output, the agent's errors and how it ended, and the stops.
 struct Seen {
-    output: Vec<String>,
-    errors: Vec<String>,
+    ran: Ran,
     stops: usize,
-    code: Option<i32>,
 }
 
 /// `PROGRAM ARGS` (with `env`) under the session with a breakpoint at
@@ -233,20 +218,14 @@ struct Seen {
 fn triangle_under(program: &str, args: &[&str], env: &[(String, String)], line: u32) -> Seen {
     let bp = FileBreakpoint::new(triangle_shader(), line, None);
     let mut session = session(program, args, env, vec![bp]);
-    let mut seen = Seen::default();
-    seen.code = common::run_to_exit(&mut session, program, |session, event| match event {
-        Event::Stopped(_) => {
-            seen.stops += 1;
+    let mut stops = 0;
+    let ran = common::run_keeping(&mut session, program, |session, event| {
+        if let Event::Stopped(_) = event {
+            stops += 1;
             session.resume();
         }
-        Event::Output {
-            stderr: false,
-            line,
-        } => seen.output.push(line),
-        Event::AgentError(m) => seen.errors.push(m),
-        _ => {}
     });
-    seen
+    Seen { ran, stops }
 }
 
 /// [`triangle_under`] with the validation layer below ours and `extra`
@@ -257,22 +236,20 @@ fn validated(program: &str, args: &[&str], extra: &[(&str, &str)]) -> (Seen, Vec
     let tags: Vec<&str> = extra.iter().map(|(_, v)| *v).collect();
     let dir = temp_dir(&format!("{program}-{}", tags.join("-")));
     let env = common::validation_env(&dir);
-    let program_path = shaderdbg_test_support::app(program);
-    let envs = env.iter().map(|(k, v)| (k, v));
-    let alone =
-        shaderdbg_test_support::stdout_lines(Command::new(&program_path).args(args).envs(envs));
+    let alone = alone(&shaderdbg_test_support::app(program), args, &env);
     let mut with = env.clone();
     with.extend(extra.iter().map(|(k, v)| (k.to_string(), v.to_string())));
     let seen = triangle_under(program, args, &with, 12);
-    assert_eq!(seen.code, Some(0), "{:?}", seen.errors);
-    assert_eq!(common::frames(&seen.output), common::frames(&alone));
+    let ran = &seen.ran;
+    assert_eq!(ran.code, Some(0), "{:?}", ran.errors);
+    assert_eq!(common::frames(&ran.output), common::frames(&alone));
     let frames: usize = args[0].parse().expect("frames");
     assert_eq!(common::frames(&alone).len(), frames, "{alone:?}");
     assert_eq!(
-        common::reports(&seen.output),
+        common::reports(&ran.output),
         common::reports(&alone),
         "{:#?}",
-        seen.output
+        ran.output
     );
     let _ = std::fs::remove_dir_all(&dir);
     (seen, alone)
@@ -280,7 +257,11 @@ fn validated(program: &str, args: &[&str], extra: &[(&str, &str)]) -> (Seen, Vec
 
 /// The agent's errors that contain `text`.
 fn said<'a>(seen: &'a Seen, text: &str) -> Vec<&'a String> {
-    seen.errors.iter().filter(|e| e.contains(text)).collect()
+    seen.ran
+        .errors
+        .iter()
+        .filter(|e| e.contains(text))
+        .collect()
 }
 
 /// The debug buffer's memory cannot be had (injected: lavapipe has plenty):
@@ -294,7 +275,7 @@ fn without_memory_for_the_debug_buffer_the_program_runs_untouched() {
     let (seen, _) = validated("vk_triangle", &["3", "64"], &fault);
     assert_eq!(seen.stops, 0);
     let said = said(&seen, "ERROR_OUT_OF_DEVICE_MEMORY");
-    assert_eq!(said.len(), 1, "{:#?}", seen.errors);
+    assert_eq!(said.len(), 1, "{:#?}", seen.ran.errors);
 }
 
 /// The device is lost under the first hit test (injected: the wait for it
@@ -308,7 +289,7 @@ fn a_device_lost_under_the_hit_test_ends_debugging_on_it() {
     let (seen, _) = validated("vk_triangle", &["3", "64"], &fault);
     assert_eq!(seen.stops, 0);
     let said = said(&seen, "VK_ERROR_DEVICE_LOST");
-    assert_eq!(said.len(), 1, "{:#?}", seen.errors);
+    assert_eq!(said.len(), 1, "{:#?}", seen.ran.errors);
     assert!(said[0].contains("frame 0"), "{}", said[0]);
 }
 
@@ -321,12 +302,12 @@ fn a_device_lost_under_the_hit_test_ends_debugging_on_it() {
 #[test]
 fn a_pipeline_created_through_a_cache_stops() {
     let (seen, alone) = validated("vk_cache", &["3", "64"], &[]);
-    assert!(seen.errors.is_empty(), "{:?}", seen.errors);
+    assert!(seen.ran.errors.is_empty(), "{:?}", seen.ran.errors);
     assert_eq!(seen.stops, 3);
     let cached = |lines: &[String]| -> Vec<String> {
         let c = lines.iter().filter(|l| l.starts_with("pipeline "));
         c.cloned().collect()
     };
-    assert_eq!(cached(&seen.output), cached(&alone));
+    assert_eq!(cached(&seen.ran.output), cached(&alone));
     assert_eq!(cached(&alone).len(), 1, "{alone:?}");
 }

@@ -5,21 +5,15 @@
 //! decompiles modules that carry no source.
 
 use std::path::{Path, PathBuf};
-use std::process::Command;
-use std::time::{Duration, Instant};
 
 use shaderdbg_session::binding::FileBreakpoint;
-use shaderdbg_session::launch::LaunchConfig;
 use shaderdbg_session::{Event, Session, Stage, StopFilter};
 
 mod common;
-use common::{reports, validation_env};
+use common::{alone, frames, launch, reports, run_keeping, validation_env, vk_shader};
 
 fn shader_file() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../tests/vk-apps/shaders/vk_triangle.frag")
-        .canonicalize()
-        .expect("shader file")
+    vk_shader("vk_triangle.frag")
 }
 
 /// What a session on `vk_triangle ARGS` reported, in order.
@@ -52,67 +46,42 @@ fn run(
     env: &[(String, String)],
     breakpoints: Vec<FileBreakpoint>,
 ) -> Seen {
-    let dir = shaderdbg_test_support::built();
-    let config = LaunchConfig {
-        program: program.to_path_buf(),
-        args: args.iter().map(|s| s.to_string()).collect(),
-        env: env.to_vec(),
-        agent: Some(dir.join("libshaderdbg_agent.so")),
-        ..Default::default()
-    };
+    let config = launch(program, args, env);
     let mut session =
         Session::start(&config, breakpoints, StopFilter::default()).expect("session starts");
     let mut seen = Seen::default();
-    let deadline = Instant::now() + Duration::from_secs(120);
-    while Instant::now() < deadline {
-        let Some(event) = session.next_event(Duration::from_millis(100)) else {
-            continue;
-        };
-        match event {
-            Event::ShaderLoaded { stage, file, .. } => seen.loaded.push((stage, file)),
-            Event::BreakpointBound { line, message, .. } => seen.bound.push((line, message)),
-            Event::Output {
-                stderr: false,
-                line,
-            } => seen.output.push(line),
-            Event::AgentError(m) => seen.errors.push(m),
-            Event::Stopped(stop) => {
-                if seen.frames_seen_as_stops == 0 {
-                    seen.first_stop = stop
-                        .variables(stop.cursor)
-                        .into_iter()
-                        .map(|v| (v.name, v.value))
-                        .collect();
-                }
-                seen.frames_seen_as_stops += 1;
-                session.resume();
+    let what = program.display().to_string();
+    let ran = run_keeping(&mut session, &what, |session, event| match event {
+        Event::ShaderLoaded { stage, file, .. } => seen.loaded.push((stage, file)),
+        Event::BreakpointBound { line, message, .. } => seen.bound.push((line, message)),
+        Event::Stopped(stop) => {
+            if seen.frames_seen_as_stops == 0 {
+                seen.first_stop = stop
+                    .variables(stop.cursor)
+                    .into_iter()
+                    .map(|v| (v.name, v.value))
+                    .collect();
             }
-            Event::Halted(_) => {
-                seen.frames_seen_as_stops += 1;
-                session.resume();
-            }
-            Event::Exited { code, .. } => {
-                seen.exit = code;
-                seen.frames = session.frame();
-                let mut shaders = session.shaders();
-                shaders.sort_by_key(|s| s.shader);
-                seen.sources = shaders.into_iter().map(|s| (s.stage, s.source)).collect();
-                return seen;
-            }
-            _ => {}
+            seen.frames_seen_as_stops += 1;
+            session.resume();
         }
-    }
-    panic!("{} did not finish under the debugger", program.display());
+        Event::Halted(_) => {
+            seen.frames_seen_as_stops += 1;
+            session.resume();
+        }
+        _ => {}
+    });
+    (seen.output, seen.errors, seen.exit) = (ran.output, ran.errors, ran.code);
+    seen.frames = session.frame();
+    let mut shaders = session.shaders();
+    shaders.sort_by_key(|s| s.shader);
+    seen.sources = shaders.into_iter().map(|s| (s.stage, s.source)).collect();
+    seen
 }
 
+/// What `vk_triangle ARGS` prints alone.
 fn plain(args: &[&str]) -> Vec<String> {
-    plain_with(args, &[])
-}
-
-fn plain_with(args: &[&str], env: &[(String, String)]) -> Vec<String> {
-    let app = shaderdbg_test_support::app("vk_triangle");
-    let env = env.iter().map(|(k, v)| (k, v));
-    shaderdbg_test_support::stdout_lines(Command::new(app).args(args).envs(env))
+    alone(&shaderdbg_test_support::app("vk_triangle"), args, &[])
 }
 
 #[test]
@@ -159,14 +128,11 @@ fn nonsemantic_debug_info_binds_to_the_file() {
 /// reason, and the program runs untouched (no stop, frames as alone).
 #[test]
 fn a_breakpoint_in_an_hlsl_file_is_unverified_with_why_and_the_program_runs_untouched() {
-    let file = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../tests/vk-apps/shaders/vk_hlsl.frag.hlsl")
-        .canonicalize()
-        .expect("shader file");
+    let file = vk_shader("vk_hlsl.frag.hlsl");
     let app = shaderdbg_test_support::app("vk_hlsl");
     for debug_info in ["source", "nonsemantic"] {
         let args = ["2", "32", debug_info];
-        let alone = shaderdbg_test_support::stdout_lines(Command::new(&app).args(args));
+        let alone = alone(&app, &args, &[]);
         let bp = FileBreakpoint::new(file.clone(), 10, None);
         let seen = run(&app, &args, &[], vec![bp]);
         assert_eq!(seen.exit, Some(0), "{:?}", seen.errors);
@@ -193,7 +159,7 @@ fn a_breakpoint_in_an_hlsl_file_is_unverified_with_why_and_the_program_runs_unto
 fn instances_and_devices_on_several_threads_run_unchanged() {
     let app = shaderdbg_test_support::app("vk_threads");
     let args = ["3", "3", "32"];
-    let alone = shaderdbg_test_support::stdout_lines(Command::new(&app).args(args));
+    let alone = alone(&app, &args, &[]);
     let bp = FileBreakpoint::new(shader_file(), 11, None);
     let seen = run(&app, &args, &[], vec![bp]);
     assert_eq!(seen.exit, Some(0), "{:?}", seen.errors);
@@ -237,13 +203,7 @@ fn modules_without_source_are_decompiled_and_run_unchanged() {
 /// and it runs to its end.
 #[test]
 fn vkcube_runs_under_the_layer_with_its_shaders_decompiled() {
-    shaderdbg_test_support::require_installed(&[
-        "/usr/bin/vkcube",
-        "/usr/bin/xvfb-run",
-        "/usr/bin/spirv-cross",
-    ]);
-    let vkcube = ["-a", "-s", "-screen 0 640x480x24", "vkcube", "--c", "3"];
-    let seen = run(Path::new("/usr/bin/xvfb-run"), &vkcube, &[], vec![]);
+    let seen = run(Path::new(XVFB), &vkcube("3"), &[], vec![]);
     assert_eq!(seen.exit, Some(0), "{:?}", seen.errors);
     assert!(seen.errors.is_empty(), "{:?}", seen.errors);
     // A swapchain: frames end at presents (`--c 3`), not at submissions.
@@ -252,6 +212,29 @@ fn vkcube_runs_under_the_layer_with_its_shaders_decompiled() {
     assert_eq!(stages, [Stage::Vertex, Stage::Fragment]);
     let frag = &seen.sources[1].1;
     assert!(frag.contains("texture("), "{frag}");
+}
+
+/// `xvfb-run`, which runs vkcube on a display of its own.
+const XVFB: &str = "/usr/bin/xvfb-run";
+
+/// The arguments of [`XVFB`] that run vkcube for `frames` frames (its
+/// shaders decompiled by SPIRV-Cross); fails unless all are installed.
+fn vkcube(frames: &str) -> [&str; 6] {
+    shaderdbg_test_support::require_installed(&["/usr/bin/vkcube", XVFB, "/usr/bin/spirv-cross"]);
+    ["-a", "-s", "-screen 0 640x480x24", "vkcube", "--c", frames]
+}
+
+/// vkcube's fragment shader as the layer decompiles it (vkcube run with
+/// `args` under the session), written to `cube.frag` in a fresh directory
+/// `shaderdbg-TAG-PID`: the directory, the file and the text.
+fn vkcube_fragment(args: &[&str], tag: &str) -> (PathBuf, PathBuf, String) {
+    let first = run(Path::new(XVFB), args, &[], vec![]);
+    let frag = first.sources[1].1.clone();
+    let dir = std::env::temp_dir().join(format!("shaderdbg-{tag}-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    let file = dir.join("cube.frag");
+    std::fs::write(&file, &frag).expect("write");
+    (dir, file, frag)
 }
 
 /// The Khronos validation layer (Debian's vulkan-validationlayers), below
@@ -266,30 +249,19 @@ fn the_validation_layer_reports_nothing_that_ours_causes() {
     let dir = std::env::temp_dir().join(format!("shaderdbg-vk-validation-{}", std::process::id()));
     let env = validation_env(&dir);
     let args = ["2", "64", "source", "3"];
-    let alone = plain_with(&args, &env);
+    let program = shaderdbg_test_support::app("vk_triangle");
+    let alone = alone(&program, &args, &env);
     let expected = reports(&alone);
     assert!(
         !expected.is_empty(),
         "the validation layer reported nothing even with best practices: {alone:?}"
     );
     let bp = FileBreakpoint::new(shader_file(), 11, None);
-    let seen = run(
-        &shaderdbg_test_support::app("vk_triangle"),
-        &args,
-        &env,
-        vec![bp],
-    );
+    let seen = run(&program, &args, &env, vec![bp]);
     assert_eq!(seen.exit, Some(0), "{:?}", seen.errors);
     // A stop in each of the 3 draws of both frames.
     assert_eq!(seen.frames_seen_as_stops, 6, "{:?}", seen.errors);
     assert_eq!(reports(&seen.output), expected, "{:#?}", seen.output);
-    let frames = |lines: &[String]| -> Vec<String> {
-        lines
-            .iter()
-            .filter(|l| l.starts_with("frame "))
-            .cloned()
-            .collect()
-    };
     assert_eq!(frames(&seen.output), frames(&alone));
     let _ = std::fs::remove_dir_all(&dir);
 }
@@ -301,30 +273,15 @@ fn the_validation_layer_reports_nothing_that_ours_causes() {
 /// and vkcube runs to its end.
 #[test]
 fn vkcube_stops_in_its_decompiled_fragment_shader() {
-    shaderdbg_test_support::require_installed(&[
-        "/usr/bin/vkcube",
-        "/usr/bin/xvfb-run",
-        "/usr/bin/spirv-cross",
-    ]);
-    let vkcube = ["-a", "-s", "-screen 0 640x480x24", "vkcube", "--c", "3"];
-    let xvfb = Path::new("/usr/bin/xvfb-run");
-    let first = run(xvfb, &vkcube, &[], vec![]);
-    let frag = &first.sources[1].1;
-    let dir = std::env::temp_dir().join(format!("shaderdbg-vkcube-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).expect("temp dir");
-    let file = dir.join("cube.frag");
-    std::fs::write(&file, frag).expect("write");
+    let vkcube = vkcube("3");
+    let (dir, file, frag) = vkcube_fragment(&vkcube, "vkcube");
     let line = frag
         .lines()
         .position(|l| l.contains("texture("))
         .expect("a texture call") as u32
         + 1;
-    let seen = run(
-        xvfb,
-        &vkcube,
-        &[],
-        vec![FileBreakpoint::new(file.clone(), line, None)],
-    );
+    let bp = FileBreakpoint::new(file, line, None);
+    let seen = run(Path::new(XVFB), &vkcube, &[], vec![bp]);
     assert_eq!(seen.exit, Some(0), "{:?}", seen.errors);
     assert!(
         seen.frames_seen_as_stops >= 1,
@@ -354,46 +311,27 @@ fn vkcube_stops_in_its_decompiled_fragment_shader() {
 /// once; the program then runs to its end with its frames unchanged.
 #[test]
 fn pause_stops_the_next_submission_once() {
-    let dir = shaderdbg_test_support::built();
-    let config = LaunchConfig {
-        program: shaderdbg_test_support::app("vk_triangle"),
-        args: ["3", "64"].iter().map(|s| s.to_string()).collect(),
-        agent: Some(dir.join("libshaderdbg_agent.so")),
-        ..Default::default()
-    };
+    let config = launch(
+        &shaderdbg_test_support::app("vk_triangle"),
+        &["3", "64"],
+        &[],
+    );
     let mut session = Session::start(&config, vec![], StopFilter::default()).expect("starts");
     session.pause();
     let mut reasons = Vec::new();
-    let mut output = Vec::new();
-    let deadline = Instant::now() + Duration::from_secs(120);
-    while Instant::now() < deadline {
-        let Some(event) = session.next_event(Duration::from_millis(100)) else {
-            continue;
-        };
-        match event {
-            Event::Stopped(stop) => {
-                reasons.push((stop.reason, stop.stage, stop.hits.len()));
-                session.resume();
-            }
-            Event::Output {
-                stderr: false,
-                line,
-            } => output.push(line),
-            Event::Exited { code, .. } => {
-                assert_eq!(code, Some(0));
-                assert_eq!(reasons.len(), 1, "{reasons:?}");
-                let (reason, stage, hits) = reasons[0];
-                assert_eq!(reason, shaderdbg_core::control::StopReason::Pause);
-                // The vertex shader is the pipeline's first module: its
-                // three vertices.
-                assert_eq!((stage, hits), (Stage::Vertex, 3));
-                assert_eq!(output, plain(&["3", "64"]));
-                return;
-            }
-            _ => {}
+    let ran = run_keeping(&mut session, "vk_triangle", |session, event| {
+        if let Event::Stopped(stop) = event {
+            reasons.push((stop.reason, stop.stage, stop.hits.len()));
+            session.resume();
         }
-    }
-    panic!("vk_triangle did not finish under the debugger");
+    });
+    assert_eq!(ran.code, Some(0));
+    assert_eq!(reasons.len(), 1, "{reasons:?}");
+    let (reason, stage, hits) = reasons[0];
+    assert_eq!(reason, shaderdbg_core::control::StopReason::Pause);
+    // The vertex shader is the pipeline's first module: its three vertices.
+    assert_eq!((stage, hits), (Stage::Vertex, 3));
+    assert_eq!(ran.output, plain(&["3", "64"]));
 }
 
 /// A second render pass that LOADs what the first drew (an overlay pass,
@@ -432,20 +370,9 @@ fn stops_over_what_a_pass_loads(args: &[&str]) {
     let dir = std::env::temp_dir().join(name);
     let env = validation_env(&dir);
     let program = shaderdbg_test_support::app("vk_two_passes");
-    let alone = shaderdbg_test_support::stdout_lines(
-        Command::new(&program)
-            .args(args)
-            .envs(env.iter().map(|(k, v)| (k, v))),
-    );
-    let dirs = shaderdbg_test_support::built();
-    let config = LaunchConfig {
-        program: program.clone(),
-        args: args.iter().map(|s| s.to_string()).collect(),
-        env: env.clone(),
-        agent: Some(dirs.join("libshaderdbg_agent.so")),
-        ..Default::default()
-    };
+    let alone = alone(&program, args, &env);
     let bp = FileBreakpoint::new(shader_file(), 12, Some("ring > 0.9 && p.x > 1.0".into()));
+    let config = launch(&program, args, &env);
     let mut session = Session::start(&config, vec![bp], StopFilter::default()).expect("starts");
     let p_at = |x: u32, y: u32| {
         Value::List(vec![
@@ -453,63 +380,41 @@ fn stops_over_what_a_pass_loads(args: &[&str]) {
             Value::Float((y as f32 + 0.5) / 32.0),
         ])
     };
-    let var = |stop: &shaderdbg_session::stop::Stop, name: &str| {
-        stop.variables(stop.cursor)
-            .into_iter()
-            .find(|v| v.name == name)
-            .and_then(|v| v.value)
-    };
-    let (mut stops, mut output, mut errors) = (0, Vec::new(), Vec::new());
-    let deadline = Instant::now() + Duration::from_secs(180);
-    while Instant::now() < deadline {
-        let Some(event) = session.next_event(Duration::from_millis(100)) else {
-            continue;
-        };
-        match event {
-            Event::Stopped(stop) => {
-                stops += 1;
-                let [x, y] = stop.hit.invocation.pixel().expect("a fragment");
-                assert_eq!(var(&stop, "p"), Some(p_at(x, y)), "at ({x}, {y})");
-                // Another invocation, recorded by running the pass again.
-                let other = *stop.hits.last().expect("hits");
-                let [ox, oy] = other.invocation.pixel().expect("a fragment");
-                let again = session.record_hit(other).expect("records");
-                assert_eq!(var(&again, "p"), Some(p_at(ox, oy)));
-                let img = session.watch(12, "gl_FragCoord.y").expect("watches");
-                assert_eq!(img.origin, Origin::TopLeft);
-                assert_eq!((img.width, img.height), (64, 64));
-                assert_eq!(img.at(x, y), Some(&Value::Float(y as f32 + 0.5)));
-                let upright = img.bottom_row_first();
-                assert_eq!(upright[0], Some(&Value::Float(63.5)), "bottom row first");
-                assert_eq!(upright[64 * 63], Some(&Value::Float(0.5)), "top row last");
-                session.resume();
-            }
-            Event::Output {
-                stderr: false,
-                line,
-            } => output.push(line),
-            Event::AgentError(m) => errors.push(m),
-            Event::Exited { code, .. } => {
-                assert_eq!(code, Some(0), "{errors:?}");
-                assert!(errors.is_empty(), "{errors:?}");
-                assert_eq!(stops, 2, "one stop per frame's overlay pass");
-                let frames = |lines: &[String]| -> Vec<String> {
-                    lines
-                        .iter()
-                        .filter(|l| l.starts_with("frame "))
-                        .cloned()
-                        .collect()
-                };
-                assert_eq!(frames(&output), frames(&alone), "frames differ");
-                assert_eq!(frames(&output).len(), 2);
-                assert_eq!(reports(&output), reports(&alone), "{output:#?}");
-                let _ = std::fs::remove_dir_all(&dir);
-                return;
-            }
-            _ => {}
-        }
-    }
-    panic!("vk_two_passes did not finish under the debugger");
+    let mut stops = 0;
+    let ran = run_keeping(&mut session, "vk_two_passes", |session, event| {
+        let Event::Stopped(stop) = event else { return };
+        stops += 1;
+        let [x, y] = stop.hit.invocation.pixel().expect("a fragment");
+        assert_eq!(var(&stop, "p"), Some(p_at(x, y)), "at ({x}, {y})");
+        // Another invocation, recorded by running the pass again.
+        let other = *stop.hits.last().expect("hits");
+        let [ox, oy] = other.invocation.pixel().expect("a fragment");
+        let again = session.record_hit(other).expect("records");
+        assert_eq!(var(&again, "p"), Some(p_at(ox, oy)));
+        let img = session.watch(12, "gl_FragCoord.y").expect("watches");
+        assert_eq!(img.origin, Origin::TopLeft);
+        assert_eq!((img.width, img.height), (64, 64));
+        assert_eq!(img.at(x, y), Some(&Value::Float(y as f32 + 0.5)));
+        let upright = img.bottom_row_first();
+        assert_eq!(upright[0], Some(&Value::Float(63.5)), "bottom row first");
+        assert_eq!(upright[64 * 63], Some(&Value::Float(0.5)), "top row last");
+        session.resume();
+    });
+    assert_eq!(ran.code, Some(0), "{:?}", ran.errors);
+    assert!(ran.errors.is_empty(), "{:?}", ran.errors);
+    assert_eq!(stops, 2, "one stop per frame's overlay pass");
+    assert_eq!(frames(&ran.output), frames(&alone), "frames differ");
+    assert_eq!(frames(&ran.output).len(), 2);
+    assert_eq!(reports(&ran.output), reports(&alone), "{:#?}", ran.output);
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// The value of local `name` at a stop's cursor.
+fn var(stop: &shaderdbg_session::stop::Stop, name: &str) -> Option<shaderdbg_core::Value> {
+    stop.variables(stop.cursor)
+        .into_iter()
+        .find(|v| v.name == name)
+        .and_then(|v| v.value)
 }
 
 /// A compute shader that updates a storage image in place (each texel
@@ -524,16 +429,12 @@ fn a_dispatch_updating_a_storage_image_stops_and_the_image_ends_unchanged() {
     let dir = std::env::temp_dir().join(format!("shaderdbg-vk-image-{}", std::process::id()));
     let env = validation_env(&dir);
     let program = shaderdbg_test_support::app("vk_image");
-    let alone = shaderdbg_test_support::stdout_lines(
-        Command::new(&program)
-            .arg("3")
-            .envs(env.iter().map(|(k, v)| (k, v))),
+    let alone = alone(&program, &["3"], &env);
+    let bp = FileBreakpoint::new(
+        vk_shader("vk_image.comp"),
+        14,
+        Some("p == ivec2(5, 3)".into()),
     );
-    let shader = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../tests/vk-apps/shaders/vk_image.comp")
-        .canonicalize()
-        .expect("shader file");
-    let bp = FileBreakpoint::new(shader, 14, Some("p == ivec2(5, 3)".into()));
     let seen = run(&program, &["3"], &env, vec![bp]);
     assert_eq!(seen.exit, Some(0), "{:?}", seen.errors);
     assert!(seen.errors.is_empty(), "{:?}", seen.errors);
@@ -547,13 +448,6 @@ fn a_dispatch_updating_a_storage_image_stops_and_the_image_ends_unchanged() {
         "{:?}",
         seen.first_stop
     );
-    let frames = |lines: &[String]| -> Vec<String> {
-        lines
-            .iter()
-            .filter(|l| l.starts_with("frame "))
-            .cloned()
-            .collect()
-    };
     assert_eq!(frames(&seen.output), frames(&alone), "the image differs");
     assert_eq!(frames(&alone).len(), 3);
     assert_eq!(reports(&seen.output), reports(&alone), "{:#?}", seen.output);
@@ -567,7 +461,7 @@ fn a_dispatch_updating_a_storage_image_stops_and_the_image_ends_unchanged() {
 fn a_loaded_attachment_that_cannot_be_copied_refuses_the_stop_with_why() {
     let program = shaderdbg_test_support::app("vk_two_passes");
     let args = ["2", "64", "transient"];
-    let alone = shaderdbg_test_support::stdout_lines(Command::new(&program).args(args));
+    let alone = alone(&program, &args, &[]);
     let bp = FileBreakpoint::new(shader_file(), 12, None);
     let seen = run(&program, &args, &[], vec![bp]);
     assert_eq!(seen.exit, Some(0), "{:?}", seen.errors);
@@ -610,98 +504,62 @@ fn a_screenshot_while_stopped_shows_what_the_submission_drew() {
     let dir = std::env::temp_dir().join(format!("shaderdbg-vk-shot-{}", std::process::id()));
     let env = validation_env(&dir);
     let args = ["2", "64"];
-    let alone = plain_with(&args, &env);
-    let dirs = shaderdbg_test_support::built();
-    let config = LaunchConfig {
-        program: shaderdbg_test_support::app("vk_triangle"),
-        args: args.iter().map(|s| s.to_string()).collect(),
-        env: env.clone(),
-        agent: Some(dirs.join("libshaderdbg_agent.so")),
-        ..Default::default()
-    };
+    let program = shaderdbg_test_support::app("vk_triangle");
+    let alone = alone(&program, &args, &env);
     let bp = FileBreakpoint::new(shader_file(), 12, Some("p.y > 1.5".into()));
+    let config = launch(&program, &args, &env);
     let mut session = Session::start(&config, vec![bp], StopFilter::default()).expect("starts");
     let float = |v: Option<Value>| match v {
         Some(Value::Float(f)) => f,
         other => panic!("not a float: {other:?}"),
     };
-    let (mut stops, mut output, mut errors) = (0, Vec::new(), Vec::new());
-    let deadline = Instant::now() + Duration::from_secs(180);
-    while Instant::now() < deadline {
-        let Some(event) = session.next_event(Duration::from_millis(100)) else {
-            continue;
+    let mut stops = 0;
+    let ran = run_keeping(&mut session, "vk_triangle", |session, event| {
+        let Event::Stopped(stop) = event else { return };
+        stops += 1;
+        let [x, y] = stop.hit.invocation.pixel().expect("a fragment");
+        assert!(y >= 48, "the condition holds at ({x}, {y})");
+        let t = float(var(&stop, "t"));
+        let ring = float(var(&stop, "ring"));
+        let Some(Value::List(p)) = var(&stop, "p") else {
+            panic!("no p");
         };
-        match event {
-            Event::Stopped(stop) => {
-                stops += 1;
-                let var = |name: &str| {
-                    stop.variables(stop.cursor)
-                        .into_iter()
-                        .find(|v| v.name == name)
-                        .and_then(|v| v.value)
-                };
-                let [x, y] = stop.hit.invocation.pixel().expect("a fragment");
-                assert!(y >= 48, "the condition holds at ({x}, {y})");
-                let t = float(var("t"));
-                let ring = float(var("ring"));
-                let Some(Value::List(p)) = var("p") else {
-                    panic!("no p");
-                };
-                let (px, py) = (float(Some(p[0].clone())), float(Some(p[1].clone())));
-                let shot = session.screenshot(ScreenshotAt::Now).expect("a screenshot");
-                assert_eq!((shot.width, shot.height), (64, 64));
-                assert_eq!(shot.rgba.len(), 64 * 64 * 4);
-                // Row 0 is the bottom row: Vulkan's row y is row 63 - y.
-                let at = |x: u32, y: u32| -> [u8; 4] {
-                    let i = (((63 - y) * 64 + x) * 4) as usize;
-                    shot.rgba[i..i + 4].try_into().expect("4 bytes")
-                };
-                let fract = |v: f32| v - v.floor();
-                let from_locals = [fract(px + t), ring, fract((px + py) * 0.5 - t), 1.0]
-                    .map(|v: f32| (v.clamp(0.0, 1.0) * 255.0).round() as u8);
-                assert!(
-                    close(at(x, y), from_locals),
-                    "at the stop ({x}, {y}): {:?} vs the locals' {from_locals:?}",
-                    at(x, y)
-                );
-                for (qx, qy) in [(0, 0), (63, 0), (5, 60), (40, 17), (63, 63)] {
-                    let want = triangle_rgba(qx, qy, t);
-                    assert!(
-                        close(at(qx, qy), want),
-                        "({qx}, {qy}): {:?} vs {want:?}",
-                        at(qx, qy)
-                    );
-                }
-                // The top and bottom rows differ (p.y enters two channels),
-                // so a screenshot upside down would fail above.
-                assert_ne!(at(0, 0), at(0, 63));
-                session.resume();
-            }
-            Event::Output {
-                stderr: false,
-                line,
-            } => output.push(line),
-            Event::AgentError(m) => errors.push(m),
-            Event::Exited { code, .. } => {
-                assert_eq!(code, Some(0), "{errors:?}");
-                assert!(errors.is_empty(), "{errors:?}");
-                assert_eq!(stops, 2, "one stop per frame");
-                let frames = |lines: &[String]| -> Vec<String> {
-                    lines
-                        .iter()
-                        .filter(|l| l.starts_with("frame "))
-                        .cloned()
-                        .collect()
-                };
-                assert_eq!(frames(&output), frames(&alone), "frames differ");
-                assert_eq!(reports(&output), reports(&alone), "{output:#?}");
-                let _ = std::fs::remove_dir_all(&dir);
-                return;
-            }
-            _ => {}
+        let (px, py) = (float(Some(p[0].clone())), float(Some(p[1].clone())));
+        let shot = session.screenshot(ScreenshotAt::Now).expect("a screenshot");
+        assert_eq!((shot.width, shot.height), (64, 64));
+        assert_eq!(shot.rgba.len(), 64 * 64 * 4);
+        // Row 0 is the bottom row: Vulkan's row y is row 63 - y.
+        let at = |x: u32, y: u32| -> [u8; 4] {
+            let i = (((63 - y) * 64 + x) * 4) as usize;
+            shot.rgba[i..i + 4].try_into().expect("4 bytes")
+        };
+        let fract = |v: f32| v - v.floor();
+        let from_locals = [fract(px + t), ring, fract((px + py) * 0.5 - t), 1.0]
+            .map(|v: f32| (v.clamp(0.0, 1.0) * 255.0).round() as u8);
+        assert!(
+            close(at(x, y), from_locals),
+            "at the stop ({x}, {y}): {:?} vs the locals' {from_locals:?}",
+            at(x, y)
+        );
+        for (qx, qy) in [(0, 0), (63, 0), (5, 60), (40, 17), (63, 63)] {
+            let want = triangle_rgba(qx, qy, t);
+            assert!(
+                close(at(qx, qy), want),
+                "({qx}, {qy}): {:?} vs {want:?}",
+                at(qx, qy)
+            );
         }
-    }
-    panic!("vk_triangle did not finish under the debugger");
+        // The top and bottom rows differ (p.y enters two channels), so a
+        // screenshot upside down would fail above.
+        assert_ne!(at(0, 0), at(0, 63));
+        session.resume();
+    });
+    assert_eq!(ran.code, Some(0), "{:?}", ran.errors);
+    assert!(ran.errors.is_empty(), "{:?}", ran.errors);
+    assert_eq!(stops, 2, "one stop per frame");
+    assert_eq!(frames(&ran.output), frames(&alone), "frames differ");
+    assert_eq!(reports(&ran.output), reports(&alone), "{:#?}", ran.output);
+    let _ = std::fs::remove_dir_all(&dir);
 }
 
 /// 64-bit FNV-1a, as the Vulkan test programs print their frames' checksums.
@@ -721,13 +579,7 @@ fn screenshots_at_frames_ends_are_the_frames_the_program_renders() {
     use shaderdbg_session::ScreenshotAt;
     let args = ["3", "64"];
     let alone = plain(&args);
-    let dirs = shaderdbg_test_support::built();
-    let config = LaunchConfig {
-        program: shaderdbg_test_support::app("vk_triangle"),
-        args: args.iter().map(|s| s.to_string()).collect(),
-        agent: Some(dirs.join("libshaderdbg_agent.so")),
-        ..Default::default()
-    };
+    let config = launch(&shaderdbg_test_support::app("vk_triangle"), &args, &[]);
     // A stop in frame 2 asks for frame 0's end, which has passed.
     let bp = FileBreakpoint::new(shader_file(), 12, None);
     let filter = StopFilter {
@@ -738,61 +590,45 @@ fn screenshots_at_frames_ends_are_the_frames_the_program_renders() {
     let first = session.request_screenshot(ScreenshotAt::FrameEnd { frame: None });
     let second = session.request_screenshot(ScreenshotAt::FrameEnd { frame: Some(1) });
     let mut shots = Vec::new();
-    let mut output = Vec::new();
     let mut late = None;
     let mut answered_late = false;
-    let deadline = Instant::now() + Duration::from_secs(120);
-    while Instant::now() < deadline {
-        let Some(event) = session.next_event(Duration::from_millis(100)) else {
-            continue;
-        };
-        match event {
-            Event::Screenshot { request, result } if request == first || request == second => {
-                let shot = result.expect("a screenshot");
-                if request == second {
-                    assert_eq!(shot.frame, 1);
-                }
-                shots.push(shot);
+    let ran = run_keeping(&mut session, "vk_triangle", |session, event| match event {
+        Event::Screenshot { request, result } if request == first || request == second => {
+            let shot = result.expect("a screenshot");
+            if request == second {
+                assert_eq!(shot.frame, 1);
             }
-            Event::Stopped(_) => {
-                if late.is_none() {
-                    late =
-                        Some(session.request_screenshot(ScreenshotAt::FrameEnd { frame: Some(0) }));
-                }
-                session.resume();
-            }
-            Event::Screenshot { request, result } if Some(request) == late => {
-                let e = result.expect_err("frame 0 has ended");
-                assert!(e.to_string().contains("already ended"), "{e}");
-                answered_late = true;
-            }
-            Event::Output {
-                stderr: false,
-                line,
-            } => output.push(line),
-            Event::Exited { code, .. } => {
-                assert_eq!(code, Some(0));
-                assert_eq!(output, alone, "frames differ");
-                assert_eq!(shots.len(), 2);
-                assert!(answered_late, "no answer for a frame that had ended");
-                for shot in &shots {
-                    assert_eq!((shot.width, shot.height), (64, 64));
-                    let top_first: Vec<u8> = shot
-                        .rgba
-                        .chunks_exact(64 * 4)
-                        .rev()
-                        .flatten()
-                        .copied()
-                        .collect();
-                    let want = format!("frame {} checksum {:016x}", shot.frame, fnv1a(&top_first));
-                    assert!(alone.contains(&want), "{want} not in {alone:?}");
-                }
-                return;
-            }
-            _ => {}
+            shots.push(shot);
         }
+        Event::Stopped(_) => {
+            if late.is_none() {
+                late = Some(session.request_screenshot(ScreenshotAt::FrameEnd { frame: Some(0) }));
+            }
+            session.resume();
+        }
+        Event::Screenshot { request, result } if Some(request) == late => {
+            let e = result.expect_err("frame 0 has ended");
+            assert!(e.to_string().contains("already ended"), "{e}");
+            answered_late = true;
+        }
+        _ => {}
+    });
+    assert_eq!(ran.code, Some(0));
+    assert_eq!(ran.output, alone, "frames differ");
+    assert_eq!(shots.len(), 2);
+    assert!(answered_late, "no answer for a frame that had ended");
+    for shot in &shots {
+        assert_eq!((shot.width, shot.height), (64, 64));
+        let top_first: Vec<u8> = shot
+            .rgba
+            .chunks_exact(64 * 4)
+            .rev()
+            .flatten()
+            .copied()
+            .collect();
+        let want = format!("frame {} checksum {:016x}", shot.frame, fnv1a(&top_first));
+        assert!(alone.contains(&want), "{want} not in {alone:?}");
     }
-    panic!("vk_triangle did not finish under the debugger");
 }
 
 /// vkcube (under Xvfb) stopped in its decompiled fragment shader at the
@@ -806,19 +642,9 @@ fn screenshots_at_frames_ends_are_the_frames_the_program_renders() {
 fn a_screenshot_of_vkcube_at_a_stop_shows_the_textured_pixel() {
     use shaderdbg_core::Value;
     use shaderdbg_session::ScreenshotAt;
-    shaderdbg_test_support::require_installed(&[
-        "/usr/bin/vkcube",
-        "/usr/bin/xvfb-run",
-        "/usr/bin/spirv-cross",
-    ]);
-    let vkcube = ["-a", "-s", "-screen 0 640x480x24", "vkcube", "--c", "2"];
-    let xvfb = Path::new("/usr/bin/xvfb-run");
-    let first = run(xvfb, &vkcube, &[], vec![]);
-    let frag = first.sources[1].1.clone();
-    let dir = std::env::temp_dir().join(format!("shaderdbg-vkcube-shot-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).expect("temp dir");
-    let file = dir.join("cube.frag");
-    std::fs::write(&file, &frag).expect("write");
+    let vkcube = vkcube("2");
+    let xvfb = Path::new(XVFB);
+    let (dir, file, frag) = vkcube_fragment(&vkcube, "vkcube-shot");
     let (index, text) = frag
         .lines()
         .enumerate()
@@ -831,104 +657,77 @@ fn a_screenshot_of_vkcube_at_a_stop_shows_the_textured_pixel() {
         .1
         .trim()
         .trim_end_matches(';');
-    let dirs = shaderdbg_test_support::built();
     let env = validation_env(&dir.join("validation"));
-    let alone = shaderdbg_test_support::stdout_lines(
-        Command::new(xvfb)
-            .args(vkcube)
-            .envs(env.iter().map(|(k, v)| (k, v))),
-    );
-    let config = LaunchConfig {
-        program: xvfb.to_path_buf(),
-        args: vkcube.iter().map(|s| s.to_string()).collect(),
-        env: env.clone(),
-        agent: Some(dirs.join("libshaderdbg_agent.so")),
-        ..Default::default()
-    };
+    let alone = alone(xvfb, &vkcube, &env);
+    let config = launch(xvfb, &vkcube, &env);
     let bp = FileBreakpoint::new(file.clone(), line, None);
     let mut session = Session::start(&config, vec![bp], StopFilter::default()).expect("starts");
     let at_end = session.request_screenshot(ScreenshotAt::FrameEnd { frame: Some(1) });
     let mut at_end_seen = false;
-    let (mut stops, mut errors, mut output) = (0, Vec::new(), Vec::new());
-    let deadline = Instant::now() + Duration::from_secs(180);
-    while Instant::now() < deadline {
-        let Some(event) = session.next_event(Duration::from_millis(100)) else {
-            continue;
-        };
-        match event {
-            Event::Stopped(stop) => {
-                stops += 1;
-                if stops == 1 {
-                    let [x, y] = stop.hit.invocation.pixel().expect("a fragment");
-                    let shot = session.screenshot(ScreenshotAt::Now).expect("a screenshot");
-                    assert!(
-                        shot.width > x && shot.height > y,
-                        "{}x{}",
-                        shot.width,
-                        shot.height
-                    );
-                    let colour = session.watch(line, rhs).expect("watches the colour");
-                    let Some(Value::List(c)) = colour.at(x, y).cloned() else {
-                        panic!("no colour at ({x}, {y}): {:?}", colour.at(x, y));
-                    };
-                    let want: Vec<u8> = c[..3]
-                        .iter()
-                        .map(|v| match v {
-                            Value::Float(f) => (f.clamp(0.0, 1.0) * 255.0).round() as u8,
-                            other => panic!("{other:?}"),
-                        })
-                        .collect();
-                    let i = (((shot.height - 1 - y) * shot.width + x) * 4) as usize;
-                    let got = &shot.rgba[i..i + 3];
-                    assert!(
-                        got.iter().zip(&want).all(|(g, w)| g.abs_diff(*w) <= 1),
-                        "at ({x}, {y}): the screenshot shows {got:?}, the line assigns {want:?}"
-                    );
-                    // Not a blank image: the cube is textured.
-                    let distinct: std::collections::HashSet<&[u8]> =
-                        shot.rgba.chunks_exact(4).collect();
-                    assert!(distinct.len() > 100, "{} colours", distinct.len());
-                }
-                session.resume();
-            }
-            Event::Screenshot { request, result } if request == at_end => {
-                // What frame 1 presents: the textured cube.
-                let shot = result.expect("a screenshot at frame 1's end");
-                assert_eq!(shot.frame, 1);
-                let distinct: std::collections::HashSet<&[u8]> =
-                    shot.rgba.chunks_exact(4).collect();
-                assert!(distinct.len() > 100, "{} colours", distinct.len());
-                at_end_seen = true;
-            }
-            Event::AgentError(m) => errors.push(m),
-            Event::Output {
-                stderr: false,
-                line,
-            } => output.push(line),
-            Event::Exited { code, .. } => {
-                assert_eq!(code, Some(0), "{errors:?}");
-                assert!(stops >= 1, "{errors:?}");
-                assert!(errors.is_empty(), "{errors:?}");
-                assert!(at_end_seen, "no screenshot at frame 1's end");
-                // The copies' barriers (and the widened swapchain usage)
-                // leave the validation layer as silent as without us: the
-                // same kinds of report (their counts differ: the stop's
-                // shadows begin with vkcube's simultaneous-use flag, which
-                // best practices remark on at each begin).
-                let kinds = |lines: &[String]| {
-                    let mut k = reports(lines);
-                    k.sort();
-                    k.dedup();
-                    k
+    let mut stops = 0;
+    // Not a blank image: the cube is textured.
+    let textured = |rgba: &[u8]| {
+        let distinct: std::collections::HashSet<&[u8]> = rgba.chunks_exact(4).collect();
+        assert!(distinct.len() > 100, "{} colours", distinct.len());
+    };
+    let ran = run_keeping(&mut session, "vkcube", |session, event| match event {
+        Event::Stopped(stop) => {
+            stops += 1;
+            if stops == 1 {
+                let [x, y] = stop.hit.invocation.pixel().expect("a fragment");
+                let shot = session.screenshot(ScreenshotAt::Now).expect("a screenshot");
+                assert!(
+                    shot.width > x && shot.height > y,
+                    "{}x{}",
+                    shot.width,
+                    shot.height
+                );
+                let colour = session.watch(line, rhs).expect("watches the colour");
+                let Some(Value::List(c)) = colour.at(x, y).cloned() else {
+                    panic!("no colour at ({x}, {y}): {:?}", colour.at(x, y));
                 };
-                assert_eq!(kinds(&output), kinds(&alone), "{output:#?}");
-                let _ = std::fs::remove_dir_all(&dir);
-                return;
+                let want: Vec<u8> = c[..3]
+                    .iter()
+                    .map(|v| match v {
+                        Value::Float(f) => (f.clamp(0.0, 1.0) * 255.0).round() as u8,
+                        other => panic!("{other:?}"),
+                    })
+                    .collect();
+                let i = (((shot.height - 1 - y) * shot.width + x) * 4) as usize;
+                let got = &shot.rgba[i..i + 3];
+                assert!(
+                    got.iter().zip(&want).all(|(g, w)| g.abs_diff(*w) <= 1),
+                    "at ({x}, {y}): the screenshot shows {got:?}, the line assigns {want:?}"
+                );
+                textured(&shot.rgba);
             }
-            _ => {}
+            session.resume();
         }
-    }
-    panic!("vkcube did not finish under the debugger");
+        Event::Screenshot { request, result } if request == at_end => {
+            // What frame 1 presents: the textured cube.
+            let shot = result.expect("a screenshot at frame 1's end");
+            assert_eq!(shot.frame, 1);
+            textured(&shot.rgba);
+            at_end_seen = true;
+        }
+        _ => {}
+    });
+    assert_eq!(ran.code, Some(0), "{:?}", ran.errors);
+    assert!(stops >= 1, "{:?}", ran.errors);
+    assert!(ran.errors.is_empty(), "{:?}", ran.errors);
+    assert!(at_end_seen, "no screenshot at frame 1's end");
+    // The copies' barriers (and the widened swapchain usage) leave the
+    // validation layer as silent as without us: the same kinds of report
+    // (their counts differ: the stop's shadows begin with vkcube's
+    // simultaneous-use flag, which best practices remark on at each begin).
+    let kinds = |lines: &[String]| {
+        let mut k = reports(lines);
+        k.sort();
+        k.dedup();
+        k
+    };
+    assert_eq!(kinds(&ran.output), kinds(&alone), "{:#?}", ran.output);
+    let _ = std::fs::remove_dir_all(&dir);
 }
 
 /// A screenshot while stopped in a submission that draws nothing (vk_image's
@@ -937,49 +736,28 @@ fn a_screenshot_of_vkcube_at_a_stop_shows_the_textured_pixel() {
 fn a_screenshot_of_a_dispatch_says_there_is_nothing_drawn() {
     use shaderdbg_session::ScreenshotAt;
     let program = shaderdbg_test_support::app("vk_image");
-    let alone = shaderdbg_test_support::stdout_lines(Command::new(&program).arg("2"));
-    let shader = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../tests/vk-apps/shaders/vk_image.comp")
-        .canonicalize()
-        .expect("shader file");
-    let dirs = shaderdbg_test_support::built();
-    let config = LaunchConfig {
-        program,
-        args: vec!["2".into()],
-        agent: Some(dirs.join("libshaderdbg_agent.so")),
-        ..Default::default()
-    };
-    let bp = FileBreakpoint::new(shader, 14, Some("p == ivec2(5, 3)".into()));
+    let alone = alone(&program, &["2"], &[]);
+    let bp = FileBreakpoint::new(
+        vk_shader("vk_image.comp"),
+        14,
+        Some("p == ivec2(5, 3)".into()),
+    );
+    let config = launch(&program, &["2"], &[]);
     let mut session = Session::start(&config, vec![bp], StopFilter::default()).expect("starts");
-    let (mut stops, mut output) = (0, Vec::new());
-    let deadline = Instant::now() + Duration::from_secs(120);
-    while Instant::now() < deadline {
-        let Some(event) = session.next_event(Duration::from_millis(100)) else {
-            continue;
-        };
-        match event {
-            Event::Stopped(_) => {
-                stops += 1;
-                let e = session
-                    .screenshot(ScreenshotAt::Now)
-                    .expect_err("nothing drawn");
-                assert!(e.to_string().contains("draws in no render pass"), "{e}");
-                session.resume();
-            }
-            Event::Output {
-                stderr: false,
-                line,
-            } => output.push(line),
-            Event::Exited { code, .. } => {
-                assert_eq!(code, Some(0));
-                assert_eq!(stops, 2);
-                assert_eq!(output, alone);
-                return;
-            }
-            _ => {}
+    let mut stops = 0;
+    let ran = run_keeping(&mut session, "vk_image", |session, event| {
+        if let Event::Stopped(_) = event {
+            stops += 1;
+            let e = session
+                .screenshot(ScreenshotAt::Now)
+                .expect_err("nothing drawn");
+            assert!(e.to_string().contains("draws in no render pass"), "{e}");
+            session.resume();
         }
-    }
-    panic!("vk_image did not finish under the debugger");
+    });
+    assert_eq!(ran.code, Some(0));
+    assert_eq!(stops, 2);
+    assert_eq!(ran.output, alone);
 }
 
 /// A debugger that leaves while the program is stopped (detaches mid-stop,
@@ -988,39 +766,24 @@ fn a_screenshot_of_a_dispatch_says_there_is_nothing_drawn() {
 /// and no later submission stops.
 #[test]
 fn a_debugger_that_detaches_mid_stop_leaves_the_program_running_unchanged() {
-    let dir = shaderdbg_test_support::built();
-    let config = LaunchConfig {
-        program: dir.join("vk_triangle"),
-        args: vec!["4".into(), "64".into()],
-        agent: Some(dir.join("libshaderdbg_agent.so")),
-        ..Default::default()
-    };
+    let config = launch(
+        &shaderdbg_test_support::app("vk_triangle"),
+        &["4", "64"],
+        &[],
+    );
     let bp = FileBreakpoint::new(shader_file(), 12, Some("ring > 0.5".into()));
     let mut session =
         Session::start(&config, vec![bp], StopFilter::default()).expect("session starts");
-    let (mut stops, mut output) = (0, Vec::new());
-    let deadline = Instant::now() + Duration::from_secs(120);
-    let code = loop {
-        assert!(Instant::now() < deadline, "vk_triangle did not finish");
-        let Some(event) = session.next_event(Duration::from_millis(100)) else {
-            continue;
-        };
-        match event {
-            Event::Stopped(_) => {
-                stops += 1;
-                session.detach();
-            }
-            Event::Output {
-                stderr: false,
-                line,
-            } => output.push(line),
-            Event::Exited { code, .. } => break code,
-            _ => {}
+    let mut stops = 0;
+    let ran = run_keeping(&mut session, "vk_triangle", |session, event| {
+        if let Event::Stopped(_) = event {
+            stops += 1;
+            session.detach();
         }
-    };
-    assert_eq!(code, Some(0));
+    });
+    assert_eq!(ran.code, Some(0));
     assert_eq!(stops, 1, "no stop after the detach");
-    assert_eq!(output, plain(&["4", "64"]), "frames differ");
+    assert_eq!(ran.output, plain(&["4", "64"]), "frames differ");
 }
 
 /// `vk_submit2`: each frame's `vkQueueSubmit2` waits for a timeline
@@ -1037,12 +800,7 @@ fn queue_submit2_signals_its_timeline_and_fence_as_alone_when_stopped() {
     let env = validation_env(&dir);
     let program = shaderdbg_test_support::app("vk_submit2");
     let args = ["3", "64"];
-    let alone = shaderdbg_test_support::stdout_lines(
-        Command::new(&program)
-            .args(args)
-            .envs(env.iter().map(|(k, v)| (k, v))),
-    );
-    let frames = common::frames;
+    let alone = alone(&program, &args, &env);
     assert_eq!(
         frames(&alone)
             .iter()

@@ -423,30 +423,27 @@ const RECIPES: &[Recipe] = &[
 
 /// `create_blur_shaders` of src/scene-desktop.cpp, horizontal, radius 5.
 fn desktop_blur_horizontal() -> String {
-    let mut s = String::from("result = \n");
-    for offset in -5i32..=5 {
-        let k = offset.abs();
-        writeln!(
-            s,
-            "texture2D(Texture0, TextureCoord + vec2({offset}.0 * TextureStepX, 0.0)) * Kernel{k} +"
-        )
-        .unwrap();
-    }
-    s.push_str("0.0 ;\n");
-    s
+    blur_horizontal(5, "", "TextureStepX")
 }
 
 /// `create_blur_shaders` of src/scene-terrain/blur-renderer.cpp, horizontal,
 /// radius 4, tilt shift (not 1.0, so the step is a variable).
 fn terrain_tilt_blur_horizontal() -> String {
-    let mut s = String::from(
-        "float stepX = TextureStepX * abs(TiltShift - TextureCoord.y) / abs(1.0 - TiltShift);\nresult = \n",
-    );
-    for offset in -4i32..=4 {
+    let step =
+        "float stepX = TextureStepX * abs(TiltShift - TextureCoord.y) / abs(1.0 - TiltShift);\n";
+    blur_horizontal(4, step, "stepX")
+}
+
+/// A horizontal blur's convolution of `radius` texels each side, as both
+/// `create_blur_shaders` write it: `prelude`, then the sum of the texels
+/// `step` apart, each times its kernel coefficient.
+fn blur_horizontal(radius: i32, prelude: &str, step: &str) -> String {
+    let mut s = format!("{prelude}result = \n");
+    for offset in -radius..=radius {
         let k = offset.abs();
         writeln!(
             s,
-            "texture2D(Texture0, TextureCoord + vec2({offset}.0 * stepX, 0.0)) * Kernel{k} +"
+            "texture2D(Texture0, TextureCoord + vec2({offset}.0 * {step}, 0.0)) * Kernel{k} +"
         )
         .unwrap();
     }

@@ -46,12 +46,6 @@ impl Next {
     }
 }
 
-macro_rules! hook {
-    ($pfn:ident, $f:ident) => {
-        Some(untyped!($pfn, $f))
-    };
-}
-
 /// This layer's version of a device command that keeps the replay buffer,
 /// if it is one: the lifecycle commands here and every `vkCmd*`.
 pub fn intercepted(name: &[u8]) -> Option<Void> {
@@ -79,21 +73,24 @@ unsafe extern "system" fn create_command_pool(
     allocator: *const vk::AllocationCallbacks<'_>,
     out: *mut vk::CommandPool,
 ) -> vk::Result {
-    let Some(d) = device(dev) else {
-        return vk::Result::ERROR_INITIALIZATION_FAILED;
+    let keep = |d: &dispatch::DeviceData, info: &vk::CommandPoolCreateInfo, pool| {
+        dispatch::remember(
+            &d.replay.pools,
+            vk::Handle::as_raw(pool),
+            info.queue_family_index,
+        );
     };
-    let Some(next) = d.replay.life.create_command_pool else {
-        return vk::Result::ERROR_INITIALIZATION_FAILED;
-    };
-    // SAFETY: the application's arguments, down the chain.
-    let result = unsafe { next(dev, info, allocator, out) };
-    if result == vk::Result::SUCCESS {
-        // SAFETY: on success the pool was written; the info is valid.
-        let (pool, family) = unsafe { (*out, (*info).queue_family_index) };
-        let mut pools = d.replay.pools.write().unwrap_or_else(|e| e.into_inner());
-        pools.insert(vk::Handle::as_raw(pool), family);
+    // SAFETY: the application's arguments.
+    unsafe {
+        dispatch::create(
+            dev,
+            info,
+            allocator,
+            out,
+            |d| d.replay.life.create_command_pool,
+            keep,
+        )
     }
-    result
 }
 
 /// Forgets the recordings of `pool`'s command buffers (all of them, or
@@ -119,15 +116,20 @@ unsafe extern "system" fn destroy_command_pool(
     pool: vk::CommandPool,
     allocator: *const vk::AllocationCallbacks<'_>,
 ) {
-    let Some(d) = device(dev) else { return };
-    let Some(next) = d.replay.life.destroy_command_pool else {
-        return;
+    let forget = |d: &dispatch::DeviceData, raw| {
+        for_pool(d, pool, true);
+        dispatch::forget(&d.replay.pools, raw);
     };
-    // SAFETY: the application's arguments, down the chain.
-    unsafe { next(dev, pool, allocator) };
-    for_pool(&d, pool, true);
-    let mut pools = d.replay.pools.write().unwrap_or_else(|e| e.into_inner());
-    pools.remove(&vk::Handle::as_raw(pool));
+    // SAFETY: the application's arguments.
+    unsafe {
+        dispatch::destroy(
+            dev,
+            pool,
+            allocator,
+            |d| d.replay.life.destroy_command_pool,
+            forget,
+        )
+    }
 }
 
 unsafe extern "system" fn reset_command_pool(
@@ -135,10 +137,8 @@ unsafe extern "system" fn reset_command_pool(
     pool: vk::CommandPool,
     flags: vk::CommandPoolResetFlags,
 ) -> vk::Result {
-    let Some(d) = device(dev) else {
-        return vk::Result::ERROR_INITIALIZATION_FAILED;
-    };
-    let Some(next) = d.replay.life.reset_command_pool else {
+    let Some((d, next)) = dispatch::with_next(device(dev), |d| d.replay.life.reset_command_pool)
+    else {
         return vk::Result::ERROR_INITIALIZATION_FAILED;
     };
     // SAFETY: the application's arguments, down the chain.
@@ -154,10 +154,9 @@ unsafe extern "system" fn allocate_command_buffers(
     info: *const vk::CommandBufferAllocateInfo<'_>,
     out: *mut vk::CommandBuffer,
 ) -> vk::Result {
-    let Some(d) = device(dev) else {
-        return vk::Result::ERROR_INITIALIZATION_FAILED;
-    };
-    let Some(next) = d.replay.life.allocate_command_buffers else {
+    let Some((d, next)) =
+        dispatch::with_next(device(dev), |d| d.replay.life.allocate_command_buffers)
+    else {
         return vk::Result::ERROR_INITIALIZATION_FAILED;
     };
     // SAFETY: the application's arguments, down the chain.
@@ -194,8 +193,8 @@ unsafe extern "system" fn free_command_buffers(
     count: u32,
     cbs: *const vk::CommandBuffer,
 ) {
-    let Some(d) = device(dev) else { return };
-    let Some(next) = d.replay.life.free_command_buffers else {
+    let Some((d, next)) = dispatch::with_next(device(dev), |d| d.replay.life.free_command_buffers)
+    else {
         return;
     };
     // SAFETY: the application's arguments, down the chain.
@@ -216,10 +215,9 @@ unsafe extern "system" fn begin_command_buffer(
     cb: vk::CommandBuffer,
     info: *const vk::CommandBufferBeginInfo<'_>,
 ) -> vk::Result {
-    let Some(d) = device_of(cb) else {
-        return vk::Result::ERROR_INITIALIZATION_FAILED;
-    };
-    let Some(next) = d.replay.life.begin_command_buffer else {
+    let Some((d, next)) =
+        dispatch::with_next(device_of(cb), |d| d.replay.life.begin_command_buffer)
+    else {
         return vk::Result::ERROR_INITIALIZATION_FAILED;
     };
     // SAFETY: the application's arguments, down the chain.
@@ -250,10 +248,8 @@ unsafe extern "system" fn begin_command_buffer(
 }
 
 unsafe extern "system" fn end_command_buffer(cb: vk::CommandBuffer) -> vk::Result {
-    let Some(d) = device_of(cb) else {
-        return vk::Result::ERROR_INITIALIZATION_FAILED;
-    };
-    let Some(next) = d.replay.life.end_command_buffer else {
+    let Some((d, next)) = dispatch::with_next(device_of(cb), |d| d.replay.life.end_command_buffer)
+    else {
         return vk::Result::ERROR_INITIALIZATION_FAILED;
     };
     // SAFETY: the application's arguments, down the chain.
@@ -269,10 +265,9 @@ unsafe extern "system" fn reset_command_buffer(
     cb: vk::CommandBuffer,
     flags: vk::CommandBufferResetFlags,
 ) -> vk::Result {
-    let Some(d) = device_of(cb) else {
-        return vk::Result::ERROR_INITIALIZATION_FAILED;
-    };
-    let Some(next) = d.replay.life.reset_command_buffer else {
+    let Some((d, next)) =
+        dispatch::with_next(device_of(cb), |d| d.replay.life.reset_command_buffer)
+    else {
         return vk::Result::ERROR_INITIALIZATION_FAILED;
     };
     // SAFETY: the application's arguments, down the chain.

@@ -1,19 +1,50 @@
 //! What the layer's end-to-end tests share.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
+use std::process::Command;
 use std::time::{Duration, Instant};
 
+use shaderdbg_session::launch::LaunchConfig;
 use shaderdbg_session::{Event, Session};
 
-/// Hands the session's events to `on` until the program exits (within two
-/// minutes); how it exited. `what` names the program for the failure.
+/// `tests/vk-apps/shaders/NAME`, the file breakpoints name.
+#[allow(dead_code)]
+pub fn vk_shader(name: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../tests/vk-apps/shaders")
+        .join(name)
+        .canonicalize()
+        .expect("shader file")
+}
+
+/// The launch of `program ARGS`, with `env` added, and the agent.
+#[allow(dead_code)]
+pub fn launch(program: &Path, args: &[&str], env: &[(String, String)]) -> LaunchConfig {
+    LaunchConfig {
+        program: program.to_path_buf(),
+        args: args.iter().map(|s| s.to_string()).collect(),
+        env: env.to_vec(),
+        agent: Some(shaderdbg_test_support::built().join("libshaderdbg_agent.so")),
+        ..Default::default()
+    }
+}
+
+/// What `program ARGS`, with `env` added, prints alone.
+#[allow(dead_code)]
+pub fn alone(program: &Path, args: &[&str], env: &[(String, String)]) -> Vec<String> {
+    let env = env.iter().map(|(k, v)| (k, v));
+    shaderdbg_test_support::stdout_lines(Command::new(program).args(args).envs(env))
+}
+
+/// Hands the session's events to `on` until the program exits (within
+/// three minutes); how it exited. `what` names the program for the failure.
 #[allow(dead_code)]
 pub fn run_to_exit(
     session: &mut Session,
     what: &str,
     mut on: impl FnMut(&mut Session, Event),
 ) -> Option<i32> {
-    let deadline = Instant::now() + Duration::from_secs(120);
+    let deadline = Instant::now() + Duration::from_secs(180);
     loop {
         assert!(Instant::now() < deadline, "{what} did not finish");
         match session.next_event(Duration::from_millis(100)) {
@@ -21,6 +52,39 @@ pub fn run_to_exit(
             Some(event) => on(session, event),
             None => {}
         }
+    }
+}
+
+/// What a session saw of its program: what it printed, the agent's
+/// errors, and how it exited.
+#[derive(Default)]
+pub struct Ran {
+    pub output: Vec<String>,
+    pub errors: Vec<String>,
+    pub code: Option<i32>,
+}
+
+/// [`run_to_exit`] keeping the program's output and the agent's errors;
+/// the other events go to `on`.
+#[allow(dead_code)]
+pub fn run_keeping(
+    session: &mut Session,
+    what: &str,
+    mut on: impl FnMut(&mut Session, Event),
+) -> Ran {
+    let (mut output, mut errors) = (Vec::new(), Vec::new());
+    let code = run_to_exit(session, what, |session, event| match event {
+        Event::Output {
+            stderr: false,
+            line,
+        } => output.push(line),
+        Event::AgentError(m) => errors.push(m),
+        other => on(session, other),
+    });
+    Ran {
+        output,
+        errors,
+        code,
     }
 }
 

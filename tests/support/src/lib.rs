@@ -205,10 +205,18 @@ pub mod values {
     }
 }
 
-/// Timing for the benchmarks that print figures.
+/// Timing for the benchmarks that print figures, and what they run
+/// programs under: callgrind, a scripted debugger.
 pub mod bench {
     use std::hint::black_box;
+    use std::io::BufReader;
+    use std::os::unix::net::{UnixListener, UnixStream};
+    use std::path::Path;
+    use std::process::{Command, ExitStatus, Stdio};
     use std::time::{Duration, Instant};
+
+    use shaderdbg_core::Stage;
+    use shaderdbg_protocol::{self as proto, FromAgent, ToAgent};
 
     /// CPU time the whole process has used so far, its threads' together
     /// (a driver's worker threads too): on a machine others load, a
@@ -224,6 +232,160 @@ pub mod bench {
             return Duration::ZERO;
         }
         Duration::new(t.tv_sec as u64, t.tv_nsec as u32)
+    }
+
+    /// `cmd` under callgrind (children not traced). The profiles are
+    /// dropped unless `SHADERDBG_CALLGRIND_OUT` names where to keep them (a
+    /// callgrind `--callgrind-out-file` pattern, such as `/tmp/cg.%p`, for
+    /// `callgrind_annotate`).
+    pub fn under_callgrind(cmd: &Command) -> Command {
+        let out = std::env::var("SHADERDBG_CALLGRIND_OUT").unwrap_or_else(|_| "/dev/null".into());
+        let mut c = Command::new("valgrind");
+        c.arg("--tool=callgrind")
+            .arg(format!("--callgrind-out-file={out}"))
+            .arg(cmd.get_program())
+            .args(cmd.get_args());
+        for (k, v) in cmd.get_envs() {
+            match v {
+                Some(v) => c.env(k, v),
+                None => c.env_remove(k),
+            };
+        }
+        c
+    }
+
+    /// The instructions callgrind counted, from its standard error.
+    pub fn collected(stderr: &str) -> Option<u64> {
+        stderr
+            .lines()
+            .find_map(|l| l.split("Collected :").nth(1))
+            .and_then(|n| n.trim().parse().ok())
+    }
+
+    /// The instructions `cmd` runs under callgrind (`None`: no valgrind,
+    /// or it failed).
+    pub fn callgrind(cmd: &Command) -> Option<u64> {
+        let out = under_callgrind(cmd).output().ok()?;
+        collected(&String::from_utf8_lossy(&out.stderr))
+    }
+
+    /// A breakpoint a scripted debugger sets on the first line containing
+    /// `needle`, with `condition`, in every shader it is told of that has
+    /// such a line (of `stage`; `None`: of any stage).
+    #[derive(Clone, Copy)]
+    pub struct Breakpoint<'a> {
+        pub needle: &'a str,
+        pub condition: &'a str,
+        pub stage: Option<Stage>,
+    }
+
+    /// How a program ran under a scripted debugger: its exit status, what
+    /// it printed (standard error only where the caller piped it), the
+    /// agent's errors, and how many shaders the breakpoint was set in.
+    pub struct Debugged {
+        pub status: ExitStatus,
+        pub stdout: String,
+        pub stderr: String,
+        pub errors: Vec<String>,
+        pub set: usize,
+    }
+
+    /// Runs `cmd`, whose environment loads the agent (`LD_PRELOAD`, or the
+    /// Vulkan layer), with a debugger scripted over the agent's socket (in
+    /// a fresh directory in `dir`): `breakpoint` set in every shader it
+    /// binds in, every stop resumed, the first only after `at_stop` ran
+    /// (its requests go over the socket); `setup` is sent after `Hello`. A
+    /// breakpoint that does not bind fails the bench: it would measure
+    /// nothing.
+    pub fn debug(
+        dir: &Path,
+        mut cmd: Command,
+        breakpoint: Option<Breakpoint>,
+        setup: &[ToAgent],
+        mut at_stop: impl FnMut(&mut UnixStream, &mut BufReader<UnixStream>),
+    ) -> Debugged {
+        let sock_dir = dir.join(format!("bench-sock-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&sock_dir);
+        std::fs::create_dir_all(&sock_dir).expect("socket dir");
+        let path = sock_dir.join("agent.sock");
+        let listener = UnixListener::bind(&path).expect("bind");
+        let child = cmd
+            .env(proto::SOCKET_ENV, &path)
+            .stdout(Stdio::piped())
+            .spawn()
+            .expect("spawn");
+        let (stream, _) = listener.accept().expect("accept");
+        let mut w = stream.try_clone().expect("clone");
+        let mut r = BufReader::new(stream);
+        let (mut stopped, mut errors, mut set) = (false, Vec::new(), 0);
+        let send = |w: &mut UnixStream, msg: &ToAgent| {
+            proto::write_message(w, msg).expect("the agent hears");
+        };
+        while let Ok(Some(msg)) = proto::read_message::<_, FromAgent>(&mut r) {
+            match msg {
+                FromAgent::Hello { .. } => {
+                    send(
+                        &mut w,
+                        &ToAgent::Hello {
+                            version: proto::VERSION,
+                        },
+                    );
+                    for msg in setup {
+                        send(&mut w, msg);
+                    }
+                }
+                FromAgent::ShaderCompiled {
+                    shader,
+                    sources,
+                    stage,
+                    ..
+                } => {
+                    let text = sources.concat();
+                    let at = breakpoint
+                        .filter(|b| b.stage.is_none_or(|s| s == stage))
+                        .and_then(|b| Some((b, text.lines().position(|l| l.contains(b.needle))?)));
+                    if let Some((b, line)) = at {
+                        let breakpoints = vec![proto::LineBreakpoint {
+                            id: 0,
+                            line: line as u32 + 1,
+                            condition: Some(b.condition.to_string()),
+                        }];
+                        send(
+                            &mut w,
+                            &ToAgent::SetBreakpoints {
+                                shader,
+                                breakpoints,
+                            },
+                        );
+                        set += 1;
+                    }
+                    send(&mut w, &ToAgent::Resume);
+                }
+                FromAgent::BreakpointStatus {
+                    line: None,
+                    message,
+                    ..
+                } => panic!("the bench's breakpoint did not bind: {message:?}"),
+                FromAgent::Stopped { .. } => {
+                    if !stopped {
+                        stopped = true;
+                        at_stop(&mut w, &mut r);
+                    }
+                    send(&mut w, &ToAgent::Resume);
+                }
+                FromAgent::Error { message, .. } => errors.push(message),
+                _ => {}
+            }
+        }
+        let out = child.wait_with_output().expect("wait");
+        let _ = std::fs::remove_dir_all(&sock_dir);
+        Debugged {
+            status: out.status,
+            stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
+            stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
+            errors,
+            set,
+        }
     }
 
     /// Runs `f` `n` times (after one warm-up run) and returns the median duration.

@@ -5,16 +5,14 @@
 //! enabled). Prints `frame N checksum HEX`.
 
 use ash::vk;
-use shaderdbg_vk_test_apps::{arg, DebugInfo, Gpu, Made, Scene};
+use shaderdbg_vk_test_apps::{Args, Gpu, Made, Scene};
 
 fn main() -> anyhow::Result<()> {
-    let frames: u32 = arg(0, "FRAMES", 3)?;
-    let size: u32 = arg(1, "SIZE", 64)?;
-    let debug_info = DebugInfo::from_arg(std::env::args().nth(3).as_deref());
+    let args = Args::parse()?;
     let gpu = Gpu::with_pipeline_library(vk::QueueFlags::GRAPHICS)?;
-    let mut scene = Scene::on(gpu, size)?;
-    let _made = scene.set_triangle_pipeline(debug_info, Made::Chained)?;
-    for frame in 0..frames {
+    let mut scene = Scene::on(gpu, args.size)?;
+    let _made = scene.set_triangle_pipeline(args.debug_info, Made::Chained)?;
+    for frame in 0..args.frames {
         let sum = scene.frame(&[vec![frame as f32 * 0.125]])?;
         println!("frame {frame} checksum {sum:016x}");
     }

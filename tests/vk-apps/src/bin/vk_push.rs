@@ -24,11 +24,14 @@ fn main() -> anyhow::Result<()> {
     let counts = scene.host_buffer(8 * 4, vk::BufferUsageFlags::STORAGE_BUFFER)?;
     counts.write(&[0; 8 * 4])?;
     let (view, sampler) = scene.texture(TEXTURE_SIZE, TEXTURE_SIZE, &texture_rgba())?;
-    let pushed = scene.push_set_layout(&[
-        Binding::UniformBuffer(tint.buffer),
-        Binding::Texture(view, sampler),
-        Binding::StorageBuffer(counts.buffer),
-    ])?;
+    let pushed = scene.push_set_layout(
+        vk::ShaderStageFlags::FRAGMENT,
+        &[
+            Binding::UniformBuffer(tint.buffer),
+            Binding::Texture(view, sampler),
+            Binding::StorageBuffer(counts.buffer),
+        ],
+    )?;
     scene.set_pipeline(&Shaders {
         vertex: &shader("vk_textured.vert", debug_info)?,
         fragment: &shader("vk_push.frag", debug_info)?,

@@ -14,7 +14,7 @@
 
 use ash::vk;
 use shaderdbg_vk_test_apps::{
-    arg, le_bytes, shader, texture_rgba, Binding, DebugInfo, Scene, Shaders, TEXTURE_SIZE,
+    le_bytes, shader, texture_rgba, Args, Binding, Scene, Shaders, TEXTURE_SIZE,
 };
 
 /// The palette in set 1.
@@ -26,10 +26,9 @@ const PALETTE: [[f32; 4]; 4] = [
 ];
 
 fn main() -> anyhow::Result<()> {
-    let frames: u32 = arg(0, "FRAMES", 3)?;
-    let size: u32 = arg(1, "SIZE", 64)?;
-    let debug_info = DebugInfo::from_arg(std::env::args().nth(3).as_deref());
-    let mut scene = Scene::offscreen(size)?;
+    let args = Args::parse()?;
+    let mut scene = Scene::offscreen(args.size)?;
+    let fragment = vk::ShaderStageFlags::FRAGMENT;
     let (view, sampler) = scene.texture(TEXTURE_SIZE, TEXTURE_SIZE, &texture_rgba())?;
     // std140: vec4 scale, int frame, padded to 32 bytes.
     let params = scene.host_buffer(32, vk::BufferUsageFlags::UNIFORM_BUFFER)?;
@@ -41,9 +40,9 @@ fn main() -> anyhow::Result<()> {
         [Binding::Texture(view, sampler)],
     ];
     let sets = [
-        scene.descriptor_set(&bindings[0])?,
-        scene.descriptor_set(&bindings[1])?,
-        scene.descriptor_set(&bindings[2])?,
+        scene.descriptor_set(fragment, &bindings[0])?,
+        scene.descriptor_set(fragment, &bindings[1])?,
+        scene.descriptor_set(fragment, &bindings[2])?,
     ];
     let mode = std::env::args().nth(4);
     let mut set_layouts = sets.map(|(layout, _)| layout).to_vec();
@@ -56,12 +55,12 @@ fn main() -> anyhow::Result<()> {
     if early {
         set_layouts = bindings
             .iter()
-            .map(|b| scene.set_layout(b))
+            .map(|b| scene.set_layout(fragment, b))
             .collect::<anyhow::Result<_>>()?;
     }
     scene.set_pipeline(&Shaders {
-        vertex: &shader("vk_triangle.vert", debug_info)?,
-        fragment: &shader("vk_sets.frag", debug_info)?,
+        vertex: &shader("vk_triangle.vert", args.debug_info)?,
+        fragment: &shader("vk_sets.frag", args.debug_info)?,
         set_layouts: &set_layouts,
         push_constants: &[],
         specialization: None,
@@ -73,7 +72,7 @@ fn main() -> anyhow::Result<()> {
         }
     }
     let cmd = scene.command_buffer();
-    for frame in 0..frames {
+    for frame in 0..args.frames {
         let mut bytes = le_bytes(&[0.5f32, 0.25, 1.0, 1.0], f32::to_le_bytes);
         bytes.extend((frame as i32).to_le_bytes());
         params.write(&bytes)?;

@@ -6,17 +6,15 @@
 //! FRAMES (default 3) frames of SIZE x SIZE (default 64).
 
 use ash::vk;
-use shaderdbg_vk_test_apps::{arg, shader, DebugInfo, Scene, Shaders};
+use shaderdbg_vk_test_apps::{shader, Args, Scene, Shaders};
 
 /// The specialization: `GAIN` then `BANDS`.
 const GAIN: f32 = 2.5;
 const BANDS: i32 = 5;
 
 fn main() -> anyhow::Result<()> {
-    let frames: u32 = arg(0, "FRAMES", 3)?;
-    let size: u32 = arg(1, "SIZE", 64)?;
-    let debug_info = DebugInfo::from_arg(std::env::args().nth(3).as_deref());
-    let mut scene = Scene::offscreen(size)?;
+    let args = Args::parse()?;
+    let mut scene = Scene::offscreen(args.size)?;
     let entries = [
         vk::SpecializationMapEntry {
             constant_id: 0,
@@ -41,13 +39,13 @@ fn main() -> anyhow::Result<()> {
         .stage_flags(vk::ShaderStageFlags::FRAGMENT)
         .size(4)];
     scene.set_pipeline(&Shaders {
-        vertex: &shader("vk_triangle.vert", debug_info)?,
-        fragment: &shader("vk_spec.frag", debug_info)?,
+        vertex: &shader("vk_triangle.vert", args.debug_info)?,
+        fragment: &shader("vk_spec.frag", args.debug_info)?,
         set_layouts: &[],
         push_constants: &push,
         specialization: Some(&specialization),
     })?;
-    for frame in 0..frames {
+    for frame in 0..args.frames {
         let sum = scene.frame(&[vec![frame as f32 * 0.125]])?;
         println!("frame {frame} checksum {sum:016x}");
     }

@@ -8,33 +8,31 @@
 //! (default 3) frames.
 
 use ash::vk;
-use shaderdbg_vk_test_apps::{arg, shader, Binding, DebugInfo, Scene, Shaders};
+use shaderdbg_vk_test_apps::{shader, Args, Binding, Scene, Shaders};
 
 fn main() -> anyhow::Result<()> {
-    let frames: u32 = arg(0, "FRAMES", 3)?;
-    let size: u32 = arg(1, "SIZE", 64)?;
-    let debug_info = DebugInfo::from_arg(std::env::args().nth(3).as_deref());
-    let mut scene = Scene::with_input_attachment(size)?;
-    let vertex = shader("vk_triangle.vert", debug_info)?;
+    let args = Args::parse()?;
+    let mut scene = Scene::with_input_attachment(args.size)?;
+    let vertex = shader("vk_triangle.vert", args.debug_info)?;
     let fragment = vk::ShaderStageFlags::FRAGMENT;
     let push = [vk::PushConstantRange::default()
         .stage_flags(fragment)
         .size(4)];
     scene.set_pipeline(&Shaders {
         vertex: &vertex,
-        fragment: &shader("vk_triangle.frag", debug_info)?,
+        fragment: &shader("vk_triangle.frag", args.debug_info)?,
         set_layouts: &[],
         push_constants: &push,
         specialization: None,
     })?;
     let (draw, draw_layout) = (scene.pipeline(), scene.layout());
     let input = Binding::InputAttachment(scene.input_view()?);
-    let (set_layout, set) = scene.descriptor_set(&[input])?;
+    let (set_layout, set) = scene.descriptor_set(fragment, &[input])?;
     scene.set_pipeline_in(
         1,
         &Shaders {
             vertex: &vertex,
-            fragment: &shader("vk_subpass.frag", debug_info)?,
+            fragment: &shader("vk_subpass.frag", args.debug_info)?,
             set_layouts: &[set_layout],
             push_constants: &[],
             specialization: None,
@@ -43,7 +41,7 @@ fn main() -> anyhow::Result<()> {
     let (read, read_layout) = (scene.pipeline(), scene.layout());
     let cmd = scene.command_buffer();
     let graphics = vk::PipelineBindPoint::GRAPHICS;
-    for frame in 0..frames {
+    for frame in 0..args.frames {
         let t = frame as f32 * 0.125;
         scene.record(cmd, |d, cmd| {
             // SAFETY: recording into `cmd`, inside the scene's render

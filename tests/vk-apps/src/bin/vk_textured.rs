@@ -9,23 +9,25 @@
 
 use ash::vk;
 use shaderdbg_vk_test_apps::{
-    arg, le_bytes, shader, texture_rgba, Binding, DebugInfo, Scene, Shaders, TEXTURE_SIZE,
+    le_bytes, shader, texture_rgba, Args, Binding, Scene, Shaders, TEXTURE_SIZE,
 };
 
 fn main() -> anyhow::Result<()> {
-    let frames: u32 = arg(0, "FRAMES", 3)?;
-    let size: u32 = arg(1, "SIZE", 64)?;
-    let debug_info = DebugInfo::from_arg(std::env::args().nth(3).as_deref());
-    let mut scene = Scene::offscreen(size)?;
+    let args = Args::parse()?;
+    let mut scene = Scene::offscreen(args.size)?;
+    let fragment = vk::ShaderStageFlags::FRAGMENT;
     let (view, sampler) = scene.texture(TEXTURE_SIZE, TEXTURE_SIZE, &texture_rgba())?;
     let tint = scene.host_buffer(16, vk::BufferUsageFlags::UNIFORM_BUFFER)?;
-    let (set_layout, set) = scene.descriptor_set(&[
-        Binding::UniformBuffer(tint.buffer),
-        Binding::Texture(view, sampler),
-    ])?;
+    let (set_layout, set) = scene.descriptor_set(
+        fragment,
+        &[
+            Binding::UniformBuffer(tint.buffer),
+            Binding::Texture(view, sampler),
+        ],
+    )?;
     scene.set_pipeline(&Shaders {
-        vertex: &shader("vk_textured.vert", debug_info)?,
-        fragment: &shader("vk_textured.frag", debug_info)?,
+        vertex: &shader("vk_textured.vert", args.debug_info)?,
+        fragment: &shader("vk_textured.frag", args.debug_info)?,
         set_layouts: &[set_layout],
         push_constants: &[],
         specialization: None,
@@ -33,7 +35,7 @@ fn main() -> anyhow::Result<()> {
     // Recorded once: each frame differs only by the uniform buffer.
     let cmd = scene.command_buffer();
     scene.record_draw(cmd, &[set], 6)?;
-    for frame in 0..frames {
+    for frame in 0..args.frames {
         let green = 0.5 + 0.25 * frame as f32;
         tint.write(&le_bytes(&[1.0, green, 0.25, 1.0], f32::to_le_bytes))?;
         scene.submit(cmd)?;

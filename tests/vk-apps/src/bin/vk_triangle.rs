@@ -9,22 +9,20 @@
 //! per frame, waited on with a fence, of DRAWS (default 1) draws, draw `i`
 //! of frame `f` at time `f * 0.125 + i * 0.25` (each covers the last).
 
-use shaderdbg_vk_test_apps::{arg, DebugInfo, Scene};
+use shaderdbg_vk_test_apps::{arg, Args, Scene};
 
 fn main() -> anyhow::Result<()> {
-    let frames: u32 = arg(0, "FRAMES", 3)?;
-    let size: u32 = arg(1, "SIZE", 64)?;
-    let debug_info = DebugInfo::from_arg(std::env::args().nth(3).as_deref());
+    let args = Args::parse()?;
     let draws: u32 = arg(3, "DRAWS", 1)?;
-    for (frame, sum) in render(frames, size, debug_info, draws)?.iter().enumerate() {
+    for (frame, sum) in render(&args, draws)?.iter().enumerate() {
         println!("frame {frame} checksum {sum:016x}");
     }
     Ok(())
 }
 
-fn render(frames: u32, size: u32, debug_info: DebugInfo, draws: u32) -> anyhow::Result<Vec<u64>> {
-    let scene = Scene::new(size, debug_info)?;
-    (0..frames)
+fn render(args: &Args, draws: u32) -> anyhow::Result<Vec<u64>> {
+    let scene = Scene::new(args.size, args.debug_info)?;
+    (0..args.frames)
         .map(|frame| {
             let ts = (0..draws).map(|i| frame as f32 * 0.125 + i as f32 * 0.25);
             scene.frame(&[ts.collect()])

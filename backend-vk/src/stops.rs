@@ -431,7 +431,7 @@ unsafe fn debugged<I: Submission>(
     // The application's submission runs the modules instrumented to flag a
     // hit where they can (GLSL): the hits are found by running it again
     // with the full hit test when there are some, which is rare, and the
-    // flag costs a fraction of the hit records on SIMD drivers (see
+    // count costs a fraction of the hit records on SIMD drivers (see
     // `instrument_vulkan_flag`). WGSL modules run the full hit test in
     // that pass too (any hit record flags the buffer).
     let flags: Vec<_> = tests

@@ -368,7 +368,7 @@ pub fn instrument_vulkan(
     mode: &Mode,
     set: u32,
 ) -> Result<Instrumented, InstrumentError> {
-    let dialect = runtime::Dialect::Vulkan { set, flag: false };
+    let dialect = runtime::Dialect::Vulkan { set };
     instrument_in(parsed, mode, vulkan_version(parsed)?, dialect)
 }
 
@@ -388,13 +388,10 @@ fn vulkan_version(parsed: &Parsed) -> Result<Version, InstrumentError> {
 }
 
 /// [`instrument_vulkan`] for a hit test (`Mode::HitTest`,
-/// `Mode::HitTestNanInf`) that only says whether anything hit: the debug
-/// buffer's first word becomes non-zero, and no hit is recorded. On SIMD
-/// drivers that run a storage access for every invocation, masked (Mesa's
-/// llvmpipe), this costs one store per invocation where hit records cost
-/// an atomic and six stores, hit or not: a first pass over a frame that
-/// usually has no hit (the Vulkan layer runs the full hit test only when
-/// it has some).
+/// `Mode::HitTestNanInf`) that only counts hits ([`hit_count_only`]): the
+/// debug buffer's first word becomes non-zero, and no hit is recorded. A
+/// first pass over a submission that usually has no hit; the Vulkan layer
+/// runs the full hit test only when it has some.
 pub fn instrument_vulkan_flag(
     parsed: &Parsed,
     mode: &Mode,
@@ -402,11 +399,14 @@ pub fn instrument_vulkan_flag(
 ) -> Result<Instrumented, InstrumentError> {
     if !matches!(mode, Mode::HitTest(_) | Mode::HitTestNanInf(_)) {
         return Err(InstrumentError::Unsupported(
-            "only a hit test can write a flag".into(),
+            "only a hit test can count its hits".into(),
         ));
     }
-    let dialect = runtime::Dialect::Vulkan { set, flag: true };
-    instrument_in(parsed, mode, vulkan_version(parsed)?, dialect)
+    let mut out = instrument_vulkan(parsed, mode, set)?;
+    if let Some(counting) = hit_count_only(&out.glsl) {
+        out.glsl = counting;
+    }
+    Ok(out)
 }
 
 fn instrument_in(

@@ -27,10 +27,8 @@ pub enum Dialect {
     Gl { binding: u32 },
     /// The debug buffer at binding 0 of this descriptor set;
     /// `gl_VertexIndex`/`gl_InstanceIndex`; no `gl_PrimitiveID` in fragment
-    /// shaders (it needs the geometry capability). `flag`: a hit test
-    /// writes no hit records, only a non-zero count (see
-    /// `instrument_vulkan_flag`).
-    Vulkan { set: u32, flag: bool },
+    /// shaders (it needs the geometry capability).
+    Vulkan { set: u32 },
 }
 
 impl Dialect {
@@ -765,15 +763,7 @@ void _sdbg_begin({h}uint p) {{
                     );
                 }
                 // The last key word is the hit's tag (layout::HIT_TAG_NAN_INF).
-                if matches!(self.dialect, Dialect::Vulkan { flag: true, .. }) {
-                    // One store where a record takes seven accesses: SIMD
-                    // drivers pay each for every invocation, hit or not.
-                    let _ = writeln!(
-                        s,
-                        "{PUT_HIT}{h}uint p, {h}uint occ, {h}uint tag) {{ _sdbg_hit_count = 1u; }}"
-                    );
-                } else {
-                    let _ = write!(
+                let _ = write!(
                         s,
                         "{PUT_HIT}{h}uint p, {h}uint occ, {h}uint tag) {{
     {h}uint i = atomicAdd(_sdbg_hit_count, 1u);
@@ -787,7 +777,6 @@ void _sdbg_begin({h}uint p) {{
                         k1 = key[1],
                         k2 = key[2],
                     );
-                }
                 for k in 0..breakpoints.len() {
                     let _ = write!(
                         s,

@@ -1625,8 +1625,9 @@ mod tests {
 
     /// The indirection idiom: `PASTE`'s arguments are expanded before
     /// `PASTE2` pastes them (glsl-lang-pp pasted `PREFIXSUFFIX`: failed
-    /// before). The nodes a macro made span its invocation; the lines
-    /// after keep their offsets.
+    /// before), also where glsl-lang-pp's paste parses (a uniform's name).
+    /// The nodes a macro made span its invocation; the lines after keep
+    /// their offsets.
     #[test]
     fn arguments_of_macros_are_expanded_before_they_are_pasted() {
         let src = "#version 450 core\n#define PASTE2(a, b) a##b\n#define PASTE(a, b) PASTE2(a, b)\n#define PREFIX image\n#define SUFFIX 1D\n#define NAME(n) PASTE(my, n)\nlayout(binding = 0, r32f) uniform writeonly PASTE(PREFIX, SUFFIX) dest;\nfloat NAME(Value)() { return 1.0; }\nvoid main() {\n    imageStore(dest, 0, vec4(NAME(Value)()));\n}\n";
@@ -1670,6 +1671,13 @@ mod tests {
             crate::diagnostics::span_from_node(main.span).start,
             src.find("void main").unwrap()
         );
+        // glsl-lang-pp's paste parses here (`Uscale`: a uniform the program
+        // would not find, `u_scale` undeclared).
+        let src = "#version 450\n#define PASTE2(a, b) a##b\n#define PASTE(a, b) PASTE2(a, b)\n#define U u_\nuniform float PASTE(U, scale);\nout vec4 o;\nvoid main() { o = vec4(u_scale); }\n";
+        let p = parse_ok(src, Stage::Fragment);
+        let model = crate::analysis::Model::analyze(&p);
+        let errors: Vec<&str> = model.errors().map(|d| d.message.as_str()).collect();
+        assert!(errors.is_empty(), "{errors:?}");
     }
 
     /// glslang's `cppMerge.frag`: pastes through object- and function-like

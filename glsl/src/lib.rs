@@ -11,6 +11,7 @@ pub mod ide;
 pub mod instrument;
 pub mod limits;
 pub mod parse;
+pub mod preprocess;
 pub mod shader;
 pub mod shadertoy;
 pub mod source_map;

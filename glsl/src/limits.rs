@@ -17,6 +17,15 @@ pub const MAX_NESTING: usize = 128;
 pub const MAX_CHAIN: usize = 512;
 /// `if`/`for`/`while`/`do`/`else`/`?` in one statement without braces between.
 pub const MAX_CONTROL_CHAIN: usize = 128;
+/// Tokens [`crate::preprocess`] may make and read expanding one shader's
+/// macros (macros that expand to many copies of others grow exponentially).
+pub const MAX_MACRO_TOKENS: usize = 1 << 20;
+/// Bytes of text [`crate::preprocess`] may write expanding one shader's
+/// macros (pastes and `#` included: a paste through `k` macros can double
+/// a token's length `k` times).
+pub const MAX_MACRO_BYTES: usize = 16 << 20;
+/// Macro arguments [`crate::preprocess`] expands within one another.
+pub const MAX_MACRO_DEPTH: usize = 64;
 
 /// Checks `text` against the limits.
 pub fn check(text: &str) -> Result<(), Diagnostic> {

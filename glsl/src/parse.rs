@@ -419,6 +419,18 @@ fn conditional_on_hidden_extension(line: &str, es: bool) -> Option<String> {
     changed.then_some(out)
 }
 
+/// The words of the first `#version` line (`["300", "es"]`).
+fn version_words(source: &str) -> Option<Vec<&str>> {
+    let v = source.lines().find_map(|l| directive(l, "version"))?;
+    Some(
+        v.split("//")
+            .next()
+            .unwrap_or("")
+            .split_whitespace()
+            .collect(),
+    )
+}
+
 /// A parse context in which the type names that the shader's enabled
 /// extensions add (`types` lines of `extensions.txt`) are type names.
 /// glsl-lang's lexer knows only the types of its own registry, and those
@@ -431,17 +443,7 @@ fn extension_type_names(source: &str) -> glsl_lang::parse::ParseContext {
     let ctx = glsl_lang::parse::ParseContext::new();
     // Core types of GLSL ES that glsl-lang gates by the desktop version
     // that made them core (4.00, 4.20), above any ES version number.
-    let es = source
-        .lines()
-        .find_map(|l| directive(l, "version"))
-        .map(|v| {
-            v.split("//")
-                .next()
-                .unwrap_or("")
-                .split_whitespace()
-                .collect::<Vec<_>>()
-        });
-    if let Some(words) = es.filter(|w| w.contains(&"es")) {
+    if let Some(words) = version_words(source).filter(|w| w.contains(&"es")) {
         let n: u32 = words.first().and_then(|n| n.parse().ok()).unwrap_or(0);
         let mut core: Vec<&str> = Vec::new();
         if n >= 310 {
@@ -1098,15 +1100,108 @@ pub fn parse_text(mut source: SourceText, stage: Stage) -> Result<Parsed, Diagno
     if !source.text.ends_with('\n') {
         source.text.push('\n');
     }
+    let (text, hidden) = hide_extensions_glsl_lang_rejects(&source.text);
+    // Where glsl-lang-pp's expansion can be wrong, the standard one's parse
+    // wins. If that does not parse, a tree glsl-lang-pp makes stands (as
+    // before), else the standard expansion's error (the driver's).
+    let tree = match standard_expansion(&source.text, &text)? {
+        Some(expanded) => parse_tree(&source.text, &expanded.text, Some(&expanded))
+            .or_else(|e| parse_tree(&source.text, &text, None).map_err(|_| e)),
+        None => parse_tree(&source.text, &text, None),
+    }?;
+    drop(text);
+    let mut extensions = tree.extensions;
+    extensions.extend(hidden);
+    extensions.sort_by_key(|e| e.span.start);
+    let version = tree.version.unwrap_or(Version::DEFAULT);
+    check_version(version).map_err(|m| {
+        let at = source.text.find("#version").unwrap_or(0);
+        Diagnostic::error(Span::new(at, "#version".len()), m.to_string())
+    })?;
+    Ok(Parsed {
+        stage,
+        api: Api::of_text(&source.text),
+        source,
+        tu: tree.tu,
+        version,
+        version_explicit: tree.version.is_some(),
+        version_at: tree.version_at,
+        extensions,
+    })
+}
+
+/// The text expanded by [`crate::preprocess`] where glsl-lang-pp's
+/// expansion can differ from the standard's (a macro pastes or
+/// stringizes); `None` where it cannot or the expander declines (an
+/// invalid or unsupported construct: glsl-lang-pp judges it as before).
+/// A limit reached is an error.
+fn standard_expansion(
+    original: &str,
+    text: &str,
+) -> Result<Option<crate::preprocess::Expanded>, Diagnostic> {
+    use crate::preprocess::{expand, wanted, Options};
+    use glsl_lang_pp::exts::DEFAULT_REGISTRY;
+    if !wanted(text) {
+        return Ok(None);
+    }
+    let words = version_words(original).unwrap_or_default();
+    let version = words.first().and_then(|n| n.parse().ok()).unwrap_or(110);
+    let opts = Options {
+        version,
+        es: version == 100 || words.contains(&"es"),
+        compatibility: words.contains(&"compatibility"),
+        extensions: DEFAULT_REGISTRY
+            .all()
+            .map(|e| e.name().as_ref().to_string())
+            .collect(),
+    };
+    match expand(text, &opts) {
+        Ok(expanded) => {
+            crate::limits::check(&expanded.text).map_err(|mut d| {
+                let start = expanded.start(d.span.start);
+                d.span = Span {
+                    start,
+                    end: expanded.end(d.span.end).max(start),
+                };
+                d
+            })?;
+            Ok(Some(expanded))
+        }
+        Err(e) if e.limit => {
+            let word = text[e.at..]
+                .find(|c: char| !(c.is_ascii_alphanumeric() || c == '_' || c == '#'))
+                .unwrap_or(0);
+            Err(Diagnostic::error(Span::new(e.at, word.max(1)), e.message))
+        }
+        Err(_) => Ok(None),
+    }
+}
+
+/// What glsl-lang made of a text, spans in [`SourceText::text`].
+struct Tree {
+    tu: ast::TranslationUnit,
+    /// The first `#version`, and where it starts.
+    version: Option<Version>,
+    version_at: Option<usize>,
+    extensions: Vec<Extension>,
+}
+
+/// Parses `text` (the source with the extensions glsl-lang rejects
+/// hidden, or that expanded by [`crate::preprocess`]: `expanded`, whose
+/// offsets are mapped back) with glsl-lang.
+fn parse_tree(
+    original: &str,
+    text: &str,
+    expanded: Option<&crate::preprocess::Expanded>,
+) -> Result<Tree, Diagnostic> {
     let opts = glsl_lang::parse::ParseOptions {
         default_version: 110,
         ..Default::default()
     };
-    let (parse_text, hidden) = hide_extensions_glsl_lang_rejects(&source.text);
-    let (parse_text, lone_invariants) = hide_lone_invariants(parse_text);
+    let (parse_text, lone_invariants) = hide_lone_invariants(std::borrow::Cow::Borrowed(text));
     let (parse_text, literals) = hide_extended_literals(parse_text);
     let (parse_text, redeclarations) = hide_qualifier_redeclarations(parse_text);
-    let ctx = extension_type_names(&source.text);
+    let ctx = extension_type_names(original);
     let (mut tu, _ctx, lexer) = glsl_lang::parse::ParseBuilder::<
         glsl_lang::parse::DefaultLexer<'_>,
         ast::TranslationUnit,
@@ -1116,19 +1211,27 @@ pub fn parse_text(mut source: SourceText, stage: Stage) -> Result<Parsed, Diagno
     .parse()
     .map_err(|e| {
         let range = e.pos();
-        let start = usize::from(range.start()).min(source.text.len());
-        let len = usize::from(range.len());
-        Diagnostic::error(
-            Span::new(start, len),
-            crate::syntax::syntax_message(e.inner()),
-        )
-        .with_kind(DiagnosticKind::Syntax)
+        let start = usize::from(range.start()).min(text.len());
+        let end = usize::from(range.end()).clamp(start, text.len());
+        let span = match expanded {
+            Some(x) => Span {
+                start: x.start(start),
+                end: x.end(end).max(x.start(start)),
+            },
+            None => Span { start, end },
+        };
+        Diagnostic::error(span, crate::syntax::syntax_message(e.inner()))
+            .with_kind(DiagnosticKind::Syntax)
     })?;
     restore_lone_invariants(&mut tu, &lone_invariants);
     restore_extended_literals(&mut tu, &literals);
     restore_qualifier_redeclarations(&mut tu, &redeclarations);
+    let start = |at: usize| expanded.map_or(at, |e| e.start(at));
+    let end = |at: usize| expanded.map_or(at, |e| e.end(at));
+    if let Some(e) = expanded {
+        remap_spans(&mut tu, e);
+    }
     let directives = lexer.into_directives();
-    let mut source_has_version = false;
     let mut version_at = None;
     let mut version = None;
     let mut extensions = Vec::new();
@@ -1141,9 +1244,9 @@ pub fn parse_text(mut source: SourceText, stage: Stage) -> Result<Parsed, Diagno
                     _ if v.number == 100 => Profile::Es,
                     _ => Profile::Core,
                 };
-                source_has_version = true;
-                version_at
-                    .get_or_insert(crate::diagnostics::span_from_node(Some(d.text_range())).start);
+                version_at.get_or_insert(start(
+                    crate::diagnostics::span_from_node(Some(d.text_range())).start,
+                ));
                 version.get_or_insert(Version {
                     number: v.number,
                     profile,
@@ -1153,13 +1256,16 @@ pub fn parse_text(mut source: SourceText, stage: Stage) -> Result<Parsed, Diagno
                 span: {
                     // The directive without its newline.
                     let mut span = crate::diagnostics::span_from_node(Some(d.text_range()));
-                    let bytes = source.text.as_bytes();
+                    let bytes = text.as_bytes();
                     while span.end > span.start
                         && matches!(bytes.get(span.end - 1), Some(b'\n' | b'\r'))
                     {
                         span.end -= 1;
                     }
-                    span
+                    Span {
+                        start: start(span.start),
+                        end: end(span.end),
+                    }
                 },
                 name: e.name.to_string(),
                 behavior: match e.behavior {
@@ -1173,24 +1279,105 @@ pub fn parse_text(mut source: SourceText, stage: Stage) -> Result<Parsed, Diagno
             _ => {}
         }
     }
-    drop(parse_text);
-    extensions.extend(hidden);
-    extensions.sort_by_key(|e| e.span.start);
-    let version = version.unwrap_or(Version::DEFAULT);
-    check_version(version).map_err(|m| {
-        let at = source.text.find("#version").unwrap_or(0);
-        Diagnostic::error(Span::new(at, "#version".len()), m.to_string())
-    })?;
-    Ok(Parsed {
-        stage,
-        api: Api::of_text(&source.text),
-        source,
+    Ok(Tree {
         tu,
         version,
-        version_explicit: source_has_version,
         version_at,
         extensions,
     })
+}
+
+/// Maps every span of a tree parsed from [`crate::preprocess`]'s output
+/// back to the input (a node made by a macro spans the invocation).
+fn remap_spans(tu: &mut ast::TranslationUnit, expanded: &crate::preprocess::Expanded) {
+    use glsl_lang::visitor::{HostMut, Visit, VisitorMut};
+    struct Remap<'a>(&'a crate::preprocess::Expanded);
+    impl Remap<'_> {
+        fn remap(&self, span: &mut Option<ast::NodeSpan>) {
+            let Some(s) = span else { return };
+            let start = self.0.start(usize::from(s.start().offset));
+            let end = self.0.end(usize::from(s.end().offset)).max(start);
+            let (Ok(start), Ok(end)) = (u32::try_from(start), u32::try_from(end)) else {
+                return;
+            };
+            let range = lang_util::TextRange::new(start.into(), end.into());
+            *s = ast::NodeSpan::new(s.source_id(), range);
+        }
+    }
+    macro_rules! remap {
+        ($($visit:ident: $node:ident),* $(,)?) => {
+            impl VisitorMut for Remap<'_> {
+                $(fn $visit(&mut self, n: &mut ast::$node) -> Visit {
+                    self.remap(&mut n.span);
+                    Visit::Children
+                })*
+            }
+        };
+    }
+    remap!(
+        visit_external_declaration: ExternalDeclaration,
+        visit_identifier: Identifier,
+        visit_arrayed_identifier: ArrayedIdentifier,
+        visit_type_name: TypeName,
+        visit_block: Block,
+        visit_for_init_statement: ForInitStatement,
+        visit_for_rest_statement: ForRestStatement,
+        visit_function_definition: FunctionDefinition,
+        visit_function_parameter_declarator: FunctionParameterDeclarator,
+        visit_function_prototype: FunctionPrototype,
+        visit_init_declarator_list: InitDeclaratorList,
+        visit_layout_qualifier: LayoutQualifier,
+        visit_preprocessor: Preprocessor,
+        visit_preprocessor_define: PreprocessorDefine,
+        visit_preprocessor_elseif: PreprocessorElseIf,
+        visit_preprocessor_error: PreprocessorError,
+        visit_preprocessor_extension: PreprocessorExtension,
+        visit_preprocessor_extension_behavior: PreprocessorExtensionBehavior,
+        visit_preprocessor_extension_name: PreprocessorExtensionName,
+        visit_preprocessor_if: PreprocessorIf,
+        visit_preprocessor_ifdef: PreprocessorIfDef,
+        visit_preprocessor_ifndef: PreprocessorIfNDef,
+        visit_preprocessor_include: PreprocessorInclude,
+        visit_preprocessor_line: PreprocessorLine,
+        visit_preprocessor_pragma: PreprocessorPragma,
+        visit_preprocessor_undef: PreprocessorUndef,
+        visit_preprocessor_version: PreprocessorVersion,
+        visit_preprocessor_version_profile: PreprocessorVersionProfile,
+        visit_selection_statement: SelectionStatement,
+        visit_selection_rest_statement: SelectionRestStatement,
+        visit_single_declaration: SingleDeclaration,
+        visit_single_declaration_no_type: SingleDeclarationNoType,
+        visit_struct_field_specifier: StructFieldSpecifier,
+        visit_struct_specifier: StructSpecifier,
+        visit_switch_statement: SwitchStatement,
+        visit_type_qualifier: TypeQualifier,
+        visit_type_specifier: TypeSpecifier,
+        visit_full_specified_type: FullySpecifiedType,
+        visit_array_specifier: ArraySpecifier,
+        visit_array_specifier_dimension: ArraySpecifierDimension,
+        visit_assignment_op: AssignmentOp,
+        visit_binary_op: BinaryOp,
+        visit_case_label: CaseLabel,
+        visit_condition: Condition,
+        visit_declaration: Declaration,
+        visit_expr: Expr,
+        visit_fun_identifier: FunIdentifier,
+        visit_function_parameter_declaration: FunctionParameterDeclaration,
+        visit_initializer: Initializer,
+        visit_interpolation_qualifier: InterpolationQualifier,
+        visit_iteration_statement: IterationStatement,
+        visit_jump_statement: JumpStatement,
+        visit_layout_qualifier_spec: LayoutQualifierSpec,
+        visit_precision_qualifier: PrecisionQualifier,
+        visit_statement: Statement,
+        visit_compound_statement: CompoundStatement,
+        visit_storage_qualifier: StorageQualifier,
+        visit_type_qualifier_spec: TypeQualifierSpec,
+        visit_type_specifier_non_array: TypeSpecifierNonArray,
+        visit_unary_op: UnaryOp,
+        visit_expr_statement: ExprStatement,
+    );
+    tu.visit_mut(&mut Remap(expanded));
 }
 
 /// A `#version` that names no GLSL version.
@@ -1434,6 +1621,121 @@ mod tests {
             .as_deref(),
             Some("#if defined(__LINE__               ) && 1                      \n")
         );
+    }
+
+    /// The indirection idiom: `PASTE`'s arguments are expanded before
+    /// `PASTE2` pastes them (glsl-lang-pp pasted `PREFIXSUFFIX`: failed
+    /// before), also where glsl-lang-pp's paste parses (a uniform's name).
+    /// The nodes a macro made span its invocation; the lines after keep
+    /// their offsets.
+    #[test]
+    fn arguments_of_macros_are_expanded_before_they_are_pasted() {
+        let src = "#version 450 core\n#define PASTE2(a, b) a##b\n#define PASTE(a, b) PASTE2(a, b)\n#define PREFIX image\n#define SUFFIX 1D\n#define NAME(n) PASTE(my, n)\nlayout(binding = 0, r32f) uniform writeonly PASTE(PREFIX, SUFFIX) dest;\nfloat NAME(Value)() { return 1.0; }\nvoid main() {\n    imageStore(dest, 0, vec4(NAME(Value)()));\n}\n";
+        let p = parse_ok(src, Stage::Fragment);
+        let errors: Vec<String> = crate::analysis::Model::analyze(&p)
+            .errors()
+            .map(|d| d.message.clone())
+            .collect();
+        assert!(errors.is_empty(), "{errors:?}");
+        let printed = {
+            let mut s = String::new();
+            glsl_lang::transpiler::glsl::show_translation_unit(
+                &mut s,
+                &p.tu,
+                glsl_lang::transpiler::glsl::FormattingState::default(),
+            )
+            .expect("prints");
+            s
+        };
+        assert!(printed.contains("image1D dest"), "{printed}");
+        assert!(printed.contains("float myValue()"), "{printed}");
+        let ast::ExternalDeclarationData::Declaration(d) = &p.tu.0[0].content else {
+            panic!("{:?}", p.tu.0[0]);
+        };
+        let ast::DeclarationData::InitDeclaratorList(l) = &d.content else {
+            panic!("{d:?}");
+        };
+        let ty = crate::diagnostics::span_from_node(l.head.ty.ty.span);
+        let invocation = src.find("PASTE(PREFIX, SUFFIX)").unwrap();
+        assert_eq!(
+            (ty.start, ty.end),
+            (invocation, invocation + "PASTE(PREFIX, SUFFIX)".len())
+        );
+        let name = l.head.name.as_ref().expect("a name");
+        assert_eq!(
+            crate::diagnostics::span_from_node(name.span).start,
+            src.find("dest;").unwrap()
+        );
+        let main = p.tu.0.last().expect("main");
+        assert_eq!(
+            crate::diagnostics::span_from_node(main.span).start,
+            src.find("void main").unwrap()
+        );
+        // glsl-lang-pp's paste parses here (`Uscale`: a uniform the program
+        // would not find, `u_scale` undeclared).
+        let src = "#version 450\n#define PASTE2(a, b) a##b\n#define PASTE(a, b) PASTE2(a, b)\n#define U u_\nuniform float PASTE(U, scale);\nout vec4 o;\nvoid main() { o = vec4(u_scale); }\n";
+        let p = parse_ok(src, Stage::Fragment);
+        let model = crate::analysis::Model::analyze(&p);
+        let errors: Vec<&str> = model.errors().map(|d| d.message.as_str()).collect();
+        assert!(errors.is_empty(), "{errors:?}");
+    }
+
+    /// glslang's `cppMerge.frag`: pastes through object- and function-like
+    /// macros declare `image1D`s; its `dest3` (`imag ## e1 D`) is
+    /// `image1 D dest3` in C and Mesa (glslang alone glues the `D` on), an
+    /// error there, not on `dest2`'s line where glsl-lang-pp's paste failed.
+    #[test]
+    fn pastes_as_drivers_paste_them() {
+        let head = "#version 450 core\n#define PASTER2(type, suffix) type##suffix\n#define PASTER3(type, suffix) type## suffix\n#define MAKE_TYPE1 image1D dest ## 1;\n#define MAKE_TYPE2(type, suffix) PASTER2(type, suffix)\n#define MAKE_TYPE3(type, suffix) PASTER3(type, suffix)\n#define PREFIX image\n#define PREFIX3 imag\n#define SUFFIX2 1D\n#define SUFFIX3 e1 D\n#define RESOURCE_TYPE1 MAKE_TYPE1\n#define RESOURCE_TYPE2 MAKE_TYPE2(PREFIX, SUFFIX2)\n#define RESOURCE_TYPE3 MAKE_TYPE3(PREFIX3, SUFFIX3)\nlayout (binding = 0, r32f) uniform writeonly RESOURCE_TYPE1\nlayout (binding = 1, r32f) uniform writeonly RESOURCE_TYPE2 dest2;\n";
+        let tail = "void main()\n{\n    imageStore(dest1, 0, vec4(1));\n    imageStore(dest2, 0, vec4(2));\n}\n";
+        let p = parse_ok(&format!("{head}{tail}"), Stage::Fragment);
+        let model = crate::analysis::Model::analyze(&p);
+        let errors: Vec<&str> = model.errors().map(|d| d.message.as_str()).collect();
+        assert!(errors.is_empty(), "{errors:?}");
+        let with_dest3 = format!(
+            "{head}layout (binding = 2, r32f) uniform writeonly RESOURCE_TYPE3 dest3;\n{tail}"
+        );
+        let err = parse(&[&with_dest3], Stage::Fragment, None).unwrap_err();
+        let line = with_dest3[..err.span.start].matches('\n').count() + 1;
+        assert_eq!(line, 16, "{}", err.message);
+    }
+
+    /// Where glsl-lang-pp expands right, the standard expansion gives the
+    /// same tree with the same spans, `#extension`s and `#version`.
+    #[test]
+    fn the_standard_expansion_agrees_where_glsl_lang_pp_is_right() {
+        let src = "#version 450 core\n#extension GL_ARB_gpu_shader5 : enable\n#define CAT(a, b) a ## b\n#define LONG_NAME_OF_ONE 1.0\n#define SUM(a, b) ((a) + \\\n  (b))\n#define MAX_LIGHTS 4\nstruct Light { vec3 dir; float k[MAX_LIGHTS]; };\nuniform Light lights[MAX_LIGHTS];\nlayout(location = 0) out vec4 CAT(frag, Color);\nfloat CAT(sh, ade)(vec3 n, int i) {\n    float s = SUM(LONG_NAME_OF_ONE,\n        dot(n, lights[i].dir));\n    for (int j = 0; j < MAX_LIGHTS; ++j) { s += lights[i].k[j] * float(j); }\n    if (s > LONG_NAME_OF_ONE) { return -s; } else { switch (i) { case 0: break; default: s = 0.0; } }\n    return s;\n}\nvoid main() {\n    fragColor = vec4(shade(vec3(0, 0, LONG_NAME_OF_ONE), 1));\n}\n";
+        let (text, _) = hide_extensions_glsl_lang_rejects(src);
+        let expanded = standard_expansion(src, &text)
+            .expect("no limit")
+            .expect("expanded");
+        assert_ne!(expanded.text.len(), src.len());
+        let ours = parse_tree(src, &expanded.text, Some(&expanded)).expect("parses");
+        let theirs = parse_tree(src, &text, None).expect("parses");
+        assert_eq!(format!("{:?}", ours.tu), format!("{:?}", theirs.tu));
+        assert_eq!(ours.extensions, theirs.extensions);
+        assert_eq!(
+            (ours.version, ours.version_at),
+            (theirs.version, theirs.version_at)
+        );
+    }
+
+    /// A shader the expander declines (here a redefinition, an error)
+    /// gets glsl-lang-pp's verdict, as before; one it cannot finish is an
+    /// error of its own.
+    #[test]
+    fn the_expander_declines_or_stops() {
+        let src = "#define P(a, b) a ## b\n#define A 1\n#define A 2\nvoid main() {}\n";
+        let (text, _) = hide_extensions_glsl_lang_rejects(src);
+        assert!(standard_expansion(src, &text).expect("no limit").is_none());
+        let mut src = String::from("#define P(a, b) a ## b\n#define M0 x x\n");
+        for k in 1..40 {
+            src.push_str(&format!("#define M{k} M{} M{}\n", k - 1, k - 1));
+        }
+        src.push_str("void main() { M39; }\n");
+        let err = parse(&[&src], Stage::Fragment, None).unwrap_err();
+        assert!(err.message.contains("more than"), "{}", err.message);
+        assert_eq!(&src[err.span.start..err.span.end], "M39");
     }
 
     #[test]

@@ -110,6 +110,25 @@ void main() {
     o = vec4(acc / 32.0);
 }",
     ),
+    // Arguments expanded before `##` pastes them (the indirection idiom,
+    // an invocation over two lines): glsl-lang-pp pasted `PREFIXec`.
+    (
+        "token pastes through macro indirection",
+        "#define PASTE2(a, b) a##b
+#define PASTE(a, b) PASTE2(a, b)
+#define PREFIX v
+#define SIZE 4
+#define VEC(n) PASTE(PREFIX, PASTE(ec, n))
+#define FN(name) PASTE(shade_, name)
+VEC(SIZE) FN(SIZE)(VEC(2) p) {
+    float k = float(SIZE) / 8.0;
+    return VEC(SIZE)(p / 32.0,
+        k, 1.0);
+}
+void main() {
+    o = FN(SIZE)(gl_FragCoord.xy);
+}",
+    ),
 ];
 
 #[test]

@@ -1132,23 +1132,25 @@ pub fn parse_text(mut source: SourceText, stage: Stage) -> Result<Parsed, Diagno
 
 /// The text expanded by [`crate::preprocess`] where glsl-lang-pp's
 /// expansion can differ from the standard's (a macro pastes or
-/// stringizes); `None` where it cannot or the expander declines (an
-/// invalid or unsupported construct: glsl-lang-pp judges it as before).
-/// A limit reached is an error.
+/// stringizes; an ES shader asks about `GL_ES`, which glsl-lang-pp never
+/// defines); `None` where it cannot or the expander declines (an invalid
+/// or unsupported construct: glsl-lang-pp judges it as before). A limit
+/// reached is an error.
 fn standard_expansion(
     original: &str,
     text: &str,
 ) -> Result<Option<crate::preprocess::Expanded>, Diagnostic> {
     use crate::preprocess::{expand, wanted, Options};
     use glsl_lang_pp::exts::DEFAULT_REGISTRY;
-    if !wanted(text) {
-        return Ok(None);
-    }
     let words = version_words(original).unwrap_or_default();
     let version = words.first().and_then(|n| n.parse().ok()).unwrap_or(110);
+    let es = version == 100 || words.contains(&"es");
+    if !(wanted(text) || es && text.contains("GL_ES")) {
+        return Ok(None);
+    }
     let opts = Options {
         version,
-        es: version == 100 || words.contains(&"es"),
+        es,
         compatibility: words.contains(&"compatibility"),
         extensions: DEFAULT_REGISTRY
             .all()
@@ -1626,6 +1628,28 @@ mod tests {
     /// The indirection idiom: `PASTE`'s arguments are expanded before
     /// `PASTE2` pastes them (glsl-lang-pp pasted `PREFIXSUFFIX`: failed
     /// before), also where glsl-lang-pp's paste parses (a uniform's name).
+    /// `GL_ES` is defined in GLSL ES shaders, as drivers define it
+    /// (glsl-lang-pp does not: the ES shader below hit its `#error`, and
+    /// `#ifdef GL_ES` blocks were dropped), and not in desktop ones.
+    #[test]
+    fn gl_es_is_defined_in_es_shaders_only() {
+        let es = "#version 300 es\n#ifndef GL_ES\n#error not ES\n#endif\nprecision mediump float;\nout vec4 o;\nvoid main() {\n#ifdef GL_ES\n    o = vec4(1.0);\n#endif\n}\n";
+        let p = parse_ok(es, Stage::Fragment);
+        let printed = {
+            let mut s = String::new();
+            glsl_lang::transpiler::glsl::show_translation_unit(
+                &mut s,
+                &p.tu,
+                glsl_lang::transpiler::glsl::FormattingState::default(),
+            )
+            .expect("prints");
+            s
+        };
+        assert!(printed.contains("o = vec4(1."), "{printed}");
+        let desktop = "#version 330 core\n#ifdef GL_ES\n#error ES\n#endif\nvoid main() {}\n";
+        parse_ok(desktop, Stage::Fragment);
+    }
+
     /// The nodes a macro made span its invocation; the lines after keep
     /// their offsets.
     #[test]

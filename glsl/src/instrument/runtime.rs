@@ -1401,6 +1401,27 @@ void _sdbg_uchk{k}({h}uint p, {h}{t} i, {h}uint f) {{{check} }}
         name
     }
 
+    /// Declares the global `_sdbg_ok{site}` that holds a statement's
+    /// bounds checks.
+    pub fn flag_temp(&mut self, site: u32) -> String {
+        let name = format!("_sdbg_ok{site}");
+        let _ = writeln!(self.pending, "bool {name};");
+        name
+    }
+
+    /// Declares the global `_sdbg_h{site}` of type `ty` that holds the
+    /// value a checked statement writes.
+    pub fn value_temp(&mut self, site: u32, ty: &Type) -> String {
+        let name = format!("_sdbg_h{site}");
+        let _ = writeln!(
+            self.pending,
+            "{}{};",
+            self.precision(ty),
+            crate::types::decl_text(ty, &name)
+        );
+        name
+    }
+
     fn precision(&self, ty: &Type) -> &'static str {
         match ty {
             Type::Array(elem, _) => self.precision(elem),

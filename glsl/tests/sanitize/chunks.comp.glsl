@@ -17,7 +17,7 @@ void main() {
     uint base = gl_GlobalInvocationID.x * CHUNK;
     for (uint k = 0u; k <= CHUNK; k++) {
         float v = _sdbg_chk(true, 13u, base + k, src.length(), _sdbg_t0) ? src[_sdbg_t0] : _sdbg_zero_float();
-        if (_sdbg_chk(true, 15u, base + k, dst.length(), _sdbg_t1)) dst[_sdbg_t1] = v * 2. + 1.; else v * 2. + 1.;
+        if (_sdbg_chk(true, 15u, base + k, dst.length(), _sdbg_t1)) dst[_sdbg_t1] = v * 2. + 1.;
     }
     _sdbg_flush();
 }

@@ -217,9 +217,13 @@ uint _sdbg_uv0(uint p, uint f) { _sdbg_uchk0(p, 0u, f); return 0u; }
 uint _sdbg_t1;
 uint _sdbg_bits_float(float v) { return floatBitsToUint(v); }
 float _sdbg_val_float(float v) { _sdbg_v = _sdbg_bits_float(v); return v; }
+float _sdbg_h2;
+bool _sdbg_ok3;
 float _sdbg_pick_float(float v) { return _sdbg_ok ? v : float(0); }
 float _sdbg_rval_float(float v) { if (_sdbg_rpend) _sdbg_rcap(_sdbg_bits_float(v)); return v; }
-uint _sdbg_t2;
+uint _sdbg_t4;
+float _sdbg_h5;
+bool _sdbg_ok6;
 uint _sdbg_sb1 = 0u;
 int _sdbg_sn1 = 0;
 void _sdbg_markv1(uint p, int i, uint f, bool known, uint v) { _sdbg_swr(p, _sdbg_sb1 + uint(i), uint(i), 1u, f, known, v); }
@@ -236,7 +240,9 @@ uint _sdbg_u1(uint p, uint i, uint f) { uint c = _sdbg_cl(p, i, _sdbg_sn1); if (
 uint _sdbg_wm1(uint p, uint i, uint f) { uint c = _sdbg_cl(p, i, _sdbg_sn1); if (_sdbg_ok) _sdbg_mark1(p, c, f); return c; }
 void _sdbg_markall1(uint p, uint f) { for (int i = 0; i < _sdbg_sn1; i++) _sdbg_mark1(p, i, f); }
 uint _sdbg_uv1(uint p, uint f) { _sdbg_uchk1(p, 0u, f); return 0u; }
-uint _sdbg_t3;
+uint _sdbg_t7;
+float _sdbg_h8;
+bool _sdbg_ok9;
 void _sdbg_shadow_init() {
     uint n = gl_WorkGroupSize.x * gl_WorkGroupSize.y * gl_WorkGroupSize.z;
     for (uint i = gl_LocalInvocationIndex; i < 16u; i += n) _sdbg_sh0[i] = 0u;
@@ -248,26 +254,32 @@ void main() {
     memoryBarrierShared();
     barrier();
     uint i = gl_LocalInvocationID.x;
-    if (_sdbg_chk(true, 8u, i, 16, _sdbg_t1)) {
-        tile[_sdbg_t1] = _sdbg_val_float(_sdbg_chk(true, 8u, gl_GlobalInvocationID.x, src.length(), _sdbg_t0) ? src[_sdbg_t0] : _sdbg_zero_float());
+    _sdbg_ok3 = _sdbg_chk(true, 8u, i, 16, _sdbg_t1);
+    _sdbg_h2 = _sdbg_val_float(_sdbg_chk(true, 8u, gl_GlobalInvocationID.x, src.length(), _sdbg_t0) ? src[_sdbg_t0] : _sdbg_zero_float());
+    if (_sdbg_ok3) {
+        tile[_sdbg_t1] = _sdbg_h2;
         _sdbg_markv0(8u, _sdbg_t1, 0u, true, _sdbg_v);
-    } else _sdbg_chk(true, 8u, gl_GlobalInvocationID.x, src.length(), _sdbg_t0) ? src[_sdbg_t0] : _sdbg_zero_float();
+    }
     memoryBarrierShared();
     _sdbg_ubarrier(10u);
     for (uint s = 8u; s > 0u; s >>= 1u) {
         if (i < s) {
             float other = _sdbg_rval_float(_sdbg_pick_float(tile[_sdbg_u0(18u, i + s, 0u)]));
-            if (_sdbg_chk(true, 20u, i, 16, _sdbg_t2)) {
-                tile[_sdbg_t2] = _sdbg_val_float(_sdbg_rval_float(_sdbg_pick_float(tile[_sdbg_u0(20u, i, 0u)])) + other);
-                _sdbg_markv0(20u, _sdbg_t2, 0u, true, _sdbg_v);
-            } else _sdbg_rval_float(_sdbg_pick_float(tile[_sdbg_u0(20u, i, 0u)])) + other;
+            _sdbg_ok6 = _sdbg_chk(true, 20u, i, 16, _sdbg_t4);
+            _sdbg_h5 = _sdbg_val_float(_sdbg_rval_float(_sdbg_pick_float(tile[_sdbg_u0(20u, i, 0u)])) + other);
+            if (_sdbg_ok6) {
+                tile[_sdbg_t4] = _sdbg_h5;
+                _sdbg_markv0(20u, _sdbg_t4, 0u, true, _sdbg_v);
+            }
         }
     }
     if (i == 0u) {
-        if (_sdbg_chk(true, 23u, gl_WorkGroupID.x, dst.length(), _sdbg_t3)) {
-            dst[_sdbg_t3] = _sdbg_val_float(_sdbg_rval_float(_sdbg_pick_float(tile[_sdbg_u0(23u, 0, 0u)])));
-            _sdbg_markv1(23u, _sdbg_t3, 0u, true, _sdbg_v);
-        } else _sdbg_rval_float(_sdbg_pick_float(tile[_sdbg_u0(23u, 0, 0u)]));
+        _sdbg_ok9 = _sdbg_chk(true, 23u, gl_WorkGroupID.x, dst.length(), _sdbg_t7);
+        _sdbg_h8 = _sdbg_val_float(_sdbg_rval_float(_sdbg_pick_float(tile[_sdbg_u0(23u, 0, 0u)])));
+        if (_sdbg_ok9) {
+            dst[_sdbg_t7] = _sdbg_h8;
+            _sdbg_markv1(23u, _sdbg_t7, 0u, true, _sdbg_v);
+        }
     }
     _sdbg_flush();
 }

@@ -1035,6 +1035,46 @@ fn two_work_groups_writing_the_same_output_element_race() {
     clean(|c| dispatch_in(CORE, &same, c, 2, &src, 16), Checks::ALL);
 }
 
+/// In a dispatch of work groups along x, y and z, a storage race names
+/// the other invocation by its global id (the record's id, linear over
+/// the dispatch, is taken apart on the GPU without an integer division):
+/// two work groups write the same elements.
+#[test]
+fn a_storage_race_names_the_other_invocation_in_a_dispatch_of_three_dimensions() {
+    let src: Vec<u32> = (0..8).map(|i| (i as f32 + 1.0).to_bits()).collect();
+    let bug = SCATTER
+        .replace("src[gl_GlobalInvocationID.x]", "src[i] + float(gl_WorkGroupID.z)")
+        .replace(
+            "dst[INDEX] = VALUE;",
+            "if (gl_WorkGroupID == uvec3(1u, 1u, 0u) || gl_WorkGroupID == uvec3(2u, 1u, 1u)) dst[i] = v;",
+        );
+    let (gl, out, program) = compute(CORE, &bug, Some(RACE));
+    let src_buf = gl
+        .create_storage_buffer(SRC_BINDING, &layout::to_bytes(&src))
+        .expect("ssbo");
+    let checked = run_checked(&gl, &out, 8, || {
+        gl.dispatch_compute(&program, 3, 2, 2).expect("dispatch")
+    });
+    gl.delete_storage_buffer(src_buf).expect("delete");
+    assert_eq!(checked.reports.len(), 1, "{:?}", checked.reports);
+    let r = &checked.reports[0];
+    let (
+        Invocation::Compute { id },
+        SanitizerKind::Race {
+            element,
+            other: Invocation::Compute { id: other },
+            ..
+        },
+    ) = (r.invocation, r.kind)
+    else {
+        panic!("{r:?}")
+    };
+    let mut groups = [id, other].map(|g| [g[0] / 8, g[1], g[2]]);
+    groups.sort();
+    assert_eq!(groups, [[1, 1, 0], [2, 1, 1]], "{r:?}");
+    assert_eq!((id[0] % 8, other[0] % 8), (element, element), "{r:?}");
+}
+
 /// Storage accesses past the elements the race shadow holds are not
 /// checked, and the buffer says so (`layout::sanitize_unchecked`), rather
 /// than leaving them out silently.

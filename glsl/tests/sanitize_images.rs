@@ -365,10 +365,10 @@ void main() {
     };
     let out = instrument(&parsed, &req).expect("instruments");
     let main = &out.glsl[out.glsl.find("void main()").expect("main")..];
-    // The fetches' statement is emitted twice: its write to `dst` is
-    // bounds-checked, the right-hand side evaluated in either branch.
-    assert_eq!(main.matches("_sdbg_ic(").count(), 7 + 2 * 3, "{main}");
-    assert_eq!(main.matches("_sdbg_tc(").count(), 2 * 3, "{main}");
+    // The fetches are checked once: their statement's write to `dst` is
+    // bounds-checked, the right-hand side computed before the check's `if`.
+    assert_eq!(main.matches("_sdbg_ic(").count(), 7 + 3, "{main}");
+    assert_eq!(main.matches("_sdbg_tc(").count(), 3, "{main}");
     assert!(main.contains("ivec3(imageSize(ic), 6)"), "{main}");
     assert!(main.contains("imageSize(ica) * ivec3(1, 1, 6)"), "{main}");
     let gl = Headless::new(ContextKind::Core45, 4, 4).expect("context");

@@ -12,6 +12,11 @@
 //! the header, dedup words and records read back. The storage shadow has
 //! a slot per word of the bound storage buffers and a word per work
 //! group, as the agent sizes it.
+//!
+//! `SDBG_SANITIZE_DUMP=DIR` writes each kernel's GLSL (plain, no race,
+//! every check) into DIR; `SDBG_SANITIZE_LOAD=DIR` dispatches those
+//! found there instead (hand-made variants, to measure an idea before
+//! the instrumenter makes it); `SDBG_SANITIZE_ONLY=K` runs only the K-th.
 
 /// The storage buffers and the 256-wide shared tile the shared-memory
 /// kernels start with.
@@ -229,9 +234,25 @@ pub fn sanitize_overhead(runs: usize, only: &[String]) {
                     },
                 )
                 .expect("instruments");
+                // `SDBG_SANITIZE_DUMP=DIR`: each kernel's GLSL into DIR, to
+                // read; `SDBG_SANITIZE_LOAD=DIR`: the kernels found there
+                // dispatched instead (hand-made variants, to measure).
+                let file = format!(
+                    "{}-{binding}.comp",
+                    name.split(' ').take(2).collect::<Vec<_>>().join("_")
+                );
+                if let Some(dir) = std::env::var_os("SDBG_SANITIZE_DUMP") {
+                    std::fs::write(std::path::Path::new(&dir).join(&file), &out.glsl)
+                        .expect("dump");
+                }
+                let glsl = std::env::var_os("SDBG_SANITIZE_LOAD")
+                    .and_then(|dir| {
+                        std::fs::read_to_string(std::path::Path::new(&dir).join(&file)).ok()
+                    })
+                    .unwrap_or(out.glsl);
                 let program = gl
-                    .compile_program(&[(GlStage::Compute, &out.glsl)])
-                    .unwrap_or_else(|e| panic!("{e}\n{}", out.glsl));
+                    .compile_program(&[(GlStage::Compute, &glsl)])
+                    .unwrap_or_else(|e| panic!("{e}\n{glsl}"));
                 // A slot for every word of the two storage buffers, and a
                 // word per work group, as the agent sizes it.
                 let slots = (2 << 20) + groups.div_ceil(layout::SANITIZE_SHADOW_SLOT_WORDS as u32);
@@ -258,9 +279,20 @@ pub fn sanitize_overhead(runs: usize, only: &[String]) {
         for (program, report, _) in &kernels {
             run(program, report);
         }
+        // `SDBG_SANITIZE_ONLY=K`: only the K-th of plain, no race, every
+        // check runs after the first dispatches (for instruction counts
+        // under a profiler: the difference between 1 and 9 runs).
+        let only = std::env::var("SDBG_SANITIZE_ONLY")
+            .ok()
+            .and_then(|k| k.parse::<usize>().ok());
         let mut cpu = vec![Vec::new(); kernels.len()];
         for _ in 0..runs {
             for (k, (program, report, _)) in kernels.iter().enumerate() {
+                if only.is_some_and(|o| o != k) {
+                    times[k].push(Duration::ZERO);
+                    cpu[k].push(Duration::ZERO);
+                    continue;
+                }
                 let (t, c) = (Instant::now(), process_cpu_time());
                 std::hint::black_box(run(program, report));
                 times[k].push(t.elapsed());
@@ -274,12 +306,16 @@ pub fn sanitize_overhead(runs: usize, only: &[String]) {
         let [plain, no_race, checked] = [0, 1, 2].map(|k| mid(&mut times[k]));
         let [plain_cpu, no_race_cpu, checked_cpu] = [0, 1, 2].map(|k| mid(&mut cpu[k]));
         // The report buffer's reset alone (the shadow's clear dominates).
-        let reset = kernels[2].1.as_ref().map_or(Duration::ZERO, |r| {
-            median(runs, || {
-                r.reset(&gl);
-                r.read(&gl)
-            })
-        });
+        let reset = kernels[2]
+            .1
+            .as_ref()
+            .filter(|_| only.is_none())
+            .map_or(Duration::ZERO, |r| {
+                median(runs, || {
+                    r.reset(&gl);
+                    r.read(&gl)
+                })
+            });
         for (program, report, probes) in kernels {
             if let Some(report) = report {
                 let words =

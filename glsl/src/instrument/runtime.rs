@@ -188,7 +188,7 @@ impl Runtime {
         // which slower invocations may still be reading, and the next,
         // which is cleared).
         let mut s = format!(
-            "void _sdbg_other_key({h}uint at, {h}uint o);
+            "{h}uvec4 _sdbg_other_key({h}uint o);
 void _sdbg_race_clear();
 void _sdbg_race_init();
 {h}uint _sdbg_ep = 0u;
@@ -333,7 +333,7 @@ void _sdbg_wr({h}uint p, {h}uint at, {h}uint elem, {h}uint decl, {h}uint f, bool
         // scalarizes integer division).
         let wgsame = if self.stage == Stage::Compute {
             format!(
-                "{h}uint _sdbg_swg0 = 0u;\n{h}uint _sdbg_swgn = 0u;\nbool _sdbg_swgsame({h}uint id) {{ return id - _sdbg_swg0 < _sdbg_swgn; }}\n"
+                "{h}uint _sdbg_swg0 = 0u;\n{h}uint _sdbg_swgn = 0u;\n{h}uint _sdbg_swgl = 0u;\nbool _sdbg_swgsame({h}uint id) {{ return id - _sdbg_swg0 < _sdbg_swgn; }}\n"
             )
         } else {
             format!("bool _sdbg_swgsame({h}uint id) {{ return false; }}\n")
@@ -346,18 +346,26 @@ void _sdbg_wr({h}uint p, {h}uint at, {h}uint elem, {h}uint decl, {h}uint f, bool
             (true, Stage::Compute) => {
                 // A generation not known (0xfffff: a record two invocations
                 // wrote at once) is taken as released.
-                "return _sdbg_sacq && ((og >> 12u) == 0xfffffu || _sdbg_data[_sdbg_srel + id / _sdbg_swgn] > (og >> 12u));"
+                "return _sdbg_sacq && ((og >> 12u) == 0xfffffu || _sdbg_data[_sdbg_srel + _sdbg_fdiv(id, _sdbg_swgn)] > (og >> 12u));"
                     .to_string()
             }
             (true, _) => format!("return _sdbg_sacq && {};", self.sync_fence),
         };
         format!(
             "void _sdbg_sinit();
-void _sdbg_sother_key({h}uint at, {h}uint o, {h}uint og);
+{h}uvec4 _sdbg_sother_key({h}uint o, {h}uint og);
 {wgsame}{h}uint _sdbg_sid = 0xffffffffu;
 {h}uint _sdbg_sb = 0u;
 {h}uint _sdbg_scap = 0u;
 {h}uint _sdbg_srel = 0u;
+{h}uint _sdbg_fdiv({h}uint a, {h}uint b) {{
+    // `a / b` for `a` below 2^24, by a float division and a correction
+    // (llvmpipe runs an integer division lane by lane).
+    {h}uint q = uint(float(a) / float(b));
+    if (q * b > a) q--;
+    else if (a - q * b >= b) q++;
+    return q;
+}}
 bool _sdbg_sreleased({h}uint id, {h}uint og) {{ {released} }}
 void _sdbg_sbase({h}uint reserve) {{
     // The shadow's slots after `reserve` words (the work groups' release
@@ -480,7 +488,7 @@ void _sdbg_srd({h}uint p, {h}uint slot, {h}uint elem, {h}uint decl, {h}uint f) {
         let release = if storage && self.stage == Stage::Compute {
             format!(
                 "if (_sdbg_sfenced && _sdbg_sid != {NONE}) {{
-        atomicMax(_sdbg_data[_sdbg_srel + _sdbg_swg0 / _sdbg_swgn], (_sdbg_g & 0xfffffu) + 1u);
+        atomicMax(_sdbg_data[_sdbg_srel + _sdbg_swgl], (_sdbg_g & 0xfffffu) + 1u);
         memoryBarrierBuffer();
     }}
     "
@@ -552,9 +560,12 @@ void _sdbg_uchk{k}({h}uint p, {h}{t} i, {h}uint f) {{ _sdbg_srd(p, _sdbg_sb{k} +
     {h}uvec3 w = gl_NumWorkGroups;
     {h}uint s = gl_WorkGroupSize.x * gl_WorkGroupSize.y * gl_WorkGroupSize.z;
     {h}uint reserve = 0u;
-    if (n.x <= 0x400000u && n.y <= 0x400000u / n.x && n.z <= 0x400000u / (n.x * n.y)) {{
+    // At most 2^22 invocations (a float product: no integer division,
+    // which llvmpipe runs lane by lane).
+    if (float(n.x) * float(n.y) * float(n.z) <= 4194304.0) {{
         _sdbg_swgn = s;
-        _sdbg_swg0 = (gl_WorkGroupID.x + w.x * (gl_WorkGroupID.y + w.y * gl_WorkGroupID.z)) * s;
+        _sdbg_swgl = gl_WorkGroupID.x + w.x * (gl_WorkGroupID.y + w.y * gl_WorkGroupID.z);
+        _sdbg_swg0 = _sdbg_swgl * s;
         _sdbg_sid = _sdbg_swg0 + gl_LocalInvocationIndex;{reserve}
     }}
     _sdbg_sbase(reserve);"
@@ -565,8 +576,9 @@ void _sdbg_uchk{k}({h}uint p, {h}{t} i, {h}uint f) {{ _sdbg_srd(p, _sdbg_sb{k} +
     {h}uint id = o & 0x3fffffu;
     {h}uint g = id / (s.x * s.y * s.z);
     {h}uint l = id % (s.x * s.y * s.z);
-    {h}uvec3 c = uvec3(g % w.x, (g / w.x) % w.y, g / (w.x * w.y)) * s + uvec3(l % s.x, (l / s.x) % s.y, l / (s.x * s.y));
-    _sdbg_data[at] = c.x; _sdbg_data[at + 1u] = c.y; _sdbg_data[at + 2u] = c.z;"
+    {h}uint gy = _sdbg_fdiv(g, w.x);
+    {h}uint gz = _sdbg_fdiv(gy, w.y);
+    {h}uvec3 c = uvec3(g - gy * w.x, gy - gz * w.y, gz) * s + uvec3(l % s.x, (l / s.x) % s.y, l / (s.x * s.y));"
                 ),
                 String::new(),
             ),
@@ -577,7 +589,7 @@ void _sdbg_uchk{k}({h}uint p, {h}{t} i, {h}uint f) {{ _sdbg_srd(p, _sdbg_sb{k} +
     _sdbg_sbase(0u);"
                 ),
                 format!(
-                    "_sdbg_data[at] = o & 2047u; _sdbg_data[at + 1u] = (o >> 11u) & 2047u; _sdbg_data[at + 2u] = {NONE};"
+                    "{h}uvec3 c = uvec3(o & 2047u, (o >> 11u) & 2047u, {NONE});"
                 ),
                 String::new(),
             ),
@@ -589,8 +601,7 @@ void _sdbg_uchk{k}({h}uint p, {h}{t} i, {h}uint f) {{ _sdbg_srd(p, _sdbg_sb{k} +
                     v = self.dialect.vertex_id(),
                     i = self.dialect.instance_id()
                 ),
-                "_sdbg_data[at] = o & 0xffffu; _sdbg_data[at + 1u] = (o >> 16u) & 63u; _sdbg_data[at + 2u] = 0u;"
-                    .to_string(),
+                format!("{h}uvec3 c = uvec3(o & 0xffffu, (o >> 16u) & 63u, 0u);"),
                 String::new(),
             ),
         };
@@ -611,9 +622,9 @@ void _sdbg_uchk{k}({h}uint p, {h}{t} i, {h}uint f) {{ _sdbg_srd(p, _sdbg_sb{k} +
     {id}
     {h}uint _sdbg_sx = 0u;{bases}
 }}
-void _sdbg_sother_key({h}uint at, {h}uint o, {h}uint og) {{
+{h}uvec4 _sdbg_sother_key({h}uint o, {h}uint og) {{
     {key}
-    _sdbg_data[at + 3u] = og & 4095u;
+    return uvec4(c, og & 4095u);
 }}
 {wg}"
         )
@@ -647,11 +658,10 @@ void _sdbg_sother_key({h}uint at, {h}uint o, {h}uint og) {{
             ""
         };
         format!(
-            "void _sdbg_other_key({h}uint at, {h}uint o) {{
+            "{h}uvec4 _sdbg_other_key({h}uint o) {{
     {h}uvec3 s = gl_WorkGroupSize;
     {h}uint l = (o >> 12u) & 1023u;
-    {h}uvec3 id = gl_WorkGroupID * s + uvec3(l % s.x, (l / s.x) % s.y, l / (s.x * s.y));
-    _sdbg_data[at] = id.x; _sdbg_data[at + 1u] = id.y; _sdbg_data[at + 2u] = id.z; _sdbg_data[at + 3u] = o & 2047u;
+    return uvec4(gl_WorkGroupID * s + uvec3(l % s.x, (l / s.x) % s.y, l / (s.x * s.y)), o & 2047u);
 }}
 void _sdbg_race_clear() {{
     {h}uint n = gl_WorkGroupSize.x * gl_WorkGroupSize.y * gl_WorkGroupSize.z;
@@ -839,19 +849,19 @@ bool _sdbg_bad({h}vec4 v) {{ return any(isnan(v)) || any(isinf(v)); }}
                 // is out of bounds (16x the dispatch on llvmpipe, against
                 // a few x this way).
                 // A race's record names the other invocation and its step
-                // (`_sdbg_put_other`, empty without the race check).
+                // (`_sdbg_other_words`, zeros without the race check).
                 let race = checks.race && stage == Stage::Compute;
                 let storage = self.storage_race && !self.storage.is_empty();
                 // An image's out-of-bounds record keeps the coordinate's
                 // other components where a race keeps the other invocation.
                 let mut put_other = format!(
-                    "if ((kind & {img}u) != 0u) {{ _sdbg_data[at] = other; _sdbg_data[at + 1u] = og; }} ",
+                    "if ((kind & {img}u) != 0u) o = uvec4(other, og, 0u, 0u); ",
                     img = crate::layout::SANITIZE_OOB_IMAGE
                 );
                 if race {
                     let _ = write!(
                         put_other,
-                        "if ((kind & {}u) == {}u) _sdbg_other_key(at, other); ",
+                        "if ((kind & {}u) == {}u) o = _sdbg_other_key(other); ",
                         0xff | crate::layout::SANITIZE_RACE_STORAGE,
                         crate::layout::SANITIZE_KIND_RACE
                     );
@@ -859,7 +869,7 @@ bool _sdbg_bad({h}vec4 v) {{ return any(isnan(v)) || any(isinf(v)); }}
                 if storage {
                     let _ = write!(
                         put_other,
-                        "if ((kind & {}u) != 0u) _sdbg_sother_key(at, other, og); ",
+                        "if ((kind & {}u) != 0u) o = _sdbg_sother_key(other, og); ",
                         crate::layout::SANITIZE_RACE_STORAGE
                     );
                 }
@@ -882,8 +892,8 @@ bool _sdbg_bad({h}vec4 v) {{ return any(isnan(v)) || any(isinf(v)); }}
 const bool _sdbg_oob = {report_oob};
 {h}uint _sdbg_v = 0u;
 {h}uint _sdbg_g = 0u;
-{h}uint _sdbg_r0k = 0u; {h}uint _sdbg_r0p = 0u; {h}uint _sdbg_r0i = 0u; {h}uint _sdbg_r0b = 0u; {h}uint _sdbg_r0o = 0u; {h}uint _sdbg_r0g = 0u; {h}uint _sdbg_r0v = 0u; {h}uint _sdbg_r0w = 0u;
-{h}uint _sdbg_r1k = 0u; {h}uint _sdbg_r1p = 0u; {h}uint _sdbg_r1i = 0u; {h}uint _sdbg_r1b = 0u; {h}uint _sdbg_r1o = 0u; {h}uint _sdbg_r1g = 0u; {h}uint _sdbg_r1v = 0u; {h}uint _sdbg_r1w = 0u;
+{h}uint _sdbg_r0k = 0u; {h}uint _sdbg_r0p = 0u; {h}uint _sdbg_r0i = 0u; {h}uint _sdbg_r0b = 0u; {h}uint _sdbg_r0o = 0u; {h}uint _sdbg_r0g = 0u; {h}uint _sdbg_r0v = 0u; {h}uint _sdbg_r0w = 0u; {h}uint _sdbg_r0q = 0u;
+{h}uint _sdbg_r1k = 0u; {h}uint _sdbg_r1p = 0u; {h}uint _sdbg_r1i = 0u; {h}uint _sdbg_r1b = 0u; {h}uint _sdbg_r1o = 0u; {h}uint _sdbg_r1g = 0u; {h}uint _sdbg_r1v = 0u; {h}uint _sdbg_r1w = 0u; {h}uint _sdbg_r1q = 0u;
 bool _sdbg_more = false;
 bool _sdbg_rpend = false;
 {h}uint _sdbg_rlast = 0u;
@@ -894,19 +904,20 @@ bool _sdbg_rpend = false;
     if ((kind & 0xffu) != {race_kind}u) return 1u;
     return (kind & {storage}u) != 0u ? (og & 4095u) + 0x1001u : (other & 2047u) + 1u;
 }}
-bool _sdbg_same({h}uint k, {h}uint p, {h}uint o, {h}uint g, {h}uint kind, {h}uint q, {h}uint pk) {{
-    return p == q && ((k ^ kind) & 0xffu) == 0u && _sdbg_pkey(k, o, g) == pk;
-}}
 void _sdbg_rep({h}uint kind, {h}uint p, {h}uint idx, {h}uint bound, {h}uint other, {h}uint og, {h}uint v, {h}uint w) {{
-    _sdbg_rpend = false;
+    // Inlined, masked, at every check (SIMD drivers run it whether or not
+    // a lane reports): straight-line, each slot's key kept (`_sdbg_r0q`).
     {h}uint pk = _sdbg_pkey(kind, other, og);
-    if (_sdbg_r0p == 0u) {{ _sdbg_r0k = kind; _sdbg_r0p = p; _sdbg_r0i = idx; _sdbg_r0b = bound; _sdbg_r0o = other; _sdbg_r0g = og; _sdbg_r0v = v; _sdbg_r0w = w; _sdbg_rlast = 0u; _sdbg_rpend = true; }}
-    else if (!_sdbg_same(_sdbg_r0k, _sdbg_r0p, _sdbg_r0o, _sdbg_r0g, kind, p, pk)) {{
-        if (_sdbg_r1p == 0u) {{ _sdbg_r1k = kind; _sdbg_r1p = p; _sdbg_r1i = idx; _sdbg_r1b = bound; _sdbg_r1o = other; _sdbg_r1g = og; _sdbg_r1v = v; _sdbg_r1w = w; _sdbg_rlast = 1u; _sdbg_rpend = true; }}
-        else if (!_sdbg_same(_sdbg_r1k, _sdbg_r1p, _sdbg_r1o, _sdbg_r1g, kind, p, pk)) _sdbg_more = true;
-    }}
+    bool s0 = _sdbg_r0p == p && ((_sdbg_r0k ^ kind) & 0xffu) == 0u && _sdbg_r0q == pk;
+    bool s1 = _sdbg_r1p == p && ((_sdbg_r1k ^ kind) & 0xffu) == 0u && _sdbg_r1q == pk;
+    bool to0 = _sdbg_r0p == 0u;
+    bool to1 = !to0 && !s0 && _sdbg_r1p == 0u;
+    _sdbg_more = _sdbg_more || !(to0 || to1 || s0 || s1);
+    if (to0) {{ _sdbg_r0k = kind; _sdbg_r0p = p; _sdbg_r0i = idx; _sdbg_r0b = bound; _sdbg_r0o = other; _sdbg_r0g = og; _sdbg_r0v = v; _sdbg_r0w = w; _sdbg_r0q = pk; }}
+    if (to1) {{ _sdbg_r1k = kind; _sdbg_r1p = p; _sdbg_r1i = idx; _sdbg_r1b = bound; _sdbg_r1o = other; _sdbg_r1g = og; _sdbg_r1v = v; _sdbg_r1w = w; _sdbg_r1q = pk; }}
+    _sdbg_rlast = to1 ? 1u : 0u;
     // A read's race report takes the value read, right after the read.
-    if ((kind & {race_read_mask}u) != {race_kind}u) _sdbg_rpend = false;
+    _sdbg_rpend = (to0 || to1) && (kind & {race_read_mask}u) == {race_kind}u;
 }}
 void _sdbg_rcap({h}uint b) {{
     if (!_sdbg_rpend) return;
@@ -915,44 +926,50 @@ void _sdbg_rcap({h}uint b) {{
 }}
 void _sdbg_report({h}uint kind, {h}uint p, {h}uint idx, {h}uint bound, {h}uint other) {{ _sdbg_rep(kind, p, idx, bound, other, 0u, 0u, 0u); }}
 void _sdbg_key({h}uint at) {{ _sdbg_data[at] = {k0}; _sdbg_data[at + 1u] = {k1}; _sdbg_data[at + 2u] = {k2}; }}
-{race_decls}void _sdbg_put_other({h}uint at, {h}uint kind, {h}uint other, {h}uint og) {{ {put_other}}}
-void _sdbg_put({h}uint kind, {h}uint p, {h}uint idx, {h}uint bound, {h}uint other, {h}uint og, {h}uint v, {h}uint w) {{
+{race_decls}{h}uvec4 _sdbg_other_words({h}uint kind, {h}uint other, {h}uint og) {{ {h}uvec4 o = uvec4(0u); {put_other}return o; }}
+bool _sdbg_put({h}uint kind, {h}uint p, {h}uint idx, {h}uint bound, {h}uint other, {h}uint og, {h}uint v, {h}uint w) {{
+    // A report into the buffer; false if it is lost (to the record cap,
+    // or to a step's race partner words).
     {h}uint base = p * {FW}u;
     {h}uint k = kind & 0xffu;
     if (base + {FW}u <= _sdbg_san_flags) {{
-        if (k == {race_kind}u) {{
-            // The first report of each pair of steps: the partner's key
-            // into the first free of the step's race words.
-            {h}uint key = _sdbg_pkey(kind, other, og);
-            bool fresh = false;
-            bool seen = false;
-            for ({h}uint j = 0u; j < {SANITIZE_RACE_PARTNERS}u && !fresh && !seen; j++) {{
-                {h}uint at = j == 0u ? base + k - 1u : base + {SANITIZE_KINDS}u + j - 1u;
-                {h}uint was = _sdbg_data[at];
-                if (was == 0u) was = atomicCompSwap(_sdbg_data[at], 0u, key);
-                fresh = was == 0u;
-                seen = was == key;
-            }}
-            if (!fresh) {{
-                if (!seen) atomicOr(_sdbg_san_overflow, 1u);
-                return;
-            }}
-        }} else {{
-            {h}uint flag = base + k - 1u;
-            if (_sdbg_data[flag] != 0u || atomicOr(_sdbg_data[flag], 1u) != 0u) return;
+        // The first report of each kind of a step: its key (1; a race's,
+        // the partner's, into the first free of the step's race words:
+        // the first of each pair of steps) into its dedup word.
+        {h}uint key = _sdbg_pkey(kind, other, og);
+        {h}uint tries = k == {race_kind}u ? {SANITIZE_RACE_PARTNERS}u : 1u;
+        bool fresh = false;
+        bool seen = false;
+        for ({h}uint j = 0u; j < tries && !fresh && !seen; j++) {{
+            {h}uint at = j == 0u ? base + k - 1u : base + {SANITIZE_KINDS}u + j - 1u;
+            {h}uint was = _sdbg_data[at];
+            if (was == 0u) was = atomicCompSwap(_sdbg_data[at], 0u, key);
+            fresh = was == 0u;
+            seen = was == key;
         }}
+        if (!fresh) return seen;
     }}
     {h}uint i = atomicAdd(_sdbg_san_count, 1u);
-    if (i >= _sdbg_san_cap) {{ atomicOr(_sdbg_san_overflow, 1u); return; }}
+    if (i >= _sdbg_san_cap) return false;
     {h}uint at = _sdbg_san_flags + i * {SANITIZE_RECORD_WORDS}u;
+    {h}uvec4 o = _sdbg_other_words(kind, other, og);
     _sdbg_data[at] = kind; _sdbg_data[at + 1u] = p; _sdbg_key(at + 2u);
-    _sdbg_data[at + 5u] = idx; _sdbg_data[at + 6u] = bound; _sdbg_put_other(at + 7u, kind, other, og);
+    _sdbg_data[at + 5u] = idx; _sdbg_data[at + 6u] = bound;
+    _sdbg_data[at + 7u] = o.x; _sdbg_data[at + 8u] = o.y; _sdbg_data[at + 9u] = o.z; _sdbg_data[at + 10u] = o.w;
     _sdbg_data[at + 11u] = v; _sdbg_data[at + 12u] = w;
+    return true;
 }}
 void _sdbg_flush() {{
-    if (_sdbg_r0p != 0u) _sdbg_put(_sdbg_r0k, _sdbg_r0p, _sdbg_r0i, _sdbg_r0b, _sdbg_r0o, _sdbg_r0g, _sdbg_r0v, _sdbg_r0w);
-    if (_sdbg_r1p != 0u) _sdbg_put(_sdbg_r1k, _sdbg_r1p, _sdbg_r1i, _sdbg_r1b, _sdbg_r1o, _sdbg_r1g, _sdbg_r1v, _sdbg_r1w);
-    if (_sdbg_more) atomicOr(_sdbg_san_overflow, 1u);
+    // One path writes both slots, a loop over those in use: SIMD drivers
+    // run every path, taken or not, so two would cost twice.
+    {h}uint n = _sdbg_r0p == 0u ? 0u : _sdbg_r1p == 0u ? 1u : 2u;
+    bool lost = _sdbg_more;
+    for ({h}uint s = 0u; s < n; s++) {{
+        bool z = s == 0u;
+        lost = !_sdbg_put(z ? _sdbg_r0k : _sdbg_r1k, z ? _sdbg_r0p : _sdbg_r1p, z ? _sdbg_r0i : _sdbg_r1i, z ? _sdbg_r0b : _sdbg_r1b,
+            z ? _sdbg_r0o : _sdbg_r1o, z ? _sdbg_r0g : _sdbg_r1g, z ? _sdbg_r0v : _sdbg_r1v, z ? _sdbg_r0w : _sdbg_r1w) || lost;
+    }}
+    if (lost) atomicOr(_sdbg_san_overflow, 1u);
     _sdbg_r0p = 0u; _sdbg_r1p = 0u; _sdbg_more = false;
 }}
 {h}int _sdbg_cl({h}uint p, {h}int i, {h}int n) {{
@@ -1391,6 +1408,27 @@ void _sdbg_uchk{k}({h}uint p, {h}{t} i, {h}uint f) {{{check} }}
         let name = format!("_sdbg_t{site}");
         let ty = if signed { "int" } else { "uint" };
         let _ = writeln!(self.pending, "{}{ty} {name};", self.h);
+        name
+    }
+
+    /// Declares the global `_sdbg_ok{site}` that holds a statement's
+    /// bounds checks.
+    pub fn flag_temp(&mut self, site: u32) -> String {
+        let name = format!("_sdbg_ok{site}");
+        let _ = writeln!(self.pending, "bool {name};");
+        name
+    }
+
+    /// Declares the global `_sdbg_h{site}` of type `ty` that holds the
+    /// value a checked statement writes.
+    pub fn value_temp(&mut self, site: u32, ty: &Type) -> String {
+        let name = format!("_sdbg_h{site}");
+        let _ = writeln!(
+            self.pending,
+            "{}{};",
+            self.precision(ty),
+            crate::types::decl_text(ty, &name)
+        );
         name
     }
 

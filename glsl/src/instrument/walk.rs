@@ -124,10 +124,14 @@ struct Shadowed {
 
 /// How an expression statement that writes is emitted when sanitizing:
 /// `if (ok) { before; statement; after; } [else els;]`, or without `ok`
-/// the three in a row.
+/// the three in a row. With `value` (a temporary and the value written),
+/// `_sdbg_okN = ok; temporary = value; if (_sdbg_okN) { ... }` instead
+/// of an `else`: SIMD drivers run both sides of an `if`, and the value's
+/// code (its reads' checks) twice.
 struct StmtWrap {
     ok: Option<ast::Expr>,
     els: Option<ast::Expr>,
+    value: Option<(String, ast::Expr)>,
     before: Vec<ast::Statement>,
     after: Vec<ast::Statement>,
 }
@@ -773,6 +777,17 @@ impl<'a> Walker<'a> {
                             body.extend(w.after);
                             match w.ok {
                                 Some(ok) => {
+                                    let ok = match w.value {
+                                        Some((temp, value)) => {
+                                            let flag = self.rt.flag_temp(self.san_sites);
+                                            self.san_sites += 1;
+                                            let eq = ast::AssignmentOpData::Equal;
+                                            out.push(stmt(assign(&flag, eq.clone(), ok)));
+                                            out.push(stmt(assign(&temp, eq, value)));
+                                            var(&flag)
+                                        }
+                                        None => ok,
+                                    };
                                     let then = if body.len() == 1 {
                                         body.remove(0)
                                     } else {
@@ -1045,6 +1060,7 @@ impl<'a> Walker<'a> {
                 // statement may write (a user function may write globals).
                 let precise = !may_write(&rhs, &self.model);
                 after.extend(self.local_mark(&lhs, precise));
+                let rhs_ty = self.model.expr_type(&rhs);
                 let rhs = self.expr(*rhs);
                 let mut place = Place::default();
                 let lhs = self.lvalue(*lhs, true, &mut place);
@@ -1056,11 +1072,27 @@ impl<'a> Walker<'a> {
                 } else {
                     self.value_keeper(&place)
                 };
-                let written = match &val {
+                let mut written = match &val {
                     Some(f) => call(f, vec![rhs.clone()]),
                     None => rhs.clone(),
                 };
                 self.wrap_statement(place, Some(rhs), reads, val.is_some());
+                // Under a bounds check, a value that calls anything (its
+                // reads' checks) is computed once before the `if` rather
+                // than in both of its sides; one that calls nothing is not
+                // computed where the check fails.
+                let hoist = sized(&rhs_ty) && nameable(&rhs_ty, &self.model);
+                if let Some(w) = self.stmt_wrap.as_mut().filter(|w| w.els.is_some()) {
+                    if !calls(&written) {
+                        w.els = None;
+                    } else if hoist {
+                        let temp = self.rt.value_temp(self.san_sites, &rhs_ty);
+                        self.san_sites += 1;
+                        w.els = None;
+                        w.value = Some((temp.clone(), written));
+                        written = var(&temp);
+                    }
+                }
                 self.log_write(t, span, &mut after);
                 ast::Expr::new(
                     ExprData::Assignment(Box::new(lhs), op, Box::new(written)),
@@ -1576,6 +1608,7 @@ impl Walker<'_> {
         }
         if place.ok.is_some() || !before.is_empty() || !after.is_empty() {
             self.stmt_wrap = Some(StmtWrap {
+                value: None,
                 els: place.ok.is_some().then_some(els).flatten(),
                 ok: place.ok,
                 before,
@@ -2378,6 +2411,17 @@ fn nameable(ty: &Type, m: &Model) -> bool {
     }
 }
 
+/// Whether a temporary of type `ty` can be declared: known, a value, and
+/// not runtime-sized.
+fn sized(ty: &Type) -> bool {
+    match ty {
+        Type::Error | Type::Void | Type::Array(_, None) => false,
+        Type::Opaque(name) => crate::types::is_sized_arithmetic(name),
+        Type::Array(e, _) => sized(e),
+        _ => true,
+    }
+}
+
 /// Whether `name` names an interface block (an element of an array of
 /// blocks is typed as a struct of the block's name, but a block name is not
 /// a type: no value of it can be written, so none is picked or zeroed).
@@ -2471,6 +2515,21 @@ fn has_side_effects(e: &ast::Expr) -> bool {
         }
         ExprData::Dot(a, _) => has_side_effects(a),
         ExprData::FunCall(_, args) => args.iter().any(has_side_effects),
+        _ => false,
+    }
+}
+
+/// Whether `e` calls a function (not a constructor) or writes.
+fn calls(e: &ast::Expr) -> bool {
+    match &e.content {
+        ExprData::FunCall(f, args) => fun_name(f).is_some() || args.iter().any(calls),
+        ExprData::Assignment(..) | ExprData::PostInc(_) | ExprData::PostDec(_) => true,
+        ExprData::Unary(op, a) => is_inc_dec(op) || calls(a),
+        ExprData::Dot(a, _) => calls(a),
+        ExprData::Binary(_, a, b) | ExprData::Comma(a, b) | ExprData::Bracket(a, b) => {
+            calls(a) || calls(b)
+        }
+        ExprData::Ternary(a, b, c) => calls(a) || calls(b) || calls(c),
         _ => false,
     }
 }

@@ -1,5 +1,5 @@
 #version 430 core
-// [15 runtime items as in runtime.sanitize.glsl]
+// [14 runtime items as in runtime.sanitize.glsl]
 void _sdbg_key(uint at) { _sdbg_data[at] = gl_GlobalInvocationID.x; _sdbg_data[at + 1u] = gl_GlobalInvocationID.y; _sdbg_data[at + 2u] = gl_GlobalInvocationID.z; }
 // [17 runtime items as in runtime.sanitize.glsl]
 layout(local_size_x = 4) in;
@@ -17,7 +17,7 @@ void main() {
     uint base = gl_GlobalInvocationID.x * CHUNK;
     for (uint k = 0u; k <= CHUNK; k++) {
         float v = _sdbg_chk(true, 13u, base + k, src.length(), _sdbg_t0) ? src[_sdbg_t0] : _sdbg_zero_float();
-        if (_sdbg_chk(true, 15u, base + k, dst.length(), _sdbg_t1)) dst[_sdbg_t1] = v * 2. + 1.; else v * 2. + 1.;
+        if (_sdbg_chk(true, 15u, base + k, dst.length(), _sdbg_t1)) dst[_sdbg_t1] = v * 2. + 1.;
     }
     _sdbg_flush();
 }

@@ -1,7 +1,7 @@
 #version 430 core
-// [15 runtime items as in runtime.sanitize.glsl]
+// [14 runtime items as in runtime.sanitize.glsl]
 void _sdbg_key(uint at) { _sdbg_data[at] = gl_GlobalInvocationID.x; _sdbg_data[at + 1u] = gl_GlobalInvocationID.y; _sdbg_data[at + 2u] = gl_GlobalInvocationID.z; }
-void _sdbg_other_key(uint at, uint o);
+uvec4 _sdbg_other_key(uint o);
 void _sdbg_race_clear();
 void _sdbg_race_init();
 uint _sdbg_ep = 0u;
@@ -84,14 +84,23 @@ void _sdbg_wr(uint p, uint at, uint elem, uint decl, uint f, bool known, uint v)
     if (hit) _sdbg_rep(kind, p, elem, decl, o & 0x3fffffu, 0u, v, ov);
 }
 void _sdbg_sinit();
-void _sdbg_sother_key(uint at, uint o, uint og);
+uvec4 _sdbg_sother_key(uint o, uint og);
 uint _sdbg_swg0 = 0u;
 uint _sdbg_swgn = 0u;
+uint _sdbg_swgl = 0u;
 bool _sdbg_swgsame(uint id) { return id - _sdbg_swg0 < _sdbg_swgn; }
 uint _sdbg_sid = 0xffffffffu;
 uint _sdbg_sb = 0u;
 uint _sdbg_scap = 0u;
 uint _sdbg_srel = 0u;
+uint _sdbg_fdiv(uint a, uint b) {
+    // `a / b` for `a` below 2^24, by a float division and a correction
+    // (llvmpipe runs an integer division lane by lane).
+    uint q = uint(float(a) / float(b));
+    if (q * b > a) q--;
+    else if (a - q * b >= b) q++;
+    return q;
+}
 bool _sdbg_sreleased(uint id, uint og) { return false; }
 void _sdbg_sbase(uint reserve) {
     // The shadow's slots after `reserve` words (the work groups' release
@@ -189,7 +198,7 @@ void _sdbg_srd(uint p, uint slot, uint elem, uint decl, uint f) {
         _sdbg_data[r + 1u] = mg;
     }
 }
-void _sdbg_put_other(uint at, uint kind, uint other, uint og) { if ((kind & 65536u) != 0u) { _sdbg_data[at] = other; _sdbg_data[at + 1u] = og; } if ((kind & 8447u) == 3u) _sdbg_other_key(at, other); if ((kind & 8192u) != 0u) _sdbg_sother_key(at, other, og); }
+uvec4 _sdbg_other_words(uint kind, uint other, uint og) { uvec4 o = uvec4(0u); if ((kind & 65536u) != 0u) o = uvec4(other, og, 0u, 0u); if ((kind & 8447u) == 3u) o = _sdbg_other_key(other); if ((kind & 8192u) != 0u) o = _sdbg_sother_key(other, og); return o; }
 // [16 runtime items as in runtime.sanitize.glsl]
 layout(local_size_x = 16) in;
 layout(std430, binding = 0) buffer Src {
@@ -217,9 +226,13 @@ uint _sdbg_uv0(uint p, uint f) { _sdbg_uchk0(p, 0u, f); return 0u; }
 uint _sdbg_t1;
 uint _sdbg_bits_float(float v) { return floatBitsToUint(v); }
 float _sdbg_val_float(float v) { _sdbg_v = _sdbg_bits_float(v); return v; }
+float _sdbg_h2;
+bool _sdbg_ok3;
 float _sdbg_pick_float(float v) { return _sdbg_ok ? v : float(0); }
 float _sdbg_rval_float(float v) { if (_sdbg_rpend) _sdbg_rcap(_sdbg_bits_float(v)); return v; }
-uint _sdbg_t2;
+uint _sdbg_t4;
+float _sdbg_h5;
+bool _sdbg_ok6;
 uint _sdbg_sb1 = 0u;
 int _sdbg_sn1 = 0;
 void _sdbg_markv1(uint p, int i, uint f, bool known, uint v) { _sdbg_swr(p, _sdbg_sb1 + uint(i), uint(i), 1u, f, known, v); }
@@ -236,7 +249,9 @@ uint _sdbg_u1(uint p, uint i, uint f) { uint c = _sdbg_cl(p, i, _sdbg_sn1); if (
 uint _sdbg_wm1(uint p, uint i, uint f) { uint c = _sdbg_cl(p, i, _sdbg_sn1); if (_sdbg_ok) _sdbg_mark1(p, c, f); return c; }
 void _sdbg_markall1(uint p, uint f) { for (int i = 0; i < _sdbg_sn1; i++) _sdbg_mark1(p, i, f); }
 uint _sdbg_uv1(uint p, uint f) { _sdbg_uchk1(p, 0u, f); return 0u; }
-uint _sdbg_t3;
+uint _sdbg_t7;
+float _sdbg_h8;
+bool _sdbg_ok9;
 void _sdbg_shadow_init() {
     uint n = gl_WorkGroupSize.x * gl_WorkGroupSize.y * gl_WorkGroupSize.z;
     for (uint i = gl_LocalInvocationIndex; i < 16u; i += n) _sdbg_sh0[i] = 0u;
@@ -248,34 +263,39 @@ void main() {
     memoryBarrierShared();
     barrier();
     uint i = gl_LocalInvocationID.x;
-    if (_sdbg_chk(true, 8u, i, 16, _sdbg_t1)) {
-        tile[_sdbg_t1] = _sdbg_val_float(_sdbg_chk(true, 8u, gl_GlobalInvocationID.x, src.length(), _sdbg_t0) ? src[_sdbg_t0] : _sdbg_zero_float());
+    _sdbg_ok3 = _sdbg_chk(true, 8u, i, 16, _sdbg_t1);
+    _sdbg_h2 = _sdbg_val_float(_sdbg_chk(true, 8u, gl_GlobalInvocationID.x, src.length(), _sdbg_t0) ? src[_sdbg_t0] : _sdbg_zero_float());
+    if (_sdbg_ok3) {
+        tile[_sdbg_t1] = _sdbg_h2;
         _sdbg_markv0(8u, _sdbg_t1, 0u, true, _sdbg_v);
-    } else _sdbg_chk(true, 8u, gl_GlobalInvocationID.x, src.length(), _sdbg_t0) ? src[_sdbg_t0] : _sdbg_zero_float();
+    }
     memoryBarrierShared();
     _sdbg_ubarrier(10u);
     for (uint s = 8u; s > 0u; s >>= 1u) {
         if (i < s) {
             float other = _sdbg_rval_float(_sdbg_pick_float(tile[_sdbg_u0(18u, i + s, 0u)]));
-            if (_sdbg_chk(true, 20u, i, 16, _sdbg_t2)) {
-                tile[_sdbg_t2] = _sdbg_val_float(_sdbg_rval_float(_sdbg_pick_float(tile[_sdbg_u0(20u, i, 0u)])) + other);
-                _sdbg_markv0(20u, _sdbg_t2, 0u, true, _sdbg_v);
-            } else _sdbg_rval_float(_sdbg_pick_float(tile[_sdbg_u0(20u, i, 0u)])) + other;
+            _sdbg_ok6 = _sdbg_chk(true, 20u, i, 16, _sdbg_t4);
+            _sdbg_h5 = _sdbg_val_float(_sdbg_rval_float(_sdbg_pick_float(tile[_sdbg_u0(20u, i, 0u)])) + other);
+            if (_sdbg_ok6) {
+                tile[_sdbg_t4] = _sdbg_h5;
+                _sdbg_markv0(20u, _sdbg_t4, 0u, true, _sdbg_v);
+            }
         }
     }
     if (i == 0u) {
-        if (_sdbg_chk(true, 23u, gl_WorkGroupID.x, dst.length(), _sdbg_t3)) {
-            dst[_sdbg_t3] = _sdbg_val_float(_sdbg_rval_float(_sdbg_pick_float(tile[_sdbg_u0(23u, 0, 0u)])));
-            _sdbg_markv1(23u, _sdbg_t3, 0u, true, _sdbg_v);
-        } else _sdbg_rval_float(_sdbg_pick_float(tile[_sdbg_u0(23u, 0, 0u)]));
+        _sdbg_ok9 = _sdbg_chk(true, 23u, gl_WorkGroupID.x, dst.length(), _sdbg_t7);
+        _sdbg_h8 = _sdbg_val_float(_sdbg_rval_float(_sdbg_pick_float(tile[_sdbg_u0(23u, 0, 0u)])));
+        if (_sdbg_ok9) {
+            dst[_sdbg_t7] = _sdbg_h8;
+            _sdbg_markv1(23u, _sdbg_t7, 0u, true, _sdbg_v);
+        }
     }
     _sdbg_flush();
 }
-void _sdbg_other_key(uint at, uint o) {
+uvec4 _sdbg_other_key(uint o) {
     uvec3 s = gl_WorkGroupSize;
     uint l = (o >> 12u) & 1023u;
-    uvec3 id = gl_WorkGroupID * s + uvec3(l % s.x, (l / s.x) % s.y, l / (s.x * s.y));
-    _sdbg_data[at] = id.x; _sdbg_data[at + 1u] = id.y; _sdbg_data[at + 2u] = id.z; _sdbg_data[at + 3u] = o & 2047u;
+    return uvec4(gl_WorkGroupID * s + uvec3(l % s.x, (l / s.x) % s.y, l / (s.x * s.y)), o & 2047u);
 }
 void _sdbg_race_clear() {
     uint n = gl_WorkGroupSize.x * gl_WorkGroupSize.y * gl_WorkGroupSize.z;
@@ -293,22 +313,26 @@ void _sdbg_sinit() {
     uvec3 w = gl_NumWorkGroups;
     uint s = gl_WorkGroupSize.x * gl_WorkGroupSize.y * gl_WorkGroupSize.z;
     uint reserve = 0u;
-    if (n.x <= 0x400000u && n.y <= 0x400000u / n.x && n.z <= 0x400000u / (n.x * n.y)) {
+    // At most 2^22 invocations (a float product: no integer division,
+    // which llvmpipe runs lane by lane).
+    if (float(n.x) * float(n.y) * float(n.z) <= 4194304.0) {
         _sdbg_swgn = s;
-        _sdbg_swg0 = (gl_WorkGroupID.x + w.x * (gl_WorkGroupID.y + w.y * gl_WorkGroupID.z)) * s;
+        _sdbg_swgl = gl_WorkGroupID.x + w.x * (gl_WorkGroupID.y + w.y * gl_WorkGroupID.z);
+        _sdbg_swg0 = _sdbg_swgl * s;
         _sdbg_sid = _sdbg_swg0 + gl_LocalInvocationIndex;
     }
     _sdbg_sbase(reserve);
     uint _sdbg_sx = 0u;
     _sdbg_sb1 = _sdbg_sx; _sdbg_sn1 = int(dst.length()); _sdbg_sx += uint(_sdbg_sn1);
 }
-void _sdbg_sother_key(uint at, uint o, uint og) {
+uvec4 _sdbg_sother_key(uint o, uint og) {
     uvec3 w = gl_NumWorkGroups;
     uvec3 s = gl_WorkGroupSize;
     uint id = o & 0x3fffffu;
     uint g = id / (s.x * s.y * s.z);
     uint l = id % (s.x * s.y * s.z);
-    uvec3 c = uvec3(g % w.x, (g / w.x) % w.y, g / (w.x * w.y)) * s + uvec3(l % s.x, (l / s.x) % s.y, l / (s.x * s.y));
-    _sdbg_data[at] = c.x; _sdbg_data[at + 1u] = c.y; _sdbg_data[at + 2u] = c.z;
-    _sdbg_data[at + 3u] = og & 4095u;
+    uint gy = _sdbg_fdiv(g, w.x);
+    uint gz = _sdbg_fdiv(gy, w.y);
+    uvec3 c = uvec3(g - gy * w.x, gy - gz * w.y, gz) * s + uvec3(l % s.x, (l / s.x) % s.y, l / (s.x * s.y));
+    return uvec4(c, og & 4095u);
 }

@@ -3,8 +3,8 @@ bool _sdbg_ok = true;
 const bool _sdbg_oob = true;
 uint _sdbg_v = 0u;
 uint _sdbg_g = 0u;
-uint _sdbg_r0k = 0u; uint _sdbg_r0p = 0u; uint _sdbg_r0i = 0u; uint _sdbg_r0b = 0u; uint _sdbg_r0o = 0u; uint _sdbg_r0g = 0u; uint _sdbg_r0v = 0u; uint _sdbg_r0w = 0u;
-uint _sdbg_r1k = 0u; uint _sdbg_r1p = 0u; uint _sdbg_r1i = 0u; uint _sdbg_r1b = 0u; uint _sdbg_r1o = 0u; uint _sdbg_r1g = 0u; uint _sdbg_r1v = 0u; uint _sdbg_r1w = 0u;
+uint _sdbg_r0k = 0u; uint _sdbg_r0p = 0u; uint _sdbg_r0i = 0u; uint _sdbg_r0b = 0u; uint _sdbg_r0o = 0u; uint _sdbg_r0g = 0u; uint _sdbg_r0v = 0u; uint _sdbg_r0w = 0u; uint _sdbg_r0q = 0u;
+uint _sdbg_r1k = 0u; uint _sdbg_r1p = 0u; uint _sdbg_r1i = 0u; uint _sdbg_r1b = 0u; uint _sdbg_r1o = 0u; uint _sdbg_r1g = 0u; uint _sdbg_r1v = 0u; uint _sdbg_r1w = 0u; uint _sdbg_r1q = 0u;
 bool _sdbg_more = false;
 bool _sdbg_rpend = false;
 uint _sdbg_rlast = 0u;
@@ -15,19 +15,20 @@ uint _sdbg_pkey(uint kind, uint other, uint og) {
     if ((kind & 0xffu) != 3u) return 1u;
     return (kind & 8192u) != 0u ? (og & 4095u) + 0x1001u : (other & 2047u) + 1u;
 }
-bool _sdbg_same(uint k, uint p, uint o, uint g, uint kind, uint q, uint pk) {
-    return p == q && ((k ^ kind) & 0xffu) == 0u && _sdbg_pkey(k, o, g) == pk;
-}
 void _sdbg_rep(uint kind, uint p, uint idx, uint bound, uint other, uint og, uint v, uint w) {
-    _sdbg_rpend = false;
+    // Inlined, masked, at every check (SIMD drivers run it whether or not
+    // a lane reports): straight-line, each slot's key kept (`_sdbg_r0q`).
     uint pk = _sdbg_pkey(kind, other, og);
-    if (_sdbg_r0p == 0u) { _sdbg_r0k = kind; _sdbg_r0p = p; _sdbg_r0i = idx; _sdbg_r0b = bound; _sdbg_r0o = other; _sdbg_r0g = og; _sdbg_r0v = v; _sdbg_r0w = w; _sdbg_rlast = 0u; _sdbg_rpend = true; }
-    else if (!_sdbg_same(_sdbg_r0k, _sdbg_r0p, _sdbg_r0o, _sdbg_r0g, kind, p, pk)) {
-        if (_sdbg_r1p == 0u) { _sdbg_r1k = kind; _sdbg_r1p = p; _sdbg_r1i = idx; _sdbg_r1b = bound; _sdbg_r1o = other; _sdbg_r1g = og; _sdbg_r1v = v; _sdbg_r1w = w; _sdbg_rlast = 1u; _sdbg_rpend = true; }
-        else if (!_sdbg_same(_sdbg_r1k, _sdbg_r1p, _sdbg_r1o, _sdbg_r1g, kind, p, pk)) _sdbg_more = true;
-    }
+    bool s0 = _sdbg_r0p == p && ((_sdbg_r0k ^ kind) & 0xffu) == 0u && _sdbg_r0q == pk;
+    bool s1 = _sdbg_r1p == p && ((_sdbg_r1k ^ kind) & 0xffu) == 0u && _sdbg_r1q == pk;
+    bool to0 = _sdbg_r0p == 0u;
+    bool to1 = !to0 && !s0 && _sdbg_r1p == 0u;
+    _sdbg_more = _sdbg_more || !(to0 || to1 || s0 || s1);
+    if (to0) { _sdbg_r0k = kind; _sdbg_r0p = p; _sdbg_r0i = idx; _sdbg_r0b = bound; _sdbg_r0o = other; _sdbg_r0g = og; _sdbg_r0v = v; _sdbg_r0w = w; _sdbg_r0q = pk; }
+    if (to1) { _sdbg_r1k = kind; _sdbg_r1p = p; _sdbg_r1i = idx; _sdbg_r1b = bound; _sdbg_r1o = other; _sdbg_r1g = og; _sdbg_r1v = v; _sdbg_r1w = w; _sdbg_r1q = pk; }
+    _sdbg_rlast = to1 ? 1u : 0u;
     // A read's race report takes the value read, right after the read.
-    if ((kind & 767u) != 3u) _sdbg_rpend = false;
+    _sdbg_rpend = (to0 || to1) && (kind & 767u) == 3u;
 }
 void _sdbg_rcap(uint b) {
     if (!_sdbg_rpend) return;
@@ -36,44 +37,50 @@ void _sdbg_rcap(uint b) {
 }
 void _sdbg_report(uint kind, uint p, uint idx, uint bound, uint other) { _sdbg_rep(kind, p, idx, bound, other, 0u, 0u, 0u); }
 void _sdbg_key(uint at) { _sdbg_data[at] = uint(gl_VertexID); _sdbg_data[at + 1u] = uint(gl_InstanceID); _sdbg_data[at + 2u] = 0u; }
-void _sdbg_put_other(uint at, uint kind, uint other, uint og) { if ((kind & 65536u) != 0u) { _sdbg_data[at] = other; _sdbg_data[at + 1u] = og; } }
-void _sdbg_put(uint kind, uint p, uint idx, uint bound, uint other, uint og, uint v, uint w) {
+uvec4 _sdbg_other_words(uint kind, uint other, uint og) { uvec4 o = uvec4(0u); if ((kind & 65536u) != 0u) o = uvec4(other, og, 0u, 0u); return o; }
+bool _sdbg_put(uint kind, uint p, uint idx, uint bound, uint other, uint og, uint v, uint w) {
+    // A report into the buffer; false if it is lost (to the record cap,
+    // or to a step's race partner words).
     uint base = p * 7u;
     uint k = kind & 0xffu;
     if (base + 7u <= _sdbg_san_flags) {
-        if (k == 3u) {
-            // The first report of each pair of steps: the partner's key
-            // into the first free of the step's race words.
-            uint key = _sdbg_pkey(kind, other, og);
-            bool fresh = false;
-            bool seen = false;
-            for (uint j = 0u; j < 4u && !fresh && !seen; j++) {
-                uint at = j == 0u ? base + k - 1u : base + 4u + j - 1u;
-                uint was = _sdbg_data[at];
-                if (was == 0u) was = atomicCompSwap(_sdbg_data[at], 0u, key);
-                fresh = was == 0u;
-                seen = was == key;
-            }
-            if (!fresh) {
-                if (!seen) atomicOr(_sdbg_san_overflow, 1u);
-                return;
-            }
-        } else {
-            uint flag = base + k - 1u;
-            if (_sdbg_data[flag] != 0u || atomicOr(_sdbg_data[flag], 1u) != 0u) return;
+        // The first report of each kind of a step: its key (1; a race's,
+        // the partner's, into the first free of the step's race words:
+        // the first of each pair of steps) into its dedup word.
+        uint key = _sdbg_pkey(kind, other, og);
+        uint tries = k == 3u ? 4u : 1u;
+        bool fresh = false;
+        bool seen = false;
+        for (uint j = 0u; j < tries && !fresh && !seen; j++) {
+            uint at = j == 0u ? base + k - 1u : base + 4u + j - 1u;
+            uint was = _sdbg_data[at];
+            if (was == 0u) was = atomicCompSwap(_sdbg_data[at], 0u, key);
+            fresh = was == 0u;
+            seen = was == key;
         }
+        if (!fresh) return seen;
     }
     uint i = atomicAdd(_sdbg_san_count, 1u);
-    if (i >= _sdbg_san_cap) { atomicOr(_sdbg_san_overflow, 1u); return; }
+    if (i >= _sdbg_san_cap) return false;
     uint at = _sdbg_san_flags + i * 13u;
+    uvec4 o = _sdbg_other_words(kind, other, og);
     _sdbg_data[at] = kind; _sdbg_data[at + 1u] = p; _sdbg_key(at + 2u);
-    _sdbg_data[at + 5u] = idx; _sdbg_data[at + 6u] = bound; _sdbg_put_other(at + 7u, kind, other, og);
+    _sdbg_data[at + 5u] = idx; _sdbg_data[at + 6u] = bound;
+    _sdbg_data[at + 7u] = o.x; _sdbg_data[at + 8u] = o.y; _sdbg_data[at + 9u] = o.z; _sdbg_data[at + 10u] = o.w;
     _sdbg_data[at + 11u] = v; _sdbg_data[at + 12u] = w;
+    return true;
 }
 void _sdbg_flush() {
-    if (_sdbg_r0p != 0u) _sdbg_put(_sdbg_r0k, _sdbg_r0p, _sdbg_r0i, _sdbg_r0b, _sdbg_r0o, _sdbg_r0g, _sdbg_r0v, _sdbg_r0w);
-    if (_sdbg_r1p != 0u) _sdbg_put(_sdbg_r1k, _sdbg_r1p, _sdbg_r1i, _sdbg_r1b, _sdbg_r1o, _sdbg_r1g, _sdbg_r1v, _sdbg_r1w);
-    if (_sdbg_more) atomicOr(_sdbg_san_overflow, 1u);
+    // One path writes both slots, a loop over those in use: SIMD drivers
+    // run every path, taken or not, so two would cost twice.
+    uint n = _sdbg_r0p == 0u ? 0u : _sdbg_r1p == 0u ? 1u : 2u;
+    bool lost = _sdbg_more;
+    for (uint s = 0u; s < n; s++) {
+        bool z = s == 0u;
+        lost = !_sdbg_put(z ? _sdbg_r0k : _sdbg_r1k, z ? _sdbg_r0p : _sdbg_r1p, z ? _sdbg_r0i : _sdbg_r1i, z ? _sdbg_r0b : _sdbg_r1b,
+            z ? _sdbg_r0o : _sdbg_r1o, z ? _sdbg_r0g : _sdbg_r1g, z ? _sdbg_r0v : _sdbg_r1v, z ? _sdbg_r0w : _sdbg_r1w) || lost;
+    }
+    if (lost) atomicOr(_sdbg_san_overflow, 1u);
     _sdbg_r0p = 0u; _sdbg_r1p = 0u; _sdbg_more = false;
 }
 int _sdbg_cl(uint p, int i, int n) {

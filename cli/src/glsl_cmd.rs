@@ -9,7 +9,7 @@ use shaderdbg_core::Invocation;
 use shaderdbg_glsl::analysis::Model;
 use shaderdbg_glsl::instrument::{self, Breakpoint, Mode, Request, Target};
 use shaderdbg_glsl::parse::{parse, IncludeResolver, Origin, Parsed};
-use shaderdbg_glsl::{Diagnostic, Severity, Stage};
+use shaderdbg_glsl::{ide, shadertoy, Diagnostic, Severity, Stage};
 
 #[derive(Subcommand)]
 pub enum GlslCommand {
@@ -113,29 +113,100 @@ fn stage_of(file: &Path, stage: Option<Stage>) -> Result<Stage> {
 
 fn load(file: &Path, stage: Option<Stage>) -> Result<std::result::Result<Parsed, Diagnostic>> {
     let stage = stage_of(file, stage)?;
-    let bytes = std::fs::read(file).with_context(|| format!("reading {}", file.display()))?;
-    let text = String::from_utf8_lossy(&bytes);
-    let dir = file.parent().map(Path::to_path_buf).unwrap_or_default();
-    let includes = FileIncludes { dir };
-    Ok(parse(&[&text], stage, Some(&includes)))
+    let text = read_text(file)?;
+    Ok(parse(&[&text], stage, Some(&includes_of(file))))
 }
 
-fn print_diagnostic(file: &Path, parsed_text: Option<&Parsed>, src: &str, d: &Diagnostic) {
-    let (name, line, col) = match parsed_text {
-        Some(p) => {
+fn read_text(file: &Path) -> Result<String> {
+    let bytes = std::fs::read(file).with_context(|| format!("reading {}", file.display()))?;
+    Ok(String::from_utf8_lossy(&bytes).into_owned())
+}
+
+fn includes_of(file: &Path) -> FileIncludes {
+    FileIncludes {
+        dir: file.parent().map(Path::to_path_buf).unwrap_or_default(),
+    }
+}
+
+/// A file as `check` parses it: its source strings, each with the file
+/// line it starts at (`None`: text we added).
+struct Checked {
+    parsed: std::result::Result<Parsed, Diagnostic>,
+    strings: Vec<(String, Option<u32>)>,
+}
+
+impl Checked {
+    /// Where an offset of a diagnostic that did not parse is: the offsets
+    /// are those of the strings run together.
+    fn locate_unparsed(&self, mut offset: usize) -> (Option<u32>, u32, u32) {
+        for (i, (text, first)) in self.strings.iter().enumerate() {
+            if offset > text.len() && i + 1 < self.strings.len() {
+                offset -= text.len();
+                continue;
+            }
+            let before = &text[..floor_boundary(text, offset)];
+            let line = before.matches('\n').count() as u32 + 1;
+            let col = before.rsplit('\n').next().map_or(0, |l| l.chars().count()) as u32 + 1;
+            return (*first, line, col);
+        }
+        (Some(1), 1, 1)
+    }
+}
+
+fn floor_boundary(text: &str, mut at: usize) -> usize {
+    at = at.min(text.len());
+    while !text.is_char_boundary(at) {
+        at -= 1;
+    }
+    at
+}
+
+/// A Shadertoy-style fragment body (`mainImage`, no `main`) is checked as
+/// the built-in host and the language server read it: with the host's
+/// uniforms after its `#version` line (a default `#version` where it has
+/// none). Anything else is parsed as it is.
+fn load_for_check(file: &Path, stage: Option<Stage>) -> Result<Checked> {
+    let stage = stage_of(file, stage)?;
+    let text = read_text(file)?;
+    let includes = includes_of(file);
+    if stage != Stage::Fragment || !shadertoy::is_main_image_body(&text) {
+        return Ok(Checked {
+            parsed: parse(&[&text], stage, Some(&includes)),
+            strings: vec![(text, Some(1))],
+        });
+    }
+    let split = ide::version_split(&text);
+    let (pre, rest) = text.split_at(split);
+    let header = shadertoy::header(&text);
+    let rest_line = pre.matches('\n').count() as u32 + 1;
+    Ok(Checked {
+        parsed: parse(&[pre, &header, rest], stage, Some(&includes)),
+        strings: vec![
+            (pre.to_string(), Some(1)),
+            (header, None),
+            (rest.to_string(), Some(rest_line)),
+        ],
+    })
+}
+
+fn print_diagnostic(file: &Path, checked: &Checked, d: &Diagnostic) {
+    let in_strings = |i: usize, line: u32, col: u32| match checked.strings.get(i) {
+        Some((_, Some(first))) => (file.display().to_string(), first + line - 1, col),
+        Some((_, None)) => ("<shadertoy uniforms>".to_string(), line, col),
+        None => (file.display().to_string(), line, col),
+    };
+    let (name, line, col) = match &checked.parsed {
+        Ok(p) => {
             let loc = p.source.locate(d.span.start);
-            let name = match loc.origin {
-                Origin::String(_) => file.display().to_string(),
-                Origin::Include(n) => n,
-            };
-            (name, loc.line, loc.column)
+            match loc.origin {
+                Origin::String(i) => in_strings(i, loc.line, loc.column),
+                Origin::Include(n) => (n, loc.line, loc.column),
+            }
         }
-        None => {
-            let before = &src[..d.span.start.min(src.len())];
-            let line = before.matches('\n').count() + 1;
-            let col = before.rsplit('\n').next().map_or(0, |l| l.chars().count()) + 1;
-            (file.display().to_string(), line as u32, col as u32)
-        }
+        Err(_) => match checked.locate_unparsed(d.span.start) {
+            (Some(first), line, col) => (file.display().to_string(), first + line - 1, col),
+            (None, line, col) => ("<shadertoy uniforms>".to_string(), line, col),
+        },
     };
     let sev = match d.severity {
         Severity::Error => "error",
@@ -149,17 +220,17 @@ pub fn run(cmd: GlslCommand) -> Result<ExitCode> {
         GlslCommand::Check { stage, files } => {
             let mut errors = 0;
             for file in &files {
-                match load(file, stage)? {
+                let checked = load_for_check(file, stage)?;
+                match &checked.parsed {
                     Ok(parsed) => {
-                        let model = Model::analyze(&parsed);
+                        let model = Model::analyze(parsed);
                         for d in &model.diagnostics {
-                            print_diagnostic(file, Some(&parsed), &parsed.source.text, d);
+                            print_diagnostic(file, &checked, d);
                         }
                         errors += model.errors().count();
                     }
                     Err(d) => {
-                        let src = String::from_utf8_lossy(&std::fs::read(file)?).into_owned();
-                        print_diagnostic(file, None, &src, &d);
+                        print_diagnostic(file, &checked, d);
                         errors += 1;
                     }
                 }

@@ -121,7 +121,8 @@ pub struct BreakpointArgs {
     #[arg(long = "break", value_name = "FILE:LINE[:CONDITION]")]
     pub breaks: Vec<String>,
     /// Logpoint (gdb's dprintf): print MESSAGE for each invocation that
-    /// reaches the line, `{expr}` replaced by its value; never stops.
+    /// reaches the line (the first 32 of a draw, then how many more),
+    /// `{expr}` replaced by its value; never stops.
     #[arg(long, value_name = "FILE:LINE:MESSAGE")]
     pub dprintf: Vec<String>,
     /// gdb's `ignore`: breakpoint N stops only after COUNT invocations

@@ -70,6 +70,42 @@ fn check_reports_errors_with_positions_and_exit_code() {
     assert!(out.status.success());
 }
 
+/// A Shadertoy-style body is checked with the uniforms the built-in host
+/// gives it (it used to say `iResolution` was undeclared), and its errors
+/// keep the file's own line numbers, with or without `#version`.
+#[test]
+fn check_reads_shadertoy_bodies_as_the_host_runs_them() {
+    let body = "// a comment\nvoid mainImage(out vec4 o, in vec2 p) {\n    o = vec4(p / iResolution.xy, iTime, 1.0);\n}\n";
+    let file = temp_file("toy.frag", body);
+    let out = shaderdbg(&["glsl", "check", file.to_str().unwrap()]);
+    assert!(out.status.success(), "{}", stdout(&out));
+    assert_eq!(stdout(&out), "");
+
+    let versioned = temp_file(
+        "toy_versioned.frag",
+        "#version 300 es\nprecision highp float;\nvoid mainImage(out vec4 o, in vec2 p) {\n    o = vec4(p / iResolution.xy, missing, 1.0);\n}\n",
+    );
+    let out = shaderdbg(&["glsl", "check", versioned.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(1));
+    let text = stdout(&out);
+    assert!(
+        text.contains("toy_versioned.frag:4:34: error: undeclared identifier `missing`"),
+        "{text}"
+    );
+
+    let broken = temp_file(
+        "toy_broken.frag",
+        "void mainImage(out vec4 o, in vec2 p) {\n    o = ;\n}\n",
+    );
+    let out = shaderdbg(&["glsl", "check", broken.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(
+        stdout(&out).contains("toy_broken.frag:2:9: error:"),
+        "{}",
+        stdout(&out)
+    );
+}
+
 #[test]
 fn instrument_prints_glsl_for_each_mode() {
     let file = temp_file("inst.frag", GOOD);

@@ -373,6 +373,29 @@ fn dprintf_logs_values_without_stopping() {
     );
 }
 
+/// A logpoint reached by a whole draw prints the first invocations and
+/// then says how many more reached it, rather than dropping them silently.
+#[test]
+fn dprintf_says_how_many_invocations_it_did_not_print() {
+    let log = format!("{}:10:t={{t}}", shader_file().display());
+    // Two 8x8 frames: 64 invocations reach line 10 in a draw.
+    let (out, events) = run_app(&["--dprintf", &log, "--frame", "1"], &["2", "8"]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let logs = of_kind(&events, "log");
+    let texts: Vec<&str> = logs.iter().filter_map(|l| l["text"].as_str()).collect();
+    let (last, printed) = texts.split_last().expect("log lines");
+    assert_eq!(printed.len(), 32, "{texts:#?}");
+    assert!(printed.iter().all(|t| t.ends_with("t=0.125")), "{texts:#?}");
+    assert_eq!(
+        *last,
+        "... and 32 more invocations reached this line in this draw (a logpoint prints at most 32 a draw)",
+    );
+}
+
 /// Two threads, each with its own context, both reaching the breakpoint:
 /// stops are serialized (the second thread waits in its draw until the
 /// first is resumed) and the program runs to its end with the frames it

@@ -20,6 +20,32 @@ uniform vec3 iChannelResolution[4];
 /// The version a `mainImage` body without `#version` is compiled as.
 pub const DEFAULT_VERSION: &str = "#version 330 core";
 
+/// What a `mainImage` body gets after its `#version` line (or first, where
+/// it has none) so that it reads as the built-in host compiles it: the
+/// default `#version` where it has none, default precisions for GLSL ES,
+/// and the uniforms. (The host also declares the output `main` writes.)
+pub fn header(text: &str) -> String {
+    let code = code_view(text);
+    let version = code.lines().find_map(|l| {
+        let rest = l.trim_start().strip_prefix('#')?.trim_start();
+        rest.strip_prefix("version").map(str::trim)
+    });
+    let mut h = String::new();
+    let es = match version {
+        None => {
+            h.push_str(DEFAULT_VERSION);
+            h.push('\n');
+            false
+        }
+        Some(v) => v.ends_with("es") || v == "100",
+    };
+    if es {
+        h.push_str("precision highp float;\nprecision highp int;\n");
+    }
+    h.push_str(UNIFORMS);
+    h
+}
+
 /// Whether `text` is a `mainImage` body (it names `mainImage` and declares no
 /// `void main(`); comments are ignored.
 pub fn is_main_image_body(text: &str) -> bool {
@@ -107,5 +133,15 @@ mod tests {
         assert!(!is_main_image_body("// mainImage\nvoid main() {}"));
         assert!(!is_main_image_body("void main () {} /* mainImage */"));
         assert!(!is_main_image_body("void mymainImage() {}"));
+    }
+
+    #[test]
+    fn the_header_gives_a_version_precisions_for_es_and_the_uniforms() {
+        let body = "void mainImage(out vec4 o, in vec2 p) {}";
+        assert!(header(body).starts_with("#version 330 core\nuniform vec3 iResolution;"));
+        let es = header(&format!("// x\n#version 300 es\n{body}"));
+        assert!(es.starts_with("precision highp float;\nprecision highp int;\nuniform"));
+        assert!(header(&format!("#version 100\n{body}")).starts_with("precision highp float;"));
+        assert!(header(&format!("#version 450\n{body}")).starts_with("uniform vec3"));
     }
 }

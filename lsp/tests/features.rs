@@ -965,5 +965,15 @@ fn shadertoy_bodies_know_the_hosts_uniforms() {
             body(&demo.replace("iTime)", "iTimes)"), "iResolutio$0n.xy"),
             expect!["33:41-33:47 error: undeclared identifier `iTimes`"],
         ),
+        // A GLSL ES body gets the host's default precisions too (it had
+        // "`float` has no default precision" on each uniform).
+        (
+            Ask::Diagnostics,
+            body(
+                "#version 300 es\nvoid mainImage(out vec4 o, in vec2 p) {\n    o = vec4(p / iResolution.xy, iTime, 1.0);\n}\n",
+                "iResolutio$0n.xy",
+            ),
+            expect![""],
+        ),
     ]);
 }

@@ -9,7 +9,7 @@
 //! - a logpoint never stops: the invocations that reach it (at most
 //!   [`LOGPOINT_CAP`] per logpoint and draw) are recorded and its message is
 //!   printed with `{expression}`s evaluated, once per time the invocation
-//!   reached the line;
+//!   reached the line; a line says how many more reached it unprinted;
 //! - the program stops at the first invocation (in that order) whose
 //!   breakpoint says so, and goes on if none does.
 
@@ -105,6 +105,9 @@ pub(crate) struct Decision {
     pub stop: Option<(Hit, Vec<usize>)>,
     /// Logpoint hits to print: (breakpoint index, hit), in order.
     pub logs: Vec<(usize, Hit)>,
+    /// Per logpoint (breakpoint index), the invocations past
+    /// [`LOGPOINT_CAP`] that reached it and are not printed.
+    pub unlogged: Vec<(usize, usize)>,
 }
 
 /// Hit counts of a breakpoint list.
@@ -163,8 +166,8 @@ impl Counts {
                 };
                 if bp.log_message.is_some() {
                     let n = logged.entry(i).or_default();
-                    if *n < LOGPOINT_CAP {
-                        *n += 1;
+                    *n += 1;
+                    if *n <= LOGPOINT_CAP {
                         d.logs.push((i, *h));
                     }
                     continue;
@@ -178,6 +181,12 @@ impl Counts {
                 d.stop = Some((*h, stops_for));
             }
         }
+        d.unlogged = logged
+            .into_iter()
+            .filter(|&(_, n)| n > LOGPOINT_CAP)
+            .map(|(i, n)| (i, n - LOGPOINT_CAP))
+            .collect();
+        d.unlogged.sort_unstable();
         d
     }
 }
@@ -331,6 +340,7 @@ mod tests {
         let hits: Vec<Hit> = (0..100).map(|x| hit(0, x)).collect();
         let d = Counts::default().decide(&[log], &hits, |_| vec![0]);
         assert_eq!(d.logs.len(), LOGPOINT_CAP);
+        assert_eq!(d.unlogged, vec![(0, 100 - LOGPOINT_CAP)]);
         assert!(d.stop.is_none());
     }
 }

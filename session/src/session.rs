@@ -19,7 +19,7 @@ use shaderdbg_glsl::parse::parse;
 use shaderdbg_protocol::{self as proto, FromAgent, ToAgent};
 
 use crate::binding::{Binder, FileBreakpoint};
-use crate::breakpoints::{logpoint_lines, Counts};
+use crate::breakpoints::{logpoint_lines, Counts, LOGPOINT_CAP};
 use crate::images::{Screenshot, WatchImage};
 use crate::launch::{launch, Incoming, LaunchConfig, LaunchError, Launched};
 use crate::stop::{Source, Stop};
@@ -711,6 +711,20 @@ impl Session {
                     text,
                 });
             }
+        }
+        for (index, more) in decision.unlogged {
+            let Some(bp) = self.breakpoints.get(index) else {
+                continue;
+            };
+            self.queue.push_back(Event::Log {
+                index,
+                file: Some(bp.file.clone()),
+                line: bp.line,
+                text: format!(
+                    "... and {more} more invocation{} reached this line in this draw (a logpoint prints at most {LOGPOINT_CAP} a draw)",
+                    if more == 1 { "" } else { "s" }
+                ),
+            });
         }
         decision.stop
     }

@@ -715,13 +715,7 @@ fn header_for(doc: &str, settings: &Resolved, mode: Mode) -> String {
         Mode::Whole
             if settings.header.is_empty() && shaderdbg_glsl::shadertoy::is_main_image_body(doc) =>
         {
-            let mut h = String::new();
-            if !ide::has_version(doc) {
-                h.push_str(shaderdbg_glsl::shadertoy::DEFAULT_VERSION);
-                h.push('\n');
-            }
-            h.push_str(shaderdbg_glsl::shadertoy::UNIFORMS);
-            h
+            shaderdbg_glsl::shadertoy::header(doc)
         }
         Mode::Whole => settings.header.clone(),
         Mode::InContext(c) => c.text.clone(),

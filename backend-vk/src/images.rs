@@ -132,7 +132,7 @@ pub struct Images {
     /// Framebuffers: their attachments (none: imageless).
     framebuffers: RwLock<HandleMap<u64, Vec<vk::ImageView>>>,
     /// Render passes: their attachments.
-    passes: RwLock<HandleMap<u64, Vec<PassAttachment>>>,
+    pub(crate) passes: RwLock<HandleMap<u64, Vec<PassAttachment>>>,
     /// Descriptor sets: storage images by (binding, element): view, layout.
     storage: RwLock<HandleMap<u64, SetImages>>,
     /// The snapshot of the current stop, if one was taken.
@@ -228,35 +228,27 @@ pub trait PassAttachments {
     unsafe fn pass_attachments(&self) -> Vec<PassAttachment>;
 }
 
-impl PassAttachments for vk::RenderPassCreateInfo<'_> {
-    unsafe fn pass_attachments(&self) -> Vec<PassAttachment> {
-        // SAFETY: a valid info names its attachments.
-        unsafe { array(self.p_attachments, self.attachment_count) }
-            .iter()
-            .map(|a| PassAttachment {
-                loads: loads(a.format, a.load_op, a.stencil_load_op),
-                initial_layout: a.initial_layout,
-                final_layout: a.final_layout,
-                format: a.format,
-            })
-            .collect()
-    }
+// The attachment descriptions of both create infos have the fields read here.
+macro_rules! impl_pass_attachments {
+    ($($info:ty),+) => {$(
+        impl PassAttachments for $info {
+            unsafe fn pass_attachments(&self) -> Vec<PassAttachment> {
+                // SAFETY: a valid info names its attachments.
+                unsafe { array(self.p_attachments, self.attachment_count) }
+                    .iter()
+                    .map(|a| PassAttachment {
+                        loads: loads(a.format, a.load_op, a.stencil_load_op),
+                        initial_layout: a.initial_layout,
+                        final_layout: a.final_layout,
+                        format: a.format,
+                    })
+                    .collect()
+            }
+        }
+    )+};
 }
 
-impl PassAttachments for vk::RenderPassCreateInfo2<'_> {
-    unsafe fn pass_attachments(&self) -> Vec<PassAttachment> {
-        // SAFETY: a valid info names its attachments.
-        unsafe { array(self.p_attachments, self.attachment_count) }
-            .iter()
-            .map(|a| PassAttachment {
-                loads: loads(a.format, a.load_op, a.stencil_load_op),
-                initial_layout: a.initial_layout,
-                final_layout: a.final_layout,
-                format: a.format,
-            })
-            .collect()
-    }
-}
+impl_pass_attachments!(vk::RenderPassCreateInfo<'_>, vk::RenderPassCreateInfo2<'_>);
 
 /// Remembers a render pass's attachments (called where render passes are
 /// created, after a successful call).

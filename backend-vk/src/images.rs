@@ -20,6 +20,7 @@ use ash::vk;
 
 use crate::dispatch::{self, array, device, typed, with_next, DeviceData, HandleMap, Void};
 use crate::replay::Cmd;
+use crate::snapshots::{pipeline_barrier, run_once};
 
 /// The next layer's commands this module uses, of one device.
 #[derive(Default)]
@@ -1404,19 +1405,9 @@ unsafe fn copy(
     }
     // SAFETY: per this function's contract.
     unsafe {
-        crate::snapshots::run_once(data, queue, family, "copying the images", &mut |cb| {
-            barrier(
-                cb,
-                taken.stages,
-                vk::PipelineStageFlags::TRANSFER,
-                vk::DependencyFlags::empty(),
-                0,
-                std::ptr::null(),
-                0,
-                std::ptr::null(),
-                before.len() as u32,
-                before.as_ptr(),
-            );
+        run_once(data, queue, family, "copying the images", &mut |cb| {
+            let stages = (taken.stages, vk::PipelineStageFlags::TRANSFER);
+            pipeline_barrier(barrier, cb, stages, &[], &before);
             for (k, info, ours) in &taken.copies {
                 let regions: Vec<vk::ImageCopy> = (0..k.range.level_count)
                     .map(|l| {
@@ -1453,18 +1444,8 @@ unsafe fn copy(
                     regions.as_ptr(),
                 );
             }
-            barrier(
-                cb,
-                vk::PipelineStageFlags::TRANSFER,
-                taken.stages,
-                vk::DependencyFlags::empty(),
-                0,
-                std::ptr::null(),
-                0,
-                std::ptr::null(),
-                after.len() as u32,
-                after.as_ptr(),
-            );
+            let stages = (vk::PipelineStageFlags::TRANSFER, taken.stages);
+            pipeline_barrier(barrier, cb, stages, &[], &after);
         })
     }
 }

@@ -600,7 +600,7 @@ impl<'a> Stop<'a> {
                 }
                 Err(e) => Err(StopError::OcclusionQuery(e)),
             };
-            // After `debug_draw` put the application's program back.
+            // After the debug draw put the application's program back.
             aside.restore(gl);
             counting.restore();
             log_own_errors(self.ctx);
@@ -626,11 +626,19 @@ impl<'a> Stop<'a> {
         // agent built in it (or the application's, only read from).
         unsafe {
             let program = self.instrumented(gl, original, replacement, cache)?;
-            let result = debug_draw::debug_draw(gl, program, self.binding, buffer, &mut || {
+            let mut replay = || {
                 if let Err(e) = self.draw.replay() {
                     tracing::warn!("{e}");
                 }
-            });
+            };
+            let result = debug_draw::instrumented_draw(
+                gl,
+                program,
+                self.binding,
+                buffer,
+                &mut replay,
+                debug_draw::Pass::Debug,
+            );
             keep(gl, cache, program);
             Ok(result?)
         }
@@ -809,7 +817,7 @@ impl<'a> Stop<'a> {
                         Some(count_key),
                     )?;
                     let ctx = self.ctx;
-                    let result = debug_draw::one_pass_draw(
+                    let result = debug_draw::instrumented_draw(
                         gl,
                         program,
                         self.binding,
@@ -822,6 +830,7 @@ impl<'a> Stop<'a> {
                             ran = true;
                             crate::errors::stash_pending(ctx);
                         },
+                        debug_draw::Pass::Application,
                     );
                     keep(gl, Some(count_key), program);
                     log_own_errors(ctx);

@@ -1161,16 +1161,10 @@ impl Images {
             placed.push(at);
             taken.copies.push((k, info, image));
         }
-        let mem = &data.pipelines.memory;
-        let fits = |i: u32| types & (1 << i) != 0;
-        let local = |i: u32| {
-            mem.memory_types[i as usize]
-                .property_flags
-                .contains(vk::MemoryPropertyFlags::DEVICE_LOCAL)
-        };
-        let index = (0..mem.memory_type_count)
-            .find(|&i| fits(i) && local(i))
-            .or_else(|| (0..mem.memory_type_count).find(|&i| fits(i)));
+        let p = &data.pipelines;
+        let index = p
+            .memory_type(types, vk::MemoryPropertyFlags::DEVICE_LOCAL)
+            .or_else(|| p.memory_type(types, vk::MemoryPropertyFlags::empty()));
         let Some(index) = index else {
             // SAFETY: none of them was used.
             unsafe { self.free(data, taken) };

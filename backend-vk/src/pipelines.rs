@@ -932,6 +932,15 @@ impl Pipelines {
         }
     }
 
+    /// The first of the device's memory types among `allowed` (a resource's
+    /// `memoryTypeBits`) whose properties include `flags`.
+    pub fn memory_type(&self, allowed: u32, flags: vk::MemoryPropertyFlags) -> Option<u32> {
+        let mem = &self.memory;
+        (0..mem.memory_type_count).find(|&i| {
+            allowed & (1 << i) != 0 && mem.memory_types[i as usize].property_flags.contains(flags)
+        })
+    }
+
     /// What dynamic offsets into the debug buffer are multiples of.
     pub fn offset_alignment(&self) -> u64 {
         self.limits.min_storage_buffer_offset_alignment.max(16)
@@ -1318,12 +1327,8 @@ impl Pipelines {
             requirements(dev, d.buffer, &mut req);
             let wanted =
                 vk::MemoryPropertyFlags::HOST_VISIBLE | vk::MemoryPropertyFlags::HOST_COHERENT;
-            let mem = &self.memory;
-            let index = (0..mem.memory_type_count)
-                .find(|&i| {
-                    req.memory_type_bits & (1 << i) != 0
-                        && mem.memory_types[i as usize].property_flags.contains(wanted)
-                })
+            let index = self
+                .memory_type(req.memory_type_bits, wanted)
                 .ok_or("no host-visible, coherent memory for the debug buffer")?;
             let info = vk::MemoryAllocateInfo::default()
                 .allocation_size(req.size)

@@ -265,15 +265,11 @@ unsafe fn read(
         }
         let mut req = vk::MemoryRequirements::default();
         reqs(data.handle, staging.buffer, &mut req);
-        let mem = &data.pipelines.memory;
-        let has = |i: u32, f: vk::MemoryPropertyFlags| {
-            req.memory_type_bits & (1 << i) != 0
-                && mem.memory_types[i as usize].property_flags.contains(f)
-        };
         let coherent =
             vk::MemoryPropertyFlags::HOST_VISIBLE | vk::MemoryPropertyFlags::HOST_COHERENT;
-        let index = (0..mem.memory_type_count)
-            .find(|&i| has(i, coherent))
+        let index = data
+            .pipelines
+            .memory_type(req.memory_type_bits, coherent)
             .ok_or("no host-coherent memory type holds the buffer")?;
         let alloc_info = vk::MemoryAllocateInfo::default()
             // The validation layer's best practices call smaller ones, and

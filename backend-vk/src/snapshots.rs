@@ -412,9 +412,9 @@ impl Storage {
             }
             let mut req = vk::MemoryRequirements::default();
             reqs(data.handle, buffer, &mut req);
-            let mem = &data.pipelines.memory;
-            let index = (0..mem.memory_type_count)
-                .find(|&i| req.memory_type_bits & (1 << i) != 0)
+            let index = data
+                .pipelines
+                .memory_type(req.memory_type_bits, vk::MemoryPropertyFlags::empty())
                 .ok_or("no memory for the snapshot")?;
             let info = vk::MemoryAllocateInfo::default()
                 .allocation_size(req.size)

@@ -1600,81 +1600,32 @@ fn native_program(name: i32) -> Option<glow::Program> {
     std::num::NonZeroU32::new(name as u32).map(glow::NativeProgram)
 }
 
-/// Runs `draw` once with `program` current, every write masked and a debug
-/// buffer initialised from `contents` bound at `binding`; returns the buffer's
-/// words afterwards (the part `readback` says). All state is restored, even when `draw` fails, and so are
-/// the contents of the storage and atomic counter buffers the program can
-/// write ([`SavedBuffers`]) and of the images it can write ([`SavedImages`];
-/// an image that cannot be saved is an error, and nothing is drawn).
-///
-/// # Safety
-/// A GL context must be current on this thread.
-pub unsafe fn debug_draw(
-    gl: &glow::Context,
-    program: glow::Program,
-    binding: u32,
-    (contents, readback): (&[u8], Readback),
-    draw: &mut dyn FnMut(),
-) -> Result<Vec<u32>, DebugDrawError> {
-    // SAFETY: this function's contract is `instrumented_draw`'s.
-    unsafe {
-        instrumented_draw(
-            gl,
-            program,
-            binding,
-            (contents, readback),
-            draw,
-            Pass::Debug,
-        )
-    }
-}
-
-/// Runs `draw` (the application's own call) once with `program` current
-/// and a debug buffer initialised from `contents` bound at `binding`,
-/// *instead of* the application's program: nothing is masked and nothing
-/// is saved, the draw's results are the application's (the one-pass hit
-/// test, see [`crate::stops`]). The caller makes sure the program writes
-/// no storage buffer, image or atomic counter (the draw writes only the
-/// framebuffer, as the original would) and that `program` computes the
-/// original's outputs. Program and binding are restored; returns the
-/// buffer's words (the part `readback` says).
-///
-/// # Safety
-/// A GL context must be current on this thread.
-pub unsafe fn one_pass_draw(
-    gl: &glow::Context,
-    program: glow::Program,
-    binding: u32,
-    (contents, readback): (&[u8], Readback),
-    draw: &mut dyn FnMut(),
-) -> Result<Vec<u32>, DebugDrawError> {
-    // SAFETY: this function's contract is `instrumented_draw`'s.
-    unsafe {
-        instrumented_draw(
-            gl,
-            program,
-            binding,
-            (contents, readback),
-            draw,
-            Pass::Application,
-        )
-    }
-}
-
 /// Whose draw an instrumented draw is.
 #[derive(Clone, Copy, PartialEq, Eq)]
-enum Pass {
-    /// The agent's own: writes masked, storage and images put back.
+pub enum Pass {
+    /// The agent's own: every write masked, and the contents of the storage
+    /// and atomic counter buffers the program can write ([`SavedBuffers`])
+    /// and of the images it can write ([`SavedImages`]) put back (an image
+    /// that cannot be saved is an error, and nothing is drawn).
     Debug,
-    /// The application's, with the instrumented program (one pass).
+    /// The application's own call, with `program` *instead of* the
+    /// application's: nothing is masked and nothing is saved, the draw's
+    /// results are the application's (the one-pass hit test, see
+    /// [`crate::stops`]). The caller makes sure the program writes no
+    /// storage buffer, image or atomic counter (the draw writes only the
+    /// framebuffer, as the original would) and that `program` computes the
+    /// original's outputs.
     Application,
 }
 
-/// [`debug_draw`] and [`one_pass_draw`].
+/// Runs `draw` once with `program` current and a debug buffer initialised
+/// from `contents` bound at `binding`, as `pass` says; returns the buffer's
+/// words afterwards (the part `readback` says). The state changed here is
+/// restored, even when `draw` fails.
 ///
 /// # Safety
 /// A GL context must be current on this thread.
-unsafe fn instrumented_draw(
+pub unsafe fn instrumented_draw(
     gl: &glow::Context,
     program: glow::Program,
     binding: u32,

@@ -87,7 +87,7 @@ struct Breakpoints {
     /// `Pause` was asked and no draw has stopped for it yet.
     pause: bool,
     /// `Screenshot { at: FrameEnd }` requests waiting for their swap.
-    screenshots: Vec<(u64, Option<u64>)>,
+    screenshots: proto::agent::FrameEndScreenshots,
     /// Bumped on every change, part of the key of cached hit-test programs.
     generation: u64,
 }
@@ -186,38 +186,18 @@ pub fn announce_program(dbg: &Debugger, info: &ProgramInfo) {
 
 pub fn at_swap(dbg: &Debugger, ctx: ContextKey, frame: u64) {
     drain(dbg);
-    let due = with_breakpoints(|b| {
-        let (due, later): (Vec<_>, Vec<_>) = std::mem::take(&mut b.screenshots)
-            .into_iter()
-            .partition(|(_, f)| f.is_none_or(|f| f <= frame));
-        b.screenshots = later;
-        due
-    });
+    let due = with_breakpoints(|b| b.screenshots.take_due(frame));
     if !due.is_empty() {
         let gl = gl_for(ctx);
         crate::errors::stash_pending(ctx);
         // SAFETY: the swapping context is current on this thread.
-        let image = unsafe { crate::screenshot::back_buffer(&gl, ctx) };
-        for (request, wanted) in due {
-            let msg = match (&image, wanted) {
-                (_, Some(f)) if f < frame => FromAgent::Error {
-                    request: Some(request),
-                    message: format!("frame {f} had already ended (now ending frame {frame})"),
-                },
-                (Ok(img), _) => FromAgent::Screenshot {
-                    request,
-                    frame,
-                    width: img.width,
-                    height: img.height,
-                    rgba: proto::Blob(img.rgba.clone()),
-                },
-                (Err(e), _) => FromAgent::Error {
-                    request: Some(request),
-                    message: format!("screenshot: {e}"),
-                },
-            };
-            dbg.send(&msg);
-        }
+        let image = unsafe { crate::screenshot::back_buffer(&gl, ctx) }
+            .map_err(|e| format!("screenshot: {e}"));
+        let image = match &image {
+            Ok(img) => Ok((img.width, img.height, &img.rgba[..])),
+            Err(e) => Err(e.as_str()),
+        };
+        dbg.send_frame_end_screenshots(due, frame, image);
     }
     dbg.send(&FromAgent::FrameEnd {
         context: ctx.handle as u64,
@@ -331,7 +311,7 @@ fn handle(dbg: &Debugger, msg: ToAgent, stop: Option<&mut Stop<'_>>) -> bool {
             request,
             at: proto::ScreenshotAt::FrameEnd { frame },
         } => {
-            with_breakpoints(|b| b.screenshots.push((request, frame)));
+            with_breakpoints(|b| b.screenshots.push(request, frame));
             false
         }
         ToAgent::SourceFiles { .. } => false,
@@ -620,7 +600,7 @@ impl<'a> Stop<'a> {
                 }
                 Err(e) => Err(StopError::OcclusionQuery(e)),
             };
-            // After `debug_draw` put the application's program back.
+            // After the debug draw put the application's program back.
             aside.restore(gl);
             counting.restore();
             log_own_errors(self.ctx);
@@ -646,11 +626,19 @@ impl<'a> Stop<'a> {
         // agent built in it (or the application's, only read from).
         unsafe {
             let program = self.instrumented(gl, original, replacement, cache)?;
-            let result = debug_draw::debug_draw(gl, program, self.binding, buffer, &mut || {
+            let mut replay = || {
                 if let Err(e) = self.draw.replay() {
                     tracing::warn!("{e}");
                 }
-            });
+            };
+            let result = debug_draw::instrumented_draw(
+                gl,
+                program,
+                self.binding,
+                buffer,
+                &mut replay,
+                debug_draw::Pass::Debug,
+            );
             keep(gl, cache, program);
             Ok(result?)
         }
@@ -829,7 +817,7 @@ impl<'a> Stop<'a> {
                         Some(count_key),
                     )?;
                     let ctx = self.ctx;
-                    let result = debug_draw::one_pass_draw(
+                    let result = debug_draw::instrumented_draw(
                         gl,
                         program,
                         self.binding,
@@ -842,6 +830,7 @@ impl<'a> Stop<'a> {
                             ran = true;
                             crate::errors::stash_pending(ctx);
                         },
+                        debug_draw::Pass::Application,
                     );
                     keep(gl, Some(count_key), program);
                     log_own_errors(ctx);

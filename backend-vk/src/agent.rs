@@ -8,6 +8,7 @@ use std::sync::atomic::{AtomicU32, Ordering};
 use std::sync::{Mutex, MutexGuard};
 
 use shaderdbg_core::{Invocation, Language};
+use shaderdbg_protocol::agent::FrameEndScreenshots;
 pub use shaderdbg_protocol::agent::{debugger, Debugger};
 use shaderdbg_protocol::{FromAgent, ToAgent};
 
@@ -171,8 +172,8 @@ pub fn stop(dbg: &Debugger, stopped: FromAgent, answer: Answer<'_>) {
 }
 
 /// `Screenshot { at: FrameEnd }` requests waiting for their frame's end.
-fn pending_screenshots() -> MutexGuard<'static, Vec<(u64, Option<u64>)>> {
-    static PENDING: Mutex<Vec<(u64, Option<u64>)>> = Mutex::new(Vec::new());
+fn pending_screenshots() -> MutexGuard<'static, FrameEndScreenshots> {
+    static PENDING: Mutex<FrameEndScreenshots> = Mutex::new(FrameEndScreenshots::new());
     PENDING.lock().unwrap_or_else(|e| e.into_inner())
 }
 
@@ -188,41 +189,22 @@ pub fn screenshots_at_frame_end(
     while let Some(msg) = dbg.try_recv() {
         handle(dbg, msg, &mut |_, _| Err(NOT_STOPPED.into()));
     }
-    let due: Vec<(u64, Option<u64>)> = {
+    let due = {
         let mut pending = pending_screenshots();
         if pending.is_empty() {
             return;
         }
-        let (due, later) = std::mem::take(&mut *pending)
-            .into_iter()
-            .partition(|(_, f)| f.is_none_or(|f| f <= frame));
-        *pending = later;
-        due
+        pending.take_due(frame)
     };
     if due.is_empty() {
         return;
     }
-    let shot = shoot();
-    for (request, wanted) in due {
-        let msg = match (&shot, wanted) {
-            (_, Some(f)) if f < frame => FromAgent::Error {
-                request: Some(request),
-                message: format!("frame {f} had already ended (now ending frame {frame})"),
-            },
-            (Ok(s), _) => FromAgent::Screenshot {
-                request,
-                frame,
-                width: s.width,
-                height: s.height,
-                rgba: shaderdbg_protocol::Blob(s.rgba.clone()),
-            },
-            (Err(why), _) => FromAgent::Error {
-                request: Some(request),
-                message: format!("screenshot at the end of frame {frame}: {why}"),
-            },
-        };
-        dbg.send(&msg);
-    }
+    let shot = shoot().map_err(|why| format!("screenshot at the end of frame {frame}: {why}"));
+    let image = match &shot {
+        Ok(s) => Ok((s.width, s.height, &s.rgba[..])),
+        Err(why) => Err(why.as_str()),
+    };
+    dbg.send_frame_end_screenshots(due, frame, image);
 }
 
 /// A frame ended at a present on `context`.
@@ -300,7 +282,7 @@ fn handle(dbg: &Debugger, msg: ToAgent, answer: Answer<'_>) -> bool {
             request,
             at: shaderdbg_protocol::ScreenshotAt::FrameEnd { frame },
         } => {
-            pending_screenshots().push((request, frame));
+            pending_screenshots().push(request, frame);
             false
         }
         ToAgent::SetStopFilter(filter) => {

@@ -20,6 +20,7 @@ use ash::vk;
 
 use crate::dispatch::{self, array, device, typed, with_next, DeviceData, HandleMap, Void};
 use crate::replay::Cmd;
+use crate::snapshots::{pipeline_barrier, run_once};
 
 /// The next layer's commands this module uses, of one device.
 #[derive(Default)]
@@ -132,7 +133,7 @@ pub struct Images {
     /// Framebuffers: their attachments (none: imageless).
     framebuffers: RwLock<HandleMap<u64, Vec<vk::ImageView>>>,
     /// Render passes: their attachments.
-    passes: RwLock<HandleMap<u64, Vec<PassAttachment>>>,
+    pub(crate) passes: RwLock<HandleMap<u64, Vec<PassAttachment>>>,
     /// Descriptor sets: storage images by (binding, element): view, layout.
     storage: RwLock<HandleMap<u64, SetImages>>,
     /// The snapshot of the current stop, if one was taken.
@@ -228,35 +229,27 @@ pub trait PassAttachments {
     unsafe fn pass_attachments(&self) -> Vec<PassAttachment>;
 }
 
-impl PassAttachments for vk::RenderPassCreateInfo<'_> {
-    unsafe fn pass_attachments(&self) -> Vec<PassAttachment> {
-        // SAFETY: a valid info names its attachments.
-        unsafe { array(self.p_attachments, self.attachment_count) }
-            .iter()
-            .map(|a| PassAttachment {
-                loads: loads(a.format, a.load_op, a.stencil_load_op),
-                initial_layout: a.initial_layout,
-                final_layout: a.final_layout,
-                format: a.format,
-            })
-            .collect()
-    }
+// The attachment descriptions of both create infos have the fields read here.
+macro_rules! impl_pass_attachments {
+    ($($info:ty),+) => {$(
+        impl PassAttachments for $info {
+            unsafe fn pass_attachments(&self) -> Vec<PassAttachment> {
+                // SAFETY: a valid info names its attachments.
+                unsafe { array(self.p_attachments, self.attachment_count) }
+                    .iter()
+                    .map(|a| PassAttachment {
+                        loads: loads(a.format, a.load_op, a.stencil_load_op),
+                        initial_layout: a.initial_layout,
+                        final_layout: a.final_layout,
+                        format: a.format,
+                    })
+                    .collect()
+            }
+        }
+    )+};
 }
 
-impl PassAttachments for vk::RenderPassCreateInfo2<'_> {
-    unsafe fn pass_attachments(&self) -> Vec<PassAttachment> {
-        // SAFETY: a valid info names its attachments.
-        unsafe { array(self.p_attachments, self.attachment_count) }
-            .iter()
-            .map(|a| PassAttachment {
-                loads: loads(a.format, a.load_op, a.stencil_load_op),
-                initial_layout: a.initial_layout,
-                final_layout: a.final_layout,
-                format: a.format,
-            })
-            .collect()
-    }
-}
+impl_pass_attachments!(vk::RenderPassCreateInfo<'_>, vk::RenderPassCreateInfo2<'_>);
 
 /// Remembers a render pass's attachments (called where render passes are
 /// created, after a successful call).
@@ -1168,16 +1161,10 @@ impl Images {
             placed.push(at);
             taken.copies.push((k, info, image));
         }
-        let mem = &data.pipelines.memory;
-        let fits = |i: u32| types & (1 << i) != 0;
-        let local = |i: u32| {
-            mem.memory_types[i as usize]
-                .property_flags
-                .contains(vk::MemoryPropertyFlags::DEVICE_LOCAL)
-        };
-        let index = (0..mem.memory_type_count)
-            .find(|&i| fits(i) && local(i))
-            .or_else(|| (0..mem.memory_type_count).find(|&i| fits(i)));
+        let p = &data.pipelines;
+        let index = p
+            .memory_type(types, vk::MemoryPropertyFlags::DEVICE_LOCAL)
+            .or_else(|| p.memory_type(types, vk::MemoryPropertyFlags::empty()));
         let Some(index) = index else {
             // SAFETY: none of them was used.
             unsafe { self.free(data, taken) };
@@ -1412,19 +1399,9 @@ unsafe fn copy(
     }
     // SAFETY: per this function's contract.
     unsafe {
-        crate::snapshots::run_once(data, queue, family, "copying the images", &mut |cb| {
-            barrier(
-                cb,
-                taken.stages,
-                vk::PipelineStageFlags::TRANSFER,
-                vk::DependencyFlags::empty(),
-                0,
-                std::ptr::null(),
-                0,
-                std::ptr::null(),
-                before.len() as u32,
-                before.as_ptr(),
-            );
+        run_once(data, queue, family, "copying the images", &mut |cb| {
+            let stages = (taken.stages, vk::PipelineStageFlags::TRANSFER);
+            pipeline_barrier(barrier, cb, stages, &[], &before);
             for (k, info, ours) in &taken.copies {
                 let regions: Vec<vk::ImageCopy> = (0..k.range.level_count)
                     .map(|l| {
@@ -1461,18 +1438,8 @@ unsafe fn copy(
                     regions.as_ptr(),
                 );
             }
-            barrier(
-                cb,
-                vk::PipelineStageFlags::TRANSFER,
-                taken.stages,
-                vk::DependencyFlags::empty(),
-                0,
-                std::ptr::null(),
-                0,
-                std::ptr::null(),
-                after.len() as u32,
-                after.as_ptr(),
-            );
+            let stages = (vk::PipelineStageFlags::TRANSFER, taken.stages);
+            pipeline_barrier(barrier, cb, stages, &[], &after);
         })
     }
 }

@@ -300,9 +300,6 @@ pub struct Pipelines {
     infos: RwLock<crate::dispatch::HandleMap<u64, Arc<PipelineInfo>>>,
     /// Live shader modules' code, by handle.
     modules: RwLock<crate::dispatch::HandleMap<u64, ModuleCode>>,
-    /// Render passes by handle: whether one of their attachments is loaded
-    /// (`VK_ATTACHMENT_LOAD_OP_LOAD`, colour or stencil).
-    render_passes: RwLock<crate::dispatch::HandleMap<u64, bool>>,
     layouts: RwLock<HashMap<u64, Arc<LayoutInfo>>>,
     /// Live descriptor set layouts' create infos, by handle.
     set_layouts: RwLock<crate::dispatch::HandleMap<u64, Arc<SetLayoutInfo>>>,
@@ -683,7 +680,7 @@ dispatch::destroy_and_forget!(
     destroy_render_pass,
     vk::RenderPass,
     pipelines.next.destroy_render_pass,
-    pipelines.render_passes
+    storage.images.passes
 );
 
 dispatch::destroy_and_forget!(
@@ -780,59 +777,13 @@ unsafe extern "system" fn create_layout(
     }
 }
 
-/// Remembers whether a render pass just created loads an attachment.
-fn remember_render_pass(d: &DeviceData, pass: vk::RenderPass, loads: bool) {
-    dispatch::remember(&d.pipelines.render_passes, vk::Handle::as_raw(pass), loads);
-}
-
-/// Whether an attachment of `format` is loaded (`stencil`: its stencil
-/// load op, which only formats with stencil have; programs leave it at
-/// its default, which is `LOAD`).
-fn loads(format: vk::Format, load: vk::AttachmentLoadOp, stencil: vk::AttachmentLoadOp) -> bool {
-    let has_stencil = matches!(
-        format,
-        vk::Format::S8_UINT
-            | vk::Format::D16_UNORM_S8_UINT
-            | vk::Format::D24_UNORM_S8_UINT
-            | vk::Format::D32_SFLOAT_S8_UINT
-    );
-    load == vk::AttachmentLoadOp::LOAD || (has_stencil && stencil == vk::AttachmentLoadOp::LOAD)
-}
-
-/// A render pass create info (1 or 2): what [`remember_render_pass`] needs.
-trait RenderPassInfo {
-    /// Whether one of its attachments is loaded.
-    ///
-    /// # Safety
-    /// The info is valid.
-    unsafe fn loads(&self) -> bool;
-}
-
-impl RenderPassInfo for vk::RenderPassCreateInfo<'_> {
-    unsafe fn loads(&self) -> bool {
-        // SAFETY: a valid info names its attachments.
-        unsafe { array(self.p_attachments, self.attachment_count) }
-            .iter()
-            .any(|a| loads(a.format, a.load_op, a.stencil_load_op))
-    }
-}
-
-impl RenderPassInfo for vk::RenderPassCreateInfo2<'_> {
-    unsafe fn loads(&self) -> bool {
-        // SAFETY: a valid info names its attachments.
-        unsafe { array(self.p_attachments, self.attachment_count) }
-            .iter()
-            .any(|a| loads(a.format, a.load_op, a.stencil_load_op))
-    }
-}
-
-/// The next layer's `vkCreateRenderPass` or `vkCreateRenderPass2`.
-/// Creates a render pass down the chain, then remembers whether it loads
-/// an attachment.
+/// Creates a render pass down the chain (the next layer's
+/// `vkCreateRenderPass` or `vkCreateRenderPass2`), then remembers its
+/// attachments (image snapshots need each attachment's load and layout).
 ///
 /// # Safety
 /// The arguments are the application's, valid for the command.
-unsafe fn create_pass<I: RenderPassInfo + crate::images::PassAttachments>(
+unsafe fn create_pass<I: crate::images::PassAttachments>(
     dev: vk::Device,
     info: *const I,
     allocator: *const vk::AllocationCallbacks<'_>,
@@ -841,8 +792,6 @@ unsafe fn create_pass<I: RenderPassInfo + crate::images::PassAttachments>(
 ) -> vk::Result {
     let keep = |d: &DeviceData, info: &I, pass| {
         // SAFETY: a valid create info.
-        remember_render_pass(d, pass, unsafe { info.loads() });
-        // SAFETY: as above (image snapshots need each attachment's load and layout).
         crate::images::remember_pass(d, pass, unsafe { info.pass_attachments() });
     };
     // SAFETY: per this function's contract.
@@ -981,6 +930,15 @@ impl Pipelines {
             limits,
             ..Default::default()
         }
+    }
+
+    /// The first of the device's memory types among `allowed` (a resource's
+    /// `memoryTypeBits`) whose properties include `flags`.
+    pub fn memory_type(&self, allowed: u32, flags: vk::MemoryPropertyFlags) -> Option<u32> {
+        let mem = &self.memory;
+        (0..mem.memory_type_count).find(|&i| {
+            allowed & (1 << i) != 0 && mem.memory_types[i as usize].property_flags.contains(flags)
+        })
     }
 
     /// What dynamic offsets into the debug buffer are multiples of.
@@ -1369,12 +1327,8 @@ impl Pipelines {
             requirements(dev, d.buffer, &mut req);
             let wanted =
                 vk::MemoryPropertyFlags::HOST_VISIBLE | vk::MemoryPropertyFlags::HOST_COHERENT;
-            let mem = &self.memory;
-            let index = (0..mem.memory_type_count)
-                .find(|&i| {
-                    req.memory_type_bits & (1 << i) != 0
-                        && mem.memory_types[i as usize].property_flags.contains(wanted)
-                })
+            let index = self
+                .memory_type(req.memory_type_bits, wanted)
                 .ok_or("no host-visible, coherent memory for the debug buffer")?;
             let info = vk::MemoryAllocateInfo::default()
                 .allocation_size(req.size)

@@ -10,6 +10,7 @@ use ash::vk;
 
 use crate::dispatch::DeviceData;
 use crate::images::Target;
+use crate::snapshots::pipeline_barrier;
 
 /// A screenshot: RGBA8, bottom row first (the protocol's order).
 pub struct Shot {
@@ -264,15 +265,11 @@ unsafe fn read(
         }
         let mut req = vk::MemoryRequirements::default();
         reqs(data.handle, staging.buffer, &mut req);
-        let mem = &data.pipelines.memory;
-        let has = |i: u32, f: vk::MemoryPropertyFlags| {
-            req.memory_type_bits & (1 << i) != 0
-                && mem.memory_types[i as usize].property_flags.contains(f)
-        };
         let coherent =
             vk::MemoryPropertyFlags::HOST_VISIBLE | vk::MemoryPropertyFlags::HOST_COHERENT;
-        let index = (0..mem.memory_type_count)
-            .find(|&i| has(i, coherent))
+        let index = data
+            .pipelines
+            .memory_type(req.memory_type_bits, coherent)
             .ok_or("no host-coherent memory type holds the buffer")?;
         let alloc_info = vk::MemoryAllocateInfo::default()
             // The validation layer's best practices call smaller ones, and
@@ -334,18 +331,8 @@ unsafe fn read(
         };
         let (buffer, image) = (staging.buffer, target.image);
         let made = data.replay.one_time(data.handle, family, &mut |cb| {
-            barrier(
-                cb,
-                stages,
-                vk::PipelineStageFlags::TRANSFER,
-                vk::DependencyFlags::empty(),
-                0,
-                std::ptr::null(),
-                0,
-                std::ptr::null(),
-                1,
-                before.as_ptr(),
-            );
+            let to_transfer = (stages, vk::PipelineStageFlags::TRANSFER);
+            pipeline_barrier(barrier, cb, to_transfer, &[], &before);
             copy(
                 cb,
                 image,
@@ -354,18 +341,11 @@ unsafe fn read(
                 1,
                 &region,
             );
-            barrier(
-                cb,
+            let from_transfer = (
                 vk::PipelineStageFlags::TRANSFER,
                 stages | vk::PipelineStageFlags::HOST,
-                vk::DependencyFlags::empty(),
-                1,
-                to_host.as_ptr(),
-                0,
-                std::ptr::null(),
-                1,
-                after.as_ptr(),
             );
+            pipeline_barrier(barrier, cb, from_transfer, &to_host, &after);
         })?;
         let cbs = [made.cb];
         let submit_info = vk::SubmitInfo::default().command_buffers(&cbs);

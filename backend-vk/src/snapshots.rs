@@ -275,18 +275,11 @@ unsafe fn copy(
             let earlier = vk::MemoryBarrier::default()
                 .src_access_mask(vk::AccessFlags::MEMORY_WRITE)
                 .dst_access_mask(vk::AccessFlags::TRANSFER_READ | vk::AccessFlags::TRANSFER_WRITE);
-            barrier(
-                cb,
+            let stages = (
                 vk::PipelineStageFlags::ALL_COMMANDS,
                 vk::PipelineStageFlags::TRANSFER,
-                vk::DependencyFlags::empty(),
-                1,
-                &earlier,
-                0,
-                std::ptr::null(),
-                0,
-                std::ptr::null(),
             );
+            pipeline_barrier(barrier, cb, stages, &[earlier], &[]);
             for (r, at) in &taken.ranges {
                 let region = vk::BufferCopy {
                     src_offset: if back { *at } else { r.offset },
@@ -304,18 +297,11 @@ unsafe fn copy(
             let all = vk::MemoryBarrier::default()
                 .src_access_mask(vk::AccessFlags::TRANSFER_WRITE)
                 .dst_access_mask(vk::AccessFlags::MEMORY_READ | vk::AccessFlags::MEMORY_WRITE);
-            barrier(
-                cb,
+            let stages = (
                 vk::PipelineStageFlags::TRANSFER,
                 vk::PipelineStageFlags::ALL_COMMANDS,
-                vk::DependencyFlags::empty(),
-                1,
-                &all,
-                0,
-                std::ptr::null(),
-                0,
-                std::ptr::null(),
             );
+            pipeline_barrier(barrier, cb, stages, &[all], &[]);
         })
     }
 }
@@ -351,6 +337,35 @@ pub(crate) unsafe fn run_once(
         }
     }
     Ok(())
+}
+
+/// Records a pipeline barrier from the `src` to the `dst` stages with these
+/// global memory barriers and image barriers (none on buffers).
+///
+/// # Safety
+/// `barrier` is the device's `vkCmdPipelineBarrier`; `cb` is recording.
+pub(crate) unsafe fn pipeline_barrier(
+    barrier: vk::PFN_vkCmdPipelineBarrier,
+    cb: vk::CommandBuffer,
+    (src, dst): (vk::PipelineStageFlags, vk::PipelineStageFlags),
+    memory: &[vk::MemoryBarrier<'_>],
+    images: &[vk::ImageMemoryBarrier<'_>],
+) {
+    // SAFETY: per this function's contract; each count is its slice's.
+    unsafe {
+        barrier(
+            cb,
+            src,
+            dst,
+            vk::DependencyFlags::empty(),
+            memory.len() as u32,
+            memory.as_ptr(),
+            0,
+            std::ptr::null(),
+            images.len() as u32,
+            images.as_ptr(),
+        )
+    }
 }
 
 impl Storage {
@@ -397,9 +412,9 @@ impl Storage {
             }
             let mut req = vk::MemoryRequirements::default();
             reqs(data.handle, buffer, &mut req);
-            let mem = &data.pipelines.memory;
-            let index = (0..mem.memory_type_count)
-                .find(|&i| req.memory_type_bits & (1 << i) != 0)
+            let index = data
+                .pipelines
+                .memory_type(req.memory_type_bits, vk::MemoryPropertyFlags::empty())
                 .ok_or("no memory for the snapshot")?;
             let info = vk::MemoryAllocateInfo::default()
                 .allocation_size(req.size)

@@ -16,6 +16,8 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 use std::sync::OnceLock;
 
+use shaderdbg_test_support::{validation_reports, validation_settings};
+
 /// A directory holding the layer's manifest (as the session writes it).
 /// Written once: rewriting it while another test's program starts let the
 /// loader read it half-written, and that program ran without our layer.
@@ -221,7 +223,7 @@ fn vkcube_runs_replayed_from_shadows() {
         let out = with_self_check(
             Command::new("/usr/bin/xvfb-run")
                 .args(["-a", "-s", "-screen 0 640x480x24", "vkcube", "--c", "20"])
-                .env("VK_LAYER_SETTINGS_PATH", settings()),
+                .env("VK_LAYER_SETTINGS_PATH", validation_settings()),
             &["VK_LAYER_KHRONOS_validation"],
             mode,
         );
@@ -236,29 +238,13 @@ fn vkcube_runs_replayed_from_shadows() {
     }
 }
 
-/// The validation layer's settings: log errors and warnings (written once,
-/// as the manifest).
-fn settings() -> &'static Path {
-    static SETTINGS: OnceLock<PathBuf> = OnceLock::new();
-    SETTINGS.get_or_init(|| {
-        let settings = layer_dir().join("vk_layer_settings.txt");
-        std::fs::write(
-            &settings,
-            "khronos_validation.debug_action = VK_DBG_LAYER_ACTION_LOG_MSG\n\
-             khronos_validation.report_flags = error,warn\n",
-        )
-        .expect("settings");
-        settings
-    })
-}
-
 /// The validation layer's reports (message ids) in a program's output.
 fn reports(out: &Output) -> Vec<String> {
-    String::from_utf8_lossy(&out.stdout)
-        .lines()
-        .chain(String::from_utf8_lossy(&out.stderr).lines())
-        .filter(|l| l.contains("(ERROR /") || l.contains("(WARN /"))
-        .map(|l| l.split('(').next().unwrap_or(l).to_string())
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    validation_reports(stdout.lines().chain(stderr.lines()))
+        .into_iter()
+        .map(str::to_string)
         .collect()
 }
 
@@ -281,10 +267,7 @@ fn the_validation_layer_finds_nothing_in_textures_sets_and_specialization() {
 /// `app 2 64` in every mode with the validation layer below ours reports
 /// what it reports alone, through `submissions` shadows.
 fn validation_unchanged(app: &str, submissions: u64) {
-    shaderdbg_test_support::require_installed(&[
-        "/usr/share/vulkan/explicit_layer.d/VkLayer_khronos_validation.json",
-    ]);
-    let settings = settings();
+    let settings = validation_settings();
     let program = shaderdbg_test_support::app(app);
     let alone = Command::new(&program)
         .args(["2", "64"])

@@ -13,9 +13,8 @@
 
 mod common;
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::process::Command;
-use std::sync::OnceLock;
 
 use common::{json_events, of_kind};
 use serde_json::Value;
@@ -171,7 +170,10 @@ fn run_checked(app: &str, breakpoints: &[String], args: &[String]) -> (Vec<Value
 /// warnings.
 fn validated(cmd: &mut Command) -> &mut Command {
     cmd.env("VK_INSTANCE_LAYERS", "VK_LAYER_KHRONOS_validation")
-        .env("VK_LAYER_SETTINGS_PATH", validation_settings())
+        .env(
+            "VK_LAYER_SETTINGS_PATH",
+            shaderdbg_test_support::validation_settings(),
+        )
 }
 
 /// The message ids of the validation layer's errors and warnings among
@@ -180,34 +182,10 @@ fn validated(cmd: &mut Command) -> &mut Command {
 /// enable, so the programs alone have that report for their modules, and
 /// the layer's modules made from the same code have it again.
 fn validation_reports<'a>(lines: &[&'a str]) -> Vec<&'a str> {
-    let reports = lines
-        .iter()
-        .filter(|l| l.contains("(ERROR /") || l.contains("(WARN /"));
-    let mut ids: Vec<&str> = reports.map(|l| l.split('(').next().unwrap_or(l)).collect();
+    let mut ids = shaderdbg_test_support::validation_reports(lines.iter().copied());
     ids.sort_unstable();
     ids.dedup();
     ids
-}
-
-/// The validation layer's settings: log errors and warnings. Written once
-/// (tests run in parallel; a program must not read it half-written).
-fn validation_settings() -> &'static Path {
-    static SETTINGS: OnceLock<PathBuf> = OnceLock::new();
-    SETTINGS.get_or_init(|| {
-        shaderdbg_test_support::require_installed(&[
-            "/usr/share/vulkan/explicit_layer.d/VkLayer_khronos_validation.json",
-        ]);
-        let dir = std::env::temp_dir().join(format!("shaderdbg-vk-apps-{}", std::process::id()));
-        std::fs::create_dir_all(&dir).expect("temp dir");
-        let settings = dir.join("vk_layer_settings.txt");
-        std::fs::write(
-            &settings,
-            "khronos_validation.debug_action = VK_DBG_LAYER_ACTION_LOG_MSG\n\
-             khronos_validation.report_flags = error,warn\n",
-        )
-        .expect("settings");
-        settings
-    })
 }
 
 /// The first pixel in row order where `holds`.

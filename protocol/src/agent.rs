@@ -139,6 +139,36 @@ impl Debugger {
         }
     }
 
+    /// Answers the screenshot requests `due` at the end of `frame` with one
+    /// image (width, height, RGBA rows) or the error message taking it gave;
+    /// a request for a frame that had already ended is told so.
+    pub fn send_frame_end_screenshots(
+        &self,
+        due: Vec<(u64, Option<u64>)>,
+        frame: u64,
+        image: Result<(u32, u32, &[u8]), &str>,
+    ) {
+        for (request, wanted) in due {
+            self.send(&match (image, wanted) {
+                (_, Some(f)) if f < frame => FromAgent::Error {
+                    request: Some(request),
+                    message: format!("frame {f} had already ended (now ending frame {frame})"),
+                },
+                (Ok((width, height, rgba)), _) => FromAgent::Screenshot {
+                    request,
+                    frame,
+                    width,
+                    height,
+                    rgba: crate::Blob(rgba.to_vec()),
+                },
+                (Err(message), _) => FromAgent::Error {
+                    request: Some(request),
+                    message: message.to_string(),
+                },
+            });
+        }
+    }
+
     /// Waits for the next message; `None` once the debugger is gone.
     pub fn recv(&self) -> Option<ToAgent> {
         let rx = self.rx.lock().unwrap_or_else(|e| e.into_inner());
@@ -152,5 +182,50 @@ impl Debugger {
                 }
             }
         }
+    }
+}
+
+/// `Screenshot { at: FrameEnd }` requests waiting for a frame's end: each
+/// request and the frame whose end it asks for (none: the next to end).
+#[derive(Debug, Default)]
+pub struct FrameEndScreenshots(Vec<(u64, Option<u64>)>);
+
+impl FrameEndScreenshots {
+    pub const fn new() -> Self {
+        FrameEndScreenshots(Vec::new())
+    }
+
+    pub fn push(&mut self, request: u64, frame: Option<u64>) {
+        self.0.push((request, frame));
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
+
+    /// Takes the requests due at the end of `frame`: those for it, for an
+    /// earlier frame, or for whichever frame ends next.
+    pub fn take_due(&mut self, frame: u64) -> Vec<(u64, Option<u64>)> {
+        let (due, later) = std::mem::take(&mut self.0)
+            .into_iter()
+            .partition(|(_, f)| f.is_none_or(|f| f <= frame));
+        self.0 = later;
+        due
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::FrameEndScreenshots;
+
+    #[test]
+    fn screenshots_are_due_at_their_frames_end_or_the_next() {
+        let mut pending = FrameEndScreenshots::new();
+        pending.push(1, Some(5));
+        pending.push(2, None);
+        pending.push(3, Some(3));
+        assert_eq!(pending.take_due(4), vec![(2, None), (3, Some(3))]);
+        assert_eq!(pending.take_due(5), vec![(1, Some(5))]);
+        assert!(pending.is_empty());
     }
 }

@@ -96,6 +96,36 @@ pub fn require_installed(paths: &[&str]) {
     }
 }
 
+/// The Khronos validation layer's settings file (`VK_LAYER_SETTINGS_PATH`):
+/// log errors and warnings. Written once per test binary (tests run in
+/// parallel; a program must not read it half-written).
+pub fn validation_settings() -> &'static Path {
+    static SETTINGS: OnceLock<PathBuf> = OnceLock::new();
+    SETTINGS.get_or_init(|| {
+        require_installed(&["/usr/share/vulkan/explicit_layer.d/VkLayer_khronos_validation.json"]);
+        let dir = std::env::temp_dir().join(format!("shaderdbg-validation-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).expect("temp dir");
+        let settings = dir.join("vk_layer_settings.txt");
+        std::fs::write(
+            &settings,
+            "khronos_validation.debug_action = VK_DBG_LAYER_ACTION_LOG_MSG\n\
+             khronos_validation.report_flags = error,warn\n",
+        )
+        .expect("settings");
+        settings
+    })
+}
+
+/// The message ids of the validation layer's errors and warnings among
+/// `lines` (a program's output under [`validation_settings`]), in order.
+pub fn validation_reports<'a>(lines: impl IntoIterator<Item = &'a str>) -> Vec<&'a str> {
+    lines
+        .into_iter()
+        .filter(|l| l.contains("(ERROR /") || l.contains("(WARN /"))
+        .map(|l| l.split('(').next().unwrap_or(l))
+        .collect()
+}
+
 /// `file` copied into a fresh directory of its own
 /// (`$TMPDIR/shaderdbg-TAG-PID/`), same name: breakpoints bind by file, and
 /// tests run in parallel.

@@ -197,7 +197,7 @@ pub fn at_swap(dbg: &Debugger, ctx: ContextKey, frame: u64) {
             Ok(img) => Ok((img.width, img.height, &img.rgba[..])),
             Err(e) => Err(e.as_str()),
         };
-        dbg.send_frame_end_screenshots(due, frame, image);
+        dbg.send_frame_end_screenshots(due, frame, image, proto::Origin::BottomLeft);
     }
     dbg.send(&FromAgent::FrameEnd {
         context: ctx.handle as u64,
@@ -890,6 +890,8 @@ impl<'a> Stop<'a> {
                 frame: self.draw.frame,
                 width: img.width,
                 height: img.height,
+                shows: proto::ScreenshotShows::BeforeDraw,
+                origin: proto::Origin::BottomLeft,
                 rgba: proto::Blob(img.rgba),
             },
             Err(e) => FromAgent::Error {

@@ -123,6 +123,7 @@ fn answer(s: &mut Session, request: u64) -> Result<(u64, u32, u32, Vec<u8>), Str
                 width,
                 height,
                 rgba,
+                ..
             }) if r == request => return Ok((frame, width, height, rgba.0)),
             Some(FromAgent::Error {
                 request: Some(r),
@@ -206,8 +207,13 @@ fn screenshots_at_frame_end_are_the_apps_frames_and_now_needs_a_stop() {
                 frame,
                 width,
                 height,
+                shows,
                 rgba,
-            } => Some((*request, *frame, *width, *height, fnv1a(&rgba.0))),
+                ..
+            } => {
+                assert_eq!(*shows, proto::ScreenshotShows::FrameEnd);
+                Some((*request, *frame, *width, *height, fnv1a(&rgba.0)))
+            }
             _ => None,
         })
         .collect();

@@ -204,7 +204,7 @@ pub fn screenshots_at_frame_end(
         Ok(s) => Ok((s.width, s.height, &s.rgba[..])),
         Err(why) => Err(why.as_str()),
     };
-    dbg.send_frame_end_screenshots(due, frame, image);
+    dbg.send_frame_end_screenshots(due, frame, image, shaderdbg_protocol::Origin::TopLeft);
 }
 
 /// A frame ended at a present on `context`.

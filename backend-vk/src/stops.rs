@@ -623,6 +623,8 @@ unsafe fn debugged<I: Submission>(
                     frame,
                     width: shot.width,
                     height: shot.height,
+                    shows: shaderdbg_protocol::ScreenshotShows::AfterSubmission,
+                    origin: shaderdbg_protocol::Origin::TopLeft,
                     rgba: shaderdbg_protocol::Blob(shot.rgba),
                 })
             }

@@ -44,12 +44,29 @@ pub enum StopReason {
     Sanitizer,
 }
 
+/// What a screenshot shows: the agents take `ScreenshotAt::Now` at
+/// different moments of a stop.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ScreenshotShows {
+    /// The stopped draw's framebuffer before the draw (the GL agent, also
+    /// where the hit test was the draw itself: it keeps a copy).
+    BeforeDraw,
+    /// What the stopped submission drew, every draw of it done (the Vulkan
+    /// layer runs the submission before it reports the stop).
+    AfterSubmission,
+    /// The frame as the program presents it (`ScreenshotAt::FrameEnd`).
+    FrameEnd,
+}
+
 /// When to take a screenshot.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(tag = "at", rename_all = "snake_case")]
 pub enum ScreenshotAt {
-    /// While stopped: the framebuffer the stopped draw renders to, as it is
-    /// before the draw (colour attachment 0, or the back buffer).
+    /// While stopped: the framebuffer the stopped draw renders to
+    /// (colour attachment 0, or the back buffer), as it is before the draw
+    /// in OpenGL and after the stopped submission in Vulkan (the answer
+    /// says which: [`ScreenshotShows`]).
     Now,
     /// At the swap that ends frame `frame` (the next swap when `None`); the
     /// back buffer just before the swap.

@@ -16,7 +16,7 @@ pub mod stage;
 pub mod types;
 pub mod value;
 
-pub use control::{ScreenshotAt, StopFilter, StopReason};
+pub use control::{ScreenshotAt, ScreenshotShows, StopFilter, StopReason};
 pub use decode::{Hit, HitTag};
 pub use stage::{Invocation, Stage};
 pub use types::{Language, Scalar, Type};

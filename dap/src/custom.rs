@@ -3,9 +3,14 @@
 //! ## `shaderdbg/frameImage`
 //!
 //! Arguments `{}`. Only while stopped at a draw. Response body
-//! `{"frame":u64,"draw":u64,"width":u32,"height":u32,"png":"<base64 PNG, top row first>"}`:
-//! the framebuffer the stopped draw renders to, as it is before the draw
-//! (`ScreenshotAt::Now`). Otherwise an error response saying why.
+//! `{"frame":u64,"draw":u64,"width":u32,"height":u32,"shows":"beforeDraw"|"afterSubmission",
+//!   "origin":"bottomLeft"|"topLeft","png":"<base64 PNG, top row first>"}`:
+//! the framebuffer the stopped draw renders to (`ScreenshotAt::Now`), as it
+//! is before the draw (OpenGL: `beforeDraw`) or after the stopped
+//! submission, all its draws done (Vulkan: `afterSubmission`); `origin` is
+//! where `gl_FragCoord`'s origin is in it (as for `valuesImage`), so that
+//! a pixel clicked is named as the shader names it. Otherwise an error
+//! response saying why.
 //!
 //! ## `shaderdbg/debugPixel`
 //!
@@ -77,6 +82,10 @@ pub struct FrameImageBody {
     pub draw: u64,
     pub width: u32,
     pub height: u32,
+    /// `beforeDraw` or `afterSubmission` (the moment the image shows).
+    pub shows: &'static str,
+    /// `bottomLeft` (OpenGL) or `topLeft` (Vulkan): `gl_FragCoord`'s origin.
+    pub origin: &'static str,
     /// Base64 PNG, top row first.
     pub png: String,
 }
@@ -220,11 +229,16 @@ pub fn values_image_body(img: &WatchImage, line: u32) -> Result<ValuesImageBody,
         max: bound(&max),
         nan,
         inf,
-        origin: match img.origin {
-            shaderdbg_session::images::Origin::BottomLeft => "bottomLeft",
-            shaderdbg_session::images::Origin::TopLeft => "topLeft",
-        },
+        origin: origin_name(img.origin),
     })
+}
+
+/// An image's `origin` as the custom requests spell it.
+pub fn origin_name(origin: shaderdbg_session::images::Origin) -> &'static str {
+    match origin {
+        shaderdbg_session::images::Origin::BottomLeft => "bottomLeft",
+        shaderdbg_session::images::Origin::TopLeft => "topLeft",
+    }
 }
 
 #[cfg(test)]

@@ -231,6 +231,10 @@ fn custom_requests_and_loaded_sources() {
     );
     assert_eq!(img["frame"], 0);
     assert_eq!(img["draw"], 0);
+    assert_eq!(
+        (&img["shows"], &img["origin"]),
+        (&json!("beforeDraw"), &json!("bottomLeft"))
+    );
     let png = b64(&img["png"]);
     assert_eq!(&png[1..4], b"PNG");
 

@@ -66,6 +66,13 @@ fn a_vulkan_values_image_is_upright_and_says_its_origin() {
     assert_eq!(at(0, 0), 63.5);
     assert_eq!(at(10, 63), 0.5);
     assert_eq!(at(10, 63 - 20), 20.5);
+    // The frame view's image is the submission's, done, and names its
+    // pixels from the top (a click used to debug the mirrored pixel).
+    let img = c.ok("shaderdbg/frameImage", json!({}));
+    assert_eq!(
+        (&img["shows"], &img["origin"]),
+        (&json!("afterSubmission"), &json!("topLeft"))
+    );
     c.disconnect();
 }
 

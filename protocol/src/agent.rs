@@ -141,12 +141,14 @@ impl Debugger {
 
     /// Answers the screenshot requests `due` at the end of `frame` with one
     /// image (width, height, RGBA rows) or the error message taking it gave;
-    /// a request for a frame that had already ended is told so.
+    /// a request for a frame that had already ended is told so. `origin`:
+    /// `gl_FragCoord`'s in the agent's API.
     pub fn send_frame_end_screenshots(
         &self,
         due: Vec<(u64, Option<u64>)>,
         frame: u64,
         image: Result<(u32, u32, &[u8]), &str>,
+        origin: crate::Origin,
     ) {
         for (request, wanted) in due {
             self.send(&match (image, wanted) {
@@ -159,6 +161,8 @@ impl Debugger {
                     frame,
                     width,
                     height,
+                    shows: crate::ScreenshotShows::FrameEnd,
+                    origin,
                     rgba: crate::Blob(rgba.to_vec()),
                 },
                 (Err(message), _) => FromAgent::Error {

@@ -19,7 +19,7 @@ pub mod vulkan;
 
 use serde::{Deserialize, Serialize};
 
-pub use shaderdbg_core::control::{ScreenshotAt, StopFilter, StopReason};
+pub use shaderdbg_core::control::{ScreenshotAt, ScreenshotShows, StopFilter, StopReason};
 pub use shaderdbg_core::decode::{Access, SanitizerKind, SanitizerReport};
 pub use shaderdbg_core::probes::ProbeTable;
 pub use shaderdbg_core::{Hit, HitTag, Invocation, Stage, Type};
@@ -34,8 +34,10 @@ pub use shaderdbg_core::{Hit, HitTag, Invocation, Stage, Type};
 /// Version 6: `WatchImage` says its rows' origin (Vulkan's are top-left).
 /// Version 7: `ShaderCompiled::parts`, the files a runtime source was put
 /// together from (a SPIR-V module's `#include`d files), and
-/// `SetScreenshotsAtStops`.
-pub const VERSION: u32 = 7;
+/// `SetScreenshotsAtStops`. Version 8: `Screenshot::shows`, the moment a
+/// screenshot shows (before the draw, after the submission, the frame),
+/// and `Screenshot::origin`, where `gl_FragCoord`'s origin is in it.
+pub const VERSION: u32 = 8;
 
 /// Environment variable that names the socket the agent connects to.
 pub const SOCKET_ENV: &str = "SHADERDBG_SOCKET";
@@ -268,12 +270,16 @@ pub enum FromAgent {
         /// Where row 0 is: `gl_FragCoord`'s origin in the stopped API.
         origin: Origin,
     },
-    /// The image as RGBA8, bottom row first (`frame`: the frame it belongs to).
+    /// The image as RGBA8, bottom row first (`frame`: the frame it belongs
+    /// to; `shows`: at which moment; `origin`: `gl_FragCoord`'s origin in
+    /// the API that drew it, for naming a pixel of it).
     Screenshot {
         request: u64,
         frame: u64,
         width: u32,
         height: u32,
+        shows: ScreenshotShows,
+        origin: Origin,
         rgba: Blob,
     },
     FrameEnd {
@@ -575,8 +581,27 @@ mod tests {
     }
 
     #[test]
-    fn version_7_messages_have_a_stable_shape() {
-        assert_eq!(VERSION, 7);
+    fn version_8_messages_have_a_stable_shape() {
+        assert_eq!(VERSION, 8);
+        // Version 8: a screenshot says what moment it shows and its origin.
+        let shot = FromAgent::Screenshot {
+            request: 3,
+            frame: 1,
+            width: 1,
+            height: 1,
+            shows: ScreenshotShows::AfterSubmission,
+            origin: Origin::TopLeft,
+            rgba: Blob(vec![1, 2, 3, 4]),
+        };
+        let text = concat!(
+            r#"{"type":"screenshot","request":3,"frame":1,"width":1,"height":1,"#,
+            r#""shows":"after_submission","origin":"top_left","rgba":"AQIDBA=="}"#,
+        );
+        let mut buf = Vec::new();
+        write_message(&mut buf, &shot).unwrap();
+        assert_eq!(String::from_utf8(buf).unwrap().trim_end(), text);
+        let back: FromAgent = read_message(&mut text.as_bytes()).unwrap().unwrap();
+        assert_eq!(back, shot);
         // Version 7: the parts of a source put together from several files.
         let compiled = FromAgent::ShaderCompiled {
             context: 1,

@@ -1,7 +1,7 @@
 //! Images from the agent: screenshots of the framebuffer and watch images
 //! (the value of an expression for every fragment of a draw).
 
-use shaderdbg_core::{Type, Value};
+use shaderdbg_core::{ScreenshotShows, Type, Value};
 pub use shaderdbg_protocol::Origin;
 
 use crate::SessionError;
@@ -13,6 +13,12 @@ pub struct Screenshot {
     pub frame: u64,
     pub width: u32,
     pub height: u32,
+    /// The moment it shows (before the stopped draw, after the stopped
+    /// submission, or the frame).
+    pub shows: ScreenshotShows,
+    /// `gl_FragCoord`'s origin in the API that drew it (a pixel of the
+    /// image is named in that convention).
+    pub origin: Origin,
     pub rgba: Vec<u8>,
 }
 

@@ -42,4 +42,6 @@ pub use images::{Screenshot, WatchImage};
 pub use session::{CurrentStop, Event, ExceptionFilters, Halt, Session, SessionError, ShaderInfo};
 
 // The debug core's vocabulary, as front ends use it with the session.
-pub use shaderdbg_core::{Hit, HitTag, Invocation, ScreenshotAt, Stage, StopFilter, StopReason};
+pub use shaderdbg_core::{
+    Hit, HitTag, Invocation, ScreenshotAt, ScreenshotShows, Stage, StopFilter, StopReason,
+};

@@ -616,6 +616,8 @@ impl Session {
                 frame,
                 width,
                 height,
+                shows,
+                origin,
                 rgba,
             } if self.pending_screenshots.contains(&request) => {
                 self.pending_screenshots.retain(|r| *r != request);
@@ -625,6 +627,8 @@ impl Session {
                         frame,
                         width,
                         height,
+                        shows,
+                        origin,
                         rgba: rgba.0,
                     }),
                 });
@@ -1034,12 +1038,16 @@ impl Session {
                 frame,
                 width,
                 height,
+                shows,
+                origin,
                 rgba,
                 ..
             } => Ok(Screenshot {
                 frame,
                 width,
                 height,
+                shows,
+                origin,
                 rgba: rgba.0,
             }),
             _ => Err(SessionError::Failed("unexpected reply".into())),

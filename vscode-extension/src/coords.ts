@@ -18,6 +18,14 @@ export function clickToFragCoord(offsetX: number, offsetY: number, shownWidth: n
   return { x: column, y: height - 1 - row };
 }
 
+/** Where gl_FragCoord's origin is in the API that drew an image (Vulkan: top-left, y down). */
+export type Origin = 'bottomLeft' | 'topLeft';
+
+/** The gl_FragCoord y of picture row `y` counted from the bottom (what clickToFragCoord gives) in an API whose origin is `origin`. */
+export function fragYFromBottom(y: number, height: number, origin: Origin | undefined): number {
+  return origin === 'topLeft' ? height - 1 - y : y;
+}
+
 /** The image row (top row first) that shows gl_FragCoord row `y`. */
 export function fragYToRow(y: number, height: number): number {
   return height - 1 - y;

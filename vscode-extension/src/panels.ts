@@ -6,7 +6,10 @@ export const FRAME_IMAGE = 'shaderdbg/frameImage';
 export const DEBUG_PIXEL = 'shaderdbg/debugPixel';
 export const VALUES_IMAGE = 'shaderdbg/valuesImage';
 
-interface FrameImageBody { frame: number; draw: number; width: number; height: number; png: string }
+interface FrameImageBody {
+  frame: number; draw: number; width: number; height: number; png: string;
+  shows?: 'beforeDraw' | 'afterSubmission'; origin?: 'bottomLeft' | 'topLeft';
+}
 
 function nonce(): string {
   let s = '';

@@ -1,6 +1,7 @@
 // "Values over the draw": decoding the `shaderdbg/valuesImage` body and
 // painting it with a colour scale. Pure; runs in the extension's tests and in
 // the webview (no Node or DOM APIs besides `atob`).
+import { fragYFromBottom, type Origin } from './coords';
 
 /** The `shaderdbg/valuesImage` response body (see dap/src/custom.rs). */
 export interface ValuesImageBody {
@@ -19,7 +20,7 @@ export interface ValuesImageBody {
   nan: number;
   inf: number;
   /** gl_FragCoord's origin in the stopped API (Vulkan: 'topLeft', y down); data is bottom row first either way. */
-  origin?: 'bottomLeft' | 'topLeft';
+  origin?: Origin;
 }
 
 export interface ValuesImage {
@@ -66,7 +67,7 @@ export function valueAt(img: ValuesImage, x: number, y: number): number[] | unde
 
 /** The y the shader's gl_FragCoord has at picture row `y` from the bottom (Vulkan counts from the top). */
 export function fragCoordY(body: ValuesImageBody, y: number): number {
-  return body.origin === 'topLeft' ? body.height - 1 - y : y;
+  return fragYFromBottom(y, body.height, body.origin);
 }
 
 /** A float as the hover shows it: shortest round-trip text, NaN/Inf spelled out. */

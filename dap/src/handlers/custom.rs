@@ -4,7 +4,7 @@
 
 use std::io::Write;
 
-use shaderdbg_session::ScreenshotAt;
+use shaderdbg_session::{ScreenshotAt, ScreenshotShows};
 
 use crate::custom::{
     self, DebugPixelArguments, DebugPixelBody, FrameImageBody, ValuesImageArguments,
@@ -31,6 +31,12 @@ impl<W: Write> Adapter<W> {
             draw,
             width: shot.width,
             height: shot.height,
+            shows: match shot.shows {
+                ScreenshotShows::BeforeDraw => "beforeDraw",
+                ScreenshotShows::AfterSubmission => "afterSubmission",
+                ScreenshotShows::FrameEnd => "frameEnd",
+            },
+            origin: custom::origin_name(shot.origin),
             png: custom::base64(&png),
         })
     }

@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import * as assert from 'node:assert/strict';
-import { clickToFragCoord, fragYToRow } from '../../src/coords';
+import { clickToFragCoord, fragYFromBottom, fragYToRow } from '../../src/coords';
 
 test('image clicks become gl_FragCoord with the origin bottom-left', () => {
   // 640x360 image shown at its size
@@ -26,4 +26,13 @@ test('outside the image is nothing', () => {
 test('fragYToRow is its own inverse', () => {
   for (let y = 0; y < 5; y++) assert.equal(fragYToRow(fragYToRow(y, 5), 5), y);
   assert.equal(fragYToRow(0, 360), 359);
+});
+
+test('a picture row from the bottom is gl_FragCoord.y in OpenGL and counted from the top in Vulkan', () => {
+  assert.equal(fragYFromBottom(0, 360, 'bottomLeft'), 0);
+  assert.equal(fragYFromBottom(0, 360, undefined), 0);
+  assert.equal(fragYFromBottom(0, 360, 'topLeft'), 359);
+  // The frame view's top-left click in a Vulkan frame is gl_FragCoord (0, 0).
+  const p = clickToFragCoord(0, 0, 640, 360, 640, 360);
+  assert.equal(p && fragYFromBottom(p.y, 360, 'topLeft'), 0);
 });

@@ -1133,19 +1133,20 @@ pub fn parse_text(mut source: SourceText, stage: Stage) -> Result<Parsed, Diagno
 /// The text expanded by [`crate::preprocess`] where glsl-lang-pp's
 /// expansion can differ from the standard's (a macro pastes or
 /// stringizes; an ES shader asks about `GL_ES`, which glsl-lang-pp never
-/// defines); `None` where it cannot or the expander declines (an invalid
-/// or unsupported construct: glsl-lang-pp judges it as before). A limit
-/// reached is an error.
+/// defines) or may grow past the limits (glsl-lang-pp has none); `None`
+/// where it cannot or the expander declines (an invalid or unsupported
+/// construct: glsl-lang-pp judges it as before). A limit reached is an
+/// error.
 fn standard_expansion(
     original: &str,
     text: &str,
 ) -> Result<Option<crate::preprocess::Expanded>, Diagnostic> {
-    use crate::preprocess::{expand, wanted, Options};
+    use crate::preprocess::{expand, may_exceed_limits, wanted, Options};
     use glsl_lang_pp::exts::DEFAULT_REGISTRY;
     let words = version_words(original).unwrap_or_default();
     let version = words.first().and_then(|n| n.parse().ok()).unwrap_or(110);
     let es = version == 100 || words.contains(&"es");
-    if !(wanted(text) || es && text.contains("GL_ES")) {
+    if !(wanted(text) || es && text.contains("GL_ES") || may_exceed_limits(text)) {
         return Ok(None);
     }
     let opts = Options {

@@ -78,6 +78,152 @@ pub fn wanted(text: &str) -> bool {
     false
 }
 
+/// Whether expanding `text`'s macros may make more than
+/// [`MAX_MACRO_TOKENS`] tokens: then [`expand`], which stops at that
+/// limit, must expand it rather than glsl-lang-pp, which has none (a
+/// chain of macros each naming the next twice makes 2^n tokens; at 2^26
+/// it exhausts memory inside the debugged program).
+///
+/// The count is of the expansion's shape, not its tokens: each macro's
+/// size once (object-like), or once per list of argument sizes
+/// (function-like), so it costs about the text's own length. It follows
+/// invocations in the text and in bodies, but not a function-like macro
+/// whose `(` comes from after its invocation's expansion, nor
+/// conditionals (every `#define` counts, the last one of a name wins).
+pub fn may_exceed_limits(text: &str) -> bool {
+    if !text.contains("define") {
+        return false;
+    }
+    let mut est = Estimate::default();
+    let mut code: Vec<&str> = Vec::new();
+    let lexemes = lex(text);
+    for line in lexemes.split(|l| l.kind == Kind::Newline) {
+        let toks: Vec<&Lexeme> = line.iter().filter(|l| l.kind != Kind::Space).collect();
+        let word = |i: usize| toks.get(i).map(|l| &text[l.start..l.end]);
+        if word(0) != Some("#") {
+            code.extend(toks.iter().map(|l| &text[l.start..l.end]));
+            continue;
+        }
+        if word(1) != Some("define") {
+            continue;
+        }
+        let Some(name) = word(2) else { continue };
+        let function = toks
+            .get(3)
+            .is_some_and(|p| word(3) == Some("(") && p.start == toks[2].end);
+        let (params, body_at) = if function {
+            let close = (4..toks.len()).find(|&i| word(i) == Some(")"));
+            let Some(close) = close else { continue };
+            let params = (4..close).filter_map(word).filter(|w| *w != ",").collect();
+            (Some(params), close + 1)
+        } else {
+            (None, 3)
+        };
+        let body = (body_at..toks.len()).filter_map(word).collect();
+        est.defs.insert(name, Rc::new(Def { params, body }));
+    }
+    est.size(&code, &[]) > MAX_MACRO_TOKENS as u64
+}
+
+struct Def<'t> {
+    params: Option<Vec<&'t str>>,
+    body: Vec<&'t str>,
+}
+
+/// [`may_exceed_limits`]'s count: sizes of macros, memoized; the macros
+/// being counted (not expanded again inside themselves, as hide sets
+/// do); the tokens visited, against a cap of the text's length.
+#[derive(Default)]
+struct Estimate<'t> {
+    defs: HashMap<&'t str, Rc<Def<'t>>>,
+    objects: HashMap<&'t str, u64>,
+    calls: HashMap<(&'t str, Vec<u64>), u64>,
+    active: Vec<&'t str>,
+    visited: usize,
+}
+
+impl<'t> Estimate<'t> {
+    /// The tokens `toks` make, parameters standing for `env`'s sizes;
+    /// past the limit, anything past it (saturated).
+    fn size(&mut self, toks: &[&'t str], env: &[(&'t str, u64)]) -> u64 {
+        const PAST: u64 = MAX_MACRO_TOKENS as u64 + 1;
+        let mut total = 0u64;
+        let mut i = 0;
+        while i < toks.len() && total < PAST {
+            self.visited += 1;
+            if self.visited > MAX_MACRO_TOKENS {
+                return PAST;
+            }
+            let t = toks[i];
+            i += 1;
+            if let Some(&(_, n)) = env.iter().find(|(p, _)| *p == t) {
+                total = total.saturating_add(n);
+                continue;
+            }
+            if self.active.contains(&t) {
+                total += 1;
+                continue;
+            }
+            let Some(def) = self.defs.get(t).cloned() else {
+                total += 1;
+                continue;
+            };
+            let Some(params) = &def.params else {
+                let n = match self.objects.get(t) {
+                    Some(&n) => n,
+                    None => {
+                        self.active.push(t);
+                        let n = self.size(&def.body, &[]);
+                        self.active.pop();
+                        self.objects.insert(t, n);
+                        n
+                    }
+                };
+                total = total.saturating_add(n);
+                continue;
+            };
+            if toks.get(i) != Some(&"(") {
+                total += 1;
+                continue;
+            }
+            // The arguments, split at the commas outside parentheses.
+            let mut args: Vec<&[&'t str]> = Vec::new();
+            let (mut depth, mut from, mut j) = (0usize, i + 1, i + 1);
+            while j < toks.len() {
+                match toks[j] {
+                    "(" => depth += 1,
+                    ")" if depth == 0 => break,
+                    ")" => depth -= 1,
+                    "," if depth == 0 => {
+                        args.push(&toks[from..j]);
+                        from = j + 1;
+                    }
+                    _ => {}
+                }
+                j += 1;
+            }
+            args.push(&toks[from..j.min(toks.len())]);
+            i = j + 1;
+            let sizes: Vec<u64> = args.iter().map(|a| self.size(a, env)).collect();
+            let key = (t, sizes);
+            let n = match self.calls.get(&key) {
+                Some(&n) => n,
+                None => {
+                    let bound: Vec<(&'t str, u64)> =
+                        params.iter().copied().zip(key.1.iter().copied()).collect();
+                    self.active.push(t);
+                    let n = self.size(&def.body, &bound);
+                    self.active.pop();
+                    self.calls.insert(key, n);
+                    n
+                }
+            };
+            total = total.saturating_add(n);
+        }
+        total.min(PAST)
+    }
+}
+
 /// The expanded text and the means to map its offsets to the input's.
 #[derive(Clone, Debug)]
 pub struct Expanded {
@@ -1739,6 +1885,36 @@ mod tests {
         assert_eq!((e.start(one), e.end(one + 1)), (use_at, use_at + 3));
         // The `#define` line is empty; `int a` is where it was.
         assert_eq!(e.start(at("int a")), src.find("int a").unwrap());
+    }
+
+    #[test]
+    fn expansions_past_the_limit_are_told_without_expanding_them() {
+        let chain = |n: usize, body: &str| {
+            let mut s = String::from("#define M0 1.0\n");
+            for i in 1..=n {
+                s.push_str(&format!(
+                    "#define M{i} {}\n",
+                    body.replace('P', &format!("M{}", i - 1))
+                ));
+            }
+            s + &format!("float x = M{n};\n")
+        };
+        assert!(!may_exceed_limits(&chain(16, "(P + P)")));
+        assert!(may_exceed_limits(&chain(20, "(P + P)")));
+        assert!(may_exceed_limits(&chain(60, "P P")));
+        // Doubling through a parameter, defined and in the text.
+        let twice = "#define D(x) x x\n";
+        let q = format!("{twice}#define Q(x) D(D(D(D(x))))\nint a = Q(Q(Q(Q(Q(1)))));\n");
+        assert!(may_exceed_limits(&q));
+        let nested = format!("{twice}int a = {}1{};\n", "D(".repeat(21), ")".repeat(21));
+        assert!(may_exceed_limits(&nested));
+        assert!(!may_exceed_limits(&format!("{twice}int a = D(D(D(1)));\n")));
+        // A macro naming itself is not expanded inside itself.
+        assert!(!may_exceed_limits(
+            "#define A A A\n#define B(x) B(x) B(x)\nA B(1)\n"
+        ));
+        // Every `#define` counts, whatever the conditionals.
+        assert!(!may_exceed_limits("#if 0\n#define X 1\n#endif\nX X\n"));
     }
 
     #[test]

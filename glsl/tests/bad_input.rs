@@ -459,22 +459,44 @@ fn odd_preprocessor_directives_do_not_panic() {
 #[test]
 fn macro_expansion_bomb_finishes_or_is_rejected() {
     isolated("macro_expansion_bomb_finishes_or_is_rejected", || {
-        // 2^18 = 262,144 leaves in a balanced expression tree of depth 18.
-        let mut src =
-            String::from("#version 450 core\nlayout(location = 0) out vec4 o;\n#define M0 1.0\n");
-        for i in 1..=18 {
-            src.push_str(&format!("#define M{i} (M{p} + M{p})\n", p = i - 1));
-        }
-        src.push_str("void main() { o = vec4(M18); }\n");
+        let bomb = |levels: usize, body: &str| {
+            let mut src = String::from(
+                "#version 450 core\nlayout(location = 0) out vec4 o;\n#define M0 1.0\n",
+            );
+            for i in 1..=levels {
+                let b = body.replace('P', &format!("M{}", i - 1));
+                src.push_str(&format!("#define M{i} {b}\n"));
+            }
+            src.push_str(&format!("void main() {{ o = vec4(M{levels}); }}\n"));
+            src
+        };
+        // 2^16 leaves in a balanced expression tree of depth 16: expanded
+        // in full, and fine.
         let t = Instant::now();
-        let out = exercise(&src);
+        let out = exercise(&bomb(16, "(P + P)"));
         eprintln!(
-            "macro bomb (2^18 leaves): {} in {:.2?}",
+            "macro bomb (2^16 leaves): {} in {:.2?}",
             short(&out),
             t.elapsed()
         );
-        // Expanded in full (no limit applies to macro expansion), and fine.
         assert_eq!(out, CLEAN);
+        // 2^18 leaves, more than the expansion limit's million tokens, and
+        // 2^26 (glsl-lang-pp, which has no limit, ran out of memory on it:
+        // a debugged program would have aborted): rejected at once, with
+        // the limit named.
+        for (levels, body) in [(18, "(P + P)"), (26, "P + P")] {
+            let t = Instant::now();
+            let out = exercise(&bomb(levels, body));
+            eprintln!(
+                "macro bomb (2^{levels}): {} in {:.2?}",
+                short(&out),
+                t.elapsed()
+            );
+            assert!(
+                matches!(&out, Outcome::Rejected(m) if m.contains("macro expansion makes more than")),
+                "{out:?}"
+            );
+        }
     });
 }
 

@@ -23,6 +23,30 @@ pub struct Screenshot {
 }
 
 impl Screenshot {
+    /// The agent's `Screenshot` reply as the session's (`None` for any
+    /// other message).
+    pub(crate) fn from_reply(reply: shaderdbg_protocol::FromAgent) -> Option<Screenshot> {
+        match reply {
+            shaderdbg_protocol::FromAgent::Screenshot {
+                frame,
+                width,
+                height,
+                shows,
+                origin,
+                rgba,
+                ..
+            } => Some(Screenshot {
+                frame,
+                width,
+                height,
+                shows,
+                origin,
+                rgba: rgba.0,
+            }),
+            _ => None,
+        }
+    }
+
     /// The image as a PNG file's bytes, top row first.
     pub fn png(&self) -> Result<Vec<u8>, SessionError> {
         let row = self.width as usize * 4;

@@ -611,27 +611,16 @@ impl Session {
                     error,
                 }));
             }
-            FromAgent::Screenshot {
-                request,
-                frame,
-                width,
-                height,
-                shows,
-                origin,
-                rgba,
-            } if self.pending_screenshots.contains(&request) => {
+            m @ FromAgent::Screenshot { request, .. }
+                if self.pending_screenshots.contains(&request) =>
+            {
                 self.pending_screenshots.retain(|r| *r != request);
-                self.queue.push_back(Event::Screenshot {
-                    request,
-                    result: Ok(Screenshot {
-                        frame,
-                        width,
-                        height,
-                        shows,
-                        origin,
-                        rgba: rgba.0,
-                    }),
-                });
+                if let Some(shot) = Screenshot::from_reply(m) {
+                    self.queue.push_back(Event::Screenshot {
+                        request,
+                        result: Ok(shot),
+                    });
+                }
             }
             FromAgent::Recorded { .. }
             | FromAgent::WatchImage { .. }
@@ -1033,25 +1022,8 @@ impl Session {
         }
         let request = self.request_id();
         self.send(&ToAgent::Screenshot { request, at });
-        match self.wait_reply(request)? {
-            FromAgent::Screenshot {
-                frame,
-                width,
-                height,
-                shows,
-                origin,
-                rgba,
-                ..
-            } => Ok(Screenshot {
-                frame,
-                width,
-                height,
-                shows,
-                origin,
-                rgba: rgba.0,
-            }),
-            _ => Err(SessionError::Failed("unexpected reply".into())),
-        }
+        Screenshot::from_reply(self.wait_reply(request)?)
+            .ok_or_else(|| SessionError::Failed("unexpected reply".into()))
     }
 
     /// Says this debugger will never ask for `ScreenshotAt::Now` (the GL

@@ -818,6 +818,40 @@ fn races_are_told_apart_across_many_barriers() {
     }
 }
 
+/// With the race check, a shared element's writer word also says that it
+/// was written (no shadow of its own for uninitialized reads): the epoch's
+/// wrap, which clears the race shadow, keeps that, so a read of an element
+/// written before the wrap is not reported and one of an element never
+/// written is.
+#[test]
+fn written_shared_elements_stay_written_across_the_epochs_wrap() {
+    let comp = tile8!(
+        "void main() {
+    uint i = gl_LocalInvocationIndex;
+    if (i < 4u) tile[i] = float(i);
+    for (int k = 0; k < ROUNDS; k++) {
+        barrier();
+    }
+    float a = tile[i % 4u];
+    dst[i] = a + tile[i];
+}
+"
+    );
+    for rounds in [1, 127, 128, 129, 300] {
+        let src = comp.replace("ROUNDS", &rounds.to_string());
+        let checked = dispatch_in(CORE, &src, Some(Checks::ALL), 1, &[0], 8);
+        let got = found(&checked.reports);
+        let line = line_of(&src, "dst[i] = a + tile[i]");
+        assert_eq!(got.len(), 1, "{rounds} barriers: {got:?}");
+        let (at, id, kind) = got[0];
+        assert_eq!(at, line, "{rounds} barriers: {got:?}");
+        assert!(
+            matches!(kind, SanitizerKind::UninitRead { element, .. } if element == id[0] && element >= 4),
+            "{rounds} barriers: {got:?}"
+        );
+    }
+}
+
 /// Reports are kept once per kind and pair of steps: a read that races
 /// with writes at two statements is two reports (the second partner of a
 /// step used to be dropped, on the GPU and in the invocation's registers).

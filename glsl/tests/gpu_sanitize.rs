@@ -556,6 +556,20 @@ fn checks_are_independent() {
         })
         .collect();
     assert_eq!(kinds, [(line_of(comp, "float a"), true)]);
+    // Every check: a shared read's bounds check reports from the race
+    // check's call site, alike (invocation 7's third report, the
+    // output's index, is lost to its two).
+    let all = dispatch_in(CORE, comp, Some(Checks::ALL), 1, &[0], 8);
+    let mut got = found(&all.reports);
+    got.sort_by_key(|r| r.0);
+    let a = line_of(comp, "float a");
+    assert_eq!(got.len(), 2, "{got:?}");
+    assert!(
+        got[0].0 == a && matches!(got[0].2, SanitizerKind::UninitRead { element: 0, .. }),
+        "{got:?}"
+    );
+    assert_eq!(got[1], oob(line_of(comp, "float b"), 7, 8, 8));
+    assert!(all.lost);
 }
 
 /// GLSL ES 3.10 compute, raised to nothing else: precision qualifiers on

@@ -176,16 +176,19 @@ impl Runtime {
         let h = self.h;
         let n = self.race_words;
         let divergent = crate::layout::SANITIZE_KIND_BARRIER;
-        // A read's one report call site (SIMD drivers run each, masked,
-        // whether or not a lane reports): a read of an element nothing
-        // wrote (`w` 0) finds no write to race with.
+        // A read's one report call site, its bounds check's too (SIMD
+        // drivers run each, masked, whether or not a lane reports): a read
+        // of an element nothing wrote (`w` 0) finds no write to race with.
         let report = if self.uninit_in_race() {
             format!(
-                "if (w == 0u || race) _sdbg_rep(w == 0u ? {}u : {RACE}u | _sdbg_wkind(w), p, elem, decl, w & 0x3fffffu, 0u, 0u, w == 0u ? 0u : _sdbg_rv[at]);",
+                "bool un = inb && w == 0u;
+    if (inb ? un || race : oobk != 0u)
+        _sdbg_rep(!inb ? oobk : un ? {}u : {RACE}u | _sdbg_wkind(w), p, elem, decl, race ? w & 0x3fffffu : 0u, 0u, 0u, race ? _sdbg_rv[at] : 0u);",
                 crate::layout::SANITIZE_KIND_UNINIT
             )
         } else {
-            format!("if (race) _sdbg_rep({RACE}u | _sdbg_wkind(w), p, elem, decl, w & 0x3fffffu, 0u, 0u, _sdbg_rv[at]);")
+            format!("if (inb ? race : oobk != 0u)
+        _sdbg_rep(!inb ? oobk : {RACE}u | _sdbg_wkind(w), p, elem, decl, race ? w & 0x3fffffu : 0u, 0u, 0u, race ? _sdbg_rv[at] : 0u);")
         };
         // Fences and atomics as synchronisation: what one invocation did
         // before a barrier, the work group did after it.
@@ -253,13 +256,15 @@ shared {h}uint _sdbg_rv[{n}];
 {h}uint _sdbg_acc({h}uint p, {h}uint f) {{ return f | (gl_LocalInvocationIndex << 12u) | (p < 2048u ? p : 0u); }}
 bool _sdbg_other({h}uint v, {h}uint a) {{ return ((v ^ a) & 0x3ff000u) != 0u && (v & a & 0xc00000u) == 0u; }}
 {h}uint _sdbg_wkind({h}uint w) {{ return {OW}u | ((w & {RACE_ATOMIC}) != 0u ? {OA}u : 0u) | ((w & {RACE_KNOWN}) != 0u ? {OK}u : 0u); }}
-void _sdbg_rd({h}uint p, {h}uint at, {h}uint elem, {h}uint decl, {h}uint f) {{
+// `inb`: whether the index is in bounds; if not (`at`, `elem` clamped
+// to 0, `decl` the bound), the report is its (`oobk`, 0 not to report).
+void _sdbg_rd({h}uint p, {h}uint at, {h}uint elem, {h}uint decl, {h}uint f, bool inb, {h}uint oobk) {{
     _sdbg_rpend = false;
     {h}uint w = _sdbg_rw[at];
     {h}uint a = _sdbg_acc(p, f);
-    bool race = _sdbg_race_on && (w >> 24u) == ((_sdbg_ep << 1u) | 1u) && _sdbg_other(w, a);
+    bool race = inb && _sdbg_race_on && (w >> 24u) == ((_sdbg_ep << 1u) | 1u) && _sdbg_other(w, a);
     {report}
-    if (!_sdbg_race_on) return;
+    if (!_sdbg_race_on || !inb) return;
     // The reader words only fall (`_sdbg_rmin`) or rise (`_sdbg_rmax`)
     // until the work group clears them behind a barrier: a look that
     // finds one already at or past this read skips its atomic.
@@ -1361,6 +1366,8 @@ void _sdbg_irep({h}uint p, {h}uint t, {h}ivec3 c, {h}ivec3 s) {{
     pub fn shadow(&mut self, k: usize, n: u32, decl: usize) {
         let h = self.h;
         let uninit = crate::layout::SANITIZE_KIND_UNINIT;
+        let oob = crate::layout::SANITIZE_KIND_OOB;
+        let soob = oob | crate::layout::SANITIZE_INDEX_SIGNED;
         let base = self.race_words;
         if self.shadow_race {
             self.race_words += n;
@@ -1386,15 +1393,32 @@ void _sdbg_irep({h}uint p, {h}uint t, {h}ivec3 c, {h}ivec3 s) {{
                     " _sdbg_wr(p, {base}u + uint(i), uint(i), {decl}u, f, known, v);"
                 ));
                 check.push_str(&format!(
-                    " _sdbg_rd(p, {base}u + uint(i), uint(i), {decl}u, f);"
+                    " _sdbg_rd(p, {base}u + uint(i), uint(i), {decl}u, f, true, 0u);"
                 ));
             }
+            // With the race check, a read's bounds check reports from
+            // `_sdbg_rd`'s call site (one report site per read).
+            let read = if self.shadow_race {
+                let (inb, zero, kind) = if t == "int" {
+                    ("i >= 0 && i < {n}", "0", "{soob}")
+                } else {
+                    ("i < {n}u", "0u", "{oob}")
+                };
+                let (inb, kind) = (
+                    inb.replace("{n}", &n.to_string()),
+                    kind.replace("{soob}", &soob.to_string())
+                        .replace("{oob}", &oob.to_string()),
+                );
+                format!("bool ok = {inb}; _sdbg_ok = ok; {h}{t} c = ok ? i : {zero}; _sdbg_rd(p, {base}u + uint(c), uint(i), ok ? {decl}u : {n}u, f, ok, _sdbg_oob ? {kind}u : 0u); return c;")
+            } else {
+                format!("{h}{t} c = _sdbg_cl(p, i, {n}); if (_sdbg_ok) _sdbg_uchk{k}(p, c, f); return c;")
+            };
             let _ = write!(
                 s,
                 "void _sdbg_markv{k}({h}uint p, {h}{t} i, {h}uint f, bool known, {h}uint v) {{{mark} }}
 void _sdbg_mark{k}({h}uint p, {h}{t} i, {h}uint f) {{ _sdbg_markv{k}(p, i, f, false, 0u); }}
 void _sdbg_uchk{k}({h}uint p, {h}{t} i, {h}uint f) {{{check} }}
-{h}{t} _sdbg_u{k}({h}uint p, {h}{t} i, {h}uint f) {{ {h}{t} c = _sdbg_cl(p, i, {n}); if (_sdbg_ok) _sdbg_uchk{k}(p, c, f); return c; }}
+{h}{t} _sdbg_u{k}({h}uint p, {h}{t} i, {h}uint f) {{ {read} }}
 {h}{t} _sdbg_wm{k}({h}uint p, {h}{t} i, {h}uint f) {{ {h}{t} c = _sdbg_cl(p, i, {n}); if (_sdbg_ok) _sdbg_mark{k}(p, c, f); return c; }}
 "
             );

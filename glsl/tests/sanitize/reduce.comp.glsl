@@ -39,13 +39,17 @@ shared uint _sdbg_rv[16];
 uint _sdbg_acc(uint p, uint f) { return f | (gl_LocalInvocationIndex << 12u) | (p < 2048u ? p : 0u); }
 bool _sdbg_other(uint v, uint a) { return ((v ^ a) & 0x3ff000u) != 0u && (v & a & 0xc00000u) == 0u; }
 uint _sdbg_wkind(uint w) { return 2048u | ((w & 0x800000u) != 0u ? 4096u : 0u) | ((w & 0x800u) != 0u ? 32768u : 0u); }
-void _sdbg_rd(uint p, uint at, uint elem, uint decl, uint f) {
+// `inb`: whether the index is in bounds; if not (`at`, `elem` clamped
+// to 0, `decl` the bound), the report is its (`oobk`, 0 not to report).
+void _sdbg_rd(uint p, uint at, uint elem, uint decl, uint f, bool inb, uint oobk) {
     _sdbg_rpend = false;
     uint w = _sdbg_rw[at];
     uint a = _sdbg_acc(p, f);
-    bool race = _sdbg_race_on && (w >> 24u) == ((_sdbg_ep << 1u) | 1u) && _sdbg_other(w, a);
-    if (w == 0u || race) _sdbg_rep(w == 0u ? 2u : 3u | _sdbg_wkind(w), p, elem, decl, w & 0x3fffffu, 0u, 0u, w == 0u ? 0u : _sdbg_rv[at]);
-    if (!_sdbg_race_on) return;
+    bool race = inb && _sdbg_race_on && (w >> 24u) == ((_sdbg_ep << 1u) | 1u) && _sdbg_other(w, a);
+    bool un = inb && w == 0u;
+    if (inb ? un || race : oobk != 0u)
+        _sdbg_rep(!inb ? oobk : un ? 2u : 3u | _sdbg_wkind(w), p, elem, decl, race ? w & 0x3fffffu : 0u, 0u, 0u, race ? _sdbg_rv[at] : 0u);
+    if (!_sdbg_race_on || !inb) return;
     // The reader words only fall (`_sdbg_rmin`) or rise (`_sdbg_rmax`)
     // until the work group clears them behind a barrier: a look that
     // finds one already at or past this read skips its atomic.
@@ -212,13 +216,13 @@ float _sdbg_zero_float() { return float(0); }
 uint _sdbg_t0;
 void _sdbg_markv0(uint p, int i, uint f, bool known, uint v) { _sdbg_wr(p, 0u + uint(i), uint(i), 2u, f, known, v); }
 void _sdbg_mark0(uint p, int i, uint f) { _sdbg_markv0(p, i, f, false, 0u); }
-void _sdbg_uchk0(uint p, int i, uint f) { _sdbg_rd(p, 0u + uint(i), uint(i), 2u, f); }
-int _sdbg_u0(uint p, int i, uint f) { int c = _sdbg_cl(p, i, 16); if (_sdbg_ok) _sdbg_uchk0(p, c, f); return c; }
+void _sdbg_uchk0(uint p, int i, uint f) { _sdbg_rd(p, 0u + uint(i), uint(i), 2u, f, true, 0u); }
+int _sdbg_u0(uint p, int i, uint f) { bool ok = i >= 0 && i < 16; _sdbg_ok = ok; int c = ok ? i : 0; _sdbg_rd(p, 0u + uint(c), uint(i), ok ? 2u : 16u, f, ok, _sdbg_oob ? 257u : 0u); return c; }
 int _sdbg_wm0(uint p, int i, uint f) { int c = _sdbg_cl(p, i, 16); if (_sdbg_ok) _sdbg_mark0(p, c, f); return c; }
 void _sdbg_markv0(uint p, uint i, uint f, bool known, uint v) { _sdbg_wr(p, 0u + uint(i), uint(i), 2u, f, known, v); }
 void _sdbg_mark0(uint p, uint i, uint f) { _sdbg_markv0(p, i, f, false, 0u); }
-void _sdbg_uchk0(uint p, uint i, uint f) { _sdbg_rd(p, 0u + uint(i), uint(i), 2u, f); }
-uint _sdbg_u0(uint p, uint i, uint f) { uint c = _sdbg_cl(p, i, 16); if (_sdbg_ok) _sdbg_uchk0(p, c, f); return c; }
+void _sdbg_uchk0(uint p, uint i, uint f) { _sdbg_rd(p, 0u + uint(i), uint(i), 2u, f, true, 0u); }
+uint _sdbg_u0(uint p, uint i, uint f) { bool ok = i < 16u; _sdbg_ok = ok; uint c = ok ? i : 0u; _sdbg_rd(p, 0u + uint(c), uint(i), ok ? 2u : 16u, f, ok, _sdbg_oob ? 1u : 0u); return c; }
 uint _sdbg_wm0(uint p, uint i, uint f) { uint c = _sdbg_cl(p, i, 16); if (_sdbg_ok) _sdbg_mark0(p, c, f); return c; }
 void _sdbg_markall0(uint p, uint f) { for (int i = 0; i < 16; i++) _sdbg_mark0(p, i, f); }
 uint _sdbg_uv0(uint p, uint f) { _sdbg_uchk0(p, 0u, f); return 0u; }

@@ -67,8 +67,9 @@ bool _sdbg_put(uint kind, uint p, uint idx, uint bound, uint other, uint og, uin
     uvec4 o = _sdbg_other_words(kind, other, og);
     // The record's words by one store in a loop: SIMD drivers run a
     // store at every lane, masked, where no lane reports, a loop's body
-    // once where no lane enters it.
-    for (uint j = 0u; j < 13u; j++) {
+    // once where no lane enters it. The step is 1 (probe ids are small)
+    // where the compiler cannot see it: a loop it can count, it unrolls.
+    for (uint j = 0u; j < 13u; j += 1u + (p >> 31u)) {
         _sdbg_data[at + j] = j == 0u ? kind : j == 1u ? p : j < 5u ? _sdbg_key(j - 2u)
             : j == 5u ? idx : j == 6u ? bound : j < 11u ? o[j - 7u] : j == 11u ? v : w;
     }

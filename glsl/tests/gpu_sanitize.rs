@@ -556,6 +556,20 @@ fn checks_are_independent() {
         })
         .collect();
     assert_eq!(kinds, [(line_of(comp, "float a"), true)]);
+    // Every check: a shared read's bounds check reports from the race
+    // check's call site, alike (invocation 7's third report, the
+    // output's index, is lost to its two).
+    let all = dispatch_in(CORE, comp, Some(Checks::ALL), 1, &[0], 8);
+    let mut got = found(&all.reports);
+    got.sort_by_key(|r| r.0);
+    let a = line_of(comp, "float a");
+    assert_eq!(got.len(), 2, "{got:?}");
+    assert!(
+        got[0].0 == a && matches!(got[0].2, SanitizerKind::UninitRead { element: 0, .. }),
+        "{got:?}"
+    );
+    assert_eq!(got[1], oob(line_of(comp, "float b"), 7, 8, 8));
+    assert!(all.lost);
 }
 
 /// GLSL ES 3.10 compute, raised to nothing else: precision qualifiers on
@@ -815,6 +829,40 @@ fn races_are_told_apart_across_many_barriers() {
         let bug = src.replace("RACE", "tile[i] = right;");
         let checked = dispatch_in(CORE, &bug, Some(RACE), 1, &[0], 8);
         assert_eq!(races(&checked.reports).len(), 1, "{rounds} barriers");
+    }
+}
+
+/// With the race check, a shared element's writer word also says that it
+/// was written (no shadow of its own for uninitialized reads): the epoch's
+/// wrap, which clears the race shadow, keeps that, so a read of an element
+/// written before the wrap is not reported and one of an element never
+/// written is.
+#[test]
+fn written_shared_elements_stay_written_across_the_epochs_wrap() {
+    let comp = tile8!(
+        "void main() {
+    uint i = gl_LocalInvocationIndex;
+    if (i < 4u) tile[i] = float(i);
+    for (int k = 0; k < ROUNDS; k++) {
+        barrier();
+    }
+    float a = tile[i % 4u];
+    dst[i] = a + tile[i];
+}
+"
+    );
+    for rounds in [1, 127, 128, 129, 300] {
+        let src = comp.replace("ROUNDS", &rounds.to_string());
+        let checked = dispatch_in(CORE, &src, Some(Checks::ALL), 1, &[0], 8);
+        let got = found(&checked.reports);
+        let line = line_of(&src, "dst[i] = a + tile[i]");
+        assert_eq!(got.len(), 1, "{rounds} barriers: {got:?}");
+        let (at, id, kind) = got[0];
+        assert_eq!(at, line, "{rounds} barriers: {got:?}");
+        assert!(
+            matches!(kind, SanitizerKind::UninitRead { element, .. } if element == id[0] && element >= 4),
+            "{rounds} barriers: {got:?}"
+        );
     }
 }
 

@@ -142,6 +142,15 @@ impl Runtime {
         self.shadow_race = race;
     }
 
+    /// Whether a shared variable's writer words (`_sdbg_rw`) also say
+    /// whether an element was written, for the uninitialized-read check:
+    /// a write sets its word (never 0 again but at the start, an epoch's
+    /// wrap leaving 1), so that check needs no shadow of its own (a load
+    /// and a store less per access; llvmpipe runs each lane by lane).
+    fn uninit_in_race(&self) -> bool {
+        self.shadow_uninit && self.shadow_race
+    }
+
     /// The flags argument of the shadow helpers for an access.
     pub fn access_flags(atomic: bool, partial: bool) -> String {
         match (atomic, partial) {
@@ -167,6 +176,20 @@ impl Runtime {
         let h = self.h;
         let n = self.race_words;
         let divergent = crate::layout::SANITIZE_KIND_BARRIER;
+        // A read's one report call site, its bounds check's too (SIMD
+        // drivers run each, masked, whether or not a lane reports): a read
+        // of an element nothing wrote (`w` 0) finds no write to race with.
+        let report = if self.uninit_in_race() {
+            format!(
+                "bool un = inb && w == 0u;
+    if (inb ? un || race : oobk != 0u)
+        _sdbg_rep(!inb ? oobk : un ? {}u : {RACE}u | _sdbg_wkind(w), p, elem, decl, race ? w & 0x3fffffu : 0u, 0u, 0u, race ? _sdbg_rv[at] : 0u);",
+                crate::layout::SANITIZE_KIND_UNINIT
+            )
+        } else {
+            format!("if (inb ? race : oobk != 0u)
+        _sdbg_rep(!inb ? oobk : {RACE}u | _sdbg_wkind(w), p, elem, decl, race ? w & 0x3fffffu : 0u, 0u, 0u, race ? _sdbg_rv[at] : 0u);")
+        };
         // Fences and atomics as synchronisation: what one invocation did
         // before a barrier, the work group did after it.
         let (sync_decl, sync_before, sync_after) = if self.sync {
@@ -189,7 +212,7 @@ impl Runtime {
         // which is cleared).
         let mut s = format!(
             "{h}uvec4 _sdbg_other_key({h}uint o);
-void _sdbg_race_clear();
+void _sdbg_race_clear({h}uint keep);
 void _sdbg_race_init();
 {h}uint _sdbg_ep = 0u;
 bool _sdbg_race_on = false;
@@ -206,7 +229,7 @@ shared {h}uint _sdbg_arrive[3];
     if (arrived != _sdbg_wg) _sdbg_report({divergent}u, p, arrived, _sdbg_wg, 0u);
     _sdbg_g = g + 1u;
     _sdbg_ep = (g + 1u) & 127u;
-    if (_sdbg_ep == 0u) {{ _sdbg_race_clear(); memoryBarrierShared(); barrier(); }}
+    if (_sdbg_ep == 0u) {{ _sdbg_race_clear(1u); memoryBarrierShared(); barrier(); }}
 }}
 // A barrier every invocation reaches (`uniform::uniform_barriers`): its
 // arrivals are not counted.
@@ -217,7 +240,7 @@ void _sdbg_ubarrier({h}uint p) {{
     _sdbg_gen = g + 1u;
     _sdbg_g = g + 1u;
     _sdbg_ep = (g + 1u) & 127u;
-    if (_sdbg_ep == 0u) {{ _sdbg_race_clear(); memoryBarrierShared(); barrier(); }}
+    if (_sdbg_ep == 0u) {{ _sdbg_race_clear(1u); memoryBarrierShared(); barrier(); }}
 }}
 "
         );
@@ -233,13 +256,15 @@ shared {h}uint _sdbg_rv[{n}];
 {h}uint _sdbg_acc({h}uint p, {h}uint f) {{ return f | (gl_LocalInvocationIndex << 12u) | (p < 2048u ? p : 0u); }}
 bool _sdbg_other({h}uint v, {h}uint a) {{ return ((v ^ a) & 0x3ff000u) != 0u && (v & a & 0xc00000u) == 0u; }}
 {h}uint _sdbg_wkind({h}uint w) {{ return {OW}u | ((w & {RACE_ATOMIC}) != 0u ? {OA}u : 0u) | ((w & {RACE_KNOWN}) != 0u ? {OK}u : 0u); }}
-void _sdbg_rd({h}uint p, {h}uint at, {h}uint elem, {h}uint decl, {h}uint f) {{
+// `inb`: whether the index is in bounds; if not (`at`, `elem` clamped
+// to 0, `decl` the bound), the report is its (`oobk`, 0 not to report).
+void _sdbg_rd({h}uint p, {h}uint at, {h}uint elem, {h}uint decl, {h}uint f, bool inb, {h}uint oobk) {{
     _sdbg_rpend = false;
-    if (!_sdbg_race_on) return;
-    {h}uint a = _sdbg_acc(p, f);
     {h}uint w = _sdbg_rw[at];
-    if ((w >> 24u) == ((_sdbg_ep << 1u) | 1u) && _sdbg_other(w, a))
-        _sdbg_rep({RACE}u | _sdbg_wkind(w), p, elem, decl, w & 0x3fffffu, 0u, 0u, _sdbg_rv[at]);
+    {h}uint a = _sdbg_acc(p, f);
+    bool race = inb && _sdbg_race_on && (w >> 24u) == ((_sdbg_ep << 1u) | 1u) && _sdbg_other(w, a);
+    {report}
+    if (!_sdbg_race_on || !inb) return;
     // The reader words only fall (`_sdbg_rmin`) or rise (`_sdbg_rmax`)
     // until the work group clears them behind a barrier: a look that
     // finds one already at or past this read skips its atomic.
@@ -249,12 +274,13 @@ void _sdbg_rd({h}uint p, {h}uint at, {h}uint elem, {h}uint decl, {h}uint f) {{
     if (_sdbg_rmax[at] < hi) atomicMax(_sdbg_rmax[at], hi);
 }}
 void _sdbg_wr({h}uint p, {h}uint at, {h}uint elem, {h}uint decl, {h}uint f, bool known, {h}uint v) {{
-    if (!_sdbg_race_on) return;
     // A write whose value is known (a plain `=` of a whole element)
     // says so in its access word; the value's first word is kept apart.
     {h}uint a = _sdbg_acc(p, f) | (known ? {RACE_KNOWN} : 0u);
     {h}uint kind = {RACE}u | {W}u | ((f & {RACE_ATOMIC}) != 0u ? {A}u : 0u) | (known ? {VK}u : 0u);
-    {h}uint w = atomicExchange(_sdbg_rw[at], (_sdbg_ep << 25u) | 0x1000000u | a);
+    // Without the race check (a work group too large), 1: written.
+    {h}uint w = atomicExchange(_sdbg_rw[at], _sdbg_race_on ? (_sdbg_ep << 25u) | 0x1000000u | a : 1u);
+    if (!_sdbg_race_on) return;
     {h}uint ov = atomicExchange(_sdbg_rv[at], v);
     {h}uint r = _sdbg_rmin[at];
     {h}uint s = _sdbg_rmax[at];
@@ -322,7 +348,7 @@ void _sdbg_wr({h}uint p, {h}uint at, {h}uint elem, {h}uint decl, {h}uint f, bool
         let (untorn_writer, untorn_reader) = if self.sync {
             (
                 "\n    if (_sdbg_data[at] != me) _sdbg_data[at + 1u] = 0xfffff000u;",
-                "\n        if (_sdbg_data[r] != me) _sdbg_data[r + 1u] = 0xfffff000u;",
+                "\n    if (_sdbg_data[r] != me) _sdbg_data[r + 1u] = 0xfffff000u;",
             )
         } else {
             ("", "")
@@ -376,11 +402,9 @@ void _sdbg_sbase({h}uint reserve) {{
     _sdbg_scap = len > _sdbg_sb ? (len - _sdbg_sb) / {SW}u : 0u;
 }}
 {h}uint _sdbg_sh6({h}uint v) {{ return (v * 0x9e3779b1u) >> 26u; }}
-// An access the check skips: the host hears why (`layout::sanitize_unchecked`).
-void _sdbg_sskip({h}uint slot) {{
-    {h}uint why = _sdbg_sid == 0xffffffffu ? {unnamed}u : {short}u;
-    if ((_sdbg_san_overflow & why) == 0u) atomicOr(_sdbg_san_overflow, why);
-}}
+// An access the check skips: the host hears why (`layout::sanitize_unchecked`)
+// from `_sdbg_flush`, which has the one atomic on the header's word.
+void _sdbg_sskip({h}uint slot) {{ _sdbg_skipw |= _sdbg_sid == 0xffffffffu ? {unnamed}u : {short}u; }}
 // Whether `o` is another invocation's access that can conflict with
 // `me` (not two atomics, not two partial accesses), and whether nothing
 // orders it (generation word `og`) with this one. Generation words are
@@ -449,19 +473,20 @@ void _sdbg_srd({h}uint p, {h}uint slot, {h}uint elem, {h}uint decl, {h}uint f) {
     {h}uint w = _sdbg_data[at];
     if (_sdbg_sother(w, me)) {{
         {h}uint wg = _sdbg_data[at + 1u];
-        if (_sdbg_sunord(w, wg))
-            _sdbg_rep({RACE}u | {ST}u | _sdbg_swkind(w, _sdbg_data[at + 6u]), p, elem, decl, w, wg, 0u, _sdbg_data[at + 6u]);
+        if (_sdbg_sunord(w, wg)) {{
+            {h}uint wv = _sdbg_data[at + 6u];
+            _sdbg_rep({RACE}u | {ST}u | _sdbg_swkind(w, wv), p, elem, decl, w, wg, 0u, wv);
+        }}
     }}
-    // This invocation's reader record, unless it holds this read already
-    // (a stale look can only leave a read out). Plain stores: readers of
-    // one parity at once are of one work group's same generation (their
-    // words agree) or of different work groups (whose generations only
-    // the fences-and-atomics model reads, which checks the pair).
+    // This invocation's reader record (no look first whether it holds
+    // this read already: llvmpipe runs a load lane by lane, dearer than
+    // the stores it would spare). Plain stores: readers of one parity at
+    // once are of one work group's same generation (their words agree)
+    // or of different work groups (whose generations only the
+    // fences-and-atomics model reads, which checks the pair).
     {h}uint r = at + 2u + (_sdbg_sid & 1u) * 2u;
-    if (_sdbg_data[r] != me || _sdbg_data[r + 1u] != mg) {{
-        _sdbg_data[r] = me;
-        _sdbg_data[r + 1u] = mg;{untorn_reader}
-    }}
+    _sdbg_data[r] = me;
+    _sdbg_data[r + 1u] = mg;{untorn_reader}
 }}
 "
         )
@@ -649,7 +674,10 @@ void _sdbg_uchk{k}({h}uint p, {h}{t} i, {h}uint f) {{ _sdbg_srd(p, _sdbg_sb{k} +
             String::new()
         } else {
             format!(
-                "\n    for ({h}uint i = gl_LocalInvocationIndex; i < {n}u; i += n) {{ _sdbg_rw[i] = 0u; _sdbg_rmin[i] = 0xffffffffu; _sdbg_rmax[i] = 0u; _sdbg_rv[i] = 0u; }}"
+                "\n    for ({h}uint i = gl_LocalInvocationIndex; i < {n}u; i += n) {{ _sdbg_rw[i] = {rw}; _sdbg_rmin[i] = 0xffffffffu; _sdbg_rmax[i] = 0u; _sdbg_rv[i] = 0u; }}",
+                // Written elements stay written across an epoch's wrap
+                // (`keep`: 1 there, 0 at the start).
+                rw = if self.uninit_in_race() { "min(_sdbg_rw[i], keep)" } else { "0u" }
             )
         };
         let sync_init = if self.sync {
@@ -663,7 +691,7 @@ void _sdbg_uchk{k}({h}uint p, {h}{t} i, {h}uint f) {{ _sdbg_srd(p, _sdbg_sb{k} +
     {h}uint l = (o >> 12u) & 1023u;
     return uvec4(gl_WorkGroupID * s + uvec3(l % s.x, (l / s.x) % s.y, l / (s.x * s.y)), o & 2047u);
 }}
-void _sdbg_race_clear() {{
+void _sdbg_race_clear({h}uint keep) {{
     {h}uint n = gl_WorkGroupSize.x * gl_WorkGroupSize.y * gl_WorkGroupSize.z;
     _sdbg_race_on = n <= 1024u;{clear}
 }}
@@ -671,7 +699,7 @@ void _sdbg_race_init() {{
     _sdbg_wg = gl_WorkGroupSize.x * gl_WorkGroupSize.y * gl_WorkGroupSize.z;
     if (gl_LocalInvocationIndex < 3u) _sdbg_arrive[gl_LocalInvocationIndex] = 0u;
     if (gl_LocalInvocationIndex == 0u) _sdbg_gen = 0u;{sync_init}
-    _sdbg_race_clear();
+    _sdbg_race_clear(0u);
 }}
 {storage}"
         )
@@ -897,6 +925,7 @@ const bool _sdbg_oob = {report_oob};
 bool _sdbg_more = false;
 bool _sdbg_rpend = false;
 {h}uint _sdbg_rlast = 0u;
+{h}uint _sdbg_skipw = 0u;
 {h}uint _sdbg_pkey({h}uint kind, {h}uint other, {h}uint og) {{
     // What tells reports of a step apart beyond their kind: a race's other
     // step (+ 1; a shared race's other access word holds it in 11 bits, a
@@ -925,7 +954,7 @@ void _sdbg_rcap({h}uint b) {{
     _sdbg_rpend = false;
 }}
 void _sdbg_report({h}uint kind, {h}uint p, {h}uint idx, {h}uint bound, {h}uint other) {{ _sdbg_rep(kind, p, idx, bound, other, 0u, 0u, 0u); }}
-void _sdbg_key({h}uint at) {{ _sdbg_data[at] = {k0}; _sdbg_data[at + 1u] = {k1}; _sdbg_data[at + 2u] = {k2}; }}
+{h}uint _sdbg_key({h}uint j) {{ return j == 0u ? {k0} : j == 1u ? {k1} : {k2}; }}
 {race_decls}{h}uvec4 _sdbg_other_words({h}uint kind, {h}uint other, {h}uint og) {{ {h}uvec4 o = uvec4(0u); {put_other}return o; }}
 bool _sdbg_put({h}uint kind, {h}uint p, {h}uint idx, {h}uint bound, {h}uint other, {h}uint og, {h}uint v, {h}uint w) {{
     // A report into the buffer; false if it is lost (to the record cap,
@@ -953,10 +982,14 @@ bool _sdbg_put({h}uint kind, {h}uint p, {h}uint idx, {h}uint bound, {h}uint othe
     if (i >= _sdbg_san_cap) return false;
     {h}uint at = _sdbg_san_flags + i * {SANITIZE_RECORD_WORDS}u;
     {h}uvec4 o = _sdbg_other_words(kind, other, og);
-    _sdbg_data[at] = kind; _sdbg_data[at + 1u] = p; _sdbg_key(at + 2u);
-    _sdbg_data[at + 5u] = idx; _sdbg_data[at + 6u] = bound;
-    _sdbg_data[at + 7u] = o.x; _sdbg_data[at + 8u] = o.y; _sdbg_data[at + 9u] = o.z; _sdbg_data[at + 10u] = o.w;
-    _sdbg_data[at + 11u] = v; _sdbg_data[at + 12u] = w;
+    // The record's words by one store in a loop: SIMD drivers run a
+    // store at every lane, masked, where no lane reports, a loop's body
+    // once where no lane enters it. The step is 1 (probe ids are small)
+    // where the compiler cannot see it: a loop it can count, it unrolls.
+    for ({h}uint j = 0u; j < {SANITIZE_RECORD_WORDS}u; j += 1u + (p >> 31u)) {{
+        _sdbg_data[at + j] = j == 0u ? kind : j == 1u ? p : j < 5u ? _sdbg_key(j - 2u)
+            : j == 5u ? idx : j == 6u ? bound : j < 11u ? o[j - 7u] : j == 11u ? v : w;
+    }}
     return true;
 }}
 void _sdbg_flush() {{
@@ -969,8 +1002,9 @@ void _sdbg_flush() {{
         lost = !_sdbg_put(z ? _sdbg_r0k : _sdbg_r1k, z ? _sdbg_r0p : _sdbg_r1p, z ? _sdbg_r0i : _sdbg_r1i, z ? _sdbg_r0b : _sdbg_r1b,
             z ? _sdbg_r0o : _sdbg_r1o, z ? _sdbg_r0g : _sdbg_r1g, z ? _sdbg_r0v : _sdbg_r1v, z ? _sdbg_r0w : _sdbg_r1w) || lost;
     }}
-    if (lost) atomicOr(_sdbg_san_overflow, 1u);
-    _sdbg_r0p = 0u; _sdbg_r1p = 0u; _sdbg_more = false;
+    {h}uint why = (lost ? 1u : 0u) | _sdbg_skipw;
+    if (why != 0u) atomicOr(_sdbg_san_overflow, why);
+    _sdbg_r0p = 0u; _sdbg_r1p = 0u; _sdbg_more = false; _sdbg_skipw = 0u;
 }}
 {h}int _sdbg_cl({h}uint p, {h}int i, {h}int n) {{
     _sdbg_ok = i >= 0 && i < n;
@@ -1333,17 +1367,20 @@ void _sdbg_irep({h}uint p, {h}uint t, {h}ivec3 c, {h}ivec3 s) {{
     pub fn shadow(&mut self, k: usize, n: u32, decl: usize) {
         let h = self.h;
         let uninit = crate::layout::SANITIZE_KIND_UNINIT;
+        let oob = crate::layout::SANITIZE_KIND_OOB;
+        let soob = oob | crate::layout::SANITIZE_INDEX_SIGNED;
         let base = self.race_words;
         if self.shadow_race {
             self.race_words += n;
         }
         let mut s = String::new();
-        if self.shadow_uninit {
+        let own = self.shadow_uninit && !self.uninit_in_race();
+        if own {
             let _ = writeln!(s, "shared {h}uint _sdbg_sh{k}[{n}];");
         }
         for t in ["int", "uint"] {
             let (mut mark, mut check) = (String::new(), String::new());
-            if self.shadow_uninit {
+            if own {
                 // Every writer stores the same 1: a plain store, and only
                 // where the word is still 0 (SIMD drivers run atomics lane
                 // by lane).
@@ -1357,15 +1394,32 @@ void _sdbg_irep({h}uint p, {h}uint t, {h}ivec3 c, {h}ivec3 s) {{
                     " _sdbg_wr(p, {base}u + uint(i), uint(i), {decl}u, f, known, v);"
                 ));
                 check.push_str(&format!(
-                    " _sdbg_rd(p, {base}u + uint(i), uint(i), {decl}u, f);"
+                    " _sdbg_rd(p, {base}u + uint(i), uint(i), {decl}u, f, true, 0u);"
                 ));
             }
+            // With the race check, a read's bounds check reports from
+            // `_sdbg_rd`'s call site (one report site per read).
+            let read = if self.shadow_race {
+                let (inb, zero, kind) = if t == "int" {
+                    ("i >= 0 && i < {n}", "0", "{soob}")
+                } else {
+                    ("i < {n}u", "0u", "{oob}")
+                };
+                let (inb, kind) = (
+                    inb.replace("{n}", &n.to_string()),
+                    kind.replace("{soob}", &soob.to_string())
+                        .replace("{oob}", &oob.to_string()),
+                );
+                format!("bool ok = {inb}; _sdbg_ok = ok; {h}{t} c = ok ? i : {zero}; _sdbg_rd(p, {base}u + uint(c), uint(i), ok ? {decl}u : {n}u, f, ok, _sdbg_oob ? {kind}u : 0u); return c;")
+            } else {
+                format!("{h}{t} c = _sdbg_cl(p, i, {n}); if (_sdbg_ok) _sdbg_uchk{k}(p, c, f); return c;")
+            };
             let _ = write!(
                 s,
                 "void _sdbg_markv{k}({h}uint p, {h}{t} i, {h}uint f, bool known, {h}uint v) {{{mark} }}
 void _sdbg_mark{k}({h}uint p, {h}{t} i, {h}uint f) {{ _sdbg_markv{k}(p, i, f, false, 0u); }}
 void _sdbg_uchk{k}({h}uint p, {h}{t} i, {h}uint f) {{{check} }}
-{h}{t} _sdbg_u{k}({h}uint p, {h}{t} i, {h}uint f) {{ {h}{t} c = _sdbg_cl(p, i, {n}); if (_sdbg_ok) _sdbg_uchk{k}(p, c, f); return c; }}
+{h}{t} _sdbg_u{k}({h}uint p, {h}{t} i, {h}uint f) {{ {read} }}
 {h}{t} _sdbg_wm{k}({h}uint p, {h}{t} i, {h}uint f) {{ {h}{t} c = _sdbg_cl(p, i, {n}); if (_sdbg_ok) _sdbg_mark{k}(p, c, f); return c; }}
 "
             );
@@ -1385,7 +1439,7 @@ void _sdbg_uchk{k}({h}uint p, {h}{t} i, {h}uint f) {{{check} }}
     pub fn shadow_init(&mut self, shadows: &[(usize, u32)]) {
         let h = self.h;
         let mut body = String::new();
-        if self.shadow_uninit {
+        if self.shadow_uninit && !self.uninit_in_race() {
             let _ = writeln!(
                 body,
                 "    {h}uint n = gl_WorkGroupSize.x * gl_WorkGroupSize.y * gl_WorkGroupSize.z;"

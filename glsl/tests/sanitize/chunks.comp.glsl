@@ -1,6 +1,6 @@
 #version 430 core
-// [14 runtime items as in runtime.sanitize.glsl]
-void _sdbg_key(uint at) { _sdbg_data[at] = gl_GlobalInvocationID.x; _sdbg_data[at + 1u] = gl_GlobalInvocationID.y; _sdbg_data[at + 2u] = gl_GlobalInvocationID.z; }
+// [15 runtime items as in runtime.sanitize.glsl]
+uint _sdbg_key(uint j) { return j == 0u ? gl_GlobalInvocationID.x : j == 1u ? gl_GlobalInvocationID.y : gl_GlobalInvocationID.z; }
 // [17 runtime items as in runtime.sanitize.glsl]
 layout(local_size_x = 4) in;
 layout(std430, binding = 0) buffer Src {

@@ -1,8 +1,8 @@
 #version 430 core
-// [14 runtime items as in runtime.sanitize.glsl]
-void _sdbg_key(uint at) { _sdbg_data[at] = gl_GlobalInvocationID.x; _sdbg_data[at + 1u] = gl_GlobalInvocationID.y; _sdbg_data[at + 2u] = gl_GlobalInvocationID.z; }
+// [15 runtime items as in runtime.sanitize.glsl]
+uint _sdbg_key(uint j) { return j == 0u ? gl_GlobalInvocationID.x : j == 1u ? gl_GlobalInvocationID.y : gl_GlobalInvocationID.z; }
 uvec4 _sdbg_other_key(uint o);
-void _sdbg_race_clear();
+void _sdbg_race_clear(uint keep);
 void _sdbg_race_init();
 uint _sdbg_ep = 0u;
 bool _sdbg_race_on = false;
@@ -19,7 +19,7 @@ void _sdbg_barrier(uint p) {
     if (arrived != _sdbg_wg) _sdbg_report(4u, p, arrived, _sdbg_wg, 0u);
     _sdbg_g = g + 1u;
     _sdbg_ep = (g + 1u) & 127u;
-    if (_sdbg_ep == 0u) { _sdbg_race_clear(); memoryBarrierShared(); barrier(); }
+    if (_sdbg_ep == 0u) { _sdbg_race_clear(1u); memoryBarrierShared(); barrier(); }
 }
 // A barrier every invocation reaches (`uniform::uniform_barriers`): its
 // arrivals are not counted.
@@ -30,7 +30,7 @@ void _sdbg_ubarrier(uint p) {
     _sdbg_gen = g + 1u;
     _sdbg_g = g + 1u;
     _sdbg_ep = (g + 1u) & 127u;
-    if (_sdbg_ep == 0u) { _sdbg_race_clear(); memoryBarrierShared(); barrier(); }
+    if (_sdbg_ep == 0u) { _sdbg_race_clear(1u); memoryBarrierShared(); barrier(); }
 }
 shared uint _sdbg_rw[16];
 shared uint _sdbg_rmin[16];
@@ -39,13 +39,17 @@ shared uint _sdbg_rv[16];
 uint _sdbg_acc(uint p, uint f) { return f | (gl_LocalInvocationIndex << 12u) | (p < 2048u ? p : 0u); }
 bool _sdbg_other(uint v, uint a) { return ((v ^ a) & 0x3ff000u) != 0u && (v & a & 0xc00000u) == 0u; }
 uint _sdbg_wkind(uint w) { return 2048u | ((w & 0x800000u) != 0u ? 4096u : 0u) | ((w & 0x800u) != 0u ? 32768u : 0u); }
-void _sdbg_rd(uint p, uint at, uint elem, uint decl, uint f) {
+// `inb`: whether the index is in bounds; if not (`at`, `elem` clamped
+// to 0, `decl` the bound), the report is its (`oobk`, 0 not to report).
+void _sdbg_rd(uint p, uint at, uint elem, uint decl, uint f, bool inb, uint oobk) {
     _sdbg_rpend = false;
-    if (!_sdbg_race_on) return;
-    uint a = _sdbg_acc(p, f);
     uint w = _sdbg_rw[at];
-    if ((w >> 24u) == ((_sdbg_ep << 1u) | 1u) && _sdbg_other(w, a))
-        _sdbg_rep(3u | _sdbg_wkind(w), p, elem, decl, w & 0x3fffffu, 0u, 0u, _sdbg_rv[at]);
+    uint a = _sdbg_acc(p, f);
+    bool race = inb && _sdbg_race_on && (w >> 24u) == ((_sdbg_ep << 1u) | 1u) && _sdbg_other(w, a);
+    bool un = inb && w == 0u;
+    if (inb ? un || race : oobk != 0u)
+        _sdbg_rep(!inb ? oobk : un ? 2u : 3u | _sdbg_wkind(w), p, elem, decl, race ? w & 0x3fffffu : 0u, 0u, 0u, race ? _sdbg_rv[at] : 0u);
+    if (!_sdbg_race_on || !inb) return;
     // The reader words only fall (`_sdbg_rmin`) or rise (`_sdbg_rmax`)
     // until the work group clears them behind a barrier: a look that
     // finds one already at or past this read skips its atomic.
@@ -55,12 +59,13 @@ void _sdbg_rd(uint p, uint at, uint elem, uint decl, uint f) {
     if (_sdbg_rmax[at] < hi) atomicMax(_sdbg_rmax[at], hi);
 }
 void _sdbg_wr(uint p, uint at, uint elem, uint decl, uint f, bool known, uint v) {
-    if (!_sdbg_race_on) return;
     // A write whose value is known (a plain `=` of a whole element)
     // says so in its access word; the value's first word is kept apart.
     uint a = _sdbg_acc(p, f) | (known ? 0x800u : 0u);
     uint kind = 3u | 512u | ((f & 0x800000u) != 0u ? 1024u : 0u) | (known ? 16384u : 0u);
-    uint w = atomicExchange(_sdbg_rw[at], (_sdbg_ep << 25u) | 0x1000000u | a);
+    // Without the race check (a work group too large), 1: written.
+    uint w = atomicExchange(_sdbg_rw[at], _sdbg_race_on ? (_sdbg_ep << 25u) | 0x1000000u | a : 1u);
+    if (!_sdbg_race_on) return;
     uint ov = atomicExchange(_sdbg_rv[at], v);
     uint r = _sdbg_rmin[at];
     uint s = _sdbg_rmax[at];
@@ -111,11 +116,9 @@ void _sdbg_sbase(uint reserve) {
     _sdbg_scap = len > _sdbg_sb ? (len - _sdbg_sb) / 7u : 0u;
 }
 uint _sdbg_sh6(uint v) { return (v * 0x9e3779b1u) >> 26u; }
-// An access the check skips: the host hears why (`layout::sanitize_unchecked`).
-void _sdbg_sskip(uint slot) {
-    uint why = _sdbg_sid == 0xffffffffu ? 4u : 2u;
-    if ((_sdbg_san_overflow & why) == 0u) atomicOr(_sdbg_san_overflow, why);
-}
+// An access the check skips: the host hears why (`layout::sanitize_unchecked`)
+// from `_sdbg_flush`, which has the one atomic on the header's word.
+void _sdbg_sskip(uint slot) { _sdbg_skipw |= _sdbg_sid == 0xffffffffu ? 4u : 2u; }
 // Whether `o` is another invocation's access that can conflict with
 // `me` (not two atomics, not two partial accesses), and whether nothing
 // orders it (generation word `og`) with this one. Generation words are
@@ -184,19 +187,20 @@ void _sdbg_srd(uint p, uint slot, uint elem, uint decl, uint f) {
     uint w = _sdbg_data[at];
     if (_sdbg_sother(w, me)) {
         uint wg = _sdbg_data[at + 1u];
-        if (_sdbg_sunord(w, wg))
-            _sdbg_rep(3u | 8192u | _sdbg_swkind(w, _sdbg_data[at + 6u]), p, elem, decl, w, wg, 0u, _sdbg_data[at + 6u]);
+        if (_sdbg_sunord(w, wg)) {
+            uint wv = _sdbg_data[at + 6u];
+            _sdbg_rep(3u | 8192u | _sdbg_swkind(w, wv), p, elem, decl, w, wg, 0u, wv);
+        }
     }
-    // This invocation's reader record, unless it holds this read already
-    // (a stale look can only leave a read out). Plain stores: readers of
-    // one parity at once are of one work group's same generation (their
-    // words agree) or of different work groups (whose generations only
-    // the fences-and-atomics model reads, which checks the pair).
+    // This invocation's reader record (no look first whether it holds
+    // this read already: llvmpipe runs a load lane by lane, dearer than
+    // the stores it would spare). Plain stores: readers of one parity at
+    // once are of one work group's same generation (their words agree)
+    // or of different work groups (whose generations only the
+    // fences-and-atomics model reads, which checks the pair).
     uint r = at + 2u + (_sdbg_sid & 1u) * 2u;
-    if (_sdbg_data[r] != me || _sdbg_data[r + 1u] != mg) {
-        _sdbg_data[r] = me;
-        _sdbg_data[r + 1u] = mg;
-    }
+    _sdbg_data[r] = me;
+    _sdbg_data[r + 1u] = mg;
 }
 uvec4 _sdbg_other_words(uint kind, uint other, uint og) { uvec4 o = uvec4(0u); if ((kind & 65536u) != 0u) o = uvec4(other, og, 0u, 0u); if ((kind & 8447u) == 3u) o = _sdbg_other_key(other); if ((kind & 8192u) != 0u) o = _sdbg_sother_key(other, og); return o; }
 // [16 runtime items as in runtime.sanitize.glsl]
@@ -210,16 +214,15 @@ layout(std430, binding = 1) buffer Dst {
 shared float tile[16];
 float _sdbg_zero_float() { return float(0); }
 uint _sdbg_t0;
-shared uint _sdbg_sh0[16];
-void _sdbg_markv0(uint p, int i, uint f, bool known, uint v) { if (_sdbg_sh0[i] == 0u) _sdbg_sh0[i] = 1u; _sdbg_wr(p, 0u + uint(i), uint(i), 2u, f, known, v); }
+void _sdbg_markv0(uint p, int i, uint f, bool known, uint v) { _sdbg_wr(p, 0u + uint(i), uint(i), 2u, f, known, v); }
 void _sdbg_mark0(uint p, int i, uint f) { _sdbg_markv0(p, i, f, false, 0u); }
-void _sdbg_uchk0(uint p, int i, uint f) { if (_sdbg_sh0[i] == 0u) _sdbg_report(2u, p, uint(i), 2u, 0u); _sdbg_rd(p, 0u + uint(i), uint(i), 2u, f); }
-int _sdbg_u0(uint p, int i, uint f) { int c = _sdbg_cl(p, i, 16); if (_sdbg_ok) _sdbg_uchk0(p, c, f); return c; }
+void _sdbg_uchk0(uint p, int i, uint f) { _sdbg_rd(p, 0u + uint(i), uint(i), 2u, f, true, 0u); }
+int _sdbg_u0(uint p, int i, uint f) { bool ok = i >= 0 && i < 16; _sdbg_ok = ok; int c = ok ? i : 0; _sdbg_rd(p, 0u + uint(c), uint(i), ok ? 2u : 16u, f, ok, _sdbg_oob ? 257u : 0u); return c; }
 int _sdbg_wm0(uint p, int i, uint f) { int c = _sdbg_cl(p, i, 16); if (_sdbg_ok) _sdbg_mark0(p, c, f); return c; }
-void _sdbg_markv0(uint p, uint i, uint f, bool known, uint v) { if (_sdbg_sh0[i] == 0u) _sdbg_sh0[i] = 1u; _sdbg_wr(p, 0u + uint(i), uint(i), 2u, f, known, v); }
+void _sdbg_markv0(uint p, uint i, uint f, bool known, uint v) { _sdbg_wr(p, 0u + uint(i), uint(i), 2u, f, known, v); }
 void _sdbg_mark0(uint p, uint i, uint f) { _sdbg_markv0(p, i, f, false, 0u); }
-void _sdbg_uchk0(uint p, uint i, uint f) { if (_sdbg_sh0[i] == 0u) _sdbg_report(2u, p, uint(i), 2u, 0u); _sdbg_rd(p, 0u + uint(i), uint(i), 2u, f); }
-uint _sdbg_u0(uint p, uint i, uint f) { uint c = _sdbg_cl(p, i, 16); if (_sdbg_ok) _sdbg_uchk0(p, c, f); return c; }
+void _sdbg_uchk0(uint p, uint i, uint f) { _sdbg_rd(p, 0u + uint(i), uint(i), 2u, f, true, 0u); }
+uint _sdbg_u0(uint p, uint i, uint f) { bool ok = i < 16u; _sdbg_ok = ok; uint c = ok ? i : 0u; _sdbg_rd(p, 0u + uint(c), uint(i), ok ? 2u : 16u, f, ok, _sdbg_oob ? 1u : 0u); return c; }
 uint _sdbg_wm0(uint p, uint i, uint f) { uint c = _sdbg_cl(p, i, 16); if (_sdbg_ok) _sdbg_mark0(p, c, f); return c; }
 void _sdbg_markall0(uint p, uint f) { for (int i = 0; i < 16; i++) _sdbg_mark0(p, i, f); }
 uint _sdbg_uv0(uint p, uint f) { _sdbg_uchk0(p, 0u, f); return 0u; }
@@ -253,8 +256,6 @@ uint _sdbg_t7;
 float _sdbg_h8;
 bool _sdbg_ok9;
 void _sdbg_shadow_init() {
-    uint n = gl_WorkGroupSize.x * gl_WorkGroupSize.y * gl_WorkGroupSize.z;
-    for (uint i = gl_LocalInvocationIndex; i < 16u; i += n) _sdbg_sh0[i] = 0u;
     _sdbg_race_init();
 }
 void main() {
@@ -297,16 +298,16 @@ uvec4 _sdbg_other_key(uint o) {
     uint l = (o >> 12u) & 1023u;
     return uvec4(gl_WorkGroupID * s + uvec3(l % s.x, (l / s.x) % s.y, l / (s.x * s.y)), o & 2047u);
 }
-void _sdbg_race_clear() {
+void _sdbg_race_clear(uint keep) {
     uint n = gl_WorkGroupSize.x * gl_WorkGroupSize.y * gl_WorkGroupSize.z;
     _sdbg_race_on = n <= 1024u;
-    for (uint i = gl_LocalInvocationIndex; i < 16u; i += n) { _sdbg_rw[i] = 0u; _sdbg_rmin[i] = 0xffffffffu; _sdbg_rmax[i] = 0u; _sdbg_rv[i] = 0u; }
+    for (uint i = gl_LocalInvocationIndex; i < 16u; i += n) { _sdbg_rw[i] = min(_sdbg_rw[i], keep); _sdbg_rmin[i] = 0xffffffffu; _sdbg_rmax[i] = 0u; _sdbg_rv[i] = 0u; }
 }
 void _sdbg_race_init() {
     _sdbg_wg = gl_WorkGroupSize.x * gl_WorkGroupSize.y * gl_WorkGroupSize.z;
     if (gl_LocalInvocationIndex < 3u) _sdbg_arrive[gl_LocalInvocationIndex] = 0u;
     if (gl_LocalInvocationIndex == 0u) _sdbg_gen = 0u;
-    _sdbg_race_clear();
+    _sdbg_race_clear(0u);
 }
 void _sdbg_sinit() {
     uvec3 n = gl_NumWorkGroups * gl_WorkGroupSize;

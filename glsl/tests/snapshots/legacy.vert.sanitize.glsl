@@ -1,5 +1,5 @@
 #version 430 compatibility
-// [32 runtime items as in runtime.sanitize.glsl]
+// [33 runtime items as in runtime.sanitize.glsl]
 attribute vec4 position;
 attribute vec2 texcoord;
 varying vec2 uv;

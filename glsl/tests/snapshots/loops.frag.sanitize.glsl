@@ -1,6 +1,6 @@
 #version 430 core
-// [14 runtime items as in runtime.sanitize.glsl]
-void _sdbg_key(uint at) { _sdbg_data[at] = uint(gl_FragCoord.x); _sdbg_data[at + 1u] = uint(gl_FragCoord.y); _sdbg_data[at + 2u] = uint(gl_PrimitiveID); }
+// [15 runtime items as in runtime.sanitize.glsl]
+uint _sdbg_key(uint j) { return j == 0u ? uint(gl_FragCoord.x) : j == 1u ? uint(gl_FragCoord.y) : uint(gl_PrimitiveID); }
 // [17 runtime items as in runtime.sanitize.glsl]
 out vec4 color;
 uniform float scale;

@@ -8,6 +8,7 @@ uint _sdbg_r1k = 0u; uint _sdbg_r1p = 0u; uint _sdbg_r1i = 0u; uint _sdbg_r1b = 
 bool _sdbg_more = false;
 bool _sdbg_rpend = false;
 uint _sdbg_rlast = 0u;
+uint _sdbg_skipw = 0u;
 uint _sdbg_pkey(uint kind, uint other, uint og) {
     // What tells reports of a step apart beyond their kind: a race's other
     // step (+ 1; a shared race's other access word holds it in 11 bits, a
@@ -36,7 +37,7 @@ void _sdbg_rcap(uint b) {
     _sdbg_rpend = false;
 }
 void _sdbg_report(uint kind, uint p, uint idx, uint bound, uint other) { _sdbg_rep(kind, p, idx, bound, other, 0u, 0u, 0u); }
-void _sdbg_key(uint at) { _sdbg_data[at] = uint(gl_VertexID); _sdbg_data[at + 1u] = uint(gl_InstanceID); _sdbg_data[at + 2u] = 0u; }
+uint _sdbg_key(uint j) { return j == 0u ? uint(gl_VertexID) : j == 1u ? uint(gl_InstanceID) : 0u; }
 uvec4 _sdbg_other_words(uint kind, uint other, uint og) { uvec4 o = uvec4(0u); if ((kind & 65536u) != 0u) o = uvec4(other, og, 0u, 0u); return o; }
 bool _sdbg_put(uint kind, uint p, uint idx, uint bound, uint other, uint og, uint v, uint w) {
     // A report into the buffer; false if it is lost (to the record cap,
@@ -64,10 +65,14 @@ bool _sdbg_put(uint kind, uint p, uint idx, uint bound, uint other, uint og, uin
     if (i >= _sdbg_san_cap) return false;
     uint at = _sdbg_san_flags + i * 13u;
     uvec4 o = _sdbg_other_words(kind, other, og);
-    _sdbg_data[at] = kind; _sdbg_data[at + 1u] = p; _sdbg_key(at + 2u);
-    _sdbg_data[at + 5u] = idx; _sdbg_data[at + 6u] = bound;
-    _sdbg_data[at + 7u] = o.x; _sdbg_data[at + 8u] = o.y; _sdbg_data[at + 9u] = o.z; _sdbg_data[at + 10u] = o.w;
-    _sdbg_data[at + 11u] = v; _sdbg_data[at + 12u] = w;
+    // The record's words by one store in a loop: SIMD drivers run a
+    // store at every lane, masked, where no lane reports, a loop's body
+    // once where no lane enters it. The step is 1 (probe ids are small)
+    // where the compiler cannot see it: a loop it can count, it unrolls.
+    for (uint j = 0u; j < 13u; j += 1u + (p >> 31u)) {
+        _sdbg_data[at + j] = j == 0u ? kind : j == 1u ? p : j < 5u ? _sdbg_key(j - 2u)
+            : j == 5u ? idx : j == 6u ? bound : j < 11u ? o[j - 7u] : j == 11u ? v : w;
+    }
     return true;
 }
 void _sdbg_flush() {
@@ -80,8 +85,9 @@ void _sdbg_flush() {
         lost = !_sdbg_put(z ? _sdbg_r0k : _sdbg_r1k, z ? _sdbg_r0p : _sdbg_r1p, z ? _sdbg_r0i : _sdbg_r1i, z ? _sdbg_r0b : _sdbg_r1b,
             z ? _sdbg_r0o : _sdbg_r1o, z ? _sdbg_r0g : _sdbg_r1g, z ? _sdbg_r0v : _sdbg_r1v, z ? _sdbg_r0w : _sdbg_r1w) || lost;
     }
-    if (lost) atomicOr(_sdbg_san_overflow, 1u);
-    _sdbg_r0p = 0u; _sdbg_r1p = 0u; _sdbg_more = false;
+    uint why = (lost ? 1u : 0u) | _sdbg_skipw;
+    if (why != 0u) atomicOr(_sdbg_san_overflow, why);
+    _sdbg_r0p = 0u; _sdbg_r1p = 0u; _sdbg_more = false; _sdbg_skipw = 0u;
 }
 int _sdbg_cl(uint p, int i, int n) {
     _sdbg_ok = i >= 0 && i < n;

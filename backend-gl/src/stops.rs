@@ -101,6 +101,42 @@ static GL_ERROR_FILTER: AtomicBool = AtomicBool::new(false);
 /// before every draw only then.
 static SCREENSHOTS_AT_STOPS: AtomicBool = AtomicBool::new(true);
 
+/// Why a draw's hit test runs as a debug draw before the application's
+/// instead of in one pass (see `Stop::one_pass`).
+#[derive(Debug, thiserror::Error)]
+enum TwoPasses {
+    #[error("a dispatch writes storage")]
+    Dispatch,
+    #[error("{} is set", TWO_PASS_ENV)]
+    Forced,
+    #[error("the gl_error filter checks the application's call alone")]
+    GlErrorFilter,
+    #[error("the program reads the framebuffer (framebuffer fetch)")]
+    FramebufferFetch,
+    #[error("early fragment tests would see the draw's own depth and stencil")]
+    EarlyFragmentTests,
+    #[error("WGSL: the hit test is naga's re-emission, not the application's GLSL")]
+    Wgsl,
+    #[error("outputs bound with an index (dual-source blending)")]
+    DualSource,
+    #[error("no program")]
+    NoProgram,
+    #[error("the program can write storage buffers, images or atomic counters")]
+    WritesStorage,
+    #[error("transform feedback is active")]
+    TransformFeedback,
+    #[error("a pipeline statistics query is active")]
+    StatisticsQuery,
+    #[error("a uniform's type is not copied into instrumented programs")]
+    UncopiedUniform,
+    #[error("the program has subroutine uniforms")]
+    Subroutines,
+    #[error("the program samples a texture the draw renders to")]
+    SamplesTarget,
+    #[error("the framebuffer cannot be saved for screenshots: {0}")]
+    Screenshot(#[source] crate::screenshot::SaveError),
+}
+
 /// Set (not empty, not `0`) in the program's environment, every hit test
 /// runs in two passes: for tests that compare the pictures of one pass
 /// with those of two (`backend-gl/tests/one_pass.rs`).
@@ -689,29 +725,27 @@ impl<'a> Stop<'a> {
     ///
     /// # Safety
     /// The draw's context is current on this thread.
-    unsafe fn one_pass(&self) -> Result<crate::screenshot::BeforeDraw, String> {
+    unsafe fn one_pass(&self) -> Result<crate::screenshot::BeforeDraw, TwoPasses> {
         let gl = &*self.gl;
         if self.draw.args.is_compute() {
-            return Err("a dispatch writes storage".into());
+            return Err(TwoPasses::Dispatch);
         }
         if two_passes_forced() {
-            return Err(format!("{TWO_PASS_ENV} is set"));
+            return Err(TwoPasses::Forced);
         }
         if gl_error_filter() {
-            return Err("the gl_error filter checks the application's call alone".into());
+            return Err(TwoPasses::GlErrorFilter);
         }
         let texts = || self.program.shaders.iter().flat_map(|s| &s.sources);
         let has = |words: &[&str]| texts().any(|t| words.iter().any(|w| t.contains(w)));
         if has(&["framebuffer_fetch", "gl_LastFrag", "pixel_local_storage"]) {
-            return Err("the program reads the framebuffer (framebuffer fetch)".into());
+            return Err(TwoPasses::FramebufferFetch);
         }
         if has(&["early_fragment_tests"]) {
-            return Err("early fragment tests would see the draw's own depth and stencil".into());
+            return Err(TwoPasses::EarlyFragmentTests);
         }
         if texts().any(|t| shaderdbg_wgsl::gl_origin::has_header(t)) {
-            return Err(
-                "WGSL: the hit test is naga's re-emission, not the application's GLSL".into(),
-            );
+            return Err(TwoPasses::Wgsl);
         }
         if self
             .program
@@ -719,40 +753,38 @@ impl<'a> Stop<'a> {
             .iter()
             .any(|f| f.index != 0)
         {
-            return Err("outputs bound with an index (dual-source blending)".into());
+            return Err(TwoPasses::DualSource);
         }
         let Some(program) = native_program(self.program.id) else {
-            return Err("no program".into());
+            return Err(TwoPasses::NoProgram);
         };
         // SAFETY: state queries on the draw's context, current (this function's
         // contract).
         unsafe {
             if debug_draw::writes_storage(gl, program) {
-                return Err(
-                    "the program can write storage buffers, images or atomic counters".into(),
-                );
+                return Err(TwoPasses::WritesStorage);
             }
             if gl.get_parameter_bool(glow::TRANSFORM_FEEDBACK_ACTIVE) {
-                return Err("transform feedback is active".into());
+                return Err(TwoPasses::TransformFeedback);
             }
             if crate::queries::statistics_active(gl) {
-                return Err("a pipeline statistics query is active".into());
+                return Err(TwoPasses::StatisticsQuery);
             }
             if !debug_draw::copies_every_uniform(gl, program) {
-                return Err("a uniform's type is not copied into instrumented programs".into());
+                return Err(TwoPasses::UncopiedUniform);
             }
             if debug_draw::has_subroutines(gl, program) {
-                return Err("the program has subroutine uniforms".into());
+                return Err(TwoPasses::Subroutines);
             }
             if debug_draw::samples_render_target(gl, program) {
-                return Err("the program samples a texture the draw renders to".into());
+                return Err(TwoPasses::SamplesTarget);
             }
             if !SCREENSHOTS_AT_STOPS.load(Ordering::Relaxed) {
                 return Ok(crate::screenshot::BeforeDraw::NotKept);
             }
             let before = crate::screenshot::save_draw_framebuffer(gl, self.ctx);
             log_own_errors(self.ctx);
-            before.map_err(|e| format!("the framebuffer cannot be saved for screenshots: {e}"))
+            before.map_err(TwoPasses::Screenshot)
         }
     }
 

@@ -12,6 +12,7 @@ use shaderdbg_protocol::agent::FrameEndScreenshots;
 pub use shaderdbg_protocol::agent::{debugger, Debugger};
 use shaderdbg_protocol::{FromAgent, ToAgent};
 
+use crate::error::Error;
 use crate::source::{self, Origin};
 
 /// One conversation with the debugger at a time: replies are not addressed
@@ -31,7 +32,7 @@ pub fn announce_module(dbg: &Debugger, context: u64, code: &[u32]) -> Vec<(Strin
     let _turn = conversation();
     // What the session said since (the WGSL files a module may come from).
     while let Some(msg) = dbg.try_recv() {
-        handle(dbg, msg, &mut |_, _| Err(NOT_STOPPED.into()));
+        handle(dbg, msg, &mut |_, _| Err(Error::NotStopped));
     }
     // A module without source that naga writes from one of the user's WGSL
     // files is that file's; else the source the module carries, or its
@@ -87,12 +88,12 @@ pub fn announce_module(dbg: &Debugger, context: u64, code: &[u32]) -> Vec<(Strin
         tracing::info!(shader, entry = %src.entry_point, "module: {origin}");
         let registered = match (&wgsl, &src.origin) {
             // Announced so that the user's file binds and says why.
-            (_, Origin::Foreign { why, .. }) => Err(why.clone()),
+            (_, Origin::Foreign { why, .. }) => Err(Error::Undebuggable(why.clone())),
             (wgsl, _) => match wgsl {
                 Some(Ok(module)) => {
                     crate::breakpoints::register_wgsl(shader, src.stage, &src.entry_point, module)
                 }
-                Some(Err(why)) => Err(why.clone()),
+                Some(Err(why)) => Err(Error::Undebuggable(why.to_string())),
                 None => {
                     crate::breakpoints::register(shader, src.stage, &src.entry_point, &src.text)
                 }
@@ -100,7 +101,7 @@ pub fn announce_module(dbg: &Debugger, context: u64, code: &[u32]) -> Vec<(Strin
         };
         if let Err(why) = registered {
             tracing::info!(shader, "not debuggable: {why}");
-            crate::breakpoints::unusable(shader, why);
+            crate::breakpoints::unusable(shader, why.to_string());
         }
         dbg.send(&FromAgent::ShaderCompiled {
             context,
@@ -112,13 +113,11 @@ pub fn announce_module(dbg: &Debugger, context: u64, code: &[u32]) -> Vec<(Strin
             language: src.language,
             parts: src.parts,
         });
-        serve(dbg, &mut |_, _| Err(NOT_STOPPED.into()));
+        serve(dbg, &mut |_, _| Err(Error::NotStopped));
         ids.push((src.entry_point, shader));
     }
     ids
 }
-
-const NOT_STOPPED: &str = "not stopped at a submission";
 
 /// `shader` cannot be debugged from now on (`why`): the session hears it
 /// once, and each of its breakpoints is no longer placed.
@@ -132,7 +131,7 @@ pub fn withdraw(shader: u32, why: &str) {
     };
     let _turn = conversation();
     while let Some(msg) = dbg.try_recv() {
-        handle(dbg, msg, &mut |_, _| Err(NOT_STOPPED.into()));
+        handle(dbg, msg, &mut |_, _| Err(Error::NotStopped));
     }
     dbg.send(&FromAgent::Error {
         request: None,
@@ -183,11 +182,11 @@ fn pending_screenshots() -> MutexGuard<'static, FrameEndScreenshots> {
 pub fn screenshots_at_frame_end(
     dbg: &Debugger,
     frame: u64,
-    shoot: &mut dyn FnMut() -> Result<crate::screenshot::Shot, String>,
+    shoot: &mut dyn FnMut() -> Result<crate::screenshot::Shot, Error>,
 ) {
     let _turn = conversation();
     while let Some(msg) = dbg.try_recv() {
-        handle(dbg, msg, &mut |_, _| Err(NOT_STOPPED.into()));
+        handle(dbg, msg, &mut |_, _| Err(Error::NotStopped));
     }
     let due = {
         let mut pending = pending_screenshots();
@@ -199,7 +198,13 @@ pub fn screenshots_at_frame_end(
     if due.is_empty() {
         return;
     }
-    let shot = shoot().map_err(|why| format!("screenshot at the end of frame {frame}: {why}"));
+    let shot = shoot().map_err(|why| {
+        Error::FrameEndScreenshot {
+            frame,
+            source: Box::new(why),
+        }
+        .to_string()
+    });
     let image = match &shot {
         Ok(s) => Ok((s.width, s.height, &s.rgba[..])),
         Err(why) => Err(why.as_str()),
@@ -211,14 +216,14 @@ pub fn screenshots_at_frame_end(
 pub fn frame_end(dbg: &Debugger, context: u64, frame: u64) {
     let _turn = conversation();
     while let Some(msg) = dbg.try_recv() {
-        handle(dbg, msg, &mut |_, _| Err(NOT_STOPPED.into()));
+        handle(dbg, msg, &mut |_, _| Err(Error::NotStopped));
     }
     dbg.send(&FromAgent::FrameEnd { context, frame });
 }
 
 /// What answers a request of the session while stopped: the reply, or the
 /// error to send.
-pub type Answer<'a> = &'a mut dyn FnMut(u64, Ask) -> Result<FromAgent, String>;
+pub type Answer<'a> = &'a mut dyn FnMut(u64, Ask) -> Result<FromAgent, Error>;
 
 /// Answers the debugger until it says `Resume` (or is gone).
 fn serve(dbg: &Debugger, answer: Answer<'_>) {
@@ -230,10 +235,10 @@ fn serve(dbg: &Debugger, answer: Answer<'_>) {
 }
 
 /// Sends an answer, or the error it came to.
-fn reply(dbg: &Debugger, request: u64, answer: Result<FromAgent, String>) {
-    dbg.send(&answer.unwrap_or_else(|message| FromAgent::Error {
+fn reply(dbg: &Debugger, request: u64, answer: Result<FromAgent, Error>) {
+    dbg.send(&answer.unwrap_or_else(|why| FromAgent::Error {
         request: Some(request),
-        message,
+        message: why.to_string(),
     }));
 }
 
@@ -248,7 +253,7 @@ fn handle(dbg: &Debugger, msg: ToAgent, answer: Answer<'_>) -> bool {
             for (bp, placed) in breakpoints.iter().zip(placed) {
                 let (line, message) = match placed {
                     Ok(line) => (Some(line), None),
-                    Err(why) => (None, Some(why)),
+                    Err(why) => (None, Some(why.to_string())),
                 };
                 dbg.send(&FromAgent::BreakpointStatus {
                     shader,

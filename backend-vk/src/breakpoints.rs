@@ -14,6 +14,8 @@ use shaderdbg_glsl::instrument::{self, Breakpoint, Mode};
 use shaderdbg_glsl::parse::Parsed;
 use shaderdbg_protocol::LineBreakpoint;
 
+use crate::error::Error;
+
 /// How a GLSL module is instrumented for Vulkan.
 type VulkanInstrument =
     fn(&Parsed, &Mode, u32) -> Result<instrument::Instrumented, instrument::InstrumentError>;
@@ -63,10 +65,9 @@ fn state() -> MutexGuard<'static, State> {
 
 /// Remembers an entry point's recovered source (as Vulkan GLSL) under
 /// `shader`; the error says why it cannot be debugged.
-pub fn register(shader: u32, stage: Stage, entry_point: &str, text: &str) -> Result<(), String> {
+pub fn register(shader: u32, stage: Stage, entry_point: &str, text: &str) -> Result<(), Error> {
     let text = crate::compile::compilable(text);
-    let mut parsed =
-        shaderdbg_glsl::parse::parse(&[&text], stage, None).map_err(|d| d.to_string())?;
+    let mut parsed = shaderdbg_glsl::parse::parse(&[&text], stage, None).map_err(Error::from)?;
     parsed.api = shaderdbg_glsl::Api::Vulkan;
     let table = instrument::probe_table(&parsed);
     let module = ModuleDebug {
@@ -85,9 +86,8 @@ pub fn register_wgsl(
     stage: Stage,
     entry_point: &str,
     module: &Arc<crate::wgsl::WgslModule>,
-) -> Result<(), String> {
-    let table =
-        shaderdbg_wgsl::probe_table(&module.parsed, entry_point).map_err(|e| e.to_string())?;
+) -> Result<(), Error> {
+    let table = shaderdbg_wgsl::probe_table(&module.parsed, entry_point).map_err(Error::from)?;
     let module = ModuleDebug {
         stage,
         entry_point: entry_point.to_string(),
@@ -117,7 +117,7 @@ pub fn withdraw(shader: u32, why: &str) -> Option<Vec<u32>> {
 /// Binds the session's breakpoints of `shader` to steps: each to the step
 /// on its line or the next line that has one. Per breakpoint, the line it
 /// binds to or why it cannot be placed.
-pub fn set(shader: u32, requested: &[LineBreakpoint]) -> Vec<Result<u32, String>> {
+pub fn set(shader: u32, requested: &[LineBreakpoint]) -> Vec<Result<u32, Error>> {
     let mut st = state();
     st.requested
         .insert(shader, requested.iter().map(|b| b.line).collect());
@@ -125,7 +125,10 @@ pub fn set(shader: u32, requested: &[LineBreakpoint]) -> Vec<Result<u32, String>
         let why = st.unusable.get(&shader).cloned().unwrap_or_else(|| {
             "the module's source could not be read as Vulkan GLSL or WGSL".into()
         });
-        return requested.iter().map(|_| Err(why.clone())).collect();
+        return requested
+            .iter()
+            .map(|_| Err(Error::Undebuggable(why.clone())))
+            .collect();
     };
     let mut bound = Vec::new();
     let out = requested
@@ -135,13 +138,12 @@ pub fn set(shader: u32, requested: &[LineBreakpoint]) -> Vec<Result<u32, String>
                 Engine::Wgsl(wgsl) if b.line > 0 => {
                     wgsl.step_for_line(&module.table, &module.entry_point, b.line)?
                 }
-                _ if b.line == 0 => {
-                    entry_step(&module.table).ok_or("the entry point has no statement")?
-                }
+                _ if b.line == 0 => entry_step(&module.table)
+                    .ok_or(Error::Cannot("the entry point has no statement"))?,
                 _ => module
                     .table
                     .step_for_line(b.line)
-                    .ok_or_else(|| format!("no statement at or after line {}", b.line))?,
+                    .ok_or(Error::NoStatement(b.line))?,
             };
             let b = Bound {
                 id: b.id,
@@ -257,7 +259,7 @@ impl ModuleDebug {
         &self,
         mode: &Mode,
         set: u32,
-    ) -> Result<(Vec<u32>, Option<shaderdbg_core::Type>), String> {
+    ) -> Result<(Vec<u32>, Option<shaderdbg_core::Type>), Error> {
         self.instrumented_with(mode, set, instrument::instrument_vulkan)
     }
 
@@ -267,10 +269,10 @@ impl ModuleDebug {
         mode: &Mode,
         set: u32,
         instrument: VulkanInstrument,
-    ) -> Result<(Vec<u32>, Option<shaderdbg_core::Type>), String> {
+    ) -> Result<(Vec<u32>, Option<shaderdbg_core::Type>), Error> {
         match &self.engine {
             Engine::Glsl(parsed) => {
-                let inst = instrument(parsed, mode, set).map_err(|e| e.to_string())?;
+                let inst = instrument(parsed, mode, set).map_err(Error::from)?;
                 let name = format!("module.{}", self.stage.short_name());
                 let code = crate::compile::glsl_to_spirv(
                     &inst.glsl,
@@ -287,18 +289,18 @@ impl ModuleDebug {
     /// Whether `mode` instruments (a condition or a watch expression that
     /// does not compile says why), and a watch expression's type; nothing
     /// is compiled.
-    fn check(&self, mode: &Mode) -> Result<Option<shaderdbg_core::Type>, String> {
+    fn check(&self, mode: &Mode) -> Result<Option<shaderdbg_core::Type>, Error> {
         match &self.engine {
             Engine::Glsl(parsed) => instrument::instrument_vulkan(parsed, mode, 0)
                 .map(|i| i.watch_type)
-                .map_err(|e| e.to_string()),
+                .map_err(Error::from),
             Engine::Wgsl(module) => module.check(&self.entry_point, mode),
         }
     }
 
     /// SPIR-V of the entry point instrumented for `mode`, the debug buffer
     /// in descriptor set `set`.
-    pub fn spirv(&self, mode: &Mode, set: u32) -> Result<Vec<u32>, String> {
+    pub fn spirv(&self, mode: &Mode, set: u32) -> Result<Vec<u32>, Error> {
         self.instrumented(mode, set).map(|(code, _)| code)
     }
 
@@ -311,15 +313,15 @@ impl ModuleDebug {
         expr: &str,
     ) -> Result<
         (
-            impl Fn(u32) -> Result<Vec<u32>, String> + '_,
+            impl Fn(u32) -> Result<Vec<u32>, Error> + '_,
             shaderdbg_core::Type,
         ),
-        String,
+        Error,
     > {
         let probe = self
             .table
             .step_for_line(line)
-            .ok_or_else(|| format!("no statement at or after line {line}"))?
+            .ok_or(Error::NoStatement(line))?
             .id;
         let mode = Mode::Watch {
             probe,
@@ -328,7 +330,7 @@ impl ModuleDebug {
         // The type, and errors in the expression, before any compiling.
         let ty = self
             .check(&mode)?
-            .ok_or_else(|| format!("watch expression `{expr}`: it has no type here"))?;
+            .ok_or_else(|| Error::Untyped(expr.to_string()))?;
         Ok((move |set| self.spirv(&mode, set), ty))
     }
 
@@ -342,7 +344,7 @@ impl ModuleDebug {
         nan_inf: bool,
         pixel: Option<[u32; 2]>,
         set: u32,
-    ) -> Result<Vec<u32>, String> {
+    ) -> Result<Vec<u32>, Error> {
         self.hit_spirv(bound, nan_inf, pixel, set, instrument::instrument_vulkan)
     }
 
@@ -356,7 +358,7 @@ impl ModuleDebug {
         bound: &'a [Bound],
         nan_inf: bool,
         pixel: Option<[u32; 2]>,
-    ) -> Option<Box<dyn Fn(u32) -> Result<Vec<u32>, String> + 'a>> {
+    ) -> Option<Box<dyn Fn(u32) -> Result<Vec<u32>, Error> + 'a>> {
         let flag = instrument::instrument_vulkan_flag;
         matches!(self.engine, Engine::Glsl(_)).then(|| -> Box<dyn Fn(u32) -> _> {
             Box::new(move |set| self.hit_spirv(bound, nan_inf, pixel, set, flag))
@@ -370,7 +372,7 @@ impl ModuleDebug {
         pixel: Option<[u32; 2]>,
         set: u32,
         by: VulkanInstrument,
-    ) -> Result<Vec<u32>, String> {
+    ) -> Result<Vec<u32>, Error> {
         let pixel = pixel.filter(|_| self.stage == Stage::Fragment);
         let breakpoints = |bound: &[Bound]| {
             bound

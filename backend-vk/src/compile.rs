@@ -15,6 +15,8 @@ use std::sync::atomic::{AtomicU64, Ordering};
 
 use shaderdbg_core::Stage;
 
+use crate::error::Error;
+
 /// The GLSL glslang embedded with `-g`, as it compiles again: glslang
 /// records its processing options as `// OpModuleProcessed` comment lines
 /// and a `#line 1` before the source, and `#version` must come before any
@@ -42,7 +44,7 @@ pub fn glsl_to_spirv(
     stage: Stage,
     entry_point: &str,
     name: &str,
-) -> Result<Vec<u32>, String> {
+) -> Result<Vec<u32>, Error> {
     static N: AtomicU64 = AtomicU64::new(0);
     let out = std::env::temp_dir().join(format!(
         "shaderdbg-vk-{}-{}.spv",
@@ -57,7 +59,7 @@ pub fn glsl_to_spirv(
     }
     cmd.arg("-o").arg(&out);
     let result = crate::child::run_piped(&mut cmd, source.as_bytes().to_vec())
-        .map_err(|e| format!("{e} (glslangValidator is Debian's glslang-tools)"))?;
+        .map_err(|e| Error::NoGlslang(Box::new(e)))?;
     let code = std::fs::read(&out);
     let _ = std::fs::remove_file(&out);
     if !result.status.success() {
@@ -67,9 +69,9 @@ pub fn glsl_to_spirv(
             .lines()
             .filter(|l| l.starts_with("ERROR:") && !l.contains("compilation errors"))
             .collect();
-        return Err(msg.join("\n"));
+        return Err(Error::Glslang(msg.join("\n")));
     }
-    let bytes = code.map_err(|e| format!("glslang wrote no module: {e}"))?;
+    let bytes = code.map_err(Error::GlslangNoModule)?;
     Ok(bytes
         .chunks_exact(4)
         .map(|w| u32::from_le_bytes([w[0], w[1], w[2], w[3]]))
@@ -97,7 +99,8 @@ mod tests {
             "t.frag",
         )
         .expect_err("undeclared");
-        assert!(err.contains("t.frag:2"), "{err}");
+        assert!(matches!(err, crate::error::Error::Glslang(_)), "{err:?}");
+        assert!(err.to_string().contains("t.frag:2"), "{err}");
     }
 
     #[test]

@@ -19,6 +19,7 @@ use std::sync::{Mutex, RwLock};
 use ash::vk;
 
 use crate::dispatch::{self, array, device, typed, with_next, DeviceData, HandleMap, Void};
+use crate::error::Error;
 use crate::replay::Cmd;
 use crate::snapshots::{pipeline_barrier, run_once};
 
@@ -639,20 +640,20 @@ pub struct Target {
 
 impl Walk<'_> {
     /// The image and full range of a view, or why it cannot be copied.
-    fn view(&self, view: vk::ImageView) -> Result<(vk::Image, vk::ImageSubresourceRange), String> {
+    fn view(&self, view: vk::ImageView) -> Result<(vk::Image, vk::ImageSubresourceRange), Error> {
         let views = self.images.views.read().unwrap_or_else(|e| e.into_inner());
         let &(image, range) = views
             .get(&vk::Handle::as_raw(view))
-            .ok_or("its view was not seen created")?;
+            .ok_or(Error::Unseen("its view was not seen created"))?;
         let images = self.images.images.read().unwrap_or_else(|e| e.into_inner());
         let info = images
             .get(&vk::Handle::as_raw(image))
-            .ok_or("its image was not seen created")?;
+            .ok_or(Error::Unseen("its image was not seen created"))?;
         if let Some(why) = info.not_copyable {
-            return Err(format!("its image cannot be copied: {why}"));
+            return Err(Error::NotCopyable(why));
         }
         let mut range = range;
-        range.aspect_mask = aspects(info.format).ok_or("its format has planes")?;
+        range.aspect_mask = aspects(info.format).ok_or(Error::Cannot("its format has planes"))?;
         if range.level_count == vk::REMAINING_MIP_LEVELS {
             range.level_count = info.mip_levels.saturating_sub(range.base_mip_level);
         }
@@ -673,7 +674,7 @@ impl Walk<'_> {
         range: vk::ImageSubresourceRange,
         layout: vk::ImageLayout,
         reads: bool,
-    ) -> Result<(), String> {
+    ) -> Result<(), Error> {
         let first = *self.first.entry(vk::Handle::as_raw(image)).or_insert(
             if layout == vk::ImageLayout::UNDEFINED {
                 First::Discards
@@ -689,9 +690,9 @@ impl Walk<'_> {
             return Ok(());
         };
         if layout == vk::ImageLayout::PREINITIALIZED {
-            return Err(
-                "it is in the preinitialized layout, which a copy cannot return it to".into(),
-            );
+            return Err(Error::Cannot(
+                "it is in the preinitialized layout, which a copy cannot return it to",
+            ));
         }
         // One copy per image, of every subresource read (two barriers on
         // one subresource in one command would be invalid).
@@ -712,7 +713,7 @@ impl Walk<'_> {
         view: vk::ImageView,
         layout: vk::ImageLayout,
         reads: bool,
-    ) -> Result<(), String> {
+    ) -> Result<(), Error> {
         if view == vk::ImageView::null() {
             return Ok(());
         }
@@ -726,13 +727,10 @@ impl Walk<'_> {
 
     /// Storage images bound or pushed (views in layouts): a shader may read
     /// them before writing them.
-    fn storage_read(
-        &mut self,
-        images: Vec<(vk::ImageView, vk::ImageLayout)>,
-    ) -> Result<(), String> {
+    fn storage_read(&mut self, images: Vec<(vk::ImageView, vk::ImageLayout)>) -> Result<(), Error> {
         for (view, layout) in images {
             self.attachment(view, layout, true).map_err(|why| {
-                format!("a storage image its shaders could write cannot be kept: {why}")
+                why.within("a storage image its shaders could write cannot be kept")
             })?;
         }
         Ok(())
@@ -766,19 +764,21 @@ impl Walk<'_> {
     }
 
     /// What a screenshot of the commands walked shows, or why there is none.
-    pub fn target(&self) -> Result<Target, String> {
-        let (_, view) = self
-            .target
-            .ok_or("the submission draws in no render pass with a colour attachment")?;
+    pub fn target(&self) -> Result<Target, Error> {
+        let (_, view) = self.target.ok_or(Error::Cannot(
+            "the submission draws in no render pass with a colour attachment",
+        ))?;
         let views = self.images.views.read().unwrap_or_else(|e| e.into_inner());
-        let &(image, range) = views
-            .get(&vk::Handle::as_raw(view))
-            .ok_or("its colour attachment's view was not seen created")?;
+        let &(image, range) = views.get(&vk::Handle::as_raw(view)).ok_or(Error::Unseen(
+            "its colour attachment's view was not seen created",
+        ))?;
         let layout = self
             .last
             .get(&vk::Handle::as_raw(image))
             .copied()
-            .ok_or("the layout its colour attachment is left in is unknown")?;
+            .ok_or(Error::Cannot(
+                "the layout its colour attachment is left in is unknown",
+            ))?;
         Ok(Target {
             image,
             subresource: vk::ImageSubresourceLayers {
@@ -826,7 +826,7 @@ impl Walk<'_> {
     ///
     /// # Safety
     /// `cmd`'s pointers point into a live recording.
-    pub unsafe fn command(&mut self, cmd: &Cmd) -> Result<(), String> {
+    pub unsafe fn command(&mut self, cmd: &Cmd) -> Result<(), Error> {
         let storage_images = self.storage_images;
         self.graphics |= match *cmd {
             Cmd::CmdBeginRenderPass(_)
@@ -839,13 +839,13 @@ impl Walk<'_> {
             Cmd::CmdBeginRenderPass(a) => {
                 // SAFETY: per this function's contract.
                 unsafe { self.render_pass(&*a.p_render_pass_begin.cast()) }.map_err(|why| {
-                    format!("a render pass loads an attachment that cannot be kept: {why}")
+                    why.within("a render pass loads an attachment that cannot be kept")
                 })
             }
             Cmd::CmdBeginRenderPass2(a) => {
                 // SAFETY: per this function's contract.
                 unsafe { self.render_pass(&*a.p_render_pass_begin.cast()) }.map_err(|why| {
-                    format!("a render pass loads an attachment that cannot be kept: {why}")
+                    why.within("a render pass loads an attachment that cannot be kept")
                 })
             }
             Cmd::CmdBeginRendering(a) => {
@@ -865,7 +865,7 @@ impl Walk<'_> {
                         at.load_op == vk::AttachmentLoadOp::LOAD,
                     )
                     .map_err(|why| {
-                        format!("dynamic rendering loads an attachment that cannot be kept: {why}")
+                        why.within("dynamic rendering loads an attachment that cannot be kept")
                     })?;
                     // Dynamic rendering changes no layout.
                     self.left_in(at.image_view, at.image_layout);
@@ -967,13 +967,13 @@ impl Walk<'_> {
 
     /// # Safety
     /// `begin` and what it points to are valid.
-    unsafe fn render_pass(&mut self, begin: &vk::RenderPassBeginInfo) -> Result<(), String> {
+    unsafe fn render_pass(&mut self, begin: &vk::RenderPassBeginInfo) -> Result<(), Error> {
         let attachments = {
             let passes = self.images.passes.read().unwrap_or_else(|e| e.into_inner());
             passes
                 .get(&vk::Handle::as_raw(begin.render_pass))
                 .cloned()
-                .ok_or("its render pass was not seen created")?
+                .ok_or(Error::Unseen("its render pass was not seen created"))?
         };
         let loads = attachments.iter().any(|a| a.loads);
         let views = {
@@ -986,7 +986,7 @@ impl Walk<'_> {
         };
         let mut views = match views {
             Some(v) => v,
-            None if loads => return Err("its framebuffer was not seen created".into()),
+            None if loads => return Err(Error::Unseen("its framebuffer was not seen created")),
             None => return Ok(()),
         };
         if views.is_empty() {
@@ -1078,7 +1078,7 @@ impl Images {
         queue: vk::Queue,
         family: u32,
         plan: Plan,
-    ) -> Result<(), String> {
+    ) -> Result<(), Error> {
         // SAFETY: nothing uses the last snapshot any more.
         unsafe { self.drop_taken(data) };
         if plan.kept.is_empty() {
@@ -1102,7 +1102,7 @@ impl Images {
     ///
     /// # Safety
     /// The device is alive.
-    unsafe fn copies(&self, data: &DeviceData, plan: Plan) -> Result<Taken, String> {
+    unsafe fn copies(&self, data: &DeviceData, plan: Plan) -> Result<Taken, Error> {
         let n = &self.next;
         let (Some(create), Some(reqs), Some(alloc), Some(bind)) = (
             n.create_image,
@@ -1110,7 +1110,7 @@ impl Images {
             n.allocate_memory,
             n.bind_image_memory,
         ) else {
-            return Err("the device lacks an image command".into());
+            return Err(Error::Lacks("an image command"));
         };
         let mut taken = Taken {
             copies: Vec::new(),
@@ -1127,7 +1127,7 @@ impl Images {
             let Some(info) = info else {
                 // SAFETY: none of them was used.
                 unsafe { self.free(data, taken) };
-                return Err("an image this layer did not see created".into());
+                return Err(Error::Unseen("an image this layer did not see created"));
             };
             let r = k.range;
             let create_info = vk::ImageCreateInfo::default()
@@ -1150,7 +1150,10 @@ impl Images {
             if res != vk::Result::SUCCESS {
                 // SAFETY: none of them was used.
                 unsafe { self.free(data, taken) };
-                return Err(format!("the snapshot image: {res}"));
+                return Err(Error::Vk {
+                    what: "the snapshot image",
+                    result: res,
+                });
             }
             let mut req = vk::MemoryRequirements::default();
             // SAFETY: the image just made.
@@ -1168,7 +1171,7 @@ impl Images {
         let Some(index) = index else {
             // SAFETY: none of them was used.
             unsafe { self.free(data, taken) };
-            return Err("no memory type holds every snapshot image".into());
+            return Err(Error::NoMemory("no memory type holds every snapshot image"));
         };
         let alloc_info = vk::MemoryAllocateInfo::default()
             .allocation_size(size.max(MIN_ALLOCATION))
@@ -1185,7 +1188,10 @@ impl Images {
         if res != vk::Result::SUCCESS {
             // SAFETY: none of them was used.
             unsafe { self.free(data, taken) };
-            return Err(format!("the snapshot images' memory: {res}"));
+            return Err(Error::Vk {
+                what: "the snapshot images' memory",
+                result: res,
+            });
         }
         for ((_, _, image), at) in taken.copies.iter().zip(placed) {
             // SAFETY: each image at its own aligned offset in memory of a
@@ -1194,7 +1200,10 @@ impl Images {
             if res != vk::Result::SUCCESS {
                 // SAFETY: none of them was used.
                 unsafe { self.free(data, taken) };
-                return Err(format!("binding a snapshot image's memory: {res}"));
+                return Err(Error::Vk {
+                    what: "binding a snapshot image's memory",
+                    result: res,
+                });
             }
         }
         Ok(taken)
@@ -1209,7 +1218,7 @@ impl Images {
         data: &DeviceData,
         queue: vk::Queue,
         family: u32,
-    ) -> Result<(), String> {
+    ) -> Result<(), Error> {
         let taken = self.taken.lock().unwrap_or_else(|e| e.into_inner());
         match &*taken {
             // SAFETY: per this function's contract.
@@ -1331,10 +1340,10 @@ unsafe fn copy(
     family: u32,
     taken: &Taken,
     back: bool,
-) -> Result<(), String> {
+) -> Result<(), Error> {
     let n = &data.storage.images.next;
     let (Some(copy), Some(barrier)) = (n.cmd_copy_image, n.cmd_pipeline_barrier) else {
-        return Err("the device lacks vkCmdCopyImage".into());
+        return Err(Error::Lacks("vkCmdCopyImage"));
     };
     let ours_range = |r: vk::ImageSubresourceRange| vk::ImageSubresourceRange {
         base_mip_level: 0,

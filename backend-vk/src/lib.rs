@@ -40,6 +40,7 @@ mod breakpoints;
 mod child;
 mod compile;
 mod dispatch;
+mod error;
 mod fault;
 mod features;
 mod hooks;

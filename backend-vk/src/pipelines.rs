@@ -15,6 +15,7 @@ use std::sync::{Arc, Mutex, RwLock};
 use ash::vk;
 
 use crate::dispatch::{self, array, device, forget, typed, with_next, Create, DeviceData, Void};
+use crate::error::Error;
 use crate::replay::{self, Arena};
 
 /// The debug buffer's size (fixed: room for the hits of a 1080p draw and a
@@ -204,7 +205,7 @@ impl ModuleCode {
 
 /// What a twin runs in place of each of the application's modules (given
 /// the number of the debug set in the twin's layout).
-pub type CodeFor<'a> = &'a dyn Fn(&StageCode, u32) -> Result<Code, String>;
+pub type CodeFor<'a> = &'a dyn Fn(&StageCode, u32) -> Result<Code, Error>;
 
 /// Set layouts for a twin's layout: every handle, and those the layer made.
 #[derive(Default)]
@@ -865,15 +866,12 @@ impl Pipelines {
 
     /// The number of the debug set in a twin of a pipeline with this
     /// layout (one after the application's sets), or why there is none.
-    fn debug_set_number(&self, layout: &vk::PipelineLayoutCreateInfo) -> Result<u32, String> {
+    fn debug_set_number(&self, layout: &vk::PipelineLayoutCreateInfo) -> Result<u32, Error> {
         let max = self.limits.max_bound_descriptor_sets;
         let used = layout.set_layout_count;
         // 0: the limits could not be read.
         if max != 0 && used >= max {
-            return Err(format!(
-                "its pipeline layout uses all {max} descriptor sets the device can bind \
-                 (maxBoundDescriptorSets), and the debug buffer needs one more"
-            ));
+            return Err(Error::NoFreeSet { max });
         }
         Ok(used)
     }
@@ -896,7 +894,11 @@ impl Pipelines {
                 continue;
             };
             if let Err(why) = self.debug_set_number(info.info.get()) {
-                out.extend(self.shaders_of(*p).into_iter().map(|s| (s, why.clone())));
+                out.extend(
+                    self.shaders_of(*p)
+                        .into_iter()
+                        .map(|s| (s, why.to_string())),
+                );
             }
         }
         out
@@ -958,7 +960,7 @@ impl Pipelines {
         pipeline: vk::Pipeline,
         variant: u64,
         code_for: CodeFor<'_>,
-    ) -> Result<Twin, String> {
+    ) -> Result<Twin, Error> {
         let raw = vk::Handle::as_raw(pipeline);
         let mut twins = self.twins.lock().unwrap_or_else(|e| e.into_inner());
         if let Some(t) = twins.get(&(raw, variant)) {
@@ -970,11 +972,11 @@ impl Pipelines {
             .unwrap_or_else(|e| e.into_inner())
             .get(&raw)
             .cloned()
-            .ok_or("a pipeline this layer did not see created")?;
+            .ok_or(Error::Unseen("a pipeline this layer did not see created"))?;
         let app_layout = match &*info {
             PipelineInfo::Graphics(c, _) => c.get().layout,
             PipelineInfo::Compute(c, _) => c.get().layout,
-            PipelineInfo::Unusable(why) => return Err(why.to_string()),
+            PipelineInfo::Unusable(why) => return Err(Error::Cannot(why)),
         };
         let layout_info = self
             .layouts
@@ -982,7 +984,9 @@ impl Pipelines {
             .unwrap_or_else(|e| e.into_inner())
             .get(&vk::Handle::as_raw(app_layout))
             .cloned()
-            .ok_or("a pipeline layout this layer did not see created")?;
+            .ok_or(Error::Unseen(
+                "a pipeline layout this layer did not see created",
+            ))?;
         // SAFETY: `dev` is this device.
         let debug_layout = unsafe { self.debug_set(dev)? }.0;
         let app = layout_info.info.get();
@@ -991,7 +995,7 @@ impl Pipelines {
             self.next.create_pipeline_layout,
             self.next.destroy_pipeline_layout,
         ) else {
-            return Err("the device lacks vkCreatePipelineLayout".into());
+            return Err(Error::Lacks("vkCreatePipelineLayout"));
         };
         // The application's set layouts made again (it may have destroyed
         // them): a layout of identically defined set layouts is compatible.
@@ -1009,14 +1013,17 @@ impl Pipelines {
         // what it needs of them.
         unsafe { self.destroy_set_layouts(dev, &again.made) };
         if r != vk::Result::SUCCESS {
-            return Err(format!("creating the twin's layout: {r}"));
+            return Err(Error::Vk {
+                what: "creating the twin's layout",
+                result: r,
+            });
         }
         let (app_stages, code) = match &*info {
             PipelineInfo::Graphics(c, code) => {
                 (stage_slice(c.get().p_stages, c.get().stage_count), code)
             }
             PipelineInfo::Compute(c, code) => (std::slice::from_ref(&c.get().stage), code),
-            PipelineInfo::Unusable(why) => return Err(why.to_string()),
+            PipelineInfo::Unusable(why) => return Err(Error::Cannot(why)),
         };
         let mut modules = Vec::new();
         // SAFETY: `dev` is this device.
@@ -1056,7 +1063,7 @@ impl Pipelines {
                 // SAFETY: as above.
                 unsafe { create_one(self.next.create_compute_pipelines, dev, &i, &mut out) }
             }
-            PipelineInfo::Unusable(why) => return Err(why.to_string()),
+            PipelineInfo::Unusable(why) => return Err(Error::Cannot(why)),
         };
         if let Some(destroy) = self.next.destroy_shader_module {
             for m in modules {
@@ -1067,7 +1074,10 @@ impl Pipelines {
         if r != vk::Result::SUCCESS {
             // SAFETY: the layout just created, unused.
             unsafe { destroy_layout(dev, layout, std::ptr::null()) };
-            return Err(format!("creating the twin pipeline: {r}"));
+            return Err(Error::Vk {
+                what: "creating the twin pipeline",
+                result: r,
+            });
         }
         let twin = Twin {
             pipeline: out,
@@ -1088,11 +1098,11 @@ impl Pipelines {
         &self,
         dev: vk::Device,
         layout: &LayoutInfo,
-    ) -> Result<SetLayoutsAgain, String> {
+    ) -> Result<SetLayoutsAgain, Error> {
         let create = self
             .next
             .create_descriptor_set_layout
-            .ok_or("the device lacks vkCreateDescriptorSetLayout")?;
+            .ok_or(Error::Lacks("vkCreateDescriptorSetLayout"))?;
         let app = layout.info.get();
         // SAFETY: the copy holds `set_layout_count` layouts.
         let handles = unsafe { array(app.p_set_layouts, app.set_layout_count) };
@@ -1108,7 +1118,10 @@ impl Pipelines {
             if r != vk::Result::SUCCESS {
                 // SAFETY: the layer's own, unused.
                 unsafe { self.destroy_set_layouts(dev, &out.made) };
-                return Err(format!("making the application's set layout again: {r}"));
+                return Err(Error::Vk {
+                    what: "making the application's set layout again",
+                    result: r,
+                });
             }
             out.handles.push(made);
             out.made.push(made);
@@ -1140,11 +1153,11 @@ impl Pipelines {
         code_for: CodeFor<'_>,
         set: u32,
         made: &mut Vec<vk::ShaderModule>,
-    ) -> Result<Vec<vk::PipelineShaderStageCreateInfo<'static>>, String> {
+    ) -> Result<Vec<vk::PipelineShaderStageCreateInfo<'static>>, Error> {
         let create = self
             .next
             .create_shader_module
-            .ok_or("the device lacks vkCreateShaderModule")?;
+            .ok_or(Error::Lacks("vkCreateShaderModule"))?;
         let mut out = stages.to_vec();
         for (st, code) in out.iter_mut().zip(code) {
             let Some(code) = code else {
@@ -1165,7 +1178,10 @@ impl Pipelines {
             // SAFETY: SPIR-V words, down the chain.
             let r = unsafe { create(dev, &info, std::ptr::null(), &mut module) };
             if r != vk::Result::SUCCESS {
-                return Err(format!("creating the twin's shader module: {r}"));
+                return Err(Error::Vk {
+                    what: "creating the twin's shader module",
+                    result: r,
+                });
             }
             made.push(module);
             st.module = module;
@@ -1204,7 +1220,7 @@ impl Pipelines {
     unsafe fn debug_set(
         &self,
         dev: vk::Device,
-    ) -> Result<(vk::DescriptorSetLayout, vk::DescriptorSet), String> {
+    ) -> Result<(vk::DescriptorSetLayout, vk::DescriptorSet), Error> {
         let mut debug = self.debug.lock().unwrap_or_else(|e| e.into_inner());
         if let Some(d) = &*debug {
             return Ok((d.layout, d.set));
@@ -1239,7 +1255,7 @@ impl Pipelines {
     ///
     /// # Safety
     /// `dev` is this device.
-    unsafe fn make_debug_set(&self, dev: vk::Device, d: &mut DebugSet) -> Result<(), String> {
+    unsafe fn make_debug_set(&self, dev: vk::Device, d: &mut DebugSet) -> Result<(), Error> {
         let n = &self.next;
         let (
             Some(create_dsl),
@@ -1263,13 +1279,13 @@ impl Pipelines {
             n.map_memory,
         )
         else {
-            return Err("the device lacks a descriptor or buffer command".into());
+            return Err(Error::Lacks("a descriptor or buffer command"));
         };
-        let check = |r: vk::Result, what: &str| {
-            if r == vk::Result::SUCCESS {
+        let check = |result: vk::Result, what: &'static str| {
+            if result == vk::Result::SUCCESS {
                 Ok(())
             } else {
-                Err(format!("{what}: {r} ({r:?})"))
+                Err(Error::VkNamed { what, result })
             }
         };
         let fragment = vk::ShaderStageFlags::FRAGMENT;
@@ -1329,7 +1345,9 @@ impl Pipelines {
                 vk::MemoryPropertyFlags::HOST_VISIBLE | vk::MemoryPropertyFlags::HOST_COHERENT;
             let index = self
                 .memory_type(req.memory_type_bits, wanted)
-                .ok_or("no host-visible, coherent memory for the debug buffer")?;
+                .ok_or(Error::NoMemory(
+                    "no host-visible, coherent memory for the debug buffer",
+                ))?;
             let info = vk::MemoryAllocateInfo::default()
                 .allocation_size(req.size)
                 .memory_type_index(index);
@@ -1426,11 +1444,11 @@ impl Pipelines {
     /// # Safety
     /// No command buffer that binds the debug set is pending or will be
     /// submitted again (updating a set invalidates the buffers that bind it).
-    pub unsafe fn set_debug_range(&self, dev: vk::Device, range: u64) -> Result<(), String> {
+    pub unsafe fn set_debug_range(&self, dev: vk::Device, range: u64) -> Result<(), Error> {
         // SAFETY: `dev` is this device.
         unsafe { self.debug_set(dev)? };
         let mut debug = self.debug.lock().unwrap_or_else(|e| e.into_inner());
-        let d = debug.as_mut().ok_or("no debug set")?;
+        let d = debug.as_mut().ok_or(Error::Cannot("no debug set"))?;
         // SAFETY: the mapping covers the scratch words; the device does not
         // use them (the contract).
         unsafe {
@@ -1443,7 +1461,7 @@ impl Pipelines {
         let update = self
             .next
             .update_descriptor_sets
-            .ok_or("the device lacks vkUpdateDescriptorSets")?;
+            .ok_or(Error::Lacks("vkUpdateDescriptorSets"))?;
         let info = [vk::DescriptorBufferInfo {
             buffer: d.buffer,
             offset: 0,
@@ -1474,10 +1492,10 @@ impl Pipelines {
         point: vk::PipelineBindPoint,
         twin: &Twin,
         which: DebugBinding,
-    ) -> Result<(), String> {
+    ) -> Result<(), Error> {
         let (set, offsets) = {
             let debug = self.debug.lock().unwrap_or_else(|e| e.into_inner());
-            let d = debug.as_ref().ok_or("no debug set")?;
+            let d = debug.as_ref().ok_or(Error::Cannot("no debug set"))?;
             match which {
                 DebugBinding::Buffer(offsets) => (d.set, offsets),
                 DebugBinding::Scratch => (d.scratch, [0; DEBUG_SLOTS]),
@@ -1486,7 +1504,7 @@ impl Pipelines {
         let bind = self
             .next
             .cmd_bind_descriptor_sets
-            .ok_or("the device lacks vkCmdBindDescriptorSets")?;
+            .ok_or(Error::Lacks("vkCmdBindDescriptorSets"))?;
         // SAFETY: per this function's contract.
         unsafe {
             bind(

@@ -9,6 +9,7 @@
 use ash::vk;
 
 use crate::dispatch::DeviceData;
+use crate::error::Error;
 use crate::images::Target;
 use crate::snapshots::pipeline_barrier;
 
@@ -39,7 +40,7 @@ fn order(format: vk::Format) -> Option<Order> {
 }
 
 /// A format's name (ash's `Debug` is not built in), `VkFormat N` for rare ones.
-fn format_name(format: vk::Format) -> String {
+pub(crate) fn format_name(format: vk::Format) -> String {
     use vk::Format as F;
     let name = match format {
         F::R8G8B8A8_SNORM => "VK_FORMAT_R8G8B8A8_SNORM",
@@ -67,7 +68,7 @@ pub unsafe fn now(
     data: &DeviceData,
     queue: vk::Queue,
     cbs: &[vk::CommandBuffer],
-) -> Result<Shot, String> {
+) -> Result<Shot, Error> {
     let mut walk = data.storage.images.screenshot_walk();
     for cb in cbs {
         // SAFETY: recorded arguments point into the recording.
@@ -78,10 +79,12 @@ pub unsafe fn now(
     let family = cbs
         .first()
         .and_then(|cb| data.replay.family_of(*cb))
-        .ok_or("a command buffer this layer did not see allocated")?;
+        .ok_or(Error::Unseen(
+            "a command buffer this layer did not see allocated",
+        ))?;
     // SAFETY: per this function's contract.
     unsafe { read(data, queue, family, &target, stages) }
-        .map_err(|why| format!("the colour attachment the submission drew in: {why}"))
+        .map_err(|why| why.within("the colour attachment the submission drew in"))
 }
 
 /// A screenshot at the end of a frame of a program without a swapchain:
@@ -93,7 +96,7 @@ pub unsafe fn after_submit(
     data: &DeviceData,
     queue: vk::Queue,
     cbs: &[vk::CommandBuffer],
-) -> Result<Shot, String> {
+) -> Result<Shot, Error> {
     if let Some(wait) = data.replay.life.queue_wait_idle {
         // SAFETY: a queue of this device, used by the submitting thread.
         let _ = unsafe { wait(queue) };
@@ -113,19 +116,21 @@ pub unsafe fn at_present(
     data: &DeviceData,
     queue: vk::Queue,
     info: &vk::PresentInfoKHR,
-) -> Result<Shot, String> {
+) -> Result<Shot, Error> {
     if info.swapchain_count == 0 || info.p_swapchains.is_null() || info.p_image_indices.is_null() {
-        return Err("the present names no swapchain".into());
+        return Err(Error::Cannot("the present names no swapchain"));
     }
     // SAFETY: a valid info names `swapchain_count` swapchains and indices.
     let (swapchain, index) = unsafe { (*info.p_swapchains, *info.p_image_indices) };
     let images = &data.storage.images;
     let image = images
         .swapchain_image(swapchain, index)
-        .ok_or("the presented image was not seen (vkGetSwapchainImagesKHR)")?;
-    let family = images
-        .family_of(queue)
-        .ok_or("the present queue was not seen (vkGetDeviceQueue)")?;
+        .ok_or(Error::Unseen(
+            "the presented image was not seen (vkGetSwapchainImagesKHR)",
+        ))?;
+    let family = images.family_of(queue).ok_or(Error::Unseen(
+        "the present queue was not seen (vkGetDeviceQueue)",
+    ))?;
     if let Some(wait) = data.replay.life.queue_wait_idle {
         // SAFETY: the application's queue, used by the presenting thread.
         let _ = unsafe { wait(queue) };
@@ -151,7 +156,7 @@ pub unsafe fn at_present(
             vk::PipelineStageFlags::TRANSFER,
         )
     }
-    .map_err(|why| format!("the presented image: {why}"))
+    .map_err(|why| why.within("the presented image"))
 }
 
 /// The layer's own buffer and its memory, freed when dropped.
@@ -188,28 +193,29 @@ unsafe fn read(
     family: u32,
     target: &Target,
     stages: vk::PipelineStageFlags,
-) -> Result<Shot, String> {
+) -> Result<Shot, Error> {
     let info = data
         .storage
         .images
         .image(target.image)
-        .ok_or("its image was not seen created")?;
+        .ok_or(Error::Unseen("its image was not seen created"))?;
     if info.samples != vk::SampleCountFlags::TYPE_1 {
-        return Err("it is multisampled (a copy needs one sample per pixel)".into());
+        return Err(Error::Cannot(
+            "it is multisampled (a copy needs one sample per pixel)",
+        ));
     }
     if !info.usage.contains(vk::ImageUsageFlags::TRANSFER_SRC) {
-        return Err("its image cannot be copied: it has no transfer-source usage".into());
+        return Err(Error::Cannot(
+            "its image cannot be copied: it has no transfer-source usage",
+        ));
     }
-    let order = order(info.format).ok_or_else(|| {
-        format!(
-            "its format {} is not converted to RGBA8 (R8G8B8A8 and B8G8R8A8 are)",
-            format_name(info.format)
-        )
-    })?;
+    let order = order(info.format).ok_or(Error::NotRgba(info.format.as_raw()))?;
     if target.layout == vk::ImageLayout::UNDEFINED
         || target.layout == vk::ImageLayout::PREINITIALIZED
     {
-        return Err("the submission leaves it in an undefined layout".into());
+        return Err(Error::Cannot(
+            "the submission leaves it in an undefined layout",
+        ));
     }
     let m = |v: u32| {
         v.checked_shr(target.subresource.mip_level)
@@ -239,9 +245,9 @@ unsafe fn read(
         n.cmd_copy_image_to_buffer,
     )
     else {
-        return Err("the device lacks a buffer or copy command".into());
+        return Err(Error::Lacks("a buffer or copy command"));
     };
-    let submit = data.queue_submit.ok_or("the device lacks vkQueueSubmit")?;
+    let submit = data.queue_submit.ok_or(Error::Lacks("vkQueueSubmit"))?;
     let mut staging = Staging {
         data,
         buffer: vk::Buffer::null(),
@@ -261,7 +267,10 @@ unsafe fn read(
             &mut staging.buffer,
         );
         if r != vk::Result::SUCCESS {
-            return Err(format!("a buffer to copy it into: {r}"));
+            return Err(Error::Vk {
+                what: "a buffer to copy it into",
+                result: r,
+            });
         }
         let mut req = vk::MemoryRequirements::default();
         reqs(data.handle, staging.buffer, &mut req);
@@ -270,7 +279,9 @@ unsafe fn read(
         let index = data
             .pipelines
             .memory_type(req.memory_type_bits, coherent)
-            .ok_or("no host-coherent memory type holds the buffer")?;
+            .ok_or(Error::NoMemory(
+                "no host-coherent memory type holds the buffer",
+            ))?;
         let alloc_info = vk::MemoryAllocateInfo::default()
             // The validation layer's best practices call smaller ones, and
             // ones the buffer fills below 1 MiB, wasteful.
@@ -283,11 +294,17 @@ unsafe fn read(
             &mut staging.memory,
         );
         if r != vk::Result::SUCCESS {
-            return Err(format!("memory to copy it into: {r}"));
+            return Err(Error::Vk {
+                what: "memory to copy it into",
+                result: r,
+            });
         }
         let r = bind(data.handle, staging.buffer, staging.memory, 0);
         if r != vk::Result::SUCCESS {
-            return Err(format!("binding the buffer's memory: {r}"));
+            return Err(Error::Vk {
+                what: "binding the buffer's memory",
+                result: r,
+            });
         }
         let range = vk::ImageSubresourceRange {
             aspect_mask: vk::ImageAspectFlags::COLOR,
@@ -355,7 +372,10 @@ unsafe fn read(
         }
         data.replay.free_shadows(data.handle, &[made]);
         if r != vk::Result::SUCCESS {
-            return Err(format!("submitting the copy: {r}"));
+            return Err(Error::Vk {
+                what: "submitting the copy",
+                result: r,
+            });
         }
         let mut p: *mut std::ffi::c_void = std::ptr::null_mut();
         let r = map(
@@ -367,7 +387,10 @@ unsafe fn read(
             &mut p,
         );
         if r != vk::Result::SUCCESS || p.is_null() {
-            return Err(format!("mapping the copy: {r}"));
+            return Err(Error::Vk {
+                what: "mapping the copy",
+                result: r,
+            });
         }
         let texels = std::slice::from_raw_parts(p.cast::<u8>(), size as usize);
         let rgba = converted(texels, width, height, order);

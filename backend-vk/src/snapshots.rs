@@ -14,6 +14,7 @@ use std::sync::{Mutex, RwLock};
 use ash::vk;
 
 use crate::dispatch::{self, array, device, typed, with_next, DeviceData, HandleMap, Void};
+use crate::error::Error;
 use crate::replay::Cmd;
 
 /// The next layer's commands this module uses, of one device.
@@ -171,17 +172,21 @@ impl Storage {
     /// The storage ranges the recorded commands bind or push (whole
     /// buffers for `VK_WHOLE_SIZE` and dynamic offsets), or why they cannot
     /// all be copied.
-    pub fn bound(&self, cmds: &[Cmd]) -> Result<Vec<Range>, String> {
+    pub fn bound(&self, cmds: &[Cmd]) -> Result<Vec<Range>, Error> {
         let sets = self.sets.read().unwrap_or_else(|e| e.into_inner());
         let buffers = self.buffers.read().unwrap_or_else(|e| e.into_inner());
         let mut out = Vec::new();
         // A storage range to keep: the whole buffer where `whole`.
-        let mut keep = |r: &Range, whole: bool| -> Result<(), String> {
+        let mut keep = |r: &Range, whole: bool| -> Result<(), Error> {
             let Some(&(size, copyable)) = buffers.get(&vk::Handle::as_raw(r.buffer)) else {
-                return Err("a storage buffer this layer did not see created".into());
+                return Err(Error::Unseen(
+                    "a storage buffer this layer did not see created",
+                ));
             };
             if !copyable {
-                return Err("a storage buffer the layer could not make copyable".into());
+                return Err(Error::Cannot(
+                    "a storage buffer the layer could not make copyable",
+                ));
             }
             let range = match whole || r.size == vk::WHOLE_SIZE {
                 true => Range {
@@ -261,10 +266,10 @@ unsafe fn copy(
     family: u32,
     taken: &Taken,
     back: bool,
-) -> Result<(), String> {
+) -> Result<(), Error> {
     let n = &data.storage.next;
     let (Some(copy), Some(barrier)) = (n.cmd_copy_buffer, n.cmd_pipeline_barrier) else {
-        return Err("the device lacks vkCmdCopyBuffer".into());
+        return Err(Error::Lacks("vkCmdCopyBuffer"));
     };
     // SAFETY: per this function's contract.
     unsafe {
@@ -317,10 +322,10 @@ pub(crate) unsafe fn run_once(
     data: &DeviceData,
     queue: vk::Queue,
     family: u32,
-    what: &str,
+    what: &'static str,
     record: &mut dyn FnMut(vk::CommandBuffer),
-) -> Result<(), String> {
-    let submit = data.queue_submit.ok_or("the device lacks vkQueueSubmit")?;
+) -> Result<(), Error> {
+    let submit = data.queue_submit.ok_or(Error::Lacks("vkQueueSubmit"))?;
     // SAFETY: per this function's contract; the command buffer is freed
     // once the queue is idle.
     unsafe {
@@ -333,7 +338,7 @@ pub(crate) unsafe fn run_once(
         }
         data.replay.free_shadows(data.handle, &[made]);
         if r != vk::Result::SUCCESS {
-            return Err(format!("{what}: {r}"));
+            return Err(Error::Vk { what, result: r });
         }
     }
     Ok(())
@@ -379,7 +384,7 @@ impl Storage {
         queue: vk::Queue,
         family: u32,
         ranges: &[Range],
-    ) -> Result<(), String> {
+    ) -> Result<(), Error> {
         // SAFETY: nothing uses the last snapshot any more.
         unsafe { self.drop_taken(data) };
         if ranges.is_empty() {
@@ -392,7 +397,7 @@ impl Storage {
             n.allocate_memory,
             n.bind_buffer_memory,
         ) else {
-            return Err("the device lacks a buffer command".into());
+            return Err(Error::Lacks("a buffer command"));
         };
         let mut placed = Vec::new();
         let mut size = 0u64;
@@ -408,21 +413,27 @@ impl Storage {
         unsafe {
             let r = create(data.handle, &info, std::ptr::null(), &mut buffer);
             if r != vk::Result::SUCCESS {
-                return Err(format!("the snapshot buffer: {r}"));
+                return Err(Error::Vk {
+                    what: "the snapshot buffer",
+                    result: r,
+                });
             }
             let mut req = vk::MemoryRequirements::default();
             reqs(data.handle, buffer, &mut req);
             let index = data
                 .pipelines
                 .memory_type(req.memory_type_bits, vk::MemoryPropertyFlags::empty())
-                .ok_or("no memory for the snapshot")?;
+                .ok_or(Error::NoMemory("no memory for the snapshot"))?;
             let info = vk::MemoryAllocateInfo::default()
                 .allocation_size(req.size)
                 .memory_type_index(index);
             let mut memory = vk::DeviceMemory::null();
             let r = alloc(data.handle, &info, std::ptr::null(), &mut memory);
             if r != vk::Result::SUCCESS {
-                return Err(format!("the snapshot's memory: {r}"));
+                return Err(Error::Vk {
+                    what: "the snapshot's memory",
+                    result: r,
+                });
             }
             let _ = bind(data.handle, buffer, memory, 0);
             let taken = Taken {
@@ -445,7 +456,7 @@ impl Storage {
         data: &DeviceData,
         queue: vk::Queue,
         family: u32,
-    ) -> Result<(), String> {
+    ) -> Result<(), Error> {
         let taken = self.taken.lock().unwrap_or_else(|e| e.into_inner());
         match &*taken {
             // SAFETY: per this function's contract.

@@ -14,6 +14,7 @@ use shaderdbg_core::Stage;
 use shaderdbg_glsl::parse::{IncludeError, IncludeResolver, SourceText};
 use shaderdbg_protocol::SourcePart;
 
+use crate::error::Error;
 use crate::spirv::{self, EmbeddedSource, Language, ModuleInfo};
 
 /// Where the text of a [`RuntimeSource`] came from.
@@ -62,7 +63,7 @@ pub enum SourceError {
     #[error("the module's source is {}, not GLSL or WGSL", language_name(*.0))]
     NotGlsl(Language),
     #[error("SPIRV-Cross: {0}; {1}")]
-    Decompile(String, Box<SourceError>),
+    Decompile(Box<crate::error::Error>, Box<SourceError>),
     #[error("naga cannot read the SPIR-V: {0}")]
     NagaParse(String),
     #[error("naga rejects the module: {0}")]
@@ -110,7 +111,10 @@ pub fn of_module(bytes: &[u8]) -> Result<Vec<RuntimeSource>, SourceError> {
             ..
         }) => Ok(match put_together(&text, file.as_deref(), &includes) {
             Ok((text, parts)) => each(&text, Origin::Embedded { file }, Lang::Glsl, parts),
-            Err(why) => each(&text, Origin::Foreign { file, why }, Lang::Glsl, Vec::new()),
+            Err(why) => {
+                let why = why.to_string();
+                each(&text, Origin::Foreign { file, why }, Lang::Glsl, Vec::new())
+            }
         }),
         Some(EmbeddedSource {
             language: Language::WGSL,
@@ -148,7 +152,7 @@ pub fn of_module(bytes: &[u8]) -> Result<Vec<RuntimeSource>, SourceError> {
                     Ok(text) => (text, Decompiler::SpirvCross),
                     Err(why) => match naga(bytes, *stage, entry_point) {
                         Ok(text) => (text, Decompiler::Naga),
-                        Err(e) => return Err(SourceError::Decompile(why, Box::new(e))),
+                        Err(e) => return Err(SourceError::Decompile(Box::new(why), Box::new(e))),
                     },
                 };
                 Ok(RuntimeSource {
@@ -173,12 +177,12 @@ fn put_together(
     text: &str,
     file: Option<&str>,
     includes: &[(String, String)],
-) -> Result<(String, Vec<SourcePart>), String> {
+) -> Result<(String, Vec<SourcePart>), Error> {
     let recorded = Recorded {
         main: file.unwrap_or(""),
         includes,
     };
-    let st = SourceText::new(&[text], Some(&recorded)).map_err(|d| d.message)?;
+    let st = SourceText::new(&[text], Some(&recorded)).map_err(|d| Error::Include(Box::new(d)))?;
     let origins: Vec<_> = st.origins().collect();
     if origins.len() == 1 {
         return Ok((text.to_string(), Vec::new()));
@@ -288,7 +292,7 @@ fn language_name(language: Language) -> String {
 
 /// Vulkan GLSL for one entry point, written by `spirv-cross`; the error
 /// says why not in words.
-fn spirv_cross(bytes: &[u8], stage: Stage, entry_point: &str) -> Result<String, String> {
+fn spirv_cross(bytes: &[u8], stage: Stage, entry_point: &str) -> Result<String, Error> {
     let mut cmd = std::process::Command::new("spirv-cross");
     // GLSL 4.60 whatever the module's source version: below 4.10,
     // SPIRV-Cross leaves out `location` qualifiers, and the GLSL would not
@@ -305,12 +309,11 @@ fn spirv_cross(bytes: &[u8], stage: Stage, entry_point: &str) -> Result<String, 
     .arg(stage.short_name());
     let out = crate::child::run_piped(&mut cmd, bytes.to_vec())?;
     if !out.status.success() {
-        return Err(format!(
-            "spirv-cross failed: {}",
-            String::from_utf8_lossy(&out.stderr).trim()
+        return Err(Error::SpirvCross(
+            String::from_utf8_lossy(&out.stderr).trim().to_string(),
         ));
     }
-    String::from_utf8(out.stdout).map_err(|_| "spirv-cross wrote non-UTF-8".into())
+    String::from_utf8(out.stdout).map_err(|_| Error::SpirvCrossUtf8)
 }
 
 /// GLSL for one entry point of the module, written by naga.
@@ -431,7 +434,9 @@ mod tests {
         )
         .expect("by its tail");
         assert_eq!(parts[1].name, "/usr/include/shaders/b.glsl");
-        let why = put_together(main, Some("src/main.frag"), &[]).expect_err("not recorded");
+        let why = put_together(main, Some("src/main.frag"), &[])
+            .expect_err("not recorded")
+            .to_string();
         assert!(
             why.contains(
                 "#include \"lib/a.glsl\": the SPIR-V's debug information records no such file"

@@ -32,6 +32,7 @@ use shaderdbg_protocol::FromAgent;
 use crate::agent::Ask;
 use crate::breakpoints::{self, Bound, ModuleDebug};
 use crate::dispatch::{array, DeviceData};
+use crate::error::Error;
 use crate::pipelines::{debug_slot, Code, DebugBinding, StageCode, Twin, DEBUG_BUFFER_BYTES};
 use crate::replay::{Cmd, Shadow, Submission, Submit};
 
@@ -44,7 +45,7 @@ fn variant(what: &impl Hash) -> u64 {
 
 /// The instrumented code a twin runs for a module (by the session's id),
 /// given the debug set's number; none for a module that runs as it is.
-type Instrumented<'a> = &'a dyn Fn(u32, u32) -> Option<Result<Code, String>>;
+type Instrumented<'a> = &'a dyn Fn(u32, u32) -> Option<Result<Code, Error>>;
 
 /// A region of the debug buffer in a hit test: the hits of one module
 /// under test in one draw.
@@ -120,7 +121,7 @@ unsafe fn shadows(
     variant: u64,
     code: Instrumented,
     observe: &Observe,
-) -> Result<Vec<Shadow>, String> {
+) -> Result<Vec<Shadow>, Error> {
     let code_for = |sc: &StageCode, set: u32| {
         sc.shader
             .and_then(|shader| code(shader, set))
@@ -230,15 +231,15 @@ fn regions_of(data: &DeviceData, cbs: &[vk::CommandBuffer], tests: &[Test]) -> V
 
 /// The bytes of the debug buffer each of `regions` regions gets for its
 /// hits (a multiple of `align`), or why they do not fit.
-fn region_bytes(regions: usize, align: u64) -> Result<u32, String> {
+fn region_bytes(regions: usize, align: u64) -> Result<u32, Error> {
     let least = ((layout::HEADER_WORDS + layout::HIT_RECORD_WORDS) * 4) as u64;
     let least = least.div_ceil(align) * align;
     let region = DEBUG_BUFFER_BYTES / regions.max(1) as u64 / align * align;
     if region < least {
-        return Err(format!(
-            "{regions} of its draws run a shader under test; the debug buffer holds the hits of {} draws",
-            DEBUG_BUFFER_BYTES / least
-        ));
+        return Err(Error::TooManyDraws {
+            regions,
+            fit: DEBUG_BUFFER_BYTES / least,
+        });
     }
     Ok(region as u32)
 }
@@ -374,7 +375,7 @@ unsafe fn debugged<I: Submission>(
                  invocation runs the submission again, and {why}"
             )
         };
-        say(&message, &why);
+        say(&message, &why.to_string());
         return None;
     }
     let family = cbs.first().and_then(|cb| data.replay.family_of(*cb))?;
@@ -392,10 +393,13 @@ unsafe fn debugged<I: Submission>(
         unsafe { data.storage.images.take(data, queue, family, plan) }
     });
     // The submission runs as the application made it.
-    let refuse = |why: String, what: &str| {
+    let refuse = |why: Error, what: &str| {
         // SAFETY: the copies were waited for.
         unsafe { data.storage.drop_taken(data) };
-        say(&|shader| format!("shader {shader}: {what}: {why}"), &why);
+        say(
+            &|shader| format!("shader {shader}: {what}: {why}"),
+            &why.to_string(),
+        );
         None
     };
     if let Err(why) = taken {
@@ -549,7 +553,7 @@ unsafe fn debugged<I: Submission>(
             again.unwrap_or_else(|why| {
                 say(
                     &|shader| format!("shader {shader}: finding the hits: {why}"),
-                    &why,
+                    &why.to_string(),
                 );
                 Vec::new()
             })
@@ -869,7 +873,7 @@ fn pipelines_of(data: &DeviceData, cbs: &[vk::CommandBuffer]) -> Vec<vk::Pipelin
 }
 
 /// Why running `cbs` again would not give what running them once gave, if so.
-fn not_reexecutable(data: &DeviceData, cbs: &[vk::CommandBuffer]) -> Option<String> {
+fn not_reexecutable(data: &DeviceData, cbs: &[vk::CommandBuffer]) -> Option<Error> {
     // Every buffer the submission runs (secondaries too) has a recording.
     for cb in cbs {
         if let Err(why) = data.replay.walk(*cb, &mut |_| Ok(())) {
@@ -890,7 +894,7 @@ fn not_reexecutable(data: &DeviceData, cbs: &[vk::CommandBuffer]) -> Option<Stri
 fn images_read_first(
     data: &DeviceData,
     cbs: &[vk::CommandBuffer],
-) -> Result<crate::images::Plan, String> {
+) -> Result<crate::images::Plan, Error> {
     let storage_images = pipelines_of(data, cbs)
         .into_iter()
         .any(|p| data.pipelines.writable_storage(p).images);
@@ -910,7 +914,7 @@ fn images_read_first(
 fn storage_ranges(
     data: &DeviceData,
     cbs: &[vk::CommandBuffer],
-) -> Result<Vec<crate::snapshots::Range>, String> {
+) -> Result<Vec<crate::snapshots::Range>, Error> {
     let writes = pipelines_of(data, cbs)
         .into_iter()
         .any(|p| data.pipelines.writable_storage(p).buffers);
@@ -934,7 +938,7 @@ fn storage_ranges(
                 }
                 Ok(())
             })
-            .map_err(|why| format!("storage buffers cannot be kept for it: {why}"))?;
+            .map_err(|why| why.within("storage buffers cannot be kept for it"))?;
     }
     Ok(all)
 }
@@ -958,8 +962,8 @@ impl Stopped<'_> {
     /// The stopped module as `code` makes it (every other as it is).
     fn only<'c>(
         &self,
-        code: &'c dyn Fn(u32) -> Result<Vec<u32>, String>,
-    ) -> impl Fn(u32, u32) -> Option<Result<Code, String>> + 'c {
+        code: &'c dyn Fn(u32) -> Result<Vec<u32>, Error>,
+    ) -> impl Fn(u32, u32) -> Option<Result<Code, Error>> + 'c {
         let shader = self.shader;
         move |sh, set| (sh == shader).then(|| code(set).map(Arc::new))
     }
@@ -967,13 +971,12 @@ impl Stopped<'_> {
 
 /// The debug buffer as a fresh one holding `buffer`'s words, or why it
 /// cannot.
-fn fresh(buffer: &[u32]) -> Result<impl FnOnce(&mut [u32]) + '_, String> {
+fn fresh(buffer: &[u32]) -> Result<impl FnOnce(&mut [u32]) + '_, Error> {
     if buffer.len() * 4 > DEBUG_BUFFER_BYTES as usize {
-        return Err(format!(
-            "the debug buffer holds {} bytes, this needs {}",
-            DEBUG_BUFFER_BYTES,
-            buffer.len() * 4
-        ));
+        return Err(Error::DebugBufferTooSmall {
+            holds: DEBUG_BUFFER_BYTES,
+            needs: buffer.len() * 4,
+        });
     }
     Ok(|w: &mut [u32]| w[..buffer.len()].copy_from_slice(buffer))
 }
@@ -995,17 +998,17 @@ unsafe fn rerun<R>(
     code: Instrumented,
     reset: impl FnOnce(&mut [u32]),
     read: impl FnOnce(&mut [u32]) -> R,
-) -> Result<R, String> {
+) -> Result<R, Error> {
     let (data, queue, cbs) = (at.data, at.queue, at.cbs);
     if let Some(why) = not_reexecutable(data, cbs) {
-        return Err(format!(
-            "this needs the submission to run again, and {why}: running it again would not give what running it once gave"
-        ));
+        return Err(Error::NotReexecutable(Box::new(why)));
     }
     let family = cbs
         .first()
         .and_then(|cb| data.replay.family_of(*cb))
-        .ok_or("a command buffer this layer did not see allocated")?;
+        .ok_or(Error::Unseen(
+            "a command buffer this layer did not see allocated",
+        ))?;
     // The storage and images as they were before the submission ran.
     // SAFETY: the earlier submissions were waited for.
     unsafe {
@@ -1015,7 +1018,7 @@ unsafe fn rerun<R>(
     }
     // SAFETY: per this function's contract.
     let made = unsafe { shadows(data, cbs, variant, code, observe)? };
-    let submit = data.queue_submit.ok_or("the device lacks vkQueueSubmit")?;
+    let submit = data.queue_submit.ok_or(Error::Lacks("vkQueueSubmit"))?;
     let handles: Vec<vk::CommandBuffer> = made.iter().map(|s| s.cb).collect();
     let info = vk::SubmitInfo::default().command_buffers(&handles);
     // SAFETY: the application waits in its own submission; the earlier
@@ -1031,14 +1034,17 @@ unsafe fn rerun<R>(
         if r == vk::Result::ERROR_DEVICE_LOST || waited == vk::Result::ERROR_DEVICE_LOST {
             // No later submission is debugged; the reply says why.
             data.busy.lose();
-            return Err("the device was lost (VK_ERROR_DEVICE_LOST) running it again".into());
+            return Err(Error::DeviceLost);
         }
         if r != vk::Result::SUCCESS {
-            return Err(format!("submitting again: {r}"));
+            return Err(Error::Vk {
+                what: "submitting again",
+                result: r,
+            });
         }
         data.pipelines
             .with_debug_words(read)
-            .ok_or_else(|| "no debug buffer".into())
+            .ok_or(Error::Cannot("no debug buffer"))
     }
 }
 
@@ -1047,7 +1053,7 @@ unsafe fn rerun<R>(
 ///
 /// # Safety
 /// As [`rerun`].
-unsafe fn record(stop: &Stopped, selector: Invocation) -> Result<Vec<u32>, String> {
+unsafe fn record(stop: &Stopped, selector: Invocation) -> Result<Vec<u32>, Error> {
     let mode = ModuleDebug::record(selector);
     let code = |set: u32| stop.module.spirv(&mode, set);
     let mut header = layout::to_words(&layout::new_record_buffer(0));
@@ -1071,13 +1077,13 @@ unsafe fn record(stop: &Stopped, selector: Invocation) -> Result<Vec<u32>, Strin
 ///
 /// # Safety
 /// As [`rerun`].
-unsafe fn watch(stop: &Stopped, line: u32, expr: &str) -> Result<Watched, String> {
+unsafe fn watch(stop: &Stopped, line: u32, expr: &str) -> Result<Watched, Error> {
     let (code, ty) = stop.module.watch_spirv(line, expr)?;
-    let words = ty
-        .words()
-        .ok_or("the expression's type cannot be shown as an image")?;
-    let (width, height) =
-        render_area(stop.at.data, stop.at.cbs).ok_or("the submission draws in no render pass")?;
+    let words = ty.words().ok_or(Error::Cannot(
+        "the expression's type cannot be shown as an image",
+    ))?;
+    let (width, height) = render_area(stop.at.data, stop.at.cbs)
+        .ok_or(Error::Cannot("the submission draws in no render pass"))?;
     let buffer = layout::to_words(&layout::new_watch_buffer(width, height, words));
     let v = variant(&(stop.shader, "watch", line, expr));
     let only = Observe::Only(stop.draw);
@@ -1194,12 +1200,21 @@ mod tests {
 
     #[test]
     fn regions_split_the_buffer_at_the_alignment_and_refuse_when_too_small() {
-        assert_eq!(region_bytes(1, 64), Ok(DEBUG_BUFFER_BYTES as u32));
-        assert_eq!(region_bytes(2, 64), Ok(DEBUG_BUFFER_BYTES as u32 / 2));
+        assert_eq!(
+            region_bytes(1, 64).expect("fits"),
+            DEBUG_BUFFER_BYTES as u32
+        );
+        assert_eq!(
+            region_bytes(2, 64).expect("fits"),
+            DEBUG_BUFFER_BYTES as u32 / 2
+        );
         let r = region_bytes(3000, 256).expect("fits");
         assert_eq!(r % 256, 0);
         assert!(u64::from(r) * 3000 <= DEBUG_BUFFER_BYTES);
-        assert!(region_bytes(1 << 20, 256).is_err());
+        assert!(matches!(
+            region_bytes(1 << 20, 256),
+            Err(Error::TooManyDraws { .. })
+        ));
     }
 
     #[test]

@@ -12,6 +12,8 @@
 use naga::back::spv::{self, WriterFlags, ZeroInitializeWorkgroupMemoryMode as ZeroInit};
 use naga::proc::{BoundsCheckPolicies, BoundsCheckPolicy as Policy};
 
+use crate::error::Error;
+
 /// A WGSL module as a pipeline stage of the program runs it (compacted to
 /// its entry point), and the options under which naga writes the
 /// program's SPIR-V from it (without the debug information, for
@@ -29,10 +31,9 @@ pub struct WgslModule {
 /// per module (at pipeline creation: the WGSL module compacted to that
 /// entry point, its bindings renumbered densely per bind group). The error
 /// says why the module cannot be debugged as that WGSL.
-pub fn recompiled(source: &str, file: Option<&str>, words: &[u32]) -> Result<WgslModule, String> {
-    let parsed =
-        shaderdbg_wgsl::parse(source).map_err(|e| format!("the WGSL does not parse: {e}"))?;
-    let info = crate::spirv::read(words).map_err(|e| e.to_string())?;
+pub fn recompiled(source: &str, file: Option<&str>, words: &[u32]) -> Result<WgslModule, Error> {
+    let parsed = shaderdbg_wgsl::parse(source).map_err(|e| Error::WgslParse(Box::new(e)))?;
+    let info = crate::spirv::read(words).map_err(Error::from)?;
     // Without the source in the module, naga wrote it without debug
     // information (`InstanceFlags::DEBUG` off).
     let debug = info.source.is_some();
@@ -42,7 +43,11 @@ pub fn recompiled(source: &str, file: Option<&str>, words: &[u32]) -> Result<Wgs
                 Some(shaderdbg_core::Stage::Vertex) => naga::ShaderStage::Vertex,
                 Some(shaderdbg_core::Stage::Fragment) => naga::ShaderStage::Fragment,
                 Some(shaderdbg_core::Stage::Compute) => naga::ShaderStage::Compute,
-                _ => return Err("an entry point of a stage the WGSL engine does not debug".into()),
+                _ => {
+                    return Err(Error::Cannot(
+                        "an entry point of a stage the WGSL engine does not debug",
+                    ))
+                }
             };
             Some((stage, one.name.clone()))
         }
@@ -54,7 +59,7 @@ pub fn recompiled(source: &str, file: Option<&str>, words: &[u32]) -> Result<Wgs
         entry_point.as_ref().map(|(s, n)| (*s, n.as_str())),
         &Default::default(),
     )
-    .map_err(|e| format!("the module's override constants: {e}"))?;
+    .map_err(|e| Error::Overrides(Box::new(e)))?;
     let function_lines = parsed.function_lines();
     let parsed = parsed.with_module(module.into_owned(), module_info.into_owned());
     let binding_map = binding_map(&parsed.module, words);
@@ -86,14 +91,10 @@ pub fn recompiled(source: &str, file: Option<&str>, words: &[u32]) -> Result<Wgs
                 })
             }
             Ok(_) => {}
-            Err(e) => return Err(format!("naga cannot write the module again: {e}")),
+            Err(e) => return Err(Error::NagaWrite(Box::new(e))),
         }
     }
-    Err(format!(
-        "naga {NAGA_VERSION} does not write this module again from its WGSL under any of \
-         wgpu's options (is the program's wgpu of another version? wgpu {NAGA_VERSION} is \
-         the one this debugger's naga belongs to)"
-    ))
+    Err(Error::NotWrittenAgain)
 }
 
 /// The WGSL files the session named (path, text).
@@ -190,7 +191,7 @@ fn binding_map(module: &naga::Module, words: &[u32]) -> spv::BindingMap {
 }
 
 /// The naga this layer was built with.
-const NAGA_VERSION: &str = "30";
+pub const NAGA_VERSION: &str = "30";
 
 /// The writer options wgpu's Vulkan backend may have used, most likely
 /// first (wgpu-hal's `vulkan/adapter.rs` and `device.rs`): they differ by
@@ -254,22 +255,27 @@ impl WgslModule {
         table: &'t shaderdbg_core::probes::ProbeTable,
         entry_point: &str,
         line: u32,
-    ) -> Result<&'t shaderdbg_core::probes::Probe, String> {
+    ) -> Result<&'t shaderdbg_core::probes::Probe, Error> {
         let function = shaderdbg_wgsl::parse::function_for_line(&self.function_lines, line)
-            .ok_or_else(|| format!("no statement at or after line {line}"))?;
+            .ok_or(Error::NoStatement(line))?;
         let f = table
             .functions
             .iter()
             .position(|f| f.name == function)
-            .ok_or_else(|| {
-                format!("line {line} is in `{function}`, which entry point `{entry_point}` does not run")
+            .ok_or_else(|| Error::NotRun {
+                line,
+                function: function.to_string(),
+                entry_point: entry_point.to_string(),
             })?;
         table
             .probes
             .iter()
             .filter(|p| p.is_step() && p.function == Some(f) && p.line >= line)
             .min_by_key(|p| (p.line, p.id))
-            .ok_or_else(|| format!("no statement at or after line {line} in `{function}`"))
+            .ok_or_else(|| Error::NoStatementIn {
+                line,
+                function: function.to_string(),
+            })
     }
 
     /// The first descriptor set no resource of the module uses.
@@ -290,7 +296,7 @@ impl WgslModule {
         entry_point: &str,
         mode: &shaderdbg_core::modes::Mode,
         set: u32,
-    ) -> Result<(Vec<u32>, Option<shaderdbg_core::Type>), String> {
+    ) -> Result<(Vec<u32>, Option<shaderdbg_core::Type>), Error> {
         self.write(&self.request(entry_point, mode, set), set)
     }
 
@@ -300,8 +306,8 @@ impl WgslModule {
         &self,
         request: &shaderdbg_wgsl::Request,
         set: u32,
-    ) -> Result<(Vec<u32>, Option<shaderdbg_core::Type>), String> {
-        let inst = shaderdbg_wgsl::instrument(&self.parsed, request).map_err(|e| e.to_string())?;
+    ) -> Result<(Vec<u32>, Option<shaderdbg_core::Type>), Error> {
+        let inst = shaderdbg_wgsl::instrument(&self.parsed, request).map_err(Error::from)?;
         let mut options = self.options.clone();
         if let Some(debug) = inst.debug_binding {
             options.binding_map.insert(
@@ -313,7 +319,7 @@ impl WgslModule {
                 },
             );
         }
-        let words = shaderdbg_wgsl::emit::to_spirv(&inst, &options).map_err(|e| e.to_string())?;
+        let words = shaderdbg_wgsl::emit::to_spirv(&inst, &options).map_err(Error::from)?;
         Ok((words, inst.watch_type))
     }
 
@@ -324,7 +330,7 @@ impl WgslModule {
         mode: &shaderdbg_core::modes::Mode,
         only: shaderdbg_core::Invocation,
         set: u32,
-    ) -> Result<(Vec<u32>, Option<shaderdbg_core::Type>), String> {
+    ) -> Result<(Vec<u32>, Option<shaderdbg_core::Type>), Error> {
         let mut request = self.request(entry_point, mode, set);
         request.only = Some(only);
         self.write(&request, set)
@@ -336,13 +342,13 @@ impl WgslModule {
         &self,
         entry_point: &str,
         mode: &shaderdbg_core::modes::Mode,
-    ) -> Result<Option<shaderdbg_core::Type>, String> {
+    ) -> Result<Option<shaderdbg_core::Type>, Error> {
         shaderdbg_wgsl::instrument(
             &self.parsed,
             &self.request(entry_point, mode, self.free_set()),
         )
         .map(|i| i.watch_type)
-        .map_err(|e| e.to_string())
+        .map_err(Error::from)
     }
 
     /// The debug buffer goes to a WGSL group no resource uses (the set the
@@ -479,13 +485,17 @@ struct U { t: f32 }
         let m = recompiled(SHADER, Some("quad.wgsl"), &words).expect("found");
         let table = shaderdbg_wgsl::probe_table(&m.parsed, "fs").expect("table");
         // Line 5 is the vertex entry point's: the fragment's must not take it.
-        let err = m.step_for_line(&table, "fs", 5).err();
+        let err = m
+            .step_for_line(&table, "fs", 5)
+            .err()
+            .map(|e| e.to_string());
         assert_eq!(
             err.as_deref(),
             Some("line 5 is in `vs`, which entry point `fs` does not run")
         );
-        assert_eq!(m.step_for_line(&table, "fs", 7).map(|p| p.line), Ok(8));
-        assert_eq!(m.step_for_line(&table, "fs", 9).map(|p| p.line), Ok(9));
+        let line = |l| m.step_for_line(&table, "fs", l).map(|p| p.line).ok();
+        assert_eq!(line(7), Some(8));
+        assert_eq!(line(9), Some(9));
     }
 
     #[test]
@@ -524,7 +534,9 @@ struct U { t: f32 }
         let words = as_wgpu_writes(SHADER, "quad.wgsl");
         // The text changed after compiling: not the module's source.
         let edited = SHADER.replace("p.x * u.t", "p.y * u.t");
-        let err = recompiled(&edited, Some("quad.wgsl"), &words).err();
+        let err = recompiled(&edited, Some("quad.wgsl"), &words)
+            .err()
+            .map(|e| e.to_string());
         assert!(
             err.as_deref()
                 .is_some_and(|e| e.contains("does not write this module again")),

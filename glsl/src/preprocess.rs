@@ -1366,10 +1366,10 @@ impl<'t> Pp<'t> {
         match value {
             Ok(_) if eval.pos < expanded.len() => self.error(
                 self.at,
-                format!("unexpected `{}` in #if expression", expanded[eval.pos].text),
+                IfError::Unexpected(expanded[eval.pos].text.to_string()).to_string(),
             ),
             Ok(Ok(v)) => Ok(v != 0),
-            Ok(Err(m)) | Err(m) => self.error(self.at, m),
+            Ok(Err(e)) | Err(e) => self.error(self.at, e.to_string()),
         }
     }
 }
@@ -1429,7 +1429,26 @@ fn integer(text: &str) -> Option<i32> {
 
 /// A `#if` expression's value, or why it has none; errors in operands
 /// `&&`/`||` do not evaluate are no errors.
-type Value = Result<i32, String>;
+type Value = Result<i32, IfError>;
+
+/// Why a `#if` expression has no value (or does not parse).
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+enum IfError {
+    #[error("#if expression nested too deeply")]
+    TooDeep,
+    #[error("#if expression ends early")]
+    EndsEarly,
+    #[error("missing `)` in #if expression")]
+    MissingParen,
+    #[error("`{0}` is not an integer")]
+    NotInteger(String),
+    #[error("unexpected `{0}` in #if expression")]
+    Unexpected(String),
+    #[error("integer overflow in #if expression")]
+    Overflow,
+    #[error("division by zero in #if expression")]
+    DivisionByZero,
+}
 
 /// Recursive descent over an expanded `#if` expression.
 struct Eval<'a> {
@@ -1455,15 +1474,13 @@ fn binary_precedence(op: &str) -> Option<u8> {
     })
 }
 
-const OVERFLOW: &str = "integer overflow in #if expression";
-
 impl Eval<'_> {
     fn peek(&self) -> Option<&Tok> {
         self.tokens.get(self.pos)
     }
 
     /// Operators of precedence `min` and above. `Err`: a syntax error.
-    fn expr(&mut self, min: u8) -> Result<Value, String> {
+    fn expr(&mut self, min: u8) -> Result<Value, IfError> {
         let mut lhs = self.unary()?;
         while let Some(op) = self.peek().filter(|t| t.kind == Kind::Punct) {
             let Some(prec) = binary_precedence(&op.text) else {
@@ -1480,37 +1497,34 @@ impl Eval<'_> {
         Ok(lhs)
     }
 
-    fn unary(&mut self) -> Result<Value, String> {
+    fn unary(&mut self) -> Result<Value, IfError> {
         self.depth += 1;
         if self.depth > crate::limits::MAX_NESTING {
-            return Err("#if expression nested too deeply".into());
+            return Err(IfError::TooDeep);
         }
-        let t = self
-            .peek()
-            .cloned()
-            .ok_or_else(|| "#if expression ends early".to_string())?;
+        let t = self.peek().cloned().ok_or(IfError::EndsEarly)?;
         self.pos += 1;
         let value = match (t.kind, &*t.text) {
             (Kind::Punct, "+") => self.unary()?,
             (Kind::Punct, "-") => self
                 .unary()?
-                .and_then(|v| v.checked_neg().ok_or_else(|| OVERFLOW.to_string())),
+                .and_then(|v| v.checked_neg().ok_or(IfError::Overflow)),
             (Kind::Punct, "~") => self.unary()?.map(|v| !v),
             (Kind::Punct, "!") => self.unary()?.map(|v| i32::from(v == 0)),
             (Kind::Punct, "(") => {
                 let v = self.expr(1)?;
                 if !self.peek().is_some_and(|t| t.is(")")) {
-                    return Err("missing `)` in #if expression".into());
+                    return Err(IfError::MissingParen);
                 }
                 self.pos += 1;
                 v
             }
             (Kind::Number, text) => {
-                Ok(integer(text).ok_or_else(|| format!("`{text}` is not an integer"))?)
+                Ok(integer(text).ok_or_else(|| IfError::NotInteger(text.into()))?)
             }
             // A name no macro stands for.
             (Kind::Ident, _) => Ok(0),
-            (_, text) => return Err(format!("unexpected `{text}` in #if expression")),
+            (_, text) => return Err(IfError::Unexpected(text.into())),
         };
         self.depth -= 1;
         Ok(value)
@@ -1529,7 +1543,7 @@ fn binary(op: &str, lhs: Value, rhs: Value) -> Value {
         },
         _ => {
             let (a, b) = (lhs?, rhs?);
-            let overflow = || OVERFLOW.to_string();
+            let overflow = || IfError::Overflow;
             match op {
                 "|" => Ok(a | b),
                 "^" => Ok(a ^ b),
@@ -1551,7 +1565,7 @@ fn binary(op: &str, lhs: Value, rhs: Value) -> Value {
                 "+" => a.checked_add(b).ok_or_else(overflow),
                 "-" => a.checked_sub(b).ok_or_else(overflow),
                 "*" => a.checked_mul(b).ok_or_else(overflow),
-                "/" | "%" if b == 0 => Err("division by zero in #if expression".into()),
+                "/" | "%" if b == 0 => Err(IfError::DivisionByZero),
                 "/" => a.checked_div(b).ok_or_else(overflow),
                 _ => a.checked_rem(b).ok_or_else(overflow),
             }

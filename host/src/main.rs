@@ -233,7 +233,7 @@ fn run(cli: &Cli) -> anyhow::Result<()> {
         .extension()
         .is_some_and(|e| e.eq_ignore_ascii_case("wgsl"));
     let source = if is_wgsl {
-        let shader = wgsl::compile(&text, &path).map_err(ShaderError)?;
+        let shader = wgsl::compile(&text, &path).map_err(|e| ShaderError(e.to_string()))?;
         if verbose() {
             eprintln!(
                 "shaderdbg-host: {path}: WGSL, @fragment `{}`, {}, compiled by naga to GLSL:\n{}",

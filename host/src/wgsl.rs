@@ -74,18 +74,46 @@ pub fn with_prelude(text: &str) -> (String, bool) {
     (full, true)
 }
 
+/// Why a WGSL file cannot be drawn.
+#[derive(Debug, thiserror::Error)]
+pub enum WgslError {
+    /// `PATH:LINE:COL: error: MESSAGE` and the offending line.
+    #[error("{0}")]
+    Parse(String),
+    #[error("{path}: no @fragment entry point")]
+    NoFragment { path: String },
+    #[error(
+        "{path}: entry point `{entry_point}`: input `{input}` at @location({location}): \
+         the host draws a full-screen triangle with no vertex outputs; \
+         take `@builtin(position) pos: vec4<f32>` only"
+    )]
+    VertexInput {
+        path: String,
+        entry_point: String,
+        input: String,
+        location: u32,
+    },
+    #[error("{path}: {source}")]
+    Emit {
+        path: String,
+        source: shaderdbg_wgsl::emit::EmitError,
+    },
+}
+
 /// Compiles the WGSL file `text` (named `path` in messages). An error in
 /// the WGSL reads `PATH: WGSL shader failed to compile`, then
 /// `PATH:LINE:COL: error: MESSAGE` and the offending line.
-pub fn compile(text: &str, path: &str) -> Result<WgslShader, String> {
+pub fn compile(text: &str, path: &str) -> Result<WgslShader, WgslError> {
     let (full, prelude) = with_prelude(text);
-    let parsed = parse(&full).map_err(|e| parse_error(&e, text, path))?;
+    let parsed = parse(&full).map_err(|e| WgslError::Parse(parse_error(&e, text, path)))?;
     let module = &parsed.module;
     let ep = module
         .entry_points
         .iter()
         .find(|e| e.stage == naga::ShaderStage::Fragment)
-        .ok_or_else(|| format!("{path}: no @fragment entry point"))?;
+        .ok_or_else(|| WgslError::NoFragment {
+            path: path.to_string(),
+        })?;
     for arg in &ep.function.arguments {
         let mut inputs = Vec::new();
         match &arg.binding {
@@ -102,13 +130,12 @@ pub fn compile(text: &str, path: &str) -> Result<WgslShader, String> {
         }
         for (name, binding) in inputs {
             if let naga::Binding::Location { location, .. } = binding {
-                return Err(format!(
-                    "{path}: entry point `{}`: input `{}` at @location({location}): \
-                     the host draws a full-screen triangle with no vertex outputs; \
-                     take `@builtin(position) pos: vec4<f32>` only",
-                    ep.name,
-                    name.as_deref().unwrap_or("_"),
-                ));
+                return Err(WgslError::VertexInput {
+                    path: path.to_string(),
+                    entry_point: ep.name.clone(),
+                    input: name.unwrap_or_else(|| "_".into()),
+                    location,
+                });
             }
         }
     }
@@ -135,7 +162,10 @@ pub fn compile(text: &str, path: &str) -> Result<WgslShader, String> {
     )]
     .into_iter()
     .collect();
-    let glsl = emit::to_glsl(&inst, &map).map_err(|e| format!("{path}: {e}"))?;
+    let glsl = emit::to_glsl(&inst, &map).map_err(|source| WgslError::Emit {
+        path: path.to_string(),
+        source,
+    })?;
     // The agent reads the WGSL from this header and debugs it
     // (`shaderdbg_wgsl::gl_origin`); the driver sees comments.
     let glsl = gl_origin::embed(
@@ -354,12 +384,13 @@ mod tests {
             "@fragment\nfn fs() -> @location(0) vec4<f32> {\n  return vec4(1.0) +;\n}\n",
             "a.wgsl",
         )
-        .unwrap_err();
+        .unwrap_err()
+        .to_string();
         assert!(err.contains("\na.wgsl:3:"), "{err}");
         assert!(err.contains("    3 |   return vec4(1.0) +;"), "{err}");
-        let err = compile("@fragment\nfn fs(@location(0) uv: vec2<f32>) -> @location(0) vec4<f32> {\n  return vec4(uv, 0.0, 1.0);\n}\n", "b.wgsl").unwrap_err();
+        let err = compile("@fragment\nfn fs(@location(0) uv: vec2<f32>) -> @location(0) vec4<f32> {\n  return vec4(uv, 0.0, 1.0);\n}\n", "b.wgsl").unwrap_err().to_string();
         assert!(err.contains("@location(0)"), "{err}");
-        let err = compile("fn f() {}\n", "c.wgsl").unwrap_err();
+        let err = compile("fn f() {}\n", "c.wgsl").unwrap_err().to_string();
         assert!(err.contains("no @fragment entry point"), "{err}");
     }
 

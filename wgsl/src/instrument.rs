@@ -77,14 +77,19 @@ fn entry_index(parsed: &Parsed, name: &str) -> Result<usize, InstrumentError> {
 pub fn probe_table(parsed: &Parsed, entry_point: &str) -> Result<ProbeTable, InstrumentError> {
     let entry = entry_index(parsed, entry_point)?;
     let mut w = Walker::new(parsed, entry, parsed.module.types.clone(), None);
-    Ok(w.run().map_err(InstrumentError::Unsupported)?.table)
+    Ok(w.run()
+        .map_err(|e| InstrumentError::Unsupported(e.to_string()))?
+        .table)
 }
 
 pub fn instrument(parsed: &Parsed, req: &Request) -> Result<Instrumented, InstrumentError> {
     let entry = entry_index(parsed, &req.entry_point)?;
     let ep = &parsed.module.entry_points[entry];
     let mut plain = Walker::new(parsed, entry, parsed.module.types.clone(), None);
-    let table = plain.run().map_err(InstrumentError::Unsupported)?.table;
+    let table = plain
+        .run()
+        .map_err(|e| InstrumentError::Unsupported(e.to_string()))?
+        .table;
     match &req.mode {
         Mode::Plain => {
             return Ok(Instrumented {
@@ -206,7 +211,9 @@ pub fn instrument(parsed: &Parsed, req: &Request) -> Result<Instrumented, Instru
             functions,
         }),
     );
-    let walked = walker.run().map_err(InstrumentError::Internal)?;
+    let walked = walker
+        .run()
+        .map_err(|e| InstrumentError::Internal(e.to_string()))?;
     if let Some(e) = walker.user_error.take() {
         return Err(e);
     }

@@ -40,6 +40,19 @@ use shaderdbg_core::{Invocation, Stage};
 
 use crate::expr::ExprError;
 use crate::instrument::InstrumentError;
+
+/// Why a walk made no probe table or instrumented module.
+#[derive(Debug, thiserror::Error)]
+pub enum WalkError {
+    #[error("{0:?} shaders are not supported")]
+    Stage(naga::ShaderStage),
+    /// A bug of the engine: a logged value whose type has no writer.
+    #[error("no writer for type {ty:?} (probe {probe})")]
+    NoWriter {
+        ty: Handle<naga::Type>,
+        probe: ProbeId,
+    },
+}
 use crate::parse::Parsed;
 use crate::runtime::{emit, lit, HitRuntime, Runtime, WatchRuntime, NONE};
 use crate::types::{core_resolution, core_type};
@@ -95,7 +108,7 @@ pub(crate) struct Walker<'a> {
     pub payload_types: Vec<Handle<naga::Type>>,
     globals: HashMap<Handle<GlobalVariable>, DeclId>,
     fx: FnState,
-    error: Option<String>,
+    error: Option<WalkError>,
     /// A user expression (condition, watch) that cannot be used.
     pub user_error: Option<InstrumentError>,
     /// Watch mode: the watched value's type.
@@ -199,7 +212,7 @@ impl<'a> Walker<'a> {
     }
 
     /// Walks every function of the module, then the entry point.
-    pub fn run(&mut self) -> Result<Walked, String> {
+    pub fn run(&mut self) -> Result<Walked, WalkError> {
         let module = &self.src.module;
         let ep = &module.entry_points[self.entry];
         let ep_info = self.src.info.get_entry_point(self.entry);
@@ -250,7 +263,7 @@ impl<'a> Walker<'a> {
             naga::ShaderStage::Vertex => Stage::Vertex,
             naga::ShaderStage::Fragment => Stage::Fragment,
             naga::ShaderStage::Compute => Stage::Compute,
-            other => return Err(format!("{other:?} shaders are not supported")),
+            other => return Err(WalkError::Stage(other)),
         };
         let record = self.record.is_some();
         Ok(Walked {
@@ -624,7 +637,7 @@ impl<'a> Walker<'a> {
         };
         let Some(w) = rt.writer(ty) else {
             self.error
-                .get_or_insert_with(|| format!("no writer for type {ty:?} (probe {p})"));
+                .get_or_insert(WalkError::NoWriter { ty, probe: p });
             return;
         };
         let v = value(cx, out);

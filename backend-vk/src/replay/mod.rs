@@ -27,6 +27,7 @@ pub use shadow::{Shadow, Shadows};
 pub use submit::{bind_twin, self_check, submit_shadows, Keep, Submission, Submit};
 
 use crate::dispatch::{self, key, typed, DeviceData};
+use crate::error::Error;
 
 impl Cmd {
     /// The descriptor sets a `vkCmdBindDescriptorSets` binds (none for other
@@ -64,11 +65,13 @@ impl Cmd {
 pub const UNRECORDED: &str = "a command buffer this layer did not record";
 
 /// Why a command buffer cannot be replayed.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("{0}")]
 pub struct NotReplayable(pub &'static str);
 
 /// A recorded command the device below does not have.
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Copy, Debug, thiserror::Error)]
+#[error("the device lacks {0}")]
 pub struct Missing(pub &'static str);
 
 /// Deep-copies what a structure's pointers point to (see `build.rs`).
@@ -333,8 +336,8 @@ impl DeviceReplay {
     pub fn walk(
         &self,
         cb: vk::CommandBuffer,
-        f: &mut dyn FnMut(&Cmd) -> Result<(), String>,
-    ) -> Result<(), String> {
+        f: &mut dyn FnMut(&Cmd) -> Result<(), Error>,
+    ) -> Result<(), Error> {
         self.with_commands(cb, |cmds| {
             for cmd in cmds {
                 f(cmd)?;
@@ -353,7 +356,7 @@ impl DeviceReplay {
             }
             Ok(())
         })
-        .unwrap_or_else(|| Err(UNRECORDED.into()))
+        .unwrap_or(Err(Error::Unseen(UNRECORDED)))
     }
 
     /// The pipelines `cb` binds (and the secondaries it executes), in order.

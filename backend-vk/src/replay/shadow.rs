@@ -11,6 +11,7 @@ use std::sync::Mutex;
 use ash::vk;
 
 use super::{replay_one, Cmd, DeviceReplay};
+use crate::error::Error;
 use crate::loader::SetDeviceLoaderData;
 
 /// A shadow command buffer and the pool it came from, with the shadows of
@@ -51,11 +52,11 @@ impl DeviceReplay {
         &self,
         device: vk::Device,
         cb: vk::CommandBuffer,
-        substitute: &mut dyn FnMut(vk::CommandBuffer, &Cmd) -> Result<bool, String>,
-    ) -> Result<Shadow, String> {
-        let family = self
-            .family_of(cb)
-            .ok_or("a command buffer this layer did not see allocated")?;
+        substitute: &mut dyn FnMut(vk::CommandBuffer, &Cmd) -> Result<bool, Error>,
+    ) -> Result<Shadow, Error> {
+        let family = self.family_of(cb).ok_or(Error::Unseen(
+            "a command buffer this layer did not see allocated",
+        ))?;
         let mut pools = self.shadows.pools.lock().unwrap_or_else(|e| e.into_inner());
         let mut secondaries = Vec::new();
         // SAFETY: per this function's contract.
@@ -85,16 +86,18 @@ impl DeviceReplay {
         device: vk::Device,
         family: u32,
         cb: vk::CommandBuffer,
-        substitute: &mut dyn FnMut(vk::CommandBuffer, &Cmd) -> Result<bool, String>,
+        substitute: &mut dyn FnMut(vk::CommandBuffer, &Cmd) -> Result<bool, Error>,
         secondaries: &mut Vec<vk::CommandBuffer>,
-    ) -> Result<Shadow, String> {
-        let rec = self
-            .recording(cb)
-            .ok_or("a command buffer this layer did not see allocated")?;
+    ) -> Result<Shadow, Error> {
+        let rec = self.recording(cb).ok_or(Error::Unseen(
+            "a command buffer this layer did not see allocated",
+        ))?;
         let rec = rec.lock().unwrap_or_else(|e| e.into_inner());
-        let cmds = rec.commands().map_err(|e| e.0.to_string())?;
-        let begin = rec.begin.ok_or("a command buffer never begun")?;
-        let mut replay = |shadow: vk::CommandBuffer, pools: &mut Pools| -> Result<(), String> {
+        let cmds = rec.commands().map_err(|e| e.clone())?;
+        let begin = rec
+            .begin
+            .ok_or(Error::Unseen("a command buffer never begun"))?;
+        let mut replay = |shadow: vk::CommandBuffer, pools: &mut Pools| -> Result<(), Error> {
             for cmd in cmds {
                 if substitute(shadow, cmd)? {
                     continue;
@@ -120,15 +123,14 @@ impl DeviceReplay {
                     let execute = self
                         .next
                         .CmdExecuteCommands
-                        .ok_or("the device lacks vkCmdExecuteCommands")?;
+                        .ok_or(Error::Lacks("vkCmdExecuteCommands"))?;
                     // SAFETY: the shadow is recording; its secondaries are
                     // executable.
                     unsafe { execute(shadow, theirs.len() as u32, theirs.as_ptr().cast()) };
                     continue;
                 }
                 // SAFETY: the recording is alive (its lock is held).
-                unsafe { replay_one(&self.next, shadow, cmd) }
-                    .map_err(|missing| format!("the device lacks {}", missing.0))?;
+                unsafe { replay_one(&self.next, shadow, cmd) }?;
             }
             Ok(())
         };
@@ -146,7 +148,7 @@ impl DeviceReplay {
         device: vk::Device,
         family: u32,
         record: &mut dyn FnMut(vk::CommandBuffer),
-    ) -> Result<Shadow, String> {
+    ) -> Result<Shadow, Error> {
         let begin = vk::CommandBufferBeginInfo::default()
             .flags(vk::CommandBufferUsageFlags::ONE_TIME_SUBMIT);
         let mut pools = self.shadows.pools.lock().unwrap_or_else(|e| e.into_inner());
@@ -181,8 +183,8 @@ impl DeviceReplay {
         family: u32,
         level: vk::CommandBufferLevel,
         begin: *const vk::CommandBufferBeginInfo<'_>,
-        record: &mut dyn FnMut(vk::CommandBuffer, &mut Pools) -> Result<(), String>,
-    ) -> Result<Shadow, String> {
+        record: &mut dyn FnMut(vk::CommandBuffer, &mut Pools) -> Result<(), Error>,
+    ) -> Result<Shadow, Error> {
         let life = &self.life;
         let (Some(create), Some(allocate), Some(begin_cb), Some(end_cb)) = (
             life.create_command_pool,
@@ -190,12 +192,9 @@ impl DeviceReplay {
             life.begin_command_buffer,
             life.end_command_buffer,
         ) else {
-            return Err("the device lacks a command-buffer command".into());
+            return Err(Error::Lacks("a command-buffer command"));
         };
-        let set_loader_data = self
-            .shadows
-            .set_loader_data
-            .ok_or("the loader gave no vkSetDeviceLoaderData")?;
+        let set_loader_data = self.shadows.set_loader_data.ok_or(Error::NoLoaderData)?;
         let pool = match pools.get(&family) {
             Some(p) => *p,
             None => {
@@ -207,7 +206,10 @@ impl DeviceReplay {
                 // SAFETY: a valid create info, down the chain.
                 let r = unsafe { create(device, &info, std::ptr::null(), &mut pool) };
                 if r != vk::Result::SUCCESS {
-                    return Err(format!("creating a command pool: {r}"));
+                    return Err(Error::Vk {
+                        what: "creating a command pool",
+                        result: r,
+                    });
                 }
                 pools.insert(family, pool);
                 pool
@@ -221,27 +223,39 @@ impl DeviceReplay {
         // SAFETY: a valid allocate info for one buffer, down the chain.
         let r = unsafe { allocate(device, &info, &mut cb) };
         if r != vk::Result::SUCCESS {
-            return Err(format!("allocating a command buffer: {r}"));
+            return Err(Error::Vk {
+                what: "allocating a command buffer",
+                result: r,
+            });
         }
-        let mut filled = || -> Result<(), String> {
+        let mut filled = || -> Result<(), Error> {
             // A dispatchable object made below the loader needs its dispatch
             // table before anything is called on it.
             // SAFETY: a command buffer the chain below just created.
             let r =
                 unsafe { set_loader_data(device, vk::Handle::as_raw(cb) as usize as *mut c_void) };
             if r != vk::Result::SUCCESS {
-                return Err(format!("vkSetDeviceLoaderData: {r}"));
+                return Err(Error::Vk {
+                    what: "vkSetDeviceLoaderData",
+                    result: r,
+                });
             }
             // SAFETY: per this function's contract.
             let r = unsafe { begin_cb(cb, begin) };
             if r != vk::Result::SUCCESS {
-                return Err(format!("beginning the buffer: {r}"));
+                return Err(Error::Vk {
+                    what: "beginning the buffer",
+                    result: r,
+                });
             }
             record(cb, pools)?;
             // SAFETY: the buffer is recording.
             let r = unsafe { end_cb(cb) };
             if r != vk::Result::SUCCESS {
-                return Err(format!("ending the buffer: {r}"));
+                return Err(Error::Vk {
+                    what: "ending the buffer",
+                    result: r,
+                });
             }
             Ok(())
         };

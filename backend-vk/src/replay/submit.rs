@@ -14,6 +14,7 @@ use ash::vk;
 
 use super::{Cmd, Shadow};
 use crate::dispatch::{array, DeviceData};
+use crate::error::Error;
 use crate::pipelines::{Code, CodeFor, DebugBinding, StageCode, Twin};
 
 /// What the replay self-check does (`SHADERDBG_VK_SHADOW`).
@@ -206,7 +207,7 @@ pub unsafe fn submit_shadows<I: Submission>(
             .map(|i| unsafe { i.command_buffers() }.len())
             .sum();
         let mut refused = check.refused.lock().unwrap_or_else(|e| e.into_inner());
-        *refused.entry(why).or_default() += n as u64;
+        *refused.entry(why.to_string()).or_default() += n as u64;
         // SAFETY: the application's arguments, down the chain.
         return unsafe { next(queue, count, submits, fence) };
     }
@@ -251,7 +252,7 @@ pub unsafe fn bind_twin(
     variant: u64,
     code_for: CodeFor<'_>,
     debug: DebugBinding,
-) -> Result<Option<Twin>, String> {
+) -> Result<Option<Twin>, Error> {
     let Cmd::CmdBindPipeline(a) = cmd else {
         return Ok(None);
     };
@@ -261,7 +262,7 @@ pub unsafe fn bind_twin(
     let bind = p
         .next
         .cmd_bind_pipeline
-        .ok_or("the device lacks vkCmdBindPipeline")?;
+        .ok_or(Error::Lacks("vkCmdBindPipeline"))?;
     // SAFETY: per this function's contract.
     unsafe {
         bind(shadow, a.pipeline_bind_point, twin.pipeline);
@@ -279,50 +280,54 @@ fn reset_hits(words: &mut [u32]) {
 }
 
 /// The source the layer recovered for a stage's entry point, as Vulkan GLSL.
-fn recovered(stage: &StageCode) -> Result<crate::source::RuntimeSource, String> {
+fn recovered(stage: &StageCode) -> Result<crate::source::RuntimeSource, Error> {
     let source = crate::source::of_module(crate::spirv::bytes_of(&stage.code))
-        .map_err(|e| e.to_string())?
+        .map_err(Error::from)?
         .into_iter()
         .find(|s| s.entry_point == stage.entry_point)
-        .ok_or("the module has no such entry point")?;
+        .ok_or(Error::Cannot("the module has no such entry point"))?;
     if let crate::source::Origin::Foreign { why, .. } = source.origin {
-        return Err(why);
+        return Err(Error::Undebuggable(why));
     }
     if source.language != shaderdbg_core::Language::Glsl {
-        return Err("the self-check compiles GLSL only".into());
+        return Err(Error::Cannot("the self-check compiles GLSL only"));
     }
     if matches!(
         source.origin,
         crate::source::Origin::Decompiled(crate::source::Decompiler::Naga)
     ) {
-        return Err("naga decompiles to OpenGL GLSL, which does not compile for Vulkan".into());
+        return Err(Error::Cannot(
+            "naga decompiles to OpenGL GLSL, which does not compile for Vulkan",
+        ));
     }
     Ok(source)
 }
 
 /// A module instrumented for a hit test at the first step of `main`
 /// (no condition), the debug buffer in descriptor set `set`.
-fn instrumented(code: &StageCode, set: u32) -> Result<Code, String> {
+fn instrumented(code: &StageCode, set: u32) -> Result<Code, Error> {
     use shaderdbg_glsl::instrument::{self, Breakpoint, Mode};
     let source = recovered(code)?;
     let text = crate::compile::compilable(&source.text);
     let mut parsed =
-        shaderdbg_glsl::parse::parse(&[&text], source.stage, None).map_err(|d| d.to_string())?;
+        shaderdbg_glsl::parse::parse(&[&text], source.stage, None).map_err(Error::from)?;
     parsed.api = shaderdbg_glsl::Api::Vulkan;
     let table = instrument::probe_table(&parsed);
-    let entry = table.main_entry_step().ok_or("no step in main")?;
+    let entry = table
+        .main_entry_step()
+        .ok_or(Error::Cannot("no step in main"))?;
     let mode = Mode::HitTest(vec![Breakpoint {
         probe: entry.id,
         condition: None,
     }]);
-    let inst = instrument::instrument_vulkan(&parsed, &mode, set).map_err(|e| e.to_string())?;
+    let inst = instrument::instrument_vulkan(&parsed, &mode, set).map_err(Error::from)?;
     let name = format!("instrumented.{}", source.stage.short_name());
     crate::compile::glsl_to_spirv(&inst.glsl, source.stage, &source.entry_point, &name)
         .map(std::sync::Arc::new)
 }
 
 /// A module compiled again from the source the layer recovered for it.
-fn recompiled(code: &StageCode) -> Result<Code, String> {
+fn recompiled(code: &StageCode) -> Result<Code, Error> {
     let source = recovered(code)?;
     let name = format!("module.{}", source.stage.short_name());
     crate::compile::glsl_to_spirv(

@@ -1083,6 +1083,48 @@ fn two_work_groups_writing_the_same_output_element_race() {
     clean(|c| dispatch_in(CORE, &same, c, 2, &src, 16), Checks::ALL);
 }
 
+/// A write finds another invocation's read of its element that nothing
+/// orders with it in either reader record (the element's readers of even
+/// and odd ids keep one each), with or without a fence (which changes
+/// how the check looks: a loop); a barrier between them orders the two.
+const READ_THEN_WRITE: &str = "#version 430
+layout(local_size_x = 8) in;
+layout(std430, binding = 1) buffer Dst { float dst[]; };
+void main() {
+    uint i = gl_LocalInvocationID.x;
+    float v = i == READERu ? dst[WRITERu] : 0.0;
+    SYNC
+    dst[i] = v + 1.0;
+}
+";
+
+#[test]
+fn a_storage_write_races_with_an_earlier_read_of_either_parity() {
+    for (reader, writer) in [(0, 1), (3, 6)] {
+        let bug = READ_THEN_WRITE
+            .replace("READER", &reader.to_string())
+            .replace("WRITER", &writer.to_string());
+        let (read, write) = (line_of(&bug, "float v"), line_of(&bug, "dst[i] = v"));
+        let want = (
+            write,
+            writer,
+            read,
+            reader,
+            writer,
+            Access::Write,
+            Access::Read,
+        );
+        for fence in ["", "memoryBarrierBuffer();"] {
+            let run = bug.replace("SYNC", fence);
+            let checked = dispatch_in(CORE, &run, Some(RACE), 1, &[0], 8);
+            let got = storage_races(&checked.reports);
+            assert_eq!(got, [want], "{fence}: {:?}", checked.reports);
+        }
+        let fix = bug.replace("SYNC", "memoryBarrierBuffer();\n    barrier();");
+        clean(|c| dispatch_in(CORE, &fix, c, 1, &[0], 8), Checks::ALL);
+    }
+}
+
 /// In a dispatch of work groups along x, y and z, a storage race names
 /// the other invocation by its global id (the record's id, linear over
 /// the dispatch, is taken apart on the GPU without an integer division):

@@ -353,6 +353,78 @@ void _sdbg_wr({h}uint p, {h}uint at, {h}uint elem, {h}uint decl, {h}uint f, bool
         } else {
             ("", "")
         };
+        // The records another access may race with: with fences and
+        // atomics (a look at the release words per `_sdbg_sunord`) a loop,
+        // else straight code.
+        let find_other = if self.sync && self.stage == Stage::Compute {
+            r#"    // The writer, then the two readers, each found another's: a loop with
+    // one `_sdbg_sunord` (one look at the release words) where three
+    // inlined copies cost 3% of the stencil (without fences, no look:
+    // the straight code, the loop 2% dearer in the tile). The first
+    // unordered one is the race, for one report call site: llvmpipe runs
+    // an inlined call's code, masked, even where no lane takes its branch.
+    {h}uint r0 = _sdbg_data[at + 2u];
+    {h}uint r1 = _sdbg_data[at + 4u];
+    {h}uint todo = (_sdbg_sother(w, me) ? 1u : 0u) | (_sdbg_sother(r0, me) ? 2u : 0u) | (_sdbg_sother(r1, me) ? 4u : 0u);
+    {h}uint o = 0u;
+    {h}uint og = 0u;
+    bool hit = false;
+    bool byw = false;
+    while (todo != 0u) {
+        {h}uint j = uint(findLSB(todo));
+        todo &= todo - 1u;
+        o = j == 0u ? w : j == 1u ? r0 : r1;
+        og = j == 0u ? wg : _sdbg_data[at + 1u + 2u * j];
+        hit = _sdbg_sunord(o, og);
+        byw = hit && j == 0u;
+        if (hit) todo = 0u;
+    }
+    {h}uint ov = 0u;
+    if (byw) {
+        // The value word only shows the value (its hash in the access
+        // word decides): a plain store, and none for a value not known.
+        ov = _sdbg_data[at + 6u];
+        kind |= _sdbg_swkind(w, ov);
+        // Two plain writes of a whole element whose values are known and
+        // hash alike are no race (nor is a reader looked at then).
+        hit = !known || (w & 0x7fc00000u) != (me & 0x7fc00000u);
+    }
+"#
+        } else {
+            r#"    // The other access found (its access and generation words), and the
+    // value it wrote, for one report call site: llvmpipe runs an inlined
+    // call's code, masked, even where no lane takes its branch (three
+    // call sites cost a tenth of the dispatch).
+    {h}uint o = w;
+    {h}uint og = wg;
+    {h}uint ov = 0u;
+    bool hit = _sdbg_sother(w, me) && _sdbg_sunord(w, wg);
+    if (hit) {
+        // The value word only shows the value (its hash in the access
+        // word decides): a plain store, and none for a value not known.
+        ov = _sdbg_data[at + 6u];
+        kind |= _sdbg_swkind(w, ov);
+        // Two plain writes of a whole element whose values are known and
+        // hash alike are no race.
+        hit = !known || (w & 0x7fc00000u) != (me & 0x7fc00000u);
+    } else {
+        // The two readers, without a loop.
+        {h}uint r0 = _sdbg_data[at + 2u];
+        {h}uint r1 = _sdbg_data[at + 4u];
+        bool o0 = _sdbg_sother(r0, me);
+        bool o1 = _sdbg_sother(r1, me);
+        if (o0 || o1) {
+            {h}uint g0 = o0 ? _sdbg_data[at + 3u] : 0u;
+            {h}uint g1 = o1 ? _sdbg_data[at + 5u] : 0u;
+            bool h0 = o0 && _sdbg_sunord(r0, g0);
+            hit = h0 || (o1 && _sdbg_sunord(r1, g1));
+            o = h0 ? r0 : r1;
+            og = h0 ? g0 : g1;
+        }
+    }
+"#
+        }
+        .replace("{h}", h);
         // Ids are work-group major (the work group's first id, then the
         // local index): one subtraction tells whether an id is of this
         // work group (a division per check cost 2x on llvmpipe, which
@@ -430,38 +502,7 @@ void _sdbg_swr({h}uint p, {h}uint slot, {h}uint elem, {h}uint decl, {h}uint f, b
     {h}uint kind = {RACE}u | {ST}u | {W}u | ((f & {RACE_ATOMIC}) != 0u ? {A}u : 0u) | (known ? {VK}u : 0u);
     {h}uint w = atomicExchange(_sdbg_data[at], me);
     {h}uint wg = atomicExchange(_sdbg_data[at + 1u], mg);
-    // The other access found (its access and generation words), and the
-    // value it wrote, for one report call site: llvmpipe runs an inlined
-    // call's code, masked, even where no lane takes its branch (three
-    // call sites cost a tenth of the dispatch).
-    {h}uint o = w;
-    {h}uint og = wg;
-    {h}uint ov = 0u;
-    bool hit = _sdbg_sother(w, me) && _sdbg_sunord(w, wg);
-    if (hit) {{
-        // The value word only shows the value (its hash in the access
-        // word decides): a plain store, and none for a value not known.
-        ov = _sdbg_data[at + 6u];
-        kind |= _sdbg_swkind(w, ov);
-        // Two plain writes of a whole element whose values are known and
-        // hash alike are no race.
-        hit = !known || (w & 0x7fc00000u) != (me & 0x7fc00000u);
-    }} else {{
-        // The two readers, without a loop.
-        {h}uint r0 = _sdbg_data[at + 2u];
-        {h}uint r1 = _sdbg_data[at + 4u];
-        bool o0 = _sdbg_sother(r0, me);
-        bool o1 = _sdbg_sother(r1, me);
-        if (o0 || o1) {{
-            {h}uint g0 = o0 ? _sdbg_data[at + 3u] : 0u;
-            {h}uint g1 = o1 ? _sdbg_data[at + 5u] : 0u;
-            bool h0 = o0 && _sdbg_sunord(r0, g0);
-            hit = h0 || (o1 && _sdbg_sunord(r1, g1));
-            o = h0 ? r0 : r1;
-            og = h0 ? g0 : g1;
-        }}
-    }}
-    if (known) _sdbg_data[at + 6u] = v;{untorn_writer}
+{find_other}    if (known) _sdbg_data[at + 6u] = v;{untorn_writer}
     if (hit) _sdbg_rep(kind, p, elem, decl, o, og, v, ov);
 }}
 void _sdbg_srd({h}uint p, {h}uint slot, {h}uint elem, {h}uint decl, {h}uint f) {{

@@ -1626,9 +1626,18 @@ mod tests {
         );
     }
 
-    /// The indirection idiom: `PASTE`'s arguments are expanded before
-    /// `PASTE2` pastes them (glsl-lang-pp pasted `PREFIXSUFFIX`: failed
-    /// before), also where glsl-lang-pp's paste parses (a uniform's name).
+    /// A parsed shader printed back as GLSL.
+    fn printed(p: &Parsed) -> String {
+        let mut s = String::new();
+        glsl_lang::transpiler::glsl::show_translation_unit(
+            &mut s,
+            &p.tu,
+            glsl_lang::transpiler::glsl::FormattingState::default(),
+        )
+        .expect("prints");
+        s
+    }
+
     /// `GL_ES` is defined in GLSL ES shaders, as drivers define it
     /// (glsl-lang-pp does not: the ES shader below hit its `#error`, and
     /// `#ifdef GL_ES` blocks were dropped), and not in desktop ones.
@@ -1636,21 +1645,15 @@ mod tests {
     fn gl_es_is_defined_in_es_shaders_only() {
         let es = "#version 300 es\n#ifndef GL_ES\n#error not ES\n#endif\nprecision mediump float;\nout vec4 o;\nvoid main() {\n#ifdef GL_ES\n    o = vec4(1.0);\n#endif\n}\n";
         let p = parse_ok(es, Stage::Fragment);
-        let printed = {
-            let mut s = String::new();
-            glsl_lang::transpiler::glsl::show_translation_unit(
-                &mut s,
-                &p.tu,
-                glsl_lang::transpiler::glsl::FormattingState::default(),
-            )
-            .expect("prints");
-            s
-        };
+        let printed = printed(&p);
         assert!(printed.contains("o = vec4(1."), "{printed}");
         let desktop = "#version 330 core\n#ifdef GL_ES\n#error ES\n#endif\nvoid main() {}\n";
         parse_ok(desktop, Stage::Fragment);
     }
 
+    /// The indirection idiom: `PASTE`'s arguments are expanded before
+    /// `PASTE2` pastes them (glsl-lang-pp pasted `PREFIXSUFFIX`: failed
+    /// before), also where glsl-lang-pp's paste parses (a uniform's name).
     /// The nodes a macro made span its invocation; the lines after keep
     /// their offsets.
     #[test]
@@ -1662,16 +1665,7 @@ mod tests {
             .map(|d| d.message.clone())
             .collect();
         assert!(errors.is_empty(), "{errors:?}");
-        let printed = {
-            let mut s = String::new();
-            glsl_lang::transpiler::glsl::show_translation_unit(
-                &mut s,
-                &p.tu,
-                glsl_lang::transpiler::glsl::FormattingState::default(),
-            )
-            .expect("prints");
-            s
-        };
+        let printed = printed(&p);
         assert!(printed.contains("image1D dest"), "{printed}");
         assert!(printed.contains("float myValue()"), "{printed}");
         let ast::ExternalDeclarationData::Declaration(d) = &p.tu.0[0].content else {

@@ -455,49 +455,18 @@ mod tests {
             Value::Float(f32::NAN),
             Value::Int(5),
         ];
-        let vars = [
-            Var {
-                name: "r",
-                ty: &ring,
-                value: Some(&vals[0]),
-            },
-            Var {
-                name: "uv",
-                ty: &v2,
-                value: Some(&vals[1]),
-            },
-            Var {
-                name: "w",
-                ty: &arr,
-                value: Some(&vals[2]),
-            },
-            Var {
-                name: "i",
-                ty: &i32t,
-                value: Some(&vals[3]),
-            },
-            Var {
-                name: "n",
-                ty: &u32t,
-                value: Some(&vals[4]),
-            },
-            Var {
-                name: "bad",
-                ty: &f32t,
-                value: Some(&vals[5]),
-            },
-            Var {
-                name: "later",
-                ty: &f32t,
-                value: None,
-            },
-            // Shadowed by the `i` above.
-            Var {
-                name: "i",
-                ty: &i32t,
-                value: Some(&vals[6]),
-            },
+        // The innermost declaration first: the second `i` is shadowed.
+        let scope: [(&str, &Type, Option<&Value>); 8] = [
+            ("r", &ring, Some(&vals[0])),
+            ("uv", &v2, Some(&vals[1])),
+            ("w", &arr, Some(&vals[2])),
+            ("i", &i32t, Some(&vals[3])),
+            ("n", &u32t, Some(&vals[4])),
+            ("bad", &f32t, Some(&vals[5])),
+            ("later", &f32t, None),
+            ("i", &i32t, Some(&vals[6])),
         ];
+        let vars = scope.map(|(name, ty, value)| Var { name, ty, value });
         evaluate(text, &vars)
     }
 

@@ -211,6 +211,12 @@ fn prefix_counts(kinds: &[Kind], pred: impl Fn(Kind) -> bool) -> Vec<usize> {
     counts
 }
 
+/// The 1-based line `line` maps to in `map` (0-based lines both sides).
+fn map_line(map: &[Option<u32>], line: u32) -> Option<u32> {
+    let i = line.checked_sub(1)? as usize;
+    map.get(i).copied().flatten().map(|l| l + 1)
+}
+
 /// Line alignment between a runtime shader source and a file the user edits.
 #[derive(Clone, Debug)]
 pub struct SourceMap {
@@ -386,22 +392,12 @@ impl SourceMap {
 
     /// Runtime line for a file line, if that exact line survives.
     pub fn file_to_runtime(&self, file_line: u32) -> Option<u32> {
-        let i = file_line.checked_sub(1)? as usize;
-        self.file_to_runtime
-            .get(i)
-            .copied()
-            .flatten()
-            .map(|r| r + 1)
+        map_line(&self.file_to_runtime, file_line)
     }
 
     /// File line for a runtime line, if it came from the file.
     pub fn runtime_to_file(&self, runtime_line: u32) -> Option<u32> {
-        let i = runtime_line.checked_sub(1)? as usize;
-        self.runtime_to_file
-            .get(i)
-            .copied()
-            .flatten()
-            .map(|f| f + 1)
+        map_line(&self.runtime_to_file, runtime_line)
     }
 
     /// For a breakpoint on `file_line`: the runtime line to bind, moving to the

@@ -332,7 +332,61 @@ impl Model {
         for e in pending {
             m.extension_directive(e);
         }
+        m.attributes(parsed);
         m
+    }
+
+    /// Attribute lists (`[[unroll]]`), which the parser keeps apart: each
+    /// needs an extension that has them, enabled before it;
+    /// `dependency_length` a positive length; a function not both `inline`
+    /// and `noinline` (glslang's rules; a length that is not a literal and
+    /// attributes differing between a prototype and its definition are not
+    /// checked).
+    fn attributes(&mut self, parsed: &Parsed) {
+        const EXTENSIONS: [&str; 5] = [
+            "GL_EXT_control_flow_attributes",
+            "GL_EXT_control_flow_attributes2",
+            "GL_EXT_function_control_attributes",
+            "GL_EXT_subgroup_uniform_control_flow",
+            "GL_EXT_maximal_reconvergence",
+        ];
+        for a in &parsed.attributes {
+            let enabled = parsed.extensions.iter().any(|e| {
+                e.span.start < a.span.start
+                    && e.behavior != "disable"
+                    && EXTENSIONS.contains(&e.name.as_str())
+            });
+            if !enabled {
+                self.diagnostics.push(Diagnostic::error(
+                    a.span,
+                    format!("`{}` needs `#extension {}`", a.text, EXTENSIONS[0]),
+                ));
+            }
+            let inner = a.text.trim_start_matches("[[").trim_end_matches("]]");
+            let items: Vec<&str> = inner.split(',').map(str::trim).collect();
+            if items.contains(&"inline") && items.contains(&"noinline") {
+                self.diagnostics.push(Diagnostic::error(
+                    a.span,
+                    "`inline` and `noinline` are incompatible function attributes",
+                ));
+            }
+            for &item in &items {
+                let Some(arg) = item
+                    .strip_prefix("dependency_length")
+                    .map(str::trim_start)
+                    .and_then(|r| r.strip_prefix('('))
+                    .and_then(|r| r.strip_suffix(')'))
+                else {
+                    continue;
+                };
+                if arg.trim().parse::<i64>().is_ok_and(|n| n <= 0) {
+                    self.diagnostics.push(Diagnostic::error(
+                        a.span,
+                        format!("`{item}`: the length must be positive"),
+                    ));
+                }
+            }
+        }
     }
 
     /// GLSL ES 3.00 and later want `#version` on the first line, with
@@ -3171,6 +3225,21 @@ void main() {
                 8:18: cannot initialize `narrow` of type int with a value of type int64_t
                 9:19: cannot initialize `h` of type float16_t with a value of type float
                 11:5: an assignment needs a variable it can write, and this is a literal"#]],
+        );
+    }
+
+    /// Statement and function attributes (hidden from glsl-lang by the
+    /// parser) follow glslang's rules: an extension that has them, a
+    /// positive `dependency_length`, not `inline` and `noinline` at once.
+    #[test]
+    fn attributes_need_their_extension_and_valid_arguments() {
+        check(
+            "#version 450\nvoid f() { [[unroll]] for (int i = 0; i < 2; i++) {} }\n#extension GL_EXT_control_flow_attributes : enable\n#extension GL_EXT_function_control_attributes : enable\n[[inline, noinline]] int g() { return 1; }\n[[noinline]] int h() { return 2; }\nvoid main() {\n    [[dependency_length(0), unroll]] for (int i = 0; i < 2; i++) {}\n    [[dependency_length(4)]] while (false) {}\n    [[ flatten ]] if (g() > h()) {}\n}\n",
+            Stage::Fragment,
+            expect![[r#"
+                2:12: `[[unroll]]` needs `#extension GL_EXT_control_flow_attributes`
+                5:1: `inline` and `noinline` are incompatible function attributes
+                8:5: `dependency_length(0)`: the length must be positive"#]],
         );
     }
 

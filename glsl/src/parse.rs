@@ -309,6 +309,18 @@ pub struct Extension {
     pub span: Span,
 }
 
+/// A statement or function attribute list (`[[unroll]]`, GL_EXT_control_flow_attributes),
+/// which glsl-lang's grammar does not have: hidden from it and kept here.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Attribute {
+    /// The list as written, `[[` to `]]` (a macro's: as it expanded).
+    pub text: String,
+    /// Its place in [`SourceText::text`]: in a macro's body, or where the
+    /// macro is used when the shader's macros are expanded by
+    /// [`crate::preprocess`].
+    pub span: Span,
+}
+
 /// The text glsl-lang parses: `source` with the `#extension` lines that
 /// glsl-lang's registry does not know (it rejects them) blanked, so every
 /// offset stays put. Returns the text and those directives (the analysis
@@ -595,6 +607,87 @@ fn restore_lone_invariants(tu: &mut ast::TranslationUnit, types: &[usize]) {
             }
         }
     }
+}
+
+/// The statement attributes of GL_EXT_control_flow_attributes
+/// (`[[unroll]]`, `[[dependency_length(4)]]`), which glsl-lang's grammar
+/// does not have, blanked in the code and in `#define` bodies (SPIRV-Cross
+/// writes them as macros, `#define SPIRV_CROSS_UNROLL [[unroll]]`).
+/// They are hints to the compiler that cannot change what a shader
+/// computes, so nothing puts them back: an instrumented shader goes
+/// without them. A `[[` without its `]]` stays (a syntax error).
+fn hide_control_flow_attributes(
+    text: std::borrow::Cow<'_, str>,
+) -> (std::borrow::Cow<'_, str>, Vec<std::ops::Range<usize>>) {
+    let src = text.as_ref();
+    let bytes = src.as_bytes();
+    // Past the white space and comments from `i` (the two brackets of
+    // `[[` and `]]` are tokens of their own: `[ /* c */ [` is one too).
+    let skip_trivia = |mut i: usize| loop {
+        if src[i..].starts_with("//") {
+            i = src[i..].find('\n').map_or(src.len(), |n| i + n);
+        } else if src[i..].starts_with("/*") {
+            i = src[i + 2..].find("*/").map_or(src.len(), |n| i + 2 + n + 2);
+        } else if bytes.get(i).is_some_and(u8::is_ascii_whitespace) {
+            i += 1;
+        } else {
+            break i;
+        }
+    };
+    let mut found: Vec<std::ops::Range<usize>> = Vec::new();
+    let mut i = 0;
+    while i < bytes.len() {
+        if src[i..].starts_with("//") || src[i..].starts_with("/*") {
+            i = skip_trivia(i);
+        } else if bytes[i] == b'[' && bytes.get(skip_trivia(i + 1)) == Some(&b'[') {
+            // No GLSL expression starts with `[`: this is an attribute list.
+            // Its `]]`: brackets inside (an index in an argument) counted.
+            let mut depth = 0usize;
+            let mut j = skip_trivia(i + 1) + 1;
+            let end = loop {
+                j = skip_trivia(j);
+                match bytes.get(j) {
+                    None | Some(b';' | b'{' | b'}') => break None,
+                    Some(b'[') => depth += 1,
+                    Some(b']') if depth == 0 => {
+                        let k = skip_trivia(j + 1);
+                        if bytes.get(k) == Some(&b']') {
+                            break Some(k + 1);
+                        }
+                        break None;
+                    }
+                    Some(b']') => depth -= 1,
+                    _ => {}
+                }
+                j += 1;
+            };
+            match end {
+                Some(end) => {
+                    found.push(i..end);
+                    i = end;
+                }
+                None => i += 1,
+            }
+        } else {
+            i += src[i..].chars().next().map_or(1, char::len_utf8);
+        }
+    }
+    if found.is_empty() {
+        return (text, found);
+    }
+    let mut owned = text.into_owned();
+    for range in found.iter().cloned() {
+        // Spaces, newlines kept: every offset and line stays where it was.
+        let blank: String = owned[range.clone()]
+            .chars()
+            .map(|c| match c {
+                '\n' => "\n".to_string(),
+                c => " ".repeat(c.len_utf8()),
+            })
+            .collect();
+        owned.replace_range(range, &blank);
+    }
+    (std::borrow::Cow::Owned(owned), found)
 }
 
 /// Numeric literals glsl-lang's lexer rejects ([`crate::syntax::extended_literal`]:
@@ -1081,6 +1174,8 @@ pub struct Parsed {
     /// Where its (first) `#version` directive starts.
     pub version_at: Option<usize>,
     pub extensions: Vec<Extension>,
+    /// The attribute lists glsl-lang did not see, in order.
+    pub attributes: Vec<Attribute>,
 }
 
 /// Preprocesses and parses a shader.
@@ -1127,6 +1222,7 @@ pub fn parse_text(mut source: SourceText, stage: Stage) -> Result<Parsed, Diagno
         version_explicit: tree.version.is_some(),
         version_at: tree.version_at,
         extensions,
+        attributes: tree.attributes,
     })
 }
 
@@ -1187,6 +1283,7 @@ struct Tree {
     version: Option<Version>,
     version_at: Option<usize>,
     extensions: Vec<Extension>,
+    attributes: Vec<Attribute>,
 }
 
 /// Parses `text` (the source with the extensions glsl-lang rejects
@@ -1201,7 +1298,8 @@ fn parse_tree(
         default_version: 110,
         ..Default::default()
     };
-    let (parse_text, lone_invariants) = hide_lone_invariants(std::borrow::Cow::Borrowed(text));
+    let (parse_text, attributes) = hide_control_flow_attributes(std::borrow::Cow::Borrowed(text));
+    let (parse_text, lone_invariants) = hide_lone_invariants(parse_text);
     let (parse_text, literals) = hide_extended_literals(parse_text);
     let (parse_text, redeclarations) = hide_qualifier_redeclarations(parse_text);
     let ctx = extension_type_names(original);
@@ -1234,6 +1332,16 @@ fn parse_tree(
     if let Some(e) = expanded {
         remap_spans(&mut tu, e);
     }
+    let attributes = attributes
+        .into_iter()
+        .map(|r| Attribute {
+            text: text[r.clone()].to_string(),
+            span: Span {
+                start: start(r.start),
+                end: end(r.end).max(start(r.start)),
+            },
+        })
+        .collect();
     let directives = lexer.into_directives();
     let mut version_at = None;
     let mut version = None;
@@ -1287,6 +1395,7 @@ fn parse_tree(
         version,
         version_at,
         extensions,
+        attributes,
     })
 }
 
@@ -1770,5 +1879,60 @@ mod tests {
                 span: Span::new(13, 50),
             }]
         );
+    }
+
+    #[test]
+    fn control_flow_attributes_are_blanked_in_code_and_macros() {
+        let hide = |s: &str| {
+            hide_control_flow_attributes(std::borrow::Cow::Borrowed(s))
+                .0
+                .into_owned()
+        };
+        let src = "[[unroll]] for (;;) {}\n[[dependency_length(a[1]), flatten]]\nif (b[c[0]]) {}";
+        let hidden = hide(src);
+        assert_eq!(hidden.len(), src.len());
+        assert_eq!(
+            hidden,
+            "           for (;;) {}\n                                    \nif (b[c[0]]) {}"
+        );
+        let spaced = "[ /* a */ [ flatten ]\n] if (c) {}";
+        assert_eq!(hide(spaced), format!("{}\n  if (c) {{}}", " ".repeat(21)));
+        // In a comment, or without its `]]`: left as it is.
+        for kept in [
+            "// [[unroll]]\n",
+            "/* [[unroll]] */",
+            "[[unroll for (;;) {}",
+        ] {
+            assert_eq!(hide(kept), kept);
+        }
+        // SPIRV-Cross's macros, and the attribute written out: the loops
+        // are there, and so is what follows them, on its line.
+        let src = "#version 450\n#extension GL_EXT_control_flow_attributes : require\n#define SPIRV_CROSS_UNROLL [[unroll]]\nlayout(location = 0) out vec4 o;\nvoid main() {\n    float s = 0.0;\n    SPIRV_CROSS_UNROLL\n    for (int i = 0; i < 4; i++) { s += 1.0; }\n    [[dont_unroll]] while (s < 8.0) { s *= 2.0; }\n    o = vec4(s);\n}\n";
+        let p = parse_ok(src, Stage::Fragment);
+        let attributes: Vec<(&str, &str)> = p
+            .attributes
+            .iter()
+            .map(|a| (a.text.as_str(), &src[a.span.start..a.span.end]))
+            .collect();
+        assert_eq!(
+            attributes,
+            // The first in the macro's body.
+            [
+                ("[[unroll]]", "[[unroll]]"),
+                ("[[dont_unroll]]", "[[dont_unroll]]")
+            ]
+        );
+        let text = printed(&p);
+        assert!(!text.contains("[["), "{text}");
+        assert!(text.contains("for (int i = 0; i < 4; i++)"), "{text}");
+        assert!(text.contains("while (s < 8.)"), "{text}");
+        let Some(ast::ExternalDeclarationData::FunctionDefinition(main)) =
+            p.tu.0.last().map(|d| &d.content)
+        else {
+            panic!("main is the last declaration");
+        };
+        let last = main.statement.statement_list.last().expect("a statement");
+        let at = crate::diagnostics::span_from_node(last.span).start;
+        assert_eq!(p.source.locate(at).line, 10);
     }
 }

@@ -46,6 +46,31 @@ fn modes(stage: Stage, table: &shaderdbg_core::probes::ProbeTable) -> Vec<(&'sta
     ]
 }
 
+/// Every mode of `text` instruments for set 3 and compiles with glslang.
+fn every_mode_compiles(file: &str, text: &str, stage: Stage) {
+    let mut parsed = shaderdbg_glsl::parse::parse(&[text], stage, None)
+        .unwrap_or_else(|d| panic!("{file} does not parse: {}\n{text}", d.message));
+    parsed.api = shaderdbg_glsl::Api::Vulkan;
+    let table = instrument::probe_table(&parsed);
+    for (name, mode) in modes(stage, &table) {
+        let inst = instrument::instrument_vulkan(&parsed, &mode, 3)
+            .unwrap_or_else(|e| panic!("{file} {name}: {e}"));
+        if !matches!(mode, Mode::Plain) {
+            assert!(
+                inst.glsl
+                    .contains("layout(std430, set = 3, binding = 0) buffer _sdbg_Buffer"),
+                "{file} {name}:\n{}",
+                inst.glsl
+            );
+        }
+        assert!(!inst.glsl.contains("gl_VertexID"), "{file} {name}");
+        assert!(!inst.glsl.contains("gl_PrimitiveID"), "{file} {name}");
+        if let Err(e) = common::glslang(&inst.glsl, stage.short_name(), true) {
+            panic!("{file} {name} does not compile:\n{e}\n{}", inst.glsl);
+        }
+    }
+}
+
 #[test]
 fn every_mode_of_the_vulkan_test_shaders_compiles_to_spirv() {
     for (file, stage) in [
@@ -54,32 +79,84 @@ fn every_mode_of_the_vulkan_test_shaders_compiles_to_spirv() {
         // A subpass input (`subpassInput`, `subpassLoad`) in GLSL 4.50.
         ("vk_subpass.frag", Stage::Fragment),
     ] {
-        let text = shader(file);
-        let mut parsed = shaderdbg_glsl::parse::parse(&[&text], stage, None).expect("parses");
-        parsed.api = shaderdbg_glsl::Api::Vulkan;
-        let table = instrument::probe_table(&parsed);
-        for (name, mode) in modes(stage, &table) {
-            let inst = instrument::instrument_vulkan(&parsed, &mode, 3)
-                .unwrap_or_else(|e| panic!("{file} {name}: {e}"));
-            if !matches!(mode, Mode::Plain) {
-                assert!(
-                    inst.glsl
-                        .contains("layout(std430, set = 3, binding = 0) buffer _sdbg_Buffer"),
-                    "{file} {name}:\n{}",
-                    inst.glsl
-                );
-            }
-            assert!(!inst.glsl.contains("gl_VertexID"), "{file} {name}");
-            assert!(!inst.glsl.contains("gl_PrimitiveID"), "{file} {name}");
-            if let Err(e) = common::glslang(&inst.glsl, stage.short_name(), true) {
-                panic!("{file} {name} does not compile:\n{e}\n{}", inst.glsl);
-            }
-        }
+        every_mode_compiles(file, &shader(file), stage);
     }
 }
 
-/// The same shader instrumented for OpenGL names GL's built-ins, so the
-/// Vulkan dialect is what makes the difference above.
+/// SPIR-V with loop and selection hints (glslang's `[[unroll]]`, DXC's
+/// `[unroll]`) decompiled as the layer decompiles a module without debug
+/// information: SPIRV-Cross writes the hints as GL_EXT_control_flow_attributes
+/// macros (`#define SPIRV_CROSS_UNROLL [[unroll]]`), which the engine reads.
+#[test]
+fn decompiled_control_flow_hints_are_debugged_in_every_mode() {
+    use std::io::Write;
+    use std::process::{Command, Stdio};
+    shaderdbg_test_support::require_installed(&[
+        "/usr/bin/glslangValidator",
+        "/usr/bin/spirv-cross",
+    ]);
+    let source = "#version 450
+#extension GL_EXT_control_flow_attributes : require
+layout(location = 0) in vec2 uv;
+layout(location = 0) out vec4 o;
+void main() {
+    float s = 0.0;
+    [[unroll]] for (int i = 0; i < 4; ++i) { s += uv.x * float(i); }
+    [[dont_unroll]] for (int j = 0; j < 3; ++j) { s -= uv.y; }
+    [[flatten]] if (s > 1.0) { s = 1.0; }
+    o = vec4(s);
+}
+";
+    let dir = std::env::temp_dir().join(format!("shaderdbg-cfa-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    let spv = dir.join("hints.spv");
+    let mut child = Command::new("glslangValidator")
+        .args(["-V", "--stdin", "-S", "frag", "-o"])
+        .arg(&spv)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .expect("glslangValidator runs");
+    child
+        .stdin
+        .take()
+        .expect("stdin")
+        .write_all(source.as_bytes())
+        .expect("write");
+    let out = child.wait_with_output().expect("waits");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stdout)
+    );
+    // The layer's arguments (backend-vk `source::spirv_cross`).
+    let out = Command::new("spirv-cross")
+        .arg(&spv)
+        .args([
+            "--vulkan-semantics",
+            "--version",
+            "460",
+            "--entry",
+            "main",
+            "--stage",
+            "frag",
+        ])
+        .output()
+        .expect("spirv-cross runs");
+    let _ = std::fs::remove_dir_all(&dir);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let decompiled = String::from_utf8(out.stdout).expect("UTF-8");
+    for hint in ["[[unroll]]", "[[dont_unroll]]", "SPIRV_CROSS_UNROLL\n"] {
+        assert!(decompiled.contains(hint), "{hint}:\n{decompiled}");
+    }
+    every_mode_compiles("decompiled", &decompiled, Stage::Fragment);
+    every_mode_compiles("written", source, Stage::Fragment);
+}
+
 #[test]
 fn the_gl_dialect_names_gl_built_ins() {
     let text = shader("vk_triangle.vert");

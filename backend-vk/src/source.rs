@@ -81,7 +81,9 @@ pub fn of_module(bytes: &[u8]) -> Result<Vec<RuntimeSource>, SourceError> {
     let ModuleInfo {
         entry_points,
         source,
+        source_language,
     } = spirv::read(&words)?;
+    let es = source_language == Some(Language::ESSL);
     let known: Vec<(Stage, String)> = entry_points
         .into_iter()
         .filter_map(|e| Some((e.stage?, e.name)))
@@ -148,7 +150,7 @@ pub fn of_module(bytes: &[u8]) -> Result<Vec<RuntimeSource>, SourceError> {
         None => known
             .iter()
             .map(|(stage, entry_point)| {
-                let (text, by) = match spirv_cross(bytes, *stage, entry_point) {
+                let (text, by) = match spirv_cross(bytes, *stage, entry_point, es) {
                     Ok(text) => (text, Decompiler::SpirvCross),
                     Err(why) => match naga(bytes, *stage, entry_point) {
                         Ok(text) => (text, Decompiler::Naga),
@@ -291,17 +293,26 @@ fn language_name(language: Language) -> String {
 }
 
 /// Vulkan GLSL for one entry point, written by `spirv-cross`; the error
-/// says why not in words.
-fn spirv_cross(bytes: &[u8], stage: Stage, entry_point: &str) -> Result<String, Error> {
+/// says why not in words. `es`: the module was compiled from GLSL ES.
+fn spirv_cross(bytes: &[u8], stage: Stage, entry_point: &str, es: bool) -> Result<String, Error> {
     let mut cmd = std::process::Command::new("spirv-cross");
     // GLSL 4.60 whatever the module's source version: below 4.10,
     // SPIRV-Cross leaves out `location` qualifiers, and the GLSL would not
-    // compile back to SPIR-V (vkcube's modules say 4.00).
+    // compile back to SPIR-V (vkcube's modules say 4.00). From a GLSL ES
+    // module it would write `#version 460 es`, which does not exist: ES
+    // 3.20 there, which keeps the precision qualifiers, and so the
+    // module's relaxed precision, through the compile back.
+    let (version, profile) = if es {
+        ("320", "--es")
+    } else {
+        ("460", "--no-es")
+    };
     cmd.args([
         "-",
         "--vulkan-semantics",
         "--version",
-        "460",
+        version,
+        profile,
         "--entry",
         entry_point,
         "--stage",
@@ -372,6 +383,42 @@ mod tests {
     fn hlsl_module() -> Vec<u32> {
         let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/../tests/vk-apps/shaders");
         spirv::glslang(&["-g", "-D", "-e", "main"], "vk_hlsl.frag.hlsl", dir)
+    }
+
+    /// A module compiled from GLSL ES without debug information (as
+    /// Android programs ship them) decompiles to GLSL ES 3.20, keeping its
+    /// precision, and is instrumented and compiled back (SPIRV-Cross wrote
+    /// `#version 460 es`, which does not exist, and nothing parsed).
+    #[test]
+    fn an_es_module_without_source_decompiles_to_glsl_es() {
+        use shaderdbg_glsl::instrument::{self, Mode};
+        let dir = std::env::temp_dir().join(format!("shaderdbg-es-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).expect("temp dir");
+        std::fs::write(
+            dir.join("es.frag"),
+            "#version 310 es\nprecision mediump float;\nlayout(location = 0) in vec2 uv;\nlayout(location = 0) out vec4 o;\nvoid main() {\n    float s = uv.x * 0.5;\n    o = vec4(s, uv.y, 0.0, 1.0);\n}\n",
+        )
+        .expect("written");
+        let words = spirv::glslang(&[], "es.frag", dir.to_str().expect("UTF-8"));
+        let _ = std::fs::remove_dir_all(&dir);
+        let sources = of_module(spirv::bytes_of(&words)).expect("decompiled");
+        let [source] = &sources[..] else {
+            panic!("one entry point: {sources:?}")
+        };
+        assert_eq!(source.origin, Origin::Decompiled(Decompiler::SpirvCross));
+        assert!(
+            source.text.starts_with("#version 320 es\n"),
+            "{}",
+            source.text
+        );
+        assert!(source.text.contains("mediump"), "{}", source.text);
+        let mut parsed = shaderdbg_glsl::parse::parse(&[&source.text], Stage::Fragment, None)
+            .unwrap_or_else(|d| panic!("{}\n{}", d.message, source.text));
+        parsed.api = shaderdbg_glsl::Api::Vulkan;
+        let record = Mode::Record(shaderdbg_core::Invocation::fragment(1, 1));
+        let inst = instrument::instrument_vulkan(&parsed, &record, 1).expect("instruments");
+        crate::compile::glsl_to_spirv(&inst.glsl, Stage::Fragment, "main", "es.frag")
+            .unwrap_or_else(|e| panic!("{e}\n{}", inst.glsl));
     }
 
     /// The reason a breakpoint in the module's source is refused.

@@ -47,6 +47,9 @@ pub struct ModuleInfo {
     /// `None` when the module carries no source text (compiled without
     /// debug information).
     pub source: Option<EmbeddedSource>,
+    /// The language its first `OpSource` names, text or not (glslang
+    /// writes one without debug information too: ESSL for an ES shader).
+    pub source_language: Option<Language>,
 }
 
 #[derive(Debug, PartialEq, Eq, thiserror::Error)]
@@ -262,6 +265,7 @@ pub fn read(words: &[u32]) -> Result<ModuleInfo, SpirvError> {
             sources = from_debug_info;
         }
     }
+    info.source_language = sources.first().map(|(language, ..)| *language);
     let mut sources = sources.into_iter();
     info.source = sources.next().filter(|(.., text)| !text.is_empty()).map(
         |(language, version, file, text)| EmbeddedSource {

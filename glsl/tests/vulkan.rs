@@ -212,3 +212,26 @@ fn a_flag_only_hit_test_writes_no_records_and_compiles() {
     let record = Mode::Record(Invocation::fragment(1, 2));
     assert!(instrument::instrument_vulkan_flag(&parsed, &record, 2).is_err());
 }
+
+/// Vulkan GLSL ES (Android programs' shaders, with or without debug
+/// information: the layer decompiles an ES module to ES 3.20) stays ES in
+/// every mode: it was given `#version 310 core`, which glslang refuses.
+#[test]
+fn a_glsl_es_shader_stays_es_in_every_mode() {
+    for version in ["310 es", "320 es"] {
+        let text = format!(
+            "#version {version}
+precision mediump float;
+layout(location = 0) in vec2 uv;
+layout(location = 0) out vec4 o;
+layout(set = 0, binding = 0) uniform U {{ float k[4]; }} u;
+void main() {{
+    float s = 0.0;
+    for (int i = 0; i < 4; i++) {{ s += u.k[i] * uv.x; }}
+    o = vec4(s, uv.y, 0.0, 1.0);
+}}
+"
+        );
+        every_mode_compiles(version, &text, Stage::Fragment);
+    }
+}

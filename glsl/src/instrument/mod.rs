@@ -379,10 +379,16 @@ fn vulkan_version(parsed: &Parsed) -> Result<Version, InstrumentError> {
             "instrumenting for Vulkan a shader parsed as OpenGL GLSL".into(),
         ));
     }
-    // Vulkan GLSL has no profiles; `core` (how a desktop version prints) is
-    // accepted and means nothing there.
+    // Vulkan GLSL has no desktop profiles; `core` (how a desktop version
+    // prints) is accepted and means nothing there. GLSL ES stays ES: 3.10
+    // and 3.20 exist only as ES.
+    let profile = if parsed.version.is_es() {
+        crate::Profile::Es
+    } else {
+        crate::Profile::Core
+    };
     Ok(Version {
-        profile: crate::Profile::Core,
+        profile,
         ..parsed.version
     })
 }

@@ -2646,6 +2646,78 @@ impl Model {
         r
     }
 
+    /// GL_KHR_vulkan_glsl's separate textures and samplers: a combined
+    /// sampler made of a texture and a sampler (`sampler2D(t, s)`,
+    /// `sampler2DShadow(t, sShadow)`), and the lookups of
+    /// GL_EXT_samplerless_texture_functions on a texture (`texelFetch(t,
+    /// p, 0)`), typed as on the combined sampler of the texture's kind.
+    /// `None`: not such a call.
+    fn separate_sampling(
+        &mut self,
+        name: &str,
+        arg_types: &[Type],
+        span: Option<ast::NodeSpan>,
+    ) -> Option<(Callee, Type)> {
+        // `itexture2DArray` -> (`i`, `2DArray`).
+        let texture = |t: &Type| match t {
+            Type::Opaque(n) => {
+                let (prefix, rest) = match n.strip_prefix(['i', 'u']) {
+                    Some(rest) => (&n[..1], rest),
+                    None => ("", n.as_str()),
+                };
+                let kind = rest.strip_prefix("texture")?;
+                crate::shader::SEPARATE_TEXTURES
+                    .contains(&rest)
+                    .then(|| (prefix.to_string(), kind.to_string()))
+            }
+            _ => None,
+        };
+        let (prefix, kind) = texture(arg_types.first()?)?;
+        let combined = format!("{prefix}sampler{kind}");
+        const SAMPLERLESS: [&str; 5] = [
+            "texelFetch",
+            "texelFetchOffset",
+            "textureSize",
+            "textureQueryLevels",
+            "textureSamples",
+        ];
+        if SAMPLERLESS.contains(&name) {
+            if !self
+                .extensions
+                .contains("GL_EXT_samplerless_texture_functions")
+            {
+                self.error(
+                    span,
+                    format!(
+                        "`{name}` on a {} needs `#extension GL_EXT_samplerless_texture_functions`",
+                        arg_types[0]
+                    ),
+                );
+                return Some((Callee::Unknown, Type::Error));
+            }
+            let mut as_sampled = arg_types.to_vec();
+            as_sampled[0] = Type::Opaque(combined);
+            return Some(self.resolve_named(name, &as_sampled, span));
+        }
+        if name != combined && name != format!("{combined}Shadow") {
+            if name.trim_start_matches(['i', 'u']).starts_with("sampler")
+                && parse_type_name(name).is_some_and(|t| matches!(t, Type::Opaque(_)))
+            {
+                let msg = format!("`{name}` cannot be made of a {}", arg_types[0]);
+                self.error(span, msg);
+                return Some((Callee::Unknown, Type::Error));
+            }
+            return None;
+        }
+        let sampler = |t: &Type| matches!(t, Type::Opaque(n) if crate::shader::SEPARATE_SAMPLERS.contains(&n.as_str()));
+        if arg_types.len() != 2 || !sampler(&arg_types[1]) {
+            let msg = format!("`{name}` takes a texture{kind} and a sampler");
+            self.error(span, msg);
+            return Some((Callee::Unknown, Type::Error));
+        }
+        Some((Callee::Unknown, Type::Opaque(name.to_string())))
+    }
+
     /// Resolves a call of `name` (a function or a type) with arguments of
     /// `arg_types`.
     fn resolve_named(
@@ -2656,6 +2728,9 @@ impl Model {
     ) -> (Callee, Type) {
         {
             {
+                if let Some(r) = self.separate_sampling(name, arg_types, span) {
+                    return r;
+                }
                 if let Some(s) = self.structs.get(name) {
                     let ty = Type::Struct(s.clone());
                     return (Callee::Constructor(ty.clone()), ty);
@@ -3240,6 +3315,21 @@ void main() {
                 2:12: `[[unroll]]` needs `#extension GL_EXT_control_flow_attributes`
                 5:1: `inline` and `noinline` are incompatible function attributes
                 8:5: `dependency_length(0)`: the length must be positive"#]],
+        );
+    }
+
+    /// Vulkan GLSL's separate textures and samplers: combined samplers are
+    /// made of a texture of their kind and a sampler; lookups without a
+    /// sampler need GL_EXT_samplerless_texture_functions.
+    #[test]
+    fn separate_textures_and_samplers() {
+        check(
+            "#version 450\nlayout(set = 0, binding = 0) uniform texture2D t;\nlayout(set = 0, binding = 1) uniform itexture3D t3;\nlayout(set = 0, binding = 2) uniform sampler s;\nlayout(set = 0, binding = 3) uniform samplerShadow ss;\nlayout(location = 0) out vec4 o;\nvoid main() {\n    vec4 c = texture(sampler2D(t, s), vec2(0.5));\n    float d = texture(sampler2DShadow(t, ss), vec3(0.5));\n    ivec4 i = texture(isampler3D(t3, s), vec3(0.5));\n    vec4 bad = texture(sampler3D(t, s), vec3(0.5));\n    vec4 worse = texture(sampler2D(t, t), vec2(0.5));\n    vec4 f = texelFetch(t, ivec2(0), 0);\n    o = c + d + vec4(i) + bad + worse + f;\n}\n",
+            Stage::Fragment,
+            expect![[r#"
+                11:24: `sampler3D` cannot be made of a texture2D
+                12:26: `sampler2D` takes a texture2D and a sampler
+                13:14: `texelFetch` on a texture2D needs `#extension GL_EXT_samplerless_texture_functions`"#]],
         );
     }
 

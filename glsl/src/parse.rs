@@ -488,12 +488,22 @@ fn extension_type_names(source: &str) -> glsl_lang::parse::ParseContext {
     }
     // GL_KHR_vulkan_glsl's subpass inputs, in every version (glsl-lang
     // knows them only in 4.60 and later).
+    // And its separate textures and samplers (`uniform texture2D t;
+    // uniform sampler s;` ... `texture(sampler2D(t, s), uv)`: how HLSL
+    // compiled by DXC, decompiled, and many engines' own GLSL sample),
+    // which glsl-lang does not have.
     if Api::of_text(source) == Api::Vulkan {
         for prefix in ["", "i", "u"] {
-            for name in ["subpassInput", "subpassInputMS"] {
+            for name in ["subpassInput", "subpassInputMS"]
+                .into_iter()
+                .chain(crate::shader::SEPARATE_TEXTURES)
+            {
                 let name = format!("{prefix}{name}");
                 ctx.add_type_name(ast::IdentifierData::from(name.as_str()).into());
             }
+        }
+        for name in crate::shader::SEPARATE_SAMPLERS {
+            ctx.add_type_name(ast::IdentifierData::from(name).into());
         }
     }
     ctx

@@ -47,18 +47,54 @@ impl Api {
             let after = text[i + 3..].trim_start();
             !before.is_some_and(|c| c.is_alphanumeric() || c == '_') && after.starts_with('=')
         });
+        // `uniform texture2D t;`, `uniform sampler s;`: no such types in
+        // OpenGL GLSL.
+        let separate = text.match_indices("uniform").any(|(i, _)| {
+            let rest = &text[i + "uniform".len()..];
+            let after = rest.trim_start();
+            let word = after
+                .split(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+                .next()
+                .unwrap_or("");
+            let texture = word.strip_prefix(['i', 'u']).unwrap_or(word);
+            // `uniform` a word of its own, then the type.
+            after.len() < rest.len()
+                && (SEPARATE_SAMPLERS.contains(&word) || SEPARATE_TEXTURES.contains(&texture))
+        });
         let opengl_only = || {
             ["gl_VertexID", "gl_InstanceID"]
                 .iter()
                 .any(|w| text.contains(w))
         };
-        if VULKAN_ONLY.iter().any(|w| text.contains(w)) || (set_qualifier && !opengl_only()) {
+        if VULKAN_ONLY.iter().any(|w| text.contains(w))
+            || separate
+            || (set_qualifier && !opengl_only())
+        {
             Api::Vulkan
         } else {
             Api::OpenGl
         }
     }
 }
+
+/// GL_KHR_vulkan_glsl's texture types (each also with an `i` and a `u`
+/// prefix), which a sampler makes a combined sampler (`sampler2D(t, s)`).
+pub const SEPARATE_TEXTURES: [&str; 11] = [
+    "texture1D",
+    "texture2D",
+    "texture3D",
+    "textureCube",
+    "texture2DRect",
+    "texture1DArray",
+    "texture2DArray",
+    "textureBuffer",
+    "texture2DMS",
+    "texture2DMSArray",
+    "textureCubeArray",
+];
+
+/// GL_KHR_vulkan_glsl's sampler types.
+pub const SEPARATE_SAMPLERS: [&str; 2] = ["sampler", "samplerShadow"];
 
 /// A GLSL dialect: `#version` number and profile.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -113,6 +149,8 @@ mod tests {
             "layout(constant_id = 3) const int N = 4;",
             "void main() { int i = gl_VertexIndex; }",
             "#extension GL_KHR_vulkan_glsl : require",
+            "uniform sampler s; uniform texture2D t;",
+            "uniform  utexture2DArray t;",
         ];
         for text in vulkan {
             assert_eq!(Api::of_text(text), Api::Vulkan, "{text}");
@@ -122,6 +160,7 @@ mod tests {
             "layout(std140, offset = 16) uniform U { float k; };",
             "int reset = 1; int offset=2;",
             "void main() { int i = gl_VertexID; }",
+            "uniform sampler2D sampler; uniform samplerCube texture2D;",
             // glslang's glsl.es320.subgroup.vert, an OpenGL ES shader.
             "layout(set = 0, binding = 0, std430) buffer O { uvec4 r[]; };\nvoid main() { r[gl_VertexID] = uvec4(0); }",
         ];

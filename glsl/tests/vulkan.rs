@@ -83,35 +83,25 @@ fn every_mode_of_the_vulkan_test_shaders_compiles_to_spirv() {
     }
 }
 
-/// SPIR-V with loop and selection hints (glslang's `[[unroll]]`, DXC's
-/// `[unroll]`) decompiled as the layer decompiles a module without debug
-/// information: SPIRV-Cross writes the hints as GL_EXT_control_flow_attributes
-/// macros (`#define SPIRV_CROSS_UNROLL [[unroll]]`), which the engine reads.
-#[test]
-fn decompiled_control_flow_hints_are_debugged_in_every_mode() {
+/// `source` compiled by glslang (`-V`, with `args`: `-D` for HLSL)
+/// without debug information and decompiled as the layer decompiles it
+/// (backend-vk `source::spirv_cross`'s arguments).
+fn decompiled(source: &str, args: &[&str], stage: &str) -> String {
     use std::io::Write;
     use std::process::{Command, Stdio};
     shaderdbg_test_support::require_installed(&[
         "/usr/bin/glslangValidator",
         "/usr/bin/spirv-cross",
     ]);
-    let source = "#version 450
-#extension GL_EXT_control_flow_attributes : require
-layout(location = 0) in vec2 uv;
-layout(location = 0) out vec4 o;
-void main() {
-    float s = 0.0;
-    [[unroll]] for (int i = 0; i < 4; ++i) { s += uv.x * float(i); }
-    [[dont_unroll]] for (int j = 0; j < 3; ++j) { s -= uv.y; }
-    [[flatten]] if (s > 1.0) { s = 1.0; }
-    o = vec4(s);
-}
-";
-    let dir = std::env::temp_dir().join(format!("shaderdbg-cfa-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).expect("temp dir");
-    let spv = dir.join("hints.spv");
+    let spv = std::env::temp_dir().join(format!(
+        "shaderdbg-decompiled-{}-{stage}-{}.spv",
+        std::process::id(),
+        args.len()
+    ));
     let mut child = Command::new("glslangValidator")
-        .args(["-V", "--stdin", "-S", "frag", "-o"])
+        .args(["-V", "--stdin", "-S", stage])
+        .args(args)
+        .arg("-o")
         .arg(&spv)
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
@@ -129,27 +119,48 @@ void main() {
         "{}",
         String::from_utf8_lossy(&out.stdout)
     );
-    // The layer's arguments (backend-vk `source::spirv_cross`).
     let out = Command::new("spirv-cross")
         .arg(&spv)
         .args([
             "--vulkan-semantics",
             "--version",
             "460",
+            "--no-es",
             "--entry",
             "main",
             "--stage",
-            "frag",
+            stage,
         ])
         .output()
         .expect("spirv-cross runs");
-    let _ = std::fs::remove_dir_all(&dir);
+    let _ = std::fs::remove_file(&spv);
     assert!(
         out.status.success(),
         "{}",
         String::from_utf8_lossy(&out.stderr)
     );
-    let decompiled = String::from_utf8(out.stdout).expect("UTF-8");
+    String::from_utf8(out.stdout).expect("UTF-8")
+}
+
+/// SPIR-V with loop and selection hints (glslang's `[[unroll]]`, DXC's
+/// `[unroll]`) decompiled as the layer decompiles a module without debug
+/// information: SPIRV-Cross writes the hints as GL_EXT_control_flow_attributes
+/// macros (`#define SPIRV_CROSS_UNROLL [[unroll]]`), which the engine reads.
+#[test]
+fn decompiled_control_flow_hints_are_debugged_in_every_mode() {
+    let source = "#version 450
+#extension GL_EXT_control_flow_attributes : require
+layout(location = 0) in vec2 uv;
+layout(location = 0) out vec4 o;
+void main() {
+    float s = 0.0;
+    [[unroll]] for (int i = 0; i < 4; ++i) { s += uv.x * float(i); }
+    [[dont_unroll]] for (int j = 0; j < 3; ++j) { s -= uv.y; }
+    [[flatten]] if (s > 1.0) { s = 1.0; }
+    o = vec4(s);
+}
+";
+    let decompiled = decompiled(source, &[], "frag");
     for hint in ["[[unroll]]", "[[dont_unroll]]", "SPIRV_CROSS_UNROLL\n"] {
         assert!(decompiled.contains(hint), "{hint}:\n{decompiled}");
     }
@@ -234,4 +245,32 @@ void main() {{
         );
         every_mode_compiles(version, &text, Stage::Fragment);
     }
+}
+
+/// HLSL compiled for Vulkan (glslang's HLSL front end, as DXC does) samples
+/// a `Texture2D` with a `SamplerState`: decompiled, a separate texture and
+/// sampler (`uniform texture2D t; uniform sampler s;`, `texture(sampler2D(t,
+/// s), uv)`), and `Load` a samplerless `texelFetch`; its `[unroll]` loop
+/// a hint. Every mode instruments and compiles back (none parsed before).
+#[test]
+fn decompiled_hlsl_with_separate_textures_and_samplers_is_debugged_in_every_mode() {
+    let hlsl = "Texture2D tex : register(t0);
+SamplerState smp : register(s1);
+float4 main(float4 pos : SV_Position, float2 uv : TEXCOORD0) : SV_Target
+{
+    float4 sum = 0;
+    [unroll] for (int i = 0; i < 3; i++) { sum += tex.Sample(smp, uv + i * 0.01); }
+    return sum / 3.0 + tex.Load(int3(pos.xy, 0));
+}
+";
+    let text = decompiled(hlsl, &["-D", "-e", "main"], "frag");
+    for construct in [
+        "uniform texture2D",
+        "uniform sampler ",
+        "sampler2D(",
+        "texelFetch(",
+    ] {
+        assert!(text.contains(construct), "{construct}:\n{text}");
+    }
+    every_mode_compiles("decompiled HLSL", &text, Stage::Fragment);
 }

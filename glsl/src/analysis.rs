@@ -2718,6 +2718,54 @@ impl Model {
         Some((Callee::Unknown, Type::Opaque(name.to_string())))
     }
 
+    /// A built-in function on explicitly sized types (`abs(i16vec2)`,
+    /// `dFdx(f16vec2)`, `clamp(uint8_t, ...)`): glslang has an overload for
+    /// every width, the tables the 32-bit ones. Resolved on each sized
+    /// argument's 32-bit stand-in of its kind and size (`ivec2`, `vec2`,
+    /// `uint`; 64-bit floats: doubles), with no conversion; where the result is an argument's
+    /// stand-in it is that argument's type, and a float result of a float
+    /// argument's (`length(f16vec3)`) has its width. Not modelled further
+    /// (`Callee::Unknown`). `None`: no sized argument, or no overload.
+    fn sized_builtin(&mut self, name: &str, arg_types: &[Type]) -> Option<(Callee, Type)> {
+        let sized = |t: &Type| matches!(t, Type::Opaque(n) if types::is_sized_arithmetic(n));
+        let first = arg_types.iter().find(|t| sized(t))?;
+        let stand_in = |t: &Type| -> Type {
+            let Some((kind, bits, n)) = types::arithmetic_parts(t).filter(|_| sized(t)) else {
+                return t.clone();
+            };
+            let scalar = match (kind, bits) {
+                ('i', _) => Scalar::Int,
+                ('u', _) => Scalar::Uint,
+                ('f', 64) => Scalar::Double,
+                _ => Scalar::Float,
+            };
+            match n {
+                1 => Type::Scalar(scalar),
+                n => Type::Vector(scalar, n),
+            }
+        };
+        let widened: Vec<Type> = arg_types.iter().map(stand_in).collect();
+        let builtin = builtins::function_overloads_with(name, &self.env, &self.extensions);
+        // Exactly: a conversion of the stand-in need not be one of the type.
+        let sig = *builtin
+            .iter()
+            .find(|s| s.params.iter().map(|p| &p.ty).eq(widened.iter()))?;
+        let ret =
+            match (0..arg_types.len()).find(|&i| sized(&arg_types[i]) && widened[i] == sig.ret) {
+                Some(i) => arg_types[i].clone(),
+                None => match (
+                    types::arithmetic_parts(first),
+                    types::arithmetic_parts(&sig.ret),
+                ) {
+                    (Some(('f', bits, _)), Some(('f', 32, n))) if bits != 32 => {
+                        types::sized_type('f', bits, n)
+                    }
+                    _ => sig.ret.clone(),
+                },
+            };
+        Some((Callee::Unknown, ret))
+    }
+
     /// Resolves a call of `name` (a function or a type) with arguments of
     /// `arg_types`.
     fn resolve_named(
@@ -2740,8 +2788,13 @@ impl Model {
                 }
                 if builtins::is_extension_type(name, &self.extensions) {
                     // A constructor of an extension's type (`int8_t(x)`,
-                    // `accelerationStructureEXT(addr)`): not modelled.
-                    return (Callee::Unknown, Type::Error);
+                    // `accelerationStructureEXT(addr)`): its arguments are
+                    // not checked; a sized arithmetic type is that type.
+                    let ty = match types::is_sized_arithmetic(name) {
+                        true => Type::Opaque(name.to_string()),
+                        false => Type::Error,
+                    };
+                    return (Callee::Unknown, ty);
                 }
                 if arg_types.iter().any(Type::is_error) {
                     return (Callee::Unknown, Type::Error);
@@ -2761,6 +2814,9 @@ impl Model {
                         .get(name, arg_types, self.env, self.extensions)
                 {
                     return (Callee::Builtin(sig), sig.ret.clone());
+                }
+                if let Some(r) = self.sized_builtin(name, arg_types) {
+                    return r;
                 }
                 let builtin = builtins::function_overloads_with(name, &self.env, &self.extensions);
                 if builtin.is_empty() && self.extensions.lifts(name) {
@@ -3330,6 +3386,21 @@ void main() {
                 11:24: `sampler3D` cannot be made of a texture2D
                 12:26: `sampler2D` takes a texture2D and a sampler
                 13:14: `texelFetch` on a texture2D needs `#extension GL_EXT_samplerless_texture_functions`"#]],
+        );
+    }
+
+    /// Built-in functions take the sized types of their kind, and return
+    /// them (as glslang has an overload for every width); AMD's half-float
+    /// extension brings float16_t. (`abs` of an unsigned: glslang converts
+    /// to int, this analysis to float; an error either way.)
+    #[test]
+    fn built_ins_on_sized_types() {
+        check(
+            "#version 450\n#extension GL_EXT_shader_explicit_arithmetic_types : enable\n#extension GL_AMD_gpu_shader_half_float : enable\nlayout(location = 0) in vec2 uv;\nvoid main() {\n    i16vec2 a = abs(i16vec2(uv));\n    f16vec2 d = dFdx(f16vec2(uv));\n    uint8_t c = clamp(uint8_t(1), uint8_t(0), uint8_t(2));\n    float16_t l = length(f16vec3(1.0));\n    f16vec2 wrong = length(d);\n    int16_t n = abs(uint16_t(3));\n}\n",
+            Stage::Fragment,
+            expect![[r#"
+                10:21: cannot initialize `wrong` of type f16vec2 with a value of type float16_t
+                11:17: cannot initialize `n` of type int16_t with a value of type float"#]],
         );
     }
 

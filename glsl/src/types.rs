@@ -210,13 +210,18 @@ pub fn arithmetic_parts(t: &Type) -> Option<(char, u8, u8)> {
 /// count (for the swizzle) and the sized type of `n` components.
 pub fn sized_swizzle(name: &str, n: u8) -> Option<(u8, Type)> {
     let (kind, bits, count) = arithmetic_parts(&Type::Opaque(name.to_string()))?;
-    let ty = match (kind, n) {
+    Some((count, sized_type(kind, bits, n)))
+}
+
+/// The sized scalar or vector of `kind` (`i`, `u`, `f`), `bits` and `n`
+/// components (`('f', 16, 1)`: `float16_t`; `('u', 8, 3)`: `u8vec3`).
+pub fn sized_type(kind: char, bits: u8, n: u8) -> Type {
+    Type::Opaque(match (kind, n) {
         ('i', 1) => format!("int{bits}_t"),
         ('u', 1) => format!("uint{bits}_t"),
         ('f', 1) => format!("float{bits}_t"),
         (k, n) => format!("{k}{bits}vec{n}"),
-    };
-    Some((count, Type::Opaque(ty)))
+    })
 }
 
 /// Whether a value of `from` converts implicitly to `to` where one of them

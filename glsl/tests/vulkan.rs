@@ -46,11 +46,15 @@ fn modes(stage: Stage, table: &shaderdbg_core::probes::ProbeTable) -> Vec<(&'sta
     ]
 }
 
-/// Every mode of `text` instruments for set 3 and compiles with glslang.
+/// `text` analyses without errors, and every mode of it instruments for
+/// set 3 and compiles with glslang.
 fn every_mode_compiles(file: &str, text: &str, stage: Stage) {
     let mut parsed = shaderdbg_glsl::parse::parse(&[text], stage, None)
         .unwrap_or_else(|d| panic!("{file} does not parse: {}\n{text}", d.message));
     parsed.api = shaderdbg_glsl::Api::Vulkan;
+    let model = shaderdbg_glsl::analysis::Model::analyze(&parsed);
+    let errors: Vec<&str> = model.errors().map(|d| d.message.as_str()).collect();
+    assert!(errors.is_empty(), "{file}: {errors:?}\n{text}");
     let table = instrument::probe_table(&parsed);
     for (name, mode) in modes(stage, &table) {
         let inst = instrument::instrument_vulkan(&parsed, &mode, 3)
@@ -273,4 +277,29 @@ float4 main(float4 pos : SV_Position, float2 uv : TEXCOORD0) : SV_Target
         assert!(text.contains(construct), "{construct}:\n{text}");
     }
     every_mode_compiles("decompiled HLSL", &text, Stage::Fragment);
+}
+
+/// Half floats and 16-bit integers through built-in functions, decompiled
+/// (SPIRV-Cross picks GL_AMD_gpu_shader_half_float where it is defined,
+/// as glslang defines it): no false errors (neither the AMD extension's
+/// types nor the built-ins' sized overloads were known), and every mode
+/// compiles back.
+#[test]
+fn decompiled_sized_arithmetic_is_debugged_in_every_mode() {
+    let source = "#version 450
+#extension GL_EXT_shader_explicit_arithmetic_types : require
+layout(location = 0) in vec2 uv;
+layout(location = 0) out vec4 o;
+void main() {
+    f16vec2 h = f16vec2(uv);
+    f16vec2 d = dFdx(h) + abs(h);
+    i16vec2 n = clamp(i16vec2(uv * 8.0), i16vec2(1), i16vec2(6));
+    float16_t l = length(d);
+    o = vec4(vec2(d), float(l), float(n.x + n.y));
+}
+";
+    let text = decompiled(source, &[], "frag");
+    assert!(text.contains("f16vec2"), "{text}");
+    every_mode_compiles("decompiled", &text, Stage::Fragment);
+    every_mode_compiles("written", source, Stage::Fragment);
 }

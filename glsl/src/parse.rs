@@ -700,6 +700,53 @@ fn hide_control_flow_attributes(
     (std::borrow::Cow::Owned(owned), found)
 }
 
+/// glsl-lang's grammar rejects `invariant` after a layout qualifier
+/// (`layout(location = 0) invariant out float v;`, as SPIRV-Cross writes
+/// invariant outputs), which GLSL 4.20 and later allow: the qualifier is
+/// moved before the layout (`invariant layout(location = 0) out`), the
+/// order every version accepts. The text keeps its length and lines.
+fn invariant_before_layout(text: std::borrow::Cow<'_, str>) -> std::borrow::Cow<'_, str> {
+    let src = text.as_ref();
+    let ident = |c: char| c.is_ascii_alphanumeric() || c == '_';
+    let mut moves: Vec<(usize, usize, String)> = Vec::new();
+    for (at, _) in src.match_indices("layout") {
+        if src[..at].chars().next_back().is_some_and(ident)
+            || src[at + "layout".len()..].starts_with(ident)
+        {
+            continue;
+        }
+        let line_start = src[..at].rfind('\n').map_or(0, |p| p + 1);
+        if src[line_start..at].contains("//") || src[..at].rfind("/*") > src[..at].rfind("*/") {
+            continue;
+        }
+        // The layout's `)`, on its line.
+        let line_end = src[at..].find('\n').map_or(src.len(), |n| at + n);
+        let Some(close) = src[at..line_end].find(')').map(|n| at + n) else {
+            continue;
+        };
+        let after = &src[close + 1..line_end];
+        let gap = after.len() - after.trim_start().len();
+        let word = &after[gap..];
+        if gap == 0
+            || !word.starts_with("invariant")
+            || word["invariant".len()..].starts_with(ident)
+        {
+            continue;
+        }
+        let end = close + 1 + gap + "invariant".len();
+        let moved = format!("invariant {}{}", &src[at..=close], " ".repeat(gap - 1));
+        moves.push((at, end, moved));
+    }
+    if moves.is_empty() {
+        return text;
+    }
+    let mut owned = text.into_owned();
+    for (start, end, moved) in moves {
+        owned.replace_range(start..end, &moved);
+    }
+    std::borrow::Cow::Owned(owned)
+}
+
 /// Numeric literals glsl-lang's lexer rejects ([`crate::syntax::extended_literal`]:
 /// `1L`, `2US`, `0.5hf`, `0xFFFFFFFF`) made identifiers of the same length
 /// (`_L`, `_US`, `_5hf`, `_xFFFFFFFF`) in the code and in `#define` bodies
@@ -1309,6 +1356,7 @@ fn parse_tree(
         ..Default::default()
     };
     let (parse_text, attributes) = hide_control_flow_attributes(std::borrow::Cow::Borrowed(text));
+    let parse_text = invariant_before_layout(parse_text);
     let (parse_text, lone_invariants) = hide_lone_invariants(parse_text);
     let (parse_text, literals) = hide_extended_literals(parse_text);
     let (parse_text, redeclarations) = hide_qualifier_redeclarations(parse_text);
@@ -1888,6 +1936,30 @@ mod tests {
                 behavior: "enable".into(),
                 span: Span::new(13, 50),
             }]
+        );
+    }
+
+    #[test]
+    fn invariant_after_a_layout_moves_before_it() {
+        let moved = |s: &str| invariant_before_layout(std::borrow::Cow::Borrowed(s)).into_owned();
+        assert_eq!(
+            moved("layout(location = 0) invariant out float v;\n"),
+            "invariant layout(location = 0) out float v;\n"
+        );
+        for kept in [
+            "invariant layout(location = 0) out float v;",
+            "// layout(location = 0) invariant out float v;",
+            "layout(location = 0) invariants x;",
+            "mylayout(x) invariant out float v;",
+        ] {
+            assert_eq!(moved(kept), kept);
+        }
+        let src = "#version 460\nlayout(location = 0) invariant out float v;\nvoid main() { v = 1.0; gl_Position = vec4(v); }\n";
+        let p = parse_ok(src, Stage::Vertex);
+        assert!(
+            printed(&p).contains("invariant layout(location = 0) out float v;"),
+            "{}",
+            printed(&p)
         );
     }
 

@@ -303,3 +303,21 @@ void main() {
     every_mode_compiles("decompiled", &text, Stage::Fragment);
     every_mode_compiles("written", source, Stage::Fragment);
 }
+
+/// An invariant output, decompiled (SPIRV-Cross writes
+/// `layout(location = 0) invariant out`, an order glsl-lang's grammar
+/// rejected): every mode compiles back.
+#[test]
+fn decompiled_invariant_outputs_are_debugged_in_every_mode() {
+    let source = "#version 450
+layout(location = 0) in vec3 pos;
+layout(location = 0) invariant out float depth;
+void main() {
+    depth = pos.z * 0.5;
+    gl_Position = vec4(pos, 1.0);
+}
+";
+    let text = decompiled(source, &[], "vert");
+    assert!(text.contains(") invariant out"), "{text}");
+    every_mode_compiles("decompiled", &text, Stage::Vertex);
+}

@@ -2620,6 +2620,25 @@ impl Model {
                         self.diagnostics.truncate(before);
                         n.clone()
                     }
+                    // An array of a sized type (`int16_t[](1s, 2s)`): its
+                    // elements are not checked.
+                    (_, Some(n))
+                        if ts.array_specifier.is_some()
+                            && types::is_sized_arithmetic(&n)
+                            && builtins::is_extension_type(&n, &self.extensions) =>
+                    {
+                        self.diagnostics.truncate(before);
+                        self.call_args = None;
+                        let dims = ts
+                            .array_specifier
+                            .as_ref()
+                            .map_or(0, |a| a.dimensions.len());
+                        let ty = match dims {
+                            1 => Type::Array(Box::new(Type::Opaque(n)), Some(args.len() as u32)),
+                            _ => Type::Error,
+                        };
+                        return (Callee::Unknown, ty);
+                    }
                     (_, Some(n)) if !known => {
                         self.diagnostics.truncate(before);
                         n
@@ -3396,11 +3415,11 @@ void main() {
     #[test]
     fn built_ins_on_sized_types() {
         check(
-            "#version 450\n#extension GL_EXT_shader_explicit_arithmetic_types : enable\n#extension GL_AMD_gpu_shader_half_float : enable\nlayout(location = 0) in vec2 uv;\nvoid main() {\n    i16vec2 a = abs(i16vec2(uv));\n    f16vec2 d = dFdx(f16vec2(uv));\n    uint8_t c = clamp(uint8_t(1), uint8_t(0), uint8_t(2));\n    float16_t l = length(f16vec3(1.0));\n    f16vec2 wrong = length(d);\n    int16_t n = abs(uint16_t(3));\n}\n",
+            "#version 450\n#extension GL_EXT_shader_explicit_arithmetic_types : enable\n#extension GL_AMD_gpu_shader_half_float : enable\nlayout(location = 0) in vec2 uv;\nconst int16_t k[3] = int16_t[](1s, 2s, 3s);\nvoid main() {\n    i16vec2 a = abs(i16vec2(uv));\n    f16vec2 d = dFdx(f16vec2(uv));\n    uint8_t c = clamp(uint8_t(1), uint8_t(0), uint8_t(2));\n    float16_t l = length(f16vec3(1.0));\n    f16vec2 wrong = length(d);\n    int16_t n = abs(uint16_t(3));\n}\n",
             Stage::Fragment,
             expect![[r#"
-                10:21: cannot initialize `wrong` of type f16vec2 with a value of type float16_t
-                11:17: cannot initialize `n` of type int16_t with a value of type float"#]],
+                11:21: cannot initialize `wrong` of type f16vec2 with a value of type float16_t
+                12:17: cannot initialize `n` of type int16_t with a value of type float"#]],
         );
     }
 

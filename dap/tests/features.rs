@@ -70,6 +70,12 @@ fn exception(c: &mut Client) -> Value {
     s
 }
 
+/// The program exits with code 0; the session ends.
+fn exits_with_0(mut c: Client) {
+    assert_eq!(c.event("exited")["body"]["exitCode"], 0);
+    c.disconnect();
+}
+
 fn top(c: &mut Client, thread: i64) -> Value {
     c.ok("stackTrace", json!({"threadId": thread}))["stackFrames"][0].clone()
 }
@@ -556,8 +562,7 @@ fn nan_inf_exception_stops_at_the_writing_fragment() {
     assert_eq!(frames.last().unwrap()["name"], "draw 0, frame 1");
     assert_eq!(eval(&mut c, "d"), "0.0");
     c.ok("continue", json!({"threadId": 1}));
-    assert_eq!(c.event("exited")["body"]["exitCode"], 0);
-    c.disconnect();
+    exits_with_0(c);
 }
 
 /// `sanitize_oob`: the off-by-one kernel of `oob_compute` stops as an
@@ -598,8 +603,7 @@ fn sanitizer_exception_stops_at_the_out_of_bounds_statement() {
             c.ok("continue", json!({"threadId": 1}));
         }
     }
-    assert_eq!(c.event("exited")["body"]["exitCode"], 0);
-    c.disconnect();
+    exits_with_0(c);
 }
 
 /// A draw whose fragments each make three out-of-bounds reports (an
@@ -633,8 +637,7 @@ fn sanitizer_reports_lost_to_the_cap_are_told_on_the_console() {
         );
         c.ok("continue", json!({"threadId": 1}));
     }
-    assert_eq!(c.event("exited")["body"]["exitCode"], 0);
-    c.disconnect();
+    exits_with_0(c);
 }
 
 /// `sanitize_race`: the reduction of `race_compute` misses a barrier; it
@@ -676,8 +679,7 @@ fn sanitizer_race_stops_with_both_invocations_in_the_description() {
         assert_eq!(frame["line"], line, "{name}: {frame}");
     }
     c.ok("continue", json!({"threadId": 1}));
-    assert_eq!(c.event("exited")["body"]["exitCode"], 0);
-    c.disconnect();
+    exits_with_0(c);
 }
 
 /// A race stop, message by message (the transcript): the

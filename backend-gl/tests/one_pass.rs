@@ -60,6 +60,23 @@ impl Run {
         self.log.lines().filter(|l| l.contains(what)).count()
     }
 
+    /// How many hit tests ran in two passes for a reason that says `why`.
+    fn two_passes_because(&self, why: &str) -> usize {
+        let lines = self.log.lines();
+        lines
+            .filter(|l| l.contains(TWO_PASSES) && l.contains(why))
+            .count()
+    }
+
+    /// A run with no errors whose output is `plain` (the app's alone), with
+    /// `stops` stops (as `why` says).
+    #[track_caller]
+    fn assert_unchanged_with_stops(&self, plain: &str, stops: usize, why: &str) {
+        assert!(self.errors.is_empty(), "{:?}", self.errors);
+        assert_eq!(self.stdout, plain, "frames differ under the agent");
+        assert_eq!(self.stops.len(), stops, "{why}");
+    }
+
     /// A 2-frame run of a program that can write storage: no errors, the
     /// output is `plain` (else `differ`), one stop per frame, every hit
     /// test in two passes because of the storage, and the recorded
@@ -69,15 +86,8 @@ impl Run {
         assert_eq!(self.stdout, plain, "{differ}");
         assert_eq!(self.stops.len(), 2, "one stop per frame");
         assert_eq!(self.count(ONE_PASS), 0, "{}", self.log);
-        assert_eq!(
-            self.log
-                .lines()
-                .filter(|l| l.contains(TWO_PASSES) && l.contains("can write storage"))
-                .count(),
-            2,
-            "{}",
-            self.log
-        );
+        let storage = self.two_passes_because("can write storage");
+        assert_eq!(storage, 2, "{}", self.log);
         for values in &self.values {
             assert_eq!(values.get("c"), Some(&floats(c)), "{values:?}");
         }
@@ -182,13 +192,8 @@ fn a_draw_with_a_never_hit_breakpoint_runs_once_and_its_frames_are_unchanged() {
         (0, 0),
         "uv",
     );
-    assert!(r.stops.is_empty(), "never-true condition: no stop");
-    assert!(r.errors.is_empty(), "{:?}", r.errors);
-    assert_eq!(
-        r.stdout,
-        run_plain("features", &FEATURES),
-        "frames differ under the agent"
-    );
+    let plain = run_plain("features", &FEATURES);
+    r.assert_unchanged_with_stops(&plain, 0, "never-true condition: no stop");
     // One draw per frame, each its own hit test.
     assert_eq!(r.count(ONE_PASS), 3, "{}", r.log);
     assert_eq!(r.count(TWO_PASSES), 0, "{}", r.log);
@@ -217,22 +222,12 @@ fn a_one_pass_stop_gives_what_a_two_pass_stop_gives() {
     );
     let plain = run_plain("features", &FEATURES);
     for r in [&one, &two] {
-        assert!(r.errors.is_empty(), "{:?}", r.errors);
-        assert_eq!(r.stdout, plain, "frames differ under the agent");
-        assert_eq!(r.stops.len(), 3, "one stop per frame");
+        r.assert_unchanged_with_stops(&plain, 3, "one stop per frame");
     }
     assert_eq!(one.count(ONE_PASS), 3, "{}", one.log);
     assert_eq!(one.count(TWO_PASSES), 0, "{}", one.log);
     assert_eq!(two.count(ONE_PASS), 0, "{}", two.log);
-    assert_eq!(
-        two.log
-            .lines()
-            .filter(|l| l.contains(TWO_PASSES) && l.contains("gl_error filter"))
-            .count(),
-        3,
-        "{}",
-        two.log
-    );
+    assert_eq!(two.two_passes_because("gl_error filter"), 3, "{}", two.log);
     assert_eq!(one.stops, two.stops, "the same hits");
     assert_eq!(one.values, two.values, "the same recordings");
     assert_eq!(one.watches, two.watches, "the same watch images");
@@ -277,9 +272,7 @@ fn a_one_pass_screenshot_of_a_drawn_framebuffer_is_the_two_pass_one() {
     let two = debugged("drawn-two", &[(TWO_PASS, std::ffi::OsStr::new("1"))]);
     let plain = run_plain("features", &args);
     for r in [&one, &two] {
-        assert!(r.errors.is_empty(), "{:?}", r.errors);
-        assert_eq!(r.stdout, plain, "frames differ under the agent");
-        assert_eq!(r.stops.len(), 4, "two draws a frame, two frames");
+        r.assert_unchanged_with_stops(&plain, 4, "two draws a frame, two frames");
     }
     assert_eq!(one.count(ONE_PASS), 4, "{}", one.log);
     assert_eq!(two.count(ONE_PASS), 0, "{}", two.log);
@@ -314,10 +307,9 @@ fn without_screenshots_at_stops_one_pass_keeps_no_copy() {
         (10, 10),
         "uv",
     );
-    assert!(r.errors.is_empty(), "{:?}", r.errors);
-    assert_eq!(r.stdout, run_plain("features", &FEATURES));
+    let plain = run_plain("features", &FEATURES);
+    r.assert_unchanged_with_stops(&plain, 3, "one stop per frame");
     assert_eq!(r.count(ONE_PASS), 3, "{}", r.log);
-    assert_eq!(r.stops.len(), 3, "one stop per frame");
     assert_eq!(r.shots.len(), 3);
     for shot in &r.shots {
         let e = shot.as_ref().expect_err("no copy was kept");

@@ -28,33 +28,40 @@ fn stderr(o: &Output) -> String {
 
 const GOOD: &str = "#version 330 core\nout vec4 c;\nuniform float k;\nvoid main() {\n    float x = k * 2.0;\n    c = vec4(x);\n}\n";
 
+/// `shaderdbg glsl check NAME`, `text` written to the file NAME: asserts
+/// it exits with `code` and prints nothing (`said` empty) or `said`.
+#[track_caller]
+fn assert_check(name: &str, text: &str, code: i32, said: &str) {
+    let file = temp_file(name, text);
+    let out = shaderdbg(&["glsl", "check", file.to_str().unwrap()]);
+    let (o, e) = (stdout(&out), stderr(&out));
+    assert_eq!(out.status.code(), Some(code), "{name}\n{o}\n{e}");
+    if said.is_empty() {
+        assert_eq!(o, "", "{name}");
+    } else {
+        assert!(o.contains(said), "{name}: {o}");
+    }
+}
+
 #[test]
 fn check_reports_errors_with_positions_and_exit_code() {
-    let good = temp_file("good.frag", GOOD);
-    let out = shaderdbg(&["glsl", "check", good.to_str().unwrap()]);
-    assert!(out.status.success(), "{}", stdout(&out));
-    assert_eq!(stdout(&out), "");
-
-    let bad = temp_file(
-        "bad.frag",
-        "#version 330 core\nout vec4 c;\nvoid main() {\n    c = vec4(missing);\n}\n",
-    );
-    let out = shaderdbg(&["glsl", "check", bad.to_str().unwrap()]);
-    assert_eq!(out.status.code(), Some(1));
-    let text = stdout(&out);
-    assert!(
-        text.contains("bad.frag:4:14: error: undeclared identifier `missing`"),
-        "{text}"
-    );
-
-    let broken = temp_file("broken.vert", "void main() {\n  gl_Position = ;\n}\n");
-    let out = shaderdbg(&["glsl", "check", broken.to_str().unwrap()]);
-    assert_eq!(out.status.code(), Some(1));
-    assert!(
-        stdout(&out).contains("broken.vert:2:17: error:"),
-        "{}",
-        stdout(&out)
-    );
+    for (name, text, code, said) in [
+        ("good.frag", GOOD, 0, ""),
+        (
+            "bad.frag",
+            "#version 330 core\nout vec4 c;\nvoid main() {\n    c = vec4(missing);\n}\n",
+            1,
+            "bad.frag:4:14: error: undeclared identifier `missing`",
+        ),
+        (
+            "broken.vert",
+            "void main() {\n  gl_Position = ;\n}\n",
+            1,
+            "broken.vert:2:17: error:",
+        ),
+    ] {
+        assert_check(name, text, code, said);
+    }
 
     let unknown = temp_file("shader.txt", GOOD);
     let out = shaderdbg(&["glsl", "check", unknown.to_str().unwrap()]);
@@ -75,35 +82,28 @@ fn check_reports_errors_with_positions_and_exit_code() {
 /// keep the file's own line numbers, with or without `#version`.
 #[test]
 fn check_reads_shadertoy_bodies_as_the_host_runs_them() {
-    let body = "// a comment\nvoid mainImage(out vec4 o, in vec2 p) {\n    o = vec4(p / iResolution.xy, iTime, 1.0);\n}\n";
-    let file = temp_file("toy.frag", body);
-    let out = shaderdbg(&["glsl", "check", file.to_str().unwrap()]);
-    assert!(out.status.success(), "{}", stdout(&out));
-    assert_eq!(stdout(&out), "");
-
-    let versioned = temp_file(
-        "toy_versioned.frag",
-        "#version 300 es\nprecision highp float;\nvoid mainImage(out vec4 o, in vec2 p) {\n    o = vec4(p / iResolution.xy, missing, 1.0);\n}\n",
-    );
-    let out = shaderdbg(&["glsl", "check", versioned.to_str().unwrap()]);
-    assert_eq!(out.status.code(), Some(1));
-    let text = stdout(&out);
-    assert!(
-        text.contains("toy_versioned.frag:4:34: error: undeclared identifier `missing`"),
-        "{text}"
-    );
-
-    let broken = temp_file(
-        "toy_broken.frag",
-        "void mainImage(out vec4 o, in vec2 p) {\n    o = ;\n}\n",
-    );
-    let out = shaderdbg(&["glsl", "check", broken.to_str().unwrap()]);
-    assert_eq!(out.status.code(), Some(1));
-    assert!(
-        stdout(&out).contains("toy_broken.frag:2:9: error:"),
-        "{}",
-        stdout(&out)
-    );
+    for (name, text, code, said) in [
+        (
+            "toy.frag",
+            "// a comment\nvoid mainImage(out vec4 o, in vec2 p) {\n    o = vec4(p / iResolution.xy, iTime, 1.0);\n}\n",
+            0,
+            "",
+        ),
+        (
+            "toy_versioned.frag",
+            "#version 300 es\nprecision highp float;\nvoid mainImage(out vec4 o, in vec2 p) {\n    o = vec4(p / iResolution.xy, missing, 1.0);\n}\n",
+            1,
+            "toy_versioned.frag:4:34: error: undeclared identifier `missing`",
+        ),
+        (
+            "toy_broken.frag",
+            "void mainImage(out vec4 o, in vec2 p) {\n    o = ;\n}\n",
+            1,
+            "toy_broken.frag:2:9: error:",
+        ),
+    ] {
+        assert_check(name, text, code, said);
+    }
 }
 
 #[test]

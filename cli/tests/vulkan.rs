@@ -7,9 +7,11 @@
 mod common;
 
 use std::path::PathBuf;
-use std::process::Command;
 
-use common::{json_events, of_kind, shaderdbg};
+use common::{
+    debug_session, events_ok, f32s, frames, frames_alone, json_events, line_of, of_kind,
+    program_output, run_program, shaderdbg,
+};
 use serde_json::Value;
 
 fn fragment_shader() -> PathBuf {
@@ -26,50 +28,7 @@ fn app() -> PathBuf {
 /// `shaderdbg run --json --break vk_triangle.frag:BREAKPOINT -- vk_triangle ARGS`.
 fn run_json(breakpoint: &str, args: &[&str]) -> (std::process::Output, String) {
     let bp = format!("{}:{breakpoint}", fragment_shader().display());
-    let app = app();
-    let mut all = vec![
-        "run",
-        "--json",
-        "--break",
-        &bp,
-        "--",
-        app.to_str().expect("path"),
-    ];
-    all.extend_from_slice(args);
-    shaderdbg(all)
-}
-
-fn frames(lines: impl Iterator<Item = String>) -> Vec<String> {
-    lines.filter(|l| l.starts_with("frame ")).collect()
-}
-
-/// The frame lines `program ARGS` prints alone.
-fn frames_alone(program: &std::path::Path, args: &[&str]) -> Vec<String> {
-    let out = Command::new(program).args(args).output().expect("runs");
-    frames(
-        String::from_utf8_lossy(&out.stdout)
-            .lines()
-            .map(str::to_string),
-    )
-}
-
-/// The program's own output lines among `run --json` events.
-fn program_output(events: &[Value]) -> Vec<String> {
-    of_kind(events, "output")
-        .iter()
-        .filter_map(|e| e["text"].as_str().map(str::to_string))
-        .collect()
-}
-
-fn f32s(v: &Value) -> Vec<f32> {
-    v.as_array()
-        .map(|a| {
-            a.iter()
-                .filter_map(|x| x.as_f64())
-                .map(|x| x as f32)
-                .collect()
-        })
-        .unwrap_or_default()
+    run_program(&bp, &app(), args)
 }
 
 /// `ring` of `vk_triangle.frag` at pixel (x, y), frame time `t`.
@@ -78,6 +37,16 @@ fn ring(x: u32, y: u32, t: f32) -> f32 {
     let d = ((p[0] - 1.0).powi(2) + (p[1] - 1.0).powi(2)).sqrt();
     let v = d * 2.0 - t;
     v - v.floor()
+}
+
+/// The first fragment in row order of a 64x64 `vk_triangle` frame at time
+/// `t` where `ring > 0.9 && p.x > 1.0` holds.
+fn first_bright_ring_right_of_centre(t: f32) -> (u32, u32) {
+    let holds = |x: u32, y: u32| ring(x, y, t) > 0.9 && (x as f32 + 0.5) / 32.0 > 1.0;
+    (0..64)
+        .flat_map(|y| (0..64).map(move |x| (x, y)))
+        .find(|&(x, y)| holds(x, y))
+        .expect("some fragment")
 }
 
 #[test]
@@ -99,13 +68,7 @@ fn a_conditional_breakpoint_stops_at_the_first_fragment_where_it_holds() {
             let t = frame as f32 * 0.125;
             let [x, y] = [stop["pixel"][0].as_u64(), stop["pixel"][1].as_u64()]
                 .map(|v| v.expect("pixel") as u32);
-            // The first fragment in row order where the condition holds.
-            let holds = |x: u32, y: u32| ring(x, y, t) > 0.9 && (x as f32 + 0.5) / 32.0 > 1.0;
-            let first = (0..64)
-                .flat_map(|y| (0..64).map(move |x| (x, y)))
-                .find(|&(x, y)| holds(x, y))
-                .expect("some fragment");
-            assert_eq!((x, y), first, "{stop}");
+            assert_eq!((x, y), first_bright_ring_right_of_centre(t), "{stop}");
             let locals = &stop["locals"];
             assert_eq!(
                 f32s(&locals["p"]["value"]),
@@ -115,14 +78,9 @@ fn a_conditional_breakpoint_stops_at_the_first_fragment_where_it_holds() {
             let r = locals["ring"]["value"].as_f64().expect("ring") as f32;
             assert!((r - ring(x, y, t)).abs() < 1e-5, "{r} vs {}", ring(x, y, t));
         }
-        let alone = Command::new(app())
-            .args(["2", "64", debug_info])
-            .output()
-            .expect("runs");
-        let alone = String::from_utf8_lossy(&alone.stdout);
         assert_eq!(
             frames(program_output(&events).into_iter()),
-            frames(alone.lines().map(str::to_string)),
+            frames_alone(&app(), &["2", "64", debug_info]),
             "frames differ under the debugger"
         );
     }
@@ -130,9 +88,7 @@ fn a_conditional_breakpoint_stops_at_the_first_fragment_where_it_holds() {
 
 #[test]
 fn a_condition_that_does_not_compile_leaves_the_breakpoint_unverified_with_why() {
-    let (out, text) = run_json("11:ring > 0.5", &["1", "32"]);
-    assert!(out.status.success(), "{text}");
-    let events = json_events(&text);
+    let (events, text) = events_ok(run_json("11:ring > 0.5", &["1", "32"]));
     let bound = of_kind(&events, "breakpoint");
     assert_eq!(bound.len(), 1, "{text}");
     assert_eq!(bound[0]["verified"], false);
@@ -149,26 +105,12 @@ fn a_condition_that_does_not_compile_leaves_the_breakpoint_unverified_with_why()
 /// captured for every fragment, and the stopped fragment's is shown.
 #[test]
 fn derivatives_at_a_vulkan_stop_are_evaluated_on_the_gpu() {
-    use std::io::Write;
-    common::single_pass();
     let bp = format!("{}:12", fragment_shader().display());
-    let mut child = Command::new(env!("CARGO_BIN_EXE_shaderdbg"))
-        .args(["debug", "--break", &bp, "--"])
-        .arg(app())
-        .args(["1", "64"])
-        .stdin(std::process::Stdio::piped())
-        .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::piped())
-        .spawn()
-        .expect("shaderdbg debug runs");
-    child
-        .stdin
-        .take()
-        .expect("stdin")
-        .write_all(b"run\nprint dFdx(p.x * p.y)\nprint dFdy(p.y)\ncontinue\n")
-        .expect("commands");
-    let out = child.wait_with_output().expect("waits");
-    let text = String::from_utf8_lossy(&out.stdout);
+    let app = app();
+    let (_, text, stderr) = debug_session(
+        ["--break", &bp, "--", app.to_str().expect("path"), "1", "64"],
+        "run\nprint dFdx(p.x * p.y)\nprint dFdy(p.y)\ncontinue\n",
+    );
     // Stopped at fragment (0,0): p = (0.5, 0.5) / 32; across a pixel in x,
     // p.x * p.y changes by p.y / 32, and p.y by 1 / 32 across one in y.
     let p_y = 0.5f32 / 32.0;
@@ -176,12 +118,7 @@ fn derivatives_at_a_vulkan_stop_are_evaluated_on_the_gpu() {
         text.lines()
             .find_map(|l| l.strip_prefix(&format!("float {name} = ")))
             .and_then(|v| v.trim().parse().ok())
-            .unwrap_or_else(|| {
-                panic!(
-                    "no {name} in:\n{text}\n{}",
-                    String::from_utf8_lossy(&out.stderr)
-                )
-            })
+            .unwrap_or_else(|| panic!("no {name} in:\n{text}\n{stderr}"))
     };
     assert!(
         (value("dFdx(p.x * p.y)") - p_y / 32.0).abs() < 1e-7,
@@ -203,18 +140,7 @@ fn a_compute_breakpoint_stops_and_the_storage_ends_as_without_the_debugger() {
         .expect("shader");
     let bp = format!("{}:15:i == 100u", shader.display());
     let program = shaderdbg_test_support::app("vk_compute");
-    let (out, text) = shaderdbg([
-        "run",
-        "--json",
-        "--break",
-        &bp,
-        "--",
-        program.to_str().expect("path"),
-        "3",
-        "256",
-    ]);
-    assert!(out.status.success(), "{text}");
-    let events = json_events(&text);
+    let (events, text) = events_ok(run_program(&bp, &program, &["3", "256"]));
     let stops = of_kind(&events, "stopped");
     assert_eq!(stops.len(), 3, "one stop per frame: {text}");
     for (frame, stop) in stops.iter().enumerate() {
@@ -241,7 +167,7 @@ fn a_compute_breakpoint_stops_and_the_storage_ends_as_without_the_debugger() {
 fn frame_and_pixel_filters_pick_the_stop() {
     let bp = format!("{}:12", fragment_shader().display());
     let app = app();
-    let (out, text) = shaderdbg([
+    let (events, text) = events_ok(shaderdbg([
         "run",
         "--json",
         "--frame",
@@ -254,9 +180,7 @@ fn frame_and_pixel_filters_pick_the_stop() {
         app.to_str().expect("path"),
         "3",
         "64",
-    ]);
-    assert!(out.status.success(), "{text}");
-    let events = json_events(&text);
+    ]));
     let stops = of_kind(&events, "stopped");
     assert_eq!(stops.len(), 1, "{text}");
     assert_eq!(stops[0]["frame"], 1);
@@ -288,18 +212,16 @@ fn breakpoints_in_an_included_file_and_in_its_includer_stop_in_each() {
         .canonicalize()
         .expect("included file");
     let program = shaderdbg_test_support::app("vk_include");
-    let return_line = common::line_of(&included, "return ring;");
-    let color_line = common::line_of(&main, "color = ");
+    let return_line = line_of(&included, "return ring;");
+    let color_line = line_of(&main, "color = ");
     for debug_info in ["source", "nonsemantic"] {
         let args = ["2", "64", debug_info];
         let at = |file: &PathBuf, line: u32, condition: &str| {
             let bp = format!("{}:{line}:{condition}", file.display());
-            let (out, text) = common::run_program(&bp, &program, &args);
-            assert!(out.status.success(), "{text}");
-            let events = json_events(&text);
+            let (events, text) = events_ok(run_program(&bp, &program, &args));
             assert_eq!(
-                common::frames(program_output(&events).into_iter()),
-                common::frames_alone(&program, &args),
+                frames(program_output(&events).into_iter()),
+                frames_alone(&program, &args),
                 "frames differ under the debugger ({debug_info})"
             );
             let stops: Vec<Value> = of_kind(&events, "stopped").into_iter().cloned().collect();
@@ -313,11 +235,7 @@ fn breakpoints_in_an_included_file_and_in_its_includer_stop_in_each() {
         let in_included = at(&included, return_line, "ring > 0.9 && p.x > 1.0");
         for (frame, stop) in in_included.iter().enumerate() {
             let t = frame as f32 * 0.125;
-            let holds = |x: u32, y: u32| ring(x, y, t) > 0.9 && (x as f32 + 0.5) / 32.0 > 1.0;
-            let first = (0..64)
-                .flat_map(|y| (0..64).map(move |x| (x, y)))
-                .find(|&(x, y)| holds(x, y))
-                .expect("some fragment");
+            let first = first_bright_ring_right_of_centre(t);
             let pixel = [0, 1].map(|i| stop["pixel"][i].as_u64().expect("pixel") as u32);
             assert_eq!((pixel[0], pixel[1]), first, "{stop}");
             let locals = &stop["locals"];
@@ -343,7 +261,7 @@ fn a_vertex_breakpoint_stops_at_the_first_vertex_where_it_holds_with_its_values(
         .join("../tests/vk-apps/shaders/vk_triangle.vert")
         .canonicalize()
         .expect("shader");
-    let line = common::line_of(&shader, "gl_Position =");
+    let line = line_of(&shader, "gl_Position =");
     // `uv` of vertex i: ((i << 1) & 2, i & 2).
     let uv = |i: i32| [((i << 1) & 2) as f32, (i & 2) as f32];
     for (condition, holds) in [
@@ -355,9 +273,7 @@ fn a_vertex_breakpoint_stops_at_the_first_vertex_where_it_holds_with_its_values(
         ("true", |_: [f32; 2]| true),
     ] {
         let bp = format!("{}:{line}:{condition}", shader.display());
-        let (out, text) = common::run_program(&bp, &app(), &["2", "32"]);
-        assert!(out.status.success(), "{text}");
-        let events = json_events(&text);
+        let (events, text) = events_ok(run_program(&bp, &app(), &["2", "32"]));
         let stops = of_kind(&events, "stopped");
         assert_eq!(stops.len(), 2, "one stop per frame ({condition}):\n{text}");
         let first = (0..3).find(|&i| holds(uv(i))).expect("a vertex");
@@ -387,9 +303,7 @@ fn hit_counts_and_logpoints_work_in_a_vulkan_program() {
         args.extend_from_slice(extra);
         let program = app();
         args.extend_from_slice(&["--", program.to_str().expect("path"), "3", "64"]);
-        let (out, text) = shaderdbg(args);
-        assert!(out.status.success(), "{text}");
-        let events = json_events(&text);
+        let (events, _) = events_ok(shaderdbg(args));
         of_kind(&events, "stopped")
             .iter()
             .map(|s| {
@@ -404,7 +318,7 @@ fn hit_counts_and_logpoints_work_in_a_vulkan_program() {
 
     let log = format!("{}:11:p={{p}} t={{t}} q={{nope}}", file.display());
     let program = app();
-    let (out, text) = shaderdbg([
+    let (events, text) = events_ok(shaderdbg([
         "run",
         "--json",
         "--dprintf",
@@ -417,9 +331,7 @@ fn hit_counts_and_logpoints_work_in_a_vulkan_program() {
         program.to_str().expect("path"),
         "3",
         "64",
-    ]);
-    assert!(out.status.success(), "{text}");
-    let events = json_events(&text);
+    ]));
     assert!(of_kind(&events, "stopped").is_empty(), "{text}");
     let logs = of_kind(&events, "log");
     assert_eq!(logs.len(), 1, "{text}");
@@ -448,8 +360,7 @@ fn pixel_history_on_vkcube_stops_where_a_draw_shades_the_pixel() {
             .output()
             .expect("runs shaderdbg under xvfb-run");
         let text = String::from_utf8_lossy(&out.stdout).into_owned();
-        assert!(out.status.success(), "{text}");
-        let events = json_events(&text);
+        let (events, text) = events_ok((out, text));
         let stops: Vec<Value> = of_kind(&events, "stopped").into_iter().cloned().collect();
         (stops, text)
     };
@@ -483,7 +394,7 @@ fn pixel_history_on_vkcube_stops_where_a_draw_shades_the_pixel() {
 #[test]
 fn pixel_history_stops_in_each_draw_of_a_submission_into_any_colour_attachment() {
     let program = shaderdbg_test_support::app("vk_subpass");
-    let (out, text) = shaderdbg([
+    let (events, text) = events_ok(shaderdbg([
         "run",
         "--json",
         "--trace",
@@ -493,12 +404,10 @@ fn pixel_history_stops_in_each_draw_of_a_submission_into_any_colour_attachment()
         program.to_str().expect("path"),
         "2",
         "64",
-    ]);
-    assert!(out.status.success(), "{text}");
-    let events = json_events(&text);
+    ]));
     assert_eq!(
-        common::frames(program_output(&events).into_iter()),
-        common::frames_alone(&program, &["2", "64"]),
+        frames(program_output(&events).into_iter()),
+        frames_alone(&program, &["2", "64"]),
     );
     let writes = |stop: &Value, name: &str| -> Option<Value> {
         let steps = stop["steps"].as_array()?;
@@ -548,9 +457,7 @@ fn pixel_history_stops_in_each_draw_of_a_submission_into_any_colour_attachment()
 /// other draws has other times).
 #[test]
 fn a_stop_names_its_draw_in_the_submission_and_has_its_values() {
-    let (out, text) = run_json("12:t > 0.3", &["2", "64", "source", "4"]);
-    assert!(out.status.success(), "{text}");
-    let events = json_events(&text);
+    let (events, text) = events_ok(run_json("12:t > 0.3", &["2", "64", "source", "4"]));
     let stops = of_kind(&events, "stopped");
     // Frame 0 draws at t = 0, 0.25, 0.5, 0.75; frame 1 at 0.125, 0.375, ...
     let want = [

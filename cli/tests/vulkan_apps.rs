@@ -26,9 +26,31 @@ const SIZE: u32 = 64;
 struct Stop(Value);
 
 impl Stop {
+    /// The `stopped` events among `events`.
+    fn all_in(events: &[Value]) -> Vec<Stop> {
+        of_kind(events, "stopped")
+            .into_iter()
+            .map(|s| Stop(s.clone()))
+            .collect()
+    }
+
     fn pixel(&self) -> (u32, u32) {
         let at = |i: usize| self.0["pixel"][i].as_u64().expect("pixel") as u32;
         (at(0), at(1))
+    }
+
+    /// Asserts the stop is at the first pixel in row order where `holds`
+    /// (the first fragment where a breakpoint's condition holds); that pixel.
+    #[track_caller]
+    fn assert_first_pixel(&self, holds: impl Fn(u32, u32) -> bool) -> (u32, u32) {
+        let at = self.pixel();
+        assert_eq!(at, first_pixel(holds), "{}", self.0);
+        at
+    }
+
+    fn frame_and_draw(&self) -> (u64, u64) {
+        let at = |key: &str| self.0[key].as_u64().unwrap_or(99);
+        (at("frame"), at("draw"))
     }
 
     fn local(&self, name: &str) -> &Value {
@@ -89,10 +111,7 @@ fn stops(
     let mut args = vec![frames.to_string(), SIZE.to_string(), debug_info.to_string()];
     args.extend(extra.iter().map(|a| a.to_string()));
     let (events, text) = run_checked(app, &[breakpoint], &args);
-    let stops: Vec<Stop> = of_kind(&events, "stopped")
-        .into_iter()
-        .map(|s| Stop(s.clone()))
-        .collect();
+    let stops = Stop::all_in(&events);
     assert_eq!(
         stops.len(),
         frames,
@@ -245,14 +264,12 @@ fn a_textured_quad_stops_where_the_sampled_texel_meets_the_condition() {
             let tint = [1.0, 0.5 + 0.25 * frame as f32, 0.25, 1.0];
             let inside = |p: u32| (16..48).contains(&p);
             let texel_at = |x: u32, y: u32| texel((x - 16) / 4, (y - 16) / 4);
-            let first = first_pixel(|x, y| {
+            let (x, y) = stop.assert_first_pixel(|x, y| {
                 inside(x) && inside(y) && {
                     let t = texel_at(x, y);
                     mul(t, tint)[1] > 0.4 && t[0] > 0.5
                 }
             });
-            let (x, y) = stop.pixel();
-            assert_eq!((x, y), first, "frame {frame}: {}", stop.0);
             let uv = |p: u32| (p as f32 + 0.5) / 32.0 - 0.5;
             stop.assert_near("st", &[uv(x), uv(y)], 1e-5);
             stop.assert_near("texel", &texel_at(x, y), 1e-6);
@@ -300,12 +317,10 @@ fn a_draw_reading_three_descriptor_sets_stops_with_each_sets_values() {
                 let mixed: [f32; 4] = std::array::from_fn(|i| base[i] * SCALE[i] + texel[i]);
                 (base, texel, mixed)
             };
-            let first = first_pixel(|x, y| {
+            let (x, y) = stop.assert_first_pixel(|x, y| {
                 let (base, _, mixed) = values(x, y);
                 mixed[0] > 0.9 && base[2] > 0.4
             });
-            let (x, y) = stop.pixel();
-            assert_eq!((x, y), first, "frame {frame}: {}", stop.0);
             let (base, texel, mixed) = values(x, y);
             assert_eq!(stop.local("cell"), &serde_json::json!([x / 8, y / 8]));
             assert_eq!(stop.floats("base"), base, "{}", stop.0);
@@ -337,9 +352,7 @@ fn specialization_constants_have_the_pipelines_values_at_a_stop() {
             let p = |c: u32| (c as f32 + 0.5) / 64.0;
             let wave = |x: u32| (p(x) * 2.5 + t).fract();
             let band = |y: u32| (p(y) * 5.0) as i64;
-            let first = first_pixel(|x, y| band(y) == 3 && wave(x) > 0.75);
-            let (x, y) = stop.pixel();
-            assert_eq!((x, y), first, "frame {frame}: {}", stop.0);
+            let (x, y) = stop.assert_first_pixel(|x, y| band(y) == 3 && wave(x) > 0.75);
             assert_eq!(stop.float("gain"), 2.5, "{}", stop.0);
             assert_eq!(stop.int("bands"), 5, "{}", stop.0);
             stop.assert_near("p", &[p(x), p(y)], 0.0);
@@ -372,9 +385,7 @@ fn a_breakpoint_in_a_second_subpass_sees_what_the_first_drew() {
         for (frame, stop) in stops.iter().enumerate() {
             let t = frame as f32 * 0.125;
             let drawn = |x: u32, y: u32| triangle_color(x, y, t);
-            let first = first_pixel(|x, y| drawn(x, y)[0] > 0.5);
-            let (x, y) = stop.pixel();
-            assert_eq!((x, y), first, "frame {frame}: {}", stop.0);
+            let (x, y) = stop.assert_first_pixel(|x, y| drawn(x, y)[0] > 0.5);
             let seen = drawn(x, y);
             stop.assert_near("seen", &seen, 1.0 / 255.0);
             let tint = [0.5, 1.0, 0.25];
@@ -416,19 +427,13 @@ fn breakpoints_in_two_shaders_of_one_submission_both_stop_in_submission_order() 
     ];
     let args = ["2", "64", "source"].map(String::from);
     let (events, text) = run_checked("vk_subpass", &breakpoints, &args);
-    let stops: Vec<Stop> = of_kind(&events, "stopped")
-        .into_iter()
-        .map(|s| Stop(s.clone()))
-        .collect();
+    let stops = Stop::all_in(&events);
     let seen: Vec<(u64, u64, String)> = stops
         .iter()
         .map(|s| {
+            let (frame, draw) = s.frame_and_draw();
             let file = s.0["file"].as_str().unwrap_or_default().to_string();
-            (
-                s.0["frame"].as_u64().unwrap_or(99),
-                s.0["draw"].as_u64().unwrap_or(99),
-                file,
-            )
+            (frame, draw, file)
         })
         .collect();
     let (first, second) = (
@@ -448,13 +453,7 @@ fn breakpoints_in_two_shaders_of_one_submission_both_stop_in_submission_order() 
     for pair in stops.chunks(2) {
         let t = pair[0].0["frame"].as_u64().unwrap_or(0) as f32 * 0.125;
         // The first subpass's draw.
-        let (x, y) = pair[0].pixel();
-        assert_eq!(
-            (x, y),
-            first_pixel(|x, _| (x as f32 + 0.5) / 32.0 > 1.5),
-            "{}",
-            pair[0].0
-        );
+        let (x, y) = pair[0].assert_first_pixel(|x, _| (x as f32 + 0.5) / 32.0 > 1.5);
         assert_eq!(pair[0].float("t"), t, "{}", pair[0].0);
         let ring = triangle_color(x, y, t)[1];
         assert!(
@@ -463,9 +462,7 @@ fn breakpoints_in_two_shaders_of_one_submission_both_stop_in_submission_order() 
             pair[0].0
         );
         // The second's, reading what the first drew.
-        let (x, y) = pair[1].pixel();
-        let first = first_pixel(|x, y| triangle_color(x, y, t)[0] > 0.5);
-        assert_eq!((x, y), first, "{}", pair[1].0);
+        let (x, y) = pair[1].assert_first_pixel(|x, y| triangle_color(x, y, t)[0] > 0.5);
         pair[1].assert_near("seen", &triangle_color(x, y, t), 1.0 / 255.0);
     }
 }
@@ -485,16 +482,12 @@ fn vertex_and_fragment_breakpoints_of_one_pipeline_both_stop() {
     ];
     let args = ["2", "64", "source"].map(String::from);
     let (events, text) = run_checked("vk_triangle", &breakpoints, &args);
-    let stops = of_kind(&events, "stopped");
+    let stops = Stop::all_in(&events);
     let seen: Vec<(u64, u64, &str)> = stops
         .iter()
         .map(|s| {
-            let stage = s["stage"].as_str().unwrap_or_default();
-            (
-                s["frame"].as_u64().unwrap_or(99),
-                s["draw"].as_u64().unwrap_or(99),
-                stage,
-            )
+            let (frame, draw) = s.frame_and_draw();
+            (frame, draw, s.0["stage"].as_str().unwrap_or_default())
         })
         .collect();
     assert_eq!(
@@ -509,18 +502,10 @@ fn vertex_and_fragment_breakpoints_of_one_pipeline_both_stop() {
     );
     for pair in stops.chunks(2) {
         // Vertex 1: uv = (2, 0), the first with uv.x > 0.
-        let stop = Stop(pair[0].clone());
-        assert_eq!(pair[0]["vertex"], 1, "{}", pair[0]);
-        stop.assert_near("uv", &[2.0, 0.0], 0.0);
-        let stop = Stop(pair[1].clone());
-        let (x, y) = stop.pixel();
-        assert_eq!(
-            (x, y),
-            first_pixel(|_, y| (y as f32 + 0.5) / 32.0 > 1.0),
-            "{}",
-            pair[1]
-        );
-        stop.assert_near(
+        assert_eq!(pair[0].0["vertex"], 1, "{}", pair[0].0);
+        pair[0].assert_near("uv", &[2.0, 0.0], 0.0);
+        let (x, y) = pair[1].assert_first_pixel(|_, y| (y as f32 + 0.5) / 32.0 > 1.0);
+        pair[1].assert_near(
             "p",
             &[(x as f32 + 0.5) / 32.0, (y as f32 + 0.5) / 32.0],
             0.0,
@@ -541,19 +526,8 @@ fn breakpoints_in_draws_of_secondary_command_buffers_stop() {
     let breakpoint = format!("{}:12:t > 0.3", file.display());
     let args = ["2", "64", "source", "4"].map(String::from);
     let (events, text) = run_checked("vk_secondary", &[breakpoint], &args);
-    let stops: Vec<Stop> = of_kind(&events, "stopped")
-        .into_iter()
-        .map(|s| Stop(s.clone()))
-        .collect();
-    let seen: Vec<(u64, u64)> = stops
-        .iter()
-        .map(|s| {
-            (
-                s.0["frame"].as_u64().unwrap_or(99),
-                s.0["draw"].as_u64().unwrap_or(99),
-            )
-        })
-        .collect();
+    let stops = Stop::all_in(&events);
+    let seen: Vec<(u64, u64)> = stops.iter().map(Stop::frame_and_draw).collect();
     // Frame 0 draws at t = 0, 0.25, 0.5, 0.75; frame 1 at 0.125, 0.375, ...
     assert_eq!(seen, [(0, 2), (0, 3), (1, 1), (1, 2), (1, 3)], "{text}");
     for (stop, (frame, draw)) in stops.iter().zip(seen) {
@@ -609,10 +583,9 @@ fn shaders_chained_into_a_pipeline_stop_like_modules() {
             &[],
         );
         for stop in &stops {
-            let first =
-                first_pixel(|x, y| (x as f32 + 0.5) / 32.0 > 1.0 && (y as f32 + 0.5) / 32.0 > 0.5);
-            let (x, y) = stop.pixel();
-            assert_eq!((x, y), first, "{}", stop.0);
+            let (x, y) = stop.assert_first_pixel(|x, y| {
+                (x as f32 + 0.5) / 32.0 > 1.0 && (y as f32 + 0.5) / 32.0 > 0.5
+            });
             stop.assert_near(
                 "p",
                 &[(x as f32 + 0.5) / 32.0, (y as f32 + 0.5) / 32.0],

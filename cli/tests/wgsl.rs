@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 use serde_json::Value;
 
 mod common;
-use common::{assert_has, decode_png, host_image, json_events, line_of, shaderdbg};
+use common::{assert_has, decode_png, events_ok, host_image, line_of, of_kind, shaderdbg};
 
 /// The example, copied to a fresh directory (breakpoints bind by file).
 fn rings(tag: &str) -> PathBuf {
@@ -32,6 +32,20 @@ fn cpu(x: u32, y: u32, iter: usize) -> ([f32; 2], f32, f32) {
     (uv, d, glow)
 }
 
+/// `shaderdbg run ARGS FILE` (it must succeed): its standard output, the
+/// file's path replaced by `FILE`.
+#[track_caller]
+fn run_text(args: &[&str], file: &Path) -> String {
+    let f = file.to_str().expect("utf-8 path");
+    let (out, text) = shaderdbg(args.iter().chain([&f]));
+    assert!(
+        out.status.success(),
+        "{text}\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    text.replace(f, "FILE")
+}
+
 #[track_caller]
 fn close(got: &Value, want: f32) {
     let g = got
@@ -49,14 +63,10 @@ fn a_wgsl_breakpoint_stops_at_its_line_with_wgsl_values_and_types() {
     let line = line_of(&file, "glow += weights[i]");
     let bp = format!("{}:{line}", file.display());
     let f = file.to_str().expect("utf-8 path");
-    let (out, text) = shaderdbg(["run", "--json", "--break", &bp, "--pixel", "100,200", f]);
-    assert!(
-        out.status.success(),
-        "{text}\n{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let events = json_events(&text);
-    let stops: Vec<&Value> = events.iter().filter(|e| e["event"] == "stopped").collect();
+    let (events, text) = events_ok(shaderdbg([
+        "run", "--json", "--break", &bp, "--pixel", "100,200", f,
+    ]));
+    let stops = of_kind(&events, "stopped");
     assert_eq!(stops.len(), 1, "{text}");
     let s = stops[0];
     assert_eq!(s["file"], f, "{s}");
@@ -96,14 +106,7 @@ fn a_conditional_wgsl_breakpoint_reads_the_wgsl_way() {
     let file = rings("text");
     let line = line_of(&file, "glow += weights[i]");
     let bp = format!("{}:{line}:i == 2 && count == 2u", file.display());
-    let f = file.to_str().expect("utf-8 path");
-    let (out, text) = shaderdbg(["run", "--break", &bp, "--pixel", "380,200", f]);
-    assert!(
-        out.status.success(),
-        "{text}\n{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let text = text.replace(f, "FILE");
+    let text = run_text(&["run", "--break", &bp, "--pixel", "380,200"], &file);
     let (uv, d, glow) = cpu(380, 200, 2);
     assert_has(
         &text,
@@ -218,10 +221,8 @@ fn the_interactive_debugger_speaks_wgsl() {
 fn pixel_history_starts_at_the_wgsl_entry_point() {
     let file = rings("history");
     let f = file.to_str().expect("utf-8 path");
-    let (out, text) = shaderdbg(["run", "--json", "--pixel", "3,4", f]);
-    assert!(out.status.success(), "{text}");
-    let events = json_events(&text);
-    let stops: Vec<&Value> = events.iter().filter(|e| e["event"] == "stopped").collect();
+    let (events, text) = events_ok(shaderdbg(["run", "--json", "--pixel", "3,4", f]));
+    let stops = of_kind(&events, "stopped");
     assert_eq!(stops.len(), 1, "{text}");
     assert_eq!(stops[0]["file"], f);
     assert_eq!(stops[0]["line"], line_of(&file, "let uv = pos.xy"));
@@ -238,10 +239,7 @@ fn wgsl_logpoints_print_wgsl_values() {
         "{}:{line}:i={{i}} r2={{r.radius * 2.0}} v={{vec2<f32>(f32(count), 1.0)}}",
         file.display()
     );
-    let f = file.to_str().expect("utf-8 path");
-    let (out, text) = shaderdbg(["run", "--dprintf", &msg, "--pixel", "100,100", f]);
-    assert!(out.status.success(), "{text}");
-    let text = text.replace(f, "FILE");
+    let text = run_text(&["run", "--dprintf", &msg, "--pixel", "100,100"], &file);
     assert_has(
         &text,
         &[
@@ -264,7 +262,7 @@ fn a_wgsl_frame_is_the_same_under_the_debugger() {
     let ours = dir.join("ours.png");
     let f = file.to_str().expect("utf-8 path");
     let o = ours.to_str().expect("utf-8 path");
-    let (out, text) = shaderdbg([
+    let (events, text) = events_ok(shaderdbg([
         "run",
         "--json",
         "--break",
@@ -274,9 +272,7 @@ fn a_wgsl_frame_is_the_same_under_the_debugger() {
         "--screenshot",
         o,
         f,
-    ]);
-    assert!(out.status.success(), "{text}");
-    let events = json_events(&text);
+    ]));
     assert!(events.iter().any(|e| e["event"] == "stopped"), "{text}");
     assert!(events.iter().any(|e| e["event"] == "screenshot"), "{text}");
     let (w, h, a) = decode_png(&ours);
@@ -292,10 +288,7 @@ fn a_bad_wgsl_condition_is_reported_with_its_column() {
     let file = rings("badcond");
     let line = line_of(&file, "glow += weights[i]");
     let bp = format!("{}:{line}:count > nope", file.display());
-    let f = file.to_str().expect("utf-8 path");
-    let (out, text) = shaderdbg(["run", "--break", &bp, "--pixel", "100,100", f]);
-    assert!(out.status.success(), "{text}");
-    let text = text.replace(f, "FILE");
+    let text = run_text(&["run", "--break", &bp, "--pixel", "100,100"], &file);
     assert_has(
         &text,
         &[
@@ -317,22 +310,17 @@ fn breakpoints_on_one_line_get_their_own_status() {
     let bad = format!("{}:{line}:nope > 1.0", file.display());
     let good = format!("{}:{line}:i == 1", file.display());
     let f = file.to_str().expect("utf-8 path");
-    let (out, text) = shaderdbg([
+    let (events, text) = events_ok(shaderdbg([
         "run", "--json", "--break", &bad, "--break", &good, "--pixel", "100,100", f,
-    ]);
-    assert!(out.status.success(), "{text}");
-    let events = json_events(&text);
-    let statuses: Vec<&Value> = events
-        .iter()
-        .filter(|e| e["event"] == "breakpoint")
-        .collect();
+    ]));
+    let statuses = of_kind(&events, "breakpoint");
     assert_eq!(statuses.len(), 2, "{text}");
     let verified: Vec<bool> = statuses
         .iter()
         .map(|e| e["verified"].as_bool().expect("verified"))
         .collect();
     assert_eq!(verified, [false, true], "{text}");
-    let stops: Vec<&Value> = events.iter().filter(|e| e["event"] == "stopped").collect();
+    let stops = of_kind(&events, "stopped");
     assert_eq!(stops.len(), 1, "{text}");
     assert_eq!(stops[0]["breakpoints"], serde_json::json!([2]));
     assert_eq!(stops[0]["locals"]["i"]["value"], 1);

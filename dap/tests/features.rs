@@ -55,6 +55,27 @@ fn stopped(c: &mut Client) -> Value {
     c.event("stopped")["body"].clone()
 }
 
+/// A session launched with `launch` that stops on the exceptions of
+/// `filter`.
+fn breaking_on(filter: &str, launch: Value) -> Client {
+    let filters = json!({ "filters": [filter] });
+    launched(false, launch, &[("setExceptionBreakpoints", filters)])
+}
+
+/// The next stop, which must be an exception's.
+#[track_caller]
+fn exception(c: &mut Client) -> Value {
+    let s = stopped(c);
+    assert_eq!(s["reason"], "exception", "{s}");
+    s
+}
+
+/// The program exits with code 0; the session ends.
+fn exits_with_0(mut c: Client) {
+    assert_eq!(c.event("exited")["body"]["exitCode"], 0);
+    c.disconnect();
+}
+
 fn top(c: &mut Client, thread: i64) -> Value {
     c.ok("stackTrace", json!({"threadId": thread}))["stackFrames"][0].clone()
 }
@@ -493,16 +514,11 @@ fn compile_error_exception_stops_at_the_line() {
     let shader = dir.join("broken.frag");
     std::fs::write(&shader, BROKEN).unwrap();
     let shader = shader.canonicalize().unwrap();
-    let mut c = launched(
-        false,
+    let mut c = breaking_on(
+        "compile_error",
         json!({"program": shader, "args": ["--size", "16x16"]}),
-        &[(
-            "setExceptionBreakpoints",
-            json!({"filters": ["compile_error"]}),
-        )],
     );
-    let s = stopped(&mut c);
-    assert_eq!(s["reason"], "exception");
+    let s = exception(&mut c);
     assert!(
         s["description"]
             .as_str()
@@ -530,13 +546,11 @@ fn compile_error_exception_stops_at_the_line() {
 /// `nan_inf`: the fragment at (2, 3) of frame 1 writes an infinity.
 #[test]
 fn nan_inf_exception_stops_at_the_writing_fragment() {
-    let mut c = launched(
-        false,
+    let mut c = breaking_on(
+        "nan_inf",
         json!({"program": app("features"), "args": ["nan", "3", "32", "32"]}),
-        &[("setExceptionBreakpoints", json!({"filters": ["nan_inf"]}))],
     );
-    let s = stopped(&mut c);
-    assert_eq!(s["reason"], "exception", "{s}");
+    let s = exception(&mut c);
     assert_eq!(s["description"], "NaN or Inf written to an output");
     let threads = c.ok("threads", Value::Null);
     assert!(threads["threads"][0]["name"]
@@ -548,8 +562,7 @@ fn nan_inf_exception_stops_at_the_writing_fragment() {
     assert_eq!(frames.last().unwrap()["name"], "draw 0, frame 1");
     assert_eq!(eval(&mut c, "d"), "0.0");
     c.ok("continue", json!({"threadId": 1}));
-    assert_eq!(c.event("exited")["body"]["exitCode"], 0);
-    c.disconnect();
+    exits_with_0(c);
 }
 
 /// `sanitize_oob`: the off-by-one kernel of `oob_compute` stops as an
@@ -558,21 +571,16 @@ fn nan_inf_exception_stops_at_the_writing_fragment() {
 /// report of the dispatch is a stop of its own.
 #[test]
 fn sanitizer_exception_stops_at_the_out_of_bounds_statement() {
-    let mut c = launched(
-        false,
+    let mut c = breaking_on(
+        "sanitize_oob",
         json!({"program": app("oob_compute"), "args": ["2"]}),
-        &[(
-            "setExceptionBreakpoints",
-            json!({"filters": ["sanitize_oob"]}),
-        )],
     );
     // One stop per report: `continue` goes to the next report of the
     // dispatch (the agent stays at it), then to the next dispatch (frame 1
     // has the same two bugs), then the program ends.
     for frame in 0..2 {
         for (array, line) in [("src", 12), ("dst", 13)] {
-            let s = stopped(&mut c);
-            assert_eq!(s["reason"], "exception", "{s}");
+            let s = exception(&mut c);
             let d = s["description"].as_str().unwrap();
             assert_eq!(
                 d.split(" at ").next(),
@@ -595,8 +603,7 @@ fn sanitizer_exception_stops_at_the_out_of_bounds_statement() {
             c.ok("continue", json!({"threadId": 1}));
         }
     }
-    assert_eq!(c.event("exited")["body"]["exitCode"], 0);
-    c.disconnect();
+    exits_with_0(c);
 }
 
 /// A draw whose fragments each make three out-of-bounds reports (an
@@ -607,13 +614,9 @@ fn sanitizer_exception_stops_at_the_out_of_bounds_statement() {
 fn sanitizer_reports_lost_to_the_cap_are_told_on_the_console() {
     let frag = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("../tests/apps/shaders/lost_reports.frag");
-    let mut c = launched(
-        false,
+    let mut c = breaking_on(
+        "sanitize_oob",
         json!({"program": app("sanitize_draw"), "args": [frag]}),
-        &[(
-            "setExceptionBreakpoints",
-            json!({"filters": ["sanitize_oob"]}),
-        )],
     );
     let lost = "sanitizer: more reports than the agent keeps were found at this dispatch or draw";
     let console = |c: &Client| -> Vec<String> {
@@ -625,8 +628,7 @@ fn sanitizer_reports_lost_to_the_cap_are_told_on_the_console() {
             .collect()
     };
     for report in 0..2 {
-        let s = stopped(&mut c);
-        assert_eq!(s["reason"], "exception", "{s}");
+        exception(&mut c);
         let said = console(&c);
         assert_eq!(
             said.iter().filter(|o| o.starts_with(lost)).count(),
@@ -635,8 +637,7 @@ fn sanitizer_reports_lost_to_the_cap_are_told_on_the_console() {
         );
         c.ok("continue", json!({"threadId": 1}));
     }
-    assert_eq!(c.event("exited")["body"]["exitCode"], 0);
-    c.disconnect();
+    exits_with_0(c);
 }
 
 /// `sanitize_race`: the reduction of `race_compute` misses a barrier; it
@@ -645,16 +646,11 @@ fn sanitizer_reports_lost_to_the_cap_are_told_on_the_console() {
 /// its read.
 #[test]
 fn sanitizer_race_stops_with_both_invocations_in_the_description() {
-    let mut c = launched(
-        false,
+    let mut c = breaking_on(
+        "sanitize_race",
         json!({"program": app("race_compute"), "args": ["1"]}),
-        &[(
-            "setExceptionBreakpoints",
-            json!({"filters": ["sanitize_race"]}),
-        )],
     );
-    let s = stopped(&mut c);
-    assert_eq!(s["reason"], "exception", "{s}");
+    let s = exception(&mut c);
     let d = s["description"].as_str().unwrap();
     assert!(d.starts_with("data race on shared float tile["), "{d}");
     assert!(d.contains(",0,0) wrote at line 19, invocation ("), "{d}");
@@ -683,8 +679,7 @@ fn sanitizer_race_stops_with_both_invocations_in_the_description() {
         assert_eq!(frame["line"], line, "{name}: {frame}");
     }
     c.ok("continue", json!({"threadId": 1}));
-    assert_eq!(c.event("exited")["body"]["exitCode"], 0);
-    c.disconnect();
+    exits_with_0(c);
 }
 
 /// A race stop, message by message (the issue's transcript): the
@@ -695,14 +690,7 @@ fn sanitizer_race_stops_with_both_invocations_in_the_description() {
 #[test]
 fn sanitizer_race_transcript_snapshot() {
     let program = app("race_compute");
-    let mut c = launched(
-        false,
-        json!({"program": program, "args": ["1"]}),
-        &[(
-            "setExceptionBreakpoints",
-            json!({"filters": ["sanitize_race"]}),
-        )],
-    );
+    let mut c = breaking_on("sanitize_race", json!({"program": program, "args": ["1"]}));
     stopped(&mut c);
     let threads = c.ok("threads", Value::Null);
     let ids: Vec<i64> = threads["threads"]
@@ -784,13 +772,11 @@ fn within_work_group(text: &str, size: u32) -> String {
 /// stack is one label frame naming it.
 #[test]
 fn gl_error_exception_names_the_call() {
-    let mut c = launched(
-        false,
+    let mut c = breaking_on(
+        "gl_error",
         json!({"program": app("features"), "args": ["glerror", "1", "32", "32"]}),
-        &[("setExceptionBreakpoints", json!({"filters": ["gl_error"]}))],
     );
-    let s = stopped(&mut c);
-    assert_eq!(s["reason"], "exception", "{s}");
+    let s = exception(&mut c);
     let d = s["description"].as_str().unwrap();
     assert!(
         d.contains("GL_INVALID_VALUE") && d.contains("glUseProgram"),
@@ -860,13 +846,8 @@ fn nan_inf_stop_is_on_the_writing_statement_of_a_shared_line() {
          }\n",
     )
     .expect("shader");
-    let mut c = launched(
-        false,
-        json!({"program": shader, "frame": 0}),
-        &[("setExceptionBreakpoints", json!({"filters": ["nan_inf"]}))],
-    );
-    let s = stopped(&mut c);
-    assert_eq!(s["reason"], "exception", "{s}");
+    let mut c = breaking_on("nan_inf", json!({"program": shader, "frame": 0}));
+    let s = exception(&mut c);
     let frame = top(&mut c, s["threadId"].as_i64().expect("thread"));
     assert_eq!(frame["line"], 5, "{frame}");
     assert_eq!(eval(&mut c, "a"), "2.0");

@@ -45,14 +45,7 @@ fn values_image(c: &mut Client, expr: &str) -> (Value, Vec<u8>, usize, usize) {
 
 #[test]
 fn a_vulkan_values_image_is_upright_and_says_its_origin() {
-    let shader = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../tests/vk-apps/shaders/vk_triangle.frag")
-        .canonicalize()
-        .expect("shader file");
-    let (mut c, stopped) = vk_triangle_stopped(
-        &["1", "64"],
-        json!({"source": {"path": shader}, "breakpoints": [{"line": 12}]}),
-    );
+    let (mut c, stopped) = vk_triangle_stopped(&["1", "64"], json!([{"line": 12}]));
     assert_eq!(stopped["reason"], "breakpoint");
     let (v, data, w, h) = values_image(&mut c, "gl_FragCoord.y");
     assert_eq!(v["origin"], "topLeft");
@@ -110,11 +103,16 @@ fn nan_inf_in_a_wgpu_program_stops_at_the_wgsl_return() {
     c.disconnect();
 }
 
-/// A session on `vk_triangle ARGS` with these `setBreakpoints` arguments,
-/// started, waiting for its first stop (its body).
+/// A session on `vk_triangle ARGS` with these `breakpoints` in
+/// `vk_triangle.frag`, started, waiting for its first stop (its body).
 fn vk_triangle_stopped(args: &[&str], breakpoints: Value) -> (Client, Value) {
+    let shader = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../tests/vk-apps/shaders/vk_triangle.frag")
+        .canonicalize()
+        .expect("shader file");
     let launch = json!({"program": app("vk_triangle"), "args": args});
-    let mut c = Client::launched(launch, &[("setBreakpoints", breakpoints)]);
+    let set = json!({"source": {"path": shader}, "breakpoints": breakpoints});
+    let mut c = Client::launched(launch, &[("setBreakpoints", set)]);
     let stopped = c.event("stopped")["body"].clone();
     (c, stopped)
 }
@@ -135,14 +133,10 @@ fn value_in(c: &mut Client, frame: &Value, expr: &str) -> String {
 /// thread moves that thread.
 #[test]
 fn threads_switch_between_the_invocations_of_a_vulkan_stop() {
-    let shader = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../tests/vk-apps/shaders/vk_triangle.frag")
-        .canonicalize()
-        .expect("shader file");
     // p.y > 1.9: the bottom three rows of the 64x64 frame, y down.
     let (mut c, _) = vk_triangle_stopped(
         &["1", "64"],
-        json!({"source": {"path": shader}, "breakpoints": [{"line": 12, "condition": "p.y > 1.9"}]}),
+        json!([{"line": 12, "condition": "p.y > 1.9"}]),
     );
     let threads = c.ok("threads", Value::Null)["threads"].clone();
     let threads = threads.as_array().expect("threads").clone();

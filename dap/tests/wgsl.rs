@@ -105,58 +105,44 @@ fn f5_on_a_wgsl_file_stops_steps_and_shows_wgsl_types() {
     );
     assert_eq!(fields["variables"][0]["name"], "radius");
     assert_eq!(fields["variables"][0]["type"], "f32");
-    let g: f32 = l["glow"]["value"]
-        .as_str()
-        .expect("text")
-        .parse()
-        .expect("a number");
-    assert!((g - glow).abs() < 1e-5, "{g} vs {glow}");
-    let dv: f32 = l["d"]["value"]
-        .as_str()
-        .expect("text")
-        .parse()
-        .expect("a number");
-    assert!((dv - d).abs() < 1e-5, "{dv} vs {d}");
-    let e = c.ok(
-        "evaluate",
-        json!({"expression": "r.radius", "context": "hover"}),
-    );
-    assert_eq!(e["result"], format!("{:?}", 3.0f32 * 0.2));
-    assert_eq!(e["type"], "f32");
-    // WGSL syntax and rules: constructors with template lists, `select`,
-    // suffixed literals, abstract numbers concretized.
-    let e = c.ok(
-        "evaluate",
-        json!({"expression": "vec2<f32>(r.width, f32(i) * 0.5)", "context": "watch"}),
-    );
-    assert_eq!(e["result"], "vec2<f32>(0.1, 1.0)");
-    assert_eq!(e["type"], "vec2<f32>");
-    let e = c.ok(
-        "evaluate",
-        json!({"expression": "select(0u, count + 1u, i == 2)", "context": "repl"}),
-    );
-    assert_eq!(e["result"], "3u");
-    // Derivatives go to the GPU, which evaluates at the first reach of a
-    // line only: this stop is the third.
-    let msg = c.fails(
-        "evaluate",
-        json!({"expression": "dpdx(d)", "context": "watch"}),
-    );
-    assert!(msg.contains("first reaches line"), "{msg}");
-    // So do calls of the shader's functions.
-    let msg = c.fails(
-        "evaluate",
-        json!({"expression": "ring(d, r)", "context": "hover"}),
-    );
-    assert!(
-        msg.contains("ring()") && msg.contains("first reaches line"),
-        "{msg}"
-    );
-    let msg = c.fails(
-        "evaluate",
-        json!({"expression": "weights[i + 5]", "context": "watch"}),
-    );
-    assert!(msg.contains("index"), "{msg}");
+    for (name, want) in [("glow", glow), ("d", d)] {
+        let got: f32 = l[name]["value"]
+            .as_str()
+            .expect("text")
+            .parse()
+            .expect("a number");
+        assert!((got - want).abs() < 1e-5, "{name}: {got} vs {want}");
+    }
+    // (expression, context, result, type)
+    let radius = format!("{:?}", 3.0f32 * 0.2);
+    for (expr, context, result, ty) in [
+        ("r.radius", "hover", radius.as_str(), "f32"),
+        // WGSL syntax and rules: constructors with template lists, `select`,
+        // suffixed literals, abstract numbers concretized.
+        (
+            "vec2<f32>(r.width, f32(i) * 0.5)",
+            "watch",
+            "vec2<f32>(0.1, 1.0)",
+            "vec2<f32>",
+        ),
+        ("select(0u, count + 1u, i == 2)", "repl", "3u", "u32"),
+    ] {
+        let e = c.ok("evaluate", json!({"expression": expr, "context": context}));
+        assert_eq!(e["result"], result, "{expr}");
+        assert_eq!(e["type"], ty, "{expr}");
+    }
+    // (expression, context, what the error says)
+    for (expr, context, said) in [
+        // Derivatives go to the GPU, which evaluates at the first reach of a
+        // line only: this stop is the third.
+        ("dpdx(d)", "watch", &["first reaches line"][..]),
+        // So do calls of the shader's functions.
+        ("ring(d, r)", "hover", &["ring()", "first reaches line"]),
+        ("weights[i + 5]", "watch", &["index"]),
+    ] {
+        let msg = c.fails("evaluate", json!({"expression": expr, "context": context}));
+        assert!(said.iter().all(|s| msg.contains(s)), "{expr}: {msg}");
+    }
 
     // The values image: a WGSL expression over every fragment of the draw
     // (before the line first runs), its type spelled the WGSL way.

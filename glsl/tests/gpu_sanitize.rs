@@ -1465,13 +1465,29 @@ fn draw_fragments(frag: &str, checks: Option<Checks>) -> Outcome {
 /// [`draw_fragments`] over `size` x `size` pixels, `words` words at
 /// binding 1.
 fn draw_fragments_over(frag: &str, checks: Option<Checks>, size: u32, words: usize) -> Outcome {
+    draw_sanitized(Stage::Fragment, frag, FULLSCREEN_VS, checks, size, words)
+}
+
+/// Draws a full-screen triangle over `size` x `size` pixels with `shader`
+/// of `stage` (the vertex or fragment stage) sanitized with `checks`
+/// (none: plain), linked with `partner` of the other stage as it is,
+/// `words` words at binding 1.
+fn draw_sanitized(
+    stage: Stage,
+    shader: &str,
+    partner: &str,
+    checks: Option<Checks>,
+    size: u32,
+    words: usize,
+) -> Outcome {
     let gl = Headless::new(CORE, size, size).expect("context");
-    let out = instrumented(frag, Stage::Fragment, checks, Target::CORE);
+    let out = instrumented(shader, stage, checks, Target::CORE);
+    let (vertex, fragment) = match stage {
+        Stage::Vertex => (out.glsl.as_str(), partner),
+        _ => (partner, out.glsl.as_str()),
+    };
     let program = gl
-        .compile_program(&[
-            (GlStage::Vertex, FULLSCREEN_VS),
-            (GlStage::Fragment, &out.glsl),
-        ])
+        .compile_program(&[(GlStage::Vertex, vertex), (GlStage::Fragment, fragment)])
         .unwrap_or_else(|e| panic!("{e}\n{}", out.glsl));
     run_checked(&gl, &out, words, || {
         gl.draw_fullscreen(&program).expect("draw")
@@ -1596,14 +1612,7 @@ void main() {{
         )
     };
     let fs = "#version 430\nout vec4 color;\nvoid main() { color = vec4(1.0); }\n";
-    let draw = |vert: &str, checks: Option<Checks>| {
-        let gl = Headless::new(CORE, 4, 4).expect("context");
-        let out = instrumented(vert, Stage::Vertex, checks, Target::CORE);
-        let program = gl
-            .compile_program(&[(GlStage::Vertex, &out.glsl), (GlStage::Fragment, fs)])
-            .unwrap_or_else(|e| panic!("{e}\n{}", out.glsl));
-        run_checked(&gl, &out, 4, || gl.draw_fullscreen(&program).expect("draw"))
-    };
+    let draw = |vert: &str, checks| draw_sanitized(Stage::Vertex, vert, fs, checks, 4, 4);
     let atomic = vs("atomicAdd(hits[0], 1u);");
     let dst = clean(|c| draw(&atomic, c), Checks::ALL);
     assert!(dst[0] >= 3, "{dst:?}");

@@ -8,7 +8,7 @@
 use shaderdbg_core::decode::decode_sanitizer;
 use shaderdbg_core::layout;
 use shaderdbg_gl_headless::{ContextKind, Headless};
-use shaderdbg_glsl::instrument::{instrument, Checks, Mode, Request, Target};
+use shaderdbg_glsl::instrument::{instrument, Checks, Instrumented, Mode, Request, Target};
 use shaderdbg_glsl::parse::parse;
 use shaderdbg_glsl::Stage;
 
@@ -38,14 +38,21 @@ const FRAGMENTS: &[(&str, &str)] = &[
     ),
 ];
 
-fn sanitized(src: &str, stage: Stage) -> (String, usize) {
+/// `src` (of `stage`) sanitized with every check for `target`: the
+/// instrumented shader, or the error's text.
+fn sanitize(src: &str, stage: Stage, target: Target) -> Result<Instrumented, String> {
     let parsed = parse(&[src], stage, None).expect("parses");
     let req = Request {
         mode: Mode::Sanitize(Checks::ALL),
-        target: Target::CORE,
+        target,
         binding: BINDING,
     };
-    let out = instrument(&parsed, &req).unwrap_or_else(|e| panic!("{e}\n{src}"));
+    instrument(&parsed, &req).map_err(|e| e.to_string())
+}
+
+/// `src` sanitized for a core context: its text and how many probes.
+fn sanitized(src: &str, stage: Stage) -> (String, usize) {
+    let out = sanitize(src, stage, Target::CORE).unwrap_or_else(|e| panic!("{e}\n{src}"));
     (out.glsl, out.probes.probes.len())
 }
 
@@ -96,19 +103,9 @@ fn a_legacy_vertex_shader_runs_sanitized_in_a_core_context_unchanged() {
 #[test]
 fn compatibility_only_builtins_are_refused_for_a_core_context() {
     let vert = "#version 110\nvoid main() {\n    gl_Position = gl_ModelViewProjectionMatrix * gl_Vertex;\n}\n";
-    let parsed = parse(&[vert], Stage::Vertex, None).expect("parses");
-    let req = Request {
-        mode: Mode::Sanitize(Checks::ALL),
-        target: Target::CORE,
-        binding: BINDING,
-    };
-    let e = instrument(&parsed, &req).expect_err("compatibility built-ins");
-    assert!(e.to_string().contains("compatibility"), "{e}");
-    let compat = Request {
-        target: Target::COMPAT,
-        ..req
-    };
-    assert!(instrument(&parsed, &compat).is_ok());
+    let e = sanitize(vert, Stage::Vertex, Target::CORE).expect_err("compatibility built-ins");
+    assert!(e.contains("compatibility"), "{e}");
+    assert!(sanitize(vert, Stage::Vertex, Target::COMPAT).is_ok());
 }
 
 /// piglit's `fs-do-while-scope` (GLSL 1.20): `int i = (j++, 0);` was
@@ -153,12 +150,6 @@ void main() {
 
     let uniform =
         "#version 110\nuniform float mat3x2;\nvoid main() { gl_FragColor = vec4(mat3x2); }\n";
-    let parsed = parse(&[uniform], Stage::Fragment, None).expect("parses");
-    let req = Request {
-        mode: Mode::Sanitize(Checks::ALL),
-        target: Target::COMPAT,
-        binding: BINDING,
-    };
-    let e = instrument(&parsed, &req).expect_err("a uniform named mat3x2");
-    assert!(e.to_string().contains("`mat3x2` is a keyword"), "{e}");
+    let e = sanitize(uniform, Stage::Fragment, Target::COMPAT).expect_err("a uniform named mat3x2");
+    assert!(e.contains("`mat3x2` is a keyword"), "{e}");
 }

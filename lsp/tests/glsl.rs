@@ -41,8 +41,7 @@ fn open_scene(name: &str) -> (Session, TempDir) {
     let path = dir.join("scene.frag");
     std::fs::write(&path, SCENE).unwrap();
     let uri = uri_of(&path);
-    let (c, d) = Client::start_open(&uri, "glsl", SCENE);
-    assert_eq!(show_diagnostics(&d), "");
+    let c = Client::start_clean(&uri, "glsl", SCENE);
     (
         Session {
             c,

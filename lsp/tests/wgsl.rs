@@ -39,8 +39,7 @@ fn hover_text(c: &mut Client, uri: &str, text: &str, needle: &str, nth: usize) -
 #[test]
 fn wgsl_requests() {
     let uri = "file:///tmp/shaderdbg-lsp-test/light.wgsl";
-    let (mut c, d) = Client::start_open(uri, "wgsl", SRC);
-    assert_eq!(show_diagnostics(&d), "");
+    let mut c = Client::start_clean(uri, "wgsl", SRC);
 
     let mut hovers = Vec::new();
     for (needle, nth) in [
@@ -175,8 +174,7 @@ fn wgsl_bad_positions_and_garbage() {
 fn wgsl_host_shaders_know_the_host_block() {
     let uri = "file:///tmp/shaderdbg-lsp-test/effect.wgsl";
     let src = "@fragment\nfn fs(@builtin(position) pos: vec4<f32>) -> @location(0) vec4<f32> {\n    let uv = pos.xy / host.resolution;\n    return vec4(uv, host.time + host.time_delta + f32(host.frame), host.mouse.x);\n}\n";
-    let (mut c, d) = Client::start_open(uri, "wgsl", src);
-    assert_eq!(show_diagnostics(&d), "");
+    let mut c = Client::start_clean(uri, "wgsl", src);
 
     let wrong = src.replace(
         "let uv = pos.xy",
@@ -247,8 +245,7 @@ fn labels(v: &Value) -> Vec<String> {
 #[test]
 fn wgsl_navigation_completion_and_inline_values() {
     let uri = "file:///tmp/shaderdbg-lsp-test/nav.wgsl";
-    let (mut c, d) = Client::start_open(uri, "wgsl", SRC);
-    assert_eq!(show_diagnostics(&d), "");
+    let mut c = Client::start_clean(uri, "wgsl", SRC);
 
     // `acc`: declared, written with `+=`, read in the return.
     let (l, ch) = pos_of(SRC, "acc", 1, 0);
@@ -411,8 +408,7 @@ fn main(@location(0) uv: vec2<f32>) -> @location(0) vec4<f32> {
     return vec4<f32>(a * b * e + f + c.rgb * d, f32(g));
 }
 "#;
-    let (mut c, d) = Client::start_open(uri, "wgsl", src);
-    assert_eq!(show_diagnostics(&d), "");
+    let mut c = Client::start_clean(uri, "wgsl", src);
 
     // One line per request: the active overload with the active parameter
     // in [brackets], then `active/overloads`.
@@ -558,8 +554,7 @@ fn references(
 #[test]
 fn wgsl_members_by_type_and_references() {
     let uri = "file:///tmp/shaderdbg-lsp-test/members.wgsl";
-    let (mut c, d) = Client::start_open(uri, "wgsl", MEMBERS);
-    assert_eq!(show_diagnostics(&d), "");
+    let mut c = Client::start_clean(uri, "wgsl", MEMBERS);
 
     let src = MEMBERS;
     let mut shown = Vec::new();
@@ -742,8 +737,7 @@ fn main(@location(0) uv: vec2<f32>) -> @location(0) vec4<f32> {
     return vec4<f32>(s, f32(p.n), 0.0, 1.0);
 }
 "#;
-    let (mut c, d) = Client::start_open(uri, "wgsl", src);
-    assert_eq!(show_diagnostics(&d), "");
+    let mut c = Client::start_clean(uri, "wgsl", src);
     let shown = inline_values(&mut c, uri, src, "    return vec4<f32>(s, f32(p.n)");
     expect![[r#"
         uv 7:22-7:24

@@ -42,6 +42,18 @@ pub fn events_of(out: &Output) -> Vec<Value> {
     json_events(&String::from_utf8_lossy(&out.stdout))
 }
 
+/// The JSON events of a `shaderdbg run --json` (the answer of [`shaderdbg`]
+/// or [`run_program`]) that must have succeeded, and its standard output.
+#[track_caller]
+pub fn events_ok((out, text): (Output, String)) -> (Vec<Value>, String) {
+    assert!(
+        out.status.success(),
+        "{text}\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    (json_events(&text), text)
+}
+
 /// `shaderdbg run ARGS -- APP APP_ARGS`, `APP` a test app by name: its
 /// output.
 pub fn run_test_app(args: &[&str], app: &str, app_args: &[&str]) -> Output {

@@ -124,34 +124,25 @@ fn stage_of(name: &str) -> Option<Stage> {
     })
 }
 
+/// What follows `#directive` on each line of `src` that is one, in order.
+fn directives<'a>(src: &'a str, directive: &'a str) -> impl Iterator<Item = &'a str> + 'a {
+    src.lines().filter_map(move |line| {
+        let rest = line.trim_start().strip_prefix('#')?;
+        rest.trim_start().strip_prefix(directive)
+    })
+}
+
 /// The `#version` line's number and whether it says `es` (None: no line).
 fn version_of(src: &str) -> Option<(u32, bool)> {
-    for line in src.lines() {
-        let t = line.trim_start();
-        let Some(rest) = t.strip_prefix('#') else {
-            continue;
-        };
-        let Some(rest) = rest.trim_start().strip_prefix("version") else {
-            continue;
-        };
-        let mut words = rest.split_whitespace();
-        let n = words.next()?.parse().ok()?;
-        let es = words.next().is_some_and(|w| w == "es");
-        return Some((n, es));
-    }
-    None
+    let mut words = directives(src, "version").next()?.split_whitespace();
+    let n = words.next()?.parse().ok()?;
+    let es = words.next().is_some_and(|w| w == "es");
+    Some((n, es))
 }
 
 fn extensions_of(src: &str) -> Vec<String> {
     let mut out = Vec::new();
-    for line in src.lines() {
-        let t = line.trim_start();
-        let Some(rest) = t.strip_prefix('#') else {
-            continue;
-        };
-        let Some(rest) = rest.trim_start().strip_prefix("extension") else {
-            continue;
-        };
+    for rest in directives(src, "extension") {
         let name = rest.split(':').next().unwrap_or("").trim();
         if !name.is_empty() && !out.iter().any(|n| n == name) {
             out.push(name.to_string());

@@ -224,6 +224,14 @@ impl Client {
         (c, d)
     }
 
+    /// [`Client::start_open`] of a `text` that must have no diagnostics.
+    #[track_caller]
+    pub fn start_clean(uri: &str, language: &str, text: &str) -> Client {
+        let (c, d) = Client::start_open(uri, language, text);
+        assert_eq!(show_diagnostics(&d), "", "{uri}");
+        c
+    }
+
     pub fn open(&mut self, uri: &str, language: &str, version: i64, text: &str) {
         self.notify(
             "textDocument/didOpen",

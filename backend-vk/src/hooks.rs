@@ -248,9 +248,10 @@ unsafe extern "system" fn create_device(
             busy: Default::default(),
             frames: Default::default(),
             presents: Default::default(),
-            storage: crate::snapshots::Storage::new(crate::snapshots::Next::load(|name| {
-                gdpa(device, name.as_ptr())
-            })),
+            storage: crate::snapshots::Storage::new(
+                crate::snapshots::Next::load(|name| gdpa(device, name.as_ptr())),
+                crate::images::Next::load(|name| gdpa(device, name.as_ptr())),
+            ),
             pipelines: crate::pipelines::Pipelines::new(
                 crate::pipelines::Next::load(|name| gdpa(device, name.as_ptr())),
                 memory_properties(gipa, instance, physical_device),

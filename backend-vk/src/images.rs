@@ -13,81 +13,46 @@
 //! the images hold what one execution leaves.
 
 use std::collections::HashMap;
-use std::ffi::CStr;
 use std::sync::{Mutex, RwLock};
 
 use ash::vk;
 
-use crate::dispatch::{self, array, device, typed, with_next, DeviceData, HandleMap, Void};
+use crate::dispatch::{self, array, device, with_next, DeviceData, HandleMap, Void};
 use crate::error::Error;
 use crate::replay::Cmd;
 use crate::snapshots::{pipeline_barrier, run_once};
 
-/// The next layer's commands this module uses, of one device.
-#[derive(Default)]
-pub struct Next {
-    create_image: Option<vk::PFN_vkCreateImage>,
-    destroy_image: Option<vk::PFN_vkDestroyImage>,
-    create_image_view: Option<vk::PFN_vkCreateImageView>,
-    destroy_image_view: Option<vk::PFN_vkDestroyImageView>,
-    create_framebuffer: Option<vk::PFN_vkCreateFramebuffer>,
-    destroy_framebuffer: Option<vk::PFN_vkDestroyFramebuffer>,
-    get_image_memory_requirements: Option<vk::PFN_vkGetImageMemoryRequirements>,
-    bind_image_memory: Option<vk::PFN_vkBindImageMemory>,
-    pub(crate) allocate_memory: Option<vk::PFN_vkAllocateMemory>,
-    pub(crate) free_memory: Option<vk::PFN_vkFreeMemory>,
-    cmd_copy_image: Option<vk::PFN_vkCmdCopyImage>,
-    pub(crate) cmd_pipeline_barrier: Option<vk::PFN_vkCmdPipelineBarrier>,
-    // Screenshots (`screenshot.rs`): an image copied into a buffer read
-    // on the host.
-    pub(crate) cmd_copy_image_to_buffer: Option<vk::PFN_vkCmdCopyImageToBuffer>,
-    pub(crate) create_buffer: Option<vk::PFN_vkCreateBuffer>,
-    pub(crate) destroy_buffer: Option<vk::PFN_vkDestroyBuffer>,
-    pub(crate) get_buffer_memory_requirements: Option<vk::PFN_vkGetBufferMemoryRequirements>,
-    pub(crate) bind_buffer_memory: Option<vk::PFN_vkBindBufferMemory>,
-    pub(crate) map_memory: Option<vk::PFN_vkMapMemory>,
-    pub(crate) unmap_memory: Option<vk::PFN_vkUnmapMemory>,
-    // Swapchain images are tracked too (screenshots of what is presented).
-    get_swapchain_images: Option<vk::PFN_vkGetSwapchainImagesKHR>,
-    destroy_swapchain: Option<vk::PFN_vkDestroySwapchainKHR>,
-    // Queues' families (a screenshot at a present records on the present
-    // queue's family).
-    get_device_queue: Option<vk::PFN_vkGetDeviceQueue>,
-    get_device_queue2: Option<vk::PFN_vkGetDeviceQueue2>,
-}
-
-impl Next {
-    /// # Safety
-    /// `get` answers as the next layer's `vkGetDeviceProcAddr` for one device.
-    pub unsafe fn load(get: impl Fn(&CStr) -> vk::PFN_vkVoidFunction) -> Self {
-        // SAFETY: each looked up by the name of the type it is given.
-        unsafe {
-            Next {
-                create_image: typed(get(c"vkCreateImage")),
-                destroy_image: typed(get(c"vkDestroyImage")),
-                create_image_view: typed(get(c"vkCreateImageView")),
-                destroy_image_view: typed(get(c"vkDestroyImageView")),
-                create_framebuffer: typed(get(c"vkCreateFramebuffer")),
-                destroy_framebuffer: typed(get(c"vkDestroyFramebuffer")),
-                get_image_memory_requirements: typed(get(c"vkGetImageMemoryRequirements")),
-                bind_image_memory: typed(get(c"vkBindImageMemory")),
-                allocate_memory: typed(get(c"vkAllocateMemory")),
-                free_memory: typed(get(c"vkFreeMemory")),
-                cmd_copy_image: typed(get(c"vkCmdCopyImage")),
-                cmd_pipeline_barrier: typed(get(c"vkCmdPipelineBarrier")),
-                cmd_copy_image_to_buffer: typed(get(c"vkCmdCopyImageToBuffer")),
-                create_buffer: typed(get(c"vkCreateBuffer")),
-                destroy_buffer: typed(get(c"vkDestroyBuffer")),
-                get_buffer_memory_requirements: typed(get(c"vkGetBufferMemoryRequirements")),
-                bind_buffer_memory: typed(get(c"vkBindBufferMemory")),
-                map_memory: typed(get(c"vkMapMemory")),
-                unmap_memory: typed(get(c"vkUnmapMemory")),
-                get_swapchain_images: typed(get(c"vkGetSwapchainImagesKHR")),
-                destroy_swapchain: typed(get(c"vkDestroySwapchainKHR")),
-                get_device_queue: typed(get(c"vkGetDeviceQueue")),
-                get_device_queue2: typed(get(c"vkGetDeviceQueue2")),
-            }
-        }
+dispatch::device_commands! {
+    /// The next layer's commands this module uses, of one device.
+    pub struct Next {
+        create_image: PFN_vkCreateImage,
+        destroy_image: PFN_vkDestroyImage,
+        create_image_view: PFN_vkCreateImageView,
+        destroy_image_view: PFN_vkDestroyImageView,
+        create_framebuffer: PFN_vkCreateFramebuffer,
+        destroy_framebuffer: PFN_vkDestroyFramebuffer,
+        get_image_memory_requirements: PFN_vkGetImageMemoryRequirements,
+        bind_image_memory: PFN_vkBindImageMemory,
+        pub(crate) allocate_memory: PFN_vkAllocateMemory,
+        pub(crate) free_memory: PFN_vkFreeMemory,
+        cmd_copy_image: PFN_vkCmdCopyImage,
+        pub(crate) cmd_pipeline_barrier: PFN_vkCmdPipelineBarrier,
+        // Screenshots (`screenshot.rs`): an image copied into a buffer read
+        // on the host.
+        pub(crate) cmd_copy_image_to_buffer: PFN_vkCmdCopyImageToBuffer,
+        pub(crate) create_buffer: PFN_vkCreateBuffer,
+        pub(crate) destroy_buffer: PFN_vkDestroyBuffer,
+        pub(crate) get_buffer_memory_requirements: PFN_vkGetBufferMemoryRequirements,
+        pub(crate) bind_buffer_memory: PFN_vkBindBufferMemory,
+        pub(crate) map_memory: PFN_vkMapMemory,
+        pub(crate) unmap_memory: PFN_vkUnmapMemory,
+        // Swapchain images are tracked too (screenshots of what is presented).
+        get_swapchain_images: PFN_vkGetSwapchainImagesKHR,
+        destroy_swapchain: PFN_vkDestroySwapchainKHR,
+        // Queues' families (a screenshot at a present records on the present
+        // queue's family).
+        get_device_queue: PFN_vkGetDeviceQueue,
+        get_device_queue2: PFN_vkGetDeviceQueue2,
     }
 }
 
@@ -362,22 +327,14 @@ dispatch::destroy_and_forget!(
     storage.images.images
 );
 
-unsafe extern "system" fn create_image_view(
-    dev: vk::Device,
-    info: *const vk::ImageViewCreateInfo<'_>,
-    allocator: *const vk::AllocationCallbacks<'_>,
-    out: *mut vk::ImageView,
-) -> vk::Result {
-    let keep = |d: &DeviceData, info: &vk::ImageViewCreateInfo, view| {
-        dispatch::remember(
-            &d.storage.images.views,
-            vk::Handle::as_raw(view),
-            (info.image, info.subresource_range),
-        );
-    };
-    // SAFETY: the application's arguments.
-    unsafe { create(dev, info, allocator, out, |n| n.create_image_view, keep) }
-}
+dispatch::create_and_remember!(
+    create_image_view,
+    ImageViewCreateInfo,
+    ImageView,
+    storage.images.next.create_image_view,
+    storage.images.views,
+    |info| (info.image, info.subresource_range)
+);
 
 dispatch::destroy_and_forget!(
     destroy_image_view,
@@ -386,29 +343,22 @@ dispatch::destroy_and_forget!(
     storage.images.views
 );
 
-unsafe extern "system" fn create_framebuffer(
-    dev: vk::Device,
-    info: *const vk::FramebufferCreateInfo<'_>,
-    allocator: *const vk::AllocationCallbacks<'_>,
-    out: *mut vk::Framebuffer,
-) -> vk::Result {
-    let keep = |d: &DeviceData, info: &vk::FramebufferCreateInfo, fb| {
+dispatch::create_and_remember!(
+    create_framebuffer,
+    FramebufferCreateInfo,
+    Framebuffer,
+    storage.images.next.create_framebuffer,
+    storage.images.framebuffers,
+    |info| {
         // Imageless framebuffers name no views.
-        let views = if info.flags.contains(vk::FramebufferCreateFlags::IMAGELESS) {
+        if info.flags.contains(vk::FramebufferCreateFlags::IMAGELESS) {
             Vec::new()
         } else {
             // SAFETY: a valid create info names its attachments.
             unsafe { array(info.p_attachments, info.attachment_count) }.to_vec()
-        };
-        dispatch::remember(
-            &d.storage.images.framebuffers,
-            vk::Handle::as_raw(fb),
-            views,
-        );
-    };
-    // SAFETY: the application's arguments.
-    unsafe { create(dev, info, allocator, out, |n| n.create_framebuffer, keep) }
-}
+        }
+    }
+);
 
 dispatch::destroy_and_forget!(
     destroy_framebuffer,

@@ -8,50 +8,26 @@
 //! After the last re-execution the buffers hold what one execution gives.
 
 use std::collections::HashMap;
-use std::ffi::CStr;
 use std::sync::{Mutex, RwLock};
 
 use ash::vk;
 
-use crate::dispatch::{self, array, device, typed, with_next, DeviceData, HandleMap, Void};
+use crate::dispatch::{self, array, device, with_next, DeviceData, HandleMap, Void};
 use crate::error::Error;
 use crate::replay::Cmd;
 
-/// The next layer's commands this module uses, of one device.
-#[derive(Default)]
-pub struct Next {
-    create_buffer: Option<vk::PFN_vkCreateBuffer>,
-    destroy_buffer: Option<vk::PFN_vkDestroyBuffer>,
-    update_descriptor_sets: Option<vk::PFN_vkUpdateDescriptorSets>,
-    get_buffer_memory_requirements: Option<vk::PFN_vkGetBufferMemoryRequirements>,
-    allocate_memory: Option<vk::PFN_vkAllocateMemory>,
-    free_memory: Option<vk::PFN_vkFreeMemory>,
-    bind_buffer_memory: Option<vk::PFN_vkBindBufferMemory>,
-    cmd_copy_buffer: Option<vk::PFN_vkCmdCopyBuffer>,
-    cmd_pipeline_barrier: Option<vk::PFN_vkCmdPipelineBarrier>,
-    /// Those of the image snapshots.
-    images: crate::images::Next,
-}
-
-impl Next {
-    /// # Safety
-    /// `get` answers as the next layer's `vkGetDeviceProcAddr` for one device.
-    pub unsafe fn load(get: impl Fn(&CStr) -> vk::PFN_vkVoidFunction) -> Self {
-        // SAFETY: each looked up by the name of the type it is given.
-        unsafe {
-            Next {
-                create_buffer: typed(get(c"vkCreateBuffer")),
-                destroy_buffer: typed(get(c"vkDestroyBuffer")),
-                update_descriptor_sets: typed(get(c"vkUpdateDescriptorSets")),
-                get_buffer_memory_requirements: typed(get(c"vkGetBufferMemoryRequirements")),
-                allocate_memory: typed(get(c"vkAllocateMemory")),
-                free_memory: typed(get(c"vkFreeMemory")),
-                bind_buffer_memory: typed(get(c"vkBindBufferMemory")),
-                cmd_copy_buffer: typed(get(c"vkCmdCopyBuffer")),
-                cmd_pipeline_barrier: typed(get(c"vkCmdPipelineBarrier")),
-                images: crate::images::Next::load(&get),
-            }
-        }
+dispatch::device_commands! {
+    /// The next layer's commands this module uses, of one device.
+    pub struct Next {
+        create_buffer: PFN_vkCreateBuffer,
+        destroy_buffer: PFN_vkDestroyBuffer,
+        update_descriptor_sets: PFN_vkUpdateDescriptorSets,
+        get_buffer_memory_requirements: PFN_vkGetBufferMemoryRequirements,
+        allocate_memory: PFN_vkAllocateMemory,
+        free_memory: PFN_vkFreeMemory,
+        bind_buffer_memory: PFN_vkBindBufferMemory,
+        cmd_copy_buffer: PFN_vkCmdCopyBuffer,
+        cmd_pipeline_barrier: PFN_vkCmdPipelineBarrier,
     }
 }
 
@@ -161,9 +137,10 @@ unsafe extern "system" fn update_descriptor_sets(
 }
 
 impl Storage {
-    pub fn new(mut next: Next) -> Self {
+    /// With this module's commands and the image snapshots'.
+    pub fn new(next: Next, images: crate::images::Next) -> Self {
         Storage {
-            images: crate::images::Images::new(std::mem::take(&mut next.images)),
+            images: crate::images::Images::new(images),
             next,
             ..Default::default()
         }

@@ -76,12 +76,7 @@ pub unsafe fn now(
     }
     let target = walk.target()?;
     let stages = walk.plan().stages;
-    let family = cbs
-        .first()
-        .and_then(|cb| data.replay.family_of(*cb))
-        .ok_or(Error::Unseen(
-            "a command buffer this layer did not see allocated",
-        ))?;
+    let family = data.replay.family_of_first(cbs)?;
     // SAFETY: per this function's contract.
     unsafe { read(data, queue, family, &target, stages) }
         .map_err(|why| why.within("the colour attachment the submission drew in"))

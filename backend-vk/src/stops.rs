@@ -1003,12 +1003,7 @@ unsafe fn rerun<R>(
     if let Some(why) = not_reexecutable(data, cbs) {
         return Err(Error::NotReexecutable(Box::new(why)));
     }
-    let family = cbs
-        .first()
-        .and_then(|cb| data.replay.family_of(*cb))
-        .ok_or(Error::Unseen(
-            "a command buffer this layer did not see allocated",
-        ))?;
+    let family = data.replay.family_of_first(cbs)?;
     // The storage and images as they were before the submission ran.
     // SAFETY: the earlier submissions were waited for.
     unsafe {

@@ -54,9 +54,7 @@ impl DeviceReplay {
         cb: vk::CommandBuffer,
         substitute: &mut dyn FnMut(vk::CommandBuffer, &Cmd) -> Result<bool, Error>,
     ) -> Result<Shadow, Error> {
-        let family = self.family_of(cb).ok_or(Error::Unseen(
-            "a command buffer this layer did not see allocated",
-        ))?;
+        let family = self.family_of_first(std::slice::from_ref(&cb))?;
         let mut pools = self.shadows.pools.lock().unwrap_or_else(|e| e.into_inner());
         let mut secondaries = Vec::new();
         // SAFETY: per this function's contract.
@@ -282,6 +280,14 @@ impl DeviceReplay {
         let pool = rec.lock().unwrap_or_else(|e| e.into_inner()).pool;
         let pools = self.pools.read().unwrap_or_else(|e| e.into_inner());
         pools.get(&vk::Handle::as_raw(pool)).copied()
+    }
+
+    /// The queue family a submission of `cbs` runs on: that of the first.
+    pub fn family_of_first(&self, cbs: &[vk::CommandBuffer]) -> Result<u32, Error> {
+        let family = cbs.first().and_then(|cb| self.family_of(*cb));
+        family.ok_or(Error::Unseen(
+            "a command buffer this layer did not see allocated",
+        ))
     }
 
     /// Destroys this layer's command pools (before the device goes).

@@ -777,7 +777,7 @@ impl Gen<'_> {
             };
             let _ = writeln!(
                 hooks,
-                "#[allow(non_snake_case, clippy::too_many_arguments, clippy::all)]\nunsafe extern \"system\" fn {short}({}) {{\n    let Some(device) = device_of({cb}) else {{ return }};\n    let Some(next) = device.replay.next.{short} else {{ return }};\n    // SAFETY: the application's arguments, down the chain.\n    unsafe {{ next({}) }};\n    device.replay.record({cb}, |a| {{\n        let _ = &a;\n{record}\n    }});\n}}\n",
+                "#[allow(non_snake_case, clippy::too_many_arguments, clippy::all)]\nunsafe extern \"system\" fn {short}({}) {{\n    let Some(device) = dispatch::device({cb}) else {{ return }};\n    let Some(next) = device.replay.next.{short} else {{ return }};\n    // SAFETY: the application's arguments, down the chain.\n    unsafe {{ next({}) }};\n    device.replay.record({cb}, |a| {{\n        let _ = &a;\n{record}\n    }});\n}}\n",
                 typed.join(", "),
                 args.join(", ")
             );

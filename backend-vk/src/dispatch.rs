@@ -273,13 +273,21 @@ pub unsafe fn array<'a, T>(p: *const T, n: u32) -> &'a [T] {
     }
 }
 
-/// The device data of a device (null: none).
-pub fn device(device: vk::Device) -> Option<Arc<DeviceData>> {
-    if device == vk::Device::null() {
+/// A device, or a queue or command buffer of one: a dispatchable handle
+/// that shares its device's dispatch key.
+pub trait OfDevice: vk::Handle + Copy {}
+impl OfDevice for vk::Device {}
+impl OfDevice for vk::Queue {}
+impl OfDevice for vk::CommandBuffer {}
+
+/// The device data of a device, queue or command buffer (null: none).
+pub fn device(h: impl OfDevice) -> Option<Arc<DeviceData>> {
+    if h.as_raw() == 0 {
         return None;
     }
-    // SAFETY: a non-null device is a valid dispatchable handle.
-    DEVICES.get(unsafe { key(device) })
+    // SAFETY: a non-null handle of these types is a valid dispatchable
+    // handle.
+    DEVICES.get(unsafe { key(h) })
 }
 
 /// A hook's device data (`d`: [`device`], or a command buffer's) and the

@@ -7,7 +7,7 @@ use std::sync::{Arc, Mutex};
 
 use ash::vk;
 
-use super::{device_of, fix_VkCommandBufferBeginInfo, BeginInfo, Recording};
+use super::{fix_VkCommandBufferBeginInfo, BeginInfo, Recording};
 use crate::dispatch::{self, device, Void};
 
 dispatch::device_commands! {
@@ -177,8 +177,7 @@ unsafe extern "system" fn begin_command_buffer(
     cb: vk::CommandBuffer,
     info: *const vk::CommandBufferBeginInfo<'_>,
 ) -> vk::Result {
-    let Some((d, next)) =
-        dispatch::with_next(device_of(cb), |d| d.replay.life.begin_command_buffer)
+    let Some((d, next)) = dispatch::with_next(device(cb), |d| d.replay.life.begin_command_buffer)
     else {
         return vk::Result::ERROR_INITIALIZATION_FAILED;
     };
@@ -210,7 +209,7 @@ unsafe extern "system" fn begin_command_buffer(
 }
 
 unsafe extern "system" fn end_command_buffer(cb: vk::CommandBuffer) -> vk::Result {
-    let Some((d, next)) = dispatch::with_next(device_of(cb), |d| d.replay.life.end_command_buffer)
+    let Some((d, next)) = dispatch::with_next(device(cb), |d| d.replay.life.end_command_buffer)
     else {
         return vk::Result::ERROR_INITIALIZATION_FAILED;
     };
@@ -227,8 +226,7 @@ unsafe extern "system" fn reset_command_buffer(
     cb: vk::CommandBuffer,
     flags: vk::CommandBufferResetFlags,
 ) -> vk::Result {
-    let Some((d, next)) =
-        dispatch::with_next(device_of(cb), |d| d.replay.life.reset_command_buffer)
+    let Some((d, next)) = dispatch::with_next(device(cb), |d| d.replay.life.reset_command_buffer)
     else {
         return vk::Result::ERROR_INITIALIZATION_FAILED;
     };

@@ -20,7 +20,7 @@ use ash::vk;
 use crate::dispatch::{self, array, device, with_next, DeviceData, HandleMap, Void};
 use crate::error::Error;
 use crate::replay::Cmd;
-use crate::snapshots::{pipeline_barrier, run_once};
+use crate::snapshots::{pipeline_barrier, run_once, Slot, Snapshot};
 
 dispatch::device_commands! {
     /// The next layer's commands this module uses, of one device.
@@ -103,7 +103,7 @@ pub struct Images {
     /// Descriptor sets: storage images by (binding, element): view, layout.
     storage: RwLock<HandleMap<u64, SetImages>>,
     /// The snapshot of the current stop, if one was taken.
-    taken: Mutex<Option<Taken>>,
+    pub(crate) taken: Slot<Taken>,
     /// Swapchains: what their images are like, and their images by index.
     swapchains: Mutex<HandleMap<u64, (Image, Vec<u64>)>>,
     /// Queues: their family.
@@ -1030,7 +1030,7 @@ impl Images {
         plan: Plan,
     ) -> Result<(), Error> {
         // SAFETY: nothing uses the last snapshot any more.
-        unsafe { self.drop_taken(data) };
+        unsafe { self.taken.free(data) };
         if plan.kept.is_empty() {
             return Ok(());
         }
@@ -1039,10 +1039,10 @@ impl Images {
         // SAFETY: per this function's contract.
         if let Err(why) = unsafe { copy(data, queue, family, &taken, false) } {
             // SAFETY: the copy was waited for (or never submitted).
-            unsafe { self.free(data, taken) };
+            unsafe { taken.free(data) };
             return Err(why);
         }
-        *self.taken.lock().unwrap_or_else(|e| e.into_inner()) = Some(taken);
+        self.taken.put(taken);
         Ok(())
     }
 
@@ -1076,7 +1076,7 @@ impl Images {
             };
             let Some(info) = info else {
                 // SAFETY: none of them was used.
-                unsafe { self.free(data, taken) };
+                unsafe { taken.free(data) };
                 return Err(Error::Unseen("an image this layer did not see created"));
             };
             let r = k.range;
@@ -1099,7 +1099,7 @@ impl Images {
             let res = unsafe { create(data.handle, &create_info, std::ptr::null(), &mut image) };
             if res != vk::Result::SUCCESS {
                 // SAFETY: none of them was used.
-                unsafe { self.free(data, taken) };
+                unsafe { taken.free(data) };
                 return Err(Error::Vk {
                     what: "the snapshot image",
                     result: res,
@@ -1120,7 +1120,7 @@ impl Images {
             .or_else(|| p.memory_type(types, vk::MemoryPropertyFlags::empty()));
         let Some(index) = index else {
             // SAFETY: none of them was used.
-            unsafe { self.free(data, taken) };
+            unsafe { taken.free(data) };
             return Err(Error::NoMemory("no memory type holds every snapshot image"));
         };
         let alloc_info = vk::MemoryAllocateInfo::default()
@@ -1137,7 +1137,7 @@ impl Images {
         };
         if res != vk::Result::SUCCESS {
             // SAFETY: none of them was used.
-            unsafe { self.free(data, taken) };
+            unsafe { taken.free(data) };
             return Err(Error::Vk {
                 what: "the snapshot images' memory",
                 result: res,
@@ -1149,7 +1149,7 @@ impl Images {
             let res = unsafe { bind(data.handle, *image, taken.memory, at) };
             if res != vk::Result::SUCCESS {
                 // SAFETY: none of them was used.
-                unsafe { self.free(data, taken) };
+                unsafe { taken.free(data) };
                 return Err(Error::Vk {
                     what: "binding a snapshot image's memory",
                     result: res,
@@ -1158,50 +1158,31 @@ impl Images {
         }
         Ok(taken)
     }
+}
 
-    /// Puts the snapshot back into the application's images.
-    ///
-    /// # Safety
-    /// The images are alive and not in use by the device.
-    pub unsafe fn restore(
+impl Snapshot for Taken {
+    unsafe fn copy(
         &self,
         data: &DeviceData,
         queue: vk::Queue,
         family: u32,
+        back: bool,
     ) -> Result<(), Error> {
-        let taken = self.taken.lock().unwrap_or_else(|e| e.into_inner());
-        match &*taken {
-            // SAFETY: per this function's contract.
-            Some(t) => unsafe { copy(data, queue, family, t, true) },
-            None => Ok(()),
-        }
+        // SAFETY: per the trait's contract.
+        unsafe { copy(data, queue, family, self, back) }
     }
 
-    /// Frees the snapshot.
-    ///
-    /// # Safety
-    /// Nothing pending uses it.
-    pub unsafe fn drop_taken(&self, data: &DeviceData) {
-        let taken = self.taken.lock().unwrap_or_else(|e| e.into_inner()).take();
-        if let Some(t) = taken {
-            // SAFETY: per this function's contract.
-            unsafe { self.free(data, t) };
-        }
-    }
-
-    /// # Safety
-    /// Nothing pending uses `t`'s images.
-    unsafe fn free(&self, data: &DeviceData, t: Taken) {
-        // SAFETY: per this function's contract.
+    unsafe fn free(self, data: &DeviceData) {
+        let n = &data.storage.images.next;
+        // SAFETY: per the trait's contract.
         unsafe {
-            for (_, _, image) in t.copies {
-                if let Some(f) = self.next.destroy_image {
+            for (_, _, image) in self.copies {
+                if let Some(f) = n.destroy_image {
                     f(data.handle, image, std::ptr::null());
                 }
             }
-            if let (Some(f), false) = (self.next.free_memory, t.memory == vk::DeviceMemory::null())
-            {
-                f(data.handle, t.memory, std::ptr::null());
+            if let (Some(f), false) = (n.free_memory, self.memory == vk::DeviceMemory::null()) {
+                f(data.handle, self.memory, std::ptr::null());
             }
         }
     }

@@ -51,7 +51,7 @@ pub struct Storage {
     /// Descriptor sets by handle: storage buffer ranges by (binding, element).
     sets: RwLock<HandleMap<u64, SetStorage>>,
     /// The snapshot of the current stop, if one was taken.
-    taken: Mutex<Option<Taken>>,
+    taken: Slot<Taken>,
     /// Images a submission may read first (attachments, storage images).
     pub images: crate::images::Images,
 }
@@ -419,26 +419,25 @@ impl Storage {
                 memory,
             };
             copy(data, queue, family, &taken, false)?;
-            *self.taken.lock().unwrap_or_else(|e| e.into_inner()) = Some(taken);
+            self.taken.put(taken);
         }
         Ok(())
     }
 
-    /// Puts the snapshot back into the application's buffers.
+    /// Puts the snapshot back into the application's buffers and images.
     ///
     /// # Safety
-    /// The buffers are alive and not in use by the device.
+    /// They are alive and not in use by the device.
     pub unsafe fn restore(
         &self,
         data: &DeviceData,
         queue: vk::Queue,
         family: u32,
     ) -> Result<(), Error> {
-        let taken = self.taken.lock().unwrap_or_else(|e| e.into_inner());
-        match &*taken {
-            // SAFETY: per this function's contract.
-            Some(t) => unsafe { copy(data, queue, family, t, true) },
-            None => Ok(()),
+        // SAFETY: per this function's contract.
+        unsafe {
+            self.taken.restore(data, queue, family)?;
+            self.images.taken.restore(data, queue, family)
         }
     }
 
@@ -448,18 +447,104 @@ impl Storage {
     /// Nothing pending uses it.
     pub unsafe fn drop_taken(&self, data: &DeviceData) {
         // SAFETY: per this function's contract.
-        unsafe { self.images.drop_taken(data) };
-        let taken = self.taken.lock().unwrap_or_else(|e| e.into_inner()).take();
+        unsafe {
+            self.images.taken.free(data);
+            self.taken.free(data);
+        }
+    }
+}
+
+impl Snapshot for Taken {
+    unsafe fn copy(
+        &self,
+        data: &DeviceData,
+        queue: vk::Queue,
+        family: u32,
+        back: bool,
+    ) -> Result<(), Error> {
+        // SAFETY: per the trait's contract.
+        unsafe { copy(data, queue, family, self, back) }
+    }
+
+    unsafe fn free(self, data: &DeviceData) {
+        let n = &data.storage.next;
+        // SAFETY: per the trait's contract.
+        unsafe {
+            if let Some(f) = n.destroy_buffer {
+                f(data.handle, self.buffer, std::ptr::null());
+            }
+            if let Some(f) = n.free_memory {
+                f(data.handle, self.memory, std::ptr::null());
+            }
+        }
+    }
+}
+
+/// A snapshot of the application's buffers or images, copied from them
+/// when taken and into them before each re-execution.
+pub(crate) trait Snapshot {
+    /// Copies from the application's buffers or images (`back`: into
+    /// them), submitted alone on `queue` (of `family`) and waited for.
+    ///
+    /// # Safety
+    /// They are alive and not in use by the device.
+    unsafe fn copy(
+        &self,
+        data: &DeviceData,
+        queue: vk::Queue,
+        family: u32,
+        back: bool,
+    ) -> Result<(), Error>;
+
+    /// Frees what the layer made for it.
+    ///
+    /// # Safety
+    /// Nothing pending uses it.
+    unsafe fn free(self, data: &DeviceData);
+}
+
+/// The snapshot of the current stop, if one was taken.
+pub(crate) struct Slot<T>(Mutex<Option<T>>);
+
+impl<T> Default for Slot<T> {
+    fn default() -> Self {
+        Slot(Mutex::new(None))
+    }
+}
+
+impl<T: Snapshot> Slot<T> {
+    /// Keeps `t` as the current snapshot.
+    pub(crate) fn put(&self, t: T) {
+        *self.0.lock().unwrap_or_else(|e| e.into_inner()) = Some(t);
+    }
+
+    /// Puts the snapshot, if any, back.
+    ///
+    /// # Safety
+    /// As [`Snapshot::copy`].
+    pub(crate) unsafe fn restore(
+        &self,
+        data: &DeviceData,
+        queue: vk::Queue,
+        family: u32,
+    ) -> Result<(), Error> {
+        let taken = self.0.lock().unwrap_or_else(|e| e.into_inner());
+        match &*taken {
+            // SAFETY: per this function's contract.
+            Some(t) => unsafe { t.copy(data, queue, family, true) },
+            None => Ok(()),
+        }
+    }
+
+    /// Frees the snapshot, if any.
+    ///
+    /// # Safety
+    /// As [`Snapshot::free`].
+    pub(crate) unsafe fn free(&self, data: &DeviceData) {
+        let taken = self.0.lock().unwrap_or_else(|e| e.into_inner()).take();
         if let Some(t) = taken {
             // SAFETY: per this function's contract.
-            unsafe {
-                if let Some(f) = self.next.destroy_buffer {
-                    f(data.handle, t.buffer, std::ptr::null());
-                }
-                if let Some(f) = self.next.free_memory {
-                    f(data.handle, t.memory, std::ptr::null());
-                }
-            }
+            unsafe { t.free(data) };
         }
     }
 }

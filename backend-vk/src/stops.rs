@@ -1008,7 +1008,6 @@ unsafe fn rerun<R>(
     // SAFETY: the earlier submissions were waited for.
     unsafe {
         data.storage.restore(data, queue, family)?;
-        data.storage.images.restore(data, queue, family)?;
         data.pipelines.set_debug_range(data.handle, range)?;
     }
     // SAFETY: per this function's contract.

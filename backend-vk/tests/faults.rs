@@ -13,10 +13,10 @@ use shaderdbg_protocol::{
     read_message, vulkan, write_message, FromAgent, LineBreakpoint, ToAgent, SOCKET_ENV, VERSION,
 };
 use shaderdbg_session::binding::FileBreakpoint;
-use shaderdbg_session::{Event, Session, StopFilter};
+use shaderdbg_session::{Event, Session};
 
 mod common;
-use common::{alone, launch, Ran};
+use common::{alone, start, Ran};
 
 fn triangle_shader() -> PathBuf {
     common::vk_shader("vk_triangle.frag")
@@ -29,8 +29,12 @@ fn session(
     env: &[(String, String)],
     breakpoints: Vec<FileBreakpoint>,
 ) -> Session {
-    let config = launch(&shaderdbg_test_support::app(program), args, env);
-    Session::start(&config, breakpoints, StopFilter::default()).expect("session starts")
+    start(
+        &shaderdbg_test_support::app(program),
+        args,
+        env,
+        breakpoints,
+    )
 }
 
 /// A directory of this test's own.
@@ -255,6 +259,20 @@ fn validated(program: &str, args: &[&str], extra: &[(&str, &str)]) -> (Seen, Vec
     (seen, alone)
 }
 
+/// `vk_triangle 3 64` [`validated`] with the layer's fault `fault`
+/// injected: nothing stops, and the agent's one error that contains `text`.
+fn said_once_under_fault(fault: &str, text: &str) -> String {
+    let (seen, _) = validated(
+        "vk_triangle",
+        &["3", "64"],
+        &[("SHADERDBG_VK_FAULT", fault)],
+    );
+    assert_eq!(seen.stops, 0);
+    let said = said(&seen, text);
+    assert_eq!(said.len(), 1, "{:#?}", seen.ran.errors);
+    said[0].clone()
+}
+
 /// The agent's errors that contain `text`.
 fn said<'a>(seen: &'a Seen, text: &str) -> Vec<&'a String> {
     seen.ran
@@ -271,11 +289,7 @@ fn said<'a>(seen: &'a Seen, text: &str) -> Vec<&'a String> {
 /// program's own.
 #[test]
 fn without_memory_for_the_debug_buffer_the_program_runs_untouched() {
-    let fault = [("SHADERDBG_VK_FAULT", "debug-memory")];
-    let (seen, _) = validated("vk_triangle", &["3", "64"], &fault);
-    assert_eq!(seen.stops, 0);
-    let said = said(&seen, "ERROR_OUT_OF_DEVICE_MEMORY");
-    assert_eq!(said.len(), 1, "{:#?}", seen.ran.errors);
+    said_once_under_fault("debug-memory", "ERROR_OUT_OF_DEVICE_MEMORY");
 }
 
 /// The device is lost under the first hit test (injected: the wait for it
@@ -285,12 +299,8 @@ fn without_memory_for_the_debug_buffer_the_program_runs_untouched() {
 /// program (whose device lavapipe did not really lose) renders its frames.
 #[test]
 fn a_device_lost_under_the_hit_test_ends_debugging_on_it() {
-    let fault = [("SHADERDBG_VK_FAULT", "device-lost")];
-    let (seen, _) = validated("vk_triangle", &["3", "64"], &fault);
-    assert_eq!(seen.stops, 0);
-    let said = said(&seen, "VK_ERROR_DEVICE_LOST");
-    assert_eq!(said.len(), 1, "{:#?}", seen.ran.errors);
-    assert!(said[0].contains("frame 0"), "{}", said[0]);
+    let said = said_once_under_fault("device-lost", "VK_ERROR_DEVICE_LOST");
+    assert!(said.contains("frame 0"), "{said}");
 }
 
 /// `vk_cache`: its pipeline comes from one call that also asked for it

@@ -1037,7 +1037,7 @@ impl Images {
         // SAFETY: the device is alive.
         let taken = unsafe { self.copies(data, plan)? };
         // SAFETY: per this function's contract.
-        if let Err(why) = unsafe { copy(data, queue, family, &taken, false) } {
+        if let Err(why) = unsafe { taken.copy(data, queue, family, false) } {
             // SAFETY: the copy was waited for (or never submitted).
             unsafe { taken.free(data) };
             return Err(why);
@@ -1161,6 +1161,12 @@ impl Images {
 }
 
 impl Snapshot for Taken {
+    /// Copies the kept subresources into the layer's images (`back`: from
+    /// them into the application's, which are left in the layout the
+    /// submission expects), submitted alone on `queue` and waited for.
+    ///
+    /// # Safety
+    /// The images are alive; nothing pending writes them.
     unsafe fn copy(
         &self,
         data: &DeviceData,
@@ -1168,8 +1174,116 @@ impl Snapshot for Taken {
         family: u32,
         back: bool,
     ) -> Result<(), Error> {
-        // SAFETY: per the trait's contract.
-        unsafe { copy(data, queue, family, self, back) }
+        let n = &data.storage.images.next;
+        let (Some(copy), Some(barrier)) = (n.cmd_copy_image, n.cmd_pipeline_barrier) else {
+            return Err(Error::Lacks("vkCmdCopyImage"));
+        };
+        let ours_range = |r: vk::ImageSubresourceRange| vk::ImageSubresourceRange {
+            base_mip_level: 0,
+            base_array_layer: 0,
+            ..r
+        };
+        // Before: the application's image leaves its layout for the copy (going
+        // back, its contents are all overwritten: from UNDEFINED, which is
+        // right whatever layout the last execution left it in); ours too.
+        let mut before = Vec::new();
+        let mut after = Vec::new();
+        for (k, _, ours) in &self.copies {
+            let app = vk::ImageMemoryBarrier::default()
+                .image(k.image)
+                .subresource_range(k.range)
+                .src_queue_family_index(vk::QUEUE_FAMILY_IGNORED)
+                .dst_queue_family_index(vk::QUEUE_FAMILY_IGNORED);
+            let mine = vk::ImageMemoryBarrier::default()
+                .image(*ours)
+                .subresource_range(ours_range(k.range))
+                .src_queue_family_index(vk::QUEUE_FAMILY_IGNORED)
+                .dst_queue_family_index(vk::QUEUE_FAMILY_IGNORED);
+            if back {
+                // Whatever the last execution wrote, in whatever layout.
+                before.push(
+                    app.src_access_mask(vk::AccessFlags::MEMORY_WRITE)
+                        .dst_access_mask(vk::AccessFlags::TRANSFER_WRITE)
+                        .old_layout(vk::ImageLayout::UNDEFINED)
+                        .new_layout(vk::ImageLayout::TRANSFER_DST_OPTIMAL),
+                );
+                after.push(
+                    app.src_access_mask(vk::AccessFlags::TRANSFER_WRITE)
+                        .dst_access_mask(access(k.layout))
+                        .old_layout(vk::ImageLayout::TRANSFER_DST_OPTIMAL)
+                        .new_layout(k.layout),
+                );
+            } else {
+                before.push(
+                    app.src_access_mask(access(k.layout) & WRITES)
+                        .dst_access_mask(vk::AccessFlags::TRANSFER_READ)
+                        .old_layout(k.layout)
+                        .new_layout(vk::ImageLayout::TRANSFER_SRC_OPTIMAL),
+                );
+                before.push(
+                    mine.dst_access_mask(vk::AccessFlags::TRANSFER_WRITE)
+                        .old_layout(vk::ImageLayout::UNDEFINED)
+                        .new_layout(vk::ImageLayout::TRANSFER_DST_OPTIMAL),
+                );
+                after.push(
+                    app.dst_access_mask(access(k.layout))
+                        .old_layout(vk::ImageLayout::TRANSFER_SRC_OPTIMAL)
+                        .new_layout(k.layout),
+                );
+                // Ours stays ready to be copied from.
+                after.push(
+                    mine.src_access_mask(vk::AccessFlags::TRANSFER_WRITE)
+                        .dst_access_mask(vk::AccessFlags::TRANSFER_READ)
+                        .old_layout(vk::ImageLayout::TRANSFER_DST_OPTIMAL)
+                        .new_layout(vk::ImageLayout::TRANSFER_SRC_OPTIMAL),
+                );
+            }
+        }
+        // SAFETY: per this function's contract.
+        unsafe {
+            run_once(data, queue, family, "copying the images", &mut |cb| {
+                let stages = (self.stages, vk::PipelineStageFlags::TRANSFER);
+                pipeline_barrier(barrier, cb, stages, &[], &before);
+                for (k, info, ours) in &self.copies {
+                    let regions: Vec<vk::ImageCopy> = (0..k.range.level_count)
+                        .map(|l| {
+                            let layers = |mip: u32, base: u32| vk::ImageSubresourceLayers {
+                                aspect_mask: k.range.aspect_mask,
+                                mip_level: mip,
+                                base_array_layer: base,
+                                layer_count: k.range.layer_count,
+                            };
+                            let app = layers(k.range.base_mip_level + l, k.range.base_array_layer);
+                            let mine = layers(l, 0);
+                            let (src, dst) = if back { (mine, app) } else { (app, mine) };
+                            vk::ImageCopy {
+                                src_subresource: src,
+                                src_offset: vk::Offset3D::default(),
+                                dst_subresource: dst,
+                                dst_offset: vk::Offset3D::default(),
+                                extent: mip_extent(info.extent, k.range.base_mip_level + l),
+                            }
+                        })
+                        .collect();
+                    let (src, dst) = if back {
+                        (*ours, k.image)
+                    } else {
+                        (k.image, *ours)
+                    };
+                    copy(
+                        cb,
+                        src,
+                        vk::ImageLayout::TRANSFER_SRC_OPTIMAL,
+                        dst,
+                        vk::ImageLayout::TRANSFER_DST_OPTIMAL,
+                        regions.len() as u32,
+                        regions.as_ptr(),
+                    );
+                }
+                let stages = (vk::PipelineStageFlags::TRANSFER, self.stages);
+                pipeline_barrier(barrier, cb, stages, &[], &after);
+            })
+        }
     }
 
     unsafe fn free(self, data: &DeviceData) {
@@ -1256,131 +1370,6 @@ fn mip_extent(extent: vk::Extent3D, level: u32) -> vk::Extent3D {
         width: m(extent.width),
         height: m(extent.height),
         depth: m(extent.depth),
-    }
-}
-
-/// Copies the kept subresources into the layer's images (`back`: from
-/// them into the application's, which are left in the layout the
-/// submission expects), submitted alone on `queue` and waited for.
-///
-/// # Safety
-/// The images are alive; nothing pending writes them.
-unsafe fn copy(
-    data: &DeviceData,
-    queue: vk::Queue,
-    family: u32,
-    taken: &Taken,
-    back: bool,
-) -> Result<(), Error> {
-    let n = &data.storage.images.next;
-    let (Some(copy), Some(barrier)) = (n.cmd_copy_image, n.cmd_pipeline_barrier) else {
-        return Err(Error::Lacks("vkCmdCopyImage"));
-    };
-    let ours_range = |r: vk::ImageSubresourceRange| vk::ImageSubresourceRange {
-        base_mip_level: 0,
-        base_array_layer: 0,
-        ..r
-    };
-    // Before: the application's image leaves its layout for the copy (going
-    // back, its contents are all overwritten: from UNDEFINED, which is
-    // right whatever layout the last execution left it in); ours too.
-    let mut before = Vec::new();
-    let mut after = Vec::new();
-    for (k, _, ours) in &taken.copies {
-        let app = vk::ImageMemoryBarrier::default()
-            .image(k.image)
-            .subresource_range(k.range)
-            .src_queue_family_index(vk::QUEUE_FAMILY_IGNORED)
-            .dst_queue_family_index(vk::QUEUE_FAMILY_IGNORED);
-        let mine = vk::ImageMemoryBarrier::default()
-            .image(*ours)
-            .subresource_range(ours_range(k.range))
-            .src_queue_family_index(vk::QUEUE_FAMILY_IGNORED)
-            .dst_queue_family_index(vk::QUEUE_FAMILY_IGNORED);
-        if back {
-            // Whatever the last execution wrote, in whatever layout.
-            before.push(
-                app.src_access_mask(vk::AccessFlags::MEMORY_WRITE)
-                    .dst_access_mask(vk::AccessFlags::TRANSFER_WRITE)
-                    .old_layout(vk::ImageLayout::UNDEFINED)
-                    .new_layout(vk::ImageLayout::TRANSFER_DST_OPTIMAL),
-            );
-            after.push(
-                app.src_access_mask(vk::AccessFlags::TRANSFER_WRITE)
-                    .dst_access_mask(access(k.layout))
-                    .old_layout(vk::ImageLayout::TRANSFER_DST_OPTIMAL)
-                    .new_layout(k.layout),
-            );
-        } else {
-            before.push(
-                app.src_access_mask(access(k.layout) & WRITES)
-                    .dst_access_mask(vk::AccessFlags::TRANSFER_READ)
-                    .old_layout(k.layout)
-                    .new_layout(vk::ImageLayout::TRANSFER_SRC_OPTIMAL),
-            );
-            before.push(
-                mine.dst_access_mask(vk::AccessFlags::TRANSFER_WRITE)
-                    .old_layout(vk::ImageLayout::UNDEFINED)
-                    .new_layout(vk::ImageLayout::TRANSFER_DST_OPTIMAL),
-            );
-            after.push(
-                app.dst_access_mask(access(k.layout))
-                    .old_layout(vk::ImageLayout::TRANSFER_SRC_OPTIMAL)
-                    .new_layout(k.layout),
-            );
-            // Ours stays ready to be copied from.
-            after.push(
-                mine.src_access_mask(vk::AccessFlags::TRANSFER_WRITE)
-                    .dst_access_mask(vk::AccessFlags::TRANSFER_READ)
-                    .old_layout(vk::ImageLayout::TRANSFER_DST_OPTIMAL)
-                    .new_layout(vk::ImageLayout::TRANSFER_SRC_OPTIMAL),
-            );
-        }
-    }
-    // SAFETY: per this function's contract.
-    unsafe {
-        run_once(data, queue, family, "copying the images", &mut |cb| {
-            let stages = (taken.stages, vk::PipelineStageFlags::TRANSFER);
-            pipeline_barrier(barrier, cb, stages, &[], &before);
-            for (k, info, ours) in &taken.copies {
-                let regions: Vec<vk::ImageCopy> = (0..k.range.level_count)
-                    .map(|l| {
-                        let layers = |mip: u32, base: u32| vk::ImageSubresourceLayers {
-                            aspect_mask: k.range.aspect_mask,
-                            mip_level: mip,
-                            base_array_layer: base,
-                            layer_count: k.range.layer_count,
-                        };
-                        let app = layers(k.range.base_mip_level + l, k.range.base_array_layer);
-                        let mine = layers(l, 0);
-                        let (src, dst) = if back { (mine, app) } else { (app, mine) };
-                        vk::ImageCopy {
-                            src_subresource: src,
-                            src_offset: vk::Offset3D::default(),
-                            dst_subresource: dst,
-                            dst_offset: vk::Offset3D::default(),
-                            extent: mip_extent(info.extent, k.range.base_mip_level + l),
-                        }
-                    })
-                    .collect();
-                let (src, dst) = if back {
-                    (*ours, k.image)
-                } else {
-                    (k.image, *ours)
-                };
-                copy(
-                    cb,
-                    src,
-                    vk::ImageLayout::TRANSFER_SRC_OPTIMAL,
-                    dst,
-                    vk::ImageLayout::TRANSFER_DST_OPTIMAL,
-                    regions.len() as u32,
-                    regions.as_ptr(),
-                );
-            }
-            let stages = (vk::PipelineStageFlags::TRANSFER, taken.stages);
-            pipeline_barrier(barrier, cb, stages, &[], &after);
-        })
     }
 }
 

@@ -232,62 +232,6 @@ fn storage_ranges<'a>(
         })
 }
 
-/// Copies `ranges` into a buffer of the layer's own (`back`: from it into
-/// the application's buffers), submitted alone on `queue` and waited for.
-///
-/// # Safety
-/// The ranges' buffers are alive and not in use by the device.
-unsafe fn copy(
-    data: &DeviceData,
-    queue: vk::Queue,
-    family: u32,
-    taken: &Taken,
-    back: bool,
-) -> Result<(), Error> {
-    let n = &data.storage.next;
-    let (Some(copy), Some(barrier)) = (n.cmd_copy_buffer, n.cmd_pipeline_barrier) else {
-        return Err(Error::Lacks("vkCmdCopyBuffer"));
-    };
-    // SAFETY: per this function's contract.
-    unsafe {
-        run_once(data, queue, family, "copying the storage", &mut |cb| {
-            // The copies wait for earlier work on the queue to have written
-            // (or read: going back) the buffers; a fence or an idle queue
-            // makes writes available, not visible to the transfer.
-            let earlier = vk::MemoryBarrier::default()
-                .src_access_mask(vk::AccessFlags::MEMORY_WRITE)
-                .dst_access_mask(vk::AccessFlags::TRANSFER_READ | vk::AccessFlags::TRANSFER_WRITE);
-            let stages = (
-                vk::PipelineStageFlags::ALL_COMMANDS,
-                vk::PipelineStageFlags::TRANSFER,
-            );
-            pipeline_barrier(barrier, cb, stages, &[earlier], &[]);
-            for (r, at) in &taken.ranges {
-                let region = vk::BufferCopy {
-                    src_offset: if back { *at } else { r.offset },
-                    dst_offset: if back { r.offset } else { *at },
-                    size: r.size,
-                };
-                let (src, dst) = if back {
-                    (taken.buffer, r.buffer)
-                } else {
-                    (r.buffer, taken.buffer)
-                };
-                copy(cb, src, dst, 1, &region);
-            }
-            // The copies are done before anything submitted after them.
-            let all = vk::MemoryBarrier::default()
-                .src_access_mask(vk::AccessFlags::TRANSFER_WRITE)
-                .dst_access_mask(vk::AccessFlags::MEMORY_READ | vk::AccessFlags::MEMORY_WRITE);
-            let stages = (
-                vk::PipelineStageFlags::TRANSFER,
-                vk::PipelineStageFlags::ALL_COMMANDS,
-            );
-            pipeline_barrier(barrier, cb, stages, &[all], &[]);
-        })
-    }
-}
-
 /// Records what `record` records into a one-time command buffer of the
 /// layer's own, submits it alone on `queue` (of `family`) and waits for
 /// the queue to be idle; `what` names the work in the error.
@@ -418,7 +362,7 @@ impl Storage {
                 buffer,
                 memory,
             };
-            copy(data, queue, family, &taken, false)?;
+            taken.copy(data, queue, family, false)?;
             self.taken.put(taken);
         }
         Ok(())
@@ -455,6 +399,11 @@ impl Storage {
 }
 
 impl Snapshot for Taken {
+    /// Copies `ranges` into a buffer of the layer's own (`back`: from it into
+    /// the application's buffers), submitted alone on `queue` and waited for.
+    ///
+    /// # Safety
+    /// The ranges' buffers are alive and not in use by the device.
     unsafe fn copy(
         &self,
         data: &DeviceData,
@@ -462,8 +411,50 @@ impl Snapshot for Taken {
         family: u32,
         back: bool,
     ) -> Result<(), Error> {
-        // SAFETY: per the trait's contract.
-        unsafe { copy(data, queue, family, self, back) }
+        let n = &data.storage.next;
+        let (Some(copy), Some(barrier)) = (n.cmd_copy_buffer, n.cmd_pipeline_barrier) else {
+            return Err(Error::Lacks("vkCmdCopyBuffer"));
+        };
+        // SAFETY: per this function's contract.
+        unsafe {
+            run_once(data, queue, family, "copying the storage", &mut |cb| {
+                // The copies wait for earlier work on the queue to have written
+                // (or read: going back) the buffers; a fence or an idle queue
+                // makes writes available, not visible to the transfer.
+                let earlier = vk::MemoryBarrier::default()
+                    .src_access_mask(vk::AccessFlags::MEMORY_WRITE)
+                    .dst_access_mask(
+                        vk::AccessFlags::TRANSFER_READ | vk::AccessFlags::TRANSFER_WRITE,
+                    );
+                let stages = (
+                    vk::PipelineStageFlags::ALL_COMMANDS,
+                    vk::PipelineStageFlags::TRANSFER,
+                );
+                pipeline_barrier(barrier, cb, stages, &[earlier], &[]);
+                for (r, at) in &self.ranges {
+                    let region = vk::BufferCopy {
+                        src_offset: if back { *at } else { r.offset },
+                        dst_offset: if back { r.offset } else { *at },
+                        size: r.size,
+                    };
+                    let (src, dst) = if back {
+                        (self.buffer, r.buffer)
+                    } else {
+                        (r.buffer, self.buffer)
+                    };
+                    copy(cb, src, dst, 1, &region);
+                }
+                // The copies are done before anything submitted after them.
+                let all = vk::MemoryBarrier::default()
+                    .src_access_mask(vk::AccessFlags::TRANSFER_WRITE)
+                    .dst_access_mask(vk::AccessFlags::MEMORY_READ | vk::AccessFlags::MEMORY_WRITE);
+                let stages = (
+                    vk::PipelineStageFlags::TRANSFER,
+                    vk::PipelineStageFlags::ALL_COMMANDS,
+                );
+                pipeline_barrier(barrier, cb, stages, &[all], &[]);
+            })
+        }
     }
 
     unsafe fn free(self, data: &DeviceData) {

@@ -14,7 +14,7 @@ use std::sync::{Arc, Mutex, RwLock};
 use ash::vk;
 
 use crate::dispatch::{self, array, device, forget, with_next, Create, DeviceData, Void};
-use crate::error::Error;
+use crate::error::{check, Error};
 use crate::replay::{self, Arena};
 
 /// The debug buffer's size (fixed: room for the hits of a 1080p draw and a
@@ -916,12 +916,7 @@ impl Pipelines {
         // SAFETY: set layouts of the layer's own; a pipeline layout keeps
         // what it needs of them.
         unsafe { self.destroy_set_layouts(dev, &again.made) };
-        if r != vk::Result::SUCCESS {
-            return Err(Error::Vk {
-                what: "creating the twin's layout",
-                result: r,
-            });
-        }
+        check(r, "creating the twin's layout")?;
         let (app_stages, code) = match &*info {
             PipelineInfo::Graphics(c, code) => {
                 (stage_slice(c.get().p_stages, c.get().stage_count), code)
@@ -1081,12 +1076,7 @@ impl Pipelines {
             let mut module = vk::ShaderModule::null();
             // SAFETY: SPIR-V words, down the chain.
             let r = unsafe { create(dev, &info, std::ptr::null(), &mut module) };
-            if r != vk::Result::SUCCESS {
-                return Err(Error::Vk {
-                    what: "creating the twin's shader module",
-                    result: r,
-                });
-            }
+            check(r, "creating the twin's shader module")?;
             made.push(module);
             st.module = module;
         }
@@ -1185,7 +1175,7 @@ impl Pipelines {
         else {
             return Err(Error::Lacks("a descriptor or buffer command"));
         };
-        let check = |result: vk::Result, what: &'static str| {
+        let check_named = |result: vk::Result, what: &'static str| {
             if result == vk::Result::SUCCESS {
                 Ok(())
             } else {
@@ -1210,7 +1200,7 @@ impl Pipelines {
         let info = vk::DescriptorSetLayoutCreateInfo::default().bindings(&bindings);
         // SAFETY: valid create infos of the layer's own, down the chain (here and below).
         unsafe {
-            check(
+            check_named(
                 create_dsl(dev, &info, std::ptr::null(), &mut d.layout),
                 "the debug set layout",
             )?;
@@ -1221,7 +1211,7 @@ impl Pipelines {
             let info = vk::DescriptorPoolCreateInfo::default()
                 .max_sets(2)
                 .pool_sizes(&sizes);
-            check(
+            check_named(
                 create_pool(dev, &info, std::ptr::null(), &mut d.pool),
                 "the debug descriptor pool",
             )?;
@@ -1230,7 +1220,7 @@ impl Pipelines {
                 .descriptor_pool(d.pool)
                 .set_layouts(&layouts);
             let mut sets = [vk::DescriptorSet::null(); 2];
-            check(
+            check_named(
                 allocate_sets(dev, &info, sets.as_mut_ptr()),
                 "the debug sets",
             )?;
@@ -1239,7 +1229,7 @@ impl Pipelines {
                 .size(DEBUG_BUFFER_BYTES + SCRATCH_BYTES)
                 .usage(vk::BufferUsageFlags::STORAGE_BUFFER | vk::BufferUsageFlags::TRANSFER_DST)
                 .sharing_mode(vk::SharingMode::EXCLUSIVE);
-            check(
+            check_named(
                 create_buffer(dev, &info, std::ptr::null(), &mut d.buffer),
                 "the debug buffer",
             )?;
@@ -1260,13 +1250,13 @@ impl Pipelines {
             } else {
                 allocate_memory(dev, &info, std::ptr::null(), &mut d.memory)
             };
-            check(r, "the debug buffer's memory")?;
-            check(
+            check_named(r, "the debug buffer's memory")?;
+            check_named(
                 bind_memory(dev, d.buffer, d.memory, 0),
                 "binding the debug buffer's memory",
             )?;
             let mut words = std::ptr::null_mut();
-            check(
+            check_named(
                 map(
                     dev,
                     d.memory,

@@ -9,7 +9,7 @@
 use ash::vk;
 
 use crate::dispatch::DeviceData;
-use crate::error::Error;
+use crate::error::{check, Error};
 use crate::images::Target;
 use crate::snapshots::pipeline_barrier;
 
@@ -261,12 +261,7 @@ unsafe fn read(
             std::ptr::null(),
             &mut staging.buffer,
         );
-        if r != vk::Result::SUCCESS {
-            return Err(Error::Vk {
-                what: "a buffer to copy it into",
-                result: r,
-            });
-        }
+        check(r, "a buffer to copy it into")?;
         let mut req = vk::MemoryRequirements::default();
         reqs(data.handle, staging.buffer, &mut req);
         let coherent =
@@ -288,19 +283,9 @@ unsafe fn read(
             std::ptr::null(),
             &mut staging.memory,
         );
-        if r != vk::Result::SUCCESS {
-            return Err(Error::Vk {
-                what: "memory to copy it into",
-                result: r,
-            });
-        }
+        check(r, "memory to copy it into")?;
         let r = bind(data.handle, staging.buffer, staging.memory, 0);
-        if r != vk::Result::SUCCESS {
-            return Err(Error::Vk {
-                what: "binding the buffer's memory",
-                result: r,
-            });
-        }
+        check(r, "binding the buffer's memory")?;
         let range = vk::ImageSubresourceRange {
             aspect_mask: vk::ImageAspectFlags::COLOR,
             base_mip_level: target.subresource.mip_level,
@@ -366,12 +351,7 @@ unsafe fn read(
             let _ = wait(queue);
         }
         data.replay.free_shadows(data.handle, &[made]);
-        if r != vk::Result::SUCCESS {
-            return Err(Error::Vk {
-                what: "submitting the copy",
-                result: r,
-            });
-        }
+        check(r, "submitting the copy")?;
         let mut p: *mut std::ffi::c_void = std::ptr::null_mut();
         let r = map(
             data.handle,

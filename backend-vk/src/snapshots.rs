@@ -13,7 +13,7 @@ use std::sync::{Mutex, RwLock};
 use ash::vk;
 
 use crate::dispatch::{self, array, device, with_next, DeviceData, HandleMap, Void};
-use crate::error::Error;
+use crate::error::{check, Error};
 use crate::replay::Cmd;
 
 dispatch::device_commands! {
@@ -258,9 +258,7 @@ pub(crate) unsafe fn run_once(
             let _ = wait(queue);
         }
         data.replay.free_shadows(data.handle, &[made]);
-        if r != vk::Result::SUCCESS {
-            return Err(Error::Vk { what, result: r });
-        }
+        check(r, what)?;
     }
     Ok(())
 }
@@ -333,12 +331,7 @@ impl Storage {
         // SAFETY: valid create infos of the layer's own, down the chain.
         unsafe {
             let r = create(data.handle, &info, std::ptr::null(), &mut buffer);
-            if r != vk::Result::SUCCESS {
-                return Err(Error::Vk {
-                    what: "the snapshot buffer",
-                    result: r,
-                });
-            }
+            check(r, "the snapshot buffer")?;
             let mut req = vk::MemoryRequirements::default();
             reqs(data.handle, buffer, &mut req);
             let index = data
@@ -350,12 +343,7 @@ impl Storage {
                 .memory_type_index(index);
             let mut memory = vk::DeviceMemory::null();
             let r = alloc(data.handle, &info, std::ptr::null(), &mut memory);
-            if r != vk::Result::SUCCESS {
-                return Err(Error::Vk {
-                    what: "the snapshot's memory",
-                    result: r,
-                });
-            }
+            check(r, "the snapshot's memory")?;
             let _ = bind(data.handle, buffer, memory, 0);
             let taken = Taken {
                 ranges: placed,

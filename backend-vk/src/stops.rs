@@ -32,7 +32,7 @@ use shaderdbg_protocol::FromAgent;
 use crate::agent::Ask;
 use crate::breakpoints::{self, Bound, ModuleDebug};
 use crate::dispatch::{array, DeviceData};
-use crate::error::Error;
+use crate::error::{check, Error};
 use crate::pipelines::{debug_slot, Code, DebugBinding, StageCode, Twin, DEBUG_BUFFER_BYTES};
 use crate::replay::{Cmd, Shadow, Submission, Submit};
 
@@ -1030,12 +1030,7 @@ unsafe fn rerun<R>(
             data.busy.lose();
             return Err(Error::DeviceLost);
         }
-        if r != vk::Result::SUCCESS {
-            return Err(Error::Vk {
-                what: "submitting again",
-                result: r,
-            });
-        }
+        check(r, "submitting again")?;
         data.pipelines
             .with_debug_words(read)
             .ok_or(Error::Cannot("no debug buffer"))

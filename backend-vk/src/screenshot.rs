@@ -11,7 +11,7 @@ use ash::vk;
 use crate::dispatch::DeviceData;
 use crate::error::{check, Error};
 use crate::images::Target;
-use crate::snapshots::pipeline_barrier;
+use crate::snapshots::{pipeline_barrier, run_once};
 
 /// A screenshot: RGBA8, bottom row first (the protocol's order).
 pub struct Shot {
@@ -242,7 +242,6 @@ unsafe fn read(
     else {
         return Err(Error::Lacks("a buffer or copy command"));
     };
-    let submit = data.queue_submit.ok_or(Error::Lacks("vkQueueSubmit"))?;
     let mut staging = Staging {
         data,
         buffer: vk::Buffer::null(),
@@ -327,7 +326,7 @@ unsafe fn read(
             },
         };
         let (buffer, image) = (staging.buffer, target.image);
-        let made = data.replay.one_time(data.handle, family, &mut |cb| {
+        run_once(data, queue, family, "submitting the copy", &mut |cb| {
             let to_transfer = (stages, vk::PipelineStageFlags::TRANSFER);
             pipeline_barrier(barrier, cb, to_transfer, &[], &before);
             copy(
@@ -344,14 +343,6 @@ unsafe fn read(
             );
             pipeline_barrier(barrier, cb, from_transfer, &to_host, &after);
         })?;
-        let cbs = [made.cb];
-        let submit_info = vk::SubmitInfo::default().command_buffers(&cbs);
-        let r = submit(queue, 1, &submit_info, vk::Fence::null());
-        if let Some(wait) = data.replay.life.queue_wait_idle {
-            let _ = wait(queue);
-        }
-        data.replay.free_shadows(data.handle, &[made]);
-        check(r, "submitting the copy")?;
         let mut p: *mut std::ffi::c_void = std::ptr::null_mut();
         let r = map(
             data.handle,

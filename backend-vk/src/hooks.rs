@@ -9,7 +9,7 @@ use std::sync::atomic::Ordering;
 use ash::vk;
 
 use crate::dispatch::{self, key, typed, with_next, DeviceData, InstanceData, Void};
-use crate::replay::Submit;
+use crate::replay::{AppSubmit, Submit};
 use crate::{agent, loader};
 
 /// Whether an intercepted command is a device command (answered by
@@ -463,31 +463,23 @@ unsafe fn submit<I: crate::replay::Submission>(
     let Some((data, submit)) = with_next(dispatch::device(queue), next) else {
         return vk::Result::ERROR_INITIALIZATION_FAILED;
     };
+    // SAFETY: the app's arguments.
+    let app = unsafe { AppSubmit::new(queue, count, submits, fence, submit) };
     let result = if crate::replay::self_check().is_some() {
-        // SAFETY: the app's arguments.
-        unsafe { crate::replay::submit_shadows(&data, queue, count, submits, fence, submit) }
+        // SAFETY: nothing of it was submitted.
+        unsafe { crate::replay::submit_shadows(&data, &app) }
     } else {
-        // SAFETY: the app's arguments (down the chain, instrumented where a
-        // module has breakpoints).
-        unsafe { crate::stops::submit(&data, queue, count, submits, fence, submit) }.unwrap_or_else(
-            || {
-                // SAFETY: the app's arguments, down the chain.
-                unsafe { submit(queue, count, submits, fence) }
-            },
-        )
+        // SAFETY: as above (down the chain, instrumented where a module has
+        // breakpoints, else as it is).
+        unsafe { crate::stops::submit(&data, &app).unwrap_or_else(|| app.down()) }
     };
     if result == vk::Result::SUCCESS && !data.presents.load(Ordering::Relaxed) {
         if let Some(dbg) = agent::debugger() {
             // Screenshots at this frame's end show what the submission drew.
             let frame = data.frames.load(Ordering::Relaxed);
             agent::screenshots_at_frame_end(dbg, frame, &mut || {
-                // SAFETY: the application's submit infos, just submitted.
-                let cbs: Vec<vk::CommandBuffer> = unsafe { dispatch::array(submits, count) }
-                    .iter()
-                    .flat_map(|i| unsafe { i.command_buffers() })
-                    .collect();
-                // SAFETY: as above.
-                unsafe { crate::screenshot::after_submit(&data, queue, &cbs) }
+                // SAFETY: the application's command buffers, just submitted.
+                unsafe { crate::screenshot::after_submit(&data, queue, &app.command_buffers()) }
             });
         }
         end_frame(&data);

@@ -24,7 +24,7 @@ use ash::vk;
 pub use arena::Arena;
 pub use lifecycle::intercepted;
 pub use shadow::{Shadow, Shadows};
-pub use submit::{bind_twin, self_check, submit_shadows, Keep, Submission, Submit};
+pub use submit::{bind_twin, self_check, submit_shadows, AppSubmit, Keep, Submission, Submit};
 
 use crate::dispatch::{self, typed};
 use crate::error::Error;

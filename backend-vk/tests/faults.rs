@@ -13,28 +13,14 @@ use shaderdbg_protocol::{
     read_message, vulkan, write_message, FromAgent, LineBreakpoint, ToAgent, SOCKET_ENV, VERSION,
 };
 use shaderdbg_session::binding::FileBreakpoint;
-use shaderdbg_session::{Event, Session};
+use shaderdbg_session::Event;
+use shaderdbg_test_support::app;
 
 mod common;
 use common::{alone, start, Ran};
 
 fn triangle_shader() -> PathBuf {
     common::vk_shader("vk_triangle.frag")
-}
-
-/// `program ARGS` (with `env` added) under the session with `breakpoints`.
-fn session(
-    program: &str,
-    args: &[&str],
-    env: &[(String, String)],
-    breakpoints: Vec<FileBreakpoint>,
-) -> Session {
-    start(
-        &shaderdbg_test_support::app(program),
-        args,
-        env,
-        breakpoints,
-    )
 }
 
 /// A directory of this test's own.
@@ -99,7 +85,7 @@ fn a_debugger_that_drops_its_connection_mid_stop_leaves_the_program_running() {
     let socket = dir.join("agent.sock");
     let listener = UnixListener::bind(&socket).expect("socket");
     let args = ["4", "64"];
-    let program = shaderdbg_test_support::app("vk_triangle");
+    let program = app("vk_triangle");
     let child = Command::new(&program)
         .args(args)
         .envs(layer_env(&dir, &socket))
@@ -164,7 +150,7 @@ fn a_debugger_that_drops_its_connection_mid_stop_leaves_the_program_running() {
 fn a_device_torn_down_while_a_submission_is_stopped_waits_for_the_stop() {
     use shaderdbg_core::Value;
     let bp = FileBreakpoint::new(triangle_shader(), 12, None);
-    let mut session = session("vk_teardown", &["64"], &[], vec![bp]);
+    let mut session = start(&app("vk_teardown"), &["64"], &[], vec![bp]);
     let var = |stop: &shaderdbg_session::stop::Stop, name: &str| {
         stop.variables(stop.cursor)
             .into_iter()
@@ -206,7 +192,7 @@ fn a_device_torn_down_while_a_submission_is_stopped_waits_for_the_stop() {
     });
     assert_eq!(code, Some(0), "{output:?}");
     assert_eq!(stops, 1);
-    let program = shaderdbg_test_support::app("vk_teardown");
+    let program = app("vk_teardown");
     assert_eq!(output, alone(&program, &["64"], &[]));
 }
 
@@ -221,7 +207,7 @@ struct Seen {
 /// `line` of `vk_triangle.frag`, resumed at each stop.
 fn triangle_under(program: &str, args: &[&str], env: &[(String, String)], line: u32) -> Seen {
     let bp = FileBreakpoint::new(triangle_shader(), line, None);
-    let mut session = session(program, args, env, vec![bp]);
+    let mut session = start(&app(program), args, env, vec![bp]);
     let mut stops = 0;
     let ran = common::run_keeping(&mut session, program, |session, event| {
         if let Event::Stopped(_) = event {
@@ -240,7 +226,7 @@ fn validated(program: &str, args: &[&str], extra: &[(&str, &str)]) -> (Seen, Vec
     let tags: Vec<&str> = extra.iter().map(|(_, v)| *v).collect();
     let dir = temp_dir(&format!("{program}-{}", tags.join("-")));
     let env = common::validation_env(&dir);
-    let alone = alone(&shaderdbg_test_support::app(program), args, &env);
+    let alone = alone(&app(program), args, &env);
     let mut with = env.clone();
     with.extend(extra.iter().map(|(k, v)| (k.to_string(), v.to_string())));
     let seen = triangle_under(program, args, &with, 12);

@@ -77,6 +77,16 @@ fn run(
     seen
 }
 
+/// [`run`] of `program ARGS`, checked to end normally and print what it
+/// prints alone.
+fn run_unchanged(program: &Path, args: &[&str], breakpoints: Vec<FileBreakpoint>) -> Seen {
+    let alone = alone(program, args, &[]);
+    let seen = run(program, args, &[], breakpoints);
+    assert_eq!(seen.exit, Some(0), "{:?}", seen.errors);
+    assert_eq!(seen.output, alone, "{} {args:?}", program.display());
+    seen
+}
+
 /// What `vk_triangle ARGS` prints alone.
 fn plain(args: &[&str]) -> Vec<String> {
     alone(&shaderdbg_test_support::app("vk_triangle"), args, &[])
@@ -129,13 +139,9 @@ fn a_breakpoint_in_an_hlsl_file_is_unverified_with_why_and_the_program_runs_unto
     let file = vk_shader("vk_hlsl.frag.hlsl");
     let app = shaderdbg_test_support::app("vk_hlsl");
     for debug_info in ["source", "nonsemantic"] {
-        let args = ["2", "32", debug_info];
-        let alone = alone(&app, &args, &[]);
         let bp = FileBreakpoint::new(file.clone(), 10, None);
-        let seen = run(&app, &args, &[], vec![bp]);
-        assert_eq!(seen.exit, Some(0), "{:?}", seen.errors);
+        let seen = run_unchanged(&app, &["2", "32", debug_info], vec![bp]);
         assert!(seen.errors.is_empty(), "{:?}", seen.errors);
-        assert_eq!(seen.output, alone, "{debug_info}");
         assert_eq!(seen.frames_seen_as_stops, 0);
         assert_eq!(seen.loaded[1], (Stage::Fragment, Some(file.clone())));
         assert_eq!(seen.bound.len(), 1, "{:?}", seen.bound);
@@ -156,13 +162,9 @@ fn a_breakpoint_in_an_hlsl_file_is_unverified_with_why_and_the_program_runs_unto
 #[test]
 fn instances_and_devices_on_several_threads_run_unchanged() {
     let app = shaderdbg_test_support::app("vk_threads");
-    let args = ["3", "3", "32"];
-    let alone = alone(&app, &args, &[]);
     let bp = FileBreakpoint::new(shader_file(), 11, None);
-    let seen = run(&app, &args, &[], vec![bp]);
-    assert_eq!(seen.exit, Some(0), "{:?}", seen.errors);
+    let seen = run_unchanged(&app, &["3", "3", "32"], vec![bp]);
     assert!(seen.errors.is_empty(), "{:?}", seen.errors);
-    assert_eq!(seen.output, alone);
     assert_eq!(seen.output.len(), 9);
     let fragments: Vec<&Option<PathBuf>> = seen
         .loaded
@@ -453,13 +455,9 @@ fn a_dispatch_updating_a_storage_image_stops_and_the_image_ends_unchanged() {
 #[test]
 fn a_loaded_attachment_that_cannot_be_copied_refuses_the_stop_with_why() {
     let program = shaderdbg_test_support::app("vk_two_passes");
-    let args = ["2", "64", "transient"];
-    let alone = alone(&program, &args, &[]);
     let bp = FileBreakpoint::new(shader_file(), 12, None);
-    let seen = run(&program, &args, &[], vec![bp]);
-    assert_eq!(seen.exit, Some(0), "{:?}", seen.errors);
+    let seen = run_unchanged(&program, &["2", "64", "transient"], vec![bp]);
     assert_eq!(seen.frames_seen_as_stops, 0);
-    assert_eq!(seen.output, alone);
     let why = "a render pass loads an attachment that cannot be kept: its image \
                cannot be copied: it is a transient attachment";
     let said: Vec<&String> = seen.errors.iter().filter(|e| e.contains(why)).collect();

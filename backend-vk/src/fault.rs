@@ -3,7 +3,8 @@
 //! happen, so that the layer's way out of them is tested: `debug-memory`,
 //! the debug buffer's memory is not there (`VK_ERROR_OUT_OF_DEVICE_MEMORY`);
 //! `device-lost`, the device is lost under the hit test
-//! (`VK_ERROR_DEVICE_LOST` from waiting for it).
+//! (`VK_ERROR_DEVICE_LOST` from waiting for it); `snapshot-memory`, the
+//! memory of a snapshot of storage buffers is not there.
 
 use std::sync::OnceLock;
 
@@ -11,6 +12,7 @@ use std::sync::OnceLock;
 pub enum Fault {
     DebugMemory,
     DeviceLost,
+    SnapshotMemory,
 }
 
 /// Whether the environment injects `fault`.
@@ -24,6 +26,7 @@ pub fn injected(fault: Fault) -> bool {
                 .filter_map(|n| match n.trim() {
                     "debug-memory" => Some(Fault::DebugMemory),
                     "device-lost" => Some(Fault::DeviceLost),
+                    "snapshot-memory" => Some(Fault::SnapshotMemory),
                     _ => None,
                 })
                 .collect()

@@ -309,6 +309,38 @@ impl Storage {
         if ranges.is_empty() {
             return Ok(());
         }
+        let mut placed = Vec::new();
+        let mut size = 0u64;
+        for r in ranges {
+            placed.push((*r, size));
+            size += r.size.next_multiple_of(256);
+        }
+        let mut taken = Taken {
+            ranges: placed,
+            buffer: vk::Buffer::null(),
+            memory: vk::DeviceMemory::null(),
+        };
+        // SAFETY: the buffers are alive and not in use (this function's
+        // contract).
+        let made = unsafe {
+            self.make(data, &mut taken, size)
+                .and_then(|()| taken.copy(data, queue, family, false))
+        };
+        if let Err(why) = made {
+            // SAFETY: the copy was waited for (or never submitted).
+            unsafe { taken.free(data) };
+            return Err(why);
+        }
+        self.taken.put(taken);
+        Ok(())
+    }
+
+    /// Makes `taken`'s buffer, of `size` bytes, and its memory (what is made
+    /// is in `taken` even where a later step fails).
+    ///
+    /// # Safety
+    /// The device is alive.
+    unsafe fn make(&self, data: &DeviceData, taken: &mut Taken, size: u64) -> Result<(), Error> {
         let n = &self.next;
         let (Some(create), Some(reqs), Some(alloc), Some(bind)) = (
             n.create_buffer,
@@ -318,22 +350,15 @@ impl Storage {
         ) else {
             return Err(Error::Lacks("a buffer command"));
         };
-        let mut placed = Vec::new();
-        let mut size = 0u64;
-        for r in ranges {
-            placed.push((*r, size));
-            size += r.size.next_multiple_of(256);
-        }
         let info = vk::BufferCreateInfo::default()
             .size(size)
             .usage(vk::BufferUsageFlags::TRANSFER_SRC | vk::BufferUsageFlags::TRANSFER_DST);
-        let mut buffer = vk::Buffer::null();
         // SAFETY: valid create infos of the layer's own, down the chain.
         unsafe {
-            let r = create(data.handle, &info, std::ptr::null(), &mut buffer);
+            let r = create(data.handle, &info, std::ptr::null(), &mut taken.buffer);
             check(r, "the snapshot buffer")?;
             let mut req = vk::MemoryRequirements::default();
-            reqs(data.handle, buffer, &mut req);
+            reqs(data.handle, taken.buffer, &mut req);
             let index = data
                 .pipelines
                 .memory_type(req.memory_type_bits, vk::MemoryPropertyFlags::empty())
@@ -341,17 +366,13 @@ impl Storage {
             let info = vk::MemoryAllocateInfo::default()
                 .allocation_size(req.size)
                 .memory_type_index(index);
-            let mut memory = vk::DeviceMemory::null();
-            let r = alloc(data.handle, &info, std::ptr::null(), &mut memory);
-            check(r, "the snapshot's memory")?;
-            let _ = bind(data.handle, buffer, memory, 0);
-            let taken = Taken {
-                ranges: placed,
-                buffer,
-                memory,
+            let r = if crate::fault::injected(crate::fault::Fault::SnapshotMemory) {
+                vk::Result::ERROR_OUT_OF_DEVICE_MEMORY
+            } else {
+                alloc(data.handle, &info, std::ptr::null(), &mut taken.memory)
             };
-            taken.copy(data, queue, family, false)?;
-            self.taken.put(taken);
+            check(r, "the snapshot's memory")?;
+            let _ = bind(data.handle, taken.buffer, taken.memory, 0);
         }
         Ok(())
     }

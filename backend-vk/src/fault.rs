@@ -8,6 +8,8 @@
 
 use std::sync::OnceLock;
 
+use ash::vk;
+
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Fault {
     DebugMemory,
@@ -32,4 +34,14 @@ pub fn injected(fault: Fault) -> bool {
                 .collect()
         })
         .contains(&fault)
+}
+
+/// `VK_ERROR_OUT_OF_DEVICE_MEMORY` where the environment injects `fault`
+/// (the allocation is not made), else what `allocate` returns.
+pub fn out_of_memory_or(fault: Fault, allocate: impl FnOnce() -> vk::Result) -> vk::Result {
+    if injected(fault) {
+        vk::Result::ERROR_OUT_OF_DEVICE_MEMORY
+    } else {
+        allocate()
+    }
 }

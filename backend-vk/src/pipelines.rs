@@ -1245,11 +1245,9 @@ impl Pipelines {
             let info = vk::MemoryAllocateInfo::default()
                 .allocation_size(req.size)
                 .memory_type_index(index);
-            let r = if crate::fault::injected(crate::fault::Fault::DebugMemory) {
-                vk::Result::ERROR_OUT_OF_DEVICE_MEMORY
-            } else {
+            let r = crate::fault::out_of_memory_or(crate::fault::Fault::DebugMemory, || {
                 allocate_memory(dev, &info, std::ptr::null(), &mut d.memory)
-            };
+            });
             check_named(r, "the debug buffer's memory")?;
             check_named(
                 bind_memory(dev, d.buffer, d.memory, 0),

@@ -366,11 +366,9 @@ impl Storage {
             let info = vk::MemoryAllocateInfo::default()
                 .allocation_size(req.size)
                 .memory_type_index(index);
-            let r = if crate::fault::injected(crate::fault::Fault::SnapshotMemory) {
-                vk::Result::ERROR_OUT_OF_DEVICE_MEMORY
-            } else {
+            let r = crate::fault::out_of_memory_or(crate::fault::Fault::SnapshotMemory, || {
                 alloc(data.handle, &info, std::ptr::null(), &mut taken.memory)
-            };
+            });
             check(r, "the snapshot's memory")?;
             let _ = bind(data.handle, taken.buffer, taken.memory, 0);
         }

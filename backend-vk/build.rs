@@ -183,6 +183,28 @@ fn for_vulkan(node: roxmltree::Node) -> bool {
         .is_none_or(|a| a.split(',').any(|a| a == "vulkan"))
 }
 
+/// `node`'s `tag` children that are for Vulkan (see [`for_vulkan`]).
+fn vulkan_children<'a, 'i>(
+    node: roxmltree::Node<'a, 'i>,
+    tag: &'static str,
+) -> impl Iterator<Item = roxmltree::Node<'a, 'i>> {
+    node.children()
+        .filter(move |c| c.has_tag_name(tag) && for_vulkan(*c))
+}
+
+/// The registry's `tag` elements for Vulkan, in its `section`.
+fn vulkan_entries<'a, 'i>(
+    root: roxmltree::Node<'a, 'i>,
+    section: &'static str,
+    tag: &'static str,
+) -> impl Iterator<Item = roxmltree::Node<'a, 'i>> {
+    let section = root
+        .children()
+        .find(|n| n.has_tag_name(section))
+        .expect(section);
+    vulkan_children(section, tag)
+}
+
 /// ash's name of a registry member: snake case, `type` as `ty`.
 fn field(name: &str) -> String {
     let mut s = String::new();
@@ -247,10 +269,7 @@ fn parse(xml: &str) -> Registry {
     let mut allowed_cmds = BTreeSet::new();
     let mut allowed_types = BTreeSet::new();
     let mut take = |node: roxmltree::Node| {
-        for req in node.children().filter(|c| c.has_tag_name("require")) {
-            if !for_vulkan(req) {
-                continue;
-            }
+        for req in vulkan_children(node, "require") {
             for item in req.children() {
                 let Some(name) = item.attribute("name") else {
                     continue;
@@ -288,14 +307,7 @@ fn parse(xml: &str) -> Registry {
 
     let mut structs = HashMap::new();
     let mut aliases = HashMap::new();
-    let types = root
-        .children()
-        .find(|n| n.has_tag_name("types"))
-        .expect("types");
-    for t in types.children().filter(|t| t.has_tag_name("type")) {
-        if !for_vulkan(t) {
-            continue;
-        }
+    for t in vulkan_entries(root, "types", "type") {
         let cat = t.attribute("category").unwrap_or("");
         if cat != "struct" && cat != "union" {
             continue;
@@ -307,11 +319,7 @@ fn parse(xml: &str) -> Registry {
             aliases.insert(name.to_string(), target.to_string());
             continue;
         }
-        let members = t
-            .children()
-            .filter(|m| m.has_tag_name("member") && for_vulkan(*m))
-            .map(decl)
-            .collect();
+        let members = vulkan_children(t, "member").map(decl).collect();
         let extends = t
             .attribute("structextends")
             .map(|s| s.split(',').map(str::to_string).collect())
@@ -344,14 +352,7 @@ fn parse(xml: &str) -> Registry {
 
     let mut commands = BTreeMap::new();
     let mut command_aliases: BTreeMap<String, Vec<String>> = BTreeMap::new();
-    let cmds = root
-        .children()
-        .find(|n| n.has_tag_name("commands"))
-        .expect("commands");
-    for c in cmds.children().filter(|c| c.has_tag_name("command")) {
-        if !for_vulkan(c) {
-            continue;
-        }
+    for c in vulkan_entries(root, "commands", "command") {
         if let (Some(name), Some(target)) = (c.attribute("name"), c.attribute("alias")) {
             if name.starts_with("vkCmd") && allowed_cmds.contains(name) {
                 command_aliases
@@ -368,11 +369,7 @@ fn parse(xml: &str) -> Registry {
         if !name.starts_with("vkCmd") {
             continue;
         }
-        let params: Vec<Decl> = c
-            .children()
-            .filter(|p| p.has_tag_name("param") && for_vulkan(*p))
-            .map(decl)
-            .collect();
+        let params: Vec<Decl> = vulkan_children(c, "param").map(decl).collect();
         commands.insert(name, params);
     }
     // A command is kept if it or one of its aliases is allowed.
@@ -777,7 +774,7 @@ impl Gen<'_> {
             };
             let _ = writeln!(
                 hooks,
-                "#[allow(non_snake_case, clippy::too_many_arguments, clippy::all)]\nunsafe extern \"system\" fn {short}({}) {{\n    let Some(device) = device_of({cb}) else {{ return }};\n    let Some(next) = device.replay.next.{short} else {{ return }};\n    // SAFETY: the application's arguments, down the chain.\n    unsafe {{ next({}) }};\n    device.replay.record({cb}, |a| {{\n        let _ = &a;\n{record}\n    }});\n}}\n",
+                "#[allow(non_snake_case, clippy::too_many_arguments, clippy::all)]\nunsafe extern \"system\" fn {short}({}) {{\n    let Some(device) = dispatch::device({cb}) else {{ return }};\n    let Some(next) = device.replay.next.{short} else {{ return }};\n    // SAFETY: the application's arguments, down the chain.\n    unsafe {{ next({}) }};\n    device.replay.record({cb}, |a| {{\n        let _ = &a;\n{record}\n    }});\n}}\n",
                 typed.join(", "),
                 args.join(", ")
             );

@@ -4,6 +4,7 @@
 //! device and its queues and command buffers).
 
 use std::collections::HashMap;
+use std::ffi::CStr;
 use std::sync::atomic::{AtomicBool, AtomicU64};
 use std::sync::{Arc, Condvar, Mutex, OnceLock, RwLock};
 
@@ -213,6 +214,51 @@ pub unsafe fn typed<F: Copy>(f: vk::PFN_vkVoidFunction) -> Option<F> {
     f.map(|f| unsafe { std::mem::transmute_copy::<Void, F>(&f) })
 }
 
+/// The name of the command whose pointer type is `pfn`, given as
+/// `"PFN_vkX\0"`: `c"vkX"`.
+pub const fn command_name(pfn: &'static str) -> &'static CStr {
+    let (_, name) = pfn.as_bytes().split_at(4);
+    match CStr::from_bytes_with_nul(name) {
+        Ok(name) => name,
+        Err(_) => panic!("a command's pointer type, NUL-terminated"),
+    }
+}
+
+/// A struct of the next layer's commands of one device, each field
+/// (`name: PFN_vkX`, optionally `or c"vkXKHR"`, the name of an extension's
+/// command to fall back on) named once, and its `load` that looks each up
+/// by the name its type implies.
+macro_rules! device_commands {
+    ($(#[$attr:meta])* $vis:vis struct $name:ident {
+        $($fvis:vis $field:ident: $pfn:ident $(or $alias:literal)?,)*
+    }) => {
+        $(#[$attr])*
+        #[derive(Default)]
+        $vis struct $name {
+            $($fvis $field: Option<ash::vk::$pfn>,)*
+        }
+
+        impl $name {
+            /// # Safety
+            /// `get` answers as the next layer's `vkGetDeviceProcAddr` for one device.
+            pub unsafe fn load(
+                get: impl Fn(&std::ffi::CStr) -> ash::vk::PFN_vkVoidFunction,
+            ) -> Self {
+                use $crate::dispatch::{command_name, typed};
+                // SAFETY: each looked up by the name of the type it is given.
+                unsafe {
+                    $name {
+                        $($field: typed(get(const {
+                            command_name(concat!(stringify!($pfn), "\0"))
+                        }))$(.or_else(|| typed(get($alias))))?,)*
+                    }
+                }
+            }
+        }
+    };
+}
+pub(crate) use device_commands;
+
 /// The `n` values an API structure points to (null: none). Vulkan allows a
 /// null pointer with any count where nothing is read.
 ///
@@ -227,13 +273,21 @@ pub unsafe fn array<'a, T>(p: *const T, n: u32) -> &'a [T] {
     }
 }
 
-/// The device data of a device (null: none).
-pub fn device(device: vk::Device) -> Option<Arc<DeviceData>> {
-    if device == vk::Device::null() {
+/// A device, or a queue or command buffer of one: a dispatchable handle
+/// that shares its device's dispatch key.
+pub trait OfDevice: vk::Handle + Copy {}
+impl OfDevice for vk::Device {}
+impl OfDevice for vk::Queue {}
+impl OfDevice for vk::CommandBuffer {}
+
+/// The device data of a device, queue or command buffer (null: none).
+pub fn device(h: impl OfDevice) -> Option<Arc<DeviceData>> {
+    if h.as_raw() == 0 {
         return None;
     }
-    // SAFETY: a non-null device is a valid dispatchable handle.
-    DEVICES.get(unsafe { key(device) })
+    // SAFETY: a non-null handle of these types is a valid dispatchable
+    // handle.
+    DEVICES.get(unsafe { key(h) })
 }
 
 /// A hook's device data (`d`: [`device`], or a command buffer's) and the
@@ -347,3 +401,29 @@ macro_rules! destroy_and_forget {
     };
 }
 pub(crate) use destroy_and_forget;
+
+/// A `vkCreate*` hook `$hook` of a `$handle` from a `$info` that creates the
+/// object with the device's `$next` and keeps what `$value` takes of its
+/// create info in the device's map `$map` (undone by
+/// [`destroy_and_forget!`]).
+macro_rules! create_and_remember {
+    ($hook:ident, $info:ident, $handle:ident, $($next:ident).+, $($map:ident).+, $value:expr) => {
+        unsafe extern "system" fn $hook(
+            dev: ash::vk::Device,
+            info: *const ash::vk::$info<'_>,
+            allocator: *const ash::vk::AllocationCallbacks<'_>,
+            out: *mut ash::vk::$handle,
+        ) -> ash::vk::Result {
+            let value: fn(&ash::vk::$info<'_>) -> _ = $value;
+            let keep = |d: &$crate::dispatch::DeviceData,
+                        info: &ash::vk::$info,
+                        h: ash::vk::$handle| {
+                let raw = ash::vk::Handle::as_raw(h);
+                $crate::dispatch::remember(&d.$($map).+, raw, value(info));
+            };
+            // SAFETY: the application's arguments.
+            unsafe { $crate::dispatch::create(dev, info, allocator, out, |d| d.$($next).+, keep) }
+        }
+    };
+}
+pub(crate) use create_and_remember;

@@ -178,6 +178,16 @@ boxed_from!(
     WgslEmit: shaderdbg_wgsl::emit::EmitError
 );
 
+/// `Ok` where a Vulkan call succeeded, else [`Error::Vk`] (`what` says
+/// what it was making or doing).
+pub fn check(result: vk::Result, what: &'static str) -> Result<(), Error> {
+    if result == vk::Result::SUCCESS {
+        Ok(())
+    } else {
+        Err(Error::Vk { what, result })
+    }
+}
+
 impl Error {
     /// `self` as part of `context`.
     pub fn within(self, context: &'static str) -> Error {

@@ -3,14 +3,18 @@
 //! happen, so that the layer's way out of them is tested: `debug-memory`,
 //! the debug buffer's memory is not there (`VK_ERROR_OUT_OF_DEVICE_MEMORY`);
 //! `device-lost`, the device is lost under the hit test
-//! (`VK_ERROR_DEVICE_LOST` from waiting for it).
+//! (`VK_ERROR_DEVICE_LOST` from waiting for it); `snapshot-memory`, the
+//! memory of a snapshot of storage buffers is not there.
 
 use std::sync::OnceLock;
+
+use ash::vk;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Fault {
     DebugMemory,
     DeviceLost,
+    SnapshotMemory,
 }
 
 /// Whether the environment injects `fault`.
@@ -24,9 +28,20 @@ pub fn injected(fault: Fault) -> bool {
                 .filter_map(|n| match n.trim() {
                     "debug-memory" => Some(Fault::DebugMemory),
                     "device-lost" => Some(Fault::DeviceLost),
+                    "snapshot-memory" => Some(Fault::SnapshotMemory),
                     _ => None,
                 })
                 .collect()
         })
         .contains(&fault)
+}
+
+/// `VK_ERROR_OUT_OF_DEVICE_MEMORY` where the environment injects `fault`
+/// (the allocation is not made), else what `allocate` returns.
+pub fn out_of_memory_or(fault: Fault, allocate: impl FnOnce() -> vk::Result) -> vk::Result {
+    if injected(fault) {
+        vk::Result::ERROR_OUT_OF_DEVICE_MEMORY
+    } else {
+        allocate()
+    }
 }

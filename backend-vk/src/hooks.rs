@@ -8,8 +8,8 @@ use std::sync::atomic::Ordering;
 
 use ash::vk;
 
-use crate::dispatch::{self, key, typed, DeviceData, InstanceData, Void};
-use crate::replay::Submit;
+use crate::dispatch::{self, key, typed, with_next, DeviceData, InstanceData, Void};
+use crate::replay::{AppSubmit, Submit};
 use crate::{agent, loader};
 
 /// Whether an intercepted command is a device command (answered by
@@ -89,11 +89,10 @@ pub unsafe extern "system" fn get_device_proc_addr(
     device: vk::Device,
     name: *const c_char,
 ) -> vk::PFN_vkVoidFunction {
-    if name.is_null() || device == vk::Device::null() {
+    if name.is_null() {
         return None;
     }
-    // SAFETY: a non-null device is a valid dispatchable handle.
-    let data = dispatch::DEVICES.get(unsafe { key(device) })?;
+    let data = dispatch::device(device)?;
     // SAFETY: the next layer's GetDeviceProcAddr with the app's arguments.
     let next = unsafe { (data.get_device_proc_addr)(device, name) };
     // SAFETY: the caller passes a NUL-terminated name.
@@ -209,14 +208,15 @@ unsafe extern "system" fn create_device(
         return vk::Result::ERROR_INITIALIZATION_FAILED;
     };
     // Instrumented shaders write the debug buffer from every stage.
-    // SAFETY: looked up by its name, through the next layer.
-    let get_features: Option<vk::PFN_vkGetPhysicalDeviceFeatures> =
-        unsafe { typed(gipa(instance, c"vkGetPhysicalDeviceFeatures".as_ptr())) };
-    let mut supported = vk::PhysicalDeviceFeatures::default();
-    if let Some(get) = get_features {
-        // SAFETY: a valid physical device of this instance.
-        unsafe { get(physical_device, &mut supported) };
-    }
+    // SAFETY: a valid physical device of this instance; a query of features.
+    let supported: vk::PhysicalDeviceFeatures = unsafe {
+        physical_query(
+            gipa,
+            instance,
+            physical_device,
+            c"vkGetPhysicalDeviceFeatures",
+        )
+    };
     let mut keep = crate::features::Modified::default();
     // SAFETY: the loader's create info; `keep` lives until the call returns.
     let with_features =
@@ -248,13 +248,25 @@ unsafe extern "system" fn create_device(
             busy: Default::default(),
             frames: Default::default(),
             presents: Default::default(),
-            storage: crate::snapshots::Storage::new(crate::snapshots::Next::load(|name| {
-                gdpa(device, name.as_ptr())
-            })),
+            storage: crate::snapshots::Storage::new(
+                crate::snapshots::Next::load(|name| gdpa(device, name.as_ptr())),
+                crate::images::Next::load(|name| gdpa(device, name.as_ptr())),
+            ),
             pipelines: crate::pipelines::Pipelines::new(
                 crate::pipelines::Next::load(|name| gdpa(device, name.as_ptr())),
-                memory_properties(gipa, instance, physical_device),
-                limits(gipa, instance, physical_device),
+                physical_query(
+                    gipa,
+                    instance,
+                    physical_device,
+                    c"vkGetPhysicalDeviceMemoryProperties",
+                ),
+                physical_query::<vk::PhysicalDeviceProperties>(
+                    gipa,
+                    instance,
+                    physical_device,
+                    c"vkGetPhysicalDeviceProperties",
+                )
+                .limits,
             ),
             replay: {
                 let mut r = crate::replay::DeviceReplay::load(|name| gdpa(device, name.as_ptr()));
@@ -279,48 +291,28 @@ unsafe extern "system" fn create_device(
     result
 }
 
-/// The memory types of a physical device, through the next layer.
+/// What the next layer's `vkGetPhysicalDevice*` query `name`, of type
+/// `fn(VkPhysicalDevice, *mut T)`, writes of a physical device (the
+/// default where the chain lacks it).
 ///
 /// # Safety
-/// `gipa` is the next layer's; `physical` a valid physical device of `instance`.
-unsafe fn memory_properties(
+/// `gipa` is the next layer's; `physical` a valid physical device of
+/// `instance`; `name` is a query of that type.
+unsafe fn physical_query<T: Default>(
     gipa: vk::PFN_vkGetInstanceProcAddr,
     instance: vk::Instance,
     physical: vk::PhysicalDevice,
-) -> vk::PhysicalDeviceMemoryProperties {
-    let mut props = vk::PhysicalDeviceMemoryProperties::default();
+    name: &CStr,
+) -> T {
+    let mut out = T::default();
     // SAFETY: looked up by its name, through the next layer.
-    let get: Option<vk::PFN_vkGetPhysicalDeviceMemoryProperties> = unsafe {
-        typed(gipa(
-            instance,
-            c"vkGetPhysicalDeviceMemoryProperties".as_ptr(),
-        ))
-    };
+    let get: Option<unsafe extern "system" fn(vk::PhysicalDevice, *mut T)> =
+        unsafe { typed(gipa(instance, name.as_ptr())) };
     if let Some(get) = get {
         // SAFETY: per this function's contract.
-        unsafe { get(physical, &mut props) };
+        unsafe { get(physical, &mut out) };
     }
-    props
-}
-
-/// The limits of a physical device, through the next layer.
-///
-/// # Safety
-/// `gipa` is the next layer's; `physical` a valid physical device of `instance`.
-unsafe fn limits(
-    gipa: vk::PFN_vkGetInstanceProcAddr,
-    instance: vk::Instance,
-    physical: vk::PhysicalDevice,
-) -> vk::PhysicalDeviceLimits {
-    let mut props = vk::PhysicalDeviceProperties::default();
-    // SAFETY: looked up by its name, through the next layer.
-    let get: Option<vk::PFN_vkGetPhysicalDeviceProperties> =
-        unsafe { typed(gipa(instance, c"vkGetPhysicalDeviceProperties".as_ptr())) };
-    if let Some(get) = get {
-        // SAFETY: per this function's contract.
-        unsafe { get(physical, &mut props) };
-    }
-    props.limits
+    out
 }
 
 /// # Safety
@@ -329,22 +321,19 @@ unsafe extern "system" fn destroy_device(
     device: vk::Device,
     allocator: *const vk::AllocationCallbacks<'_>,
 ) {
-    if device != vk::Device::null() {
-        // SAFETY: a non-null device is a valid dispatchable handle.
-        if let Some(d) = dispatch::DEVICES.get(unsafe { key(device) }) {
-            // A submission another thread is stopped in still uses the
-            // device: it goes once the stop is over.
-            d.busy.close();
-            // SAFETY: the application destroys the device: nothing is pending.
-            unsafe {
-                d.storage.drop_taken(&d);
-                d.pipelines.destroy_all(device);
-                d.replay.destroy_pools(device);
-            }
-            if crate::replay::self_check().is_some() {
-                // The self-check's report, asked for by its environment variable.
-                eprintln!("{}", d.replay.self_check.summary());
-            }
+    if let Some(d) = dispatch::device(device) {
+        // A submission another thread is stopped in still uses the
+        // device: it goes once the stop is over.
+        d.busy.close();
+        // SAFETY: the application destroys the device: nothing is pending.
+        unsafe {
+            d.storage.drop_taken(&d);
+            d.pipelines.destroy_all(device);
+            d.replay.destroy_pools(device);
+        }
+        if crate::replay::self_check().is_some() {
+            // The self-check's report, asked for by its environment variable.
+            eprintln!("{}", d.replay.self_check.summary());
         }
     }
     // SAFETY: the app's arguments.
@@ -354,10 +343,7 @@ unsafe extern "system" fn destroy_device(
 /// # Safety
 /// Called by the application as `vkDeviceWaitIdle`.
 unsafe extern "system" fn device_wait_idle(device: vk::Device) -> vk::Result {
-    let Some(d) = dispatch::device(device) else {
-        return vk::Result::ERROR_INITIALIZATION_FAILED;
-    };
-    let Some(wait) = d.device_wait_idle else {
+    let Some((d, wait)) = with_next(dispatch::device(device), |d| d.device_wait_idle) else {
         return vk::Result::ERROR_INITIALIZATION_FAILED;
     };
     // Submissions being debugged are the device's work in progress.
@@ -369,9 +355,7 @@ unsafe extern "system" fn device_wait_idle(device: vk::Device) -> vk::Result {
 /// # Safety
 /// Called by the application as `vkQueueWaitIdle`.
 unsafe extern "system" fn queue_wait_idle(queue: vk::Queue) -> vk::Result {
-    // SAFETY: a queue shares its device's dispatch key.
-    let data = dispatch::DEVICES.get(unsafe { key(queue) });
-    let Some((d, wait)) = data.and_then(|d| Some((d.clone(), d.replay.life.queue_wait_idle?)))
+    let Some((d, wait)) = with_next(dispatch::device(queue), |d| d.replay.life.queue_wait_idle)
     else {
         return vk::Result::ERROR_INITIALIZATION_FAILED;
     };
@@ -389,9 +373,8 @@ unsafe extern "system" fn create_shader_module(
     allocator: *const vk::AllocationCallbacks<'_>,
     out: *mut vk::ShaderModule,
 ) -> vk::Result {
-    // SAFETY: a valid device is a dispatchable handle.
-    let data = dispatch::DEVICES.get(unsafe { key(device) });
-    let Some(create) = data.as_ref().and_then(|d| d.create_shader_module) else {
+    let Some((data, create)) = with_next(dispatch::device(device), |d| d.create_shader_module)
+    else {
         return vk::Result::ERROR_INITIALIZATION_FAILED;
     };
     // SAFETY: the app's arguments, down the chain.
@@ -405,10 +388,9 @@ unsafe extern "system" fn create_shader_module(
         let shaders = agent::debugger()
             .map(|dbg| agent::announce_module(dbg, vk::Handle::as_raw(device), code))
             .unwrap_or_default();
-        if let Some(d) = &data {
-            // SAFETY: written on success.
-            d.pipelines.remember_module(unsafe { *out }, code, shaders);
-        }
+        // SAFETY: written on success.
+        data.pipelines
+            .remember_module(unsafe { *out }, code, shaders);
     }
     result
 }
@@ -419,9 +401,7 @@ unsafe extern "system" fn queue_present(
     queue: vk::Queue,
     info: *const vk::PresentInfoKHR<'_>,
 ) -> vk::Result {
-    // SAFETY: a queue shares its device's dispatch key.
-    let data = dispatch::DEVICES.get(unsafe { key(queue) });
-    let Some((data, present)) = data.and_then(|d| Some((d.clone(), d.queue_present?))) else {
+    let Some((data, present)) = with_next(dispatch::device(queue), |d| d.queue_present) else {
         return vk::Result::ERROR_INITIALIZATION_FAILED;
     };
     if let Some(dbg) = agent::debugger() {
@@ -447,9 +427,7 @@ unsafe extern "system" fn create_swapchain(
     allocator: *const vk::AllocationCallbacks<'_>,
     out: *mut vk::SwapchainKHR,
 ) -> vk::Result {
-    // SAFETY: a valid device is a dispatchable handle.
-    let data = dispatch::DEVICES.get(unsafe { key(device) });
-    let Some((data, create)) = data.and_then(|d| Some((d.clone(), d.create_swapchain?))) else {
+    let Some((data, create)) = with_next(dispatch::device(device), |d| d.create_swapchain) else {
         return vk::Result::ERROR_INITIALIZATION_FAILED;
     };
     // Screenshots copy swapchain images: transfer-source usage is added
@@ -482,36 +460,26 @@ unsafe fn submit<I: crate::replay::Submission>(
     fence: vk::Fence,
     next: impl FnOnce(&DeviceData) -> Option<Submit<I>>,
 ) -> vk::Result {
-    // SAFETY: a queue shares its device's dispatch key.
-    let data = dispatch::DEVICES.get(unsafe { key(queue) });
-    let Some((data, submit)) = data.and_then(|d| Some((d.clone(), next(&d)?))) else {
+    let Some((data, submit)) = with_next(dispatch::device(queue), next) else {
         return vk::Result::ERROR_INITIALIZATION_FAILED;
     };
+    // SAFETY: the app's arguments.
+    let app = unsafe { AppSubmit::new(queue, count, submits, fence, submit) };
     let result = if crate::replay::self_check().is_some() {
-        // SAFETY: the app's arguments.
-        unsafe { crate::replay::submit_shadows(&data, queue, count, submits, fence, submit) }
+        // SAFETY: nothing of it was submitted.
+        unsafe { crate::replay::submit_shadows(&data, &app) }
     } else {
-        // SAFETY: the app's arguments (down the chain, instrumented where a
-        // module has breakpoints).
-        unsafe { crate::stops::submit(&data, queue, count, submits, fence, submit) }.unwrap_or_else(
-            || {
-                // SAFETY: the app's arguments, down the chain.
-                unsafe { submit(queue, count, submits, fence) }
-            },
-        )
+        // SAFETY: as above (down the chain, instrumented where a module has
+        // breakpoints, else as it is).
+        unsafe { crate::stops::submit(&data, &app).unwrap_or_else(|| app.down()) }
     };
     if result == vk::Result::SUCCESS && !data.presents.load(Ordering::Relaxed) {
         if let Some(dbg) = agent::debugger() {
             // Screenshots at this frame's end show what the submission drew.
             let frame = data.frames.load(Ordering::Relaxed);
             agent::screenshots_at_frame_end(dbg, frame, &mut || {
-                // SAFETY: the application's submit infos, just submitted.
-                let cbs: Vec<vk::CommandBuffer> = unsafe { dispatch::array(submits, count) }
-                    .iter()
-                    .flat_map(|i| unsafe { i.command_buffers() })
-                    .collect();
-                // SAFETY: as above.
-                unsafe { crate::screenshot::after_submit(&data, queue, &cbs) }
+                // SAFETY: the application's command buffers, just submitted.
+                unsafe { crate::screenshot::after_submit(&data, queue, &app.command_buffers()) }
             });
         }
         end_frame(&data);

@@ -13,81 +13,46 @@
 //! the images hold what one execution leaves.
 
 use std::collections::HashMap;
-use std::ffi::CStr;
 use std::sync::{Mutex, RwLock};
 
 use ash::vk;
 
-use crate::dispatch::{self, array, device, typed, with_next, DeviceData, HandleMap, Void};
+use crate::dispatch::{self, array, device, with_next, DeviceData, HandleMap, Void};
 use crate::error::Error;
 use crate::replay::Cmd;
-use crate::snapshots::{pipeline_barrier, run_once};
+use crate::snapshots::{pipeline_barrier, run_once, Slot, Snapshot};
 
-/// The next layer's commands this module uses, of one device.
-#[derive(Default)]
-pub struct Next {
-    create_image: Option<vk::PFN_vkCreateImage>,
-    destroy_image: Option<vk::PFN_vkDestroyImage>,
-    create_image_view: Option<vk::PFN_vkCreateImageView>,
-    destroy_image_view: Option<vk::PFN_vkDestroyImageView>,
-    create_framebuffer: Option<vk::PFN_vkCreateFramebuffer>,
-    destroy_framebuffer: Option<vk::PFN_vkDestroyFramebuffer>,
-    get_image_memory_requirements: Option<vk::PFN_vkGetImageMemoryRequirements>,
-    bind_image_memory: Option<vk::PFN_vkBindImageMemory>,
-    pub(crate) allocate_memory: Option<vk::PFN_vkAllocateMemory>,
-    pub(crate) free_memory: Option<vk::PFN_vkFreeMemory>,
-    cmd_copy_image: Option<vk::PFN_vkCmdCopyImage>,
-    pub(crate) cmd_pipeline_barrier: Option<vk::PFN_vkCmdPipelineBarrier>,
-    // Screenshots (`screenshot.rs`): an image copied into a buffer read
-    // on the host.
-    pub(crate) cmd_copy_image_to_buffer: Option<vk::PFN_vkCmdCopyImageToBuffer>,
-    pub(crate) create_buffer: Option<vk::PFN_vkCreateBuffer>,
-    pub(crate) destroy_buffer: Option<vk::PFN_vkDestroyBuffer>,
-    pub(crate) get_buffer_memory_requirements: Option<vk::PFN_vkGetBufferMemoryRequirements>,
-    pub(crate) bind_buffer_memory: Option<vk::PFN_vkBindBufferMemory>,
-    pub(crate) map_memory: Option<vk::PFN_vkMapMemory>,
-    pub(crate) unmap_memory: Option<vk::PFN_vkUnmapMemory>,
-    // Swapchain images are tracked too (screenshots of what is presented).
-    get_swapchain_images: Option<vk::PFN_vkGetSwapchainImagesKHR>,
-    destroy_swapchain: Option<vk::PFN_vkDestroySwapchainKHR>,
-    // Queues' families (a screenshot at a present records on the present
-    // queue's family).
-    get_device_queue: Option<vk::PFN_vkGetDeviceQueue>,
-    get_device_queue2: Option<vk::PFN_vkGetDeviceQueue2>,
-}
-
-impl Next {
-    /// # Safety
-    /// `get` answers as the next layer's `vkGetDeviceProcAddr` for one device.
-    pub unsafe fn load(get: impl Fn(&CStr) -> vk::PFN_vkVoidFunction) -> Self {
-        // SAFETY: each looked up by the name of the type it is given.
-        unsafe {
-            Next {
-                create_image: typed(get(c"vkCreateImage")),
-                destroy_image: typed(get(c"vkDestroyImage")),
-                create_image_view: typed(get(c"vkCreateImageView")),
-                destroy_image_view: typed(get(c"vkDestroyImageView")),
-                create_framebuffer: typed(get(c"vkCreateFramebuffer")),
-                destroy_framebuffer: typed(get(c"vkDestroyFramebuffer")),
-                get_image_memory_requirements: typed(get(c"vkGetImageMemoryRequirements")),
-                bind_image_memory: typed(get(c"vkBindImageMemory")),
-                allocate_memory: typed(get(c"vkAllocateMemory")),
-                free_memory: typed(get(c"vkFreeMemory")),
-                cmd_copy_image: typed(get(c"vkCmdCopyImage")),
-                cmd_pipeline_barrier: typed(get(c"vkCmdPipelineBarrier")),
-                cmd_copy_image_to_buffer: typed(get(c"vkCmdCopyImageToBuffer")),
-                create_buffer: typed(get(c"vkCreateBuffer")),
-                destroy_buffer: typed(get(c"vkDestroyBuffer")),
-                get_buffer_memory_requirements: typed(get(c"vkGetBufferMemoryRequirements")),
-                bind_buffer_memory: typed(get(c"vkBindBufferMemory")),
-                map_memory: typed(get(c"vkMapMemory")),
-                unmap_memory: typed(get(c"vkUnmapMemory")),
-                get_swapchain_images: typed(get(c"vkGetSwapchainImagesKHR")),
-                destroy_swapchain: typed(get(c"vkDestroySwapchainKHR")),
-                get_device_queue: typed(get(c"vkGetDeviceQueue")),
-                get_device_queue2: typed(get(c"vkGetDeviceQueue2")),
-            }
-        }
+dispatch::device_commands! {
+    /// The next layer's commands this module uses, of one device.
+    pub struct Next {
+        create_image: PFN_vkCreateImage,
+        destroy_image: PFN_vkDestroyImage,
+        create_image_view: PFN_vkCreateImageView,
+        destroy_image_view: PFN_vkDestroyImageView,
+        create_framebuffer: PFN_vkCreateFramebuffer,
+        destroy_framebuffer: PFN_vkDestroyFramebuffer,
+        get_image_memory_requirements: PFN_vkGetImageMemoryRequirements,
+        bind_image_memory: PFN_vkBindImageMemory,
+        pub(crate) allocate_memory: PFN_vkAllocateMemory,
+        pub(crate) free_memory: PFN_vkFreeMemory,
+        cmd_copy_image: PFN_vkCmdCopyImage,
+        pub(crate) cmd_pipeline_barrier: PFN_vkCmdPipelineBarrier,
+        // Screenshots (`screenshot.rs`): an image copied into a buffer read
+        // on the host.
+        pub(crate) cmd_copy_image_to_buffer: PFN_vkCmdCopyImageToBuffer,
+        pub(crate) create_buffer: PFN_vkCreateBuffer,
+        pub(crate) destroy_buffer: PFN_vkDestroyBuffer,
+        pub(crate) get_buffer_memory_requirements: PFN_vkGetBufferMemoryRequirements,
+        pub(crate) bind_buffer_memory: PFN_vkBindBufferMemory,
+        pub(crate) map_memory: PFN_vkMapMemory,
+        pub(crate) unmap_memory: PFN_vkUnmapMemory,
+        // Swapchain images are tracked too (screenshots of what is presented).
+        get_swapchain_images: PFN_vkGetSwapchainImagesKHR,
+        destroy_swapchain: PFN_vkDestroySwapchainKHR,
+        // Queues' families (a screenshot at a present records on the present
+        // queue's family).
+        get_device_queue: PFN_vkGetDeviceQueue,
+        get_device_queue2: PFN_vkGetDeviceQueue2,
     }
 }
 
@@ -138,7 +103,7 @@ pub struct Images {
     /// Descriptor sets: storage images by (binding, element): view, layout.
     storage: RwLock<HandleMap<u64, SetImages>>,
     /// The snapshot of the current stop, if one was taken.
-    taken: Mutex<Option<Taken>>,
+    pub(crate) taken: Slot<Taken>,
     /// Swapchains: what their images are like, and their images by index.
     swapchains: Mutex<HandleMap<u64, (Image, Vec<u64>)>>,
     /// Queues: their family.
@@ -362,22 +327,14 @@ dispatch::destroy_and_forget!(
     storage.images.images
 );
 
-unsafe extern "system" fn create_image_view(
-    dev: vk::Device,
-    info: *const vk::ImageViewCreateInfo<'_>,
-    allocator: *const vk::AllocationCallbacks<'_>,
-    out: *mut vk::ImageView,
-) -> vk::Result {
-    let keep = |d: &DeviceData, info: &vk::ImageViewCreateInfo, view| {
-        dispatch::remember(
-            &d.storage.images.views,
-            vk::Handle::as_raw(view),
-            (info.image, info.subresource_range),
-        );
-    };
-    // SAFETY: the application's arguments.
-    unsafe { create(dev, info, allocator, out, |n| n.create_image_view, keep) }
-}
+dispatch::create_and_remember!(
+    create_image_view,
+    ImageViewCreateInfo,
+    ImageView,
+    storage.images.next.create_image_view,
+    storage.images.views,
+    |info| (info.image, info.subresource_range)
+);
 
 dispatch::destroy_and_forget!(
     destroy_image_view,
@@ -386,29 +343,22 @@ dispatch::destroy_and_forget!(
     storage.images.views
 );
 
-unsafe extern "system" fn create_framebuffer(
-    dev: vk::Device,
-    info: *const vk::FramebufferCreateInfo<'_>,
-    allocator: *const vk::AllocationCallbacks<'_>,
-    out: *mut vk::Framebuffer,
-) -> vk::Result {
-    let keep = |d: &DeviceData, info: &vk::FramebufferCreateInfo, fb| {
+dispatch::create_and_remember!(
+    create_framebuffer,
+    FramebufferCreateInfo,
+    Framebuffer,
+    storage.images.next.create_framebuffer,
+    storage.images.framebuffers,
+    |info| {
         // Imageless framebuffers name no views.
-        let views = if info.flags.contains(vk::FramebufferCreateFlags::IMAGELESS) {
+        if info.flags.contains(vk::FramebufferCreateFlags::IMAGELESS) {
             Vec::new()
         } else {
             // SAFETY: a valid create info names its attachments.
             unsafe { array(info.p_attachments, info.attachment_count) }.to_vec()
-        };
-        dispatch::remember(
-            &d.storage.images.framebuffers,
-            vk::Handle::as_raw(fb),
-            views,
-        );
-    };
-    // SAFETY: the application's arguments.
-    unsafe { create(dev, info, allocator, out, |n| n.create_framebuffer, keep) }
-}
+        }
+    }
+);
 
 dispatch::destroy_and_forget!(
     destroy_framebuffer,
@@ -1080,19 +1030,19 @@ impl Images {
         plan: Plan,
     ) -> Result<(), Error> {
         // SAFETY: nothing uses the last snapshot any more.
-        unsafe { self.drop_taken(data) };
+        unsafe { self.taken.free(data) };
         if plan.kept.is_empty() {
             return Ok(());
         }
         // SAFETY: the device is alive.
         let taken = unsafe { self.copies(data, plan)? };
         // SAFETY: per this function's contract.
-        if let Err(why) = unsafe { copy(data, queue, family, &taken, false) } {
+        if let Err(why) = unsafe { taken.copy(data, queue, family, false) } {
             // SAFETY: the copy was waited for (or never submitted).
-            unsafe { self.free(data, taken) };
+            unsafe { taken.free(data) };
             return Err(why);
         }
-        *self.taken.lock().unwrap_or_else(|e| e.into_inner()) = Some(taken);
+        self.taken.put(taken);
         Ok(())
     }
 
@@ -1126,7 +1076,7 @@ impl Images {
             };
             let Some(info) = info else {
                 // SAFETY: none of them was used.
-                unsafe { self.free(data, taken) };
+                unsafe { taken.free(data) };
                 return Err(Error::Unseen("an image this layer did not see created"));
             };
             let r = k.range;
@@ -1149,7 +1099,7 @@ impl Images {
             let res = unsafe { create(data.handle, &create_info, std::ptr::null(), &mut image) };
             if res != vk::Result::SUCCESS {
                 // SAFETY: none of them was used.
-                unsafe { self.free(data, taken) };
+                unsafe { taken.free(data) };
                 return Err(Error::Vk {
                     what: "the snapshot image",
                     result: res,
@@ -1170,7 +1120,7 @@ impl Images {
             .or_else(|| p.memory_type(types, vk::MemoryPropertyFlags::empty()));
         let Some(index) = index else {
             // SAFETY: none of them was used.
-            unsafe { self.free(data, taken) };
+            unsafe { taken.free(data) };
             return Err(Error::NoMemory("no memory type holds every snapshot image"));
         };
         let alloc_info = vk::MemoryAllocateInfo::default()
@@ -1187,7 +1137,7 @@ impl Images {
         };
         if res != vk::Result::SUCCESS {
             // SAFETY: none of them was used.
-            unsafe { self.free(data, taken) };
+            unsafe { taken.free(data) };
             return Err(Error::Vk {
                 what: "the snapshot images' memory",
                 result: res,
@@ -1199,7 +1149,7 @@ impl Images {
             let res = unsafe { bind(data.handle, *image, taken.memory, at) };
             if res != vk::Result::SUCCESS {
                 // SAFETY: none of them was used.
-                unsafe { self.free(data, taken) };
+                unsafe { taken.free(data) };
                 return Err(Error::Vk {
                     what: "binding a snapshot image's memory",
                     result: res,
@@ -1208,50 +1158,145 @@ impl Images {
         }
         Ok(taken)
     }
+}
 
-    /// Puts the snapshot back into the application's images.
+impl Snapshot for Taken {
+    /// Copies the kept subresources into the layer's images (`back`: from
+    /// them into the application's, which are left in the layout the
+    /// submission expects), submitted alone on `queue` and waited for.
     ///
     /// # Safety
-    /// The images are alive and not in use by the device.
-    pub unsafe fn restore(
+    /// The images are alive; nothing pending writes them.
+    unsafe fn copy(
         &self,
         data: &DeviceData,
         queue: vk::Queue,
         family: u32,
+        back: bool,
     ) -> Result<(), Error> {
-        let taken = self.taken.lock().unwrap_or_else(|e| e.into_inner());
-        match &*taken {
-            // SAFETY: per this function's contract.
-            Some(t) => unsafe { copy(data, queue, family, t, true) },
-            None => Ok(()),
+        let n = &data.storage.images.next;
+        let (Some(copy), Some(barrier)) = (n.cmd_copy_image, n.cmd_pipeline_barrier) else {
+            return Err(Error::Lacks("vkCmdCopyImage"));
+        };
+        let ours_range = |r: vk::ImageSubresourceRange| vk::ImageSubresourceRange {
+            base_mip_level: 0,
+            base_array_layer: 0,
+            ..r
+        };
+        // Before: the application's image leaves its layout for the copy (going
+        // back, its contents are all overwritten: from UNDEFINED, which is
+        // right whatever layout the last execution left it in); ours too.
+        let mut before = Vec::new();
+        let mut after = Vec::new();
+        for (k, _, ours) in &self.copies {
+            let app = vk::ImageMemoryBarrier::default()
+                .image(k.image)
+                .subresource_range(k.range)
+                .src_queue_family_index(vk::QUEUE_FAMILY_IGNORED)
+                .dst_queue_family_index(vk::QUEUE_FAMILY_IGNORED);
+            let mine = vk::ImageMemoryBarrier::default()
+                .image(*ours)
+                .subresource_range(ours_range(k.range))
+                .src_queue_family_index(vk::QUEUE_FAMILY_IGNORED)
+                .dst_queue_family_index(vk::QUEUE_FAMILY_IGNORED);
+            if back {
+                // Whatever the last execution wrote, in whatever layout.
+                before.push(
+                    app.src_access_mask(vk::AccessFlags::MEMORY_WRITE)
+                        .dst_access_mask(vk::AccessFlags::TRANSFER_WRITE)
+                        .old_layout(vk::ImageLayout::UNDEFINED)
+                        .new_layout(vk::ImageLayout::TRANSFER_DST_OPTIMAL),
+                );
+                after.push(
+                    app.src_access_mask(vk::AccessFlags::TRANSFER_WRITE)
+                        .dst_access_mask(access(k.layout))
+                        .old_layout(vk::ImageLayout::TRANSFER_DST_OPTIMAL)
+                        .new_layout(k.layout),
+                );
+            } else {
+                before.push(
+                    app.src_access_mask(access(k.layout) & WRITES)
+                        .dst_access_mask(vk::AccessFlags::TRANSFER_READ)
+                        .old_layout(k.layout)
+                        .new_layout(vk::ImageLayout::TRANSFER_SRC_OPTIMAL),
+                );
+                before.push(
+                    mine.dst_access_mask(vk::AccessFlags::TRANSFER_WRITE)
+                        .old_layout(vk::ImageLayout::UNDEFINED)
+                        .new_layout(vk::ImageLayout::TRANSFER_DST_OPTIMAL),
+                );
+                after.push(
+                    app.dst_access_mask(access(k.layout))
+                        .old_layout(vk::ImageLayout::TRANSFER_SRC_OPTIMAL)
+                        .new_layout(k.layout),
+                );
+                // Ours stays ready to be copied from.
+                after.push(
+                    mine.src_access_mask(vk::AccessFlags::TRANSFER_WRITE)
+                        .dst_access_mask(vk::AccessFlags::TRANSFER_READ)
+                        .old_layout(vk::ImageLayout::TRANSFER_DST_OPTIMAL)
+                        .new_layout(vk::ImageLayout::TRANSFER_SRC_OPTIMAL),
+                );
+            }
         }
-    }
-
-    /// Frees the snapshot.
-    ///
-    /// # Safety
-    /// Nothing pending uses it.
-    pub unsafe fn drop_taken(&self, data: &DeviceData) {
-        let taken = self.taken.lock().unwrap_or_else(|e| e.into_inner()).take();
-        if let Some(t) = taken {
-            // SAFETY: per this function's contract.
-            unsafe { self.free(data, t) };
-        }
-    }
-
-    /// # Safety
-    /// Nothing pending uses `t`'s images.
-    unsafe fn free(&self, data: &DeviceData, t: Taken) {
         // SAFETY: per this function's contract.
         unsafe {
-            for (_, _, image) in t.copies {
-                if let Some(f) = self.next.destroy_image {
+            run_once(data, queue, family, "copying the images", &mut |cb| {
+                let stages = (self.stages, vk::PipelineStageFlags::TRANSFER);
+                pipeline_barrier(barrier, cb, stages, &[], &before);
+                for (k, info, ours) in &self.copies {
+                    let regions: Vec<vk::ImageCopy> = (0..k.range.level_count)
+                        .map(|l| {
+                            let layers = |mip: u32, base: u32| vk::ImageSubresourceLayers {
+                                aspect_mask: k.range.aspect_mask,
+                                mip_level: mip,
+                                base_array_layer: base,
+                                layer_count: k.range.layer_count,
+                            };
+                            let app = layers(k.range.base_mip_level + l, k.range.base_array_layer);
+                            let mine = layers(l, 0);
+                            let (src, dst) = if back { (mine, app) } else { (app, mine) };
+                            vk::ImageCopy {
+                                src_subresource: src,
+                                src_offset: vk::Offset3D::default(),
+                                dst_subresource: dst,
+                                dst_offset: vk::Offset3D::default(),
+                                extent: mip_extent(info.extent, k.range.base_mip_level + l),
+                            }
+                        })
+                        .collect();
+                    let (src, dst) = if back {
+                        (*ours, k.image)
+                    } else {
+                        (k.image, *ours)
+                    };
+                    copy(
+                        cb,
+                        src,
+                        vk::ImageLayout::TRANSFER_SRC_OPTIMAL,
+                        dst,
+                        vk::ImageLayout::TRANSFER_DST_OPTIMAL,
+                        regions.len() as u32,
+                        regions.as_ptr(),
+                    );
+                }
+                let stages = (vk::PipelineStageFlags::TRANSFER, self.stages);
+                pipeline_barrier(barrier, cb, stages, &[], &after);
+            })
+        }
+    }
+
+    unsafe fn free(self, data: &DeviceData) {
+        let n = &data.storage.images.next;
+        // SAFETY: per the trait's contract.
+        unsafe {
+            for (_, _, image) in self.copies {
+                if let Some(f) = n.destroy_image {
                     f(data.handle, image, std::ptr::null());
                 }
             }
-            if let (Some(f), false) = (self.next.free_memory, t.memory == vk::DeviceMemory::null())
-            {
-                f(data.handle, t.memory, std::ptr::null());
+            if let (Some(f), false) = (n.free_memory, self.memory == vk::DeviceMemory::null()) {
+                f(data.handle, self.memory, std::ptr::null());
             }
         }
     }
@@ -1325,131 +1370,6 @@ fn mip_extent(extent: vk::Extent3D, level: u32) -> vk::Extent3D {
         width: m(extent.width),
         height: m(extent.height),
         depth: m(extent.depth),
-    }
-}
-
-/// Copies the kept subresources into the layer's images (`back`: from
-/// them into the application's, which are left in the layout the
-/// submission expects), submitted alone on `queue` and waited for.
-///
-/// # Safety
-/// The images are alive; nothing pending writes them.
-unsafe fn copy(
-    data: &DeviceData,
-    queue: vk::Queue,
-    family: u32,
-    taken: &Taken,
-    back: bool,
-) -> Result<(), Error> {
-    let n = &data.storage.images.next;
-    let (Some(copy), Some(barrier)) = (n.cmd_copy_image, n.cmd_pipeline_barrier) else {
-        return Err(Error::Lacks("vkCmdCopyImage"));
-    };
-    let ours_range = |r: vk::ImageSubresourceRange| vk::ImageSubresourceRange {
-        base_mip_level: 0,
-        base_array_layer: 0,
-        ..r
-    };
-    // Before: the application's image leaves its layout for the copy (going
-    // back, its contents are all overwritten: from UNDEFINED, which is
-    // right whatever layout the last execution left it in); ours too.
-    let mut before = Vec::new();
-    let mut after = Vec::new();
-    for (k, _, ours) in &taken.copies {
-        let app = vk::ImageMemoryBarrier::default()
-            .image(k.image)
-            .subresource_range(k.range)
-            .src_queue_family_index(vk::QUEUE_FAMILY_IGNORED)
-            .dst_queue_family_index(vk::QUEUE_FAMILY_IGNORED);
-        let mine = vk::ImageMemoryBarrier::default()
-            .image(*ours)
-            .subresource_range(ours_range(k.range))
-            .src_queue_family_index(vk::QUEUE_FAMILY_IGNORED)
-            .dst_queue_family_index(vk::QUEUE_FAMILY_IGNORED);
-        if back {
-            // Whatever the last execution wrote, in whatever layout.
-            before.push(
-                app.src_access_mask(vk::AccessFlags::MEMORY_WRITE)
-                    .dst_access_mask(vk::AccessFlags::TRANSFER_WRITE)
-                    .old_layout(vk::ImageLayout::UNDEFINED)
-                    .new_layout(vk::ImageLayout::TRANSFER_DST_OPTIMAL),
-            );
-            after.push(
-                app.src_access_mask(vk::AccessFlags::TRANSFER_WRITE)
-                    .dst_access_mask(access(k.layout))
-                    .old_layout(vk::ImageLayout::TRANSFER_DST_OPTIMAL)
-                    .new_layout(k.layout),
-            );
-        } else {
-            before.push(
-                app.src_access_mask(access(k.layout) & WRITES)
-                    .dst_access_mask(vk::AccessFlags::TRANSFER_READ)
-                    .old_layout(k.layout)
-                    .new_layout(vk::ImageLayout::TRANSFER_SRC_OPTIMAL),
-            );
-            before.push(
-                mine.dst_access_mask(vk::AccessFlags::TRANSFER_WRITE)
-                    .old_layout(vk::ImageLayout::UNDEFINED)
-                    .new_layout(vk::ImageLayout::TRANSFER_DST_OPTIMAL),
-            );
-            after.push(
-                app.dst_access_mask(access(k.layout))
-                    .old_layout(vk::ImageLayout::TRANSFER_SRC_OPTIMAL)
-                    .new_layout(k.layout),
-            );
-            // Ours stays ready to be copied from.
-            after.push(
-                mine.src_access_mask(vk::AccessFlags::TRANSFER_WRITE)
-                    .dst_access_mask(vk::AccessFlags::TRANSFER_READ)
-                    .old_layout(vk::ImageLayout::TRANSFER_DST_OPTIMAL)
-                    .new_layout(vk::ImageLayout::TRANSFER_SRC_OPTIMAL),
-            );
-        }
-    }
-    // SAFETY: per this function's contract.
-    unsafe {
-        run_once(data, queue, family, "copying the images", &mut |cb| {
-            let stages = (taken.stages, vk::PipelineStageFlags::TRANSFER);
-            pipeline_barrier(barrier, cb, stages, &[], &before);
-            for (k, info, ours) in &taken.copies {
-                let regions: Vec<vk::ImageCopy> = (0..k.range.level_count)
-                    .map(|l| {
-                        let layers = |mip: u32, base: u32| vk::ImageSubresourceLayers {
-                            aspect_mask: k.range.aspect_mask,
-                            mip_level: mip,
-                            base_array_layer: base,
-                            layer_count: k.range.layer_count,
-                        };
-                        let app = layers(k.range.base_mip_level + l, k.range.base_array_layer);
-                        let mine = layers(l, 0);
-                        let (src, dst) = if back { (mine, app) } else { (app, mine) };
-                        vk::ImageCopy {
-                            src_subresource: src,
-                            src_offset: vk::Offset3D::default(),
-                            dst_subresource: dst,
-                            dst_offset: vk::Offset3D::default(),
-                            extent: mip_extent(info.extent, k.range.base_mip_level + l),
-                        }
-                    })
-                    .collect();
-                let (src, dst) = if back {
-                    (*ours, k.image)
-                } else {
-                    (k.image, *ours)
-                };
-                copy(
-                    cb,
-                    src,
-                    vk::ImageLayout::TRANSFER_SRC_OPTIMAL,
-                    dst,
-                    vk::ImageLayout::TRANSFER_DST_OPTIMAL,
-                    regions.len() as u32,
-                    regions.as_ptr(),
-                );
-            }
-            let stages = (vk::PipelineStageFlags::TRANSFER, taken.stages);
-            pipeline_barrier(barrier, cb, stages, &[], &after);
-        })
     }
 }
 

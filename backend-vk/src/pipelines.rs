@@ -8,86 +8,47 @@
 //! into the twin in place of the application's.
 
 use std::collections::HashMap;
-use std::ffi::CStr;
 use std::mem::{align_of, size_of};
 use std::sync::{Arc, Mutex, RwLock};
 
 use ash::vk;
 
-use crate::dispatch::{self, array, device, forget, typed, with_next, Create, DeviceData, Void};
-use crate::error::Error;
+use crate::dispatch::{self, array, device, forget, with_next, Create, DeviceData, Void};
+use crate::error::{check, Error};
 use crate::replay::{self, Arena};
 
 /// The debug buffer's size (fixed: room for the hits of a 1080p draw and a
 /// recording of four million words).
 pub const DEBUG_BUFFER_BYTES: u64 = 16 << 20;
 
-/// The next layer's commands this module uses, of one device.
-#[derive(Default)]
-pub struct Next {
-    create_graphics_pipelines: Option<vk::PFN_vkCreateGraphicsPipelines>,
-    create_compute_pipelines: Option<vk::PFN_vkCreateComputePipelines>,
-    destroy_pipeline: Option<vk::PFN_vkDestroyPipeline>,
-    create_pipeline_layout: Option<vk::PFN_vkCreatePipelineLayout>,
-    destroy_pipeline_layout: Option<vk::PFN_vkDestroyPipelineLayout>,
-    create_descriptor_set_layout: Option<vk::PFN_vkCreateDescriptorSetLayout>,
-    destroy_descriptor_set_layout: Option<vk::PFN_vkDestroyDescriptorSetLayout>,
-    create_descriptor_pool: Option<vk::PFN_vkCreateDescriptorPool>,
-    destroy_descriptor_pool: Option<vk::PFN_vkDestroyDescriptorPool>,
-    allocate_descriptor_sets: Option<vk::PFN_vkAllocateDescriptorSets>,
-    update_descriptor_sets: Option<vk::PFN_vkUpdateDescriptorSets>,
-    create_shader_module: Option<vk::PFN_vkCreateShaderModule>,
-    destroy_shader_module: Option<vk::PFN_vkDestroyShaderModule>,
-    create_buffer: Option<vk::PFN_vkCreateBuffer>,
-    destroy_buffer: Option<vk::PFN_vkDestroyBuffer>,
-    get_buffer_memory_requirements: Option<vk::PFN_vkGetBufferMemoryRequirements>,
-    allocate_memory: Option<vk::PFN_vkAllocateMemory>,
-    free_memory: Option<vk::PFN_vkFreeMemory>,
-    bind_buffer_memory: Option<vk::PFN_vkBindBufferMemory>,
-    map_memory: Option<vk::PFN_vkMapMemory>,
-    create_render_pass: Option<vk::PFN_vkCreateRenderPass>,
-    create_render_pass2: Option<vk::PFN_vkCreateRenderPass2>,
-    destroy_render_pass: Option<vk::PFN_vkDestroyRenderPass>,
-    pub cmd_bind_pipeline: Option<vk::PFN_vkCmdBindPipeline>,
-    pub cmd_bind_descriptor_sets: Option<vk::PFN_vkCmdBindDescriptorSets>,
-}
-
-impl Next {
-    /// # Safety
-    /// `get` answers as the next layer's `vkGetDeviceProcAddr` for one device.
-    pub unsafe fn load(get: impl Fn(&CStr) -> vk::PFN_vkVoidFunction) -> Self {
-        let t = |name: &CStr| get(name);
-        // SAFETY: each looked up by the name of the type it is given.
-        unsafe {
-            Next {
-                create_graphics_pipelines: typed(t(c"vkCreateGraphicsPipelines")),
-                create_compute_pipelines: typed(t(c"vkCreateComputePipelines")),
-                destroy_pipeline: typed(t(c"vkDestroyPipeline")),
-                create_pipeline_layout: typed(t(c"vkCreatePipelineLayout")),
-                destroy_pipeline_layout: typed(t(c"vkDestroyPipelineLayout")),
-                create_descriptor_set_layout: typed(t(c"vkCreateDescriptorSetLayout")),
-                destroy_descriptor_set_layout: typed(t(c"vkDestroyDescriptorSetLayout")),
-                create_descriptor_pool: typed(t(c"vkCreateDescriptorPool")),
-                destroy_descriptor_pool: typed(t(c"vkDestroyDescriptorPool")),
-                allocate_descriptor_sets: typed(t(c"vkAllocateDescriptorSets")),
-                update_descriptor_sets: typed(t(c"vkUpdateDescriptorSets")),
-                create_shader_module: typed(t(c"vkCreateShaderModule")),
-                destroy_shader_module: typed(t(c"vkDestroyShaderModule")),
-                create_buffer: typed(t(c"vkCreateBuffer")),
-                destroy_buffer: typed(t(c"vkDestroyBuffer")),
-                get_buffer_memory_requirements: typed(t(c"vkGetBufferMemoryRequirements")),
-                allocate_memory: typed(t(c"vkAllocateMemory")),
-                free_memory: typed(t(c"vkFreeMemory")),
-                bind_buffer_memory: typed(t(c"vkBindBufferMemory")),
-                map_memory: typed(t(c"vkMapMemory")),
-                create_render_pass: typed(t(c"vkCreateRenderPass")),
-                create_render_pass2: typed(t(c"vkCreateRenderPass2"))
-                    .or_else(|| typed(t(c"vkCreateRenderPass2KHR"))),
-                destroy_render_pass: typed(t(c"vkDestroyRenderPass")),
-                cmd_bind_pipeline: typed(t(c"vkCmdBindPipeline")),
-                cmd_bind_descriptor_sets: typed(t(c"vkCmdBindDescriptorSets")),
-            }
-        }
+dispatch::device_commands! {
+    /// The next layer's commands this module uses, of one device.
+    pub struct Next {
+        create_graphics_pipelines: PFN_vkCreateGraphicsPipelines,
+        create_compute_pipelines: PFN_vkCreateComputePipelines,
+        destroy_pipeline: PFN_vkDestroyPipeline,
+        create_pipeline_layout: PFN_vkCreatePipelineLayout,
+        destroy_pipeline_layout: PFN_vkDestroyPipelineLayout,
+        create_descriptor_set_layout: PFN_vkCreateDescriptorSetLayout,
+        destroy_descriptor_set_layout: PFN_vkDestroyDescriptorSetLayout,
+        create_descriptor_pool: PFN_vkCreateDescriptorPool,
+        destroy_descriptor_pool: PFN_vkDestroyDescriptorPool,
+        allocate_descriptor_sets: PFN_vkAllocateDescriptorSets,
+        update_descriptor_sets: PFN_vkUpdateDescriptorSets,
+        create_shader_module: PFN_vkCreateShaderModule,
+        destroy_shader_module: PFN_vkDestroyShaderModule,
+        create_buffer: PFN_vkCreateBuffer,
+        destroy_buffer: PFN_vkDestroyBuffer,
+        get_buffer_memory_requirements: PFN_vkGetBufferMemoryRequirements,
+        allocate_memory: PFN_vkAllocateMemory,
+        free_memory: PFN_vkFreeMemory,
+        bind_buffer_memory: PFN_vkBindBufferMemory,
+        map_memory: PFN_vkMapMemory,
+        create_render_pass: PFN_vkCreateRenderPass,
+        create_render_pass2: PFN_vkCreateRenderPass2 or c"vkCreateRenderPass2KHR",
+        destroy_render_pass: PFN_vkDestroyRenderPass,
+        pub cmd_bind_pipeline: PFN_vkCmdBindPipeline,
+        pub cmd_bind_descriptor_sets: PFN_vkCmdBindDescriptorSets,
     }
 }
 
@@ -573,61 +534,58 @@ unsafe fn create_pipelines<I>(
     result
 }
 
-unsafe extern "system" fn create_graphics(
-    dev: vk::Device,
-    cache: vk::PipelineCache,
-    count: u32,
-    infos: *const vk::GraphicsPipelineCreateInfo<'_>,
-    allocator: *const vk::AllocationCallbacks<'_>,
-    out: *mut vk::Pipeline,
-) -> vk::Result {
-    // SAFETY: the application's arguments.
-    unsafe {
-        create_pipelines(
-            dev,
-            cache,
-            count,
-            infos.cast::<vk::GraphicsPipelineCreateInfo<'static>>(),
-            allocator,
-            out,
-            |n| n.create_graphics_pipelines,
-            &Kind {
-                fix: replay::fix_graphics_pipeline,
-                stages: |i| stage_slice(i.p_stages, i.stage_count),
-                stage_ptrs: graphics_stages,
-                wrap: PipelineInfo::Graphics,
-            },
-        )
-    }
+/// A hook `$hook` of the application's `$info`s that hands its arguments
+/// (the infos typed as the layer keeps their copies) to `$create`, then the
+/// arguments that say which command and kind it is: `pipelines`, a
+/// `vkCreate*Pipelines`; else a `vkCreate*` of one `$handle`.
+macro_rules! forward_create {
+    ($hook:ident: pipelines of $info:ident => $create:ident($($more:expr),+ $(,)?)) => {
+        unsafe extern "system" fn $hook(
+            dev: vk::Device,
+            cache: vk::PipelineCache,
+            count: u32,
+            infos: *const vk::$info<'_>,
+            allocator: *const vk::AllocationCallbacks<'_>,
+            out: *mut vk::Pipeline,
+        ) -> vk::Result {
+            let infos = infos.cast::<vk::$info<'static>>();
+            // SAFETY: the application's arguments.
+            unsafe { $create(dev, cache, count, infos, allocator, out, $($more),+) }
+        }
+    };
+    ($hook:ident: $info:ident -> $handle:ident => $create:ident($($more:expr),+ $(,)?)) => {
+        unsafe extern "system" fn $hook(
+            dev: vk::Device,
+            info: *const vk::$info<'_>,
+            allocator: *const vk::AllocationCallbacks<'_>,
+            out: *mut vk::$handle,
+        ) -> vk::Result {
+            let info = info.cast::<vk::$info<'static>>();
+            // SAFETY: the application's arguments.
+            unsafe { $create(dev, info, allocator, out, $($more),+) }
+        }
+    };
 }
 
-unsafe extern "system" fn create_compute(
-    dev: vk::Device,
-    cache: vk::PipelineCache,
-    count: u32,
-    infos: *const vk::ComputePipelineCreateInfo<'_>,
-    allocator: *const vk::AllocationCallbacks<'_>,
-    out: *mut vk::Pipeline,
-) -> vk::Result {
-    // SAFETY: the application's arguments.
-    unsafe {
-        create_pipelines(
-            dev,
-            cache,
-            count,
-            infos.cast::<vk::ComputePipelineCreateInfo<'static>>(),
-            allocator,
-            out,
-            |n| n.create_compute_pipelines,
-            &Kind {
-                fix: replay::fix_compute_pipeline,
-                stages: |i| std::slice::from_ref(&i.stage),
-                stage_ptrs: compute_stage,
-                wrap: PipelineInfo::Compute,
-            },
-        )
-    }
-}
+forward_create!(create_graphics: pipelines of GraphicsPipelineCreateInfo => create_pipelines(
+    |n| n.create_graphics_pipelines,
+    &Kind {
+        fix: replay::fix_graphics_pipeline,
+        stages: |i| stage_slice(i.p_stages, i.stage_count),
+        stage_ptrs: graphics_stages,
+        wrap: PipelineInfo::Graphics,
+    },
+));
+
+forward_create!(create_compute: pipelines of ComputePipelineCreateInfo => create_pipelines(
+    |n| n.create_compute_pipelines,
+    &Kind {
+        fix: replay::fix_compute_pipeline,
+        stages: |i| std::slice::from_ref(&i.stage),
+        stage_ptrs: compute_stage,
+        wrap: PipelineInfo::Compute,
+    },
+));
 
 /// A create info's stages.
 fn stage_slice<'a>(
@@ -722,60 +680,34 @@ unsafe fn create_copied<I, H: vk::Handle + Copy>(
     unsafe { dispatch::create(dev, info, allocator, out, |d| next(&d.pipelines.next), keep) }
 }
 
-unsafe extern "system" fn create_set_layout(
-    dev: vk::Device,
-    info: *const vk::DescriptorSetLayoutCreateInfo<'_>,
-    allocator: *const vk::AllocationCallbacks<'_>,
-    out: *mut vk::DescriptorSetLayout,
-) -> vk::Result {
-    let keep = |p: &Pipelines, c, raw| {
-        dispatch::remember(&p.set_layouts, raw, Arc::new(c));
-    };
-    // SAFETY: the application's arguments.
-    unsafe {
-        create_copied(
-            dev,
-            info.cast::<vk::DescriptorSetLayoutCreateInfo<'static>>(),
-            allocator,
-            out,
-            |n| n.create_descriptor_set_layout,
-            replay::fix_set_layout,
-            keep,
-        )
-    }
-}
+forward_create!(create_set_layout: DescriptorSetLayoutCreateInfo -> DescriptorSetLayout
+    => create_copied(
+        |n| n.create_descriptor_set_layout,
+        replay::fix_set_layout,
+        |p: &Pipelines, c, raw| dispatch::remember(&p.set_layouts, raw, Arc::new(c)),
+    )
+);
 
-unsafe extern "system" fn create_layout(
-    dev: vk::Device,
-    info: *const vk::PipelineLayoutCreateInfo<'_>,
-    allocator: *const vk::AllocationCallbacks<'_>,
-    out: *mut vk::PipelineLayout,
-) -> vk::Result {
-    let keep = |p: &Pipelines, c: Copied<vk::PipelineLayoutCreateInfo<'static>>, raw| {
-        let sets = {
-            let known = p.set_layouts.read().unwrap_or_else(|e| e.into_inner());
-            let app = c.get();
-            // SAFETY: the copy holds `set_layout_count` layouts.
-            let handles = unsafe { array(app.p_set_layouts, app.set_layout_count) };
-            handles
-                .iter()
-                .map(|h| known.get(&vk::Handle::as_raw(*h)).cloned())
-                .collect()
-        };
-        dispatch::remember(&p.layouts, raw, Arc::new(LayoutInfo { info: c, sets }));
+forward_create!(create_layout: PipelineLayoutCreateInfo -> PipelineLayout => create_copied(
+    |n| n.create_pipeline_layout,
+    replay::fix_pipeline_layout,
+    keep_layout,
+));
+
+/// Keeps a pipeline layout's copy with its set layouts' copies (those the
+/// layer knows).
+fn keep_layout(p: &Pipelines, c: Copied<vk::PipelineLayoutCreateInfo<'static>>, raw: u64) {
+    let sets = {
+        let known = p.set_layouts.read().unwrap_or_else(|e| e.into_inner());
+        let app = c.get();
+        // SAFETY: the copy holds `set_layout_count` layouts.
+        let handles = unsafe { array(app.p_set_layouts, app.set_layout_count) };
+        handles
+            .iter()
+            .map(|h| known.get(&vk::Handle::as_raw(*h)).cloned())
+            .collect()
     };
-    // SAFETY: the application's arguments.
-    unsafe {
-        create_copied(
-            dev,
-            info.cast::<vk::PipelineLayoutCreateInfo<'static>>(),
-            allocator,
-            out,
-            |n| n.create_pipeline_layout,
-            replay::fix_pipeline_layout,
-            keep,
-        )
-    }
+    dispatch::remember(&p.layouts, raw, Arc::new(LayoutInfo { info: c, sets }));
 }
 
 /// Creates a render pass down the chain (the next layer's
@@ -799,41 +731,13 @@ unsafe fn create_pass<I: crate::images::PassAttachments>(
     unsafe { dispatch::create(dev, info, allocator, out, |d| next(&d.pipelines.next), keep) }
 }
 
-unsafe extern "system" fn create_render_pass(
-    dev: vk::Device,
-    info: *const vk::RenderPassCreateInfo<'_>,
-    allocator: *const vk::AllocationCallbacks<'_>,
-    out: *mut vk::RenderPass,
-) -> vk::Result {
-    // SAFETY: the application's arguments.
-    unsafe {
-        create_pass(
-            dev,
-            info.cast::<vk::RenderPassCreateInfo<'static>>(),
-            allocator,
-            out,
-            |n| n.create_render_pass,
-        )
-    }
-}
+forward_create!(create_render_pass: RenderPassCreateInfo -> RenderPass => create_pass(
+    |n| n.create_render_pass
+));
 
-unsafe extern "system" fn create_render_pass2(
-    dev: vk::Device,
-    info: *const vk::RenderPassCreateInfo2<'_>,
-    allocator: *const vk::AllocationCallbacks<'_>,
-    out: *mut vk::RenderPass,
-) -> vk::Result {
-    // SAFETY: the application's arguments.
-    unsafe {
-        create_pass(
-            dev,
-            info.cast::<vk::RenderPassCreateInfo2<'static>>(),
-            allocator,
-            out,
-            |n| n.create_render_pass2,
-        )
-    }
-}
+forward_create!(create_render_pass2: RenderPassCreateInfo2 -> RenderPass => create_pass(
+    |n| n.create_render_pass2
+));
 
 impl Pipelines {
     /// Keeps a module's code (for twins made after the module is gone) and
@@ -1012,12 +916,7 @@ impl Pipelines {
         // SAFETY: set layouts of the layer's own; a pipeline layout keeps
         // what it needs of them.
         unsafe { self.destroy_set_layouts(dev, &again.made) };
-        if r != vk::Result::SUCCESS {
-            return Err(Error::Vk {
-                what: "creating the twin's layout",
-                result: r,
-            });
-        }
+        check(r, "creating the twin's layout")?;
         let (app_stages, code) = match &*info {
             PipelineInfo::Graphics(c, code) => {
                 (stage_slice(c.get().p_stages, c.get().stage_count), code)
@@ -1177,12 +1076,7 @@ impl Pipelines {
             let mut module = vk::ShaderModule::null();
             // SAFETY: SPIR-V words, down the chain.
             let r = unsafe { create(dev, &info, std::ptr::null(), &mut module) };
-            if r != vk::Result::SUCCESS {
-                return Err(Error::Vk {
-                    what: "creating the twin's shader module",
-                    result: r,
-                });
-            }
+            check(r, "creating the twin's shader module")?;
             made.push(module);
             st.module = module;
         }
@@ -1281,7 +1175,7 @@ impl Pipelines {
         else {
             return Err(Error::Lacks("a descriptor or buffer command"));
         };
-        let check = |result: vk::Result, what: &'static str| {
+        let check_named = |result: vk::Result, what: &'static str| {
             if result == vk::Result::SUCCESS {
                 Ok(())
             } else {
@@ -1306,7 +1200,7 @@ impl Pipelines {
         let info = vk::DescriptorSetLayoutCreateInfo::default().bindings(&bindings);
         // SAFETY: valid create infos of the layer's own, down the chain (here and below).
         unsafe {
-            check(
+            check_named(
                 create_dsl(dev, &info, std::ptr::null(), &mut d.layout),
                 "the debug set layout",
             )?;
@@ -1317,7 +1211,7 @@ impl Pipelines {
             let info = vk::DescriptorPoolCreateInfo::default()
                 .max_sets(2)
                 .pool_sizes(&sizes);
-            check(
+            check_named(
                 create_pool(dev, &info, std::ptr::null(), &mut d.pool),
                 "the debug descriptor pool",
             )?;
@@ -1326,7 +1220,7 @@ impl Pipelines {
                 .descriptor_pool(d.pool)
                 .set_layouts(&layouts);
             let mut sets = [vk::DescriptorSet::null(); 2];
-            check(
+            check_named(
                 allocate_sets(dev, &info, sets.as_mut_ptr()),
                 "the debug sets",
             )?;
@@ -1335,7 +1229,7 @@ impl Pipelines {
                 .size(DEBUG_BUFFER_BYTES + SCRATCH_BYTES)
                 .usage(vk::BufferUsageFlags::STORAGE_BUFFER | vk::BufferUsageFlags::TRANSFER_DST)
                 .sharing_mode(vk::SharingMode::EXCLUSIVE);
-            check(
+            check_named(
                 create_buffer(dev, &info, std::ptr::null(), &mut d.buffer),
                 "the debug buffer",
             )?;
@@ -1351,18 +1245,16 @@ impl Pipelines {
             let info = vk::MemoryAllocateInfo::default()
                 .allocation_size(req.size)
                 .memory_type_index(index);
-            let r = if crate::fault::injected(crate::fault::Fault::DebugMemory) {
-                vk::Result::ERROR_OUT_OF_DEVICE_MEMORY
-            } else {
+            let r = crate::fault::out_of_memory_or(crate::fault::Fault::DebugMemory, || {
                 allocate_memory(dev, &info, std::ptr::null(), &mut d.memory)
-            };
-            check(r, "the debug buffer's memory")?;
-            check(
+            });
+            check_named(r, "the debug buffer's memory")?;
+            check_named(
                 bind_memory(dev, d.buffer, d.memory, 0),
                 "binding the debug buffer's memory",
             )?;
             let mut words = std::ptr::null_mut();
-            check(
+            check_named(
                 map(
                     dev,
                     d.memory,

@@ -9,9 +9,9 @@
 use ash::vk;
 
 use crate::dispatch::DeviceData;
-use crate::error::Error;
+use crate::error::{check, Error};
 use crate::images::Target;
-use crate::snapshots::pipeline_barrier;
+use crate::snapshots::{pipeline_barrier, run_once};
 
 /// A screenshot: RGBA8, bottom row first (the protocol's order).
 pub struct Shot {
@@ -76,12 +76,7 @@ pub unsafe fn now(
     }
     let target = walk.target()?;
     let stages = walk.plan().stages;
-    let family = cbs
-        .first()
-        .and_then(|cb| data.replay.family_of(*cb))
-        .ok_or(Error::Unseen(
-            "a command buffer this layer did not see allocated",
-        ))?;
+    let family = data.replay.family_of_first(cbs)?;
     // SAFETY: per this function's contract.
     unsafe { read(data, queue, family, &target, stages) }
         .map_err(|why| why.within("the colour attachment the submission drew in"))
@@ -247,7 +242,6 @@ unsafe fn read(
     else {
         return Err(Error::Lacks("a buffer or copy command"));
     };
-    let submit = data.queue_submit.ok_or(Error::Lacks("vkQueueSubmit"))?;
     let mut staging = Staging {
         data,
         buffer: vk::Buffer::null(),
@@ -266,12 +260,7 @@ unsafe fn read(
             std::ptr::null(),
             &mut staging.buffer,
         );
-        if r != vk::Result::SUCCESS {
-            return Err(Error::Vk {
-                what: "a buffer to copy it into",
-                result: r,
-            });
-        }
+        check(r, "a buffer to copy it into")?;
         let mut req = vk::MemoryRequirements::default();
         reqs(data.handle, staging.buffer, &mut req);
         let coherent =
@@ -293,19 +282,9 @@ unsafe fn read(
             std::ptr::null(),
             &mut staging.memory,
         );
-        if r != vk::Result::SUCCESS {
-            return Err(Error::Vk {
-                what: "memory to copy it into",
-                result: r,
-            });
-        }
+        check(r, "memory to copy it into")?;
         let r = bind(data.handle, staging.buffer, staging.memory, 0);
-        if r != vk::Result::SUCCESS {
-            return Err(Error::Vk {
-                what: "binding the buffer's memory",
-                result: r,
-            });
-        }
+        check(r, "binding the buffer's memory")?;
         let range = vk::ImageSubresourceRange {
             aspect_mask: vk::ImageAspectFlags::COLOR,
             base_mip_level: target.subresource.mip_level,
@@ -347,7 +326,7 @@ unsafe fn read(
             },
         };
         let (buffer, image) = (staging.buffer, target.image);
-        let made = data.replay.one_time(data.handle, family, &mut |cb| {
+        run_once(data, queue, family, "submitting the copy", &mut |cb| {
             let to_transfer = (stages, vk::PipelineStageFlags::TRANSFER);
             pipeline_barrier(barrier, cb, to_transfer, &[], &before);
             copy(
@@ -364,19 +343,6 @@ unsafe fn read(
             );
             pipeline_barrier(barrier, cb, from_transfer, &to_host, &after);
         })?;
-        let cbs = [made.cb];
-        let submit_info = vk::SubmitInfo::default().command_buffers(&cbs);
-        let r = submit(queue, 1, &submit_info, vk::Fence::null());
-        if let Some(wait) = data.replay.life.queue_wait_idle {
-            let _ = wait(queue);
-        }
-        data.replay.free_shadows(data.handle, &[made]);
-        if r != vk::Result::SUCCESS {
-            return Err(Error::Vk {
-                what: "submitting the copy",
-                result: r,
-            });
-        }
         let mut p: *mut std::ffi::c_void = std::ptr::null_mut();
         let r = map(
             data.handle,

@@ -8,50 +8,26 @@
 //! After the last re-execution the buffers hold what one execution gives.
 
 use std::collections::HashMap;
-use std::ffi::CStr;
 use std::sync::{Mutex, RwLock};
 
 use ash::vk;
 
-use crate::dispatch::{self, array, device, typed, with_next, DeviceData, HandleMap, Void};
-use crate::error::Error;
+use crate::dispatch::{self, array, device, with_next, DeviceData, HandleMap, Void};
+use crate::error::{check, Error};
 use crate::replay::Cmd;
 
-/// The next layer's commands this module uses, of one device.
-#[derive(Default)]
-pub struct Next {
-    create_buffer: Option<vk::PFN_vkCreateBuffer>,
-    destroy_buffer: Option<vk::PFN_vkDestroyBuffer>,
-    update_descriptor_sets: Option<vk::PFN_vkUpdateDescriptorSets>,
-    get_buffer_memory_requirements: Option<vk::PFN_vkGetBufferMemoryRequirements>,
-    allocate_memory: Option<vk::PFN_vkAllocateMemory>,
-    free_memory: Option<vk::PFN_vkFreeMemory>,
-    bind_buffer_memory: Option<vk::PFN_vkBindBufferMemory>,
-    cmd_copy_buffer: Option<vk::PFN_vkCmdCopyBuffer>,
-    cmd_pipeline_barrier: Option<vk::PFN_vkCmdPipelineBarrier>,
-    /// Those of the image snapshots.
-    images: crate::images::Next,
-}
-
-impl Next {
-    /// # Safety
-    /// `get` answers as the next layer's `vkGetDeviceProcAddr` for one device.
-    pub unsafe fn load(get: impl Fn(&CStr) -> vk::PFN_vkVoidFunction) -> Self {
-        // SAFETY: each looked up by the name of the type it is given.
-        unsafe {
-            Next {
-                create_buffer: typed(get(c"vkCreateBuffer")),
-                destroy_buffer: typed(get(c"vkDestroyBuffer")),
-                update_descriptor_sets: typed(get(c"vkUpdateDescriptorSets")),
-                get_buffer_memory_requirements: typed(get(c"vkGetBufferMemoryRequirements")),
-                allocate_memory: typed(get(c"vkAllocateMemory")),
-                free_memory: typed(get(c"vkFreeMemory")),
-                bind_buffer_memory: typed(get(c"vkBindBufferMemory")),
-                cmd_copy_buffer: typed(get(c"vkCmdCopyBuffer")),
-                cmd_pipeline_barrier: typed(get(c"vkCmdPipelineBarrier")),
-                images: crate::images::Next::load(&get),
-            }
-        }
+dispatch::device_commands! {
+    /// The next layer's commands this module uses, of one device.
+    pub struct Next {
+        create_buffer: PFN_vkCreateBuffer,
+        destroy_buffer: PFN_vkDestroyBuffer,
+        update_descriptor_sets: PFN_vkUpdateDescriptorSets,
+        get_buffer_memory_requirements: PFN_vkGetBufferMemoryRequirements,
+        allocate_memory: PFN_vkAllocateMemory,
+        free_memory: PFN_vkFreeMemory,
+        bind_buffer_memory: PFN_vkBindBufferMemory,
+        cmd_copy_buffer: PFN_vkCmdCopyBuffer,
+        cmd_pipeline_barrier: PFN_vkCmdPipelineBarrier,
     }
 }
 
@@ -75,7 +51,7 @@ pub struct Storage {
     /// Descriptor sets by handle: storage buffer ranges by (binding, element).
     sets: RwLock<HandleMap<u64, SetStorage>>,
     /// The snapshot of the current stop, if one was taken.
-    taken: Mutex<Option<Taken>>,
+    taken: Slot<Taken>,
     /// Images a submission may read first (attachments, storage images).
     pub images: crate::images::Images,
 }
@@ -161,9 +137,10 @@ unsafe extern "system" fn update_descriptor_sets(
 }
 
 impl Storage {
-    pub fn new(mut next: Next) -> Self {
+    /// With this module's commands and the image snapshots'.
+    pub fn new(next: Next, images: crate::images::Next) -> Self {
         Storage {
-            images: crate::images::Images::new(std::mem::take(&mut next.images)),
+            images: crate::images::Images::new(images),
             next,
             ..Default::default()
         }
@@ -255,62 +232,6 @@ fn storage_ranges<'a>(
         })
 }
 
-/// Copies `ranges` into a buffer of the layer's own (`back`: from it into
-/// the application's buffers), submitted alone on `queue` and waited for.
-///
-/// # Safety
-/// The ranges' buffers are alive and not in use by the device.
-unsafe fn copy(
-    data: &DeviceData,
-    queue: vk::Queue,
-    family: u32,
-    taken: &Taken,
-    back: bool,
-) -> Result<(), Error> {
-    let n = &data.storage.next;
-    let (Some(copy), Some(barrier)) = (n.cmd_copy_buffer, n.cmd_pipeline_barrier) else {
-        return Err(Error::Lacks("vkCmdCopyBuffer"));
-    };
-    // SAFETY: per this function's contract.
-    unsafe {
-        run_once(data, queue, family, "copying the storage", &mut |cb| {
-            // The copies wait for earlier work on the queue to have written
-            // (or read: going back) the buffers; a fence or an idle queue
-            // makes writes available, not visible to the transfer.
-            let earlier = vk::MemoryBarrier::default()
-                .src_access_mask(vk::AccessFlags::MEMORY_WRITE)
-                .dst_access_mask(vk::AccessFlags::TRANSFER_READ | vk::AccessFlags::TRANSFER_WRITE);
-            let stages = (
-                vk::PipelineStageFlags::ALL_COMMANDS,
-                vk::PipelineStageFlags::TRANSFER,
-            );
-            pipeline_barrier(barrier, cb, stages, &[earlier], &[]);
-            for (r, at) in &taken.ranges {
-                let region = vk::BufferCopy {
-                    src_offset: if back { *at } else { r.offset },
-                    dst_offset: if back { r.offset } else { *at },
-                    size: r.size,
-                };
-                let (src, dst) = if back {
-                    (taken.buffer, r.buffer)
-                } else {
-                    (r.buffer, taken.buffer)
-                };
-                copy(cb, src, dst, 1, &region);
-            }
-            // The copies are done before anything submitted after them.
-            let all = vk::MemoryBarrier::default()
-                .src_access_mask(vk::AccessFlags::TRANSFER_WRITE)
-                .dst_access_mask(vk::AccessFlags::MEMORY_READ | vk::AccessFlags::MEMORY_WRITE);
-            let stages = (
-                vk::PipelineStageFlags::TRANSFER,
-                vk::PipelineStageFlags::ALL_COMMANDS,
-            );
-            pipeline_barrier(barrier, cb, stages, &[all], &[]);
-        })
-    }
-}
-
 /// Records what `record` records into a one-time command buffer of the
 /// layer's own, submits it alone on `queue` (of `family`) and waits for
 /// the queue to be idle; `what` names the work in the error.
@@ -337,9 +258,7 @@ pub(crate) unsafe fn run_once(
             let _ = wait(queue);
         }
         data.replay.free_shadows(data.handle, &[made]);
-        if r != vk::Result::SUCCESS {
-            return Err(Error::Vk { what, result: r });
-        }
+        check(r, what)?;
     }
     Ok(())
 }
@@ -390,6 +309,38 @@ impl Storage {
         if ranges.is_empty() {
             return Ok(());
         }
+        let mut placed = Vec::new();
+        let mut size = 0u64;
+        for r in ranges {
+            placed.push((*r, size));
+            size += r.size.next_multiple_of(256);
+        }
+        let mut taken = Taken {
+            ranges: placed,
+            buffer: vk::Buffer::null(),
+            memory: vk::DeviceMemory::null(),
+        };
+        // SAFETY: the buffers are alive and not in use (this function's
+        // contract).
+        let made = unsafe {
+            self.make(data, &mut taken, size)
+                .and_then(|()| taken.copy(data, queue, family, false))
+        };
+        if let Err(why) = made {
+            // SAFETY: the copy was waited for (or never submitted).
+            unsafe { taken.free(data) };
+            return Err(why);
+        }
+        self.taken.put(taken);
+        Ok(())
+    }
+
+    /// Makes `taken`'s buffer, of `size` bytes, and its memory (what is made
+    /// is in `taken` even where a later step fails).
+    ///
+    /// # Safety
+    /// The device is alive.
+    unsafe fn make(&self, data: &DeviceData, taken: &mut Taken, size: u64) -> Result<(), Error> {
         let n = &self.next;
         let (Some(create), Some(reqs), Some(alloc), Some(bind)) = (
             n.create_buffer,
@@ -399,27 +350,15 @@ impl Storage {
         ) else {
             return Err(Error::Lacks("a buffer command"));
         };
-        let mut placed = Vec::new();
-        let mut size = 0u64;
-        for r in ranges {
-            placed.push((*r, size));
-            size += r.size.next_multiple_of(256);
-        }
         let info = vk::BufferCreateInfo::default()
             .size(size)
             .usage(vk::BufferUsageFlags::TRANSFER_SRC | vk::BufferUsageFlags::TRANSFER_DST);
-        let mut buffer = vk::Buffer::null();
         // SAFETY: valid create infos of the layer's own, down the chain.
         unsafe {
-            let r = create(data.handle, &info, std::ptr::null(), &mut buffer);
-            if r != vk::Result::SUCCESS {
-                return Err(Error::Vk {
-                    what: "the snapshot buffer",
-                    result: r,
-                });
-            }
+            let r = create(data.handle, &info, std::ptr::null(), &mut taken.buffer);
+            check(r, "the snapshot buffer")?;
             let mut req = vk::MemoryRequirements::default();
-            reqs(data.handle, buffer, &mut req);
+            reqs(data.handle, taken.buffer, &mut req);
             let index = data
                 .pipelines
                 .memory_type(req.memory_type_bits, vk::MemoryPropertyFlags::empty())
@@ -427,41 +366,29 @@ impl Storage {
             let info = vk::MemoryAllocateInfo::default()
                 .allocation_size(req.size)
                 .memory_type_index(index);
-            let mut memory = vk::DeviceMemory::null();
-            let r = alloc(data.handle, &info, std::ptr::null(), &mut memory);
-            if r != vk::Result::SUCCESS {
-                return Err(Error::Vk {
-                    what: "the snapshot's memory",
-                    result: r,
-                });
-            }
-            let _ = bind(data.handle, buffer, memory, 0);
-            let taken = Taken {
-                ranges: placed,
-                buffer,
-                memory,
-            };
-            copy(data, queue, family, &taken, false)?;
-            *self.taken.lock().unwrap_or_else(|e| e.into_inner()) = Some(taken);
+            let r = crate::fault::out_of_memory_or(crate::fault::Fault::SnapshotMemory, || {
+                alloc(data.handle, &info, std::ptr::null(), &mut taken.memory)
+            });
+            check(r, "the snapshot's memory")?;
+            let _ = bind(data.handle, taken.buffer, taken.memory, 0);
         }
         Ok(())
     }
 
-    /// Puts the snapshot back into the application's buffers.
+    /// Puts the snapshot back into the application's buffers and images.
     ///
     /// # Safety
-    /// The buffers are alive and not in use by the device.
+    /// They are alive and not in use by the device.
     pub unsafe fn restore(
         &self,
         data: &DeviceData,
         queue: vk::Queue,
         family: u32,
     ) -> Result<(), Error> {
-        let taken = self.taken.lock().unwrap_or_else(|e| e.into_inner());
-        match &*taken {
-            // SAFETY: per this function's contract.
-            Some(t) => unsafe { copy(data, queue, family, t, true) },
-            None => Ok(()),
+        // SAFETY: per this function's contract.
+        unsafe {
+            self.taken.restore(data, queue, family)?;
+            self.images.taken.restore(data, queue, family)
         }
     }
 
@@ -471,18 +398,151 @@ impl Storage {
     /// Nothing pending uses it.
     pub unsafe fn drop_taken(&self, data: &DeviceData) {
         // SAFETY: per this function's contract.
-        unsafe { self.images.drop_taken(data) };
-        let taken = self.taken.lock().unwrap_or_else(|e| e.into_inner()).take();
+        unsafe {
+            self.images.taken.free(data);
+            self.taken.free(data);
+        }
+    }
+}
+
+impl Snapshot for Taken {
+    /// Copies `ranges` into a buffer of the layer's own (`back`: from it into
+    /// the application's buffers), submitted alone on `queue` and waited for.
+    ///
+    /// # Safety
+    /// The ranges' buffers are alive and not in use by the device.
+    unsafe fn copy(
+        &self,
+        data: &DeviceData,
+        queue: vk::Queue,
+        family: u32,
+        back: bool,
+    ) -> Result<(), Error> {
+        let n = &data.storage.next;
+        let (Some(copy), Some(barrier)) = (n.cmd_copy_buffer, n.cmd_pipeline_barrier) else {
+            return Err(Error::Lacks("vkCmdCopyBuffer"));
+        };
+        // SAFETY: per this function's contract.
+        unsafe {
+            run_once(data, queue, family, "copying the storage", &mut |cb| {
+                // The copies wait for earlier work on the queue to have written
+                // (or read: going back) the buffers; a fence or an idle queue
+                // makes writes available, not visible to the transfer.
+                let earlier = vk::MemoryBarrier::default()
+                    .src_access_mask(vk::AccessFlags::MEMORY_WRITE)
+                    .dst_access_mask(
+                        vk::AccessFlags::TRANSFER_READ | vk::AccessFlags::TRANSFER_WRITE,
+                    );
+                let stages = (
+                    vk::PipelineStageFlags::ALL_COMMANDS,
+                    vk::PipelineStageFlags::TRANSFER,
+                );
+                pipeline_barrier(barrier, cb, stages, &[earlier], &[]);
+                for (r, at) in &self.ranges {
+                    let region = vk::BufferCopy {
+                        src_offset: if back { *at } else { r.offset },
+                        dst_offset: if back { r.offset } else { *at },
+                        size: r.size,
+                    };
+                    let (src, dst) = if back {
+                        (self.buffer, r.buffer)
+                    } else {
+                        (r.buffer, self.buffer)
+                    };
+                    copy(cb, src, dst, 1, &region);
+                }
+                // The copies are done before anything submitted after them.
+                let all = vk::MemoryBarrier::default()
+                    .src_access_mask(vk::AccessFlags::TRANSFER_WRITE)
+                    .dst_access_mask(vk::AccessFlags::MEMORY_READ | vk::AccessFlags::MEMORY_WRITE);
+                let stages = (
+                    vk::PipelineStageFlags::TRANSFER,
+                    vk::PipelineStageFlags::ALL_COMMANDS,
+                );
+                pipeline_barrier(barrier, cb, stages, &[all], &[]);
+            })
+        }
+    }
+
+    unsafe fn free(self, data: &DeviceData) {
+        let n = &data.storage.next;
+        // SAFETY: per the trait's contract.
+        unsafe {
+            if let Some(f) = n.destroy_buffer {
+                f(data.handle, self.buffer, std::ptr::null());
+            }
+            if let Some(f) = n.free_memory {
+                f(data.handle, self.memory, std::ptr::null());
+            }
+        }
+    }
+}
+
+/// A snapshot of the application's buffers or images, copied from them
+/// when taken and into them before each re-execution.
+pub(crate) trait Snapshot {
+    /// Copies from the application's buffers or images (`back`: into
+    /// them), submitted alone on `queue` (of `family`) and waited for.
+    ///
+    /// # Safety
+    /// They are alive and not in use by the device.
+    unsafe fn copy(
+        &self,
+        data: &DeviceData,
+        queue: vk::Queue,
+        family: u32,
+        back: bool,
+    ) -> Result<(), Error>;
+
+    /// Frees what the layer made for it.
+    ///
+    /// # Safety
+    /// Nothing pending uses it.
+    unsafe fn free(self, data: &DeviceData);
+}
+
+/// The snapshot of the current stop, if one was taken.
+pub(crate) struct Slot<T>(Mutex<Option<T>>);
+
+impl<T> Default for Slot<T> {
+    fn default() -> Self {
+        Slot(Mutex::new(None))
+    }
+}
+
+impl<T: Snapshot> Slot<T> {
+    /// Keeps `t` as the current snapshot.
+    pub(crate) fn put(&self, t: T) {
+        *self.0.lock().unwrap_or_else(|e| e.into_inner()) = Some(t);
+    }
+
+    /// Puts the snapshot, if any, back.
+    ///
+    /// # Safety
+    /// As [`Snapshot::copy`].
+    pub(crate) unsafe fn restore(
+        &self,
+        data: &DeviceData,
+        queue: vk::Queue,
+        family: u32,
+    ) -> Result<(), Error> {
+        let taken = self.0.lock().unwrap_or_else(|e| e.into_inner());
+        match &*taken {
+            // SAFETY: per this function's contract.
+            Some(t) => unsafe { t.copy(data, queue, family, true) },
+            None => Ok(()),
+        }
+    }
+
+    /// Frees the snapshot, if any.
+    ///
+    /// # Safety
+    /// As [`Snapshot::free`].
+    pub(crate) unsafe fn free(&self, data: &DeviceData) {
+        let taken = self.0.lock().unwrap_or_else(|e| e.into_inner()).take();
         if let Some(t) = taken {
             // SAFETY: per this function's contract.
-            unsafe {
-                if let Some(f) = self.next.destroy_buffer {
-                    f(data.handle, t.buffer, std::ptr::null());
-                }
-                if let Some(f) = self.next.free_memory {
-                    f(data.handle, t.memory, std::ptr::null());
-                }
-            }
+            unsafe { t.free(data) };
         }
     }
 }

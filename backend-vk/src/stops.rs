@@ -31,10 +31,10 @@ use shaderdbg_protocol::FromAgent;
 
 use crate::agent::Ask;
 use crate::breakpoints::{self, Bound, ModuleDebug};
-use crate::dispatch::{array, DeviceData};
-use crate::error::Error;
+use crate::dispatch::DeviceData;
+use crate::error::{check, Error};
 use crate::pipelines::{debug_slot, Code, DebugBinding, StageCode, Twin, DEBUG_BUFFER_BYTES};
-use crate::replay::{Cmd, Shadow, Submission, Submit};
+use crate::replay::{AppSubmit, Cmd, Shadow, Submission};
 
 fn variant(what: &impl Hash) -> u64 {
     let mut h = DefaultHasher::new();
@@ -279,14 +279,10 @@ fn capacity() -> u32 {
 /// submission returned.
 ///
 /// # Safety
-/// The arguments are the application's, valid for `vkQueueSubmit[2]`.
+/// Nothing of `app` was submitted yet.
 pub unsafe fn submit<I: Submission>(
     data: &DeviceData,
-    queue: vk::Queue,
-    count: u32,
-    submits: *const I,
-    fence: vk::Fence,
-    next: Submit<I>,
+    app: &AppSubmit<'_, I>,
 ) -> Option<vk::Result> {
     if !breakpoints::any() {
         return None;
@@ -295,7 +291,7 @@ pub unsafe fn submit<I: Submission>(
     // The device's teardown waits for this submission (with its stop).
     let in_progress = data.busy.enter()?;
     // SAFETY: per this function's contract.
-    let result = unsafe { debugged(data, dbg, queue, count, submits, fence, next) };
+    let result = unsafe { debugged(data, dbg, app) };
     drop(in_progress);
     if data.busy.release_lost() {
         // SAFETY: no submission of the device is debugged, and none will be.
@@ -328,19 +324,10 @@ fn lost(data: &DeviceData, dbg: &crate::agent::Debugger, why: &str) {
 unsafe fn debugged<I: Submission>(
     data: &DeviceData,
     dbg: &crate::agent::Debugger,
-    queue: vk::Queue,
-    count: u32,
-    submits: *const I,
-    fence: vk::Fence,
-    next: Submit<I>,
+    app: &AppSubmit<'_, I>,
 ) -> Option<vk::Result> {
-    // SAFETY: the application names `count` submit infos.
-    let infos = unsafe { array(submits, count) };
-    // SAFETY: valid submit infos.
-    let cbs: Vec<vk::CommandBuffer> = infos
-        .iter()
-        .flat_map(|i| unsafe { i.command_buffers() })
-        .collect();
+    let (infos, queue) = (app.infos, app.queue);
+    let cbs = app.command_buffers();
     let frame = data.frames.load(std::sync::atomic::Ordering::Relaxed);
     let filter = breakpoints::filter();
     if filter.frame.is_some_and(|f| f != frame) {
@@ -486,8 +473,8 @@ unsafe fn debugged<I: Submission>(
         })
     };
     // SAFETY: the application's submission with shadows in place of its
-    // buffers; every other member is the application's.
-    let result = unsafe { next(queue, count, replaced.as_ptr(), fence) };
+    // buffers.
+    let result = unsafe { app.down_with(&replaced) };
     let wait = data.replay.life.queue_wait_idle;
     let waited = match wait {
         // SAFETY: a queue of this device.
@@ -1003,17 +990,11 @@ unsafe fn rerun<R>(
     if let Some(why) = not_reexecutable(data, cbs) {
         return Err(Error::NotReexecutable(Box::new(why)));
     }
-    let family = cbs
-        .first()
-        .and_then(|cb| data.replay.family_of(*cb))
-        .ok_or(Error::Unseen(
-            "a command buffer this layer did not see allocated",
-        ))?;
+    let family = data.replay.family_of_first(cbs)?;
     // The storage and images as they were before the submission ran.
     // SAFETY: the earlier submissions were waited for.
     unsafe {
         data.storage.restore(data, queue, family)?;
-        data.storage.images.restore(data, queue, family)?;
         data.pipelines.set_debug_range(data.handle, range)?;
     }
     // SAFETY: per this function's contract.
@@ -1036,12 +1017,7 @@ unsafe fn rerun<R>(
             data.busy.lose();
             return Err(Error::DeviceLost);
         }
-        if r != vk::Result::SUCCESS {
-            return Err(Error::Vk {
-                what: "submitting again",
-                result: r,
-            });
-        }
+        check(r, "submitting again")?;
         data.pipelines
             .with_debug_words(read)
             .ok_or(Error::Cannot("no debug buffer"))

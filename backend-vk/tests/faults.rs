@@ -13,24 +13,14 @@ use shaderdbg_protocol::{
     read_message, vulkan, write_message, FromAgent, LineBreakpoint, ToAgent, SOCKET_ENV, VERSION,
 };
 use shaderdbg_session::binding::FileBreakpoint;
-use shaderdbg_session::{Event, Session, StopFilter};
+use shaderdbg_session::Event;
+use shaderdbg_test_support::app;
 
 mod common;
-use common::{alone, launch, Ran};
+use common::{alone, start, Ran};
 
 fn triangle_shader() -> PathBuf {
     common::vk_shader("vk_triangle.frag")
-}
-
-/// `program ARGS` (with `env` added) under the session with `breakpoints`.
-fn session(
-    program: &str,
-    args: &[&str],
-    env: &[(String, String)],
-    breakpoints: Vec<FileBreakpoint>,
-) -> Session {
-    let config = launch(&shaderdbg_test_support::app(program), args, env);
-    Session::start(&config, breakpoints, StopFilter::default()).expect("session starts")
 }
 
 /// A directory of this test's own.
@@ -95,7 +85,7 @@ fn a_debugger_that_drops_its_connection_mid_stop_leaves_the_program_running() {
     let socket = dir.join("agent.sock");
     let listener = UnixListener::bind(&socket).expect("socket");
     let args = ["4", "64"];
-    let program = shaderdbg_test_support::app("vk_triangle");
+    let program = app("vk_triangle");
     let child = Command::new(&program)
         .args(args)
         .envs(layer_env(&dir, &socket))
@@ -160,7 +150,7 @@ fn a_debugger_that_drops_its_connection_mid_stop_leaves_the_program_running() {
 fn a_device_torn_down_while_a_submission_is_stopped_waits_for_the_stop() {
     use shaderdbg_core::Value;
     let bp = FileBreakpoint::new(triangle_shader(), 12, None);
-    let mut session = session("vk_teardown", &["64"], &[], vec![bp]);
+    let mut session = start(&app("vk_teardown"), &["64"], &[], vec![bp]);
     let var = |stop: &shaderdbg_session::stop::Stop, name: &str| {
         stop.variables(stop.cursor)
             .into_iter()
@@ -202,7 +192,7 @@ fn a_device_torn_down_while_a_submission_is_stopped_waits_for_the_stop() {
     });
     assert_eq!(code, Some(0), "{output:?}");
     assert_eq!(stops, 1);
-    let program = shaderdbg_test_support::app("vk_teardown");
+    let program = app("vk_teardown");
     assert_eq!(output, alone(&program, &["64"], &[]));
 }
 
@@ -213,11 +203,29 @@ struct Seen {
     stops: usize,
 }
 
-/// `PROGRAM ARGS` (with `env`) under the session with a breakpoint at
-/// `line` of `vk_triangle.frag`, resumed at each stop.
-fn triangle_under(program: &str, args: &[&str], env: &[(String, String)], line: u32) -> Seen {
-    let bp = FileBreakpoint::new(triangle_shader(), line, None);
-    let mut session = session(program, args, env, vec![bp]);
+/// A program to run under the session, and where its breakpoint is.
+struct Under {
+    program: &'static str,
+    args: &'static [&'static str],
+    /// A file in `tests/vk-apps/shaders`, and a line of it.
+    shader: &'static str,
+    line: u32,
+}
+
+/// `vk_triangle 3 64`, stopping in its fragment shader.
+const TRIANGLE: Under = Under {
+    program: "vk_triangle",
+    args: &["3", "64"],
+    shader: "vk_triangle.frag",
+    line: 12,
+};
+
+/// `under` (with `env`) under the session with its breakpoint, resumed at
+/// each stop.
+fn stops_under(under: &Under, env: &[(String, String)]) -> Seen {
+    let Under { program, args, .. } = *under;
+    let bp = FileBreakpoint::new(common::vk_shader(under.shader), under.line, None);
+    let mut session = start(&app(program), args, env, vec![bp]);
     let mut stops = 0;
     let ran = common::run_keeping(&mut session, program, |session, event| {
         if let Event::Stopped(_) = event {
@@ -228,18 +236,19 @@ fn triangle_under(program: &str, args: &[&str], env: &[(String, String)], line: 
     Seen { ran, stops }
 }
 
-/// [`triangle_under`] with the validation layer below ours and `extra`
+/// [`stops_under`] with the validation layer below ours and `extra`
 /// in the environment, checked to end normally with the frames and the
 /// validation layer's reports of the program alone; what it saw, and the
 /// program's output alone.
-fn validated(program: &str, args: &[&str], extra: &[(&str, &str)]) -> (Seen, Vec<String>) {
+fn validated(under: &Under, extra: &[(&str, &str)]) -> (Seen, Vec<String>) {
+    let Under { program, args, .. } = *under;
     let tags: Vec<&str> = extra.iter().map(|(_, v)| *v).collect();
     let dir = temp_dir(&format!("{program}-{}", tags.join("-")));
     let env = common::validation_env(&dir);
-    let alone = alone(&shaderdbg_test_support::app(program), args, &env);
+    let alone = alone(&app(program), args, &env);
     let mut with = env.clone();
     with.extend(extra.iter().map(|(k, v)| (k.to_string(), v.to_string())));
-    let seen = triangle_under(program, args, &with, 12);
+    let seen = stops_under(under, &with);
     let ran = &seen.ran;
     assert_eq!(ran.code, Some(0), "{:?}", ran.errors);
     assert_eq!(common::frames(&ran.output), common::frames(&alone));
@@ -253,6 +262,16 @@ fn validated(program: &str, args: &[&str], extra: &[(&str, &str)]) -> (Seen, Vec
     );
     let _ = std::fs::remove_dir_all(&dir);
     (seen, alone)
+}
+
+/// `under` [`validated`] with the layer's fault `fault` injected: nothing
+/// stops, and the agent's one error that contains `text`.
+fn said_once_under_fault(under: &Under, fault: &str, text: &str) -> String {
+    let (seen, _) = validated(under, &[("SHADERDBG_VK_FAULT", fault)]);
+    assert_eq!(seen.stops, 0);
+    let said = said(&seen, text);
+    assert_eq!(said.len(), 1, "{:#?}", seen.ran.errors);
+    said[0].clone()
 }
 
 /// The agent's errors that contain `text`.
@@ -271,11 +290,7 @@ fn said<'a>(seen: &'a Seen, text: &str) -> Vec<&'a String> {
 /// program's own.
 #[test]
 fn without_memory_for_the_debug_buffer_the_program_runs_untouched() {
-    let fault = [("SHADERDBG_VK_FAULT", "debug-memory")];
-    let (seen, _) = validated("vk_triangle", &["3", "64"], &fault);
-    assert_eq!(seen.stops, 0);
-    let said = said(&seen, "ERROR_OUT_OF_DEVICE_MEMORY");
-    assert_eq!(said.len(), 1, "{:#?}", seen.ran.errors);
+    said_once_under_fault(&TRIANGLE, "debug-memory", "ERROR_OUT_OF_DEVICE_MEMORY");
 }
 
 /// The device is lost under the first hit test (injected: the wait for it
@@ -285,12 +300,28 @@ fn without_memory_for_the_debug_buffer_the_program_runs_untouched() {
 /// program (whose device lavapipe did not really lose) renders its frames.
 #[test]
 fn a_device_lost_under_the_hit_test_ends_debugging_on_it() {
-    let fault = [("SHADERDBG_VK_FAULT", "device-lost")];
-    let (seen, _) = validated("vk_triangle", &["3", "64"], &fault);
-    assert_eq!(seen.stops, 0);
-    let said = said(&seen, "VK_ERROR_DEVICE_LOST");
-    assert_eq!(said.len(), 1, "{:#?}", seen.ran.errors);
-    assert!(said[0].contains("frame 0"), "{}", said[0]);
+    let said = said_once_under_fault(&TRIANGLE, "device-lost", "VK_ERROR_DEVICE_LOST");
+    assert!(said.contains("frame 0"), "{said}");
+}
+
+/// The memory of the snapshot of a compute submission's storage cannot be
+/// had (injected): nothing stops, the session hears why once, the buffer
+/// the layer made for it is destroyed again (the validation layer reports
+/// no object left at `vkDestroyDevice`), and every frame is the program's
+/// own.
+#[test]
+fn without_memory_for_a_storage_snapshot_the_program_runs_untouched() {
+    let compute = Under {
+        program: "vk_compute",
+        args: &["2", "256"],
+        shader: "vk_compute.comp",
+        line: 14,
+    };
+    let said = said_once_under_fault(&compute, "snapshot-memory", "the snapshot's memory");
+    assert!(
+        said.contains("the storage cannot be kept for a stop"),
+        "{said}"
+    );
 }
 
 /// `vk_cache`: its pipeline comes from one call that also asked for it
@@ -301,7 +332,11 @@ fn a_device_lost_under_the_hit_test_ends_debugging_on_it() {
 /// nothing of ours.
 #[test]
 fn a_pipeline_created_through_a_cache_stops() {
-    let (seen, alone) = validated("vk_cache", &["3", "64"], &[]);
+    let cache = Under {
+        program: "vk_cache",
+        ..TRIANGLE
+    };
+    let (seen, alone) = validated(&cache, &[]);
     assert!(seen.ran.errors.is_empty(), "{:?}", seen.ran.errors);
     assert_eq!(seen.stops, 3);
     let cached = |lines: &[String]| -> Vec<String> {

@@ -10,7 +10,7 @@ use shaderdbg_session::binding::FileBreakpoint;
 use shaderdbg_session::{Event, Session, Stage, StopFilter};
 
 mod common;
-use common::{alone, frames, launch, reports, run_keeping, validation_env, vk_shader};
+use common::{alone, frames, launch, reports, run_keeping, start, validation_env, vk_shader};
 
 fn shader_file() -> PathBuf {
     vk_shader("vk_triangle.frag")
@@ -46,9 +46,7 @@ fn run(
     env: &[(String, String)],
     breakpoints: Vec<FileBreakpoint>,
 ) -> Seen {
-    let config = launch(program, args, env);
-    let mut session =
-        Session::start(&config, breakpoints, StopFilter::default()).expect("session starts");
+    let mut session = start(program, args, env, breakpoints);
     let mut seen = Seen::default();
     let what = program.display().to_string();
     let ran = run_keeping(&mut session, &what, |session, event| match event {
@@ -76,6 +74,16 @@ fn run(
     let mut shaders = session.shaders();
     shaders.sort_by_key(|s| s.shader);
     seen.sources = shaders.into_iter().map(|s| (s.stage, s.source)).collect();
+    seen
+}
+
+/// [`run`] of `program ARGS`, checked to end normally and print what it
+/// prints alone.
+fn run_unchanged(program: &Path, args: &[&str], breakpoints: Vec<FileBreakpoint>) -> Seen {
+    let alone = alone(program, args, &[]);
+    let seen = run(program, args, &[], breakpoints);
+    assert_eq!(seen.exit, Some(0), "{:?}", seen.errors);
+    assert_eq!(seen.output, alone, "{} {args:?}", program.display());
     seen
 }
 
@@ -131,13 +139,9 @@ fn a_breakpoint_in_an_hlsl_file_is_unverified_with_why_and_the_program_runs_unto
     let file = vk_shader("vk_hlsl.frag.hlsl");
     let app = shaderdbg_test_support::app("vk_hlsl");
     for debug_info in ["source", "nonsemantic"] {
-        let args = ["2", "32", debug_info];
-        let alone = alone(&app, &args, &[]);
         let bp = FileBreakpoint::new(file.clone(), 10, None);
-        let seen = run(&app, &args, &[], vec![bp]);
-        assert_eq!(seen.exit, Some(0), "{:?}", seen.errors);
+        let seen = run_unchanged(&app, &["2", "32", debug_info], vec![bp]);
         assert!(seen.errors.is_empty(), "{:?}", seen.errors);
-        assert_eq!(seen.output, alone, "{debug_info}");
         assert_eq!(seen.frames_seen_as_stops, 0);
         assert_eq!(seen.loaded[1], (Stage::Fragment, Some(file.clone())));
         assert_eq!(seen.bound.len(), 1, "{:?}", seen.bound);
@@ -158,13 +162,9 @@ fn a_breakpoint_in_an_hlsl_file_is_unverified_with_why_and_the_program_runs_unto
 #[test]
 fn instances_and_devices_on_several_threads_run_unchanged() {
     let app = shaderdbg_test_support::app("vk_threads");
-    let args = ["3", "3", "32"];
-    let alone = alone(&app, &args, &[]);
     let bp = FileBreakpoint::new(shader_file(), 11, None);
-    let seen = run(&app, &args, &[], vec![bp]);
-    assert_eq!(seen.exit, Some(0), "{:?}", seen.errors);
+    let seen = run_unchanged(&app, &["3", "3", "32"], vec![bp]);
     assert!(seen.errors.is_empty(), "{:?}", seen.errors);
-    assert_eq!(seen.output, alone);
     assert_eq!(seen.output.len(), 9);
     let fragments: Vec<&Option<PathBuf>> = seen
         .loaded
@@ -311,12 +311,8 @@ fn vkcube_stops_in_its_decompiled_fragment_shader() {
 /// once; the program then runs to its end with its frames unchanged.
 #[test]
 fn pause_stops_the_next_submission_once() {
-    let config = launch(
-        &shaderdbg_test_support::app("vk_triangle"),
-        &["3", "64"],
-        &[],
-    );
-    let mut session = Session::start(&config, vec![], StopFilter::default()).expect("starts");
+    let program = shaderdbg_test_support::app("vk_triangle");
+    let mut session = start(&program, &["3", "64"], &[], vec![]);
     session.pause();
     let mut reasons = Vec::new();
     let ran = run_keeping(&mut session, "vk_triangle", |session, event| {
@@ -372,8 +368,7 @@ fn stops_over_what_a_pass_loads(args: &[&str]) {
     let program = shaderdbg_test_support::app("vk_two_passes");
     let alone = alone(&program, args, &env);
     let bp = FileBreakpoint::new(shader_file(), 12, Some("ring > 0.9 && p.x > 1.0".into()));
-    let config = launch(&program, args, &env);
-    let mut session = Session::start(&config, vec![bp], StopFilter::default()).expect("starts");
+    let mut session = start(&program, args, &env, vec![bp]);
     let p_at = |x: u32, y: u32| {
         Value::List(vec![
             Value::Float((x as f32 + 0.5) / 32.0),
@@ -460,13 +455,9 @@ fn a_dispatch_updating_a_storage_image_stops_and_the_image_ends_unchanged() {
 #[test]
 fn a_loaded_attachment_that_cannot_be_copied_refuses_the_stop_with_why() {
     let program = shaderdbg_test_support::app("vk_two_passes");
-    let args = ["2", "64", "transient"];
-    let alone = alone(&program, &args, &[]);
     let bp = FileBreakpoint::new(shader_file(), 12, None);
-    let seen = run(&program, &args, &[], vec![bp]);
-    assert_eq!(seen.exit, Some(0), "{:?}", seen.errors);
+    let seen = run_unchanged(&program, &["2", "64", "transient"], vec![bp]);
     assert_eq!(seen.frames_seen_as_stops, 0);
-    assert_eq!(seen.output, alone);
     let why = "a render pass loads an attachment that cannot be kept: its image \
                cannot be copied: it is a transient attachment";
     let said: Vec<&String> = seen.errors.iter().filter(|e| e.contains(why)).collect();
@@ -507,8 +498,7 @@ fn a_screenshot_while_stopped_shows_what_the_submission_drew() {
     let program = shaderdbg_test_support::app("vk_triangle");
     let alone = alone(&program, &args, &env);
     let bp = FileBreakpoint::new(shader_file(), 12, Some("p.y > 1.5".into()));
-    let config = launch(&program, &args, &env);
-    let mut session = Session::start(&config, vec![bp], StopFilter::default()).expect("starts");
+    let mut session = start(&program, &args, &env, vec![bp]);
     let float = |v: Option<Value>| match v {
         Some(Value::Float(f)) => f,
         other => panic!("not a float: {other:?}"),
@@ -659,9 +649,8 @@ fn a_screenshot_of_vkcube_at_a_stop_shows_the_textured_pixel() {
         .trim_end_matches(';');
     let env = validation_env(&dir.join("validation"));
     let alone = alone(xvfb, &vkcube, &env);
-    let config = launch(xvfb, &vkcube, &env);
     let bp = FileBreakpoint::new(file.clone(), line, None);
-    let mut session = Session::start(&config, vec![bp], StopFilter::default()).expect("starts");
+    let mut session = start(xvfb, &vkcube, &env, vec![bp]);
     let at_end = session.request_screenshot(ScreenshotAt::FrameEnd { frame: Some(1) });
     let mut at_end_seen = false;
     let mut stops = 0;
@@ -742,8 +731,7 @@ fn a_screenshot_of_a_dispatch_says_there_is_nothing_drawn() {
         14,
         Some("p == ivec2(5, 3)".into()),
     );
-    let config = launch(&program, &["2"], &[]);
-    let mut session = Session::start(&config, vec![bp], StopFilter::default()).expect("starts");
+    let mut session = start(&program, &["2"], &[], vec![bp]);
     let mut stops = 0;
     let ran = run_keeping(&mut session, "vk_image", |session, event| {
         if let Event::Stopped(_) = event {
@@ -766,14 +754,9 @@ fn a_screenshot_of_a_dispatch_says_there_is_nothing_drawn() {
 /// and no later submission stops.
 #[test]
 fn a_debugger_that_detaches_mid_stop_leaves_the_program_running_unchanged() {
-    let config = launch(
-        &shaderdbg_test_support::app("vk_triangle"),
-        &["4", "64"],
-        &[],
-    );
+    let program = shaderdbg_test_support::app("vk_triangle");
     let bp = FileBreakpoint::new(shader_file(), 12, Some("ring > 0.5".into()));
-    let mut session =
-        Session::start(&config, vec![bp], StopFilter::default()).expect("session starts");
+    let mut session = start(&program, &["4", "64"], &[], vec![bp]);
     let mut stops = 0;
     let ran = run_keeping(&mut session, "vk_triangle", |session, event| {
         if let Event::Stopped(_) = event {

@@ -2,47 +2,26 @@
 //! command buffers. Like every hook, each calls down first with the
 //! application's arguments and only then updates the replay buffer.
 
-use std::ffi::CStr;
 use std::mem::{align_of, size_of};
 use std::sync::{Arc, Mutex};
 
 use ash::vk;
 
-use super::{device_of, fix_VkCommandBufferBeginInfo, BeginInfo, Recording};
-use crate::dispatch::{self, device, typed, Void};
+use super::{fix_VkCommandBufferBeginInfo, BeginInfo, Recording};
+use crate::dispatch::{self, device, Void};
 
-/// The next layer's command-buffer and pool commands of one device.
-#[derive(Default)]
-pub struct Next {
-    pub create_command_pool: Option<vk::PFN_vkCreateCommandPool>,
-    pub destroy_command_pool: Option<vk::PFN_vkDestroyCommandPool>,
-    pub reset_command_pool: Option<vk::PFN_vkResetCommandPool>,
-    pub allocate_command_buffers: Option<vk::PFN_vkAllocateCommandBuffers>,
-    pub free_command_buffers: Option<vk::PFN_vkFreeCommandBuffers>,
-    pub begin_command_buffer: Option<vk::PFN_vkBeginCommandBuffer>,
-    pub end_command_buffer: Option<vk::PFN_vkEndCommandBuffer>,
-    pub reset_command_buffer: Option<vk::PFN_vkResetCommandBuffer>,
-    pub queue_wait_idle: Option<vk::PFN_vkQueueWaitIdle>,
-}
-
-impl Next {
-    /// # Safety
-    /// `get` answers as the next layer's `vkGetDeviceProcAddr` for one device.
-    pub unsafe fn load(get: impl Fn(&CStr) -> vk::PFN_vkVoidFunction) -> Self {
-        // SAFETY: each looked up by the name of the type it is given.
-        unsafe {
-            Next {
-                create_command_pool: typed(get(c"vkCreateCommandPool")),
-                destroy_command_pool: typed(get(c"vkDestroyCommandPool")),
-                reset_command_pool: typed(get(c"vkResetCommandPool")),
-                allocate_command_buffers: typed(get(c"vkAllocateCommandBuffers")),
-                free_command_buffers: typed(get(c"vkFreeCommandBuffers")),
-                begin_command_buffer: typed(get(c"vkBeginCommandBuffer")),
-                end_command_buffer: typed(get(c"vkEndCommandBuffer")),
-                reset_command_buffer: typed(get(c"vkResetCommandBuffer")),
-                queue_wait_idle: typed(get(c"vkQueueWaitIdle")),
-            }
-        }
+dispatch::device_commands! {
+    /// The next layer's command-buffer and pool commands of one device.
+    pub struct Next {
+        pub create_command_pool: PFN_vkCreateCommandPool,
+        pub destroy_command_pool: PFN_vkDestroyCommandPool,
+        pub reset_command_pool: PFN_vkResetCommandPool,
+        pub allocate_command_buffers: PFN_vkAllocateCommandBuffers,
+        pub free_command_buffers: PFN_vkFreeCommandBuffers,
+        pub begin_command_buffer: PFN_vkBeginCommandBuffer,
+        pub end_command_buffer: PFN_vkEndCommandBuffer,
+        pub reset_command_buffer: PFN_vkResetCommandBuffer,
+        pub queue_wait_idle: PFN_vkQueueWaitIdle,
     }
 }
 
@@ -67,31 +46,14 @@ pub fn intercepted(name: &[u8]) -> Option<Void> {
     }
 }
 
-unsafe extern "system" fn create_command_pool(
-    dev: vk::Device,
-    info: *const vk::CommandPoolCreateInfo<'_>,
-    allocator: *const vk::AllocationCallbacks<'_>,
-    out: *mut vk::CommandPool,
-) -> vk::Result {
-    let keep = |d: &dispatch::DeviceData, info: &vk::CommandPoolCreateInfo, pool| {
-        dispatch::remember(
-            &d.replay.pools,
-            vk::Handle::as_raw(pool),
-            info.queue_family_index,
-        );
-    };
-    // SAFETY: the application's arguments.
-    unsafe {
-        dispatch::create(
-            dev,
-            info,
-            allocator,
-            out,
-            |d| d.replay.life.create_command_pool,
-            keep,
-        )
-    }
-}
+dispatch::create_and_remember!(
+    create_command_pool,
+    CommandPoolCreateInfo,
+    CommandPool,
+    replay.life.create_command_pool,
+    replay.pools,
+    |info| info.queue_family_index
+);
 
 /// Forgets the recordings of `pool`'s command buffers (all of them, or
 /// only reset them).
@@ -215,8 +177,7 @@ unsafe extern "system" fn begin_command_buffer(
     cb: vk::CommandBuffer,
     info: *const vk::CommandBufferBeginInfo<'_>,
 ) -> vk::Result {
-    let Some((d, next)) =
-        dispatch::with_next(device_of(cb), |d| d.replay.life.begin_command_buffer)
+    let Some((d, next)) = dispatch::with_next(device(cb), |d| d.replay.life.begin_command_buffer)
     else {
         return vk::Result::ERROR_INITIALIZATION_FAILED;
     };
@@ -248,7 +209,7 @@ unsafe extern "system" fn begin_command_buffer(
 }
 
 unsafe extern "system" fn end_command_buffer(cb: vk::CommandBuffer) -> vk::Result {
-    let Some((d, next)) = dispatch::with_next(device_of(cb), |d| d.replay.life.end_command_buffer)
+    let Some((d, next)) = dispatch::with_next(device(cb), |d| d.replay.life.end_command_buffer)
     else {
         return vk::Result::ERROR_INITIALIZATION_FAILED;
     };
@@ -265,8 +226,7 @@ unsafe extern "system" fn reset_command_buffer(
     cb: vk::CommandBuffer,
     flags: vk::CommandBufferResetFlags,
 ) -> vk::Result {
-    let Some((d, next)) =
-        dispatch::with_next(device_of(cb), |d| d.replay.life.reset_command_buffer)
+    let Some((d, next)) = dispatch::with_next(device(cb), |d| d.replay.life.reset_command_buffer)
     else {
         return vk::Result::ERROR_INITIALIZATION_FAILED;
     };

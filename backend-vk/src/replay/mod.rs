@@ -24,9 +24,9 @@ use ash::vk;
 pub use arena::Arena;
 pub use lifecycle::intercepted;
 pub use shadow::{Shadow, Shadows};
-pub use submit::{bind_twin, self_check, submit_shadows, Keep, Submission, Submit};
+pub use submit::{bind_twin, self_check, submit_shadows, AppSubmit, Keep, Submission, Submit};
 
-use crate::dispatch::{self, key, typed, DeviceData};
+use crate::dispatch::{self, typed};
 use crate::error::Error;
 
 impl Cmd {
@@ -229,15 +229,6 @@ unsafe fn copy_chain(a: &mut Arena, p: *const c_void) -> Result<*const c_void, N
         }
     }
     Ok(q.cast())
-}
-
-/// The device data of a command buffer (it shares its device's key).
-fn device_of(cb: vk::CommandBuffer) -> Option<Arc<DeviceData>> {
-    if cb == vk::CommandBuffer::null() {
-        return None;
-    }
-    // SAFETY: a non-null command buffer is a valid dispatchable handle.
-    dispatch::DEVICES.get(unsafe { key(cb) })
 }
 
 /// One command buffer's commands since its last begin.

@@ -11,7 +11,7 @@ use std::sync::Mutex;
 use ash::vk;
 
 use super::{replay_one, Cmd, DeviceReplay};
-use crate::error::Error;
+use crate::error::{check, Error};
 use crate::loader::SetDeviceLoaderData;
 
 /// A shadow command buffer and the pool it came from, with the shadows of
@@ -54,9 +54,7 @@ impl DeviceReplay {
         cb: vk::CommandBuffer,
         substitute: &mut dyn FnMut(vk::CommandBuffer, &Cmd) -> Result<bool, Error>,
     ) -> Result<Shadow, Error> {
-        let family = self.family_of(cb).ok_or(Error::Unseen(
-            "a command buffer this layer did not see allocated",
-        ))?;
+        let family = self.family_of_first(std::slice::from_ref(&cb))?;
         let mut pools = self.shadows.pools.lock().unwrap_or_else(|e| e.into_inner());
         let mut secondaries = Vec::new();
         // SAFETY: per this function's contract.
@@ -205,12 +203,7 @@ impl DeviceReplay {
                 let mut pool = vk::CommandPool::null();
                 // SAFETY: a valid create info, down the chain.
                 let r = unsafe { create(device, &info, std::ptr::null(), &mut pool) };
-                if r != vk::Result::SUCCESS {
-                    return Err(Error::Vk {
-                        what: "creating a command pool",
-                        result: r,
-                    });
-                }
+                check(r, "creating a command pool")?;
                 pools.insert(family, pool);
                 pool
             }
@@ -222,41 +215,21 @@ impl DeviceReplay {
         let mut cb = vk::CommandBuffer::null();
         // SAFETY: a valid allocate info for one buffer, down the chain.
         let r = unsafe { allocate(device, &info, &mut cb) };
-        if r != vk::Result::SUCCESS {
-            return Err(Error::Vk {
-                what: "allocating a command buffer",
-                result: r,
-            });
-        }
+        check(r, "allocating a command buffer")?;
         let mut filled = || -> Result<(), Error> {
             // A dispatchable object made below the loader needs its dispatch
             // table before anything is called on it.
             // SAFETY: a command buffer the chain below just created.
             let r =
                 unsafe { set_loader_data(device, vk::Handle::as_raw(cb) as usize as *mut c_void) };
-            if r != vk::Result::SUCCESS {
-                return Err(Error::Vk {
-                    what: "vkSetDeviceLoaderData",
-                    result: r,
-                });
-            }
+            check(r, "vkSetDeviceLoaderData")?;
             // SAFETY: per this function's contract.
             let r = unsafe { begin_cb(cb, begin) };
-            if r != vk::Result::SUCCESS {
-                return Err(Error::Vk {
-                    what: "beginning the buffer",
-                    result: r,
-                });
-            }
+            check(r, "beginning the buffer")?;
             record(cb, pools)?;
             // SAFETY: the buffer is recording.
             let r = unsafe { end_cb(cb) };
-            if r != vk::Result::SUCCESS {
-                return Err(Error::Vk {
-                    what: "ending the buffer",
-                    result: r,
-                });
-            }
+            check(r, "ending the buffer")?;
             Ok(())
         };
         match filled() {
@@ -282,6 +255,14 @@ impl DeviceReplay {
         let pool = rec.lock().unwrap_or_else(|e| e.into_inner()).pool;
         let pools = self.pools.read().unwrap_or_else(|e| e.into_inner());
         pools.get(&vk::Handle::as_raw(pool)).copied()
+    }
+
+    /// The queue family a submission of `cbs` runs on: that of the first.
+    pub fn family_of_first(&self, cbs: &[vk::CommandBuffer]) -> Result<u32, Error> {
+        let family = cbs.first().and_then(|cb| self.family_of(*cb));
+        family.ok_or(Error::Unseen(
+            "a command buffer this layer did not see allocated",
+        ))
     }
 
     /// Destroys this layer's command pools (before the device goes).

@@ -143,22 +143,80 @@ impl Submission for vk::SubmitInfo2<'_> {
 /// The next layer's `vkQueueSubmit` or `vkQueueSubmit2`.
 pub type Submit<I> = unsafe extern "system" fn(vk::Queue, u32, *const I, vk::Fence) -> vk::Result;
 
+/// The application's `vkQueueSubmit[2]`: its arguments, and the next
+/// layer's command that submits them.
+pub struct AppSubmit<'a, I> {
+    pub queue: vk::Queue,
+    /// Its submit infos.
+    pub infos: &'a [I],
+    /// As the application passed them (null where there are none).
+    submits: *const I,
+    fence: vk::Fence,
+    next: Submit<I>,
+}
+
+impl<'a, I: Submission> AppSubmit<'a, I> {
+    /// # Safety
+    /// The arguments are the application's, valid for `vkQueueSubmit[2]`
+    /// (`count` infos at `submits`), alive for `'a`.
+    pub unsafe fn new(
+        queue: vk::Queue,
+        count: u32,
+        submits: *const I,
+        fence: vk::Fence,
+        next: Submit<I>,
+    ) -> Self {
+        AppSubmit {
+            queue,
+            // SAFETY: per this function's contract.
+            infos: unsafe { array(submits, count) },
+            submits,
+            fence,
+            next,
+        }
+    }
+
+    /// Its command buffers, in order.
+    pub fn command_buffers(&self) -> Vec<vk::CommandBuffer> {
+        let infos = self.infos.iter();
+        // SAFETY: valid submit infos.
+        infos.flat_map(|i| unsafe { i.command_buffers() }).collect()
+    }
+
+    /// Submits it down the chain as it is.
+    ///
+    /// # Safety
+    /// Nothing of it was submitted yet.
+    pub unsafe fn down(&self) -> vk::Result {
+        let count = self.infos.len() as u32;
+        // SAFETY: the application's arguments.
+        unsafe { (self.next)(self.queue, count, self.submits, self.fence) }
+    }
+
+    /// Submits `infos` (its infos, their command buffers replaced) in its
+    /// place, with its queue and fence.
+    ///
+    /// # Safety
+    /// As [`AppSubmit::down`]; `infos` are valid, one per application info.
+    pub unsafe fn down_with(&self, infos: &[I]) -> vk::Result {
+        debug_assert_eq!(infos.len(), self.infos.len());
+        // SAFETY: per this function's contract; every other member is the
+        // application's.
+        unsafe { (self.next)(self.queue, infos.len() as u32, infos.as_ptr(), self.fence) }
+    }
+}
+
 /// Submits shadows of the application's command buffers in their place,
 /// waits for the queue and frees them; where a buffer cannot be shadowed,
 /// the application's own submission goes down unchanged.
 ///
 /// # Safety
-/// The arguments are the application's, valid for `vkQueueSubmit[2]`.
+/// Nothing of `app` was submitted yet.
 pub unsafe fn submit_shadows<I: Submission>(
     data: &DeviceData,
-    queue: vk::Queue,
-    count: u32,
-    submits: *const I,
-    fence: vk::Fence,
-    next: Submit<I>,
+    app: &AppSubmit<'_, I>,
 ) -> vk::Result {
-    // SAFETY: the application names `count` submit infos.
-    let infos = unsafe { array(submits, count) };
+    let (infos, queue) = (app.infos, app.queue);
     let replay = &data.replay;
     let mut shadows: Vec<Shadow> = Vec::new();
     let mut keep = Keep::default();
@@ -209,7 +267,7 @@ pub unsafe fn submit_shadows<I: Submission>(
         let mut refused = check.refused.lock().unwrap_or_else(|e| e.into_inner());
         *refused.entry(why.to_string()).or_default() += n as u64;
         // SAFETY: the application's arguments, down the chain.
-        return unsafe { next(queue, count, submits, fence) };
+        return unsafe { app.down() };
     }
     let counting = self_check() == Some(SelfCheckMode::Instrumented);
     if counting {
@@ -218,8 +276,8 @@ pub unsafe fn submit_shadows<I: Submission>(
         unsafe { data.pipelines.with_debug_words(reset_hits) };
     }
     // SAFETY: the application's submission with shadows in place of its
-    // buffers; every other member is the application's.
-    let result = unsafe { next(queue, count, replaced.as_ptr(), fence) };
+    // buffers.
+    let result = unsafe { app.down_with(&replaced) };
     check
         .shadowed
         .fetch_add(shadows.len() as u64, Ordering::Relaxed);

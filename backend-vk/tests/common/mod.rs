@@ -4,8 +4,9 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::{Duration, Instant};
 
+use shaderdbg_session::binding::FileBreakpoint;
 use shaderdbg_session::launch::LaunchConfig;
-use shaderdbg_session::{Event, Session};
+use shaderdbg_session::{Event, Session, StopFilter};
 
 /// `tests/vk-apps/shaders/NAME`, the file breakpoints name.
 #[allow(dead_code)]
@@ -27,6 +28,18 @@ pub fn launch(program: &Path, args: &[&str], env: &[(String, String)]) -> Launch
         agent: Some(shaderdbg_test_support::built().join("libshaderdbg_agent.so")),
         ..Default::default()
     }
+}
+
+/// A session of `program ARGS`, with `env` added, and `breakpoints`.
+#[allow(dead_code)]
+pub fn start(
+    program: &Path,
+    args: &[&str],
+    env: &[(String, String)],
+    breakpoints: Vec<FileBreakpoint>,
+) -> Session {
+    let config = launch(program, args, env);
+    Session::start(&config, breakpoints, StopFilter::default()).expect("session starts")
 }
 
 /// What `program ARGS`, with `env` added, prints alone.

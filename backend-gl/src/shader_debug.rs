@@ -110,7 +110,7 @@ impl ShaderDebug {
     fn entry_step(&self) -> Option<&shaderdbg_core::probes::Probe> {
         match self.engine {
             Engine::Glsl(_) => self.table.main_entry_step(),
-            Engine::Wgsl { .. } => entry_step(&self.table),
+            Engine::Wgsl { .. } => self.table.entry_step(),
         }
     }
 
@@ -393,20 +393,6 @@ impl ShaderDebug {
     pub fn hits(&self, words: &[u32]) -> (Vec<Hit>, bool) {
         decode_hits(words, &self.table)
     }
-}
-
-/// The first step of the entry point: the function the invocation starts
-/// in (its `InvocationStart` probe), whatever its name.
-pub fn entry_step(table: &ProbeTable) -> Option<&shaderdbg_core::probes::Probe> {
-    let entry = table
-        .probes
-        .iter()
-        .find(|p| p.kind == shaderdbg_core::probes::ProbeKind::InvocationStart)?
-        .function;
-    table
-        .probes
-        .iter()
-        .find(|p| p.is_step() && p.function == entry)
 }
 
 fn parsed_location(strings: &[&str], offset: usize) -> u32 {

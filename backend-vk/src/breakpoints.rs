@@ -138,7 +138,9 @@ pub fn set(shader: u32, requested: &[LineBreakpoint]) -> Vec<Result<u32, Error>>
                 Engine::Wgsl(wgsl) if b.line > 0 => {
                     wgsl.step_for_line(&module.table, &module.entry_point, b.line)?
                 }
-                _ if b.line == 0 => entry_step(&module.table)
+                _ if b.line == 0 => module
+                    .table
+                    .entry_step()
                     .ok_or(Error::Cannot("the entry point has no statement"))?,
                 _ => module
                     .table
@@ -167,21 +169,6 @@ pub fn set(shader: u32, requested: &[LineBreakpoint]) -> Vec<Result<u32, Error>>
         st.breakpoints.insert(shader, bound);
     }
     out
-}
-
-/// The first step of the function invocations start in (`main` in GLSL,
-/// the entry point's function in WGSL).
-pub fn entry_step(table: &ProbeTable) -> Option<&shaderdbg_core::probes::Probe> {
-    use shaderdbg_core::probes::ProbeKind;
-    let start = table
-        .probes
-        .iter()
-        .find(|p| p.kind == ProbeKind::InvocationStart)
-        .map(|p| p.function);
-    match start {
-        Some(f) => table.probes.iter().find(|p| p.is_step() && p.function == f),
-        None => table.main_entry_step(),
-    }
 }
 
 /// The breakpoints of `shader` (empty: none).

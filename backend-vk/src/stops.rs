@@ -692,7 +692,7 @@ fn what_to_test(pipelines: &[Vec<u32>], filter: shaderdbg_core::control::StopFil
         }
     }
     let start = |module: &ModuleDebug, id: u32| {
-        let entry = breakpoints::entry_step(&module.table)?;
+        let entry = module.table.entry_step()?;
         Some(Bound {
             id,
             line: entry.line,

@@ -187,6 +187,21 @@ impl ProbeTable {
             .find(|p| p.is_step() && p.line == best_line)
     }
 
+    /// The first step of a shader's entry point, whatever its name (`main`
+    /// in GLSL, the `@fragment`/`@vertex`/`@compute` function in WGSL): the
+    /// first step of the function its invocations start in, else of `main`.
+    pub fn entry_step(&self) -> Option<&Probe> {
+        let entry = self
+            .probes
+            .iter()
+            .find(|p| p.kind == ProbeKind::InvocationStart)
+            .map(|p| p.function);
+        match entry {
+            Some(f) => self.probes.iter().find(|p| p.is_step() && p.function == f),
+            None => self.main_entry_step(),
+        }
+    }
+
     /// The first step of `main`: where a stop "at the start of the shader" goes.
     pub fn main_entry_step(&self) -> Option<&Probe> {
         let main = self.functions.iter().position(|f| f.name == "main")?;

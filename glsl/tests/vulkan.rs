@@ -91,53 +91,12 @@ fn every_mode_of_the_vulkan_test_shaders_compiles_to_spirv() {
 /// without debug information and decompiled as the layer decompiles it
 /// (backend-vk `source::spirv_cross`'s arguments).
 fn decompiled(source: &str, args: &[&str], stage: &str) -> String {
-    use std::io::Write;
-    use std::process::{Command, Stdio};
-    shaderdbg_test_support::require_installed(&[
-        "/usr/bin/glslangValidator",
-        "/usr/bin/spirv-cross",
-    ]);
-    let spv = std::env::temp_dir().join(format!(
-        "shaderdbg-decompiled-{}-{stage}-{}.spv",
-        std::process::id(),
-        args.len()
-    ));
-    let mut child = Command::new("glslangValidator")
-        .args(["-V", "--stdin", "-S", stage])
-        .args(args)
-        .arg("-o")
-        .arg(&spv)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .spawn()
-        .expect("glslangValidator runs");
-    child
-        .stdin
-        .take()
-        .expect("stdin")
-        .write_all(source.as_bytes())
-        .expect("write");
-    let out = child.wait_with_output().expect("waits");
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stdout)
-    );
-    let out = Command::new("spirv-cross")
-        .arg(&spv)
-        .args([
-            "--vulkan-semantics",
-            "--version",
-            "460",
-            "--no-es",
-            "--entry",
-            "main",
-            "--stage",
-            stage,
-        ])
-        .output()
-        .expect("spirv-cross runs");
-    let _ = std::fs::remove_file(&spv);
+    shaderdbg_test_support::require_installed(&["/usr/bin/spirv-cross"]);
+    let spv = common::spirv(source, stage, args).unwrap_or_else(|e| panic!("{e}\n{source}"));
+    let mut cmd = std::process::Command::new("spirv-cross");
+    cmd.args(["-", "--vulkan-semantics", "--version", "460", "--no-es"])
+        .args(["--entry", "main", "--stage", stage]);
+    let out = common::piped(&mut cmd, &spv);
     assert!(
         out.status.success(),
         "{}",

@@ -806,7 +806,7 @@ impl Session {
                     .copied()
             })
             .unwrap_or_else(|| {
-                let start = crate::stop::entry_step(&table);
+                let start = table.entry_step();
                 Hit {
                     tag: HitTag::Breakpoint(0),
                     probe: start.map_or(0, |p| p.id),

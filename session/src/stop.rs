@@ -8,7 +8,6 @@ use std::sync::Arc;
 use crate::binding::FileMap;
 use shaderdbg_core::decode::{InvocationTrace, SanitizerReport, Write};
 use shaderdbg_core::probes::{PathElem, ProbeTable, Storage, VarKind};
-use shaderdbg_core::probes::{Probe, ProbeKind};
 use shaderdbg_core::{Hit, Invocation, Language, Stage, StopReason, Type, Value};
 
 /// A shader's runtime source, parsed by its language's engine (names and
@@ -45,21 +44,6 @@ impl Source {
                 .nth(line.saturating_sub(1) as usize)
                 .map_or("", |l| l.strip_suffix('\r').unwrap_or(l)),
         }
-    }
-}
-
-/// The first step of a shader's entry point, whatever its name (`main` in
-/// GLSL, the `@fragment`/`@vertex`/`@compute` function in WGSL): the first
-/// step of the function its invocations start in.
-pub fn entry_step(table: &ProbeTable) -> Option<&Probe> {
-    let entry = table
-        .probes
-        .iter()
-        .find(|p| p.kind == ProbeKind::InvocationStart)
-        .map(|p| p.function);
-    match entry {
-        Some(f) => table.probes.iter().find(|p| p.is_step() && p.function == f),
-        None => table.main_entry_step(),
     }
 }
 

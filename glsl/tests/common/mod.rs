@@ -70,35 +70,60 @@ pub fn without_runtime(glsl: &str, runtime: &str, name: &str) -> String {
     text
 }
 
-/// glslang's verdict on `glsl` as a shader of `stage` (`frag`, `vert`,
-/// ...): OpenGL GLSL, or with `vulkan` Vulkan GLSL compiled to SPIR-V
-/// (`-V`). The error is glslang's output.
-pub fn glslang(glsl: &str, stage: &str, vulkan: bool) -> Result<(), String> {
+/// `cmd` run with `input` on its standard input, and what it wrote.
+pub fn piped(cmd: &mut std::process::Command, input: &[u8]) -> std::process::Output {
     use std::io::Write;
-    use std::process::{Command, Stdio};
-    shaderdbg_test_support::require_installed(&["/usr/bin/glslangValidator"]);
-    let out = std::env::temp_dir().join(format!(
-        "shaderdbg-glslang-{}-{stage}-{vulkan}.spv",
-        std::process::id()
-    ));
-    let mut cmd = Command::new("glslangValidator");
-    if vulkan {
-        cmd.arg("-V").arg("-o").arg(&out);
-    }
+    use std::process::Stdio;
     let mut child = cmd
-        .args(["--stdin", "-S", stage])
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
         .spawn()
-        .expect("glslangValidator runs");
+        .unwrap_or_else(|e| panic!("{cmd:?} runs: {e}"));
     child
         .stdin
         .take()
         .expect("stdin")
-        .write_all(glsl.as_bytes())
+        .write_all(input)
         .expect("write");
-    let result = child.wait_with_output().expect("waits");
+    child.wait_with_output().expect("waits")
+}
+
+/// glslang's verdict on `glsl` as a shader of `stage` (`frag`, `vert`,
+/// ...): OpenGL GLSL, or with `vulkan` Vulkan GLSL compiled to SPIR-V
+/// (`-V`). The error is glslang's output.
+pub fn glslang(glsl: &str, stage: &str, vulkan: bool) -> Result<(), String> {
+    if vulkan {
+        return spirv(glsl, stage, &[]).map(drop);
+    }
+    run_glslang(glsl, stage, &[])
+}
+
+/// The SPIR-V glslang makes of Vulkan GLSL `glsl` (`-V`, then `args`:
+/// `-D` for HLSL). The error is glslang's output.
+pub fn spirv(glsl: &str, stage: &str, args: &[&str]) -> Result<Vec<u8>, String> {
+    use std::sync::atomic::{AtomicU32, Ordering};
+    static N: AtomicU32 = AtomicU32::new(0);
+    let out = std::env::temp_dir().join(format!(
+        "shaderdbg-glslang-{}-{}.spv",
+        std::process::id(),
+        N.fetch_add(1, Ordering::Relaxed)
+    ));
+    let mut all = vec!["-V"];
+    all.extend(args);
+    all.push("-o");
+    all.push(out.to_str().expect("a UTF-8 temp dir"));
+    run_glslang(glsl, stage, &all)?;
+    let bytes = std::fs::read(&out).map_err(|e| e.to_string());
     let _ = std::fs::remove_file(&out);
+    bytes
+}
+
+fn run_glslang(glsl: &str, stage: &str, args: &[&str]) -> Result<(), String> {
+    shaderdbg_test_support::require_installed(&["/usr/bin/glslangValidator"]);
+    let mut cmd = std::process::Command::new("glslangValidator");
+    cmd.args(args).args(["--stdin", "-S", stage]);
+    let result = piped(&mut cmd, glsl.as_bytes());
     if result.status.success() {
         Ok(())
     } else {

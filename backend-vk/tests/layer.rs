@@ -156,6 +156,50 @@ fn a_breakpoint_in_an_hlsl_file_is_unverified_with_why_and_the_program_runs_unto
     }
 }
 
+/// A fragment shader in GLSL ES 3.10 with a loop to unroll (`vk_es`, as
+/// Android programs write them). With debug information, a breakpoint in
+/// its file stops with its values (its instrumented twin used to say
+/// `#version 310 core`, which glslang refuses); without, it is decompiled
+/// as GLSL ES 3.20 (SPIRV-Cross wrote `#version 460 es`), its hint a
+/// macro, and a breakpoint in that text stops too. Frames as alone.
+#[test]
+fn glsl_es_with_loop_hints_stops_with_and_without_debug_information() {
+    let app = shaderdbg_test_support::app("vk_es");
+    let at_color = |text: &str| {
+        text.lines()
+            .position(|l| l.trim_start().starts_with("color = "))
+            .expect("the line writing color") as u32
+            + 1
+    };
+    let file = vk_shader("vk_es.frag");
+    let text = std::fs::read_to_string(&file).expect("the shader");
+    let bp = FileBreakpoint::new(file, at_color(&text), None);
+    let seen = run_unchanged(&app, &["2", "32", "source"], vec![bp]);
+    assert!(seen.errors.is_empty(), "{:?}", seen.errors);
+    assert_eq!(seen.frames_seen_as_stops, 2, "{:?}", seen.bound);
+    let ring = seen.first_stop.iter().find(|(n, _)| n == "ring");
+    assert!(
+        matches!(ring, Some((_, Some(shaderdbg_core::Value::Float(r)))) if (0.0..=2.0).contains(r)),
+        "{:?}",
+        seen.first_stop
+    );
+
+    let decompiled = run(&app, &["1", "32", "plain"], &[], vec![]).sources[1]
+        .1
+        .clone();
+    assert!(decompiled.starts_with("#version 320 es"), "{decompiled}");
+    assert!(decompiled.contains("SPIRV_CROSS_UNROLL\n"), "{decompiled}");
+    let dir = std::env::temp_dir().join(format!("shaderdbg-vk-es-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    let file = dir.join("es.frag");
+    std::fs::write(&file, &decompiled).expect("write");
+    let bp = FileBreakpoint::new(file, at_color(&decompiled), None);
+    let seen = run_unchanged(&app, &["2", "32", "plain"], vec![bp]);
+    let _ = std::fs::remove_dir_all(&dir);
+    assert!(seen.errors.is_empty(), "{:?}", seen.errors);
+    assert_eq!(seen.frames_seen_as_stops, 2, "{:?}", seen.bound);
+}
+
 /// Three threads with an instance, a device and a queue each, rendering at
 /// once: every module is announced and bound, the frames are the ones the
 /// program renders alone.

@@ -25,6 +25,7 @@ const SHADERS: &[&str] = &[
     "vk_include.frag",
     "vk_subpass.frag",
     "vk_push.frag",
+    "vk_es.frag",
 ];
 
 fn main() {

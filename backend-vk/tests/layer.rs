@@ -200,6 +200,53 @@ fn glsl_es_with_loop_hints_stops_with_and_without_debug_information() {
     assert_eq!(seen.frames_seen_as_stops, 2, "{:?}", seen.bound);
 }
 
+/// HLSL sampling a `Texture2D` with a `SamplerState` (`vk_separate`: a
+/// sampled image and a sampler descriptor), without debug information:
+/// decompiled to Vulkan GLSL's separate `texture2D` and `sampler`, which
+/// the engine now reads; a breakpoint on the `texture` line of that text
+/// stops with the interpolated coordinate inside [0, 1]. Frames as alone.
+#[test]
+fn separate_textures_and_samplers_decompiled_from_hlsl_stop() {
+    let app = shaderdbg_test_support::app("vk_separate");
+    let decompiled = run(&app, &["1", "32", "plain"], &[], vec![]).sources[1]
+        .1
+        .clone();
+    for construct in ["uniform texture2D", "uniform sampler ", "sampler2D("] {
+        assert!(decompiled.contains(construct), "{construct}: {decompiled}");
+    }
+    let line = decompiled
+        .lines()
+        .position(|l| l.contains("texture("))
+        .expect("a texture call") as u32
+        + 1;
+    let dir = std::env::temp_dir().join(format!("shaderdbg-vk-separate-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    let file = dir.join("separate.frag");
+    std::fs::write(&file, &decompiled).expect("write");
+    let seen = run_unchanged(
+        &app,
+        &["2", "32", "plain"],
+        vec![FileBreakpoint::new(file, line, None)],
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+    assert!(seen.errors.is_empty(), "{:?}", seen.errors);
+    assert_eq!(seen.frames_seen_as_stops, 2, "{:?}", seen.bound);
+    let uv = seen
+        .first_stop
+        .iter()
+        .find(|(n, _)| n == "uv")
+        .and_then(|(_, v)| v.clone());
+    let Some(shaderdbg_core::Value::List(c)) = uv else {
+        panic!("no uv at the stop: {:?}", seen.first_stop);
+    };
+    for v in &c {
+        assert!(
+            matches!(v, shaderdbg_core::Value::Float(f) if (0.0..=1.0).contains(f)),
+            "{c:?}"
+        );
+    }
+}
+
 /// Three threads with an instance, a device and a queue each, rendering at
 /// once: every module is announced and bound, the frames are the ones the
 /// program renders alone.

@@ -26,6 +26,7 @@ const SHADERS: &[&str] = &[
     "vk_subpass.frag",
     "vk_push.frag",
     "vk_es.frag",
+    "vk_separate.frag.hlsl",
 ];
 
 fn main() {

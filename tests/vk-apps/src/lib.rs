@@ -87,6 +87,40 @@ pub fn triangle_with(fragment: &str) -> anyhow::Result<()> {
     Ok(())
 }
 
+/// `vk_textured`'s program with `fragment` (`separate`: sampling with a
+/// sampler of its own, binding 2, the texture at binding 1; else a
+/// combined image sampler at binding 1).
+pub fn textured_with(fragment: &str, separate: bool) -> anyhow::Result<()> {
+    let args = Args::parse()?;
+    let mut scene = Scene::offscreen(args.size)?;
+    let stage = vk::ShaderStageFlags::FRAGMENT;
+    let (view, sampler) = scene.texture(TEXTURE_SIZE, TEXTURE_SIZE, &texture_rgba())?;
+    let tint = scene.host_buffer(16, vk::BufferUsageFlags::UNIFORM_BUFFER)?;
+    let mut bindings = vec![Binding::UniformBuffer(tint.buffer)];
+    match separate {
+        true => bindings.extend([Binding::SampledImage(view), Binding::Sampler(sampler)]),
+        false => bindings.push(Binding::Texture(view, sampler)),
+    }
+    let (set_layout, set) = scene.descriptor_set(stage, &bindings)?;
+    scene.set_pipeline(&Shaders {
+        vertex: &shader("vk_textured.vert", args.debug_info)?,
+        fragment: &shader(fragment, args.debug_info)?,
+        set_layouts: &[set_layout],
+        push_constants: &[],
+        specialization: None,
+    })?;
+    // Recorded once: each frame differs only by the uniform buffer.
+    let cmd = scene.command_buffer();
+    scene.record_draw(cmd, &[set], 6)?;
+    for frame in 0..args.frames {
+        let green = 0.5 + 0.25 * frame as f32;
+        tint.write(&le_bytes(&[1.0, green, 0.25, 1.0], f32::to_le_bytes))?;
+        scene.submit(cmd)?;
+        println!("frame {frame} checksum {:016x}", scene.checksum()?);
+    }
+    Ok(())
+}
+
 /// The arguments most programs take: `[FRAMES] [SIZE]
 /// [plain|nonsemantic|source]`.
 pub struct Args {
@@ -352,6 +386,11 @@ pub enum Binding {
     StorageImage(vk::ImageView),
     /// A combined image sampler, the image in `SHADER_READ_ONLY_OPTIMAL`.
     Texture(vk::ImageView, vk::Sampler),
+    /// An image to sample with a separate sampler (HLSL's `Texture2D`), in
+    /// `SHADER_READ_ONLY_OPTIMAL`.
+    SampledImage(vk::ImageView),
+    /// A sampler of its own (HLSL's `SamplerState`).
+    Sampler(vk::Sampler),
     /// An input attachment, in `SHADER_READ_ONLY_OPTIMAL`.
     InputAttachment(vk::ImageView),
 }
@@ -363,6 +402,8 @@ impl Binding {
             Binding::StorageBuffer(_) => vk::DescriptorType::STORAGE_BUFFER,
             Binding::StorageImage(_) => vk::DescriptorType::STORAGE_IMAGE,
             Binding::Texture(..) => vk::DescriptorType::COMBINED_IMAGE_SAMPLER,
+            Binding::SampledImage(_) => vk::DescriptorType::SAMPLED_IMAGE,
+            Binding::Sampler(_) => vk::DescriptorType::SAMPLER,
             Binding::InputAttachment(_) => vk::DescriptorType::INPUT_ATTACHMENT,
         }
     }
@@ -394,9 +435,13 @@ impl Binding {
                 vk::DescriptorBufferInfo::default(),
                 image(sampler, view, read),
             ),
-            Binding::InputAttachment(view) => {
+            Binding::InputAttachment(view) | Binding::SampledImage(view) => {
                 (vk::DescriptorBufferInfo::default(), image(none, view, read))
             }
+            Binding::Sampler(sampler) => (
+                vk::DescriptorBufferInfo::default(),
+                image(sampler, vk::ImageView::null(), vk::ImageLayout::UNDEFINED),
+            ),
         }
     }
 }

@@ -2,17 +2,18 @@
 //! for the program it launches (through the loader's environment; nothing
 //! is installed system-wide). It speaks the same protocol as the GL agent.
 //!
-//! Built so far: the loader–layer interface with instance and device
-//! dispatch chains (`loader`, `dispatch`, `hooks`), the source of every
-//! shader module (`spirv`, `source`: the GLSL the compiler embedded, or
-//! GLSL naga decompiles when there is none) announced to the session so
-//! that editor files bind to it by content, and frames ending at
-//! `vkQueuePresentKHR`; the replay buffer (`replay`: every command
-//! buffer's commands deep-copied as recorded, shadows recorded from the
-//! copies) and pipeline twins (`pipelines`: the application's pipeline made
-//! again with the debug set added), exercised by a self-check. Not yet:
-//! instrumented twins and stops (breakpoints are answered "not placed",
-//! with that reason).
+//! The loader–layer interface with instance and device dispatch chains
+//! (`loader`, `dispatch`, `hooks`); the source of every shader module
+//! (`spirv`, `source`: the GLSL or WGSL the compiler embedded, or GLSL
+//! SPIRV-Cross or naga decompiles when there is none) announced to the
+//! session so that editor files bind to it by content; the replay buffer
+//! (`replay`: every command buffer's commands deep-copied as recorded, and
+//! submitted again from shadows) with pipeline twins (`pipelines`: the
+//! application's pipeline made again around the instrumented module,
+//! `compile`, with the debug set added); and the stops (`breakpoints`,
+//! `stops`: hit tests, recordings, pixel history, the sanitizer, Pause),
+//! with snapshots of what a submission writes put back (`snapshots`,
+//! `images`) and screenshots (`screenshot`). ARCHITECTURE.md has the map.
 
 // The crate is named as the loader expects the library to be.
 #![allow(non_snake_case)]
@@ -38,7 +39,7 @@ macro_rules! hook {
 mod agent;
 mod breakpoints;
 mod child;
-mod compile;
+pub mod compile;
 mod dispatch;
 mod error;
 mod fault;

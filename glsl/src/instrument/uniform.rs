@@ -14,6 +14,9 @@
 //! `gl_WorkGroupSize`, and the `const` and `uniform` globals no function
 //! declares a name of again; operators and constructors of them. Anything
 //! else is not taken as uniform: that only keeps a count.
+//!
+//! Also whether no invocation can run more than 127 barriers
+//! ([`barriers_bounded`]): the race check's epoch then never wraps.
 
 use std::collections::HashSet;
 
@@ -48,6 +51,201 @@ pub fn uniform_barriers(tu: &ast::TranslationUnit) -> HashSet<(usize, usize)> {
         &mut found,
     );
     found
+}
+
+/// Whether no invocation runs more than 127 `barrier()` calls, so that
+/// the race check's 7-bit epoch never wraps (its barriers then carry no
+/// code for the wrap, which SIMD drivers would run, masked, at each): all
+/// of `tu`'s calls are in `main`, each outside loops or in `for` loops
+/// whose trip count [`trips`] finds, 127 at most all told.
+pub fn barriers_bounded(tu: &ast::TranslationUnit) -> bool {
+    let mut total = 0;
+    for ext in &tu.0 {
+        if let ast::ExternalDeclarationData::FunctionDefinition(f) = &ext.content {
+            if f.prototype.name.as_str() != "main" {
+                if barrier_calls(&f.statement) > 0 {
+                    return false;
+                }
+                continue;
+            }
+            let runs = f
+                .statement
+                .statement_list
+                .iter()
+                .map(barrier_runs)
+                .try_fold(0u64, |a, r| Some(a.saturating_add(r?)));
+            match runs {
+                Some(n) => total += n,
+                None => return false,
+            }
+        }
+    }
+    total <= 127
+}
+
+/// The `barrier` calls in `node`.
+fn barrier_calls(node: &impl Host) -> u64 {
+    struct Calls(u64);
+    impl Visitor for Calls {
+        fn visit_expr(&mut self, e: &ast::Expr) -> Visit {
+            if matches!(&e.content, ExprData::FunCall(f, _) if is_named(f, "barrier")) {
+                self.0 += 1;
+            }
+            Visit::Children
+        }
+    }
+    let mut c = Calls(0);
+    node.visit(&mut c);
+    c.0
+}
+
+/// At most how many `barrier` calls running `s` makes (`None`: not
+/// known, a loop's).
+fn barrier_runs(s: &ast::Statement) -> Option<u64> {
+    let calls = barrier_calls(s);
+    if calls == 0 {
+        return Some(0);
+    }
+    match &s.content {
+        StatementData::Compound(c) => c
+            .statement_list
+            .iter()
+            .map(barrier_runs)
+            .try_fold(0u64, |a, r| Some(a.saturating_add(r?))),
+        StatementData::Iteration(it) => match &it.content {
+            // Calls only in the body, which runs a known number of times.
+            ast::IterationStatementData::For(_, _, body) if barrier_calls(&**body) == calls => {
+                Some(trips(it)?.saturating_mul(barrier_runs(body)?))
+            }
+            _ => None,
+        },
+        // Both sides of an `if`, every case: at most all of them.
+        StatementData::Selection(sel) => {
+            let sides = match &sel.rest.content {
+                ast::SelectionRestStatementData::Statement(a) => barrier_runs(a)?,
+                ast::SelectionRestStatementData::Else(a, b) => {
+                    barrier_runs(a)?.saturating_add(barrier_runs(b)?)
+                }
+            };
+            Some(barrier_calls(&*sel.cond).saturating_add(sides))
+        }
+        StatementData::Switch(sw) => sw
+            .body
+            .iter()
+            .map(barrier_runs)
+            .try_fold(barrier_calls(&*sw.head), |a, r| Some(a.saturating_add(r?))),
+        // No statement inside.
+        _ => Some(calls),
+    }
+}
+
+/// How many times at most the body of a `for` loop runs, where that is
+/// plain: one `int` or `uint` variable declared with a literal, compared
+/// with a literal, stepped by `++`, `--` or an arithmetic assignment of a
+/// literal, and written nowhere else (a `break`, `continue` or `return`
+/// only runs it fewer times). Up to 128 (`None` beyond).
+fn trips(it: &ast::IterationStatement) -> Option<u64> {
+    let ast::IterationStatementData::For(init, rest, body) = &it.content else {
+        return None;
+    };
+    let ast::ForInitStatementData::Declaration(d) = &init.content else {
+        return None;
+    };
+    let ast::DeclarationData::InitDeclaratorList(l) = &d.content else {
+        return None;
+    };
+    let signed = match &l.head.ty.ty.ty.content {
+        ast::TypeSpecifierNonArrayData::Int => true,
+        ast::TypeSpecifierNonArrayData::UInt => false,
+        _ => return None,
+    };
+    if !l.tail.is_empty()
+        || l.head.array_specifier.is_some()
+        || l.head.ty.ty.array_specifier.is_some()
+    {
+        return None;
+    }
+    let v = l.head.name.as_ref()?.as_str();
+    let ast::InitializerData::Simple(first) = &l.head.initializer.as_ref()?.content else {
+        return None;
+    };
+    // Values as the type has them (wrapping at 32 bits).
+    let norm = |x: i64| {
+        if signed {
+            i64::from(x as i32)
+        } else {
+            i64::from(x as u32)
+        }
+    };
+    let literal = |e: &ast::Expr| match &e.content {
+        ExprData::IntConst(x) => Some(i64::from(*x)),
+        ExprData::UIntConst(x) => Some(i64::from(*x)),
+        _ => None,
+    };
+    let mut x = norm(literal(first)?);
+    let ast::ConditionData::Expr(cond) = &rest.condition.as_ref()?.content else {
+        return None;
+    };
+    let ExprData::Binary(op, a, b) = &cond.content else {
+        return None;
+    };
+    if !is_var(a, v) {
+        return None;
+    }
+    let (op, bound) = (op.content.clone(), norm(literal(b)?));
+    let step = rest.post_expr.as_ref()?;
+    let next = |x: i64| -> Option<i64> {
+        use ast::AssignmentOpData as A;
+        let y = match &step.content {
+            ExprData::PostInc(a) | ExprData::PostDec(a) if is_var(a, v) => {
+                if matches!(step.content, ExprData::PostInc(_)) {
+                    x + 1
+                } else {
+                    x - 1
+                }
+            }
+            ExprData::Unary(op, a) if is_var(a, v) => match op.content {
+                ast::UnaryOpData::Inc => x + 1,
+                ast::UnaryOpData::Dec => x - 1,
+                _ => return None,
+            },
+            ExprData::Assignment(lhs, op, rhs) if is_var(lhs, v) => {
+                let c = norm(literal(rhs)?);
+                match op.content {
+                    A::Add => x + c,
+                    A::Sub => x - c,
+                    A::Mult => x.wrapping_mul(c),
+                    // GLSL leaves how a negative quotient rounds open.
+                    A::Div if x >= 0 && c > 0 => x / c,
+                    A::LShift if (0..32).contains(&c) => x << c,
+                    A::RShift if (0..32).contains(&c) => x >> c,
+                    _ => return None,
+                }
+            }
+            _ => return None,
+        };
+        Some(norm(y))
+    };
+    if writes(body, v) {
+        return None;
+    }
+    use ast::BinaryOpData as B;
+    for n in 0..=128u64 {
+        let go = match op {
+            B::Lt => x < bound,
+            B::Lte => x <= bound,
+            B::Gt => x > bound,
+            B::Gte => x >= bound,
+            B::NonEqual => x != bound,
+            B::Equal => x == bound,
+            _ => return None,
+        };
+        if !go {
+            return Some(n);
+        }
+        x = next(x)?;
+    }
+    None
 }
 
 /// Walks the statements of a uniformly reached body in order.
@@ -337,5 +535,68 @@ void main() {
 void other(uint N) {}
 ";
         assert_eq!(lines(src), Vec::<usize>::new());
+    }
+
+    /// The race check's epoch cannot wrap only where no invocation can run
+    /// more than 127 barriers: in `main`, in loops whose trip count is
+    /// plain.
+    #[test]
+    fn barriers_are_bounded_in_main_in_counted_loops_up_to_127() {
+        let bounded = |body: &str, other: &str| {
+            let src = format!(
+                "#version 430\nlayout(local_size_x = 8) in;\n{other}\nvoid main() {{\n{body}\n}}\n"
+            );
+            let parsed = crate::parse::parse(&[&src], crate::Stage::Compute, None).expect("parses");
+            barriers_bounded(&parsed.tu)
+        };
+        assert!(bounded(
+            "barrier(); if (gl_LocalInvocationIndex < 4u) { barrier(); }",
+            ""
+        ));
+        assert!(bounded(&"barrier();\n".repeat(127), ""));
+        assert!(!bounded(&"barrier();\n".repeat(128), ""));
+        // 8 trips, 16 calls each (both sides of the `if` counted), 128.
+        let halving =
+            "for (uint s = 128u; s > 0u; s >>= 1u) { if (s > 2u) { BODY } else { BODY } }";
+        let calls = |n: usize| "barrier(); ".repeat(n);
+        assert!(bounded(&halving.replace("BODY", &calls(7)), ""));
+        assert!(!bounded(&halving.replace("BODY", &calls(8)), ""));
+        for (counted, ok) in [
+            ("for (int k = 0; k < 127; k++) barrier();", true),
+            ("for (int k = 0; k < 128; k++) barrier();", false),
+            ("for (int k = 0; k <= 126; ++k) { barrier(); }", true),
+            ("for (int k = 10; k != 0; k -= 2) { barrier(); }", true),
+            ("for (int k = 9; k != 0; k -= 2) { barrier(); }", false),
+            ("for (uint k = 1u; k < 100u; k *= 3u) barrier();", true),
+            ("for (uint k = 0u; k < 100u; k *= 3u) barrier();", false),
+            ("for (int k = 100; k > 0; k /= 2) barrier();", true),
+            ("for (int k = -7; k < -1; k /= 2) barrier();", false),
+            // uint wraps: 2, 1, 0, then 4294967295.
+            ("for (uint k = 2u; k >= 0u; k--) barrier();", false),
+            (
+                "for (int k = 0; k < 8; k++) for (int j = 0; j < 16; j++) barrier();",
+                false,
+            ),
+            (
+                "for (int k = 0; k < 7; k++) for (int j = 0; j < 18; j++) barrier();",
+                true,
+            ),
+            ("for (int k = 0; k < 4; k++) { k += 0; barrier(); }", false),
+            (
+                "for (int k = 0; k < 4; k++) { if (k == 1) break; barrier(); }",
+                true,
+            ),
+            (
+                "uint n = 4u; for (uint k = 0u; k < n; k++) barrier();",
+                false,
+            ),
+            ("int k = 0; while (k < 2) { k++; barrier(); }", false),
+            ("int k = 0; do { k++; barrier(); } while (k < 2);", false),
+            ("for (int k = 0; k < 4; k++) { } barrier();", true),
+        ] {
+            assert_eq!(bounded(counted, ""), ok, "{counted}");
+        }
+        assert!(!bounded("f();", "void f() { barrier(); }"));
+        assert!(bounded("barrier(); f();", "void f() { }"));
     }
 }

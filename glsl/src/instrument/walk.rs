@@ -269,6 +269,7 @@ impl<'a> Walker<'a> {
             },
         };
         w.rt.set_shadow_checks(w.uninit, w.race);
+        w.rt.set_epoch_wraps(!super::uniform::barriers_bounded(&parsed.tu));
         w.rt.set_storage_race(w.srace, parsed.stage);
         let mut body = String::new();
         for ext in &parsed.tu.0 {
@@ -1797,7 +1798,7 @@ impl Walker<'_> {
     /// `_sdbg_barrier(p)` when checking races (it counts the barriers the
     /// invocation passed, and the invocations that reached this one).
     fn barrier_call(
-        &self,
+        &mut self,
         f: ast::FunIdentifier,
         callee: &Callee,
         args: Vec<ast::Expr>,
@@ -1817,6 +1818,7 @@ impl Walker<'_> {
         let name = if self.uniform_barriers.contains(&(sp.start, sp.end)) {
             "_sdbg_ubarrier"
         } else {
+            self.rt.use_counted_barrier();
             "_sdbg_barrier"
         };
         let barrier = ast::FunIdentifierData::Expr(Box::new(var(name)));

@@ -19,18 +19,14 @@ void _sdbg_barrier(uint p) {
     if (arrived != _sdbg_wg) _sdbg_report(4u, p, arrived, _sdbg_wg, 0u);
     _sdbg_g = g + 1u;
     _sdbg_ep = (g + 1u) & 127u;
-    if (_sdbg_ep == 0u) { _sdbg_race_clear(1u); memoryBarrierShared(); barrier(); }
 }
 // A barrier every invocation reaches (`uniform::uniform_barriers`): its
 // arrivals are not counted.
 void _sdbg_ubarrier(uint p) {
-    uint g = _sdbg_gen;
+    uint g = _sdbg_g;
     barrier();
-    _sdbg_arrive[(g + 2u) % 3u] = 0u;
-    _sdbg_gen = g + 1u;
     _sdbg_g = g + 1u;
     _sdbg_ep = (g + 1u) & 127u;
-    if (_sdbg_ep == 0u) { _sdbg_race_clear(1u); memoryBarrierShared(); barrier(); }
 }
 shared uint _sdbg_rw[16];
 shared uint _sdbg_rmin[16];

@@ -1991,6 +1991,19 @@ impl Model {
     /// diagnostics on the way).
     pub fn expr_type(&mut self, e: &ast::Expr) -> Type {
         match &e.content {
+            ExprData::Variable(id) if id.as_str().starts_with('"') => {
+                // A string: only GL_EXT_debug_printf has them, as formats.
+                if !self.extensions.contains("GL_EXT_debug_printf") {
+                    self.error(id.span, "a string needs `#extension GL_EXT_debug_printf`");
+                }
+                if let Some(bad) = bad_escape(id.as_str()) {
+                    self.error(
+                        id.span,
+                        format!("invalid escape sequence `{bad}` in the string"),
+                    );
+                }
+                Type::Opaque("string".into())
+            }
             ExprData::Variable(id) if literal_name(id.as_str()) => {
                 crate::syntax::extended_literal(id.as_str()).map_or(Type::Error, |l| l.ty)
             }
@@ -3051,8 +3064,31 @@ const ATOMIC_MEMORY_FUNCTIONS: [&str; 10] = [
 
 /// Whether a `Variable`'s name is a literal's text (`parse` puts the
 /// literals glsl-lang's lexer rejects there: [`crate::syntax::ExtendedLiteral`]).
+/// The first escape sequence of a string literal (quotes included) that
+/// C's rules, which glslang follows, do not have: `\x` without a hex digit,
+/// a letter or digit (`\8`, `\q`) that is none.
+fn bad_escape(lit: &str) -> Option<String> {
+    let mut chars = lit.chars().peekable();
+    while let Some(c) = chars.next() {
+        if c != '\\' {
+            continue;
+        }
+        let Some(e) = chars.next() else { break };
+        let ok = match e {
+            '\'' | '"' | '?' | '\\' | 'a' | 'b' | 'f' | 'n' | 'r' | 't' | 'v' => true,
+            '0'..='7' => true,
+            'x' => chars.peek().is_some_and(char::is_ascii_hexdigit),
+            _ => false,
+        };
+        if !ok {
+            return Some(format!("\\{e}"));
+        }
+    }
+    None
+}
+
 pub fn literal_name(name: &str) -> bool {
-    name.starts_with(|c: char| c.is_ascii_digit() || c == '.')
+    name.starts_with(|c: char| c.is_ascii_digit() || c == '.' || c == '"')
 }
 
 /// Whether `t` is (an array of) an explicitly sized arithmetic type of an
@@ -3420,6 +3456,22 @@ void main() {
             expect![[r#"
                 11:21: cannot initialize `wrong` of type f16vec2 with a value of type float16_t
                 12:17: cannot initialize `n` of type int16_t with a value of type float"#]],
+        );
+    }
+
+    /// Strings are GL_EXT_debug_printf's formats: an error without it, and
+    /// of a type nothing else takes.
+    #[test]
+    fn strings_are_debug_printf_formats() {
+        check(
+            "#version 450\nvoid f() { debugPrintfEXT(\"early\"); }\n#extension GL_EXT_debug_printf : enable\nvoid main() {\n    debugPrintfEXT(\"x = %f, \\\"é\\\"\\x41\\101\\t\", 1.0);\n    float s = \"1.0\";\n    debugPrintfEXT(\"\\xZ\");\n    debugPrintfEXT(\"\\8\");\n}\n",
+            Stage::Fragment,
+            expect![[r#"
+                2:27: a string needs `#extension GL_EXT_debug_printf`
+                2:12: undeclared function `debugPrintfEXT`
+                6:15: cannot initialize `s` of type float with a value of type string
+                7:20: invalid escape sequence `\x` in the string
+                8:20: invalid escape sequence `\8` in the string"#]],
         );
     }
 

@@ -748,8 +748,9 @@ fn invariant_before_layout(text: std::borrow::Cow<'_, str>) -> std::borrow::Cow<
 }
 
 /// Numeric literals glsl-lang's lexer rejects ([`crate::syntax::extended_literal`]:
-/// `1L`, `2US`, `0.5hf`, `0xFFFFFFFF`) made identifiers of the same length
-/// (`_L`, `_US`, `_5hf`, `_xFFFFFFFF`) in the code and in `#define` bodies
+/// `1L`, `2US`, `0.5hf`, `0xFFFFFFFF`), and strings (`debugPrintfEXT("x=%f",
+/// x)`), which it has no token for, made identifiers of the same length
+/// (`_L`, `_US`, `_5hf`, `_xFFFFFFFF`, `_x__f_`) in the code and in `#define` bodies
 /// (not in `#if` expressions, comments or strings). Returns the text and,
 /// for [`restore_extended_literals`], where each starts with its text. A
 /// literal whose stand-in the shader itself uses as a word stays (and is
@@ -803,9 +804,26 @@ fn hide_extended_literals(
         } else if src[i..].starts_with("/*") {
             i = src[i + 2..].find("*/").map_or(src.len(), |n| i + 2 + n + 2);
         } else if b == b'"' {
-            i = src[i + 1..]
-                .find(['"', '\n'])
-                .map_or(src.len(), |n| i + 1 + n + 1);
+            // A string (GL_EXT_debug_printf's format): to its closing quote
+            // on the line, past escaped ones.
+            let start = i;
+            i += 1;
+            let mut closed = false;
+            while i < bytes.len() && bytes[i] != b'\n' {
+                match bytes[i] {
+                    b'\\' if bytes.get(i + 1) != Some(&b'\n') => i += 2,
+                    b'"' => {
+                        i += 1;
+                        closed = true;
+                        break;
+                    }
+                    _ => i += 1,
+                }
+            }
+            i = floor_char_boundary(src, i.min(src.len()));
+            if closed {
+                found.push((start, src[start..i].to_string()));
+            }
         } else if ident(b) && !b.is_ascii_digit() {
             while i < bytes.len() && ident(bytes[i]) {
                 i += 1;
@@ -850,15 +868,16 @@ fn hide_extended_literals(
     (std::borrow::Cow::Owned(owned), found)
 }
 
-/// The identifier standing in for a literal: `_`, then its text after
-/// the first character with `.`, `+`, `-` as `_`.
+/// The identifier standing in for a literal, as long: `_`, then its text
+/// after the first character with every byte of what an identifier cannot
+/// hold (`.`, `+`, `-`, a string's quotes and spaces) as `_`.
 fn literal_stand_in(lit: &str) -> String {
-    std::iter::once('_')
+    std::iter::once("_".to_string())
         .chain(lit.chars().skip(1).map(|c| {
             if c.is_ascii_alphanumeric() || c == '_' {
-                c
+                c.to_string()
             } else {
-                '_'
+                "_".repeat(c.len_utf8())
             }
         }))
         .collect()

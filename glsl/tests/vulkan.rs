@@ -280,3 +280,36 @@ void main() {
     assert!(text.contains(") invariant out"), "{text}");
     every_mode_compiles("decompiled", &text, Stage::Vertex);
 }
+
+/// `debugPrintfEXT` with its format strings (GL_EXT_debug_printf, which
+/// the validation layer prints; glsl-lang has no string token, so these
+/// shaders did not parse), as written (an escaped quote too) and
+/// decompiled: no false errors, and every mode compiles back with the
+/// strings as they were.
+#[test]
+fn debug_printf_formats_are_debugged_in_every_mode() {
+    let shader = |format: &str| {
+        format!(
+            "#version 450
+#extension GL_EXT_debug_printf : require
+layout(location = 0) in vec2 uv;
+layout(location = 0) out vec4 o;
+void main() {{
+    float d = length(uv - vec2(0.5));
+    debugPrintfEXT(\"{format}\", uv, d);
+    o = vec4(d);
+}}
+"
+        )
+    };
+    let written = shader(r#"uv = %v2f, d = %f \"quoted\""#);
+    // SPIRV-Cross writes a format's quotes unescaped: none here.
+    let decompiled = decompiled(&shader("uv = %v2f, d = %f"), &[], "frag");
+    for (file, text, format) in [
+        ("written", &written, r#""uv = %v2f, d = %f \"quoted\"""#),
+        ("decompiled", &decompiled, r#""uv = %v2f, d = %f""#),
+    ] {
+        assert!(text.contains(format), "{text}");
+        every_mode_compiles(file, text, Stage::Fragment);
+    }
+}

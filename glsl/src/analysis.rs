@@ -2704,7 +2704,24 @@ impl Model {
             }
             _ => None,
         };
-        let (prefix, kind) = texture(arg_types.first()?)?;
+        let combined_type = || {
+            name.trim_start_matches(['i', 'u']).starts_with("sampler")
+                && parse_type_name(name).is_some_and(|t| matches!(t, Type::Opaque(_)))
+        };
+        let Some((prefix, kind)) = arg_types.first().and_then(texture) else {
+            // A combined sampler of something else than a texture (and, in
+            // OpenGL GLSL, of anything: `sampler2D` is no function there).
+            if combined_type() && arg_types.iter().any(|t| matches!(t, Type::Opaque(_))) {
+                let given: Vec<String> = arg_types.iter().map(Type::to_string).collect();
+                let msg = format!(
+                    "`{name}` is made of a texture and a sampler, not ({})",
+                    given.join(", ")
+                );
+                self.error(span, msg);
+                return Some((Callee::Unknown, Type::Error));
+            }
+            return None;
+        };
         let combined = format!("{prefix}sampler{kind}");
         const SAMPLERLESS: [&str; 5] = [
             "texelFetch",
@@ -2732,9 +2749,7 @@ impl Model {
             return Some(self.resolve_named(name, &as_sampled, span));
         }
         if name != combined && name != format!("{combined}Shadow") {
-            if name.trim_start_matches(['i', 'u']).starts_with("sampler")
-                && parse_type_name(name).is_some_and(|t| matches!(t, Type::Opaque(_)))
-            {
+            if combined_type() {
                 let msg = format!("`{name}` cannot be made of a {}", arg_types[0]);
                 self.error(span, msg);
                 return Some((Callee::Unknown, Type::Error));
@@ -3435,12 +3450,13 @@ void main() {
     #[test]
     fn separate_textures_and_samplers() {
         check(
-            "#version 450\nlayout(set = 0, binding = 0) uniform texture2D t;\nlayout(set = 0, binding = 1) uniform itexture3D t3;\nlayout(set = 0, binding = 2) uniform sampler s;\nlayout(set = 0, binding = 3) uniform samplerShadow ss;\nlayout(location = 0) out vec4 o;\nvoid main() {\n    vec4 c = texture(sampler2D(t, s), vec2(0.5));\n    float d = texture(sampler2DShadow(t, ss), vec3(0.5));\n    ivec4 i = texture(isampler3D(t3, s), vec3(0.5));\n    vec4 bad = texture(sampler3D(t, s), vec3(0.5));\n    vec4 worse = texture(sampler2D(t, t), vec2(0.5));\n    vec4 f = texelFetch(t, ivec2(0), 0);\n    o = c + d + vec4(i) + bad + worse + f;\n}\n",
+            "#version 450\nlayout(set = 0, binding = 0) uniform texture2D t;\nlayout(set = 0, binding = 1) uniform itexture3D t3;\nlayout(set = 0, binding = 2) uniform sampler s;\nlayout(set = 0, binding = 3) uniform samplerShadow ss;\nlayout(location = 0) out vec4 o;\nvoid main() {\n    vec4 c = texture(sampler2D(t, s), vec2(0.5));\n    float d = texture(sampler2DShadow(t, ss), vec3(0.5));\n    ivec4 i = texture(isampler3D(t3, s), vec3(0.5));\n    vec4 bad = texture(sampler3D(t, s), vec3(0.5));\n    vec4 worse = texture(sampler2D(t, t), vec2(0.5));\n    vec4 f = texelFetch(t, ivec2(0), 0);\n    vec4 g = texture(sampler2D(s, s), vec2(0.5));\n    o = c + d + vec4(i) + bad + worse + f + g;\n}\n",
             Stage::Fragment,
             expect![[r#"
                 11:24: `sampler3D` cannot be made of a texture2D
                 12:26: `sampler2D` takes a texture2D and a sampler
-                13:14: `texelFetch` on a texture2D needs `#extension GL_EXT_samplerless_texture_functions`"#]],
+                13:14: `texelFetch` on a texture2D needs `#extension GL_EXT_samplerless_texture_functions`
+                14:22: `sampler2D` is made of a texture and a sampler, not (sampler, sampler)"#]],
         );
     }
 

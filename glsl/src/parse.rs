@@ -1398,8 +1398,15 @@ fn parse_tree(
             },
             None => Span { start, end },
         };
-        Diagnostic::error(span, crate::syntax::syntax_message(e.inner()))
-            .with_kind(DiagnosticKind::Syntax)
+        let mut message = crate::syntax::syntax_message(e.inner());
+        // At a literal's stand-in: the literal, as the shader has it.
+        if let Some((_, lit)) = literals.iter().find(|(at, _)| *at == start) {
+            let stand_in = literal_stand_in(lit);
+            message = message
+                .replace(&format!("identifier `{stand_in}`"), &format!("`{lit}`"))
+                .replace(&format!("`{stand_in}`"), &format!("`{lit}`"));
+        }
+        Diagnostic::error(span, message).with_kind(DiagnosticKind::Syntax)
     })?;
     restore_lone_invariants(&mut tu, &lone_invariants);
     restore_extended_literals(&mut tu, &literals);
@@ -1956,6 +1963,20 @@ mod tests {
                 span: Span::new(13, 50),
             }]
         );
+    }
+
+    #[test]
+    fn a_syntax_error_at_a_literal_names_the_literal() {
+        for (src, want) in [
+            (
+                "void main() { \"é\" \"ü\\\"\"; }\n",
+                "unexpected `\"ü\\\"\"`",
+            ),
+            ("void main() { 1 2US; }\n", "unexpected `2US`"),
+        ] {
+            let e = parse(&[src], Stage::Fragment, None).expect_err("a syntax error");
+            assert!(e.message.starts_with(want), "{src}: {}", e.message);
+        }
     }
 
     #[test]

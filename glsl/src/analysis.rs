@@ -133,6 +133,14 @@ pub struct Model {
     pub structs: HashMap<String, Arc<StructType>>,
     /// Structs declared inside a function body.
     pub local_structs: std::collections::HashSet<String>,
+    /// The blocks of GL_EXT_buffer_reference by name: their members once
+    /// defined (`None` while only forward-declared). A value of one is a
+    /// reference, [`Type::Opaque`] by the block's name, through which the
+    /// members read.
+    pub buffer_references: HashMap<String, Option<Arc<StructType>>>,
+    /// The members read through a buffer reference, by their name's span:
+    /// writable whatever holds the reference.
+    reference_members: std::collections::HashSet<Span>,
     pub diagnostics: Vec<Diagnostic>,
     /// Every identifier use with the declaration it resolved to.
     pub references: Vec<(Span, DeclId)>,
@@ -223,6 +231,8 @@ impl Model {
             functions: Vec::new(),
             structs: HashMap::new(),
             local_structs: Default::default(),
+            buffer_references: HashMap::new(),
+            reference_members: Default::default(),
             diagnostics: Vec::new(),
             references: Vec::new(),
             field_references: Vec::new(),
@@ -608,6 +618,9 @@ impl Model {
         use ast::TypeSpecifierNonArrayData as T;
         match &t.content {
             T::Struct(s) => self.declare_struct(s),
+            T::TypeName(name) if self.buffer_references.contains_key(name.as_str()) => {
+                Type::Opaque(name.as_str().to_string())
+            }
             T::TypeName(name) => match self.structs.get(name.as_str()) {
                 Some(s) => Type::Struct(s.clone()),
                 None => match parse_type_name(name.as_str()) {
@@ -925,6 +938,7 @@ impl Model {
             };
             let id_named = |i: &ast::LayoutQualifierSpec, n: &str| matches!(&i.content, ast::LayoutQualifierSpecData::Identifier(id, _) if id.as_str().eq_ignore_ascii_case(n));
             if layout_ids().any(|i| id_named(i, "buffer_reference")) {
+                self.forward_buffer_references(list);
                 return Vec::new();
             }
             let addable = specs.into_iter().all(|s| {
@@ -972,6 +986,7 @@ impl Model {
             DeclKind::Local
         };
         self.check_interface_qualifiers(head.ty.qualifier.as_ref(), &base, storage, head.ty.span);
+        self.check_reference_storage(&base, storage, head.ty.span);
         if head.name.is_some() {
             self.check_precision(head.ty.qualifier.as_ref(), &base, head.ty.span);
         }
@@ -1754,6 +1769,13 @@ impl Model {
     }
 
     fn block_decls(&mut self, b: &ast::Block) -> Vec<DeclId> {
+        let reference = is_buffer_reference(&b.qualifier);
+        if reference {
+            // Its members may be references to it (`Node next;`).
+            self.buffer_references
+                .entry(b.name.as_str().to_string())
+                .or_insert(None);
+        }
         self.check_qualifiers(&b.qualifier, None, true, false);
         self.check_member_offsets(b);
         let storage = storage_of(Some(&b.qualifier));
@@ -1787,21 +1809,17 @@ impl Model {
             }
         }
         self.check_block_names(b);
+        if reference {
+            self.define_buffer_reference(b, &fields);
+        }
         match &b.identifier {
+            // Its members are read through references only.
+            None if reference => Vec::new(),
             Some(inst) => {
                 if outer_unsized(inst.array_spec.as_ref(), None) {
                     self.check_es_unsized(&inst.ident, storage);
                 }
-                let st = Type::Struct(Arc::new(StructType {
-                    name: b.name.as_str().to_string(),
-                    fields: fields
-                        .iter()
-                        .map(|(n, t)| Field {
-                            name: n.as_str().to_string(),
-                            ty: t.clone(),
-                        })
-                        .collect(),
-                }));
+                let st = Type::Struct(Arc::new(block_struct(b.name.as_str(), &fields)));
                 let ty = self.apply_array(st, inst.array_spec.as_ref());
                 let id = self.declare(
                     inst.ident.as_str(),
@@ -1824,6 +1842,175 @@ impl Model {
                 })
                 .collect(),
         }
+    }
+
+    /// `layout(buffer_reference) buffer Node;`: `Node` is a type from here on.
+    fn forward_buffer_references(&mut self, list: &ast::InitDeclaratorList) {
+        let names = list
+            .head
+            .name
+            .iter()
+            .chain(list.tail.iter().map(|t| &t.ident.ident));
+        for name in names {
+            self.buffer_references
+                .entry(name.as_str().to_string())
+                .or_insert(None);
+        }
+    }
+
+    /// A GL_EXT_buffer_reference block's members, read through its references.
+    fn define_buffer_reference(&mut self, b: &ast::Block, fields: &[(ast::Identifier, Type)]) {
+        let name = b.name.as_str().to_string();
+        if let Some(Some(_)) = self.buffer_references.get(&name) {
+            self.error(
+                b.name.span,
+                format!("buffer reference `{name}` is already defined"),
+            );
+            return;
+        }
+        let st = block_struct(&name, fields);
+        self.buffer_references.insert(name, Some(Arc::new(st)));
+    }
+
+    /// `node.member`: a member of the block `node` references.
+    fn buffer_reference_member(&mut self, block: &str, field: &ast::Identifier) -> Type {
+        match self.buffer_references.get(block).cloned().flatten() {
+            Some(st) => {
+                if field.span.is_some() {
+                    self.reference_members
+                        .insert(crate::diagnostics::span_from_node(field.span));
+                }
+                self.field_type(&Type::Struct(st), field)
+            }
+            None => {
+                self.error(
+                    field.span,
+                    format!("buffer reference `{block}` is declared but not defined: it has no member `{}`", field.as_str()),
+                );
+                Type::Error
+            }
+        }
+    }
+
+    /// `Node(addr)`: a reference from an address (`uint64_t` or `uvec2`)
+    /// or from another reference.
+    fn buffer_reference_constructor(
+        &mut self,
+        name: &str,
+        args: &[Type],
+        span: Option<ast::NodeSpan>,
+    ) -> (Callee, Type) {
+        let ty = Type::Opaque(name.to_string());
+        let fits = |t: &Type| match t {
+            Type::Opaque(n) => n == "uint64_t" || self.buffer_references.contains_key(n),
+            Type::Vector(Scalar::Uint, 2) | Type::Error => true,
+            _ => false,
+        };
+        match args {
+            [Type::Vector(..)] => self.needs_reference_uvec2(span),
+            [a] if fits(a) => {}
+            [a] => {
+                let msg = format!("cannot make a `{name}` reference from a value of type {a}: it takes a uint64_t or uvec2 address or another reference");
+                self.type_error(span, msg, &[a]);
+            }
+            _ => self.error(
+                span,
+                format!(
+                    "`{name}(...)` takes one argument (an address), not {}",
+                    args.len()
+                ),
+            ),
+        }
+        (Callee::Unknown, ty)
+    }
+
+    /// Whether `t` is a buffer reference or holds one (an array, a struct).
+    fn is_buffer_reference(&self, t: &Type) -> bool {
+        match t {
+            Type::Opaque(n) => self.buffer_references.contains_key(n),
+            Type::Array(e, _) => self.is_buffer_reference(e),
+            Type::Struct(s) => s.fields.iter().any(|f| self.is_buffer_reference(&f.ty)),
+            _ => false,
+        }
+    }
+
+    /// A variable holding buffer references is not `const`, nor a shader
+    /// input or output (glslang: pass the address instead).
+    fn check_reference_storage(
+        &mut self,
+        base: &Type,
+        storage: Storage,
+        span: Option<ast::NodeSpan>,
+    ) {
+        if !self.is_buffer_reference(base) {
+            return;
+        }
+        let msg = match storage {
+            Storage::Const => "a buffer reference cannot be `const`",
+            Storage::In | Storage::Out => "a shader input or output cannot hold a buffer reference: pass its address (uint64_t or uvec2) instead",
+            _ => return,
+        };
+        self.type_error(span, msg, &[base]);
+    }
+
+    /// Arithmetic on references needs GL_EXT_buffer_reference2.
+    fn needs_reference2(&mut self, span: Option<ast::NodeSpan>) {
+        if !self.extensions.contains("GL_EXT_buffer_reference2") {
+            self.error(
+                span,
+                "arithmetic on a buffer reference needs GL_EXT_buffer_reference2",
+            );
+        }
+    }
+
+    /// A reference to or from a uvec2 address needs GL_EXT_buffer_reference_uvec2.
+    fn needs_reference_uvec2(&mut self, span: Option<ast::NodeSpan>) {
+        if !self.extensions.contains("GL_EXT_buffer_reference_uvec2") {
+            self.error(
+                span,
+                "a buffer reference to or from a uvec2 needs GL_EXT_buffer_reference_uvec2",
+            );
+        }
+    }
+
+    /// A binary operator with a buffer reference: `node + n` and `node - n`
+    /// (a reference `n` blocks on), `a - b` (the blocks between, int64_t),
+    /// with GL_EXT_buffer_reference2; `None` for anything else, and an
+    /// error of its own for `==` and `!=`.
+    fn reference_arithmetic(
+        &mut self,
+        op: &ast::BinaryOpData,
+        a: &Type,
+        b: &Type,
+        span: Option<ast::NodeSpan>,
+    ) -> Option<Type> {
+        use ast::BinaryOpData as B;
+        let integer = |t: &Type| match t {
+            Type::Scalar(s) => s.is_integer(),
+            Type::Opaque(n) => {
+                crate::types::is_sized_arithmetic(n) && n.contains("int") && !n.contains("vec")
+            }
+            _ => false,
+        };
+        let reference =
+            |t: &Type| matches!(t, Type::Opaque(n) if self.buffer_references.contains_key(n));
+        let (ra, rb) = (reference(a), reference(b));
+        let result = match op {
+            B::Add | B::Sub if ra && integer(b) => a.clone(),
+            B::Add if rb && integer(a) => b.clone(),
+            B::Sub if ra && a == b => Type::Opaque("int64_t".to_string()),
+            B::Equal | B::NonEqual => {
+                let msg = format!(
+                    "buffer references do not compare: compare their addresses (`uint64_t(a) {} uint64_t(b)`)",
+                    crate::syntax::binary_op_symbol(op)
+                );
+                self.type_error(span, msg, &[a, b]);
+                return Some(Type::Error);
+            }
+            _ => return None,
+        };
+        self.needs_reference2(span);
+        Some(result)
     }
 
     // ---- statements ---------------------------------------------------------
@@ -2101,6 +2288,11 @@ impl Model {
                 self.check_index(base, &tb, idx);
                 match tb {
                     Type::Array(elem, _) => *elem,
+                    // `node[i]`: the i-th block after `node` (GL_EXT_buffer_reference2).
+                    Type::Opaque(n) if self.buffer_references.contains_key(&n) => {
+                        self.needs_reference2(e.span);
+                        Type::Opaque(n)
+                    }
                     Type::Vector(s, _) => Type::Scalar(s),
                     Type::Matrix { scalar, rows, .. } => Type::Vector(scalar, rows),
                     Type::Error => Type::Error,
@@ -2238,6 +2430,15 @@ impl Model {
                     _ => None,
                 }
             }
+            // (`node.v = x;` writes where `node` points, not `node`.)
+            ExprData::Dot(_, f)
+                if f.span.is_some()
+                    && self
+                        .reference_members
+                        .contains(&crate::diagnostics::span_from_node(f.span)) =>
+            {
+                None
+            }
             ExprData::Bracket(base, _) | ExprData::Dot(base, _) => self.not_an_lvalue(base),
             ExprData::IntConst(_)
             | ExprData::UIntConst(_)
@@ -2342,6 +2543,9 @@ impl Model {
                 }
             },
             Type::Error => Type::Error,
+            Type::Opaque(n) if self.buffer_references.contains_key(n) => {
+                self.buffer_reference_member(n, field)
+            }
             // Sized vectors (`u16vec3.y`) swizzle as vectors do.
             Type::Opaque(n) if crate::types::is_sized_arithmetic(n) => {
                 let count = crate::types::sized_swizzle(n, 1).map_or(0, |(c, _)| c);
@@ -2511,6 +2715,15 @@ impl Model {
                 if args.len() == 1 && matches!(args[0], Type::Opaque(_)) && self.bindless() {
                     return;
                 }
+                // A buffer reference's address (`uvec2(node)`).
+                if let [Type::Opaque(n)] = args {
+                    if self.buffer_references.contains_key(n)
+                        && *ty == Type::Vector(Scalar::Uint, 2)
+                    {
+                        self.needs_reference_uvec2(span);
+                        return;
+                    }
+                }
                 if let Some(bad) = args.iter().find(|a| size(a).is_none()) {
                     let msg = format!("cannot construct {ty} from a value of type {bad}");
                     self.type_error(span, msg, &[bad]);
@@ -2615,9 +2828,11 @@ impl Model {
                     ast::TypeSpecifierNonArrayData::TypeName(n) => Some(n.as_str().to_string()),
                     _ => None,
                 };
-                let known = base_name
-                    .as_deref()
-                    .is_none_or(|n| self.structs.contains_key(n) || parse_type_name(n).is_some());
+                let known = base_name.as_deref().is_none_or(|n| {
+                    self.structs.contains_key(n)
+                        || self.buffer_references.contains_key(n)
+                        || parse_type_name(n).is_some()
+                });
                 let before = self.diagnostics.len();
                 let mut ty = self.type_of_specifier(ts);
                 match (&ty, base_name) {
@@ -2830,6 +3045,9 @@ impl Model {
                     let ty = Type::Struct(s.clone());
                     return (Callee::Constructor(ty.clone()), ty);
                 }
+                if self.buffer_references.contains_key(name) {
+                    return self.buffer_reference_constructor(name, arg_types, span);
+                }
                 if let Some(ty) = parse_type_name(name).filter(|t| !matches!(t, Type::Opaque(_))) {
                     return (Callee::Constructor(ty.clone()), ty);
                 }
@@ -2917,8 +3135,9 @@ impl Model {
         span: Option<ast::NodeSpan>,
     ) -> Type {
         use ast::BinaryOpData as B;
+        let references = self.is_buffer_reference(&a) || self.is_buffer_reference(&b);
         let conv = self.conversions();
-        let unmodelled = sized_arithmetic(&a) || sized_arithmetic(&b);
+        let unmodelled = !references && (sized_arithmetic(&a) || sized_arithmetic(&b));
         if a.is_error() || b.is_error() || unmodelled {
             return match op {
                 B::Or
@@ -2937,6 +3156,7 @@ impl Model {
             };
         }
         let result = match op {
+            _ if references => self.reference_arithmetic(op, &a, &b, span),
             B::Or | B::Xor | B::And => (a == BOOL && b == BOOL).then_some(BOOL),
             B::Equal | B::NonEqual => (conv.ty(&a, &b) || conv.ty(&b, &a)).then_some(BOOL),
             B::Lt | B::Gt | B::Lte | B::Gte => match (&a, &b) {
@@ -3045,6 +3265,25 @@ impl Conversions {
 
 /// Whether `q` has the layout identifier `id` (any case, with or without
 /// a value).
+/// A block's members as a struct named as the block.
+fn block_struct(name: &str, fields: &[(ast::Identifier, Type)]) -> StructType {
+    StructType {
+        name: name.to_string(),
+        fields: fields
+            .iter()
+            .map(|(n, t)| Field {
+                name: n.as_str().to_string(),
+                ty: t.clone(),
+            })
+            .collect(),
+    }
+}
+
+/// Whether a block's qualifiers make it a GL_EXT_buffer_reference block.
+fn is_buffer_reference(q: &ast::TypeQualifier) -> bool {
+    has_layout_id(q, "buffer_reference")
+}
+
 fn has_layout_id(q: &ast::TypeQualifier, id: &str) -> bool {
     q.qualifiers.iter().any(|spec| match &spec.content {
         ast::TypeQualifierSpecData::Layout(l) => l.ids.iter().any(|i| {
@@ -3457,6 +3696,37 @@ void main() {
                 12:26: `sampler2D` takes a texture2D and a sampler
                 13:14: `texelFetch` on a texture2D needs `#extension GL_EXT_samplerless_texture_functions`
                 14:22: `sampler2D` is made of a texture and a sampler, not (sampler, sampler)"#]],
+        );
+    }
+
+    /// GL_EXT_buffer_reference: a block's members read (and written)
+    /// through references, its own type among them; references made from
+    /// addresses and back. What glslang rejects: a `const` or input
+    /// reference, comparing references, arithmetic without
+    /// GL_EXT_buffer_reference2, uvec2 addresses without
+    /// GL_EXT_buffer_reference_uvec2, a member of a forward declaration
+    /// only, a reference from a float.
+    #[test]
+    fn buffer_references() {
+        check(
+            "#version 460\n#extension GL_EXT_buffer_reference : require\n#extension GL_EXT_shader_explicit_arithmetic_types_int64 : require\nlayout(buffer_reference) buffer Node;\nlayout(buffer_reference) buffer Later;\nlayout(buffer_reference, std430) buffer Node { vec4 v; Node next[2]; int n; };\nlayout(push_constant) uniform P { Node head; } pc;\nlayout(location = 0) flat in Node input_ref;\nlayout(location = 0) out vec4 o;\nint count(Node n) { return n.n; }\nvoid main() {\n    Node n = pc.head;\n    pc.head.next[1].v = n.next[0].v;\n    n = Node(uint64_t(n) + 16ul);\n    const Node c = n;\n    bool same = n == c;\n    Node after = n + 1;\n    Node other = n[1];\n    uvec2 addr = uvec2(n);\n    Later l = Later(n);\n    float f = l.x + Node(1.5).v.x;\n    o = n.v + n.next[1].next[0].v * float(count(n)) + n.w;\n}\n",
+            Stage::Fragment,
+            expect![[r#"
+                8:1: a shader input or output cannot hold a buffer reference: pass its address (uint64_t or uvec2) instead
+                15:5: a buffer reference cannot be `const`
+                16:17: buffer references do not compare: compare their addresses (`uint64_t(a) == uint64_t(b)`)
+                17:18: arithmetic on a buffer reference needs GL_EXT_buffer_reference2
+                18:18: arithmetic on a buffer reference needs GL_EXT_buffer_reference2
+                19:18: a buffer reference to or from a uvec2 needs GL_EXT_buffer_reference_uvec2
+                21:17: buffer reference `Later` is declared but not defined: it has no member `x`
+                21:21: cannot make a `Node` reference from a value of type float: it takes a uint64_t or uvec2 address or another reference
+                22:57: Node has no field `w`"#]],
+        );
+        check(
+            "#version 460\n#extension GL_EXT_buffer_reference2 : require\nlayout(buffer_reference) buffer T { int x; };\nvoid main() {\n    T a = T(uvec2(0));\n    T b = a + 2;\n    b -= 1;\n    b[3].x = int(b - a);\n}\n",
+            Stage::Fragment,
+            expect![[r#"
+                5:11: a buffer reference to or from a uvec2 needs GL_EXT_buffer_reference_uvec2"#]],
         );
     }
 

@@ -985,11 +985,7 @@ fn hide_qualifier_redeclarations(
     let mut i = 0;
     while i < bytes.len() {
         let b = bytes[i];
-        let directive = b == b'#'
-            && src[..i]
-                .rsplit('\n')
-                .next()
-                .is_some_and(|l| l.trim().is_empty());
+        let directive = b == b'#' && at_line_start(src, i);
         if directive || src[i..].starts_with("//") {
             // To the end of the line; a statement starts after a directive.
             i = src[i..].find('\n').map_or(src.len(), |n| i + n);
@@ -1045,6 +1041,15 @@ fn hide_qualifier_redeclarations(
         owned.replace_range(first..r.semicolon, &blank);
     }
     (std::borrow::Cow::Owned(owned), found)
+}
+
+/// Whether only white space stands before `i` on its line (a `#` there
+/// starts a directive).
+fn at_line_start(src: &str, i: usize) -> bool {
+    src[..i]
+        .rsplit('\n')
+        .next()
+        .is_some_and(|l| l.trim().is_empty())
 }
 
 /// The names (with their offsets, `base` being where `stmt` starts) of a
@@ -1218,6 +1223,155 @@ fn restore_qualifier_redeclarations(
     }
 }
 
+/// The blocks of GL_EXT_buffer_reference (`layout(buffer_reference)
+/// buffer Node { ... };` and its forward declaration `layout(
+/// buffer_reference) buffer Node;`) in the code: each name, where it
+/// stands, and whether a `{` (a definition) follows it.
+fn buffer_reference_blocks(src: &str) -> Vec<(usize, String, bool)> {
+    let bytes = src.as_bytes();
+    let ident = |b: u8| b.is_ascii_alphanumeric() || b == b'_';
+    // Past white space, comments and directives from `i`.
+    let skip_trivia = |mut i: usize| loop {
+        while i < bytes.len() && bytes[i].is_ascii_whitespace() {
+            i += 1;
+        }
+        let directive = bytes.get(i) == Some(&b'#') && at_line_start(src, i);
+        if directive || src[i..].starts_with("//") {
+            i = src[i..].find('\n').map_or(src.len(), |n| i + n);
+        } else if src[i..].starts_with("/*") {
+            i = src[i + 2..].find("*/").map_or(src.len(), |n| i + 2 + n + 2);
+        } else {
+            return i;
+        }
+    };
+    let word_end = |i: usize| {
+        src[i..]
+            .find(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+            .map_or(src.len(), |n| i + n)
+    };
+    let mut found = Vec::new();
+    let mut depth = 0usize;
+    let mut i = skip_trivia(0);
+    while i < bytes.len() {
+        let b = bytes[i];
+        if !ident(b) || b.is_ascii_digit() {
+            match b {
+                b'{' => depth += 1,
+                b'}' => depth = depth.saturating_sub(1),
+                _ => {}
+            }
+            i = skip_trivia(i + src[i..].chars().next().map_or(1, char::len_utf8));
+            continue;
+        }
+        let end = word_end(i);
+        if depth > 0 || &src[i..end] != "layout" {
+            i = skip_trivia(end);
+            continue;
+        }
+        // A global declaration's layout: is `buffer_reference` one of its ids?
+        let open = skip_trivia(end);
+        let Some(close) = (bytes.get(open) == Some(&b'('))
+            .then(|| src[open..].find(')').map(|n| open + n))
+            .flatten()
+        else {
+            i = open;
+            continue;
+        };
+        let ids = &src[open + 1..close];
+        let reference = ids
+            .split(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+            .any(|w| w == "buffer_reference");
+        i = skip_trivia(close + 1);
+        if !reference {
+            continue;
+        }
+        // Qualifiers up to `buffer`, then the name, then `{` or `;`.
+        let mut buffer = false;
+        while i < bytes.len() && ident(bytes[i]) && !buffer {
+            let end = word_end(i);
+            buffer = &src[i..end] == "buffer";
+            i = skip_trivia(end);
+            if bytes.get(i) == Some(&b'(') {
+                // Another layout's ids.
+                i = src[i..]
+                    .find(')')
+                    .map_or(src.len(), |n| skip_trivia(i + n + 1));
+            }
+        }
+        if !buffer || i >= bytes.len() || !ident(bytes[i]) || bytes[i].is_ascii_digit() {
+            continue;
+        }
+        let name_end = word_end(i);
+        let after = skip_trivia(name_end);
+        match bytes.get(after) {
+            Some(b'{') | Some(b';') => {
+                found.push((i, src[i..name_end].to_string(), bytes[after] == b'{'));
+            }
+            _ => {}
+        }
+        i = after;
+    }
+    found
+}
+
+/// glsl-lang reads a GL_EXT_buffer_reference block's name as an
+/// identifier, but the block is a type (`Node n = Node(addr);`, `Node
+/// next;` among its own members). Registers each such name as a type name
+/// in `ctx`, and, so its definition still parses, gives the name in the
+/// definition a stand-in of the same length that the shader does not use
+/// as a word; returns the text and, for [`restore_buffer_reference_names`],
+/// the names so hidden and where. (The forward declaration reads as a
+/// qualifier redeclaration: [`hide_qualifier_redeclarations`].)
+fn hide_buffer_reference_names<'a>(
+    text: std::borrow::Cow<'a, str>,
+    ctx: &glsl_lang::parse::ParseContext,
+) -> (std::borrow::Cow<'a, str>, Vec<(usize, String)>) {
+    let blocks = buffer_reference_blocks(&text);
+    for (_, name, _) in &blocks {
+        ctx.add_type_name(ast::IdentifierData::from(name.as_str()).into());
+    }
+    let src = text.as_ref();
+    let used_as_word = |w: &str| {
+        src.split(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+            .any(|x| x == w)
+    };
+    let hidden: Vec<(usize, String)> = blocks
+        .into_iter()
+        .filter(|(_, _, definition)| *definition)
+        .map(|(at, name, _)| (at, name))
+        .collect();
+    if hidden.is_empty() {
+        return (text, hidden);
+    }
+    let mut owned = text.to_string();
+    for (at, name) in &hidden {
+        let stand_in = "xyzqjkw"
+            .chars()
+            .map(|c| c.to_string().repeat(name.len()))
+            .find(|s| !used_as_word(s) && !ctx.is_type_name(s));
+        if let Some(s) = stand_in {
+            owned.replace_range(*at..*at + name.len(), &s);
+        }
+    }
+    (std::borrow::Cow::Owned(owned), hidden)
+}
+
+/// Gives the blocks [`hide_buffer_reference_names`] renamed their names back.
+fn restore_buffer_reference_names(tu: &mut ast::TranslationUnit, hidden: &[(usize, String)]) {
+    for ext in &mut tu.0 {
+        let ast::ExternalDeclarationData::Declaration(d) = &mut ext.content else {
+            continue;
+        };
+        let ast::DeclarationData::Block(b) = &mut d.content else {
+            continue;
+        };
+        let at = b.name.span.map(|s| usize::from(s.start().offset));
+        if let Some((_, name)) = hidden.iter().find(|(h, _)| Some(*h) == at) {
+            b.name.content = ast::IdentifierData::from(name.as_str());
+        }
+    }
+}
+
 /// An identifier at `at` in the text (its span in the file of `like`).
 fn name_at((at, name): &(usize, String), like: Option<ast::NodeSpan>) -> ast::Identifier {
     let span = like.and_then(|s| {
@@ -1378,8 +1532,10 @@ fn parse_tree(
     let parse_text = invariant_before_layout(parse_text);
     let (parse_text, lone_invariants) = hide_lone_invariants(parse_text);
     let (parse_text, literals) = hide_extended_literals(parse_text);
-    let (parse_text, redeclarations) = hide_qualifier_redeclarations(parse_text);
     let ctx = extension_type_names(original);
+    // (Before the forward declarations' names are blanked.)
+    let (parse_text, reference_names) = hide_buffer_reference_names(parse_text, &ctx);
+    let (parse_text, redeclarations) = hide_qualifier_redeclarations(parse_text);
     let (mut tu, _ctx, lexer) = glsl_lang::parse::ParseBuilder::<
         glsl_lang::parse::DefaultLexer<'_>,
         ast::TranslationUnit,
@@ -1411,6 +1567,7 @@ fn parse_tree(
     restore_lone_invariants(&mut tu, &lone_invariants);
     restore_extended_literals(&mut tu, &literals);
     restore_qualifier_redeclarations(&mut tu, &redeclarations);
+    restore_buffer_reference_names(&mut tu, &reference_names);
     let start = |at: usize| expanded.map_or(at, |e| e.start(at));
     let end = |at: usize| expanded.map_or(at, |e| e.end(at));
     if let Some(e) = expanded {
@@ -1963,6 +2120,37 @@ mod tests {
                 span: Span::new(13, 50),
             }]
         );
+    }
+
+    /// A GL_EXT_buffer_reference block's name is a type to glsl-lang
+    /// (declarations, parameters, members of its own block, constructors),
+    /// its definition and forward declaration still parse and print back;
+    /// `layout(buffer_reference_align = 8)` alone, a comment, a name after
+    /// a second layout, and a block inside braces are not such blocks.
+    #[test]
+    fn buffer_reference_blocks_are_types() {
+        let src = "#version 460\n#extension GL_EXT_buffer_reference : require\nlayout(buffer_reference) buffer N;\nlayout(buffer_reference, std430) buffer N { vec4 v; N next; };\n// layout(buffer_reference) buffer C { int c; };\nlayout(buffer_reference) coherent layout(std430) buffer B2 { int b; } b2;\nlayout(std430, buffer_reference_align = 8) buffer Plain { int p; } plain;\nN first(N n) { return n.next; }\nvoid main() { N n = N(uvec2(1, 0)); n.v = first(n).v; }\n";
+        let names: Vec<(String, bool)> = buffer_reference_blocks(src)
+            .into_iter()
+            .map(|(at, n, def)| {
+                assert_eq!(&src[at..at + n.len()], n);
+                (n, def)
+            })
+            .collect();
+        let want = [("N", false), ("N", true), ("B2", true)];
+        assert_eq!(names, want.map(|(n, d)| (n.to_string(), d)));
+        let p = parse_ok(src, Stage::Fragment);
+        let out = printed(&p);
+        for line in [
+            "layout(buffer_reference) buffer  N;",
+            "layout(buffer_reference, std430) buffer N {",
+            "    N next;",
+            "}b2;",
+            "N first(N n) {",
+            "N n = N(uvec2(1, 0));",
+        ] {
+            assert!(out.contains(line), "{line}:\n{out}");
+        }
     }
 
     #[test]

@@ -312,6 +312,7 @@ void main() {{
         assert!(text.contains(format), "{text}");
         every_mode_compiles(file, text, Stage::Fragment);
     }
+}
 
 /// GL_EXT_buffer_reference (buffer device addresses): a block's name is a
 /// type, forward-declared, a member of its own block, a push constant's

@@ -184,15 +184,9 @@ fn glsl_es_with_loop_hints_stops_with_and_without_debug_information() {
         seen.first_stop
     );
 
-    let decompiled = run(&app, &["1", "32", "plain"], &[], vec![]).sources[1]
-        .1
-        .clone();
+    let (dir, file, decompiled) = fragment_in_a_file(&app, &["1", "32", "plain"], "vk-es");
     assert!(decompiled.starts_with("#version 320 es"), "{decompiled}");
     assert!(decompiled.contains("SPIRV_CROSS_UNROLL\n"), "{decompiled}");
-    let dir = std::env::temp_dir().join(format!("shaderdbg-vk-es-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).expect("temp dir");
-    let file = dir.join("es.frag");
-    std::fs::write(&file, &decompiled).expect("write");
     let bp = FileBreakpoint::new(file, at_color(&decompiled), None);
     let seen = run_unchanged(&app, &["2", "32", "plain"], vec![bp]);
     let _ = std::fs::remove_dir_all(&dir);
@@ -208,9 +202,7 @@ fn glsl_es_with_loop_hints_stops_with_and_without_debug_information() {
 #[test]
 fn separate_textures_and_samplers_decompiled_from_hlsl_stop() {
     let app = shaderdbg_test_support::app("vk_separate");
-    let decompiled = run(&app, &["1", "32", "plain"], &[], vec![]).sources[1]
-        .1
-        .clone();
+    let (dir, file, decompiled) = fragment_in_a_file(&app, &["1", "32", "plain"], "vk-separate");
     for construct in ["uniform texture2D", "uniform sampler ", "sampler2D("] {
         assert!(decompiled.contains(construct), "{construct}: {decompiled}");
     }
@@ -219,10 +211,6 @@ fn separate_textures_and_samplers_decompiled_from_hlsl_stop() {
         .position(|l| l.contains("texture("))
         .expect("a texture call") as u32
         + 1;
-    let dir = std::env::temp_dir().join(format!("shaderdbg-vk-separate-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).expect("temp dir");
-    let file = dir.join("separate.frag");
-    std::fs::write(&file, &decompiled).expect("write");
     let seen = run_unchanged(
         &app,
         &["2", "32", "plain"],
@@ -231,20 +219,7 @@ fn separate_textures_and_samplers_decompiled_from_hlsl_stop() {
     let _ = std::fs::remove_dir_all(&dir);
     assert!(seen.errors.is_empty(), "{:?}", seen.errors);
     assert_eq!(seen.frames_seen_as_stops, 2, "{:?}", seen.bound);
-    let uv = seen
-        .first_stop
-        .iter()
-        .find(|(n, _)| n == "uv")
-        .and_then(|(_, v)| v.clone());
-    let Some(shaderdbg_core::Value::List(c)) = uv else {
-        panic!("no uv at the stop: {:?}", seen.first_stop);
-    };
-    for v in &c {
-        assert!(
-            matches!(v, shaderdbg_core::Value::Float(f) if (0.0..=1.0).contains(f)),
-            "{c:?}"
-        );
-    }
+    assert_texture_coordinate(&seen, "uv");
 }
 
 /// Three threads with an instance, a device and a queue each, rendering at
@@ -316,16 +291,42 @@ fn vkcube(frames: &str) -> [&str; 6] {
 }
 
 /// vkcube's fragment shader as the layer decompiles it (vkcube run with
-/// `args` under the session), written to `cube.frag` in a fresh directory
+/// `args` under the session), written to a file (`fragment_in_a_file`)
 /// `shaderdbg-TAG-PID`: the directory, the file and the text.
 fn vkcube_fragment(args: &[&str], tag: &str) -> (PathBuf, PathBuf, String) {
-    let first = run(Path::new(XVFB), args, &[], vec![]);
+    fragment_in_a_file(Path::new(XVFB), args, tag)
+}
+
+/// The fragment shader (the second module) of `program ARGS` as the layer
+/// recovers it, written to `shader.frag` in a fresh directory
+/// `shaderdbg-TAG-PID`: the directory, the file and the text.
+fn fragment_in_a_file(program: &Path, args: &[&str], tag: &str) -> (PathBuf, PathBuf, String) {
+    let first = run(program, args, &[], vec![]);
     let frag = first.sources[1].1.clone();
     let dir = std::env::temp_dir().join(format!("shaderdbg-{tag}-{}", std::process::id()));
     std::fs::create_dir_all(&dir).expect("temp dir");
-    let file = dir.join("cube.frag");
+    let file = dir.join("shader.frag");
     std::fs::write(&file, &frag).expect("write");
     (dir, file, frag)
+}
+
+/// The first two components of the vector `name` at the first stop (a
+/// texture coordinate), each asserted inside [0, 1].
+fn assert_texture_coordinate(seen: &Seen, name: &str) {
+    let value = seen
+        .first_stop
+        .iter()
+        .find(|(n, _)| n == name)
+        .and_then(|(_, v)| v.clone());
+    let Some(shaderdbg_core::Value::List(c)) = value else {
+        panic!("no {name} at the stop: {:?}", seen.first_stop);
+    };
+    for v in &c[..2] {
+        assert!(
+            matches!(v, shaderdbg_core::Value::Float(f) if (0.0..=1.0).contains(f)),
+            "{c:?}"
+        );
+    }
 }
 
 /// The Khronos validation layer (Debian's vulkan-validationlayers), below
@@ -380,20 +381,7 @@ fn vkcube_stops_in_its_decompiled_fragment_shader() {
         seen.bound,
         seen.errors
     );
-    let texcoord = seen
-        .first_stop
-        .iter()
-        .find(|(n, _)| n == "texcoord")
-        .and_then(|(_, v)| v.clone());
-    let Some(shaderdbg_core::Value::List(c)) = texcoord else {
-        panic!("no texcoord at the stop: {:?}", seen.first_stop);
-    };
-    for v in &c[..2] {
-        let shaderdbg_core::Value::Float(f) = v else {
-            panic!("{c:?}");
-        };
-        assert!((0.0..=1.0).contains(f), "{c:?}");
-    }
+    assert_texture_coordinate(&seen, "texcoord");
     let _ = std::fs::remove_dir_all(&dir);
 }
 

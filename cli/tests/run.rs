@@ -8,8 +8,8 @@ use serde_json::Value;
 
 mod common;
 use common::{
-    assert_has, decode_png, events_of, host_image, json_events, of_kind, one_stop, run_test_app,
-    shaderdbg, single_pass, GLMARK2_PHONG,
+    assert_has, decode_png, events_of, events_ok, host_image, json_events, of_kind, one_stop,
+    run_test_app, shaderdbg, single_pass, GLMARK2_PHONG,
 };
 
 fn shader_file() -> PathBuf {
@@ -454,6 +454,43 @@ fn a_lone_shader_file_runs_without_the_separator() {
         assert_eq!(stops.len(), 1, "{separator:?}: {text}");
         assert_eq!(stops[0]["pixel"], serde_json::json!([3, 4]));
     }
+}
+
+/// A GLSL 1.10 shader naming things with words later versions made
+/// keywords (`flat`, `sample`), as Mesa and glslang accept: its
+/// breakpoint binds and stops with `sample`'s value (glsl-lang read them
+/// as keywords in every version: the shader "did not parse").
+#[test]
+fn old_glsl_may_name_things_with_later_keywords() {
+    let dir = std::env::temp_dir().join(format!("shaderdbg-old110-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    let file = dir.join("old110.frag");
+    std::fs::write(
+        &file,
+        "uniform vec2 resolution;
+float flat(float x) { return floor(x * 4.0) / 4.0; }
+void main() {
+    vec2 uv = gl_FragCoord.xy / 64.0;
+    float sample = flat(uv.x);
+    gl_FragColor = vec4(sample, uv.y, 0.0, 1.0);
+}
+",
+    )
+    .expect("write");
+    let file = file.to_str().expect("utf-8 path");
+    let bp = format!("{file}:6");
+    let (events, text) = events_ok(shaderdbg([
+        "run", "--json", "--break", &bp, "--pixel", "40,10", file,
+    ]));
+    let _ = std::fs::remove_dir_all(&dir);
+    let stops = of_kind(&events, "stopped");
+    assert_eq!(stops.len(), 1, "{text}");
+    // flat(40.5 / 64) = floor(2.53) / 4
+    assert_eq!(
+        stops[0]["locals"]["sample"]["value"],
+        serde_json::json!(0.5),
+        "{text}"
+    );
 }
 
 /// Record once, debug any time: a capture of the app replayed under the

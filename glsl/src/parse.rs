@@ -700,6 +700,121 @@ fn hide_control_flow_attributes(
     (std::borrow::Cow::Owned(owned), found)
 }
 
+/// Words later desktop GLSL versions made keywords, with the first
+/// version each is one in (glslang's; GLSL ES reserves them all):
+/// glsl-lang's lexer takes them as keywords in every version.
+/// (`layout` is left out: `layout(` reads as a call as well as a
+/// qualifier.)
+const LATER_KEYWORDS: [(&str, u32); 14] = [
+    ("centroid", 120),
+    ("flat", 130),
+    ("smooth", 130),
+    ("noperspective", 130),
+    ("shared", 140),
+    ("patch", 400),
+    ("sample", 400),
+    ("subroutine", 400),
+    ("precise", 400),
+    ("coherent", 420),
+    ("restrict", 420),
+    ("readonly", 420),
+    ("writeonly", 420),
+    ("buffer", 430),
+];
+
+/// A desktop shader older than the version that made one of
+/// [`LATER_KEYWORDS`] a keyword may name things with it (`vec4 sample =
+/// texture2D(...)` in GLSL 1.10, as drivers and glslang accept): each such
+/// word becomes a same-length identifier (`_ample`) that
+/// [`restore_later_keywords`] names back, where it is not followed by a
+/// word (`flat in`, `sample out`: a qualifier, as the shader meant, and
+/// an error in that version). Not in a shader with an `#extension`
+/// (extensions make some of them keywords early), nor where the shader
+/// already uses the stand-in. Returns (stand-in, word) pairs.
+fn hide_later_keywords<'a>(
+    text: std::borrow::Cow<'a, str>,
+    original: &str,
+) -> (std::borrow::Cow<'a, str>, Vec<(String, &'static str)>) {
+    let words = version_words(original).unwrap_or_default();
+    let version: u32 = words.first().and_then(|n| n.parse().ok()).unwrap_or(110);
+    let es = version == 100 || words.contains(&"es");
+    let src = text.as_ref();
+    if es || src.lines().any(|l| directive(l, "extension").is_some()) {
+        return (text, Vec::new());
+    }
+    let ident = |b: u8| b.is_ascii_alphanumeric() || b == b'_';
+    let bytes = src.as_bytes();
+    // Where `w` stands as a word of its own; `name`: and no word follows.
+    let whole = |w: &str, name: bool| -> Vec<usize> {
+        src.match_indices(w)
+            .map(|(at, _)| at)
+            .filter(|&at| {
+                let before = at.checked_sub(1).map(|p| bytes[p]);
+                let after = &src[at + w.len()..];
+                let next = after.trim_start().bytes().next();
+                let inside_a_word = before.is_some_and(ident)
+                    || after.starts_with(|c: char| c.is_ascii_alphanumeric() || c == '_');
+                let before_a_word =
+                    name && next.is_some_and(|b| b.is_ascii_alphabetic() || b == b'_');
+                !(inside_a_word || before_a_word)
+            })
+            .collect()
+    };
+    let mut found: Vec<(String, &'static str)> = Vec::new();
+    let mut places: Vec<(usize, usize)> = Vec::new();
+    for (word, from) in LATER_KEYWORDS {
+        if version >= from {
+            continue;
+        }
+        let at = whole(word, true);
+        let stand_in = format!("_{}", &word[1..]);
+        if at.is_empty() || !whole(&stand_in, false).is_empty() {
+            continue;
+        }
+        places.extend(at.into_iter().map(|a| (a, found.len())));
+        found.push((stand_in, word));
+    }
+    if found.is_empty() {
+        return (text, found);
+    }
+    let mut owned = text.into_owned();
+    for (at, i) in places {
+        owned.replace_range(at..at + 1, "_");
+        debug_assert_eq!(&owned[at..at + found[i].0.len()], found[i].0);
+    }
+    (std::borrow::Cow::Owned(owned), found)
+}
+
+/// Names back what [`hide_later_keywords`] renamed: every identifier and
+/// type name that is one of its stand-ins.
+fn restore_later_keywords(tu: &mut ast::TranslationUnit, found: &[(String, &'static str)]) {
+    use glsl_lang::visitor::{HostMut, Visit, VisitorMut};
+    if found.is_empty() {
+        return;
+    }
+    struct Restore<'a>(&'a [(String, &'static str)]);
+    impl Restore<'_> {
+        fn word(&self, name: &str) -> Option<&'static str> {
+            self.0.iter().find(|(s, _)| s == name).map(|(_, w)| *w)
+        }
+    }
+    impl VisitorMut for Restore<'_> {
+        fn visit_identifier(&mut self, id: &mut ast::Identifier) -> Visit {
+            if let Some(w) = self.word(id.as_str()) {
+                id.content = ast::IdentifierData::from(w);
+            }
+            Visit::Children
+        }
+        fn visit_type_name(&mut self, t: &mut ast::TypeName) -> Visit {
+            if let Some(w) = self.word(t.as_str()) {
+                t.content = ast::TypeNameData::from(w);
+            }
+            Visit::Children
+        }
+    }
+    tu.visit_mut(&mut Restore(found));
+}
+
 /// glsl-lang's grammar rejects `invariant` after a layout qualifier
 /// (`layout(location = 0) invariant out float v;`, as SPIRV-Cross writes
 /// invariant outputs), which GLSL 4.20 and later allow: the qualifier is
@@ -1528,7 +1643,9 @@ fn parse_tree(
         default_version: 110,
         ..Default::default()
     };
-    let (parse_text, attributes) = hide_control_flow_attributes(std::borrow::Cow::Borrowed(text));
+    let (parse_text, later_keywords) =
+        hide_later_keywords(std::borrow::Cow::Borrowed(text), original);
+    let (parse_text, attributes) = hide_control_flow_attributes(parse_text);
     let parse_text = invariant_before_layout(parse_text);
     let (parse_text, lone_invariants) = hide_lone_invariants(parse_text);
     let (parse_text, literals) = hide_extended_literals(parse_text);
@@ -1555,6 +1672,9 @@ fn parse_tree(
             None => Span { start, end },
         };
         let mut message = crate::syntax::syntax_message(e.inner());
+        for (stand_in, word) in &later_keywords {
+            message = message.replace(&format!("`{stand_in}`"), &format!("`{word}`"));
+        }
         // At a literal's stand-in: the literal, as the shader has it.
         if let Some((_, lit)) = literals.iter().find(|(at, _)| *at == start) {
             let stand_in = literal_stand_in(lit);
@@ -1564,6 +1684,7 @@ fn parse_tree(
         }
         Diagnostic::error(span, message).with_kind(DiagnosticKind::Syntax)
     })?;
+    restore_later_keywords(&mut tu, &later_keywords);
     restore_lone_invariants(&mut tu, &lone_invariants);
     restore_extended_literals(&mut tu, &literals);
     restore_qualifier_redeclarations(&mut tu, &redeclarations);
@@ -2164,6 +2285,45 @@ mod tests {
         ] {
             let e = parse(&[src], Stage::Fragment, None).expect_err("a syntax error");
             assert!(e.message.starts_with(want), "{src}: {}", e.message);
+        }
+    }
+
+    /// Words made keywords later are names before (as glslang has it), in
+    /// declarations, calls, members and struct types; not from the version
+    /// that made them keywords, nor in GLSL ES or with an extension.
+    #[test]
+    fn later_keywords_are_names_in_earlier_versions() {
+        let src = |v: &str, w: &str| {
+            format!("{v}struct {w}T {{ float {w}; }};\nfloat {w}(float x) {{ return x; }}\nvoid main() {{ {w}T t; t.{w} = {w}(1.0); float {w} = t.{w}; gl_FragColor = vec4({w}); }}\n")
+        };
+        for (version, word) in [
+            ("", "centroid"),
+            ("#version 120\n", "flat"),
+            ("#version 130\n", "shared"),
+            ("#version 330\n", "sample"),
+            ("#version 400\n", "readonly"),
+            ("#version 420\n", "buffer"),
+        ] {
+            let text = src(version, word);
+            let p = parse_ok(&text, Stage::Fragment);
+            let printed = printed(&p);
+            assert!(
+                printed.contains(&format!("float {word} = t.{word};")),
+                "{printed}"
+            );
+            assert!(!printed.contains(&format!("_{}", &word[1..])), "{printed}");
+        }
+        for (version, word) in [
+            ("#version 130\n", "flat"),
+            ("#version 430\n", "buffer"),
+            ("#version 100\n", "sample"),
+            (
+                "#version 330\n#extension GL_ARB_sample_shading : enable\n",
+                "sample",
+            ),
+        ] {
+            let text = src(version, word);
+            assert!(parse(&[&text], Stage::Fragment, None).is_err(), "{text}");
         }
     }
 

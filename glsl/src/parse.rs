@@ -1909,8 +1909,8 @@ mod tests {
 
     #[test]
     fn legacy_identifiers_parse_in_old_versions() {
-        // `texture` is a built-in function only from 1.30 on. (glsl-lang lexes
-        // `sample`, `patch`, `buffer` as keywords in every version: a known gap.)
+        // `texture` is a built-in function only from 1.30 on. (Later
+        // keywords as names: `later_keywords_are_names_in_earlier_versions`.)
         parse_ok(
             "varying vec2 uv; uniform sampler2D texture; void main(){ gl_FragColor = texture2D(texture, uv); }",
             Stage::Fragment,

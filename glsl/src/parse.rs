@@ -258,6 +258,17 @@ impl SourceText {
     }
 }
 
+/// Where `w` stands in `src` as a word of its own (not inside a longer
+/// identifier), comments and all.
+fn word_places<'a>(src: &'a str, w: &'a str) -> impl Iterator<Item = usize> + 'a {
+    let ident = |b: u8| b.is_ascii_alphanumeric() || b == b'_';
+    let bytes = src.as_bytes();
+    src.match_indices(w).map(|(at, _)| at).filter(move |&at| {
+        let before = at.checked_sub(1).map(|p| bytes[p]);
+        !before.is_some_and(ident) && !bytes.get(at + w.len()).copied().is_some_and(ident)
+    })
+}
+
 fn floor_char_boundary(s: &str, mut i: usize) -> usize {
     while i > 0 && !s.is_char_boundary(i) {
         i -= 1;
@@ -742,21 +753,12 @@ fn hide_later_keywords<'a>(
     if es || src.lines().any(|l| directive(l, "extension").is_some()) {
         return (text, Vec::new());
     }
-    let ident = |b: u8| b.is_ascii_alphanumeric() || b == b'_';
-    let bytes = src.as_bytes();
-    // Where `w` stands as a word of its own; `name`: and no word follows.
-    let whole = |w: &str, name: bool| -> Vec<usize> {
-        src.match_indices(w)
-            .map(|(at, _)| at)
+    // Where `w` names something: no word follows it.
+    let names = |w: &'static str| -> Vec<usize> {
+        word_places(src, w)
             .filter(|&at| {
-                let before = at.checked_sub(1).map(|p| bytes[p]);
-                let after = &src[at + w.len()..];
-                let next = after.trim_start().bytes().next();
-                let inside_a_word = before.is_some_and(ident)
-                    || after.starts_with(|c: char| c.is_ascii_alphanumeric() || c == '_');
-                let before_a_word =
-                    name && next.is_some_and(|b| b.is_ascii_alphabetic() || b == b'_');
-                !(inside_a_word || before_a_word)
+                let next = src[at + w.len()..].trim_start().bytes().next();
+                !next.is_some_and(|b| b.is_ascii_alphabetic() || b == b'_')
             })
             .collect()
     };
@@ -766,9 +768,9 @@ fn hide_later_keywords<'a>(
         if version >= from {
             continue;
         }
-        let at = whole(word, true);
+        let at = names(word);
         let stand_in = format!("_{}", &word[1..]);
-        if at.is_empty() || !whole(&stand_in, false).is_empty() {
+        if at.is_empty() || word_places(src, &stand_in).next().is_some() {
             continue;
         }
         places.extend(at.into_iter().map(|a| (a, found.len())));
@@ -824,16 +826,7 @@ fn invariant_before_layout(text: std::borrow::Cow<'_, str>) -> std::borrow::Cow<
     let src = text.as_ref();
     let ident = |c: char| c.is_ascii_alphanumeric() || c == '_';
     let mut moves: Vec<(usize, usize, String)> = Vec::new();
-    for (at, _) in src.match_indices("layout") {
-        if src[..at].chars().next_back().is_some_and(ident)
-            || src[at + "layout".len()..].starts_with(ident)
-        {
-            continue;
-        }
-        let line_start = src[..at].rfind('\n').map_or(0, |p| p + 1);
-        if src[line_start..at].contains("//") || src[..at].rfind("/*") > src[..at].rfind("*/") {
-            continue;
-        }
+    for at in word_places(src, "layout") {
         // The layout's `)`, on its line.
         let line_end = src[at..].find('\n').map_or(src.len(), |n| at + n);
         let Some(close) = src[at..line_end].find(')').map(|n| at + n) else {
@@ -846,6 +839,11 @@ fn invariant_before_layout(text: std::borrow::Cow<'_, str>) -> std::borrow::Cow<
             || !word.starts_with("invariant")
             || word["invariant".len()..].starts_with(ident)
         {
+            continue;
+        }
+        // Not in a comment (looked at last: it looks back at the text).
+        let line_start = src[..at].rfind('\n').map_or(0, |p| p + 1);
+        if src[line_start..at].contains("//") || src[..at].rfind("/*") > src[..at].rfind("*/") {
             continue;
         }
         let end = close + 1 + gap + "invariant".len();
@@ -965,14 +963,7 @@ fn hide_extended_literals(
             i += src[i..].chars().next().map_or(1, char::len_utf8);
         }
     }
-    let used_as_word = |w: &str| {
-        src.match_indices(w).any(|(at, _)| {
-            let before = at.checked_sub(1).map(|p| bytes[p]);
-            let after = bytes.get(at + w.len()).copied();
-            !before.is_some_and(ident) && !after.is_some_and(ident)
-        })
-    };
-    found.retain(|(_, lit)| !used_as_word(&literal_stand_in(lit)));
+    found.retain(|(_, lit)| word_places(src, &literal_stand_in(lit)).next().is_none());
     if found.is_empty() {
         return (text, found);
     }
@@ -1446,10 +1437,7 @@ fn hide_buffer_reference_names<'a>(
         ctx.add_type_name(ast::IdentifierData::from(name.as_str()).into());
     }
     let src = text.as_ref();
-    let used_as_word = |w: &str| {
-        src.split(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
-            .any(|x| x == w)
-    };
+    let used_as_word = |w: &str| word_places(src, w).next().is_some();
     let hidden: Vec<(usize, String)> = blocks
         .into_iter()
         .filter(|(_, _, definition)| *definition)

@@ -1334,6 +1334,9 @@ fn restore_qualifier_redeclarations(
 /// buffer_reference) buffer Node;`) in the code: each name, where it
 /// stands, and whether a `{` (a definition) follows it.
 fn buffer_reference_blocks(src: &str) -> Vec<(usize, String, bool)> {
+    if !src.contains("buffer_reference") {
+        return Vec::new();
+    }
     let bytes = src.as_bytes();
     let ident = |b: u8| b.is_ascii_alphanumeric() || b == b'_';
     // Past white space, comments and directives from `i`.
